@@ -1,0 +1,138 @@
+# tally -- counting and notification core of a social site.
+#   make            build every program (bin/)
+#   make run        install what is missing, build, run the site on PORT (8080)
+#   make test       install what is missing, build, run every test, print a summary
+#   make bench      benchmarks (tests/bench/), ratios against same-run baselines
+#   make install    PREFIX=/usr/local DESTDIR=... programs, www/, nginx snippet, systemd units
+#   make lint       grep-bans (sprintf, strcpy, atoi, FCGX_Put outside resp.c, ...)
+
+CC       ?= cc
+OPT      ?= -O2 -g
+WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
+CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -MMD -MP
+CFLAGS   += $(OPT) $(WARN)
+LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson
+
+PORT     ?= 8080
+RUN_DIR  ?= ./run
+DEMO     ?= 1
+PREFIX   ?= /usr/local
+export PORT RUN_DIR DEMO
+
+SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
+              account req resp layout route prefork app tmpl supervise
+HANDLERS    = web
+PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
+
+SHARED_OBJS = $(SHARED_SRCS:%=build/shared/%.o)
+LIB         = build/libtally.a
+
+UNIT_SRCS   = $(wildcard tests/unit/test-*.c)
+UNIT_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
+ASAN_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
+ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer -g -O1
+
+.PHONY: all run test deps deps-test unit unit-asan integration browser bench \
+        install lint clean
+all: $(PROGS)
+
+build/shared/%.o: shared/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/handlers/%.o: handlers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(SHARED_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
+bin/tally-worker: build/handlers/worker.o $(LIB)
+bin/tallyctl: build/handlers/tallyctl.o $(LIB)
+bin/tally-run: build/handlers/run.o $(LIB)
+$(PROGS):
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+
+# Unit tests: plain, and under ASan+UBSan with their own objects.
+build/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+build/asan/shared/%.o: shared/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -c -o $@ $<
+
+build/asan/libtally.a: $(SHARED_SRCS:%=build/asan/shared/%.o)
+	rm -f $@
+	ar rcs $@ $^
+
+build/asan/%: tests/unit/%.c build/asan/libtally.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -o $@ $< build/asan/libtally.a \
+	    $(LDLIBS) -lcmocka
+
+deps:
+	@scripts/deps.sh run
+
+deps-test:
+	@scripts/deps.sh test
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@exec bin/tally-run
+
+test: deps-test
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(ASAN_BINS)
+	@tests/run-all.sh
+
+unit: $(UNIT_BINS)
+	@prove -e '' $(UNIT_BINS)
+
+unit-asan: $(ASAN_BINS)
+	@ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove -e '' $(ASAN_BINS)
+
+integration: all
+	@cd tests/browser && node --test --test-reporter=spec ../integration/
+
+browser: all
+	@cd tests/browser && node --test --test-reporter=spec ../browser/
+
+bench: all
+	@scripts/deps.sh bench
+	@tests/bench/run.sh
+
+lint:
+	@! grep -nE '\b(sprintf|strcpy|strcat|atoi|gets)\(' shared/*.c handlers/*.c \
+	    | grep -v '^shared/route.c:.*strcat(v' || (echo "lint: banned call"; false)
+	@! grep -nE 'FCGX_Put|FCGX_FPrintF' shared/*.c handlers/*.c | grep -v '^shared/resp.c' \
+	    || (echo "lint: FastCGI output outside resp.c"; false)
+	@! grep -nE 'sqlite3_prepare' shared/*.c handlers/*.c | grep -vE '^shared/db.c' \
+	    || (echo "lint: sqlite3_prepare outside db.c"; false)
+	@echo "lint: ok"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/tally/www \
+	    $(DESTDIR)$(PREFIX)/share/tally/nginx-conf $(DESTDIR)/etc/nginx/snippets \
+	    $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/tally
+	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	cp -R www/. $(DESTDIR)$(PREFIX)/share/tally/www/
+	install -m 0644 nginx-conf/*.in $(DESTDIR)$(PREFIX)/share/tally/nginx-conf/
+	for f in tally-http.conf tally.conf tally-headers.conf tally-fastcgi.conf; do \
+	  TALLY_SOCK_DIR=/run/tally TALLY_WWW=$(PREFIX)/share/tally/www \
+	  TALLY_CONF_DIR=/etc/nginx/snippets TALLY_LOGIN_RATE=30r/m \
+	  envsubst '$${TALLY_SOCK_DIR} $${TALLY_WWW} $${TALLY_CONF_DIR} $${TALLY_LOGIN_RATE}' \
+	    < nginx-conf/$$f.in > $(DESTDIR)/etc/nginx/snippets/$$f; done
+	for f in systemd/*.service systemd/*.target; do \
+	  sed 's|@PREFIX@|$(PREFIX)|g' $$f > $(DESTDIR)/etc/systemd/system/$$(basename $$f); done
+	install -m 0644 systemd/redis.conf $(DESTDIR)/etc/tally/redis.conf
+	install -m 0644 systemd/tally.env $(DESTDIR)/etc/tally/tally.env
+
+clean:
+	rm -rf build bin
+
+-include $(SHARED_OBJS:.o=.d) $(wildcard build/handlers/*.d)

@@ -1,0 +1,348 @@
+/* run.c -- tally-run: the whole site in the foreground (what "make run"
+ * starts, and what the integration tests start the same way).
+ *
+ * It renders the nginx configuration for PORT and RUN_DIR, creates the
+ * database and the admin account, then starts and supervises
+ * redis-server, one pre-fork pool per handler, the worker and nginx.
+ * SIGINT/SIGTERM stop them all (nginx first, Redis last) and nothing else.
+ *
+ * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
+ * DEMO (1; 0 = no demo data), TALLY_PROCS (handler processes, 2),
+ * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m").
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "account.h"
+#include "app.h"
+#include "buf.h"
+#include "log.h"
+#include "supervise.h"
+#include "tmpl.h"
+#include "valid.h"
+
+static const char *const handlers[] = { "web" };
+#define NHANDLERS	(sizeof(handlers) / sizeof(handlers[0]))
+#define NSVC		(NHANDLERS + 3)
+
+/* snprintf that refuses to truncate: a cut path would name another file. */
+static void
+pathf(char *out, size_t sz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+pathf(char *out, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, sz, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sz) {
+		log_err("path too long: %.80s...", out);
+		exit(1);
+	}
+}
+
+struct paths {
+	char	bin[PATH_MAX];		/* our programs */
+	char	share[PATH_MAX];	/* nginx-conf/ and www/ */
+	char	nginx[PATH_MAX];	/* $RUN_DIR/nginx */
+};
+
+static int
+find_paths(struct paths *p, const struct cfg *c)
+{
+	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	const char *env = getenv("TALLY_SHARE");
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+		return -1;
+	exe[n] = '\0';
+	pathf(p->bin, sizeof(p->bin), "%s", dirname(exe));
+	if (env != NULL && *env != '\0')
+		pathf(p->share, sizeof(p->share), "%s", env);
+	else {
+		pathf(probe, sizeof(probe), "%s/../share/tally/www", p->bin);
+		if (access(probe, R_OK) == 0)
+			pathf(p->share, sizeof(p->share), "%s/../share/tally",
+			    p->bin);
+		else
+			pathf(p->share, sizeof(p->share), "%s/..", p->bin);
+	}
+	if (realpath(p->share, probe) != NULL)
+		pathf(p->share, sizeof(p->share), "%s", probe);
+	return cfg_path(c, "nginx", p->nginx, sizeof(p->nginx));
+}
+
+/* Finds a program in PATH, then in the sbin directories. */
+static char *
+which(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX], *dirs, *d, *save = NULL;
+
+	dirs = xstrdup(path != NULL ? path : "/usr/bin:/bin");
+	dirs = xrealloc(dirs, strlen(dirs) + 32);
+	memcpy(dirs + strlen(dirs), ":/usr/sbin:/sbin:/usr/local/sbin", 31);
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		pathf(buf, sizeof(buf), "%s/%s", d, prog);
+		if (access(buf, X_OK) == 0) {
+			free(dirs);
+			return xstrdup(buf);
+		}
+	}
+	free(dirs);
+	return NULL;
+}
+
+static int
+port_free(int port)
+{
+	struct sockaddr_in sa;
+	int fd, ok, one = 1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((unsigned short)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int
+port_answers(int port)
+{
+	struct sockaddr_in sa;
+	int fd, ok;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((unsigned short)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int
+render_nginx(const struct paths *p, const struct cfg *c, const char *port)
+{
+	static const char *const files[] = { "nginx.conf", "tally-http.conf",
+	    "tally.conf", "tally-headers.conf", "tally-fastcgi.conf" };
+	char in[PATH_MAX + 64], out[PATH_MAX + 64], www[PATH_MAX + 8];
+	char user[256] = "";
+	const char *rate = getenv("TALLY_LOGIN_RATE");
+	struct passwd *pw;
+	struct group *gr;
+	size_t i;
+
+	/* As root, nginx would drop its workers to "nobody", who can read
+	 * neither our 0660 sockets nor a www/ under a private home: run the
+	 * development workers as the invoking user instead.  Production
+	 * (systemd) uses www-data and group-readable sockets. */
+	if (geteuid() == 0 && (pw = getpwuid(getuid())) != NULL &&
+	    (gr = getgrgid(getgid())) != NULL)
+		pathf(user, sizeof(user), "user %s %s;", pw->pw_name,
+		    gr->gr_name);
+	pathf(www, sizeof(www), "%s/www", p->share);
+	{
+		const struct tmpl_var vars[] = {
+			{ "PORT", port },
+			{ "RUN_DIR", c->run_dir },
+			{ "TALLY_SOCK_DIR", c->run_dir },
+			{ "TALLY_WWW", www },
+			{ "TALLY_CONF_DIR", p->nginx },
+			{ "TALLY_LOGIN_RATE", rate && *rate ? rate : "30r/m" },
+			{ "NGINX_USER", user },
+		};
+
+		mkdir(p->nginx, 0700);
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			pathf(in, sizeof(in), "%s/nginx-conf/%s.in", p->share,
+			    files[i]);
+			pathf(out, sizeof(out), "%s/%s", p->nginx, files[i]);
+			if (tmpl_render(in, out, vars,
+			    (int)(sizeof(vars) / sizeof(vars[0]))) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Database, schema and the admin account; prints the admin password. */
+static int
+prepare_db(const struct cfg *c)
+{
+	struct app a;
+	char pw[128], file[PATH_MAX + 32];
+	FILE *f;
+	int rc;
+
+	if (app_open(&a, "tally-run") == -1)
+		return -1;
+	rc = account_ensure_admin(&a.db, getenv("TALLY_ADMIN_PASSWORD"), pw,
+	    sizeof(pw), c->pwhash_min);
+	app_close(&a);
+	cfg_path(c, "admin-password", file, sizeof(file));
+	if (rc == 1) {
+		if ((f = fopen(file, "w")) != NULL) {
+			fchmod(fileno(f), 0600);
+			fprintf(f, "%s\n", pw);
+			fclose(f);
+		}
+		printf("tally: created the admin account: login \"admin\", "
+		    "password \"%s\" (also in %s)\n", pw, file);
+	} else if (rc == 0)
+		printf("tally: admin account exists (password in %s)\n", file);
+	return rc < 0 ? -1 : 0;
+}
+
+int
+main(void)
+{
+	struct svc svcs[NSVC];
+	struct paths p;
+	struct cfg c;
+	char *redis, *nginx, sock[PATH_MAX + 32], rdir[PATH_MAX + 32];
+	char conf[PATH_MAX + 32], elog[PATH_MAX + 32], nprefix[PATH_MAX + 32];
+	char prog[PATH_MAX + 32];
+	const char *argvs[NSVC][16];
+	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
+	long long portn;
+	size_t i, k;
+	int rc;
+
+	log_init("tally-run");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (port == NULL || *port == '\0')
+		port = "8080";
+	if (procs == NULL || *procs == '\0')
+		procs = "2";
+	if (valid_int(port, 1, 65535, &portn) == -1) {
+		log_err("PORT must be 1..65535");
+		return 1;
+	}
+	if (cfg_load(&c) == -1 || find_paths(&p, &c) == -1)
+		return 1;
+	chmod(c.run_dir, 0700);
+	if (!port_free((int)portn)) {
+		log_err("port %s on 127.0.0.1 is in use; set PORT", port);
+		return 1;
+	}
+	if ((redis = which("redis-server")) == NULL ||
+	    (nginx = which("nginx")) == NULL) {
+		log_err("redis-server or nginx not found; run make deps");
+		return 1;
+	}
+	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
+	mkdir(rdir, 0700);
+	pathf(rdir, sizeof(rdir), "%s/redis", c.run_dir);
+	mkdir(rdir, 0700);
+	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1)
+		return 1;
+
+	memset(svcs, 0, sizeof(svcs));
+	k = 0;
+	/* Redis: unix socket only, AOF on, stopped last. */
+	argvs[k][0] = redis;
+	argvs[k][1] = "--port";
+	argvs[k][2] = "0";
+	argvs[k][3] = "--unixsocket";
+	argvs[k][4] = c.redis_sock;
+	argvs[k][5] = "--unixsocketperm";
+	argvs[k][6] = "700";
+	argvs[k][7] = "--dir";
+	argvs[k][8] = rdir;
+	argvs[k][9] = "--appendonly";
+	argvs[k][10] = "yes";
+	argvs[k][11] = "--save";
+	argvs[k][12] = "";
+	argvs[k][13] = NULL;
+	svcs[k].name = "redis";
+	svcs[k].stop_group = 2;
+	k++;
+	for (i = 0; i < NHANDLERS; i++, k++) {
+		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, handlers[i]);
+		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,
+		    handlers[i]);
+		if (strlen(sock) > CFG_SOCK_MAX) {
+			log_err("RUN_DIR too long for %s", sock);
+			return 1;
+		}
+		argvs[k][0] = xstrdup(prog);
+		argvs[k][1] = "-s";
+		argvs[k][2] = xstrdup(sock);
+		argvs[k][3] = "-n";
+		argvs[k][4] = procs;
+		argvs[k][5] = NULL;
+		svcs[k].name = handlers[i];
+		svcs[k].stop_group = 1;
+	}
+	pathf(prog, sizeof(prog), "%s/tally-worker", p.bin);
+	argvs[k][0] = xstrdup(prog);
+	argvs[k][1] = NULL;
+	svcs[k].name = "worker";
+	svcs[k].stop_group = 1;
+	k++;
+	pathf(nprefix, sizeof(nprefix), "%s/", p.nginx);
+	pathf(conf, sizeof(conf), "%s/nginx.conf", p.nginx);
+	pathf(elog, sizeof(elog), "%s/error.log", p.nginx);
+	argvs[k][0] = nginx;
+	argvs[k][1] = "-p";
+	argvs[k][2] = nprefix;
+	argvs[k][3] = "-c";
+	argvs[k][4] = conf;
+	argvs[k][5] = "-e";
+	argvs[k][6] = elog;
+	argvs[k][7] = "-g";
+	argvs[k][8] = "daemon off;";
+	argvs[k][9] = NULL;
+	svcs[k].name = "nginx";
+	svcs[k].stop_group = 0;
+	k++;
+	for (i = 0; i < k; i++) {
+		svcs[i].argv = argvs[i];
+		pathf(svcs[i].log, sizeof(svcs[i].log), "%s/logs/%s.log",
+		    c.run_dir, svcs[i].name);
+	}
+
+	supervise_init();
+	for (i = 0; i < k; i++)
+		if (svc_start(&svcs[i]) == -1) {
+			supervise_stop(svcs, (int)k);
+			return 1;
+		}
+	for (i = 0; i < 100 && !port_answers((int)portn); i++)
+		usleep(100 * 1000);
+	printf("tally: running on http://127.0.0.1:%s/ (RUN_DIR=%s; "
+	    "Ctrl-C stops everything)\n", port, c.run_dir);
+	printf("tally: operator CLI: RUN_DIR=%s %s/tallyctl\n", c.run_dir,
+	    p.bin);
+	rc = supervise_loop(svcs, (int)k, NULL, NULL);
+	supervise_stop(svcs, (int)k);
+	printf("tally: stopped\n");
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,171 @@
+/* web.c -- tally-web: the front door.  Accounts (signup, login, logout),
+ * the root redirect, /healthz, and the 404 page for every path no other
+ * handler owns (nginx sends "location /" here).
+ *
+ * Routes (mirrored by nginx-conf/tally.conf.in):
+ *   GET  /          303 /feed or /login
+ *   GET  /signup    the form;  POST /signup  303 /feed | 400 | 409 | 403
+ *   GET  /login     the form;  POST /login   303 /feed | 400 | 401 | 403
+ *   POST /logout    303 /login | 403
+ *   GET  /healthz   200 "ok" | 503 "redis" / "sqlite"
+ */
+#include <string.h>
+
+#include "account.h"
+#include "html.h"
+#include "layout.h"
+#include "req.h"
+#include "resp.h"
+#include "route.h"
+#include "web_pages.h"
+
+static int page_root(struct req *);
+static int page_signup_form(struct req *);
+static int page_signup(struct req *);
+static int page_login_form(struct req *);
+static int page_login(struct req *);
+static int page_logout(struct req *);
+static int page_healthz(struct req *);
+
+static const struct route routes[] = {
+	{ METHOD_GET, "/", page_root, 0 },			/* ROUTE_ROOT */
+	{ METHOD_GET, "/signup", page_signup_form, 0 },		/* ROUTE_SIGNUP */
+	{ METHOD_POST, "/signup", page_signup, 0 },		/* ROUTE_SIGNUP_POST */
+	{ METHOD_GET, "/login", page_login_form, 0 },		/* ROUTE_LOGIN */
+	{ METHOD_POST, "/login", page_login, 0 },		/* ROUTE_LOGIN_POST */
+	{ METHOD_POST, "/logout", page_logout, 0 },		/* ROUTE_LOGOUT */
+	{ METHOD_GET, "/healthz", page_healthz, 0 },		/* ROUTE_HEALTHZ */
+};
+
+int
+main(int argc, char *argv[])
+{
+	return app_serve(argc, argv, "web", routes,
+	    sizeof(routes) / sizeof(routes[0]));
+}
+
+static int
+page_root(struct req *r)
+{
+	return resp_redirect(r, r->user ? "/feed" : "/login");
+}
+
+static int
+page_signup_form(struct req *r)
+{
+	if (r->user)
+		return resp_redirect(r, "/feed");
+	web_signup_form(r, 200, NULL);
+	return 0;
+}
+
+static int
+page_login_form(struct req *r)
+{
+	if (r->user)
+		return resp_redirect(r, "/feed");
+	web_login_form(r, 200, NULL);
+	return 0;
+}
+
+static int
+page_signup(struct req *r)
+{
+	static const struct { const char *field; enum valid kind; } fields[] = {
+		{ "login", VALID_LOGIN },
+		{ "name", VALID_NAME },
+		{ "password", VALID_PASSWORD },
+	};
+	const char *v[3];
+	const struct kv *pw;
+	char msg[96];
+	long long id;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const struct kv *kv = kv_get(&r->form, fields[i].field);
+		char *norm;
+
+		if (kv == NULL || valid_check(fields[i].kind, kv->val,
+		    kv->vlen, &norm) == -1) {
+			snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s"
+			    "\xe2\x80\x9d is %s.", fields[i].field,
+			    kv == NULL ? "missing" : "not valid");
+			web_signup_form(r, 400, msg);
+			return -1;
+		}
+		v[i] = req_keep(r, norm);
+	}
+	pw = kv_get(&r->form, "password");
+	id = account_create(&r->app->db, v[0], v[1], pw->val, pw->vlen, 0,
+	    r->app->cfg.pwhash_min);
+	if (id == -1)
+		return resp_error(r, 500, "The account could not be created.");
+	if (id == 0) {
+		web_signup_form(r, 409, "That login is taken.");
+		return -1;
+	}
+	return web_start_session(r, id);
+}
+
+static int
+page_login(struct req *r)
+{
+	const struct kv *login = kv_get(&r->form, "login");
+	const struct kv *pw = kv_get(&r->form, "password");
+	char *norm = NULL;
+	long long id = 0;
+
+	if (login == NULL || pw == NULL) {
+		web_login_form(r, 400, login == NULL ?
+		    "The field \xe2\x80\x9clogin\xe2\x80\x9d is missing." :
+		    "The field \xe2\x80\x9cpassword\xe2\x80\x9d is missing.");
+		return -1;
+	}
+	if (valid_check(VALID_LOGIN, login->val, login->vlen, &norm) == 0) {
+		id = account_check(&r->app->db, req_keep(r, norm), pw->val,
+		    pw->vlen);
+		if (id == -1)
+			return resp_error(r, 500, "Login failed.");
+	} else
+		(void)account_check(&r->app->db, "", pw->val, pw->vlen);
+	if (id == 0) {
+		web_login_form(r, 401, "Wrong login or password.");
+		return -1;
+	}
+	return web_start_session(r, id);
+}
+
+static int
+page_logout(struct req *r)
+{
+	const char *sid = req_cookie(r, "sid");
+
+	if (sid != NULL)
+		session_delete(&r->app->db, sid);
+	resp_cookie(r, "sid", "", 0);
+	return resp_redirect(r, "/login");
+}
+
+static int
+page_healthz(struct req *r)
+{
+	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_PING);
+	redisReply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
+	int db_ok = 0, redis_ok;
+
+	if (s != NULL) {
+		db_ok = sqlite3_step(s) == SQLITE_ROW;
+		db_done(s);
+	}
+	redis_ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+	if (rep != NULL)
+		freeReplyObject(rep);
+	if (db_ok && redis_ok)
+		resp_text(r, 200, "text/plain; charset=utf-8", "ok");
+	else
+		resp_text(r, 503, "text/plain; charset=utf-8",
+		    !db_ok && !redis_ok ? "sqlite redis" :
+		    !db_ok ? "sqlite" : "redis");
+	return 0;
+}

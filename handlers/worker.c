@@ -1,0 +1,72 @@
+/* worker.c -- tally-worker: the background jobs of the site.
+ *
+ * One process, supervised by tally-run (or systemd).  Each job runs
+ * on its own period; a job that fails logs and is tried again next
+ * period.  SIGTERM/SIGINT finish the current job and exit.
+ *
+ * Jobs: expire old sessions (every 10 s, in batches of 1000);
+ * checkpoint the WAL and run PRAGMA optimize (every 5 min).
+ */
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "log.h"
+#include "session.h"
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void
+job_sessions(struct app *a)
+{
+	int n, total = 0;
+
+	while ((n = session_expire(&a->db, 1000)) > 0 && !stopping)
+		total += n;
+	if (total > 0)
+		log_info("expired %d sessions", total);
+}
+
+static void
+job_wal(struct app *a)
+{
+	db_exec(&a->db, "PRAGMA wal_checkpoint(PASSIVE); PRAGMA optimize;");
+}
+
+int
+main(void)
+{
+	struct app a;
+	time_t now, last_sessions = 0, last_wal = time(NULL);
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+
+	signal(SIGTERM, on_stop);
+	signal(SIGINT, on_stop);
+	signal(SIGPIPE, SIG_IGN);
+	if (app_open(&a, "worker") == -1)
+		return 1;
+	log_info("worker started");
+	while (!stopping) {
+		now = time(NULL);
+		if (now - last_sessions >= 10) {
+			job_sessions(&a);
+			last_sessions = now;
+		}
+		if (now - last_wal >= 300) {
+			job_wal(&a);
+			last_wal = now;
+		}
+		nanosleep(&nap, NULL);
+	}
+	log_info("worker stopping");
+	app_close(&a);
+	return 0;
+}

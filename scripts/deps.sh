@@ -1,0 +1,33 @@
+#!/bin/sh
+# deps.sh -- install the Debian packages tally needs, only those missing.
+# Usage: scripts/deps.sh [run|test]
+# Quick when everything is present: one dpkg query, no network.
+set -eu
+what=${1:-run}
+pkgs="make gcc pkg-config libc6-dev nginx-light redis-server redis-tools sqlite3
+ libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev gettext-base curl"
+[ "$what" = test ] && pkgs="$pkgs libcmocka-dev perl chromium fonts-dejavu-core clang-14 libclang-rt-14-dev"
+[ "$what" = bench ] && pkgs="$pkgs wrk redis-tools"
+missing=""
+for p in $pkgs; do
+    case $p in
+    nginx-light) # any nginx flavour will do
+        dpkg-query -W -f='${Status}\n' nginx nginx-light nginx-core 2>/dev/null |
+            grep -q 'install ok installed' || missing="$missing nginx" ;;
+    *)  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+            grep -q 'install ok installed' || missing="$missing $p" ;;
+    esac
+done
+if [ "$what" = test ] && ! command -v node >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+fi
+if [ -n "$missing" ]; then
+    echo "deps: installing$missing"
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+if [ "$what" = test ] && [ ! -d tests/browser/node_modules/playwright-core ]; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+fi
+exit 0

@@ -1,0 +1,122 @@
+/* account.c -- accounts; see account.h. */
+#include <string.h>
+
+#include <sodium.h>
+
+#include "account.h"
+#include "auth.h"
+#include "log.h"
+
+long long
+account_create(struct db *d, const char *login, const char *name,
+    const char *pw, size_t pwlen, int is_admin, int min_cost)
+{
+	char hash[AUTH_HASH_MAX];
+	sqlite3_stmt *s;
+	long long id = 0;
+	int rc;
+
+	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_USER_INSERT)) == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, login, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, is_admin ? 1 : 0);
+	sqlite3_bind_int64(s, 5, db_now_ms());
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_DONE) {
+		log_err("user insert: %s", sqlite3_errmsg(d->h));
+		id = -1;
+	}
+	db_done(s);
+	return id;
+}
+
+static void
+copy_text(char *dst, size_t sz, const unsigned char *v)
+{
+	size_t n = v ? strlen((const char *)v) : 0;
+
+	if (n >= sz)
+		n = sz - 1;
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+int
+account_by_login(struct db *d, const char *login, struct account *out)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, login, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(s, 0);
+		copy_text(out->login, sizeof(out->login),
+		    sqlite3_column_text(s, 1));
+		copy_text(out->name, sizeof(out->name),
+		    sqlite3_column_text(s, 2));
+		out->is_admin = sqlite3_column_int(s, 4);
+	}
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+long long
+account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	char hash[AUTH_HASH_MAX] = "";
+	long long id = 0;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, login, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(s, 0);
+		copy_text(hash, sizeof(hash), sqlite3_column_text(s, 3));
+	}
+	db_done(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	if (auth_verify(id ? hash : NULL, pw, pwlen) == -1)
+		return 0;
+	return id;
+}
+
+int
+account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
+    int min_cost)
+{
+	struct account a;
+	char gen[TOKEN_LEN + 1];
+	long long id;
+	int rc;
+
+	if ((rc = account_by_login(d, "admin", &a)) != 0)
+		return rc == 1 ? 0 : -1;
+	if (pw == NULL || *pw == '\0') {
+		token_new(gen);
+		gen[20] = '\0';		/* 120 bits is plenty to type */
+		pw = gen;
+	}
+	if (strlen(pw) >= outsz)
+		return -1;
+	id = account_create(d, "admin", "Administrator", pw, strlen(pw), 1,
+	    min_cost);
+	if (id <= 0)
+		return id == 0 ? 0 : -1;
+	memcpy(out, pw, strlen(pw) + 1);
+	return 1;
+}

@@ -1,0 +1,122 @@
+/* app.c -- process setup and the FastCGI serving loop; see app.h. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "auth.h"
+#include "log.h"
+#include "prefork.h"
+#include "req.h"
+#include "resp.h"
+#include "route.h"
+#include "valid.h"
+
+int
+app_open(struct app *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	log_init(name);
+	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
+		return -1;
+	if (db_open(&a->db, a->cfg.db_path) == -1)
+		return -1;
+	rds_init(&a->rds, a->cfg.redis_sock, 500);
+	return 0;
+}
+
+void
+app_close(struct app *a)
+{
+	rds_close(&a->rds);
+	db_close(&a->db);
+}
+
+struct serve_ctx {
+	const char		*name;
+	const struct route	*routes;
+	size_t			 nroutes;
+};
+
+static int
+serve_child(int fd, void *arg)
+{
+	const struct serve_ctx *ctx = arg;
+	FCGX_Request fr;
+	struct app a;
+	struct req r;
+	int st;
+
+	if (app_open(&a, ctx->name) == -1)
+		return -1;
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {
+		log_err("FCGX_Init failed");
+		app_close(&a);
+		return -1;
+	}
+	while (FCGX_Accept_r(&fr) >= 0) {
+		if ((st = req_parse(&r, &a, &fr)) != 0)
+			resp_error(&r, st, st == 413 ? "The request body is "
+			    "larger than 64 KiB." : "The request could not be "
+			    "read (malformed form or query string).");
+		else
+			route_dispatch(&r, ctx->routes, ctx->nroutes);
+		resp_send(&r);
+		req_finish(&r);
+		FCGX_Finish_r(&fr);
+	}
+	app_close(&a);
+	return 0;
+}
+
+int
+app_serve(int argc, char **argv, const char *name,
+    const struct route *routes, size_t nroutes)
+{
+	struct serve_ctx ctx = { name, routes, nroutes };
+	char sock[CFG_SOCK_MAX + 1] = "", def[64];
+	struct cfg cfg;
+	int ch, nproc = 2, fd;
+	long long v;
+
+	log_init(name);
+	while ((ch = getopt(argc, argv, "s:n:")) != -1) {
+		switch (ch) {
+		case 's':
+			if (strlen(optarg) > CFG_SOCK_MAX) {
+				log_err("-s: path longer than %d bytes",
+				    CFG_SOCK_MAX);
+				return 1;
+			}
+			memcpy(sock, optarg, strlen(optarg) + 1);
+			break;
+		case 'n':
+			if (valid_int(optarg, 1, 64, &v) == -1) {
+				log_err("-n: 1 to 64 processes");
+				return 1;
+			}
+			nproc = (int)v;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-s socket] [-n procs]\n",
+			    argv[0]);
+			return 1;
+		}
+	}
+	if (cfg_load(&cfg) == -1)
+		return 1;
+	if (*sock == '\0') {
+		snprintf(def, sizeof(def), "%s.sock", name);
+		if (cfg_path(&cfg, def, sock, sizeof(sock)) == -1) {
+			log_err("RUN_DIR too long for the socket path");
+			return 1;
+		}
+	}
+	if ((fd = prefork_listen(sock, 0660)) == -1)
+		return 1;
+	log_info("listening on %s with %d processes", sock, nproc);
+	return prefork_run(fd, sock, nproc, serve_child, &ctx);
+}

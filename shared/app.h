@@ -1,0 +1,34 @@
+/* app.h -- what one process holds for its whole life: configuration,
+ * its SQLite connection and its Redis connection.  Opened after fork(),
+ * passed explicitly; no handler keeps file-scope mutable state.
+ */
+#ifndef TALLY_APP_H
+#define TALLY_APP_H
+
+#include "cfg.h"
+#include "db.h"
+#include "rds.h"
+
+struct route;
+
+struct app {
+	const char	*name;
+	struct cfg	 cfg;
+	struct db	 db;
+	struct rds	 rds;
+};
+
+/* Loads the configuration, initialises libsodium, opens SQLite (with
+ * migrations) and prepares the Redis connection (connected lazily).
+ * Returns 0 or -1 (logged). */
+int	app_open(struct app *, const char *name);
+void	app_close(struct app *);
+
+/* The whole main() of a FastCGI handler: parses "-s SOCKET -n PROCS"
+ * (defaults $RUN_DIR/NAME.sock and 2), listens, forks PROCS children that
+ * each open an app and serve requests through routes[], restarts
+ * children that die, and returns the exit status when TERM/INT arrive. */
+int	app_serve(int argc, char **argv, const char *name,
+	    const struct route *routes, size_t nroutes);
+
+#endif

@@ -1,0 +1,34 @@
+/* cfg.h -- configuration from the environment, read once per process.
+ *
+ *   RUN_DIR               state directory (default ./run): tally.db, redis.sock,
+ *                         handler sockets, logs
+ *   TALLY_DB              SQLite path (default $RUN_DIR/tally.db)
+ *   TALLY_REDIS           Redis unix socket (default $RUN_DIR/redis.sock)
+ *   TALLY_PWHASH          "interactive" (default) or "min": argon2id cost;
+ *                         "min" is for tests and seeding only
+ *   TALLY_SESSION_DAYS    session lifetime in days (default 30)
+ */
+#ifndef TALLY_CFG_H
+#define TALLY_CFG_H
+
+#include <limits.h>
+
+/* A unix socket path must fit sockaddr_un.sun_path. */
+#define CFG_SOCK_MAX	107
+
+struct cfg {
+	char	run_dir[PATH_MAX];
+	char	db_path[PATH_MAX];
+	char	redis_sock[CFG_SOCK_MAX + 1];
+	int	pwhash_min;		/* 1: cheapest argon2id */
+	long	session_secs;
+};
+
+/* Fills c from the environment.  Returns 0, or -1 after logging why
+ * (RUN_DIR unusable, a socket path too long). */
+int	cfg_load(struct cfg *c);
+
+/* Writes "$RUN_DIR/name" into out; -1 if it does not fit in outsz. */
+int	cfg_path(const struct cfg *c, const char *name, char *out, size_t outsz);
+
+#endif

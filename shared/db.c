@@ -1,0 +1,190 @@
+/* db.c -- SQLite access: pragmas, migrations, the statement cache. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "log.h"
+#include "schema.h"
+
+long long
+db_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+db_exec(struct db *d, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+db_begin(struct db *d)
+{
+	return db_exec(d, "BEGIN IMMEDIATE");
+}
+
+int
+db_commit(struct db *d)
+{
+	if (db_exec(d, "COMMIT") == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	return 0;
+}
+
+void
+db_rollback(struct db *d)
+{
+	if (!sqlite3_get_autocommit(d->h))
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int
+db_version(struct db *d)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &s, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int
+db_migrate(struct db *d)
+{
+	char pragma[64];
+	int v;
+
+	if ((v = db_version(d)) == -1)
+		return -1;
+	if (v >= schema_version)
+		return 0;
+	if (db_begin(d) == -1)
+		return -1;
+	/* Another process may have migrated while we waited for the lock. */
+	if ((v = db_version(d)) == -1)
+		goto fail;
+	for (; v < schema_version; v++) {
+		if (db_exec(d, schema_migrations[v]) == -1)
+			goto fail;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+		    v + 1);
+		if (db_exec(d, pragma) == -1)
+			goto fail;
+		log_info("schema migrated to version %d", v + 1);
+	}
+	return db_commit(d);
+fail:
+	db_rollback(d);
+	return -1;
+}
+
+int
+db_open(struct db *d, const char *path)
+{
+	static const char *const pragmas =
+	    "PRAGMA busy_timeout = 5000;"
+	    "PRAGMA journal_mode = WAL;"
+	    "PRAGMA synchronous = NORMAL;"
+	    "PRAGMA foreign_keys = ON;"
+	    "PRAGMA trusted_schema = OFF;"
+	    "PRAGMA temp_store = MEMORY;"
+	    "PRAGMA cache_size = -8000;";
+
+	memset(d, 0, sizeof(*d));
+	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_err("sqlite open %s: %s", path,
+		    d->h ? sqlite3_errmsg(d->h) : "out of memory");
+		db_close(d);
+		return -1;
+	}
+	sqlite3_busy_timeout(d->h, 5000);
+	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
+		db_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+void
+db_close(struct db *d)
+{
+	int i;
+
+	for (i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(d->st[i]);
+	sqlite3_close(d->h);
+	memset(d, 0, sizeof(*d));
+}
+
+sqlite3_stmt *
+db_stmt(struct db *d, enum stmt id)
+{
+	if (d->st[id] != NULL)
+		return d->st[id];
+	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,
+	    SQLITE_PREPARE_PERSISTENT, &d->st[id], NULL) != SQLITE_OK) {
+		log_err("sqlite prepare %d: %s", (int)id, sqlite3_errmsg(d->h));
+		d->st[id] = NULL;
+		return NULL;
+	}
+	return d->st[id];
+}
+
+void
+db_done(sqlite3_stmt *s)
+{
+	if (s != NULL) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+}
+
+long long
+db_setting(struct db *d, const char *name, long long dflt)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_SETTING_GET);
+	long long v = dflt;
+
+	if (s == NULL)
+		return dflt;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return v;
+}
+
+int
+db_setting_put(struct db *d, const char *name, long long value)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_SETTING_PUT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, value);
+	rc = sqlite3_step(s);
+	db_done(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}

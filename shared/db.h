@@ -1,0 +1,43 @@
+/* db.h -- the SQLite connection of one process, with its statement cache.
+ *
+ * Open after fork(), never share across processes.  Every statement from
+ * db_stmt() must be handed back with db_done() (reset + clear bindings) on
+ * every path, or it holds its read snapshot.  Write transactions are
+ * BEGIN IMMEDIATE (db_begin), short, and never contain Redis I/O.
+ */
+#ifndef TALLY_DB_H
+#define TALLY_DB_H
+
+#include <sqlite3.h>
+
+#include "sql.h"
+
+struct db {
+	sqlite3		*h;
+	sqlite3_stmt	*st[STMT__MAX];
+};
+
+/* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
+ * applies pending migrations.  Returns 0 or -1 (logged; db closed). */
+int		 db_open(struct db *, const char *path);
+void		 db_close(struct db *);
+
+/* The cached prepared statement, or NULL if it cannot be prepared
+ * (logged).  Release with db_done(). */
+sqlite3_stmt	*db_stmt(struct db *, enum stmt);
+void		 db_done(sqlite3_stmt *);
+
+int		 db_begin(struct db *);		/* BEGIN IMMEDIATE */
+int		 db_commit(struct db *);
+void		 db_rollback(struct db *);
+/* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
+int		 db_exec(struct db *, const char *sql);
+
+/* Milliseconds since the epoch: the unit of every timestamp column. */
+long long	 db_now_ms(void);
+
+/* Integer setting by name; dflt when absent or on error. */
+long long	 db_setting(struct db *, const char *name, long long dflt);
+int		 db_setting_put(struct db *, const char *name, long long value);
+
+#endif

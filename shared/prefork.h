@@ -1,0 +1,22 @@
+/* prefork.h -- the pre-fork master of a FastCGI handler pool.
+ *
+ * prefork_listen() makes the listening unix socket itself (a stale socket
+ * file is replaced; mode set explicitly, not left to the umask).
+ * prefork_run() forks nproc children running child(fd, arg), re-forks any
+ * child that exits (at most one fork a second per slot while they keep
+ * dying), and on SIGTERM/SIGINT stops them (TERM, then KILL after 5 s),
+ * removes the socket and returns 0.  Children get SIGTERM if the master
+ * dies, so a kill -9 of the master leaves no orphan serving requests.
+ */
+#ifndef TALLY_PREFORK_H
+#define TALLY_PREFORK_H
+
+int	prefork_listen(const char *path, int mode);
+int	prefork_run(int fd, const char *path, int nproc,
+	    int (*child)(int fd, void *arg), void *arg);
+
+/* In a freshly forked child: default signal dispositions, empty mask,
+ * SIGPIPE ignored, and SIGTERM when the parent dies. */
+void	prefork_child_signals(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* rds.h -- the Redis connection of one process.
+ *
+ * hiredis has two error channels and so does this module: rds_cmd()
+ * returns NULL when the transport failed (the context is then dropped,
+ * and reconnection waits out a backoff so a dead Redis costs a request
+ * nothing but a clock read), and a reply of type REDIS_REPLY_ERROR when
+ * Redis refused the command.  The caller frees replies with
+ * freeReplyObject().  Connect and command timeouts are short (default
+ * 200 ms / 500 ms): callers fall back to SQLite rather than wait.
+ */
+#ifndef TALLY_RDS_H
+#define TALLY_RDS_H
+
+#include <stddef.h>
+#include <hiredis/hiredis.h>
+
+#include "cfg.h"
+
+struct rds {
+	redisContext	*c;
+	char		 path[CFG_SOCK_MAX + 1];
+	int		 timeout_ms;
+	long long	 retry_at_ms;	/* monotonic; no connect before */
+	int		 backoff_ms;
+};
+
+void		 rds_init(struct rds *, const char *path, int timeout_ms);
+void		 rds_close(struct rds *);
+/* 1 when a connection is up or could be made now, 0 otherwise. */
+int		 rds_up(struct rds *);
+/* Runs one command given as argv; see the header comment. */
+redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
+		    const size_t *lens);
+/* Convenience for NUL-terminated arguments, NULL-terminated list. */
+redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
+		    __attribute__((sentinel));
+/* Drops the context after a transport error. */
+void		 rds_drop(struct rds *);
+
+#endif

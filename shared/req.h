@@ -1,0 +1,76 @@
+/* req.h -- one HTTP request as FastCGI delivers it, and its response.
+ *
+ * struct req owns everything of one request: the decoded query, form and
+ * cookies, the path arguments, the session, the output being built, and
+ * scratch strings; req_finish() frees all of it.  FCGX pointers are not
+ * kept past req_finish().
+ */
+#ifndef TALLY_REQ_H
+#define TALLY_REQ_H
+
+#include <fcgiapp.h>
+
+#include "app.h"
+#include "buf.h"
+#include "kv.h"
+#include "session.h"
+#include "valid.h"
+
+#define REQ_BODY_MAX	65536
+#define REQ_ARGS_MAX	4
+
+enum method {
+	METHOD_GET = 1,
+	METHOD_POST = 2,
+	METHOD_HEAD = 4,
+	METHOD_OTHER = 8,
+};
+
+struct req {
+	struct app	*app;
+	FCGX_Request	*fr;		/* NULL in unit tests */
+	unsigned	 method;	/* one enum method */
+	char		*path;		/* decoded, normalised by nginx */
+	struct kvlist	 query;
+	struct kvlist	 form;
+	struct kvlist	 cookies;
+	char		*args[REQ_ARGS_MAX];	/* path arguments of the route */
+	int		 nargs;
+	int		 user;		/* 1 when sess holds a logged-in user */
+	struct session	 sess;
+	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
+	int		 new_pcsrf;	/* csrf is a new pre-session token */
+	char		**scratch;	/* freed by req_finish */
+	size_t		 nscratch;
+	/* the response */
+	int		 status;
+	const char	*ctype;
+	struct buf	 head;
+	struct buf	 body;
+};
+
+/* Reads and decodes the request behind fr.  Returns 0, or the HTTP status
+ * to answer (400 malformed, 413 body too large) without dispatching. */
+int		 req_parse(struct req *, struct app *, FCGX_Request *);
+void		 req_finish(struct req *);
+
+/* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */
+const char	*req_param(const struct req *, const char *);
+/* A cookie's value, or NULL. */
+const char	*req_cookie(const struct req *, const char *);
+
+/* The field's value from the form (POST) or query (GET), validated as
+ * kind and normalised.  Owned by the request.  On a missing or bad field
+ * answers 400 naming the field and returns NULL. */
+const char	*req_need(struct req *, const char *field, enum valid kind);
+/* Like req_need, but an absent or empty field gives dflt (no answer). */
+const char	*req_opt(struct req *, const char *field, enum valid kind,
+		    const char *dflt);
+/* ?page=N (1 when absent); 0 after answering 400. */
+long long	 req_page(struct req *);
+/* Path argument i as an id; 0 when it is not one. */
+long long	 req_arg_id(const struct req *, int i);
+/* Keeps s until req_finish and returns it. */
+char		*req_keep(struct req *, char *s);
+
+#endif

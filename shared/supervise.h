@@ -1,0 +1,42 @@
+/* supervise.h -- keeping a set of processes alive (the heart of tally-run).
+ *
+ * Each service is started with fork+exec, its stdout and stderr appended
+ * to its log file, in its own process group (a terminal's Ctrl-C reaches
+ * only the supervisor, which then stops everything in order) and with
+ * SIGTERM as its parent-death signal (a kill -9 of the supervisor leaves
+ * nothing running).  A service that exits is started again at once, or
+ * after a second if it had lived less than one; one that dies young five
+ * times in a row makes supervise_loop() give up.
+ */
+#ifndef TALLY_SUPERVISE_H
+#define TALLY_SUPERVISE_H
+
+#include <sys/types.h>
+
+struct svc {
+	const char	*name;
+	const char	**argv;		/* argv[0]: the program path */
+	char		 log[4096];	/* stdout/stderr go here (appended) */
+	int		 stop_group;	/* lower groups are stopped first */
+	int		 stop_signal;	/* 0: SIGTERM */
+	pid_t		 pid;
+	long long	 started_ms;
+	int		 quick_deaths;
+};
+
+/* Starts one service; 0 or -1 (logged). */
+int	svc_start(struct svc *);
+
+/* Blocks TERM/INT/HUP/CHLD; call before the first svc_start(). */
+void	supervise_init(void);
+
+/* Restarts services that exit, until TERM, INT or HUP arrives (returns 0)
+ * or a service keeps dying young (returns -1).  tick(arg), if not NULL,
+ * runs about once a second. */
+int	supervise_loop(struct svc *, int n, void (*tick)(void *), void *arg);
+
+/* Stops every service, group by group: its stop signal, up to 5 s, then
+ * SIGKILL.  Returns when all have exited. */
+void	supervise_stop(struct svc *, int n);
+
+#endif

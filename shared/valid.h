@@ -1,0 +1,33 @@
+/* valid.h -- the validator table: every user-supplied field is checked
+ * here before page code sees it (CONTRACT section 2 gives the rules).
+ */
+#ifndef TALLY_VALID_H
+#define TALLY_VALID_H
+
+#include <stddef.h>
+
+enum valid {
+	VALID_LOGIN,	/* 3-32 of [a-z0-9_], folded to lower case */
+	VALID_NAME,	/* 1-64 characters of UTF-8, no control characters */
+	VALID_PASSWORD,	/* 8-128 bytes of UTF-8, no control characters */
+	VALID_BODY,	/* 1-2000 characters of UTF-8; \n \r \t allowed; not blank */
+	VALID_TOPIC,	/* 0-32 of [a-z0-9-], folded; empty becomes "general" */
+	VALID_TITLE,	/* 1-120 characters, no control characters */
+	VALID_BOOL,	/* "0" or "1" */
+	VALID_PAGE,	/* decimal 1..100000 */
+	VALID_ID,	/* decimal 1..2^53 */
+	VALID__MAX
+};
+
+/* Checks s[0..len) against kind.  Returns 0 and, when norm is not NULL,
+ * a normalised copy the caller frees; -1 when the value is not valid. */
+int	valid_check(enum valid kind, const char *s, size_t len, char **norm);
+
+/* 0 when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates,
+ * nothing above U+10FFFF); the number of code points goes in *nchars. */
+int	valid_utf8(const char *s, size_t len, size_t *nchars);
+
+/* Strict decimal: digits only, no sign or spaces, within [min, max]. */
+int	valid_int(const char *s, long long min, long long max, long long *out);
+
+#endif
