@@ -27,7 +27,7 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-if [ "$what" = test ] && [ ! -d tests/browser/node_modules/playwright-core ]; then
-    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+if [ "$what" = test ] && [ ! -d tests/node_modules/playwright-core ]; then
+    (cd tests && npm ci --no-audit --no-fund --loglevel=error)
 fi
 exit 0

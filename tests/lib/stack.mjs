@@ -1,0 +1,168 @@
+// stack.mjs -- starts the real tally stack for a test, the way "make run"
+// does: bin/tally-run with PORT and RUN_DIR, which renders nginx-conf/,
+// starts redis-server, the handler pools, the worker and nginx.  Each
+// stack gets a free loopback port and a fresh RUN_DIR, and is stopped by
+// its own PID (SIGTERM to tally-run, which stops what it started).
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = path.join(ROOT, 'bin');
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(fn, ms = 10000, step = 100) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    await sleep(step);
+  }
+  throw new Error(`timed out after ${ms} ms (last: ${last})`);
+}
+
+// Processes whose command line mentions dir (all of a stack's processes do).
+export function processesMentioning(dir) {
+  const out = [];
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmd.includes(dir)) out.push({ pid: Number(pid), cmd });
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+// Direct children of pid, with their command lines.
+export function childrenOf(pid) {
+  const out = [];
+  for (const p of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) {
+        out.push({ pid: Number(p), cmd: fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+      }
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+export async function startStack(opts = {}) {
+  const port = opts.port ?? await freePort();
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    RUN_DIR: runDir,
+    DEMO: opts.demo ?? '0',
+    TALLY_ADMIN_PASSWORD: opts.adminPassword ?? 'admin-pass-1',
+    TALLY_PWHASH: 'min',
+    TALLY_LOGIN_RATE: opts.loginRate ?? '60000r/m',
+    ...(opts.env ?? {}),
+  };
+  const proc = spawn(path.join(BIN, 'tally-run'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout.on('data', (d) => { output += d; });
+  proc.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, sig) => resolve({ code, sig })));
+  const base = `http://127.0.0.1:${port}`;
+  const stack = {
+    port, base, runDir, proc, env, exited,
+    output: () => output,
+    log: (name) => { try { return fs.readFileSync(path.join(runDir, 'logs', `${name}.log`), 'utf8'); } catch { return ''; } },
+    // PID of the supervised service whose command line contains needle.
+    pidOf: (needle) => childrenOf(proc.pid).find((c) => c.cmd.includes(needle))?.pid,
+    children: () => childrenOf(proc.pid),
+    tallyctl: (...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
+    sqlite: (sql) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db'), sql], { encoding: 'utf8' }).trim(),
+    redis: (...args) => execFileSync('redis-cli', ['-s', path.join(runDir, 'redis.sock'), ...args], { encoding: 'utf8' }).trim(),
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
+        await exited;
+        clearTimeout(t);
+      }
+      if (!opts.keep) fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitFor(async () => {
+      if (proc.exitCode !== null) throw new Error(`tally-run exited: ${output}`);
+      const r = await fetch(`${base}/healthz`);
+      return r.status === 200;
+    }, 20000);
+  } catch (e) {
+    await stack.stop();
+    throw new Error(`stack did not come up: ${e.message}\n${output}`);
+  }
+  return stack;
+}
+
+// A browser-less client with a cookie jar, that fills in the csrf field
+// from the last page it saw (like a browser submitting a rendered form).
+export class Client {
+  constructor(base) { this.base = base; this.jar = new Map(); this.csrf = null; }
+
+  cookieHeader() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
+
+  absorb(res) {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair.indexOf('=');
+      const k = pair.slice(0, i).trim(); const v = pair.slice(i + 1).trim();
+      if (attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || v === '') this.jar.delete(k);
+      else this.jar.set(k, v);
+    }
+  }
+
+  async req(method, p, { body, headers = {} } = {}) {
+    const res = await fetch(this.base + p, {
+      method, redirect: 'manual', body,
+      headers: { cookie: this.cookieHeader(), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+    });
+    this.absorb(res);
+    const text = await res.text();
+    const m = text.match(/name="csrf" value="([^"]+)"/);
+    if (m) this.csrf = m[1];
+    return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
+  }
+
+  get(p, opts) { return this.req('GET', p, opts); }
+
+  // POSTs fields as a form; csrf is added from the last page unless given.
+  post(p, fields = {}, opts = {}) {
+    const f = { ...fields };
+    if (!('csrf' in f) && this.csrf) f.csrf = this.csrf;
+    if (f.csrf === null) delete f.csrf;
+    return this.req('POST', p, { body: new URLSearchParams(f).toString(), ...opts });
+  }
+
+  async signup(login, password = 'password-123', name = login) {
+    await this.get('/signup');
+    return this.post('/signup', { login, name, password });
+  }
+
+  async login(login, password) {
+    await this.get('/login');
+    return this.post('/login', { login, password });
+  }
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# run-all.sh -- every test of "make test", each group through prove (TAP),
+# then one summary line: "N passed, M failed" over all test programs.
+#   groups: unit (C, cmocka), unit under ASan+UBSan, integration (real
+#   nginx + redis + SQLite + handlers), browser (headless chromium).
+# TESTS=unit,asan,... runs a subset.
+set -u
+cd "$(dirname "$0")/.."
+groups=${TESTS:-unit,asan,integration,browser}
+log=$(mktemp -d)
+pass=0; fail=0; failed=""
+
+run_group() {	# name, prove arguments...
+	name=$1; shift
+	case ",$groups," in *",$name,"*) ;; *) return 0 ;; esac
+	echo "== $name"
+	prove "$@" 2>&1 | tee "$log/$name.out"
+	p=$(grep -cE '^[^ ].* \.+ ok' "$log/$name.out")
+	f=$(grep -E '^[^ ].* \.+ ' "$log/$name.out" | grep -vcE ' \.+ ok')
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$f" -eq 0 ] || failed="$failed $name"
+}
+
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export CMOCKA_MESSAGE_OUTPUT=TAP
+run_group unit -e '' build/unit/test-*
+run_group asan -e '' build/asan/test-*
+unset ASAN_OPTIONS UBSAN_OPTIONS
+NODE_TEST="node --test --test-reporter=tap --test-concurrency=1"
+run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs
+run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
+rm -rf "$log"
+echo
+if [ "$fail" -eq 0 ]; then
+	echo "make test: $pass passed, 0 failed"
+	exit 0
+fi
+echo "make test: $pass passed, $fail failed (in:$failed)"
+exit 1
