@@ -70,6 +70,22 @@ valid_int(const char *s, long long min, long long max, long long *out)
 	return 0;
 }
 
+/* s[0..len) as a strict decimal in [min, max].  s need not be
+ * NUL-terminated at len: it is copied first, so nothing past len is read
+ * and an embedded NUL is rejected. */
+static int
+int_ok(const char *s, size_t len, long long min, long long max)
+{
+	char tmp[24];
+	long long v;
+
+	if (len == 0 || len >= sizeof(tmp) || memchr(s, '\0', len) != NULL)
+		return 0;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return valid_int(tmp, min, max, &v) == 0;
+}
+
 /* Control characters: C0, DEL and C1 (U+0080..U+009F, encoded C2 80..9F). */
 static int
 has_control(const char *s, size_t len, int allow_ws)
@@ -137,7 +153,6 @@ int
 valid_check(enum valid kind, const char *s, size_t len, char **norm)
 {
 	char *n = NULL;
-	long long v;
 	int ok = 0;
 
 	if (s == NULL)
@@ -170,11 +185,10 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 		ok = len == 1 && (s[0] == '0' || s[0] == '1');
 		break;
 	case VALID_PAGE:
-		ok = strlen(s) == len && valid_int(s, 1, 100000, &v) == 0;
+		ok = int_ok(s, len, 1, 100000);
 		break;
 	case VALID_ID:
-		ok = strlen(s) == len &&
-		    valid_int(s, 1, 9007199254740992LL, &v) == 0;
+		ok = int_ok(s, len, 1, 9007199254740992LL);
 		break;
 	case VALID__MAX:
 		break;

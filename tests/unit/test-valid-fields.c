@@ -1,0 +1,251 @@
+/* test-valid-fields.c -- valid_check accepts and normalises good fields: login, name, password, body, topic, title, bool, page, id. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "valid.h"
+
+/* s must pass as kind and normalise to want. */
+static void
+assert_norm(enum valid kind, const char *s, const char *want)
+{
+	char *norm = NULL;
+
+	if (valid_check(kind, s, strlen(s), &norm) != 0)
+		fail_msg("kind %d rejected \"%s\"", (int)kind, s);
+	assert_non_null(norm);
+	assert_string_equal(norm, want);
+	free(norm);
+	assert_int_equal(valid_check(kind, s, strlen(s), NULL), 0);
+}
+
+static void
+assert_ok(enum valid kind, const char *s)
+{
+	assert_norm(kind, s, s);
+}
+
+/* A string of n copies of unit (caller frees). */
+static char *
+repeat(const char *unit, size_t n)
+{
+	size_t ul = strlen(unit), i;
+	char *s = malloc(ul * n + 1);
+
+	assert_non_null(s);
+	for (i = 0; i < n; i++)
+		memcpy(s + i * ul, unit, ul);
+	s[ul * n] = '\0';
+	return s;
+}
+
+static void
+test_login(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_LOGIN, "alice");
+	assert_ok(VALID_LOGIN, "bob_42");
+	assert_ok(VALID_LOGIN, "abc");
+	assert_norm(VALID_LOGIN, "Alice", "alice");
+	assert_norm(VALID_LOGIN, "BOB_X9", "bob_x9");
+	s = repeat("Z", 32);
+	assert_norm(VALID_LOGIN, s, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+	free(s);
+}
+
+static void
+test_name(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_NAME, "A");
+	assert_ok(VALID_NAME, "Alice Liddell");
+	assert_ok(VALID_NAME, "Zo\xc3\xab O'Brien <3");	/* escaped on output */
+	assert_ok(VALID_NAME, "\xe6\x9d\x8e\xe5\xb0\x8f\xe9\xbe\x99");
+	assert_ok(VALID_NAME, "\xf0\x9f\x98\x80");	/* U+1F600 */
+	assert_ok(VALID_NAME, "a\xc2\xa0" "b");		/* U+00A0 is not C1 */
+	s = repeat("\xc3\xa9", 64);	/* 64 characters, 128 bytes */
+	assert_ok(VALID_NAME, s);
+	free(s);
+}
+
+static void
+test_password(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_PASSWORD, "12345678");
+	assert_ok(VALID_PASSWORD, "correct horse battery staple");
+	assert_ok(VALID_PASSWORD, "p\xc3\xa4ssw\xc3\xb6rd");
+	assert_ok(VALID_PASSWORD, "        ");	/* passwords may be spaces */
+	s = repeat("x", 128);
+	assert_ok(VALID_PASSWORD, s);
+	free(s);
+	/* 8 bytes, though only 4 characters */
+	assert_ok(VALID_PASSWORD, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+}
+
+static void
+test_body(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_BODY, "x");
+	assert_ok(VALID_BODY, "line one\nline two\r\n\tindented");
+	assert_ok(VALID_BODY, "\n\nhi\n");
+	assert_ok(VALID_BODY, "<script>alert(1)</script>");	/* escaped later */
+	s = repeat("a", 2000);
+	assert_ok(VALID_BODY, s);
+	free(s);
+	s = repeat("\xe2\x82\xac", 2000);	/* 2000 characters, 6000 bytes */
+	assert_ok(VALID_BODY, s);
+	free(s);
+}
+
+static void
+test_topic(void **state)
+{
+	char *norm = NULL;
+	char *s;
+
+	(void)state;
+	assert_int_equal(valid_check(VALID_TOPIC, "", 0, &norm), 0);
+	assert_non_null(norm);
+	assert_string_equal(norm, "general");
+	free(norm);
+	assert_int_equal(valid_check(VALID_TOPIC, "", 0, NULL), 0);
+	assert_ok(VALID_TOPIC, "c");
+	assert_ok(VALID_TOPIC, "rust-lang");
+	assert_norm(VALID_TOPIC, "Web-2024", "web-2024");
+	s = repeat("t", 32);
+	assert_ok(VALID_TOPIC, s);
+	free(s);
+}
+
+static void
+test_title_bool(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_TITLE, "Hello, world!");
+	s = repeat("\xc3\xb1", 120);
+	assert_ok(VALID_TITLE, s);
+	free(s);
+	assert_ok(VALID_BOOL, "0");
+	assert_ok(VALID_BOOL, "1");
+}
+
+static void
+test_page_bounds(void **state)
+{
+	(void)state;
+	assert_ok(VALID_PAGE, "1");
+	assert_ok(VALID_PAGE, "2");
+	assert_ok(VALID_PAGE, "99999");
+	assert_ok(VALID_PAGE, "100000");
+}
+
+static void
+test_id_bounds(void **state)
+{
+	(void)state;
+	assert_ok(VALID_ID, "1");
+	assert_ok(VALID_ID, "123456789");
+	assert_ok(VALID_ID, "9007199254740991");
+	assert_ok(VALID_ID, "9007199254740992");	/* 2^53 */
+}
+
+static void
+test_int_direct(void **state)
+{
+	long long v = -7;
+
+	(void)state;
+	assert_int_equal(valid_int("0", 0, 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(valid_int("10", 0, 10, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(valid_int("9223372036854775807", 0, 9223372036854775807LL,
+	    &v), 0);
+	assert_true(v == 9223372036854775807LL);
+	assert_int_equal(valid_int("11", 0, 10, &v), -1);
+	assert_true(v == 9223372036854775807LL);	/* untouched on error */
+}
+
+static void
+test_len_is_the_input(void **state)
+{
+	const char buf[] = "Alice!!!";
+	char *norm = NULL;
+	char *p;
+
+	(void)state;
+	/* s[0..len) is the value, whatever follows it */
+	assert_int_equal(valid_check(VALID_LOGIN, buf, 5, &norm), 0);
+	assert_string_equal(norm, "alice");
+	free(norm);
+	assert_int_equal(valid_check(VALID_BOOL, "1x", 1, NULL), 0);
+
+	/* numbers too, without reading past len (ASan checks the heap copy) */
+	p = malloc(3);
+	assert_non_null(p);
+	memcpy(p, "123", 3);
+	assert_int_equal(valid_check(VALID_PAGE, p, 3, &norm), 0);
+	assert_string_equal(norm, "123");
+	free(norm);
+	assert_int_equal(valid_check(VALID_ID, p, 2, &norm), 0);
+	assert_string_equal(norm, "12");
+	free(norm);
+	free(p);
+}
+
+static void
+test_utf8_counts(void **state)
+{
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(valid_utf8("", 0, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(valid_utf8("abc", 3, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(valid_utf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9,
+	    &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(valid_utf8("\xf4\x8f\xbf\xbf", 4, &n), 0);	/* U+10FFFF */
+	assert_int_equal(n, 1);
+	assert_int_equal(valid_utf8("\xee\x80\x80", 3, NULL), 0);	/* U+E000 */
+	assert_int_equal(valid_utf8("\xed\x9f\xbf", 3, NULL), 0);	/* U+D7FF */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_login),
+		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_password),
+		cmocka_unit_test(test_body),
+		cmocka_unit_test(test_topic),
+		cmocka_unit_test(test_title_bool),
+		cmocka_unit_test(test_page_bounds),
+		cmocka_unit_test(test_id_bounds),
+		cmocka_unit_test(test_int_direct),
+		cmocka_unit_test(test_len_is_the_input),
+		cmocka_unit_test(test_utf8_counts),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
