@@ -20,8 +20,9 @@ PREFIX   ?= /usr/local
 export PORT RUN_DIR DEMO
 
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
-              account req resp layout route prefork app tmpl supervise
-HANDLERS    = web
+              account req resp layout route prefork app tmpl supervise \
+              keys timeline post follow fanout render
+HANDLERS    = web social
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 
 SHARED_OBJS = $(SHARED_SRCS:%=build/shared/%.o)
@@ -50,6 +51,7 @@ $(LIB): $(SHARED_OBJS)
 	ar rcs $@ $^
 
 bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
+bin/tally-social: build/handlers/social.o build/handlers/social_pages.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o $(LIB)
@@ -118,7 +120,8 @@ lint:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/tally/www \
 	    $(DESTDIR)$(PREFIX)/share/tally/nginx-conf $(DESTDIR)/etc/nginx/snippets \
-	    $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/tally
+	    $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/sysusers.d \
+	    $(DESTDIR)/etc/tally
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R www/. $(DESTDIR)$(PREFIX)/share/tally/www/
 	install -m 0644 nginx-conf/*.in $(DESTDIR)$(PREFIX)/share/tally/nginx-conf/
@@ -126,11 +129,18 @@ install: all
 	  TALLY_SOCK_DIR=/run/tally TALLY_WWW=$(PREFIX)/share/tally/www \
 	  TALLY_CONF_DIR=/etc/nginx/snippets TALLY_LOGIN_RATE=30r/m \
 	  envsubst '$${TALLY_SOCK_DIR} $${TALLY_WWW} $${TALLY_CONF_DIR} $${TALLY_LOGIN_RATE}' \
-	    < nginx-conf/$$f.in > $(DESTDIR)/etc/nginx/snippets/$$f; done
+	    < nginx-conf/$$f.in > $(DESTDIR)/etc/nginx/snippets/$$f || exit 1; \
+	  chmod 0644 $(DESTDIR)/etc/nginx/snippets/$$f; done
 	for f in systemd/*.service systemd/*.target; do \
-	  sed 's|@PREFIX@|$(PREFIX)|g' $$f > $(DESTDIR)/etc/systemd/system/$$(basename $$f); done
-	install -m 0644 systemd/redis.conf $(DESTDIR)/etc/tally/redis.conf
-	install -m 0644 systemd/tally.env $(DESTDIR)/etc/tally/tally.env
+	  sed 's|@PREFIX@|$(PREFIX)|g' $$f > $(DESTDIR)/etc/systemd/system/$${f#systemd/} \
+	    || exit 1; \
+	  chmod 0644 $(DESTDIR)/etc/systemd/system/$${f#systemd/}; done
+	install -m 0644 systemd/tally.sysusers $(DESTDIR)/etc/sysusers.d/tally.conf
+	@# Configuration the operator may have edited is never overwritten.
+	test -e $(DESTDIR)/etc/tally/redis.conf || \
+	  install -m 0644 systemd/redis.conf $(DESTDIR)/etc/tally/redis.conf
+	test -e $(DESTDIR)/etc/tally/tally.env || \
+	  install -m 0640 systemd/tally.env $(DESTDIR)/etc/tally/tally.env
 
 clean:
 	rm -rf build bin
