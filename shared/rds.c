@@ -1,5 +1,6 @@
 /* rds.c -- Redis access with timeouts, backoff and reconnect; see rds.h. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -113,4 +114,139 @@ rds_cmdv(struct rds *r, const char *arg0, ...)
 	}
 	va_end(ap);
 	return rds_cmd(r, n, argv, lens);
+}
+
+#define RDS_EVAL_MAX	(RDS_ARGS_MAX * 32)
+
+static int
+rds_script_load(struct rds *r, struct rds_script *s)
+{
+	redisReply *rep;
+
+	if (s->sha[0] != '\0')
+		return 0;
+	rep = rds_cmdv(r, "SCRIPT", "LOAD", s->src, NULL);
+	if (rep == NULL)
+		return -1;
+	if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
+		log_err("SCRIPT LOAD: %s", rep->type == REDIS_REPLY_ERROR ?
+		    rep->str : "unexpected reply");
+		freeReplyObject(rep);
+		return -1;
+	}
+	memcpy(s->sha, rep->str, 40);
+	s->sha[40] = '\0';
+	freeReplyObject(rep);
+	return 0;
+}
+
+/* argv of EVALSHA/EVAL: cmd, script, numkeys, keys..., args... */
+static int
+eval_argv(const char *cmd, const char *script, int nkeys, const char **keys,
+    int nargs, const char **args, const char **argv, size_t *lens,
+    char *nk, size_t nksz)
+{
+	int i, n = 0;
+
+	if (3 + nkeys + nargs > RDS_EVAL_MAX)
+		return -1;
+	snprintf(nk, nksz, "%d", nkeys);
+	argv[n++] = cmd;
+	argv[n++] = script;
+	argv[n++] = nk;
+	for (i = 0; i < nkeys; i++)
+		argv[n++] = keys[i];
+	for (i = 0; i < nargs; i++)
+		argv[n++] = args[i];
+	for (i = 0; i < n; i++)
+		lens[i] = strlen(argv[i]);
+	return n;
+}
+
+redisReply *
+rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
+    int nargs, const char **args)
+{
+	const char *argv[RDS_EVAL_MAX];
+	size_t lens[RDS_EVAL_MAX];
+	redisReply *rep;
+	char nk[16];
+	int n;
+
+	if (rds_script_load(r, s) == -1)
+		return NULL;
+	n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv, lens,
+	    nk, sizeof(nk));
+	if (n < 0)
+		return NULL;
+	rep = rds_cmd(r, n, argv, lens);
+	if (rep != NULL && rep->type == REDIS_REPLY_ERROR &&
+	    strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+		freeReplyObject(rep);
+		argv[0] = "EVAL";
+		argv[1] = s->src;
+		lens[0] = 4;
+		lens[1] = strlen(s->src);
+		rep = rds_cmd(r, n, argv, lens);
+	}
+	return rep;
+}
+
+int
+rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
+    const char **keys, int nargs, const char **args)
+{
+	const char *argv[RDS_EVAL_MAX];
+	size_t lens[RDS_EVAL_MAX];
+	char nk[16];
+	int n;
+
+	if (rds_script_load(r, s) == -1 || r->c == NULL)
+		return -1;
+	/* EVAL with the source: no NOSCRIPT to handle in a pipeline, and
+	 * Redis caches the compiled script by its SHA after the first. */
+	n = eval_argv("EVAL", s->src, nkeys, keys, nargs, args, argv, lens,
+	    nk, sizeof(nk));
+	if (n < 0)
+		return -1;
+	if (redisAppendCommandArgv(r->c, n, argv, lens) != REDIS_OK) {
+		rds_drop(r);
+		return -1;
+	}
+	return 0;
+}
+
+int
+rds_collect(struct rds *r, int n)
+{
+	redisReply *rep;
+	void *v;
+	int i, errs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r->c == NULL || redisGetReply(r->c, &v) != REDIS_OK) {
+			log_warn("redis pipeline: %s", r->c ? r->c->errstr : "down");
+			rds_drop(r);
+			return -1;
+		}
+		rep = v;
+		if (rep->type == REDIS_REPLY_ERROR) {
+			if (errs++ == 0)
+				log_warn("redis pipeline: %s", rep->str);
+		}
+		freeReplyObject(rep);
+	}
+	return errs;
+}
+
+int
+rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
+{
+	if (r->c == NULL && rds_connect(r) == -1)
+		return -1;
+	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
+		rds_drop(r);
+		return -1;
+	}
+	return 0;
 }

@@ -38,3 +38,29 @@ redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 void		 rds_drop(struct rds *);
 
 #endif
+
+/* Lua scripts, run by EVALSHA with a fallback to EVAL on NOSCRIPT (Redis
+ * restarted, SCRIPT FLUSH).  A script's SHA1 is learned from SCRIPT LOAD
+ * on first use and kept for the life of the process. */
+struct rds_script {
+	const char	*src;
+	char		 sha[41];
+};
+
+/* Runs script with keys then args (all NUL-terminated).  Returns the
+ * reply as rds_cmd() does. */
+redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
+		    const char **keys, int nargs, const char **args);
+
+/* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
+ * when Redis is down), rds_collect() reads n queued replies and frees
+ * them.  It returns the number of error replies, or -1 when the
+ * transport failed (context dropped).  Every queued reply must be read. */
+int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
+		    const char **keys, int nargs, const char **args);
+int		 rds_collect(struct rds *, int n);
+
+/* Queues one plain command (pipelining); 0, or -1 when Redis is down.
+ * Read its reply with rds_collect(). */
+int		 rds_append(struct rds *, int argc, const char **argv,
+		    const size_t *lens);

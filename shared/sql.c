@@ -30,4 +30,115 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_SETTING_PUT: name, value */
 	"INSERT INTO settings(name, value) VALUES(?1, ?2) "
 	"ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+
+	/* STMT_USER_BY_LOGIN_PUBLIC: login */
+	"SELECT id, login, name, created_at FROM users WHERE login = ?1",
+	/* STMT_TOPIC_UPSERT: slug, now -- the id, created or not */
+	"INSERT INTO topics(slug, created_at) VALUES(?1, ?2) "
+	"ON CONFLICT(slug) DO UPDATE SET slug = excluded.slug RETURNING id",
+	/* STMT_TOPIC_BY_SLUG: slug */
+	"SELECT id, slug FROM topics WHERE slug = ?1",
+	/* STMT_POST_INSERT: user, topic, body, status, now */
+	"INSERT INTO posts(user_id, topic_id, body, status, created_at, "
+	"published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
+	"CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
+#define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
+	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id "
+	/* STMT_POST_GET: id */
+	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
+	"JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
+	/* STMT_POST_UPDATE: id, body, topic, status, now -- keeps the first
+	 * publication time, so a re-published post keeps its place */
+	"UPDATE posts SET body = ?2, topic_id = ?3, status = ?4, "
+	"published_at = CASE WHEN ?4 = 1 THEN coalesce(published_at, ?5) "
+	"ELSE published_at END, updated_at = ?5 WHERE id = ?1 AND is_deleted = 0",
+	/* STMT_POST_DELETE: id, now */
+	"UPDATE posts SET is_deleted = 1, updated_at = ?2 "
+	"WHERE id = ?1 AND is_deleted = 0",
+	/* STMT_POSTS_BY_IDS: json array of ids -- visible posts, newest first */
+	"SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	"JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	"WHERE p.status = 1 AND p.is_deleted = 0 "
+	"ORDER BY p.published_at DESC, p.id DESC",
+	/* STMT_HOME_SQL: user, limit, offset -- own and followees' posts */
+	"SELECT p.id, p.published_at FROM posts p "
+	"WHERE p.status = 1 AND p.is_deleted = 0 AND p.user_id IN "
+	"(SELECT followee_id FROM follows WHERE follower_id = ?1 UNION ALL "
+	"SELECT ?1) ORDER BY p.published_at DESC, p.id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_PROFILE_SQL: user, limit, offset */
+	"SELECT id, published_at FROM posts INDEXED BY posts_user_visible "
+	"WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 "
+	"ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_TOPIC_SQL: topic, limit, offset */
+	"SELECT id, published_at FROM posts INDEXED BY posts_topic_visible "
+	"WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0 "
+	"ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_FOLLOW_INSERT: follower, followee, now -- a row only if new */
+	"INSERT INTO follows(follower_id, followee_id, created_at) "
+	"VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING RETURNING created_at",
+	/* STMT_FOLLOW_DELETE: follower, followee -- a row only if it existed */
+	"DELETE FROM follows WHERE follower_id = ?1 AND followee_id = ?2 "
+	"RETURNING created_at",
+	/* STMT_IS_FOLLOWING: follower, followee */
+	"SELECT created_at FROM follows WHERE follower_id = ?1 AND followee_id = ?2",
+	/* STMT_FOLLOWERS_PAGE_SQL: user, limit, offset */
+	"SELECT u.id, u.login, u.name, f.created_at FROM follows f "
+	"JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ?1 "
+	"ORDER BY f.created_at DESC, f.follower_id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_FOLLOWING_PAGE_SQL: user, limit, offset */
+	"SELECT u.id, u.login, u.name, f.created_at FROM follows f "
+	"JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ?1 "
+	"ORDER BY f.created_at DESC, f.followee_id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_FOLLOWERS_CHUNK: user, after time, after id, limit -- oldest first */
+	"SELECT follower_id, created_at FROM follows WHERE followee_id = ?1 "
+	"AND (created_at, follower_id) > (?2, ?3) "
+	"ORDER BY created_at, follower_id LIMIT ?4",
+	/* STMT_FOLLOWING_CHUNK: user, after time, after id, limit */
+	"SELECT followee_id, created_at FROM follows WHERE follower_id = ?1 "
+	"AND (created_at, followee_id) > (?2, ?3) "
+	"ORDER BY created_at, followee_id LIMIT ?4",
+	/* STMT_FOLLOWERS_BY_IDS: user, json ids -- still following, in order */
+	"SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
+	"JOIN follows f ON f.follower_id = j.value AND f.followee_id = ?1 "
+	"JOIN users u ON u.id = j.value "
+	"ORDER BY f.created_at DESC, f.follower_id DESC",
+	/* STMT_FOLLOWING_BY_IDS: user, json ids */
+	"SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
+	"JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
+	"JOIN users u ON u.id = j.value "
+	"ORDER BY f.created_at DESC, f.followee_id DESC",
+	/* STMT_LIKE_INSERT: post, user, now */
+	"INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING RETURNING 1",
+	/* STMT_LIKE_DELETE: post, user */
+	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 RETURNING 1",
+	/* STMT_REPOST_INSERT: post, user, now */
+	"INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING RETURNING 1",
+	/* STMT_VIEWER_MARKS: post, user -- liked, reposted */
+	"SELECT EXISTS(SELECT 1 FROM likes WHERE post_id = ?1 AND user_id = ?2), "
+	"EXISTS(SELECT 1 FROM reposts WHERE post_id = ?1 AND user_id = ?2)",
+	/* STMT_COMMENT_INSERT: post, user, body, now */
+	"INSERT INTO comments(post_id, user_id, body, created_at) "
+	"VALUES(?1, ?2, ?3, ?4) RETURNING id",
+	/* STMT_COMMENT_GET: id */
+	"SELECT id, post_id, user_id, is_deleted FROM comments WHERE id = ?1",
+	/* STMT_COMMENT_DELETE: id */
+	"UPDATE comments SET is_deleted = 1 WHERE id = ?1 AND is_deleted = 0",
+	/* STMT_COMMENTS_OF_POST: post -- the first 500 */
+	"SELECT c.id, c.user_id, u.login, u.name, c.body, c.created_at "
+	"FROM comments c JOIN users u ON u.id = c.user_id "
+	"WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
+	/* STMT_HOME_BY_IDS: json ids, reader -- visible, and by the reader
+	 * or someone the reader follows now (a stale entry is skipped) */
+	"SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	"JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	"WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
+	"EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
+	"AND f.followee_id = p.user_id)) "
+	"ORDER BY p.published_at DESC, p.id DESC",
+	/* STMT_DRAFTS_OF_USER: user -- newest 50 drafts */
+	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
+	"JOIN topics t ON t.id = p.topic_id WHERE p.user_id = ?1 "
+	"AND p.status = 0 AND p.is_deleted = 0 ORDER BY p.id DESC LIMIT 50",
 };

@@ -1,0 +1,228 @@
+/* fanout.c -- fan-out and the deferred job queue; see fanout.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "fanout.h"
+#include "keys.h"
+#include "log.h"
+#include "timeline.h"
+
+/* KEYS: queue, processing.  ARGV: done job, next job or "". */
+static struct rds_script job_done_lua = { .src =
+	"redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
+	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[1], ARGV[2]) end\n"
+	"return 1\n" };
+
+struct job {
+	int		add;		/* 1 add, 0 remove */
+	long long	post;
+	long long	author;
+	long long	score;
+	long long	after_t;	/* follower cursor: (created_at, id) */
+	long long	after_id;
+};
+
+static char *
+job_encode(const struct job *j)
+{
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "k",
+	    j->add ? "add" : "rem", "p", (json_int_t)j->post, "a",
+	    (json_int_t)j->author, "s", (json_int_t)j->score, "t",
+	    (json_int_t)j->after_t, "i", (json_int_t)j->after_id);
+	char *s;
+
+	if (o == NULL)
+		return NULL;
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+static int
+job_decode(const char *s, size_t len, struct job *j)
+{
+	json_error_t err;
+	json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &err);
+	json_int_t p, a, sc, t, i;
+	const char *k;
+	int rc;
+
+	if (o == NULL)
+		return -1;
+	rc = json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I}", "k", &k, "p", &p,
+	    "a", &a, "s", &sc, "t", &t, "i", &i);
+	if (rc == 0) {
+		j->add = strcmp(k, "add") == 0;
+		j->post = p;
+		j->author = a;
+		j->score = sc;
+		j->after_t = t;
+		j->after_id = i;
+	}
+	json_decref(o);
+	return rc;
+}
+
+static int
+job_push(struct app *a, const struct job *j)
+{
+	char *s = job_encode(j);
+	redisReply *rep;
+	int rc = -1;
+
+	if (s == NULL)
+		return -1;
+	if ((rep = rds_cmdv(&a->rds, "LPUSH", KEY_JOBS_QUEUE, s, NULL)) != NULL) {
+		rc = rep->type == REDIS_REPLY_INTEGER ? 0 : -1;
+		freeReplyObject(rep);
+	}
+	if (rc == -1)
+		log_warn("fan-out job for post %lld not queued", j->post);
+	free(s);
+	return rc;
+}
+
+/* One batch: followers after the job's cursor.  Returns how many were
+ * done (the cursor moves to the last), or -1. */
+static int
+job_batch(struct app *a, struct job *j)
+{
+	long long uids[FANOUT_BATCH];
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
+	int n = 0, rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, j->author);
+	sqlite3_bind_int64(s, 2, j->after_t);
+	sqlite3_bind_int64(s, 3, j->after_id);
+	sqlite3_bind_int(s, 4, FANOUT_BATCH);
+	while (n < FANOUT_BATCH && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uids[n] = sqlite3_column_int64(s, 0);
+		j->after_t = sqlite3_column_int64(s, 1);
+		j->after_id = uids[n];
+		n++;
+	}
+	db_done(s);
+	if (n == 0)
+		return 0;
+	rc = j->add ? tl_add_many(a, TL_HOME, n, uids, j->score, j->post) :
+	    tl_rem_many(a, TL_HOME, n, uids, j->post);
+	return rc == -1 ? -1 : n;
+}
+
+int
+fanout_publish(struct app *a, long long post, long long author,
+    long long published_at)
+{
+	struct job j = { 1, post, author, published_at, -1, -1 };
+	int n;
+
+	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
+	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
+		return -1;
+	if ((n = job_batch(a, &j)) < 0)
+		return -1;
+	if (n == FANOUT_BATCH)
+		return job_push(a, &j);
+	return 0;
+}
+
+int
+fanout_remove(struct app *a, long long post, long long author)
+{
+	struct job j = { 0, post, author, 0, -1, -1 };
+
+	if (tl_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
+	    tl_rem(a, TL_HOME, author, 1, &post) < -1)
+		return -1;
+	return job_push(a, &j);
+}
+
+int
+fanout_recover(struct app *a)
+{
+	redisReply *rep;
+	int n = 0;
+
+	for (;;) {
+		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_PROCESSING,
+		    KEY_JOBS_QUEUE, "RIGHT", "RIGHT", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_STRING) {
+			freeReplyObject(rep);
+			break;
+		}
+		freeReplyObject(rep);
+		n++;
+	}
+	if (n > 0)
+		log_info("recovered %d unfinished jobs", n);
+	return n;
+}
+
+int
+fanout_work(struct app *a, int max)
+{
+	const char *keys[2] = { KEY_JOBS_QUEUE, KEY_JOBS_PROCESSING };
+	const char *args[2];
+	redisReply *rep, *done;
+	struct job j;
+	char *raw, *next;
+	int ran = 0, n;
+
+	while (ran < max) {
+		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_QUEUE,
+		    KEY_JOBS_PROCESSING, "RIGHT", "LEFT", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_STRING) {
+			freeReplyObject(rep);
+			break;
+		}
+		raw = xstrndup(rep->str, rep->len);
+		freeReplyObject(rep);
+		next = NULL;
+		if (job_decode(raw, strlen(raw), &j) == -1) {
+			log_err("dropping malformed job: %.100s", raw);
+			n = 0;
+		} else if ((n = job_batch(a, &j)) < 0) {
+			free(raw);	/* stays in processing: redone */
+			return -1;
+		} else if (n == FANOUT_BATCH)
+			next = job_encode(&j);
+		args[0] = raw;
+		args[1] = next != NULL ? next : "";
+		done = rds_eval(&a->rds, &job_done_lua, 2, keys, 2, args);
+		if (done != NULL)
+			freeReplyObject(done);
+		free(raw);
+		free(next);
+		if (done == NULL)
+			return -1;
+		ran++;
+	}
+	return ran;
+}
+
+long long
+fanout_pending(struct app *a)
+{
+	redisReply *q = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_QUEUE, NULL), *p;
+	long long n = -1;
+
+	if (q == NULL)
+		return -1;
+	if ((p = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_PROCESSING, NULL)) != NULL) {
+		if (q->type == REDIS_REPLY_INTEGER &&
+		    p->type == REDIS_REPLY_INTEGER)
+			n = q->integer + p->integer;
+		freeReplyObject(p);
+	}
+	freeReplyObject(q);
+	return n;
+}

@@ -1,0 +1,112 @@
+/* follow.c -- follow and unfollow; see follow.h. */
+#include <stdlib.h>
+
+#include "buf.h"
+#include "follow.h"
+#include "log.h"
+#include "timeline.h"
+
+/* The followee's newest visible posts (ids and publish times). */
+static int
+recent_posts(struct app *a, long long uid, long long *ids, long long *scores)
+{
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_PROFILE_SQL);
+	int n = 0;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, uid);
+	sqlite3_bind_int(s, 2, TL_CAP);
+	sqlite3_bind_int64(s, 3, 0);
+	while (n < TL_CAP && sqlite3_step(s) == SQLITE_ROW) {
+		ids[n] = sqlite3_column_int64(s, 0);
+		scores[n] = sqlite3_column_int64(s, 1);
+		n++;
+	}
+	db_done(s);
+	return n;
+}
+
+/* Runs the follow INSERT or DELETE; the follow time, 0 when nothing
+ * changed, -1 on error. */
+static long long
+follow_row(struct db *d, enum stmt st, long long follower, long long followee)
+{
+	sqlite3_stmt *s = db_stmt(d, st);
+	long long t = 0;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, follower);
+	sqlite3_bind_int64(s, 2, followee);
+	if (st == STMT_FOLLOW_INSERT)
+		sqlite3_bind_int64(s, 3, db_now_ms());
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		t = sqlite3_column_int64(s, 0);
+		rc = sqlite3_step(s);
+	}
+	db_done(s);
+	if (rc != SQLITE_DONE) {
+		log_err("follow: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return t;
+}
+
+int
+follow_add(struct app *a, long long follower, long long followee)
+{
+	long long t, *ids, *scores;
+	int n;
+
+	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0)
+		return t == 0 ? 0 : -1;
+	/* Committed (autocommit); now the caches. */
+	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
+	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
+	ids = xcalloc(TL_CAP, sizeof(*ids));
+	scores = xcalloc(TL_CAP, sizeof(*scores));
+	if ((n = recent_posts(a, followee, ids, scores)) > 0)
+		tl_add(a, TL_HOME, follower, n, scores, ids);
+	free(ids);
+	free(scores);
+	return 1;
+}
+
+int
+follow_remove(struct app *a, long long follower, long long followee)
+{
+	long long t, *ids, *scores, left = -1;
+	int n;
+
+	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0)
+		return t == 0 ? 0 : -1;
+	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
+	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
+	ids = xcalloc(TL_CAP, sizeof(*ids));
+	scores = xcalloc(TL_CAP, sizeof(*scores));
+	if ((n = recent_posts(a, followee, ids, scores)) > 0)
+		left = tl_rem(a, TL_HOME, follower, n, ids);
+	free(ids);
+	free(scores);
+	if (left >= 0 && left < TL_REFILL)
+		tl_rebuild(a, TL_HOME, follower);
+	return 1;
+}
+
+int
+follow_exists(struct db *d, long long follower, long long followee)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_IS_FOLLOWING);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, follower);
+	sqlite3_bind_int64(s, 2, followee);
+	rc = sqlite3_step(s);
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

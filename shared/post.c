@@ -1,0 +1,359 @@
+/* post.c -- the truth rows of posts and what hangs off them; see post.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fanout.h"
+#include "log.h"
+#include "post.h"
+
+static void
+col_copy(char *dst, size_t sz, sqlite3_stmt *s, int col)
+{
+	const unsigned char *v = sqlite3_column_text(s, col);
+	size_t n = v ? strlen((const char *)v) : 0;
+
+	if (n >= sz)
+		n = sz - 1;
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+void
+post_from_row(sqlite3_stmt *s, struct post *p)
+{
+	const unsigned char *body;
+
+	memset(p, 0, sizeof(*p));
+	p->id = sqlite3_column_int64(s, 0);
+	p->user_id = sqlite3_column_int64(s, 1);
+	col_copy(p->login, sizeof(p->login), s, 2);
+	col_copy(p->name, sizeof(p->name), s, 3);
+	col_copy(p->slug, sizeof(p->slug), s, 4);
+	body = sqlite3_column_text(s, 5);
+	p->body = xstrdup(body ? (const char *)body : "");
+	p->status = sqlite3_column_int(s, 6);
+	p->is_deleted = sqlite3_column_int(s, 7);
+	p->created_at = sqlite3_column_int64(s, 8);
+	p->published_at = sqlite3_column_int64(s, 9);
+	p->topic_id = sqlite3_column_int64(s, 10);
+}
+
+void
+post_free(struct post *p)
+{
+	free(p->body);
+	p->body = NULL;
+}
+
+int
+post_get(struct db *d, long long id, struct post *p)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_POST_GET);
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		post_from_row(s, p);
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+post_can_see(const struct post *p, long long viewer)
+{
+	/* CONTRACT: a draft or deleted post is 404 to all but its author. */
+	return POST_VISIBLE(p) || (viewer != 0 && viewer == p->user_id);
+}
+
+/* The id of topic slug, created on first use; -1 on error. */
+static long long
+topic_id(struct db *d, const char *slug, long long now)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_TOPIC_UPSERT);
+	long long id = -1;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, now);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return id;
+}
+
+/* Runs a statement without result rows; its changes(), or -1. */
+static int
+step_changes(struct db *d, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(s);
+	db_done(s);
+	if (rc != SQLITE_DONE) {
+		log_err("sqlite: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return sqlite3_changes(d->h);
+}
+
+int
+post_create(struct app *a, long long uid, const char *slug, const char *body,
+    int publish, long long *id)
+{
+	struct db *d = &a->db;
+	long long now = db_now_ms(), tid;
+	sqlite3_stmt *s;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((tid = topic_id(d, slug, now)) == -1 ||
+	    (s = db_stmt(d, STMT_POST_INSERT)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, uid);
+	sqlite3_bind_int64(s, 2, tid);
+	sqlite3_bind_text(s, 3, body, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, publish ? 1 : 0);
+	sqlite3_bind_int64(s, 5, now);
+	*id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	db_done(s);
+	if (*id == 0 || db_commit(d) == -1)
+		goto fail;
+	if (publish)
+		fanout_publish(a, *id, uid, now);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}
+
+int
+post_edit(struct app *a, long long id, long long uid, const char *body,
+    const char *slug, int publish)
+{
+	struct db *d = &a->db;
+	struct post old, new;
+	long long now = db_now_ms(), tid;
+	sqlite3_stmt *s;
+	int rc = POST_ERR, ch;
+
+	memset(&old, 0, sizeof(old));
+	memset(&new, 0, sizeof(new));
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, &old)) != 1) {
+		rc = ch == 0 ? POST_NOTFOUND : POST_ERR;
+		goto fail;
+	}
+	if (old.is_deleted || old.user_id != uid) {
+		rc = old.is_deleted ? POST_NOTFOUND : POST_FORBIDDEN;
+		goto fail;
+	}
+	if ((tid = topic_id(d, slug, now)) == -1 ||
+	    (s = db_stmt(d, STMT_POST_UPDATE)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, body, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, tid);
+	sqlite3_bind_int(s, 4, publish ? 1 : 0);
+	sqlite3_bind_int64(s, 5, now);
+	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
+		goto fail;
+	if (db_commit(d) == -1)
+		goto fail;
+	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
+		fanout_publish(a, id, uid, new.published_at);
+	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
+		fanout_remove(a, id, uid);
+	post_free(&old);
+	post_free(&new);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&old);
+	post_free(&new);
+	return rc;
+}
+
+int
+post_delete(struct app *a, long long id, long long uid, int is_admin)
+{
+	struct db *d = &a->db;
+	struct post old;
+	sqlite3_stmt *s;
+	int rc = POST_ERR, ch;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, &old)) != 1) {
+		db_rollback(d);
+		return ch == 0 ? POST_NOTFOUND : POST_ERR;
+	}
+	if (old.user_id != uid && !is_admin) {
+		rc = old.status == 1 && !old.is_deleted ? POST_FORBIDDEN :
+		    POST_NOTFOUND;
+		goto fail;
+	}
+	if (old.is_deleted) {		/* already: nothing changes */
+		db_rollback(d);
+		post_free(&old);
+		return POST_OK;
+	}
+	if ((s = db_stmt(d, STMT_POST_DELETE)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, db_now_ms());
+	if (step_changes(d, s) != 1 || db_commit(d) == -1)
+		goto fail;
+	if (POST_VISIBLE(&old))
+		fanout_remove(a, id, old.user_id);
+	post_free(&old);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&old);
+	return rc;
+}
+
+/* Opens a transaction on a post that must be visible to uid's action. */
+static int
+begin_on_visible(struct db *d, long long id, struct post *p)
+{
+	int ch;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, p)) != 1) {
+		db_rollback(d);
+		return ch == 0 ? POST_NOTFOUND : POST_ERR;
+	}
+	if (!POST_VISIBLE(p)) {
+		db_rollback(d);
+		post_free(p);
+		return POST_NOTFOUND;
+	}
+	return POST_OK;
+}
+
+static int
+pair_action(struct app *a, enum stmt st, long long id, long long uid,
+    int with_time)
+{
+	struct db *d = &a->db;
+	struct post p;
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
+		return rc;
+	if ((s = db_stmt(d, st)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uid);
+	if (with_time)
+		sqlite3_bind_int64(s, 3, db_now_ms());
+	if (step_changes(d, s) < 0 || db_commit(d) == -1)
+		goto fail;
+	post_free(&p);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&p);
+	return POST_ERR;
+}
+
+int
+post_like(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1);
+}
+
+int
+post_unlike(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0);
+}
+
+int
+post_repost(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_REPOST_INSERT, id, uid, 1);
+}
+
+int
+post_comment(struct app *a, long long id, long long uid, const char *body,
+    long long *cid)
+{
+	struct db *d = &a->db;
+	struct post p;
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
+		return rc;
+	post_free(&p);
+	if ((s = db_stmt(d, STMT_COMMENT_INSERT)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uid);
+	sqlite3_bind_text(s, 3, body, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, db_now_ms());
+	*cid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	db_done(s);
+	if (*cid == 0 || db_commit(d) == -1)
+		goto fail;
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}
+
+int
+post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
+    long long *post_id)
+{
+	struct db *d = &a->db;
+	sqlite3_stmt *s;
+	long long author = 0;
+	int deleted = 0, rc;
+
+	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_COMMENT_GET)) == NULL) {
+		db_rollback(d);
+		return POST_ERR;
+	}
+	sqlite3_bind_int64(s, 1, cid);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*post_id = sqlite3_column_int64(s, 1);
+		author = sqlite3_column_int64(s, 2);
+		deleted = sqlite3_column_int(s, 3);
+	}
+	db_done(s);
+	if (rc != SQLITE_ROW || (deleted && author != uid && !is_admin)) {
+		db_rollback(d);
+		return rc == SQLITE_DONE || rc == SQLITE_ROW ? POST_NOTFOUND :
+		    POST_ERR;
+	}
+	if (author != uid && !is_admin) {
+		db_rollback(d);
+		return POST_FORBIDDEN;
+	}
+	if (deleted) {
+		db_rollback(d);
+		return POST_OK;
+	}
+	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, cid);
+	if (step_changes(d, s) < 0 || db_commit(d) == -1)
+		goto fail;
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}

@@ -1,0 +1,401 @@
+/* timeline.c -- timelines and follow lists in Redis; see timeline.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "keys.h"
+#include "log.h"
+#include "timeline.h"
+
+static const struct {
+	const char	*name;
+	int		 cap;
+} tl_info[TL__MAX] = {
+	{ "home", TL_CAP },		/* TL_HOME */
+	{ "profile", TL_CAP },		/* TL_PROFILE */
+	{ "followers", 0 },		/* TL_FOLLOWERS */
+	{ "following", 0 },		/* TL_FOLLOWING */
+};
+
+/* KEYS: set, marker.  ARGV: cap, score, id, score, id... */
+static struct rds_script tl_add_lua = { .src =
+	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
+	"local cap = tonumber(ARGV[1])\n"
+	"if cap > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) end\n"
+	"return redis.call('ZCARD', KEYS[1])\n" };
+
+/* KEYS: set, marker.  ARGV: ids. */
+static struct rds_script tl_rem_lua = { .src =
+	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
+	"return redis.call('ZCARD', KEYS[1])\n" };
+
+/* KEYS: set, marker.  ARGV: start, stop.  nil unless complete. */
+static struct rds_script tl_page_lua = { .src =
+	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
+	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
+
+#define TL_BATCH	256	/* entries per Redis command */
+
+struct tl_keys {
+	char	set[KEY_MAX];
+	char	ok[KEY_MAX];
+	char	lock[KEY_MAX];
+};
+
+static void
+tl_keys(struct tl_keys *k, enum tl kind, long long uid)
+{
+	key_user(k->set, sizeof(k->set), uid, tl_info[kind].name, NULL);
+	key_user(k->ok, sizeof(k->ok), uid, tl_info[kind].name, "ok");
+	key_user(k->lock, sizeof(k->lock), uid, tl_info[kind].name, "lock");
+}
+
+/* Number strings for script arguments, in one allocation. */
+struct numargs {
+	const char	**v;
+	char		 *buf;
+	int		  n;
+};
+
+static void
+numargs_init(struct numargs *a, int max)
+{
+	a->v = xcalloc((size_t)max, sizeof(*a->v));
+	a->buf = xmalloc((size_t)max * 24);
+	a->n = 0;
+}
+
+static void
+numargs_add(struct numargs *a, long long v)
+{
+	char *p = a->buf + (size_t)a->n * 24;
+
+	snprintf(p, 24, "%lld", v);
+	a->v[a->n++] = p;
+}
+
+static void
+numargs_free(struct numargs *a)
+{
+	free(a->v);
+	free(a->buf);
+}
+
+/* The script's integer, or -2 when Redis failed. */
+static long long
+reply_int(redisReply *rep)
+{
+	long long v = -2;
+
+	if (rep == NULL)
+		return -2;
+	if (rep->type == REDIS_REPLY_INTEGER)
+		v = rep->integer;
+	else if (rep->type == REDIS_REPLY_ERROR)
+		log_warn("timeline script: %s", rep->str);
+	freeReplyObject(rep);
+	return v;
+}
+
+long long
+tl_add(struct app *a, enum tl kind, long long uid, int n,
+    const long long *scores, const long long *ids)
+{
+	struct tl_keys k;
+	struct numargs args;
+	const char *keys[2];
+	long long rc = 0;
+	int i, j;
+
+	tl_keys(&k, kind, uid);
+	keys[0] = k.set;
+	keys[1] = k.ok;
+	for (i = 0; i < n || (n == 0 && i == 0); i += TL_BATCH) {
+		numargs_init(&args, 1 + 2 * TL_BATCH);
+		numargs_add(&args, tl_info[kind].cap);
+		for (j = i; j < n && j < i + TL_BATCH; j++) {
+			numargs_add(&args, scores[j]);
+			numargs_add(&args, ids[j]);
+		}
+		rc = reply_int(rds_eval(&a->rds, &tl_add_lua, 2, keys, args.n,
+		    args.v));
+		numargs_free(&args);
+		if (rc < 0)
+			return rc;
+	}
+	return rc;
+}
+
+long long
+tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
+{
+	struct tl_keys k;
+	struct numargs args;
+	const char *keys[2];
+	long long rc = 0;
+	int i, j;
+
+	tl_keys(&k, kind, uid);
+	keys[0] = k.set;
+	keys[1] = k.ok;
+	for (i = 0; i < n; i += TL_BATCH) {
+		numargs_init(&args, TL_BATCH);
+		for (j = i; j < n && j < i + TL_BATCH; j++)
+			numargs_add(&args, ids[j]);
+		rc = reply_int(rds_eval(&a->rds, &tl_rem_lua, 2, keys, args.n,
+		    args.v));
+		numargs_free(&args);
+		if (rc < 0)
+			return rc;
+	}
+	return rc;
+}
+
+static int
+tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    int add, long long score, long long id)
+{
+	struct tl_keys k;
+	struct numargs args;
+	const char *keys[2];
+	int i, queued = 0, rc = 0;
+
+	numargs_init(&args, 3);
+	if (add) {
+		numargs_add(&args, tl_info[kind].cap);
+		numargs_add(&args, score);
+	}
+	numargs_add(&args, id);
+	for (i = 0; i < nusers; i++) {
+		tl_keys(&k, kind, uids[i]);
+		keys[0] = k.set;
+		keys[1] = k.ok;
+		if (rds_append_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
+		    2, keys, args.n, args.v) == -1) {
+			rc = -1;
+			break;
+		}
+		queued++;
+	}
+	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
+		rc = -1;
+	numargs_free(&args);
+	return rc;
+}
+
+int
+tl_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    long long score, long long id)
+{
+	return tl_many(a, kind, nusers, uids, 1, score, id);
+}
+
+int
+tl_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    long long id)
+{
+	return tl_many(a, kind, nusers, uids, 0, 0, id);
+}
+
+/* The SQLite source of each kind, as (id, score) rows. */
+static sqlite3_stmt *
+tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
+    long long after_id, long long offset, int limit)
+{
+	sqlite3_stmt *s;
+
+	switch (kind) {
+	case TL_HOME:
+	case TL_PROFILE:
+		s = db_stmt(&a->db, kind == TL_HOME ? STMT_HOME_SQL :
+		    STMT_PROFILE_SQL);
+		if (s == NULL)
+			return NULL;
+		sqlite3_bind_int64(s, 1, uid);
+		sqlite3_bind_int(s, 2, limit);
+		sqlite3_bind_int64(s, 3, offset);
+		return s;
+	case TL_FOLLOWERS:
+	case TL_FOLLOWING:
+		s = db_stmt(&a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
+		    STMT_FOLLOWING_CHUNK);
+		if (s == NULL)
+			return NULL;
+		sqlite3_bind_int64(s, 1, uid);
+		sqlite3_bind_int64(s, 2, after_s);
+		sqlite3_bind_int64(s, 3, after_id);
+		sqlite3_bind_int(s, 4, limit);
+		return s;
+	case TL__MAX:
+		break;
+	}
+	return NULL;
+}
+
+/* Appends one ZADD of up to TL_BATCH rows; returns rows read, -1. */
+static int
+rebuild_chunk(struct app *a, const char *set, sqlite3_stmt *s,
+    long long *last_s, long long *last_id, int *queued)
+{
+	const char *argv[2 + 2 * TL_BATCH];
+	size_t lens[2 + 2 * TL_BATCH];
+	char nums[2 * TL_BATCH][24];
+	int n = 0, rc, argc = 2;
+
+	argv[0] = "ZADD";
+	argv[1] = set;
+	while (n < TL_BATCH && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*last_id = sqlite3_column_int64(s, 0);
+		*last_s = sqlite3_column_int64(s, 1);
+		snprintf(nums[2 * n], 24, "%lld", *last_s);
+		snprintf(nums[2 * n + 1], 24, "%lld", *last_id);
+		argv[argc++] = nums[2 * n];
+		argv[argc++] = nums[2 * n + 1];
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	for (rc = 0; rc < argc; rc++)
+		lens[rc] = strlen(argv[rc]);
+	if (rds_append(&a->rds, argc, argv, lens) == -1)
+		return -1;
+	(*queued)++;
+	return n;
+}
+
+int
+tl_rebuild(struct app *a, enum tl kind, long long uid)
+{
+	struct tl_keys k;
+	redisReply *rep;
+	sqlite3_stmt *s;
+	long long last_s = -1, last_id = -1, offset = 0;
+	int n, queued = 0, got, chunk, done = 0;
+
+	tl_keys(&k, kind, uid);
+	rep = rds_cmdv(&a->rds, "SET", k.lock, "1", "NX", "PX", "10000", NULL);
+	if (rep == NULL)
+		return -1;
+	got = rep->type == REDIS_REPLY_STATUS;
+	freeReplyObject(rep);
+	if (!got)
+		return 0;
+	/* Marker first ("b"): writers start adding while we read SQLite,
+	 * readers keep using SQLite until the set is whole. */
+	rep = rds_cmdv(&a->rds, "DEL", k.set, NULL);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	rep = rds_cmdv(&a->rds, "SET", k.ok, "b", NULL);
+	if (rep == NULL)
+		return -1;
+	freeReplyObject(rep);
+	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
+	while (!done) {
+		s = tl_source(a, kind, uid, last_s, last_id, offset, chunk);
+		if (s == NULL)
+			goto fail;
+		n = 0;
+		while ((got = rebuild_chunk(a, k.set, s, &last_s, &last_id,
+		    &queued)) > 0)
+			n += got;
+		db_done(s);
+		if (got < 0 || rds_collect(&a->rds, queued) != 0)
+			goto fail;
+		queued = 0;
+		offset += n;
+		done = n < chunk || tl_info[kind].cap > 0;
+	}
+	rep = rds_cmdv(&a->rds, "SET", k.ok, "1", NULL);
+	if (rep == NULL)
+		goto fail;
+	freeReplyObject(rep);
+	rep = rds_cmdv(&a->rds, "DEL", k.lock, NULL);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return 1;
+fail:
+	if (queued > 0)
+		rds_collect(&a->rds, queued);
+	rep = rds_cmdv(&a->rds, "DEL", k.ok, k.lock, NULL);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return -1;
+}
+
+static int
+page_redis(struct app *a, const struct tl_keys *k, long long offset,
+    int limit, long long *ids)
+{
+	const char *keys[2] = { k->set, k->ok };
+	struct numargs args;
+	redisReply *rep;
+	size_t i;
+	int n = -1;
+
+	numargs_init(&args, 2);
+	numargs_add(&args, offset);
+	numargs_add(&args, offset + limit - 1);
+	rep = rds_eval(&a->rds, &tl_page_lua, 2, keys, 2, args.v);
+	numargs_free(&args);
+	if (rep == NULL)
+		return -2;
+	if (rep->type == REDIS_REPLY_ARRAY) {
+		n = 0;
+		for (i = 0; i < rep->elements && n < limit; i++)
+			if (rep->element[i]->type == REDIS_REPLY_STRING)
+				ids[n++] = strtoll(rep->element[i]->str, NULL, 10);
+	}
+	freeReplyObject(rep);
+	return n;
+}
+
+int
+tl_page(struct app *a, enum tl kind, long long uid, long long offset,
+    int limit, long long *ids)
+{
+	struct tl_keys k;
+	int n;
+
+	tl_keys(&k, kind, uid);
+	if ((n = page_redis(a, &k, offset, limit, ids)) >= 0)
+		return n;
+	if (n == -2)		/* Redis down */
+		return -1;
+	if (tl_rebuild(a, kind, uid) != 1)
+		return -1;
+	n = page_redis(a, &k, offset, limit, ids);
+	return n >= 0 ? n : -1;
+}
+
+int
+tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
+    int limit, long long *ids)
+{
+	sqlite3_stmt *s;
+	int n = 0, rc;
+
+	switch (kind) {
+	case TL_HOME:
+	case TL_PROFILE:
+		s = tl_source(a, kind, uid, 0, 0, offset, limit);
+		break;
+	default:
+		s = db_stmt(&a->db, kind == TL_FOLLOWERS ?
+		    STMT_FOLLOWERS_PAGE_SQL : STMT_FOLLOWING_PAGE_SQL);
+		if (s != NULL) {
+			sqlite3_bind_int64(s, 1, uid);
+			sqlite3_bind_int(s, 2, limit);
+			sqlite3_bind_int64(s, 3, offset);
+		}
+		break;
+	}
+	if (s == NULL)
+		return -1;
+	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		ids[n++] = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return n;
+}
