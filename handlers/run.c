@@ -35,7 +35,7 @@
 #include "tmpl.h"
 #include "valid.h"
 
-static const char *const handlers[] = { "web" };
+static const char *const handlers[] = { "web", "social" };
 #define NHANDLERS	(sizeof(handlers) / sizeof(handlers[0]))
 #define NSVC		(NHANDLERS + 3)
 

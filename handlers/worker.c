@@ -4,14 +4,17 @@
  * on its own period; a job that fails logs and is tried again next
  * period.  SIGTERM/SIGINT finish the current job and exit.
  *
- * Jobs: expire old sessions (every 10 s, in batches of 1000);
- * checkpoint the WAL and run PRAGMA optimize (every 5 min).
+ * Jobs: the deferred fan-out queue (fanout.h: continuously, jobs of
+ * 1000 followers; at start, jobs a killed worker left in processing go
+ * back to the queue); expire old sessions (every 10 s, in batches of
+ * 1000); checkpoint the WAL and run PRAGMA optimize (every 5 min).
  */
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app.h"
+#include "fanout.h"
 #include "log.h"
 #include "session.h"
 
@@ -46,7 +49,8 @@ main(void)
 {
 	struct app a;
 	time_t now, last_sessions = 0, last_wal = time(NULL);
-	struct timespec nap = { 0, 200 * 1000 * 1000 };
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	int recovered;
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
@@ -54,7 +58,12 @@ main(void)
 	if (app_open(&a, "worker") == -1)
 		return 1;
 	log_info("worker started");
+	recovered = fanout_recover(&a) >= 0;
 	while (!stopping) {
+		if (!recovered)
+			recovered = fanout_recover(&a) >= 0;
+		if (recovered && fanout_work(&a, 20) > 0)
+			continue;	/* more may be waiting */
 		now = time(NULL);
 		if (now - last_sessions >= 10) {
 			job_sessions(&a);

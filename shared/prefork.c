@@ -126,12 +126,16 @@ prefork_run(int fd, const char *path, int nproc,
 {
 	pid_t pids[PREFORK_MAX];
 	time_t born[PREFORK_MAX];
+	struct stat own, cur;
+	ino_t listen_ino = 0;
 	struct timespec tick = { 1, 0 };
 	sigset_t set;
 	siginfo_t si;
 	int i, sig, status;
 	pid_t p;
 
+	if (path != NULL && lstat(path, &cur) == 0)
+		listen_ino = cur.st_ino;
 	if (nproc < 1)
 		nproc = 1;
 	if (nproc > PREFORK_MAX)
@@ -176,8 +180,11 @@ prefork_run(int fd, const char *path, int nproc,
 	}
 	log_info("stopping %d children", nproc);
 	stop_all(pids, nproc);
-	close(fd);
-	if (path != NULL)
+	/* Remove the socket only if it is still ours: a newer master may
+	 * have replaced it at the same path. */
+	if (path != NULL && fstat(fd, &own) == 0 && lstat(path, &cur) == 0 &&
+	    listen_ino != 0 && cur.st_ino == listen_ino)
 		unlink(path);
+	close(fd);
 	return 0;
 }

@@ -238,7 +238,7 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 /* Appends one ZADD of up to TL_BATCH rows; returns rows read, -1. */
 static int
 rebuild_chunk(struct app *a, const char *set, sqlite3_stmt *s,
-    long long *last_s, long long *last_id, int *queued)
+    long long *last_s, long long *last_id, int *queued, int *eof)
 {
 	const char *argv[2 + 2 * TL_BATCH];
 	size_t lens[2 + 2 * TL_BATCH];
@@ -247,7 +247,12 @@ rebuild_chunk(struct app *a, const char *set, sqlite3_stmt *s,
 
 	argv[0] = "ZADD";
 	argv[1] = set;
-	while (n < TL_BATCH && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	/* Never step a finished statement: it would start over. */
+	while (!*eof && n < TL_BATCH) {
+		if ((rc = sqlite3_step(s)) != SQLITE_ROW) {
+			*eof = 1;
+			break;
+		}
 		*last_id = sqlite3_column_int64(s, 0);
 		*last_s = sqlite3_column_int64(s, 1);
 		snprintf(nums[2 * n], 24, "%lld", *last_s);
@@ -273,7 +278,7 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 	redisReply *rep;
 	sqlite3_stmt *s;
 	long long last_s = -1, last_id = -1, offset = 0;
-	int n, queued = 0, got, chunk, done = 0;
+	int n, queued = 0, got, chunk, done = 0, eof;
 
 	tl_keys(&k, kind, uid);
 	rep = rds_cmdv(&a->rds, "SET", k.lock, "1", "NX", "PX", "10000", NULL);
@@ -298,8 +303,9 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 		if (s == NULL)
 			goto fail;
 		n = 0;
+		eof = 0;
 		while ((got = rebuild_chunk(a, k.set, s, &last_s, &last_id,
-		    &queued)) > 0)
+		    &queued, &eof)) > 0)
 			n += got;
 		db_done(s);
 		if (got < 0 || rds_collect(&a->rds, queued) != 0)
