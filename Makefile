@@ -11,7 +11,7 @@ OPT      ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -MMD -MP
 CFLAGS   += $(OPT) $(WARN)
-LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson
+LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm
 
 PORT     ?= 8080
 RUN_DIR  ?= ./run
@@ -21,7 +21,7 @@ export PORT RUN_DIR DEMO
 
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
               account req resp layout route prefork app tmpl supervise \
-              keys timeline post follow fanout render
+              keys timeline post follow fanout render seed
 HANDLERS    = web social
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "seed.h"
 #include "app.h"
 #include "buf.h"
 #include "log.h"
@@ -198,6 +199,7 @@ prepare_db(const struct cfg *c)
 {
 	struct app a;
 	char pw[128], file[PATH_MAX + 32];
+	const char *demo;
 	FILE *f;
 	int rc;
 
@@ -205,6 +207,17 @@ prepare_db(const struct cfg *c)
 		return -1;
 	rc = account_ensure_admin(&a.db, getenv("TALLY_ADMIN_PASSWORD"), pw,
 	    sizeof(pw), c->pwhash_min);
+	demo = getenv("DEMO");
+	if (rc >= 0 && (demo == NULL || strcmp(demo, "0") != 0) &&
+	    db_setting(&a.db, "demo_seeded", 0) == 0) {
+		struct seed_opts o = { 60, 400, 500, 1500, 300, 42, 1, 1 };
+
+		if (seed_run(&a, &o) == 0) {
+			db_setting_put(&a.db, "demo_seeded", 1);
+			printf("tally: demo data: 60 people (alice, bob, carol, ...; "
+			    "password \"password\"), 400 posts\n");
+		}
+	}
 	app_close(&a);
 	cfg_path(c, "admin-password", file, sizeof(file));
 	if (rc == 1) {

@@ -1,6 +1,11 @@
 /* tallyctl.c -- the operator's command line.
  *
  *   tallyctl useradd [--admin] LOGIN NAME PASSWORD
+ *   tallyctl seed [--users N] [--posts N] [--follows N] [--likes N]
+ *                 [--comments N] [--seed N] [--demo]
+ *   tallyctl warm [--followers-of LOGIN] [LOGIN...]
+ *       rebuild home timelines in Redis now (after a Redis loss, before
+ *       traffic), for the named users and/or all followers of one
  *
  * Finds the database and Redis through RUN_DIR (default ./run), like the
  * handlers.  Exit status 0 on success; otherwise 1 (or 2 for usage) with
@@ -9,16 +14,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "account.h"
+#include "seed.h"
+#include "timeline.h"
 #include "app.h"
+#include "buf.h"
 #include "log.h"
 #include "valid.h"
 
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME PASSWORD\n");
+	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME PASSWORD\n"
+	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
+	    "[--likes N] [--comments N] [--seed N] [--demo]\n"
+	    "       tallyctl warm [--followers-of LOGIN] [LOGIN...]\n");
 	return 2;
 }
 
@@ -65,6 +77,134 @@ cmd_useradd(struct app *a, int argc, char **argv)
 	return 0;
 }
 
+static int
+cmd_seed(struct app *a, int argc, char **argv)
+{
+	struct seed_opts o = { 1000, 5000, 10000, 20000, 5000, 0, 0, 0 };
+	long long v;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		long *dst = NULL;
+
+		if (strcmp(argv[i], "--demo") == 0) {
+			o.demo = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--users") == 0)
+			dst = &o.users;
+		else if (strcmp(argv[i], "--posts") == 0)
+			dst = &o.posts;
+		else if (strcmp(argv[i], "--follows") == 0)
+			dst = &o.follows;
+		else if (strcmp(argv[i], "--likes") == 0)
+			dst = &o.likes;
+		else if (strcmp(argv[i], "--comments") == 0)
+			dst = &o.comments;
+		else if (strcmp(argv[i], "--seed") != 0)
+			return usage();
+		if (i + 1 >= argc || valid_int(argv[i + 1], 0, 100000000, &v) == -1) {
+			fprintf(stderr, "tallyctl: %s needs a number\n", argv[i]);
+			return 2;
+		}
+		if (dst != NULL)
+			*dst = (long)v;
+		else
+			o.rng = (unsigned)v;
+		i++;
+	}
+	if (seed_run(a, &o) == -1) {
+		fprintf(stderr, "tallyctl: seeding failed (see the log above)\n");
+		return 1;
+	}
+	return 0;
+}
+
+static long long
+login_id(struct app *a, const char *login)
+{
+	struct account u;
+	char *norm = NULL;
+	int rc;
+
+	if (valid_check(VALID_LOGIN, login, strlen(login), &norm) == -1)
+		return 0;
+	rc = account_by_login(&a->db, norm, &u);
+	free(norm);
+	return rc == 1 ? u.id : 0;
+}
+
+static int
+warm_one(struct app *a, long long uid)
+{
+	int tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		switch (tl_rebuild(a, TL_HOME, uid)) {
+		case 1:
+			return 0;
+		case 0:		/* someone else is rebuilding it */
+			usleep(100 * 1000);
+			continue;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+cmd_warm(struct app *a, int argc, char **argv)
+{
+	sqlite3_stmt *s;
+	long long uid, star, last_t = -1, last_id = -1, *ids;
+	long n = 0, k;
+	int i, j, rc;
+
+	ids = xcalloc(5000, sizeof(*ids));
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--followers-of") == 0 && i + 1 < argc) {
+			if ((star = login_id(a, argv[++i])) == 0) {
+				fprintf(stderr, "tallyctl: no user %s\n", argv[i]);
+				free(ids);
+				return 1;
+			}
+			do {	/* chunks of 5000: no statement open during Redis I/O */
+				s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
+				sqlite3_bind_int64(s, 1, star);
+				sqlite3_bind_int64(s, 2, last_t);
+				sqlite3_bind_int64(s, 3, last_id);
+				sqlite3_bind_int(s, 4, 5000);
+				for (k = 0; (rc = sqlite3_step(s)) == SQLITE_ROW; k++) {
+					ids[k] = last_id = sqlite3_column_int64(s, 0);
+					last_t = sqlite3_column_int64(s, 1);
+				}
+				db_done(s);
+				for (j = 0; j < k; j++)
+					if (warm_one(a, ids[j]) == -1)
+						goto redis;
+				n += k;
+			} while (k == 5000);
+			continue;
+		}
+		if ((uid = login_id(a, argv[i])) == 0) {
+			fprintf(stderr, "tallyctl: no user %s\n", argv[i]);
+			free(ids);
+			return 1;
+		}
+		if (warm_one(a, uid) == -1)
+			goto redis;
+		n++;
+	}
+	free(ids);
+	printf("warmed %ld home timelines\n", n);
+	return 0;
+redis:
+	free(ids);
+	fprintf(stderr, "tallyctl: Redis is not answering\n");
+	return 1;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -79,6 +219,10 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(argv[1], "useradd") == 0)
 		rc = cmd_useradd(&a, argc - 1, argv + 1);
+	else if (strcmp(argv[1], "seed") == 0)
+		rc = cmd_seed(&a, argc - 1, argv + 1);
+	else if (strcmp(argv[1], "warm") == 0)
+		rc = cmd_warm(&a, argc - 1, argv + 1);
 	else
 		rc = usage();
 	app_close(&a);

@@ -17,6 +17,9 @@
 int
 app_open(struct app *a, const char *name)
 {
+	const char *v;
+	long long ms;
+
 	memset(a, 0, sizeof(*a));
 	a->name = name;
 	log_init(name);
@@ -25,6 +28,11 @@ app_open(struct app *a, const char *name)
 	if (db_open(&a->db, a->cfg.db_path) == -1)
 		return -1;
 	rds_init(&a->rds, a->cfg.redis_sock, 500);
+	/* Fault injection for tests: the worker pauses this long between a
+	 * job's writes and its acknowledgement, so a kill -9 lands there. */
+	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
+	    valid_int(v, 0, 10000, &ms) == 0)
+		a->fault_delay_ms = (int)ms;
 	return 0;
 }
 

@@ -16,6 +16,7 @@ struct app {
 	struct cfg	 cfg;
 	struct db	 db;
 	struct rds	 rds;
+	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
 };
 
 /* Loads the configuration, initialises libsodium, opens SQLite (with

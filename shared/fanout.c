@@ -1,6 +1,7 @@
 /* fanout.c -- fan-out and the deferred job queue; see fanout.h. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -195,6 +196,8 @@ fanout_work(struct app *a, int max)
 			return -1;
 		} else if (n == FANOUT_BATCH)
 			next = job_encode(&j);
+		if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
+			usleep((useconds_t)a->fault_delay_ms * 1000);
 		args[0] = raw;
 		args[1] = next != NULL ? next : "";
 		done = rds_eval(&a->rds, &job_done_lua, 2, keys, 2, args);
