@@ -4,12 +4,29 @@
 #include "resp.h"
 #include "web_pages.h"
 
+/* Whether a typed value may be shown again: valid UTF-8 without control
+ * characters (C0, DEL, C1), so that an error page stays valid UTF-8. */
+static int
+echoable(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	if (valid_utf8(s, len, NULL) == -1)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] == 0x7F || (p[i] == 0xC2 &&
+		    i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F))
+			return 0;
+	return 1;
+}
+
 static void
 field_value(struct req *r, const char *field)
 {
 	const struct kv *kv = kv_get(&r->form, field);
 
-	if (kv != NULL) {
+	if (kv != NULL && echoable(kv->val, kv->vlen)) {
 		html_raw(&r->body, " value=\"");
 		html_textn(&r->body, kv->val, kv->vlen);
 		html_raw(&r->body, "\"");

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = path.join(ROOT, 'bin');
+const SETPRIV = '/usr/bin/setpriv';
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function freePort() {
@@ -36,14 +37,30 @@ export async function waitFor(fn, ms = 10000, step = 100) {
   throw new Error(`timed out after ${ms} ms (last: ${last})`);
 }
 
-// Processes whose command line mentions dir (all of a stack's processes do).
+// Processes that belong to a stack run in dir: their command line or
+// environment mentions dir (RUN_DIR=dir), or they hold a file under dir
+// open (nginx workers and Redis rewrite their command line and
+// environment; the worker's command line names no path; but all of them
+// keep a log or socket there).  The calling process is never listed.
 export function processesMentioning(dir) {
   const out = [];
+  const under = (t) => t === dir || t.startsWith(dir + '/');
   for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmd.includes(dir)) out.push({ pid: Number(pid), cmd });
+      let hit = cmd.includes(dir);
+      if (!hit) {
+        try { hit = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((e) => e.includes(dir)); } catch { /* no access */ }
+      }
+      if (!hit) {
+        try {
+          hit = fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+            try { return under(fs.readlinkSync(`/proc/${pid}/fd/${fd}`)); } catch { return false; }
+          });
+        } catch { /* no access */ }
+      }
+      if (hit) out.push({ pid: Number(pid), cmd });
     } catch { /* gone */ }
   }
   return out;
@@ -78,7 +95,14 @@ export async function startStack(opts = {}) {
     TALLY_LOGIN_RATE: opts.loginRate ?? '60000r/m',
     ...(opts.env ?? {}),
   };
-  const proc = spawn(path.join(BIN, 'tally-run'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // setpriv --pdeathsig: should this test process die without stop()
+  // (a crash, a timeout, a closed pipe), tally-run gets SIGTERM and stops
+  // its stack instead of leaking it.  setpriv execs, so proc.pid is
+  // tally-run's PID.
+  const run = path.join(BIN, 'tally-run');
+  const proc = fs.existsSync(SETPRIV)
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', run], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(run, [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout.on('data', (d) => { output += d; });
   proc.stderr.on('data', (d) => { output += d; });
