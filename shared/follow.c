@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "buf.h"
+#include "cstore.h"
 #include "follow.h"
 #include "log.h"
 #include "timeline.h"
@@ -55,6 +56,17 @@ follow_row(struct db *d, enum stmt st, long long follower, long long followee)
 	return t;
 }
 
+/* The formula over the follow row that was created or deleted. */
+static void
+count_follow(struct app *a, long long follower, long long followee, int add)
+{
+	struct row r = { ROW_FOLLOW, 0, follower, followee, 0, 1, 0 };
+	struct delta ds[DELTA_MAX];
+	int n = counter_deltas(add ? NULL : &r, add ? &r : NULL, ds);
+
+	cstore_apply(a, ds, n);
+}
+
 int
 follow_add(struct app *a, long long follower, long long followee)
 {
@@ -63,6 +75,7 @@ follow_add(struct app *a, long long follower, long long followee)
 
 	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0)
 		return t == 0 ? 0 : -1;
+	count_follow(a, follower, followee, 1);
 	/* Committed (autocommit); now the caches. */
 	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
 	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
@@ -83,6 +96,7 @@ follow_remove(struct app *a, long long follower, long long followee)
 
 	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0)
 		return t == 0 ? 0 : -1;
+	count_follow(a, follower, followee, 0);
 	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
 	ids = xcalloc(TL_CAP, sizeof(*ids));

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cstore.h"
 #include "fanout.h"
 #include "log.h"
 #include "post.h"
@@ -38,6 +39,31 @@ post_from_row(sqlite3_stmt *s, struct post *p)
 	p->created_at = sqlite3_column_int64(s, 8);
 	p->published_at = sqlite3_column_int64(s, 9);
 	p->topic_id = sqlite3_column_int64(s, 10);
+	p->likes = sqlite3_column_int64(s, 11);
+}
+
+/* The formula's view of a post row. */
+static void
+post_row(const struct post *p, struct row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = ROW_POST;
+	r->id = p->id;
+	r->user = p->user_id;
+	r->topic = p->topic_id;
+	r->visible = POST_VISIBLE(p);
+	r->likes = p->likes;
+}
+
+/* Counter deltas of a committed row change, to Redis. */
+static void
+count(struct app *a, const struct row *old, const struct row *new)
+{
+	struct delta ds[DELTA_MAX];
+	int n = counter_deltas(old, new, ds);
+
+	if (n > 0)
+		cstore_apply(a, ds, n);
 }
 
 void
@@ -125,6 +151,11 @@ post_create(struct app *a, long long uid, const char *slug, const char *body,
 	db_done(s);
 	if (*id == 0 || db_commit(d) == -1)
 		goto fail;
+	{
+		struct row nr = { ROW_POST, *id, uid, 0, tid, publish, 0 };
+
+		count(a, NULL, &nr);
+	}
 	if (publish)
 		fanout_publish(a, *id, uid, now);
 	return POST_OK;
@@ -167,6 +198,13 @@ post_edit(struct app *a, long long id, long long uid, const char *body,
 		goto fail;
 	if (db_commit(d) == -1)
 		goto fail;
+	{
+		struct row or, nr;
+
+		post_row(&old, &or);
+		post_row(&new, &nr);
+		count(a, &or, &nr);
+	}
 	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
 		fanout_publish(a, id, uid, new.published_at);
 	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
@@ -211,6 +249,14 @@ post_delete(struct app *a, long long id, long long uid, int is_admin)
 	sqlite3_bind_int64(s, 2, db_now_ms());
 	if (step_changes(d, s) != 1 || db_commit(d) == -1)
 		goto fail;
+	{
+		struct row or, nr;
+
+		post_row(&old, &or);
+		nr = or;
+		nr.visible = 0;
+		count(a, &or, &nr);
+	}
 	if (POST_VISIBLE(&old))
 		fanout_remove(a, id, old.user_id);
 	post_free(&old);
@@ -241,14 +287,17 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 	return POST_OK;
 }
 
+/* A like, unlike or repost: the row change, the post's like count in
+ * the same transaction, then the deltas of the row that really changed. */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
     int with_time)
 {
 	struct db *d = &a->db;
 	struct post p;
+	struct row r;
 	sqlite3_stmt *s;
-	int rc;
+	int rc, changed, like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
@@ -258,8 +307,31 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	sqlite3_bind_int64(s, 2, uid);
 	if (with_time)
 		sqlite3_bind_int64(s, 3, db_now_ms());
-	if (step_changes(d, s) < 0 || db_commit(d) == -1)
+	if ((changed = step_changes(d, s)) < 0)
 		goto fail;
+	if (changed && like) {
+		if ((s = db_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int(s, 2, st == STMT_LIKE_INSERT ? 1 : -1);
+		if (step_changes(d, s) != 1)
+			goto fail;
+	}
+	if (db_commit(d) == -1)
+		goto fail;
+	if (changed) {
+		memset(&r, 0, sizeof(r));
+		r.kind = like ? ROW_LIKE : ROW_REPOST;
+		r.id = id;
+		r.user = uid;
+		r.other = p.user_id;
+		r.topic = p.topic_id;
+		r.visible = 1;
+		if (st == STMT_LIKE_DELETE)
+			count(a, &r, NULL);
+		else
+			count(a, NULL, &r);
+	}
 	post_free(&p);
 	return POST_OK;
 fail:
@@ -308,10 +380,23 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	db_done(s);
 	if (*cid == 0 || db_commit(d) == -1)
 		goto fail;
+	{
+		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };
+
+		count(a, NULL, &nr);
+	}
 	return POST_OK;
 fail:
 	db_rollback(d);
 	return POST_ERR;
+}
+
+void
+post_view(struct app *a, long long id)
+{
+	struct delta d = { FAM_POST_VIEWS, id, 0, 1 };
+
+	cstore_apply(a, &d, 1);
 }
 
 int
@@ -350,8 +435,15 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
 		goto fail;
 	sqlite3_bind_int64(s, 1, cid);
-	if (step_changes(d, s) < 0 || db_commit(d) == -1)
+	if (step_changes(d, s) != 1 || db_commit(d) == -1)
 		goto fail;
+	{
+		struct row or = { ROW_COMMENT, *post_id, author, 0, 0, 1, 0 };
+		struct row nr = or;
+
+		nr.visible = 0;
+		count(a, &or, &nr);
+	}
 	return POST_OK;
 fail:
 	db_rollback(d);

@@ -4,7 +4,9 @@
  * old state, validates (author, visibility), writes with a statement that
  * says what really changed (ON CONFLICT DO NOTHING / WHERE old state /
  * RETURNING), and commits before anything is sent to Redis; the timeline
- * effects (fanout.h) follow from the (old, new) visibility.
+ * effects (fanout.h) follow from the (old, new) visibility, and the
+ * counter deltas from the universal formula (counters.h) over the
+ * (old, new) row states, applied to Redis after the commit (cstore.h).
  * A post is visible when status = 1 (published) and is_deleted = 0.
  */
 #ifndef TALLY_POST_H
@@ -18,6 +20,7 @@ struct post {
 	long long	 topic_id;
 	long long	 created_at;
 	long long	 published_at;	/* 0 when never published */
+	long long	 likes;		/* like_count: state the formula reads */
 	int		 status;	/* 1 published, 0 draft */
 	int		 is_deleted;
 	char		 login[40];
@@ -61,6 +64,8 @@ int	post_repost(struct app *, long long id, long long uid);
 /* Adds a comment to a visible post; its id goes in *cid. */
 int	post_comment(struct app *, long long id, long long uid,
 	    const char *body, long long *cid);
+/* Counts one view of a post (no truth row: Redis only, then flushed). */
+void	post_view(struct app *, long long id);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */
 int	post_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);

@@ -72,6 +72,21 @@ const char *const schema_migrations[] = {
 	"  is_deleted INTEGER NOT NULL DEFAULT 0 CHECK (is_deleted IN (0, 1)),"
 	"  created_at INTEGER NOT NULL);"
 	"CREATE INDEX comments_post ON comments(post_id, id);",
+	/* 3: counters -- the durable snapshot, the applied flush batches,
+	 * and each post's like count (state the formula reads) */
+	"CREATE TABLE counters ("
+	"  name TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, key)) WITHOUT ROWID;"
+	"CREATE TABLE flushes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  applied_at INTEGER NOT NULL,"
+	"  counters INTEGER NOT NULL,"
+	"  total INTEGER NOT NULL);"
+	"ALTER TABLE posts ADD COLUMN like_count INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE posts SET like_count = "
+	"  (SELECT COUNT(*) FROM likes WHERE post_id = posts.id);",
 };
 
 const int schema_version =

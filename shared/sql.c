@@ -43,7 +43,8 @@ const char *const sql_text[STMT__MAX] = {
 	"published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
 	"CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
 #define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
-	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id "
+	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
+	"p.like_count "
 	/* STMT_POST_GET: id */
 	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
 	"JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
@@ -141,4 +142,19 @@ const char *const sql_text[STMT__MAX] = {
 	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
 	"JOIN topics t ON t.id = p.topic_id WHERE p.user_id = ?1 "
 	"AND p.status = 0 AND p.is_deleted = 0 ORDER BY p.id DESC LIMIT 50",
+	/* STMT_POST_LIKES_ADD: post, delta -- bookkeeping in the like's txn */
+	"UPDATE posts SET like_count = like_count + ?2 WHERE id = ?1",
+	/* STMT_COUNTER_GET: name, key */
+	"SELECT value FROM counters WHERE name = ?1 AND key = ?2",
+	/* STMT_COUNTER_ADD: name, key, delta */
+	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
+	/* STMT_COUNTER_SET: name, key, value */
+	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT(name, key) DO UPDATE SET value = excluded.value",
+	/* STMT_FLUSH_RECORD: id, now, counters, total -- a row only if new */
+	"INSERT INTO flushes(id, applied_at, counters, total) "
+	"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/* STMT_FLUSH_APPLIED: id */
+	"SELECT 1 FROM flushes WHERE id = ?1",
 };
