@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "cstore.h"
 #include "follow.h"
 #include "html.h"
 #include "layout.h"
@@ -125,10 +126,49 @@ drafts(struct req *r, long long uid)
 			html_raw(&r->body, "<h2>Your drafts</h2>");
 		first = 0;
 		post_from_row(s, &p);
-		render_post(r, &p, 0);
+		render_post(r, &p, 0, NULL);
 		post_free(&p);
 	}
 	db_done(s);
+}
+
+/* The four counts of a profile, one Redis round trip. */
+static void
+profile_counts(struct req *r, const struct account *u)
+{
+	static const enum family fams[4] = { FAM_USER_POSTS,
+	    FAM_USER_FOLLOWERS, FAM_USER_FOLLOWING, FAM_USER_LIKES };
+	static const char *const names[4] = { "posts", "followers",
+	    "following", "likes" };
+	struct delta ds[4];
+	struct buf *b = &r->body;
+	int i;
+
+	memset(ds, 0, sizeof(ds));
+	for (i = 0; i < 4; i++) {
+		ds[i].fam = fams[i];
+		ds[i].k1 = u->id;
+	}
+	cstore_get(r->app, ds, 4);
+	html_raw(b, "<p class=\"counts\">");
+	for (i = 0; i < 4; i++) {
+		html_raw(b, "<span>");
+		if (i == 1 || i == 2) {
+			html_raw(b, "<a href=\"/u/");
+			html_url(b, u->login);
+			html_raw(b, "/");
+			html_text(b, names[i]);
+			html_raw(b, "\">");
+		}
+		html_raw(b, "<b>");
+		render_count(r, names[i], ds[i].d, "data-login", u->login);
+		html_raw(b, "</b> ");
+		html_text(b, names[i]);
+		if (i == 1 || i == 2)
+			html_raw(b, "</a>");
+		html_raw(b, "</span>");
+	}
+	html_raw(b, "</p>");
 }
 
 int
@@ -154,11 +194,8 @@ page_profile(struct req *r)
 	html_text(b, u.name);
 	html_raw(b, " <small class=\"muted\">@");
 	html_text(b, u.login);
-	html_raw(b, "</small></h1><p class=\"counts\"><a href=\"/u/");
-	html_url(b, u.login);
-	html_raw(b, "/followers\">Followers</a><a href=\"/u/");
-	html_url(b, u.login);
-	html_raw(b, "/following\">Following</a></p>");
+	html_raw(b, "</small></h1>");
+	profile_counts(r, &u);
 	if (r->user && !self)
 		follow_button(r, &u, following);
 	html_raw(b, "</section>");
@@ -399,7 +436,9 @@ page_post(struct req *r)
 	if (arg_post(r, &p) == -1)
 		return -1;
 	page_begin(r, "Post");
-	render_post(r, &p, RENDER_FULL);
+	if (r->method == METHOD_GET && POST_VISIBLE(&p))
+		post_view(r->app, p.id);
+	render_post(r, &p, RENDER_FULL, NULL);
 	if (r->user && (p.user_id == r->sess.user_id || r->sess.is_admin) &&
 	    !p.is_deleted) {
 		html_raw(b, "<p class=\"actions\">");
@@ -574,7 +613,14 @@ page_topic(struct req *r)
 	html_attr(b, slug);
 	html_raw(b, "\">#");
 	html_text(b, slug);
-	html_raw(b, "</h1>");
+	html_raw(b, "</h1><p class=\"counts\"><span><b>");
+	{
+		struct delta d = { FAM_TOPIC_POSTS, tid, 0, 0 };
+
+		cstore_get(r->app, &d, 1);
+		render_count(r, "topic-posts", d.d, "data-topic", slug);
+	}
+	html_raw(b, "</b> posts</span></p>");
 	if (render_posts(r, ids, n, 0) < 0)
 		return -1;
 	if (n == 0)

@@ -3,6 +3,8 @@
  *   tallyctl useradd [--admin] LOGIN NAME PASSWORD
  *   tallyctl seed [--users N] [--posts N] [--follows N] [--likes N]
  *                 [--comments N] [--seed N] [--demo]
+ *   tallyctl flush
+ *       move every pending counter delta from Redis into SQLite now
  *   tallyctl warm [--followers-of LOGIN] [LOGIN...]
  *       rebuild home timelines in Redis now (after a Redis loss, before
  *       traffic), for the named users and/or all followers of one
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "flush.h"
 #include "seed.h"
 #include "timeline.h"
 #include "app.h"
@@ -30,6 +33,7 @@ usage(void)
 	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME PASSWORD\n"
 	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
 	    "[--likes N] [--comments N] [--seed N] [--demo]\n"
+	    "       tallyctl flush\n"
 	    "       tallyctl warm [--followers-of LOGIN] [LOGIN...]\n");
 	return 2;
 }
@@ -117,6 +121,20 @@ cmd_seed(struct app *a, int argc, char **argv)
 		fprintf(stderr, "tallyctl: seeding failed (see the log above)\n");
 		return 1;
 	}
+	return 0;
+}
+
+static int
+cmd_flush(struct app *a)
+{
+	struct flush_stats st = { 0, 0, 0, 0 };
+
+	if (flush_recover(a, 0) < 0 || flush_all(a, 1000000, &st) == -1) {
+		fprintf(stderr, "tallyctl: flush failed (Redis or SQLite down?)\n");
+		return 1;
+	}
+	printf("flushed %lld objects in %lld batches: %lld counter rows, "
+	    "%lld in deltas\n", st.hashes, st.batches, st.counters, st.total);
 	return 0;
 }
 
@@ -221,6 +239,8 @@ main(int argc, char *argv[])
 		rc = cmd_useradd(&a, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "seed") == 0)
 		rc = cmd_seed(&a, argc - 1, argv + 1);
+	else if (strcmp(argv[1], "flush") == 0)
+		rc = cmd_flush(&a);
 	else if (strcmp(argv[1], "warm") == 0)
 		rc = cmd_warm(&a, argc - 1, argv + 1);
 	else

@@ -4,7 +4,9 @@
  * on its own period; a job that fails logs and is tried again next
  * period.  SIGTERM/SIGINT finish the current job and exit.
  *
- * Jobs: the deferred fan-out queue (fanout.h: continuously, jobs of
+ * Jobs: the counter flush (every second: pending deltas from Redis into
+ * SQLite's counters, flush.h; batches a dead flusher left are finished at
+ * start and every 10 s); the deferred fan-out queue (fanout.h: continuously, jobs of
  * 1000 followers; at start, jobs a killed worker left in processing go
  * back to the queue); expire old sessions (every 10 s, in batches of
  * 1000); checkpoint the WAL and run PRAGMA optimize (every 5 min).
@@ -15,6 +17,7 @@
 
 #include "app.h"
 #include "fanout.h"
+#include "flush.h"
 #include "log.h"
 #include "session.h"
 
@@ -48,7 +51,9 @@ int
 main(void)
 {
 	struct app a;
-	time_t now, last_sessions = 0, last_wal = time(NULL);
+	time_t now, last_sessions = 0, last_wal = time(NULL), last_recover = 0;
+	struct timespec t1;
+	long long last_flush_ms = 0, now_ms;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	int recovered;
 
@@ -65,6 +70,16 @@ main(void)
 		if (recovered && fanout_work(&a, 20) > 0)
 			continue;	/* more may be waiting */
 		now = time(NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		now_ms = (long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000;
+		if (now - last_recover >= 10) {
+			flush_recover(&a, 0);
+			last_recover = now;
+		}
+		if (now_ms - last_flush_ms >= 1000) {
+			flush_all(&a, 50, NULL);
+			last_flush_ms = now_ms;
+		}
 		if (now - last_sessions >= 10) {
 			job_sessions(&a);
 			last_sessions = now;

@@ -188,3 +188,16 @@ db_setting_put(struct db *d, const char *name, long long value)
 	db_done(s);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
+
+sqlite3_stmt *
+db_prepare_once(struct db *d, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_err("sqlite prepare: %s", sqlite3_errmsg(d->h));
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}

@@ -33,6 +33,10 @@ void		 db_rollback(struct db *);
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);
 
+/* Prepares a statement that is not in the table (the counter catalog's
+ * recount queries); the caller finalizes it.  NULL on error (logged). */
+sqlite3_stmt	*db_prepare_once(struct db *, const char *sql);
+
 /* Milliseconds since the epoch: the unit of every timestamp column. */
 long long	 db_now_ms(void);
 

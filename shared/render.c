@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "html.h"
+#include "cstore.h"
 #include "layout.h"
 #include "render.h"
 #include "resp.h"
@@ -59,9 +60,67 @@ button_form(struct req *r, const char *pre, long long id, const char *post,
 }
 
 void
-render_post(struct req *r, const struct post *p, unsigned flags)
+render_count(struct req *r, const char *name, long long v, const char *attr,
+    const char *attrval)
 {
 	struct buf *b = &r->body;
+
+	html_raw(b, "<span data-counter=\"");
+	html_attr(b, name);
+	html_raw(b, "\"");
+	if (attr != NULL) {
+		html_raw(b, " ");
+		html_text(b, attr);	/* a literal from our own code */
+		html_raw(b, "=\"");
+		html_attr(b, attrval);
+		html_raw(b, "\"");
+	}
+	html_raw(b, ">");
+	html_int(b, v);
+	html_raw(b, "</span>");
+}
+
+static const enum family post_fams[4] = {
+	FAM_POST_LIKES, FAM_POST_COMMENTS, FAM_POST_REPOSTS, FAM_POST_VIEWS,
+};
+static const char *const post_counter_names[4] = {
+	"post-likes", "post-comments", "post-reposts", "post-views",
+};
+static const char *const post_counter_labels[4] = {
+	" likes", " comments", " reposts", " views",
+};
+
+static void
+post_counts(struct req *r, const struct post *ps, int n, long long *out)
+{
+	struct delta *ds = xcalloc((size_t)n * 4, sizeof(*ds));
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 4; j++) {
+			ds[4 * i + j].fam = post_fams[j];
+			ds[4 * i + j].k1 = ps[i].id;
+		}
+	cstore_get(r->app, ds, 4 * n);
+	for (i = 0; i < 4 * n; i++)
+		out[i] = ds[i].d;
+	free(ds);
+}
+
+void
+render_post(struct req *r, const struct post *p, unsigned flags,
+    const long long *counts)
+{
+	struct buf *b = &r->body;
+	long long mine[4];
+	char idattr[24];
+	int j;
+
+	if (counts == NULL) {
+		post_counts(r, p, 1, mine);
+		counts = mine;
+	}
+	snprintf(idattr, sizeof(idattr), "%lld", p->id);
 
 	html_raw(b, "<article data-post-id=\"");
 	html_int(b, p->id);
@@ -90,7 +149,15 @@ render_post(struct req *r, const struct post *p, unsigned flags)
 		html_raw(b, " \xc2\xb7 deleted");
 	html_raw(b, "</a></header><div class=\"body\">");
 	html_text(b, p->body);
-	html_raw(b, "</div><footer>");
+	html_raw(b, "</div><p class=\"counts\">");
+	for (j = 0; j < 4; j++) {
+		html_raw(b, "<span>");
+		render_count(r, post_counter_names[j], counts[j], "data-post-id",
+		    idattr);
+		html_text(b, post_counter_labels[j]);
+		html_raw(b, "</span>");
+	}
+	html_raw(b, "</p><footer>");
 	if (!(flags & RENDER_FULL)) {
 		html_raw(b, "<a href=\"/posts/");
 		html_int(b, p->id);
@@ -108,9 +175,10 @@ int
 render_posts(struct req *r, const long long *ids, int n, long long reader)
 {
 	sqlite3_stmt *s;
-	struct post p;
+	struct post *ps;
+	long long *counts;
 	char *json;
-	int k = 0, rc;
+	int k = 0, rc, i;
 
 	if (n <= 0)
 		return 0;
@@ -124,13 +192,20 @@ render_posts(struct req *r, const long long *ids, int n, long long reader)
 	if (reader)
 		sqlite3_bind_int64(s, 2, reader);
 	free(json);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		post_from_row(s, &p);
-		render_post(r, &p, 0);
-		post_free(&p);
-		k++;
-	}
+	ps = xcalloc((size_t)n, sizeof(*ps));
+	while (k < n && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		post_from_row(s, &ps[k++]);
 	db_done(s);
+	/* Every count of the page in one Redis round trip. */
+	counts = xcalloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*counts));
+	if (k > 0)
+		post_counts(r, ps, k, counts);
+	for (i = 0; i < k; i++) {
+		render_post(r, &ps[i], 0, counts + 4 * i);
+		post_free(&ps[i]);
+	}
+	free(ps);
+	free(counts);
 	return k;
 }
 

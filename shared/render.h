@@ -9,7 +9,14 @@
 
 #define RENDER_FULL	0x01	/* the post page: no "comments" link */
 
-void	render_post(struct req *, const struct post *, unsigned flags);
+/* A post as an article; counts are its likes, comments, reposts and
+ * views (NULL: read them now). */
+void	render_post(struct req *, const struct post *, unsigned flags,
+	    const long long *counts);
+/* One counter as <span data-counter="NAME">N</span>, with an optional
+ * data-post-id / data-login / data-topic attribute. */
+void	render_count(struct req *, const char *name, long long v,
+	    const char *attr, const char *attrval);
 /* Renders the visible posts among ids (newest first); with reader != 0,
  * only the reader's own posts and those of people they follow.
  * Returns how many were rendered, or -1 (500 sent). */

@@ -8,6 +8,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "log.h"
+#include "recount.h"
 #include "seed.h"
 
 static const char *const demo_names[] = {
@@ -221,6 +222,9 @@ seed_run(struct app *a, const struct seed_opts *o)
 	}
 	if (db_commit(d) == -1)
 		goto fail;
+	/* The counters of the new rows, by the catalog's own recount. */
+	if (recount_write_all(a) == -1)
+		goto out;
 	if (!o->quiet)
 		log_info("seeded %ld users, %ld posts, %ld follows, %ld likes "
 		    "and %ld comments drawn", nu, np, made, o->likes, o->comments);

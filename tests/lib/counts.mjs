@@ -1,0 +1,70 @@
+// counts.mjs -- the truth, recounted independently of tally's own catalog:
+// every counter family as a GROUP BY over the truth rows, and tally's
+// three views of it (SQLite counters table, Redis live values, pages).
+export const RECOUNT = {
+  user_posts: "SELECT user_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY 1",
+  user_followers: 'SELECT followee_id, COUNT(*) FROM follows GROUP BY 1',
+  user_following: 'SELECT follower_id, COUNT(*) FROM follows GROUP BY 1',
+  user_likes: 'SELECT p.user_id, COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.status=1 AND p.is_deleted=0 GROUP BY 1',
+  post_likes: 'SELECT post_id, COUNT(*) FROM likes GROUP BY 1',
+  post_comments: 'SELECT post_id, COUNT(*) FROM comments WHERE is_deleted=0 GROUP BY 1',
+  post_reposts: 'SELECT post_id, COUNT(*) FROM reposts GROUP BY 1',
+  topic_posts: 'SELECT topic_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY 1',
+  user_topic_posts: "SELECT user_id || ':' || topic_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY user_id, topic_id",
+  user_topic_rating: "SELECT p.user_id || ':' || p.topic_id, COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.status=1 AND p.is_deleted=0 GROUP BY p.user_id, p.topic_id",
+};
+
+// Redis hash and field of a counter (cstore.h).
+export function redisName(family, key) {
+  const [a, b] = String(key).split(':');
+  const f = {
+    user_posts: ['u', 'n', 'posts'], user_followers: ['u', 'n', 'followers'],
+    user_following: ['u', 'n', 'following'], user_likes: ['u', 'n', 'likes'],
+    post_likes: ['p', 'n', 'likes'], post_comments: ['p', 'n', 'comments'],
+    post_reposts: ['p', 'n', 'reposts'], post_views: ['p', 'n', 'views'],
+    topic_posts: ['t', 'n', 'posts'],
+    user_topic_posts: ['u', 'nt', `posts:${b}`], user_topic_rating: ['u', 'nt', `rating:${b}`],
+  }[family];
+  return { hash: `{${f[0]}${a}}:${f[1]}`, field: f[2] };
+}
+
+function rows(stack, sql) {
+  const out = new Map();
+  const text = stack.sqlite(sql);
+  for (const line of text ? text.split('\n') : []) {
+    const [k, v] = line.split('|');
+    out.set(String(k), Number(v));
+  }
+  return out;
+}
+
+// Compares every family: recount vs counters table vs Redis live values
+// (those that are loaded).  Returns a list of mismatches (empty = exact).
+export function compareAll(stack) {
+  const bad = [];
+  for (const [fam, sql] of Object.entries(RECOUNT)) {
+    const truth = rows(stack, sql);
+    const table = rows(stack, `SELECT key, value FROM counters WHERE name='${fam}'`);
+    const keys = new Set([...truth.keys(), ...table.keys()]);
+    for (const k of keys) {
+      const t = truth.get(k) ?? 0;
+      const c = table.get(k) ?? 0;
+      if (t !== c) bad.push(`${fam}[${k}] counters=${c} truth=${t}`);
+      const { hash, field } = redisName(fam, k);
+      const live = stack.redis('HGET', hash, field);
+      if (live !== '' && Number(live) !== t) bad.push(`${fam}[${k}] redis=${live} truth=${t}`);
+      const pend = stack.redis('HGET', hash, `~${field}`);
+      if (pend !== '' && Number(pend) !== 0) bad.push(`${fam}[${k}] pending=${pend} after flush`);
+    }
+  }
+  return bad;
+}
+
+// The data-counter values of a page, as { "name|attr": value }.
+export function pageCounters(html) {
+  const out = {};
+  for (const m of html.matchAll(/data-counter="([^"]+)"(?: data-[a-z-]+="([^"]*)")?>(-?\d+)</g)) {
+    out[`${m[1]}|${m[2] ?? ''}`] = Number(m[3]);
+  }
+  return out;
+}
