@@ -201,7 +201,8 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 	char nk[16];
 	int n;
 
-	if (rds_script_load(r, s) == -1 || r->c == NULL)
+	/* No SCRIPT LOAD here: replies of queued commands may be pending. */
+	if (r->c == NULL && rds_connect(r) == -1)
 		return -1;
 	/* EVAL with the source: no NOSCRIPT to handle in a pipeline, and
 	 * Redis caches the compiled script by its SHA after the first. */

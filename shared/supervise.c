@@ -112,14 +112,18 @@ supervise_loop(struct svc *svcs, int n, void (*tick)(void *), void *arg)
 		for (i = 0; i < n; i++) {
 			if (svcs[i].pid != 0)
 				continue;
-			if (svcs[i].quick_deaths >= 5) {
-				log_err("%s keeps dying; see %s", svcs[i].name,
-				    svcs[i].log);
-				return -1;
-			}
+			/* One that keeps dying young waits a little longer
+			 * each time, never more than 4 s: the site never gives
+			 * up on a part of itself. */
 			if (svcs[i].quick_deaths > 0 &&
-			    mono_ms() - svcs[i].started_ms < 1000)
-				continue;	/* retried on the next tick */
+			    mono_ms() - svcs[i].started_ms <
+			    1000LL * (svcs[i].quick_deaths < 4 ?
+			    svcs[i].quick_deaths : 4)) {
+				if (svcs[i].quick_deaths == 5)
+					log_err("%s keeps dying; see %s",
+					    svcs[i].name, svcs[i].log);
+				continue;	/* retried on a later tick */
+			}
 			if (svc_start(&svcs[i]) == -1)
 				svcs[i].quick_deaths++;
 		}

@@ -5,8 +5,8 @@
  * only the supervisor, which then stops everything in order) and with
  * SIGTERM as its parent-death signal (a kill -9 of the supervisor leaves
  * nothing running).  A service that exits is started again at once, or
- * after a second if it had lived less than one; one that dies young five
- * times in a row makes supervise_loop() give up.
+ * after a pause if it died young (1 s more per early death in a row, at
+ * most 4 s), so everything is back within 5 s and nothing is given up.
  */
 #ifndef TALLY_SUPERVISE_H
 #define TALLY_SUPERVISE_H
@@ -30,9 +30,8 @@ int	svc_start(struct svc *);
 /* Blocks TERM/INT/HUP/CHLD; call before the first svc_start(). */
 void	supervise_init(void);
 
-/* Restarts services that exit, until TERM, INT or HUP arrives (returns 0)
- * or a service keeps dying young (returns -1).  tick(arg), if not NULL,
- * runs about once a second. */
+/* Restarts services that exit, until TERM, INT or HUP arrives (returns
+ * 0).  tick(arg), if not NULL, runs about once a second. */
 int	supervise_loop(struct svc *, int n, void (*tick)(void *), void *arg);
 
 /* Stops every service, group by group: its stop signal, up to 5 s, then
