@@ -22,7 +22,7 @@ export PORT RUN_DIR DEMO
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
               account req resp layout route prefork app tmpl supervise \
               keys timeline post follow fanout render seed \
-              counters cstore flush
+              counters cstore flush recount notify
 HANDLERS    = web social
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 
@@ -41,15 +41,17 @@ all: $(PROGS)
 
 build/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/handlers/%.o: handlers/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(SHARED_OBJS)
-	rm -f $@
-	ar rcs $@ $^
+	@rm -f $@
+	@ar rcs $@ $^
 
 bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
 bin/tally-social: build/handlers/social.o build/handlers/social_pages.o $(LIB)
@@ -58,24 +60,28 @@ bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o $(LIB)
 $(PROGS):
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
 
 # Unit tests: plain, and under ASan+UBSan with their own objects.
 build/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 build/asan/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -c -o $@ $<
+	@echo "  CC/SAN  $<"
+	@$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -c -o $@ $<
 
 build/asan/libtally.a: $(SHARED_SRCS:%=build/asan/shared/%.o)
-	rm -f $@
-	ar rcs $@ $^
+	@rm -f $@
+	@ar rcs $@ $^
 
 build/asan/%: tests/unit/%.c build/asan/libtally.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -o $@ $< build/asan/libtally.a \
+	@echo "  CC/SAN  $@"
+	@$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -o $@ $< build/asan/libtally.a \
 	    $(LDLIBS) -lcmocka
 
 deps:

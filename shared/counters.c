@@ -36,6 +36,9 @@ const struct family_info families[FAM__MAX] = {
 	  "SELECT p.user_id, p.topic_id, COUNT(*) FROM likes l JOIN posts p "
 	  "ON p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
 	  "GROUP BY p.user_id, p.topic_id" },
+	{ "user_unread", OBJ_USER, "unread",		/* FAM_USER_UNREAD */
+	  "SELECT user_id, COUNT(*) FROM notifications WHERE is_read = 0 "
+	  "GROUP BY user_id" },
 };
 
 /* The rules: which family counts which kind of row, keyed and valued how. */
@@ -77,6 +80,7 @@ static const struct rule rules[] = {
 	{ FAM_UT_RATING, ROW_LIKE, key_other_topic, val_visible },
 	{ FAM_POST_REPOSTS, ROW_REPOST, key_id, val_one },
 	{ FAM_POST_COMMENTS, ROW_COMMENT, key_id, val_visible },
+	{ FAM_USER_UNREAD, ROW_NOTE, key_user, val_visible },
 };
 
 static int

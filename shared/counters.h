@@ -31,6 +31,7 @@ enum family {
 	FAM_TOPIC_POSTS,	/* per topic: visible posts */
 	FAM_UT_POSTS,		/* per (user, topic): visible posts */
 	FAM_UT_RATING,		/* per (user, topic): likes of visible posts */
+	FAM_USER_UNREAD,	/* per user: unread notifications */
 	FAM__MAX
 };
 
@@ -56,6 +57,7 @@ enum row_kind {
 	ROW_LIKE,	/* id=post, user=liker, other=author, topic, visible */
 	ROW_REPOST,	/* id=post, user=reposter */
 	ROW_COMMENT,	/* id=post, user=commenter, visible = not deleted */
+	ROW_NOTE,	/* user=recipient, visible = unread */
 };
 
 struct row {

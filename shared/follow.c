@@ -5,6 +5,7 @@
 #include "cstore.h"
 #include "follow.h"
 #include "log.h"
+#include "notify.h"
 #include "timeline.h"
 
 /* The followee's newest visible posts (ids and publish times). */
@@ -71,11 +72,18 @@ int
 follow_add(struct app *a, long long follower, long long followee)
 {
 	long long t, *ids, *scores;
-	int n;
+	int n, note = 0;
 
-	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0)
+	if (db_begin(&a->db) == -1)
+		return -1;
+	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
+	    (note = notify_add(&a->db, followee, follower, "follow", 0, 0)) == -1 ||
+	    db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
 		return t == 0 ? 0 : -1;
+	}
 	count_follow(a, follower, followee, 1);
+	notify_count(a, followee, note);
 	/* Committed (autocommit); now the caches. */
 	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
 	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
@@ -92,11 +100,18 @@ int
 follow_remove(struct app *a, long long follower, long long followee)
 {
 	long long t, *ids, *scores, left = -1;
-	int n;
+	int n, note = 0;
 
-	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0)
+	if (db_begin(&a->db) == -1)
+		return -1;
+	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
+	    (note = notify_withdraw(&a->db, followee, follower, "follow", 0, 0))
+	    == -1 || db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
 		return t == 0 ? 0 : -1;
+	}
 	count_follow(a, follower, followee, 0);
+	notify_count(a, followee, -note);
 	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
 	ids = xcalloc(TL_CAP, sizeof(*ids));

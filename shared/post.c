@@ -6,6 +6,7 @@
 #include "cstore.h"
 #include "fanout.h"
 #include "log.h"
+#include "notify.h"
 #include "post.h"
 
 static void
@@ -297,7 +298,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	struct post p;
 	struct row r;
 	sqlite3_stmt *s;
-	int rc, changed, like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
+	int rc, changed, note = 0;
+	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
@@ -309,6 +311,16 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		sqlite3_bind_int64(s, 3, db_now_ms());
 	if ((changed = step_changes(d, s)) < 0)
 		goto fail;
+	if (changed) {		/* tell the author, or take it back */
+		if (st == STMT_LIKE_DELETE)
+			rc = notify_withdraw(d, p.user_id, uid, "like", id, 0);
+		else
+			rc = notify_add(d, p.user_id, uid, like ? "like" :
+			    "repost", id, 0);
+		if (rc == -1)
+			goto fail;
+		note = st == STMT_LIKE_DELETE ? -rc : rc;
+	}
 	if (changed && like) {
 		if ((s = db_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
 			goto fail;
@@ -331,6 +343,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 			count(a, &r, NULL);
 		else
 			count(a, NULL, &r);
+		notify_count(a, p.user_id, note);
 	}
 	post_free(&p);
 	return POST_OK;
@@ -365,10 +378,12 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	struct db *d = &a->db;
 	struct post p;
 	sqlite3_stmt *s;
-	int rc;
+	long long author;
+	int rc, note = 0;
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
+	author = p.user_id;
 	post_free(&p);
 	if ((s = db_stmt(d, STMT_COMMENT_INSERT)) == NULL)
 		goto fail;
@@ -378,12 +393,14 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	sqlite3_bind_int64(s, 4, db_now_ms());
 	*cid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	db_done(s);
-	if (*cid == 0 || db_commit(d) == -1)
+	if (*cid == 0 || (note = notify_add(d, author, uid, "comment", id,
+	    *cid)) == -1 || db_commit(d) == -1)
 		goto fail;
 	{
 		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };
 
 		count(a, NULL, &nr);
+		notify_count(a, author, note);
 	}
 	return POST_OK;
 fail:
@@ -404,9 +421,10 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
     long long *post_id)
 {
 	struct db *d = &a->db;
+	struct post p;
 	sqlite3_stmt *s;
-	long long author = 0;
-	int deleted = 0, rc;
+	long long author = 0, post_author;
+	int deleted = 0, rc, note;
 
 	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_COMMENT_GET)) == NULL) {
 		db_rollback(d);
@@ -435,8 +453,14 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
 		goto fail;
 	sqlite3_bind_int64(s, 1, cid);
-	if (step_changes(d, s) != 1 || db_commit(d) == -1)
+	if (step_changes(d, s) != 1 || post_get(d, *post_id, &p) != 1)
 		goto fail;
+	note = notify_withdraw(d, p.user_id, author, "comment", *post_id, cid);
+	post_author = p.user_id;
+	post_free(&p);
+	if (note == -1 || db_commit(d) == -1)
+		goto fail;
+	notify_count(a, post_author, -note);
 	{
 		struct row or = { ROW_COMMENT, *post_id, author, 0, 0, 1, 0 };
 		struct row nr = or;

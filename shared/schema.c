@@ -87,6 +87,30 @@ const char *const schema_migrations[] = {
 	"ALTER TABLE posts ADD COLUMN like_count INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE posts SET like_count = "
 	"  (SELECT COUNT(*) FROM likes WHERE post_id = posts.id);",
+	/* 4: notifications, system notices, read markers */
+	"CREATE TABLE notifications ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  actor_id INTEGER NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL CHECK (kind IN ('like', 'comment', 'repost', 'follow')),"
+	"  post_id INTEGER,"
+	"  comment_id INTEGER,"
+	"  is_read INTEGER NOT NULL DEFAULT 0 CHECK (is_read IN (0, 1)),"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE INDEX notifications_user ON notifications(user_id, id);"
+	"CREATE INDEX notifications_unread ON notifications(user_id) WHERE is_read = 0;"
+	"CREATE INDEX notifications_source ON notifications(actor_id, kind, post_id, comment_id);"
+	"CREATE TABLE notices ("
+	"  id INTEGER PRIMARY KEY,"
+	"  title TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE TABLE markers ("
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL,"
+	"  key INTEGER NOT NULL DEFAULT 0,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (user_id, kind, key)) WITHOUT ROWID;",
 };
 
 const int schema_version =

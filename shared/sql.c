@@ -157,4 +157,43 @@ const char *const sql_text[STMT__MAX] = {
 	"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	/* STMT_FLUSH_APPLIED: id */
 	"SELECT 1 FROM flushes WHERE id = ?1",
+	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now */
+	"INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id, "
+	"created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went */
+	"DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
+	"kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 RETURNING is_read",
+	/* STMT_NOTE_READ: id, user -- only an unread one of the owner */
+	"UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
+	"AND is_read = 0",
+	/* STMT_NOTE_DELETE: id, user */
+	"DELETE FROM notifications WHERE id = ?1 AND user_id = ?2 RETURNING is_read",
+	/* STMT_NOTE_READ_ALL: user */
+	"UPDATE notifications SET is_read = 1 WHERE user_id = ?1 AND is_read = 0",
+	/* STMT_NOTES_PAGE: user, limit, offset */
+	"SELECT n.id, n.kind, n.post_id, n.is_read, n.created_at, u.login, u.name "
+	"FROM notifications n JOIN users u ON u.id = n.actor_id "
+	"WHERE n.user_id = ?1 ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
+	/* STMT_NOTICE_INSERT: title, body, now */
+	"INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "
+	"RETURNING id",
+	/* STMT_NOTICE_LATEST -- notices are never deleted: ids count them */
+	"SELECT coalesce(max(id), 0) FROM notices",
+	/* STMT_NOTICES_PAGE: limit, offset */
+	"SELECT id, title, body, created_at FROM notices ORDER BY id DESC "
+	"LIMIT ?1 OFFSET ?2",
+	/* STMT_MARKER_PUT: user, kind, key, value -- markers only move forward */
+	"INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+	"ON CONFLICT(user_id, kind, key) DO UPDATE SET "
+	"value = max(value, excluded.value)",
+	/* STMT_MARKER_GET: user, kind, key */
+	"SELECT value FROM markers WHERE user_id = ?1 AND kind = ?2 AND key = ?3",
+	/* STMT_FOLLOWED_MARKS: reader -- per followee, unread starts after */
+	"SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)) "
+	"FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
+	"AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
+	/* STMT_AUTHOR_UNREAD_SQL: author, after -- bounded like the timeline */
+	"SELECT COUNT(*) FROM (SELECT 1 FROM posts INDEXED BY posts_user_visible "
+	"WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
+	"published_at > ?2 LIMIT 1000)",
 };

@@ -1,0 +1,179 @@
+/* notify.c -- notifications and read markers; see notify.h. */
+#include "counters.h"
+#include "cstore.h"
+#include "log.h"
+#include "notify.h"
+
+static void
+bind_opt(sqlite3_stmt *s, int i, long long v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int
+notify_add(struct db *d, long long recipient, long long actor,
+    const char *kind, long long post, long long comment)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (recipient == actor)
+		return 0;
+	if ((s = db_stmt(d, STMT_NOTE_INSERT)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, recipient);
+	sqlite3_bind_int64(s, 2, actor);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+	bind_opt(s, 4, post);
+	bind_opt(s, 5, comment);
+	sqlite3_bind_int64(s, 6, db_now_ms());
+	rc = sqlite3_step(s);
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : -1;
+}
+
+int
+notify_withdraw(struct db *d, long long recipient, long long actor,
+    const char *kind, long long post, long long comment)
+{
+	sqlite3_stmt *s;
+	int rc, unread = 0;
+
+	if (recipient == actor)
+		return 0;
+	if ((s = db_stmt(d, STMT_NOTE_REMOVE)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, recipient);
+	sqlite3_bind_int64(s, 2, actor);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+	bind_opt(s, 4, post);
+	bind_opt(s, 5, comment);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		unread += sqlite3_column_int(s, 0) == 0;
+	db_done(s);
+	return rc == SQLITE_DONE ? unread : -1;
+}
+
+void
+notify_count(struct app *a, long long user, long long n)
+{
+	struct row r = { ROW_NOTE, 0, user, 0, 0, 1, 0 };
+	struct delta ds[DELTA_MAX];
+	int i, k;
+
+	if (n == 0)
+		return;
+	/* The formula for one unread row created (n > 0) or gone (n < 0),
+	 * times |n| identical row changes. */
+	k = counter_deltas(n < 0 ? &r : NULL, n < 0 ? NULL : &r, ds);
+	for (i = 0; i < k; i++)
+		ds[i].d *= n < 0 ? -n : n;
+	cstore_apply(a, ds, k);
+}
+
+/* Runs a statement on one of uid's notifications in a transaction and
+ * returns how many unread ones it turned read or removed. */
+static int
+owner_change(struct app *a, enum stmt st, long long id, long long uid)
+{
+	struct db *d = &a->db;
+	sqlite3_stmt *s;
+	int rc, n = 0;
+
+	if (db_begin(d) == -1 || (s = db_stmt(d, st)) == NULL) {
+		db_rollback(d);
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		n += sqlite3_column_int(s, 0) == 0;	/* DELETE: was unread */
+	db_done(s);
+	if (rc != SQLITE_DONE) {
+		db_rollback(d);
+		return -1;
+	}
+	if (st == STMT_NOTE_READ)
+		n = sqlite3_changes(d->h);
+	if (db_commit(d) == -1)
+		return -1;
+	if (n > 0)
+		notify_count(a, uid, -n);
+	return n;
+}
+
+int
+notify_read(struct app *a, long long id, long long uid)
+{
+	return owner_change(a, STMT_NOTE_READ, id, uid);
+}
+
+int
+notify_delete(struct app *a, long long id, long long uid)
+{
+	return owner_change(a, STMT_NOTE_DELETE, id, uid);
+}
+
+int
+notify_read_all(struct app *a, long long uid)
+{
+	struct db *d = &a->db;
+	sqlite3_stmt *s;
+	int rc, n;
+
+	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
+		db_rollback(d);
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, uid);
+	rc = sqlite3_step(s);
+	db_done(s);
+	n = sqlite3_changes(d->h);
+	if (rc != SQLITE_DONE || db_commit(d) == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	/* Exactly the rows this statement changed: one that arrives after
+	 * it stays unread and counted. */
+	if (n > 0)
+		notify_count(a, uid, -n);
+	return n;
+}
+
+int
+marker_put(struct db *d, long long uid, const char *kind, long long key,
+    long long value)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_MARKER_PUT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, uid);
+	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, key);
+	sqlite3_bind_int64(s, 4, value);
+	rc = sqlite3_step(s);
+	db_done(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+long long
+marker_get(struct db *d, long long uid, const char *kind, long long key)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_MARKER_GET);
+	long long v = -1;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, uid);
+	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, key);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return v;
+}
