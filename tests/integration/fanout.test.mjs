@@ -1,0 +1,162 @@
+// fanout.test.mjs -- publishing to many followers: the first 1000 homes
+// in the request, the rest through the durable job queue and the worker;
+// then the worker killed with SIGKILL mid-job, again and again, and no
+// home timeline loses or doubles the post.
+//
+// Two stacks: a plain one, and one whose worker pauses 150 ms between a
+// job's timeline writes and its acknowledgement (TALLY_FAULT_DELAY_MS),
+// so that a kill lands mid-job.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, waitFor, sleep } from '../lib/stack.mjs';
+import {
+  member,
+  postIds, newUser, loginAs, seedUsers, addFollowers, key, drainQueue,
+  pendingJobs, homesHolding,
+} from '../lib/social.mjs';
+
+let stack;
+let faulty;
+before(async () => {
+  [stack, faulty] = await Promise.all([
+    startStack(),
+    startStack({ env: { TALLY_FAULT_DELAY_MS: '150' } }),
+  ]);
+});
+after(async () => {
+  await Promise.all([stack?.stop(), faulty?.stop()]);
+});
+
+// An author with n seeded followers, all homes warmed; returns both.
+async function authorWithFollowers(s, login, n) {
+  const author = await newUser(s, login);
+  const ids = seedUsers(s, n);
+  assert.equal(ids.length, n, `${n} users seeded`);
+  addFollowers(s, author.id, ids);
+  assert.equal(Number(s.sqlite(`select count(*) from follows where followee_id = ${author.id}`)), n);
+  const out = s.tallyctl('warm', '--followers-of', login);
+  assert.match(out, new RegExp(`warmed ${n} home timelines`));
+  const before = homesHolding(s, ids, 0);
+  assert.equal(before.ok, n, 'every home materialised');
+  assert.equal(before.total, 0, 'and empty');
+  return { author, ids };
+}
+
+async function publish(c, body) {
+  const r = await c.post('/posts', { body, topic: '', publish: '1' });
+  assert.equal(r.status, 303);
+  return Number(r.location.match(/^\/posts\/(\d+)$/)[1]);
+}
+
+const publishedAt = (s, post) => s.sqlite(`select published_at from posts where id = ${post}`);
+
+function assertAllHold(s, ids, post, label) {
+  const h = homesHolding(s, ids, post, publishedAt(s, post));
+  assert.deepEqual(h.missing, [], `${label}: no home lacks post ${post}`);
+  assert.equal(h.has, ids.length, `${label}: every home holds it`);
+  assert.equal(h.scored, ids.length, `${label}: scored by its publish time`);
+  assert.equal(h.total, ids.length, `${label}: exactly once, and nothing else`);
+  assert.equal(h.ok, ids.length, `${label}: every home still materialised`);
+}
+
+test('a post reaches every one of 5,000 followers\' homes exactly once (and 10 followers\')', async () => {
+  const big = await authorWithFollowers(stack, 'fan_big', 5000);
+  const small = await authorWithFollowers(stack, 'fan_small', 10);
+
+  const pb = await publish(big.author.c, 'hello, five thousand');
+  const ps = await publish(small.author.c, 'hello, ten');
+  await drainQueue(stack);
+  assertAllHold(stack, big.ids, pb, '5000 followers');
+  assertAllHold(stack, small.ids, ps, '10 followers');
+  // the authors' own timelines
+  for (const [a, p] of [[big.author, pb], [small.author, ps]]) {
+    assert.deepEqual(postIds((await a.c.get('/feed')).text), [p]);
+    assert.deepEqual(postIds((await a.c.get(`/u/${a.login}`)).text), [p]);
+  }
+  assert.equal(homesHolding(stack, big.ids, ps).has, 0, 'not in other authors\' followers\' homes');
+
+  // a few followers log in and see it on their feed (first, middle and
+  // last by follow time: in-request and deferred batches)
+  for (const uid of [big.ids[0], big.ids[999], big.ids[1000], big.ids[2718], big.ids[4999], small.ids[5]]) {
+    const login = stack.sqlite(`select login from users where id = ${uid}`);
+    const c = await loginAs(stack, login);
+    const feed = await c.get('/feed');
+    assert.equal(feed.status, 200);
+    assert.deepEqual(postIds(feed.text), [small.ids.includes(uid) ? ps : pb], `${login}'s feed`);
+  }
+});
+
+test('the worker killed with SIGKILL mid-job: every home holds the post once; a delete takes it out again', async () => {
+  const s = faulty;
+  const { author, ids } = await authorWithFollowers(s, 'fan_kill', 6000);
+  const processing = () => Number(s.redis('LLEN', '{jobs}:processing'));
+  const lines = (re) => (s.log('worker').match(re) ?? []).length;
+  const workerPid = () => waitFor(() => s.pidOf('tally-worker'), 5000, 20);
+
+  // Kills the worker while a job is in processing; waits for the
+  // supervisor's new worker to start.  Returns whether the new worker
+  // found the job in processing (the kill landed mid-job) and how many
+  // jobs were waiting at the kill.
+  async function killMidJob() {
+    const pid = await workerPid();
+    const recovered0 = lines(/recovered \d+ unfinished jobs/g);
+    const started0 = lines(/worker started/g);
+    await waitFor(() => processing() > 0 || pendingJobs(s) === 0, 10000, 2);
+    const pending = pendingJobs(s);
+    if (pending === 0) return { pending, mid: false };
+    process.kill(pid, 'SIGKILL');
+    const t = Date.now();
+    const next = await waitFor(() => { const p = s.pidOf('tally-worker'); return p && p !== pid && p; }, 8000, 20);
+    await waitFor(() => lines(/worker started/g) > started0, 8000, 20);
+    await sleep(100);			// the recovery follows the start line at once
+    return { pid, pending, mid: lines(/recovered \d+ unfinished jobs/g) > recovered0, restartMs: Date.now() - t, next };
+  }
+
+  const post = await publish(author.c, 'hello, six thousand');
+  assert.ok(pendingJobs(s) > 0, 'the rest is queued for the worker');
+  const kills = [];
+  // Three kills that land mid-job; a fourth try covers a kill that
+  // raced the job's acknowledgement.  (The supervisor waits a second
+  // longer after each quick death, so no more than four.)
+  while (kills.filter((k) => k.mid).length < 3 && kills.length < 4) {
+    const k = await killMidJob();
+    assert.ok(k.pending > 0, `jobs remained at kill ${kills.length + 1}`);
+    kills.push(k);
+  }
+  assert.ok(kills.filter((k) => k.mid).length >= 3, `3 kills mid-job: ${JSON.stringify(kills)}`);
+  assert.ok(kills[0].restartMs < 1500, `restarted in ${kills[0].restartMs} ms`);
+  for (const k of kills) assert.ok(k.restartMs < 5000, `restarted in ${k.restartMs} ms`);
+  if (process.env.TEST_VERBOSE) console.log('kills', kills);
+  for (const k of kills) assert.ok(s.output().includes(`worker (pid ${k.pid}) killed by signal 9`), `the supervisor saw pid ${k.pid} die`);
+
+  await drainQueue(s, 30000);
+  assert.equal(pendingJobs(s), 0);
+  assertAllHold(s, ids, post, 'after the kills');
+  // every follower sees it, here three of them
+  for (const uid of [ids[0], ids[3000], ids[5999]]) {
+    const login = s.sqlite(`select login from users where id = ${uid}`);
+    const feed = await (await loginAs(s, login)).get('/feed');
+    assert.deepEqual(postIds(feed.text), [post]);
+  }
+
+  // The delete goes out through jobs too; one more kill on its way
+  // (after 2 s of uptime, which the supervisor counts as no quick death,
+  // so it restarts the worker at once).
+  await sleep(2200);
+  await author.c.get(`/posts/${post}`);
+  const r = await author.c.post(`/posts/${post}/delete`);
+  assert.equal(r.status, 303);
+  const k = await killMidJob();
+  assert.ok(k.pending > 0, 'the delete\'s jobs remained at the kill');
+  assert.ok(k.restartMs < 1500, `restarted in ${k.restartMs} ms`);
+  await drainQueue(s, 30000);
+  const h = homesHolding(s, ids, post);
+  assert.equal(h.has, 0, `no home holds the deleted post (${h.has} do)`);
+  assert.equal(h.total, 0);
+  assert.equal(h.ok, ids.length, 'homes stay materialised');
+  assert.equal(s.redis('ZSCORE', key(author.id, 'profile'), member(post)), '');
+  assert.equal((await (await loginAs(s, s.sqlite(`select login from users where id = ${ids[42]}`))).get(`/posts/${post}`)).status, 404);
+  assert.ok(s.pidOf('tally-worker'), 'a worker is running');
+  assert.equal((await fetch(`${s.base}/healthz`)).status, 200);
+});
