@@ -22,8 +22,8 @@ export PORT RUN_DIR DEMO
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
               account req resp layout route prefork app tmpl supervise \
               keys timeline post follow fanout render seed \
-              counters cstore flush recount notify
-HANDLERS    = web social
+              counters cstore flush recount notify badges
+HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 
 SHARED_OBJS = $(SHARED_SRCS:%=build/shared/%.o)
@@ -55,6 +55,8 @@ $(LIB): $(SHARED_OBJS)
 
 bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
 bin/tally-social: build/handlers/social.o build/handlers/social_pages.o $(LIB)
+bin/tally-notify: build/handlers/notify.o $(LIB)
+bin/tally-admin: build/handlers/admin.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o $(LIB)

@@ -36,7 +36,7 @@
 #include "tmpl.h"
 #include "valid.h"
 
-static const char *const handlers[] = { "web", "social" };
+static const char *const handlers[] = { "web", "social", "notify", "admin" };
 #define NHANDLERS	(sizeof(handlers) / sizeof(handlers[0]))
 #define NSVC		(NHANDLERS + 3)
 

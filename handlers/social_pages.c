@@ -9,6 +9,7 @@
 #include "follow.h"
 #include "html.h"
 #include "layout.h"
+#include "notify.h"
 #include "post.h"
 #include "render.h"
 #include "resp.h"
@@ -182,8 +183,12 @@ page_profile(struct req *r)
 	if (page == 0 || arg_user(r, &u) == -1)
 		return -1;
 	self = r->user && r->sess.user_id == u.id;
-	if (r->user && !self)
+	if (r->user && !self) {
 		following = follow_exists(&r->app->db, r->sess.user_id, u.id) == 1;
+		/* Opening the profile reads the author's posts so far. */
+		marker_put(&r->app->db, r->sess.user_id, "author", u.id,
+		    db_now_ms());
+	}
 	n = timeline_ids(r, TL_PROFILE, u.id, page, FEED_PAGE, ids);
 	if (n < 0)
 		return resp_error(r, 500, "The profile could not be read.");

@@ -67,8 +67,14 @@ main(void)
 	while (!stopping) {
 		if (!recovered)
 			recovered = fanout_recover(&a) >= 0;
-		if (recovered && fanout_work(&a, 20) > 0)
-			continue;	/* more may be waiting */
+		if (recovered) {
+			int ran = fanout_work(&a, 20);
+
+			if (ran > 0)
+				continue;	/* more may be waiting */
+			if (ran < 0)	/* a job may sit in processing */
+				recovered = 0;
+		}
 		now = time(NULL);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		now_ms = (long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000;

@@ -12,6 +12,7 @@
 #define TALLY_CFG_H
 
 #include <limits.h>
+#include <stddef.h>
 
 /* A unix socket path must fit sockaddr_un.sun_path. */
 #define CFG_SOCK_MAX	107

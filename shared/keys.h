@@ -6,6 +6,7 @@
  *   {u7}:profile   the user's own published posts
  *   {u7}:followers follower ids scored by follow time
  *   {u7}:following followee ids scored by follow time
+ * Set members are ids zero-padded to 16 digits (score ties sort by id).
  *   <key>:ok       marker: "1" when <key> is complete, "b" while rebuilt
  *   <key>:lock     SET NX lock of the one request that rebuilds <key>
  * The deferred work queue is {jobs}:queue with {jobs}:processing.

@@ -1,6 +1,7 @@
 /* layout.c -- the shared page frame; see layout.h.
  * No inline script or style anywhere (the CSP forbids both): behaviour
  * lives in /static/tally.js and reads data-* attributes. */
+#include "badges.h"
 #include "html.h"
 #include "layout.h"
 
@@ -12,10 +13,43 @@ page_csrf(struct req *r)
 	html_raw(&r->body, "\">");
 }
 
+static void
+badge(struct req *r, const char *href, const char *label, const char *name,
+    long long v)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<a href=\"");
+	html_attr(b, href);
+	html_raw(b, "\">");
+	html_text(b, label);
+	html_raw(b, " <span class=\"badge\"");
+	if (v == 0)
+		html_raw(b, " data-zero");
+	html_raw(b, " data-counter=\"");
+	html_attr(b, name);
+	html_raw(b, "\">");
+	html_int(b, v);
+	html_raw(b, "</span></a>");
+}
+
+void
+page_badges(struct req *r, const struct badges *bd)
+{
+	html_raw(&r->body, "<span class=\"badges\" data-badges>");
+	badge(r, "/notifications", "Notifications", "unread-notifications",
+	    bd->notifications);
+	badge(r, "/notices", "Notices", "unread-notices", bd->notices);
+	badge(r, "/feed", "Followed", "unread-followed", bd->followed);
+	badge(r, "/news", "News", "red-dot", bd->red_dot);
+	html_raw(&r->body, "</span>");
+}
+
 void
 page_begin(struct req *r, const char *title)
 {
 	struct buf *b = &r->body;
+	struct badges bd;
 
 	html_raw(b, "<!doctype html>\n<html lang=\"en\"><head>"
 	    "<meta charset=\"utf-8\">"
@@ -29,6 +63,8 @@ page_begin(struct req *r, const char *title)
 	    "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">tally</a>"
 	    "<nav>");
 	if (r->user) {
+		if (badges_get(r->app, r->sess.user_id, &bd) == 0)
+			page_badges(r, &bd);
 		html_raw(b, "<a href=\"/feed\">Feed</a>");
 		html_raw(b, "<a href=\"/u/");
 		html_url(b, r->sess.login);

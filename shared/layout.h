@@ -11,4 +11,8 @@ void	page_end(struct req *);
 /* <input type="hidden" name="csrf" value="..."> for the current visitor. */
 void	page_csrf(struct req *);
 
+struct badges;
+/* The four badges as links with data-counter spans (header and /badges). */
+void	page_badges(struct req *, const struct badges *);
+
 #endif

@@ -184,7 +184,9 @@ post_edit(struct app *a, long long id, long long uid, const char *body,
 		goto fail;
 	}
 	if (old.is_deleted || old.user_id != uid) {
-		rc = old.is_deleted ? POST_NOTFOUND : POST_FORBIDDEN;
+		/* Another's draft is not there at all (no existence leak). */
+		rc = old.is_deleted || !POST_VISIBLE(&old) ? POST_NOTFOUND :
+		    POST_FORBIDDEN;
 		goto fail;
 	}
 	if ((tid = topic_id(d, slug, now)) == -1 ||

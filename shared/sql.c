@@ -196,4 +196,6 @@ const char *const sql_text[STMT__MAX] = {
 	"SELECT COUNT(*) FROM (SELECT 1 FROM posts INDEXED BY posts_user_visible "
 	"WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
 	"published_at > ?2 LIMIT 1000)",
+	/* STMT_NOTE_OWNER: id */
+	"SELECT user_id FROM notifications WHERE id = ?1",
 };

@@ -37,6 +37,11 @@ static struct rds_script tl_page_lua = { .src =
 	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
 	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
 
+/* KEYS: set, marker.  ARGV: after.  -1 unless complete. */
+static struct rds_script tl_count_lua = { .src =
+	"if redis.call('GET', KEYS[2]) ~= '1' then return -1 end\n"
+	"return redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')\n" };
+
 #define TL_BATCH	256	/* entries per Redis command */
 
 struct tl_keys {
@@ -74,6 +79,19 @@ numargs_add(struct numargs *a, long long v)
 	char *p = a->buf + (size_t)a->n * 24;
 
 	snprintf(p, 24, "%lld", v);
+	a->v[a->n++] = p;
+}
+
+/* Members are ids zero-padded to 16 digits, so Redis breaks score ties
+ * (posts of the same millisecond) the way SQLite does: by id. */
+#define TL_MEMBER_FMT	"%016lld"
+
+static void
+numargs_add_member(struct numargs *a, long long id)
+{
+	char *p = a->buf + (size_t)a->n * 24;
+
+	snprintf(p, 24, TL_MEMBER_FMT, id);
 	a->v[a->n++] = p;
 }
 
@@ -118,7 +136,7 @@ tl_add(struct app *a, enum tl kind, long long uid, int n,
 		numargs_add(&args, tl_info[kind].cap);
 		for (j = i; j < n && j < i + TL_BATCH; j++) {
 			numargs_add(&args, scores[j]);
-			numargs_add(&args, ids[j]);
+			numargs_add_member(&args, ids[j]);
 		}
 		rc = reply_int(rds_eval(&a->rds, &tl_add_lua, 2, keys, args.n,
 		    args.v));
@@ -144,7 +162,7 @@ tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
 	for (i = 0; i < n; i += TL_BATCH) {
 		numargs_init(&args, TL_BATCH);
 		for (j = i; j < n && j < i + TL_BATCH; j++)
-			numargs_add(&args, ids[j]);
+			numargs_add_member(&args, ids[j]);
 		rc = reply_int(rds_eval(&a->rds, &tl_rem_lua, 2, keys, args.n,
 		    args.v));
 		numargs_free(&args);
@@ -168,7 +186,7 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 		numargs_add(&args, tl_info[kind].cap);
 		numargs_add(&args, score);
 	}
-	numargs_add(&args, id);
+	numargs_add_member(&args, id);
 	for (i = 0; i < nusers; i++) {
 		tl_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
@@ -256,7 +274,7 @@ rebuild_chunk(struct app *a, const char *set, sqlite3_stmt *s,
 		*last_id = sqlite3_column_int64(s, 0);
 		*last_s = sqlite3_column_int64(s, 1);
 		snprintf(nums[2 * n], 24, "%lld", *last_s);
-		snprintf(nums[2 * n + 1], 24, "%lld", *last_id);
+		snprintf(nums[2 * n + 1], 24, TL_MEMBER_FMT, *last_id);
 		argv[argc++] = nums[2 * n];
 		argv[argc++] = nums[2 * n + 1];
 		n++;
@@ -404,4 +422,53 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 		ids[n++] = sqlite3_column_int64(s, 0);
 	db_done(s);
 	return n;
+}
+
+int
+tl_count_after(struct app *a, int n, const long long *authors,
+    const long long *after, long long *out)
+{
+	struct tl_keys k;
+	const char *keys[2], *args[1];
+	char num[24];
+	redisReply *rep;
+	sqlite3_stmt *s;
+	void *v;
+	int i, queued = 0;
+
+	for (i = 0; i < n; i++)
+		out[i] = -1;
+	for (i = 0; i < n; i++) {
+		tl_keys(&k, TL_PROFILE, authors[i]);
+		keys[0] = k.set;
+		keys[1] = k.ok;
+		snprintf(num, sizeof(num), "%lld", after[i]);
+		args[0] = num;
+		if (rds_append_eval(&a->rds, &tl_count_lua, 2, keys, 1, args)
+		    == -1)
+			break;
+		queued++;
+	}
+	for (i = 0; i < queued; i++) {
+		if (a->rds.c == NULL || redisGetReply(a->rds.c, &v) != REDIS_OK) {
+			rds_drop(&a->rds);
+			break;
+		}
+		rep = v;
+		if (rep->type == REDIS_REPLY_INTEGER)
+			out[i] = rep->integer;
+		freeReplyObject(rep);
+	}
+	for (i = 0; i < n; i++) {
+		if (out[i] >= 0)
+			continue;
+		if ((s = db_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
+			return -1;
+		sqlite3_bind_int64(s, 1, authors[i]);
+		sqlite3_bind_int64(s, 2, after[i]);
+		out[i] = sqlite3_step(s) == SQLITE_ROW ?
+		    sqlite3_column_int64(s, 0) : 0;
+		db_done(s);
+	}
+	return 0;
 }

@@ -57,4 +57,11 @@ int		tl_page_sql(struct app *, enum tl, long long uid,
  * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
 int		tl_rebuild(struct app *, enum tl, long long uid);
 
+/* For each author i, the number of their visible posts published after
+ * after[i] (ms), from their profile timeline (so at most TL_CAP each):
+ * one pipelined round trip; authors whose timeline is not materialised
+ * are counted from SQLite, bounded the same way.  0 or -1. */
+int		tl_count_after(struct app *, int n, const long long *authors,
+		    const long long *after, long long *out);
+
 #endif

@@ -1,0 +1,98 @@
+/* admin.c -- tally-admin: the administrators' pages.
+ *
+ * Routes (mirrored by nginx-conf/tally.conf.in), all 403 for non-admins:
+ *   GET  /admin              the dashboard
+ *   POST /admin/notices      fields title, body: a notice to every user
+ *                            (no per-user write) -> 303 /admin | 400
+ *   POST /admin/red-dot      lights the red dot for every user -> 303 /admin
+ */
+#include "badges.h"
+#include "flush.h"
+#include "fanout.h"
+#include "html.h"
+#include "layout.h"
+#include "req.h"
+#include "resp.h"
+#include "route.h"
+
+static int page_admin(struct req *);
+static int page_notice(struct req *);
+static int page_red_dot(struct req *);
+
+static const struct route routes[] = {
+	{ METHOD_GET, "/admin", page_admin, ROUTE_ADMIN },		/* ROUTE_ADMIN_HOME */
+	{ METHOD_POST, "/admin/notices", page_notice, ROUTE_ADMIN },	/* ROUTE_NOTICE */
+	{ METHOD_POST, "/admin/red-dot", page_red_dot, ROUTE_ADMIN },	/* ROUTE_RED_DOT */
+};
+
+int
+main(int argc, char *argv[])
+{
+	return app_serve(argc, argv, "admin", routes,
+	    sizeof(routes) / sizeof(routes[0]));
+}
+
+static void
+stat_row(struct req *r, const char *label, const char *name, long long v)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<tr><th>");
+	html_text(b, label);
+	html_raw(b, "</th><td class=\"num\" data-stat=\"");
+	html_attr(b, name);
+	html_raw(b, "\">");
+	html_int(b, v);
+	html_raw(b, "</td></tr>");
+}
+
+static int
+page_admin(struct req *r)
+{
+	struct buf *b = &r->body;
+
+	page_begin(r, "Admin");
+	html_raw(b, "<h1>Admin</h1><section class=\"card\"><h2>Right now</h2>"
+	    "<table>");
+	stat_row(r, "Objects with pending counter deltas", "pending-deltas",
+	    flush_pending(r->app));
+	stat_row(r, "Deferred fan-out jobs", "fanout-jobs",
+	    fanout_pending(r->app));
+	html_raw(b, "</table></section><section class=\"card\"><h2>Send a notice "
+	    "to everyone</h2><form method=\"post\" action=\"/admin/notices\" "
+	    "class=\"stack\">");
+	page_csrf(r);
+	html_raw(b, "<label>Title <input name=\"title\" required maxlength=\"120\">"
+	    "</label><label>Text <textarea name=\"body\" required maxlength=\"2000\">"
+	    "</textarea></label><button type=\"submit\">Send notice</button></form>"
+	    "</section><section class=\"card\"><h2>Red dot</h2><p>Lights the dot on "
+	    "everyone\xe2\x80\x99s News badge until they open /news.</p>"
+	    "<form method=\"post\" action=\"/admin/red-dot\">");
+	page_csrf(r);
+	html_raw(b, "<button type=\"submit\">Light the red dot</button></form>"
+	    "</section>");
+	page_end(r);
+	return 0;
+}
+
+static int
+page_notice(struct req *r)
+{
+	const char *title, *body;
+	long long id;
+
+	if ((title = req_need(r, "title", VALID_TITLE)) == NULL ||
+	    (body = req_need(r, "body", VALID_BODY)) == NULL)
+		return -1;
+	if (badges_notice(r->app, title, body, &id) == -1)
+		return resp_error(r, 500, "The notice could not be saved.");
+	return resp_redirect(r, "/admin");
+}
+
+static int
+page_red_dot(struct req *r)
+{
+	if (badges_light(r->app) == -1)
+		return resp_error(r, 500, "The red dot could not be lit.");
+	return resp_redirect(r, "/admin");
+}

@@ -1,0 +1,118 @@
+/* badges.c -- the badges; see badges.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "badges.h"
+#include "buf.h"
+#include "counters.h"
+#include "cstore.h"
+#include "notify.h"
+#include "timeline.h"
+
+static long long
+notices_latest(struct db *d)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_NOTICE_LATEST);
+	long long v = 0;
+
+	if (s == NULL)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return v;
+}
+
+static int
+followed(struct app *a, long long uid, long long *total)
+{
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
+	long long *authors = NULL, *after = NULL, *out;
+	int n = 0, cap = 0, i, rc;
+
+	*total = 0;
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, uid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			authors = xrealloc(authors, (size_t)cap * sizeof(*authors));
+			after = xrealloc(after, (size_t)cap * sizeof(*after));
+		}
+		authors[n] = sqlite3_column_int64(s, 0);
+		after[n] = sqlite3_column_int64(s, 1);
+		n++;
+	}
+	db_done(s);
+	if (n > 0) {
+		out = xcalloc((size_t)n, sizeof(*out));
+		if (tl_count_after(a, n, authors, after, out) == 0)
+			for (i = 0; i < n; i++)
+				*total += out[i];
+		free(out);
+	}
+	free(authors);
+	free(after);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+badges_get(struct app *a, long long uid, struct badges *b)
+{
+	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
+	long long latest, seen, lit, visited;
+
+	cstore_get(a, &d, 1);
+	b->notifications = d.d;
+	latest = notices_latest(&a->db);
+	seen = marker_get(&a->db, uid, "notices", 0);
+	b->notices = latest > seen ? latest - (seen > 0 ? seen : 0) : 0;
+	lit = db_setting(&a->db, "red_dot_at", 0);
+	visited = marker_get(&a->db, uid, "news", 0);
+	b->red_dot = lit > 0 && lit > visited;
+	return followed(a, uid, &b->followed);
+}
+
+void
+badges_etag(const struct badges *b, char *out, size_t sz)
+{
+	snprintf(out, sz, "\"b-%lld-%lld-%lld-%d\"", b->notifications,
+	    b->notices, b->followed, b->red_dot);
+}
+
+int
+badges_notice(struct app *a, const char *title, const char *body,
+    long long *id)
+{
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_NOTICE_INSERT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, title, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, body, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, db_now_ms());
+	rc = sqlite3_step(s);
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	db_done(s);
+	return *id > 0 ? 0 : -1;
+}
+
+int
+badges_light(struct app *a)
+{
+	long long now = db_now_ms(), prev;
+	int rc;
+
+	/* Strictly later than any earlier light and any visit so far. */
+	if (db_begin(&a->db) == -1)
+		return -1;
+	prev = db_setting(&a->db, "red_dot_at", 0);
+	rc = db_setting_put(&a->db, "red_dot_at", now > prev ? now : prev + 1);
+	if (rc == -1 || db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* badges.h -- the four badges of a user (CONTRACT section 2):
+ *   notifications  unread notifications (counter user_unread, Redis)
+ *   notices        system notices after the last one the user opened:
+ *                  notices are never deleted, so ids count them and the
+ *                  unread number is latest id - marker, with no per-user
+ *                  write on a broadcast
+ *   followed       over followed authors, their visible posts published
+ *                  after max(follow time, last visit to their profile):
+ *                  ZCOUNT over each author's profile timeline, so a
+ *                  deleted post stops counting at once (DESIGN.md Traps)
+ *   red_dot        the admin's light time is later than the user's last
+ *                  visit to /news (or the user never visited)
+ * Markers live in SQLite (notify.h) and only move forward.
+ */
+#ifndef TALLY_BADGES_H
+#define TALLY_BADGES_H
+
+#include <stddef.h>
+
+#include "app.h"
+
+struct badges {
+	long long	notifications;
+	long long	notices;
+	long long	followed;
+	int		red_dot;
+};
+
+/* 0, or -1 on a SQLite error. */
+int	badges_get(struct app *, long long uid, struct badges *);
+/* A strong ETag for the values ("b-N-N-N-N"). */
+void	badges_etag(const struct badges *, char *out, size_t sz);
+
+/* Admin actions: a notice to everyone (its id in *id), the red dot. */
+int	badges_notice(struct app *, const char *title, const char *body,
+	    long long *id);
+int	badges_light(struct app *);
+
+#endif
