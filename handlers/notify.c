@@ -277,6 +277,9 @@ page_badges_json(struct req *r)
 	}
 	badges_etag(&bd, etag, sizeof(etag));
 	resp_header(r, "ETag", etag);
+	/* nginx's gzip weakens the tag (W/"..."): compare the opaque part. */
+	if (inm != NULL && strncmp(inm, "W/", 2) == 0)
+		inm += 2;
 	if (inm != NULL && strcmp(inm, etag) == 0) {
 		resp_text(r, 304, "application/json", "");
 		return 0;

@@ -1,0 +1,145 @@
+/* hello.c -- the baseline of the HTTP benchmarks: the smallest libfcgi
+ * program that answers a request, pre-forked like tally's handlers.
+ *
+ *   hello SOCKET [PROCS]
+ *
+ * Listens on the unix socket SOCKET (mode 0666; an existing socket there
+ * is replaced), forks PROCS (default 2) children that each run an
+ * FCGX_Accept_r loop answering "hello" (text/plain), restarts none, and
+ * on SIGTERM/SIGINT stops the children, removes the socket and exits.
+ * Nothing else: no routing, no database, no Redis -- what is left is the
+ * cost nginx + FastCGI + a process switch put on every request.
+ */
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#define MAXPROCS	64
+
+static int
+listen_unix(const char *path)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "hello: socket path too long: %s\n", path);
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    chmod(path, 0666) == -1 || listen(fd, 128) == -1) {
+		fprintf(stderr, "hello: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+serve(int fd)
+{
+	static const char answer[] = "Status: 200 OK\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "Cache-Control: no-store\r\n\r\nhello\n";
+	FCGX_Request r;
+	sigset_t none;
+
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	signal(SIGPIPE, SIG_IGN);
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&r, fd, 0) != 0)
+		return 1;
+	while (FCGX_Accept_r(&r) >= 0) {
+		FCGX_PutStr(answer, (int)sizeof(answer) - 1, r.out);
+		FCGX_Finish_r(&r);
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	pid_t pids[MAXPROCS];
+	struct sigaction sa;
+	sigset_t block, orig;
+	char *end;
+	long n = 2;
+	int fd, i;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: hello SOCKET [PROCS]\n");
+		return 2;
+	}
+	if (argc == 3) {
+		errno = 0;
+		n = strtol(argv[2], &end, 10);
+		if (errno != 0 || *end != '\0' || n < 1 || n > MAXPROCS) {
+			fprintf(stderr, "hello: PROCS: 1 to %d\n", MAXPROCS);
+			return 2;
+		}
+	}
+	if ((fd = listen_unix(argv[1])) == -1)
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	for (i = 0; i < n; i++) {
+		if ((pids[i] = fork()) == -1) {
+			perror("hello: fork");
+			pids[i] = 0;
+			stopping = 1;
+			break;
+		}
+		if (pids[i] == 0)
+			_exit(serve(fd));
+	}
+	while (!stopping)
+		sigsuspend(&orig);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			while (waitpid(pids[i], NULL, 0) == -1 && errno == EINTR)
+				;
+	unlink(argv[1]);
+	close(fd);
+	return 0;
+}
