@@ -5,6 +5,10 @@
  *                 [--comments N] [--seed N] [--demo]
  *   tallyctl flush
  *       move every pending counter delta from Redis into SQLite now
+ *   tallyctl reconcile [--dry-run]
+ *       recount every counter from the truth rows, report the drift and
+ *       (unless --dry-run) repair SQLite's counters and Redis; one run at
+ *       a time, shared with the admin page; prints a progress line
  *   tallyctl warm [--followers-of LOGIN] [LOGIN...]
  *       rebuild home timelines in Redis now (after a Redis loss, before
  *       traffic), for the named users and/or all followers of one
@@ -20,6 +24,7 @@
 
 #include "account.h"
 #include "flush.h"
+#include "runs.h"
 #include "seed.h"
 #include "timeline.h"
 #include "app.h"
@@ -34,6 +39,7 @@ usage(void)
 	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
 	    "[--likes N] [--comments N] [--seed N] [--demo]\n"
 	    "       tallyctl flush\n"
+	    "       tallyctl reconcile [--dry-run]\n"
 	    "       tallyctl warm [--followers-of LOGIN] [LOGIN...]\n");
 	return 2;
 }
@@ -135,6 +141,58 @@ cmd_flush(struct app *a)
 	}
 	printf("flushed %lld objects in %lld batches: %lld counter rows, "
 	    "%lld in deltas\n", st.hashes, st.batches, st.counters, st.total);
+	return 0;
+}
+
+static void
+progress_line(int pct, const char *step)
+{
+	fprintf(stderr, "\rreconcile: %3d%% %-24s", pct, step);
+	fflush(stderr);
+}
+
+static int
+cmd_reconcile(struct app *a, int argc, char **argv)
+{
+	long long id, active;
+	struct run r;
+	int dry = 0, i, rc, last = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0)
+			dry = 1;
+		else
+			return usage();
+	}
+	if ((id = runs_start(&a->db, dry, "tallyctl", &active)) <= 0) {
+		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "a reconciliation "
+		    "is already running (see /admin/reconcile)" : "database error");
+		return 1;
+	}
+	if ((rc = runs_execute(a, id, progress_line)) == 0) {
+		/* The worker took it first: follow its progress. */
+		while (runs_get(&a->db, id, &r) == 1 &&
+		    (strcmp(r.state, "queued") == 0 ||
+		    strcmp(r.state, "running") == 0)) {
+			if (r.progress != last)
+				progress_line(last = r.progress, "(worker)");
+			usleep(300 * 1000);
+		}
+	}
+	fprintf(stderr, "\n");
+	if (runs_get(&a->db, id, &r) != 1 || strcmp(r.state, "done") != 0) {
+		fprintf(stderr, "tallyctl: reconciliation %lld failed: %s\n", id,
+		    r.error);
+		return 1;
+	}
+	printf("reconciliation %lld%s: %lld counters wrong\n", id,
+	    dry ? " (dry run)" : "", rec_report_wrong(&r.report));
+	for (i = 0; i < REC_FAMILIES; i++)
+		if (r.report.fam[i].checked > 0)
+			printf("  %-20s checked %lld, wrong %lld, fixed %lld, "
+			    "largest error %lld\n", r.report.fam[i].name,
+			    r.report.fam[i].checked, r.report.fam[i].wrong,
+			    r.report.fam[i].fixed, r.report.fam[i].max_err);
 	return 0;
 }
 
@@ -241,6 +299,8 @@ main(int argc, char *argv[])
 		rc = cmd_seed(&a, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "flush") == 0)
 		rc = cmd_flush(&a);
+	else if (strcmp(argv[1], "reconcile") == 0)
+		rc = cmd_reconcile(&a, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "warm") == 0)
 		rc = cmd_warm(&a, argc - 1, argv + 1);
 	else

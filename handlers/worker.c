@@ -4,7 +4,10 @@
  * on its own period; a job that fails logs and is tried again next
  * period.  SIGTERM/SIGINT finish the current job and exit.
  *
- * Jobs: the counter flush (every second: pending deltas from Redis into
+ * Jobs: reconciliation runs (runs.h: queued by the admin page, tallyctl,
+ * the schedule TALLY_RECONCILE_EVERY seconds (default 3600, 0 = never),
+ * or finding Redis empty -- its generation key {tally}:gen gone; a run a
+ * killed worker left resumes from its checkpoint); the counter flush (every second: pending deltas from Redis into
  * SQLite's counters, flush.h; batches a dead flusher left are finished at
  * start and every 10 s); the deferred fan-out queue (fanout.h: continuously, jobs of
  * 1000 followers; at start, jobs a killed worker left in processing go
@@ -12,14 +15,17 @@
  * 1000); checkpoint the WAL and run PRAGMA optimize (every 5 min).
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "fanout.h"
 #include "flush.h"
+#include "runs.h"
 #include "log.h"
 #include "session.h"
+#include "valid.h"
 
 static volatile sig_atomic_t stopping;
 
@@ -41,6 +47,38 @@ job_sessions(struct app *a)
 		log_info("expired %d sessions", total);
 }
 
+/* A Redis that lost its data (restarted without AOF, a new server,
+ * FLUSHALL) has no generation key: mark it, and reconcile. */
+static void
+job_redis_gen(struct app *a)
+{
+	redisReply *rep = rds_cmdv(&a->rds, "SET", "{tally}:gen", "1", "NX",
+	    NULL);
+	long long active;
+
+	if (rep == NULL)
+		return;
+	if (rep->type == REDIS_REPLY_STATUS) {
+		log_warn("Redis has no generation key: empty or new; "
+		    "starting a reconciliation");
+		runs_start(&a->db, 0, "redis-empty", &active);
+	}
+	freeReplyObject(rep);
+}
+
+static void
+job_reconcile(struct app *a, time_t now, time_t *last, long every)
+{
+	long long id, active;
+
+	if (every > 0 && now - *last >= every) {
+		runs_start(&a->db, 0, "schedule", &active);
+		*last = now;
+	}
+	if ((id = runs_active(&a->db)) > 0)
+		runs_execute(a, id, NULL);
+}
+
 static void
 job_wal(struct app *a)
 {
@@ -56,12 +94,18 @@ main(void)
 	long long last_flush_ms = 0, now_ms;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	int recovered;
+	const char *ev = getenv("TALLY_RECONCILE_EVERY");
+	long long every = 3600;
+	time_t last_rec, last_gen = 0;
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGPIPE, SIG_IGN);
 	if (app_open(&a, "worker") == -1)
 		return 1;
+	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &every) == -1)
+		every = 3600;
+	last_rec = time(NULL);
 	log_info("worker started");
 	recovered = fanout_recover(&a) >= 0;
 	while (!stopping) {
@@ -86,6 +130,11 @@ main(void)
 			flush_all(&a, 50, NULL);
 			last_flush_ms = now_ms;
 		}
+		if (now - last_gen >= 5) {
+			job_redis_gen(&a);
+			last_gen = now;
+		}
+		job_reconcile(&a, now, &last_rec, (long)every);
 		if (now - last_sessions >= 10) {
 			job_sessions(&a);
 			last_sessions = now;

@@ -9,36 +9,52 @@
 const struct family_info families[FAM__MAX] = {
 	{ "user_posts", OBJ_USER, "posts",		/* FAM_USER_POSTS */
 	  "SELECT user_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY user_id" },
+	  " GROUP BY user_id",
+	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND " VISIBLE },
 	{ "user_followers", OBJ_USER, "followers",	/* FAM_USER_FOLLOWERS */
-	  "SELECT followee_id, COUNT(*) FROM follows GROUP BY followee_id" },
+	  "SELECT followee_id, COUNT(*) FROM follows GROUP BY followee_id",
+	  "SELECT COUNT(*) FROM follows WHERE followee_id = ?1" },
 	{ "user_following", OBJ_USER, "following",	/* FAM_USER_FOLLOWING */
-	  "SELECT follower_id, COUNT(*) FROM follows GROUP BY follower_id" },
+	  "SELECT follower_id, COUNT(*) FROM follows GROUP BY follower_id",
+	  "SELECT COUNT(*) FROM follows WHERE follower_id = ?1" },
 	{ "user_likes", OBJ_USER, "likes",		/* FAM_USER_LIKES */
 	  "SELECT p.user_id, COUNT(*) FROM likes l JOIN posts p ON "
 	  "p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
-	  "GROUP BY p.user_id" },
+	  "GROUP BY p.user_id",
+	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	  "WHERE p.user_id = ?1 AND p.status = 1 AND p.is_deleted = 0" },
 	{ "post_likes", OBJ_POST, "likes",		/* FAM_POST_LIKES */
-	  "SELECT post_id, COUNT(*) FROM likes GROUP BY post_id" },
+	  "SELECT post_id, COUNT(*) FROM likes GROUP BY post_id",
+	  "SELECT COUNT(*) FROM likes WHERE post_id = ?1" },
 	{ "post_comments", OBJ_POST, "comments",	/* FAM_POST_COMMENTS */
 	  "SELECT post_id, COUNT(*) FROM comments WHERE is_deleted = 0 "
-	  "GROUP BY post_id" },
+	  "GROUP BY post_id",
+	  "SELECT COUNT(*) FROM comments WHERE post_id = ?1 AND is_deleted = 0" },
 	{ "post_reposts", OBJ_POST, "reposts",		/* FAM_POST_REPOSTS */
-	  "SELECT post_id, COUNT(*) FROM reposts GROUP BY post_id" },
-	{ "post_views", OBJ_POST, "views", NULL },	/* FAM_POST_VIEWS */
+	  "SELECT post_id, COUNT(*) FROM reposts GROUP BY post_id",
+	  "SELECT COUNT(*) FROM reposts WHERE post_id = ?1" },
+	{ "post_views", OBJ_POST, "views", NULL, NULL }, /* FAM_POST_VIEWS */
 	{ "topic_posts", OBJ_TOPIC, "posts",		/* FAM_TOPIC_POSTS */
 	  "SELECT topic_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY topic_id" },
+	  " GROUP BY topic_id",
+	  "SELECT COUNT(*) FROM posts WHERE topic_id = ?1 AND " VISIBLE },
 	{ "user_topic_posts", OBJ_USER_TOPIC, "posts",	/* FAM_UT_POSTS */
 	  "SELECT user_id, topic_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY user_id, topic_id" },
+	  " GROUP BY user_id, topic_id",
+	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND topic_id = ?2 "
+	  "AND " VISIBLE },
 	{ "user_topic_rating", OBJ_USER_TOPIC, "rating", /* FAM_UT_RATING */
 	  "SELECT p.user_id, p.topic_id, COUNT(*) FROM likes l JOIN posts p "
 	  "ON p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
-	  "GROUP BY p.user_id, p.topic_id" },
+	  "GROUP BY p.user_id, p.topic_id",
+	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	  "WHERE p.user_id = ?1 AND p.topic_id = ?2 AND p.status = 1 AND "
+	  "p.is_deleted = 0" },
 	{ "user_unread", OBJ_USER, "unread",		/* FAM_USER_UNREAD */
 	  "SELECT user_id, COUNT(*) FROM notifications WHERE is_read = 0 "
-	  "GROUP BY user_id" },
+	  "GROUP BY user_id",
+	  "SELECT COUNT(*) FROM notifications WHERE user_id = ?1 AND "
+	  "is_read = 0" },
 };
 
 /* The rules: which family counts which kind of row, keyed and valued how. */

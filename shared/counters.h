@@ -47,6 +47,7 @@ struct family_info {
 	enum obj	 obj;
 	const char	*field;		/* field in the object's Redis hash */
 	const char	*recount;	/* SQL: key1[, key2], value -- NULL: no rows */
+	const char	*recount_one;	/* SQL: the value of key ?1[, ?2] */
 };
 
 extern const struct family_info families[FAM__MAX];

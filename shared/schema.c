@@ -111,6 +111,21 @@ const char *const schema_migrations[] = {
 	"  key INTEGER NOT NULL DEFAULT 0,"
 	"  value INTEGER NOT NULL,"
 	"  PRIMARY KEY (user_id, kind, key)) WITHOUT ROWID;",
+	/* 5: reconciliation runs and their drift reports */
+	"CREATE TABLE reconcile_runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),"
+	"  dry_run INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT NOT NULL,"
+	"  owner INTEGER NOT NULL DEFAULT 0,"
+	"  progress INTEGER NOT NULL DEFAULT 0,"
+	"  checkpoint INTEGER NOT NULL DEFAULT 0,"
+	"  report TEXT NOT NULL DEFAULT '[]',"
+	"  error TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  started_at INTEGER,"
+	"  finished_at INTEGER);"
+	"CREATE INDEX reconcile_runs_state ON reconcile_runs(state);",
 };
 
 const int schema_version =

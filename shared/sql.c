@@ -198,4 +198,43 @@ const char *const sql_text[STMT__MAX] = {
 	"published_at > ?2 LIMIT 1000)",
 	/* STMT_NOTE_OWNER: id */
 	"SELECT user_id FROM notifications WHERE id = ?1",
+	/* STMT_COUNTERS_OF_FAMILY: name */
+	"SELECT key, value FROM counters WHERE name = ?1",
+	/* STMT_LIKE_COUNT_FIX: first id, last id -- one chunk, short txn */
+	"UPDATE posts SET like_count = (SELECT COUNT(*) FROM likes "
+	"WHERE post_id = posts.id) WHERE id BETWEEN ?1 AND ?2 AND like_count != "
+	"(SELECT COUNT(*) FROM likes WHERE post_id = posts.id)",
+	/* STMT_LIKE_COUNT_DRIFT: first id, last id -- posts, max error */
+	"SELECT COUNT(*), coalesce(max(abs(like_count - (SELECT COUNT(*) FROM "
+	"likes WHERE post_id = posts.id))), 0) FROM posts WHERE id BETWEEN ?1 "
+	"AND ?2 AND like_count != (SELECT COUNT(*) FROM likes "
+	"WHERE post_id = posts.id)",
+	/* STMT_POST_MAX_ID */
+	"SELECT coalesce(max(id), 0) FROM posts",
+	/* STMT_RUN_CREATE: dry, reason, now -- only when none is active */
+	"INSERT INTO reconcile_runs(state, dry_run, reason, created_at) "
+	"SELECT 'queued', ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM "
+	"reconcile_runs WHERE state IN ('queued', 'running')) RETURNING id",
+	/* STMT_RUN_ACTIVE */
+	"SELECT id FROM reconcile_runs WHERE state IN ('queued', 'running') "
+	"ORDER BY id LIMIT 1",
+	/* STMT_RUN_GET: id */
+	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	"coalesce(finished_at, 0), owner FROM reconcile_runs WHERE id = ?1",
+	/* STMT_RUN_LIST: limit */
+	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	"coalesce(finished_at, 0), owner FROM reconcile_runs "
+	"ORDER BY id DESC LIMIT ?1",
+	/* STMT_RUN_CLAIM: id, now, new owner pid, owner seen -- compare and set */
+	"UPDATE reconcile_runs SET state = 'running', owner = ?3, started_at = "
+	"coalesce(started_at, ?2) WHERE id = ?1 AND state IN ('queued', 'running') "
+	"AND owner = ?4",
+	/* STMT_RUN_PROGRESS: id, progress, checkpoint, report */
+	"UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4 "
+	"WHERE id = ?1",
+	/* STMT_RUN_FINISH: id, state, error, now */
+	"UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
+	"progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
 };

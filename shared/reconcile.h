@@ -1,0 +1,63 @@
+/* reconcile.h -- recounting every counter from the truth rows, comparing
+ * with SQLite's counters and Redis, and repairing both, while the site
+ * keeps running.
+ *
+ * Per family: the catalog's GROUP BY (one read snapshot, no write lock)
+ * against the counters table, merged by key, then every key's Redis state
+ * (live value, pending, in-flight batches) in pipelined chunks.  A key
+ * whose truth T differs from durable D + pending P, or whose live value
+ * differs from D + P, is a candidate.  A candidate is settled without
+ * losing concurrent increments (DESIGN.md Traps: no naive SET): read its
+ * Redis state, recount it alone and read D in one SQLite snapshot, wait a
+ * grace period (so an action committed before the snapshot has applied
+ * its delta), then one Lua script applies the correction c = T - (D + P)
+ * as a pending delta (flushed like any other) and sets the live value to
+ * T -- but only if neither the pending value nor the flush version moved
+ * since the first read; otherwise it is tried again.  The repair is a
+ * delta, so increments landing meanwhile are kept.  posts.like_count is
+ * checked and repaired first, in short transactions of 5000 posts.
+ */
+#ifndef TALLY_RECONCILE_H
+#define TALLY_RECONCILE_H
+
+#include "app.h"
+#include "counters.h"
+
+#define REC_EXAMPLES	5
+
+struct rec_family {
+	char		name[40];
+	long long	checked;
+	long long	wrong;		/* drifted counters found */
+	long long	fixed;		/* of them repaired (0 in a dry run) */
+	long long	max_err;	/* largest |error| */
+	long long	unsettled;	/* kept moving; left to the next run */
+	int		nex;
+	char		ex[REC_EXAMPLES][48];
+};
+
+/* The families of a report: like_count first, then the catalog's. */
+#define REC_FAMILIES	(FAM__MAX + 1)
+
+struct rec_report {
+	struct rec_family fam[REC_FAMILIES];
+};
+
+/* Called after each step with the percentage done and the index of the
+ * next step (the checkpoint); returning -1 stops the run. */
+typedef int (*rec_progress)(void *arg, int pct, int next,
+    const struct rec_report *);
+
+/* Runs steps from..end.  dry: report without repairing.  0, or -1 when
+ * SQLite or Redis failed (the report so far is kept). */
+int	reconcile(struct app *, int dry, int from, struct rec_report *,
+	    rec_progress, void *arg);
+
+/* Report to and from JSON (jansson); the caller frees the string. */
+char	*rec_report_json(const struct rec_report *);
+int	rec_report_parse(const char *json, struct rec_report *);
+void	rec_report_init(struct rec_report *);
+/* Sum of wrong over families. */
+long long rec_report_wrong(const struct rec_report *);
+
+#endif
