@@ -22,7 +22,7 @@ export PORT RUN_DIR DEMO
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
               account req resp layout route prefork app tmpl supervise \
               keys timeline post follow fanout render seed \
-              counters cstore flush recount notify badges reconcile runs
+              counters cstore flush recount notify badges reconcile runs lb chart metrics
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 
@@ -154,4 +154,4 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(SHARED_OBJS:.o=.d) $(wildcard build/handlers/*.d)
+-include $(wildcard build/shared/*.d build/handlers/*.d build/asan/shared/*.d build/unit/*.d build/asan/*.d)

@@ -4,7 +4,8 @@
  * on its own period; a job that fails logs and is tried again next
  * period.  SIGTERM/SIGINT finish the current job and exit.
  *
- * Jobs: reconciliation runs (runs.h: queued by the admin page, tallyctl,
+ * Jobs: the drift check (every TALLY_DRIFT_EVERY seconds, default 60: a
+ * few random counters of every family recounted); reconciliation runs (runs.h: queued by the admin page, tallyctl,
  * the schedule TALLY_RECONCILE_EVERY seconds (default 3600, 0 = never),
  * or finding Redis empty -- its generation key {tally}:gen gone; a run a
  * killed worker left resumes from its checkpoint); the counter flush (every second: pending deltas from Redis into
@@ -15,6 +16,7 @@
  * 1000); checkpoint the WAL and run PRAGMA optimize (every 5 min).
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include "app.h"
 #include "fanout.h"
 #include "flush.h"
+#include "reconcile.h"
 #include "runs.h"
 #include "log.h"
 #include "session.h"
@@ -79,6 +82,38 @@ job_reconcile(struct app *a, time_t now, time_t *last, long every)
 		runs_execute(a, id, NULL);
 }
 
+/* The continuous drift check: a few random counters of every family,
+ * recounted and compared (never repaired here); cumulative totals in
+ * Redis {metrics}:drift for the dashboard and /metrics. */
+static void
+job_drift(struct app *a)
+{
+	char f1[48], f2[48], n1[24], n2[24];
+	long long checked, wrong;
+	redisReply *rep;
+	int i;
+
+	for (i = 0; i < FAM__MAX; i++) {
+		checked = wrong = 0;
+		if (families[i].recount_one == NULL ||
+		    reconcile_sample(a, (enum family)i, 5, &checked, &wrong) == -1)
+			continue;
+		snprintf(f1, sizeof(f1), "%s:checked", families[i].name);
+		snprintf(f2, sizeof(f2), "%s:wrong", families[i].name);
+		snprintf(n1, sizeof(n1), "%lld", checked);
+		snprintf(n2, sizeof(n2), "%lld", wrong);
+		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f1, n1,
+		    NULL)) != NULL)
+			freeReplyObject(rep);
+		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f2, n2,
+		    NULL)) != NULL)
+			freeReplyObject(rep);
+		if (wrong > 0)
+			log_warn("drift check: %lld of %lld %s counters wrong",
+			    wrong, checked, families[i].name);
+	}
+}
+
 static void
 job_wal(struct app *a)
 {
@@ -96,7 +131,9 @@ main(void)
 	int recovered;
 	const char *ev = getenv("TALLY_RECONCILE_EVERY");
 	long long every = 3600;
-	time_t last_rec, last_gen = 0;
+	time_t last_rec, last_gen = 0, last_drift = time(NULL);
+	long long drift_every = 60;
+	const char *de = getenv("TALLY_DRIFT_EVERY");
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
@@ -106,6 +143,8 @@ main(void)
 	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &every) == -1)
 		every = 3600;
 	last_rec = time(NULL);
+	if (de != NULL && valid_int(de, 1, 86400, &drift_every) == -1)
+		drift_every = 60;
 	log_info("worker started");
 	recovered = fanout_recover(&a) >= 0;
 	while (!stopping) {
@@ -135,6 +174,10 @@ main(void)
 			last_gen = now;
 		}
 		job_reconcile(&a, now, &last_rec, (long)every);
+		if (now - last_drift >= drift_every) {
+			job_drift(&a);
+			last_drift = now;
+		}
 		if (now - last_sessions >= 10) {
 			job_sessions(&a);
 			last_sessions = now;

@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
 #include "auth.h"
 #include "log.h"
+#include "metrics.h"
 #include "prefork.h"
 #include "req.h"
 #include "resp.h"
@@ -54,18 +56,22 @@ serve_child(int fd, void *arg)
 {
 	const struct serve_ctx *ctx = arg;
 	FCGX_Request fr;
+	struct timespec t0, t1;
 	struct app a;
 	struct req r;
 	int st;
 
 	if (app_open(&a, ctx->name) == -1)
 		return -1;
+	a.metrics = metrics_open(&a.cfg);
+	a.metrics_idx = metrics_handler(ctx->name);
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {
 		log_err("FCGX_Init failed");
 		app_close(&a);
 		return -1;
 	}
 	while (FCGX_Accept_r(&fr) >= 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if ((st = req_parse(&r, &a, &fr)) != 0)
 			resp_error(&r, st, st == 413 ? "The request body is "
 			    "larger than 64 KiB." : "The request could not be "
@@ -73,6 +79,10 @@ serve_child(int fd, void *arg)
 		else
 			route_dispatch(&r, ctx->routes, ctx->nroutes);
 		resp_send(&r);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		metrics_observe(a.metrics, a.metrics_idx, r.status,
+		    (t1.tv_sec - t0.tv_sec) * 1000000LL +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000);
 		req_finish(&r);
 		FCGX_Finish_r(&fr);
 	}

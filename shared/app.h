@@ -10,6 +10,7 @@
 #include "rds.h"
 
 struct route;
+struct metrics;
 
 struct app {
 	const char	*name;
@@ -17,6 +18,8 @@ struct app {
 	struct db	 db;
 	struct rds	 rds;
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
+	struct metrics	*metrics;	/* shared request counters, or NULL */
+	int		 metrics_idx;	/* this handler's slot */
 };
 
 /* Loads the configuration, initialises libsodium, opens SQLite (with

@@ -1,4 +1,5 @@
 /* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,33 @@ cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
 	}
 }
 
+/* Only what cstore_name() writes: a canonical decimal (no sign, no
+ * space, no leading zero, no overflow) followed by one of ends. */
+static int
+canonical_id(const char *s, const char *ends, long long *out, size_t *len)
+{
+	size_t n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (n == 0 || n > 19 || (n > 1 && s[0] == '0') ||
+	    strchr(ends, s[n]) == NULL)
+		return -1;
+	errno = 0;
+	*out = strtoll(s, NULL, 10);
+	if (errno == ERANGE)
+		return -1;
+	*len = n;
+	return 0;
+}
+
 int
 cstore_parse(const char *hash, const char *field, struct delta *d)
 {
+	size_t n0;
+	long long chk;
+	const char *colon;
+
 	char tag, kind[4] = "";
 	long long id, topic = 0;
 	char fname[32];
@@ -82,8 +107,11 @@ cstore_parse(const char *hash, const char *field, struct delta *d)
 	enum obj obj;
 
 	memset(d, 0, sizeof(*d));
+	if (hash[0] != '{' || hash[1] == '\0' ||
+	    canonical_id(hash + 2, "}", &chk, &n0) == -1)
+		return -1;
 	if (sscanf(hash, "{%c%lld}:%3s%n", &tag, &id, kind, &n) != 3 ||
-	    hash[n] != '\0')
+	    hash[n] != '\0' || id != chk)
 		return -1;
 	if (tag == 'u' && strcmp(kind, "n") == 0)
 		obj = OBJ_USER;
@@ -96,8 +124,11 @@ cstore_parse(const char *hash, const char *field, struct delta *d)
 	else
 		return -1;
 	if (obj == OBJ_USER_TOPIC) {
+		if ((colon = strchr(field, ':')) == NULL ||
+		    canonical_id(colon + 1, "", &chk, &n0) == -1)
+			return -1;
 		if (sscanf(field, "%31[a-z]:%lld%n", fname, &topic, &n) != 2 ||
-		    field[n] != '\0')
+		    field[n] != '\0' || topic != chk)
 			return -1;
 	} else if (snprintf(fname, sizeof(fname), "%s", field) >=
 	    (int)sizeof(fname))

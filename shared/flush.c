@@ -8,6 +8,7 @@
 #include "counters.h"
 #include "cstore.h"
 #include "flush.h"
+#include "lb.h"
 #include "log.h"
 
 #define KEY_DIRTY	"{flush}:dirty"
@@ -238,6 +239,10 @@ finish_batch(struct app *a, long long b, int redo, struct flush_stats *st)
 		goto out;
 	if (!applied && t.nds > 0 && apply_sqlite(a, b, &t, st) == -1)
 		goto out;
+	/* Leaderboards follow the durable values (best effort: a board
+	 * that misses one is repaired by its rebuild or the next batch). */
+	if (t.nds > 0)
+		lb_update(a, t.ds, t.nds);
 	if (ack_all(a, batch, &t) == -1)
 		goto out;
 	if ((rep = rds_cmdv(&a->rds, "DEL", mkey, lkey, NULL)) == NULL)

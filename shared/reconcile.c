@@ -457,6 +457,71 @@ reconcile_like_count(struct app *a, int dry, struct rec_family *rf)
 	return 0;
 }
 
+int
+reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
+    long long *wrong)
+{
+	struct rec_family rf;
+	struct entry e[16];
+	sqlite3_stmt *s;
+	long long mu = 0, mp = 0, mt = 0, id;
+	int i, k = 0;
+
+	if (families[fam].recount_one == NULL)
+		return 0;
+	if ((s = db_stmt(&a->db, STMT_MAX_IDS)) == NULL)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		mu = sqlite3_column_int64(s, 0);
+		mp = sqlite3_column_int64(s, 1);
+		mt = sqlite3_column_int64(s, 2);
+	}
+	db_done(s);
+	if (n > 16)
+		n = 16;
+	for (i = 0; i < n; i++) {
+		memset(&e[k], 0, sizeof(e[k]));
+		switch (families[fam].obj) {
+		case OBJ_USER:
+			if (mu == 0)
+				continue;
+			e[k].k1 = 1 + random() % mu;
+			break;
+		case OBJ_POST:
+			if (mp == 0)
+				continue;
+			e[k].k1 = 1 + random() % mp;
+			break;
+		case OBJ_TOPIC:
+			if (mt == 0)
+				continue;
+			e[k].k1 = 1 + random() % mt;
+			break;
+		case OBJ_USER_TOPIC:
+			if (mp == 0 ||
+			    (s = db_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
+				continue;
+			id = 1 + random() % mp;
+			sqlite3_bind_int64(s, 1, id);
+			if (sqlite3_step(s) == SQLITE_ROW) {
+				e[k].k1 = sqlite3_column_int64(s, 0);
+				e[k].k2 = sqlite3_column_int64(s, 1);
+			}
+			db_done(s);
+			if (e[k].k1 == 0)
+				continue;
+			break;
+		}
+		k++;
+	}
+	memset(&rf, 0, sizeof(rf));
+	if (k > 0 && settle(a, fam, 1, e, (size_t)k, &rf) == -1)
+		return -1;
+	*checked += k;
+	*wrong += rf.wrong;
+	return 0;
+}
+
 void
 rec_report_init(struct rec_report *r)
 {

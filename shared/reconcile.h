@@ -53,6 +53,11 @@ typedef int (*rec_progress)(void *arg, int pct, int next,
 int	reconcile(struct app *, int dry, int from, struct rec_report *,
 	    rec_progress, void *arg);
 
+/* The continuous drift check: settles n random counters of fam without
+ * repairing them; adds to *checked and *wrong.  0 or -1. */
+int	reconcile_sample(struct app *, enum family fam, int n,
+	    long long *checked, long long *wrong);
+
 /* Report to and from JSON (jansson); the caller frees the string. */
 char	*rec_report_json(const struct rec_report *);
 int	rec_report_parse(const char *json, struct rec_report *);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "flush.h"
+#include "lb.h"
 #include "log.h"
 #include "runs.h"
 
@@ -193,6 +194,10 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 		finish(&a->db, id, "failed", "Redis or SQLite failed; "
 		    "start a new run");
 		return -1;
+	}
+	if (!r.dry) {		/* counters moved: fold, then rebuild boards */
+		flush_all(a, 1000, NULL);
+		lb_invalidate(a);
 	}
 	finish(&a->db, id, "done", NULL);
 	log_info("reconciliation %lld done: %lld counters were wrong", id,

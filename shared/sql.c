@@ -237,4 +237,17 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_RUN_FINISH: id, state, error, now */
 	"UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
 	"progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
+	/* STMT_COUNTERS_OF_TOPIC: name, ":<topic>" -- a topic's (user, topic) rows */
+	"SELECT key, value FROM counters WHERE name = ?1 AND key LIKE '%' || ?2",
+	/* STMT_USERS_BY_IDS: json ids -- in the given order */
+	"SELECT u.id, u.login, u.name FROM json_each(?1) j JOIN users u "
+	"ON u.id = j.value ORDER BY j.key",
+	/* STMT_LAST_FLUSH -- time and size of the newest applied batch */
+	"SELECT applied_at, counters, total FROM flushes ORDER BY id DESC LIMIT 1",
+	/* STMT_MAX_IDS -- users, posts, topics */
+	"SELECT (SELECT coalesce(max(id), 0) FROM users), "
+	"(SELECT coalesce(max(id), 0) FROM posts), "
+	"(SELECT coalesce(max(id), 0) FROM topics)",
+	/* STMT_POST_AT_OR_AFTER: id -- a post's (user, topic) for sampling */
+	"SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
 };

@@ -65,6 +65,7 @@ struct model {
 	grid		rec;		/* the model's own recount */
 	int		last_n;		/* deltas of the last row change */
 	long		steps, feeds;
+	long		moved, hidden, shown;	/* post changes with likes */
 	char		what[96];	/* the action being checked */
 };
 
@@ -373,6 +374,21 @@ note_row(const struct model *m, long long nid)
 	return r;
 }
 
+/* Counts the post changes that carry likes with them. */
+static void
+post_change(struct model *m, const struct row *or, const struct row *nr)
+{
+	feed(m, or, nr);
+	if (or->likes == 0)
+		return;
+	if (or->visible && nr->visible && or->topic != nr->topic)
+		m->moved++;
+	else if (or->visible && !nr->visible)
+		m->hidden++;
+	else if (!or->visible && nr->visible)
+		m->shown++;
+}
+
 /* ---- notifications (notify.c): never for one's own action ---- */
 
 static void
@@ -473,7 +489,7 @@ act_edit(struct model *m, long long id, long long t, int publish)
 	m->p[id].status = publish;
 	sync_post(m, id);
 	nr = post_row(m, id);
-	feed(m, &or, &nr);
+	post_change(m, &or, &nr);
 	check(m);
 	return 1;
 }
@@ -492,7 +508,7 @@ act_set_deleted(struct model *m, long long id, int deleted)
 	m->p[id].is_deleted = deleted;
 	sync_post(m, id);
 	nr = post_row(m, id);
-	feed(m, &or, &nr);
+	post_change(m, &or, &nr);
 	check(m);
 	return 1;
 }
@@ -1130,8 +1146,11 @@ test_random_sequence(void **state)
 		sum += m->cnt[FAM_USER_LIKES][i][0];
 	assert_true(sum > 20);
 	assert_true(m->np == NP);
+	/* posts carried their likes along often */
+	assert_true(m->moved >= 20 && m->hidden >= 20 && m->shown >= 20);
 	print_message("# random: %ld actions (%ld tried), %ld row changes, "
-	    "%ld checks\n", applied, tries, m->feeds, m->steps);
+	    "%ld checks; with likes: %ld moved, %ld hidden, %ld shown\n",
+	    applied, tries, m->feeds, m->steps, m->moved, m->hidden, m->shown);
 }
 
 int

@@ -1,0 +1,219 @@
+/* lb.c -- leaderboards; see lb.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cstore.h"
+#include "lb.h"
+#include "log.h"
+
+static const struct {
+	const char	*by;
+	enum family	 fam;
+} boards[] = {
+	{ "posts", FAM_USER_POSTS },
+	{ "followers", FAM_USER_FOLLOWERS },
+	{ "following", FAM_USER_FOLLOWING },
+	{ "likes", FAM_USER_LIKES },
+	{ "rating", FAM_USER_LIKES },
+};
+
+enum family
+lb_family(const char *by)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++)
+		if (strcmp(boards[i].by, by) == 0)
+			return boards[i].fam;
+	return FAM__MAX;
+}
+
+static void
+board_key(enum family fam, long long topic, char *out, size_t sz)
+{
+	if (fam == FAM_UT_RATING)
+		snprintf(out, sz, "{lb}:rating:%lld", topic);
+	else
+		snprintf(out, sz, "{lb}:%s", families[fam].field);
+}
+
+static int
+on_board(enum family f)
+{
+	return f == FAM_USER_POSTS || f == FAM_USER_FOLLOWERS ||
+	    f == FAM_USER_FOLLOWING || f == FAM_USER_LIKES || f == FAM_UT_RATING;
+}
+
+/* KEYS: board, marker.  ARGV: score, member, ...  Only a complete board. */
+static struct rds_script lb_set_lua = { .src =
+	"if redis.call('GET', KEYS[2]) ~= '1' then return 0 end\n"
+	"for i = 1, #ARGV, 2 do\n"
+	"  if tonumber(ARGV[i]) > 0 then redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1])\n"
+	"  else redis.call('ZREM', KEYS[1], ARGV[i+1]) end\n"
+	"end\n"
+	"return 1\n" };
+
+int
+lb_update(struct app *a, const struct delta *ds, int n)
+{
+	char board[48], ok[56], member[24], score[24];
+	const char *keys[2], *args[2];
+	long long v;
+	int i, err = 0, queued = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!on_board(ds[i].fam))
+			continue;
+		v = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
+		if (err)
+			return -1;
+		board_key(ds[i].fam, ds[i].k2, board, sizeof(board));
+		snprintf(ok, sizeof(ok), "%s:ok", board);
+		snprintf(member, sizeof(member), "%016lld", ds[i].k1);
+		snprintf(score, sizeof(score), "%lld", v);
+		keys[0] = board;
+		keys[1] = ok;
+		args[0] = score;
+		args[1] = member;
+		if (rds_append_eval(&a->rds, &lb_set_lua, 2, keys, 2, args) == -1)
+			break;
+		queued++;
+	}
+	return rds_collect(&a->rds, queued) == 0 ? 0 : -1;
+}
+
+/* Refills a board from the counters table. */
+static int
+rebuild(struct app *a, enum family fam, long long topic, const char *board)
+{
+	char ok[56], lock[56], suffix[32], member[24], score[24];
+	redisReply *rep;
+	sqlite3_stmt *s;
+	long long k1, k2;
+	int got, queued = 0, k;
+
+	snprintf(ok, sizeof(ok), "%s:ok", board);
+	snprintf(lock, sizeof(lock), "%s:lock", board);
+	if ((rep = rds_cmdv(&a->rds, "SET", lock, "1", "NX", "PX", "10000",
+	    NULL)) == NULL)
+		return -1;
+	got = rep->type == REDIS_REPLY_STATUS;
+	freeReplyObject(rep);
+	if (!got)
+		return 0;
+	if ((rep = rds_cmdv(&a->rds, "DEL", board, NULL)) != NULL)
+		freeReplyObject(rep);
+	/* Marker first: the flusher's updates land while we read SQLite. */
+	if ((rep = rds_cmdv(&a->rds, "SET", ok, "1", NULL)) == NULL)
+		return -1;
+	freeReplyObject(rep);
+	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
+	    STMT_COUNTERS_OF_FAMILY);
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, families[fam].name, -1, SQLITE_STATIC);
+	if (fam == FAM_UT_RATING) {
+		snprintf(suffix, sizeof(suffix), ":%lld", topic);
+		sqlite3_bind_text(s, 2, suffix, -1, SQLITE_TRANSIENT);
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		k2 = 0;
+		if (sscanf((const char *)sqlite3_column_text(s, 0), "%lld:%lld",
+		    &k1, &k2) < 1 || (fam == FAM_UT_RATING && k2 != topic) ||
+		    sqlite3_column_int64(s, 1) <= 0)
+			continue;
+		snprintf(score, sizeof(score), "%lld", sqlite3_column_int64(s, 1));
+		snprintf(member, sizeof(member), "%016lld", k1);
+		{
+			const char *zargv[4] = { "ZADD", board, score, member };
+			size_t zl[4];
+
+			for (k = 0; k < 4; k++)
+				zl[k] = strlen(zargv[k]);
+			if (rds_append(&a->rds, 4, zargv, zl) == -1)
+				break;
+		}
+		queued++;
+		if (queued == 1000) {
+			if (rds_collect(&a->rds, queued) != 0)
+				break;
+			queued = 0;
+		}
+	}
+	db_done(s);
+	if (rds_collect(&a->rds, queued) != 0)
+		return -1;
+	if ((rep = rds_cmdv(&a->rds, "DEL", lock, NULL)) != NULL)
+		freeReplyObject(rep);
+	return 1;
+}
+
+int
+lb_top(struct app *a, enum family fam, long long topic, int n,
+    long long *uids, long long *vals)
+{
+	char board[48], ok[56], stop[16];
+	redisReply *rep;
+	size_t i;
+	int k = 0, tries;
+
+	if (n > LB_MAX)
+		n = LB_MAX;
+	board_key(fam, topic, board, sizeof(board));
+	snprintf(ok, sizeof(ok), "%s:ok", board);
+	snprintf(stop, sizeof(stop), "%d", n - 1);
+	for (tries = 0; tries < 20; tries++) {
+		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_STRING) {
+			freeReplyObject(rep);
+			if (rebuild(a, fam, topic, board) == -1)
+				return -1;
+			continue;
+		}
+		freeReplyObject(rep);
+		break;
+	}
+	rep = rds_cmdv(&a->rds, "ZREVRANGE", board, "0", stop, "WITHSCORES",
+	    NULL);
+	if (rep == NULL)
+		return -1;
+	for (i = 0; rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements &&
+	    k < n; i += 2) {
+		uids[k] = strtoll(rep->element[i]->str, NULL, 10);
+		vals[k] = strtoll(rep->element[i + 1]->str, NULL, 10);
+		k++;
+	}
+	freeReplyObject(rep);
+	return k;
+}
+
+int
+lb_invalidate(struct app *a)
+{
+	redisReply *rep, *del;
+	char cursor[32] = "0";
+	size_t i;
+
+	do {
+		rep = rds_cmdv(&a->rds, "SCAN", cursor, "MATCH", "{lb}:*:ok",
+		    "COUNT", "1000", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+			freeReplyObject(rep);
+			return -1;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+		for (i = 0; i < rep->element[1]->elements; i++) {
+			del = rds_cmdv(&a->rds, "DEL",
+			    rep->element[1]->element[i]->str, NULL);
+			if (del != NULL)
+				freeReplyObject(del);
+		}
+		freeReplyObject(rep);
+	} while (strcmp(cursor, "0") != 0);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* lb.h -- leaderboards: Redis sorted sets of users by a counter.
+ *
+ *   {lb}:posts {lb}:followers {lb}:following {lb}:likes   all users
+ *   {lb}:rating:<TID>                                    one topic
+ * ("rating" over all topics is a user's likes on visible posts, so the
+ * global rating board is {lb}:likes.)  Members are user ids zero-padded
+ * to 16 digits, so equal scores rank the newer account first, always the
+ * same way.  The flusher keeps them in step with the durable values of
+ * each batch it applies; a board Redis lost (marker <board>:ok absent) is
+ * rebuilt from the counters table on first read, under a lock.
+ */
+#ifndef TALLY_LB_H
+#define TALLY_LB_H
+
+#include "app.h"
+#include "counters.h"
+
+#define LB_MAX	100
+
+/* The family behind a board name ("posts" ...), or FAM__MAX. */
+enum family	lb_family(const char *by);
+
+/* After a flush batch: boards of the user and (user, topic) counters
+ * among ds take their durable values.  0 or -1. */
+int		lb_update(struct app *, const struct delta *ds, int n);
+
+/* The top n (<= LB_MAX) of a board (topic > 0: that topic's rating):
+ * user ids and values, best first.  Returns how many, or -1. */
+int		lb_top(struct app *, enum family fam, long long topic, int n,
+		    long long *uids, long long *vals);
+
+/* Drops every board's marker: each is rebuilt from counters on its next
+ * read (after a reconciliation repaired counters).  0 or -1. */
+int		lb_invalidate(struct app *);
+
+#endif

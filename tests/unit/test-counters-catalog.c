@@ -1,0 +1,241 @@
+/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", cstore_name + cstore_parse round-trip for every family. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "counters.h"
+#include "cstore.h"
+
+/* What each family is called in SQLite and Redis, for k1 42, k2 7. */
+static const struct {
+	enum family	 fam;
+	const char	*name, *key, *hash, *field;
+} known[] = {
+	{ FAM_USER_POSTS, "user_posts", "42", "{u42}:n", "posts" },
+	{ FAM_USER_FOLLOWERS, "user_followers", "42", "{u42}:n", "followers" },
+	{ FAM_USER_FOLLOWING, "user_following", "42", "{u42}:n", "following" },
+	{ FAM_USER_LIKES, "user_likes", "42", "{u42}:n", "likes" },
+	{ FAM_POST_LIKES, "post_likes", "42", "{p42}:n", "likes" },
+	{ FAM_POST_COMMENTS, "post_comments", "42", "{p42}:n", "comments" },
+	{ FAM_POST_REPOSTS, "post_reposts", "42", "{p42}:n", "reposts" },
+	{ FAM_POST_VIEWS, "post_views", "42", "{p42}:n", "views" },
+	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{t42}:n", "posts" },
+	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{u42}:nt", "posts:7" },
+	{ FAM_UT_RATING, "user_topic_rating", "42:7", "{u42}:nt", "rating:7" },
+	{ FAM_USER_UNREAD, "user_unread", "42", "{u42}:n", "unread" },
+};
+
+static void
+test_family_names_round_trip(void **state)
+{
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < FAM__MAX; i++) {
+		assert_non_null(families[i].name);
+		assert_non_null(families[i].field);
+		assert_true(strlen(families[i].name) > 0);
+		assert_int_equal(family_by_name(families[i].name), i);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(families[i].name,
+			    families[j].name);
+	}
+	/* a new family is named here too */
+	assert_int_equal(sizeof(known) / sizeof(known[0]), FAM__MAX);
+	for (i = 0; i < (int)(sizeof(known) / sizeof(known[0])); i++) {
+		assert_string_equal(families[known[i].fam].name, known[i].name);
+		assert_int_equal(family_by_name(known[i].name), known[i].fam);
+	}
+}
+
+/* Every family with truth rows has a recount; views have none. */
+static void
+test_recount_queries(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < FAM__MAX; i++)
+		if (i == FAM_POST_VIEWS)
+			assert_null(families[i].recount);
+		else
+			assert_non_null(families[i].recount);
+}
+
+/* One field per counter in an object's hash, or cstore_parse could not
+ * tell them apart; and no field looks like the "~" / "^B:" bookkeeping. */
+static void
+test_fields_unique_per_object(void **state)
+{
+	const char *f;
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < FAM__MAX; i++) {
+		f = families[i].field;
+		assert_true(strlen(f) > 0 && strlen(f) < 32);
+		assert_int_equal(strspn(f, "abcdefghijklmnopqrstuvwxyz"),
+		    strlen(f));
+		for (j = 0; j < i; j++)
+			if (families[i].obj == families[j].obj &&
+			    strcmp(f, families[j].field) == 0)
+				fail_msg("%s and %s share field %s",
+				    families[i].name, families[j].name, f);
+	}
+}
+
+static void
+test_counter_key(void **state)
+{
+	struct delta d = { FAM_USER_POSTS, 42, 0, 5 };
+	char key[48], small[3];
+	int i;
+
+	(void)state;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "42");
+	d.fam = FAM_UT_POSTS;
+	d.k2 = 7;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "42:7");
+	d.fam = FAM_UT_RATING;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "42:7");
+	/* every family, by hand */
+	for (i = 0; i < (int)(sizeof(known) / sizeof(known[0])); i++) {
+		d.fam = known[i].fam;
+		d.k1 = 42;
+		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
+		counter_key(&d, key, sizeof(key));
+		assert_string_equal(key, known[i].key);
+	}
+	/* the largest ids fit; a short buffer is cut, never overrun */
+	d.fam = FAM_UT_RATING;
+	d.k1 = LLONG_MAX;
+	d.k2 = LLONG_MAX;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "9223372036854775807:9223372036854775807");
+	d.k1 = 12345;
+	counter_key(&d, small, sizeof(small));
+	assert_string_equal(small, "12");
+}
+
+static void
+test_cstore_names(void **state)
+{
+	struct delta d;
+	char hash[48], field[48];
+	int i;
+
+	(void)state;
+	for (i = 0; i < (int)(sizeof(known) / sizeof(known[0])); i++) {
+		memset(&d, 0, sizeof(d));
+		d.fam = known[i].fam;
+		d.k1 = 42;
+		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
+		cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
+		assert_string_equal(hash, known[i].hash);
+		assert_string_equal(field, known[i].field);
+		/* and back, the stored delta (d) not carried */
+		d.d = 99;
+		assert_int_equal(cstore_parse(hash, field, &d), 0);
+		assert_int_equal(d.fam, known[i].fam);
+		assert_int_equal(d.k1, 42);
+		assert_int_equal(d.k2, families[d.fam].obj == OBJ_USER_TOPIC ?
+		    7 : 0);
+		assert_int_equal(d.d, 0);
+	}
+}
+
+/* cstore_name then cstore_parse gives the counter back, every family,
+ * small and huge ids. */
+static void
+test_cstore_round_trip(void **state)
+{
+	static const long long ids[] = { 0, 1, 7, 42, 1000000007LL,
+	    9007199254740993LL, LLONG_MAX };
+	struct delta in, out;
+	char hash[48], field[48], again_h[48], again_f[48];
+	size_t a, b;
+	int f, n = 0;
+
+	(void)state;
+	for (f = 0; f < FAM__MAX; f++)
+		for (a = 0; a < sizeof(ids) / sizeof(ids[0]); a++)
+			for (b = 0; b < sizeof(ids) / sizeof(ids[0]); b++) {
+				memset(&in, 0, sizeof(in));
+				in.fam = (enum family)f;
+				in.k1 = ids[a];
+				if (families[f].obj == OBJ_USER_TOPIC)
+					in.k2 = ids[b];
+				else if (b > 0)
+					continue;
+				in.d = -3;
+				cstore_name(&in, hash, sizeof(hash), field,
+				    sizeof(field));
+				if (cstore_parse(hash, field, &out) != 0)
+					fail_msg("%s %lld:%lld: %s %s does not "
+					    "parse", families[f].name, in.k1,
+					    in.k2, hash, field);
+				assert_int_equal(out.fam, in.fam);
+				assert_true(out.k1 == in.k1);
+				assert_true(out.k2 == in.k2);
+				cstore_name(&out, again_h, sizeof(again_h),
+				    again_f, sizeof(again_f));
+				assert_string_equal(again_h, hash);
+				assert_string_equal(again_f, field);
+				n++;
+			}
+	assert_true(n >= FAM__MAX * 7);
+}
+
+/* Counters of one object share its hash (one Lua script, one slot). */
+static void
+test_one_hash_per_object(void **state)
+{
+	struct delta d;
+	char h1[48], h2[48], f1[48], f2[48];
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < FAM__MAX; i++)
+		for (j = 0; j < FAM__MAX; j++) {
+			memset(&d, 0, sizeof(d));
+			d.fam = (enum family)i;
+			d.k1 = 5;
+			d.k2 = families[i].obj == OBJ_USER_TOPIC ? 3 : 0;
+			cstore_name(&d, h1, sizeof(h1), f1, sizeof(f1));
+			d.fam = (enum family)j;
+			d.k2 = families[j].obj == OBJ_USER_TOPIC ? 3 : 0;
+			cstore_name(&d, h2, sizeof(h2), f2, sizeof(f2));
+			if (families[i].obj == families[j].obj)
+				assert_string_equal(h1, h2);
+			else
+				assert_string_not_equal(h1, h2);
+			if (i != j && strcmp(h1, h2) == 0)
+				assert_string_not_equal(f1, f2);
+		}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_family_names_round_trip),
+		cmocka_unit_test(test_recount_queries),
+		cmocka_unit_test(test_fields_unique_per_object),
+		cmocka_unit_test(test_counter_key),
+		cmocka_unit_test(test_cstore_names),
+		cmocka_unit_test(test_cstore_round_trip),
+		cmocka_unit_test(test_one_hash_per_object),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
