@@ -5,7 +5,18 @@
  *   POST /admin/notices      fields title, body: a notice to every user
  *                            (no per-user write) -> 303 /admin | 400
  *   POST /admin/red-dot      lights the red dot for every user -> 303 /admin
+ *   GET  /admin/top?by=K&n=N leaderboard, K posts|followers|following|likes|
+ *                            rating, N 1..100 (10) -> 200 | 400
+ *   GET  /admin/reconcile    runs, live progress, drift chart, start form
+ *   POST /admin/reconcile    field dry_run (0/1): starts a run unless one is
+ *                            active -> 303 /admin/reconcile
+ *   GET  /admin/reconcile/ID one run's drift report -> 200 | 404
+ *   GET  /metrics            Prometheus text (nginx: 127.0.0.1 only; no login)
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include "admin_pages.h"
 #include "badges.h"
 #include "flush.h"
 #include "fanout.h"
@@ -23,6 +34,11 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/admin", page_admin, ROUTE_ADMIN },		/* ROUTE_ADMIN_HOME */
 	{ METHOD_POST, "/admin/notices", page_notice, ROUTE_ADMIN },	/* ROUTE_NOTICE */
 	{ METHOD_POST, "/admin/red-dot", page_red_dot, ROUTE_ADMIN },	/* ROUTE_RED_DOT */
+	{ METHOD_GET, "/admin/top", page_top, ROUTE_ADMIN },		/* ROUTE_TOP */
+	{ METHOD_GET, "/admin/reconcile", page_runs, ROUTE_ADMIN },	/* ROUTE_RUNS */
+	{ METHOD_POST, "/admin/reconcile", page_run_start, ROUTE_ADMIN }, /* ROUTE_RUN_START */
+	{ METHOD_GET, "/admin/reconcile/:id", page_run, ROUTE_ADMIN },	/* ROUTE_RUN */
+	{ METHOD_GET, "/metrics", page_metrics, 0 },			/* ROUTE_METRICS */
 };
 
 int
@@ -58,7 +74,19 @@ page_admin(struct req *r)
 	    flush_pending(r->app));
 	stat_row(r, "Deferred fan-out jobs", "fanout-jobs",
 	    fanout_pending(r->app));
-	html_raw(b, "</table></section><section class=\"card\"><h2>Send a notice "
+	stat_row(r, "Seconds since the last flush batch", "flush-lag",
+	    admin_flush_lag(r->app));
+	html_raw(b, "</table>");
+	admin_drift_table(r);
+	html_raw(b, "</section>");
+	admin_last_run(r);
+	html_raw(b, "<section class=\"card\"><h2>Leaderboards</h2><p>"
+	    "<a href=\"/admin/top?by=posts\">posts</a> \xc2\xb7 "
+	    "<a href=\"/admin/top?by=followers\">followers</a> \xc2\xb7 "
+	    "<a href=\"/admin/top?by=following&amp;n=100\">following</a> \xc2\xb7 "
+	    "<a href=\"/admin/top?by=likes\">likes</a> \xc2\xb7 "
+	    "<a href=\"/admin/top?by=rating\">rating</a></p></section>");
+	html_raw(b, "<section class=\"card\"><h2>Send a notice "
 	    "to everyone</h2><form method=\"post\" action=\"/admin/notices\" "
 	    "class=\"stack\">");
 	page_csrf(r);

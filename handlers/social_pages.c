@@ -9,6 +9,7 @@
 #include "follow.h"
 #include "html.h"
 #include "layout.h"
+#include "lb.h"
 #include "notify.h"
 #include "post.h"
 #include "render.h"
@@ -582,6 +583,48 @@ page_comment_delete(struct req *r)
 	return redirect_post(r, pid);
 }
 
+/* The topic's best authors by rating (likes of their visible posts in
+ * it), from the topic's leaderboard. */
+static void
+best_authors(struct req *r, long long tid)
+{
+	long long uids[5], vals[5];
+	struct buf *b = &r->body;
+	sqlite3_stmt *s;
+	char *json;
+	int n = lb_top(r->app, FAM_UT_RATING, tid, 5, uids, vals), i = 0;
+
+	if (n <= 0 || (s = db_stmt(&r->app->db, STMT_USERS_BY_IDS)) == NULL)
+		return;
+	html_raw(b, "<section class=\"card\"><h2>Best authors</h2>"
+	    "<ol class=\"best\">");
+	json = render_ids_json(uids, n);
+	sqlite3_bind_text(s, 1, json, -1, SQLITE_TRANSIENT);
+	free(json);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *login = (const char *)sqlite3_column_text(s, 1);
+
+		while (i < n && uids[i] != sqlite3_column_int64(s, 0))
+			i++;
+		if (i == n)
+			break;
+		html_raw(b, "<li data-login=\"");
+		html_attr(b, login);
+		html_raw(b, "\" data-value=\"");
+		html_int(b, vals[i]);
+		html_raw(b, "\"><a href=\"/u/");
+		html_url(b, login);
+		html_raw(b, "\">@");
+		html_text(b, login);
+		html_raw(b, "</a> \xc2\xb7 rating ");
+		html_int(b, vals[i]);
+		html_raw(b, "</li>");
+		i++;
+	}
+	db_done(s);
+	html_raw(b, "</ol></section>");
+}
+
 int
 page_topic(struct req *r)
 {
@@ -626,6 +669,7 @@ page_topic(struct req *r)
 		render_count(r, "topic-posts", d.d, "data-topic", slug);
 	}
 	html_raw(b, "</b> posts</span></p>");
+	best_authors(r, tid);
 	if (render_posts(r, ids, n, 0) < 0)
 		return -1;
 	if (n == 0)

@@ -10,6 +10,13 @@
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
 
+  // A reconciliation in progress: the page refreshes itself each second
+  // until the run is done (its progress bar comes from the server).
+  if (document.querySelector('[data-run-id][data-state="running"],' +
+      '[data-run-id][data-state="queued"]')) {
+    setTimeout(function () { window.location.reload(); }, 1000);
+  }
+
   // Badges: poll /badges.json with If-None-Match; a 304 changes nothing.
   var box = document.querySelector('[data-badges]');
   if (!box || !window.fetch) return;
