@@ -28,6 +28,7 @@
 #include "runs.h"
 #include "log.h"
 #include "session.h"
+#include "timeline.h"
 #include "valid.h"
 
 static volatile sig_atomic_t stopping;
@@ -114,6 +115,18 @@ job_drift(struct app *a)
 	}
 }
 
+/* After Redis was down: settle the counters whose deltas waited in the
+ * SQLite backlog, and let timelines that missed changes be rebuilt. */
+static void
+job_after_outage(struct app *a)
+{
+	if (!rds_up(&a->rds))
+		return;
+	tl_refresh_stale(a);
+	while (reconcile_backlog(a) > 0 && !stopping)
+		;
+}
+
 static void
 job_wal(struct app *a)
 {
@@ -170,6 +183,7 @@ main(void)
 			last_flush_ms = now_ms;
 		}
 		if (now - last_gen >= 5) {
+			job_after_outage(&a);
 			job_redis_gen(&a);
 			last_gen = now;
 		}

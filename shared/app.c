@@ -29,7 +29,7 @@ app_open(struct app *a, const char *name)
 		return -1;
 	if (db_open(&a->db, a->cfg.db_path) == -1)
 		return -1;
-	rds_init(&a->rds, a->cfg.redis_sock, 500);
+	rds_init(&a->rds, a->cfg.redis_sock, 250);
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&

@@ -143,6 +143,30 @@ cstore_parse(const char *hash, const char *field, struct delta *d)
 	return -1;
 }
 
+/* Redis did not take these deltas: keep them in SQLite's backlog, shown
+ * on top of the durable values meanwhile and settled exactly (recounted)
+ * by the worker when Redis answers again. */
+static void
+backlog(struct app *a, const struct delta *ds, int n)
+{
+	sqlite3_stmt *s;
+	char key[48];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+			return;
+		counter_key(&ds[i], key, sizeof(key));
+		sqlite3_bind_text(s, 1, families[ds[i].fam].name, -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 3, ds[i].d);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			log_err("counter backlog: %s", sqlite3_errmsg(a->db.h));
+		db_done(s);
+	}
+}
+
 int
 cstore_apply(struct app *a, const struct delta *ds, int n)
 {
@@ -185,13 +209,35 @@ cstore_apply(struct app *a, const struct delta *ds, int n)
 		nh++;
 	}
 	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
-		return -1;
+		goto lost;
 	return 0;
 fail:
 	if (queued > 0)
 		rds_collect(&a->rds, queued);
-	log_warn("counter deltas not applied to Redis (%d objects)", nh + 1);
+lost:
+	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
+	    "take them (%d objects)", nh + 1);
+	backlog(a, ds, n);
 	return -1;
+}
+
+/* What the backlog holds for a counter (Redis was down). */
+static long long
+backlog_of(struct db *db, const struct delta *d)
+{
+	sqlite3_stmt *s = db_stmt(db, STMT_BACKLOG_GET);
+	char key[48];
+	long long v = 0;
+
+	if (s == NULL)
+		return 0;
+	counter_key(d, key, sizeof(key));
+	sqlite3_bind_text(s, 1, families[d->fam].name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return v;
 }
 
 long long
@@ -333,7 +379,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 			down = 1;
 		}
 		ds[i].d = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2,
-		    &err);
+		    &err) + backlog_of(&a->db, &ds[i]);
 	}
 	for (i = 0; i < n; i++)
 		if (ds[i].d < 0)	/* never show a negative count */

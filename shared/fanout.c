@@ -80,8 +80,10 @@ job_push(struct app *a, const struct job *j)
 		rc = rep->type == REDIS_REPLY_INTEGER ? 0 : -1;
 		freeReplyObject(rep);
 	}
-	if (rc == -1)
+	if (rc == -1) {
 		log_warn("fan-out job for post %lld not queued", j->post);
+		tl_mark_stale(a);
+	}
 	free(s);
 	return rc;
 }

@@ -33,9 +33,11 @@ rds_drop(struct rds *r)
 		redisFree(r->c);
 		r->c = NULL;
 	}
-	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 100;
-	if (r->backoff_ms > 2000)
-		r->backoff_ms = 2000;
+	/* A Redis that does not answer costs one timeout per process, then
+	 * nothing until the backoff ends: 250 ms, doubling, at most 4 s. */
+	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 250;
+	if (r->backoff_ms > 4000)
+		r->backoff_ms = 4000;
 	r->retry_at_ms = mono_ms() + r->backoff_ms;
 }
 

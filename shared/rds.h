@@ -5,8 +5,10 @@
  * and reconnection waits out a backoff so a dead Redis costs a request
  * nothing but a clock read), and a reply of type REDIS_REPLY_ERROR when
  * Redis refused the command.  The caller frees replies with
- * freeReplyObject().  Connect and command timeouts are short (default
- * 200 ms / 500 ms): callers fall back to SQLite rather than wait.
+ * freeReplyObject().  Connect and command timeouts are short (200 ms /
+ * 250 ms by default): callers fall back to SQLite rather than wait, and
+ * after a failure a process leaves Redis alone for a growing backoff
+ * (250 ms doubling to 4 s).
  */
 #ifndef TALLY_RDS_H
 #define TALLY_RDS_H

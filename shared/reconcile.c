@@ -522,6 +522,57 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 	return 0;
 }
 
+int
+reconcile_backlog(struct app *a)
+{
+	struct { char name[40], key[48]; long long delta; } *rows;
+	struct rec_family rf;
+	struct entry e;
+	sqlite3_stmt *s;
+	enum family fam;
+	int n = 0, i, done = 0;
+
+	rows = xcalloc(500, sizeof(*rows));
+	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
+		free(rows);
+		return -1;
+	}
+	sqlite3_bind_int(s, 1, 500);
+	while (n < 500 && sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
+		    (const char *)sqlite3_column_text(s, 0));
+		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
+		    (const char *)sqlite3_column_text(s, 1));
+		rows[n].delta = sqlite3_column_int64(s, 2);
+		n++;
+	}
+	db_done(s);
+	for (i = 0; i < n; i++) {
+		memset(&e, 0, sizeof(e));
+		memset(&rf, 0, sizeof(rf));
+		fam = family_by_name(rows[i].name);
+		if (fam != FAM__MAX && families[fam].recount_one != NULL) {
+			if (sscanf(rows[i].key, "%lld:%lld", &e.k1, &e.k2) < 1)
+				continue;
+			if (settle(a, fam, 0, &e, 1, &rf) == -1)
+				break;
+			if (rf.unsettled > 0)
+				continue;	/* still moving: next round */
+		}
+		/* views have no truth: what waited is simply lost */
+		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+			break;
+		sqlite3_bind_text(s, 1, rows[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, rows[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, rows[i].delta);
+		sqlite3_step(s);
+		db_done(s);
+		done++;
+	}
+	free(rows);
+	return done;
+}
+
 void
 rec_report_init(struct rec_report *r)
 {

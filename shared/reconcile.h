@@ -58,6 +58,11 @@ int	reconcile(struct app *, int dry, int from, struct rec_report *,
 int	reconcile_sample(struct app *, enum family fam, int n,
 	    long long *checked, long long *wrong);
 
+/* Settles (recounts and repairs, as a run would) the counters whose
+ * deltas waited in the SQLite backlog while Redis was down, then drops
+ * those backlog rows.  Returns how many were settled, or -1. */
+int	reconcile_backlog(struct app *);
+
 /* Report to and from JSON (jansson); the caller frees the string. */
 char	*rec_report_json(const struct rec_report *);
 int	rec_report_parse(const char *json, struct rec_report *);

@@ -126,6 +126,12 @@ const char *const schema_migrations[] = {
 	"  started_at INTEGER,"
 	"  finished_at INTEGER);"
 	"CREATE INDEX reconcile_runs_state ON reconcile_runs(state);",
+	/* 6: counter deltas that could not reach Redis (Redis down) */
+	"CREATE TABLE counter_backlog ("
+	"  name TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, key)) WITHOUT ROWID;",
 };
 
 const int schema_version =

@@ -250,4 +250,13 @@ const char *const sql_text[STMT__MAX] = {
 	"(SELECT coalesce(max(id), 0) FROM topics)",
 	/* STMT_POST_AT_OR_AFTER: id -- a post's (user, topic) for sampling */
 	"SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
+	/* STMT_BACKLOG_ADD: name, key, delta */
+	"INSERT INTO counter_backlog(name, key, delta) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT(name, key) DO UPDATE SET delta = delta + excluded.delta",
+	/* STMT_BACKLOG_GET: name, key */
+	"SELECT delta FROM counter_backlog WHERE name = ?1 AND key = ?2",
+	/* STMT_BACKLOG_BATCH: limit */
+	"SELECT name, key, delta FROM counter_backlog LIMIT ?1",
+	/* STMT_BACKLOG_DONE: name, key, delta -- only if nothing was added */
+	"DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
 };

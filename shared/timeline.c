@@ -141,6 +141,8 @@ tl_add(struct app *a, enum tl kind, long long uid, int n,
 		rc = reply_int(rds_eval(&a->rds, &tl_add_lua, 2, keys, args.n,
 		    args.v));
 		numargs_free(&args);
+		if (rc == -2)
+			tl_mark_stale(a);
 		if (rc < 0)
 			return rc;
 	}
@@ -166,6 +168,8 @@ tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
 		rc = reply_int(rds_eval(&a->rds, &tl_rem_lua, 2, keys, args.n,
 		    args.v));
 		numargs_free(&args);
+		if (rc == -2)
+			tl_mark_stale(a);
 		if (rc < 0)
 			return rc;
 	}
@@ -201,6 +205,8 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
 		rc = -1;
 	numargs_free(&args);
+	if (rc == -1)
+		tl_mark_stale(a);
 	return rc;
 }
 
@@ -471,4 +477,51 @@ tl_count_after(struct app *a, int n, const long long *authors,
 		db_done(s);
 	}
 	return 0;
+}
+
+void
+tl_mark_stale(struct app *a)
+{
+	if (db_setting(&a->db, "timelines_stale", 0) == 0)
+		log_warn("Redis missed timeline changes; timelines will be "
+		    "rebuilt from SQLite when it is back");
+	db_setting_put(&a->db, "timelines_stale", db_now_ms());
+}
+
+int
+tl_refresh_stale(struct app *a)
+{
+	long long since = db_setting(&a->db, "timelines_stale", 0);
+	redisReply *rep, *del;
+	char cursor[32] = "0";
+	size_t i;
+
+	if (since == 0)
+		return 0;
+	do {
+		rep = rds_cmdv(&a->rds, "SCAN", cursor, "MATCH", "{u*}:*:ok",
+		    "COUNT", "1000", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+			freeReplyObject(rep);
+			return -1;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+		for (i = 0; i < rep->element[1]->elements; i++) {
+			del = rds_cmdv(&a->rds, "DEL",
+			    rep->element[1]->element[i]->str, NULL);
+			if (del == NULL) {
+				freeReplyObject(rep);
+				return -1;
+			}
+			freeReplyObject(del);
+		}
+		freeReplyObject(rep);
+	} while (strcmp(cursor, "0") != 0);
+	/* Clear only if no new miss happened meanwhile. */
+	if (db_setting(&a->db, "timelines_stale", 0) == since)
+		db_setting_put(&a->db, "timelines_stale", 0);
+	log_info("timelines marked for rebuild after Redis missed changes");
+	return 1;
 }

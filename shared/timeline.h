@@ -64,4 +64,11 @@ int		tl_rebuild(struct app *, enum tl, long long uid);
 int		tl_count_after(struct app *, int n, const long long *authors,
 		    const long long *after, long long *out);
 
+/* Redis missed a timeline change (it was down): remember it in SQLite,
+ * so that when Redis answers again tl_refresh_stale() drops every
+ * timeline's marker and each is rebuilt from SQLite on its next read. */
+void		tl_mark_stale(struct app *);
+/* 1 when it dropped the markers, 0 nothing to do, -1 Redis failed. */
+int		tl_refresh_stale(struct app *);
+
 #endif
