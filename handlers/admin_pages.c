@@ -50,6 +50,18 @@ drift_get(redisReply *h, const char *name, const char *what)
 	return 0;
 }
 
+static long long
+cache_get(redisReply *h, const char *f)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && h->type == REDIS_REPLY_ARRAY &&
+	    i + 1 < h->elements; i += 2)
+		if (strcmp(h->element[i]->str, f) == 0)
+			return strtoll(h->element[i + 1]->str, NULL, 10);
+	return 0;
+}
+
 void
 admin_drift_table(struct req *r)
 {
@@ -459,6 +471,17 @@ page_metrics(struct req *r)
 			buf_printf(&out, "tally_drift_wrong_total{family=\"%s\"} "
 			    "%lld\n", families[i].name,
 			    drift_get(h, families[i].name, "wrong"));
+	if (h != NULL)
+		freeReplyObject(h);
+	h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:cache", NULL);
+	metric_head(&out, "tally_profile_cache_rebuilds_total", "counter",
+	    "Profile cache entries rebuilt (one per miss, under a lock).");
+	buf_printf(&out, "tally_profile_cache_rebuilds_total %lld\n",
+	    cache_get(h, "rebuilds"));
+	metric_head(&out, "tally_profile_cache_sql_total", "counter",
+	    "Profile lookups that went to SQLite through the cache.");
+	buf_printf(&out, "tally_profile_cache_sql_total %lld\n",
+	    cache_get(h, "sql_reads"));
 	if (h != NULL)
 		freeReplyObject(h);
 	resp_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", out.p);

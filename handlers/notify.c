@@ -174,9 +174,18 @@ page_note_read(struct req *r)
 static int
 page_note_delete(struct req *r)
 {
-	long long id = req_arg_id(r, 0);
+	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_NOTE_OWNER);
+	long long id = req_arg_id(r, 0), owner = 0;
 
-	/* Deleting twice is fine: the second finds nothing of ours. */
+	if (s == NULL)
+		return resp_error(r, 500, "The notification could not be read.");
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		owner = sqlite3_column_int64(s, 0);
+	db_done(s);
+	/* Someone else's: 404.  Gone already (our repeat): nothing to do. */
+	if (owner != 0 && owner != r->sess.user_id)
+		return resp_error(r, 404, "There is no such notification.");
 	if (notify_delete(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be deleted.");
 	return resp_redirect(r, "/notifications");

@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "lb.h"
 #include "notify.h"
+#include "pcache.h"
 #include "post.h"
 #include "render.h"
 #include "resp.h"
@@ -46,7 +47,7 @@ arg_user(struct req *r, struct account *u)
 	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
 	    strlen(r->args[0]), &login) == -1)
 		return resp_error(r, 404, "There is no such user.");
-	rc = account_by_login(&r->app->db, login, u);
+	rc = pcache_get(r->app, login, u);
 	free(login);
 	if (rc == 1)
 		return 0;

@@ -24,6 +24,7 @@
 
 #include "account.h"
 #include "flush.h"
+#include "pcache.h"
 #include "runs.h"
 #include "seed.h"
 #include "timeline.h"
@@ -81,6 +82,7 @@ cmd_useradd(struct app *a, int argc, char **argv)
 		free(login);
 		return 1;
 	}
+	pcache_invalidate(a, login);
 	printf("created user %s (id %lld)%s\n", login, id,
 	    admin ? " as admin" : "");
 	free(login);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "pcache.h"
 #include "html.h"
 #include "layout.h"
 #include "req.h"
@@ -105,6 +106,7 @@ page_signup(struct req *r)
 		web_signup_form(r, 409, "That login is taken.");
 		return -1;
 	}
+	pcache_invalidate(r->app, v[0]);	/* a cached "no such user" */
 	return web_start_session(r, id);
 }
 

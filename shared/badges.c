@@ -109,7 +109,10 @@ badges_light(struct app *a)
 	if (db_begin(&a->db) == -1)
 		return -1;
 	prev = db_setting(&a->db, "red_dot_at", 0);
-	rc = db_setting_put(&a->db, "red_dot_at", now > prev ? now : prev + 1);
+	/* Later than this millisecond's visits too (a visit stores
+	 * max(now, light)), so a light is never hidden by a visit made in
+	 * the same millisecond. */
+	rc = db_setting_put(&a->db, "red_dot_at", (now > prev ? now : prev) + 1);
 	if (rc == -1 || db_commit(&a->db) == -1) {
 		db_rollback(&a->db);
 		return -1;

@@ -14,6 +14,13 @@
 #define KEY_DIRTY	"{flush}:dirty"
 #define KEY_SEQ		"{flush}:seq"
 
+/* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
+ * that lost its data restarts the sequence: never reuse an applied id. */
+static struct rds_script seq_lua = { .src =
+	"local cur = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
+	"return redis.call('INCR', KEYS[1])\n" };
+
 /* KEYS: dirty, manifest.  ARGV: n.  Pops n dirty hashes into the manifest. */
 static struct rds_script claim_lua = { .src =
 	"local ks = redis.call('SPOP', KEYS[1], ARGV[1])\n"
@@ -266,8 +273,22 @@ flush_one(struct app *a, struct flush_stats *st)
 	redisReply *rep;
 	long long b, claimed;
 
-	if ((rep = rds_cmdv(&a->rds, "INCR", KEY_SEQ, NULL)) == NULL)
-		return -1;
+	{
+		const char *keys[1] = { KEY_SEQ }, *args[1];
+		char maxid[24];
+		sqlite3_stmt *s = db_stmt(&a->db, STMT_FLUSH_MAX);
+		long long m = 0;
+
+		if (s == NULL)
+			return -1;
+		if (sqlite3_step(s) == SQLITE_ROW)
+			m = sqlite3_column_int64(s, 0);
+		db_done(s);
+		snprintf(maxid, sizeof(maxid), "%lld", m);
+		args[0] = maxid;
+		if ((rep = rds_eval(&a->rds, &seq_lua, 1, keys, 1, args)) == NULL)
+			return -1;
+	}
 	b = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
 	freeReplyObject(rep);
 	if (b < 0)

@@ -259,4 +259,6 @@ const char *const sql_text[STMT__MAX] = {
 	"SELECT name, key, delta FROM counter_backlog LIMIT ?1",
 	/* STMT_BACKLOG_DONE: name, key, delta -- only if nothing was added */
 	"DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
+	/* STMT_FLUSH_MAX */
+	"SELECT coalesce(max(id), 0) FROM flushes",
 };

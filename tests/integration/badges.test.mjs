@@ -1,0 +1,572 @@
+// badges.test.mjs -- notifications, system notices, the red dot, the
+// followed-author unread count and the badges that show them (CONTRACT
+// sections 2 and 3; shared/notify.h, shared/badges.h, handlers/notify.c).
+// One real stack; every unread count is checked against its recount from
+// the truth rows, the counters table and Redis after a flush.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
+import { compareAll, pageCounters } from '../lib/counts.mjs';
+
+let stack;
+let admin;
+const crowd = [];	// 20 users that act on others (crowd0 .. crowd19)
+
+const q = (sql) => Number(stack.sqlite(sql) || 0);
+const uid = (login) => q(`SELECT id FROM users WHERE login='${login}'`);
+const unreadTruth = (id) => q(`SELECT COUNT(*) FROM notifications WHERE user_id=${id} AND is_read=0`);
+const BADGE_NAMES = ['unread-notifications', 'unread-notices', 'unread-followed', 'red-dot'];
+
+// A signed-up, logged-in client whose csrf belongs to its session.
+async function user(login) {
+  const c = new Client(stack.base);
+  const r = await c.signup(login);
+  assert.equal(r.status, 303, `signup ${login}: ${r.status}`);
+  await c.get('/feed');
+  c.name = login;
+  c.id = uid(login);
+  assert.ok(c.id > 0, login);
+  return c;
+}
+
+async function badges(c) {
+  const r = await c.get('/badges.json');
+  assert.equal(r.status, 200, `badges.json: ${r.status}`);
+  return JSON.parse(r.text);
+}
+
+// The four badge values of a page's header or of the /badges fragment.
+function badgeMarks(html) {
+  const c = pageCounters(html);
+  const out = {};
+  for (const n of BADGE_NAMES) out[n] = c[`${n}|`];
+  return out;
+}
+
+async function publish(c, body = 'a post', pub = '1') {
+  const r = await c.post('/posts', { body, topic: 'general', publish: pub });
+  assert.equal(r.status, 303, `publish: ${r.status}`);
+  return Number(r.location.split('/').pop());
+}
+
+async function ok303(p) {
+  const r = await p;
+  assert.equal(r.status, 303, `expected 303, got ${r.status}: ${r.text.slice(0, 200)}`);
+  return r;
+}
+
+// After a flush: badges.json notifications == recount == counters table
+// == Redis live value, and nothing pending.  Returns the value.
+async function assertUnreadExact(c, expected, msg = '') {
+  await badges(c);	// loads the live value into Redis if missing
+  stack.tallyctl('flush');
+  const truth = unreadTruth(c.id);
+  const b = await badges(c);
+  const table = q(`SELECT value FROM counters WHERE name='user_unread' AND key='${c.id}'`);
+  const live = stack.redis('HGET', `{u${c.id}}:n`, 'unread');
+  const pend = stack.redis('HGET', `{u${c.id}}:n`, '~unread');
+  const where = `${c.name} ${msg}`;
+  if (expected !== undefined) assert.equal(truth, expected, `recount ${where}`);
+  assert.equal(b.notifications, truth, `badges.json vs recount ${where}`);
+  assert.equal(table, truth, `counters table vs recount ${where}`);
+  assert.equal(live, String(truth), `redis vs recount ${where}`);
+  assert.ok(pend === '' || Number(pend) === 0, `pending ${pend} after flush ${where}`);
+  return truth;
+}
+
+before(async () => {
+  stack = await startStack({ env: { TALLY_FAULT_DELAY_MS: '0' } });
+  admin = new Client(stack.base);
+  const r = await admin.login('admin', 'admin-pass-1');
+  assert.equal(r.status, 303);
+  await admin.get('/admin');
+  admin.name = 'admin';
+  admin.id = uid('admin');
+  for (let i = 0; i < 20; i++) crowd.push(await user(`crowd${i}`));
+});
+
+after(async () => { await stack?.stop(); });
+
+test('like, comment, repost and follow notify the recipient, never oneself; undoing withdraws', async () => {
+  const a = await user('nauthor');
+  const b = await user('nactor');
+  const p = await publish(a, 'hello');
+  // one's own actions notify nobody
+  await ok303(a.post(`/posts/${p}/like`));
+  await ok303(a.post(`/posts/${p}/repost`));
+  await ok303(a.post(`/posts/${p}/comments`, { body: 'me myself' }));
+  assert.equal((await a.post('/follow/nauthor')).status, 400);
+  assert.equal(q('SELECT COUNT(*) FROM notifications'), 0);
+  assert.equal((await badges(a)).notifications, 0);
+
+  // another user's: one each, to the author only, twice is still once
+  for (let k = 0; k < 2; k++) {
+    await ok303(b.post(`/posts/${p}/like`));
+    await ok303(b.post(`/posts/${p}/repost`));
+    await ok303(b.post('/follow/nauthor'));
+  }
+  await ok303(b.post(`/posts/${p}/comments`, { body: 'nice' }));
+  const rows = stack.sqlite(`SELECT kind, actor_id, coalesce(post_id, 0), is_read FROM notifications WHERE user_id=${a.id} ORDER BY id`);
+  assert.deepEqual(rows.split('\n'), [
+    `like|${b.id}|${p}|0`, `repost|${b.id}|${p}|0`, `follow|${b.id}|0|0`, `comment|${b.id}|${p}|0`,
+  ]);
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE user_id<>${a.id}`), 0);
+  assert.equal((await badges(b)).notifications, 0);
+  await assertUnreadExact(a, 4);
+  const feed = await a.get('/feed');
+  assert.equal(badgeMarks(feed.text)['unread-notifications'], 4);
+
+  // unlike, unfollow and comment delete withdraw theirs (repost stays)
+  const cid = q(`SELECT id FROM comments WHERE post_id=${p} AND user_id=${b.id}`);
+  await ok303(b.post(`/posts/${p}/unlike`));
+  await ok303(b.post('/unfollow/nauthor'));
+  await ok303(b.post(`/comments/${cid}/delete`));
+  assert.equal(stack.sqlite(`SELECT kind FROM notifications WHERE user_id=${a.id}`), 'repost');
+  await assertUnreadExact(a, 1, 'after withdrawals');
+
+  // withdrawing a notification that was already read: the row goes, the
+  // unread count does not move
+  await ok303(b.post(`/posts/${p}/like`));
+  await ok303(b.post('/follow/nauthor'));
+  await assertUnreadExact(a, 3);
+  const likeNote = q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='like'`);
+  await a.get('/notifications');
+  await ok303(a.post(`/notifications/${likeNote}/read`));
+  await assertUnreadExact(a, 2);
+  await ok303(b.post(`/posts/${p}/unlike`));
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE user_id=${a.id} AND kind='like'`), 0);
+  await assertUnreadExact(a, 2, 'after withdrawing a read one');
+  // an admin deleting b's comment withdraws it too
+  await ok303(b.post(`/posts/${p}/comments`, { body: 'again' }));
+  await assertUnreadExact(a, 3);
+  const cid2 = q(`SELECT max(id) FROM comments WHERE post_id=${p} AND user_id=${b.id}`);
+  await admin.get('/admin');
+  await ok303(admin.post(`/comments/${cid2}/delete`));
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE user_id=${a.id} AND kind='comment'`), 0);
+  await assertUnreadExact(a, 2, 'after an admin comment delete');
+});
+
+test('16 concurrent reads of one unread notification decrement the count once', async () => {
+  const r = await user('nreader');
+  const p1 = await publish(r, 'one');
+  const p2 = await publish(r, 'two');
+  await ok303(crowd[0].post(`/posts/${p1}/like`));
+  await ok303(crowd[0].post(`/posts/${p2}/like`));
+  await ok303(crowd[0].post('/follow/nreader'));
+  await assertUnreadExact(r, 3);
+  const id = q(`SELECT min(id) FROM notifications WHERE user_id=${r.id}`);
+  await r.get('/notifications');
+  const res = await Promise.all(Array.from({ length: 16 }, () => r.post(`/notifications/${id}/read`)));
+  for (const x of res) assert.equal(x.status, 303);
+  assert.equal(q(`SELECT is_read FROM notifications WHERE id=${id}`), 1);
+  await assertUnreadExact(r, 2, 'after 16 parallel reads');
+  // and again, with 16 separate connections of the same session racing
+  // on the next one
+  const id2 = q(`SELECT min(id) FROM notifications WHERE user_id=${r.id} AND is_read=0`);
+  const clones = Array.from({ length: 16 }, () => {
+    const c = new Client(stack.base);
+    c.jar = r.jar; c.csrf = r.csrf;
+    return c;
+  });
+  const res2 = await Promise.all(clones.map((c) => c.post(`/notifications/${id2}/read`)));
+  for (const x of res2) assert.equal(x.status, 303);
+  await assertUnreadExact(r, 1, 'after 16 more parallel reads');
+});
+
+test('deleting a read vs an unread notification; repeats change nothing; others get 404', async () => {
+  const r = await user('ndel');
+  const p = await publish(r, 'del');
+  await ok303(crowd[1].post(`/posts/${p}/like`));
+  await ok303(crowd[2].post(`/posts/${p}/like`));
+  await ok303(crowd[3].post(`/posts/${p}/like`));
+  const [n1, n2, n3] = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id`).split('\n').map(Number);
+  await r.get('/notifications');
+  await ok303(r.post(`/notifications/${n1}/read`));
+  await assertUnreadExact(r, 2);
+  // a read one: the row goes, the count stays
+  await ok303(r.post(`/notifications/${n1}/delete`));
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n1}`), 0);
+  await assertUnreadExact(r, 2, 'after deleting a read one');
+  // an unread one: the count drops by one
+  await ok303(r.post(`/notifications/${n2}/delete`));
+  await assertUnreadExact(r, 1, 'after deleting an unread one');
+  // repeats: 303, nothing changes
+  await ok303(r.post(`/notifications/${n2}/delete`));
+  await ok303(r.post(`/notifications/${n1}/delete`));
+  await ok303(r.post(`/notifications/${n3}/read`));
+  await assertUnreadExact(r, 0);
+  await ok303(r.post(`/notifications/${n3}/read`));
+  await ok303(r.post('/notifications/read-all'));
+  await assertUnreadExact(r, 0, 'after repeats');
+});
+
+test('another user cannot read or delete my notification and nothing changes', async () => {
+  const r = await user('nmine');
+  const other = await user('nother');
+  const p = await publish(r, 'mine');
+  await ok303(crowd[4].post(`/posts/${p}/like`));
+  const n = q(`SELECT id FROM notifications WHERE user_id=${r.id}`);
+  await assertUnreadExact(r, 1);
+  await other.get('/notifications');
+  assert.equal((await other.post(`/notifications/${n}/read`)).status, 404, 'read of another user\'s notification');
+  assert.equal(q(`SELECT is_read FROM notifications WHERE id=${n}`), 0);
+  await assertUnreadExact(r, 1, 'after another user\'s read');
+  await assertUnreadExact(other, 0);
+  const del = await other.post(`/notifications/${n}/delete`);
+  assert.ok([303, 404].includes(del.status), `delete by another user: ${del.status}`);
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n} AND is_read=0`), 1, 'the row survives another user\'s delete');
+  await assertUnreadExact(r, 1, 'after another user\'s delete');
+  assert.equal((await r.get('/notifications')).text.match(/data-unread="1"/g)?.length, 1);
+});
+
+// Regression: page_note_delete once skipped the owner check that
+// page_note_read does, answering 303 to another user's delete.
+test('delete of another user\'s notification answers 404', async () => {
+  const r = await user('nmine2');
+  const other = await user('nother2');
+  const p = await publish(r, 'mine2');
+  await ok303(crowd[4].post(`/posts/${p}/like`));
+  const n = q(`SELECT id FROM notifications WHERE user_id=${r.id}`);
+  await other.get('/notifications');
+  assert.equal((await other.post(`/notifications/${n}/delete`)).status, 404);
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n}`), 1);
+  // while repeating one's own delete stays a harmless 303
+  await r.get('/notifications');
+  await ok303(r.post(`/notifications/${n}/delete`));
+  await ok303(r.post(`/notifications/${n}/delete`));
+});
+
+test('read-all while 20 clients create and withdraw notifications ends exact', async () => {
+  const x = await user('rxuser');
+  const posts = [];
+  for (let i = 0; i < 4; i++) posts.push(await publish(x, `rx ${i}`));
+  await x.get('/notifications');
+  let readAlls = 0;
+  const storm = Promise.all(crowd.map(async (c, i) => {
+    for (let k = 0; k < 12; k++) {
+      const p = posts[(i + k) % posts.length];
+      const what = (i * 7 + k * 3) % 6;
+      let r;
+      if (what === 0) r = await c.post('/follow/rxuser');
+      else if (what === 1 && k > 6) r = await c.post('/unfollow/rxuser');
+      else if (what === 2 && k > 4) r = await c.post(`/posts/${p}/unlike`);
+      else if (what === 3) r = await c.post(`/posts/${p}/repost`);
+      else if (what === 4) r = await c.post(`/posts/${p}/comments`, { body: `c${k}` });
+      else r = await c.post(`/posts/${p}/like`);
+      assert.equal(r.status, 303, `storm action ${what}: ${r.status}`);
+    }
+  }));
+  let stormDone = false;
+  storm.finally(() => { stormDone = true; }).catch(() => {});
+  // read-all, two at a time, for as long as the storm lasts (10 rounds at least)
+  const reader = (async () => {
+    for (let k = 0; k < 10 || !stormDone; k++) {
+      const rs = await Promise.all([x.post('/notifications/read-all'), x.post('/notifications/read-all')]);
+      for (const r of rs) assert.equal(r.status, 303);
+      readAlls += 2;
+      await sleep(10);
+    }
+  })();
+  await Promise.all([storm, reader]);
+  assert.ok(readAlls >= 20);
+  assert.ok(q(`SELECT COUNT(*) FROM notifications WHERE user_id=${x.id}`) > 20, 'the storm created notifications');
+  await assertUnreadExact(x, undefined, 'after the storm');
+  assert.deepEqual(compareAll(stack), []);
+  await ok303(x.post('/notifications/read-all'));
+  await assertUnreadExact(x, 0, 'after a final read-all');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+test('/notifications: newest first, data-unread="1" on unread ones, 30 a page', async () => {
+  const r = await user('npage');
+  const p1 = await publish(r, 'p1');
+  const p2 = await publish(r, 'p2');
+  for (const c of crowd) await ok303(c.post(`/posts/${p1}/like`));
+  for (const c of crowd.slice(0, 15)) await ok303(c.post(`/posts/${p2}/like`));
+  const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id DESC`).split('\n').map(Number);
+  assert.equal(ids.length, 35);
+  await r.get('/notifications');
+  for (const id of [ids[0], ids[7], ids[33]]) await ok303(r.post(`/notifications/${id}/read`));
+  await assertUnreadExact(r, 32);
+  const parse = (html) => [...html.matchAll(/<li data-notification-id="(\d+)" data-unread="([01])"/g)]
+    .map((m) => [Number(m[1]), m[2]]);
+  const readSet = new Set([ids[0], ids[7], ids[33]]);
+  const expect = (list) => list.map((id) => [id, readSet.has(id) ? '0' : '1']);
+  const page1 = await r.get('/notifications');
+  assert.equal(page1.status, 200);
+  assert.deepEqual(parse(page1.text), expect(ids.slice(0, 30)));
+  assert.equal(badgeMarks(page1.text)['unread-notifications'], 32);
+  const page2 = await r.get('/notifications?page=2');
+  assert.equal(page2.status, 200);
+  assert.deepEqual(parse(page2.text), expect(ids.slice(30)));
+  const page3 = await r.get('/notifications?page=3');
+  assert.deepEqual(parse(page3.text), []);
+  // the notifications carry who did what
+  assert.match(page1.text, /liked your post/);
+  // logged out: to /login
+  const anon = await new Client(stack.base).get('/notifications');
+  assert.equal(anon.status, 303);
+  assert.match(anon.location, /\/login$/);
+});
+
+test('system notices: all unread for old and new users without per-user rows; /notices reads them', async () => {
+  const N = 3;
+  assert.equal(q('SELECT COUNT(*) FROM notices'), 0);
+  const old = await user('ntold');
+  assert.equal((await badges(old)).notices, 0);
+  const markers0 = q('SELECT COUNT(*) FROM markers');
+  const users = q('SELECT COUNT(*) FROM users');
+  assert.ok(users > 20);
+  await admin.get('/admin');
+  for (let i = 0; i < N; i++) {
+    const r = await ok303(admin.post('/admin/notices', { title: `Notice ${i}`, body: `Body ${i}` }));
+    assert.match(r.location, /\/admin$/);
+  }
+  assert.equal(q('SELECT COUNT(*) FROM notices'), N);
+  assert.equal(q('SELECT COUNT(*) FROM markers'), markers0, 'a broadcast writes no per-user rows');
+  const late = await user('ntlate');
+  assert.equal((await badges(old)).notices, N);
+  assert.equal((await badges(late)).notices, N);
+  assert.equal((await badges(crowd[5])).notices, N);
+  assert.equal(badgeMarks((await late.get('/feed')).text)['unread-notices'], N);
+  // a non-admin cannot broadcast
+  const denied = await old.post('/admin/notices', { title: 'x', body: 'y' });
+  assert.equal(denied.status, 403);
+  assert.equal(q('SELECT COUNT(*) FROM notices'), N);
+  // opening /notices reads them all; its own header already shows 0
+  const page = await old.get('/notices');
+  assert.equal(page.status, 200);
+  const shown = [...page.text.matchAll(/data-notice-id="(\d+)"/g)].map((m) => Number(m[1]));
+  assert.deepEqual(shown, stack.sqlite('SELECT id FROM notices ORDER BY id DESC').split('\n').map(Number));
+  assert.equal(badgeMarks(page.text)['unread-notices'], 0);
+  assert.equal((await badges(old)).notices, 0);
+  assert.equal((await badges(late)).notices, N, 'another user is unaffected');
+  // a later broadcast: one unread for the reader, N + 1 for the others
+  await admin.get('/admin');
+  await ok303(admin.post('/admin/notices', { title: 'Later', body: 'one more' }));
+  assert.equal(q('SELECT COUNT(*) FROM markers'), markers0 + 1, 'only the /notices visit wrote a marker');
+  assert.equal((await badges(old)).notices, 1);
+  assert.equal((await badges(late)).notices, N + 1);
+  await late.get('/notices');
+  assert.equal((await badges(late)).notices, 0);
+  assert.equal((await badges(old)).notices, 1);
+});
+
+test('red dot: off before any light, lit for old and new users, /news clears it, a new light relights', async () => {
+  assert.equal(q("SELECT COUNT(*) FROM markers WHERE kind='news'"), 0);
+  const e = await user('rdold');
+  assert.equal((await badges(e)).red_dot, false);
+  assert.equal(badgeMarks((await e.get('/feed')).text)['red-dot'], 0);
+  // non-admins cannot light it
+  assert.equal((await e.post('/admin/red-dot')).status, 403);
+  assert.equal((await badges(e)).red_dot, false);
+  await admin.get('/admin');
+  const markers0 = q('SELECT COUNT(*) FROM markers');
+  await ok303(admin.post('/admin/red-dot'));
+  assert.equal(q('SELECT COUNT(*) FROM markers'), markers0, 'lighting writes no per-user rows');
+  assert.equal((await badges(e)).red_dot, true);
+  assert.equal(badgeMarks((await e.get('/feed')).text)['red-dot'], 1);
+  const late = await user('rdlate');
+  assert.equal((await badges(late)).red_dot, true, 'a user created after the light, never on /news');
+  const news = await e.get('/news');
+  assert.equal(news.status, 200);
+  assert.equal(badgeMarks(news.text)['red-dot'], 0, '/news header shows the dot cleared');
+  assert.equal((await badges(e)).red_dot, false);
+  assert.equal((await badges(late)).red_dot, true);
+  await sleep(5);
+  await ok303(admin.post('/admin/red-dot'));
+  assert.equal((await badges(e)).red_dot, true, 'lit again after the visit');
+  assert.equal((await badges(late)).red_dot, true);
+  await late.get('/news');
+  assert.equal((await badges(late)).red_dot, false);
+});
+
+test('markers only move forward', async () => {
+  const m = await user('mkuser');
+  const a = await user('mkauthor');
+  const val = (kind, key = 0) => stack.sqlite(`SELECT value FROM markers WHERE user_id=${m.id} AND kind='${kind}' AND key=${key}`);
+  // concurrent visits: sampled values never decrease
+  const seen = [];
+  const visits = Promise.all(Array.from({ length: 12 }, (_, i) => m.get(i % 2 ? '/news' : '/u/mkauthor')));
+  for (let i = 0; i < 12; i++) {
+    seen.push([Number(val('news') || 0), Number(val('author', a.id) || 0)]);
+    await sleep(3);
+  }
+  await visits;
+  seen.push([Number(val('news')), Number(val('author', a.id))]);
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(seen[i][0] >= seen[i - 1][0], `news marker went back: ${seen[i - 1][0]} -> ${seen[i][0]}`);
+    assert.ok(seen[i][1] >= seen[i - 1][1], `author marker went back: ${seen[i - 1][1]} -> ${seen[i][1]}`);
+  }
+  // a stored value later than the visit is kept (max merge), for each kind
+  const future = Date.now() + 86400000;
+  stack.sqlite(`UPDATE markers SET value=${future} WHERE user_id=${m.id} AND kind IN ('news','author')`);
+  stack.sqlite(`INSERT INTO markers(user_id, kind, key, value) VALUES(${m.id}, 'notices', 0, 1000000)`);
+  await m.get('/news');
+  await m.get('/u/mkauthor');
+  await m.get('/notices');
+  assert.equal(val('news'), String(future));
+  assert.equal(val('author', a.id), String(future));
+  assert.equal(val('notices'), '1000000');
+  // an older stored value is moved up to the visit
+  stack.sqlite(`UPDATE markers SET value=1 WHERE user_id=${m.id}`);
+  const t0 = Date.now();
+  await m.get('/news');
+  await m.get('/u/mkauthor');
+  await m.get('/notices');
+  assert.ok(Number(val('news')) >= t0 - 1000);
+  assert.ok(Number(val('author', a.id)) >= t0 - 1000);
+  assert.equal(Number(val('notices')), q('SELECT max(id) FROM notices'));
+  assert.equal((await badges(m)).notices, 0);
+});
+
+test('followed-author unread counts exactly the visible posts after the follow or the last visit', async () => {
+  const r = await user('freader');
+  const a = await user('fauthor');
+  const b = await user('fbauthor');
+  const followed = async () => (await badges(r)).followed;
+  await a.get('/feed');
+  const old = await publish(a, 'before the follow');
+  await sleep(5);
+  await ok303(r.post('/follow/fauthor'));
+  assert.equal(await followed(), 0, 'posts before the follow do not count');
+  await sleep(5);
+  const p = [];
+  for (let i = 0; i < 3; i++) p.push(await publish(a, `a${i}`));
+  assert.equal(await followed(), 3);
+  assert.equal(badgeMarks((await r.get('/feed')).text)['unread-followed'], 3);
+  const prof = await r.get('/u/fauthor');
+  assert.equal(prof.status, 200);
+  assert.equal(badgeMarks(prof.text)['unread-followed'], 0, 'the profile header shows them read');
+  assert.equal(await followed(), 0);
+  await sleep(5);
+  const q1 = await publish(a, 'a3');
+  const q2 = await publish(a, 'a4');
+  assert.equal(await followed(), 2);
+  await a.get(`/posts/${q2}`);
+  await ok303(a.post(`/posts/${q2}/delete`));
+  assert.equal(await followed(), 1, 'a deleted post stops counting at once');
+  // deleting a post R already read and publishing a new one: exact, not
+  // "published - read"
+  await ok303(a.post(`/posts/${p[0]}/delete`));
+  await ok303(a.post(`/posts/${old}/delete`));
+  assert.equal(await followed(), 1);
+  const q3 = await publish(a, 'a5');
+  assert.equal(await followed(), 2);
+  // unpublishing stops counting; republishing counts again
+  await ok303(a.post(`/posts/${q3}/edit`, { body: 'a5 draft', topic: 'general', publish: '0' }));
+  assert.equal(await followed(), 1, 'unpublished');
+  await ok303(a.post(`/posts/${q3}/edit`, { body: 'a5 again', topic: 'general', publish: '1' }));
+  assert.equal(await followed(), 2, 'republished');
+  await ok303(a.post(`/posts/${q3}/edit`, { body: 'a5 draft', topic: 'general', publish: '0' }));
+  assert.equal(await followed(), 1);
+  // a draft counts once published
+  const d = await publish(a, 'draft', '0');
+  assert.equal(await followed(), 1, 'a draft does not count');
+  await ok303(a.post(`/posts/${d}/edit`, { body: 'draft now out', topic: 'general', publish: '1' }));
+  assert.equal(await followed(), 2, 'the draft, published');
+  // a second followee adds its own count; unfollowing removes it
+  await ok303(r.post('/follow/fbauthor'));
+  await sleep(5);
+  await publish(b, 'b0');
+  await publish(b, 'b1');
+  await publish(b, 'b2');
+  assert.equal(await followed(), 5);
+  await ok303(r.post('/unfollow/fbauthor'));
+  assert.equal(await followed(), 2, 'unfollowing B drops B\'s');
+  // the same from SQLite when Redis lost A's profile timeline, and again
+  // once A's own visit to the profile rebuilt it
+  stack.redis('DEL', `{u${a.id}}:profile`, `{u${a.id}}:profile:ok`);
+  assert.equal(await followed(), 2, 'without the profile timeline in Redis');
+  assert.equal((await a.get('/u/fauthor')).status, 200);
+  assert.equal(await followed(), 2, 'after the timeline was rebuilt');
+  assert.ok(q1 > 0);
+  await r.get('/u/fauthor');
+  assert.equal(await followed(), 0);
+});
+
+test('/badges fragment, page headers and /badges.json agree; JSON shape, 401, ETag', async () => {
+  const r = await user('bdg');
+  const a = await user('bdga');
+  await ok303(r.post('/follow/bdga'));
+  await sleep(5);
+  await publish(a, 'for bdg');
+  await ok303(a.post('/follow/bdg'));
+  const frag = await r.get('/badges');
+  assert.equal(frag.status, 200);
+  assert.doesNotMatch(frag.text, /<html/i, 'a fragment, not a page');
+  const marks = badgeMarks(frag.text);
+  for (const n of BADGE_NAMES) assert.ok(Number.isInteger(marks[n]), `fragment mark ${n}`);
+  const notices = q('SELECT COUNT(*) FROM notices');
+  assert.deepEqual(marks, {
+    'unread-notifications': 1, 'unread-notices': notices, 'unread-followed': 1, 'red-dot': 1,
+  });
+  for (const p of ['/feed', '/u/bdg', '/t/general', '/notifications']) {
+    const page = await r.get(p);
+    assert.equal(page.status, 200, p);
+    assert.deepEqual(badgeMarks(page.text), marks, `header of ${p}`);
+  }
+  const j = await r.get('/badges.json');
+  assert.equal(j.status, 200);
+  assert.match(j.headers.get('content-type'), /application\/json/);
+  const o = JSON.parse(j.text);
+  assert.deepEqual(Object.keys(o).sort(), ['followed', 'notices', 'notifications', 'red_dot']);
+  assert.equal(typeof o.red_dot, 'boolean');
+  assert.deepEqual(o, { notifications: 1, notices, followed: 1, red_dot: true });
+  // logged out
+  const anon = new Client(stack.base);
+  const aj = await anon.get('/badges.json');
+  assert.equal(aj.status, 401);
+  const ah = await anon.get('/badges');
+  assert.equal(ah.status, 303);
+  assert.match(ah.location, /\/login$/);
+  // ETag / If-None-Match: send back exactly what was received
+  const tag = j.headers.get('etag');
+  assert.ok(tag, 'an ETag');
+  const same = await r.get('/badges.json', { headers: { 'if-none-match': tag } });
+  assert.equal(same.status, 304);
+  assert.equal(same.text, '');
+  const same2 = await r.get('/badges.json', { headers: { 'if-none-match': tag, 'accept-encoding': 'identity' } });
+  assert.equal(same2.status, 304, 'the tag also matches an uncompressed request');
+  const other = await r.get('/badges.json', { headers: { 'if-none-match': '"b-9-9-9-9"' } });
+  assert.equal(other.status, 200);
+  // a change gives a new tag and a 200 for the old one
+  await r.get('/news');
+  const changed = await r.get('/badges.json', { headers: { 'if-none-match': tag } });
+  assert.equal(changed.status, 200);
+  assert.equal(JSON.parse(changed.text).red_dot, false);
+  assert.notEqual(changed.headers.get('etag'), tag);
+  const again = await r.get('/badges.json', { headers: { 'if-none-match': changed.headers.get('etag') } });
+  assert.equal(again.status, 304);
+  // everything still exact
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+// Regression: flush batch ids come from {flush}:seq in Redis, and SQLite's
+// flushes table is what makes a batch apply once.  When Redis lost its
+// data the sequence restarted at 1 and new batches collided with applied
+// ids; the sequence is now raised past SQLite's highest id first.
+test('counters (user_unread among them) stay exact after Redis loses its data', async () => {
+  const r = await user('wipeuser');
+  const p = await publish(r, 'before the wipe');
+  stack.tallyctl('flush');
+  const used = new Set(stack.sqlite('SELECT id FROM flushes').split('\n').map(Number));
+  const runs = () => q("SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty' AND state IN ('done','failed')");
+  const runs0 = runs();
+  stack.redis('FLUSHALL');
+  // the worker notices the empty Redis and reconciles; let that finish so
+  // that it cannot mask what follows
+  await waitFor(() => runs() > runs0, 20000);
+  // each round: one notification created or withdrawn, one flush; the
+  // durable counters must follow every time
+  for (let k = 0; k < 12; k++) {
+    const next = Number(stack.redis('GET', '{flush}:seq') || 0) + 1;
+    await ok303(crowd[6].post(`/posts/${p}/${k % 2 ? 'unlike' : 'like'}`));
+    stack.tallyctl('flush');
+    const truth = unreadTruth(r.id);
+    const table = q(`SELECT value FROM counters WHERE name='user_unread' AND key='${r.id}'`);
+    assert.equal(table, truth, `round ${k}: counters table ${table} vs recount ${truth} (batch id ${next} ${used.has(next) ? 'already in flushes' : 'new'})`);
+  }
+  assert.deepEqual(compareAll(stack), []);
+});
