@@ -17,7 +17,8 @@ PORT     ?= 8080
 RUN_DIR  ?= ./run
 DEMO     ?= 1
 PREFIX   ?= /usr/local
-export PORT RUN_DIR DEMO
+REPLICA  ?= 0
+export PORT RUN_DIR DEMO REPLICA
 
 SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
               account req resp layout route prefork app tmpl supervise \

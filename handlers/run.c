@@ -8,7 +8,9 @@
  *
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
  * DEMO (1; 0 = no demo data), TALLY_PROCS (handler processes, 2),
- * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m").
+ * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
+ * REPLICA=1 (a second redis-server replicating the first over loopback
+ * TCP; the handlers read from it while the master does not answer).
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,7 +40,7 @@
 
 static const char *const handlers[] = { "web", "social", "notify", "admin" };
 #define NHANDLERS	(sizeof(handlers) / sizeof(handlers[0]))
-#define NSVC		(NHANDLERS + 3)
+#define NSVC		(NHANDLERS + 4)
 
 /* snprintf that refuses to truncate: a cut path would name another file. */
 static void
@@ -129,6 +131,26 @@ port_free(int port)
 	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
 	return ok;
+}
+
+/* A free loopback TCP port, or -1. */
+static int
+free_port(void)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int fd, port = -1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
 }
 
 static int
@@ -244,6 +266,8 @@ main(void)
 	char prog[PATH_MAX + 32];
 	const char *argvs[NSVC][16];
 	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
+	char rport[16] = "", replica_sock[PATH_MAX + 32], replica_dir[PATH_MAX + 32];
+	int replica;
 	long long portn;
 	size_t i, k;
 	int rc;
@@ -277,12 +301,31 @@ main(void)
 	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1)
 		return 1;
 
+	replica = getenv("REPLICA") != NULL && strcmp(getenv("REPLICA"), "1") == 0;
+	if (replica) {
+		int rp = free_port();
+
+		if (rp <= 0) {
+			log_err("no free port for the Redis replica");
+			return 1;
+		}
+		snprintf(rport, sizeof(rport), "%d", rp);
+		pathf(replica_sock, sizeof(replica_sock), "%s/redis-replica.sock",
+		    c.run_dir);
+		if (strlen(replica_sock) > CFG_SOCK_MAX) {
+			log_err("RUN_DIR too long for %s", replica_sock);
+			return 1;
+		}
+		pathf(replica_dir, sizeof(replica_dir), "%s/redis-replica",
+		    c.run_dir);
+		mkdir(replica_dir, 0700);
+	}
 	memset(svcs, 0, sizeof(svcs));
 	k = 0;
 	/* Redis: unix socket only, AOF on, stopped last. */
 	argvs[k][0] = redis;
 	argvs[k][1] = "--port";
-	argvs[k][2] = "0";
+	argvs[k][2] = replica ? rport : "0";
 	argvs[k][3] = "--unixsocket";
 	argvs[k][4] = c.redis_sock;
 	argvs[k][5] = "--unixsocketperm";
@@ -293,10 +336,35 @@ main(void)
 	argvs[k][10] = "yes";
 	argvs[k][11] = "--save";
 	argvs[k][12] = "";
-	argvs[k][13] = NULL;
+	argvs[k][13] = replica ? "--bind" : NULL;
+	argvs[k][14] = "127.0.0.1";
+	argvs[k][15] = NULL;
 	svcs[k].name = "redis";
 	svcs[k].stop_group = 2;
 	k++;
+	if (replica) {
+		argvs[k][0] = redis;
+		argvs[k][1] = "--port";
+		argvs[k][2] = "0";
+		argvs[k][3] = "--unixsocket";
+		argvs[k][4] = xstrdup(replica_sock);
+		argvs[k][5] = "--unixsocketperm";
+		argvs[k][6] = "700";
+		argvs[k][7] = "--dir";
+		argvs[k][8] = xstrdup(replica_dir);
+		argvs[k][9] = "--replicaof";
+		argvs[k][10] = "127.0.0.1";
+		argvs[k][11] = rport;
+		argvs[k][12] = "--save";
+		argvs[k][13] = "";
+		argvs[k][14] = NULL;
+		svcs[k].name = "redis-replica";
+		svcs[k].stop_group = 2;
+		k++;
+		setenv("TALLY_REDIS_REPLICA", replica_sock, 1);
+		printf("tally: Redis replica on %s (replicating 127.0.0.1:%s)\n",
+		    replica_sock, rport);
+	}
 	for (i = 0; i < NHANDLERS; i++, k++) {
 		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, handlers[i]);
 		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,

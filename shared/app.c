@@ -30,6 +30,8 @@ app_open(struct app *a, const char *name)
 	if (db_open(&a->db, a->cfg.db_path) == -1)
 		return -1;
 	rds_init(&a->rds, a->cfg.redis_sock, 250);
+	if (a->cfg.replica_sock[0] != '\0')
+		rds_init(&a->replica, a->cfg.replica_sock, 250);
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
@@ -38,10 +40,19 @@ app_open(struct app *a, const char *name)
 	return 0;
 }
 
+struct rds *
+app_reader(struct app *a)
+{
+	if (rds_up(&a->rds) || a->cfg.replica_sock[0] == '\0')
+		return &a->rds;
+	return rds_up(&a->replica) ? &a->replica : &a->rds;
+}
+
 void
 app_close(struct app *a)
 {
 	rds_close(&a->rds);
+	rds_close(&a->replica);
 	db_close(&a->db);
 }
 

@@ -17,6 +17,7 @@ struct app {
 	struct cfg	 cfg;
 	struct db	 db;
 	struct rds	 rds;
+	struct rds	 replica;	/* reads only, when configured */
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
 	struct metrics	*metrics;	/* shared request counters, or NULL */
 	int		 metrics_idx;	/* this handler's slot */
@@ -27,6 +28,11 @@ struct app {
  * Returns 0 or -1 (logged). */
 int	app_open(struct app *, const char *name);
 void	app_close(struct app *);
+
+/* The Redis connection to read from: the master while it answers, else
+ * the replica when one is configured and answers, else the (down)
+ * master, whose calls then fail fast.  Never write through it. */
+struct rds *app_reader(struct app *);
 
 /* The whole main() of a FastCGI handler: parses "-s SOCKET -n PROCS"
  * (defaults $RUN_DIR/NAME.sock and 2), listens, forks PROCS children that

@@ -54,6 +54,14 @@ cfg_load(struct cfg *c)
 		    c->run_dir, CFG_SOCK_MAX - 16);
 		return -1;
 	}
+	if ((v = getenv("TALLY_REDIS_REPLICA")) != NULL && *v != '\0') {
+		if (strlen(v) > CFG_SOCK_MAX) {
+			log_err("TALLY_REDIS_REPLICA longer than %d bytes",
+			    CFG_SOCK_MAX);
+			return -1;
+		}
+		memcpy(c->replica_sock, v, strlen(v) + 1);
+	}
 	v = getenv("TALLY_PWHASH");
 	c->pwhash_min = v != NULL && strcmp(v, "min") == 0;
 	c->session_secs = 30L * 86400;

@@ -4,6 +4,8 @@
  *                         handler sockets, logs
  *   TALLY_DB              SQLite path (default $RUN_DIR/tally.db)
  *   TALLY_REDIS           Redis unix socket (default $RUN_DIR/redis.sock)
+ *   TALLY_REDIS_REPLICA   a replica's unix socket: reads go there while the
+ *                         master does not answer (optional)
  *   TALLY_PWHASH          "interactive" (default) or "min": argon2id cost;
  *                         "min" is for tests and seeding only
  *   TALLY_SESSION_DAYS    session lifetime in days (default 30)
@@ -21,6 +23,7 @@ struct cfg {
 	char	run_dir[PATH_MAX];
 	char	db_path[PATH_MAX];
 	char	redis_sock[CFG_SOCK_MAX + 1];
+	char	replica_sock[CFG_SOCK_MAX + 1];	/* "" when none */
 	int	pwhash_min;		/* 1: cheapest argon2id */
 	long	session_secs;
 };

@@ -334,6 +334,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	const char *argv[3];
 	size_t lens[3];
 	redisReply *rep;
+	struct rds *rd = app_reader(a);
 	void *v;
 	int i, queued = 0, down = 0, err = 0;
 	long long val;
@@ -346,7 +347,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 		lens[0] = 4;
 		lens[1] = strlen(hash);
 		lens[2] = strlen(field);
-		if (rds_append(&a->rds, 3, argv, lens) == -1) {
+		if (rds_append(rd, 3, argv, lens) == -1) {
 			down = 1;
 			break;
 		}
@@ -355,8 +356,8 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	for (i = 0; i < n; i++)
 		ds[i].d = -1;		/* -1: not known yet */
 	for (i = 0; i < queued; i++) {
-		if (a->rds.c == NULL || redisGetReply(a->rds.c, &v) != REDIS_OK) {
-			rds_drop(&a->rds);
+		if (rd->c == NULL || redisGetReply(rd->c, &v) != REDIS_OK) {
+			rds_drop(rd);
 			down = 1;
 			break;
 		}
@@ -368,7 +369,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	for (i = 0; i < n; i++) {
 		if (ds[i].d >= 0)
 			continue;
-		if (!down) {
+		if (!down && rd == &a->rds) {	/* loading writes: master only */
 			cstore_name(&ds[i], hash, sizeof(hash), field,
 			    sizeof(field));
 			val = load_one(a, &ds[i], hash, field);

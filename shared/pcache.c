@@ -28,7 +28,7 @@ count(struct app *a, const char *what)
 static int
 lookup(struct app *a, const char *key, struct account *u, int *down)
 {
-	redisReply *rep = rds_cmdv(&a->rds, "GET", key, NULL);
+	redisReply *rep = rds_cmdv(app_reader(a), "GET", key, NULL);
 	json_error_t err;
 	json_t *o;
 	json_int_t id;
@@ -100,7 +100,7 @@ pcache_get(struct app *a, const char *login, struct account *u)
 	snprintf(key, sizeof(key), "{login:%s}", login);
 	if ((rc = lookup(a, key, u, &down)) >= 0)
 		return rc;
-	if (down)
+	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
 		return account_by_login(&a->db, login, u);
 	snprintf(lock, sizeof(lock), "{login:%s}:lock", login);
 	rep = rds_cmdv(&a->rds, "SET", lock, "1", "NX", "PX", "2000", NULL);

@@ -368,7 +368,7 @@ page_redis(struct app *a, const struct tl_keys *k, long long offset,
 	numargs_init(&args, 2);
 	numargs_add(&args, offset);
 	numargs_add(&args, offset + limit - 1);
-	rep = rds_eval(&a->rds, &tl_page_lua, 2, keys, 2, args.v);
+	rep = rds_eval(app_reader(a), &tl_page_lua, 2, keys, 2, args.v);
 	numargs_free(&args);
 	if (rep == NULL)
 		return -2;
@@ -392,7 +392,7 @@ tl_page(struct app *a, enum tl kind, long long uid, long long offset,
 	tl_keys(&k, kind, uid);
 	if ((n = page_redis(a, &k, offset, limit, ids)) >= 0)
 		return n;
-	if (n == -2)		/* Redis down */
+	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
 		return -1;
 	if (tl_rebuild(a, kind, uid) != 1)
 		return -1;
@@ -439,6 +439,7 @@ tl_count_after(struct app *a, int n, const long long *authors,
 	char num[24];
 	redisReply *rep;
 	sqlite3_stmt *s;
+	struct rds *rd = app_reader(a);
 	void *v;
 	int i, queued = 0;
 
@@ -450,14 +451,13 @@ tl_count_after(struct app *a, int n, const long long *authors,
 		keys[1] = k.ok;
 		snprintf(num, sizeof(num), "%lld", after[i]);
 		args[0] = num;
-		if (rds_append_eval(&a->rds, &tl_count_lua, 2, keys, 1, args)
-		    == -1)
+		if (rds_append_eval(rd, &tl_count_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (a->rds.c == NULL || redisGetReply(a->rds.c, &v) != REDIS_OK) {
-			rds_drop(&a->rds);
+		if (rd->c == NULL || redisGetReply(rd->c, &v) != REDIS_OK) {
+			rds_drop(rd);
 			break;
 		}
 		rep = v;
