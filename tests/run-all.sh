@@ -1,12 +1,13 @@
 #!/bin/sh
 # run-all.sh -- every test of "make test", each group through prove (TAP),
 # then one summary line: "N passed, M failed" over all test programs.
-#   groups: unit (C, cmocka), unit under ASan+UBSan, integration (real
+#   groups: unit (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
+#   short run of every target), integration (real
 #   nginx + redis + SQLite + handlers), browser (headless chromium).
 # TESTS=unit,asan,... runs a subset.
 set -u
 cd "$(dirname "$0")/.."
-groups=${TESTS:-unit,asan,integration,browser}
+groups=${TESTS:-unit,asan,fuzz,integration,browser}
 log=$(mktemp -d)
 pass=0; fail=0; failed=""
 
@@ -26,6 +27,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CMOCKA_MESSAGE_OUTPUT=TAP
 run_group unit -e '' build/unit/test-*
 run_group asan -e '' build/asan/test-*
+FUZZ_SECONDS=${FUZZ_SECONDS:-5} run_group fuzz -e '' tests/fuzz/run.sh
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs
