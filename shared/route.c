@@ -51,12 +51,9 @@ no:
 static void
 allow_header(struct req *r, unsigned methods)
 {
-	char v[32] = "";
+	const char *v = (methods & METHOD_GET) && (methods & METHOD_POST) ?
+	    "GET, HEAD, POST" : (methods & METHOD_GET) ? "GET, HEAD" : "POST";
 
-	if (methods & METHOD_GET)
-		strcat(v, "GET, HEAD");
-	if (methods & METHOD_POST)
-		strcat(v, *v ? ", POST" : "POST");
 	resp_header(r, "Allow", v);
 }
 
