@@ -36,18 +36,6 @@ account_create(struct db *d, const char *login, const char *name,
 	return id;
 }
 
-static void
-copy_text(char *dst, size_t sz, const unsigned char *v)
-{
-	size_t n = v ? strlen((const char *)v) : 0;
-
-	if (n >= sz)
-		n = sz - 1;
-	if (n > 0)
-		memcpy(dst, v, n);
-	dst[n] = '\0';
-}
-
 int
 account_by_login(struct db *d, const char *login, struct account *out)
 {
@@ -61,10 +49,8 @@ account_by_login(struct db *d, const char *login, struct account *out)
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		out->id = sqlite3_column_int64(s, 0);
-		copy_text(out->login, sizeof(out->login),
-		    sqlite3_column_text(s, 1));
-		copy_text(out->name, sizeof(out->name),
-		    sqlite3_column_text(s, 2));
+		db_col_text(s, 1, out->login, sizeof(out->login));
+		db_col_text(s, 2, out->name, sizeof(out->name));
 		out->is_admin = sqlite3_column_int(s, 4);
 	}
 	db_done(s);
@@ -85,7 +71,7 @@ account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(s, 0);
-		copy_text(hash, sizeof(hash), sqlite3_column_text(s, 3));
+		db_col_text(s, 3, hash, sizeof(hash));
 	}
 	db_done(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

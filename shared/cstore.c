@@ -266,20 +266,6 @@ cstore_durable(struct db *db, enum family fam, long long k1, long long k2,
 	return v;
 }
 
-static int
-batch_applied(struct db *db, const char *id)
-{
-	sqlite3_stmt *s = db_stmt(db, STMT_FLUSH_APPLIED);
-	int rc;
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(s);
-	db_done(s);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* Loads one missing live value; -2 when Redis failed. */
 static long long
 load_one(struct app *a, struct delta *d, const char *hash, const char *field)
@@ -311,7 +297,7 @@ load_one(struct app *a, struct delta *d, const char *hash, const char *field)
 		args[2] = durable;
 		nargs = 3;
 		for (i = 1; i < info->elements && nargs < 35; i++)
-			if (batch_applied(&a->db, info->element[i]->str) == 1)
+			if (db_batch_applied(&a->db, info->element[i]->str) == 1)
 				args[nargs++] = info->element[i]->str;
 		rep = rds_eval(&a->rds, &load_lua, 1, keys, nargs, args);
 		freeReplyObject(info);

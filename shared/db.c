@@ -201,3 +201,30 @@ db_prepare_once(struct db *d, const char *sql)
 	}
 	return s;
 }
+
+void
+db_col_text(sqlite3_stmt *s, int col, char *dst, size_t sz)
+{
+	const unsigned char *v = sqlite3_column_text(s, col);
+	size_t n = v ? strlen((const char *)v) : 0;
+
+	if (n >= sz)
+		n = sz - 1;
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+int
+db_batch_applied(struct db *d, const char *id)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_FLUSH_APPLIED);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

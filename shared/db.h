@@ -37,6 +37,14 @@ int		 db_exec(struct db *, const char *sql);
  * recount queries); the caller finalizes it.  NULL on error (logged). */
 sqlite3_stmt	*db_prepare_once(struct db *, const char *sql);
 
+/* Copies text column col of s into dst (truncated, NUL-terminated;
+ * "" for NULL). */
+void		 db_col_text(sqlite3_stmt *s, int col, char *dst, size_t sz);
+
+/* Whether flush batch id (decimal text) is recorded as applied:
+ * 1 yes, 0 no, -1 error. */
+int		 db_batch_applied(struct db *, const char *id);
+
 /* Milliseconds since the epoch: the unit of every timestamp column. */
 long long	 db_now_ms(void);
 

@@ -193,27 +193,5 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 int
 lb_invalidate(struct app *a)
 {
-	redisReply *rep, *del;
-	char cursor[32] = "0";
-	size_t i;
-
-	do {
-		rep = rds_cmdv(&a->rds, "SCAN", cursor, "MATCH", "{lb}:*:ok",
-		    "COUNT", "1000", NULL);
-		if (rep == NULL)
-			return -1;
-		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
-			freeReplyObject(rep);
-			return -1;
-		}
-		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++) {
-			del = rds_cmdv(&a->rds, "DEL",
-			    rep->element[1]->element[i]->str, NULL);
-			if (del != NULL)
-				freeReplyObject(del);
-		}
-		freeReplyObject(rep);
-	} while (strcmp(cursor, "0") != 0);
-	return 0;
+	return rds_del_matching(&a->rds, "{lb}:*:ok") < 0 ? -1 : 0;
 }

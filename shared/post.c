@@ -9,19 +9,6 @@
 #include "notify.h"
 #include "post.h"
 
-static void
-col_copy(char *dst, size_t sz, sqlite3_stmt *s, int col)
-{
-	const unsigned char *v = sqlite3_column_text(s, col);
-	size_t n = v ? strlen((const char *)v) : 0;
-
-	if (n >= sz)
-		n = sz - 1;
-	if (n > 0)
-		memcpy(dst, v, n);
-	dst[n] = '\0';
-}
-
 void
 post_from_row(sqlite3_stmt *s, struct post *p)
 {
@@ -30,9 +17,9 @@ post_from_row(sqlite3_stmt *s, struct post *p)
 	memset(p, 0, sizeof(*p));
 	p->id = sqlite3_column_int64(s, 0);
 	p->user_id = sqlite3_column_int64(s, 1);
-	col_copy(p->login, sizeof(p->login), s, 2);
-	col_copy(p->name, sizeof(p->name), s, 3);
-	col_copy(p->slug, sizeof(p->slug), s, 4);
+	db_col_text(s, 2, p->login, sizeof(p->login));
+	db_col_text(s, 3, p->name, sizeof(p->name));
+	db_col_text(s, 4, p->slug, sizeof(p->slug));
 	body = sqlite3_column_text(s, 5);
 	p->body = xstrdup(body ? (const char *)body : "");
 	p->status = sqlite3_column_int(s, 6);

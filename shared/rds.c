@@ -253,3 +253,36 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 	}
 	return 0;
 }
+
+long long
+rds_del_matching(struct rds *r, const char *pattern)
+{
+	redisReply *rep, *del;
+	char cursor[32] = "0";
+	long long n = 0;
+	size_t i;
+
+	do {
+		rep = rds_cmdv(r, "SCAN", cursor, "MATCH", pattern, "COUNT",
+		    "1000", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+			freeReplyObject(rep);
+			return -1;
+		}
+		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+		for (i = 0; i < rep->element[1]->elements; i++) {
+			del = rds_cmdv(r, "DEL", rep->element[1]->element[i]->str,
+			    NULL);
+			if (del == NULL) {
+				freeReplyObject(rep);
+				return -1;
+			}
+			freeReplyObject(del);
+			n++;
+		}
+		freeReplyObject(rep);
+	} while (strcmp(cursor, "0") != 0);
+	return n;
+}

@@ -36,6 +36,9 @@ redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
 /* Convenience for NUL-terminated arguments, NULL-terminated list. */
 redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 		    __attribute__((sentinel));
+/* Deletes every key matching pattern (SCAN, so Redis never blocks).
+ * Returns how many, or -1 when Redis failed. */
+long long	 rds_del_matching(struct rds *, const char *pattern);
 /* Drops the context after a transport error. */
 void		 rds_drop(struct rds *);
 

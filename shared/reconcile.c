@@ -154,21 +154,6 @@ fail:
 	return -1;
 }
 
-/* Whether flush batch id (a string) is applied in SQLite: 1, 0, -1. */
-static int
-applied(struct db *db, const char *id)
-{
-	sqlite3_stmt *s = db_stmt(db, STMT_FLUSH_APPLIED);
-	int rc;
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(s);
-	db_done(s);
-	return rc == SQLITE_ROW;
-}
-
 /* One key's Redis state, parsed from state_lua's reply. */
 struct rstate {
 	char		ver[24];
@@ -192,7 +177,7 @@ parse_state(struct app *a, redisReply *rep, struct rstate *st)
 	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
 	st->p = strtoll(st->pend, NULL, 10);
 	for (i = 3; i + 1 < rep->elements; i += 2) {
-		if (applied(&a->db, rep->element[i]->str) == 1) {
+		if (db_batch_applied(&a->db, rep->element[i]->str) == 1) {
 			if (st->napplied < 8)
 				snprintf(st->applied[st->napplied++], 24, "%s",
 				    rep->element[i]->str);

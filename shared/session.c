@@ -32,19 +32,6 @@ session_create(struct db *d, long long uid, long secs,
 	return 0;
 }
 
-static void
-copy_col(char *dst, size_t sz, sqlite3_stmt *s, int col)
-{
-	const unsigned char *v = sqlite3_column_text(s, col);
-	size_t n = v ? strlen((const char *)v) : 0;
-
-	if (n >= sz)
-		n = sz - 1;
-	if (n > 0)
-		memcpy(dst, v, n);
-	dst[n] = '\0';
-}
-
 int
 session_load(struct db *d, const char *sid, struct session *out)
 {
@@ -63,9 +50,9 @@ session_load(struct db *d, const char *sid, struct session *out)
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		out->user_id = sqlite3_column_int64(s, 0);
-		copy_col(out->csrf, sizeof(out->csrf), s, 1);
-		copy_col(out->login, sizeof(out->login), s, 2);
-		copy_col(out->name, sizeof(out->name), s, 3);
+		db_col_text(s, 1, out->csrf, sizeof(out->csrf));
+		db_col_text(s, 2, out->login, sizeof(out->login));
+		db_col_text(s, 3, out->name, sizeof(out->name));
 		out->is_admin = sqlite3_column_int(s, 4);
 	}
 	db_done(s);

@@ -492,33 +492,11 @@ int
 tl_refresh_stale(struct app *a)
 {
 	long long since = db_setting(&a->db, "timelines_stale", 0);
-	redisReply *rep, *del;
-	char cursor[32] = "0";
-	size_t i;
 
 	if (since == 0)
 		return 0;
-	do {
-		rep = rds_cmdv(&a->rds, "SCAN", cursor, "MATCH", "{u*}:*:ok",
-		    "COUNT", "1000", NULL);
-		if (rep == NULL)
-			return -1;
-		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
-			freeReplyObject(rep);
-			return -1;
-		}
-		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++) {
-			del = rds_cmdv(&a->rds, "DEL",
-			    rep->element[1]->element[i]->str, NULL);
-			if (del == NULL) {
-				freeReplyObject(rep);
-				return -1;
-			}
-			freeReplyObject(del);
-		}
-		freeReplyObject(rep);
-	} while (strcmp(cursor, "0") != 0);
+	if (rds_del_matching(&a->rds, "{u*}:*:ok") < 0)
+		return -1;
 	/* Clear only if no new miss happened meanwhile. */
 	if (db_setting(&a->db, "timelines_stale", 0) == since)
 		db_setting_put(&a->db, "timelines_stale", 0);
