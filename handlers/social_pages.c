@@ -135,6 +135,21 @@ drafts(struct req *r, long long uid)
 	db_done(s);
 }
 
+static long long
+author_latest(struct db *d, long long uid)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_AUTHOR_LATEST);
+	long long t = 0;
+
+	if (s == NULL)
+		return 0;
+	sqlite3_bind_int64(s, 1, uid);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		t = sqlite3_column_int64(s, 0);
+	db_done(s);
+	return t;
+}
+
 /* The four counts of a profile, one Redis round trip. */
 static void
 profile_counts(struct req *r, const struct account *u)
@@ -187,9 +202,12 @@ page_profile(struct req *r)
 	self = r->user && r->sess.user_id == u.id;
 	if (r->user && !self) {
 		following = follow_exists(&r->app->db, r->sess.user_id, u.id) == 1;
-		/* Opening the profile reads the author's posts so far. */
-		marker_put(&r->app->db, r->sess.user_id, "author", u.id,
-		    db_now_ms());
+		/* Opening the profile reads the author's posts so far (a
+		 * write only when there is something new to mark read). */
+		if (author_latest(&r->app->db, u.id) > marker_get(&r->app->db,
+		    r->sess.user_id, "author", u.id))
+			marker_put(&r->app->db, r->sess.user_id, "author", u.id,
+			    db_now_ms());
 	}
 	n = timeline_ids(r, TL_PROFILE, u.id, page, FEED_PAGE, ids);
 	if (n < 0)

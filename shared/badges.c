@@ -9,20 +9,6 @@
 #include "notify.h"
 #include "timeline.h"
 
-static long long
-notices_latest(struct db *d)
-{
-	sqlite3_stmt *s = db_stmt(d, STMT_NOTICE_LATEST);
-	long long v = 0;
-
-	if (s == NULL)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	db_done(s);
-	return v;
-}
-
 static int
 followed(struct app *a, long long uid, long long *total)
 {
@@ -63,13 +49,24 @@ badges_get(struct app *a, long long uid, struct badges *b)
 	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
 	long long latest, seen, lit, visited;
 
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_BADGE_SCALARS);
+
 	cstore_get(a, &d, 1);
 	b->notifications = d.d;
-	latest = notices_latest(&a->db);
-	seen = marker_get(&a->db, uid, "notices", 0);
-	b->notices = latest > seen ? latest - (seen > 0 ? seen : 0) : 0;
-	lit = db_setting(&a->db, "red_dot_at", 0);
-	visited = marker_get(&a->db, uid, "news", 0);
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, uid);
+	latest = seen = lit = 0;
+	visited = -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		latest = sqlite3_column_int64(s, 0);
+		seen = sqlite3_column_int64(s, 1);	/* NULL: 0 */
+		lit = sqlite3_column_int64(s, 2);
+		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+			visited = sqlite3_column_int64(s, 3);
+	}
+	db_done(s);
+	b->notices = latest > seen ? latest - seen : 0;
 	b->red_dot = lit > 0 && lit > visited;
 	return followed(a, uid, &b->followed);
 }

@@ -170,14 +170,15 @@ backlog(struct app *a, const struct delta *ds, int n)
 int
 cstore_apply(struct app *a, const struct delta *ds, int n)
 {
-	char hashes[DELTA_MAX][48], fields[DELTA_MAX][48], nums[DELTA_MAX][24];
-	const char *args[2 * DELTA_MAX], *keys[1], *sadd[3];
+	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
+	char nums[2 * DELTA_MAX][24];
+	const char *args[4 * DELTA_MAX], *keys[1], *sadd[3];
 	size_t lens[3];
 	int i, j, nh = 0, queued = 0, nargs;
-	int done[DELTA_MAX] = { 0 };
+	int done[2 * DELTA_MAX] = { 0 };
 
-	if (n > DELTA_MAX)
-		n = DELTA_MAX;
+	if (n > 2 * DELTA_MAX)
+		n = 2 * DELTA_MAX;
 	for (i = 0; i < n; i++) {
 		cstore_name(&ds[i], hashes[i], sizeof(hashes[i]), fields[i],
 		    sizeof(fields[i]));

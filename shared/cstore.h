@@ -29,7 +29,7 @@ void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
 /* The counter of a hash key and field; 0, or -1 when not a counter. */
 int	cstore_parse(const char *hash, const char *field, struct delta *);
 
-/* Applies deltas (from counter_deltas) to Redis.  0, or -1 when Redis
+/* Applies up to 2 x DELTA_MAX deltas (from counter_deltas) to Redis.  0, or -1 when Redis
  * failed: the deltas are then missing from Redis until reconciliation
  * (the truth rows are committed). */
 int	cstore_apply(struct app *, const struct delta *, int n);

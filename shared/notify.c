@@ -57,21 +57,30 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
 	return rc == SQLITE_DONE ? unread : -1;
 }
 
-void
-notify_count(struct app *a, long long user, long long n)
+int
+notify_deltas(long long user, long long n, struct delta *out)
 {
 	struct row r = { ROW_NOTE, 0, user, 0, 0, 1, 0 };
-	struct delta ds[DELTA_MAX];
 	int i, k;
 
 	if (n == 0)
-		return;
+		return 0;
 	/* The formula for one unread row created (n > 0) or gone (n < 0),
 	 * times |n| identical row changes. */
-	k = counter_deltas(n < 0 ? &r : NULL, n < 0 ? NULL : &r, ds);
+	k = counter_deltas(n < 0 ? &r : NULL, n < 0 ? NULL : &r, out);
 	for (i = 0; i < k; i++)
-		ds[i].d *= n < 0 ? -n : n;
-	cstore_apply(a, ds, k);
+		out[i].d *= n < 0 ? -n : n;
+	return k;
+}
+
+void
+notify_count(struct app *a, long long user, long long n)
+{
+	struct delta ds[DELTA_MAX];
+	int k = notify_deltas(user, n, ds);
+
+	if (k > 0)
+		cstore_apply(a, ds, k);
 }
 
 /* Runs a statement on one of uid's notifications in a transaction and

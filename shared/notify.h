@@ -14,6 +14,7 @@
 #define TALLY_NOTIFY_H
 
 #include "app.h"
+#include "counters.h"
 
 /* Inside the caller's open transaction.  notify_add: 1 created (unread),
  * 0 none (own action), -1 error.  notify_withdraw: 1 an unread one was
@@ -25,6 +26,8 @@ int	notify_withdraw(struct db *, long long recipient, long long actor,
 
 /* The unread counter delta of n notifications (+ created, - read). */
 void	notify_count(struct app *, long long user, long long n);
+/* The same deltas written to out (at most DELTA_MAX); how many. */
+int	notify_deltas(long long user, long long n, struct delta *out);
 
 /* The owner's actions.  Return the number of notifications that went
  * from unread to read (or unread ones deleted), 0 when nothing changed

@@ -287,7 +287,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	struct post p;
 	struct row r;
 	sqlite3_stmt *s;
-	int rc, changed, note = 0;
+	struct delta ds[2 * DELTA_MAX];
+	int rc, changed, note = 0, n;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
@@ -328,11 +329,11 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		r.other = p.user_id;
 		r.topic = p.topic_id;
 		r.visible = 1;
-		if (st == STMT_LIKE_DELETE)
-			count(a, &r, NULL);
-		else
-			count(a, NULL, &r);
-		notify_count(a, p.user_id, note);
+		/* The row's deltas and the notification's: one round trip. */
+		n = counter_deltas(st == STMT_LIKE_DELETE ? &r : NULL,
+		    st == STMT_LIKE_DELETE ? NULL : &r, ds);
+		n += notify_deltas(p.user_id, note, ds + n);
+		cstore_apply(a, ds, n);
 	}
 	post_free(&p);
 	return POST_OK;

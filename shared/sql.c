@@ -261,4 +261,14 @@ const char *const sql_text[STMT__MAX] = {
 	"DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
 	/* STMT_FLUSH_MAX */
 	"SELECT coalesce(max(id), 0) FROM flushes",
+	/* STMT_BADGE_SCALARS: user -- latest notice, its marker, the red dot's
+	 * light and the user's last /news visit, in one statement */
+	"SELECT (SELECT coalesce(max(id), 0) FROM notices), "
+	"(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'notices' "
+	"AND key = 0), (SELECT value FROM settings WHERE name = 'red_dot_at'), "
+	"(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'news' "
+	"AND key = 0)",
+	/* STMT_AUTHOR_LATEST: author -- newest visible post's publish time */
+	"SELECT coalesce(max(published_at), 0) FROM posts INDEXED BY "
+	"posts_user_visible WHERE user_id = ?1 AND status = 1 AND is_deleted = 0",
 };
