@@ -183,8 +183,10 @@ page_note_delete(struct req *r)
 	if (sqlite3_step(s) == SQLITE_ROW)
 		owner = sqlite3_column_int64(s, 0);
 	db_done(s);
-	/* Someone else's: 404.  Gone already (our repeat): nothing to do. */
-	if (owner != 0 && owner != r->sess.user_id)
+	/* Someone else's and missing answer alike (existence does not
+	 * leak); a repeated delete of one's own finds it missing: 404,
+	 * and nothing changes. */
+	if (owner == 0 || owner != r->sess.user_id)
 		return resp_error(r, 404, "There is no such notification.");
 	if (notify_delete(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be deleted.");

@@ -433,8 +433,16 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 		    POST_ERR;
 	}
 	if (author != uid && !is_admin) {
+		/* Under a post the caller cannot see, the comment is not
+		 * there for them at all (no existence leak). */
+		rc = post_get(d, *post_id, &p);
+		if (rc == 1) {
+			rc = POST_VISIBLE(&p) ? POST_FORBIDDEN : POST_NOTFOUND;
+			post_free(&p);
+		} else
+			rc = POST_NOTFOUND;
 		db_rollback(d);
-		return POST_FORBIDDEN;
+		return rc;
 	}
 	if (deleted) {
 		db_rollback(d);

@@ -190,9 +190,9 @@ test('deleting a read vs an unread notification; repeats change nothing; others 
   // an unread one: the count drops by one
   await ok303(r.post(`/notifications/${n2}/delete`));
   await assertUnreadExact(r, 1, 'after deleting an unread one');
-  // repeats: 303, nothing changes
-  await ok303(r.post(`/notifications/${n2}/delete`));
-  await ok303(r.post(`/notifications/${n1}/delete`));
+  // repeats change nothing (a deleted one is gone: 404, like any missing id)
+  assert.equal((await r.post(`/notifications/${n2}/delete`)).status, 404);
+  assert.equal((await r.post(`/notifications/${n1}/delete`)).status, 404);
   await ok303(r.post(`/notifications/${n3}/read`));
   await assertUnreadExact(r, 0);
   await ok303(r.post(`/notifications/${n3}/read`));
@@ -230,10 +230,10 @@ test('delete of another user\'s notification answers 404', async () => {
   await other.get('/notifications');
   assert.equal((await other.post(`/notifications/${n}/delete`)).status, 404);
   assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n}`), 1);
-  // while repeating one's own delete stays a harmless 303
+  // one's own delete works once; a repeat finds nothing: 404, no change
   await r.get('/notifications');
   await ok303(r.post(`/notifications/${n}/delete`));
-  await ok303(r.post(`/notifications/${n}/delete`));
+  assert.equal((await r.post(`/notifications/${n}/delete`)).status, 404);
 });
 
 test('read-all while 20 clients create and withdraw notifications ends exact', async () => {
