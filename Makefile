@@ -37,7 +37,7 @@ ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
 .PHONY: all run test deps deps-test unit unit-asan integration browser bench \
-        install lint clean fuzz
+        install lint clean fuzz soak
 all: $(PROGS)
 
 build/shared/%.o: shared/%.c
@@ -116,7 +116,12 @@ browser: all
 
 bench: all
 	@scripts/deps.sh bench
-	@tests/bench/run.sh
+	@LDLIBS='$(LDLIBS)' tests/bench/run.sh
+
+# Mixed wrk traffic for SOAK_SECONDS (60): counts exact, memory flat.
+soak: all
+	@scripts/deps.sh bench
+	@node tests/soak/soak.mjs
 
 # libFuzzer (clang): every target for FUZZ_SECONDS (60); make test runs 5 s each.
 fuzz:
