@@ -109,8 +109,10 @@ run_row(struct req *r, const struct run *run)
 
 	html_raw(b, "<tr data-run-id=\"");
 	html_int(b, run->id);
+	/* CONTRACT marks: running|done|failed; a queued run is about to
+	 * run (its text below still says "queued"). */
 	html_raw(b, "\" data-state=\"");
-	html_attr(b, run->state);
+	html_attr(b, strcmp(run->state, "queued") == 0 ? "running" : run->state);
 	html_raw(b, "\" data-progress=\"");
 	html_int(b, run->progress);
 	html_raw(b, "\"><td><a href=\"/admin/reconcile/");
@@ -452,7 +454,7 @@ page_metrics(struct req *r)
 	buf_printf(&out, "tally_fanout_jobs %lld\n", fanout_pending(r->app));
 	metric_head(&out, "tally_reconcile_wrong", "gauge",
 	    "Counters the last finished reconciliation found wrong, by family.");
-	if (runs_list(&r->app->db, run, 1) == 1)
+	if (runs_last_done(&r->app->db, run) == 1)
 		for (i = 0; i < REC_FAMILIES; i++)
 			buf_printf(&out, "tally_reconcile_wrong{family=\"%s\"} %lld\n",
 			    run->report.fam[i].name, run->report.fam[i].wrong);

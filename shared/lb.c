@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "cstore.h"
@@ -84,11 +85,22 @@ lb_update(struct app *a, const struct delta *ds, int n)
 	return rds_collect(&a->rds, queued) == 0 ? 0 : -1;
 }
 
-/* Refills a board from the counters table. */
+/* KEYS: tmp, board, marker.  Swaps the filled board in and marks it
+ * complete in one step (all three share the {lb} hash tag). */
+static struct rds_script lb_swap_lua = { .src =
+	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
+	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
+	"else redis.call('DEL', KEYS[2]) end\n"
+	"redis.call('SET', KEYS[3], '1')\n"
+	"return 1\n" };
+
+/* Refills a board from the counters table: into a temporary key, then
+ * swapped in with its marker, so no reader sees a half-filled board. */
 static int
 rebuild(struct app *a, enum family fam, long long topic, const char *board)
 {
-	char ok[56], lock[56], suffix[32], member[24], score[24];
+	char ok[56], lock[56], tmp[56], suffix[32], member[24], score[24];
+	const char *swap[3];
 	redisReply *rep;
 	sqlite3_stmt *s;
 	long long k1, k2;
@@ -96,6 +108,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 
 	snprintf(ok, sizeof(ok), "%s:ok", board);
 	snprintf(lock, sizeof(lock), "%s:lock", board);
+	snprintf(tmp, sizeof(tmp), "%s:tmp", board);
 	if ((rep = rds_cmdv(&a->rds, "SET", lock, "1", "NX", "PX", "10000",
 	    NULL)) == NULL)
 		return -1;
@@ -103,12 +116,8 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	freeReplyObject(rep);
 	if (!got)
 		return 0;
-	if ((rep = rds_cmdv(&a->rds, "DEL", board, NULL)) != NULL)
+	if ((rep = rds_cmdv(&a->rds, "DEL", tmp, NULL)) != NULL)
 		freeReplyObject(rep);
-	/* Marker first: the flusher's updates land while we read SQLite. */
-	if ((rep = rds_cmdv(&a->rds, "SET", ok, "1", NULL)) == NULL)
-		return -1;
-	freeReplyObject(rep);
 	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
 	if (s == NULL)
@@ -127,7 +136,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		snprintf(score, sizeof(score), "%lld", sqlite3_column_int64(s, 1));
 		snprintf(member, sizeof(member), "%016lld", k1);
 		{
-			const char *zargv[4] = { "ZADD", board, score, member };
+			const char *zargv[4] = { "ZADD", tmp, score, member };
 			size_t zl[4];
 
 			for (k = 0; k < 4; k++)
@@ -145,6 +154,12 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	db_done(s);
 	if (rds_collect(&a->rds, queued) != 0)
 		return -1;
+	swap[0] = tmp;
+	swap[1] = board;
+	swap[2] = ok;
+	if ((rep = rds_eval(&a->rds, &lb_swap_lua, 3, swap, 0, NULL)) == NULL)
+		return -1;
+	freeReplyObject(rep);
 	if ((rep = rds_cmdv(&a->rds, "DEL", lock, NULL)) != NULL)
 		freeReplyObject(rep);
 	return 1;
@@ -154,27 +169,31 @@ int
 lb_top(struct app *a, enum family fam, long long topic, int n,
     long long *uids, long long *vals)
 {
+	struct timespec wait = { 0, 25 * 1000 * 1000 };
 	char board[48], ok[56], stop[16];
 	redisReply *rep;
 	size_t i;
-	int k = 0, tries;
+	int k = 0, tries, got;
 
 	if (n > LB_MAX)
 		n = LB_MAX;
 	board_key(fam, topic, board, sizeof(board));
 	snprintf(ok, sizeof(ok), "%s:ok", board);
 	snprintf(stop, sizeof(stop), "%d", n - 1);
-	for (tries = 0; tries < 20; tries++) {
+	for (tries = 0; ; tries++) {
 		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
 			return -1;
-		if (rep->type != REDIS_REPLY_STRING) {
+		if (rep->type == REDIS_REPLY_STRING) {
 			freeReplyObject(rep);
-			if (rebuild(a, fam, topic, board) == -1)
-				return -1;
-			continue;
+			break;
 		}
 		freeReplyObject(rep);
-		break;
+		if (tries == 80)
+			return -1;	/* a rebuild that never ends: 503 */
+		if ((got = rebuild(a, fam, topic, board)) == -1)
+			return -1;
+		if (got == 0)		/* another reader rebuilds it: wait */
+			nanosleep(&wait, NULL);
 	}
 	rep = rds_cmdv(&a->rds, "ZREVRANGE", board, "0", stop, "WITHSCORES",
 	    NULL);

@@ -95,6 +95,20 @@ runs_get(struct db *d, long long id, struct run *r)
 }
 
 int
+runs_last_done(struct db *d, struct run *r)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_RUN_LAST_DONE);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		run_from_row(s, r);
+	db_done(s);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
 runs_list(struct db *d, struct run *out, int max)
 {
 	sqlite3_stmt *s = db_stmt(d, STMT_RUN_LIST);

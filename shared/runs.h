@@ -30,6 +30,8 @@ long long	runs_start(struct db *, int dry, const char *reason,
 /* The active (queued or running) run's id, 0 when none, -1 on error. */
 long long	runs_active(struct db *);
 int		runs_get(struct db *, long long id, struct run *);
+/* The newest finished run: 1, 0 when none, -1. */
+int		runs_last_done(struct db *, struct run *);
 /* The newest runs, newest first; how many, or -1. */
 int		runs_list(struct db *, struct run *out, int max);
 /* Executes run id from its checkpoint to the end (or failure), keeping

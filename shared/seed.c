@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "buf.h"
+#include "lb.h"
 #include "log.h"
 #include "recount.h"
 #include "seed.h"
@@ -225,6 +226,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 	/* The counters of the new rows, by the catalog's own recount. */
 	if (recount_write_all(a) == -1)
 		goto out;
+	lb_invalidate(a);	/* boards are rebuilt from the new counters */
 	if (!o->quiet)
 		log_info("seeded %ld users, %ld posts, %ld follows, %ld likes "
 		    "and %ld comments drawn", nu, np, made, o->likes, o->comments);

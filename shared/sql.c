@@ -271,4 +271,9 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_AUTHOR_LATEST: author -- newest visible post's publish time */
 	"SELECT coalesce(max(published_at), 0) FROM posts INDEXED BY "
 	"posts_user_visible WHERE user_id = ?1 AND status = 1 AND is_deleted = 0",
+	/* STMT_RUN_LAST_DONE -- the newest finished run */
+	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	"coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
+	"ORDER BY id DESC LIMIT 1",
 };
