@@ -579,18 +579,16 @@ test('tallyctl seed adds volume to the running site', async () => {
     q('SELECT followee_id, COUNT(*) FROM follows GROUP BY 1 ORDER BY 1'));
 });
 
-// BUG (reported): tallyctl seed rewrites the counters table but leaves
-// every leaderboard that has its ":ok" marker as it was, so the seeded
-// users are missing from /admin/top until the next reconciliation.
+// Regression: tallyctl seed rewrote the counters table but left every
+// complete leaderboard as it was, missing the seeded users.
 test('after tallyctl seed the leaderboards show the seeded users', async () => {
   const top = (rows) => rows.slice(0, 5).map((r) => `${r.login}=${r.value}`).join(' ');
   for (const by of BOARDS) assert.equal(top(await board(by, 100)), top(expectedBoard(by)), `${by} after seed`);
 });
 
-// BUG (reported): lb.c rebuild() sets the board's ":ok" marker before it
-// refills the board, so readers arriving during a rebuild (the first
-// reads after every reconciliation's lb_invalidate, or after a Redis
-// loss) get a partial board as if it were complete.
+// Regression: lb.c rebuild() once set the board's ":ok" marker before it
+// refilled the board, so readers arriving during a rebuild got a partial
+// board as if it were complete.
 test('readers arriving while a board is rebuilt get the whole board', async () => {
   const want = expectedBoard('followers').slice(0, 100);
   const text = (rows) => rows.map((r) => `${r.login}=${r.value}`).join(' ');
@@ -646,10 +644,9 @@ test('a second start while a run is active starts nothing and shows the running 
   assert.equal(num(ACTIVE), 0);
 });
 
-// BUG (reported): page_metrics() takes the newest run (runs_list(.., 1)),
-// queued or running included, although tally_reconcile_wrong is "what
-// the last finished reconciliation found wrong": while a run is active
-// the gauges show its partial report (zeros at first).
+// Regression: page_metrics() once took the newest run, active ones
+// included, although tally_reconcile_wrong is what the last finished
+// reconciliation found wrong.
 test('/metrics keeps the last finished run\'s drift while a run is active', () => {
   assert.ok(metricsDuringRun);
   assert.deepEqual(metricsDuringRun.text.split('\n').filter((l) => l.startsWith('tally_reconcile_wrong{')),
