@@ -288,7 +288,10 @@ load_one(struct app *a, struct delta *d, const char *hash, const char *field)
 			return -2;
 		}
 		snprintf(ver, sizeof(ver), "%s", info->element[0]->str);
-		v = cstore_durable(&a->db, d->fam, d->k1, d->k2, &err);
+		/* durable + what waited in the backlog while Redis was down
+		 * (the worker settles it exactly soon after) */
+		v = cstore_durable(&a->db, d->fam, d->k1, d->k2, &err) +
+		    backlog_of(&a->db, d);
 		if (err) {
 			freeReplyObject(info);
 			return -2;

@@ -109,6 +109,12 @@ pcache_get(struct app *a, const char *login, struct account *u)
 	got = rep->type == REDIS_REPLY_STATUS;
 	freeReplyObject(rep);
 	if (got) {		/* ours to rebuild */
+		/* Another may have rebuilt it between our miss and our lock. */
+		if ((rc = lookup(a, key, u, &down)) >= 0 || down) {
+			if ((rep = rds_cmdv(&a->rds, "DEL", lock, NULL)) != NULL)
+				freeReplyObject(rep);
+			return rc >= 0 ? rc : account_by_login(&a->db, login, u);
+		}
 		count(a, "rebuilds");
 		rc = from_sqlite(a, login, u);
 		if (rc >= 0)

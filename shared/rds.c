@@ -1,4 +1,5 @@
 /* rds.c -- Redis access with timeouts, backoff and reconnect; see rds.h. */
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,8 +55,16 @@ rds_connect(struct rds *r)
 {
 	struct timeval ctv = { 0, 200 * 1000 }, tv;
 
-	if (r->c != NULL)
-		return 0;
+	if (r->c != NULL) {
+		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
+
+		/* Nothing is expected on an idle connection: readable means
+		 * the server closed it (restarted).  Replace it now. */
+		if (r->c->obuf[0] != '\0' || poll(&pfd, 1, 0) != 1)
+			return 0;
+		redisFree(r->c);
+		r->c = NULL;
+	}
 	if (mono_ms() < r->retry_at_ms)
 		return -1;
 	r->c = redisConnectUnixWithTimeout(r->path, ctv);
@@ -73,7 +82,8 @@ rds_connect(struct rds *r)
 	}
 	if (r->backoff_ms != 0)
 		log_info("redis %s: reconnected", r->path);
-	r->backoff_ms = 0;
+	/* backoff_ms is reset by the first reply, not by the connect: a hung
+	 * Redis still accepts connections. */
 	return 0;
 }
 
@@ -91,6 +101,8 @@ rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 	if (rds_connect(r) == -1)
 		return NULL;
 	rep = redisCommandArgv(r->c, argc, argv, lens);
+	if (rep != NULL)
+		r->backoff_ms = 0;
 	if (rep == NULL) {
 		log_warn("redis %s: %s", argv[0],
 		    r->c->errstr[0] ? r->c->errstr : "no reply");
@@ -204,7 +216,7 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 	int n;
 
 	/* No SCRIPT LOAD here: replies of queued commands may be pending. */
-	if (r->c == NULL && rds_connect(r) == -1)
+	if (rds_connect(r) == -1)
 		return -1;
 	/* EVAL with the source: no NOSCRIPT to handle in a pipeline, and
 	 * Redis caches the compiled script by its SHA after the first. */
@@ -233,6 +245,7 @@ rds_collect(struct rds *r, int n)
 			return -1;
 		}
 		rep = v;
+		r->backoff_ms = 0;
 		if (rep->type == REDIS_REPLY_ERROR) {
 			if (errs++ == 0)
 				log_warn("redis pipeline: %s", rep->str);
@@ -245,7 +258,7 @@ rds_collect(struct rds *r, int n)
 int
 rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
-	if (r->c == NULL && rds_connect(r) == -1)
+	if (rds_connect(r) == -1)
 		return -1;
 	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
 		rds_drop(r);

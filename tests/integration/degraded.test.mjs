@@ -1,0 +1,611 @@
+// degraded.test.mjs -- issue 7 against real processes: the site with
+// redis-server stopped (SIGSTOP: the socket accepts, nothing answers),
+// Redis back (backlog settled, timelines rebuilt), Redis restarted empty
+// (and FLUSHALL), a stampede on one expired profile, a hammered unknown
+// login (negative cache), and reads from the replica while the master is
+// stopped.  Every counter is checked against its recount from SQLite.
+//
+// A stopped Redis is never left stopped: every PID this file SIGSTOPs is
+// remembered and SIGCONTed before its stack is stopped (a stopped Redis
+// would not see tally-run's SIGTERM).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { startStack, Client, waitFor, sleep } from '../lib/stack.mjs';
+import { compareAll, pageCounters } from '../lib/counts.mjs';
+import { postIds, newUser, loginAs, q } from '../lib/social.mjs';
+
+// ---- helpers --------------------------------------------------------
+
+const stopped = new Set();		// PIDs this file has SIGSTOPped
+
+function sigstop(pid) {
+  stopped.add(pid);
+  process.kill(pid, 'SIGSTOP');
+}
+
+function sigcont(pid) {
+  try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
+  stopped.delete(pid);
+}
+
+function contAll() { for (const pid of [...stopped]) sigcont(pid); }
+process.on('exit', contAll);	// even when a test throws past its finally
+
+// redis-cli against one of the stack's sockets (redis.sock by default).
+function rcli(stack, sock, ...args) {
+  return execFileSync('redis-cli', ['-s', path.join(stack.runDir, sock), ...args],
+    { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+// PID of the redis-server behind sock: INFO's process_id, checked to be
+// one of this stack's supervised redis-server children (Redis rewrites
+// its process title, so the command line alone cannot tell master from
+// replica).
+function redisPid(stack, sock = 'redis.sock') {
+  const m = /process_id:(\d+)/.exec(rcli(stack, sock, 'INFO', 'server'));
+  assert.ok(m, `INFO server of ${sock}`);
+  const pid = Number(m[1]);
+  const kids = stack.children().filter((c) => /redis-server/.test(c.cmd));
+  assert.ok(kids.some((c) => c.pid === pid), `redis ${pid} is a child of this stack (${JSON.stringify(kids)})`);
+  return pid;
+}
+
+const pingable = (stack, sock = 'redis.sock') => {
+  try { return rcli(stack, sock, 'PING') === 'PONG'; } catch { return false; }
+};
+
+async function ok303(p, what) {
+  const r = await p;
+  assert.equal(r.status, 303, `${what}: ${r.status} ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+// GET with a status check and the time it took.
+async function page(c, p, want = 200) {
+  const t0 = Date.now();
+  const r = await c.get(p);
+  r.ms = Date.now() - t0;
+  const wants = Array.isArray(want) ? want : [want];
+  assert.ok(wants.includes(r.status), `GET ${p}: ${r.status} (want ${wants}) ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+async function publish(c, body, topic = '') {
+  const r = await ok303(c.post('/posts', { body, topic, publish: '1' }), 'POST /posts');
+  const m = /^\/posts\/(\d+)$/.exec(r.location);
+  assert.ok(m, `redirect to the post, got ${r.location}`);
+  return Number(m[1]);
+}
+
+const num = (stack, sql) => Number(stack.sqlite(sql) || 0);
+
+// What a page's data-counter should be, from the truth rows; and what
+// tally keeps for it in SQLite (counters row + backlog).  Keyed like
+// pageCounters(): "name|attr".
+function counterKey(stack, name, attr) {
+  switch (name) {
+    case 'posts': case 'followers': case 'following': case 'likes': {
+      const uid = num(stack, `select id from users where login=${q(attr)}`);
+      return { fam: `user_${name}`, key: String(uid), uid };
+    }
+    case 'post-likes': case 'post-comments': case 'post-reposts':
+      return { fam: name.replace('-', '_'), key: String(attr) };
+    case 'topic-posts':
+      return { fam: 'topic_posts', key: String(num(stack, `select id from topics where slug=${q(attr)}`)) };
+    default:
+      return null;		// views, badges: not recounted here
+  }
+}
+
+const TRUTH = {
+  user_posts: (k) => `select count(*) from posts where user_id=${k} and status=1 and is_deleted=0`,
+  user_followers: (k) => `select count(*) from follows where followee_id=${k}`,
+  user_following: (k) => `select count(*) from follows where follower_id=${k}`,
+  user_likes: (k) => `select count(*) from likes l join posts p on p.id=l.post_id where p.user_id=${k} and p.status=1 and p.is_deleted=0`,
+  post_likes: (k) => `select count(*) from likes where post_id=${k}`,
+  post_comments: (k) => `select count(*) from comments where post_id=${k} and is_deleted=0`,
+  post_reposts: (k) => `select count(*) from reposts where post_id=${k}`,
+  topic_posts: (k) => `select count(*) from posts where topic_id=${k} and status=1 and is_deleted=0`,
+};
+
+const durable = (stack, fam, key) => num(stack, `select value from counters where name='${fam}' and key='${key}'`);
+const backlogOf = (stack, fam, key) => num(stack, `select coalesce(sum(delta), 0) from counter_backlog where name='${fam}' and key='${key}'`);
+
+// Every recountable counter on a page equals its recount; with
+// durablePlusBacklog also counters row + backlog (what a Redis-less read
+// shows).  some: the page must show at least one.
+function checkCounters(stack, html, where, { durablePlusBacklog = false, some = true } = {}) {
+  const shown = pageCounters(html);
+  let n = 0;
+  for (const [k, v] of Object.entries(shown)) {
+    const [name, attr] = k.split('|');
+    const ck = counterKey(stack, name, attr);
+    if (!ck) continue;
+    const truth = num(stack, TRUTH[ck.fam](ck.key));
+    assert.equal(v, truth, `${where}: ${k} shows ${v}, recount ${truth}`);
+    if (durablePlusBacklog) {
+      const d = durable(stack, ck.fam, ck.key), b = backlogOf(stack, ck.fam, ck.key);
+      assert.equal(v, d + b, `${where}: ${k} shows ${v}, durable ${d} + backlog ${b}`);
+    }
+    n++;
+  }
+  if (some) assert.ok(n > 0, `${where}: no recountable counter on the page`);
+  return shown;
+}
+
+// The recountable counters of a page (views dropped: every post view counts one).
+const stableCounters = (html) => Object.fromEntries(Object.entries(pageCounters(html))
+  .filter(([k]) => !k.startsWith('post-views|')));
+
+async function metric(stack, name) {
+  const r = await fetch(`${stack.base}/metrics`);
+  assert.equal(r.status, 200, '/metrics');
+  const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(await r.text());
+  assert.ok(m, `${name} in /metrics`);
+  return Number(m[1]);
+}
+
+const cacheMetrics = async (stack) => ({
+  rebuilds: await metric(stack, 'tally_profile_cache_rebuilds_total'),
+  sql: await metric(stack, 'tally_profile_cache_sql_total'),
+});
+
+// n anonymous GETs of p, `width` at a time; returns [{status, text}].
+async function burst(stack, p, n, width = 50) {
+  const out = [];
+  for (let i = 0; i < n; i += width) {
+    const k = Math.min(width, n - i);
+    out.push(...await Promise.all(Array.from({ length: k }, async () => {
+      const r = await fetch(stack.base + p, { redirect: 'manual' });
+      return { status: r.status, text: await r.text() };
+    })));
+  }
+  return out;
+}
+
+const lastRun = (stack) => num(stack, 'select coalesce(max(id), 0) from reconcile_runs');
+
+async function waitRedisEmptyRun(stack, after, ms = 30000) {
+  return waitFor(() => {
+    const row = stack.sqlite(`select id || '|' || state from reconcile_runs
+      where id > ${after} and reason = 'redis-empty' order by id desc limit 1`);
+    if (row.endsWith('|failed')) throw new Error(`reconciliation run failed: ${row}`);
+    return row.endsWith('|done') && row;
+  }, ms, 200);
+}
+
+// ---- Redis stopped, back, restarted empty ---------------------------
+
+describe('Redis stopped, then back, then empty', () => {
+  let stack;
+  const u = {};			// login -> { c, id, login }
+  let admin, p1, p2;
+  const outageMs = [];		// latencies of the second pass of pages
+  before(async () => { stack = await startStack(); });
+  after(async () => { contAll(); await stack?.stop(); });
+
+  test('setup: users, a post, follows, a like, a comment, a notice', async () => {
+    for (const l of ['alice', 'bob', 'dave']) u[l] = await newUser(stack, l);
+    admin = await loginAs(stack, 'admin', 'admin-pass-1');
+    p1 = await publish(u.alice.c, 'before the outage');
+    await ok303(u.bob.c.post('/follow/alice'), 'follow');
+    await ok303(u.dave.c.post('/follow/alice'), 'follow');
+    await page(u.bob.c, `/posts/${p1}`);
+    await ok303(u.bob.c.post(`/posts/${p1}/like`), 'like');
+    await ok303(u.dave.c.post(`/posts/${p1}/comments`, { body: 'first!' }), 'comment');
+    await page(admin, '/admin');
+    await ok303(admin.post('/admin/notices', { title: 'Hello', body: 'a notice' }), 'notice');
+    // materialise timelines and follow sets, load counters and the profile cache
+    for (const l of ['bob', 'dave']) assert.deepEqual(postIds((await page(u[l].c, '/feed')).text), [p1]);
+    await page(u.alice.c, '/u/alice');
+    await page(u.alice.c, '/u/alice/followers');
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
+  });
+
+  test('redis-server stopped: every page 200, every action 303 and committed, /healthz 503', async (t) => {
+    const pid = redisPid(stack);
+    sigstop(pid);
+    try {
+      const h = await fetch(`${stack.base}/healthz`);
+      assert.equal(h.status, 503);
+      assert.match(await h.text(), /redis/);
+
+      const anon = new Client(stack.base);
+      const bob = u.bob.c;
+      // [client, path, status] by FastCGI handler: the groups run side by
+      // side, each one request at a time.
+      const groups = {
+        web: [[anon, '/login', 200], [anon, '/signup', 200], [bob, '/', 303], [anon, '/', 303]],
+        social: [[bob, '/feed', 200], [bob, '/u/alice', 200], [bob, '/u/alice/followers', 200],
+          [bob, '/u/alice/following', 200], [bob, `/posts/${p1}`, 200], [bob, '/t/general', 200]],
+        notify: [[bob, '/notifications', 200], [bob, '/notices', 200], [bob, '/news', 200],
+          [bob, '/badges', 200], [bob, '/badges.json', 200]],
+        admin: [[admin, '/admin', 200], [admin, '/admin/top?by=posts', [200, 503]]],
+      };
+      // Each handler process pays a Redis timeout first: two passes, the
+      // second timed.
+      const slow = [];
+      for (let pass = 0; pass < 2; pass++) {
+        await Promise.all(Object.values(groups).map(async (list) => {
+          for (const [c, p, want] of list) {
+            const r = await page(c, p, want);
+            if (p === '/') assert.equal(r.location, c === anon ? '/login' : '/feed', 'the contract: / redirects');
+            if (pass === 0) continue;
+            if (r.ms > 1000) slow.push(`${p} ${r.ms} ms`);
+            outageMs.push(r.ms);
+            if (p === '/t/general' && !/<ol class="best">/.test(r.text)) {
+              t.diagnostic('/t/general with Redis stopped: no "Best authors" section (leaderboards have no SQLite fallback)');
+            }
+            if (p.startsWith('/admin/top')) t.diagnostic(`/admin/top with Redis stopped: ${r.status}`);
+          }
+        }));
+      }
+      assert.deepEqual(slow, [], 'pages slower than 1 s after the first timeouts');
+      t.diagnostic(`second pass with Redis stopped: ${outageMs.join(' ')} ms`);
+
+      // Actions: each 303, each committed.
+      const carol = new Client(stack.base);
+      await ok303(carol.signup('carol'), 'signup');
+      const carolId = num(stack, "select id from users where login='carol'");
+      assert.ok(carolId > 0, 'carol committed');
+      await page(carol, '/t/general');
+
+      const bob2 = new Client(stack.base);
+      const li = await ok303(bob2.login('bob', 'password-123'), 'login');
+      assert.equal(li.location, '/feed');
+      assert.match((await page(bob2, '/feed')).text, /Your feed/);
+
+      p2 = await publish(u.alice.c, 'during the outage');
+      assert.equal(num(stack, `select count(*) from posts where id=${p2} and status=1`), 1, 'post committed');
+      assert.notEqual(num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)"), 0,
+        'the missed fan-out is remembered (tl_mark_stale)');
+
+      await ok303(carol.post(`/posts/${p1}/like`), 'like');
+      assert.equal(num(stack, `select count(*) from likes where post_id=${p1} and user_id=${carolId}`), 1, 'like committed');
+      // the like made now shows: durable 1 + backlog 1
+      let r = await page(bob, `/posts/${p1}`);
+      assert.equal(pageCounters(r.text)[`post-likes|${p1}`], 2, 'post-likes shows the like made during the outage');
+      assert.equal(durable(stack, 'post_likes', p1), 1);
+      assert.equal(backlogOf(stack, 'post_likes', p1), 1);
+      checkCounters(stack, r.text, `/posts/${p1}`, { durablePlusBacklog: true });
+
+      await ok303(bob.post(`/posts/${p1}/unlike`), 'unlike');
+      assert.equal(num(stack, `select count(*) from likes where post_id=${p1} and user_id=${u.bob.id}`), 0, 'unlike committed');
+      r = await page(bob, `/posts/${p1}`);
+      assert.equal(pageCounters(r.text)[`post-likes|${p1}`], 1);
+
+      await ok303(carol.post('/follow/alice'), 'follow');
+      assert.equal(num(stack, `select count(*) from follows where follower_id=${carolId} and followee_id=${u.alice.id}`), 1, 'follow committed');
+      await ok303(u.dave.c.post('/unfollow/alice'), 'unfollow');
+      assert.equal(num(stack, `select count(*) from follows where follower_id=${u.dave.id}`), 0, 'unfollow committed');
+
+      await page(bob, `/posts/${p2}`);
+      await ok303(bob.post(`/posts/${p2}/comments`, { body: 'seen during the outage' }), 'comment');
+      assert.equal(num(stack, `select count(*) from comments where post_id=${p2} and user_id=${u.bob.id}`), 1, 'comment committed');
+
+      const alice = u.alice.c;
+      await page(alice, '/notifications');
+      const nid = num(stack, `select min(id) from notifications where user_id=${u.alice.id} and is_read=0`);
+      assert.ok(nid > 0, 'alice has an unread notification');
+      await ok303(alice.post(`/notifications/${nid}/read`), 'read notification');
+      assert.equal(num(stack, `select is_read from notifications where id=${nid}`), 1, 'read committed');
+      assert.ok(num(stack, `select count(*) from notifications where user_id=${u.alice.id} and is_read=0`) > 0);
+      await ok303(alice.post('/notifications/read-all'), 'read-all');
+      assert.equal(num(stack, `select count(*) from notifications where user_id=${u.alice.id} and is_read=0`), 0, 'read-all committed');
+      const badges = JSON.parse((await page(alice, '/badges.json')).text);
+      assert.equal(badges.notifications, 0);
+
+      // Counts shown meanwhile: durable + backlog = recount.
+      assert.ok(num(stack, 'select count(*) from counter_backlog') > 0, 'deltas wait in the backlog');
+      for (const p of ['/u/alice', `/posts/${p1}`, `/posts/${p2}`, '/t/general', '/u/carol', '/u/dave']) {
+        checkCounters(stack, (await page(bob, p)).text, p, { durablePlusBacklog: true });
+      }
+      // the feed while Redis is stopped comes from SQLite
+      assert.deepEqual(postIds((await page(bob, '/feed')).text), [p2, p1]);
+      assert.deepEqual(postIds((await page(u.dave.c, '/feed')).text), []);
+      const h2 = await fetch(`${stack.base}/healthz`);
+      assert.equal(h2.status, 503);
+      assert.match(await h2.text(), /redis/);
+    } finally {
+      sigcont(pid);
+    }
+
+    // Back: backlog settled, timelines rebuilt, counts exact.
+    const t0 = Date.now();
+    await waitFor(() => num(stack, 'select count(*) from counter_backlog') === 0 &&
+      num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)") === 0, 15000, 100);
+    t.diagnostic(`backlog empty ${Date.now() - t0} ms after SIGCONT`);
+    await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
+    // tl_refresh_stale dropped the markers: homes are rebuilt on next read
+    for (const l of ['bob', 'dave']) assert.equal(stack.redis('GET', `{u${u[l].id}}:home:ok`), '', `${l}'s home marker dropped`);
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
+    assert.deepEqual(postIds((await page(u.bob.c, '/feed')).text), [p2, p1], 'bob\'s feed shows the outage post');
+    assert.equal(stack.redis('GET', `{u${u.bob.id}}:home:ok`), '1', 'bob\'s home is materialised again');
+    const carol = new Client(stack.base);
+    await ok303(carol.login('carol', 'password-123'), 'login carol');
+    assert.deepEqual(postIds((await page(carol, '/feed')).text), [p2, p1], 'carol\'s feed (followed during the outage)');
+    assert.deepEqual(postIds((await page(u.dave.c, '/feed')).text), [], 'dave unfollowed during the outage');
+    assert.deepEqual(postIds((await page(u.bob.c, '/u/alice')).text), [p2, p1]);
+    for (const p of ['/u/alice', `/posts/${p1}`, `/posts/${p2}`, '/t/general']) {
+      checkCounters(stack, (await page(u.bob.c, p)).text, `${p} after the outage`);
+    }
+  });
+
+  // rds.h: "after a failure a process leaves Redis alone for a growing
+  // backoff (250 ms doubling to 4 s)".  Regression: with a hung Redis the
+  // connect succeeds (the socket still accepts); the backoff once reset
+  // on connect, so every request paid the 250 ms command timeout again.
+  test('Redis stopped: after the first timeouts, requests cost no Redis timeout', () => {
+    assert.ok(outageMs.length > 0);
+    const sorted = [...outageMs].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    assert.ok(median < 100, `median page time with Redis stopped: ${median} ms (${outageMs.join(' ')})`);
+  });
+
+  // Activity, a snapshot of pages, Redis emptied by `empty`, the worker's
+  // redis-empty reconciliation, then the same pages.
+  async function emptied(t, empty, tag) {
+    const eve = await newUser(stack, `eve_${tag}`);
+    await ok303(eve.c.post('/follow/alice'), 'follow');
+    await ok303(eve.c.post('/follow/bob'), 'follow');
+    const pb = await publish(u.bob.c, `bob ${tag}`);
+    await page(eve.c, `/posts/${p2}`);
+    await ok303(eve.c.post(`/posts/${p2}/like`), 'like');
+    await ok303(eve.c.post(`/posts/${pb}/like`), 'like');
+    await ok303(eve.c.post(`/posts/${pb}/comments`, { body: tag }), 'comment');
+    await ok303(eve.c.post(`/posts/${pb}/repost`), 'repost');
+    await ok303(u.alice.c.post('/follow/bob'), 'follow');
+    // Deltas a handler could not hand to Redis wait in the backlog until
+    // the worker settles them (<= 5 s); meanwhile a live value loaded from
+    // counters would lack them (see the restart test below).
+    const bl = num(stack, 'select count(*) from counter_backlog');
+    if (bl > 0) t.diagnostic(`${bl} backlog rows right after the activity (Redis up)`);
+    const tb = Date.now();
+    await waitFor(() => num(stack, 'select count(*) from counter_backlog') === 0, 15000, 100);
+    const took = { backlog: Date.now() - tb };
+    // no flush: some deltas may still be pending in Redis when it empties
+    const views = [
+      [eve.c, '/feed'], [u.bob.c, '/feed'], [u.alice.c, '/feed'], [u.bob.c, '/u/alice'],
+      [u.bob.c, '/u/bob'], [eve.c, `/u/eve_${tag}`], [u.bob.c, `/posts/${p1}`], [u.bob.c, `/posts/${pb}`],
+      [u.bob.c, '/t/general'], [u.bob.c, `/u/alice/followers`],
+    ];
+    const logins = (html) => [...html.matchAll(/<li data-login="([^"]+)"/g)].map((m) => m[1]);
+    const snap = (r) => ({ ids: postIds(r.text), counts: stableCounters(r.text), logins: logins(r.text) });
+    const before = [];
+    for (const [c, p] of views) {
+      const r = await page(c, p);
+      before.push(snap(r));
+      checkCounters(stack, r.text, `${p} before`, { some: !p.endsWith('/followers') });
+    }
+    assert.ok(before[8].logins.length > 0, '/t/general lists best authors');
+    const run0 = lastRun(stack);
+    stack.redis('SET', 'degraded:sentinel', '1');
+    let tt = Date.now();
+    await empty();
+    took.empty = Date.now() - tt; tt = Date.now();
+    const row = await waitRedisEmptyRun(stack, run0);
+    took.run = Date.now() - tt; tt = Date.now();
+    await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
+    took.healthz = Date.now() - tt; tt = Date.now();
+    stack.tallyctl('flush');
+    took.flush = Date.now() - tt;
+    t.diagnostic(`reconciliation run ${row}; ms: ${JSON.stringify(took)}`);
+    assert.deepEqual(compareAll(stack), []);
+    // Handler processes still holding a connection to the old Redis fail
+    // their first command and back off 250 ms (a page then misses its
+    // Redis-only parts, e.g. best authors): compare until every page is
+    // back, within a few seconds.
+    const t0 = Date.now();
+    const seen = new Set();
+    await waitFor(async () => {
+      for (let i = 0; i < views.length; i++) {
+        const [c, p] = views[i];
+        const now = snap(await page(c, p));
+        for (const k of ['ids', 'counts', 'logins']) {
+          try { assert.deepEqual(now[k], before[i][k]); } catch {
+            seen.add(`${p} ${k}`);
+            return false;
+          }
+        }
+      }
+      return true;
+    }, 10000, 300).catch((e) => { throw new Error(`pages differ after Redis emptied (${[...seen]}): ${e.message}`); });
+    t.diagnostic(`pages as before after ${Date.now() - t0} ms${seen.size ? `; differed meanwhile: ${[...seen].join(', ')}` : ''}`);
+    assert.deepEqual(compareAll(stack), []);
+  }
+
+  test('FLUSHALL: reconciled, same counts and feeds', async (t) => {
+    await emptied(t, async () => { assert.equal(stack.redis('FLUSHALL'), 'OK'); }, 'f');
+  });
+
+  test('restart with an empty Redis (AOF removed, kill -9): reconciled, same counts and feeds', async (t) => {
+    await emptied(t, async () => {
+      const pid = redisPid(stack);
+      sigstop(pid);
+      fs.rmSync(path.join(stack.runDir, 'redis', 'appendonlydir'), { recursive: true, force: true });
+      process.kill(pid, 'SIGKILL');
+      stopped.delete(pid);
+      await waitFor(() => { try { return redisPid(stack) !== pid && pingable(stack); } catch { return false; } }, 10000, 100);
+      assert.equal(stack.redis('EXISTS', 'degraded:sentinel'), '0', 'the new Redis started empty');
+    }, 'k');
+  });
+
+  // Regression: after redis-server was restarted (data kept), each handler
+  // process held a connection to the dead one, so its first command
+  // failed, the action's deltas went to the backlog and every timeline was
+  // marked stale.  A readable idle connection is now replaced at once.
+  test('Redis restarted (kill -9, data kept): the next actions reach Redis and pages show them at once', async (t) => {
+    await sleep(1200);		// appendfsync everysec: let the AOF catch up
+    const pid = redisPid(stack);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => { try { return redisPid(stack) !== pid && pingable(stack); } catch { return false; } }, 10000, 100);
+    await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
+    const bad = [];
+    for (const [who, what] of [['bob', 'unlike'], ['dave', 'like'], ['bob', 'like'], ['dave', 'unlike']]) {
+      await ok303(u[who].c.post(`/posts/${p2}/${what}`), what);
+      const bl = num(stack, 'select count(*) from counter_backlog');
+      if (bl > 0) bad.push(`${who} ${what}: ${bl} backlog rows`);
+      const shown = pageCounters((await page(u.alice.c, `/posts/${p2}`)).text)[`post-likes|${p2}`];
+      const truth = num(stack, `select count(*) from likes where post_id=${p2}`);
+      if (shown !== truth) bad.push(`${who} ${what}: page shows ${shown}, truth ${truth}`);
+    }
+    await ok303(u.dave.c.post('/follow/bob'), 'follow');
+    await ok303(u.dave.c.post('/unfollow/bob'), 'unfollow');
+    if (num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)") !== 0) {
+      bad.push('timelines marked stale');
+    }
+    // whatever happened, it settles
+    await waitFor(() => num(stack, 'select count(*) from counter_backlog') === 0, 15000, 100);
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
+    assert.deepEqual(bad, []);
+  });
+});
+
+// ---- profile cache: stampede and negative entries ---------------------
+
+describe('profile cache', () => {
+  let stack;
+  // more handler processes than the default 2, so that requests really
+  // run in parallel
+  before(async () => { stack = await startStack({ env: { TALLY_PROCS: '8' } }); });
+  after(async () => { contAll(); await stack?.stop(); });
+
+  test('stampede: 50 parallel GETs of an expired profile do one rebuild', async (t) => {
+    const s = await newUser(stack, 'stamp_user');
+    await publish(s.c, 'stampede');
+    const prof = await page(new Client(stack.base), '/u/Stamp_User');	// warm (login folded)
+    assert.match(prof.text, /data-login="stamp_user"/);
+    const cached = JSON.parse(stack.redis('GET', '{login:stamp_user}'));
+    assert.equal(cached.login, 'stamp_user');
+    for (let round = 0; round < 3; round++) {
+      assert.equal(stack.redis('DEL', '{login:stamp_user}'), '1');	// expired
+      const m0 = await cacheMetrics(stack);
+      const rs = await burst(stack, '/u/Stamp_User', 50, 50);
+      const m1 = await cacheMetrics(stack);
+      assert.deepEqual(rs.map((r) => r.status), Array(50).fill(200));
+      for (const r of rs) {
+        assert.match(r.text, /<section class="card profile" data-login="stamp_user"/);
+        assert.equal(pageCounters(r.text)['posts|stamp_user'], 1);
+      }
+      t.diagnostic(`round ${round}: rebuilds +${m1.rebuilds - m0.rebuilds}, sql reads +${m1.sql - m0.sql}`);
+      assert.equal(m1.rebuilds - m0.rebuilds, 1, `round ${round}: exactly one rebuild`);
+      const ttl = Number(stack.redis('TTL', '{login:stamp_user}'));
+      assert.ok(ttl > 3500 && ttl <= 4200, `TTL 1 h + jitter, got ${ttl}`);
+    }
+  });
+
+  test('negative cache: 1,000 GETs of an unknown login cost one SQLite read per entry', async (t) => {
+    const m0 = await cacheMetrics(stack);
+    let rs = await burst(stack, '/u/nosuchuser', 1000);
+    assert.equal(rs.filter((r) => r.status === 404).length, 1000, 'all 404');
+    const m1 = await cacheMetrics(stack);
+    t.diagnostic(`first burst: sql +${m1.sql - m0.sql}, rebuilds +${m1.rebuilds - m0.rebuilds}`);
+    assert.equal(m1.sql - m0.sql, 1, 'one SQLite read for 1,000 requests');
+    assert.equal(stack.redis('GET', '{login:nosuchuser}'), 'null');
+    const ttl = Number(stack.redis('TTL', '{login:nosuchuser}'));
+    assert.ok(ttl > 0 && ttl <= 30, `negative TTL 30 s, got ${ttl}`);
+
+    // the entry expires (simulated): the next burst costs one more
+    assert.equal(stack.redis('DEL', '{login:nosuchuser}'), '1');
+    rs = await burst(stack, '/u/NoSuchUser', 1000);
+    assert.equal(rs.filter((r) => r.status === 404).length, 1000, 'all 404');
+    const m2 = await cacheMetrics(stack);
+    t.diagnostic(`second burst: sql +${m2.sql - m1.sql}, rebuilds +${m2.rebuilds - m1.rebuilds}`);
+    assert.equal(m2.sql - m1.sql, 1, 'one more SQLite read after expiry');
+
+    // signing the login up drops the negative entry at once
+    assert.equal(stack.redis('GET', '{login:nosuchuser}'), 'null');
+    await newUser(stack, 'nosuchuser');
+    const r = await page(new Client(stack.base), '/u/nosuchuser', 200);
+    assert.match(r.text, /data-login="nosuchuser"/);
+  });
+});
+
+// ---- replica ----------------------------------------------------------
+
+function cmdstats(stack, sock) {
+  const out = {};
+  for (const m of rcli(stack, sock, 'INFO', 'commandstats').matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+function replInfo(stack, sock) {
+  const out = {};
+  for (const line of rcli(stack, sock, 'INFO', 'replication').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) out[line.slice(0, i)] = line.slice(i + 1);
+  }
+  return out;
+}
+
+describe('replica', () => {
+  let stack;
+  before(async () => { stack = await startStack({ env: { REPLICA: '1' } }); });
+  after(async () => { contAll(); await stack?.stop(); });
+
+  test('master stopped: feed and profile are read from the replica', async (t) => {
+    assert.equal(stack.children().filter((c) => /redis-server/.test(c.cmd)).length, 2, 'master and replica run');
+    const alice = await newUser(stack, 'ralice');
+    const bob = await newUser(stack, 'rbob');
+    const carol = await newUser(stack, 'rcarol');
+    const ps = [];
+    for (let i = 0; i < 3; i++) ps.push(await publish(alice.c, `replicated ${i}`));
+    await ok303(bob.c.post('/follow/ralice'), 'follow');
+    await ok303(carol.c.post('/follow/ralice'), 'follow');
+    await page(carol.c, `/posts/${ps[1]}`);
+    await ok303(carol.c.post(`/posts/${ps[1]}/like`), 'like');
+    await ok303(carol.c.post(`/posts/${ps[1]}/comments`, { body: 'hi' }), 'comment');
+    // load everything the two pages read (timelines, counters, profile cache)
+    for (let i = 0; i < 2; i++) { await page(bob.c, '/feed'); await page(bob.c, '/u/ralice'); }
+    stack.tallyctl('flush');
+    const feed0 = await page(bob.c, '/feed');
+    const prof0 = await page(bob.c, '/u/ralice');
+    assert.deepEqual(postIds(feed0.text), [...ps].reverse());
+    assert.deepEqual(postIds(prof0.text), [...ps].reverse());
+    checkCounters(stack, feed0.text, '/feed');
+    checkCounters(stack, prof0.text, '/u/ralice');
+
+    // the replica has caught up
+    await waitFor(() => {
+      const m = replInfo(stack, 'redis.sock'), r = replInfo(stack, 'redis-replica.sock');
+      return r.role === 'slave' && r.master_link_status === 'up' &&
+        r.slave_repl_offset === m.master_repl_offset && m.master_repl_offset !== '0';
+    }, 15000, 100);
+    assert.equal(rcli(stack, 'redis-replica.sock', 'GET', `{u${bob.id}}:home:ok`), '1', 'bob\'s home on the replica');
+    assert.ok(rcli(stack, 'redis-replica.sock', 'GET', '{login:ralice}').includes('"ralice"'), 'profile cache on the replica');
+
+    const pid = redisPid(stack, 'redis.sock');
+    assert.notEqual(pid, redisPid(stack, 'redis-replica.sock'));
+    const st0 = cmdstats(stack, 'redis-replica.sock');
+    sigstop(pid);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const f = await page(bob.c, '/feed');
+        assert.deepEqual(postIds(f.text), postIds(feed0.text), `feed ${i}`);
+        assert.deepEqual(stableCounters(f.text), stableCounters(feed0.text), `feed counts ${i}`);
+        const p = await page(bob.c, '/u/ralice');
+        assert.deepEqual(postIds(p.text), postIds(prof0.text), `profile ${i}`);
+        assert.deepEqual(stableCounters(p.text), stableCounters(prof0.text), `profile counts ${i}`);
+        assert.ok(f.ms < 1500 && p.ms < 1500, `pages in ${f.ms} / ${p.ms} ms`);
+      }
+      const st1 = cmdstats(stack, 'redis-replica.sock');
+      const grew = Object.fromEntries(['hget', 'eval', 'evalsha', 'get', 'zrevrange', 'zrange']
+        .map((c) => [c, (st1[c] ?? 0) - (st0[c] ?? 0)]).filter(([, d]) => d > 0));
+      t.diagnostic(`replica calls while the master was stopped: ${JSON.stringify(grew)}`);
+      assert.ok((grew.hget ?? 0) > 0, 'counters (HGET) read from the replica');
+      assert.ok((grew.get ?? 0) > 0, 'profile cache (GET) read from the replica');
+      assert.ok((grew.eval ?? 0) + (grew.evalsha ?? 0) + (grew.zrevrange ?? 0) + (grew.zrange ?? 0) > 0,
+        'timelines read from the replica');
+    } finally {
+      sigcont(pid);
+    }
+    await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
+  });
+});
