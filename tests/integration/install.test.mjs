@@ -16,8 +16,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 const PREFIX = '/usr/local';
 const SNIPPETS = ['tally-http.conf', 'tally.conf', 'tally-headers.conf', 'tally-fastcgi.conf'];
-const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-worker.service', 'tally.target'];
-const PROGRAMS = ['tally-web', 'tally-worker', 'tallyctl', 'tally-run'];
+const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-social.service', 'tally-notify.service', 'tally-admin.service', 'tally-worker.service', 'tally.target'];
+const PROGRAMS = ['tally-web', 'tally-social', 'tally-notify', 'tally-admin', 'tally-worker', 'tallyctl', 'tally-run'];
 
 let dest;	// DESTDIR: the staged tree stands in for /
 let tmp;	// nginx prefix, config, logs, temp paths
