@@ -21,6 +21,7 @@ app_open(struct app *a, const char *name)
 {
 	const char *v;
 	long long ms;
+	int tmo;
 
 	memset(a, 0, sizeof(*a));
 	a->name = name;
@@ -29,9 +30,13 @@ app_open(struct app *a, const char *name)
 		return -1;
 	if (db_open(&a->db, a->cfg.db_path) == -1)
 		return -1;
-	rds_init(&a->rds, a->cfg.redis_sock, 250);
+	/* Requests wait 250 ms for Redis at most; the worker and tallyctl
+	 * move whole batches and may meet an AOF rewrite: 5 s. */
+	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
+	    5000 : 250;
+	rds_init(&a->rds, a->cfg.redis_sock, tmo);
 	if (a->cfg.replica_sock[0] != '\0')
-		rds_init(&a->replica, a->cfg.replica_sock, 250);
+		rds_init(&a->replica, a->cfg.replica_sock, tmo);
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
@@ -74,6 +79,9 @@ serve_child(int fd, void *arg)
 
 	if (app_open(&a, ctx->name) == -1)
 		return -1;
+	/* Requests never run a WAL checkpoint (an fdatasync in the middle
+	 * of someone's like): the worker checkpoints every second. */
+	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {

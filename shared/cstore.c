@@ -325,7 +325,6 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	size_t lens[3];
 	redisReply *rep;
 	struct rds *rd = app_reader(a);
-	void *v;
 	int i, queued = 0, down = 0, err = 0;
 	long long val;
 
@@ -346,12 +345,10 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	for (i = 0; i < n; i++)
 		ds[i].d = -1;		/* -1: not known yet */
 	for (i = 0; i < queued; i++) {
-		if (rd->c == NULL || redisGetReply(rd->c, &v) != REDIS_OK) {
-			rds_drop(rd);
+		if (rds_get_reply(rd, &rep) == -1) {
 			down = 1;
 			break;
 		}
-		rep = v;
 		if (rep->type == REDIS_REPLY_STRING)
 			ds[i].d = strtoll(rep->str, NULL, 10);
 		freeReplyObject(rep);

@@ -110,7 +110,6 @@ take_all(struct app *a, const char *batch, int take, struct taken *t)
 	const char *keys[1], *args[2] = { batch, take ? "1" : "0" };
 	redisReply *rep;
 	struct delta d;
-	void *v;
 	int i, queued = 0;
 	size_t j;
 
@@ -121,11 +120,9 @@ take_all(struct app *a, const char *batch, int take, struct taken *t)
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (a->rds.c == NULL || redisGetReply(a->rds.c, &v) != REDIS_OK) {
-			rds_drop(&a->rds);
+		if (rds_get_reply(&a->rds, &rep) == -1) {
 			return -1;
 		}
-		rep = v;
 		for (j = 0; rep->type == REDIS_REPLY_ARRAY &&
 		    j + 1 < rep->elements; j += 2) {
 			if (cstore_parse(t->hashes[i], rep->element[j]->str, &d)

@@ -47,20 +47,25 @@ on_board(enum family f)
 	    f == FAM_USER_FOLLOWING || f == FAM_USER_LIKES || f == FAM_UT_RATING;
 }
 
-/* KEYS: board, marker.  ARGV: score, member, ...  Only a complete board. */
+/* KEYS: board, marker, touched.  ARGV: score, member, ...  A complete
+ * board ("1") takes the values; one being rebuilt ("b") also remembers
+ * the members, which the rebuild sets again from SQLite once swapped in
+ * (its own snapshot may predate them); no board: nothing to do. */
 static struct rds_script lb_set_lua = { .src =
-	"if redis.call('GET', KEYS[2]) ~= '1' then return 0 end\n"
+	"local m = redis.call('GET', KEYS[2])\n"
+	"if m ~= '1' and m ~= 'b' then return 0 end\n"
 	"for i = 1, #ARGV, 2 do\n"
 	"  if tonumber(ARGV[i]) > 0 then redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1])\n"
 	"  else redis.call('ZREM', KEYS[1], ARGV[i+1]) end\n"
+	"  if m == 'b' then redis.call('SADD', KEYS[3], ARGV[i+1]) end\n"
 	"end\n"
 	"return 1\n" };
 
 int
 lb_update(struct app *a, const struct delta *ds, int n)
 {
-	char board[48], ok[56], member[24], score[24];
-	const char *keys[2], *args[2];
+	char board[48], ok[56], touched[64], member[24], score[24];
+	const char *keys[3], *args[2];
 	long long v;
 	int i, err = 0, queued = 0;
 
@@ -72,35 +77,43 @@ lb_update(struct app *a, const struct delta *ds, int n)
 			return -1;
 		board_key(ds[i].fam, ds[i].k2, board, sizeof(board));
 		snprintf(ok, sizeof(ok), "%s:ok", board);
+		snprintf(touched, sizeof(touched), "%s:touched", board);
 		snprintf(member, sizeof(member), "%016lld", ds[i].k1);
 		snprintf(score, sizeof(score), "%lld", v);
 		keys[0] = board;
 		keys[1] = ok;
+		keys[2] = touched;
 		args[0] = score;
 		args[1] = member;
-		if (rds_append_eval(&a->rds, &lb_set_lua, 2, keys, 2, args) == -1)
+		if (rds_append_eval(&a->rds, &lb_set_lua, 3, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	return rds_collect(&a->rds, queued) == 0 ? 0 : -1;
 }
 
-/* KEYS: tmp, board, marker.  Swaps the filled board in and marks it
- * complete in one step (all three share the {lb} hash tag). */
+/* KEYS: tmp, board, marker, touched.  Swaps the filled board in and
+ * marks it complete in one step (all share the {lb} hash tag); returns
+ * the members the flusher changed meanwhile. */
 static struct rds_script lb_swap_lua = { .src =
 	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
 	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
 	"else redis.call('DEL', KEYS[2]) end\n"
 	"redis.call('SET', KEYS[3], '1')\n"
-	"return 1\n" };
+	"local t = redis.call('SMEMBERS', KEYS[4])\n"
+	"redis.call('DEL', KEYS[4])\n"
+	"return t\n" };
 
 /* Refills a board from the counters table: into a temporary key, then
  * swapped in with its marker, so no reader sees a half-filled board. */
 static int
 rebuild(struct app *a, enum family fam, long long topic, const char *board)
 {
-	char ok[56], lock[56], tmp[56], suffix[32], member[24], score[24];
-	const char *swap[3];
+	char ok[56], lock[56], tmp[56], touched[64], suffix[32], member[24];
+	char score[24];
+	const char *swap[4];
+	struct delta dl;
+	size_t j;
 	redisReply *rep;
 	sqlite3_stmt *s;
 	long long k1, k2;
@@ -109,6 +122,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	snprintf(ok, sizeof(ok), "%s:ok", board);
 	snprintf(lock, sizeof(lock), "%s:lock", board);
 	snprintf(tmp, sizeof(tmp), "%s:tmp", board);
+	snprintf(touched, sizeof(touched), "%s:touched", board);
 	if ((rep = rds_cmdv(&a->rds, "SET", lock, "1", "NX", "PX", "10000",
 	    NULL)) == NULL)
 		return -1;
@@ -116,8 +130,12 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	freeReplyObject(rep);
 	if (!got)
 		return 0;
-	if ((rep = rds_cmdv(&a->rds, "DEL", tmp, NULL)) != NULL)
+	if ((rep = rds_cmdv(&a->rds, "DEL", tmp, touched, NULL)) != NULL)
 		freeReplyObject(rep);
+	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
+	if ((rep = rds_cmdv(&a->rds, "SET", ok, "b", NULL)) == NULL)
+		return -1;
+	freeReplyObject(rep);
 	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
 	if (s == NULL)
@@ -157,8 +175,18 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	swap[0] = tmp;
 	swap[1] = board;
 	swap[2] = ok;
-	if ((rep = rds_eval(&a->rds, &lb_swap_lua, 3, swap, 0, NULL)) == NULL)
+	swap[3] = touched;
+	if ((rep = rds_eval(&a->rds, &lb_swap_lua, 4, swap, 0, NULL)) == NULL)
 		return -1;
+	/* Members the flusher changed during the build: their values from
+	 * SQLite now, newer than our snapshot. */
+	for (j = 0; rep->type == REDIS_REPLY_ARRAY && j < rep->elements; j++) {
+		memset(&dl, 0, sizeof(dl));
+		dl.fam = fam;
+		dl.k1 = strtoll(rep->element[j]->str, NULL, 10);
+		dl.k2 = fam == FAM_UT_RATING ? topic : 0;
+		lb_update(a, &dl, 1);
+	}
 	freeReplyObject(rep);
 	if ((rep = rds_cmdv(&a->rds, "DEL", lock, NULL)) != NULL)
 		freeReplyObject(rep);
@@ -183,7 +211,7 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 	for (tries = 0; ; tries++) {
 		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
 			return -1;
-		if (rep->type == REDIS_REPLY_STRING) {
+		if (rep->type == REDIS_REPLY_STRING && strcmp(rep->str, "1") == 0) {
 			freeReplyObject(rep);
 			break;
 		}

@@ -7,7 +7,9 @@
  * to 16 digits, so equal scores rank the newer account first, always the
  * same way.  The flusher keeps them in step with the durable values of
  * each batch it applies; a board Redis lost (marker <board>:ok absent) is
- * rebuilt from the counters table on first read, under a lock.
+ * rebuilt from the counters table on first read, under a lock, into a
+ * temporary key swapped in when full; members the flusher changes during
+ * the build are set again from SQLite after the swap.
  */
 #ifndef TALLY_LB_H
 #define TALLY_LB_H

@@ -30,6 +30,7 @@ rds_init(struct rds *r, const char *path, int timeout_ms)
 void
 rds_drop(struct rds *r)
 {
+	r->pending = 0;
 	if (r->c != NULL) {
 		redisFree(r->c);
 		r->c = NULL;
@@ -80,6 +81,8 @@ rds_connect(struct rds *r)
 		rds_drop(r);
 		return -1;
 	}
+	r->gen++;
+	r->pending = 0;
 	if (r->backoff_ms != 0)
 		log_info("redis %s: reconnected", r->path);
 	/* backoff_ms is reset by the first reply, not by the connect: a hung
@@ -133,11 +136,17 @@ rds_cmdv(struct rds *r, const char *arg0, ...)
 #define RDS_EVAL_MAX	(RDS_ARGS_MAX * 32)
 
 static int
+script_cached(const struct rds *r, const struct rds_script *s)
+{
+	return s->sha[0] != '\0' && s->loaded_on == r && s->gen == r->gen;
+}
+
+static int
 rds_script_load(struct rds *r, struct rds_script *s)
 {
 	redisReply *rep;
 
-	if (s->sha[0] != '\0')
+	if (script_cached(r, s))
 		return 0;
 	rep = rds_cmdv(r, "SCRIPT", "LOAD", s->src, NULL);
 	if (rep == NULL)
@@ -150,6 +159,8 @@ rds_script_load(struct rds *r, struct rds_script *s)
 	}
 	memcpy(s->sha, rep->str, 40);
 	s->sha[40] = '\0';
+	s->loaded_on = r;
+	s->gen = r->gen;
 	freeReplyObject(rep);
 	return 0;
 }
@@ -187,6 +198,8 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 	char nk[16];
 	int n;
 
+	if (r->pending > 0)	/* never inside a pipeline */
+		return NULL;
 	if (rds_script_load(r, s) == -1)
 		return NULL;
 	n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv, lens,
@@ -215,19 +228,47 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 	char nk[16];
 	int n;
 
-	/* No SCRIPT LOAD here: replies of queued commands may be pending. */
 	if (rds_connect(r) == -1)
 		return -1;
-	/* EVAL with the source: no NOSCRIPT to handle in a pipeline, and
-	 * Redis caches the compiled script by its SHA after the first. */
-	n = eval_argv("EVAL", s->src, nkeys, keys, nargs, args, argv, lens,
-	    nk, sizeof(nk));
+	/* SCRIPT LOAD only while no reply is pending (it reads its own
+	 * reply); until then the source goes with each call. */
+	if (!script_cached(r, s) && r->pending == 0 &&
+	    rds_script_load(r, s) == -1)
+		return -1;
+	if (script_cached(r, s))
+		n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv,
+		    lens, nk, sizeof(nk));
+	else
+		n = eval_argv("EVAL", s->src, nkeys, keys, nargs, args, argv,
+		    lens, nk, sizeof(nk));
 	if (n < 0)
 		return -1;
 	if (redisAppendCommandArgv(r->c, n, argv, lens) != REDIS_OK) {
 		rds_drop(r);
 		return -1;
 	}
+	r->pending++;
+	return 0;
+}
+
+int
+rds_get_reply(struct rds *r, redisReply **out)
+{
+	void *v;
+
+	if (r->c == NULL || redisGetReply(r->c, &v) != REDIS_OK) {
+		log_warn("redis pipeline: %s", r->c ? r->c->errstr : "down");
+		rds_drop(r);
+		return -1;
+	}
+	if (r->pending > 0)
+		r->pending--;
+	r->backoff_ms = 0;
+	*out = v;
+	/* Scripts flushed under us: load them again before the next use. */
+	if ((*out)->type == REDIS_REPLY_ERROR &&
+	    strncmp((*out)->str, "NOSCRIPT", 8) == 0)
+		r->gen++;
 	return 0;
 }
 
@@ -235,17 +276,11 @@ int
 rds_collect(struct rds *r, int n)
 {
 	redisReply *rep;
-	void *v;
 	int i, errs = 0;
 
 	for (i = 0; i < n; i++) {
-		if (r->c == NULL || redisGetReply(r->c, &v) != REDIS_OK) {
-			log_warn("redis pipeline: %s", r->c ? r->c->errstr : "down");
-			rds_drop(r);
+		if (rds_get_reply(r, &rep) == -1)
 			return -1;
-		}
-		rep = v;
-		r->backoff_ms = 0;
 		if (rep->type == REDIS_REPLY_ERROR) {
 			if (errs++ == 0)
 				log_warn("redis pipeline: %s", rep->str);
@@ -264,6 +299,7 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 		rds_drop(r);
 		return -1;
 	}
+	r->pending++;
 	return 0;
 }
 

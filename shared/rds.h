@@ -20,6 +20,8 @@
 
 struct rds {
 	redisContext	*c;
+	int		 pending;	/* queued replies not read yet */
+	unsigned	 gen;		/* bumped per connection: scripts reload */
 	char		 path[CFG_SOCK_MAX + 1];
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */
@@ -50,6 +52,8 @@ void		 rds_drop(struct rds *);
 struct rds_script {
 	const char	*src;
 	char		 sha[41];
+	const struct rds *loaded_on;	/* connection (and gen) it is cached */
+	unsigned	 gen;
 };
 
 /* Runs script with keys then args (all NUL-terminated).  Returns the
@@ -58,12 +62,16 @@ redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
 		    const char **keys, int nargs, const char **args);
 
 /* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
- * when Redis is down), rds_collect() reads n queued replies and frees
+ * when Redis is down) -- by SHA1 once the script is cached on this
+ * connection (loaded when nothing is queued), by source before that -- rds_collect() reads n queued replies and frees
  * them.  It returns the number of error replies, or -1 when the
  * transport failed (context dropped).  Every queued reply must be read. */
 int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
 		    const char **keys, int nargs, const char **args);
 int		 rds_collect(struct rds *, int n);
+/* Reads the next queued reply into *out (the caller frees it): 0, or -1
+ * when the transport failed (context dropped). */
+int		 rds_get_reply(struct rds *, redisReply **out);
 
 /* Queues one plain command (pipelining); 0, or -1 when Redis is down.
  * Read its reply with rds_collect(). */

@@ -195,7 +195,6 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 	const char *keys[1], *args[1];
 	struct delta dl;
 	redisReply *rep;
-	void *v;
 	size_t i, queued = 0;
 
 	for (i = 0; i < n; i++) {
@@ -210,11 +209,9 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (a->rds.c == NULL || redisGetReply(a->rds.c, &v) != REDIS_OK) {
-			rds_drop(&a->rds);
+		if (rds_get_reply(&a->rds, &rep) == -1) {
 			return -1;
 		}
-		rep = v;
 		if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 3)
 			parse_state(a, rep, &st[i]);
 		freeReplyObject(rep);

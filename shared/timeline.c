@@ -440,7 +440,6 @@ tl_count_after(struct app *a, int n, const long long *authors,
 	redisReply *rep;
 	sqlite3_stmt *s;
 	struct rds *rd = app_reader(a);
-	void *v;
 	int i, queued = 0;
 
 	for (i = 0; i < n; i++)
@@ -456,11 +455,9 @@ tl_count_after(struct app *a, int n, const long long *authors,
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rd->c == NULL || redisGetReply(rd->c, &v) != REDIS_OK) {
-			rds_drop(rd);
+		if (rds_get_reply(rd, &rep) == -1) {
 			break;
 		}
-		rep = v;
 		if (rep->type == REDIS_REPLY_INTEGER)
 			out[i] = rep->integer;
 		freeReplyObject(rep);
