@@ -15,6 +15,7 @@
 #define REC_CHUNK	500	/* keys per Redis pipeline */
 #define REC_GRACE_MS	200	/* commit-to-Redis time we wait out */
 #define REC_ROUNDS	6
+#define REC_SETTLE	2000	/* candidates settled together */
 
 /* KEYS: hash.  ARGV: field.  -> { version, live or "", pending,
  * batch, amount, batch, amount... } */
@@ -219,24 +220,23 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 	return queued == n ? 0 : -1;
 }
 
-/* The truth and durable value of one key, in one read snapshot. */
+/* The truth and durable value of one key, in one read snapshot; s is
+ * the family's prepared recount_one statement. */
 static int
-point_read(struct app *a, enum family fam, const struct entry *e,
-    long long *t, long long *d)
+point_read(struct app *a, enum family fam, sqlite3_stmt *s,
+    const struct entry *e, long long *t, long long *d)
 {
-	sqlite3_stmt *s;
 	int err = 0, rc;
 
 	if (db_exec(&a->db, "BEGIN") == -1)
 		return -1;
-	if ((s = db_prepare_once(&a->db, families[fam].recount_one)) == NULL)
-		goto fail;
 	sqlite3_bind_int64(s, 1, e->k1);
 	if (families[fam].obj == OBJ_USER_TOPIC)
 		sqlite3_bind_int64(s, 2, e->k2);
 	rc = sqlite3_step(s);
 	*t = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-	sqlite3_finalize(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
 	if (rc != SQLITE_ROW)
 		goto fail;
 	*d = cstore_durable(&a->db, fam, e->k1, e->k2, &err);
@@ -280,14 +280,17 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 	long long t, d, c, live_err;
 	struct delta dl;
 	redisReply *rep;
+	sqlite3_stmt *one = NULL;
 	int round, k, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
+	if ((one = db_prepare_once(&a->db, families[fam].recount_one)) == NULL)
+		goto out;
 	for (round = 0; round < REC_ROUNDS && left > 0; round++) {
 		if (read_states(a, fam, cand, n, st) == -1)
 			goto out;
 		for (i = 0; i < n; i++)
-			if (!done[i] && point_read(a, fam, &cand[i], &cand[i].t,
-			    &cand[i].d) == -1)
+			if (!done[i] && point_read(a, fam, one, &cand[i],
+			    &cand[i].t, &cand[i].d) == -1)
 				goto out;
 		usleep(REC_GRACE_MS * 1000);
 		for (i = 0; i < n; i++) {
@@ -345,6 +348,7 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 	rf->unsettled += (long long)left;
 	rc = 0;
 out:
+	sqlite3_finalize(one);
 	free(st);
 	free(done);
 	return rc;
@@ -366,7 +370,6 @@ reconcile_family(struct app *a, enum family fam, int dry,
 		n = all.n - i < REC_CHUNK ? all.n - i : REC_CHUNK;
 		if (read_states(a, fam, all.v + i, n, st) == -1)
 			goto out;
-		cand.n = 0;
 		for (j = 0; j < n; j++) {
 			struct entry *e = &all.v[i + j];
 
@@ -375,9 +378,15 @@ reconcile_family(struct app *a, enum family fam, int dry,
 			    (st[j].has_live && st[j].live != e->d + st[j].p))
 				vec_push(&cand, e->k1, e->k2, e->t, e->d);
 		}
-		if (cand.n > 0 && settle(a, fam, dry, cand.v, cand.n, rf) == -1)
-			goto out;
+		/* Candidates wait for a full batch: one grace period each. */
+		if (cand.n >= REC_SETTLE) {
+			if (settle(a, fam, dry, cand.v, cand.n, rf) == -1)
+				goto out;
+			cand.n = 0;
+		}
 	}
+	if (cand.n > 0 && settle(a, fam, dry, cand.v, cand.n, rf) == -1)
+		goto out;
 	rc = 0;
 out:
 	free(st);
