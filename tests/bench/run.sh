@@ -9,17 +9,38 @@
 #           the stack runs under bin/tally-run, and a second nginx, started
 #           from a copy of the rendered $RUN_DIR/nginx/nginx.conf plus one
 #           "location = /__hello", serves both tally and hello; every HTTP
-#           measurement goes through that second nginx.
+#           measurement goes through that second nginx.  req/s and p99 of
+#           each page against hello's (the p99 ratio is hello's p99 over
+#           the page's, so that for both "higher is better"):
 #   likes   POST /posts/ID/like|unlike (real writes) vs hello (GET, and
 #           POSTed the same form and cookie): req/s, p99, and the CPU the
 #           stack spends per request, by process
 #   profile GET /u/LOGIN vs hello; a user with 1,000,000 followers vs one
 #           with 10 (cost per request must not grow with followers)
-#   fan-out POST /posts latency: author with 5,000 warmed followers (1000
-#           in the request, the rest deferred to the worker) vs 1,000 vs 10
+#   feed    GET /feed of a user following two authors (a full page)
+#   badges  GET /badges.json vs hello; a user with 1,000,000 unread
+#           notifications vs one with 10 (bulk INSERT ... SELECT, counters
+#           recounted; the JSON is checked to say 1000000)
+#   notices POST /admin/notices (a system notice to everyone) on this
+#           stack with 1,000,000 users vs on a second stack (its own
+#           tally-run, RUN_DIR and database) with 10 users: notices write
+#           no per-user rows, so the latency must not move
+#   fan-out POST /posts latency: authors with 10, 100, 1000, 2000, 5000
+#           and 10000 warmed followers (1000 in the request, the rest
+#           deferred to the worker), paced posts on one connection;
+#           10000 vs 1000 must be flat.  Then the same request in
+#           isolation (curl, each post once the deferred queue is empty):
+#           the request's own cost without the earlier posts' fan-out
 #   coalescing 100,000 increments over 100 counters through tally's own
 #           cstore_apply (tests/bench/cload.c) while the worker flushes every
 #           second, then "tallyctl flush": counter rows written to SQLite
+#   reconcile "tallyctl reconcile" of a database with 1,000,000 likes and
+#           1,000,000 follows (tests/bench/rcdata.sh, own Redis and SQLite,
+#           built in the background while the main data is seeded) vs the
+#           bare GROUP BY recount queries of every family (the catalog's
+#           own SQL, printed by tests/bench/recsql.c) in the sqlite3 shell:
+#           once without drift (the cost of checking), once after ~1% of
+#           the counters were corrupted (repairs included)
 #   flush   "tallyctl flush" of 200,000 dirty counters (own Redis + SQLite,
 #           no worker) vs raw SQLite batched UPSERTs into an identical
 #           counters table (tests/bench/upsert.c); redis-benchmark for context
@@ -29,32 +50,51 @@
 # is reported next to them.  Rounds run hello and tally back to back, and
 # a ratio is the median of the rounds' ratios.
 #
-# Prints a table and writes it to build/bench/results.md.  Every load run
-# is bounded (wrk -d, timeout); everything listens on 127.0.0.1 or in a
-# fresh RUN_DIR, and is stopped by its own PID.
+# Prints a table and writes it to build/bench/results.md, the ratios with
+# goals as a chart to build/bench/results.svg (tests/bench/chart.awk), and
+# copies both to tests/bench/latest/.  Every load run is bounded (wrk -d,
+# timeout); everything listens on 127.0.0.1 or in a fresh RUN_DIR, and is
+# stopped by its own PID.
 #
 # Environment: BENCH_DURATION (seconds per wrk run, 5), BENCH_ROUNDS
-# (rounds of the hello/like/profile runs, medians reported, 3),
-# BENCH_CONNS (16), BENCH_USERS (1000000), BENCH_POST_DELAY_MS (pause between
-# fan-out posts, 40), BENCH_KEEP=1 (keep RUN_DIR),
-# BENCH_STRICT=1 (exit 1 when a goal is missed), LDLIBS (tally's libraries,
-# passed by the Makefile).
+# (rounds of the hello/like/profile/feed/badges/notice runs, medians
+# reported, 3), BENCH_CONNS (16), BENCH_USERS (1000000), BENCH_NOTES
+# (unread notifications of the big badge user, 1000000),
+# BENCH_NOTICE_DURATION (seconds per notice run, 2), BENCH_FANOUT_SIZES
+# ("10 100 1000 2000 5000 10000"), BENCH_FANOUT_DURATION (seconds per
+# fan-out run, BENCH_DURATION), BENCH_POST_DELAY_MS (pause between
+# fan-out posts, 40), BENCH_FANOUT_ISOLATED (isolated posts per author, 15),
+# BENCH_REC_USERS / BENCH_REC_POSTS (100000 each) and BENCH_REC_ROWS
+# (likes and follows, 1000000 each) of the reconciliation data,
+# BENCH_REC_TIMEOUT (seconds a reconciliation may take, 300),
+# BENCH_KEEP=1 (keep RUN_DIR), BENCH_STRICT=1 (exit 1 when a goal is
+# missed), LDLIBS (tally's libraries, passed by the Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 OUT=$ROOT/build/bench
+LATEST=$ROOT/tests/bench/latest
 DUR=${BENCH_DURATION:-5}
 ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=${BENCH_CONNS:-16}
 THREADS=2
 NUSERS=${BENCH_USERS:-1000000}
+NNOTES=${BENCH_NOTES:-1000000}
+NDUR=${BENCH_NOTICE_DURATION:-2}
+FO_SIZES=${BENCH_FANOUT_SIZES:-10 100 1000 2000 5000 10000}
+FDUR=${BENCH_FANOUT_DURATION:-$DUR}
+REC_USERS=${BENCH_REC_USERS:-100000}
+REC_POSTS=${BENCH_REC_POSTS:-100000}
+REC_ROWS=${BENCH_REC_ROWS:-1000000}
+REC_TO=${BENCH_REC_TIMEOUT:-300}
 PROCS=2			# processes per handler pool: tally-run's default
 LDLIBS=${LDLIBS:--lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm}
 CCF="-O2 -Wall -Wextra -Werror"
 T_START=$(date +%s)
 
 mkdir -p "$OUT"
-rm -rf "$OUT"/wrk-*.txt "$OUT"/results.md "$OUT"/logs
+rm -rf "$OUT"/wrk-*.txt "$OUT"/results.md "$OUT"/results.svg "$OUT"/logs \
+    "$OUT"/reconcile-*.txt
 
 say() { printf 'bench: %s\n' "$*"; }
 die() { printf 'bench: FAILED: %s\n' "$*" >&2; exit 1; }
@@ -66,15 +106,25 @@ done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x bin/tally-run ] && [ -x bin/tallyctl ] && [ -f build/libtally.a ] ||
     die "build tally first (make all)"
+max_fo=0
+for n in $FO_SIZES; do
+	case $n in ''|*[!0-9]*) die "BENCH_FANOUT_SIZES: not a number: $n" ;; esac
+	[ "$n" -gt "$max_fo" ] && max_fo=$n
+done
+[ $((max_fo + 20)) -le "$NUSERS" ] || die "BENCH_USERS must exceed the largest fan-out size"
 
 # ---- helpers: built here, warnings are errors -----------------------------
 say "building helpers"
 cc $CCF -o "$OUT/hello" tests/bench/hello.c -lfcgi
 cc $CCF -o "$OUT/freeport" tests/bench/freeport.c
 cc $CCF -o "$OUT/upsert" tests/bench/upsert.c -lsqlite3
-# cload links tally itself: the increments go through shared/cstore.c.
+# cload and recsql link tally itself: the increments go through
+# shared/cstore.c, the recount SQL is the catalog's (shared/counters.c).
 # shellcheck disable=SC2086
 cc $CCF -D_GNU_SOURCE -Ishared -o "$OUT/cload" tests/bench/cload.c \
+    build/libtally.a $LDLIBS
+# shellcheck disable=SC2086
+cc $CCF -D_GNU_SOURCE -Ishared -o "$OUT/recsql" tests/bench/recsql.c \
     build/libtally.a $LDLIBS
 
 # ---- processes we start, stopped by PID on any exit ------------------------
@@ -104,6 +154,18 @@ stop_all() {
 	PIDS=()
 }
 
+stop_one() {		# pid: stops it and forgets it (its PID may be reused)
+	local i keep=()
+	for i in "${!PIDS[@]}"; do
+		if [ "${PIDS[i]%%:*}" = "$1" ]; then
+			stop_pid "$1" "${PIDS[i]##*:}"
+		else
+			keep+=("${PIDS[i]}")
+		fi
+	done
+	PIDS=(${keep[@]+"${keep[@]}"})
+}
+
 cleanup() {
 	local rc=$?
 	stop_all
@@ -112,6 +174,8 @@ cleanup() {
 		mkdir -p "$OUT/logs"
 		cp "$RD"/logs/*.log "$RD"/nginx2/error.log "$RD"/*.out \
 		    "$OUT/logs/" 2>/dev/null || true
+		mkdir -p "$OUT/logs/small"
+		cp "$RD"/small/logs/*.log "$OUT/logs/small/" 2>/dev/null || true
 		say "logs in build/bench/logs"
 	fi
 	if [ "${BENCH_KEEP:-0}" = 1 ]; then
@@ -141,37 +205,81 @@ wait_http() {		# url seconds: until it answers 200
 	return 1
 }
 
+wait_redis() {		# socket: until it answers PING (5 s)
+	local i
+	for i in $(seq 50); do
+		redis-cli -s "$1" PING >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # awk arithmetic: calc 'expression'
 calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
 fmt() { awk -v v="$1" -v d="${2:-2}" 'BEGIN { if (v == "") print "-"; else printf "%.*f", d, v }'; }
 median() { tr ' ' '\n' | awk NF | sort -g | awk '{ a[NR] = $1 }
 	END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2];
 	else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+now() { date +%s.%N; }
+since() { calc "$(now) - $1"; }
+
+# ---- reconciliation data: built in the background, own Redis ---------------
+export RUN_DIR=$RD TALLY_PWHASH=min
+RCD=$RD/rc
+mkdir -p "$RCD"
+start_rc_redis() {
+	start redis-rc TERM redis-server --port 0 --unixsocket "$RCD/redis.sock" \
+	    --unixsocketperm 700 --dir "$RCD" --appendonly yes --save ''
+	RC_REDIS_PID=$LAST_PID
+	wait_redis "$RCD/redis.sock" || die "redis-server for the reconciliation data"
+}
+start_rc_redis
+say "building the reconciliation data in the background ($REC_USERS users," \
+    "$REC_POSTS posts, $REC_ROWS follows, $REC_ROWS likes)"
+T_RC=$(now)
+start rcdata TERM env RUN_DIR="$RCD" TALLY_DB="$RCD/tally.db" \
+    TALLY_REDIS="$RCD/redis.sock" tests/bench/rcdata.sh "$REC_USERS" \
+    "$REC_POSTS" "$REC_ROWS" "$REC_ROWS"
+RCDATA_PID=$LAST_PID
 
 # ---- data: 1M users, a star followed by all of them, fan-out authors -----
-export RUN_DIR=$RD TALLY_PWHASH=min
-PORTS=$("$OUT/freeport" 2)
+PORTS=$("$OUT/freeport" 3)
 PORT=$(echo "$PORTS" | sed -n 1p)
 PORT2=$(echo "$PORTS" | sed -n 2p)
+PORT3=$(echo "$PORTS" | sed -n 3p)
 DB=$RD/tally.db
 sq() { sqlite3 -cmd '.timeout 10000' "$DB" "$@"; }
 
 say "seeding $NUSERS users (RUN_DIR $RD)"
-T0=$(date +%s.%N)
+T0=$(now)
 bin/tallyctl seed --users "$NUSERS" --posts 5000 --follows 20000 \
     --likes 5000 --comments 1000 --seed 7 >"$RD/seed.out" 2>&1 ||
     die "tallyctl seed: $(tail -3 "$RD/seed.out")"
-for u in bench star small fan10 fan1k fan5k liked; do
+FANS=""
+for n in $FO_SIZES; do FANS="$FANS fan$n"; done
+for u in bench star small liked note10 note1m $FANS; do
 	bin/tallyctl useradd "$u" "Bench $u" password-123 >>"$RD/seed.out" 2>&1 ||
 	    die "tallyctl useradd $u"
 done
 uid() { sq "SELECT id FROM users WHERE login = '$1'"; }
-STAR=$(uid star); SMALL=$(uid small); F10=$(uid fan10); F1K=$(uid fan1k)
-F5K=$(uid fan5k); LIKED=$(uid liked)
+STAR=$(uid star); SMALL=$(uid small); LIKED=$(uid liked)
+NOTE10=$(uid note10); NOTE1M=$(uid note1m)
+declare -A FO_UID
+FO_CASE=""
+for n in $FO_SIZES; do
+	FO_UID[$n]=$(uid "fan$n")
+	FO_CASE="$FO_CASE INSERT INTO follows(follower_id, followee_id, created_at)
+SELECT id, ${FO_UID[$n]}, $(($(date +%s) * 1000)) - 100000000 + id FROM users
+WHERE id BETWEEN 21 AND $((20 + n)) ON CONFLICT DO NOTHING;"
+done
 NOW=$(($(date +%s) * 1000))
-# Every seeded user follows the star (one INSERT ... SELECT); disjoint
-# ranges of seeded users follow the others.  Posts: a full first profile
-# page (40) for star and small, 64 to like for "liked".
+# Every seeded user follows the star (one INSERT ... SELECT); users 1-10
+# follow "small"; the fan-out authors' followers are the seeded users
+# 21..20+N (nested: warming fan$max_fo's followers warms them all).
+# Posts: a full first profile page (40) for star and small, 64 to like for
+# "liked".  bench, note10 and note1m follow star and liked (bench's feed:
+# a full page; the two badge users: the same "followed" work).  note10 has
+# 10 unread notifications, note1m $NNOTES.
 sq "BEGIN;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 64)
 INSERT INTO posts(user_id, topic_id, body, status, created_at, published_at,
@@ -184,20 +292,58 @@ INSERT INTO follows(follower_id, followee_id, created_at)
 SELECT id, $STAR, $NOW - 200000000 + id FROM users
 WHERE id <= $NUSERS AND id != $STAR ON CONFLICT DO NOTHING;
 INSERT INTO follows(follower_id, followee_id, created_at)
-SELECT id, CASE WHEN id <= 10 THEN $SMALL WHEN id <= 20 THEN $F10
-    WHEN id <= 1020 THEN $F1K ELSE $F5K END, $NOW - 100000000 + id
-FROM users WHERE id <= 6020 ON CONFLICT DO NOTHING;
+SELECT id, $SMALL, $NOW - 100000000 + id FROM users WHERE id <= 10
+ON CONFLICT DO NOTHING;
+$FO_CASE
+INSERT INTO follows(follower_id, followee_id, created_at)
+SELECT u.id, a.id, $NOW - 300000 FROM users u, users a
+WHERE u.login IN ('bench', 'note10', 'note1m') AND a.id IN ($STAR, $LIKED)
+ON CONFLICT DO NOTHING;
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < $NNOTES)
+INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
+    is_read, created_at)
+SELECT $NOTE1M, (x - 1) % $NUSERS + 1, 'follow', NULL, NULL, 0,
+    $NOW - 200000000 + x FROM n;
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10)
+INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
+    is_read, created_at)
+SELECT $NOTE10, x, 'follow', NULL, NULL, 0, $NOW - 200000000 + x FROM n;
 COMMIT;" || die "bulk SQL"
-# Counters of the bulk rows: a tiny reseed recounts everything.
+# Counters of the bulk rows (user_unread included): a tiny reseed
+# recounts everything.
 bin/tallyctl seed --users 2 --posts 0 --follows 0 --likes 0 --comments 0 \
     --seed 424242 >>"$RD/seed.out" 2>&1 || die "recount (tallyctl seed)"
 NSTAR=$(sq "SELECT COUNT(*) FROM follows WHERE followee_id = $STAR")
 NSMALL=$(sq "SELECT COUNT(*) FROM follows WHERE followee_id = $SMALL")
 LIKED_POSTS=$(sq "SELECT group_concat(id) FROM posts WHERE user_id = $LIKED")
-T1=$(date +%s.%N)
-say "data ready in $(fmt "$(calc "$T1 - $T0")" 1) s: star has $NSTAR followers, small $NSMALL"
+read -r U_NOTE1M U_NOTE10 <<<"$(sq "SELECT
+    (SELECT value FROM counters WHERE name = 'user_unread' AND key = '$NOTE1M') || ' ' ||
+    (SELECT value FROM counters WHERE name = 'user_unread' AND key = '$NOTE10')")"
+[ "$U_NOTE1M" = "$NNOTES" ] && [ "$U_NOTE10" = 10 ] ||
+    die "user_unread counters: note1m $U_NOTE1M (want $NNOTES), note10 $U_NOTE10"
+for n in $FO_SIZES; do
+	got=$(sq "SELECT COUNT(*) FROM follows WHERE followee_id = ${FO_UID[$n]}")
+	[ "$got" = "$n" ] || die "fan$n has $got followers, not $n"
+done
+say "data ready in $(fmt "$(since "$T0")" 1) s: star has $NSTAR followers, small $NSMALL," \
+    "note1m $U_NOTE1M unread notifications"
 
-# ---- the stack, hello, and the second nginx ------------------------------
+# the small database of the notice benchmark: 9 seeded users + admin = 10
+RD3=$RD/small
+mkdir -p "$RD3"
+RUN_DIR=$RD3 bin/tallyctl seed --users 9 --posts 20 --follows 20 --likes 20 \
+    --comments 0 --seed 9 >"$RD/seed-small.out" 2>&1 ||
+    die "tallyctl seed (small): $(tail -3 "$RD/seed-small.out")"
+
+say "waiting for the reconciliation data"
+wait "$RCDATA_PID" || die "tests/bench/rcdata.sh: $(tail -3 "$RD/rcdata.out")"
+stop_one "$RCDATA_PID"
+stop_one "$RC_REDIS_PID"	# restarted for the reconciliation runs
+read -r RC_FOLLOWS RC_LIKES RC_COUNTERS <<<"$(tail -1 "$RD/rcdata.out")"
+say "reconciliation data: $RC_FOLLOWS follows, $RC_LIKES likes, $RC_COUNTERS" \
+    "counters ($(fmt "$(since "$T_RC")" 1) s since its start)"
+
+# ---- the stacks, hello, and the second nginx -----------------------------
 say "starting tally-run on 127.0.0.1:$PORT"
 start tally-run TERM env PORT="$PORT" RUN_DIR="$RD" DEMO=0 TALLY_PROCS=$PROCS \
     TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_LOGIN_RATE=60000r/m \
@@ -207,6 +353,11 @@ wait_http "http://127.0.0.1:$PORT/healthz" 20 || die "tally-run did not come up"
 start hello TERM "$OUT/hello" "$RD/hello.sock" $PROCS
 HELLO_PID=$LAST_PID
 for i in $(seq 50); do [ -S "$RD/hello.sock" ] && break; sleep 0.1; done
+say "starting the 10-user tally-run on 127.0.0.1:$PORT3"
+start tally-run-small TERM env PORT="$PORT3" RUN_DIR="$RD3" DEMO=0 \
+    TALLY_PROCS=$PROCS TALLY_ADMIN_PASSWORD=admin-pass-1 \
+    TALLY_LOGIN_RATE=60000r/m TALLY_PWHASH=min bin/tally-run
+wait_http "http://127.0.0.1:$PORT3/healthz" 20 || die "the 10-user tally-run did not come up"
 
 N2=$RD/nginx2
 mkdir -p "$N2"
@@ -229,31 +380,43 @@ start nginx2 QUIT "$NGINX" -p "$N2/" -c "$N2/nginx.conf" -e "$N2/error.log" \
     -g 'daemon off;'
 NGX2_PID=$LAST_PID
 B=http://127.0.0.1:$PORT2
+B1=http://127.0.0.1:$PORT	# tally-run's own nginx (1M users)
+B3=http://127.0.0.1:$PORT3	# the 10-user stack's own nginx
 wait_http "$B/__hello" 10 || die "second nginx / hello not answering"
 wait_http "$B/healthz" 10 || die "second nginx does not reach tally"
+NSMALLDB=$(sqlite3 -cmd '.timeout 10000' "$RD3/tally.db" "SELECT COUNT(*) FROM users")
+NBIGDB=$(sq "SELECT COUNT(*) FROM users")
 
 # ---- sessions ----------------------------------------------------------------
-login() {		# login -> "SID CSRF" of a fresh session
-	local jar=$RD/jar.$1 page=$RD/page.$1 csrf code sid
+login() {		# login [password [base]] -> "SID CSRF" of a fresh session
+	local base=${3:-$B} jar page=$RD/page.$1 csrf code sid
+	jar=$RD/jar.$1.${base##*:}
 	rm -f "$jar"
-	curl -fs -c "$jar" -b "$jar" -o "$page" "$B/login" || return 1
+	curl -fs -c "$jar" -b "$jar" -o "$page" "$base/login" || return 1
 	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
 	code=$(curl -s -c "$jar" -b "$jar" -o /dev/null -w '%{http_code}' \
-	    --data-urlencode "login=$1" --data-urlencode "password=password-123" \
-	    --data-urlencode "csrf=$csrf" "$B/login")
+	    --data-urlencode "login=$1" --data-urlencode "password=${2:-password-123}" \
+	    --data-urlencode "csrf=$csrf" "$base/login")
 	[ "$code" = 303 ] || return 1
 	sid=$(awk -F'\t' '$6 == "sid" { print $7 }' "$jar")
-	curl -fs -b "$jar" -o "$page" "$B/t/general" || return 1
+	curl -fs -b "$jar" -o "$page" "$base/t/general" || return 1
 	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
 	[ -n "$sid" ] && [ -n "$csrf" ] || return 1
 	echo "$sid $csrf"
 }
 read -r SID CSRF <<<"$(login bench)" || die "login bench"
-read -r SID10 CSRF10 <<<"$(login fan10)" || die "login fan10"
-read -r SID1K CSRF1K <<<"$(login fan1k)" || die "login fan1k"
-read -r SID5K CSRF5K <<<"$(login fan5k)" || die "login fan5k"
-for v in SID CSRF SID10 CSRF10 SID1K CSRF1K SID5K CSRF5K; do
+read -r SIDN10 _ <<<"$(login note10)" || die "login note10"
+read -r SIDN1M _ <<<"$(login note1m)" || die "login note1m"
+read -r SIDA CSRFA <<<"$(login admin admin-pass-1 "$B1")" || die "login admin"
+read -r SIDA3 CSRFA3 <<<"$(login admin admin-pass-1 "$B3")" || die "login admin (10 users)"
+for v in SID CSRF SIDN10 SIDN1M SIDA CSRFA SIDA3 CSRFA3; do
 	[ -n "${!v}" ] || die "login: no $v"
+done
+declare -A FSID FCSRF
+for n in $FO_SIZES; do
+	read -r s c <<<"$(login "fan$n")" || die "login fan$n"
+	[ -n "$s" ] && [ -n "$c" ] || die "login fan$n: no session"
+	FSID[$n]=$s FCSRF[$n]=$c
 done
 
 # Each scripted request once by hand: a session that did not take would
@@ -271,15 +434,33 @@ for u in small star; do	# also materialises the profile timelines
 done
 grep -q "data-counter=\"followers\"[^>]*>$NSTAR</span>" "$RD/page.star" ||
     die "/u/star does not show $NSTAR followers (recount?)"
+curl -fs -b "sid=$SID" -o "$RD/page.feed" "$B/feed" || die "feed check"
+NFEED=$(grep -o '<article data-post-id="' "$RD/page.feed" | wc -l)
+[ "$NFEED" -ge 20 ] || die "/feed of bench shows $NFEED posts, not a full page"
+for u in note10:10 note1m:$NNOTES; do
+	case ${u%%:*} in note10) s=$SIDN10 ;; *) s=$SIDN1M ;; esac
+	js=$(curl -fs -b "sid=$s" "$B/badges.json") || die "/badges.json check (${u%%:*})"
+	case $js in *"\"notifications\":${u##*:},"*) ;;
+	*) die "/badges.json of ${u%%:*} is $js, not ${u##*:} notifications" ;; esac
+done
+for x in 1 3; do
+	case $x in
+	1) h=$B1 s=$SIDA c=$CSRFA ;;
+	3) h=$B3 s=$SIDA3 c=$CSRFA3 ;;
+	esac
+	loc=$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' -b "sid=$s" \
+	    --data-urlencode "title=Bench check" --data-urlencode "body=A notice" \
+	    --data-urlencode "csrf=$c" "$h/admin/notices")
+	case $loc in "303 "*"/admin") ;; *) die "notice check ($h): $loc" ;; esac
+done
 
 # ---- warm the followers' homes (deferred fan-out writes only to those) -----
-T0=$(date +%s.%N)
-bin/tallyctl warm --followers-of fan10 --followers-of fan1k \
-    --followers-of fan5k >"$RD/warm.out" 2>&1 || die "tallyctl warm"
-T1=$(date +%s.%N)
+T0=$(now)
+bin/tallyctl warm --followers-of "fan$max_fo" >"$RD/warm.out" 2>&1 || die "tallyctl warm"
+WARM_SECS=$(since "$T0")
 WARMED=$(grep -o '[0-9]*' "$RD/warm.out" | tail -1)
-WARM_RATE=$(calc "$WARMED / ($T1 - $T0)")
-say "warmed $WARMED home timelines in $(fmt "$(calc "$T1 - $T0")" 1) s"
+WARM_RATE=$(calc "$WARMED / $WARM_SECS")
+say "warmed $WARMED home timelines in $(fmt "$WARM_SECS" 1) s"
 
 # ---- wrk, and the CPU it costs -------------------------------------------
 # Throughput on a shared machine moves with everyone else's load; the CPU
@@ -321,21 +502,32 @@ per_req() {
 	END { for (c in v) printf "%d %s\n", v[c] * us / n, c }' | sort -rn |
 	    awk '$1 > 0 { printf "%s%s %d", sep, $2, $1; sep = " + " } END { print " µs" }'
 }
+# comm_us comm requests <<<"comm:ticks...": that process's µs per request
+comm_us() {
+	tr ' ' '\n' | awk -F: -v c="$1" -v n="$2" -v us="$TICK_US" \
+	    '$1 == c { v += $2 } END { printf "%.0f", v * us / n }'
+}
 
 # wrk_run name [wrk args...]: sets RPS, AVG, P50, P99 (ms), REQS and CPU
 # (stack CPU microseconds per request); refuses a run with socket errors
-# or non-2xx/3xx answers.
+# or non-2xx/3xx answers.  WDUR overrides DUR for one run.
 to_ms() { awk '{ v = $1; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
 	m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : (u == "m") ? 60000 : 1;
 	printf "%.4f", v * m }'; }
+rcmds() {		# commands the main stack's Redis has run so far
+	redis-cli -s "$RD/redis.sock" INFO commandstats 2>/dev/null |
+	    awk -F'[=,]' '/^cmdstat_/ { s += $2 } END { print s + 0 }'
+}
 wrk_run() {
-	local name=$1 f c0 c1
+	local name=$1 f c0 c1 r0 d=${WDUR:-$DUR}
 	shift
 	f=$OUT/wrk-$name.txt
+	r0=$(rcmds)
 	c0=$(tree_cpu)
-	timeout $((DUR + 30)) wrk --latency -d"${DUR}s" --timeout 10s "$@" >"$f" 2>&1 ||
+	timeout $((d + 30)) wrk --latency -d"${d}s" --timeout 10s "$@" >"$f" 2>&1 ||
 	    die "wrk $name: $(tail -3 "$f")"
 	c1=$(tree_cpu)
+	RCMDS=$(($(rcmds) - r0 - 1))	# the first INFO
 	CPUBY=$(cpu_diff "$c0" "$c1")
 	! grep -q 'Non-2xx or 3xx' "$f" || die "wrk $name: $(grep 'Non-2xx' "$f") (see $f)"
 	! grep -q 'Socket errors' "$f" || die "wrk $name: $(grep 'Socket errors' "$f") (see $f)"
@@ -351,54 +543,72 @@ wrk_run() {
 	    "$name" "$RPS" "$AVG" "$P99" "$CPU")"
 }
 WRK=(-t"$THREADS" -c"$CONNS")
+# The runs of a round (name -> how): hello first, then every page.
+run_page() {		# key round
+	case $1 in
+	hello)	wrk_run "hello-$2" "${WRK[@]}" "$B/__hello" ;;
+	like)	SID=$SID CSRF=$CSRF POSTS=$LIKED_POSTS THREADS=$THREADS \
+		    wrk_run "like-$2" "${WRK[@]}" -s tests/bench/like.lua "$B" ;;
+	hellopost) SID=$SID CSRF=$CSRF wrk_run "hellopost-$2" "${WRK[@]}" \
+		    -s tests/bench/form.lua "$B/__hello" ;;
+	profile10) wrk_run "profile10-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/small" ;;
+	profile1m) wrk_run "profile1m-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/star" ;;
+	feed)	wrk_run "feed-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/feed" ;;
+	badges10) wrk_run "badges10-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN10" \
+		    "$B/badges.json" ;;
+	badges1m) wrk_run "badges1m-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN1M" \
+		    "$B/badges.json" ;;
+	notice1m) SID=$SIDA CSRF=$CSRFA WDUR=$NDUR wrk_run "notice1m-$2" -t1 -c1 \
+		    -s tests/bench/notice.lua "$B1" ;;
+	notice10) SID=$SIDA3 CSRF=$CSRFA3 WDUR=$NDUR wrk_run "notice10-$2" -t1 -c1 \
+		    -s tests/bench/notice.lua "$B3" ;;
+	esac
+}
+PAGES="hello like hellopost profile10 profile1m feed badges10 badges1m notice1m notice10"
+# even rounds run the two sides of each comparison the other way round
+PAGES2="hello like hellopost profile1m profile10 feed badges1m badges10 notice10 notice1m"
 # Warm-up (not recorded): caches, the first checkpoints, Redis' first AOF
 # rewrite after the warm-up of the homes.
 say "warm-up"
-DUR0=$DUR; DUR=2
-wrk_run warm-hello "${WRK[@]}" "$B/__hello"
-SID=$SID CSRF=$CSRF POSTS=$LIKED_POSTS THREADS=$THREADS \
-    wrk_run warm-like "${WRK[@]}" -s tests/bench/like.lua "$B"
-wrk_run warm-profile "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/small"
-wrk_run warm-profile "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/star"
-DUR=$DUR0
+DUR0=$DUR; NDUR0=$NDUR; DUR=2; NDUR=1
+for p in $PAGES; do
+	[ "$p" = hellopost ] || run_page "$p" warm
+done
+DUR=$DUR0; NDUR=$NDUR0
 # Each round runs hello and the tally runs back to back; a ratio is the
 # median over the rounds of that round's ratio (the machine's load drifts
-# between rounds, less within one).
-H_RPS=""; H_P99=""; H_CPU=""; L_RPS=""; L_P99=""; L_CPU=""
-S_RPS=""; S_CPU=""; X_RPS=""; X_CPU=""
-RL=""; RLP=""; RLC=""; RS=""; RX=""; RXC=""; RXR=""
-H_BY=""; H_N=0; L_BY=""; L_N=0; RLH=""; HP_RPS=""; HP_CPU=""; HP_BY=""; HP_N=0
+# between rounds, less within one).  M[page.metric] and R[name] collect
+# the rounds' values and ratios.
+declare -A M R X		# X: this round's values
+declare -A BY NREQ NCMD		# all rounds: CPU by process, requests, Redis commands
+addv() { R[$1]="${R[$1]:-} $(calc "$2")"; }	# ratio-name expression
 for r in $(seq "$ROUNDS"); do
-	say "round $r of $ROUNDS: hello, like/unlike, hello by POST, profile (10 followers)," \
-	    "profile ($NSTAR followers)"
-	wrk_run "hello-$r" "${WRK[@]}" "$B/__hello"
-	h_rps=$RPS; h_p99=$P99; h_cpu=$CPU
-	H_BY="$H_BY $CPUBY"; H_N=$((H_N + REQS))
-	SID=$SID CSRF=$CSRF POSTS=$LIKED_POSTS THREADS=$THREADS \
-	    wrk_run "like-$r" "${WRK[@]}" -s tests/bench/like.lua "$B"
-	l_rps=$RPS; l_p99=$P99; l_cpu=$CPU
-	L_BY="$L_BY $CPUBY"; L_N=$((L_N + REQS))
-	SID=$SID CSRF=$CSRF wrk_run "hellopost-$r" "${WRK[@]}" -s tests/bench/form.lua \
-	    "$B/__hello"
-	RLH="$RLH $(calc "$l_rps / $RPS")"; HP_RPS="$HP_RPS $RPS"; HP_CPU="$HP_CPU $CPU"
-	HP_BY="$HP_BY $CPUBY"; HP_N=$((HP_N + REQS))
-	wrk_run "profile10-$r" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/small"
-	s_rps=$RPS; s_cpu=$CPU
-	wrk_run "profile1m-$r" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/star"
-	x_rps=$RPS; x_cpu=$CPU
-	H_RPS="$H_RPS $h_rps"; H_P99="$H_P99 $h_p99"; H_CPU="$H_CPU $h_cpu"
-	L_RPS="$L_RPS $l_rps"; L_P99="$L_P99 $l_p99"; L_CPU="$L_CPU $l_cpu"
-	S_RPS="$S_RPS $s_rps"; S_CPU="$S_CPU $s_cpu"
-	X_RPS="$X_RPS $x_rps"; X_CPU="$X_CPU $x_cpu"
-	RL="$RL $(calc "$l_rps / $h_rps")"; RLP="$RLP $(calc "$l_p99 / $h_p99")"
-	RLC="$RLC $(calc "$h_cpu / $l_cpu")"; RS="$RS $(calc "$s_rps / $h_rps")"
-	RX="$RX $(calc "$x_rps / $h_rps")"; RXC="$RXC $(calc "$x_cpu / $s_cpu")"
-	RXR="$RXR $(calc "$s_rps / $x_rps")"
+	pages=$PAGES
+	[ $((r % 2)) = 1 ] || pages=$PAGES2
+	say "round $r of $ROUNDS: $pages"
+	for p in $pages; do
+		run_page "$p" "$r"
+		M[$p.rps]="${M[$p.rps]:-} $RPS"; M[$p.p99]="${M[$p.p99]:-} $P99"
+		M[$p.cpu]="${M[$p.cpu]:-} $CPU"; M[$p.avg]="${M[$p.avg]:-} $AVG"
+		X[$p.rps]=$RPS X[$p.p99]=$P99 X[$p.cpu]=$CPU X[$p.avg]=$AVG
+		BY[$p]="${BY[$p]:-} $CPUBY"; NREQ[$p]=$((${NREQ[$p]:-0} + REQS))
+		NCMD[$p]=$((${NCMD[$p]:-0} + RCMDS))
+	done
+	for p in like profile10 profile1m feed badges10 badges1m; do
+		addv "$p.rps" "${X[$p.rps]} / ${X[hello.rps]}"
+		addv "$p.p99" "${X[hello.p99]} / ${X[$p.p99]}"
+	done
+	addv like.cpu "${X[hello.cpu]} / ${X[like.cpu]}"
+	addv like.hp "${X[like.rps]} / ${X[hellopost.rps]}"
+	addv profile.cpu "${X[profile1m.cpu]} / ${X[profile10.cpu]}"
+	addv profile.rps "${X[profile10.rps]} / ${X[profile1m.rps]}"
+	addv badges.cpu "${X[badges1m.cpu]} / ${X[badges10.cpu]}"
+	addv badges.rps "${X[badges10.rps]} / ${X[badges1m.rps]}"
+	addv notice.avg "${X[notice1m.avg]} / ${X[notice10.avg]}"
+	addv notice.p99 "${X[notice1m.p99]} / ${X[notice10.p99]}"
 done
-for v in H_RPS H_P99 H_CPU L_RPS L_P99 L_CPU S_RPS S_CPU X_RPS X_CPU RL RLP RLC RS RX RXC RXR \
-    RLH HP_RPS HP_CPU; do
-	printf -v "$v" '%s' "$(median <<<"${!v}")"
-done
+med() { median <<<"${M[$1]}"; }		# median of a page's metric
+mr() { median <<<"${R[$1]}"; }		# median of a ratio
 
 # ---- fan-out: one connection, paced, then wait for the deferred part ------
 rcli() { redis-cli -s "$RD/redis.sock" "$@"; }
@@ -408,39 +618,70 @@ pending_jobs() {	# queue + processing, read atomically (a job moves between them
 }
 drain() {		# seconds until the worker has done every job (max 120)
 	local t0 i
-	t0=$(date +%s.%N)
+	t0=$(now)
 	for i in $(seq 1200); do
 		[ "$(pending_jobs)" = 0 ] && break
 		sleep 0.1
 	done
 	[ "$(pending_jobs)" = 0 ] || die "fan-out queue not drained in 120 s"
-	calc "$(date +%s.%N) - $t0"
+	since "$t0"
 }
 POST_DELAY=${BENCH_POST_DELAY_MS:-40}
-declare -A FO_AVG FO_P99 FO_DRAIN FO_N FO_CPU
-for a in 10 1k 5k; do
-	case $a in
-	10) s=$SID10 c=$CSRF10 ;; 1k) s=$SID1K c=$CSRF1K ;; 5k) s=$SID5K c=$CSRF5K ;;
-	esac
-	before=$(sq "SELECT COUNT(*) FROM posts WHERE user_id = $(uid "fan$a")")
+declare -A FO_AVG FO_P99 FO_DRAIN FO_N FO_CPU FO_REQ
+for n in $FO_SIZES; do
+	a=${FO_UID[$n]}
+	before=$(sq "SELECT COUNT(*) FROM posts WHERE user_id = $a")
 	c0=$(tree_cpu)
-	SID=$s CSRF=$c DELAY_MS=$POST_DELAY wrk_run "post-fan$a" -t1 -c1 \
-	    -s tests/bench/post.lua "$B"
-	FO_AVG[$a]=$AVG; FO_P99[$a]=$P99
-	FO_N[$a]=$(($(sq "SELECT COUNT(*) FROM posts WHERE user_id = $(uid "fan$a")") - before))
-	FO_DRAIN[$a]=$(drain)
+	SID=${FSID[$n]} CSRF=${FCSRF[$n]} DELAY_MS=$POST_DELAY WDUR=$FDUR \
+	    wrk_run "post-fan$n" -t1 -c1 -s tests/bench/post.lua "$B"
+	FO_AVG[$n]=$AVG; FO_P99[$n]=$P99
+	FO_N[$n]=$(($(sq "SELECT COUNT(*) FROM posts WHERE user_id = $a") - before))
+	[ "${FO_N[$n]}" -gt 0 ] || die "fan$n: no post was made"
+	# the request's own handler CPU (tally-social) per post
+	FO_REQ[$n]=$(comm_us tally-social "${FO_N[$n]}" <<<"$CPUBY")
+	FO_DRAIN[$n]=$(drain)
 	# all the work of a post: the request and its deferred part
 	c1=$(tree_cpu)
-	FO_CPU[$a]=$(calc "(${c1%% *} - ${c0%% *}) * $TICK_US / ${FO_N[$a]}")
-	say "fan$a: ${FO_N[$a]} posts, $(fmt "${FO_CPU[$a]}" 0) us CPU a post in all," \
-	    "deferred fan-out drained $(fmt "${FO_DRAIN[$a]}" 1) s after the run"
+	FO_CPU[$n]=$(calc "(${c1%% *} - ${c0%% *}) * $TICK_US / ${FO_N[$n]}")
+	say "fan$n: ${FO_N[$n]} posts, tally-social $(fmt "${FO_REQ[$n]}" 0) us a request," \
+	    "$(fmt "${FO_CPU[$n]}" 0) us CPU a post in all, deferred fan-out drained" \
+	    "$(fmt "${FO_DRAIN[$n]}" 1) s after the run"
 done
-# The newest post of fan5k reached its last follower's home.
-last=$(sq "SELECT follower_id FROM follows WHERE followee_id = $F5K ORDER BY created_at DESC LIMIT 1")
-newest=$(sq "SELECT MAX(id) FROM posts WHERE user_id = $F5K")
+# The newest post of the biggest author reached its last follower's home.
+last=$(sq "SELECT follower_id FROM follows WHERE followee_id = ${FO_UID[$max_fo]}
+    ORDER BY created_at DESC LIMIT 1")
+newest=$(sq "SELECT MAX(id) FROM posts WHERE user_id = ${FO_UID[$max_fo]}")
 top=$(rcli ZREVRANGE "{u$last}:home" 0 0)
 [ -n "$top" ] && [ "$((10#$top))" = "$newest" ] ||
     die "fan-out: post $newest is not the newest in the home of follower $last ($top)"
+# The same request in isolation: 1000 vs the biggest author, alternating,
+# each post sent only once the worker has finished every deferred job
+# (curl's time_total): the request's own cost, without the deferred
+# fan-out of the posts before it competing for the CPUs and for Redis.
+FI_N=${BENCH_FANOUT_ISOLATED:-15}
+declare -A ISO
+if [ -n "${FSID[1000]:-}" ] && [ "$max_fo" -gt 1000 ] && [ "$FI_N" -gt 0 ]; then
+	say "fan-out in isolation: $FI_N posts each by fan1000 and fan$max_fo, queue drained before each"
+	for i in $(seq "$FI_N"); do
+		for n in 1000 "$max_fo"; do
+			for _ in $(seq 300); do
+				[ "$(pending_jobs)" = 0 ] && break
+				sleep 0.05
+			done
+			out=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 10 \
+			    -b "sid=${FSID[$n]}" --data "topic=general" \
+			    --data-urlencode "body=Isolated post $i" \
+			    --data-urlencode "csrf=${FCSRF[$n]}" "$B/posts")
+			case $out in 303\ *) ;; *) die "isolated post (fan$n): $out" ;; esac
+			ISO[$n]="${ISO[$n]:-} $(calc "${out#* } * 1000")"
+		done
+	done
+	FI_AVG1=$(tr ' ' '\n' <<<"${ISO[1000]}" | awk NF | awk '{ s += $1 } END { print s / NR }')
+	FI_AVGX=$(tr ' ' '\n' <<<"${ISO[$max_fo]}" | awk NF | awk '{ s += $1 } END { print s / NR }')
+	FI_MED1=$(median <<<"${ISO[1000]}"); FI_MEDX=$(median <<<"${ISO[$max_fo]}")
+	drain >/dev/null
+	say "fan-out in isolation: mean $(fmt "$FI_AVG1" 2) ms (1000) vs $(fmt "$FI_AVGX" 2) ms ($max_fo)"
+fi
 
 # tallyctl flush, timed; when it fails (its Redis commands time out after
 # 500 ms, e.g. while Redis stalls in an AOF rewrite) the failed batch is
@@ -458,10 +699,10 @@ flush_timed() {		# output file
 	local t0 ok
 	FL_SECS=0; FL_FAILS=0
 	while :; do
-		t0=$(date +%s.%N)
+		t0=$(now)
 		ok=0
 		bin/tallyctl flush >>"$1" 2>&1 && ok=1
-		FL_SECS=$(calc "$FL_SECS + $(date +%s.%N) - $t0")
+		FL_SECS=$(calc "$FL_SECS + $(since "$t0")")
 		[ $ok = 1 ] && [ "$(orphans)" = 0 ] && return 0
 		FL_FAILS=$((FL_FAILS + 1))
 		[ $FL_FAILS -lt 3 ] || die "tallyctl flush: $(grep -v '^flushed' "$1" | tail -2)"
@@ -494,7 +735,60 @@ C_RATE=$(calc "$C_INCS / $C_SECS")
 say "coalescing: $C_INCS increments in $(fmt "$C_SECS" 2) s -> $C_ROWS rows in $C_BATCHES flush batches"
 unset TALLY_REDIS
 
-stop_all		# the stack is done; the flush benchmark has its own Redis
+stop_all		# the stacks are done; what follows has its own Redis
+
+# ---- reconciliation: 1M likes + 1M follows, own Redis, no site running -----
+say "reconciliation: bare GROUP BY recount (sqlite3) vs tallyctl reconcile"
+start_rc_redis
+export TALLY_REDIS=$RCD/redis.sock TALLY_DB=$RCD/tally.db
+RDB=$RCD/tally.db
+rsq() { sqlite3 -cmd '.timeout 10000' "$RDB" "$@"; }
+"$OUT/recsql" >"$RCD/recount.sql" || die "recsql"
+"$OUT/recsql" post_likes user_followers user_following >"$RCD/recount-lf.sql" ||
+    die "recsql post_likes user_followers user_following"
+time_sql() {		# file: best of two runs of the sqlite3 shell, seconds
+	local t0 a b
+	t0=$(now); sqlite3 "$RDB" <"$1" >/dev/null || die "sqlite3 <$1"; a=$(since "$t0")
+	t0=$(now); sqlite3 "$RDB" <"$1" >/dev/null || die "sqlite3 <$1"; b=$(since "$t0")
+	calc "($a < $b) ? $a : $b"
+}
+RB_ALL=$(time_sql "$RCD/recount.sql")
+RB_LF=$(time_sql "$RCD/recount-lf.sql")
+RC_NFAM=$(grep -c . "$RCD/recount.sql")
+RC_KEYS=$(rsq "SELECT COUNT(*) FROM counters WHERE name != 'post_views'")
+reconcile_timed() {	# name: REC_SECS, REC_WRONG, REC_FIXED, REC_OK (0 timed out/failed)
+	local f=$OUT/reconcile-$1.txt t0
+	t0=$(now)
+	REC_OK=1
+	timeout "$REC_TO" bin/tallyctl reconcile >"$f" 2>"$f.err" || REC_OK=0
+	REC_SECS=$(since "$t0")
+	REC_WRONG=$(awk '/^reconciliation [0-9]+: [0-9]+ counters wrong/ { print $3 }' "$f")
+	REC_FIXED=$(awk '/ checked / { for (i = 1; i < NF; i++) if ($i == "fixed") s += $(i + 1) }
+	    END { print s + 0 }' "$f")
+	[ -n "$REC_WRONG" ] || REC_OK=0
+	say "reconcile ($1): $(fmt "$REC_SECS" 1) s, ${REC_WRONG:-?} wrong," \
+	    "$REC_FIXED fixed$([ $REC_OK = 1 ] || echo " (FAILED or timed out after $REC_TO s)")"
+}
+reconcile_timed clean
+RC0_SECS=$REC_SECS RC0_WRONG=${REC_WRONG:-?} RC0_OK=$REC_OK
+# ~1% of the counters (every family with truth rows) one too high: keys
+# whose first number ends in 07 (counters is WITHOUT ROWID).
+RC_CORR=$(rsq "UPDATE counters SET value = value + 1 WHERE name != 'post_views'
+    AND CAST(key AS INTEGER) % 100 = 7; SELECT changes();")
+reconcile_timed corrupt
+RC1_SECS=$REC_SECS RC1_WRONG=${REC_WRONG:-?} RC1_FIXED=$REC_FIXED RC1_OK=$REC_OK
+# repaired for real: SQLite's counters of the two big families = a recount
+RC_LEFT=$(rsq "SELECT
+  (SELECT COUNT(*) FROM (SELECT post_id AS k, COUNT(*) AS c FROM likes GROUP BY 1) t
+    LEFT JOIN counters n ON n.name = 'post_likes' AND n.key = CAST(t.k AS TEXT)
+    WHERE n.value IS NOT t.c) +
+  (SELECT COUNT(*) FROM (SELECT follower_id AS k, COUNT(*) AS c FROM follows GROUP BY 1) t
+    LEFT JOIN counters n ON n.name = 'user_following' AND n.key = CAST(t.k AS TEXT)
+    WHERE n.value IS NOT t.c)")
+say "reconcile: $RC_CORR counters corrupted, $RC1_WRONG found, $RC_LEFT still wrong" \
+    "in post_likes + user_following"
+stop_all
+unset TALLY_REDIS TALLY_DB
 
 # ---- flush throughput: own Redis (tally-run's settings) and SQLite ---------
 say "flush: 200000 dirty counters"
@@ -502,10 +796,7 @@ FB=$RD/fb
 mkdir -p "$FB"
 start redis-fb TERM redis-server --port 0 --unixsocket "$FB/redis.sock" \
     --unixsocketperm 700 --dir "$FB" --appendonly yes --save ''
-for i in $(seq 50); do
-	redis-cli -s "$FB/redis.sock" PING >/dev/null 2>&1 && break
-	sleep 0.1
-done
+wait_redis "$FB/redis.sock" || die "redis-server for the flush benchmark"
 export TALLY_REDIS=$FB/redis.sock TALLY_DB=$FB/tally.db
 read -r F_INCS F_COUNTERS F_LOADS <<<"$("$OUT/cload" dirty 100000 2 1 2>>"$RD/cload.out")" ||
     die "cload dirty"
@@ -525,6 +816,7 @@ unset TALLY_REDIS TALLY_DB
 
 # ---- the table ----------------------------------------------------------------
 ROWS=()
+CHART=()
 MISSED=0
 row() {		# measurement value baseline ratio goal verdict
 	ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |")
@@ -532,56 +824,123 @@ row() {		# measurement value baseline ratio goal verdict
 }
 verdict() { awk -v v="$1" -v op="$2" -v g="$3" 'BEGIN {
 	ok = (op == ">=") ? v >= g : v <= g; print ok ? "pass" : "miss" }'; }
+# grow measurement value baseline ratio op goal chart-label [goal text]:
+# a row with a goal, also drawn in the chart
+grow() {
+	local v gt
+	v=$(verdict "$4" "$5" "$6")
+	gt=${8:-$([ "$5" = ">=" ] && echo "≥" || echo "≤") $(awk -v g="$6" 'BEGIN { printf "%g", g }')x}
+	row "$1" "$2" "$3" "$(fmt "$4" 2)x" "$gt" "$v"
+	CHART+=("$7	$4	$6	$5	$v")
+}
+ms() { echo "$(fmt "$1" "${2:-2}") ms"; }
 
-r=$RL
-row "POST /posts/ID/like+unlike, req/s (-t$THREADS -c$CONNS)" "$(fmt "$L_RPS" 0)" \
-    "$(fmt "$H_RPS" 0) (hello)" "$(fmt "$r" 2)x" "≥ 0.30x" "$(verdict "$r" '>=' 0.3)"
-r=$RLP
-row "POST like+unlike, p99 latency" "$(fmt "$L_P99" 1) ms" "$(fmt "$H_P99" 1) ms (hello)" \
-    "$(fmt "$r" 1)x" "report" "-"
-r=$RLC
-row "POST like+unlike, stack CPU per request (ratio: hello/like)" "$(fmt "$L_CPU" 0) µs" \
-    "$(fmt "$H_CPU" 0) µs (hello)" "$(fmt "$r" 2)x" "report" "-"
+HRPS=$(med hello.rps); HP99=$(med hello.p99)
+# -- POST like --
+grow "POST /posts/ID/like+unlike, req/s (-t$THREADS -c$CONNS)" "$(fmt "$(med like.rps)" 0)" \
+    "$(fmt "$HRPS" 0) (hello)" "$(mr like.rps)" '>=' 0.3 "POST like, req/s"
+grow "POST like+unlike, p99 latency (ratio: hello/like)" "$(ms "$(med like.p99)" 1)" \
+    "$(ms "$HP99" 1) (hello)" "$(mr like.p99)" '>=' 0.3 "POST like, p99"
+row "POST like+unlike, stack CPU per request (ratio: hello/like)" "$(fmt "$(med like.cpu)" 0) µs" \
+    "$(fmt "$(med hello.cpu)" 0) µs (hello)" "$(fmt "$(mr like.cpu)" 2)x" "report" "-"
+byproc() { per_req "${NREQ[$1]}" <<<"${BY[$1]}"; }
+cmds() { fmt "$(calc "${NCMD[$1]} / ${NREQ[$1]}")" 1; }
 row "POST like+unlike, stack CPU per request by process (all rounds)" \
-    "$(per_req "$L_N" <<<"$L_BY")" "$(per_req "$H_N" <<<"$H_BY") (hello)" "-" "report" "-"
-r=$RLH
-row "POST like+unlike vs hello POSTed the same form and cookie, req/s" "$(fmt "$L_RPS" 0)" \
-    "$(fmt "$HP_RPS" 0) (hello, POST)" "$(fmt "$r" 2)x" "report" "-"
+    "$(byproc like); $(cmds like) Redis commands/request" "$(byproc hello) (hello)" "-" "report" "-"
+row "POST like+unlike vs hello POSTed the same form and cookie, req/s" "$(fmt "$(med like.rps)" 0)" \
+    "$(fmt "$(med hellopost.rps)" 0) (hello, POST)" "$(fmt "$(mr like.hp)" 2)x" "report" "-"
 row "hello POSTed the same form, stack CPU per request by process" \
-    "$(per_req "$HP_N" <<<"$HP_BY")" "-" "-" "report" "-"
-r=$RS
-row "GET /u/LOGIN ($NSMALL followers), req/s" "$(fmt "$S_RPS" 0)" "$(fmt "$H_RPS" 0) (hello)" \
-    "$(fmt "$r" 2)x" "report" "-"
-r=$RX
-row "GET /u/LOGIN ($NSTAR followers), req/s" "$(fmt "$X_RPS" 0)" "$(fmt "$H_RPS" 0) (hello)" \
-    "$(fmt "$r" 2)x" "report" "-"
-r=$RXC
-row "profile cost: stack CPU per request, $NSTAR vs $NSMALL followers" "$(fmt "$X_CPU" 0) µs" \
-    "$(fmt "$S_CPU" 0) µs" "$(fmt "$r" 2)x" "≤ 1.2x" "$(verdict "$r" '<=' 1.2)"
-r=$RXR
-row "profile cost: 1 / req/s, $NSTAR vs $NSMALL followers" "$(fmt "$(calc "1000 / $X_RPS")" 3) ms" \
-    "$(fmt "$(calc "1000 / $S_RPS")" 3) ms" "$(fmt "$r" 2)x" "report (≤ 1.2x)" "-"
-r=$(calc "${FO_AVG[5k]} / ${FO_AVG[10]}")
-row "POST /posts mean latency, 5000 vs 10 warmed followers" "$(fmt "${FO_AVG[5k]}" 2) ms" \
-    "$(fmt "${FO_AVG[10]}" 2) ms" "$(fmt "$r" 1)x" "report" "-"
-r=$(calc "${FO_P99[5k]} / ${FO_P99[10]}")
-row "POST /posts p99 latency, 5000 vs 10 followers" "$(fmt "${FO_P99[5k]}" 2) ms" \
-    "$(fmt "${FO_P99[10]}" 2) ms" "$(fmt "$r" 1)x" "report" "-"
-r=$(calc "${FO_AVG[5k]} / ${FO_AVG[1k]}")
-row "POST /posts mean latency, 5000 vs 1000 followers (1000 in the request)" \
-    "$(fmt "${FO_AVG[5k]}" 2) ms" "$(fmt "${FO_AVG[1k]}" 2) ms" "$(fmt "$r" 2)x" "report" "-"
-r=$(calc "${FO_CPU[5k]} / ${FO_CPU[10]}")
-row "POST /posts stack CPU per post incl. deferred fan-out, 5000 vs 10" \
-    "$(fmt "$(calc "${FO_CPU[5k]} / 1000")" 1) ms" "$(fmt "$(calc "${FO_CPU[10]} / 1000")" 2) ms" \
-    "$(fmt "$r" 0)x" "report" "-"
-row "deferred fan-out (${FO_N[5k]} posts x 4000 followers) still queued when the run ended" \
-    "drained in $(fmt "${FO_DRAIN[5k]}" 1) s" "-" "-" "report" "-"
+    "$(byproc hellopost)" "-" "-" "report" "-"
+# -- GET pages --
+for p in profile10 profile1m feed badges10; do
+	case $p in
+	profile10) what="GET /u/LOGIN ($NSMALL followers)" g=0.5 cl="GET /u/LOGIN ($NSMALL followers)" ;;
+	profile1m) what="GET /u/LOGIN ($NSTAR followers)" g=0.5 cl="GET /u/LOGIN (1M followers)" ;;
+	feed) what="GET /feed ($NFEED posts on the page)" g=0.4 cl="GET /feed" ;;
+	badges10) what="GET /badges.json" g=0.6 cl="GET /badges.json" ;;
+	esac
+	grow "$what, req/s" "$(fmt "$(med $p.rps)" 0)" "$(fmt "$HRPS" 0) (hello)" \
+	    "$(mr $p.rps)" '>=' $g "$cl, req/s"
+	grow "$what, p99 latency (ratio: hello/page)" "$(ms "$(med $p.p99)" 1)" \
+	    "$(ms "$HP99" 1) (hello)" "$(mr $p.p99)" '>=' $g "$cl, p99"
+	row "$what, stack CPU per request by process (all rounds)" \
+	    "$(byproc $p); $(cmds $p) Redis commands/request" "$(byproc hello) (hello)" "-" \
+	    "report" "-"
+done
+grow "profile cost: stack CPU per request, $NSTAR vs $NSMALL followers" \
+    "$(fmt "$(med profile1m.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
+    "$(mr profile.cpu)" '<=' 1.2 "profile CPU/req, 1M vs 10 followers"
+row "profile cost: 1 / req/s, $NSTAR vs $NSMALL followers" \
+    "$(ms "$(calc "1000 / $(med profile1m.rps)")" 3)" \
+    "$(ms "$(calc "1000 / $(med profile10.rps)")" 3)" "$(fmt "$(mr profile.rps)" 2)x" \
+    "report (≤ 1.2x)" "-"
+grow "/badges.json cost: stack CPU per request, $NNOTES vs 10 unread notifications" \
+    "$(fmt "$(med badges1m.cpu)" 0) µs" "$(fmt "$(med badges10.cpu)" 0) µs" \
+    "$(mr badges.cpu)" '<=' 1.2 "badges CPU/req, 1M vs 10 notifications"
+row "/badges.json cost: 1 / req/s, $NNOTES vs 10 unread notifications" \
+    "$(ms "$(calc "1000 / $(med badges1m.rps)")" 3)" \
+    "$(ms "$(calc "1000 / $(med badges10.rps)")" 3)" "$(fmt "$(mr badges.rps)" 2)x" \
+    "report (≤ 1.2x)" "-"
+grow "POST /admin/notices (notice to everyone) mean latency, $NBIGDB vs $NSMALLDB users (-c1)" \
+    "$(ms "$(med notice1m.avg)")" "$(ms "$(med notice10.avg)")" "$(mr notice.avg)" \
+    '<=' 1.2 "notice latency, 1M vs 10 users" "≈ 1x (≤ 1.2x)"
+row "POST /admin/notices p99 latency, $NBIGDB vs $NSMALLDB users" \
+    "$(ms "$(med notice1m.p99)")" "$(ms "$(med notice10.p99)")" \
+    "$(fmt "$(mr notice.p99)" 2)x" "report" "-"
+# -- fan-out --
+ref=1000
+[ -n "${FO_AVG[$ref]:-}" ] || ref=${FO_SIZES%% *}
+for n in $FO_SIZES; do
+	inreq=$n; [ "$n" -le 1000 ] || inreq=1000
+	row "POST /posts, author with $n warmed followers ($inreq in the request; ${FO_N[$n]} posts)" \
+	    "avg $(ms "${FO_AVG[$n]}"), p99 $(ms "${FO_P99[$n]}"); handler $(fmt "${FO_REQ[$n]}" 0) µs/post; all-in CPU $(ms "$(calc "${FO_CPU[$n]} / 1000")" 1)/post; drained $(fmt "${FO_DRAIN[$n]}" 1) s after" \
+	    "avg $(ms "${FO_AVG[$ref]}") ($ref)" "$(fmt "$(calc "${FO_AVG[$n]} / ${FO_AVG[$ref]}")" 2)x" \
+	    "report" "-"
+done
+if [ -n "${FO_AVG[10000]:-}" ] && [ -n "${FO_AVG[1000]:-}" ]; then
+	grow "POST /posts mean latency, 10000 vs 1000 warmed followers" "$(ms "${FO_AVG[10000]}")" \
+	    "$(ms "${FO_AVG[1000]}")" "$(calc "${FO_AVG[10000]} / ${FO_AVG[1000]}")" '<=' 1.2 \
+	    "POST /posts latency, 10000 vs 1000 followers" "≈ 1x (≤ 1.2x)"
+	row "POST /posts handler CPU (tally-social) per post, 10000 vs 1000 followers" \
+	    "$(fmt "${FO_REQ[10000]}" 0) µs" "$(fmt "${FO_REQ[1000]}" 0) µs" \
+	    "$(fmt "$(calc "${FO_REQ[10000]} / ${FO_REQ[1000]}")" 2)x" "report" "-"
+fi
+if [ -n "${FI_AVG1:-}" ]; then
+	row "POST /posts latency in isolation (deferred queue drained before each post; curl, $FI_N posts each), $max_fo vs 1000 followers" \
+	    "mean $(ms "$FI_AVGX"), median $(ms "$FI_MEDX")" \
+	    "mean $(ms "$FI_AVG1"), median $(ms "$FI_MED1")" \
+	    "$(fmt "$(calc "$FI_AVGX / $FI_AVG1")" 2)x" "report" "-"
+fi
+# -- counters --
 r=$(calc "$C_ROWS / $C_INCS")
 C_NOTE=""
 [ "$C_FAILS" = 0 ] || C_NOTE=" ($C_FAILS failed tallyctl flush: Redis timeout)"
 row "coalescing: counter rows written for $C_INCS increments over 100 counters$C_NOTE" \
     "$C_ROWS rows ($C_BATCHES batches, load $(fmt "$C_SECS" 1) s)" "$C_INCS increments" \
     "$(fmt "$r" 4)" "≤ 500 rows" "$(verdict "$C_ROWS" '<=' 500)"
+RC_WHAT="$RC_FOLLOWS follows, $RC_LIKES likes, $REC_USERS users, $REC_POSTS posts; $RC_KEYS counters"
+RC_BASE="$(fmt "$RB_ALL" 2) s (sqlite3: the $RC_NFAM families' GROUP BY recounts)"
+if [ "$RC0_OK" = 1 ]; then
+	grow "tallyctl reconcile, no drift ($RC_WHAT): wall time" \
+	    "$(fmt "$RC0_SECS" 2) s ($RC0_WRONG wrong)" "$RC_BASE" "$(calc "$RC0_SECS / $RB_ALL")" \
+	    '<=' 10 "reconcile, no drift"
+else
+	grow "tallyctl reconcile, no drift ($RC_WHAT): FAILED or timed out" \
+	    "> $(fmt "$RC0_SECS" 0) s" "$RC_BASE" "$(calc "$RC0_SECS / $RB_ALL")" '<=' 10 \
+	    "reconcile, no drift (failed)"
+fi
+RC_PCT=$(fmt "$(calc "100 * $RC_CORR / $RC_KEYS")" 1)
+if [ "$RC1_OK" = 1 ]; then
+	grow "tallyctl reconcile, $RC_CORR counters ($RC_PCT%) corrupted first, repairs included: wall time" \
+	    "$(fmt "$RC1_SECS" 1) s ($RC1_WRONG wrong, $RC1_FIXED fixed, $RC_LEFT left)" \
+	    "$RC_BASE" "$(calc "$RC1_SECS / $RB_ALL")" '<=' 10 "reconcile, 1% corrupted"
+else
+	grow "tallyctl reconcile, $RC_CORR counters ($RC_PCT%) corrupted first: FAILED or timed out" \
+	    "> $(fmt "$RC1_SECS" 0) s" "$RC_BASE" "$(calc "$RC1_SECS / $RB_ALL")" '<=' 10 \
+	    "reconcile, 1% corrupted (failed)"
+fi
+row "bare GROUP BY recount of likes and follows only (post_likes, user_followers, user_following)" \
+    "$(fmt "$RB_LF" 2) s" "-" "-" "context" "-"
 F_CPS=$(calc "$F_COUNTERS / $F_SECS")
 R_CPS=$(calc "$R_ROWS / $R_SECS")
 r=$(calc "$F_CPS / $R_CPS")
@@ -608,18 +967,30 @@ ELAPSED=$(($(date +%s) - T_START))
 	echo "processes, like each tally handler) behind the same nginx configuration."
 	echo "wrk -t$THREADS -c$CONNS -d${DUR}s; values are medians over $ROUNDS rounds, a ratio is"
 	echo "the median of the rounds' ratios (hello and tally run back to back in a"
-	echo "round).  Stack CPU = utime+stime of nginx, handlers, worker and Redis"
-	echo "per request (wrk excluded).  Fan-out: one connection, ${POST_DELAY} ms between"
-	echo "posts, to authors whose followers' home timelines are warm."
+	echo "round).  A p99 ratio is hello's p99 over the page's (higher is better, like"
+	echo "req/s).  Stack CPU = utime+stime of nginx, handlers, worker and Redis"
+	echo "per request (wrk excluded).  Notices: wrk -t1 -c1 -d${NDUR}s against each"
+	echo "stack's own nginx.  Fan-out: one connection, ${POST_DELAY} ms between"
+	echo "posts, -d${FDUR}s, to authors whose followers' home timelines are warm."
+	echo "Reconciliation: own Redis and SQLite, no site running; baseline = the"
+	echo "catalog's recount queries in the sqlite3 shell, best of two."
 	echo
 	echo "| measurement | value | baseline | ratio | goal | result |"
 	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${ROWS[@]}"
+	echo
+	echo "![ratios against goals](results.svg)"
 } >"$OUT/results.md"
+CTITLE="tally: make bench, $(date -u +%Y-%m-%d), $(nproc) CPUs ($MISSED of ${#CHART[@]} goals missed)"
+printf '%s\n' "${CHART[@]}" | awk -F'\t' -v title="$CTITLE" -f tests/bench/chart.awk \
+    >"$OUT/results.svg" || die "chart"
+mkdir -p "$LATEST"
+cp "$OUT/results.md" "$OUT/results.svg" "$LATEST/"
 echo
 cat "$OUT/results.md"
 echo
-say "written to build/bench/results.md ($MISSED goal(s) missed, ${ELAPSED} s)"
+say "written to build/bench/results.md and results.svg, copied to tests/bench/latest/" \
+    "($MISSED goal(s) missed, ${ELAPSED} s)"
 if [ "$MISSED" -gt 0 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
 	exit 1
 fi
