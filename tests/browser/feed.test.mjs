@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
+import { launch } from '../lib/browser.mjs';
 
 import { startStack } from '../lib/stack.mjs';
 
@@ -23,12 +23,7 @@ let browser;
 
 before(async () => {
   stack = await startStack({ demo: '1' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-      '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launch();
 });
 
 after(async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromium } from 'playwright-core';
+import { launch } from '../lib/browser.mjs';
 
 import { startStack, ROOT } from '../lib/stack.mjs';
 
@@ -19,12 +19,7 @@ let browser;
 
 before(async () => {
   stack = await startStack();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-      '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launch();
 });
 
 after(async () => {

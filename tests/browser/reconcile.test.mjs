@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
+import { launch } from '../lib/browser.mjs';
 
 import { startStack, sleep, waitFor, BIN } from '../lib/stack.mjs';
 
@@ -35,12 +35,7 @@ before(async () => {
   const seed = spawnSync(path.join(BIN, 'tallyctl'), ['seed', '--users', '2000', '--posts', '20000',
     '--follows', '40000', '--likes', '100000'], { env: stack.env, encoding: 'utf8' });
   assert.equal(seed.status, 0, seed.stderr);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-      '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launch();
 });
 
 after(async () => {
