@@ -60,7 +60,7 @@
 # (rounds of the hello/like/profile/feed/badges/notice runs, medians
 # reported, 3), BENCH_CONNS (16), BENCH_USERS (1000000), BENCH_NOTES
 # (unread notifications of the big badge user, 1000000),
-# BENCH_NOTICE_DURATION (seconds per notice run, 2), BENCH_FANOUT_SIZES
+# BENCH_NOTICE_DURATION (seconds per notice run, 3), BENCH_FANOUT_SIZES
 # ("10 100 1000 2000 5000 10000"), BENCH_FANOUT_DURATION (seconds per
 # fan-out run, BENCH_DURATION), BENCH_POST_DELAY_MS (pause between
 # fan-out posts, 40), BENCH_FANOUT_ISOLATED (isolated posts per author, 15),
@@ -80,7 +80,7 @@ CONNS=${BENCH_CONNS:-16}
 THREADS=2
 NUSERS=${BENCH_USERS:-1000000}
 NNOTES=${BENCH_NOTES:-1000000}
-NDUR=${BENCH_NOTICE_DURATION:-2}
+NDUR=${BENCH_NOTICE_DURATION:-3}
 FO_SIZES=${BENCH_FANOUT_SIZES:-10 100 1000 2000 5000 10000}
 FDUR=${BENCH_FANOUT_DURATION:-$DUR}
 REC_USERS=${BENCH_REC_USERS:-100000}
@@ -357,6 +357,7 @@ say "starting the 10-user tally-run on 127.0.0.1:$PORT3"
 start tally-run-small TERM env PORT="$PORT3" RUN_DIR="$RD3" DEMO=0 \
     TALLY_PROCS=$PROCS TALLY_ADMIN_PASSWORD=admin-pass-1 \
     TALLY_LOGIN_RATE=60000r/m TALLY_PWHASH=min bin/tally-run
+SMALL_PID=$LAST_PID
 wait_http "http://127.0.0.1:$PORT3/healthz" 20 || die "the 10-user tally-run did not come up"
 
 N2=$RD/nginx2
@@ -453,6 +454,31 @@ for x in 1 3; do
 	    --data-urlencode "csrf=$c" "$h/admin/notices")
 	case $loc in "303 "*"/admin") ;; *) die "notice check ($h): $loc" ;; esac
 done
+
+# ---- the worker's own reconciliation of a new (empty) Redis ---------------
+# A worker that finds Redis without its generation key starts a full
+# reconciliation at once (handlers/worker.c): on this 1M-user database it
+# is background work that must be over before anything is measured.
+wait_startup_rec() {	# database label: until the redis-empty run is finished (180 s)
+	local i st
+	for i in $(seq 1800); do
+		st=$(sqlite3 -cmd '.timeout 10000' "$1" "SELECT
+		    (SELECT COUNT(*) FROM reconcile_runs WHERE reason = 'redis-empty'
+			AND state IN ('done', 'failed')) || ' ' ||
+		    (SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued', 'running'))")
+		[ "$st" = "1 0" ] && return 0
+		sleep 0.1
+	done
+	die "$2: the worker's startup reconciliation is not over after 180 s ($st)"
+}
+T0=$(now)
+wait_startup_rec "$DB" "1M users"
+wait_startup_rec "$RD3/tally.db" "10 users"
+read -r SR_SECS SR_WRONG <<<"$(sq "SELECT ((finished_at - started_at) / 1000.0) || ' ' ||
+    (SELECT SUM(json_extract(value, '\$.wrong')) FROM json_each(report))
+    FROM reconcile_runs WHERE reason = 'redis-empty'")"
+say "the worker's startup reconciliation took $(fmt "$SR_SECS" 1) s ($SR_WRONG wrong);" \
+    "waited $(fmt "$(since "$T0")" 1) s for it"
 
 # ---- warm the followers' homes (deferred fan-out writes only to those) -----
 T0=$(now)
@@ -560,8 +586,8 @@ run_page() {		# key round
 		    "$B/badges.json" ;;
 	notice1m) SID=$SIDA CSRF=$CSRFA WDUR=$NDUR wrk_run "notice1m-$2" -t1 -c1 \
 		    -s tests/bench/notice.lua "$B1" ;;
-	notice10) SID=$SIDA3 CSRF=$CSRFA3 WDUR=$NDUR wrk_run "notice10-$2" -t1 -c1 \
-		    -s tests/bench/notice.lua "$B3" ;;
+	notice10) ROOTS=$SMALL_PID SID=$SIDA3 CSRF=$CSRFA3 WDUR=$NDUR \
+		    wrk_run "notice10-$2" -t1 -c1 -s tests/bench/notice.lua "$B3" ;;
 	esac
 }
 PAGES="hello like hellopost profile10 profile1m feed badges10 badges1m notice1m notice10"
@@ -590,7 +616,8 @@ for r in $(seq "$ROUNDS"); do
 		run_page "$p" "$r"
 		M[$p.rps]="${M[$p.rps]:-} $RPS"; M[$p.p99]="${M[$p.p99]:-} $P99"
 		M[$p.cpu]="${M[$p.cpu]:-} $CPU"; M[$p.avg]="${M[$p.avg]:-} $AVG"
-		X[$p.rps]=$RPS X[$p.p99]=$P99 X[$p.cpu]=$CPU X[$p.avg]=$AVG
+		M[$p.p50]="${M[$p.p50]:-} $P50"
+		X[$p.rps]=$RPS X[$p.p99]=$P99 X[$p.cpu]=$CPU X[$p.avg]=$AVG X[$p.p50]=$P50
 		BY[$p]="${BY[$p]:-} $CPUBY"; NREQ[$p]=$((${NREQ[$p]:-0} + REQS))
 		NCMD[$p]=$((${NCMD[$p]:-0} + RCMDS))
 	done
@@ -605,7 +632,9 @@ for r in $(seq "$ROUNDS"); do
 	addv badges.cpu "${X[badges1m.cpu]} / ${X[badges10.cpu]}"
 	addv badges.rps "${X[badges10.rps]} / ${X[badges1m.rps]}"
 	addv notice.avg "${X[notice1m.avg]} / ${X[notice10.avg]}"
+	addv notice.p50 "${X[notice1m.p50]} / ${X[notice10.p50]}"
 	addv notice.p99 "${X[notice1m.p99]} / ${X[notice10.p99]}"
+	addv notice.cpu "${X[notice1m.cpu]} / ${X[notice10.cpu]}"
 done
 med() { median <<<"${M[$1]}"; }		# median of a page's metric
 mr() { median <<<"${R[$1]}"; }		# median of a ratio
@@ -881,12 +910,19 @@ row "/badges.json cost: 1 / req/s, $NNOTES vs 10 unread notifications" \
     "$(ms "$(calc "1000 / $(med badges1m.rps)")" 3)" \
     "$(ms "$(calc "1000 / $(med badges10.rps)")" 3)" "$(fmt "$(mr badges.rps)" 2)x" \
     "report (≤ 1.2x)" "-"
-grow "POST /admin/notices (notice to everyone) mean latency, $NBIGDB vs $NSMALLDB users (-c1)" \
-    "$(ms "$(med notice1m.avg)")" "$(ms "$(med notice10.avg)")" "$(mr notice.avg)" \
-    '<=' 1.2 "notice latency, 1M vs 10 users" "≈ 1x (≤ 1.2x)"
+grow "POST /admin/notices (a notice to everyone) median latency, $NBIGDB vs $NSMALLDB users (-c1)" \
+    "$(ms "$(med notice1m.p50)" 3)" "$(ms "$(med notice10.p50)" 3)" "$(mr notice.p50)" \
+    '<=' 1.2 "notice latency (p50), 1M vs 10 users" "≈ 1x (≤ 1.2x)"
+row "POST /admin/notices mean latency, $NBIGDB vs $NSMALLDB users" \
+    "$(ms "$(med notice1m.avg)" 3)" "$(ms "$(med notice10.avg)" 3)" \
+    "$(fmt "$(mr notice.avg)" 2)x" "report" "-"
 row "POST /admin/notices p99 latency, $NBIGDB vs $NSMALLDB users" \
     "$(ms "$(med notice1m.p99)")" "$(ms "$(med notice10.p99)")" \
     "$(fmt "$(mr notice.p99)" 2)x" "report" "-"
+row "POST /admin/notices stack CPU per request (each stack's own processes), $NBIGDB vs $NSMALLDB users" \
+    "$(fmt "$(med notice1m.cpu)" 0) µs; $(byproc notice1m)" \
+    "$(fmt "$(med notice10.cpu)" 0) µs; $(byproc notice10)" \
+    "$(fmt "$(mr notice.cpu)" 2)x" "report" "-"
 # -- fan-out --
 ref=1000
 [ -n "${FO_AVG[$ref]:-}" ] || ref=${FO_SIZES%% *}
@@ -954,6 +990,8 @@ row "tallyctl flush, increments/s ($F_INCS increments)" "$(fmt "$(calc "$F_INCS 
 row "counter increments applied via cstore_apply (16 a round trip)" \
     "$(fmt "$C_RATE" 0)/s" "$(fmt "$R_BENCH" 0) SET/s (redis-benchmark)" \
     "$(fmt "$(calc "$C_RATE / $R_BENCH")" 2)x" "context" "-"
+row "the worker's own reconciliation at start (new Redis), $NBIGDB-user database, in the background" \
+    "$(fmt "$SR_SECS" 1) s ($SR_WRONG wrong)" "-" "-" "context" "-"
 row "tallyctl warm: home timelines rebuilt from SQLite" "$(fmt "$WARM_RATE" 0)/s ($WARMED)" \
     "-" "-" "context" "-"
 row "redis-benchmark -t set -n 100000 (unix socket, 50 clients)" "$(fmt "$R_BENCH" 0)/s" "-" "-" "context" "-"
