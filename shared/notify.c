@@ -13,6 +13,23 @@ bind_opt(sqlite3_stmt *s, int i, long long v)
 		sqlite3_bind_null(s, i);
 }
 
+/* A notification statement with its identifying fields bound. */
+static sqlite3_stmt *
+note_stmt(struct db *d, enum stmt st, long long recipient, long long actor,
+    const char *kind, long long post, long long comment)
+{
+	sqlite3_stmt *s = db_stmt(d, st);
+
+	if (s == NULL)
+		return NULL;
+	sqlite3_bind_int64(s, 1, recipient);
+	sqlite3_bind_int64(s, 2, actor);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+	bind_opt(s, 4, post);
+	bind_opt(s, 5, comment);
+	return s;
+}
+
 int
 notify_add(struct db *d, long long recipient, long long actor,
     const char *kind, long long post, long long comment)
@@ -22,13 +39,9 @@ notify_add(struct db *d, long long recipient, long long actor,
 
 	if (recipient == actor)
 		return 0;
-	if ((s = db_stmt(d, STMT_NOTE_INSERT)) == NULL)
+	if ((s = note_stmt(d, STMT_NOTE_INSERT, recipient, actor, kind, post,
+	    comment)) == NULL)
 		return -1;
-	sqlite3_bind_int64(s, 1, recipient);
-	sqlite3_bind_int64(s, 2, actor);
-	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
-	bind_opt(s, 4, post);
-	bind_opt(s, 5, comment);
 	sqlite3_bind_int64(s, 6, db_now_ms());
 	rc = sqlite3_step(s);
 	db_done(s);
@@ -44,13 +57,9 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
 
 	if (recipient == actor)
 		return 0;
-	if ((s = db_stmt(d, STMT_NOTE_REMOVE)) == NULL)
+	if ((s = note_stmt(d, STMT_NOTE_REMOVE, recipient, actor, kind, post,
+	    comment)) == NULL)
 		return -1;
-	sqlite3_bind_int64(s, 1, recipient);
-	sqlite3_bind_int64(s, 2, actor);
-	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
-	bind_opt(s, 4, post);
-	bind_opt(s, 5, comment);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		unread += sqlite3_column_int(s, 0) == 0;
 	db_done(s);

@@ -118,28 +118,32 @@ reply_int(redisReply *rep)
 	return v;
 }
 
-long long
-tl_add(struct app *a, enum tl kind, long long uid, int n,
+/* Adds (scores != NULL) or removes n entries, TL_BATCH per script. */
+static long long
+tl_change(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids)
 {
 	struct tl_keys k;
 	struct numargs args;
 	const char *keys[2];
 	long long rc = 0;
-	int i, j;
+	int i, j, add = scores != NULL;
 
 	tl_keys(&k, kind, uid);
 	keys[0] = k.set;
 	keys[1] = k.ok;
-	for (i = 0; i < n || (n == 0 && i == 0); i += TL_BATCH) {
+	/* An add of nothing still reports the set's size. */
+	for (i = 0; i < n || (add && n == 0 && i == 0); i += TL_BATCH) {
 		numargs_init(&args, 1 + 2 * TL_BATCH);
-		numargs_add(&args, tl_info[kind].cap);
+		if (add)
+			numargs_add(&args, tl_info[kind].cap);
 		for (j = i; j < n && j < i + TL_BATCH; j++) {
-			numargs_add(&args, scores[j]);
+			if (add)
+				numargs_add(&args, scores[j]);
 			numargs_add_member(&args, ids[j]);
 		}
-		rc = reply_int(rds_eval(&a->rds, &tl_add_lua, 2, keys, args.n,
-		    args.v));
+		rc = reply_int(rds_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
+		    2, keys, args.n, args.v));
 		numargs_free(&args);
 		if (rc == -2)
 			tl_mark_stale(a);
@@ -150,30 +154,16 @@ tl_add(struct app *a, enum tl kind, long long uid, int n,
 }
 
 long long
+tl_add(struct app *a, enum tl kind, long long uid, int n,
+    const long long *scores, const long long *ids)
+{
+	return tl_change(a, kind, uid, n, scores, ids);
+}
+
+long long
 tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
 {
-	struct tl_keys k;
-	struct numargs args;
-	const char *keys[2];
-	long long rc = 0;
-	int i, j;
-
-	tl_keys(&k, kind, uid);
-	keys[0] = k.set;
-	keys[1] = k.ok;
-	for (i = 0; i < n; i += TL_BATCH) {
-		numargs_init(&args, TL_BATCH);
-		for (j = i; j < n && j < i + TL_BATCH; j++)
-			numargs_add_member(&args, ids[j]);
-		rc = reply_int(rds_eval(&a->rds, &tl_rem_lua, 2, keys, args.n,
-		    args.v));
-		numargs_free(&args);
-		if (rc == -2)
-			tl_mark_stale(a);
-		if (rc < 0)
-			return rc;
-	}
-	return rc;
+	return tl_change(a, kind, uid, n, NULL, ids);
 }
 
 static int
