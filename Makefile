@@ -20,7 +20,7 @@ PREFIX   ?= /usr/local
 REPLICA  ?= 0
 export PORT RUN_DIR DEMO REPLICA
 
-SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session \
+SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session bcache \
               account req resp layout route prefork app tmpl supervise \
               keys timeline post follow fanout render seed \
               counters cstore flush recount notify badges reconcile runs lb chart metrics pcache

@@ -1,5 +1,6 @@
 /* admin_pages.c -- leaderboards, reconciliation, metrics; logic lives in
  * shared/ (lb.c, runs.c, reconcile.c, metrics.c, chart.c). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,6 +398,27 @@ metric_head(struct buf *b, const char *name, const char *type,
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A per-handler counter of the slots, at byte offset off. */
+static void
+cost_metric(struct buf *b, const struct metrics *m, const char *name,
+    const char *help, size_t off)
+{
+	const unsigned char *p;
+	uint64_t v;
+	int i;
+
+	metric_head(b, name, "counter", help);
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
+		if (!*metrics_handlers[i])
+			continue;
+		p = (const unsigned char *)&m->slot[i] + off;
+		v = __atomic_load_n((const uint64_t *)(const void *)p,
+		    __ATOMIC_RELAXED);
+		buf_printf(b, "%s{handler=\"%s\"} %llu\n", name,
+		    metrics_handlers[i], (unsigned long long)v);
+	}
+}
+
 int
 page_metrics(struct req *r)
 {
@@ -441,6 +463,15 @@ page_metrics(struct req *r)
 		    "handler=\"%s\"} %llu\n", metrics_handlers[i],
 		    (unsigned long long)cum);
 	}
+	cost_metric(&out, m, "tally_sqlite_statements_total",
+	    "SQLite statements run while answering requests.",
+	    offsetof(struct metrics_slot, sqlite_stmts));
+	cost_metric(&out, m, "tally_redis_commands_total",
+	    "Redis commands sent while answering requests.",
+	    offsetof(struct metrics_slot, redis_cmds));
+	cost_metric(&out, m, "tally_redis_round_trips_total",
+	    "Redis round trips (a pipeline is one) while answering requests.",
+	    offsetof(struct metrics_slot, redis_trips));
 	metric_head(&out, "tally_pending_delta_objects", "gauge",
 	    "Objects with counter deltas not yet flushed to SQLite.");
 	buf_printf(&out, "tally_pending_delta_objects %lld\n",

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "badges.h"
+#include "session.h"
 #include "html.h"
 #include "layout.h"
 #include "notify.h"
@@ -46,7 +47,8 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/notices", page_notices, ROUTE_USER },		/* ROUTE_NOTICES */
 	{ METHOD_GET, "/news", page_news, ROUTE_USER },			/* ROUTE_NEWS */
 	{ METHOD_GET, "/badges", page_badges_html, ROUTE_USER },	/* ROUTE_BADGES */
-	{ METHOD_GET, "/badges.json", page_badges_json, ROUTE_USER | ROUTE_JSON }, /* ROUTE_BADGES_JSON */
+	/* Polled by every open page: the session is checked in Redis. */
+	{ METHOD_GET, "/badges.json", page_badges_json, ROUTE_OWNAUTH | ROUTE_JSON }, /* ROUTE_BADGES_JSON */
 };
 
 int
@@ -220,7 +222,7 @@ page_notices(struct req *r)
 	}
 	sqlite3_reset(s);
 	if (latest > 0)
-		marker_put(&r->app->db, r->sess.user_id, "notices", 0, latest);
+		marker_put(r->app, r->sess.user_id, "notices", 0, latest);
 	page_begin(r, "Notices");
 	html_raw(b, "<h1>System notices</h1>");
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -247,7 +249,7 @@ page_news(struct req *r)
 	struct buf *b = &r->body;
 	long long lit = db_setting(&r->app->db, "red_dot_at", 0);
 
-	marker_put(&r->app->db, r->sess.user_id, "news", 0,
+	marker_put(r->app, r->sess.user_id, "news", 0,
 	    db_now_ms() > lit ? db_now_ms() : lit);
 	page_begin(r, "News");
 	html_raw(b, "<h1>What\xe2\x80\x99s new</h1><section class=\"card\">");
@@ -278,11 +280,25 @@ static int
 page_badges_json(struct req *r)
 {
 	const char *inm = req_param(r, "HTTP_IF_NONE_MATCH");
+	const char *sid = req_cookie(r, "sid");
 	struct badges bd;
 	char etag[96], *s;
+	long long uid;
 	json_t *o;
+	int rc = sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
 
-	if (badges_get(r->app, r->sess.user_id, &bd) == -1) {
+	if (rc == 0) {
+		/* Not in the cache: SQLite decides, and the cache learns. */
+		req_identify(r);
+		if (!r->user) {
+			resp_text(r, 401, "application/json",
+			    "{\"error\":\"login required\"}\n");
+			return 0;
+		}
+		session_cache_put(&r->app->rds, sid, &r->sess);
+		rc = badges_get(r->app, r->sess.user_id, &bd) == 0 ? 1 : -1;
+	}
+	if (rc == -1) {
 		resp_text(r, 500, "application/json", "{\"error\":\"database\"}\n");
 		return -1;
 	}

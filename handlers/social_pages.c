@@ -206,7 +206,7 @@ page_profile(struct req *r)
 		 * write only when there is something new to mark read). */
 		if (author_latest(&r->app->db, u.id) > marker_get(&r->app->db,
 		    r->sess.user_id, "author", u.id))
-			marker_put(&r->app->db, r->sess.user_id, "author", u.id,
+			marker_put(r->app, r->sess.user_id, "author", u.id,
 			    db_now_ms());
 	}
 	n = timeline_ids(r, TL_PROFILE, u.id, page, FEED_PAGE, ids);

@@ -144,7 +144,7 @@ page_logout(struct req *r)
 	const char *sid = req_cookie(r, "sid");
 
 	if (sid != NULL)
-		session_delete(&r->app->db, sid);
+		session_delete(&r->app->db, &r->app->rds, sid);
 	resp_cookie(r, "sid", "", 0);
 	return resp_redirect(r, "/login");
 }

@@ -97,11 +97,11 @@ web_login_form(struct req *r, int status, const char *err)
 int
 web_start_session(struct req *r, long long uid)
 {
-	char sid[TOKEN_LEN + 1], csrf[TOKEN_LEN + 1];
+	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1];
 	const char *old = req_cookie(r, "sid");
 
 	if (old != NULL)
-		session_delete(&r->app->db, old);
+		session_delete(&r->app->db, &r->app->rds, old);
 	if (session_create(&r->app->db, uid, r->app->cfg.session_secs, sid,
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");

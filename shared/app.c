@@ -73,6 +73,7 @@ serve_child(int fd, void *arg)
 	const struct serve_ctx *ctx = arg;
 	FCGX_Request fr;
 	struct timespec t0, t1;
+	struct metrics_cost cost;
 	struct app a;
 	struct req r;
 	int st;
@@ -91,17 +92,24 @@ serve_child(int fd, void *arg)
 	}
 	while (FCGX_Accept_r(&fr) >= 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if ((st = req_parse(&r, &a, &fr)) != 0)
+		cost.stmts = a.db.nstmt;
+		cost.cmds = a.rds.ncmds + a.replica.ncmds;
+		cost.trips = a.rds.ntrips + a.replica.ntrips;
+		if ((st = req_parse(&r, &a, &fr)) != 0) {
+			req_identify(&r);
 			resp_error(&r, st, st == 413 ? "The request body is "
 			    "larger than 64 KiB." : "The request could not be "
 			    "read (malformed form or query string).");
-		else
+		} else
 			route_dispatch(&r, ctx->routes, ctx->nroutes);
 		resp_send(&r);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		cost.stmts = a.db.nstmt - cost.stmts;
+		cost.cmds = a.rds.ncmds + a.replica.ncmds - cost.cmds;
+		cost.trips = a.rds.ntrips + a.replica.ntrips - cost.trips;
 		metrics_observe(a.metrics, a.metrics_idx, r.status,
 		    (t1.tv_sec - t0.tv_sec) * 1000000LL +
-		    (t1.tv_nsec - t0.tv_nsec) / 1000);
+		    (t1.tv_nsec - t0.tv_nsec) / 1000, &cost);
 		req_finish(&r);
 		FCGX_Finish_r(&fr);
 	}

@@ -3,10 +3,12 @@
 #include <stdlib.h>
 
 #include "badges.h"
+#include "bcache.h"
 #include "buf.h"
 #include "counters.h"
 #include "cstore.h"
 #include "notify.h"
+#include "session.h"
 #include "timeline.h"
 
 static int
@@ -43,12 +45,14 @@ followed(struct app *a, long long uid, long long *total)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int
-badges_get(struct app *a, long long uid, struct badges *b)
+/* The slow path: SQLite markers and ZCOUNTs, then a refill of the cache
+ * against the stamp of the poll that missed. */
+static int
+badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
+    struct badges *b)
 {
 	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
 	long long latest, seen, lit, visited;
-
 	sqlite3_stmt *s = db_stmt(&a->db, STMT_BADGE_SCALARS);
 
 	cstore_get(a, &d, 1);
@@ -68,7 +72,38 @@ badges_get(struct app *a, long long uid, struct badges *b)
 	db_done(s);
 	b->notices = latest > seen ? latest - seen : 0;
 	b->red_dot = lit > 0 && lit > visited;
-	return followed(a, uid, &b->followed);
+	if (followed(a, uid, &b->followed) == -1)
+		return -1;
+	bcache_fill(a, uid, st, seen, visited, b->followed, latest, lit);
+	return 0;
+}
+
+int
+badges_get(struct app *a, long long uid, struct badges *b)
+{
+	struct bcache_stamp st;
+
+	if (bcache_get(a, uid, NULL, b, &st) == 1)
+		return 0;
+	return badges_compute(a, uid, &st, b);
+}
+
+int
+badges_poll(struct app *a, const char *sid, long long *uid,
+    struct badges *b)
+{
+	char hex[SID_HEX_LEN + 1];
+	struct bcache_stamp st;
+	int rc;
+
+	if (session_id_parse(sid, uid, hex) == -1)
+		return 0;
+	rc = bcache_get(a, *uid, hex, b, &st);
+	if (rc == 1)
+		return 1;
+	if (rc == 0)
+		return badges_compute(a, *uid, &st, b) == 0 ? 1 : -1;
+	return 0;
 }
 
 void
@@ -93,6 +128,8 @@ badges_notice(struct app *a, const char *title, const char *body,
 	rc = sqlite3_step(s);
 	*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	db_done(s);
+	if (*id > 0)
+		bcache_globals(a, *id, -1);
 	return *id > 0 ? 0 : -1;
 }
 
@@ -114,5 +151,6 @@ badges_light(struct app *a)
 		db_rollback(&a->db);
 		return -1;
 	}
+	bcache_globals(a, -1, (now > prev ? now : prev) + 1);
 	return 0;
 }

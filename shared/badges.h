@@ -26,8 +26,15 @@ struct badges {
 	int		red_dot;
 };
 
-/* 0, or -1 on a SQLite error. */
+/* From the cache (bcache.h) when it holds them, else computed (and the
+ * cache refilled).  0, or -1 on a SQLite error. */
 int	badges_get(struct app *, long long uid, struct badges *);
+/* The badge poll: the badges of the session with id sid, its user in
+ * *uid, with the session checked in Redis only.  1: b filled.  0: the
+ * session is not in the cache (or Redis is down): check it in SQLite
+ * and call badges_get().  -1: a SQLite error. */
+int	badges_poll(struct app *, const char *sid, long long *uid,
+	    struct badges *);
 /* A strong ETag for the values ("b-N-N-N-N"). */
 void	badges_etag(const struct badges *, char *out, size_t sz);
 

@@ -97,6 +97,17 @@ fail:
 	return -1;
 }
 
+/* Counts every statement SQLite starts, whatever ran it. */
+static int
+count_stmt(unsigned type, void *arg, void *p, void *x)
+{
+	(void)type;
+	(void)p;
+	(void)x;
+	((struct db *)arg)->nstmt++;
+	return 0;
+}
+
 int
 db_open(struct db *d, const char *path)
 {
@@ -118,6 +129,7 @@ db_open(struct db *d, const char *path)
 		return -1;
 	}
 	sqlite3_busy_timeout(d->h, 5000);
+	sqlite3_trace_v2(d->h, SQLITE_TRACE_STMT, count_stmt, d);
 	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
 		db_close(d);
 		return -1;

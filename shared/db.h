@@ -15,6 +15,7 @@
 struct db {
 	sqlite3		*h;
 	sqlite3_stmt	*st[STMT__MAX];
+	unsigned long long nstmt;	/* statements run (for /metrics) */
 };
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and

@@ -3,6 +3,7 @@
 
 #include "buf.h"
 #include "cstore.h"
+#include "bcache.h"
 #include "follow.h"
 #include "log.h"
 #include "notify.h"
@@ -84,6 +85,7 @@ follow_add(struct app *a, long long follower, long long followee)
 	}
 	count_follow(a, follower, followee, 1);
 	notify_count(a, followee, note);
+	bcache_forget(a, follower);	/* its followed badge */
 	/* Committed (autocommit); now the caches. */
 	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
 	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
@@ -112,6 +114,7 @@ follow_remove(struct app *a, long long follower, long long followee)
 	}
 	count_follow(a, follower, followee, 0);
 	notify_count(a, followee, -note);
+	bcache_forget(a, follower);
 	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
 	ids = xcalloc(TL_CAP, sizeof(*ids));

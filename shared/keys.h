@@ -9,7 +9,10 @@
  * Set members are ids zero-padded to 16 digits (score ties sort by id).
  *   <key>:ok       marker: "1" when <key> is complete, "b" while rebuilt
  *   <key>:lock     SET NX lock of the one request that rebuilds <key>
- * The deferred work queue is {jobs}:queue with {jobs}:processing.
+ *   {u7}:ss        cached sessions (session.h)
+ *   {u7}:bm        cached badge inputs (bcache.h)
+ * The deferred work queue is {jobs}:queue with {jobs}:processing; the
+ * badges' global part is {g}:badge (bcache.h).
  */
 #ifndef TALLY_KEYS_H
 #define TALLY_KEYS_H
@@ -24,5 +27,6 @@ void	key_user(char *out, size_t sz, long long uid, const char *what,
 
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
+#define KEY_BADGE_GLOBAL	"{g}:badge"
 
 #endif

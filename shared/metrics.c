@@ -56,7 +56,8 @@ metrics_handler(const char *name)
 }
 
 void
-metrics_observe(struct metrics *m, int h, int status, long long us)
+metrics_observe(struct metrics *m, int h, int status, long long us,
+    const struct metrics_cost *c)
 {
 	struct metrics_slot *s;
 	int b, cls = status / 100;
@@ -73,4 +74,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us)
 	__atomic_fetch_add(&s->bucket[b], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->sum_us, (uint64_t)(us > 0 ? us : 0),
 	    __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sqlite_stmts, c->stmts, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->redis_cmds, c->cmds, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
 }

@@ -2,6 +2,7 @@
 #include "counters.h"
 #include "cstore.h"
 #include "log.h"
+#include "bcache.h"
 #include "notify.h"
 
 static void
@@ -162,10 +163,10 @@ notify_read_all(struct app *a, long long uid)
 }
 
 int
-marker_put(struct db *d, long long uid, const char *kind, long long key,
+marker_put(struct app *a, long long uid, const char *kind, long long key,
     long long value)
 {
-	sqlite3_stmt *s = db_stmt(d, STMT_MARKER_PUT);
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_MARKER_PUT);
 	int rc;
 
 	if (s == NULL)
@@ -176,7 +177,10 @@ marker_put(struct db *d, long long uid, const char *kind, long long key,
 	sqlite3_bind_int64(s, 4, value);
 	rc = sqlite3_step(s);
 	db_done(s);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc != SQLITE_DONE)
+		return -1;
+	bcache_forget(a, uid);
+	return 0;
 }
 
 long long

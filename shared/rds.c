@@ -30,6 +30,7 @@ rds_init(struct rds *r, const char *path, int timeout_ms)
 void
 rds_drop(struct rds *r)
 {
+	r->unsent = 0;
 	r->pending = 0;
 	if (r->c != NULL) {
 		redisFree(r->c);
@@ -103,6 +104,8 @@ rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 
 	if (rds_connect(r) == -1)
 		return NULL;
+	r->ncmds++;
+	r->ntrips++;
 	rep = redisCommandArgv(r->c, argc, argv, lens);
 	if (rep != NULL)
 		r->backoff_ms = 0;
@@ -247,6 +250,8 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 		rds_drop(r);
 		return -1;
 	}
+	r->ncmds++;
+	r->unsent = 1;
 	r->pending++;
 	return 0;
 }
@@ -256,6 +261,10 @@ rds_get_reply(struct rds *r, redisReply **out)
 {
 	void *v;
 
+	if (r->unsent) {
+		r->ntrips++;
+		r->unsent = 0;
+	}
 	if (r->c == NULL || redisGetReply(r->c, &v) != REDIS_OK) {
 		log_warn("redis pipeline: %s", r->c ? r->c->errstr : "down");
 		rds_drop(r);
@@ -299,6 +308,8 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 		rds_drop(r);
 		return -1;
 	}
+	r->ncmds++;
+	r->unsent = 1;
 	r->pending++;
 	return 0;
 }

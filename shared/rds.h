@@ -26,6 +26,10 @@ struct rds {
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */
 	int		 backoff_ms;
+	/* For /metrics: commands sent, and round trips (a command waited
+	 * for, or the first reply read after a batch of appends). */
+	unsigned long long ncmds, ntrips;
+	int		 unsent;	/* appends since the last read */
 };
 
 void		 rds_init(struct rds *, const char *path, int timeout_ms);
@@ -44,7 +48,6 @@ long long	 rds_del_matching(struct rds *, const char *pattern);
 /* Drops the context after a transport error. */
 void		 rds_drop(struct rds *);
 
-#endif
 
 /* Lua scripts, run by EVALSHA with a fallback to EVAL on NOSCRIPT (Redis
  * restarted, SCRIPT FLUSH).  A script's SHA1 is learned from SCRIPT LOAD
@@ -77,3 +80,5 @@ int		 rds_get_reply(struct rds *, redisReply **out);
  * Read its reply with rds_collect(). */
 int		 rds_append(struct rds *, int argc, const char **argv,
 		    const size_t *lens);
+
+#endif

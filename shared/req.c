@@ -90,7 +90,7 @@ read_body(struct req *r, char **out, size_t *outlen)
 }
 
 /* Who is asking: a live session, or a visitor with a pre-session token. */
-static void
+void
 req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid"), *pc = req_cookie(r, "pcsrf");
@@ -127,7 +127,6 @@ req_parse(struct req *r, struct app *a, FCGX_Request *fr)
 	r->path = xstrdup(uri != NULL && *uri == '/' ? uri : "/");
 	if ((cookie = req_param(r, "HTTP_COOKIE")) != NULL)
 		kv_parse_cookies(&r->cookies, cookie);
-	req_identify(r);
 	qs = req_param(r, "QUERY_STRING");
 	if (qs != NULL && kv_parse_form(&r->query, qs, strlen(qs)) == -1)
 		return 400;

@@ -50,8 +50,13 @@ struct req {
 };
 
 /* Reads and decodes the request behind fr.  Returns 0, or the HTTP status
- * to answer (400 malformed, 413 body too large) without dispatching. */
+ * to answer (400 malformed, 413 body too large) without dispatching.
+ * Who is asking is not known yet: see req_identify(). */
 int		 req_parse(struct req *, struct app *, FCGX_Request *);
+/* Looks the session up in SQLite (r->user, r->sess, r->csrf), or gives a
+ * visitor a pre-session CSRF token.  route_dispatch() calls it for every
+ * route but those that authenticate themselves (ROUTE_OWNAUTH). */
+void		 req_identify(struct req *);
 void		 req_finish(struct req *);
 
 /* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */

@@ -82,6 +82,13 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 				free(args[k]);
 		}
 	}
+	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
+	    r->method == METHOD_POST)
+		req_identify(r);
+	else {
+		hit->page(r);
+		return;
+	}
 	if (hit == NULL) {
 		if (allowed == 0) {
 			resp_error(r, 404, "There is nothing at this address.");

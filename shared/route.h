@@ -20,6 +20,9 @@
 #define ROUTE_ADMIN	0x02	/* needs an admin (implies ROUTE_USER) */
 #define ROUTE_JSON	0x04	/* answers JSON: 401 rather than 303 */
 #define ROUTE_NOCSRF	0x08	/* a POST that needs no csrf (none yet) */
+#define ROUTE_OWNAUTH	0x10	/* a GET that finds its session itself
+				 * (the badge poll, from Redis): no
+				 * req_identify(), no ROUTE_USER check */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */

@@ -1,21 +1,58 @@
-/* session.c -- sessions in SQLite; see session.h. */
+/* session.c -- sessions in SQLite, cached in Redis; see session.h. */
+#include <stdio.h>
 #include <string.h>
 
+#include <sodium.h>
+
+#include "keys.h"
 #include "log.h"
 #include "session.h"
 
 int
-session_create(struct db *d, long long uid, long secs,
-    char sid[TOKEN_LEN + 1], char csrf[TOKEN_LEN + 1])
+session_id_parse(const char *sid, long long *uid, char hex[SID_HEX_LEN + 1])
 {
 	unsigned char h[TOKEN_HASH_LEN];
+	const char *dot;
+	long long v = 0;
+	size_t i, n;
+
+	if (sid == NULL || (n = strlen(sid)) > SID_MAX ||
+	    (dot = strchr(sid, '.')) == NULL || dot == sid || dot - sid > 18 ||
+	    strlen(dot + 1) != TOKEN_LEN)
+		return -1;
+	for (i = 0; sid + i < dot; i++) {
+		if (sid[i] < '0' || sid[i] > '9' || (i == 0 && sid[i] == '0'))
+			return -1;
+		v = v * 10 + (sid[i] - '0');
+	}
+	for (i = 1; dot[i] != '\0'; i++)
+		if (!((dot[i] >= 'A' && dot[i] <= 'Z') ||
+		    (dot[i] >= 'a' && dot[i] <= 'z') ||
+		    (dot[i] >= '0' && dot[i] <= '9') || dot[i] == '-' ||
+		    dot[i] == '_'))
+			return -1;
+	*uid = v;
+	if (hex != NULL) {
+		token_hash(sid, h);
+		sodium_bin2hex(hex, SID_HEX_LEN + 1, h, sizeof(h));
+	}
+	return 0;
+}
+
+int
+session_create(struct db *d, long long uid, long secs,
+    char sid[SID_MAX + 1], char csrf[TOKEN_LEN + 1])
+{
+	unsigned char h[TOKEN_HASH_LEN];
+	char tok[TOKEN_LEN + 1];
 	sqlite3_stmt *s = db_stmt(d, STMT_SESSION_INSERT);
 	long long now = db_now_ms();
 	int rc;
 
 	if (s == NULL)
 		return -1;
-	token_new(sid);
+	token_new(tok);
+	snprintf(sid, SID_MAX + 1, "%lld.%s", uid, tok);
 	token_new(csrf);
 	token_hash(sid, h);
 	sqlite3_bind_blob(s, 1, h, sizeof(h), SQLITE_TRANSIENT);
@@ -37,10 +74,11 @@ session_load(struct db *d, const char *sid, struct session *out)
 {
 	unsigned char h[TOKEN_HASH_LEN];
 	sqlite3_stmt *s;
+	long long uid;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (sid == NULL || strlen(sid) != TOKEN_LEN)
+	if (session_id_parse(sid, &uid, NULL) == -1)
 		return 0;
 	if ((s = db_stmt(d, STMT_SESSION_GET)) == NULL)
 		return -1;
@@ -54,18 +92,27 @@ session_load(struct db *d, const char *sid, struct session *out)
 		db_col_text(s, 2, out->login, sizeof(out->login));
 		db_col_text(s, 3, out->name, sizeof(out->name));
 		out->is_admin = sqlite3_column_int(s, 4);
+		out->expires_at = sqlite3_column_int64(s, 5);
 	}
 	db_done(s);
+	if (rc == SQLITE_ROW && out->user_id != uid) {
+		/* Cannot happen with ids this code made; refuse anyway. */
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 int
-session_delete(struct db *d, const char *sid)
+session_delete(struct db *d, struct rds *rd, const char *sid)
 {
 	unsigned char h[TOKEN_HASH_LEN];
+	char hex[SID_HEX_LEN + 1], key[KEY_MAX];
 	sqlite3_stmt *s = db_stmt(d, STMT_SESSION_DELETE);
+	redisReply *rep;
+	long long uid;
 	int rc;
 
 	if (s == NULL)
@@ -74,7 +121,47 @@ session_delete(struct db *d, const char *sid)
 	sqlite3_bind_blob(s, 1, h, sizeof(h), SQLITE_TRANSIENT);
 	rc = sqlite3_step(s);
 	db_done(s);
+	if (rd != NULL && session_id_parse(sid, &uid, hex) == 0) {
+		key_user(key, sizeof(key), uid, "ss", NULL);
+		if ((rep = rds_cmdv(rd, "HDEL", key, hex, NULL)) != NULL)
+			freeReplyObject(rep);
+	}
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* KEYS: {u}:ss.  ARGV: field, until (ms).  The key lives as long as its
+ * longest entry; stale fields are dropped by the badge script. */
+static struct rds_script put_lua = { .src =
+	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
+	"local t = tonumber(redis.call('HGET', KEYS[1], '~until') or '0')\n"
+	"if tonumber(ARGV[2]) > t then\n"
+	"  redis.call('HSET', KEYS[1], '~until', ARGV[2])\n"
+	"  redis.call('PEXPIREAT', KEYS[1], ARGV[2])\n"
+	"end\n"
+	"return 1\n" };
+
+int
+session_cache_put(struct rds *rd, const char *sid, const struct session *s)
+{
+	char hex[SID_HEX_LEN + 1], key[KEY_MAX], until[24];
+	const char *keys[1], *args[2];
+	long long uid, u;
+	redisReply *rep;
+
+	if (session_id_parse(sid, &uid, hex) == -1 || uid != s->user_id)
+		return -1;
+	u = db_now_ms() + SESSION_CACHE_MS;
+	if (s->expires_at < u)
+		u = s->expires_at;
+	snprintf(until, sizeof(until), "%lld", u);
+	key_user(key, sizeof(key), uid, "ss", NULL);
+	keys[0] = key;
+	args[0] = hex;
+	args[1] = until;
+	if ((rep = rds_eval(rd, &put_lua, 1, keys, 2, args)) == NULL)
+		return -1;
+	freeReplyObject(rep);
+	return 0;
 }
 
 int

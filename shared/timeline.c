@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bcache.h"
 #include "buf.h"
 #include "keys.h"
 #include "log.h"
@@ -145,6 +146,10 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		rc = reply_int(rds_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
 		    2, keys, args.n, args.v));
 		numargs_free(&args);
+		/* After the write, changed or not (a reader without this set
+		 * counts from SQLite): the followed badges recount. */
+		if (kind == TL_PROFILE && n > 0)
+			bcache_timeline_changed(a);
 		if (rc == -2)
 			tl_mark_stale(a);
 		if (rc < 0)
@@ -332,6 +337,8 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 	if (rep == NULL)
 		goto fail;
 	freeReplyObject(rep);
+	if (kind == TL_PROFILE)
+		bcache_timeline_changed(a);
 	rep = rds_cmdv(&a->rds, "DEL", k.lock, NULL);
 	if (rep != NULL)
 		freeReplyObject(rep);

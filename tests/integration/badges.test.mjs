@@ -572,3 +572,101 @@ test('counters (user_unread among them) stay exact after Redis loses its data', 
   }
   assert.deepEqual(compareAll(stack), []);
 });
+
+// The notify handler's cost counters from /metrics (shared/metrics.h).
+async function notifyCost() {
+  const r = await fetch(`${stack.base}/metrics`);
+  assert.equal(r.status, 200);
+  const text = await r.text();
+  const get = (name) => {
+    const m = text.match(new RegExp(`^${name}\\{handler="notify"\\} (\\d+)$`, 'm'));
+    assert.ok(m, `${name} in /metrics`);
+    return Number(m[1]);
+  };
+  return {
+    stmts: get('tally_sqlite_statements_total'),
+    cmds: get('tally_redis_commands_total'),
+    trips: get('tally_redis_round_trips_total'),
+    reqs: get('tally_http_request_duration_seconds_count'),
+  };
+}
+
+test('the badge poll costs one Redis round trip and no SQLite, and stays exact as things change', async () => {
+  const r = await user('pollr');
+  const a = await user('polla');
+  const liker = crowd[7];
+  await ok303(r.post(`/follow/${a.name}`));
+  const mine = await publish(r, 'a post of the reader');
+  await a.get(`/u/${a.name}`);
+  let want = await badges(r);	// the first poll fills the cache
+  // A process's first use of a script loads it (SCRIPT LOAD, one round
+  // trip of its own): polls from both notify processes first; should one
+  // of them still load it during a measurement, that is one extra trip
+  // (and command) at most per process -- "loads" below.
+  for (let i = 0; i < 4; i++) await Promise.all([1, 2, 3, 4].map(() => badges(r)));
+  const polls = async (n, headers) => {
+    const c0 = await notifyCost();
+    let last;
+    for (let i = 0; i < n; i++) last = await r.get('/badges.json', headers ? { headers } : undefined);
+    // a handler records a request just after answering it
+    let c1 = await notifyCost();
+    for (let i = 0; i < 100 && c1.reqs - c0.reqs < n; i++) {
+      await sleep(20);
+      c1 = await notifyCost();
+    }
+    const trips = c1.trips - c0.trips;
+    const loads = Math.min(2, Math.max(0, trips - n));
+    return { last, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds - loads, trips: trips - loads, reqs: c1.reqs - c0.reqs };
+  };
+  let m = await polls(20);
+  assert.equal(m.last.status, 200);
+  assert.deepEqual(JSON.parse(m.last.text), want);
+  assert.equal(m.reqs, 20);
+  assert.equal(m.stmts, 0, 'steady state: no SQLite statement');
+  assert.equal(m.trips, 20, 'steady state: one Redis round trip a poll');
+  assert.equal(m.cmds, 80, 'four commands in that round trip');
+  // a 304 is the same single round trip
+  const etag = m.last.headers.get('etag');
+  m = await polls(10, { 'If-None-Match': etag });
+  assert.equal(m.last.status, 304);
+  assert.equal(m.stmts, 0, '304: no SQLite');
+  assert.equal(m.trips, 10);
+
+  // every change shows on the very next poll, and the poll after it is cheap again
+  const step = async (what, act, expect) => {
+    await act();
+    const b = await badges(r);
+    assert.deepEqual(b, { ...want, ...expect }, what);
+    want = b;
+    m = await polls(3);
+    assert.deepEqual(JSON.parse(m.last.text), want, `${what}: cached`);
+    assert.equal(m.stmts, 0, `${what}: cached again, no SQLite`);
+    assert.equal(m.trips, 3, `${what}: one round trip a poll`);
+  };
+  let p1;
+  await step('the author publishes', async () => { p1 = await publish(a, 'first'); }, { followed: want.followed + 1 });
+  await step('and publishes again', () => publish(a, 'second'), { followed: want.followed + 1 });
+  await step('deletes one', () => ok303(a.post(`/posts/${p1}/delete`)), { followed: want.followed - 1 });
+  await step('a like of my post', () => ok303(liker.post(`/posts/${mine}/like`)), { notifications: want.notifications + 1 });
+  await step('an unlike withdraws it', () => ok303(liker.post(`/posts/${mine}/unlike`)), { notifications: want.notifications - 1 });
+  await step('a notice to everyone', () => ok303(admin.post('/admin/notices', { title: 'poll', body: 'poll' })), { notices: want.notices + 1 });
+  await step('opening /notices', () => r.get('/notices'), { notices: 0 });
+  await step('the red dot lit', () => ok303(admin.post('/admin/red-dot')), { red_dot: true });
+  await step('opening /news', () => r.get('/news'), { red_dot: false });
+  await step('visiting the author', () => r.get(`/u/${a.name}`), { followed: 0 });
+  await step('another post', () => publish(a, 'third'), { followed: 1 });
+  await step('unfollowing', () => ok303(r.post(`/unfollow/${a.name}`)), { followed: 0 });
+  await step('following again (posts before the follow do not count)', () => ok303(r.post(`/follow/${a.name}`)), { followed: 0 });
+
+  // the cache lost: the next poll recomputes the same numbers
+  stack.redis('DEL', `{u${r.id}}:bm`, `{u${r.id}}:ss`, '{g}:badge');
+  assert.deepEqual(await badges(r), want, 'after the cache keys were deleted');
+  m = await polls(3);
+  assert.equal(m.stmts, 0, 'refilled');
+  // a logout ends the cached session at once
+  const sid = r.jar.get('sid');
+  await ok303(r.post('/logout'));
+  const gone = new Client(stack.base);
+  gone.jar.set('sid', sid);
+  assert.equal((await gone.get('/badges.json')).status, 401, 'a logged-out sid, though it was cached');
+});

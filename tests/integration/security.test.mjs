@@ -855,7 +855,8 @@ describe('5. session fixation', () => {
     assert.match(cookie, /;\s*SameSite=Lax/i);
     assert.match(cookie, /;\s*Path=\//i);
     const sid = c.jar.get('sid');
-    assert.equal(sid.length, 43);
+    // "<user id>.<43 random base64url characters>" (session.h)
+    assert.match(sid, /^[1-9][0-9]*\.[A-Za-z0-9_-]{43}$/);
     assert.notEqual(sid, forged, 'the planted sid is replaced');
     assert.notEqual(sid, pcsrf, 'the pre-session token is not the session');
     assert.equal(num(`SELECT count(*) FROM sessions WHERE csrf = ${q(pcsrf)}`), 0, 'the pre-session token is not the csrf either');
@@ -898,12 +899,25 @@ describe('5. session fixation', () => {
   test('forged sids of every shape, and a stolen session hash, give no session', async () => {
     const hashes = sql('SELECT hex(hash) FROM sessions LIMIT 3').split('\n');
     const b64 = hashes.map((h) => Buffer.from(h, 'hex').toString('base64url'));
+    // a live session of A, polled once so that Redis caches it
+    const a = await fresh('A');
+    const real = a.jar.get('sid');
+    assert.equal((await a.get('/badges.json')).status, 200);
+    const [uidA, tok] = real.split('.');
+    const uidB = num(`SELECT id FROM users WHERE login = ${q(LOGIN.B)}`);
+    const uidAdmin = num("SELECT id FROM users WHERE is_admin = 1 ORDER BY id LIMIT 1");
     for (const sid of ['', 'x', 'A'.repeat(42), 'A'.repeat(44), 'A'.repeat(43), '-'.repeat(43), "' OR 1=1 --", ...b64,
-      createHash('sha256').update('x').digest('base64url')]) {
+      createHash('sha256').update('x').digest('base64url'),
+      // A's token under other user ids, A's id with other tokens, bent shapes
+      `${uidB}.${tok}`, `${uidAdmin}.${tok}`, `0${uidA}.${tok}`, `${uidA}.${'A'.repeat(43)}`,
+      `${uidA}.${tok.slice(1)}`, `${uidA}.${tok}A`, `${uidA}..${tok}`, `-${uidA}.${tok}`, `${uidA}${tok}`,
+      `${uidA}.${tok.slice(0, 42)}=`, `99999999999999999999.${tok}`, `${uidA}.${b64[0]}`]) {
       const x = clientWith({ sid });
       assert.equal((await x.get('/')).location, '/login', `sid=${sid}`);
       assert.equal((await x.get('/admin')).location, '/login', `sid=${sid}`);
+      assert.equal((await x.get('/badges.json')).status, 401, `badges.json with sid=${sid}`);
     }
+    assert.equal((await clientWith({ sid: real }).get('/badges.json')).status, 200, 'the real one still works');
   });
 
   test('logging in over a live session replaces it', async () => {
