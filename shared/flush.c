@@ -53,20 +53,12 @@ static struct rds_script take_lua = { .src =
 	"end\n"
 	"return out\n" };
 
-/* KEYS: hash.  ARGV: batch.  Deletes the batch's in-flight fields. */
-static struct rds_script ack_lua = { .src =
-	"local pre = '^' .. ARGV[1] .. ':'\n"
-	"local n = 0\n"
-	"for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do\n"
-	"  if string.sub(k, 1, #pre) == pre then redis.call('HDEL', KEYS[1], k); n = n + 1 end\n"
-	"end\n"
-	"redis.call('HINCRBY', KEYS[1], '~v', 1)\n"
-	"return n\n" };
-
 struct taken {
 	char		**hashes;
 	int		  nhashes;
+	int		 *first;	/* per hash: its deltas' start in ds */
 	struct delta	 *ds;
+	long long	 *vals;		/* per delta: SQLite value after it */
 	int		  nds, cap;
 };
 
@@ -78,7 +70,9 @@ taken_free(struct taken *t)
 	for (i = 0; i < t->nhashes; i++)
 		free(t->hashes[i]);
 	free(t->hashes);
+	free(t->first);
 	free(t->ds);
+	free(t->vals);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -96,6 +90,7 @@ manifest(struct app *a, const char *mkey, struct taken *t)
 		return -1;
 	}
 	t->hashes = xcalloc(rep->elements + 1, sizeof(char *));
+	t->first = xcalloc(rep->elements + 1, sizeof(int));
 	for (i = 0; i < rep->elements; i++)
 		t->hashes[t->nhashes++] = xstrndup(rep->element[i]->str,
 		    rep->element[i]->len);
@@ -123,6 +118,7 @@ take_all(struct app *a, const char *batch, int take, struct taken *t)
 		if (rds_get_reply(&a->rds, &rep) == -1) {
 			return -1;
 		}
+		t->first[i] = t->nds;
 		for (j = 0; rep->type == REDIS_REPLY_ARRAY &&
 		    j + 1 < rep->elements; j += 2) {
 			if (cstore_parse(t->hashes[i], rep->element[j]->str, &d)
@@ -136,7 +132,10 @@ take_all(struct app *a, const char *batch, int take, struct taken *t)
 				t->cap = t->cap ? t->cap * 2 : 256;
 				t->ds = xrealloc(t->ds, (size_t)t->cap *
 				    sizeof(*t->ds));
+				t->vals = xrealloc(t->vals, (size_t)t->cap *
+				    sizeof(*t->vals));
 			}
+			t->vals[t->nds] = -1;
 			t->ds[t->nds++] = d;
 		}
 		if (rep->type == REDIS_REPLY_ERROR)
@@ -148,7 +147,7 @@ take_all(struct app *a, const char *batch, int take, struct taken *t)
 
 /* The one SQLite transaction of batch b: 1 applied now, 0 already, -1. */
 static int
-apply_sqlite(struct app *a, long long b, const struct taken *t,
+apply_sqlite(struct app *a, long long b, struct taken *t,
     struct flush_stats *st)
 {
 	struct db *d = &a->db;
@@ -181,7 +180,10 @@ apply_sqlite(struct app *a, long long b, const struct taken *t,
 		    SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(s, 3, t->ds[i].d);
-		rc = sqlite3_step(s);
+		if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			t->vals[i] = sqlite3_column_int64(s, 0);
+			rc = sqlite3_step(s);
+		}
 		db_done(s);
 		if (rc != SQLITE_DONE)
 			goto fail;
@@ -199,19 +201,55 @@ fail:
 	return -1;
 }
 
+/* Drops the batch's in-flight fields, whose names the take returned,
+ * with plain commands (MULTI: HDEL, and the version bump readers check). */
 static int
 ack_all(struct app *a, const char *batch, const struct taken *t)
 {
-	const char *keys[1], *args[1] = { batch };
-	int i, queued = 0;
+	const char *argv[2 + 64];
+	size_t lens[2 + 64];
+	char names[64][48], hash[48], field[40];
+	int i, k, n, end, queued = 0, multi = 0;
 
 	for (i = 0; i < t->nhashes; i++) {
-		keys[0] = t->hashes[i];
-		if (rds_append_eval(&a->rds, &ack_lua, 1, keys, 1, args) == -1)
+		end = i + 1 < t->nhashes ? t->first[i + 1] : t->nds;
+		argv[0] = "MULTI";
+		lens[0] = 5;
+		if (rds_append(&a->rds, 1, argv, lens) == -1)
 			break;
 		queued++;
+		for (k = t->first[i]; k < end; k += n) {
+			argv[0] = "HDEL";
+			argv[1] = t->hashes[i];
+			for (n = 0; n < 64 && k + n < end; n++) {
+				cstore_name(&t->ds[k + n], hash, sizeof(hash),
+				    field, sizeof(field));
+				snprintf(names[n], sizeof(names[n]), "^%s:%s",
+				    batch, field);
+				argv[2 + n] = names[n];
+			}
+			for (multi = 0; multi < 2 + n; multi++)
+				lens[multi] = strlen(argv[multi]);
+			if (rds_append(&a->rds, 2 + n, argv, lens) == -1)
+				goto out;
+			queued++;
+		}
+		argv[0] = "HINCRBY";
+		argv[1] = t->hashes[i];
+		argv[2] = "~v";
+		argv[3] = "1";
+		for (multi = 0; multi < 4; multi++)
+			lens[multi] = strlen(argv[multi]);
+		if (rds_append(&a->rds, 4, argv, lens) == -1)
+			goto out;
+		argv[0] = "EXEC";
+		lens[0] = 4;
+		if (rds_append(&a->rds, 1, argv, lens) == -1)
+			goto out;
+		queued += 2;
 	}
-	if (rds_collect(&a->rds, queued) != 0 || queued != t->nhashes)
+out:
+	if (rds_collect(&a->rds, queued) != 0 || i != t->nhashes)
 		return -1;
 	return 0;
 }
@@ -246,7 +284,7 @@ finish_batch(struct app *a, long long b, int redo, struct flush_stats *st)
 	/* Leaderboards follow the durable values (best effort: a board
 	 * that misses one is repaired by its rebuild or the next batch). */
 	if (t.nds > 0)
-		lb_update(a, t.ds, t.nds);
+		lb_update(a, t.ds, applied ? NULL : t.vals, t.nds);
 	if (ack_all(a, batch, &t) == -1)
 		goto out;
 	if ((rep = rds_cmdv(&a->rds, "DEL", mkey, lkey, NULL)) == NULL)

@@ -61,35 +61,72 @@ static struct rds_script lb_set_lua = { .src =
 	"end\n"
 	"return 1\n" };
 
-int
-lb_update(struct app *a, const struct delta *ds, int n)
+struct lb_entry {
+	enum family	fam;
+	long long	topic, user, value;
+};
+
+static int
+entry_cmp(const void *x, const void *y)
 {
-	char board[48], ok[56], touched[64], member[24], score[24];
-	const char *keys[3], *args[2];
-	long long v;
-	int i, err = 0, queued = 0;
+	const struct lb_entry *a = x, *b = y;
+
+	if (a->fam != b->fam)
+		return a->fam < b->fam ? -1 : 1;
+	if (a->topic != b->topic)
+		return a->topic < b->topic ? -1 : 1;
+	return 0;
+}
+
+#define LB_PAIRS	200	/* members per script call */
+
+int
+lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
+{
+	char board[48], ok[56], touched[64];
+	char (*num)[24] = xcalloc(2 * LB_PAIRS, sizeof(*num));
+	const char *keys[3], *args[2 * LB_PAIRS];
+	struct lb_entry *e = xcalloc((size_t)n + 1, sizeof(*e));
+	int i, j, k, m = 0, err = 0, queued = 0, rc = -1;
 
 	for (i = 0; i < n; i++) {
 		if (!on_board(ds[i].fam))
 			continue;
-		v = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
+		e[m].fam = ds[i].fam;
+		e[m].topic = ds[i].k2;
+		e[m].user = ds[i].k1;
+		e[m].value = vals != NULL && vals[i] >= 0 ? vals[i] :
+		    cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
 		if (err)
-			return -1;
-		board_key(ds[i].fam, ds[i].k2, board, sizeof(board));
+			goto out;
+		m++;
+	}
+	qsort(e, (size_t)m, sizeof(*e), entry_cmp);
+	for (i = 0; i < m; i = j) {
+		board_key(e[i].fam, e[i].topic, board, sizeof(board));
 		snprintf(ok, sizeof(ok), "%s:ok", board);
 		snprintf(touched, sizeof(touched), "%s:touched", board);
-		snprintf(member, sizeof(member), "%016lld", ds[i].k1);
-		snprintf(score, sizeof(score), "%lld", v);
 		keys[0] = board;
 		keys[1] = ok;
 		keys[2] = touched;
-		args[0] = score;
-		args[1] = member;
-		if (rds_append_eval(&a->rds, &lb_set_lua, 3, keys, 2, args) == -1)
+		for (j = i, k = 0; j < m && k < LB_PAIRS &&
+		    entry_cmp(&e[i], &e[j]) == 0; j++, k++) {
+			snprintf(num[2 * k], sizeof(num[0]), "%lld", e[j].value);
+			snprintf(num[2 * k + 1], sizeof(num[0]), "%016lld",
+			    e[j].user);
+			args[2 * k] = num[2 * k];
+			args[2 * k + 1] = num[2 * k + 1];
+		}
+		if (rds_append_eval(&a->rds, &lb_set_lua, 3, keys, 2 * k,
+		    args) == -1)
 			break;
 		queued++;
 	}
-	return rds_collect(&a->rds, queued) == 0 ? 0 : -1;
+	rc = rds_collect(&a->rds, queued) == 0 && i >= m ? 0 : -1;
+out:
+	free(e);
+	free(num);
+	return rc;
 }
 
 /* KEYS: tmp, board, marker, touched.  Swaps the filled board in and
@@ -185,7 +222,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		dl.fam = fam;
 		dl.k1 = strtoll(rep->element[j]->str, NULL, 10);
 		dl.k2 = fam == FAM_UT_RATING ? topic : 0;
-		lb_update(a, &dl, 1);
+		lb_update(a, &dl, NULL, 1);
 	}
 	freeReplyObject(rep);
 	if ((rep = rds_cmdv(&a->rds, "DEL", lock, NULL)) != NULL)

@@ -23,8 +23,11 @@
 enum family	lb_family(const char *by);
 
 /* After a flush batch: boards of the user and (user, topic) counters
- * among ds take their durable values.  0 or -1. */
-int		lb_update(struct app *, const struct delta *ds, int n);
+ * among ds take their durable values: vals[i] (the counters row after
+ * ds[i], from the flush's own UPSERT), or read from SQLite when vals is
+ * NULL.  One script call per board.  0 or -1. */
+int		lb_update(struct app *, const struct delta *ds,
+		    const long long *vals, int n);
 
 /* The top n (<= LB_MAX) of a board (topic > 0: that topic's rating):
  * user ids and values, best first.  Returns how many, or -1. */

@@ -148,7 +148,8 @@ const char *const sql_text[STMT__MAX] = {
 	"SELECT value FROM counters WHERE name = ?1 AND key = ?2",
 	/* STMT_COUNTER_ADD: name, key, delta */
 	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
+	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value "
+	"RETURNING value",
 	/* STMT_COUNTER_SET: name, key, value */
 	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
 	"ON CONFLICT(name, key) DO UPDATE SET value = excluded.value",
