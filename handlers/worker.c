@@ -172,7 +172,10 @@ main(void)
 		if (!recovered)
 			recovered = fanout_recover(&a) >= 0;
 		if (recovered) {
-			int ran = fanout_work(&a, 20);
+			int ran;
+
+			fanout_reclaim(&a, FANOUT_INLINE_GRACE_MS);
+			ran = fanout_work(&a, 20);
 
 			if (ran > 0)
 				continue;	/* more may be waiting */

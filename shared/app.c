@@ -61,6 +61,31 @@ app_close(struct app *a)
 	db_close(&a->db);
 }
 
+void
+app_after(struct app *a, void (*fn)(struct app *, char *), char *arg)
+{
+	if (!a->in_request || a->nafter == APP_AFTER_MAX) {
+		fn(a, arg);
+		free(arg);
+		return;
+	}
+	a->after[a->nafter].fn = fn;
+	a->after[a->nafter].arg = arg;
+	a->nafter++;
+}
+
+void
+app_run_after(struct app *a)
+{
+	int i, n = a->nafter;
+
+	a->nafter = 0;
+	for (i = 0; i < n; i++) {
+		a->after[i].fn(a, a->after[i].arg);
+		free(a->after[i].arg);
+	}
+}
+
 struct serve_ctx {
 	const char		*name;
 	const struct route	*routes;
@@ -91,6 +116,7 @@ serve_child(int fd, void *arg)
 		return -1;
 	}
 	while (FCGX_Accept_r(&fr) >= 0) {
+		a.in_request = 1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		cost.stmts = a.db.nstmt;
 		cost.cmds = a.rds.ncmds + a.replica.ncmds;
@@ -103,15 +129,20 @@ serve_child(int fd, void *arg)
 		} else
 			route_dispatch(&r, ctx->routes, ctx->nroutes);
 		resp_send(&r);
+		st = r.status;
+		req_finish(&r);
+		FCGX_Finish_r(&fr);
+		/* The latency is the client's; the cost includes the work
+		 * the request left for after its response. */
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		a.in_request = 0;
+		app_run_after(&a);
 		cost.stmts = a.db.nstmt - cost.stmts;
 		cost.cmds = a.rds.ncmds + a.replica.ncmds - cost.cmds;
 		cost.trips = a.rds.ntrips + a.replica.ntrips - cost.trips;
-		metrics_observe(a.metrics, a.metrics_idx, r.status,
+		metrics_observe(a.metrics, a.metrics_idx, st,
 		    (t1.tv_sec - t0.tv_sec) * 1000000LL +
 		    (t1.tv_nsec - t0.tv_nsec) / 1000, &cost);
-		req_finish(&r);
-		FCGX_Finish_r(&fr);
 	}
 	app_close(&a);
 	return 0;

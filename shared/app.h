@@ -9,8 +9,17 @@
 #include "db.h"
 #include "rds.h"
 
+struct app;
 struct route;
 struct metrics;
+
+#define APP_AFTER_MAX	8
+
+/* Work a request leaves for after its response (app_after()). */
+struct app_after {
+	void		(*fn)(struct app *, char *arg);
+	char		 *arg;		/* freed after fn */
+};
 
 struct app {
 	const char	*name;
@@ -21,6 +30,9 @@ struct app {
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
 	struct metrics	*metrics;	/* shared request counters, or NULL */
 	int		 metrics_idx;	/* this handler's slot */
+	int		 in_request;	/* app_after() defers */
+	struct app_after after[APP_AFTER_MAX];
+	int		 nafter;
 };
 
 /* Loads the configuration, initialises libsodium, opens SQLite (with
@@ -33,6 +45,14 @@ void	app_close(struct app *);
  * the replica when one is configured and answers, else the (down)
  * master, whose calls then fail fast.  Never write through it. */
 struct rds *app_reader(struct app *);
+
+/* Runs fn(a, arg) once the response of the current request is sent
+ * (FCGX_Finish_r: the client has its answer), before the process takes
+ * the next request; outside a request (tools, the worker), or with
+ * APP_AFTER_MAX already queued, at once.  arg (heap) is freed after. */
+void	app_after(struct app *, void (*fn)(struct app *, char *), char *arg);
+/* Runs what app_after() queued. */
+void	app_run_after(struct app *);
 
 /* The whole main() of a FastCGI handler: parses "-s SOCKET -n PROCS"
  * (defaults $RUN_DIR/NAME.sock and 2), listens, forks PROCS children that

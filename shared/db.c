@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "log.h"
@@ -97,6 +98,27 @@ fail:
 	return -1;
 }
 
+/* Waiting for the write lock.  sqlite3_busy_timeout() sleeps 1, 2, 5,
+ * 10... ms between tries, long against write transactions of ~0.1 ms:
+ * under concurrent likes it made the p99.  This one tries again after
+ * 50 us, backs off to 1 ms, and gives up after DB_BUSY_MS. */
+static int
+busy_wait(void *arg, int tries)
+{
+	struct db *d = arg;
+	struct timespec ts;
+	long long now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	if (tries == 0)
+		d->busy_since_us = now;
+	if (now - d->busy_since_us >= DB_BUSY_MS * 1000LL)
+		return 0;
+	usleep(tries < 20 ? 50 : tries < 200 ? 200 : 1000);
+	return 1;
+}
+
 /* Counts every statement SQLite starts, whatever ran it. */
 static int
 count_stmt(unsigned type, void *arg, void *p, void *x)
@@ -112,7 +134,6 @@ int
 db_open(struct db *d, const char *path)
 {
 	static const char *const pragmas =
-	    "PRAGMA busy_timeout = 5000;"
 	    "PRAGMA journal_mode = WAL;"
 	    "PRAGMA synchronous = NORMAL;"
 	    "PRAGMA foreign_keys = ON;"
@@ -128,7 +149,7 @@ db_open(struct db *d, const char *path)
 		db_close(d);
 		return -1;
 	}
-	sqlite3_busy_timeout(d->h, 5000);
+	sqlite3_busy_handler(d->h, busy_wait, d);
 	sqlite3_trace_v2(d->h, SQLITE_TRACE_STMT, count_stmt, d);
 	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
 		db_close(d);

@@ -16,7 +16,10 @@ struct db {
 	sqlite3		*h;
 	sqlite3_stmt	*st[STMT__MAX];
 	unsigned long long nstmt;	/* statements run (for /metrics) */
+	long long	 busy_since_us;	/* monotonic; the wait in progress */
 };
+
+#define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
  * applies pending migrations.  Returns 0 or -1 (logged; db closed). */

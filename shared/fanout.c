@@ -1,4 +1,5 @@
 /* fanout.c -- fan-out and the deferred job queue; see fanout.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,24 @@
 #include "keys.h"
 #include "log.h"
 #include "timeline.h"
+
+/* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
+ * own batch is done: its note goes, its continuation (if any) queues. */
+static struct rds_script inline_done_lua = { .src =
+	"redis.call('ZREM', KEYS[1], ARGV[1])\n"
+	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[2], ARGV[2]) end\n"
+	"return 1\n" };
+
+/* KEYS: inline, queue.  ARGV: before (ms), max.  Notes older than before
+ * belong to a handler that died after answering: the worker takes them. */
+static struct rds_script reclaim_lua = { .src =
+	"local js = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1],"
+	" 'LIMIT', 0, tonumber(ARGV[2]))\n"
+	"for _, j in ipairs(js) do\n"
+	"  redis.call('LPUSH', KEYS[2], j)\n"
+	"  redis.call('ZREM', KEYS[1], j)\n"
+	"end\n"
+	"return #js\n" };
 
 /* KEYS: queue, processing.  ARGV: done job, next job or "". */
 static struct rds_script job_done_lua = { .src =
@@ -117,21 +136,81 @@ job_batch(struct app *a, struct job *j)
 	return rc == -1 ? -1 : n;
 }
 
+/* After the response: the first FANOUT_BATCH followers, then the rest
+ * queued for the worker, and the note dropped -- in one script. */
+static void
+inline_run(struct app *a, char *raw)
+{
+	const char *keys[2] = { KEY_JOBS_INLINE, KEY_JOBS_QUEUE }, *args[2];
+	redisReply *rep;
+	struct job j;
+	char *next = NULL;
+	int n;
+
+	if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
+		usleep((useconds_t)a->fault_delay_ms * 1000);
+	if (job_decode(raw, strlen(raw), &j) == -1 || (n = job_batch(a, &j)) < 0)
+		return;			/* the note stays: the worker redoes it */
+	if (n == FANOUT_BATCH && (next = job_encode(&j)) == NULL)
+		return;
+	args[0] = raw;
+	args[1] = next != NULL ? next : "";
+	if ((rep = rds_eval(&a->rds, &inline_done_lua, 2, keys, 2, args)) != NULL)
+		freeReplyObject(rep);
+	free(next);
+}
+
 int
 fanout_publish(struct app *a, long long post, long long author,
     long long published_at)
 {
 	struct job j = { 1, post, author, published_at, -1, -1 };
-	int n;
+	redisReply *rep;
+	char *s, now[24];
+	int ok;
 
 	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
 	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
 		return -1;
-	if ((n = job_batch(a, &j)) < 0)
+	if ((s = job_encode(&j)) == NULL)
 		return -1;
-	if (n == FANOUT_BATCH)
-		return job_push(a, &j);
+	/* The note makes the batch durable before the response: should
+	 * this process die before doing it, the worker does. */
+	snprintf(now, sizeof(now), "%lld", db_now_ms());
+	rep = rds_cmdv(&a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
+	ok = rep != NULL && rep->type == REDIS_REPLY_INTEGER;
+	if (rep != NULL)
+		freeReplyObject(rep);
+	if (!ok) {
+		free(s);
+		log_warn("fan-out of post %lld not noted", post);
+		tl_mark_stale(a);
+		return -1;
+	}
+	app_after(a, inline_run, s);
 	return 0;
+}
+
+int
+fanout_reclaim(struct app *a, long long grace_ms)
+{
+	const char *keys[2] = { KEY_JOBS_INLINE, KEY_JOBS_QUEUE }, *args[2];
+	char before[24];
+	redisReply *rep;
+	int n = -1;
+
+	snprintf(before, sizeof(before), "%lld", db_now_ms() - grace_ms);
+	args[0] = before;
+	args[1] = "100";
+	if ((rep = rds_eval(&a->rds, &reclaim_lua, 2, keys, 2, args)) == NULL)
+		return -1;
+	if (rep->type == REDIS_REPLY_INTEGER)
+		n = (int)rep->integer;
+	freeReplyObject(rep);
+	if (n > 0)
+		log_info("took over %d fan-out batches of handlers that died "
+		    "after answering", n);
+	return n;
 }
 
 int
@@ -226,6 +305,11 @@ fanout_pending(struct app *a)
 		if (q->type == REDIS_REPLY_INTEGER &&
 		    p->type == REDIS_REPLY_INTEGER)
 			n = q->integer + p->integer;
+		freeReplyObject(p);
+	}
+	if (n >= 0 && (p = rds_cmdv(&a->rds, "ZCARD", KEY_JOBS_INLINE,
+	    NULL)) != NULL) {
+		n = p->type == REDIS_REPLY_INTEGER ? n + p->integer : -1;
 		freeReplyObject(p);
 	}
 	freeReplyObject(q);

@@ -11,7 +11,8 @@
  *   <key>:lock     SET NX lock of the one request that rebuilds <key>
  *   {u7}:ss        cached sessions (session.h)
  *   {u7}:bm        cached badge inputs (bcache.h)
- * The deferred work queue is {jobs}:queue with {jobs}:processing; the
+ * The deferred work queue is {jobs}:queue with {jobs}:processing, and
+ * {jobs}:inline the batches handlers do after answering (fanout.h); the
  * badges' global part is {g}:badge (bcache.h).
  */
 #ifndef TALLY_KEYS_H
@@ -27,6 +28,7 @@ void	key_user(char *out, size_t sz, long long uid, const char *what,
 
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
+#define KEY_JOBS_INLINE		"{jobs}:inline"
 #define KEY_BADGE_GLOBAL	"{g}:badge"
 
 #endif

@@ -641,9 +641,9 @@ mr() { median <<<"${R[$1]}"; }		# median of a ratio
 
 # ---- fan-out: one connection, paced, then wait for the deferred part ------
 rcli() { redis-cli -s "$RD/redis.sock" "$@"; }
-pending_jobs() {	# queue + processing, read atomically (a job moves between them)
-	rcli EVAL "return redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2])" \
-	    2 '{jobs}:queue' '{jobs}:processing'
+pending_jobs() {	# queue + processing + handlers' batches, read atomically
+	rcli EVAL "return redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3])" \
+	    3 '{jobs}:queue' '{jobs}:processing' '{jobs}:inline'
 }
 drain() {		# seconds until the worker has done every job (max 120)
 	local t0 i
