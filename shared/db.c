@@ -1,6 +1,10 @@
 /* db.c -- SQLite access: pragmas, migrations, the statement cache. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,10 +34,31 @@ db_exec(struct db *d, const char *sql)
 	return 0;
 }
 
+static void
+wunlock(struct db *d)
+{
+	if (d->wlocked) {
+		flock(d->wlock_fd, LOCK_UN);
+		d->wlocked = 0;
+	}
+}
+
 int
 db_begin(struct db *d)
 {
-	return db_exec(d, "BEGIN IMMEDIATE");
+	if (d->wlock_fd > 0 && !d->wlocked) {
+		while (flock(d->wlock_fd, LOCK_EX) == -1)
+			if (errno != EINTR) {
+				log_warn("flock: %s", strerror(errno));
+				break;
+			}
+		d->wlocked = 1;
+	}
+	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
+		wunlock(d);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -43,6 +68,7 @@ db_commit(struct db *d)
 		db_rollback(d);
 		return -1;
 	}
+	wunlock(d);
 	return 0;
 }
 
@@ -51,6 +77,7 @@ db_rollback(struct db *d)
 {
 	if (!sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	wunlock(d);
 }
 
 static int
@@ -141,7 +168,17 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA temp_store = MEMORY;"
 	    "PRAGMA cache_size = -8000;";
 
+	char lp[4096];
+
 	memset(d, 0, sizeof(*d));
+	d->wlock_fd = -1;
+	/* Opened here, after any fork(): an flock() belongs to the open
+	 * file, so a descriptor inherited across fork() would not exclude
+	 * the other children. */
+	if (snprintf(lp, sizeof(lp), "%s-wlock", path) < (int)sizeof(lp) &&
+	    (d->wlock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1)
+		log_warn("%s: %s (writers poll SQLite's lock)", lp,
+		    strerror(errno));
 	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		log_err("sqlite open %s: %s", path,
@@ -166,7 +203,10 @@ db_close(struct db *d)
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);
+	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
+		close(d->wlock_fd);
 	memset(d, 0, sizeof(*d));
+	d->wlock_fd = -1;
 }
 
 sqlite3_stmt *

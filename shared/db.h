@@ -17,6 +17,8 @@ struct db {
 	sqlite3_stmt	*st[STMT__MAX];
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
+	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
+	int		 wlocked;
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
@@ -31,7 +33,13 @@ void		 db_close(struct db *);
 sqlite3_stmt	*db_stmt(struct db *, enum stmt);
 void		 db_done(sqlite3_stmt *);
 
-int		 db_begin(struct db *);		/* BEGIN IMMEDIATE */
+/* BEGIN IMMEDIATE, after taking the writers' lock: an flock() on
+ * "<database>-wlock".  Writers of all processes queue on it in the
+ * kernel and are woken the moment it is free, where SQLite's own lock
+ * would make them poll (failed lock calls and sleeps: under concurrent
+ * likes they were half the syscalls of a request).  Released by
+ * db_commit() and db_rollback(), and by the kernel if the process dies. */
+int		 db_begin(struct db *);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
