@@ -161,6 +161,10 @@ main(void)
 	signal(SIGPIPE, SIG_IGN);
 	if (app_open(&a, "worker") == -1)
 		return 1;
+	/* Checkpoints come from job_wal() only, outside any transaction: an
+	 * automatic one would run inside a flush's commit, with the writers'
+	 * lock held (db.h), and every like would wait for its fsync. */
+	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
 	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &every) == -1)
 		every = 3600;
 	last_rec = time(NULL);
