@@ -25,6 +25,7 @@ struct rds {
 	char		 path[CFG_SOCK_MAX + 1];
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */
+	long long	 answered_ms;	/* monotonic; the last reply */
 	int		 backoff_ms;
 	/* For /metrics: commands sent, and round trips (a command waited
 	 * for, or the first reply read after a batch of appends). */
