@@ -2,9 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/time.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,15 +45,42 @@ wunlock(struct db *d)
 	}
 }
 
+static void
+on_alarm(int sig)
+{
+	(void)sig;	/* only interrupts a waiting flock() */
+}
+
+/* The writers' lock: at once when free (one call), else a blocking wait
+ * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did.
+ * 0, or -1 (timed out: the caller fails like on SQLITE_BUSY). */
+static int
+wlock(struct db *d)
+{
+	struct itimerval it = { { 0, 0 }, { DB_BUSY_MS / 1000,
+	    (DB_BUSY_MS % 1000) * 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+	int rc;
+
+	if (flock(d->wlock_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return 0;	/* no usable lock file: SQLite's lock still holds */
+	setitimer(ITIMER_REAL, &it, NULL);
+	rc = flock(d->wlock_fd, LOCK_EX);
+	setitimer(ITIMER_REAL, &off, NULL);
+	if (rc == -1) {
+		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
+		return -1;
+	}
+	return 0;
+}
+
 int
 db_begin(struct db *d)
 {
 	if (d->wlock_fd > 0 && !d->wlocked) {
-		while (flock(d->wlock_fd, LOCK_EX) == -1)
-			if (errno != EINTR) {
-				log_warn("flock: %s", strerror(errno));
-				break;
-			}
+		if (wlock(d) == -1)
+			return -1;
 		d->wlocked = 1;
 	}
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -168,10 +197,15 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA temp_store = MEMORY;"
 	    "PRAGMA cache_size = -8000;";
 
+	struct sigaction sa;
 	char lp[4096];
 
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: flock() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
 	/* Opened here, after any fork(): an flock() belongs to the open
 	 * file, so a descriptor inherited across fork() would not exclude
 	 * the other children. */

@@ -1,0 +1,169 @@
+/* test-db-wlock.c -- the writers' lock of db_begin() (shared/db.h): a
+ * second process's db_begin() waits while a transaction is open and goes
+ * on the moment it commits; a writer killed inside its transaction frees
+ * the lock at once (the kernel drops the flock); commit and rollback both
+ * release it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db.h"
+
+static char dir[64], path[128];
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+setup(void **state)
+{
+	struct db d;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/tally-wlock-XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	if (db_open(&d, path) == -1)
+		return -1;
+	db_exec(&d, "CREATE TABLE IF NOT EXISTS t(x INTEGER)");
+	db_close(&d);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[160];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A child that opens the database, begins, tells the parent through the
+ * pipe, then commits after hold_ms -- or dies with SIGKILL if kill_it. */
+static pid_t
+holder(int hold_ms, int kill_it, int *rd)
+{
+	int p[2];
+	pid_t pid;
+	struct db d;
+
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (db_open(&d, path) == -1 || db_begin(&d) == -1 ||
+		    db_exec(&d, "INSERT INTO t VALUES (1)") == -1)
+			_exit(2);
+		if (write(p[1], "b", 1) != 1)
+			_exit(3);
+		usleep((useconds_t)hold_ms * 1000);
+		if (kill_it)
+			raise(SIGKILL);
+		_exit(db_commit(&d) == 0 ? 0 : 4);
+	}
+	close(p[1]);
+	*rd = p[0];
+	return pid;
+}
+
+static void
+test_waits_for_the_holder(void **state)
+{
+	struct db d;
+	char c;
+	int rd, st;
+	long long t0, waited;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(db_open(&d, path), 0);
+	pid = holder(300, 0, &rd);
+	assert_int_equal(read(rd, &c, 1), 1);	/* the child is inside */
+	t0 = now_ms();
+	assert_int_equal(db_begin(&d), 0);
+	waited = now_ms() - t0;
+	assert_true(waited >= 200);		/* it waited for the commit */
+	assert_true(waited < 3000);		/* and went on at once */
+	assert_int_equal(db_exec(&d, "INSERT INTO t VALUES (2)"), 0);
+	assert_int_equal(db_commit(&d), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(rd);
+	db_close(&d);
+}
+
+static void
+test_killed_holder_frees_it(void **state)
+{
+	struct db d;
+	char c;
+	int rd, st;
+	long long t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(db_open(&d, path), 0);
+	pid = holder(100, 1, &rd);
+	assert_int_equal(read(rd, &c, 1), 1);
+	t0 = now_ms();
+	assert_int_equal(db_begin(&d), 0);
+	assert_true(now_ms() - t0 < 3000);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	db_rollback(&d);
+	close(rd);
+	db_close(&d);
+}
+
+static void
+test_commit_and_rollback_release(void **state)
+{
+	struct db a, b;
+
+	(void)state;
+	assert_int_equal(db_open(&a, path), 0);
+	assert_int_equal(db_open(&b, path), 0);	/* own descriptor: own flock */
+	assert_int_equal(db_begin(&a), 0);
+	assert_true(a.wlocked);
+	db_rollback(&a);
+	assert_false(a.wlocked);
+	assert_int_equal(db_begin(&b), 0);	/* free again */
+	assert_int_equal(db_commit(&b), 0);
+	assert_false(b.wlocked);
+	assert_int_equal(db_begin(&a), 0);
+	assert_int_equal(db_commit(&a), 0);
+	db_close(&a);
+	db_close(&b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_waits_for_the_holder),
+		cmocka_unit_test(test_killed_holder_frees_it),
+		cmocka_unit_test(test_commit_and_rollback_release),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
