@@ -20,7 +20,7 @@
 
 #include "db.h"
 
-static char dir[64], path[128];
+static char dir[256], path[300];
 
 static long long
 now_ms(void)
@@ -35,9 +35,11 @@ static int
 setup(void **state)
 {
 	struct db d;
+	const char *tmp = getenv("TMPDIR");
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/tally-wlock-XXXXXX");
+	snprintf(dir, sizeof(dir), "%s/tally-wlock-XXXXXX",
+	    tmp != NULL && *tmp != '\0' && strlen(tmp) < 200 ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL)
 		return -1;
 	snprintf(path, sizeof(path), "%s/t.db", dir);
@@ -51,11 +53,16 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[160];
+	static const char *const ext[] = { "", "-wal", "-shm", "-wlock" };
+	char f[320];
+	size_t i;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(f, sizeof(f), "%s%s", path, ext[i]);
+		unlink(f);
+	}
+	return rmdir(dir);
 }
 
 /* A child that opens the database, begins, tells the parent through the
