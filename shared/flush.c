@@ -208,8 +208,8 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 {
 	const char *argv[2 + 64];
 	size_t lens[2 + 64];
-	char names[64][48], hash[48], field[40];
-	int i, k, n, end, queued = 0, multi = 0;
+	char names[64][80], hash[48], field[48];
+	int i, j, k, n, end, queued = 0;
 
 	for (i = 0; i < t->nhashes; i++) {
 		end = i + 1 < t->nhashes ? t->first[i + 1] : t->nds;
@@ -228,8 +228,8 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 				    batch, field);
 				argv[2 + n] = names[n];
 			}
-			for (multi = 0; multi < 2 + n; multi++)
-				lens[multi] = strlen(argv[multi]);
+			for (j = 0; j < 2 + n; j++)
+				lens[j] = strlen(argv[j]);
 			if (rds_append(&a->rds, 2 + n, argv, lens) == -1)
 				goto out;
 			queued++;
@@ -238,8 +238,8 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 		argv[1] = t->hashes[i];
 		argv[2] = "~v";
 		argv[3] = "1";
-		for (multi = 0; multi < 4; multi++)
-			lens[multi] = strlen(argv[multi]);
+		for (j = 0; j < 4; j++)
+			lens[j] = strlen(argv[j]);
 		if (rds_append(&a->rds, 4, argv, lens) == -1)
 			goto out;
 		argv[0] = "EXEC";
