@@ -10,6 +10,7 @@
 #include "fanout.h"
 #include "keys.h"
 #include "log.h"
+#include "post.h"
 #include "timeline.h"
 
 /* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
@@ -107,16 +108,36 @@ job_push(struct app *a, const struct job *j)
 	return rc;
 }
 
+/* 1 when the add job j is still current: its post visible, published at
+ * the job's score (not unpublished, deleted or republished since); 0 not;
+ * -1 on a SQLite error. */
+static int
+current(struct app *a, const struct job *j)
+{
+	struct post p;
+	int rc = post_get(&a->db, j->post, &p);
+
+	if (rc != 1)
+		return rc;
+	rc = POST_VISIBLE(&p) && p.published_at == j->score;
+	post_free(&p);
+	return rc;
+}
+
 /* One batch: followers after the job's cursor.  Returns how many were
- * done (the cursor moves to the last), or -1. */
+ * done (the cursor moves to the last), or -1.  An add job whose post is
+ * no longer current does nothing (0): a remove job was queued when it
+ * stopped being so. */
 static int
 job_batch(struct app *a, struct job *j)
 {
 	long long uids[FANOUT_BATCH];
-	sqlite3_stmt *s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
+	sqlite3_stmt *s;
 	int n = 0, rc;
 
-	if (s == NULL)
+	if (j->add && (rc = current(a, j)) != 1)
+		return rc;
+	if ((s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, j->author);
 	sqlite3_bind_int64(s, 2, j->after_t);
@@ -143,15 +164,33 @@ inline_run(struct app *a, char *raw)
 {
 	const char *keys[2] = { KEY_JOBS_INLINE, KEY_JOBS_QUEUE }, *args[2];
 	redisReply *rep;
-	struct job j;
+	struct job j, undo;
 	char *next = NULL;
-	int n;
+	int n, noted;
 
 	if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
 		usleep((useconds_t)a->fault_delay_ms * 1000);
-	if (job_decode(raw, strlen(raw), &j) == -1 || (n = job_batch(a, &j)) < 0)
+	/* Not there any more: the worker took it over (we were slow). */
+	if ((rep = rds_cmdv(&a->rds, "ZSCORE", KEY_JOBS_INLINE, raw, NULL)) == NULL)
+		return;
+	noted = rep->type == REDIS_REPLY_STRING;
+	freeReplyObject(rep);
+	if (!noted || job_decode(raw, strlen(raw), &j) == -1 ||
+	    (n = job_batch(a, &j)) < 0)
 		return;			/* the note stays: the worker redoes it */
-	if (n == FANOUT_BATCH && (next = job_encode(&j)) == NULL)
+	if (n == FANOUT_BATCH)
+		next = job_encode(&j);
+	/* Unpublished or deleted while we wrote: its remove job may have run
+	 * before our adds, so queue one more after them (ZREMs repeat
+	 * harmlessly), and no continuation. */
+	if (n > 0 && current(a, &j) == 0) {
+		free(next);
+		undo = j;
+		undo.add = 0;
+		undo.after_t = undo.after_id = -1;
+		next = job_encode(&undo);
+	}
+	if (n == FANOUT_BATCH && next == NULL)
 		return;
 	args[0] = raw;
 	args[1] = next != NULL ? next : "";

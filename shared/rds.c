@@ -1,4 +1,5 @@
 /* rds.c -- Redis access with timeouts, backoff and reconnect; see rds.h. */
+#include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,14 +29,35 @@ rds_init(struct rds *r, const char *path, int timeout_ms)
 	r->timeout_ms = timeout_ms > 0 ? timeout_ms : 500;
 }
 
+/* Right after a failed hiredis call (errno still its): did the server
+ * close the connection (end of file, broken pipe, reset)? */
+static void
+note_closed(struct rds *r)
+{
+	r->peer_closed = r->c->err == REDIS_ERR_EOF ||
+	    (r->c->err == REDIS_ERR_IO && (errno == EPIPE ||
+	    errno == ECONNRESET));
+}
+
 void
 rds_drop(struct rds *r)
 {
+	/* The server closed a connection that had been answering (Redis
+	 * restarted; the liveness poll is skipped on busy connections):
+	 * the next call reconnects at once, no backoff. */
+	int closed = r->c != NULL && r->peer_closed && r->backoff_ms == 0 &&
+	    r->answered_ms > r->connected_ms;
+
 	r->unsent = 0;
 	r->pending = 0;
+	r->peer_closed = 0;
 	if (r->c != NULL) {
 		redisFree(r->c);
 		r->c = NULL;
+	}
+	if (closed) {
+		r->retry_at_ms = 0;
+		return;
 	}
 	/* A Redis that does not answer costs one timeout per process, then
 	 * nothing until the backoff ends: 250 ms, doubling, at most 4 s. */
@@ -91,6 +113,7 @@ rds_connect(struct rds *r)
 	}
 	r->gen++;
 	r->pending = 0;
+	r->connected_ms = mono_ms();
 	if (r->backoff_ms != 0)
 		log_info("redis %s: reconnected", r->path);
 	/* backoff_ms is reset by the first reply, not by the connect: a hung
@@ -119,6 +142,7 @@ rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 		r->answered_ms = mono_ms();
 	}
 	if (rep == NULL) {
+		note_closed(r);
 		log_warn("redis %s: %s", argv[0],
 		    r->c->errstr[0] ? r->c->errstr : "no reply");
 		rds_drop(r);
@@ -274,8 +298,11 @@ rds_get_reply(struct rds *r, redisReply **out)
 		r->ntrips++;
 		r->unsent = 0;
 	}
-	if (r->c == NULL || redisGetReply(r->c, &v) != REDIS_OK) {
-		log_warn("redis pipeline: %s", r->c ? r->c->errstr : "down");
+	if (r->c == NULL)		/* dropped already: nothing to read */
+		return -1;
+	if (redisGetReply(r->c, &v) != REDIS_OK) {
+		note_closed(r);
+		log_warn("redis pipeline: %s", r->c->errstr);
 		rds_drop(r);
 		return -1;
 	}

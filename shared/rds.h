@@ -26,6 +26,8 @@ struct rds {
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */
 	long long	 answered_ms;	/* monotonic; the last reply */
+	long long	 connected_ms;	/* monotonic; this connection's start */
+	int		 peer_closed;	/* the failure was the server closing */
 	int		 backoff_ms;
 	/* For /metrics: commands sent, and round trips (a command waited
 	 * for, or the first reply read after a batch of appends). */

@@ -129,28 +129,33 @@ session_delete(struct db *d, struct rds *rd, const char *sid)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* KEYS: {u}:ss.  ARGV: field, until (ms).  The key lives as long as its
- * longest entry; stale fields are dropped by the badge script. */
+/* KEYS: {u}:ss.  ARGV: field, until (ms), now (ms).  Entries past their
+ * time go (a user has a handful of sessions: one small hash); the key
+ * lives as long as its longest entry. */
 static struct rds_script put_lua = { .src =
-	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
-	"local t = tonumber(redis.call('HGET', KEYS[1], '~until') or '0')\n"
-	"if tonumber(ARGV[2]) > t then\n"
-	"  redis.call('HSET', KEYS[1], '~until', ARGV[2])\n"
-	"  redis.call('PEXPIREAT', KEYS[1], ARGV[2])\n"
+	"local all = redis.call('HGETALL', KEYS[1])\n"
+	"local t = tonumber(ARGV[2])\n"
+	"for i = 1, #all, 2 do\n"
+	"  local u = tonumber(all[i+1])\n"
+	"  if u <= tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i])\n"
+	"  elseif u > t then t = u end\n"
 	"end\n"
+	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
+	"redis.call('PEXPIREAT', KEYS[1], t)\n"
 	"return 1\n" };
 
 int
 session_cache_put(struct rds *rd, const char *sid, const struct session *s)
 {
-	char hex[SID_HEX_LEN + 1], key[KEY_MAX], until[24];
-	const char *keys[1], *args[2];
-	long long uid, u;
+	char hex[SID_HEX_LEN + 1], key[KEY_MAX], until[24], now[24];
+	const char *keys[1], *args[3];
+	long long uid, u, t = db_now_ms();
 	redisReply *rep;
 
 	if (session_id_parse(sid, &uid, hex) == -1 || uid != s->user_id)
 		return -1;
-	u = db_now_ms() + SESSION_CACHE_MS;
+	snprintf(now, sizeof(now), "%lld", t);
+	u = t + SESSION_CACHE_MS;
 	if (s->expires_at < u)
 		u = s->expires_at;
 	snprintf(until, sizeof(until), "%lld", u);
@@ -158,7 +163,8 @@ session_cache_put(struct rds *rd, const char *sid, const struct session *s)
 	keys[0] = key;
 	args[0] = hex;
 	args[1] = until;
-	if ((rep = rds_eval(rd, &put_lua, 1, keys, 2, args)) == NULL)
+	args[2] = now;
+	if ((rep = rds_eval(rd, &put_lua, 1, keys, 3, args)) == NULL)
 		return -1;
 	freeReplyObject(rep);
 	return 0;

@@ -14,9 +14,10 @@
  * value = the time (ms) the entry stops being trusted: the session's
  * expiry, but at most SESSION_CACHE_MS after the entry was written.  A
  * logout deletes the field; should Redis miss that delete (down at that
- * moment), the ended session can still read its own badge numbers for at
- * most SESSION_CACHE_MS, and nothing else: every other route checks
- * SQLite.
+ * moment), or should a poll that read the session from SQLite just before
+ * the logout put the entry back just after, the ended session can still
+ * read its own badge numbers for at most SESSION_CACHE_MS, and nothing
+ * else: every other route checks SQLite.
  */
 #ifndef TALLY_SESSION_H
 #define TALLY_SESSION_H

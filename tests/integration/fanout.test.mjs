@@ -209,3 +209,19 @@ test('the request costs the same with 5,000 followers as with 10: the batch runs
   assert.ok(tBig < tSmall * 2 + 2, `5000 followers: ${tBig.toFixed(2)} ms; 10: ${tSmall.toFixed(2)} ms`);
   await drainQueue(stack);
 });
+
+test('a post deleted right after publishing leaves no home holding it (the handler\'s batch comes later)', async () => {
+  const s = faulty;	// the handler pauses 150 ms before its after-response batch
+  const { author, ids } = await authorWithFollowers(s, 'fan_undo', 1200);
+  const post = await publish(author.c, 'oops');
+  // at once, inside the pause: the delete's remove job can run before
+  // the publishing handler's batch
+  await author.c.get(`/posts/${post}`);
+  const r = await author.c.post(`/posts/${post}/delete`);
+  assert.equal(r.status, 303);
+  await sleep(300);
+  await drainQueue(s, 30000);
+  const h = homesHolding(s, ids, post);
+  assert.equal(h.has, 0, `no home holds the deleted post (${h.has} do)`);
+  assert.equal(h.ok, ids.length, 'homes stay materialised');
+});
