@@ -78,18 +78,6 @@ epoch(struct app *a, int bump)
 	return v;
 }
 
-/* Queues one plain command. */
-static int
-append(struct app *a, int argc, const char **argv)
-{
-	size_t lens[10];
-	int i;
-
-	for (i = 0; i < argc; i++)
-		lens[i] = strlen(argv[i]);
-	return rds_append(&a->rds, argc, argv, lens);
-}
-
 int
 bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
     struct bcache_stamp *st)
@@ -117,7 +105,7 @@ bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
 	/* One round trip: plain commands (cheaper for Redis than a script),
 	 * all sent before the first reply is read. */
 	for (i = first; i < 4; i++)
-		if (append(a, argc[i], cmd[i]) == -1) {
+		if (rds_append_strs(&a->rds, argc[i], cmd[i]) == -1) {
 			rds_collect(&a->rds, i - first);
 			return rc;
 		}
@@ -165,8 +153,7 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 	char kbm[KEY_MAX], s[6][24];
 	const char *keys[1], *args[6];
 	long long vals[6];
-	redisReply *rep;
-	int i;
+	int i, queued;
 
 	if (!st->ok)
 		return;
@@ -184,14 +171,16 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 	}
 	key_user(kbm, sizeof(kbm), uid, "bm", NULL);
 	keys[0] = kbm;
-	if ((rep = rds_eval(&a->rds, &fill_lua, 1, keys, 6, args)) != NULL)
-		freeReplyObject(rep);
+	/* Both scripts in one round trip (an append copies its arguments). */
+	if (rds_append_eval(&a->rds, &fill_lua, 1, keys, 6, args) == -1)
+		return;
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
 	snprintf(s[2], sizeof(s[2]), "%lld", st->at);
 	keys[0] = KEY_BADGE_GLOBAL;
-	if ((rep = rds_eval(&a->rds, &globals_lua, 1, keys, 3, args)) != NULL)
-		freeReplyObject(rep);
+	queued = 1 + (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
+	    args) == 0);
+	rds_collect(&a->rds, queued);
 }
 
 void

@@ -207,15 +207,13 @@ static int
 ack_all(struct app *a, const char *batch, const struct taken *t)
 {
 	const char *argv[2 + 64];
-	size_t lens[2 + 64];
 	char names[64][80], hash[48], field[48];
-	int i, j, k, n, end, queued = 0;
+	int i, k, n, end, queued = 0;
 
 	for (i = 0; i < t->nhashes; i++) {
 		end = i + 1 < t->nhashes ? t->first[i + 1] : t->nds;
 		argv[0] = "MULTI";
-		lens[0] = 5;
-		if (rds_append(&a->rds, 1, argv, lens) == -1)
+		if (rds_append_strs(&a->rds, 1, argv) == -1)
 			break;
 		queued++;
 		for (k = t->first[i]; k < end; k += n) {
@@ -228,9 +226,7 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 				    batch, field);
 				argv[2 + n] = names[n];
 			}
-			for (j = 0; j < 2 + n; j++)
-				lens[j] = strlen(argv[j]);
-			if (rds_append(&a->rds, 2 + n, argv, lens) == -1)
+			if (rds_append_strs(&a->rds, 2 + n, argv) == -1)
 				goto out;
 			queued++;
 		}
@@ -238,13 +234,10 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 		argv[1] = t->hashes[i];
 		argv[2] = "~v";
 		argv[3] = "1";
-		for (j = 0; j < 4; j++)
-			lens[j] = strlen(argv[j]);
-		if (rds_append(&a->rds, 4, argv, lens) == -1)
+		if (rds_append_strs(&a->rds, 4, argv) == -1)
 			goto out;
 		argv[0] = "EXEC";
-		lens[0] = 4;
-		if (rds_append(&a->rds, 1, argv, lens) == -1)
+		if (rds_append_strs(&a->rds, 1, argv) == -1)
 			goto out;
 		queued += 2;
 	}
@@ -369,45 +362,46 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 	return 0;
 }
 
+struct recovery {
+	struct app	*a;
+	int		 done;
+};
+
+/* One batch manifest: finished here when its flusher's lock is gone. */
+static int
+recover_one(const char *key, void *arg)
+{
+	struct recovery *rc = arg;
+	redisReply *lock;
+	char lkey[48];
+	long long b;
+	int dead;
+
+	if (sscanf(key, "{flush}:batch:%lld", &b) != 1)
+		return 0;
+	snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
+	if ((lock = rds_cmdv(&rc->a->rds, "EXISTS", lkey, NULL)) == NULL)
+		return -1;
+	dead = lock->type == REDIS_REPLY_INTEGER && lock->integer == 0;
+	freeReplyObject(lock);
+	if (dead) {
+		log_info("flush: finishing batch %lld left by a dead flusher",
+		    b);
+		if (finish_batch(rc->a, b, 1, NULL) == 0)
+			rc->done++;
+	}
+	return 0;
+}
+
 int
 flush_recover(struct app *a, long long grace_ms)
 {
-	redisReply *rep, *lock;
-	char cursor[32] = "0", lkey[48];
-	long long b;
-	size_t i;
-	int done = 0;
+	struct recovery rc = { a, 0 };
 
 	(void)grace_ms;
-	do {
-		rep = rds_cmdv(&a->rds, "SCAN", cursor, "MATCH",
-		    "{flush}:batch:*", "COUNT", "1000", NULL);
-		if (rep == NULL)
-			return -1;
-		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
-			freeReplyObject(rep);
-			return -1;
-		}
-		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++) {
-			if (sscanf(rep->element[1]->element[i]->str,
-			    "{flush}:batch:%lld", &b) != 1)
-				continue;
-			snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
-			lock = rds_cmdv(&a->rds, "EXISTS", lkey, NULL);
-			if (lock == NULL)
-				break;
-			if (lock->type == REDIS_REPLY_INTEGER && lock->integer == 0) {
-				log_info("flush: finishing batch %lld left by a "
-				    "dead flusher", b);
-				if (finish_batch(a, b, 1, NULL) == 0)
-					done++;
-			}
-			freeReplyObject(lock);
-		}
-		freeReplyObject(rep);
-	} while (strcmp(cursor, "0") != 0);
-	return done;
+	if (rds_scan_each(&a->rds, "{flush}:batch:*", recover_one, &rc) == -1)
+		return -1;
+	return rc.done;
 }
 
 long long

@@ -352,9 +352,10 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 }
 
 long long
-rds_del_matching(struct rds *r, const char *pattern)
+rds_scan_each(struct rds *r, const char *pattern,
+    int (*fn)(const char *key, void *arg), void *arg)
 {
-	redisReply *rep, *del;
+	redisReply *rep;
 	char cursor[32] = "0";
 	long long n = 0;
 	size_t i;
@@ -369,17 +370,42 @@ rds_del_matching(struct rds *r, const char *pattern)
 			return -1;
 		}
 		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++) {
-			del = rds_cmdv(r, "DEL", rep->element[1]->element[i]->str,
-			    NULL);
-			if (del == NULL) {
+		for (i = 0; i < rep->element[1]->elements; i++, n++)
+			if (fn(rep->element[1]->element[i]->str, arg) == -1) {
 				freeReplyObject(rep);
 				return -1;
 			}
-			freeReplyObject(del);
-			n++;
-		}
 		freeReplyObject(rep);
 	} while (strcmp(cursor, "0") != 0);
 	return n;
+}
+
+static int
+del_one(const char *key, void *arg)
+{
+	redisReply *del = rds_cmdv(arg, "DEL", key, NULL);
+
+	if (del == NULL)
+		return -1;
+	freeReplyObject(del);
+	return 0;
+}
+
+long long
+rds_del_matching(struct rds *r, const char *pattern)
+{
+	return rds_scan_each(r, pattern, del_one, r);
+}
+
+int
+rds_append_strs(struct rds *r, int argc, const char **argv)
+{
+	size_t lens[RDS_ARGS_MAX * 4];
+	int i;
+
+	if (argc > (int)(sizeof(lens) / sizeof(lens[0])))
+		return -1;
+	for (i = 0; i < argc; i++)
+		lens[i] = strlen(argv[i]);
+	return rds_append(r, argc, argv, lens);
 }

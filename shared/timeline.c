@@ -146,15 +146,15 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		rc = reply_int(rds_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
 		    2, keys, args.n, args.v));
 		numargs_free(&args);
-		/* After the write, changed or not (a reader without this set
-		 * counts from SQLite): the followed badges recount. */
-		if (kind == TL_PROFILE && n > 0)
-			bcache_timeline_changed(a);
 		if (rc == -2)
 			tl_mark_stale(a);
 		if (rc < 0)
-			return rc;
+			break;
 	}
+	/* After the write, done or not (a reader without this set counts
+	 * from SQLite): the followed badges recount. */
+	if (kind == TL_PROFILE && n > 0)
+		bcache_timeline_changed(a);
 	return rc;
 }
 
