@@ -70,7 +70,7 @@ page_admin(struct req *r)
 	page_begin(r, "Admin");
 	html_raw(b, "<h1>Admin</h1><section class=\"card\"><h2>Right now</h2>"
 	    "<table>");
-	stat_row(r, "Objects with pending counter deltas", "pending-deltas",
+	stat_row(r, "Counters with pending deltas", "pending-deltas",
 	    flush_pending(r->app));
 	stat_row(r, "Deferred fan-out jobs", "fanout-jobs",
 	    fanout_pending(r->app));

@@ -472,9 +472,9 @@ page_metrics(struct req *r)
 	cost_metric(&out, m, "tally_redis_round_trips_total",
 	    "Redis round trips (a pipeline is one) while answering requests.",
 	    offsetof(struct metrics_slot, redis_trips));
-	metric_head(&out, "tally_pending_delta_objects", "gauge",
-	    "Objects with counter deltas not yet flushed to SQLite.");
-	buf_printf(&out, "tally_pending_delta_objects %lld\n",
+	metric_head(&out, "tally_pending_deltas", "gauge",
+	    "Counters with deltas not yet flushed to SQLite.");
+	buf_printf(&out, "tally_pending_deltas %lld\n",
 	    flush_pending(r->app));
 	metric_head(&out, "tally_flush_lag_seconds", "gauge",
 	    "Seconds since the last applied flush batch (-1: none yet).");

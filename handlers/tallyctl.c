@@ -137,12 +137,12 @@ cmd_flush(struct app *a)
 {
 	struct flush_stats st = { 0, 0, 0, 0 };
 
-	if (flush_recover(a, 0) < 0 || flush_all(a, 1000000, &st) == -1) {
+	if (flush_recover(a) < 0 || flush_all(a, 1000000, &st) == -1) {
 		fprintf(stderr, "tallyctl: flush failed (Redis or SQLite down?)\n");
 		return 1;
 	}
-	printf("flushed %lld objects in %lld batches: %lld counter rows, "
-	    "%lld in deltas\n", st.hashes, st.batches, st.counters, st.total);
+	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
+	    "%lld in deltas\n", st.buckets, st.batches, st.counters, st.total);
 	return 0;
 }
 

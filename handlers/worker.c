@@ -190,7 +190,7 @@ main(void)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		now_ms = (long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000;
 		if (now - last_recover >= 10) {
-			flush_recover(&a, 0);
+			flush_recover(&a);
 			last_recover = now;
 		}
 		if (now_ms - last_flush_ms >= 1000) {

@@ -1,5 +1,5 @@
 /* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,134 +7,134 @@
 #include "cstore.h"
 #include "log.h"
 
-#define KEY_DIRTY	"{flush}:dirty"
-
-/* KEYS: hash.  ARGV: field, delta, field, delta... */
+/* KEYS: pending, live hashes...  ARGV: (live key index, field, pending
+ * field, delta) per counter. */
 static struct rds_script apply_lua = { .src =
-	"for i = 1, #ARGV, 2 do\n"
-	"  local f, d = ARGV[i], tonumber(ARGV[i+1])\n"
-	"  if redis.call('HEXISTS', KEYS[1], f) == 1 then\n"
-	"    redis.call('HINCRBY', KEYS[1], f, d) end\n"
-	"  redis.call('HINCRBY', KEYS[1], '~' .. f, d)\n"
+	"for i = 1, #ARGV, 4 do\n"
+	"  local h, d = KEYS[tonumber(ARGV[i])], ARGV[i+3]\n"
+	"  if redis.call('HEXISTS', h, ARGV[i+1]) == 1 then\n"
+	"    redis.call('HINCRBY', h, ARGV[i+1], d) end\n"
+	"  if redis.call('HINCRBY', KEYS[1], ARGV[i+2], d) == 0 then\n"
+	"    redis.call('HDEL', KEYS[1], ARGV[i+2]) end\n"
 	"end\n"
 	"return 1\n" };
 
-/* KEYS: hash.  ARGV: field.  -> { version, batch ids in flight for f } */
-static struct rds_script info_lua = { .src =
-	"local out = { redis.call('HGET', KEYS[1], '~v') or '0' }\n"
-	"for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do\n"
-	"  local b, f = string.match(k, '^%^(%d+):(.+)$')\n"
-	"  if b and f == ARGV[1] then table.insert(out, b) end\n"
-	"end\n"
-	"return out\n" };
-
-/* KEYS: hash.  ARGV: field, version, durable, applied batch ids...
- * -> the live value, or nil when a flush touched the hash meanwhile. */
+/* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
+ * version, base, add the inflight part (1/0).
+ * -> the live value, or nil when a take or ack touched the bucket. */
 static struct rds_script load_lua = { .src =
-	"if (redis.call('HGET', KEYS[1], '~v') or '0') ~= ARGV[2] then\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
 	"  return false end\n"
 	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
 	"if live then return tonumber(live) end\n"
-	"local applied = {}\n"
-	"for i = 4, #ARGV do applied[ARGV[i]] = true end\n"
-	"local v = tonumber(ARGV[3]) + tonumber(redis.call('HGET', KEYS[1],\n"
-	"  '~' .. ARGV[1]) or '0')\n"
-	"for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do\n"
-	"  local b, f = string.match(k, '^%^(%d+):(.+)$')\n"
-	"  if b and f == ARGV[1] and not applied[b] then\n"
-	"    v = v + tonumber(redis.call('HGET', KEYS[1], k)) end\n"
-	"end\n"
+	"local v = tonumber(ARGV[4]) +\n"
+	"  tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
+	"if ARGV[5] == '1' then\n"
+	"  v = v + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
 	"redis.call('HSET', KEYS[1], ARGV[1], v)\n"
 	"return v\n" };
+
+/* Object kinds: key prefix, in the order of enum obj. */
+static const char *const obj_tag[] = { "u", "p", "t", "ut" };
+
+int
+cstore_bucket(const struct delta *d)
+{
+	return (int)((unsigned long long)d->k1 % CSTORE_BUCKETS);
+}
+
+void
+cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
+{
+	snprintf(out, sz, "{c%d}:%s", bucket, what);
+}
+
+/* The field name within the object: "likes", or "rating:7". */
+static int
+obj_field(const struct delta *d, char *out, size_t sz)
+{
+	const struct family_info *f = &families[d->fam];
+
+	if (f->obj == OBJ_USER_TOPIC)
+		return snprintf(out, sz, "%s:%lld", f->field, d->k2);
+	return snprintf(out, sz, "%s", f->field);
+}
 
 void
 cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
     size_t fsz)
 {
-	const struct family_info *f = &families[d->fam];
-
-	switch (f->obj) {
-	case OBJ_USER:
-		snprintf(hash, hsz, "{u%lld}:n", d->k1);
-		snprintf(field, fsz, "%s", f->field);
-		break;
-	case OBJ_POST:
-		snprintf(hash, hsz, "{p%lld}:n", d->k1);
-		snprintf(field, fsz, "%s", f->field);
-		break;
-	case OBJ_TOPIC:
-		snprintf(hash, hsz, "{t%lld}:n", d->k1);
-		snprintf(field, fsz, "%s", f->field);
-		break;
-	case OBJ_USER_TOPIC:
-		snprintf(hash, hsz, "{u%lld}:nt", d->k1);
-		snprintf(field, fsz, "%s:%lld", f->field, d->k2);
-		break;
-	}
+	snprintf(hash, hsz, "{c%d}:%s%lld", cstore_bucket(d),
+	    obj_tag[families[d->fam].obj], d->k1);
+	obj_field(d, field, fsz);
 }
 
-/* Only what cstore_name() writes: a canonical decimal (no sign, no
- * space, no leading zero, no overflow) followed by one of ends. */
-static int
-canonical_id(const char *s, const char *ends, long long *out, size_t *len)
+void
+cstore_pfield(const struct delta *d, char *out, size_t sz)
+{
+	int n = snprintf(out, sz, "%s%lld:", obj_tag[families[d->fam].obj],
+	    d->k1);
+
+	if (n > 0 && (size_t)n < sz)
+		obj_field(d, out + n, sz - (size_t)n);
+}
+
+/* A canonical decimal at s[0..len) (no sign, no leading zero, no
+ * overflow): its length, or 0. */
+static size_t
+canonical_id(const char *s, size_t len, long long *out)
 {
 	size_t n = 0;
+	long long v = 0;
+	int dg;
 
-	while (s[n] >= '0' && s[n] <= '9')
+	while (n < len && s[n] >= '0' && s[n] <= '9') {
+		dg = s[n] - '0';
+		if (v > (LLONG_MAX - dg) / 10)
+			return 0;
+		v = v * 10 + dg;
 		n++;
-	if (n == 0 || n > 19 || (n > 1 && s[0] == '0') ||
-	    strchr(ends, s[n]) == NULL)
-		return -1;
-	errno = 0;
-	*out = strtoll(s, NULL, 10);
-	if (errno == ERANGE)
-		return -1;
-	*len = n;
-	return 0;
+	}
+	if (n == 0 || (n > 1 && s[0] == '0'))
+		return 0;
+	*out = v;
+	return n;
 }
 
 int
-cstore_parse(const char *hash, const char *field, struct delta *d)
+cstore_parse(const char *p, size_t len, struct delta *d)
 {
-	size_t n0;
-	long long chk;
-	const char *colon;
-
-	char tag, kind[4] = "";
+	const char *colon, *end = p + len;
 	long long id, topic = 0;
-	char fname[32];
-	int i, n = 0;
+	size_t n, flen;
 	enum obj obj;
+	int i;
 
 	memset(d, 0, sizeof(*d));
-	if (hash[0] != '{' || hash[1] == '\0' ||
-	    canonical_id(hash + 2, "}", &chk, &n0) == -1)
-		return -1;
-	if (sscanf(hash, "{%c%lld}:%3s%n", &tag, &id, kind, &n) != 3 ||
-	    hash[n] != '\0' || id != chk)
-		return -1;
-	if (tag == 'u' && strcmp(kind, "n") == 0)
-		obj = OBJ_USER;
-	else if (tag == 'u' && strcmp(kind, "nt") == 0)
+	if (len >= 2 && p[0] == 'u' && p[1] == 't') {
 		obj = OBJ_USER_TOPIC;
-	else if (tag == 'p' && strcmp(kind, "n") == 0)
-		obj = OBJ_POST;
-	else if (tag == 't' && strcmp(kind, "n") == 0)
-		obj = OBJ_TOPIC;
-	else
+		p += 2;
+	} else if (len >= 1 && (p[0] == 'u' || p[0] == 'p' || p[0] == 't')) {
+		obj = p[0] == 'u' ? OBJ_USER : p[0] == 'p' ? OBJ_POST : OBJ_TOPIC;
+		p++;
+	} else
 		return -1;
+	if ((n = canonical_id(p, (size_t)(end - p), &id)) == 0 ||
+	    p + n == end || p[n] != ':')
+		return -1;
+	p += n + 1;
+	flen = (size_t)(end - p);
 	if (obj == OBJ_USER_TOPIC) {
-		if ((colon = strchr(field, ':')) == NULL ||
-		    canonical_id(colon + 1, "", &chk, &n0) == -1)
+		if ((colon = memchr(p, ':', flen)) == NULL ||
+		    (n = canonical_id(colon + 1, (size_t)(end - colon - 1),
+		    &topic)) == 0 || colon + 1 + n != end)
 			return -1;
-		if (sscanf(field, "%31[a-z]:%lld%n", fname, &topic, &n) != 2 ||
-		    field[n] != '\0' || topic != chk)
-			return -1;
-	} else if (snprintf(fname, sizeof(fname), "%s", field) >=
-	    (int)sizeof(fname))
-		return -1;
+		flen = (size_t)(colon - p);
+	}
 	for (i = 0; i < FAM__MAX; i++)
-		if (families[i].obj == obj && strcmp(families[i].field, fname) == 0) {
+		if (families[i].obj == obj &&
+		    strlen(families[i].field) == flen &&
+		    memcmp(families[i].field, p, flen) == 0) {
 			d->fam = (enum family)i;
 			d->k1 = id;
 			d->k2 = topic;
@@ -171,43 +171,49 @@ int
 cstore_apply(struct app *a, const struct delta *ds, int n)
 {
 	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
-	char nums[2 * DELTA_MAX][24];
-	const char *args[4 * DELTA_MAX], *keys[1], *sadd[3];
-	size_t lens[3];
-	int i, j, nh = 0, queued = 0, nargs;
-	int done[2 * DELTA_MAX] = { 0 };
+	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
+	char pend[2 * DELTA_MAX][32], idx[2 * DELTA_MAX][8];
+	const char *keys[1 + 2 * DELTA_MAX], *args[8 * DELTA_MAX];
+	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
+	int i, j, k, nkeys, nargs, nb = 0, queued = 0;
 
 	if (n > 2 * DELTA_MAX)
 		n = 2 * DELTA_MAX;
 	for (i = 0; i < n; i++) {
+		bucket[i] = cstore_bucket(&ds[i]);
 		cstore_name(&ds[i], hashes[i], sizeof(hashes[i]), fields[i],
 		    sizeof(fields[i]));
+		cstore_pfield(&ds[i], pfields[i], sizeof(pfields[i]));
 		snprintf(nums[i], sizeof(nums[i]), "%lld", ds[i].d);
 	}
+	/* One script per bucket: its pending hash, then each live hash once. */
 	for (i = 0; i < n; i++) {
 		if (done[i])
 			continue;
+		cstore_bucket_key(bucket[i], "pending", pend[nb], sizeof(pend[nb]));
+		keys[0] = pend[nb];
+		nkeys = 1;
 		nargs = 0;
-		for (j = i; j < n; j++)
-			if (!done[j] && strcmp(hashes[j], hashes[i]) == 0) {
-				args[nargs++] = fields[j];
-				args[nargs++] = nums[j];
-				done[j] = 1;
-			}
-		sadd[0] = "SADD";
-		sadd[1] = KEY_DIRTY;
-		sadd[2] = hashes[i];
-		for (j = 0; j < 3; j++)
-			lens[j] = strlen(sadd[j]);
-		keys[0] = hashes[i];
-		if (rds_append(&a->rds, 3, sadd, lens) == -1)
+		for (j = i; j < n; j++) {
+			if (done[j] || bucket[j] != bucket[i])
+				continue;
+			for (k = 1; k < nkeys; k++)
+				if (strcmp(keys[k], hashes[j]) == 0)
+					break;
+			if (k == nkeys)
+				keys[nkeys++] = hashes[j];
+			snprintf(idx[j], sizeof(idx[j]), "%d", k + 1);
+			args[nargs++] = idx[j];
+			args[nargs++] = fields[j];
+			args[nargs++] = pfields[j];
+			args[nargs++] = nums[j];
+			done[j] = 1;
+		}
+		nb++;
+		if (rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs,
+		    args) == -1)
 			goto fail;
 		queued++;
-		if (rds_append_eval(&a->rds, &apply_lua, 1, keys, nargs, args)
-		    == -1)
-			goto fail;
-		queued++;
-		nh++;
 	}
 	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
 		goto lost;
@@ -217,26 +223,31 @@ fail:
 		rds_collect(&a->rds, queued);
 lost:
 	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
-	    "take them (%d objects)", nh + 1);
+	    "take them (%d buckets)", nb);
 	backlog(a, ds, n);
 	return -1;
 }
 
 /* What the backlog holds for a counter (Redis was down). */
 static long long
-backlog_of(struct db *db, const struct delta *d)
+backlog_of(struct db *db, const struct delta *d, int *err)
 {
 	sqlite3_stmt *s = db_stmt(db, STMT_BACKLOG_GET);
 	char key[48];
 	long long v = 0;
+	int rc;
 
-	if (s == NULL)
+	if (s == NULL) {
+		*err = 1;
 		return 0;
+	}
 	counter_key(d, key, sizeof(key));
 	sqlite3_bind_text(s, 1, families[d->fam].name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_DONE)
+		*err = 1;
 	db_done(s);
 	return v;
 }
@@ -267,45 +278,68 @@ cstore_durable(struct db *db, enum family fam, long long k1, long long k2,
 	return v;
 }
 
-/* Loads one missing live value; -2 when Redis failed. */
-static long long
-load_one(struct app *a, struct delta *d, const char *hash, const char *field)
+int
+cstore_snapshot(struct db *db, const struct delta *d, const char *batch,
+    long long *base, int *applied)
 {
-	const char *keys[1] = { hash }, *args[3 + 32];
-	char durable[24], ver[24];
-	redisReply *info, *rep;
-	long long v;
-	size_t i;
-	int tries, nargs, err = 0;
+	int err = 0, own = sqlite3_get_autocommit(db->h);
 
+	/* One read transaction: a batch that commits between the reads
+	 * would otherwise be counted twice or not at all. */
+	if (own && db_exec(db, "BEGIN") == -1)
+		return -1;
+	*base = cstore_durable(db, d->fam, d->k1, d->k2, &err);
+	*base += backlog_of(db, d, &err);
+	*applied = 0;
+	if (!err && batch != NULL && batch[0] != '\0' &&
+	    (*applied = db_batch_applied(db, batch)) == -1)
+		err = 1;
+	if (own && db_exec(db, err ? "ROLLBACK" : "COMMIT") == -1)
+		err = 1;
+	return err ? -1 : 0;
+}
+
+/* Loads one missing live value; -2 when Redis or SQLite failed. */
+static long long
+load_one(struct app *a, struct delta *d)
+{
+	char live[48], field[48], pfield[64], pend[32], fly[32], meta[32];
+	char ver[24], base_s[24], batch[24];
+	const char *keys[4] = { live, pend, fly, meta }, *args[5];
+	redisReply *info, *rep;
+	long long base, v;
+	int tries, applied, b = cstore_bucket(d);
+
+	cstore_name(d, live, sizeof(live), field, sizeof(field));
+	cstore_pfield(d, pfield, sizeof(pfield));
+	cstore_bucket_key(b, "pending", pend, sizeof(pend));
+	cstore_bucket_key(b, "inflight", fly, sizeof(fly));
+	cstore_bucket_key(b, "meta", meta, sizeof(meta));
 	for (tries = 0; tries < 5; tries++) {
-		args[0] = field;
-		info = rds_eval(&a->rds, &info_lua, 1, keys, 1, args);
-		if (info == NULL)
+		if ((info = rds_cmdv(&a->rds, "HMGET", meta, "v", "b", NULL)) ==
+		    NULL)
 			return -2;
-		if (info->type != REDIS_REPLY_ARRAY || info->elements < 1) {
+		if (info->type != REDIS_REPLY_ARRAY || info->elements != 2) {
 			freeReplyObject(info);
 			return -2;
 		}
-		snprintf(ver, sizeof(ver), "%s", info->element[0]->str);
-		/* durable + what waited in the backlog while Redis was down
-		 * (the worker settles it exactly soon after) */
-		v = cstore_durable(&a->db, d->fam, d->k1, d->k2, &err) +
-		    backlog_of(&a->db, d);
-		if (err) {
-			freeReplyObject(info);
-			return -2;
-		}
-		snprintf(durable, sizeof(durable), "%lld", v);
-		args[1] = ver;
-		args[2] = durable;
-		nargs = 3;
-		for (i = 1; i < info->elements && nargs < 35; i++)
-			if (db_batch_applied(&a->db, info->element[i]->str) == 1)
-				args[nargs++] = info->element[i]->str;
-		rep = rds_eval(&a->rds, &load_lua, 1, keys, nargs, args);
+		snprintf(ver, sizeof(ver), "%s",
+		    info->element[0]->type == REDIS_REPLY_STRING ?
+		    info->element[0]->str : "0");
+		snprintf(batch, sizeof(batch), "%s",
+		    info->element[1]->type == REDIS_REPLY_STRING ?
+		    info->element[1]->str : "");
 		freeReplyObject(info);
-		if (rep == NULL)
+		if (cstore_snapshot(&a->db, d, batch, &base, &applied) == -1)
+			return -2;
+		snprintf(base_s, sizeof(base_s), "%lld", base);
+		args[0] = field;
+		args[1] = pfield;
+		args[2] = ver;
+		args[3] = base_s;
+		args[4] = batch[0] != '\0' && !applied ? "1" : "0";
+		if ((rep = rds_eval(&a->rds, &load_lua, 4, keys, 5, args)) ==
+		    NULL)
 			return -2;
 		if (rep->type == REDIS_REPLY_INTEGER) {
 			v = rep->integer;
@@ -322,7 +356,6 @@ cstore_get(struct app *a, struct delta *ds, int n)
 {
 	char hash[48], field[48];
 	const char *argv[3];
-	size_t lens[3];
 	redisReply *rep;
 	struct rds *rd = app_reader(a);
 	int i, queued = 0, down = 0, err = 0;
@@ -333,10 +366,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 		argv[0] = "HGET";
 		argv[1] = hash;
 		argv[2] = field;
-		lens[0] = 4;
-		lens[1] = strlen(hash);
-		lens[2] = strlen(field);
-		if (rds_append(rd, 3, argv, lens) == -1) {
+		if (rds_append_strs(rd, 3, argv) == -1) {
 			down = 1;
 			break;
 		}
@@ -357,9 +387,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 		if (ds[i].d >= 0)
 			continue;
 		if (!down && rd == &a->rds) {	/* loading writes: master only */
-			cstore_name(&ds[i], hash, sizeof(hash), field,
-			    sizeof(field));
-			val = load_one(a, &ds[i], hash, field);
+			val = load_one(a, &ds[i]);
 			if (val != -2) {
 				ds[i].d = val;
 				continue;
@@ -367,7 +395,7 @@ cstore_get(struct app *a, struct delta *ds, int n)
 			down = 1;
 		}
 		ds[i].d = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2,
-		    &err) + backlog_of(&a->db, &ds[i]);
+		    &err) + backlog_of(&a->db, &ds[i], &err);
 	}
 	for (i = 0; i < n; i++)
 		if (ds[i].d < 0)	/* never show a negative count */

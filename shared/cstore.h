@@ -1,21 +1,25 @@
 /* cstore.h -- live counter values in Redis, with their pending deltas.
  *
- * Every object has one Redis hash holding its counters:
- *   {u<ID>}:n   user:  posts followers following likes
- *   {u<ID>}:nt  user per topic:  posts:<TID> rating:<TID>
- *   {p<ID>}:n   post:  likes comments reposts views
- *   {t<ID>}:n   topic: posts
- * In that hash, field F is the live value (present once loaded), "~F"
- * the pending delta not yet in SQLite, "^B:F" the part of it that flush
- * batch B has taken, and "~v" a version that every take and ack bumps.
- * A change is one Lua script per hash (so one slot under Redis Cluster):
- * live += d if loaded, pending += d.  The hash is first added to the
- * dirty set {flush}:dirty (SADD before the script, so a crash between
- * leaves at worst a clean hash marked dirty).
+ * Counters live in CSTORE_BUCKETS buckets (an object's bucket is its id
+ * modulo CSTORE_BUCKETS); every key of bucket B carries the hash tag
+ * {c<B>}, so each script below touches one Redis Cluster slot:
+ *   {c<B>}:u<ID>      user:  posts followers following likes unread
+ *   {c<B>}:ut<ID>     user per topic:  posts:<TID> rating:<TID>
+ *   {c<B>}:p<ID>      post:  likes comments reposts views
+ *   {c<B>}:t<ID>      topic: posts
+ *   {c<B>}:pending    the bucket's deltas not yet in SQLite, one field
+ *                     per counter: "<object>:<field>" ("p7:likes")
+ *   {c<B>}:inflight   the pending hash a flush batch took (renamed)
+ *   {c<B>}:meta       b: the batch holding inflight; v: a version that
+ *                     every take and ack bumps
+ * A change is one script per bucket: live += d where loaded, pending += d
+ * (a field back at 0 is dropped).  The flusher sweeps every bucket, so
+ * nothing else marks a bucket dirty.
  *
  * A live value that is missing is loaded as  counters row + pending +
- * in-flight batches SQLite has not applied yet, by a script that refuses
- * (and the reader retries) if a flush touched the hash meanwhile.
+ * the inflight part when SQLite has not applied its batch yet (read in
+ * one SQLite snapshot), by a script that refuses (and the reader retries)
+ * when a take or ack touched the bucket meanwhile.
  */
 #ifndef TALLY_CSTORE_H
 #define TALLY_CSTORE_H
@@ -23,11 +27,20 @@
 #include "app.h"
 #include "counters.h"
 
-/* The hash key and field of a counter. */
+#define CSTORE_BUCKETS	1024
+
+/* The bucket of a counter. */
+int	cstore_bucket(const struct delta *);
+/* A bucket's own keys: what is "pending", "inflight" or "meta". */
+void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
+/* The live hash key and field of a counter. */
 void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
 	    size_t fsz);
-/* The counter of a hash key and field; 0, or -1 when not a counter. */
-int	cstore_parse(const char *hash, const char *field, struct delta *);
+/* The counter's field in its bucket's pending hash. */
+void	cstore_pfield(const struct delta *, char *out, size_t sz);
+/* The counter of a pending field (exactly what cstore_pfield writes, of
+ * len bytes; d->d is 0); 0, or -1 when not a counter. */
+int	cstore_parse(const char *pfield, size_t len, struct delta *);
 
 /* Applies up to 2 x DELTA_MAX deltas (from counter_deltas) to Redis.  0, or -1 when Redis
  * failed: the deltas are then missing from Redis until reconciliation
@@ -42,5 +55,11 @@ int	cstore_get(struct app *, struct delta *, int n);
 /* The SQLite counters value (0 when absent), or -1 on error via *err. */
 long long cstore_durable(struct db *, enum family, long long k1,
 	    long long k2, int *err);
+
+/* In one SQLite read snapshot: the durable value plus what waits in the
+ * backlog (base), and whether flush batch `batch` (NULL: none) is applied.
+ * 0, or -1 on a SQLite error. */
+int	cstore_snapshot(struct db *, const struct delta *, const char *batch,
+	    long long *base, int *applied);
 
 #endif

@@ -11,8 +11,8 @@
 #include "lb.h"
 #include "log.h"
 
-#define KEY_DIRTY	"{flush}:dirty"
 #define KEY_SEQ		"{flush}:seq"
+#define LOCK_MS		"5000"
 
 /* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
  * that lost its data restarts the sequence: never reuse an applied id. */
@@ -21,399 +21,552 @@ static struct rds_script seq_lua = { .src =
 	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
 	"return redis.call('INCR', KEYS[1])\n" };
 
-/* KEYS: dirty, manifest.  ARGV: n.  Pops n dirty hashes into the manifest. */
-static struct rds_script claim_lua = { .src =
-	"local ks = redis.call('SPOP', KEYS[1], ARGV[1])\n"
-	"for i = 1, #ks, 500 do\n"
-	"  redis.call('SADD', KEYS[2], unpack(ks, i, math.min(i + 499, #ks))) end\n"
-	"return #ks\n" };
-
-/* KEYS: hash.  ARGV: batch, take (1) or not (0).
- * -> field, amount pairs in flight for the batch */
+/* KEYS: pending, inflight, meta.  ARGV: batch.  -> 1 taken, 0 nothing
+ * pending, -1 an unfinished batch still holds the inflight part. */
 static struct rds_script take_lua = { .src =
-	"local pre = '^' .. ARGV[1] .. ':'\n"
-	"local all = redis.call('HGETALL', KEYS[1])\n"
-	"if ARGV[2] == '1' then\n"
-	"  for i = 1, #all, 2 do\n"
-	"    local f = all[i]\n"
-	"    if string.sub(f, 1, 1) == '~' and f ~= '~v' then\n"
-	"      local v = tonumber(all[i+1])\n"
-	"      if v ~= 0 then redis.call('HINCRBY', KEYS[1], pre .. string.sub(f, 2), v) end\n"
-	"      redis.call('HDEL', KEYS[1], f)\n"
-	"    end\n"
-	"  end\n"
-	"  redis.call('HINCRBY', KEYS[1], '~v', 1)\n"
-	"  all = redis.call('HGETALL', KEYS[1])\n"
-	"end\n"
-	"local out = {}\n"
-	"for i = 1, #all, 2 do\n"
-	"  if string.sub(all[i], 1, #pre) == pre then\n"
-	"    table.insert(out, string.sub(all[i], #pre + 1))\n"
-	"    table.insert(out, all[i+1]) end\n"
-	"end\n"
-	"return out\n" };
+	"if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end\n"
+	"if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+	"redis.call('RENAME', KEYS[1], KEYS[2])\n"
+	"redis.call('HSET', KEYS[3], 'b', ARGV[1])\n"
+	"redis.call('HINCRBY', KEYS[3], 'v', 1)\n"
+	"return 1\n" };
 
+/* KEYS: inflight, meta.  ARGV: batch.  -> the inflight hash while the
+ * batch holds it, else nil. */
+static struct rds_script held_lua = { .src =
+	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return false end\n"
+	"return redis.call('HGETALL', KEYS[1])\n" };
+
+/* KEYS: inflight, meta.  ARGV: batch.  Drops what the batch holds. */
+static struct rds_script ack_lua = { .src =
+	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return 0 end\n"
+	"redis.call('UNLINK', KEYS[1])\n"
+	"redis.call('HDEL', KEYS[2], 'b')\n"
+	"redis.call('HINCRBY', KEYS[2], 'v', 1)\n"
+	"return 1\n" };
+
+/* One counter a batch took: its delta, SQLite key and value after. */
+struct item {
+	struct delta	d;
+	long long	val;		/* -1 until the UPSERT returns it */
+	char		key[40];	/* counter_key() */
+};
+
+/* What a batch took: its buckets and counters. */
 struct taken {
-	char		**hashes;
-	int		  nhashes;
-	int		 *first;	/* per hash: its deltas' start in ds */
-	struct delta	 *ds;
-	long long	 *vals;		/* per delta: SQLite value after it */
-	int		  nds, cap;
+	int		*buckets;
+	int		 nb, bcap;
+	struct item	*it;
+	int		 nds, cap;
+	long long	 total;		/* sum of |delta| */
 };
 
 static void
 taken_free(struct taken *t)
 {
-	int i;
-
-	for (i = 0; i < t->nhashes; i++)
-		free(t->hashes[i]);
-	free(t->hashes);
-	free(t->first);
-	free(t->ds);
-	free(t->vals);
+	free(t->buckets);
+	free(t->it);
 	memset(t, 0, sizeof(*t));
 }
 
-/* Reads the manifest of batch b into t->hashes. */
-static int
-manifest(struct app *a, const char *mkey, struct taken *t)
-{
-	redisReply *rep = rds_cmdv(&a->rds, "SMEMBERS", mkey, NULL);
-	size_t i;
+/* Families in the order of their SQLite names. */
+static int name_rank[FAM__MAX], ranked_names;
 
-	if (rep == NULL)
-		return -1;
-	if (rep->type != REDIS_REPLY_ARRAY) {
-		freeReplyObject(rep);
-		return -1;
-	}
-	t->hashes = xcalloc(rep->elements + 1, sizeof(char *));
-	t->first = xcalloc(rep->elements + 1, sizeof(int));
-	for (i = 0; i < rep->elements; i++)
-		t->hashes[t->nhashes++] = xstrndup(rep->element[i]->str,
-		    rep->element[i]->len);
-	freeReplyObject(rep);
-	return 0;
+static void
+rank_names(void)
+{
+	int i, j;
+
+	ranked_names = 1;
+	for (i = 0; i < FAM__MAX; i++)
+		for (j = 0, name_rank[i] = 0; j < FAM__MAX; j++)
+			if (strcmp(families[j].name, families[i].name) < 0)
+				name_rank[i]++;
 }
 
-/* Take (or only read) every manifest hash's in-flight part, pipelined. */
+/* Sorting by the counters table's own order (name, key) lets SQLite walk
+ * its B-tree forward instead of jumping about.  The sort runs on small
+ * records: the name's rank and the key's first 7 bytes packed into one
+ * number, the full key compared only on a tie. */
+struct order {
+	unsigned long long	 prefix;
+	struct item		*it;
+};
+
 static int
-take_all(struct app *a, const char *batch, int take, struct taken *t)
+order_cmp(const void *x, const void *y)
 {
-	const char *keys[1], *args[2] = { batch, take ? "1" : "0" };
-	redisReply *rep;
+	const struct order *a = x, *b = y;
+
+	if (a->prefix != b->prefix)
+		return a->prefix < b->prefix ? -1 : 1;
+	return strcmp(a->it->key, b->it->key);
+}
+
+static unsigned long long
+prefix_of(const struct item *e)
+{
+	unsigned long long p = (unsigned long long)name_rank[e->d.fam] << 56;
+	int i;
+
+	for (i = 0; i < 7 && e->key[i] != '\0'; i++)
+		p |= (unsigned long long)(unsigned char)e->key[i] <<
+		    (48 - 8 * i);
+	return p;
+}
+
+static void
+bucket_keys(int b, char *pend, char *fly, char *meta, size_t sz)
+{
+	cstore_bucket_key(b, "pending", pend, sz);
+	cstore_bucket_key(b, "inflight", fly, sz);
+	cstore_bucket_key(b, "meta", meta, sz);
+}
+
+/* Adds bucket b's fields (an HGETALL reply) to t; how many. */
+static int
+take_reply(struct taken *t, int b, const redisReply *rep)
+{
 	struct delta d;
-	int i, queued = 0;
 	size_t j;
+	char *end;
+	int n = 0;
 
-	for (i = 0; i < t->nhashes; i++) {
-		keys[0] = t->hashes[i];
-		if (rds_append_eval(&a->rds, &take_lua, 1, keys, 2, args) == -1)
-			break;
-		queued++;
+	if (t->nb == t->bcap) {
+		t->bcap = t->bcap ? 2 * t->bcap : 64;
+		t->buckets = xrealloc(t->buckets, (size_t)t->bcap *
+		    sizeof(*t->buckets));
 	}
-	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1) {
-			return -1;
+	t->buckets[t->nb++] = b;
+	for (j = 0; rep->type == REDIS_REPLY_ARRAY && j + 1 < rep->elements;
+	    j += 2) {
+		if (cstore_parse(rep->element[j]->str, rep->element[j]->len,
+		    &d) == -1 || cstore_bucket(&d) != b) {
+			log_warn("flush: skipping {c%d} %s", b,
+			    rep->element[j]->str);
+			continue;
 		}
-		t->first[i] = t->nds;
-		for (j = 0; rep->type == REDIS_REPLY_ARRAY &&
-		    j + 1 < rep->elements; j += 2) {
-			if (cstore_parse(t->hashes[i], rep->element[j]->str, &d)
-			    == -1) {
-				log_warn("flush: skipping %s %s", t->hashes[i],
-				    rep->element[j]->str);
-				continue;
-			}
-			d.d = strtoll(rep->element[j + 1]->str, NULL, 10);
-			if (t->nds == t->cap) {
-				t->cap = t->cap ? t->cap * 2 : 256;
-				t->ds = xrealloc(t->ds, (size_t)t->cap *
-				    sizeof(*t->ds));
-				t->vals = xrealloc(t->vals, (size_t)t->cap *
-				    sizeof(*t->vals));
-			}
-			t->vals[t->nds] = -1;
-			t->ds[t->nds++] = d;
+		d.d = strtoll(rep->element[j + 1]->str, &end, 10);
+		if (*end != '\0' || d.d == 0)
+			continue;
+		if (t->nds == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 1024;
+			t->it = xrealloc(t->it, (size_t)t->cap * sizeof(*t->it));
 		}
-		if (rep->type == REDIS_REPLY_ERROR)
-			log_warn("flush take: %s", rep->str);
-		freeReplyObject(rep);
+		t->it[t->nds].d = d;
+		t->it[t->nds].val = -1;
+		counter_key(&d, t->it[t->nds].key, sizeof(t->it[0].key));
+		t->nds++;
+		t->total += d.d < 0 ? -d.d : d.d;
+		n++;
 	}
-	return queued == t->nhashes ? 0 : -1;
+	return n;
 }
 
-/* The one SQLite transaction of batch b: 1 applied now, 0 already, -1. */
+/* UPSERTs what t took, in the table's order, inside the batch's
+ * transaction; the value comes back only where a leaderboard needs it. */
 static int
-apply_sqlite(struct app *a, long long b, struct taken *t,
-    struct flush_stats *st)
+upsert(struct db *db, struct taken *t)
 {
-	struct db *d = &a->db;
+	struct order *ord;
+	struct item *e;
 	sqlite3_stmt *s;
-	char key[48];
-	long long total = 0;
-	int i, rc;
+	int i, rc = SQLITE_DONE, ranked;
 
-	for (i = 0; i < t->nds; i++)
-		total += t->ds[i].d < 0 ? -t->ds[i].d : t->ds[i].d;
-	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_FLUSH_RECORD)) == NULL)
-		goto fail;
-	sqlite3_bind_int64(s, 1, b);
-	sqlite3_bind_int64(s, 2, db_now_ms());
-	sqlite3_bind_int(s, 3, t->nds);
-	sqlite3_bind_int64(s, 4, total);
-	rc = sqlite3_step(s);
-	db_done(s);
-	if (rc != SQLITE_DONE)
-		goto fail;
-	if (sqlite3_changes(d->h) == 0) {	/* applied by an earlier run */
-		db_rollback(d);
-		return 0;
-	}
+	if (!ranked_names)
+		rank_names();
+	ord = xcalloc((size_t)t->nds + 1, sizeof(*ord));
 	for (i = 0; i < t->nds; i++) {
-		if ((s = db_stmt(d, STMT_COUNTER_ADD)) == NULL)
-			goto fail;
-		counter_key(&t->ds[i], key, sizeof(key));
-		sqlite3_bind_text(s, 1, families[t->ds[i].fam].name, -1,
+		ord[i].prefix = prefix_of(&t->it[i]);
+		ord[i].it = &t->it[i];
+	}
+	qsort(ord, (size_t)t->nds, sizeof(*ord), order_cmp);
+	for (i = 0; i < t->nds; i++) {
+		e = ord[i].it;
+		ranked = lb_ranked(e->d.fam);
+		if ((s = db_stmt(db, ranked ? STMT_COUNTER_ADD :
+		    STMT_COUNTER_ADD_PLAIN)) == NULL) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+		sqlite3_bind_text(s, 1, families[e->d.fam].name, -1,
 		    SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(s, 3, t->ds[i].d);
+		sqlite3_bind_text(s, 2, e->key, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, e->d.d);
 		if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			t->vals[i] = sqlite3_column_int64(s, 0);
+			e->val = sqlite3_column_int64(s, 0);
 			rc = sqlite3_step(s);
 		}
 		db_done(s);
 		if (rc != SQLITE_DONE)
-			goto fail;
+			break;
 	}
-	if (db_commit(d) == -1)
-		goto fail;
-	if (st != NULL) {
-		st->counters += t->nds;
-		st->total += total;
-	}
-	return 1;
-fail:
-	log_err("flush %lld: %s", b, sqlite3_errmsg(d->h));
-	db_rollback(d);
-	return -1;
+	free(ord);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Drops the batch's in-flight fields, whose names the take returned,
- * with plain commands (MULTI: HDEL, and the version bump readers check). */
+/* Records batch b in flushes, last in its transaction: 1 recorded, 0
+ * when it was there already (applied by another flusher), -1. */
+static int
+record(struct db *db, long long b, const struct taken *t)
+{
+	sqlite3_stmt *s = db_stmt(db, STMT_FLUSH_RECORD);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, b);
+	sqlite3_bind_int64(s, 2, db_now_ms());
+	sqlite3_bind_int(s, 3, t->nds);
+	sqlite3_bind_int64(s, 4, t->total);
+	rc = sqlite3_step(s);
+	db_done(s);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return sqlite3_changes(db->h) == 1;
+}
+
+/* Acks every bucket of t for batch b, pipelined; 0 or -1. */
 static int
 ack_all(struct app *a, const char *batch, const struct taken *t)
 {
-	const char *argv[2 + 64];
-	char names[64][80], hash[48], field[48];
-	int i, k, n, end, queued = 0;
+	char fly[32], meta[32], pend[32];
+	const char *keys[2] = { fly, meta }, *args[1] = { batch };
+	int i, queued = 0;
 
-	for (i = 0; i < t->nhashes; i++) {
-		end = i + 1 < t->nhashes ? t->first[i + 1] : t->nds;
-		argv[0] = "MULTI";
-		if (rds_append_strs(&a->rds, 1, argv) == -1)
+	for (i = 0; i < t->nb; i++) {
+		bucket_keys(t->buckets[i], pend, fly, meta, sizeof(fly));
+		if (rds_append_eval(&a->rds, &ack_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
-		for (k = t->first[i]; k < end; k += n) {
-			argv[0] = "HDEL";
-			argv[1] = t->hashes[i];
-			for (n = 0; n < 64 && k + n < end; n++) {
-				cstore_name(&t->ds[k + n], hash, sizeof(hash),
-				    field, sizeof(field));
-				snprintf(names[n], sizeof(names[n]), "^%s:%s",
-				    batch, field);
-				argv[2 + n] = names[n];
-			}
-			if (rds_append_strs(&a->rds, 2 + n, argv) == -1)
-				goto out;
-			queued++;
-		}
-		argv[0] = "HINCRBY";
-		argv[1] = t->hashes[i];
-		argv[2] = "~v";
-		argv[3] = "1";
-		if (rds_append_strs(&a->rds, 4, argv) == -1)
-			goto out;
-		argv[0] = "EXEC";
-		if (rds_append_strs(&a->rds, 1, argv) == -1)
-			goto out;
-		queued += 2;
 	}
-out:
-	if (rds_collect(&a->rds, queued) != 0 || i != t->nhashes)
+	if (rds_collect(&a->rds, queued) != 0 || i != t->nb)
 		return -1;
 	return 0;
 }
 
-/* Takes, applies and acks batch b (manifest already filled).  redo: a
- * recovered batch, taken again only if SQLite has not applied it. */
+/* After the commit: boards, then the acks. */
 static int
-finish_batch(struct app *a, long long b, int redo, struct flush_stats *st)
+settle(struct app *a, const char *batch, struct taken *t, int have_vals)
 {
-	char batch[24], mkey[48], lkey[48];
-	struct taken t;
-	redisReply *rep;
-	sqlite3_stmt *s;
-	int applied = 0, rc = -1;
+	struct delta *ds = xcalloc((size_t)t->nds + 1, sizeof(*ds));
+	long long *vals = xcalloc((size_t)t->nds + 1, sizeof(*vals));
+	int i, n = 0;
 
-	memset(&t, 0, sizeof(t));
-	snprintf(batch, sizeof(batch), "%lld", b);
-	snprintf(mkey, sizeof(mkey), "{flush}:batch:%lld", b);
-	snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
-	if (redo) {
-		if ((s = db_stmt(&a->db, STMT_FLUSH_APPLIED)) == NULL)
-			return -1;
-		sqlite3_bind_int64(s, 1, b);
-		applied = sqlite3_step(s) == SQLITE_ROW;
-		db_done(s);
-	}
-	if (manifest(a, mkey, &t) == -1 ||
-	    take_all(a, batch, !applied, &t) == -1)
-		goto out;
-	if (!applied && t.nds > 0 && apply_sqlite(a, b, &t, st) == -1)
-		goto out;
 	/* Leaderboards follow the durable values (best effort: a board
 	 * that misses one is repaired by its rebuild or the next batch). */
-	if (t.nds > 0)
-		lb_update(a, t.ds, applied ? NULL : t.vals, t.nds);
-	if (ack_all(a, batch, &t) == -1)
-		goto out;
-	if ((rep = rds_cmdv(&a->rds, "DEL", mkey, lkey, NULL)) == NULL)
-		goto out;
-	freeReplyObject(rep);
-	if (st != NULL) {
-		st->batches++;
-		st->hashes += t.nhashes;
-	}
-	rc = 0;
-out:
-	taken_free(&t);
-	return rc;
+	for (i = 0; i < t->nds; i++)
+		if (lb_ranked(t->it[i].d.fam)) {
+			ds[n] = t->it[i].d;
+			vals[n++] = t->it[i].val;
+		}
+	if (n > 0)
+		lb_update(a, ds, have_vals ? vals : NULL, n);
+	free(ds);
+	free(vals);
+	return ack_all(a, batch, t);
 }
 
+/* Queues one round: the lock's refresh, then per bucket the take and
+ * an HGETALL of what it took.  How many buckets, or -1. */
 static int
-flush_one(struct app *a, struct flush_stats *st)
+send_round(struct app *a, const char *batch, const char *lkey, int from)
 {
-	const char *keys[2], *args[1];
-	char mkey[48], lkey[48], n[16];
-	redisReply *rep;
-	long long b, claimed;
+	char pend[32], fly[32], meta[32];
+	const char *keys[3] = { pend, fly, meta }, *args[1] = { batch };
+	const char *cmd[3];
+	int b, to = from + FLUSH_PIPE < CSTORE_BUCKETS ? from + FLUSH_PIPE :
+	    CSTORE_BUCKETS;
 
-	{
-		const char *keys[1] = { KEY_SEQ }, *args[1];
-		char maxid[24];
-		sqlite3_stmt *s = db_stmt(&a->db, STMT_FLUSH_MAX);
-		long long m = 0;
-
-		if (s == NULL)
-			return -1;
-		if (sqlite3_step(s) == SQLITE_ROW)
-			m = sqlite3_column_int64(s, 0);
-		db_done(s);
-		snprintf(maxid, sizeof(maxid), "%lld", m);
-		args[0] = maxid;
-		if ((rep = rds_eval(&a->rds, &seq_lua, 1, keys, 1, args)) == NULL)
+	cmd[0] = "PEXPIRE";
+	cmd[1] = lkey;
+	cmd[2] = LOCK_MS;
+	if (rds_append_strs(&a->rds, 3, cmd) == -1)
+		return -1;
+	for (b = from; b < to; b++) {
+		bucket_keys(b, pend, fly, meta, sizeof(pend));
+		cmd[0] = "HGETALL";
+		cmd[1] = fly;
+		if (rds_append_eval(&a->rds, &take_lua, 3, keys, 1, args) == -1 ||
+		    rds_append_strs(&a->rds, 2, cmd) == -1)
 			return -1;
 	}
+	return to - from;
+}
+
+/* Reads one round of n buckets from `from` into t.  0, or -1 when
+ * Redis failed. */
+static int
+read_round(struct app *a, int from, int n, struct taken *t)
+{
+	redisReply *take, *all;
+	int i;
+
+	if (rds_get_reply(&a->rds, &take) == -1)	/* PEXPIRE */
+		return -1;
+	freeReplyObject(take);
+	for (i = 0; i < n; i++) {
+		if (rds_get_reply(&a->rds, &take) == -1)
+			return -1;
+		if (rds_get_reply(&a->rds, &all) == -1) {
+			freeReplyObject(take);
+			return -1;
+		}
+		if (take->type == REDIS_REPLY_INTEGER && take->integer == 1)
+			take_reply(t, from + i, all);
+		else if (take->type == REDIS_REPLY_ERROR)
+			log_warn("flush take {c%d}: %s", from + i, take->str);
+		freeReplyObject(take);
+		freeReplyObject(all);
+	}
+	return 0;
+}
+
+static long long
+next_batch_id(struct app *a)
+{
+	const char *keys[1] = { KEY_SEQ }, *args[1];
+	char maxid[24];
+	sqlite3_stmt *s = db_stmt(&a->db, STMT_FLUSH_MAX);
+	redisReply *rep;
+	long long m = 0, b;
+
+	if (s == NULL)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		m = sqlite3_column_int64(s, 0);
+	db_done(s);
+	snprintf(maxid, sizeof(maxid), "%lld", m);
+	args[0] = maxid;
+	if ((rep = rds_eval(&a->rds, &seq_lua, 1, keys, 1, args)) == NULL)
+		return -1;
 	b = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
 	freeReplyObject(rep);
-	if (b < 0)
+	return b;
+}
+
+/* One batch from bucket `from`; *next: where the next one starts. */
+static int
+flush_one(struct app *a, int from, int *next, struct flush_stats *st)
+{
+	char batch[24], lkey[48];
+	struct taken t;
+	redisReply *rep;
+	long long b;
+	int sent = from, got = from, n, m = 0, in_txn = 0, rc = -1;
+
+	if ((b = next_batch_id(a)) < 0)
 		return -1;
-	snprintf(mkey, sizeof(mkey), "{flush}:batch:%lld", b);
+	snprintf(batch, sizeof(batch), "%lld", b);
 	snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
 	/* The lock tells recovery this batch has a live flusher. */
-	rep = rds_cmdv(&a->rds, "SET", lkey, "1", "PX", "5000", NULL);
-	if (rep == NULL)
+	if ((rep = rds_cmdv(&a->rds, "SET", lkey, "1", "PX", LOCK_MS, NULL))
+	    == NULL)
 		return -1;
 	freeReplyObject(rep);
-	snprintf(n, sizeof(n), "%d", FLUSH_BATCH);
-	keys[0] = KEY_DIRTY;
-	keys[1] = mkey;
-	args[0] = n;
-	if ((rep = rds_eval(&a->rds, &claim_lua, 2, keys, 1, args)) == NULL)
-		return -1;
-	claimed = rep->type == REDIS_REPLY_INTEGER ? rep->integer : -1;
-	freeReplyObject(rep);
-	if (claimed <= 0) {
-		if ((rep = rds_cmdv(&a->rds, "DEL", lkey, NULL)) != NULL)
-			freeReplyObject(rep);
-		return claimed == 0 ? 0 : -1;
+	memset(&t, 0, sizeof(t));
+	if ((n = send_round(a, batch, lkey, sent)) == -1)
+		goto out;
+	sent += n;
+	while (got < sent) {
+		/* the next round is on its way while this one is read */
+		m = 0;
+		if (sent < CSTORE_BUCKETS && t.nds < FLUSH_FIELDS &&
+		    (m = send_round(a, batch, lkey, sent)) == -1)
+			goto out;	/* the connection is gone */
+		if (read_round(a, got, n, &t) == -1)
+			goto out;
+		got += n;
+		sent += m;
+		n = m;
 	}
-	if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
-		usleep((useconds_t)a->fault_delay_ms * 1000);
-	if (finish_batch(a, b, 0, st) == -1)
-		return -1;
-	return (int)claimed;
+	if (t.nds > 0) {
+		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
+			usleep((useconds_t)a->fault_delay_ms * 1000);
+		if (db_begin(&a->db) == -1)
+			goto fail;
+		in_txn = 1;
+		if (upsert(&a->db, &t) == -1 || record(&a->db, b, &t) != 1 ||
+		    db_commit(&a->db) == -1)
+			goto fail;
+		in_txn = 0;
+	}
+	if (settle(a, batch, &t, 1) == -1)
+		goto out;
+	if (st != NULL) {
+		st->batches += t.nb > 0;
+		st->buckets += t.nb;
+		st->counters += t.nds;
+		st->total += t.total;
+	}
+	*next = sent;
+	rc = 0;
+	goto out;
+fail:
+	log_err("flush %lld: %s", b, sqlite3_errmsg(a->db.h));
+out:
+	if (in_txn)
+		db_rollback(&a->db);
+	if ((rep = rds_cmdv(&a->rds, "DEL", lkey, NULL)) != NULL)
+		freeReplyObject(rep);
+	taken_free(&t);
+	return rc;
 }
 
 int
 flush_all(struct app *a, int max_batches, struct flush_stats *st)
 {
-	int i, n;
+	int i, from = 0, next;
 
-	for (i = 0; i < max_batches; i++) {
-		if ((n = flush_one(a, st)) < 0)
+	for (i = 0; i < max_batches && from < CSTORE_BUCKETS; i++) {
+		if (flush_one(a, from, &next, st) == -1)
 			return -1;
-		if (n < FLUSH_BATCH)
-			break;
+		from = next;
 	}
 	return 0;
 }
 
-struct recovery {
-	struct app	*a;
-	int		 done;
-};
-
-/* One batch manifest: finished here when its flusher's lock is gone. */
+/* Finishes batch b of a dead flusher, which holds the n buckets bs. */
 static int
-recover_one(const char *key, void *arg)
+finish_batch(struct app *a, long long b, const int *bs, int n)
 {
-	struct recovery *rc = arg;
-	redisReply *lock;
-	char lkey[48];
-	long long b;
-	int dead;
+	char batch[24], pend[32], fly[32], meta[32];
+	const char *keys[2] = { fly, meta }, *args[1] = { batch };
+	struct taken t;
+	redisReply *rep;
+	int i, queued = 0, applied, rc = -1;
 
-	if (sscanf(key, "{flush}:batch:%lld", &b) != 1)
-		return 0;
-	snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
-	if ((lock = rds_cmdv(&rc->a->rds, "EXISTS", lkey, NULL)) == NULL)
+	memset(&t, 0, sizeof(t));
+	snprintf(batch, sizeof(batch), "%lld", b);
+	if ((applied = db_batch_applied(&a->db, batch)) == -1)
 		return -1;
-	dead = lock->type == REDIS_REPLY_INTEGER && lock->integer == 0;
-	freeReplyObject(lock);
-	if (dead) {
-		log_info("flush: finishing batch %lld left by a dead flusher",
-		    b);
-		if (finish_batch(rc->a, b, 1, NULL) == 0)
-			rc->done++;
+	for (i = 0; i < n; i++) {
+		bucket_keys(bs[i], pend, fly, meta, sizeof(fly));
+		if (rds_append_eval(&a->rds, &held_lua, 2, keys, 1, args) == -1)
+			break;
+		queued++;
 	}
-	return 0;
+	for (i = 0; i < queued; i++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			goto out;
+		if (rep->type == REDIS_REPLY_ARRAY)
+			take_reply(&t, bs[i], rep);
+		freeReplyObject(rep);
+	}
+	if (queued != n)
+		goto out;
+	if (!applied && t.nds > 0) {
+		if (db_begin(&a->db) == -1)
+			goto out;
+		if (upsert(&a->db, &t) == -1 ||
+		    (applied = record(&a->db, b, &t)) == -1) {
+			log_err("flush %lld: %s", b, sqlite3_errmsg(a->db.h));
+			db_rollback(&a->db);
+			goto out;
+		}
+		if (applied == 0) {		/* another flusher had it */
+			db_rollback(&a->db);
+			applied = 1;
+		} else if (db_commit(&a->db) == -1)
+			goto out;
+		else
+			applied = 0;		/* the values are ours */
+	}
+	rc = settle(a, batch, &t, !applied);
+out:
+	taken_free(&t);
+	return rc;
 }
 
 int
-flush_recover(struct app *a, long long grace_ms)
+flush_recover(struct app *a)
 {
-	struct recovery rc = { a, 0 };
+	char meta[32], lkey[48];
+	const char *cmd[3];
+	long long *owner = xcalloc(CSTORE_BUCKETS, sizeof(*owner));
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	redisReply *rep;
+	int b, i, n, queued = 0, done = 0, alive;
 
-	(void)grace_ms;
-	if (rds_scan_each(&a->rds, "{flush}:batch:*", recover_one, &rc) == -1)
-		return -1;
-	return rc.done;
+	for (b = 0; b < CSTORE_BUCKETS; b++) {
+		cstore_bucket_key(b, "meta", meta, sizeof(meta));
+		cmd[0] = "HGET";
+		cmd[1] = meta;
+		cmd[2] = "b";
+		if (rds_append_strs(&a->rds, 3, cmd) == -1)
+			break;
+		queued++;
+	}
+	for (b = 0; b < queued; b++) {
+		if (rds_get_reply(&a->rds, &rep) == -1) {
+			done = -1;
+			goto out;
+		}
+		owner[b] = rep->type == REDIS_REPLY_STRING ?
+		    strtoll(rep->str, NULL, 10) : 0;
+		freeReplyObject(rep);
+	}
+	if (queued != CSTORE_BUCKETS) {
+		done = -1;
+		goto out;
+	}
+	for (b = 0; b < CSTORE_BUCKETS; b++) {
+		if (owner[b] <= 0)
+			continue;
+		snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", owner[b]);
+		if ((rep = rds_cmdv(&a->rds, "EXISTS", lkey, NULL)) == NULL) {
+			done = -1;
+			goto out;
+		}
+		alive = rep->type != REDIS_REPLY_INTEGER || rep->integer != 0;
+		freeReplyObject(rep);
+		for (i = b, n = 0; i < CSTORE_BUCKETS; i++)
+			if (owner[i] == owner[b]) {
+				bs[n++] = i;
+				if (i > b)
+					owner[i] = 0;
+			}
+		if (alive)
+			continue;
+		log_info("flush: finishing batch %lld left by a dead flusher "
+		    "(%d buckets)", owner[b], n);
+		if (finish_batch(a, owner[b], bs, n) == 0)
+			done++;
+	}
+out:
+	free(owner);
+	free(bs);
+	return done;
 }
 
 long long
 flush_pending(struct app *a)
 {
-	redisReply *rep = rds_cmdv(&a->rds, "SCARD", KEY_DIRTY, NULL);
-	long long n = -1;
+	char key[32];
+	const char *cmd[2];
+	redisReply *rep;
+	long long n = 0;
+	int b, k, queued = 0;
 
-	if (rep == NULL)
-		return -1;
-	if (rep->type == REDIS_REPLY_INTEGER)
-		n = rep->integer;
-	freeReplyObject(rep);
+	for (b = 0; b < CSTORE_BUCKETS; b++)
+		for (k = 0; k < 2; k++) {
+			cstore_bucket_key(b, k ? "inflight" : "pending", key,
+			    sizeof(key));
+			cmd[0] = "HLEN";
+			cmd[1] = key;
+			if (rds_append_strs(&a->rds, 2, cmd) == -1)
+				goto fail;
+			queued++;
+		}
+	for (b = 0; b < queued; b++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
+		if (rep->type == REDIS_REPLY_INTEGER)
+			n += rep->integer;
+		freeReplyObject(rep);
+	}
 	return n;
+fail:
+	rds_collect(&a->rds, queued);
+	return -1;
 }

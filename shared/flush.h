@@ -1,39 +1,48 @@
 /* flush.h -- moving pending deltas from Redis into SQLite's counters.
  *
- * One batch: a script pops up to N dirty hashes into the batch's
- * manifest {flush}:batch:<B> (B from INCR {flush}:seq); for each hash a
- * script moves every pending "~F" to "^B:F" (take); one SQLite
- * transaction records B in flushes and adds the coalesced sums to
- * counters (a B already recorded is not applied again); then a script
- * per hash deletes "^B:*" (ack), and the manifest goes.  A flusher killed
- * at any point leaves a manifest behind; flush_recover() finishes it:
- * take again (only if B is not applied yet), apply-once, ack.  Neither
- * loses nor double-applies a delta.
+ * One batch B (from INCR {flush}:seq) sweeps the buckets of cstore.h in
+ * order, FLUSH_PIPE of them per pipelined round, the next round sent
+ * before the current one is read, so Redis works while SQLite does.  Per
+ * bucket a script renames {c<n>}:pending to {c<n>}:inflight and notes B
+ * in {c<n>}:meta (take: O(1), atomic with every change to the bucket);
+ * a bucket whose inflight part still belongs to an unfinished batch is
+ * skipped.  The taken fields go straight into one SQLite transaction of
+ * UPSERTs that also records B in flushes; after its commit the
+ * leaderboards take the new values and a script per bucket drops the
+ * inflight hash if B still holds it (ack).  A batch stops taking once it
+ * holds FLUSH_FIELDS counters; the next batch goes on from there.
+ *
+ * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
+ * flusher killed at any point leaves buckets whose meta names B with no
+ * lock: flush_recover() finishes them -- applies what they hold unless
+ * SQLite has B already (a B applied twice is refused by the flushes
+ * row), then acks.  Neither loses nor double-applies a delta.
  */
 #ifndef TALLY_FLUSH_H
 #define TALLY_FLUSH_H
 
 #include "app.h"
 
-#define FLUSH_BATCH	2000	/* hashes per batch */
+#define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
+#define FLUSH_PIPE	64	/* buckets per pipelined round */
 
 struct flush_stats {
 	long long	batches;
-	long long	hashes;		/* objects flushed */
+	long long	buckets;	/* buckets taken */
 	long long	counters;	/* rows written to SQLite */
 	long long	total;		/* sum of |delta| moved */
 };
 
-/* Flushes until nothing is dirty (at most max_batches).  0, or -1 when
- * Redis or SQLite failed (what was taken is finished by a later
+/* Sweeps every bucket once (at most max_batches batches).  0, or -1
+ * when Redis or SQLite failed (what was taken is finished by a later
  * flush_recover). */
 int	flush_all(struct app *, int max_batches, struct flush_stats *);
 
-/* Finishes batches left behind by a dead flusher (manifests older than
- * grace_ms with no live lock).  Returns how many, or -1. */
-int	flush_recover(struct app *, long long grace_ms);
+/* Finishes the batches of dead flushers (in flight with no lock).
+ * Returns how many, or -1. */
+int	flush_recover(struct app *);
 
-/* Hashes waiting in the dirty set, or -1. */
+/* Counters with deltas not yet in SQLite (pending or in flight), or -1. */
 long long flush_pending(struct app *);
 
 #endif

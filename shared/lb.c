@@ -40,8 +40,8 @@ board_key(enum family fam, long long topic, char *out, size_t sz)
 		snprintf(out, sz, "{lb}:%s", families[fam].field);
 }
 
-static int
-on_board(enum family f)
+int
+lb_ranked(enum family f)
 {
 	return f == FAM_USER_POSTS || f == FAM_USER_FOLLOWERS ||
 	    f == FAM_USER_FOLLOWING || f == FAM_USER_LIKES || f == FAM_UT_RATING;
@@ -90,7 +90,7 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 	int i, j, k, m = 0, err = 0, queued = 0, rc = -1;
 
 	for (i = 0; i < n; i++) {
-		if (!on_board(ds[i].fam))
+		if (!lb_ranked(ds[i].fam))
 			continue;
 		e[m].fam = ds[i].fam;
 		e[m].topic = ds[i].k2;

@@ -22,6 +22,9 @@
 /* The family behind a board name ("posts" ...), or FAM__MAX. */
 enum family	lb_family(const char *by);
 
+/* 1 when the family's counters have a board. */
+int		lb_ranked(enum family);
+
 /* After a flush batch: boards of the user and (user, topic) counters
  * among ds take their durable values: vals[i] (the counters row after
  * ds[i], from the flush's own UPSERT), or read from SQLite when vals is

@@ -17,45 +17,38 @@
 #define REC_ROUNDS	6
 #define REC_SETTLE	2000	/* candidates settled together */
 
-/* KEYS: hash.  ARGV: field.  -> { version, live or "", pending,
- * batch, amount, batch, amount... } */
+/* KEYS: live, pending, inflight, meta (cstore.h).  ARGV: field, pending
+ * field.  -> { version, live or "", pending, inflight batch or "",
+ * its amount } */
 static struct rds_script state_lua = { .src =
-	"local f = ARGV[1]\n"
-	"local out = { redis.call('HGET', KEYS[1], '~v') or '0',\n"
-	"  redis.call('HGET', KEYS[1], f) or '',\n"
-	"  redis.call('HGET', KEYS[1], '~' .. f) or '0' }\n"
-	"for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do\n"
-	"  local b, g = string.match(k, '^%^(%d+):(.+)$')\n"
-	"  if b and g == f then\n"
-	"    table.insert(out, b)\n"
-	"    table.insert(out, redis.call('HGET', KEYS[1], k)) end\n"
-	"end\n"
-	"return out\n" };
+	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
+	"local fly = '0'\n"
+	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
+	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n"
+	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
+	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n" };
 
-/* KEYS: hash.  ARGV: field, version, pending (both as first read),
- * truth, durable, dry, applied batch ids...
+/* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
+ * version, pending (both as first read), truth, durable, dry, add the
+ * inflight part (1/0).
  * -> { "retry" } or { correction, live before or "", live was wrong } */
 static struct rds_script fix_lua = { .src =
-	"local f = ARGV[1]\n"
-	"if (redis.call('HGET', KEYS[1], '~v') or '0') ~= ARGV[2] or\n"
-	"   (redis.call('HGET', KEYS[1], '~' .. f) or '0') ~= ARGV[3] then\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] or\n"
+	"   (redis.call('HGET', KEYS[2], ARGV[2]) or '0') ~= ARGV[4] then\n"
 	"  return { 'retry' } end\n"
-	"local applied = {}\n"
-	"for i = 7, #ARGV do applied[ARGV[i]] = true end\n"
-	"local p = tonumber(ARGV[3])\n"
-	"for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do\n"
-	"  local b, g = string.match(k, '^%^(%d+):(.+)$')\n"
-	"  if b and g == f and not applied[b] then\n"
-	"    p = p + tonumber(redis.call('HGET', KEYS[1], k)) end\n"
-	"end\n"
-	"local t = tonumber(ARGV[4])\n"
-	"local c = t - (tonumber(ARGV[5]) + p)\n"
-	"local live = redis.call('HGET', KEYS[1], f)\n"
+	"local p = tonumber(ARGV[4])\n"
+	"if ARGV[8] == '1' then\n"
+	"  p = p + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
+	"local t = tonumber(ARGV[5])\n"
+	"local c = t - (tonumber(ARGV[6]) + p)\n"
+	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
 	"local bad = 0\n"
-	"if live and tonumber(live) ~= tonumber(ARGV[5]) + p then bad = 1 end\n"
-	"if ARGV[6] == '0' then\n"
-	"  if c ~= 0 then redis.call('HINCRBY', KEYS[1], '~' .. f, c) end\n"
-	"  if live and tonumber(live) ~= t then redis.call('HSET', KEYS[1], f, t) end\n"
+	"if live and tonumber(live) ~= tonumber(ARGV[6]) + p then bad = 1 end\n"
+	"if ARGV[7] == '0' then\n"
+	"  if c ~= 0 and redis.call('HINCRBY', KEYS[2], ARGV[2], c) == 0 then\n"
+	"    redis.call('HDEL', KEYS[2], ARGV[2]) end\n"
+	"  if live and tonumber(live) ~= t then\n"
+	"    redis.call('HSET', KEYS[1], ARGV[1], t) end\n"
 	"end\n"
 	"return { tostring(c), live or '', tostring(bad) }\n" };
 
@@ -161,30 +154,42 @@ struct rstate {
 	char		pend[24];	/* raw pending, as read */
 	int		has_live;
 	long long	live;
-	long long	p;		/* pending + unapplied in flight */
-	char		applied[8][24];	/* in-flight batches SQLite has */
-	int		napplied;
+	char		batch[24];	/* the batch holding inflight, or "" */
+	long long	fly;		/* its amount for this key */
+	long long	p;		/* pending + inflight when unapplied */
 };
 
 static void
 parse_state(struct app *a, redisReply *rep, struct rstate *st)
 {
-	size_t i;
-
 	memset(st, 0, sizeof(*st));
 	snprintf(st->ver, sizeof(st->ver), "%s", rep->element[0]->str);
 	st->has_live = rep->element[1]->len > 0;
 	st->live = strtoll(rep->element[1]->str, NULL, 10);
 	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
 	st->p = strtoll(st->pend, NULL, 10);
-	for (i = 3; i + 1 < rep->elements; i += 2) {
-		if (db_batch_applied(&a->db, rep->element[i]->str) == 1) {
-			if (st->napplied < 8)
-				snprintf(st->applied[st->napplied++], 24, "%s",
-				    rep->element[i]->str);
-		} else
-			st->p += strtoll(rep->element[i + 1]->str, NULL, 10);
-	}
+	snprintf(st->batch, sizeof(st->batch), "%s", rep->element[3]->str);
+	st->fly = strtoll(rep->element[4]->str, NULL, 10);
+	if (st->batch[0] != '\0' && db_batch_applied(&a->db, st->batch) != 1)
+		st->p += st->fly;
+}
+
+/* The four keys of a counter for state_lua and fix_lua. */
+struct ckeys {
+	char	live[48], pend[32], fly[32], meta[32], field[48], pfield[64];
+};
+
+static void
+ckeys_of(enum family fam, long long k1, long long k2, struct ckeys *k)
+{
+	struct delta dl = { fam, k1, k2, 0 };
+	int b = cstore_bucket(&dl);
+
+	cstore_name(&dl, k->live, sizeof(k->live), k->field, sizeof(k->field));
+	cstore_pfield(&dl, k->pfield, sizeof(k->pfield));
+	cstore_bucket_key(b, "pending", k->pend, sizeof(k->pend));
+	cstore_bucket_key(b, "inflight", k->fly, sizeof(k->fly));
+	cstore_bucket_key(b, "meta", k->meta, sizeof(k->meta));
 }
 
 /* Reads the Redis state of n entries in one pipeline; -1 if Redis failed. */
@@ -192,20 +197,16 @@ static int
 read_states(struct app *a, enum family fam, struct entry *e, size_t n,
     struct rstate *st)
 {
-	char hash[48], field[48];
-	const char *keys[1], *args[1];
-	struct delta dl;
+	struct ckeys k;
+	const char *keys[4] = { k.live, k.pend, k.fly, k.meta }, *args[2];
 	redisReply *rep;
 	size_t i, queued = 0;
 
 	for (i = 0; i < n; i++) {
-		dl.fam = fam;
-		dl.k1 = e[i].k1;
-		dl.k2 = e[i].k2;
-		cstore_name(&dl, hash, sizeof(hash), field, sizeof(field));
-		keys[0] = hash;
-		args[0] = field;
-		if (rds_append_eval(&a->rds, &state_lua, 1, keys, 1, args) == -1)
+		ckeys_of(fam, e[i].k1, e[i].k2, &k);
+		args[0] = k.field;
+		args[1] = k.pfield;
+		if (rds_append_eval(&a->rds, &state_lua, 4, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
@@ -213,18 +214,19 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 		if (rds_get_reply(&a->rds, &rep) == -1) {
 			return -1;
 		}
-		if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 3)
+		if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5)
 			parse_state(a, rep, &st[i]);
 		freeReplyObject(rep);
 	}
 	return queued == n ? 0 : -1;
 }
 
-/* The truth and durable value of one key, in one read snapshot; s is
- * the family's prepared recount_one statement. */
+/* The truth and durable value of one key, and whether flush batch
+ * `batch` ("": none) is applied, in one read snapshot; s is the family's
+ * prepared recount_one statement. */
 static int
 point_read(struct app *a, enum family fam, sqlite3_stmt *s,
-    const struct entry *e, long long *t, long long *d)
+    struct entry *e, const char *batch, int *applied)
 {
 	int err = 0, rc;
 
@@ -234,13 +236,17 @@ point_read(struct app *a, enum family fam, sqlite3_stmt *s,
 	if (families[fam].obj == OBJ_USER_TOPIC)
 		sqlite3_bind_int64(s, 2, e->k2);
 	rc = sqlite3_step(s);
-	*t = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	e->t = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	if (rc != SQLITE_ROW)
 		goto fail;
-	*d = cstore_durable(&a->db, fam, e->k1, e->k2, &err);
+	e->d = cstore_durable(&a->db, fam, e->k1, e->k2, &err);
 	if (err)
+		goto fail;
+	*applied = 0;
+	if (batch[0] != '\0' && (*applied = db_batch_applied(&a->db, batch))
+	    == -1)
 		goto fail;
 	return db_exec(&a->db, "COMMIT");
 fail:
@@ -274,14 +280,15 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 {
 	struct rstate *st = xcalloc(n, sizeof(*st));
 	int *done = xcalloc(n, sizeof(*done));
-	char hash[48], field[48], tb[24], db[24];
-	const char *keys[1], *args[6 + 8], *sadd[3];
-	size_t lens[3], i, left = n;
+	int *applied = xcalloc(n, sizeof(*applied));
+	char tb[24], db[24];
+	struct ckeys ck;
+	const char *keys[4] = { ck.live, ck.pend, ck.fly, ck.meta }, *args[8];
+	size_t i, left = n;
 	long long t, d, c, live_err;
-	struct delta dl;
 	redisReply *rep;
 	sqlite3_stmt *one = NULL;
-	int round, k, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
+	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
 	if ((one = db_prepare_once(&a->db, families[fam].recount_one)) == NULL)
 		goto out;
@@ -290,7 +297,7 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 			goto out;
 		for (i = 0; i < n; i++)
 			if (!done[i] && point_read(a, fam, one, &cand[i],
-			    &cand[i].t, &cand[i].d) == -1)
+			    st[i].batch, &applied[i]) == -1)
 				goto out;
 		usleep(REC_GRACE_MS * 1000);
 		for (i = 0; i < n; i++) {
@@ -298,33 +305,18 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 				continue;
 			t = cand[i].t;
 			d = cand[i].d;
-			dl.fam = fam;
-			dl.k1 = cand[i].k1;
-			dl.k2 = cand[i].k2;
-			cstore_name(&dl, hash, sizeof(hash), field, sizeof(field));
-			if (!dry) {	/* the correction must reach a flush */
-				sadd[0] = "SADD";
-				sadd[1] = "{flush}:dirty";
-				sadd[2] = hash;
-				for (k = 0; k < 3; k++)
-					lens[k] = strlen(sadd[k]);
-				if ((rep = rds_cmd(&a->rds, 3, sadd, lens)) == NULL)
-					goto out;
-				freeReplyObject(rep);
-			}
+			ckeys_of(fam, cand[i].k1, cand[i].k2, &ck);
 			snprintf(tb, sizeof(tb), "%lld", t);
 			snprintf(db, sizeof(db), "%lld", d);
-			keys[0] = hash;
-			args[0] = field;
-			args[1] = st[i].ver;
-			args[2] = st[i].pend;
-			args[3] = tb;
-			args[4] = db;
-			args[5] = dry ? "1" : "0";
-			for (k = 0; k < st[i].napplied; k++)
-				args[6 + k] = st[i].applied[k];
-			rep = rds_eval(&a->rds, &fix_lua, 1, keys,
-			    6 + st[i].napplied, args);
+			args[0] = ck.field;
+			args[1] = ck.pfield;
+			args[2] = st[i].ver;
+			args[3] = st[i].pend;
+			args[4] = tb;
+			args[5] = db;
+			args[6] = dry ? "1" : "0";
+			args[7] = st[i].batch[0] != '\0' && !applied[i] ? "1" : "0";
+			rep = rds_eval(&a->rds, &fix_lua, 4, keys, 8, args);
 			if (rep == NULL)
 				goto out;
 			if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3) {
@@ -334,7 +326,7 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 				    strtoll(rep->element[1]->str, NULL, 10) -
 				    (t - c) : 0;
 				if (c != 0 || live_err != 0) {
-					note_wrong(rf, dl.k1, dl.k2, two,
+					note_wrong(rf, cand[i].k1, cand[i].k2, two,
 					    c != 0 ? c : live_err);
 					if (!dry)
 						rf->fixed++;
@@ -351,6 +343,7 @@ out:
 	sqlite3_finalize(one);
 	free(st);
 	free(done);
+	free(applied);
 	return rc;
 }
 

@@ -202,7 +202,7 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	else
 		rec_report_init(&r.report);
 	/* Fold what is pending first: fewer keys to settle. */
-	flush_recover(a, 0);
+	flush_recover(a);
 	flush_all(a, 1000, NULL);
 	if (reconcile(a, r.dry, r.checkpoint, &r.report, on_progress, &x) == -1) {
 		finish(&a->db, id, "failed", "Redis or SQLite failed; "

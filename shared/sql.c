@@ -150,6 +150,9 @@ const char *const sql_text[STMT__MAX] = {
 	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
 	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value "
 	"RETURNING value",
+	/* STMT_COUNTER_ADD_PLAIN: name, key, delta (no value back) */
+	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
 	/* STMT_COUNTER_SET: name, key, value */
 	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
 	"ON CONFLICT(name, key) DO UPDATE SET value = excluded.value",

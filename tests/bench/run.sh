@@ -722,11 +722,11 @@ fi
 # 500 ms, e.g. while Redis stalls in an AOF rewrite) the failed batch is
 # left for recovery, which waits out the batch lock (5 s): then again, at
 # most 3 times.  Sets FL_SECS (time in tallyctl only) and FL_FAILS.
-orphans() {		# flush batches with no live flusher (lock gone)
+orphans() {		# buckets held by a batch with no live flusher (lock gone)
 	redis-cli -s "$TALLY_REDIS" EVAL "local n = 0
-for _, k in ipairs(redis.call('KEYS', '{flush}:batch:*')) do
-  local b = string.match(k, '(%d+)$')
-  if redis.call('EXISTS', '{flush}:lock:' .. b) == 0 then n = n + 1 end
+for b = 0, 1023 do
+  local id = redis.call('HGET', '{c' .. b .. '}:meta', 'b')
+  if id and redis.call('EXISTS', '{flush}:lock:' .. id) == 0 then n = n + 1 end
 end
 return n" 0
 }

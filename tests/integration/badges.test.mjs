@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
-import { compareAll, pageCounters } from '../lib/counts.mjs';
+import { compareAll, pageCounters, redisName } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -63,8 +63,9 @@ async function assertUnreadExact(c, expected, msg = '') {
   const truth = unreadTruth(c.id);
   const b = await badges(c);
   const table = q(`SELECT value FROM counters WHERE name='user_unread' AND key='${c.id}'`);
-  const live = stack.redis('HGET', `{u${c.id}}:n`, 'unread');
-  const pend = stack.redis('HGET', `{u${c.id}}:n`, '~unread');
+  const n = redisName('user_unread', c.id);
+  const live = stack.redis('HGET', n.hash, n.field);
+  const pend = stack.redis('HGET', n.pending, n.pfield);
   const where = `${c.name} ${msg}`;
   if (expected !== undefined) assert.equal(truth, expected, `recount ${where}`);
   assert.equal(b.notifications, truth, `badges.json vs recount ${where}`);

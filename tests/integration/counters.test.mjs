@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
-import { compareAll, pageCounters, RECOUNT } from '../lib/counts.mjs';
+import { compareAll, pageCounters, pendingDeltas, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
 const users = [];
@@ -124,7 +124,8 @@ test('a counter missing from Redis is loaded from counters plus pending', async 
   await c.post(`/posts/${p}/unlike`);
   stack.tallyctl('flush');
   const truth = Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p}`));
-  stack.redis('HDEL', `{p${p}}:n`, 'likes');            // live value lost
+  const n = redisName('post_likes', p);
+  stack.redis('HDEL', n.hash, n.field);                   // live value lost
   await c.post(`/posts/${p}/like`);                       // pending only
   const r = await users[8].get(`/posts/${p}`);
   assert.equal(pageCounters(r.text)[`post-likes|${p}`], truth + 1);
@@ -144,13 +145,14 @@ test('kill -9 of the worker in the middle of flushes, many times: totals stay ex
     const r = await cs[0].post('/posts', { body: 'hot post', publish: '1' });
     const pid = Number(r.location.split('/').pop());
     let kills = 0, midFlush = 0, done = false;
-    // Kill the worker while a flush batch is in flight (its lock exists),
-    // which TALLY_FAULT_DELAY_MS holds open for 120 ms after the claim.
+    // Kill the worker while a flush batch holds taken deltas (an
+    // inflight hash exists), which TALLY_FAULT_DELAY_MS holds open for
+    // 120 ms between the take and the SQLite transaction.
     const killer = (async () => {
       const end = Date.now() + 40000;
       while (kills < 6 && Date.now() < end) {
         const w = await waitFor(() => s2.pidOf('tally-worker'), 10000, 20);
-        if (s2.redis('KEYS', '{flush}:lock:*') !== '') {
+        if (s2.redis('KEYS', '{c*}:inflight') !== '') {
           process.kill(w, 'SIGKILL'); kills++; midFlush++;
           await sleep(300);
         } else await sleep(10);
@@ -170,7 +172,7 @@ test('kill -9 of the worker in the middle of flushes, many times: totals stay ex
     assert.ok(midFlush >= 5, `killed ${midFlush} times mid-flush`);
     await waitFor(() => s2.pidOf('tally-worker'), 10000);
     // the restarted worker finishes what its predecessors left
-    await waitFor(() => s2.redis('KEYS', '{flush}:batch:*') === '' && s2.redis('SCARD', '{flush}:dirty') === '0', 20000, 200);
+    await waitFor(() => s2.redis('KEYS', '{c*}:inflight') === '' && pendingDeltas(s2) === 0, 20000, 200);
     s2.tallyctl('flush');
     assert.deepEqual(compareAll(s2), []);
     assert.equal(Number(s2.sqlite(`SELECT value FROM counters WHERE name='post_likes' AND key='${pid}'`)), 8);

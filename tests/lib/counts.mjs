@@ -14,18 +14,36 @@ export const RECOUNT = {
   user_topic_rating: "SELECT p.user_id || ':' || p.topic_id, COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.status=1 AND p.is_deleted=0 GROUP BY p.user_id, p.topic_id",
 };
 
-// Redis hash and field of a counter (cstore.h).
+// Redis names of a counter (cstore.h): its bucket is the object id modulo
+// 1024; the live value is `field` of `hash`, what waits for a flush is
+// `pfield` of `pending` (or of `inflight`, taken by a flush batch).
+export const BUCKETS = 1024;
 export function redisName(family, key) {
   const [a, b] = String(key).split(':');
   const f = {
-    user_posts: ['u', 'n', 'posts'], user_followers: ['u', 'n', 'followers'],
-    user_following: ['u', 'n', 'following'], user_likes: ['u', 'n', 'likes'],
-    post_likes: ['p', 'n', 'likes'], post_comments: ['p', 'n', 'comments'],
-    post_reposts: ['p', 'n', 'reposts'], post_views: ['p', 'n', 'views'],
-    topic_posts: ['t', 'n', 'posts'],
-    user_topic_posts: ['u', 'nt', `posts:${b}`], user_topic_rating: ['u', 'nt', `rating:${b}`],
+    user_posts: ['u', 'posts'], user_followers: ['u', 'followers'],
+    user_following: ['u', 'following'], user_likes: ['u', 'likes'],
+    user_unread: ['u', 'unread'],
+    post_likes: ['p', 'likes'], post_comments: ['p', 'comments'],
+    post_reposts: ['p', 'reposts'], post_views: ['p', 'views'],
+    topic_posts: ['t', 'posts'],
+    user_topic_posts: ['ut', `posts:${b}`], user_topic_rating: ['ut', `rating:${b}`],
   }[family];
-  return { hash: `{${f[0]}${a}}:${f[1]}`, field: f[2] };
+  const tag = `{c${BigInt(a) % BigInt(BUCKETS)}}`;
+  return {
+    hash: `${tag}:${f[0]}${a}`, field: f[1],
+    pending: `${tag}:pending`, inflight: `${tag}:inflight`, pfield: `${f[0]}${a}:${f[1]}`,
+  };
+}
+
+// Counters with deltas not yet in SQLite: fields of every pending and
+// in-flight hash (one Redis call).
+export function pendingDeltas(stack) {
+  return Number(stack.redis('EVAL', `local n = 0
+for b = 0, ${BUCKETS - 1} do
+  n = n + redis.call('HLEN', '{c' .. b .. '}:pending') + redis.call('HLEN', '{c' .. b .. '}:inflight')
+end
+return n`, '0'));
 }
 
 function rows(stack, sql) {
@@ -50,11 +68,13 @@ export function compareAll(stack) {
       const t = truth.get(k) ?? 0;
       const c = table.get(k) ?? 0;
       if (t !== c) bad.push(`${fam}[${k}] counters=${c} truth=${t}`);
-      const { hash, field } = redisName(fam, k);
+      const { hash, field, pending, inflight, pfield } = redisName(fam, k);
       const live = stack.redis('HGET', hash, field);
       if (live !== '' && Number(live) !== t) bad.push(`${fam}[${k}] redis=${live} truth=${t}`);
-      const pend = stack.redis('HGET', hash, `~${field}`);
-      if (pend !== '' && Number(pend) !== 0) bad.push(`${fam}[${k}] pending=${pend} after flush`);
+      for (const h of [pending, inflight]) {
+        const pend = stack.redis('HGET', h, pfield);
+        if (pend !== '' && Number(pend) !== 0) bad.push(`${fam}[${k}] ${h}=${pend} after flush`);
+      }
     }
   }
   return bad;

@@ -1,4 +1,4 @@
-/* test-counters-bad-keys.c -- cstore_parse rejects malformed hash keys and fields (bookkeeping "~F" / "^B:F", wrong object, missing or bad topic); family_by_name rejects unknown names. */
+/* test-counters-bad-keys.c -- cstore_parse rejects every pending-hash field that cstore_pfield would not write (bad object tag, non-canonical or overflowing id, unknown or wrong-object field, missing or bad topic); family_by_name rejects unknown names. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,78 +11,70 @@
 #include "cstore.h"
 
 static void
-reject(const char *hash, const char *field)
+reject(const char *pfield)
 {
 	struct delta d;
 
-	if (cstore_parse(hash, field, &d) != -1)
-		fail_msg("cstore_parse(\"%s\", \"%s\") accepted: %s %lld:%lld",
-		    hash, field, (int)d.fam >= 0 && d.fam < FAM__MAX ?
+	if (cstore_parse(pfield, strlen(pfield), &d) != -1)
+		fail_msg("cstore_parse(\"%s\") accepted: %s %lld:%lld", pfield,
+		    (int)d.fam >= 0 && d.fam < FAM__MAX ?
 		    families[d.fam].name : "?", d.k1, d.k2);
 }
 
 static void
-parse_ok(const char *hash, const char *field, enum family fam, long long k1,
-    long long k2)
+parse_ok(const char *pfield, enum family fam, long long k1, long long k2)
 {
 	struct delta d;
 
-	assert_int_equal(cstore_parse(hash, field, &d), 0);
+	assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
 	assert_int_equal(d.fam, fam);
 	assert_true(d.k1 == k1);
 	assert_true(d.k2 == k2);
 }
 
 static void
-test_bad_hash_keys(void **state)
+test_bad_objects(void **state)
 {
 	static const char *const bad[] = {
-		"", "{u}:n", "{x1}:n", "{u1}:z", "{u1}:n:extra", "u1:n",
-		"{u1}", "{u1}:", "{u1}n", "{u1:n", "{u1}}:n", "{1}:n",
-		"{u1x}:n", "{U1}:n", "{u1}:N", "{u1}:nn", "{u1}:ntt",
-		"{u1}:n ", "{u1}:n\n", " {u1}:n", "{p1}:nt", "{t1}:nt",
-		"{u}:nt", "{flush}:dirty", "{u1}:nt:x", "{}:n", "{",
+		"", ":", "u", "u:", "u:posts", "x1:posts", "U1:posts",
+		"1:posts", "uu1:posts", "tu1:posts", "pt1:likes", " u1:posts",
+		"u 1:posts", "u-1:posts", "u+1:posts", "u01:posts", "u00:posts",
+		"u1x:posts", "u1", "u1posts", "u1::posts", "{c1}:u1",
+		"u9223372036854775808:posts", "u99999999999999999999:posts",
+		"ut1", "ut:posts:7", "ut01:posts:7",
 	};
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		reject(bad[i], "posts");
-		reject(bad[i], "likes");
-		reject(bad[i], "posts:7");
-	}
-	/* the same fields on good keys are fine */
-	parse_ok("{u1}:n", "posts", FAM_USER_POSTS, 1, 0);
-	parse_ok("{p1}:n", "likes", FAM_POST_LIKES, 1, 0);
-	parse_ok("{u1}:nt", "posts:7", FAM_UT_POSTS, 1, 7);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		reject(bad[i]);
+	/* the largest id still parses */
+	parse_ok("u9223372036854775807:posts", FAM_USER_POSTS,
+	    9223372036854775807LL, 0);
+	parse_ok("u0:posts", FAM_USER_POSTS, 0, 0);
 }
 
 static void
 test_bad_fields(void **state)
 {
-	static const char *const plain[] = {	/* {u1}:n, {p1}:n, {t1}:n */
-		"", "nosuch", "~posts", "~likes", "^3:posts", "^3:likes", "~v",
-		"posts:7", "likes:7", "Posts", "posts ", " posts", "post",
-		"postsx", "posts\n",
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-	};
-	static const char *const ut[] = {	/* {u1}:nt */
-		"", "posts", "rating", "posts:", "posts:abc", "posts:7x",
-		"posts:7:8", "~posts", "~posts:7", "^3:posts", "^3:posts:7",
-		"~v", ":7", "nosuch:7", "likes:7", "followers:7", "unread:7",
-		"Posts:7", "posts7", "posts::7", "posts:7 ", "posts:7\n",
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:7",
+	static const char *const bad[] = {
+		/* plain objects */
+		"u1:", "u1:nosuch", "u1:Posts", "u1:posts ", "u1: posts",
+		"u1:post", "u1:postsx", "u1:posts\n", "u1:posts:7", "u1:~posts",
+		"p1:likes:7", "t1:posts:7",
+		"u1:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		/* (user, topic) */
+		"ut1:posts", "ut1:rating", "ut1:posts:", "ut1:posts:abc",
+		"ut1:posts:7x", "ut1:posts:7:8", "ut1::7", "ut1:nosuch:7",
+		"ut1:likes:7", "ut1:followers:7", "ut1:unread:7", "ut1:Posts:7",
+		"ut1:posts7", "ut1:posts::7", "ut1:posts:7 ", "ut1:posts:07",
+		"ut1:posts:-7", "ut1:posts:9223372036854775808",
 	};
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
-		reject("{u1}:n", plain[i]);
-		reject("{p1}:n", plain[i]);
-		reject("{t1}:n", plain[i]);
-	}
-	for (i = 0; i < sizeof(ut) / sizeof(ut[0]); i++)
-		reject("{u1}:nt", ut[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		reject(bad[i]);
 }
 
 /* A field that is some other object's counter. */
@@ -90,21 +82,39 @@ static void
 test_field_of_another_object(void **state)
 {
 	(void)state;
-	reject("{t1}:n", "likes");
-	reject("{t1}:n", "followers");
-	reject("{p1}:n", "followers");
-	reject("{p1}:n", "posts");
-	reject("{p1}:n", "unread");
-	reject("{u1}:n", "comments");
-	reject("{u1}:n", "views");
-	reject("{u1}:n", "rating");
-	reject("{u1}:nt", "comments:7");
-	reject("{u1}:nt", "views:7");
+	reject("t1:likes");
+	reject("t1:followers");
+	reject("p1:followers");
+	reject("p1:posts");
+	reject("p1:unread");
+	reject("u1:comments");
+	reject("u1:views");
+	reject("u1:rating");
+	reject("ut1:comments:7");
+	reject("ut1:views:7");
 	/* while the right ones parse */
-	parse_ok("{t3}:n", "posts", FAM_TOPIC_POSTS, 3, 0);
-	parse_ok("{p3}:n", "views", FAM_POST_VIEWS, 3, 0);
-	parse_ok("{u3}:n", "likes", FAM_USER_LIKES, 3, 0);
-	parse_ok("{u3}:nt", "rating:9", FAM_UT_RATING, 3, 9);
+	parse_ok("t3:posts", FAM_TOPIC_POSTS, 3, 0);
+	parse_ok("p3:views", FAM_POST_VIEWS, 3, 0);
+	parse_ok("u3:likes", FAM_USER_LIKES, 3, 0);
+	parse_ok("u3:unread", FAM_USER_UNREAD, 3, 0);
+	parse_ok("ut3:rating:9", FAM_UT_RATING, 3, 9);
+	parse_ok("ut3:posts:9", FAM_UT_POSTS, 3, 9);
+}
+
+/* Only len bytes count: a field is not read past its reply's length. */
+static void
+test_length_bounds(void **state)
+{
+	struct delta d;
+
+	(void)state;
+	assert_int_equal(cstore_parse("p12:likes", 9, &d), 0);
+	assert_int_equal(d.k1, 12);
+	assert_int_equal(cstore_parse("p12:likesx", 9, &d), 0);
+	assert_int_equal(cstore_parse("p12:likes", 8, &d), -1);
+	assert_int_equal(cstore_parse("ut12:posts:345", 12, &d), 0);
+	assert_int_equal(d.k2, 3);
+	assert_int_equal(cstore_parse("p12:likes", 0, &d), -1);
 }
 
 static void
@@ -128,9 +138,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_hash_keys),
+		cmocka_unit_test(test_bad_objects),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_field_of_another_object),
+		cmocka_unit_test(test_length_bounds),
 		cmocka_unit_test(test_unknown_family_names),
 	};
 

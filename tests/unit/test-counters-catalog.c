@@ -1,4 +1,4 @@
-/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", cstore_name + cstore_parse round-trip for every family. */
+/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", Redis names (live hash, field, pending field, bucket) and cstore_pfield + cstore_parse round-trip for every family. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,23 +12,31 @@
 #include "counters.h"
 #include "cstore.h"
 
-/* What each family is called in SQLite and Redis, for k1 42, k2 7. */
+/* What each family is called in SQLite and Redis, for k1 42, k2 7
+ * (bucket 42): live hash, field, and field in the pending hash. */
 static const struct {
 	enum family	 fam;
-	const char	*name, *key, *hash, *field;
+	const char	*name, *key, *hash, *field, *pfield;
 } known[] = {
-	{ FAM_USER_POSTS, "user_posts", "42", "{u42}:n", "posts" },
-	{ FAM_USER_FOLLOWERS, "user_followers", "42", "{u42}:n", "followers" },
-	{ FAM_USER_FOLLOWING, "user_following", "42", "{u42}:n", "following" },
-	{ FAM_USER_LIKES, "user_likes", "42", "{u42}:n", "likes" },
-	{ FAM_POST_LIKES, "post_likes", "42", "{p42}:n", "likes" },
-	{ FAM_POST_COMMENTS, "post_comments", "42", "{p42}:n", "comments" },
-	{ FAM_POST_REPOSTS, "post_reposts", "42", "{p42}:n", "reposts" },
-	{ FAM_POST_VIEWS, "post_views", "42", "{p42}:n", "views" },
-	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{t42}:n", "posts" },
-	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{u42}:nt", "posts:7" },
-	{ FAM_UT_RATING, "user_topic_rating", "42:7", "{u42}:nt", "rating:7" },
-	{ FAM_USER_UNREAD, "user_unread", "42", "{u42}:n", "unread" },
+	{ FAM_USER_POSTS, "user_posts", "42", "{c42}:u42", "posts", "u42:posts" },
+	{ FAM_USER_FOLLOWERS, "user_followers", "42", "{c42}:u42", "followers",
+	  "u42:followers" },
+	{ FAM_USER_FOLLOWING, "user_following", "42", "{c42}:u42", "following",
+	  "u42:following" },
+	{ FAM_USER_LIKES, "user_likes", "42", "{c42}:u42", "likes", "u42:likes" },
+	{ FAM_POST_LIKES, "post_likes", "42", "{c42}:p42", "likes", "p42:likes" },
+	{ FAM_POST_COMMENTS, "post_comments", "42", "{c42}:p42", "comments",
+	  "p42:comments" },
+	{ FAM_POST_REPOSTS, "post_reposts", "42", "{c42}:p42", "reposts",
+	  "p42:reposts" },
+	{ FAM_POST_VIEWS, "post_views", "42", "{c42}:p42", "views", "p42:views" },
+	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{c42}:t42", "posts", "t42:posts" },
+	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{c42}:ut42", "posts:7",
+	  "ut42:posts:7" },
+	{ FAM_UT_RATING, "user_topic_rating", "42:7", "{c42}:ut42", "rating:7",
+	  "ut42:rating:7" },
+	{ FAM_USER_UNREAD, "user_unread", "42", "{c42}:u42", "unread",
+	  "u42:unread" },
 };
 
 static void
@@ -69,7 +77,7 @@ test_recount_queries(void **state)
 }
 
 /* One field per counter in an object's hash, or cstore_parse could not
- * tell them apart; and no field looks like the "~" / "^B:" bookkeeping. */
+ * tell them apart; fields are plain lowercase words. */
 static void
 test_fields_unique_per_object(void **state)
 {
@@ -130,7 +138,7 @@ static void
 test_cstore_names(void **state)
 {
 	struct delta d;
-	char hash[48], field[48];
+	char hash[48], field[48], pfield[64], key[32];
 	int i;
 
 	(void)state;
@@ -140,28 +148,38 @@ test_cstore_names(void **state)
 		d.k1 = 42;
 		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
 		cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
+		cstore_pfield(&d, pfield, sizeof(pfield));
 		assert_string_equal(hash, known[i].hash);
 		assert_string_equal(field, known[i].field);
+		assert_string_equal(pfield, known[i].pfield);
+		assert_int_equal(cstore_bucket(&d), 42);
 		/* and back, the stored delta (d) not carried */
 		d.d = 99;
-		assert_int_equal(cstore_parse(hash, field, &d), 0);
+		assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
 		assert_int_equal(d.fam, known[i].fam);
 		assert_int_equal(d.k1, 42);
 		assert_int_equal(d.k2, families[d.fam].obj == OBJ_USER_TOPIC ?
 		    7 : 0);
 		assert_int_equal(d.d, 0);
 	}
+	/* a bucket's own keys share its tag */
+	cstore_bucket_key(7, "pending", key, sizeof(key));
+	assert_string_equal(key, "{c7}:pending");
+	d.k1 = CSTORE_BUCKETS + 7;
+	assert_int_equal(cstore_bucket(&d), 7);
+	cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
+	assert_int_equal(strncmp(hash, "{c7}:", 5), 0);
 }
 
-/* cstore_name then cstore_parse gives the counter back, every family,
- * small and huge ids. */
+/* cstore_pfield then cstore_parse gives the counter back, every family,
+ * small and huge ids; its live hash is in the same bucket. */
 static void
 test_cstore_round_trip(void **state)
 {
 	static const long long ids[] = { 0, 1, 7, 42, 1000000007LL,
 	    9007199254740993LL, LLONG_MAX };
 	struct delta in, out;
-	char hash[48], field[48], again_h[48], again_f[48];
+	char pfield[64], again[64], hash[48], field[48], tag[24];
 	size_t a, b;
 	int f, n = 0;
 
@@ -177,19 +195,23 @@ test_cstore_round_trip(void **state)
 				else if (b > 0)
 					continue;
 				in.d = -3;
-				cstore_name(&in, hash, sizeof(hash), field,
-				    sizeof(field));
-				if (cstore_parse(hash, field, &out) != 0)
-					fail_msg("%s %lld:%lld: %s %s does not "
+				cstore_pfield(&in, pfield, sizeof(pfield));
+				if (cstore_parse(pfield, strlen(pfield), &out)
+				    != 0)
+					fail_msg("%s %lld:%lld: %s does not "
 					    "parse", families[f].name, in.k1,
-					    in.k2, hash, field);
+					    in.k2, pfield);
 				assert_int_equal(out.fam, in.fam);
 				assert_true(out.k1 == in.k1);
 				assert_true(out.k2 == in.k2);
-				cstore_name(&out, again_h, sizeof(again_h),
-				    again_f, sizeof(again_f));
-				assert_string_equal(again_h, hash);
-				assert_string_equal(again_f, field);
+				cstore_pfield(&out, again, sizeof(again));
+				assert_string_equal(again, pfield);
+				cstore_name(&in, hash, sizeof(hash), field,
+				    sizeof(field));
+				snprintf(tag, sizeof(tag), "{c%d}:",
+				    cstore_bucket(&in));
+				assert_int_equal(strncmp(hash, tag, strlen(tag)),
+				    0);
 				n++;
 			}
 	assert_true(n >= FAM__MAX * 7);
