@@ -11,7 +11,7 @@ OPT      ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -MMD -MP
 CFLAGS   += $(OPT) $(WARN)
-LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm
+LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm -pthread
 
 PORT     ?= 8080
 RUN_DIR  ?= ./run

@@ -7,7 +7,8 @@
  * SIGINT/SIGTERM stop them all (nginx first, Redis last) and nothing else.
  *
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
- * DEMO (1; 0 = no demo data), TALLY_PROCS (handler processes, 2),
+ * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
+ * 2; the social writer always has 1),
  * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
  * REPLICA=1 (a second redis-server replicating the first over loopback
  * TCP; the handlers read from it while the master does not answer).
@@ -38,8 +39,24 @@
 #include "tmpl.h"
 #include "valid.h"
 
-static const char *const handlers[] = { "web", "social", "notify", "admin" };
-#define NHANDLERS	(sizeof(handlers) / sizeof(handlers[0]))
+/* One pre-fork pool per handler, plus the social writer: the single
+ * process that nginx sends the social handler's POSTs to (see
+ * nginx-conf/tally.conf.in).  SQLite takes one writer at a time anyway;
+ * one writing process keeps its page cache across its transactions,
+ * where writers in several processes make each other's caches stale at
+ * every commit and re-read every page they touch. */
+static const struct pool {
+	const char	*prog;		/* tally-<prog> */
+	const char	*name;		/* <name>.sock, logs/<name>.log */
+	const char	*procs;		/* NULL: TALLY_PROCS */
+} pools[] = {
+	{ "web", "web", NULL },
+	{ "social", "social", NULL },
+	{ "social", "social-writer", "1" },
+	{ "notify", "notify", NULL },
+	{ "admin", "admin", NULL },
+};
+#define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
 #define NSVC		(NHANDLERS + 4)
 
 /* snprintf that refuses to truncate: a cut path would name another file. */
@@ -366,9 +383,9 @@ main(void)
 		    replica_sock, rport);
 	}
 	for (i = 0; i < NHANDLERS; i++, k++) {
-		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, handlers[i]);
+		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, pools[i].prog);
 		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,
-		    handlers[i]);
+		    pools[i].name);
 		if (strlen(sock) > CFG_SOCK_MAX) {
 			log_err("RUN_DIR too long for %s", sock);
 			return 1;
@@ -377,9 +394,9 @@ main(void)
 		argvs[k][1] = "-s";
 		argvs[k][2] = xstrdup(sock);
 		argvs[k][3] = "-n";
-		argvs[k][4] = procs;
+		argvs[k][4] = pools[i].procs != NULL ? pools[i].procs : procs;
 		argvs[k][5] = NULL;
-		svcs[k].name = handlers[i];
+		svcs[k].name = pools[i].name;
 		svcs[k].stop_group = 1;
 	}
 	pathf(prog, sizeof(prog), "%s/tally-worker", p.bin);

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "auth.h"
+#include "flush.h"
 #include "log.h"
 #include "metrics.h"
 #include "prefork.h"
@@ -42,6 +43,12 @@ app_open(struct app *a, const char *name)
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
 	    valid_int(v, 0, 10000, &ms) == 0)
 		a->fault_delay_ms = (int)ms;
+	/* Tests: small flush batches, so a flush runs many of them (each
+	 * applied while the next is taken). */
+	a->flush_fields = FLUSH_FIELDS;
+	if ((v = getenv("TALLY_FLUSH_FIELDS")) != NULL &&
+	    valid_int(v, 1, FLUSH_FIELDS, &ms) == 0)
+		a->flush_fields = (int)ms;
 	return 0;
 }
 

@@ -28,6 +28,8 @@ struct app {
 	struct rds	 rds;
 	struct rds	 replica;	/* reads only, when configured */
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
+	int		 flush_fields;	/* TALLY_FLUSH_FIELDS (tests), or
+					 * FLUSH_FIELDS: a batch's size */
 	struct metrics	*metrics;	/* shared request counters, or NULL */
 	int		 metrics_idx;	/* this handler's slot */
 	int		 in_request;	/* app_after() defers */

@@ -1,5 +1,6 @@
 /* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,9 @@ static const char *const obj_tag[] = { "u", "p", "t", "ut" };
 int
 cstore_bucket(const struct delta *d)
 {
-	return (int)((unsigned long long)d->k1 % CSTORE_BUCKETS);
+	/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits
+	 * of id x 2654435761, so neighbouring ids land far apart. */
+	return (int)((uint32_t)((uint32_t)d->k1 * 2654435761u) >> 22);
 }
 
 void

@@ -1,7 +1,8 @@
 /* cstore.h -- live counter values in Redis, with their pending deltas.
  *
- * Counters live in CSTORE_BUCKETS buckets (an object's bucket is its id
- * modulo CSTORE_BUCKETS); every key of bucket B carries the hash tag
+ * Counters live in CSTORE_BUCKETS buckets (an object's bucket: a
+ * multiplicative hash of its id, cstore_bucket()); every key of bucket B
+ * carries the hash tag
  * {c<B>}, so each script below touches one Redis Cluster slot:
  *   {c<B>}:u<ID>      user:  posts followers following likes unread
  *   {c<B>}:ut<ID>     user per topic:  posts:<TID> rating:<TID>
@@ -27,7 +28,7 @@
 #include "app.h"
 #include "counters.h"
 
-#define CSTORE_BUCKETS	1024
+#define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
 
 /* The bucket of a counter. */
 int	cstore_bucket(const struct delta *);

@@ -109,6 +109,42 @@ db_rollback(struct db *d)
 	wunlock(d);
 }
 
+int
+db_checkpoint(struct db *d, int truncate)
+{
+	int rc, nlog = 0, nckpt = 0;
+
+	/* The long part (syncing the WAL, copying its pages) without the
+	 * lock, writers going on meanwhile; then under it only what they
+	 * wrote since, and the restart. */
+	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    &nlog, &nckpt) != SQLITE_OK) {
+		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	if (nckpt < nlog)
+		return 1;	/* a reader still needs old frames: a restart
+				 * would hold the writers while it waits */
+	if (d->wlock_fd > 0 && !d->wlocked) {
+		if (wlock(d) == -1)
+			return -1;
+		d->wlocked = 1;
+	}
+	d->busy_ms = DB_CKPT_WAIT_MS;
+	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
+	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
+	    &nckpt);
+	d->busy_ms = DB_BUSY_MS;
+	wunlock(d);
+	if (rc == SQLITE_BUSY)
+		return 1;
+	if (rc != SQLITE_OK) {
+		log_err("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return 0;
+}
+
 static int
 db_version(struct db *d)
 {
@@ -169,7 +205,8 @@ busy_wait(void *arg, int tries)
 	now = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	if (tries == 0)
 		d->busy_since_us = now;
-	if (now - d->busy_since_us >= DB_BUSY_MS * 1000LL)
+	if (now - d->busy_since_us >= (d->busy_ms > 0 ? d->busy_ms :
+	    DB_BUSY_MS) * 1000LL)
 		return 0;
 	usleep(tries < 20 ? 50 : tries < 200 ? 200 : 1000);
 	return 1;
@@ -195,7 +232,8 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA foreign_keys = ON;"
 	    "PRAGMA trusted_schema = OFF;"
 	    "PRAGMA temp_store = MEMORY;"
-	    "PRAGMA cache_size = -8000;";
+	    "PRAGMA cache_size = -8000;"
+	    "PRAGMA journal_size_limit = 67108864;";
 
 	struct sigaction sa;
 	char lp[4096];

@@ -17,11 +17,13 @@ struct db {
 	sqlite3_stmt	*st[STMT__MAX];
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
+	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wlocked;
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
+#define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
  * applies pending migrations.  Returns 0 or -1 (logged; db closed). */
@@ -42,6 +44,15 @@ void		 db_done(sqlite3_stmt *);
 int		 db_begin(struct db *);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);
+/* Checkpoints the WAL and starts it over from its beginning (truncated
+ * to 0 bytes when truncate).  A passive checkpoint first copies what it
+ * can beside the writers; when no reader needs older frames, the rest
+ * and the restart run under the writers' lock, readers getting
+ * DB_CKPT_WAIT_MS to leave the WAL.  Under a steady write load a passive
+ * checkpoint alone never catches up with the last frame, so the WAL
+ * would only grow (and every page lookup in it slow down).  0, 1 when
+ * readers kept the WAL (copied, not restarted), -1 on error. */
+int		 db_checkpoint(struct db *, int truncate);
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);
 

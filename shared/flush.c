@@ -1,4 +1,6 @@
 /* flush.c -- the coalescing flusher; see flush.h. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,21 +324,31 @@ read_round(struct app *a, int from, int n, struct taken *t)
 	return 0;
 }
 
+/* The highest batch id SQLite has applied, or -1. */
 static long long
-next_batch_id(struct app *a)
+applied_max(struct app *a)
 {
-	const char *keys[1] = { KEY_SEQ }, *args[1];
-	char maxid[24];
 	sqlite3_stmt *s = db_stmt(&a->db, STMT_FLUSH_MAX);
-	redisReply *rep;
-	long long m = 0, b;
+	long long m = 0;
+	int rc;
 
 	if (s == NULL)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		m = sqlite3_column_int64(s, 0);
 	db_done(s);
-	snprintf(maxid, sizeof(maxid), "%lld", m);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? m : -1;
+}
+
+static long long
+next_batch_id(struct app *a, long long applied)
+{
+	const char *keys[1] = { KEY_SEQ }, *args[1];
+	char maxid[24];
+	redisReply *rep;
+	long long b;
+
+	snprintf(maxid, sizeof(maxid), "%lld", applied);
 	args[0] = maxid;
 	if ((rep = rds_eval(&a->rds, &seq_lua, 1, keys, 1, args)) == NULL)
 		return -1;
@@ -345,85 +357,148 @@ next_batch_id(struct app *a)
 	return b;
 }
 
-/* One batch from bucket `from`; *next: where the next one starts. */
-static int
-flush_one(struct app *a, int from, int *next, struct flush_stats *st)
-{
-	char batch[24], lkey[48];
-	struct taken t;
-	redisReply *rep;
-	long long b;
-	int sent = from, got = from, n, m = 0, in_txn = 0, rc = -1;
+/* One batch of flush_all(): taken from Redis on the calling thread,
+ * applied to SQLite on a thread of its own while the next is taken. */
+struct batch {
+	struct app	*a;
+	long long	 b;
+	char		 id[24], lkey[48];
+	struct taken	 t;
+	pthread_t	 th;
+	int		 running;
+	int		 rc;		/* of the SQLite part */
+};
 
-	if ((b = next_batch_id(a)) < 0)
-		return -1;
-	snprintf(batch, sizeof(batch), "%lld", b);
-	snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", b);
+/* Takes batch bt->b from bucket `from` on; *next: where the next one
+ * starts.  0, or -1 when Redis failed. */
+static int
+take_batch(struct app *a, struct batch *bt, int from, int *next)
+{
+	redisReply *rep;
+	int sent = from, got = from, n, m;
+
+	snprintf(bt->id, sizeof(bt->id), "%lld", bt->b);
+	snprintf(bt->lkey, sizeof(bt->lkey), "{flush}:lock:%lld", bt->b);
 	/* The lock tells recovery this batch has a live flusher. */
-	if ((rep = rds_cmdv(&a->rds, "SET", lkey, "1", "PX", LOCK_MS, NULL))
-	    == NULL)
+	if ((rep = rds_cmdv(&a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
+	    NULL)) == NULL)
 		return -1;
 	freeReplyObject(rep);
-	memset(&t, 0, sizeof(t));
-	if ((n = send_round(a, batch, lkey, sent)) == -1)
-		goto out;
+	if ((n = send_round(a, bt->id, bt->lkey, sent)) == -1)
+		return -1;
 	sent += n;
 	while (got < sent) {
 		/* the next round is on its way while this one is read */
 		m = 0;
-		if (sent < CSTORE_BUCKETS && t.nds < FLUSH_FIELDS &&
-		    (m = send_round(a, batch, lkey, sent)) == -1)
-			goto out;	/* the connection is gone */
-		if (read_round(a, got, n, &t) == -1)
-			goto out;
+		if (sent < CSTORE_BUCKETS && bt->t.nds < a->flush_fields &&
+		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
+			return -1;	/* the connection is gone */
+		if (read_round(a, got, n, &bt->t) == -1)
+			return -1;
 		got += n;
 		sent += m;
 		n = m;
 	}
-	if (t.nds > 0) {
-		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
-			usleep((useconds_t)a->fault_delay_ms * 1000);
-		if (db_begin(&a->db) == -1)
-			goto fail;
-		in_txn = 1;
-		if (upsert(&a->db, &t) == -1 || record(&a->db, b, &t) != 1 ||
-		    db_commit(&a->db) == -1)
-			goto fail;
-		in_txn = 0;
-	}
-	if (settle(a, batch, &t, 1) == -1)
-		goto out;
-	if (st != NULL) {
-		st->batches += t.nb > 0;
-		st->buckets += t.nb;
-		st->counters += t.nds;
-		st->total += t.total;
-	}
 	*next = sent;
-	rc = 0;
-	goto out;
-fail:
-	log_err("flush %lld: %s", b, sqlite3_errmsg(a->db.h));
-out:
-	if (in_txn)
+	return 0;
+}
+
+/* The batch's one SQLite transaction. */
+static void *
+apply_batch(void *arg)
+{
+	struct batch *bt = arg;
+	struct app *a = bt->a;
+	sigset_t alrm;
+
+	/* db_begin()'s bounded wait is cut by SIGALRM: this thread takes it
+	 * (the caller blocks it while we run). */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	bt->rc = 0;
+	if (bt->t.nds == 0)
+		return NULL;
+	if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
+		usleep((useconds_t)a->fault_delay_ms * 1000);
+	if (db_begin(&a->db) == -1 || upsert(&a->db, &bt->t) == -1 ||
+	    record(&a->db, bt->b, &bt->t) != 1 || db_commit(&a->db) == -1) {
+		log_err("flush %lld: %s", bt->b, sqlite3_errmsg(a->db.h));
 		db_rollback(&a->db);
-	if ((rep = rds_cmdv(&a->rds, "DEL", lkey, NULL)) != NULL)
+		bt->rc = -1;
+	}
+	return NULL;
+}
+
+/* Waits for bt's SQLite part; once applied, boards and acks.  Drops the
+ * lock either way (a failed batch is recovery's).  0 or -1. */
+static int
+end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
+{
+	redisReply *rep;
+	int rc = -1;
+
+	if (bt->running) {
+		pthread_join(bt->th, NULL);
+		bt->running = 0;
+	}
+	if (bt->rc == 0 && settle(a, bt->id, &bt->t, 1) == 0) {
+		if (st != NULL) {
+			st->batches += bt->t.nb > 0;
+			st->buckets += bt->t.nb;
+			st->counters += bt->t.nds;
+			st->total += bt->t.total;
+		}
+		rc = 0;
+	}
+	if ((rep = rds_cmdv(&a->rds, "DEL", bt->lkey, NULL)) != NULL)
 		freeReplyObject(rep);
-	taken_free(&t);
+	taken_free(&bt->t);
 	return rc;
 }
 
 int
 flush_all(struct app *a, int max_batches, struct flush_stats *st)
 {
-	int i, from = 0, next;
+	struct batch bts[2], *cur, *prev = NULL;
+	sigset_t alrm, old;
+	long long applied;
+	int i, from = 0, next, rc = 0;
 
+	if ((applied = applied_max(a)) < 0)
+		return -1;
+	memset(bts, 0, sizeof(bts));
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, &old);
 	for (i = 0; i < max_batches && from < CSTORE_BUCKETS; i++) {
-		if (flush_one(a, from, &next, st) == -1)
-			return -1;
+		cur = &bts[i % 2];
+		memset(cur, 0, sizeof(*cur));
+		cur->a = a;
+		/* this batch is taken while the previous one is applied */
+		if ((cur->b = next_batch_id(a, applied)) < 0 ||
+		    take_batch(a, cur, from, &next) == -1)
+			cur->rc = -1;
+		if (prev != NULL && end_batch(a, prev, st) == -1)
+			rc = -1;
+		prev = NULL;
+		if (cur->rc == -1 || rc == -1) {
+			cur->rc = -1;
+			end_batch(a, cur, NULL);
+			rc = -1;
+			break;
+		}
+		if (pthread_create(&cur->th, NULL, apply_batch, cur) == 0)
+			cur->running = 1;
+		else
+			apply_batch(cur);	/* no thread: here */
+		prev = cur;
 		from = next;
 	}
-	return 0;
+	if (prev != NULL && end_batch(a, prev, st) == -1)
+		rc = -1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 /* Finishes batch b of a dead flusher, which holds the n buckets bs. */

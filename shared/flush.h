@@ -6,11 +6,14 @@
  * bucket a script renames {c<n>}:pending to {c<n>}:inflight and notes B
  * in {c<n>}:meta (take: O(1), atomic with every change to the bucket);
  * a bucket whose inflight part still belongs to an unfinished batch is
- * skipped.  The taken fields go straight into one SQLite transaction of
- * UPSERTs that also records B in flushes; after its commit the
+ * skipped.  The taken counters, sorted in the counters table's own order
+ * (SQLite then walks its B-tree forward), go into one SQLite transaction
+ * of UPSERTs that also records B in flushes; after its commit the
  * leaderboards take the new values and a script per bucket drops the
  * inflight hash if B still holds it (ack).  A batch stops taking once it
- * holds FLUSH_FIELDS counters; the next batch goes on from there.
+ * holds FLUSH_FIELDS counters; the next batch goes on from there, taken
+ * from Redis while a thread applies the previous one to SQLite (the
+ * database connection is the thread's alone meanwhile).
  *
  * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
  * flusher killed at any point leaves buckets whose meta names B with no

@@ -1,7 +1,7 @@
 /* cload.c -- counter load for the coalescing and flush benchmarks.
  *
  * Applies counter increments through tally's own cstore_apply() (the
- * SADD to the dirty set and the apply script of shared/cstore.c, linked
+ * apply script per bucket of shared/cstore.c, linked
  * from build/libtally.a), so what the flusher finds is exactly what the
  * handlers leave behind.  Finds Redis and SQLite like every tally program
  * (RUN_DIR, TALLY_REDIS, TALLY_DB).
@@ -11,7 +11,7 @@
  *       posts BASE .. BASE+NKEYS-1 (one script call per increment, up to
  *       DELTA_MAX of them per pipelined round trip)
  *   cload dirty NOBJ PASSES BASE
- *       makes 2*NOBJ counters dirty: "likes" and "views" of posts
+ *       gives 2*NOBJ counters pending deltas: "likes" and "views" of posts
  *       BASE .. BASE+NOBJ-1, each incremented by +1 PASSES times
  *
  * Prints one line: "<increments> <counters> <seconds>".  Exit status 1

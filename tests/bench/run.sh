@@ -42,9 +42,11 @@
 #           own SQL, printed by tests/bench/recsql.c) in the sqlite3 shell:
 #           once without drift (the cost of checking), once after ~1% of
 #           the counters were corrupted (repairs included)
-#   flush   "tallyctl flush" of 200,000 dirty counters (own Redis + SQLite,
-#           no worker) vs raw SQLite batched UPSERTs into an identical
-#           counters table (tests/bench/upsert.c); redis-benchmark for context
+#   flush   "tallyctl flush" of 200,000 counters with pending deltas (own
+#           Redis + SQLite, no worker): counters a second against the
+#           goal of 500,000; raw SQLite batched UPSERTs into an identical
+#           counters table (tests/bench/upsert.c) and redis-benchmark for
+#           context
 #
 # Throughput ratios move with the rest of the machine's load; the stack's
 # own CPU per request (utime + stime of its processes) moves much less and
@@ -89,7 +91,7 @@ REC_POSTS=${BENCH_REC_POSTS:-100000}
 REC_ROWS=${BENCH_REC_ROWS:-1000000}
 REC_TO=${BENCH_REC_TIMEOUT:-300}
 PROCS=2			# processes per handler pool: tally-run's default
-LDLIBS=${LDLIBS:--lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm}
+LDLIBS=${LDLIBS:--lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm -pthread}
 CCF="-O2 -Wall -Wextra -Werror"
 T_START=$(date +%s)
 
@@ -826,7 +828,7 @@ stop_all
 unset TALLY_REDIS TALLY_DB
 
 # ---- flush throughput: own Redis (tally-run's settings) and SQLite ---------
-say "flush: 200000 dirty counters"
+say "flush: 200000 counters with pending deltas"
 FB=$RD/fb
 mkdir -p "$FB"
 start redis-fb TERM redis-server --port 0 --unixsocket "$FB/redis.sock" \
@@ -988,8 +990,12 @@ R_CPS=$(calc "$R_ROWS / $R_SECS")
 r=$(calc "$F_CPS / $R_CPS")
 F_NOTE=""
 [ "$F_FAILS" = 0 ] || F_NOTE=" ($F_FAILS failed attempt(s): Redis timeout)"
-row "tallyctl flush, counters/s ($F_COUNTERS counters)$F_NOTE" "$(fmt "$F_CPS" 0)" \
-    "$(fmt "$R_CPS" 0) (raw SQLite UPSERT, 1 txn)" "$(fmt "$r" 2)x" "report" "-"
+# The goal is absolute (issue: counter engine): deltas moved into SQLite
+# a second, a delta being one counter's coalesced change (one row write),
+# the stricter reading; the raw UPSERT rate of this run is the context.
+row "tallyctl flush, counters (coalesced deltas, one row write each) moved into SQLite per second ($F_COUNTERS counters, whole tallyctl run)$F_NOTE" \
+    "$(fmt "$F_CPS" 0)/s" "$(fmt "$R_CPS" 0)/s (raw SQLite UPSERT, shuffled, 1 txn): $(fmt "$r" 2)x" \
+    "-" "≥ 500000/s" "$(verdict "$F_CPS" '>=' 500000)"
 r=$(calc "($F_INCS / $F_SECS) / ($R_CPS * $F_INCS / $F_COUNTERS)")
 row "tallyctl flush, increments/s ($F_INCS increments)" "$(fmt "$(calc "$F_INCS / $F_SECS")" 0)" \
     "$(fmt "$(calc "$R_CPS * $F_INCS / $F_COUNTERS")" 0) (raw SQLite)" "$(fmt "$r" 2)x" "report" "-"

@@ -16,7 +16,9 @@ const users = [];
 const posts = [];
 
 before(async () => {
-  stack = await startStack({ env: { TALLY_FAULT_DELAY_MS: '0' } });
+  // Batches of 5 counters: a flush runs many, each applied to SQLite
+  // while the next is taken from Redis (shared/flush.c).
+  stack = await startStack({ env: { TALLY_FAULT_DELAY_MS: '0', TALLY_FLUSH_FIELDS: '5' } });
   for (let i = 0; i < 10; i++) {
     const c = new Client(stack.base);
     const r = await c.signup(`cnt${i}`);
@@ -86,6 +88,8 @@ test('50 parallel clients: after one flush every counter equals its recount', as
   const out = stack.tallyctl('flush');
   assert.match(out, /flushed/);
   assert.deepEqual(compareAll(stack), []);
+  // the flushes came in many small batches
+  assert.ok(Number(stack.sqlite('SELECT COUNT(*) FROM flushes WHERE counters >= 5')) >= 5);
   // every family had something to count
   for (const fam of Object.keys(RECOUNT).filter((f) => !f.startsWith('user_topic'))) {
     assert.ok(Number(stack.sqlite(`SELECT COUNT(*) FROM counters WHERE name='${fam}'`)) > 0, fam);
@@ -138,7 +142,7 @@ test('a counter missing from Redis is loaded from counters plus pending', async 
 });
 
 test('kill -9 of the worker in the middle of flushes, many times: totals stay exact', async () => {
-  const s2 = await startStack({ env: { TALLY_FAULT_DELAY_MS: '120' } });
+  const s2 = await startStack({ env: { TALLY_FAULT_DELAY_MS: '120', TALLY_FLUSH_FIELDS: '5' } });
   try {
     const cs = [];
     for (let i = 0; i < 8; i++) { const c = new Client(s2.base); await c.signup(`kil${i}`); await c.get('/feed'); cs.push(c); }

@@ -38,7 +38,7 @@ function killOne(needle) {
   const svc = kids.find((c) => c.cmd.includes(needle));
   if (!svc) return null;
   let victim = svc.pid;
-  if (needle.includes('tally-social')) {	// a pre-forked child, or the master
+  if (needle.includes('social')) {	// a pre-forked child, or the master
     const sub = (Math.random() < 0.5) ? null : childrenOf(svc.pid);
     if (sub && sub.length) victim = sub[0].pid;
   }
@@ -65,7 +65,7 @@ test('SIGKILL of a handler, the worker and redis-server under mixed load loses n
   const kills = [];
 
   const killer = (async () => {
-    const targets = ['tally-social', 'tally-worker', 'redis-server', 'tally-notify', 'tally-web'];
+    const targets = ['tally-social', 'social-writer.sock', 'tally-worker', 'redis-server', 'tally-notify', 'tally-web'];
     while (Date.now() < end - 3000) {
       await sleep(1500 + Math.random() * 1500);
       const t = targets[kills.length % targets.length];

@@ -16,7 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 const PREFIX = '/usr/local';
 const SNIPPETS = ['tally-http.conf', 'tally.conf', 'tally-headers.conf', 'tally-fastcgi.conf'];
-const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-social.service', 'tally-notify.service', 'tally-admin.service', 'tally-worker.service', 'tally.target'];
+const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-social.service', 'tally-social-writer.service', 'tally-notify.service', 'tally-admin.service', 'tally-worker.service', 'tally.target'];
 const PROGRAMS = ['tally-web', 'tally-social', 'tally-notify', 'tally-admin', 'tally-worker', 'tallyctl', 'tally-run'];
 
 let dest;	// DESTDIR: the staged tree stands in for /
@@ -102,7 +102,7 @@ test('nginx snippets are rendered for /run/tally and /etc/nginx/snippets', () =>
     for (const d of directives(text)) {
       let m;
       if ((m = d.match(/unix:(\S+?);?$/))) {
-        assert.match(m[1], /^\/run\/tally\/[a-z]+\.sock$/, `${s}: ${d}`);
+        assert.match(m[1], /^\/run\/tally\/[a-z]+(-[a-z]+)?\.sock$/, `${s}: ${d}`);
       }
       if ((m = d.match(/^include\s+(\S+);$/))) {
         const inc = m[1];
@@ -143,6 +143,14 @@ test('systemd units and /etc/tally are installed', () => {
     'ReadWritePaths=/var/lib/tally /run/tally'])
     assert.ok(web.split('\n').includes(line), `tally-web.service: ${line}`);
   assert.match(unit('tally-worker.service'), /^ExecStart=\/usr\/local\/bin\/tally-worker$/m);
+  // every socket the nginx snippet names is served by a unit; the social
+  // writer is one process
+  const tally = fs.readFileSync(staged('/etc/nginx/snippets/tally.conf'), 'utf8');
+  const execs = UNITS.filter((x) => x.endsWith('.service')).map(unit).join('\n');
+  for (const [, sock] of tally.matchAll(/unix:(\/run\/tally\/[a-z-]+\.sock);/g))
+    assert.match(execs, new RegExp(`^ExecStart=\\S+ -s ${sock.replace(/[.]/g, '\\.')} -n \\d+$`, 'm'), sock);
+  assert.match(unit('tally-social-writer.service'),
+    /^ExecStart=\/usr\/local\/bin\/tally-social -s \/run\/tally\/social-writer\.sock -n 1$/m);
   assert.match(unit('tally-redis.service'), /^ExecStart=\S*redis-server \/etc\/tally\/redis\.conf$/m);
   const wants = unit('tally.target').match(/^Wants=(.*)$/m);
   assert.ok(wants, 'tally.target has Wants=');

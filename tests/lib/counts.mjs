@@ -14,10 +14,12 @@ export const RECOUNT = {
   user_topic_rating: "SELECT p.user_id || ':' || p.topic_id, COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.status=1 AND p.is_deleted=0 GROUP BY p.user_id, p.topic_id",
 };
 
-// Redis names of a counter (cstore.h): its bucket is the object id modulo
-// 1024; the live value is `field` of `hash`, what waits for a flush is
-// `pfield` of `pending` (or of `inflight`, taken by a flush batch).
+// Redis names of a counter (cstore.h): its bucket is the top 10 bits of
+// the low 32 bits of id x 2654435761 (cstore_bucket()); the live value is
+// `field` of `hash`, what waits for a flush is `pfield` of `pending` (or
+// of `inflight`, taken by a flush batch).
 export const BUCKETS = 1024;
+export const bucketOf = (id) => Number(BigInt.asUintN(32, BigInt.asUintN(32, BigInt(id)) * 2654435761n) >> 22n);
 export function redisName(family, key) {
   const [a, b] = String(key).split(':');
   const f = {
@@ -29,7 +31,7 @@ export function redisName(family, key) {
     topic_posts: ['t', 'posts'],
     user_topic_posts: ['ut', `posts:${b}`], user_topic_rating: ['ut', `rating:${b}`],
   }[family];
-  const tag = `{c${BigInt(a) % BigInt(BUCKETS)}}`;
+  const tag = `{c${bucketOf(a)}}`;
   return {
     hash: `${tag}:${f[0]}${a}`, field: f[1],
     pending: `${tag}:pending`, inflight: `${tag}:inflight`, pfield: `${f[0]}${a}:${f[1]}`,

@@ -13,29 +13,29 @@
 #include "cstore.h"
 
 /* What each family is called in SQLite and Redis, for k1 42, k2 7
- * (bucket 42): live hash, field, and field in the pending hash. */
+ * (bucket 980): live hash, field, and field in the pending hash. */
 static const struct {
 	enum family	 fam;
 	const char	*name, *key, *hash, *field, *pfield;
 } known[] = {
-	{ FAM_USER_POSTS, "user_posts", "42", "{c42}:u42", "posts", "u42:posts" },
-	{ FAM_USER_FOLLOWERS, "user_followers", "42", "{c42}:u42", "followers",
+	{ FAM_USER_POSTS, "user_posts", "42", "{c980}:u42", "posts", "u42:posts" },
+	{ FAM_USER_FOLLOWERS, "user_followers", "42", "{c980}:u42", "followers",
 	  "u42:followers" },
-	{ FAM_USER_FOLLOWING, "user_following", "42", "{c42}:u42", "following",
+	{ FAM_USER_FOLLOWING, "user_following", "42", "{c980}:u42", "following",
 	  "u42:following" },
-	{ FAM_USER_LIKES, "user_likes", "42", "{c42}:u42", "likes", "u42:likes" },
-	{ FAM_POST_LIKES, "post_likes", "42", "{c42}:p42", "likes", "p42:likes" },
-	{ FAM_POST_COMMENTS, "post_comments", "42", "{c42}:p42", "comments",
+	{ FAM_USER_LIKES, "user_likes", "42", "{c980}:u42", "likes", "u42:likes" },
+	{ FAM_POST_LIKES, "post_likes", "42", "{c980}:p42", "likes", "p42:likes" },
+	{ FAM_POST_COMMENTS, "post_comments", "42", "{c980}:p42", "comments",
 	  "p42:comments" },
-	{ FAM_POST_REPOSTS, "post_reposts", "42", "{c42}:p42", "reposts",
+	{ FAM_POST_REPOSTS, "post_reposts", "42", "{c980}:p42", "reposts",
 	  "p42:reposts" },
-	{ FAM_POST_VIEWS, "post_views", "42", "{c42}:p42", "views", "p42:views" },
-	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{c42}:t42", "posts", "t42:posts" },
-	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{c42}:ut42", "posts:7",
+	{ FAM_POST_VIEWS, "post_views", "42", "{c980}:p42", "views", "p42:views" },
+	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{c980}:t42", "posts", "t42:posts" },
+	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{c980}:ut42", "posts:7",
 	  "ut42:posts:7" },
-	{ FAM_UT_RATING, "user_topic_rating", "42:7", "{c42}:ut42", "rating:7",
+	{ FAM_UT_RATING, "user_topic_rating", "42:7", "{c980}:ut42", "rating:7",
 	  "ut42:rating:7" },
-	{ FAM_USER_UNREAD, "user_unread", "42", "{c42}:u42", "unread",
+	{ FAM_USER_UNREAD, "user_unread", "42", "{c980}:u42", "unread",
 	  "u42:unread" },
 };
 
@@ -152,7 +152,7 @@ test_cstore_names(void **state)
 		assert_string_equal(hash, known[i].hash);
 		assert_string_equal(field, known[i].field);
 		assert_string_equal(pfield, known[i].pfield);
-		assert_int_equal(cstore_bucket(&d), 42);
+		assert_int_equal(cstore_bucket(&d), 980);
 		/* and back, the stored delta (d) not carried */
 		d.d = 99;
 		assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
@@ -165,10 +165,35 @@ test_cstore_names(void **state)
 	/* a bucket's own keys share its tag */
 	cstore_bucket_key(7, "pending", key, sizeof(key));
 	assert_string_equal(key, "{c7}:pending");
-	d.k1 = CSTORE_BUCKETS + 7;
-	assert_int_equal(cstore_bucket(&d), 7);
+	/* by hand: (id x 2654435761 mod 2^32) >> 22 */
+	d.k1 = 7;
+	assert_int_equal(cstore_bucket(&d), 334);
+	d.k1 = 1031;
+	assert_int_equal(cstore_bucket(&d), 197);
 	cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
-	assert_int_equal(strncmp(hash, "{c7}:", 5), 0);
+	assert_int_equal(strncmp(hash, "{c197}:", 7), 0);
+}
+
+/* Neighbouring ids spread over the buckets: 1024 ids in a row use most
+ * of them, and every bucket is in range. */
+static void
+test_buckets_spread(void **state)
+{
+	struct delta d = { FAM_POST_LIKES, 0, 0, 0 };
+	int used[CSTORE_BUCKETS] = { 0 }, n = 0, b;
+	long long id;
+
+	(void)state;
+	for (id = 1; id <= CSTORE_BUCKETS; id++) {
+		d.k1 = id;
+		b = cstore_bucket(&d);
+		assert_true(b >= 0 && b < CSTORE_BUCKETS);
+		n += used[b]++ == 0;
+	}
+	assert_true(n > CSTORE_BUCKETS / 2);
+	d.k1 = LLONG_MAX;
+	b = cstore_bucket(&d);
+	assert_true(b >= 0 && b < CSTORE_BUCKETS);
 }
 
 /* cstore_pfield then cstore_parse gives the counter back, every family,
@@ -255,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_counter_key),
 		cmocka_unit_test(test_cstore_names),
 		cmocka_unit_test(test_cstore_round_trip),
+		cmocka_unit_test(test_buckets_spread),
 		cmocka_unit_test(test_one_hash_per_object),
 	};
 

@@ -2,7 +2,10 @@
  * second process's db_begin() waits while a transaction is open and goes
  * on the moment it commits; a writer killed inside its transaction frees
  * the lock at once (the kernel drops the flock); commit and rollback both
- * release it. */
+ * release it.  And db_checkpoint(): the WAL starts over from its
+ * beginning (emptied when truncating), a reader that
+ * still needs old frames makes it give up at once instead of holding the
+ * writers, and it never leaves the writers' lock taken. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -162,6 +165,83 @@ test_commit_and_rollback_release(void **state)
 	db_close(&b);
 }
 
+/* Frames in the WAL now (a passive checkpoint reports them). */
+static int
+wal_frames(struct db *d)
+{
+	int nlog = -1, nckpt = -1;
+
+	assert_int_equal(sqlite3_wal_checkpoint_v2(d->h, NULL,
+	    SQLITE_CHECKPOINT_PASSIVE, &nlog, &nckpt), SQLITE_OK);
+	return nlog;
+}
+
+static void
+writes(struct db *d, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(db_begin(d), 0);
+		assert_int_equal(db_exec(d, "INSERT INTO t VALUES (3)"), 0);
+		assert_int_equal(db_commit(d), 0);
+	}
+}
+
+static void
+test_checkpoint_starts_the_wal_over(void **state)
+{
+	struct db a, b;
+
+	(void)state;
+	assert_int_equal(db_open(&a, path), 0);
+	assert_int_equal(db_open(&b, path), 0);
+	db_exec(&a, "PRAGMA wal_autocheckpoint = 0");
+	db_exec(&b, "PRAGMA wal_autocheckpoint = 0");
+	writes(&a, 100);
+	/* the next write starts from the WAL's beginning */
+	assert_int_equal(db_checkpoint(&b, 0), 0);
+	assert_false(b.wlocked);
+	writes(&a, 1);
+	assert_true(wal_frames(&b) <= 4);
+	/* truncate: an empty file */
+	writes(&a, 50);
+	assert_int_equal(db_checkpoint(&b, 1), 0);
+	assert_int_equal(wal_frames(&b), 0);
+	db_close(&a);
+	db_close(&b);
+}
+
+static void
+test_checkpoint_gives_way_to_old_readers(void **state)
+{
+	struct db a, b, r;
+	long long t0;
+
+	(void)state;
+	assert_int_equal(db_open(&a, path), 0);
+	assert_int_equal(db_open(&b, path), 0);
+	assert_int_equal(db_open(&r, path), 0);
+	db_exec(&a, "PRAGMA wal_autocheckpoint = 0");
+	writes(&a, 20);
+	/* r reads a snapshot that later writes leave behind */
+	assert_int_equal(db_exec(&r, "BEGIN; SELECT count(*) FROM t;"), 0);
+	writes(&a, 20);
+	t0 = now_ms();
+	assert_int_equal(db_checkpoint(&b, 0), 1);
+	assert_true(now_ms() - t0 < 1000);	/* gave up, did not wait */
+	assert_false(b.wlocked);
+	assert_int_equal(db_begin(&a), 0);	/* writers go on */
+	db_rollback(&a);
+	assert_int_equal(db_exec(&r, "COMMIT"), 0);
+	assert_int_equal(db_checkpoint(&b, 0), 0);
+	writes(&a, 1);
+	assert_true(wal_frames(&b) <= 4);
+	db_close(&a);
+	db_close(&b);
+	db_close(&r);
+}
+
 int
 main(void)
 {
@@ -169,6 +249,8 @@ main(void)
 		cmocka_unit_test(test_waits_for_the_holder),
 		cmocka_unit_test(test_killed_holder_frees_it),
 		cmocka_unit_test(test_commit_and_rollback_release),
+		cmocka_unit_test(test_checkpoint_starts_the_wal_over),
+		cmocka_unit_test(test_checkpoint_gives_way_to_old_readers),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

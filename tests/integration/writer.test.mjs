@@ -1,0 +1,93 @@
+// writer.test.mjs -- the social writer and the WAL under a steady write load.
+// nginx sends the social handler's POSTs to one process of tally-social
+// on social-writer.sock (nginx-conf/tally.conf.in), its GETs to the pool;
+// the worker starts the WAL over every 250 ms (db_checkpoint), so a
+// steady stream of likes no longer grows it without end.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startStack, Client, childrenOf, sleep, waitFor } from '../lib/stack.mjs';
+
+let stack;
+const users = [];
+const posts = [];
+
+before(async () => {
+  stack = await startStack();
+  for (let i = 0; i < 8; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`wri${i}`)).status, 303);
+    await c.get('/feed');
+    users.push(c);
+  }
+  for (let i = 0; i < 8; i++) {
+    const r = await users[0].post('/posts', { body: `writer post ${i}`, publish: '1' });
+    assert.equal(r.status, 303);
+    posts.push(Number(r.location.split('/').pop()));
+  }
+});
+
+after(async () => { await stack?.stop(); });
+
+test('the social pool serves pages; its POSTs go to the one-process social writer', async () => {
+  const master = stack.pidOf('social-writer.sock');
+  assert.ok(master, 'tally-run started the social writer');
+  assert.match(fs.readFileSync(`/proc/${master}/cmdline`, 'utf8').split('\0').join(' '), / -n 1 /);
+  const kids = childrenOf(master);
+  assert.equal(kids.length, 1, 'one writing process');
+  const pages = childrenOf(stack.pidOf('social.sock'));
+  assert.ok(pages.length >= 2, 'the page pool keeps its processes');
+  const c = users[1];
+  await c.get(`/posts/${posts[0]}`);
+  process.kill(kids[0].pid, 'SIGSTOP');
+  let answered = false;
+  try {
+    // a like waits for the stopped writer ...
+    const like = c.post(`/posts/${posts[0]}/like`).then((r) => { answered = true; return r; });
+    // ... while the pages of the same handler answer
+    for (const p of ['/feed', `/posts/${posts[1]}`, '/u/wri0']) {
+      const t0 = Date.now();
+      assert.equal((await users[2].get(p)).status, 200, p);
+      assert.ok(Date.now() - t0 < 2000, `${p} answered at once`);
+    }
+    await sleep(300);
+    assert.equal(answered, false, 'the POST went to the stopped writer');
+    process.kill(kids[0].pid, 'SIGCONT');
+    assert.equal((await like).status, 303);
+  } finally {
+    try { process.kill(kids[0].pid, 'SIGCONT'); } catch { /* gone */ }
+  }
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[0]} AND user_id=(SELECT id FROM users WHERE login='wri1')`), '1');
+});
+
+test('under a steady stream of likes the WAL starts over instead of growing', async () => {
+  const wal = path.join(stack.runDir, 'tally.db-wal');
+  const size = () => { try { return fs.statSync(wal).size; } catch { return 0; } };
+  let likes = 0, maxSize = 0, stop = false;
+  const sampler = (async () => {
+    while (!stop) { maxSize = Math.max(maxSize, size()); await sleep(50); }
+  })();
+  const end = Date.now() + 5000;
+  await Promise.all(users.map(async (c, i) => {
+    for (let n = 0; Date.now() < end; n++) {
+      const p = posts[(i + n) % posts.length];
+      const r = await c.post(`/posts/${p}/${(n >> 3) % 2 ? 'unlike' : 'like'}`);
+      assert.equal(r.status, 303);
+      likes++;
+    }
+  }));
+  stop = true;
+  await sampler;
+  // Each like or unlike commits at least 5 pages (likes, its index,
+  // notifications and their indexes, the post), 4 KB each.  A WAL that
+  // never starts over holds them all; this one holds a few hundred ms.
+  const unbounded = likes * 5 * 4096;
+  assert.ok(likes >= 500, `only ${likes} likes in 5 s`);
+  assert.ok(maxSize < unbounded / 4, `WAL reached ${maxSize} bytes after ${likes} likes (${unbounded} without restarts)`);
+  // and it starts over once more after the load
+  await waitFor(() => {
+    const [, frames] = stack.sqlite('PRAGMA wal_checkpoint(PASSIVE)').split('|').map(Number);
+    return frames < 100;
+  }, 5000, 100);
+});
