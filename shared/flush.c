@@ -372,7 +372,7 @@ struct batch {
 /* Takes batch bt->b from bucket `from` on; *next: where the next one
  * starts.  0, or -1 when Redis failed. */
 static int
-take_batch(struct app *a, struct batch *bt, int from, int *next)
+take_batch(struct app *a, struct batch *bt, int from, int limit, int *next)
 {
 	redisReply *rep;
 	int sent = from, got = from, n, m;
@@ -390,7 +390,7 @@ take_batch(struct app *a, struct batch *bt, int from, int *next)
 	while (got < sent) {
 		/* the next round is on its way while this one is read */
 		m = 0;
-		if (sent < CSTORE_BUCKETS && bt->t.nds < a->flush_fields &&
+		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
 		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
 			return -1;	/* the connection is gone */
 		if (read_round(a, got, n, &bt->t) == -1)
@@ -463,7 +463,7 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 	struct batch bts[2], *cur, *prev = NULL;
 	sigset_t alrm, old;
 	long long applied;
-	int i, from = 0, next, rc = 0;
+	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
 
 	if ((applied = applied_max(a)) < 0)
 		return -1;
@@ -476,8 +476,11 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 		memset(cur, 0, sizeof(*cur));
 		cur->a = a;
 		/* this batch is taken while the previous one is applied */
+		/* The first batch is small: SQLite starts early, and each
+		 * later batch is taken while the one before is applied. */
 		if ((cur->b = next_batch_id(a, applied)) < 0 ||
-		    take_batch(a, cur, from, &next) == -1)
+		    take_batch(a, cur, from, i == 0 ? (a->flush_fields + 7) / 8 :
+		    a->flush_fields, &next) == -1)
 			cur->rc = -1;
 		if (prev != NULL && end_batch(a, prev, st) == -1)
 			rc = -1;
