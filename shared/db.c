@@ -110,7 +110,7 @@ db_rollback(struct db *d)
 }
 
 int
-db_checkpoint(struct db *d, int truncate)
+db_checkpoint(struct db *d, int min_frames, int truncate)
 {
 	int rc, nlog = 0, nckpt = 0;
 
@@ -122,6 +122,8 @@ db_checkpoint(struct db *d, int truncate)
 		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
 		return -1;
 	}
+	if (!truncate && nlog < min_frames)
+		return 0;	/* short enough: no stall for the writers */
 	if (nckpt < nlog)
 		return 1;	/* a reader still needs old frames: a restart
 				 * would hold the writers while it waits */

@@ -44,15 +44,16 @@ void		 db_done(sqlite3_stmt *);
 int		 db_begin(struct db *);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);
-/* Checkpoints the WAL and starts it over from its beginning (truncated
- * to 0 bytes when truncate).  A passive checkpoint first copies what it
- * can beside the writers; when no reader needs older frames, the rest
- * and the restart run under the writers' lock, readers getting
- * DB_CKPT_WAIT_MS to leave the WAL.  Under a steady write load a passive
- * checkpoint alone never catches up with the last frame, so the WAL
- * would only grow (and every page lookup in it slow down).  0, 1 when
- * readers kept the WAL (copied, not restarted), -1 on error. */
-int		 db_checkpoint(struct db *, int truncate);
+/* Checkpoints the WAL and, once it holds min_frames frames or more (or
+ * when truncate), starts it over from its beginning (truncated to 0 bytes
+ * when truncate).  A passive checkpoint first copies what it can beside
+ * the writers; when no reader needs older frames, the rest and the
+ * restart run under the writers' lock (two syncs: a short stall), readers
+ * getting DB_CKPT_WAIT_MS to leave the WAL.  Under a steady write load a
+ * passive checkpoint alone never catches up with the last frame, so the
+ * WAL would only grow (and every page lookup in it slow down).  0, 1
+ * when readers kept the WAL (copied, not restarted), -1 on error. */
+int		 db_checkpoint(struct db *, int min_frames, int truncate);
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);
 

@@ -475,9 +475,8 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 		cur = &bts[i % 2];
 		memset(cur, 0, sizeof(*cur));
 		cur->a = a;
-		/* this batch is taken while the previous one is applied */
-		/* The first batch is small: SQLite starts early, and each
-		 * later batch is taken while the one before is applied. */
+		/* Taken while the previous batch is applied.  The first is
+		 * small: SQLite starts early. */
 		if ((cur->b = next_batch_id(a, applied)) < 0 ||
 		    take_batch(a, cur, from, i == 0 ? (a->flush_fields + 7) / 8 :
 		    a->flush_fields, &next) == -1)

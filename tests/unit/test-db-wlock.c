@@ -200,13 +200,13 @@ test_checkpoint_starts_the_wal_over(void **state)
 	db_exec(&b, "PRAGMA wal_autocheckpoint = 0");
 	writes(&a, 100);
 	/* the next write starts from the WAL's beginning */
-	assert_int_equal(db_checkpoint(&b, 0), 0);
+	assert_int_equal(db_checkpoint(&b, 0, 0), 0);
 	assert_false(b.wlocked);
 	writes(&a, 1);
 	assert_true(wal_frames(&b) <= 4);
 	/* truncate: an empty file */
 	writes(&a, 50);
-	assert_int_equal(db_checkpoint(&b, 1), 0);
+	assert_int_equal(db_checkpoint(&b, 0, 1), 0);
 	assert_int_equal(wal_frames(&b), 0);
 	db_close(&a);
 	db_close(&b);
@@ -228,13 +228,13 @@ test_checkpoint_gives_way_to_old_readers(void **state)
 	assert_int_equal(db_exec(&r, "BEGIN; SELECT count(*) FROM t;"), 0);
 	writes(&a, 20);
 	t0 = now_ms();
-	assert_int_equal(db_checkpoint(&b, 0), 1);
+	assert_int_equal(db_checkpoint(&b, 0, 0), 1);
 	assert_true(now_ms() - t0 < 1000);	/* gave up, did not wait */
 	assert_false(b.wlocked);
 	assert_int_equal(db_begin(&a), 0);	/* writers go on */
 	db_rollback(&a);
 	assert_int_equal(db_exec(&r, "COMMIT"), 0);
-	assert_int_equal(db_checkpoint(&b, 0), 0);
+	assert_int_equal(db_checkpoint(&b, 0, 0), 0);
 	writes(&a, 1);
 	assert_true(wal_frames(&b) <= 4);
 	db_close(&a);
