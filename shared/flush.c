@@ -61,6 +61,7 @@ struct taken {
 	struct item	*it;
 	int		 nds, cap;
 	long long	 total;		/* sum of |delta| */
+	struct order	*ord;		/* it, sorted (sort_taken()) */
 };
 
 static void
@@ -68,6 +69,7 @@ taken_free(struct taken *t)
 {
 	free(t->buckets);
 	free(t->it);
+	free(t->ord);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -165,26 +167,36 @@ take_reply(struct taken *t, int b, const redisReply *rep)
 	return n;
 }
 
+/* Puts what t took in the table's order (t->ord), once all is in. */
+static void
+sort_taken(struct taken *t)
+{
+	int i;
+
+	if (!ranked_names)
+		rank_names();
+	free(t->ord);
+	t->ord = xcalloc((size_t)t->nds + 1, sizeof(*t->ord));
+	for (i = 0; i < t->nds; i++) {
+		t->ord[i].prefix = prefix_of(&t->it[i]);
+		t->ord[i].it = &t->it[i];
+	}
+	qsort(t->ord, (size_t)t->nds, sizeof(*t->ord), order_cmp);
+}
+
 /* UPSERTs what t took, in the table's order, inside the batch's
  * transaction; the value comes back only where a leaderboard needs it. */
 static int
 upsert(struct db *db, struct taken *t)
 {
-	struct order *ord;
 	struct item *e;
 	sqlite3_stmt *s;
 	int i, rc = SQLITE_DONE, ranked;
 
-	if (!ranked_names)
-		rank_names();
-	ord = xcalloc((size_t)t->nds + 1, sizeof(*ord));
+	if (t->ord == NULL)
+		sort_taken(t);
 	for (i = 0; i < t->nds; i++) {
-		ord[i].prefix = prefix_of(&t->it[i]);
-		ord[i].it = &t->it[i];
-	}
-	qsort(ord, (size_t)t->nds, sizeof(*ord), order_cmp);
-	for (i = 0; i < t->nds; i++) {
-		e = ord[i].it;
+		e = t->ord[i].it;
 		ranked = lb_ranked(e->d.fam);
 		if ((s = db_stmt(db, ranked ? STMT_COUNTER_ADD :
 		    STMT_COUNTER_ADD_PLAIN)) == NULL) {
@@ -203,7 +215,6 @@ upsert(struct db *db, struct taken *t)
 		if (rc != SQLITE_DONE)
 			break;
 	}
-	free(ord);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -399,6 +410,7 @@ take_batch(struct app *a, struct batch *bt, int from, int limit, int *next)
 		sent += m;
 		n = m;
 	}
+	sort_taken(&bt->t);	/* here, off the SQLite thread's path */
 	*next = sent;
 	return 0;
 }
