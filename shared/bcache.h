@@ -6,7 +6,8 @@
  * (badges.h); this cache keeps what that computation read, each part next
  * to what changes it:
  *   {u<ID>}:ss  the session (session.h)
- *   {u<ID>}:n   the unread counter: the live counter itself (cstore.h)
+ *   {c<B>}:u<ID> field unread: the live counter itself (cstore.h; the
+ *               counter's own bucket slot, so the pipeline spans three)
  *   {u<ID>}:bm  seen (notices marker), visited (last /news visit, -1:
  *               never), fb (followed-author unread), fbe (the epoch fb
  *               was computed at), fg (the gen it was filled under), at
