@@ -144,7 +144,8 @@ job_after_outage(struct app *a)
  * caught up under a steady write load: the WAL grew by about 100 MB a
  * second of likes, and every page lookup in it slowed down.  Once a
  * second, the sync under the lock held writers up to ~100 ms; every
- * 250 ms, past 16 MB, it is short (like p99 ~10 ms instead of 28 ms). */
+ * 250 ms, past 16 MB, it is short (like p99 ~10 ms instead of 28 ms on
+ * a small stack). */
 static void
 job_wal(struct app *a, int full)
 {
