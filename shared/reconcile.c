@@ -216,6 +216,8 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 		}
 		if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5)
 			parse_state(a, rep, &st[i]);
+		else	/* an error reply: nothing known, settle() retries */
+			memset(&st[i], 0, sizeof(st[i]));
 		freeReplyObject(rep);
 	}
 	return queued == n ? 0 : -1;
