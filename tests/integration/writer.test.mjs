@@ -65,8 +65,8 @@ test('the social pool serves pages; its POSTs go to the one-process social write
 test('under a steady stream of likes the WAL starts over instead of growing', async () => {
   const wal = path.join(stack.runDir, 'tally.db-wal');
   const size = () => { try { return fs.statSync(wal).size; } catch { return 0; } };
-  // Each like or unlike commits at least 5 pages (likes, its index,
-  // notifications and their indexes, the post), 4 KB each: 3,300 of them
+  // Each like or unlike commits at least 5 pages (the like, the
+  // notification and its two indexes, the post), 4 KB each: 3,300 of them
   // would leave 64 MB in a WAL that never starts over.  The worker starts
   // it over past 16 MB (WAL_RESTART_FRAMES), checking every 250 ms.
   const WANT = 3300, BOUND = 32 << 20;
