@@ -1,7 +1,6 @@
 /* bcache.c -- the badge cache in Redis; see bcache.h. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "bcache.h"
 #include "counters.h"

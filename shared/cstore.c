@@ -82,6 +82,22 @@ cstore_pfield(const struct delta *d, char *out, size_t sz)
 		obj_field(d, out + n, sz - (size_t)n);
 }
 
+void
+cstore_bucket_keys(int bucket, struct cstore_keys *k)
+{
+	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
+	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
+	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
+}
+
+void
+cstore_keys(const struct delta *d, struct cstore_keys *k)
+{
+	cstore_name(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
+	cstore_pfield(d, k->pfield, sizeof(k->pfield));
+	cstore_bucket_keys(cstore_bucket(d), k);
+}
+
 /* A canonical decimal at s[0..len) (no sign, no leading zero, no
  * overflow): its length, or 0. */
 static size_t
@@ -281,8 +297,11 @@ cstore_durable(struct db *db, enum family fam, long long k1, long long k2,
 	return v;
 }
 
-int
-cstore_snapshot(struct db *db, const struct delta *d, const char *batch,
+/* In one SQLite read snapshot: the durable value plus what waits in the
+ * backlog (base), and whether flush batch `batch` ("": none) is applied.
+ * 0, or -1 on a SQLite error. */
+static int
+snapshot(struct db *db, const struct delta *d, const char *batch,
     long long *base, int *applied)
 {
 	int err = 0, own = sqlite3_get_autocommit(db->h);
@@ -306,20 +325,17 @@ cstore_snapshot(struct db *db, const struct delta *d, const char *batch,
 static long long
 load_one(struct app *a, struct delta *d)
 {
-	char live[48], field[48], pfield[64], pend[32], fly[32], meta[32];
+	struct cstore_keys k;
 	char ver[24], base_s[24], batch[24];
-	const char *keys[4] = { live, pend, fly, meta }, *args[5];
+	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
+	const char *args[5];
 	redisReply *info, *rep;
 	long long base, v;
-	int tries, applied, b = cstore_bucket(d);
+	int tries, applied;
 
-	cstore_name(d, live, sizeof(live), field, sizeof(field));
-	cstore_pfield(d, pfield, sizeof(pfield));
-	cstore_bucket_key(b, "pending", pend, sizeof(pend));
-	cstore_bucket_key(b, "inflight", fly, sizeof(fly));
-	cstore_bucket_key(b, "meta", meta, sizeof(meta));
+	cstore_keys(d, &k);
 	for (tries = 0; tries < 5; tries++) {
-		if ((info = rds_cmdv(&a->rds, "HMGET", meta, "v", "b", NULL)) ==
+		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
 		    NULL)
 			return -2;
 		if (info->type != REDIS_REPLY_ARRAY || info->elements != 2) {
@@ -333,11 +349,11 @@ load_one(struct app *a, struct delta *d)
 		    info->element[1]->type == REDIS_REPLY_STRING ?
 		    info->element[1]->str : "");
 		freeReplyObject(info);
-		if (cstore_snapshot(&a->db, d, batch, &base, &applied) == -1)
+		if (snapshot(&a->db, d, batch, &base, &applied) == -1)
 			return -2;
 		snprintf(base_s, sizeof(base_s), "%lld", base);
-		args[0] = field;
-		args[1] = pfield;
+		args[0] = k.field;
+		args[1] = k.pfield;
 		args[2] = ver;
 		args[3] = base_s;
 		args[4] = batch[0] != '\0' && !applied ? "1" : "0";

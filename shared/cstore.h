@@ -39,6 +39,16 @@ void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
 	    size_t fsz);
 /* The counter's field in its bucket's pending hash. */
 void	cstore_pfield(const struct delta *, char *out, size_t sz);
+/* Every Redis name of one counter: its live hash and field, its field
+ * in the pending and inflight hashes, and its bucket's three keys. */
+struct cstore_keys {
+	char	live[48], field[48], pfield[64];
+	char	pending[32], inflight[32], meta[32];
+};
+void	cstore_keys(const struct delta *, struct cstore_keys *);
+/* A bucket's own three keys (pending, inflight, meta) into k. */
+void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
+
 /* The counter of a pending field (exactly what cstore_pfield writes, of
  * len bytes; d->d is 0); 0, or -1 when not a counter. */
 int	cstore_parse(const char *pfield, size_t len, struct delta *);
@@ -56,11 +66,5 @@ int	cstore_get(struct app *, struct delta *, int n);
 /* The SQLite counters value (0 when absent), or -1 on error via *err. */
 long long cstore_durable(struct db *, enum family, long long k1,
 	    long long k2, int *err);
-
-/* In one SQLite read snapshot: the durable value plus what waits in the
- * backlog (base), and whether flush batch `batch` (NULL: none) is applied.
- * 0, or -1 on a SQLite error. */
-int	cstore_snapshot(struct db *, const struct delta *, const char *batch,
-	    long long *base, int *applied);
 
 #endif

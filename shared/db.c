@@ -61,8 +61,10 @@ wlock(struct db *d)
 	    (DB_BUSY_MS % 1000) * 1000 } }, off = { { 0, 0 }, { 0, 0 } };
 	int rc;
 
+	if (d->wlock_fd <= 0 || d->wlocked)
+		return 0;	/* no lock file, or held already */
 	if (flock(d->wlock_fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
+		goto held;
 	if (errno != EWOULDBLOCK)
 		return 0;	/* no usable lock file: SQLite's lock still holds */
 	setitimer(ITIMER_REAL, &it, NULL);
@@ -72,17 +74,16 @@ wlock(struct db *d)
 		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
 		return -1;
 	}
+held:
+	d->wlocked = 1;
 	return 0;
 }
 
 int
 db_begin(struct db *d)
 {
-	if (d->wlock_fd > 0 && !d->wlocked) {
-		if (wlock(d) == -1)
-			return -1;
-		d->wlocked = 1;
-	}
+	if (wlock(d) == -1)
+		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
 		wunlock(d);
 		return -1;
@@ -127,11 +128,8 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	if (nckpt < nlog)
 		return 1;	/* a reader still needs old frames: a restart
 				 * would hold the writers while it waits */
-	if (d->wlock_fd > 0 && !d->wlocked) {
-		if (wlock(d) == -1)
-			return -1;
-		d->wlocked = 1;
-	}
+	if (wlock(d) == -1)
+		return -1;
 	d->busy_ms = DB_CKPT_WAIT_MS;
 	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
 	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
@@ -207,8 +205,7 @@ busy_wait(void *arg, int tries)
 	now = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 	if (tries == 0)
 		d->busy_since_us = now;
-	if (now - d->busy_since_us >= (d->busy_ms > 0 ? d->busy_ms :
-	    DB_BUSY_MS) * 1000LL)
+	if (now - d->busy_since_us >= d->busy_ms * 1000LL)
 		return 0;
 	usleep(tries < 20 ? 50 : tries < 200 ? 200 : 1000);
 	return 1;
@@ -242,6 +239,7 @@ db_open(struct db *d, const char *path)
 
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
+	d->busy_ms = DB_BUSY_MS;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: flock() returns EINTR */
 	sigemptyset(&sa.sa_mask);
@@ -281,6 +279,7 @@ db_close(struct db *d)
 		close(d->wlock_fd);
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
+	d->busy_ms = DB_BUSY_MS;
 }
 
 sqlite3_stmt *

@@ -119,12 +119,11 @@ prefix_of(const struct item *e)
 	return p;
 }
 
+/* The lock key that tells recovery batch b has a live flusher. */
 static void
-bucket_keys(int b, char *pend, char *fly, char *meta, size_t sz)
+lock_key(long long b, char *out, size_t sz)
 {
-	cstore_bucket_key(b, "pending", pend, sz);
-	cstore_bucket_key(b, "inflight", fly, sz);
-	cstore_bucket_key(b, "meta", meta, sz);
+	snprintf(out, sz, "{flush}:lock:%lld", b);
 }
 
 /* Adds bucket b's fields (an HGETALL reply) to t; how many. */
@@ -239,16 +238,37 @@ record(struct db *db, long long b, const struct taken *t)
 	return sqlite3_changes(db->h) == 1;
 }
 
+/* Batch b's one SQLite transaction: t's UPSERTs and its flushes row.
+ * 1 applied now, 0 when another flusher had applied it (rolled back),
+ * -1 on error (logged, rolled back). */
+static int
+apply_taken(struct db *db, long long b, struct taken *t)
+{
+	int rc;
+
+	if (db_begin(db) == -1 || upsert(db, t) == -1 ||
+	    (rc = record(db, b, t)) == -1) {
+		log_err("flush %lld: %s", b, sqlite3_errmsg(db->h));
+		db_rollback(db);
+		return -1;
+	}
+	if (rc == 0) {
+		db_rollback(db);
+		return 0;
+	}
+	return db_commit(db) == -1 ? -1 : 1;
+}
+
 /* Acks every bucket of t for batch b, pipelined; 0 or -1. */
 static int
 ack_all(struct app *a, const char *batch, const struct taken *t)
 {
-	char fly[32], meta[32], pend[32];
-	const char *keys[2] = { fly, meta }, *args[1] = { batch };
+	struct cstore_keys k;
+	const char *keys[2] = { k.inflight, k.meta }, *args[1] = { batch };
 	int i, queued = 0;
 
 	for (i = 0; i < t->nb; i++) {
-		bucket_keys(t->buckets[i], pend, fly, meta, sizeof(fly));
+		cstore_bucket_keys(t->buckets[i], &k);
 		if (rds_append_eval(&a->rds, &ack_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
@@ -285,8 +305,9 @@ settle(struct app *a, const char *batch, struct taken *t, int have_vals)
 static int
 send_round(struct app *a, const char *batch, const char *lkey, int from)
 {
-	char pend[32], fly[32], meta[32];
-	const char *keys[3] = { pend, fly, meta }, *args[1] = { batch };
+	struct cstore_keys k;
+	const char *keys[3] = { k.pending, k.inflight, k.meta };
+	const char *args[1] = { batch };
 	const char *cmd[3];
 	int b, to = from + FLUSH_PIPE < CSTORE_BUCKETS ? from + FLUSH_PIPE :
 	    CSTORE_BUCKETS;
@@ -297,9 +318,9 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	if (rds_append_strs(&a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
-		bucket_keys(b, pend, fly, meta, sizeof(pend));
+		cstore_bucket_keys(b, &k);
 		cmd[0] = "HGETALL";
-		cmd[1] = fly;
+		cmd[1] = k.inflight;
 		if (rds_append_eval(&a->rds, &take_lua, 3, keys, 1, args) == -1 ||
 		    rds_append_strs(&a->rds, 2, cmd) == -1)
 			return -1;
@@ -389,7 +410,7 @@ take_batch(struct app *a, struct batch *bt, int from, int limit, int *next)
 	int sent = from, got = from, n, m;
 
 	snprintf(bt->id, sizeof(bt->id), "%lld", bt->b);
-	snprintf(bt->lkey, sizeof(bt->lkey), "{flush}:lock:%lld", bt->b);
+	lock_key(bt->b, bt->lkey, sizeof(bt->lkey));
 	/* The lock tells recovery this batch has a live flusher. */
 	if ((rep = rds_cmdv(&a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
 	    NULL)) == NULL)
@@ -433,12 +454,8 @@ apply_batch(void *arg)
 		return NULL;
 	if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
 		usleep((useconds_t)a->fault_delay_ms * 1000);
-	if (db_begin(&a->db) == -1 || upsert(&a->db, &bt->t) == -1 ||
-	    record(&a->db, bt->b, &bt->t) != 1 || db_commit(&a->db) == -1) {
-		log_err("flush %lld: %s", bt->b, sqlite3_errmsg(a->db.h));
-		db_rollback(&a->db);
-		bt->rc = -1;
-	}
+	if (apply_taken(&a->db, bt->b, &bt->t) != 1)
+		bt->rc = -1;	/* a fresh id applied elsewhere: recovery's */
 	return NULL;
 }
 
@@ -519,18 +536,19 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 static int
 finish_batch(struct app *a, long long b, const int *bs, int n)
 {
-	char batch[24], pend[32], fly[32], meta[32];
-	const char *keys[2] = { fly, meta }, *args[1] = { batch };
+	char batch[24];
+	struct cstore_keys k;
+	const char *keys[2] = { k.inflight, k.meta }, *args[1] = { batch };
 	struct taken t;
 	redisReply *rep;
-	int i, queued = 0, applied, rc = -1;
+	int i, queued = 0, applied, now, rc = -1;
 
 	memset(&t, 0, sizeof(t));
 	snprintf(batch, sizeof(batch), "%lld", b);
 	if ((applied = db_batch_applied(&a->db, batch)) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
-		bucket_keys(bs[i], pend, fly, meta, sizeof(fly));
+		cstore_bucket_keys(bs[i], &k);
 		if (rds_append_eval(&a->rds, &held_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
@@ -545,21 +563,9 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 	if (queued != n)
 		goto out;
 	if (!applied && t.nds > 0) {
-		if (db_begin(&a->db) == -1)
+		if ((now = apply_taken(&a->db, b, &t)) == -1)
 			goto out;
-		if (upsert(&a->db, &t) == -1 ||
-		    (applied = record(&a->db, b, &t)) == -1) {
-			log_err("flush %lld: %s", b, sqlite3_errmsg(a->db.h));
-			db_rollback(&a->db);
-			goto out;
-		}
-		if (applied == 0) {		/* another flusher had it */
-			db_rollback(&a->db);
-			applied = 1;
-		} else if (db_commit(&a->db) == -1)
-			goto out;
-		else
-			applied = 0;		/* the values are ours */
+		applied = now == 0;	/* 0: another flusher had it */
 	}
 	rc = settle(a, batch, &t, !applied);
 out:
@@ -602,7 +608,7 @@ flush_recover(struct app *a)
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
 		if (owner[b] <= 0)
 			continue;
-		snprintf(lkey, sizeof(lkey), "{flush}:lock:%lld", owner[b]);
+		lock_key(owner[b], lkey, sizeof(lkey));
 		if ((rep = rds_cmdv(&a->rds, "EXISTS", lkey, NULL)) == NULL) {
 			done = -1;
 			goto out;

@@ -351,8 +351,10 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 	return 0;
 }
 
-long long
-rds_scan_each(struct rds *r, const char *pattern,
+/* Calls fn(key, arg) for every key matching pattern (SCAN, 1000 keys a
+ * step); fn returns 0 to go on, -1 to stop.  Keys visited, or -1. */
+static long long
+scan_each(struct rds *r, const char *pattern,
     int (*fn)(const char *key, void *arg), void *arg)
 {
 	redisReply *rep;
@@ -394,7 +396,7 @@ del_one(const char *key, void *arg)
 long long
 rds_del_matching(struct rds *r, const char *pattern)
 {
-	return rds_scan_each(r, pattern, del_one, r);
+	return scan_each(r, pattern, del_one, r);
 }
 
 int

@@ -47,10 +47,6 @@ redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 		    __attribute__((sentinel));
 /* Deletes every key matching pattern (SCAN, so Redis never blocks).
  * Returns how many, or -1 when Redis failed. */
-/* Calls fn(key, arg) for every key matching pattern (SCAN, 1000 keys a
- * step); fn returns 0 to go on, -1 to stop.  Keys visited, or -1. */
-long long	 rds_scan_each(struct rds *, const char *pattern,
-		    int (*fn)(const char *key, void *arg), void *arg);
 long long	 rds_del_matching(struct rds *, const char *pattern);
 /* Drops the context after a transport error. */
 void		 rds_drop(struct rds *);
@@ -87,7 +83,7 @@ int		 rds_get_reply(struct rds *, redisReply **out);
  * Read its reply with rds_collect(). */
 int		 rds_append(struct rds *, int argc, const char **argv,
 		    const size_t *lens);
-/* The same for NUL-terminated arguments (at most RDS_ARGS_MAX). */
+/* The same for NUL-terminated arguments (at most 128; -1 beyond). */
 int		 rds_append_strs(struct rds *, int argc, const char **argv);
 
 #endif

@@ -156,40 +156,26 @@ struct rstate {
 	long long	live;
 	char		batch[24];	/* the batch holding inflight, or "" */
 	long long	fly;		/* its amount for this key */
-	long long	p;		/* pending + inflight when unapplied */
 };
 
 static void
-parse_state(struct app *a, redisReply *rep, struct rstate *st)
+parse_state(redisReply *rep, struct rstate *st)
 {
 	memset(st, 0, sizeof(*st));
 	snprintf(st->ver, sizeof(st->ver), "%s", rep->element[0]->str);
 	st->has_live = rep->element[1]->len > 0;
 	st->live = strtoll(rep->element[1]->str, NULL, 10);
 	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
-	st->p = strtoll(st->pend, NULL, 10);
 	snprintf(st->batch, sizeof(st->batch), "%s", rep->element[3]->str);
 	st->fly = strtoll(rep->element[4]->str, NULL, 10);
-	if (st->batch[0] != '\0' && db_batch_applied(&a->db, st->batch) != 1)
-		st->p += st->fly;
 }
 
-/* The four keys of a counter for state_lua and fix_lua. */
-struct ckeys {
-	char	live[48], pend[32], fly[32], meta[32], field[48], pfield[64];
-};
-
 static void
-ckeys_of(enum family fam, long long k1, long long k2, struct ckeys *k)
+keys_of(enum family fam, long long k1, long long k2, struct cstore_keys *k)
 {
 	struct delta dl = { fam, k1, k2, 0 };
-	int b = cstore_bucket(&dl);
 
-	cstore_name(&dl, k->live, sizeof(k->live), k->field, sizeof(k->field));
-	cstore_pfield(&dl, k->pfield, sizeof(k->pfield));
-	cstore_bucket_key(b, "pending", k->pend, sizeof(k->pend));
-	cstore_bucket_key(b, "inflight", k->fly, sizeof(k->fly));
-	cstore_bucket_key(b, "meta", k->meta, sizeof(k->meta));
+	cstore_keys(&dl, k);
 }
 
 /* Reads the Redis state of n entries in one pipeline; -1 if Redis failed. */
@@ -197,13 +183,14 @@ static int
 read_states(struct app *a, enum family fam, struct entry *e, size_t n,
     struct rstate *st)
 {
-	struct ckeys k;
-	const char *keys[4] = { k.live, k.pend, k.fly, k.meta }, *args[2];
+	struct cstore_keys k;
+	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
+	const char *args[2];
 	redisReply *rep;
 	size_t i, queued = 0;
 
 	for (i = 0; i < n; i++) {
-		ckeys_of(fam, e[i].k1, e[i].k2, &k);
+		keys_of(fam, e[i].k1, e[i].k2, &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
 		if (rds_append_eval(&a->rds, &state_lua, 4, keys, 2, args) == -1)
@@ -215,7 +202,7 @@ read_states(struct app *a, enum family fam, struct entry *e, size_t n,
 			return -1;
 		}
 		if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 5)
-			parse_state(a, rep, &st[i]);
+			parse_state(rep, &st[i]);
 		else	/* an error reply: nothing known, settle() retries */
 			memset(&st[i], 0, sizeof(st[i]));
 		freeReplyObject(rep);
@@ -284,8 +271,9 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 	int *done = xcalloc(n, sizeof(*done));
 	int *applied = xcalloc(n, sizeof(*applied));
 	char tb[24], db[24];
-	struct ckeys ck;
-	const char *keys[4] = { ck.live, ck.pend, ck.fly, ck.meta }, *args[8];
+	struct cstore_keys ck;
+	const char *keys[4] = { ck.live, ck.pending, ck.inflight, ck.meta };
+	const char *args[8];
 	size_t i, left = n;
 	long long t, d, c, live_err;
 	redisReply *rep;
@@ -307,7 +295,7 @@ settle(struct app *a, enum family fam, int dry, struct entry *cand,
 				continue;
 			t = cand[i].t;
 			d = cand[i].d;
-			ckeys_of(fam, cand[i].k1, cand[i].k2, &ck);
+			keys_of(fam, cand[i].k1, cand[i].k2, &ck);
 			snprintf(tb, sizeof(tb), "%lld", t);
 			snprintf(db, sizeof(db), "%lld", d);
 			args[0] = ck.field;
@@ -349,14 +337,29 @@ out:
 	return rc;
 }
 
+/* Whether flush batch id is applied, asked of SQLite once while the same
+ * id repeats (the keys of a chunk share a few batches; a stale "no" only
+ * makes a candidate, which settle() checks exactly).  1, 0, or -1. */
+static int
+applied_once(struct app *a, const char *id, char last[24], int *res)
+{
+	if (strcmp(id, last) != 0) {
+		*res = db_batch_applied(&a->db, id);
+		snprintf(last, 24, "%s", id);
+	}
+	return *res;
+}
+
 static int
 reconcile_family(struct app *a, enum family fam, int dry,
     struct rec_family *rf)
 {
 	struct vec all = { 0 }, cand = { 0 };
 	struct rstate *st;
+	char last[24] = "";
+	long long p;
 	size_t i, j, n;
-	int rc = -1;
+	int rc = -1, last_applied = 0;
 
 	if (load_family(&a->db, fam, &all) == -1)
 		return -1;
@@ -369,8 +372,12 @@ reconcile_family(struct app *a, enum family fam, int dry,
 			struct entry *e = &all.v[i + j];
 
 			rf->checked++;
-			if (e->t != e->d + st[j].p ||
-			    (st[j].has_live && st[j].live != e->d + st[j].p))
+			p = strtoll(st[j].pend, NULL, 10);
+			if (st[j].batch[0] != '\0' &&
+			    applied_once(a, st[j].batch, last, &last_applied) != 1)
+				p += st[j].fly;
+			if (e->t != e->d + p ||
+			    (st[j].has_live && st[j].live != e->d + p))
 				vec_push(&cand, e->k1, e->k2, e->t, e->d);
 		}
 		/* Candidates wait for a full batch: one grace period each. */
