@@ -93,6 +93,27 @@ app_run_after(struct app *a)
 	}
 }
 
+/* Ends a request without libfcgi's lingering close.  FCGX_Finish_r
+ * otherwise shuts down its side and then waits (poll, read) until the web
+ * server has read the reply and closed its end: one more sleep and wake-up
+ * per request, and on a single-process pool (the social writer) a wait in
+ * which no other request can be accepted.  The wait guards against a TCP
+ * reset discarding a reply when unread input remains; here the socket is
+ * local, and the input is read to its end first (the empty FCGI_STDIN
+ * record nginx always sends), so a plain close loses nothing: the reply
+ * and FCGI_END_REQUEST are already in nginx's receive queue. */
+static void
+fcgi_close(FCGX_Request *fr)
+{
+	char trash[1024];
+
+	while (FCGX_GetStr(trash, (int)sizeof(trash), fr->in) > 0)
+		;
+	if (FCGX_GetError(fr->in) == 0)
+		FCGX_Detach(fr);
+	FCGX_Finish_r(fr);
+}
+
 struct serve_ctx {
 	const char		*name;
 	const struct route	*routes;
@@ -138,7 +159,7 @@ serve_child(int fd, void *arg)
 		resp_send(&r);
 		st = r.status;
 		req_finish(&r);
-		FCGX_Finish_r(&fr);
+		fcgi_close(&fr);
 		/* The latency is the client's; the cost includes the work
 		 * the request left for after its response. */
 		clock_gettime(CLOCK_MONOTONIC, &t1);
