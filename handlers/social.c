@@ -44,9 +44,9 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/posts/:id/edit", page_post_edit_form, ROUTE_USER }, /* ROUTE_POST_EDIT_FORM */
 	{ METHOD_POST, "/posts/:id/edit", page_post_edit, ROUTE_USER },	/* ROUTE_POST_EDIT */
 	{ METHOD_POST, "/posts/:id/delete", page_post_delete, ROUTE_USER }, /* ROUTE_POST_DELETE */
-	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_USER },	/* ROUTE_LIKE */
-	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_USER }, /* ROUTE_UNLIKE */
-	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER }, /* ROUTE_REPOST */
+	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_USER | ROUTE_TXN },	/* ROUTE_LIKE */
+	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_USER | ROUTE_TXN }, /* ROUTE_UNLIKE */
+	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER | ROUTE_TXN }, /* ROUTE_REPOST */
 	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER },	/* ROUTE_COMMENT */
 	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
 	{ METHOD_GET, "/t/:s", page_topic, 0 },			/* ROUTE_TOPIC */

@@ -82,6 +82,11 @@ held:
 int
 db_begin(struct db *d)
 {
+	if (d->held) {		/* join the transaction db_hold() opened */
+		d->held = 0;
+		if (!sqlite3_get_autocommit(d->h))
+			return 0;
+	}
 	if (wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -108,6 +113,23 @@ db_rollback(struct db *d)
 	if (!sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	wunlock(d);
+}
+
+int
+db_hold(struct db *d)
+{
+	if (db_begin(d) == -1)
+		return -1;
+	d->held = 1;
+	return 0;
+}
+
+void
+db_release(struct db *d)
+{
+	d->held = 0;
+	if (!sqlite3_get_autocommit(d->h) || d->wlocked)
+		db_rollback(d);
 }
 
 int

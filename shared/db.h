@@ -20,6 +20,7 @@ struct db {
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wlocked;
+	int		 held;		/* a db_hold() transaction not yet joined */
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
@@ -44,6 +45,13 @@ void		 db_done(sqlite3_stmt *);
 int		 db_begin(struct db *);
 int		 db_commit(struct db *);
 void		 db_rollback(struct db *);
+/* Opens the write transaction early: the next db_begin() joins it instead
+ * of opening its own, so what is read before (a request's session) and
+ * the write are one transaction.  0, or -1 (then nothing is held and
+ * db_begin() opens its own).  db_release() rolls back what is still open
+ * after the request: a hold that nobody joined, or a page's leftover. */
+int		 db_hold(struct db *);
+void		 db_release(struct db *);
 /* Checkpoints the WAL and, once it holds min_frames frames or more (or
  * when truncate), starts it over from its beginning (truncated to 0 bytes
  * when truncate).  A passive checkpoint first copies what it can beside

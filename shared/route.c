@@ -57,8 +57,8 @@ allow_header(struct req *r, unsigned methods)
 	resp_header(r, "Allow", v);
 }
 
-void
-route_dispatch(struct req *r, const struct route *routes, size_t n)
+static void
+dispatch(struct req *r, const struct route *routes, size_t n)
 {
 	const struct route *hit = NULL;
 	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
@@ -82,6 +82,9 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 				free(args[k]);
 		}
 	}
+	if (hit != NULL && (hit->flags & ROUTE_TXN) &&
+	    r->method == METHOD_POST)
+		db_hold(&r->app->db);	/* on failure the page begins its own */
 	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
 	    r->method == METHOD_POST)
 		req_identify(r);
@@ -121,4 +124,12 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 		}
 	}
 	hit->page(r);
+}
+
+void
+route_dispatch(struct req *r, const struct route *routes, size_t n)
+{
+	dispatch(r, routes, n);
+	/* A held transaction the page did not join (a refused request). */
+	db_release(&r->app->db);
 }

@@ -23,6 +23,12 @@
 #define ROUTE_OWNAUTH	0x10	/* a GET that finds its session itself
 				 * (the badge poll, from Redis): no
 				 * req_identify(), no ROUTE_USER check */
+#define ROUTE_TXN	0x20	/* a POST whose page opens its write
+				 * transaction (db_begin) before any
+				 * Redis I/O or autocommit write: the
+				 * transaction opens before the session
+				 * is read and the page joins it (one
+				 * SQLite lock round, not two) */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */

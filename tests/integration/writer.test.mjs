@@ -62,6 +62,45 @@ test('the social pool serves pages; its POSTs go to the one-process social write
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[0]} AND user_id=(SELECT id FROM users WHERE login='wri1')`), '1');
 });
 
+test('a like the writer refuses holds no transaction: the other writers go on at once', async () => {
+  // A like's write transaction opens before its session is read (ROUTE_TXN,
+  // db_hold): every refusal must end it, or the next writer of any process
+  // would wait out the busy timeout.
+  const c = users[4];
+  await c.get(`/posts/${posts[2]}`);
+  const gone = new Client(stack.base);
+  assert.equal((await gone.signup('wrigone')).status, 303);
+  await gone.get('/feed');
+  const sid = gone.jar.get('sid');
+  const csrf = gone.csrf;
+  assert.equal((await gone.post('/logout')).status, 303);
+  const ghost = new Client(stack.base);
+  ghost.jar.set('sid', sid);
+  ghost.csrf = csrf;
+  const refusals = [
+    ['a forged csrf', () => c.post(`/posts/${posts[2]}/like`, { csrf: 'x'.repeat(43) }), 403],
+    ['no session', () => new Client(stack.base).post(`/posts/${posts[2]}/like`, { csrf: 'x'.repeat(43) }), 303],
+    ['a logged-out session', () => ghost.post(`/posts/${posts[2]}/like`), 303],
+    ['a missing post', () => c.post('/posts/99999999/like'), 404],
+  ];
+  let n = 0;
+  for (const [what, send, status] of refusals) {
+    const r = await send();
+    assert.equal(r.status, status, what);
+    if (status === 303) assert.equal(r.location, '/login', what);
+    let t0 = Date.now();
+    stack.sqlite('BEGIN IMMEDIATE; ROLLBACK;');
+    assert.ok(Date.now() - t0 < 2000, `${what}: SQLite's write lock is free`);
+    t0 = Date.now();
+    const other = new Client(stack.base);
+    assert.equal((await other.signup(`wrifree${n++}`)).status, 303, `${what}: a write of the web pool`);
+    assert.ok(Date.now() - t0 < 2000, `${what}: the writers' lock is free`);
+  }
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[2]}`), '0', 'no refused like counted');
+  assert.equal((await c.post(`/posts/${posts[2]}/like`)).status, 303);
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[2]}`), '1');
+});
+
 test('under a steady stream of likes the WAL starts over instead of growing', async () => {
   const wal = path.join(stack.runDir, 'tally.db-wal');
   const size = () => { try { return fs.statSync(wal).size; } catch { return 0; } };

@@ -2,7 +2,8 @@
  * second process's db_begin() waits while a transaction is open and goes
  * on the moment it commits; a writer killed inside its transaction frees
  * the lock at once (the kernel drops the flock); commit and rollback both
- * release it.  And db_checkpoint(): the WAL starts over from its
+ * release it; db_hold() opens the transaction the next db_begin() joins,
+ * and db_release() rolls back one nobody joined.  And db_checkpoint(): the WAL starts over from its
  * beginning (emptied when truncating), a reader that
  * still needs old frames makes it give up at once instead of holding the
  * writers, and it never leaves the writers' lock taken. */
@@ -165,6 +166,69 @@ test_commit_and_rollback_release(void **state)
 	db_close(&b);
 }
 
+static long long
+count_t(struct db *d)
+{
+	sqlite3_stmt *s;
+	long long n;
+
+	assert_int_equal(sqlite3_prepare_v2(d->h, "SELECT COUNT(*) FROM t",
+	    -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* db_hold(): the transaction is open (and the lock held) at once; the
+ * next db_begin() joins it, so what was read before and the write commit
+ * together; db_release() rolls back a hold nobody joined and frees the
+ * lock, and leaves a committed one alone. */
+static void
+test_hold_join_release(void **state)
+{
+	struct db a, b;
+	long long n0;
+
+	(void)state;
+	assert_int_equal(db_open(&a, path), 0);
+	assert_int_equal(db_open(&b, path), 0);
+	n0 = count_t(&a);
+
+	/* joined: one transaction, committed by the page */
+	assert_int_equal(db_hold(&a), 0);
+	assert_true(a.wlocked);
+	assert_false(sqlite3_get_autocommit(a.h));
+	assert_int_equal(db_begin(&a), 0);	/* joins, no nested BEGIN */
+	assert_int_equal(db_exec(&a, "INSERT INTO t VALUES (7)"), 0);
+	assert_int_equal(db_commit(&a), 0);
+	assert_false(a.wlocked);
+	db_release(&a);				/* nothing left: no-op */
+	assert_int_equal(count_t(&b), n0 + 1);
+
+	/* not joined (a refused request): rolled back, lock free */
+	assert_int_equal(db_hold(&a), 0);
+	assert_int_equal(db_exec(&a, "INSERT INTO t VALUES (8)"), 0);
+	db_release(&a);
+	assert_false(a.wlocked);
+	assert_true(sqlite3_get_autocommit(a.h));
+	assert_int_equal(count_t(&b), n0 + 1);
+	assert_int_equal(db_begin(&b), 0);	/* the other writer goes on */
+	assert_int_equal(db_commit(&b), 0);
+
+	/* joined, then the page rolled back: the next begin opens anew */
+	assert_int_equal(db_hold(&a), 0);
+	assert_int_equal(db_begin(&a), 0);
+	db_rollback(&a);
+	assert_false(a.held);
+	assert_int_equal(db_begin(&a), 0);
+	assert_int_equal(db_exec(&a, "INSERT INTO t VALUES (9)"), 0);
+	assert_int_equal(db_commit(&a), 0);
+	assert_int_equal(count_t(&b), n0 + 2);
+	db_close(&a);
+	db_close(&b);
+}
+
 /* Frames in the WAL now (a passive checkpoint reports them). */
 static int
 wal_frames(struct db *d)
@@ -249,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_waits_for_the_holder),
 		cmocka_unit_test(test_killed_holder_frees_it),
 		cmocka_unit_test(test_commit_and_rollback_release),
+		cmocka_unit_test(test_hold_join_release),
 		cmocka_unit_test(test_checkpoint_starts_the_wal_over),
 		cmocka_unit_test(test_checkpoint_gives_way_to_old_readers),
 	};
