@@ -10,10 +10,13 @@
  * (SQLite then walks its B-tree forward), go into one SQLite transaction
  * of UPSERTs that also records B in flushes; after its commit the
  * leaderboards take the new values and a script per bucket drops the
- * inflight hash if B still holds it (ack).  A batch stops taking once it
- * holds FLUSH_FIELDS counters; the next batch goes on from there, taken
- * from Redis while a thread applies the previous one to SQLite (the
- * database connection is the thread's alone meanwhile).
+ * inflight hash if B still holds it (ack).  The next batch goes on from
+ * there, taken from Redis while a thread applies the previous one to
+ * SQLite (the database connection is the thread's alone meanwhile; the
+ * previous batch's boards and acks, Redis only, run beside it too).  The
+ * first batch is one round, so SQLite starts early; a later one stops
+ * taking at FLUSH_FIELDS counters, or sooner, once the batch before it
+ * is applied and it holds an eighth of that: SQLite seldom waits.
  *
  * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
  * flusher killed at any point leaves buckets whose meta names B with no
@@ -27,7 +30,7 @@
 #include "app.h"
 
 #define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
-#define FLUSH_PIPE	64	/* buckets per pipelined round */
+#define FLUSH_PIPE	16	/* buckets per pipelined round */
 
 struct flush_stats {
 	long long	batches;
