@@ -175,7 +175,7 @@ static void
 radix_sort(struct order *v, size_t n)
 {
 	size_t *cnt = xcalloc((size_t)1 << RADIX_BITS, sizeof(*cnt));
-	struct order *tmp = xcalloc(n + 1, sizeof(*tmp)), *src = v, *dst = tmp,
+	struct order *tmp = xmalloc((n + 1) * sizeof(*tmp)), *src = v, *dst = tmp,
 	    *sw;
 	size_t i, sum, c, mask = ((size_t)1 << RADIX_BITS) - 1;
 	int shift;
@@ -218,7 +218,7 @@ sort_taken(struct taken *t)
 	t->sorted = 1;
 	if (t->nds < 2)
 		return;
-	ord = xcalloc((size_t)t->nds, sizeof(*ord));
+	ord = xmalloc((size_t)t->nds * sizeof(*ord));
 	for (i = 0; i < t->nds; i++) {
 		ord[i].prefix = prefix_of(&t->it[i]);
 		ord[i].it = &t->it[i];
@@ -233,12 +233,13 @@ sort_taken(struct taken *t)
 			qsort(ord + i, (size_t)(j - i), sizeof(*ord),
 			    order_cmp);
 	}
-	it = xcalloc((size_t)t->cap, sizeof(*it));
+	it = xmalloc((size_t)t->nds * sizeof(*it));
 	for (i = 0; i < t->nds; i++)
 		it[i] = *ord[i].it;
 	free(ord);
 	free(t->it);
 	t->it = it;
+	t->cap = t->nds;
 }
 
 /* UPSERTs what t took, in the table's order, inside the batch's
