@@ -78,7 +78,8 @@ follow_add(struct app *a, long long follower, long long followee)
 	if (db_begin(&a->db) == -1)
 		return -1;
 	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
-	    (note = notify_add(&a->db, followee, follower, "follow", 0, 0)) == -1 ||
+	    (note = notify_add(&a->db, followee, follower, "follow", 0, 0,
+	    NULL)) == -1 ||
 	    db_commit(&a->db) == -1) {
 		db_rollback(&a->db);
 		return t == 0 ? 0 : -1;

@@ -33,20 +33,35 @@ note_stmt(struct db *d, enum stmt st, long long recipient, long long actor,
 
 int
 notify_add(struct db *d, long long recipient, long long actor,
-    const char *kind, long long post, long long comment)
+    const char *kind, long long post, long long comment, long long *id)
 {
 	sqlite3_stmt *s;
 	int rc;
 
+	if (id != NULL)
+		*id = 0;
 	if (recipient == actor)
 		return 0;
 	if ((s = note_stmt(d, STMT_NOTE_INSERT, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 6, db_now_ms());
-	rc = sqlite3_step(s);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW && id != NULL)
+		*id = sqlite3_column_int64(s, 0);
 	db_done(s);
 	return rc == SQLITE_ROW ? 1 : -1;
+}
+
+/* Steps a withdrawing statement: the unread ones it removed, or -1. */
+static int
+withdrawn(sqlite3_stmt *s)
+{
+	int rc, unread = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		unread += sqlite3_column_int(s, 0) == 0;
+	db_done(s);
+	return rc == SQLITE_DONE ? unread : -1;
 }
 
 int
@@ -54,17 +69,28 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
     const char *kind, long long post, long long comment)
 {
 	sqlite3_stmt *s;
-	int rc, unread = 0;
 
 	if (recipient == actor)
 		return 0;
 	if ((s = note_stmt(d, STMT_NOTE_REMOVE, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		unread += sqlite3_column_int(s, 0) == 0;
-	db_done(s);
-	return rc == SQLITE_DONE ? unread : -1;
+	return withdrawn(s);
+}
+
+int
+notify_withdraw_id(struct db *d, long long id, long long recipient,
+    long long actor, const char *kind, long long post, long long comment)
+{
+	sqlite3_stmt *s;
+
+	if (id <= 0 || recipient == actor)
+		return 0;
+	if ((s = note_stmt(d, STMT_NOTE_REMOVE_ID, recipient, actor, kind, post,
+	    comment)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 6, id);
+	return withdrawn(s);
 }
 
 int

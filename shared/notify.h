@@ -16,13 +16,20 @@
 #include "app.h"
 #include "counters.h"
 
-/* Inside the caller's open transaction.  notify_add: 1 created (unread),
- * 0 none (own action), -1 error.  notify_withdraw: 1 an unread one was
- * removed, 0 none or a read one, -1 error.  post/comment 0 = none. */
+/* Inside the caller's open transaction.  notify_add: 1 created (unread;
+ * its id in *id when id is not NULL), 0 none (own action; *id 0), -1
+ * error.  notify_withdraw: 1 an unread one was removed, 0 none or a read
+ * one, -1 error; notify_withdraw_id the same for the one notification id
+ * (a like's: likes never go through notify_withdraw).  post/comment 0 =
+ * none. */
 int	notify_add(struct db *, long long recipient, long long actor,
-	    const char *kind, long long post, long long comment);
+	    const char *kind, long long post, long long comment,
+	    long long *id);
 int	notify_withdraw(struct db *, long long recipient, long long actor,
 	    const char *kind, long long post, long long comment);
+int	notify_withdraw_id(struct db *, long long id, long long recipient,
+	    long long actor, const char *kind, long long post,
+	    long long comment);
 
 /* The unread counter delta of n notifications (+ created, - read). */
 void	notify_count(struct app *, long long user, long long n);

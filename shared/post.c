@@ -101,12 +101,15 @@ topic_id(struct db *d, const char *slug, long long now)
 	return id;
 }
 
-/* Runs a statement without result rows; its changes(), or -1. */
+/* Runs a statement; its changes(), or -1.  *first (when not NULL): the
+ * first result row's first column (0 for none or NULL). */
 static int
-step_changes(struct db *d, sqlite3_stmt *s)
+step_first(struct db *d, sqlite3_stmt *s, long long *first)
 {
 	int rc = sqlite3_step(s);
 
+	if (first != NULL)
+		*first = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	while (rc == SQLITE_ROW)
 		rc = sqlite3_step(s);
 	db_done(s);
@@ -115,6 +118,13 @@ step_changes(struct db *d, sqlite3_stmt *s)
 		return -1;
 	}
 	return sqlite3_changes(d->h);
+}
+
+/* Runs a statement without result rows; its changes(), or -1. */
+static int
+step_changes(struct db *d, sqlite3_stmt *s)
+{
+	return step_first(d, s, NULL);
 }
 
 int
@@ -278,7 +288,9 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 }
 
 /* A like, unlike or repost: the row change, the post's like count in
- * the same transaction, then the deltas of the row that really changed. */
+ * the same transaction, then the deltas of the row that really changed.
+ * A like keeps its notification's id (likes.note_id); unlike withdraws
+ * that one notification, by id. */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
     int with_time)
@@ -288,6 +300,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	struct row r;
 	sqlite3_stmt *s;
 	struct delta ds[2 * DELTA_MAX];
+	long long note_id = 0;
 	int rc, changed, note = 0, n;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 
@@ -299,17 +312,27 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	sqlite3_bind_int64(s, 2, uid);
 	if (with_time)
 		sqlite3_bind_int64(s, 3, db_now_ms());
-	if ((changed = step_changes(d, s)) < 0)
+	if ((changed = step_first(d, s, &note_id)) < 0)
 		goto fail;
 	if (changed) {		/* tell the author, or take it back */
 		if (st == STMT_LIKE_DELETE)
-			rc = notify_withdraw(d, p.user_id, uid, "like", id, 0);
+			rc = notify_withdraw_id(d, note_id, p.user_id, uid,
+			    "like", id, 0);
 		else
 			rc = notify_add(d, p.user_id, uid, like ? "like" :
-			    "repost", id, 0);
+			    "repost", id, 0, &note_id);
 		if (rc == -1)
 			goto fail;
 		note = st == STMT_LIKE_DELETE ? -rc : rc;
+	}
+	if (changed && st == STMT_LIKE_INSERT && note_id > 0) {
+		if ((s = db_stmt(d, STMT_LIKE_NOTE)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, uid);
+		sqlite3_bind_int64(s, 3, note_id);
+		if (step_changes(d, s) != 1)
+			goto fail;
 	}
 	if (changed && like) {
 		if ((s = db_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
@@ -384,7 +407,7 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	*cid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	db_done(s);
 	if (*cid == 0 || (note = notify_add(d, author, uid, "comment", id,
-	    *cid)) == -1 || db_commit(d) == -1)
+	    *cid, NULL)) == -1 || db_commit(d) == -1)
 		goto fail;
 	{
 		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };

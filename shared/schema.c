@@ -141,6 +141,17 @@ const char *const schema_migrations[] = {
 	 * unlike writes one page fewer */
 	"DROP INDEX likes_user;"
 	"DROP INDEX reposts_user;",
+	/* 9: a like remembers its notification (likes.note_id), so unlike
+	 * withdraws it by id and like notifications leave notifications_source
+	 * (now partial): a like or unlike writes one page fewer.  The backfill
+	 * runs while the full index still exists. */
+	"ALTER TABLE likes ADD COLUMN note_id INTEGER;"
+	"UPDATE likes SET note_id = (SELECT MAX(n.id) FROM notifications n "
+	"  WHERE n.actor_id = likes.user_id AND n.kind = 'like' "
+	"  AND n.post_id = likes.post_id AND n.comment_id IS NULL);"
+	"DROP INDEX notifications_source;"
+	"CREATE INDEX notifications_source ON notifications(actor_id, kind, "
+	"  post_id, comment_id) WHERE kind <> 'like';",
 };
 
 const int schema_version =

@@ -111,8 +111,11 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LIKE_INSERT: post, user, now */
 	"INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
 	"ON CONFLICT DO NOTHING RETURNING 1",
-	/* STMT_LIKE_DELETE: post, user */
-	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 RETURNING 1",
+	/* STMT_LIKE_DELETE: post, user -> its notification's id (or NULL) */
+	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 "
+	"RETURNING note_id",
+	/* STMT_LIKE_NOTE: post, user, notification */
+	"UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
 	/* STMT_REPOST_INSERT: post, user, now */
 	"INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
 	"ON CONFLICT DO NOTHING RETURNING 1",
@@ -164,9 +167,18 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now */
 	"INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id, "
 	"created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went */
+	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went
+	 * (not a like: those go by id, and notifications_source leaves them
+	 * out; the literal term lets the planner use that partial index) */
 	"DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
-	"kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 RETURNING is_read",
+	"kind = ?3 AND kind <> 'like' AND post_id IS ?4 AND comment_id IS ?5 "
+	"RETURNING is_read",
+	/* STMT_NOTE_REMOVE_ID: user, actor, kind, post, comment, id -- the one
+	 * the source remembered, if it is still that one (an id can be reused
+	 * once its owner deleted it) */
+	"DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
+	"actor_id = ?2 AND kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 "
+	"RETURNING is_read",
 	/* STMT_NOTE_READ: id, user -- only an unread one of the owner */
 	"UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
 	"AND is_read = 0",

@@ -147,6 +147,40 @@ test('like, comment, repost and follow notify the recipient, never oneself; undo
   await assertUnreadExact(a, 2, 'after an admin comment delete');
 });
 
+test("an unlike withdraws its like's own notification, by id; an id reused after its owner deleted it is left alone", async () => {
+  // Schema 9: a like keeps its notification's id (likes.note_id).
+  const a = await user('nidauthor');
+  const b = await user('nidliker');
+  const c = await user('nidfollow');
+  const p = await publish(a, 'ids');
+  await ok303(b.post(`/posts/${p}/like`));
+  const n1 = q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='like' AND actor_id=${b.id}`);
+  assert.ok(n1 > 0);
+  assert.equal(q(`SELECT note_id FROM likes WHERE post_id=${p} AND user_id=${b.id}`), n1);
+  await assertUnreadExact(a, 1);
+  // the owner deletes it; the newest row is gone, so SQLite hands its id
+  // to the next notification: c's follow
+  assert.equal(q('SELECT MAX(id) FROM notifications'), n1, 'the like is the newest notification');
+  await a.get('/notifications');
+  await ok303(a.post(`/notifications/${n1}/delete`));
+  await ok303(c.post('/follow/nidauthor'));
+  assert.equal(q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='follow' AND actor_id=${c.id}`), n1,
+    'the follow took the deleted like notification\'s id');
+  await assertUnreadExact(a, 1);
+  // b's unlike finds no notification of its own: the follow stays
+  await ok303(b.post(`/posts/${p}/unlike`));
+  assert.equal(stack.sqlite(`SELECT kind || '|' || actor_id FROM notifications WHERE user_id=${a.id}`), `follow|${c.id}`);
+  await assertUnreadExact(a, 1, 'the unlike withdrew nothing');
+  // a like again makes a fresh one, and its unlike withdraws exactly that
+  await ok303(b.post(`/posts/${p}/like`));
+  const n2 = q(`SELECT note_id FROM likes WHERE post_id=${p} AND user_id=${b.id}`);
+  assert.equal(q(`SELECT kind = 'like' AND actor_id = ${b.id} FROM notifications WHERE id=${n2}`), 1);
+  await assertUnreadExact(a, 2);
+  await ok303(b.post(`/posts/${p}/unlike`));
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n2}`), 0);
+  await assertUnreadExact(a, 1);
+});
+
 test('16 concurrent reads of one unread notification decrement the count once', async () => {
   const r = await user('nreader');
   const p1 = await publish(r, 'one');
