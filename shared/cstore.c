@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cstore.h"
 #include "log.h"
 
@@ -373,33 +374,60 @@ load_one(struct app *a, struct delta *d)
 int
 cstore_get(struct app *a, struct delta *ds, int n)
 {
-	char hash[48], field[48];
-	const char *argv[3];
+	char (*hash)[48] = xcalloc((size_t)n + 1, sizeof(*hash));
+	char (*field)[48] = xcalloc((size_t)n + 1, sizeof(*field));
+	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
+	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
 	redisReply *rep;
 	struct rds *rd = app_reader(a);
-	int i, queued = 0, down = 0, err = 0;
+	int i, j, k, argc, queued = 0, down = 0, err = 0;
 	long long val;
 
 	for (i = 0; i < n; i++) {
-		cstore_name(&ds[i], hash, sizeof(hash), field, sizeof(field));
-		argv[0] = "HGET";
-		argv[1] = hash;
-		argv[2] = field;
-		if (rds_append_strs(rd, 3, argv) == -1) {
-			down = 1;
-			break;
-		}
-		queued++;
-	}
-	for (i = 0; i < n; i++)
+		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
+		    sizeof(field[i]));
 		ds[i].d = -1;		/* -1: not known yet */
-	for (i = 0; i < queued; i++) {
+	}
+	/* One HMGET per live hash (a post's four counters are one command,
+	 * not four): grp[i] is the first counter of i's hash. */
+	for (i = 0; i < n; i++) {
+		for (grp[i] = i, j = 0; j < i; j++)
+			if (grp[j] == j && strcmp(hash[j], hash[i]) == 0) {
+				grp[i] = j;
+				break;
+			}
+	}
+	for (i = 0; i < n && !down; i++) {
+		if (grp[i] != i)
+			continue;
+		argv[0] = "HMGET";
+		argv[1] = hash[i];
+		for (argc = 2, j = i; j < n; j++)
+			if (grp[j] == i)
+				argv[argc++] = field[j];
+		if (rds_append_strs(rd, argc, argv) == -1)
+			down = 1;
+		else
+			queued++;
+	}
+	for (i = 0, k = 0; i < n && k < queued; i++) {
+		if (grp[i] != i)
+			continue;
+		k++;
 		if (rds_get_reply(rd, &rep) == -1) {
 			down = 1;
 			break;
 		}
-		if (rep->type == REDIS_REPLY_STRING)
-			ds[i].d = strtoll(rep->str, NULL, 10);
+		for (argc = 0, j = i; j < n; j++) {
+			if (grp[j] != i)
+				continue;
+			if (rep->type == REDIS_REPLY_ARRAY &&
+			    (size_t)argc < rep->elements &&
+			    rep->element[argc]->type == REDIS_REPLY_STRING)
+				ds[j].d = strtoll(rep->element[argc]->str, NULL,
+				    10);
+			argc++;
+		}
 		freeReplyObject(rep);
 	}
 	for (i = 0; i < n; i++) {
@@ -419,5 +447,9 @@ cstore_get(struct app *a, struct delta *ds, int n)
 	for (i = 0; i < n; i++)
 		if (ds[i].d < 0)	/* never show a negative count */
 			ds[i].d = 0;
+	free(hash);
+	free(field);
+	free(argv);
+	free(grp);
 	return err ? -1 : 0;
 }
