@@ -389,8 +389,13 @@ cstore_get(struct app *a, struct delta *ds, int n)
 		ds[i].d = -1;		/* -1: not known yet */
 	}
 	/* One HMGET per live hash (a post's four counters are one command,
-	 * not four): grp[i] is the first counter of i's hash. */
+	 * not four): grp[i] is the first counter of i's hash.  An object's
+	 * counters usually come together: the previous one's hash first. */
 	for (i = 0; i < n; i++) {
+		if (i > 0 && strcmp(hash[grp[i - 1]], hash[i]) == 0) {
+			grp[i] = grp[i - 1];
+			continue;
+		}
 		for (grp[i] = i, j = 0; j < i; j++)
 			if (grp[j] == j && strcmp(hash[j], hash[i]) == 0) {
 				grp[i] = j;
