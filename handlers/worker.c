@@ -138,9 +138,8 @@ job_after_outage(struct app *a)
 
 /* The handlers never checkpoint (wal_autocheckpoint = 0 in app.c).  Every
  * WAL_EVERY_MS the WAL is copied into the database and started over
- * (db_checkpoint: the copy runs beside the writers, again while they
- * added more than DB_CKPT_TAIL frames during it, then only the last
- * frames and the restart under their lock); every five minutes it is also
+ * (db_checkpoint: the copy runs beside the writers, only the last frames
+ * and the restart under their lock); every five minutes it is also
  * truncated and the planner refreshed.  A passive checkpoint alone never
  * caught up under a steady write load: the WAL grew by about 100 MB a
  * second of likes, and every page lookup in it slowed down.  Once a

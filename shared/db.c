@@ -135,29 +135,21 @@ db_release(struct db *d)
 int
 db_checkpoint(struct db *d, int min_frames, int truncate)
 {
-	int rc, nlog = 0, nckpt = 0, prev = -1, pass;
+	int rc, nlog = 0, nckpt = 0;
 
 	/* The long part (syncing the WAL, copying its pages) without the
-	 * lock, writers going on meanwhile; again while they added more
-	 * than DB_CKPT_TAIL frames during the last copy (each copy is
-	 * shorter); then under the lock only the last few, and the restart:
-	 * the writers wait for a short copy and its syncs. */
-	for (pass = 0; pass < DB_CKPT_PASSES; pass++) {
-		if (sqlite3_wal_checkpoint_v2(d->h, NULL,
-		    SQLITE_CHECKPOINT_PASSIVE, &nlog, &nckpt) != SQLITE_OK) {
-			log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
-			return -1;
-		}
-		if (!truncate && nlog < min_frames)
-			return 0;	/* short enough: no stall for writers */
-		if (nckpt < nlog)
-			return 1;	/* a reader still needs old frames: a
-					 * restart would hold the writers while
-					 * it waits */
-		if (prev >= 0 && nlog - prev <= DB_CKPT_TAIL)
-			break;
-		prev = nlog;
+	 * lock, writers going on meanwhile; then under it only what they
+	 * wrote since, and the restart. */
+	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    &nlog, &nckpt) != SQLITE_OK) {
+		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
 	}
+	if (!truncate && nlog < min_frames)
+		return 0;	/* short enough: no stall for the writers */
+	if (nckpt < nlog)
+		return 1;	/* a reader still needs old frames: a restart
+				 * would hold the writers while it waits */
 	if (wlock(d) == -1)
 		return -1;
 	d->busy_ms = DB_CKPT_WAIT_MS;

@@ -25,8 +25,6 @@ struct db {
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
 #define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
-#define DB_CKPT_PASSES	4	/* passive copies before a restart, at most */
-#define DB_CKPT_TAIL	128	/* frames a copy may leave to the restart */
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
  * applies pending migrations.  Returns 0 or -1 (logged; db closed). */
