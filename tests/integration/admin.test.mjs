@@ -562,6 +562,38 @@ test('a run during 50 parallel clients\' likes, unlikes and follows: every count
   assert.deepEqual(wrongOf(run.report), expected);
 });
 
+test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-row ones that return board values): every counter exact', async () => {
+  await quiet();
+  const author = await newUser('bulkauthor');
+  const fan = await newUser('bulkfan');
+  const worker = stack.pidOf('tally-worker');
+  assert.ok(worker);
+  const N = 150;
+  process.kill(worker, 'SIGSTOP');	// everything stays pending for one tallyctl flush
+  try {
+    const posts = [];
+    for (let i = 0; i < N; i++) posts.push(await publish(author, `bulk ${i}`, i % 2 ? 'bulk-a' : 'bulk-b'));
+    for (let i = 0; i < N; i++) {
+      assert.equal((await fan.get(`/posts/${posts[i]}`)).status, 200);	// post_views: plain rows
+      if (i % 3 === 0) await ok(fan.post(`/posts/${posts[i]}/like`));	// user_likes, rating: ranked
+    }
+    // hundreds of counters in one sweep, 150 post_views side by side in
+    // the table's order: the flusher's 64-row statements (flush.c) and its
+    // one-row ones (whose values the boards take) both run
+    assert.ok(pendingDeltas(stack) >= N + N / 3, `pending: ${pendingDeltas(stack)}`);
+    stack.tallyctl('flush');
+    assert.equal(pendingDeltas(stack), 0);
+    assert.deepEqual(compareAll(stack), []);
+    assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('bulkauthor')}'`), N);
+    assert.equal(num(`SELECT SUM(value) FROM counters WHERE name='post_views' AND key IN (${posts.map((p) => `'${p}'`).join(',')})`), N);
+    // the boards took the values the one-row UPSERTs returned
+    const top = (await admin.get('/admin/top?by=posts&n=100')).text;
+    assert.match(top, /bulkauthor/);
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+});
+
 // ---- 5. with volume: one run at a time, tallyctl, kill -9 ----
 
 const LONG = ['user_posts', 'user_followers', 'user_following', 'post_comments', 'user_topic_posts'];
