@@ -312,7 +312,9 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	sqlite3_bind_int64(s, 2, uid);
 	if (with_time)
 		sqlite3_bind_int64(s, 3, db_now_ms());
-	if ((changed = step_first(d, s, &note_id)) < 0)
+	/* an unlike's row names the notification its like made */
+	if ((changed = step_first(d, s, st == STMT_LIKE_DELETE ? &note_id :
+	    NULL)) < 0)
 		goto fail;
 	if (changed) {		/* tell the author, or take it back */
 		if (st == STMT_LIKE_DELETE)
