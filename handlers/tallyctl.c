@@ -135,14 +135,22 @@ cmd_seed(struct app *a, int argc, char **argv)
 static int
 cmd_flush(struct app *a)
 {
-	struct flush_stats st = { 0, 0, 0, 0 };
+	struct flush_stats st = { 0, 0, 0, 0, 0 };
+	int rc;
 
-	if (flush_recover(a) < 0 || flush_all(a, 1000000, &st) == -1) {
+	/* Longer than a flusher's lock lives: a flusher stopped mid-batch
+	 * is outwaited, then its batch finished here. */
+	if ((rc = flush_now(a, FLUSH_WAIT_MS, &st)) == -1) {
 		fprintf(stderr, "tallyctl: flush failed (Redis or SQLite down?)\n");
 		return 1;
 	}
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
 	    "%lld in deltas\n", st.buckets, st.batches, st.counters, st.total);
+	if (rc == 1) {
+		fprintf(stderr, "tallyctl: %lld buckets still held by another "
+		    "flusher after %d s\n", st.skipped, FLUSH_WAIT_MS / 1000);
+		return 1;
+	}
 	return 0;
 }
 

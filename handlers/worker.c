@@ -140,7 +140,9 @@ job_after_outage(struct app *a)
  * WAL_EVERY_MS the WAL is copied into the database and started over
  * (db_checkpoint: the copy runs beside the writers, only the last frames
  * and the restart under their lock); every five minutes it is also
- * truncated and the planner refreshed.  A passive checkpoint alone never
+ * truncated and the planner refreshed; a WAL nobody wrote to since the
+ * last pass is truncated then and there (its space back once a load is
+ * over).  A passive checkpoint alone never
  * caught up under a steady write load: the WAL grew by about 100 MB a
  * second of likes, and every page lookup in it slowed down.  Once a
  * second, the sync under the lock held writers up to ~100 ms; every

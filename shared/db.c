@@ -135,7 +135,7 @@ db_release(struct db *d)
 int
 db_checkpoint(struct db *d, int min_frames, int truncate)
 {
-	int rc, nlog = 0, nckpt = 0;
+	int rc, idle, nlog = 0, nckpt = 0;
 
 	/* The long part (syncing the WAL, copying its pages) without the
 	 * lock, writers going on meanwhile; then under it only what they
@@ -145,7 +145,11 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
 		return -1;
 	}
-	if (!truncate && nlog < min_frames)
+	idle = nlog > 0 && nlog == d->ckpt_frames;
+	d->ckpt_frames = nlog;
+	if (idle)
+		truncate = 1;
+	else if (!truncate && nlog < min_frames)
 		return 0;	/* short enough: no stall for the writers */
 	if (nckpt < nlog)
 		return 1;	/* a reader still needs old frames: a restart
@@ -164,6 +168,8 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 		log_err("checkpoint: %s", sqlite3_errmsg(d->h));
 		return -1;
 	}
+	if (truncate)
+		d->ckpt_frames = 0;
 	return 0;
 }
 

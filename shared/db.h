@@ -21,6 +21,7 @@ struct db {
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wlocked;
 	int		 held;		/* a db_hold() transaction not yet joined */
+	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
@@ -54,7 +55,10 @@ int		 db_hold(struct db *);
 void		 db_release(struct db *);
 /* Checkpoints the WAL and, once it holds min_frames frames or more (or
  * when truncate), starts it over from its beginning (truncated to 0 bytes
- * when truncate).  A passive checkpoint first copies what it can beside
+ * when truncate).  A WAL with frames that has not grown since the last
+ * call on this connection (nobody writes) is truncated too: the writers
+ * lose nothing to the two syncs then, and the file gives its space back
+ * (a restart alone leaves it at its size until the next write).  A passive checkpoint first copies what it can beside
  * the writers; when no reader needs older frames, the rest and the
  * restart run under the writers' lock (two syncs: a short stall), readers
  * getting DB_CKPT_WAIT_MS to leave the WAL.  Under a steady write load a

@@ -1,4 +1,5 @@
 /* flush.c -- the coalescing flusher; see flush.h. */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ struct taken {
 	int		 nds, cap;
 	long long	 total;		/* sum of |delta| */
 	int		 sorted;	/* it is in the table's order */
+	int		 skipped;	/* buckets another batch held */
 };
 
 static void
@@ -463,6 +465,9 @@ read_round(struct app *a, int from, int n, struct taken *t)
 		}
 		if (take->type == REDIS_REPLY_INTEGER && take->integer == 1)
 			take_reply(t, from + i, all);
+		else if (take->type == REDIS_REPLY_INTEGER &&
+		    take->integer == -1)
+			t->skipped++;
 		else if (take->type == REDIS_REPLY_ERROR)
 			log_warn("flush take {c%d}: %s", from + i, take->str);
 		freeReplyObject(take);
@@ -615,6 +620,7 @@ end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
 			st->buckets += bt->t.nb;
 			st->counters += bt->t.nds;
 			st->total += bt->t.total;
+			st->skipped += bt->t.skipped;
 		}
 		rc = 0;
 	}
@@ -675,6 +681,23 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 		rc = -1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+int
+flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
+{
+	long long end = db_now_ms() + wait_ms;
+
+	for (;;) {
+		st->skipped = 0;
+		if (flush_recover(a) < 0 || flush_all(a, INT_MAX, st) == -1)
+			return -1;
+		if (st->skipped == 0)
+			return 0;
+		if (db_now_ms() >= end)
+			return 1;
+		usleep(10 * 1000);
+	}
 }
 
 /* Finishes batch b of a dead flusher, which holds the n buckets bs. */

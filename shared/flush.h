@@ -31,12 +31,15 @@
 
 #define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
 #define FLUSH_PIPE	16	/* buckets per pipelined round */
+#define FLUSH_WAIT_MS	15000	/* tallyctl flush outwaits a held bucket
+				   (a batch's lock lives 5 s unrefreshed) */
 
 struct flush_stats {
 	long long	batches;
 	long long	buckets;	/* buckets taken */
 	long long	counters;	/* rows written to SQLite */
 	long long	total;		/* sum of |delta| moved */
+	long long	skipped;	/* buckets another flusher's batch held */
 };
 
 /* Sweeps every bucket once (at most max_batches batches).  0, or -1
@@ -47,6 +50,14 @@ int	flush_all(struct app *, int max_batches, struct flush_stats *);
 /* Finishes the batches of dead flushers (in flight with no lock).
  * Returns how many, or -1. */
 int	flush_recover(struct app *);
+/* "Flush now" (tallyctl flush): recovers, then sweeps until a sweep
+ * skips no bucket, so every delta pending when it was called is in
+ * SQLite when it returns.  A bucket another live flusher's batch holds
+ * (the worker's) is waited for, polling, for at most wait_ms; a dead
+ * flusher's is finished once its lock expires.  0; 1 when wait_ms ran
+ * out with buckets still held (st->skipped says how many); -1 when
+ * Redis or SQLite failed.  st accumulates over the sweeps. */
+int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
 
 /* Counters with deltas not yet in SQLite (pending or in flight), or -1. */
 long long flush_pending(struct app *);

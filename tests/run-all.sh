@@ -15,7 +15,8 @@ run_group() {	# name, prove arguments...
 	name=$1; shift
 	case ",$groups," in *",$name,"*) ;; *) return 0 ;; esac
 	echo "== $name"
-	prove "$@" >"$log/$name.out" 2>&1
+	mkdir -p "$log/$name"
+	TAP_KEEP="$log/$name" prove "$@" >"$log/$name.out" 2>&1
 	st=$?
 	cat "$log/$name.out"
 	p=$(grep -cE '^[^ ].* \.+ ok' "$log/$name.out")
@@ -24,7 +25,17 @@ run_group() {	# name, prove arguments...
 	# a crash of the harness) still fails the group
 	[ "$st" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	pass=$((pass + p)); fail=$((fail + f))
-	[ "$f" -eq 0 ] || failed="$failed $name"
+	[ "$f" -eq 0 ] || { failed="$failed $name"; failures "$name"; }
+}
+
+# The "not ok" lines of a failed group's kept TAP, each with its YAML
+# block (the assertion's expected and actual values).
+failures() {
+	for t in "$log/$1"/*.tap; do
+		[ -f "$t" ] && grep -q '^ *not ok' "$t" || continue
+		echo "-- failures in $(basename "$t" .tap):"
+		awk '/^ *not ok/ { on = 1 } on { print } on && /^ *\.\.\.$/ { on = 0 }' "$t"
+	done
 }
 
 # The test programs of a build directory (not their .d dependency files).
@@ -41,7 +52,7 @@ run_group unit -e '' $(programs build/unit)
 run_group asan -e '' $(programs build/asan)
 FUZZ_SECONDS=${FUZZ_SECONDS:-5} run_group fuzz -e '' tests/fuzz/run.sh
 unset ASAN_OPTIONS UBSAN_OPTIONS
-NODE_TEST="node --test --test-reporter=tap --test-concurrency=1"
+NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"

@@ -594,6 +594,41 @@ test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-ro
   }
 });
 
+test('tallyctl flush outwaits a bucket another flusher holds: everything pending when it ran is in SQLite when it returns', async (t) => {
+  await quiet();
+  const author = await newUser('heldauthor');
+  const fan = await newUser('heldfan');
+  const worker = stack.pidOf('tally-worker');
+  assert.ok(worker);
+  process.kill(worker, 'SIGSTOP');
+  try {
+    const p = await publish(author, 'held', 'held-topic');
+    for (let i = 0; i < 3; i++) assert.equal((await fan.get(`/posts/${p}`)).status, 200);
+    // another flusher's batch takes the views' bucket (flush.c take_lua)
+    // and holds it under a lock that will not be refreshed
+    const { pending, inflight } = redisName('post_views', p);
+    const tag = pending.slice(0, pending.indexOf('}') + 1);
+    const b = stack.redis('INCR', '{flush}:seq');
+    assert.equal(stack.redis('EVAL', `redis.call('RENAME', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[3], 'b', ARGV[1])
+redis.call('HINCRBY', KEYS[3], 'v', 1)
+return redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]).ok`, '4', pending, inflight, `${tag}:meta`, `{flush}:lock:${b}`, b, '1500'), 'OK');
+    // and more comes into the bucket's pending part meanwhile
+    for (let i = 0; i < 2; i++) assert.equal((await fan.get(`/posts/${p}`)).status, 200);
+    assert.ok(Number(stack.redis('HLEN', pending)) > 0 && Number(stack.redis('HLEN', inflight)) > 0);
+    const t0 = Date.now();
+    stack.tallyctl('flush');		// throws on a non-zero exit
+    const ms = Date.now() - t0;
+    t.diagnostic(`tallyctl flush took ${ms} ms`);
+    assert.ok(ms >= 1000, `waited for the lock to expire (${ms} ms)`);
+    assert.equal(pendingDeltas(stack), 0);
+    assert.equal(num(`SELECT value FROM counters WHERE name='post_views' AND key='${p}'`), 5);
+    assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('heldauthor')}'`), 1);
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+});
+
 // ---- 5. with volume: one run at a time, tallyctl, kill -9 ----
 
 const LONG = ['user_posts', 'user_followers', 'user_following', 'post_comments', 'user_topic_posts'];

@@ -214,8 +214,12 @@ test('a post deleted right after publishing leaves no home holding it (the handl
   const s = faulty;	// the handler pauses 150 ms before its after-response batch
   const { author, ids } = await authorWithFollowers(s, 'fan_undo', 1200);
   const post = await publish(author.c, 'oops');
-  // at once, inside the pause: the delete's remove job can run before
-  // the publishing handler's batch
+  // at once, inside the pause: the delete waits for the one social
+  // writer, which finishes the batch first; the delete's remove job then
+  // races the worker's continuation (followers 1001-1200), which finds
+  // the post no longer current (fanout.c job_batch).  (The undo in
+  // inline_run, for a post deleted while its batch writes, needs a second
+  // writer process: the writer is -n 1, so no request reaches it.)
   await author.c.get(`/posts/${post}`);
   const r = await author.c.post(`/posts/${post}/delete`);
   assert.equal(r.status, 303);

@@ -4,12 +4,13 @@
  * the lock at once (the kernel drops the flock); commit and rollback both
  * release it; db_hold() opens the transaction the next db_begin() joins,
  * and db_release() rolls back one nobody joined.  And db_checkpoint(): the WAL starts over from its
- * beginning (emptied when truncating), a reader that
+ * beginning (emptied when truncating, or when the WAL stopped growing), a reader that
  * still needs old frames makes it give up at once instead of holding the
  * writers, and it never leaves the writers' lock taken. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -276,6 +277,41 @@ test_checkpoint_starts_the_wal_over(void **state)
 	db_close(&b);
 }
 
+/* Below min_frames a WAL that grows is left alone; one that stopped
+ * growing (nobody writes) is truncated: its file is empty again. */
+static void
+test_checkpoint_truncates_an_idle_wal(void **state)
+{
+	struct db a, b;
+	struct stat st;
+	char wal[320];
+
+	(void)state;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_equal(db_open(&a, path), 0);
+	assert_int_equal(db_open(&b, path), 0);
+	db_exec(&a, "PRAGMA wal_autocheckpoint = 0");
+	db_exec(&b, "PRAGMA wal_autocheckpoint = 0");
+	writes(&a, 30);
+	assert_int_equal(db_checkpoint(&b, 1000, 0), 0);
+	/* (all copied: the next writer starts the WAL over by itself) */
+	writes(&a, 5);
+	assert_int_equal(db_checkpoint(&b, 1000, 0), 0);	/* changed */
+	assert_true(wal_frames(&b) > 0);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_true(st.st_size > 0);
+	assert_int_equal(db_checkpoint(&b, 1000, 0), 0);	/* did not */
+	assert_false(b.wlocked);
+	assert_int_equal(wal_frames(&b), 0);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	/* and writers go on from the beginning */
+	writes(&a, 1);
+	assert_true(wal_frames(&b) <= 4);
+	db_close(&a);
+	db_close(&b);
+}
+
 static void
 test_checkpoint_gives_way_to_old_readers(void **state)
 {
@@ -315,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_commit_and_rollback_release),
 		cmocka_unit_test(test_hold_join_release),
 		cmocka_unit_test(test_checkpoint_starts_the_wal_over),
+		cmocka_unit_test(test_checkpoint_truncates_an_idle_wal),
 		cmocka_unit_test(test_checkpoint_gives_way_to_old_readers),
 	};
 
