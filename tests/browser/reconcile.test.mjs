@@ -121,9 +121,14 @@ test('the admin starts a run, watches its progress reach 100, reads the drift re
     assert.ok(running.some((s) => s.progress > 0 && s.progress < 100));
     for (const s of seen) assert.equal(s.bar, s.progress, 'the <progress> bar shows data-progress');
     assert.ok(loads - loadsAtStart >= 2, `the page reloaded itself (${loads - loadsAtStart} loads)`);
-    // done: it stops reloading
+    // done: it stops reloading.  (The row can be read before its
+    // document's load event: wait for it, then mark the document -- a
+    // reload would drop the mark.)
+    await page.waitForLoadState('load');
+    await page.evaluate(() => { window.tallySettled = 1; });
     const settled = loads;
     await sleep(2500);
+    assert.equal(await page.evaluate(() => window.tallySettled), 1, 'no reload once no run is active');
     assert.equal(loads, settled, 'no reload once no run is active');
 
     // The run's drift report.

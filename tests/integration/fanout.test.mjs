@@ -4,7 +4,7 @@
 // mid-job, again and again, and the handler killed between its answer and
 // its batch: no home timeline loses or doubles the post.
 //
-// Two stacks: a plain one, and one whose worker pauses 150 ms between a
+// Two stacks: a plain one, and one whose worker pauses 400 ms between a
 // job's timeline writes and its acknowledgement (TALLY_FAULT_DELAY_MS),
 // so that a kill lands mid-job.
 import { test, before, after } from 'node:test';
@@ -22,7 +22,7 @@ let faulty;
 before(async () => {
   [stack, faulty] = await Promise.all([
     startStack(),
-    startStack({ env: { TALLY_FAULT_DELAY_MS: '150' } }),
+    startStack({ env: { TALLY_FAULT_DELAY_MS: '400' } }),
   ]);
 });
 after(async () => {
@@ -110,7 +110,8 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
     const t = Date.now();
     const next = await waitFor(() => { const p = s.pidOf('tally-worker'); return p && p !== pid && p; }, 8000, 20);
     await waitFor(() => lines(/worker started/g) > started0, 8000, 20);
-    await sleep(100);			// the recovery follows the start line at once
+    // the recovery follows the start line at once
+    await waitFor(() => lines(/recovered \d+ unfinished jobs/g) > recovered0, 1000, 10).catch(() => {});
     return { pid, pending, mid: lines(/recovered \d+ unfinished jobs/g) > recovered0, restartMs: Date.now() - t, next };
   }
 
@@ -126,7 +127,7 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
     kills.push(k);
   }
   assert.ok(kills.filter((k) => k.mid).length >= 3, `3 kills mid-job: ${JSON.stringify(kills)}`);
-  assert.ok(kills[0].restartMs < 1500, `restarted in ${kills[0].restartMs} ms`);
+  assert.ok(kills[0].restartMs < 3000, `restarted in ${kills[0].restartMs} ms`);
   for (const k of kills) assert.ok(k.restartMs < 5000, `restarted in ${k.restartMs} ms`);
   if (process.env.TEST_VERBOSE) console.log('kills', kills);
   for (const k of kills) assert.ok(s.output().includes(`worker (pid ${k.pid}) killed by signal 9`), `the supervisor saw pid ${k.pid} die`);
@@ -150,7 +151,7 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
   assert.equal(r.status, 303);
   const k = await killMidJob();
   assert.ok(k.pending > 0, 'the delete\'s jobs remained at the kill');
-  assert.ok(k.restartMs < 1500, `restarted in ${k.restartMs} ms`);
+  assert.ok(k.restartMs < 3000, `restarted in ${k.restartMs} ms`);
   await drainQueue(s, 30000);
   const h = homesHolding(s, ids, post);
   assert.equal(h.has, 0, `no home holds the deleted post (${h.has} do)`);
@@ -163,14 +164,14 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
 });
 
 test('a handler killed after answering, before its batch: the worker delivers every entry once', async () => {
-  const s = faulty;	// handlers pause 150 ms before their after-response batch
+  const s = faulty;	// handlers pause 400 ms before their after-response batch
   const { author, ids } = await authorWithFollowers(s, 'fan_hkill', 1500);
   const social = s.pidOf('social-writer.sock');	// POSTs go to the social writer
   assert.ok(social, 'the social writer pool master');
   const before = childrenOf(social).map((c) => c.pid);
   assert.ok(before.length >= 1);
   const post = await publish(author.c, 'hello, then silence');
-  // at once: the handler answered and now pauses 150 ms before its batch
+  // at once: the handler answered and now pauses 400 ms before its batch
   for (const pid of before) process.kill(pid, 'SIGKILL');
   assert.equal(Number(s.redis('ZCARD', '{jobs}:inline')), 1, 'the batch was noted before the answer, and is not done');
   assert.equal(homesHolding(s, ids.slice(0, 1000), post).has, 0, 'no home has it yet');
@@ -187,7 +188,7 @@ test('a handler killed after answering, before its batch: the worker delivers ev
 });
 
 test('the request costs the same with 5,000 followers as with 10: the batch runs after the answer', async () => {
-  // Handlers of the plain stack; median of 7 posts each, the queue
+  // Handlers of the plain stack; the least of 7 posts each, the queue
   // drained before each post.  The 1000 home writes would add ~10 ms
   // if they came before the answer; after it they add nothing.
   const big = await authorWithFollowers(stack, 'fan_cost_big', 5000);
@@ -200,18 +201,17 @@ test('the request costs the same with 5,000 followers as with 10: the batch runs
       await publish(a.author.c, `timed ${i}`);
       t.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    t.sort((x, y) => x - y);
-    return t[3];
+    return Math.min(...t);	// noise only adds: the least is the cost
   };
   await timeOf(small);	// warm both
   const tBig = await timeOf(big);
   const tSmall = await timeOf(small);
-  assert.ok(tBig < tSmall * 2 + 2, `5000 followers: ${tBig.toFixed(2)} ms; 10: ${tSmall.toFixed(2)} ms`);
+  assert.ok(tBig < tSmall * 1.5 + 3, `5000 followers: ${tBig.toFixed(2)} ms; 10: ${tSmall.toFixed(2)} ms`);
   await drainQueue(stack);
 });
 
 test('a post deleted right after publishing leaves no home holding it (the handler\'s batch comes later)', async () => {
-  const s = faulty;	// the handler pauses 150 ms before its after-response batch
+  const s = faulty;	// the handler pauses 400 ms before its after-response batch
   const { author, ids } = await authorWithFollowers(s, 'fan_undo', 1200);
   const post = await publish(author.c, 'oops');
   // at once, inside the pause: the delete waits for the one social

@@ -82,7 +82,19 @@ export function childrenOf(pid) {
   return out;
 }
 
+// The port freePort() found can be taken before nginx binds it (an
+// outgoing connection's ephemeral port): then once more on another.
 export async function startStack(opts = {}) {
+  for (let i = 0; ; i++) {
+    try {
+      return await startOnce(opts);
+    } catch (e) {
+      if (i > 0 || opts.port || !/in use/i.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startOnce(opts) {
   const port = opts.port ?? await freePort();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
   const env = {
