@@ -43,6 +43,11 @@ app_open(struct app *a, const char *name)
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
 	    valid_int(v, 0, 10000, &ms) == 0)
 		a->fault_delay_ms = (int)ms;
+	/* ... and a flusher stalls once between two rounds of a take, so
+	 * its lock expires and recovery declares the batch dead. */
+	if ((v = getenv("TALLY_FAULT_TAKE_MS")) != NULL &&
+	    valid_int(v, 0, 60000, &ms) == 0)
+		a->fault_take_ms = (int)ms;
 	/* Tests: small flush batches, so a flush runs many of them (each
 	 * applied while the next is taken). */
 	a->flush_fields = FLUSH_FIELDS;

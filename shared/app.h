@@ -28,6 +28,7 @@ struct app {
 	struct rds	 rds;
 	struct rds	 replica;	/* reads only, when configured */
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
+	int		 fault_take_ms;	/* TALLY_FAULT_TAKE_MS: tests only */
 	int		 flush_fields;	/* TALLY_FLUSH_FIELDS (tests), or
 					 * FLUSH_FIELDS: a batch's size */
 	struct metrics	*metrics;	/* shared request counters, or NULL */

@@ -135,6 +135,7 @@ db_release(struct db *d)
 int
 db_checkpoint(struct db *d, int min_frames, int truncate)
 {
+	unsigned int dv;
 	int rc, idle, nlog = 0, nckpt = 0;
 
 	/* The long part (syncing the WAL, copying its pages) without the
@@ -145,8 +146,15 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
 		return -1;
 	}
-	idle = nlog > 0 && nlog == d->ckpt_frames;
+	/* Idle: nothing committed since the last call (the frame count
+	 * alone could match by chance after a writer restarted the WAL). */
+	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
+	    &dv) != SQLITE_OK)
+		dv = 0;
+	idle = nlog > 0 && nlog == d->ckpt_frames && dv != 0 &&
+	    dv == d->ckpt_version;
 	d->ckpt_frames = nlog;
+	d->ckpt_version = dv;
 	if (idle)
 		truncate = 1;
 	else if (!truncate && nlog < min_frames)

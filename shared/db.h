@@ -22,6 +22,7 @@ struct db {
 	int		 wlocked;
 	int		 held;		/* a db_hold() transaction not yet joined */
 	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
+	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */

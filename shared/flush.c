@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -25,8 +26,11 @@ static struct rds_script seq_lua = { .src =
 	"return redis.call('INCR', KEYS[1])\n" };
 
 /* KEYS: pending, inflight, meta.  ARGV: batch.  -> 1 taken, 0 nothing
- * pending, -1 an unfinished batch still holds the inflight part. */
+ * pending, -1 an unfinished batch still holds the inflight part, -2 the
+ * batch was declared dead (fenced: see flush_recover()). */
 static struct rds_script take_lua = { .src =
+	"local f = redis.call('HGET', KEYS[3], 'f')\n"
+	"if f and tonumber(f) >= tonumber(ARGV[1]) then return -2 end\n"
 	"if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end\n"
 	"if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
 	"redis.call('RENAME', KEYS[1], KEYS[2])\n"
@@ -39,6 +43,15 @@ static struct rds_script take_lua = { .src =
 static struct rds_script held_lua = { .src =
 	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return false end\n"
 	"return redis.call('HGETALL', KEYS[1])\n" };
+
+/* KEYS: meta.  ARGV: batch.  No batch up to this one takes the bucket
+ * any more. */
+static struct rds_script fence_lua = { .src =
+	"local f = redis.call('HGET', KEYS[1], 'f')\n"
+	"if not f or tonumber(f) < tonumber(ARGV[1]) then\n"
+	"  redis.call('HSET', KEYS[1], 'f', ARGV[1])\n"
+	"end\n"
+	"return 1\n" };
 
 /* KEYS: inflight, meta.  ARGV: batch.  Drops what the batch holds. */
 static struct rds_script ack_lua = { .src =
@@ -64,6 +77,7 @@ struct taken {
 	long long	 total;		/* sum of |delta| */
 	int		 sorted;	/* it is in the table's order */
 	int		 skipped;	/* buckets another batch held */
+	int		 fenced;	/* the batch was declared dead */
 };
 
 static void
@@ -466,10 +480,15 @@ read_round(struct app *a, int from, int n, struct taken *t)
 		if (take->type == REDIS_REPLY_INTEGER && take->integer == 1)
 			take_reply(t, from + i, all);
 		else if (take->type == REDIS_REPLY_INTEGER &&
-		    take->integer == -1)
+		    take->integer == -2)
+			t->fenced = 1;
+		else if (take->type != REDIS_REPLY_INTEGER ||
+		    take->integer != 0) {	/* held, or an error: later */
 			t->skipped++;
-		else if (take->type == REDIS_REPLY_ERROR)
-			log_warn("flush take {c%d}: %s", from + i, take->str);
+			if (take->type == REDIS_REPLY_ERROR)
+				log_warn("flush take {c%d}: %s", from + i,
+				    take->str);
+		}
 		freeReplyObject(take);
 		freeReplyObject(all);
 	}
@@ -530,6 +549,8 @@ prev_done(const struct batch *prev)
 	    __atomic_load_n(&prev->finished, __ATOMIC_ACQUIRE);
 }
 
+static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
+
 /* Takes batch bt->b from bucket `from` on, while prev (if any) is
  * applied: rounds until it holds limit counters (0: one round), or fewer
  * once prev is applied and bt holds enough to keep SQLite busy (limit /
@@ -557,6 +578,7 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		m = 0;
 		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
 		    !(bt->t.nds >= enough && prev_done(prev)) &&
+		    !bt->t.fenced &&
 		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
 			return -1;	/* the connection is gone */
 		if (read_round(a, got, n, &bt->t) == -1)
@@ -564,6 +586,15 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		got += n;
 		sent += m;
 		n = m;
+		if (a->fault_take_ms > 0 && m > 0 && !fault_paused) {
+			fault_paused = 1;	/* tests: a stall mid-take */
+			usleep((useconds_t)a->fault_take_ms * 1000);
+		}
+	}
+	if (bt->t.fenced) {	/* what it took is recovery's */
+		log_warn("flush %s: declared dead while it took buckets; "
+		    "left to recovery", bt->id);
+		return -1;
 	}
 	sort_taken(&bt->t);	/* here, off the SQLite thread's path */
 	*next = sent;
@@ -683,10 +714,19 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 	return rc;
 }
 
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int
 flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
-	long long end = db_now_ms() + wait_ms;
+	long long end = mono_ms() + wait_ms;
 
 	for (;;) {
 		st->skipped = 0;
@@ -694,9 +734,9 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 			return -1;
 		if (st->skipped == 0)
 			return 0;
-		if (db_now_ms() >= end)
+		if (mono_ms() >= end)
 			return 1;
-		usleep(10 * 1000);
+		usleep(FLUSH_POLL_MS * 1000);
 	}
 }
 
@@ -741,15 +781,14 @@ out:
 	return rc;
 }
 
-int
-flush_recover(struct app *a)
+/* Every bucket's owner (meta b; 0: none) into owner.  0 or -1. */
+static int
+scan_owners(struct app *a, long long *owner)
 {
-	char meta[32], lkey[48];
+	char meta[32];
 	const char *cmd[3];
-	long long *owner = xcalloc(CSTORE_BUCKETS, sizeof(*owner));
-	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
 	redisReply *rep;
-	int b, i, n, queued = 0, done = 0, alive;
+	int b, queued = 0;
 
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
 		cstore_bucket_key(b, "meta", meta, sizeof(meta));
@@ -761,35 +800,109 @@ flush_recover(struct app *a)
 		queued++;
 	}
 	for (b = 0; b < queued; b++) {
-		if (rds_get_reply(&a->rds, &rep) == -1) {
-			done = -1;
-			goto out;
-		}
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
 		owner[b] = rep->type == REDIS_REPLY_STRING ?
 		    strtoll(rep->str, NULL, 10) : 0;
 		freeReplyObject(rep);
 	}
-	if (queued != CSTORE_BUCKETS) {
+	return queued == CSTORE_BUCKETS ? 0 : -1;
+}
+
+/* Whether batch b's flusher lives (its lock): 1, 0, or -1. */
+static int
+batch_alive(struct app *a, long long b)
+{
+	char lkey[48];
+	redisReply *rep;
+	int alive;
+
+	lock_key(b, lkey, sizeof(lkey));
+	if ((rep = rds_cmdv(&a->rds, "EXISTS", lkey, NULL)) == NULL)
+		return -1;
+	alive = rep->type != REDIS_REPLY_INTEGER || rep->integer != 0;
+	freeReplyObject(rep);
+	return alive;
+}
+
+/* Fences every bucket against batches up to b: their takes fail from
+ * now on.  0 or -1. */
+static int
+fence_all(struct app *a, long long b)
+{
+	char meta[32], batch[24];
+	const char *keys[1] = { meta }, *args[1] = { batch };
+	redisReply *rep;
+	int i, queued = 0, rc = 0;
+
+	snprintf(batch, sizeof(batch), "%lld", b);
+	for (i = 0; i < CSTORE_BUCKETS; i++) {
+		cstore_bucket_key(i, "meta", meta, sizeof(meta));
+		if (rds_append_eval(&a->rds, &fence_lua, 1, keys, 1, args) == -1)
+			break;
+		queued++;
+	}
+	for (i = 0; i < queued; i++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
+		if (rep->type == REDIS_REPLY_ERROR)
+			rc = -1;
+		freeReplyObject(rep);
+	}
+	return queued == CSTORE_BUCKETS ? rc : -1;
+}
+
+/*
+ * A flusher that stalls past its lock (stopped, swapped out) looks dead,
+ * yet may wake and take more buckets under its id.  Were its batch
+ * finished meanwhile, what it took after would be acked unapplied (the
+ * id is in flushes): lost.  So the dead ids are fenced first (take_lua
+ * refuses them; the waking flusher abandons its batch), the owners read
+ * again, and only then is each dead batch finished with every bucket it
+ * holds.
+ */
+int
+flush_recover(struct app *a)
+{
+	long long *owner = xcalloc(CSTORE_BUCKETS, sizeof(*owner));
+	long long upto = 0;
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	int b, i, n, alive, done = -1;
+
+	if (scan_owners(a, owner) == -1)
+		goto out;
+	for (b = 0; b < CSTORE_BUCKETS; b++) {
+		if (owner[b] <= 0 || owner[b] <= upto)
+			continue;
+		if ((alive = batch_alive(a, owner[b])) == -1)
+			goto out;
+		if (!alive)
+			upto = owner[b];
+	}
+	done = 0;
+	if (upto == 0)
+		goto out;
+	if (fence_all(a, upto) == -1 || scan_owners(a, owner) == -1) {
 		done = -1;
 		goto out;
 	}
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
 		if (owner[b] <= 0)
 			continue;
-		lock_key(owner[b], lkey, sizeof(lkey));
-		if ((rep = rds_cmdv(&a->rds, "EXISTS", lkey, NULL)) == NULL) {
-			done = -1;
-			goto out;
-		}
-		alive = rep->type != REDIS_REPLY_INTEGER || rep->integer != 0;
-		freeReplyObject(rep);
 		for (i = b, n = 0; i < CSTORE_BUCKETS; i++)
 			if (owner[i] == owner[b]) {
 				bs[n++] = i;
 				if (i > b)
 					owner[i] = 0;
 			}
-		if (alive)
+		/* A later id is not fenced yet: next time. */
+		if (owner[b] > upto)
+			continue;
+		if ((alive = batch_alive(a, owner[b])) == -1) {
+			done = -1;
+			goto out;
+		}
+		if (alive)	/* an older live batch: fenced, it gives up */
 			continue;
 		log_info("flush: finishing batch %lld left by a dead flusher "
 		    "(%d buckets)", owner[b], n);

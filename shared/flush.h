@@ -22,7 +22,11 @@
  * flusher killed at any point leaves buckets whose meta names B with no
  * lock: flush_recover() finishes them -- applies what they hold unless
  * SQLite has B already (a B applied twice is refused by the flushes
- * row), then acks.  Neither loses nor double-applies a delta.
+ * row), then acks.  A flusher that only stalled past its lock may wake
+ * and take on: recovery first fences the dead ids in every bucket's meta
+ * (field f), so such a take is refused and the waking flusher abandons
+ * its batch.  Neither loses nor double-applies a delta.  flush_now()
+ * (tallyctl flush) also waits for the buckets a live batch holds.
  */
 #ifndef TALLY_FLUSH_H
 #define TALLY_FLUSH_H
@@ -33,6 +37,7 @@
 #define FLUSH_PIPE	16	/* buckets per pipelined round */
 #define FLUSH_WAIT_MS	15000	/* tallyctl flush outwaits a held bucket
 				   (a batch's lock lives 5 s unrefreshed) */
+#define FLUSH_POLL_MS	50	/* ... sweeping again this often */
 
 struct flush_stats {
 	long long	batches;
@@ -50,13 +55,15 @@ int	flush_all(struct app *, int max_batches, struct flush_stats *);
 /* Finishes the batches of dead flushers (in flight with no lock).
  * Returns how many, or -1. */
 int	flush_recover(struct app *);
+
 /* "Flush now" (tallyctl flush): recovers, then sweeps until a sweep
  * skips no bucket, so every delta pending when it was called is in
  * SQLite when it returns.  A bucket another live flusher's batch holds
  * (the worker's) is waited for, polling, for at most wait_ms; a dead
  * flusher's is finished once its lock expires.  0; 1 when wait_ms ran
  * out with buckets still held (st->skipped says how many); -1 when
- * Redis or SQLite failed.  st accumulates over the sweeps. */
+ * Redis or SQLite failed.  st accumulates over the sweeps (skipped:
+ * the last sweep's). */
 int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
 
 /* Counters with deltas not yet in SQLite (pending or in flight), or -1. */

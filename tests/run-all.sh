@@ -34,7 +34,9 @@ failures() {
 	for t in "$log/$1"/*.tap; do
 		[ -f "$t" ] && grep -q '^ *not ok' "$t" || continue
 		echo "-- failures in $(basename "$t" .tap):"
-		awk '/^ *not ok/ { on = 1 } on { print } on && /^ *\.\.\.$/ { on = 0 }' "$t"
+		awk '!on && /^ *not ok/ { on = 1; ind = index($0, "n") + 2 }
+			on { print }
+			on && /^ *\.\.\.$/ && index($0, ".") == ind { on = 0 }' "$t"
 	done
 }
 

@@ -10,5 +10,9 @@ for last; do :; done
 out="$TAP_KEEP/$(basename "$last").tap"
 "$@" >"$out"
 st=$?
-awk '/^ *---$/ { yaml = 1; next } yaml && /^ *\.\.\.$/ { yaml = 0; next } !yaml' "$out"
+# (a block ends at the "..." indented as its "---"; lines of a multi-line
+# value inside are indented deeper)
+awk '!yaml && /^ *---$/ { yaml = 1; ind = index($0, "-"); next }
+	yaml { if ($0 ~ /^ *\.\.\.$/ && index($0, ".") == ind) yaml = 0; next }
+	{ print }' "$out"
 exit "$st"

@@ -16,7 +16,7 @@
 //    with kill -9 in the middle of a run resumes it from its checkpoint.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 import { startStack, Client, sleep, waitFor, BIN } from '../lib/stack.mjs';
@@ -56,18 +56,20 @@ async function quiet() {
   stack.tallyctl('flush');
 }
 
-// SIGSTOPs the worker at a moment it does not hold the writers' lock
+// SIGSTOPs the worker at a moment it holds neither the writers' lock
 // (shared/db.h: a flock on tally.db-wlock, held while it applies a flush
-// or checkpoints); stopped inside, every write would wait for it.
+// or checkpoints; stopped inside, every write would wait for it) nor a
+// flush batch (shared/flush.h: its buckets would wait for its lock).
 async function stopWorker(pid) {
   const wlock = path.join(stack.runDir, 'tally.db-wlock');
   for (let i = 0; i < 100; i++) {
     process.kill(pid, 'SIGSTOP');
-    if (spawnSync('flock', ['-n', wlock, 'true']).status === 0) return;
+    if (spawnSync('flock', ['-n', wlock, 'true']).status === 0 &&
+      stack.redis('EVAL', "return #redis.call('KEYS', '{flush}:lock:*')", '0') === '0') return;
     process.kill(pid, 'SIGCONT');
     await sleep(20);
   }
-  throw new Error('the worker kept the writers\' lock for 2 s');
+  throw new Error('the worker kept the writers\' lock or a flush batch for 2 s');
 }
 
 function tallyctl(...args) {
@@ -638,6 +640,51 @@ return redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]).ok`, '4', pending, infligh
     assert.equal(pendingDeltas(stack), 0);
     assert.equal(num(`SELECT value FROM counters WHERE name='post_views' AND key='${p}'`), 5);
     assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('heldauthor')}'`), 1);
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+});
+
+test('a flusher that stalls past its lock and wakes loses nothing: recovery fenced its batch', async (t) => {
+  await quiet();
+  const author = await newUser('stallauthor');
+  const fan = await newUser('stallfan');
+  const worker = stack.pidOf('tally-worker');
+  assert.ok(worker);
+  await stopWorker(worker);
+  try {
+    const posts = [];
+    for (let i = 0; i < 40; i++) posts.push(await publish(author, `stall ${i}`, 'stall-topic'));
+    const view = async () => {
+      for (const p of posts) assert.equal((await fan.get(`/posts/${p}`)).status, 200);
+    };
+    await view();
+    // Flusher A stalls 9 s between two rounds of its second batch
+    // (TALLY_FAULT_TAKE_MS): its lock, 5 s, runs out meanwhile.
+    const a = spawn(TALLYCTL, ['flush'], { env: { ...stack.env, TALLY_FAULT_TAKE_MS: '9000' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let aOut = '';
+    a.stdout.on('data', (d) => { aOut += d; });
+    a.stderr.on('data', (d) => { aOut += d; });
+    const aDone = new Promise((resolve) => a.on('exit', resolve));
+    const t0 = Date.now();
+    await sleep(5600);
+    // B finds A's batch dead, finishes it and flushes the rest ...
+    const b = tallyctl('flush');
+    assert.equal(b.status, 0, b.stderr);
+    assert.match(b.stderr, /finishing batch \d+ left by a dead flusher/);
+    // ... and new deltas land in the buckets A's batch has not reached
+    await view();
+    const early = Date.now() - t0;
+    assert.ok(early < 8500 && a.exitCode === null, `A still stalled (${early} ms)`);
+    // A wakes: its next takes are refused, it leaves its batch to recovery
+    await aDone;
+    t.diagnostic(`A: ${aOut.trim().split('\n').join(' | ')}`);
+    stack.tallyctl('flush');
+    assert.equal(pendingDeltas(stack), 0);
+    const views = q(`SELECT key, value FROM counters WHERE name='post_views' AND key IN (${posts.map((p) => `'${p}'`).join(',')}) ORDER BY CAST(key AS INTEGER)`);
+    assert.equal(views, posts.map((p) => `${p}|2`).join('\n'), 'every view once');
+    assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('stallauthor')}'`), 40);
+    assert.match(aOut, /declared dead while it took buckets/);
   } finally {
     process.kill(worker, 'SIGCONT');
   }

@@ -210,7 +210,7 @@ test('the request costs the same with 5,000 followers as with 10: the batch runs
   await drainQueue(stack);
 });
 
-test('a post deleted right after publishing leaves no home holding it (the handler\'s batch comes later)', async () => {
+test('a post deleted right after publishing leaves no home holding it', async () => {
   const s = faulty;	// the handler pauses 400 ms before its after-response batch
   const { author, ids } = await authorWithFollowers(s, 'fan_undo', 1200);
   const post = await publish(author.c, 'oops');

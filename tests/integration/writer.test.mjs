@@ -105,10 +105,11 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   const wal = path.join(stack.runDir, 'tally.db-wal');
   const size = () => { try { return fs.statSync(wal).size; } catch { return 0; } };
   // Each like or unlike commits at least 4 pages (the like, the
-  // notification and its index by recipient, the post), 4 KB each: 3,300
-  // of them would leave 54 MB in a WAL that never starts over.  The worker starts
-  // it over past 16 MB (WAL_RESTART_FRAMES), checking every 250 ms.
-  const WANT = 3300, BOUND = 32 << 20;
+  // notification and its index by recipient, the post), 4 KB each: 5,000
+  // of them would leave 82 MB in a WAL that never starts over.  The
+  // worker starts it over past 16 MB (WAL_RESTART_FRAMES), checking
+  // every 250 ms; it peaks at ~22-26 MB here, more on a slow disk.
+  const WANT = 5000, BOUND = 48 << 20;
   let likes = 0, maxSize = 0, stop = false;
   const sampler = (async () => {
     while (!stop) { maxSize = Math.max(maxSize, size()); await sleep(50); }
