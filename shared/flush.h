@@ -6,7 +6,7 @@
  * bucket a script renames {c<n>}:pending to {c<n>}:inflight and notes B
  * in {c<n>}:meta (take: O(1), atomic with every change to the bucket);
  * a bucket whose inflight part still belongs to an unfinished batch is
- * skipped.  The taken counters, sorted in the counters table's own order
+ * skipped.  The taken counters (taken.h), sorted in the table's own order
  * (SQLite then walks its B-tree forward), go into one SQLite transaction
  * of UPSERTs that also records B in flushes; after its commit the
  * leaderboards take the new values and a script per bucket drops the

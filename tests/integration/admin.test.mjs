@@ -594,7 +594,7 @@ test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-ro
       if (i % 3 === 0) await ok(fan.post(`/posts/${posts[i]}/like`));	// user_likes, rating: ranked
     }
     // hundreds of counters in one sweep, 150 post_views side by side in
-    // the table's order: the flusher's 64-row statements (flush.c) and its
+    // the table's order: the flusher's 64-row statements (taken.c) and its
     // one-row ones (whose values the boards take) both run
     assert.ok(pendingDeltas(stack) >= N + N / 3, `pending: ${pendingDeltas(stack)}`);
     stack.tallyctl('flush');
