@@ -23,6 +23,15 @@ db_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+long long
+db_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int
 db_exec(struct db *d, const char *sql)
 {
@@ -128,8 +137,7 @@ void
 db_release(struct db *d)
 {
 	d->held = 0;
-	if (!sqlite3_get_autocommit(d->h) || d->wlocked)
-		db_rollback(d);
+	db_rollback(d);		/* a no-op when nothing is open */
 }
 
 int

@@ -84,6 +84,8 @@ int		 db_batch_applied(struct db *, const char *id);
 
 /* Milliseconds since the epoch: the unit of every timestamp column. */
 long long	 db_now_ms(void);
+/* Milliseconds on the monotonic clock: for timeouts and intervals. */
+long long	 db_mono_ms(void);
 
 /* Integer setting by name; dflt when absent or on error. */
 long long	 db_setting(struct db *, const char *name, long long dflt);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -343,19 +342,10 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 	return rc;
 }
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
-	long long end = mono_ms() + wait_ms;
+	long long end = db_mono_ms() + wait_ms;
 
 	for (;;) {
 		st->skipped = 0;
@@ -363,7 +353,7 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 			return -1;
 		if (st->skipped == 0)
 			return 0;
-		if (mono_ms() >= end)
+		if (db_mono_ms() >= end)
 			return 1;
 		usleep(FLUSH_POLL_MS * 1000);
 	}
@@ -400,6 +390,7 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 	if (queued != n)
 		goto out;
 	if (!applied && t.nds > 0) {
+		taken_sort(&t);
 		if ((now = taken_apply(&a->db, b, &t)) == -1)
 			goto out;
 		applied = now == 0;	/* 0: another flusher had it */

@@ -14,15 +14,6 @@
 #include "prefork.h"
 #include "supervise.h"
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 supervise_init(void)
 {
@@ -63,7 +54,7 @@ svc_start(struct svc *s)
 		_exit(127);
 	}
 	s->pid = pid;
-	s->started_ms = mono_ms();
+	s->started_ms = db_mono_ms();
 	return 0;
 }
 
@@ -103,7 +94,7 @@ supervise_loop(struct svc *svcs, int n, void (*tick)(void *), void *arg)
 					log_warn("%s (pid %ld) exited with %d; "
 					    "restarting", svcs[i].name, (long)p,
 					    WEXITSTATUS(status));
-				if (mono_ms() - svcs[i].started_ms < 2000)
+				if (db_mono_ms() - svcs[i].started_ms < 2000)
 					svcs[i].quick_deaths++;
 				else
 					svcs[i].quick_deaths = 0;
@@ -116,7 +107,7 @@ supervise_loop(struct svc *svcs, int n, void (*tick)(void *), void *arg)
 			 * each time, never more than 4 s: the site never gives
 			 * up on a part of itself. */
 			if (svcs[i].quick_deaths > 0 &&
-			    mono_ms() - svcs[i].started_ms <
+			    db_mono_ms() - svcs[i].started_ms <
 			    1000LL * (svcs[i].quick_deaths < 4 ?
 			    svcs[i].quick_deaths : 4)) {
 				if (svcs[i].quick_deaths == 5)
@@ -147,7 +138,7 @@ supervise_stop(struct svc *svcs, int n)
 			if (svcs[i].stop_group == g && svcs[i].pid > 0)
 				kill(svcs[i].pid, svcs[i].stop_signal ?
 				    svcs[i].stop_signal : SIGTERM);
-		t0 = mono_ms();
+		t0 = db_mono_ms();
 		for (;;) {
 			left = 0;
 			for (i = 0; i < n; i++) {
@@ -162,7 +153,7 @@ supervise_stop(struct svc *svcs, int n)
 			}
 			if (left == 0)
 				break;
-			if (mono_ms() - t0 > 5000)
+			if (db_mono_ms() - t0 > 5000)
 				for (i = 0; i < n; i++)
 					if (svcs[i].stop_group == g &&
 					    svcs[i].pid > 0)

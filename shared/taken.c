@@ -162,7 +162,6 @@ taken_sort(struct taken *t)
 
 	if (!ranked_names)
 		rank_names();
-	t->sorted = 1;
 	if (t->nds < 2)
 		return;
 	ord = xmalloc((size_t)t->nds * sizeof(*ord));
@@ -239,8 +238,6 @@ upsert(struct db *db, struct taken *t)
 	sqlite3_stmt *s, *many = NULL;
 	int i, j, rc = SQLITE_DONE, ranked;
 
-	if (!t->sorted)
-		taken_sort(t);
 	if (t->nds >= UPSERT_ROWS)
 		many = upsert_many(db);
 	for (i = 0; i < t->nds && rc == SQLITE_DONE; ) {

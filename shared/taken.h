@@ -26,7 +26,6 @@ struct taken {
 	struct item	*it;
 	int		 nds, cap;
 	long long	 total;		/* sum of |delta| */
-	int		 sorted;	/* it is in the table's order */
 	int		 skipped;	/* buckets another batch held */
 	int		 fenced;	/* the batch was declared dead */
 };
@@ -37,7 +36,8 @@ void	taken_free(struct taken *);
 int	taken_add(struct taken *, int b, const redisReply *);
 /* Puts t in the counters table's order (once all is in). */
 void	taken_sort(struct taken *);
-/* Batch b's one SQLite transaction: t's UPSERTs and its flushes row.
+/* Batch b's one SQLite transaction: t's UPSERTs (in t's order: sort it
+ * first) and its flushes row.
  * 1 applied now, 0 when another flusher had applied it (rolled back),
  * -1 on error (logged, rolled back). */
 int	taken_apply(struct db *, long long b, struct taken *);

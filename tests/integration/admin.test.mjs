@@ -72,6 +72,18 @@ async function stopWorker(pid) {
   throw new Error('the worker kept the writers\' lock or a flush batch for 2 s');
 }
 
+// Runs fn with the worker stopped (stopWorker), and goes on with it after.
+async function whileWorkerStopped(fn) {
+  const worker = stack.pidOf('tally-worker');
+  assert.ok(worker);
+  await stopWorker(worker);
+  try {
+    return await fn();
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+}
+
 function tallyctl(...args) {
   return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout: 60000 });
 }
@@ -476,13 +488,10 @@ test('deltas Redis lost before a flush (FLUSHALL) are found and repaired', async
   await quiet();
   const d3 = fx.d[3];
   const d4 = fx.d[4];
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
   const u2 = uid('dr2');
   const followersBefore = num(`SELECT COUNT(*) FROM follows WHERE followee_id=${u2}`);
   let id;
-  await stopWorker(worker);	// no flush: the deltas stay pending in Redis
-  try {
+  await whileWorkerStopped(async () => {	// no flush: the deltas stay pending in Redis
     await ok(d4.post(`/posts/${fx.pC}/like`));
     await ok(d4.post('/follow/dr2'));
     await ok(d3.post(`/posts/${fx.pA1}/comments`, { body: 'lost in Redis' }));
@@ -495,9 +504,7 @@ test('deltas Redis lost before a flush (FLUSHALL) are found and repaired', async
     // CONTRACT marks have running|done|failed: a queued run shows as running at 0 %
     assert.deepEqual(runRows((await admin.get('/admin/reconcile')).text)[0], { id, state: 'running', progress: 0 });
     assert.equal(stack.sqlite(`SELECT state FROM reconcile_runs WHERE id=${id}`), 'queued');
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
   const run = await waitRun(id);
   assert.deepEqual(wrongOf(run.report), {
     post_likes: 1, user_likes: 1, user_topic_rating: 1,	// d4 likes pC (d2's, drift-c)
@@ -582,11 +589,8 @@ test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-ro
   await quiet();
   const author = await newUser('bulkauthor');
   const fan = await newUser('bulkfan');
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
   const N = 150;
-  await stopWorker(worker);	// everything stays pending for one tallyctl flush
-  try {
+  await whileWorkerStopped(async () => {	// everything stays pending for one tallyctl flush
     const posts = [];
     for (let i = 0; i < N; i++) posts.push(await publish(author, `bulk ${i}`, i % 2 ? 'bulk-a' : 'bulk-b'));
     for (let i = 0; i < N; i++) {
@@ -605,19 +609,14 @@ test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-ro
     // the boards took the values the one-row UPSERTs returned
     const top = (await admin.get('/admin/top?by=posts&n=100')).text;
     assert.match(top, /bulkauthor/);
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
 });
 
 test('tallyctl flush outwaits a bucket another flusher holds: everything pending when it ran is in SQLite when it returns', async (t) => {
   await quiet();
   const author = await newUser('heldauthor');
   const fan = await newUser('heldfan');
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
-  await stopWorker(worker);
-  try {
+  await whileWorkerStopped(async () => {
     const p = await publish(author, 'held', 'held-topic');
     for (let i = 0; i < 3; i++) assert.equal((await fan.get(`/posts/${p}`)).status, 200);
     // another flusher's batch takes the views' bucket (flush.c take_lua)
@@ -640,19 +639,14 @@ return redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]).ok`, '4', pending, infligh
     assert.equal(pendingDeltas(stack), 0);
     assert.equal(num(`SELECT value FROM counters WHERE name='post_views' AND key='${p}'`), 5);
     assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('heldauthor')}'`), 1);
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
 });
 
 test('a flusher that stalls past its lock and wakes loses nothing: recovery fenced its batch', async (t) => {
   await quiet();
   const author = await newUser('stallauthor');
   const fan = await newUser('stallfan');
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
-  await stopWorker(worker);
-  try {
+  await whileWorkerStopped(async () => {
     const posts = [];
     for (let i = 0; i < 40; i++) posts.push(await publish(author, `stall ${i}`, 'stall-topic'));
     const view = async () => {
@@ -685,9 +679,7 @@ test('a flusher that stalls past its lock and wakes loses nothing: recovery fenc
     assert.equal(views, posts.map((p) => `${p}|2`).join('\n'), 'every view once');
     assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('stallauthor')}'`), 40);
     assert.match(aOut, /declared dead while it took buckets/);
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
 });
 
 // ---- 5. with volume: one run at a time, tallyctl, kill -9 ----
