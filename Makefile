@@ -20,10 +20,10 @@ PREFIX   ?= /usr/local
 REPLICA  ?= 0
 export PORT RUN_DIR DEMO REPLICA
 
-SHARED_SRCS = buf log cfg kv html valid sql schema db rds auth session bcache \
+SHARED_SRCS = buf log cfg fault kv html valid sql schema db rds auth session bcache \
               account req resp layout route prefork app tmpl supervise \
               keys timeline post follow fanout render seed \
-              counters cstore taken flush recount notify badges reconcile runs lb chart metrics pcache
+              counters cstore outbox taken flush recount notify badges reconcile runs lb chart metrics pcache
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 

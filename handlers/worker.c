@@ -10,7 +10,8 @@
  * or finding Redis empty -- its generation key {tally}:gen gone; a run a
  * killed worker left resumes from its checkpoint); the counter flush (every second: pending deltas from Redis into
  * SQLite's counters, flush.h; batches a dead flusher left are finished at
- * start and every 10 s); the deferred fan-out queue (fanout.h: continuously, jobs of
+ * start and every 10 s; before it, the outbox rows of actions whose
+ * process died before Redis took their deltas, outbox.h); the deferred fan-out queue (fanout.h: continuously, jobs of
  * 1000 followers; at start, jobs a killed worker left in processing go
  * back to the queue); expire old sessions (every 10 s, in batches of
  * 1000); checkpoint the WAL (every second, as the handlers never do;
@@ -28,6 +29,7 @@
 #include "reconcile.h"
 #include "runs.h"
 #include "log.h"
+#include "outbox.h"
 #include "session.h"
 #include "timeline.h"
 #include "valid.h"
@@ -215,6 +217,7 @@ main(void)
 			last_recover = now;
 		}
 		if (now_ms - last_flush_ms >= 1000) {
+			outbox_drain(&a, OUTBOX_AGE_MS);
 			flush_all(&a, 50, NULL);
 			last_flush_ms = now_ms;
 		}

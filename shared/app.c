@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "fault.h"
 #include "auth.h"
 #include "flush.h"
 #include "log.h"
@@ -29,6 +30,7 @@ app_open(struct app *a, const char *name)
 	log_init(name);
 	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
 		return -1;
+	fault_init(&a->cfg);
 	if (db_open(&a->db, a->cfg.db_path) == -1)
 		return -1;
 	/* Requests wait 250 ms for Redis at most; the worker and tallyctl

@@ -1,4 +1,5 @@
 /* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,10 +10,19 @@
 #include "cstore.h"
 #include "log.h"
 
-/* KEYS: pending, live hashes...  ARGV: (live key index, field, pending
- * field, delta) per counter. */
+/* KEYS: pending, meta, outbox marks, live hashes...  ARGV: the outbox
+ * row's id ("0": none, a view), then (live key index, field, pending
+ * field, delta) per counter.  An outbox row is applied at most once per
+ * bucket: its id is marked in {c<B>}:outbox, and ids up to meta's o (the
+ * rows a drain has finished, outbox.h) are refused.  -> 1, or 0 when
+ * refused. */
 static struct rds_script apply_lua = { .src =
-	"for i = 1, #ARGV, 4 do\n"
+	"#!lua\n"
+	"local id = tonumber(ARGV[1])\n"
+	"if id > 0 and (id <= tonumber(redis.call('HGET', KEYS[2], 'o') or '0')\n"
+	"    or redis.call('ZADD', KEYS[3], 'NX', id, ARGV[1]) == 0) then\n"
+	"  return 0 end\n"
+	"for i = 2, #ARGV, 4 do\n"
 	"  local h, d = KEYS[tonumber(ARGV[i])], ARGV[i+3]\n"
 	"  if redis.call('HEXISTS', h, ARGV[i+1]) == 1 then\n"
 	"    redis.call('HINCRBY', h, ARGV[i+1], d) end\n"
@@ -163,11 +173,8 @@ cstore_parse(const char *p, size_t len, struct delta *d)
 	return -1;
 }
 
-/* Redis did not take these deltas: keep them in SQLite's backlog, shown
- * on top of the durable values meanwhile and settled exactly (recounted)
- * by the worker when Redis answers again. */
-static void
-backlog(struct app *a, const struct delta *ds, int n)
+int
+cstore_backlog(struct app *a, const struct delta *ds, int n)
 {
 	sqlite3_stmt *s;
 	char key[48];
@@ -175,30 +182,39 @@ backlog(struct app *a, const struct delta *ds, int n)
 
 	for (i = 0; i < n; i++) {
 		if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
-			return;
+			return -1;
 		counter_key(&ds[i], key, sizeof(key));
 		sqlite3_bind_text(s, 1, families[ds[i].fam].name, -1,
 		    SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(s, 3, ds[i].d);
-		if (sqlite3_step(s) != SQLITE_DONE)
+		if (sqlite3_step(s) != SQLITE_DONE) {
 			log_err("counter backlog: %s", sqlite3_errmsg(a->db.h));
+			db_done(s);
+			return -1;
+		}
 		db_done(s);
 	}
+	return 0;
 }
 
-int
-cstore_apply(struct app *a, const struct delta *ds, int n)
+/* Sends n deltas to Redis, as outbox row id (0: none); see apply_lua.
+ * 1 applied, 0 refused (applied before), -1 when Redis failed. */
+static int
+send(struct app *a, long long id, const struct delta *ds, int n)
 {
 	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
 	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
-	char pend[2 * DELTA_MAX][32], idx[2 * DELTA_MAX][8];
-	const char *keys[1 + 2 * DELTA_MAX], *args[8 * DELTA_MAX];
+	char idx[2 * DELTA_MAX][8];
+	char pend[2 * DELTA_MAX][32], metas[2 * DELTA_MAX][32];
+	char marks[2 * DELTA_MAX][32], ids[24];
+	const char *keys[3 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
 	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
-	int i, j, k, nkeys, nargs, nb = 0, queued = 0;
+	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
+	redisReply *rep;
 
-	if (n > 2 * DELTA_MAX)
-		n = 2 * DELTA_MAX;
+	assert(n >= 0 && n <= 2 * DELTA_MAX);
+	snprintf(ids, sizeof(ids), "%lld", id);
 	for (i = 0; i < n; i++) {
 		bucket[i] = cstore_bucket(&ds[i]);
 		cstore_name(&ds[i], hashes[i], sizeof(hashes[i]), fields[i],
@@ -211,13 +227,18 @@ cstore_apply(struct app *a, const struct delta *ds, int n)
 		if (done[i])
 			continue;
 		cstore_bucket_key(bucket[i], "pending", pend[nb], sizeof(pend[nb]));
+		cstore_bucket_key(bucket[i], "meta", metas[nb], sizeof(metas[nb]));
+		cstore_bucket_key(bucket[i], "outbox", marks[nb], sizeof(marks[nb]));
 		keys[0] = pend[nb];
-		nkeys = 1;
-		nargs = 0;
+		keys[1] = metas[nb];
+		keys[2] = marks[nb];
+		nkeys = 3;
+		args[0] = ids;
+		nargs = 1;
 		for (j = i; j < n; j++) {
 			if (done[j] || bucket[j] != bucket[i])
 				continue;
-			for (k = 1; k < nkeys; k++)
+			for (k = 3; k < nkeys; k++)
 				if (strcmp(keys[k], hashes[j]) == 0)
 					break;
 			if (k == nkeys)
@@ -231,21 +252,41 @@ cstore_apply(struct app *a, const struct delta *ds, int n)
 		}
 		nb++;
 		if (rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs,
-		    args) == -1)
-			goto fail;
+		    args) == -1) {
+			if (queued > 0)
+				rds_collect(&a->rds, queued);
+			return -1;
+		}
 		queued++;
 	}
-	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
-		goto lost;
-	return 0;
-fail:
-	if (queued > 0)
-		rds_collect(&a->rds, queued);
-lost:
+	/* Every reply is read, even after a bad one. */
+	for (i = 0, k = 0; i < queued; i++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
+		if (rep->type != REDIS_REPLY_INTEGER)
+			k = 1;
+		else
+			applied += rep->integer == 1;
+		freeReplyObject(rep);
+	}
+	return k ? -1 : applied > 0;
+}
+
+int
+cstore_apply(struct app *a, const struct delta *ds, int n)
+{
+	if (send(a, 0, ds, n) != -1)
+		return 0;
 	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
-	    "take them (%d buckets)", nb);
-	backlog(a, ds, n);
+	    "take them");
+	cstore_backlog(a, ds, n);
 	return -1;
+}
+
+int
+cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
+{
+	return send(a, id, ds, n);
 }
 
 /* What the backlog holds for a counter (Redis was down). */

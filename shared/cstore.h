@@ -12,7 +12,11 @@
  *                     per counter: "<object>:<field>" ("p7:likes")
  *   {c<B>}:inflight   the pending hash a flush batch took (renamed)
  *   {c<B>}:meta       b: the batch holding inflight; v: a version that
- *                     every take and ack bumps
+ *                     every take and ack bumps; f: the fence of dead
+ *                     batches (flush.h); o: the outbox rows a drain
+ *                     finished (outbox.h)
+ *   {c<B>}:outbox     the outbox rows applied to this bucket and not yet
+ *                     drained (a sorted set of row ids)
  * A change is one script per bucket: live += d where loaded, pending += d
  * (a field back at 0 is dropped).  The flusher sweeps every bucket, so
  * nothing else marks a bucket dirty.
@@ -53,10 +57,20 @@ void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
  * len bytes; d->d is 0); 0, or -1 when not a counter. */
 int	cstore_parse(const char *pfield, size_t len, struct delta *);
 
-/* Applies up to 2 x DELTA_MAX deltas (from counter_deltas) to Redis.  0, or -1 when Redis
- * failed: the deltas are then missing from Redis until reconciliation
- * (the truth rows are committed). */
+/* Applies up to 2 x DELTA_MAX deltas that have no outbox row (views) to
+ * Redis.  0, or -1 when Redis failed: the deltas then wait in SQLite's
+ * backlog (cstore_backlog). */
 int	cstore_apply(struct app *, const struct delta *, int n);
+/* Applies the deltas of outbox row id (outbox.h), at most once per
+ * bucket however often it is called: 1 applied now (in at least one
+ * bucket), 0 applied before, -1 when Redis failed (nothing known). */
+int	cstore_apply_once(struct app *, long long id, const struct delta *,
+	    int n);
+/* Adds deltas Redis did not take to SQLite's counter_backlog (in the
+ * caller's transaction, if one is open): shown on top of the durable
+ * values meanwhile and settled exactly (recounted) by the worker when
+ * Redis answers again.  0 or -1. */
+int	cstore_backlog(struct app *, const struct delta *, int n);
 
 /* Reads n counters: each d field is replaced by the value.  Loads the
  * missing ones.  With Redis down, values come from the counters table

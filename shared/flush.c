@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "cstore.h"
 #include "flush.h"
+#include "outbox.h"
 #include "log.h"
 #include "taken.h"
 
@@ -347,6 +348,9 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
 	long long end = db_mono_ms() + wait_ms;
 
+	/* What actions committed but did not get to Redis first. */
+	if (outbox_drain(a, 0) == -1)
+		return -1;
 	for (;;) {
 		st->skipped = 0;
 		if (flush_recover(a) < 0 || flush_all(a, INT_MAX, st) == -1)

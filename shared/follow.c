@@ -7,6 +7,7 @@
 #include "follow.h"
 #include "log.h"
 #include "notify.h"
+#include "outbox.h"
 #include "timeline.h"
 
 /* The followee's newest visible posts (ids and publish times). */
@@ -58,15 +59,22 @@ follow_row(struct db *d, enum stmt st, long long follower, long long followee)
 	return t;
 }
 
-/* The formula over the follow row that was created or deleted. */
-static void
-count_follow(struct app *a, long long follower, long long followee, int add)
+/* Commits the follow row created or deleted (add) with its counter
+ * deltas and the followee's note notifications in the outbox, then sends
+ * them.  0, or -1 (the caller rolls back). */
+static int
+commit_follow(struct app *a, long long follower, long long followee,
+    int add, int note)
 {
 	struct row r = { ROW_FOLLOW, 0, follower, followee, 0, 1, 0 };
-	struct delta ds[DELTA_MAX];
-	int n = counter_deltas(add ? NULL : &r, add ? &r : NULL, ds);
+	struct outbox ob = { .n = 0 };
 
-	cstore_apply(a, ds, n);
+	outbox_formula(&ob, add ? NULL : &r, add ? &r : NULL);
+	notify_outbox(&ob, followee, add ? note : -note);
+	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+		return -1;
+	outbox_send(a, &ob);
+	return 0;
 }
 
 int
@@ -80,12 +88,10 @@ follow_add(struct app *a, long long follower, long long followee)
 	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
 	    (note = notify_add(&a->db, followee, follower, "follow", 0, 0,
 	    NULL)) == -1 ||
-	    db_commit(&a->db) == -1) {
+	    commit_follow(a, follower, followee, 1, note) == -1) {
 		db_rollback(&a->db);
 		return t == 0 ? 0 : -1;
 	}
-	count_follow(a, follower, followee, 1);
-	notify_count(a, followee, note);
 	bcache_forget(a, follower);	/* its followed badge */
 	/* Committed (autocommit); now the caches. */
 	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
@@ -109,12 +115,10 @@ follow_remove(struct app *a, long long follower, long long followee)
 		return -1;
 	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
 	    (note = notify_withdraw(&a->db, followee, follower, "follow", 0, 0))
-	    == -1 || db_commit(&a->db) == -1) {
+	    == -1 || commit_follow(a, follower, followee, 0, note) == -1) {
 		db_rollback(&a->db);
 		return t == 0 ? 0 : -1;
 	}
-	count_follow(a, follower, followee, 0);
-	notify_count(a, followee, -note);
 	bcache_forget(a, follower);
 	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);

@@ -110,13 +110,26 @@ notify_deltas(long long user, long long n, struct delta *out)
 }
 
 void
-notify_count(struct app *a, long long user, long long n)
+notify_outbox(struct outbox *ob, long long user, long long n)
 {
 	struct delta ds[DELTA_MAX];
-	int k = notify_deltas(user, n, ds);
 
-	if (k > 0)
-		cstore_apply(a, ds, k);
+	outbox_deltas(ob, ds, notify_deltas(user, n, ds));
+}
+
+/* Commits the open transaction with the deltas of n unread
+ * notifications of user gone in its outbox row, then sends them.  0 or
+ * -1 (nothing committed; the caller rolls back). */
+static int
+commit_read(struct app *a, long long user, long long n)
+{
+	struct outbox ob = { .n = 0 };
+
+	notify_outbox(&ob, user, -n);
+	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+		return -1;
+	outbox_send(a, &ob);
+	return 0;
 }
 
 /* Runs a statement on one of uid's notifications in a transaction and
@@ -143,10 +156,10 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 	}
 	if (st == STMT_NOTE_READ)
 		n = sqlite3_changes(d->h);
-	if (db_commit(d) == -1)
+	if (commit_read(a, uid, n) == -1) {
+		db_rollback(d);
 		return -1;
-	if (n > 0)
-		notify_count(a, uid, -n);
+	}
 	return n;
 }
 
@@ -177,14 +190,12 @@ notify_read_all(struct app *a, long long uid)
 	rc = sqlite3_step(s);
 	db_done(s);
 	n = sqlite3_changes(d->h);
-	if (rc != SQLITE_DONE || db_commit(d) == -1) {
+	/* Exactly the rows this statement changed: one that arrives after
+	 * it stays unread and counted. */
+	if (rc != SQLITE_DONE || commit_read(a, uid, n) == -1) {
 		db_rollback(d);
 		return -1;
 	}
-	/* Exactly the rows this statement changed: one that arrives after
-	 * it stays unread and counted. */
-	if (n > 0)
-		notify_count(a, uid, -n);
 	return n;
 }
 

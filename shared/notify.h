@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "counters.h"
+#include "outbox.h"
 
 /* Inside the caller's open transaction.  notify_add: 1 created (unread;
  * its id in *id when id is not NULL), 0 none (own action; *id 0), -1
@@ -31,10 +32,11 @@ int	notify_withdraw_id(struct db *, long long id, long long recipient,
 	    long long actor, const char *kind, long long post,
 	    long long comment);
 
-/* The unread counter delta of n notifications (+ created, - read). */
-void	notify_count(struct app *, long long user, long long n);
-/* The same deltas written to out (at most DELTA_MAX); how many. */
+/* The unread counter deltas of n notifications of user (+ created,
+ * - read or gone), written to out (at most DELTA_MAX); how many. */
 int	notify_deltas(long long user, long long n, struct delta *out);
+/* The same deltas appended to an action's outbox (outbox.h). */
+void	notify_outbox(struct outbox *, long long user, long long n);
 
 /* The owner's actions.  Return the number of notifications that went
  * from unread to read (or unread ones deleted), 0 when nothing changed

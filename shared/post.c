@@ -7,6 +7,7 @@
 #include "fanout.h"
 #include "log.h"
 #include "notify.h"
+#include "outbox.h"
 #include "post.h"
 
 void
@@ -43,15 +44,23 @@ post_row(const struct post *p, struct row *r)
 	r->likes = p->likes;
 }
 
-/* Counter deltas of a committed row change, to Redis. */
-static void
-count(struct app *a, const struct row *old, const struct row *new)
+/* Commits the open transaction with the counter deltas of a row change
+ * (old to new) and of n unread notifications of user (n < 0: gone) in
+ * its outbox row, then sends them to Redis.  0, or -1 (nothing
+ * committed; the caller rolls back). */
+static int
+commit_counted(struct app *a, const struct row *old, const struct row *new,
+    long long user, long long n)
 {
-	struct delta ds[DELTA_MAX];
-	int n = counter_deltas(old, new, ds);
+	struct outbox ob = { .n = 0 };
 
-	if (n > 0)
-		cstore_apply(a, ds, n);
+	if (old != NULL || new != NULL)
+		outbox_formula(&ob, old, new);
+	notify_outbox(&ob, user, n);
+	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+		return -1;
+	outbox_send(a, &ob);
+	return 0;
 }
 
 void
@@ -147,12 +156,13 @@ post_create(struct app *a, long long uid, const char *slug, const char *body,
 	sqlite3_bind_int64(s, 5, now);
 	*id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	db_done(s);
-	if (*id == 0 || db_commit(d) == -1)
+	if (*id == 0)
 		goto fail;
 	{
 		struct row nr = { ROW_POST, *id, uid, 0, tid, publish, 0 };
 
-		count(a, NULL, &nr);
+		if (commit_counted(a, NULL, &nr, 0, 0) == -1)
+			goto fail;
 	}
 	if (publish)
 		fanout_publish(a, *id, uid, now);
@@ -196,14 +206,13 @@ post_edit(struct app *a, long long id, long long uid, const char *body,
 	sqlite3_bind_int64(s, 5, now);
 	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
 		goto fail;
-	if (db_commit(d) == -1)
-		goto fail;
 	{
 		struct row or, nr;
 
 		post_row(&old, &or);
 		post_row(&new, &nr);
-		count(a, &or, &nr);
+		if (commit_counted(a, &or, &nr, 0, 0) == -1)
+			goto fail;
 	}
 	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
 		fanout_publish(a, id, uid, new.published_at);
@@ -247,7 +256,7 @@ post_delete(struct app *a, long long id, long long uid, int is_admin)
 		goto fail;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, db_now_ms());
-	if (step_changes(d, s) != 1 || db_commit(d) == -1)
+	if (step_changes(d, s) != 1)
 		goto fail;
 	{
 		struct row or, nr;
@@ -255,7 +264,8 @@ post_delete(struct app *a, long long id, long long uid, int is_admin)
 		post_row(&old, &or);
 		nr = or;
 		nr.visible = 0;
-		count(a, &or, &nr);
+		if (commit_counted(a, &or, &nr, 0, 0) == -1)
+			goto fail;
 	}
 	if (POST_VISIBLE(&old))
 		fanout_remove(a, id, old.user_id);
@@ -299,9 +309,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	struct post p;
 	struct row r;
 	sqlite3_stmt *s;
-	struct delta ds[2 * DELTA_MAX];
 	long long note_id = 0;
-	int rc, changed, note = 0, n;
+	int rc, changed, note = 0;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
@@ -344,22 +353,19 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		if (step_changes(d, s) != 1)
 			goto fail;
 	}
-	if (db_commit(d) == -1)
+	memset(&r, 0, sizeof(r));
+	r.kind = like ? ROW_LIKE : ROW_REPOST;
+	r.id = id;
+	r.user = uid;
+	r.other = p.user_id;
+	r.topic = p.topic_id;
+	r.visible = 1;
+	/* The row's deltas and the notification's: one outbox row, one
+	 * round trip. */
+	if (commit_counted(a, changed && st == STMT_LIKE_DELETE ? &r : NULL,
+	    changed && st != STMT_LIKE_DELETE ? &r : NULL, p.user_id,
+	    note) == -1)
 		goto fail;
-	if (changed) {
-		memset(&r, 0, sizeof(r));
-		r.kind = like ? ROW_LIKE : ROW_REPOST;
-		r.id = id;
-		r.user = uid;
-		r.other = p.user_id;
-		r.topic = p.topic_id;
-		r.visible = 1;
-		/* The row's deltas and the notification's: one round trip. */
-		n = counter_deltas(st == STMT_LIKE_DELETE ? &r : NULL,
-		    st == STMT_LIKE_DELETE ? NULL : &r, ds);
-		n += notify_deltas(p.user_id, note, ds + n);
-		cstore_apply(a, ds, n);
-	}
 	post_free(&p);
 	return POST_OK;
 fail:
@@ -409,13 +415,13 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	*cid = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	db_done(s);
 	if (*cid == 0 || (note = notify_add(d, author, uid, "comment", id,
-	    *cid, NULL)) == -1 || db_commit(d) == -1)
+	    *cid, NULL)) == -1)
 		goto fail;
 	{
 		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };
 
-		count(a, NULL, &nr);
-		notify_count(a, author, note);
+		if (commit_counted(a, NULL, &nr, author, note) == -1)
+			goto fail;
 	}
 	return POST_OK;
 fail:
@@ -481,15 +487,15 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	note = notify_withdraw(d, p.user_id, author, "comment", *post_id, cid);
 	post_author = p.user_id;
 	post_free(&p);
-	if (note == -1 || db_commit(d) == -1)
+	if (note == -1)
 		goto fail;
-	notify_count(a, post_author, -note);
 	{
 		struct row or = { ROW_COMMENT, *post_id, author, 0, 0, 1, 0 };
 		struct row nr = or;
 
 		nr.visible = 0;
-		count(a, &or, &nr);
+		if (commit_counted(a, &or, &nr, post_author, -note) == -1)
+			goto fail;
 	}
 	return POST_OK;
 fail:

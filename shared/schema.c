@@ -152,6 +152,13 @@ const char *const schema_migrations[] = {
 	"DROP INDEX notifications_source;"
 	"CREATE INDEX notifications_source ON notifications(actor_id, kind, "
 	"  post_id, comment_id) WHERE kind <> 'like';",
+	/* 10: the counter outbox -- an action's deltas, written in its own
+	 * transaction, so a process killed between the commit and Redis
+	 * leaves them for the worker to apply (outbox.h) */
+	"CREATE TABLE counter_outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"
+	"  deltas TEXT NOT NULL);",
 };
 
 const int schema_version =

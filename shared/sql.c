@@ -292,4 +292,16 @@ const char *const sql_text[STMT__MAX] = {
 	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
 	"coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
 	"ORDER BY id DESC LIMIT 1",
+	/* STMT_OUTBOX_ADD: at, deltas */
+	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2) RETURNING id",
+	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
+	"SELECT coalesce(max(id), 0) FROM counter_outbox WHERE at <= ?1",
+	/* STMT_OUTBOX_BATCH: after, up to, limit */
+	"SELECT id, deltas FROM counter_outbox WHERE id > ?1 AND id <= ?2 "
+	"AND deltas <> '' ORDER BY id LIMIT ?3",
+	/* STMT_OUTBOX_CLEAR: id -- its deltas are elsewhere now; the row
+	 * stays (the newest row is never deleted: see outbox.c) */
+	"UPDATE counter_outbox SET deltas = '' WHERE id = ?1 AND deltas <> ''",
+	/* STMT_OUTBOX_DONE: up to -- drained rows, but the newest of them */
+	"DELETE FROM counter_outbox WHERE id < ?1",
 };

@@ -7,6 +7,7 @@
 #include "counters.h"
 #include "cstore.h"
 #include "lb.h"
+#include "fault.h"
 #include "log.h"
 #include "taken.h"
 
@@ -345,6 +346,7 @@ taken_settle(struct app *a, const char *batch, struct taken *t, int have_vals)
 	long long *vals = xcalloc((size_t)t->nds + 1, sizeof(*vals));
 	int i, n = 0;
 
+	fault_point("flush-ack");	/* committed, not yet acked */
 	/* Leaderboards follow the durable values (best effort: a board
 	 * that misses one is repaired by its rebuild or the next batch). */
 	for (i = 0; i < t->nds; i++)

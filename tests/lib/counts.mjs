@@ -1,6 +1,8 @@
 // counts.mjs -- the truth, recounted independently of tally's own catalog:
 // every counter family as a GROUP BY over the truth rows, and tally's
 // three views of it (SQLite counters table, Redis live values, pages).
+import fs from 'node:fs';
+import path from 'node:path';
 export const RECOUNT = {
   user_posts: "SELECT user_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY 1",
   user_followers: 'SELECT followee_id, COUNT(*) FROM follows GROUP BY 1',
@@ -90,3 +92,32 @@ export function pageCounters(html) {
   }
   return out;
 }
+
+// Reconciliation, so a test can compare before any repair: waits until
+// the run a fresh stack's worker starts (it finds Redis without its
+// generation key) exists and no run is queued or running, and returns
+// how many runs exist.
+export async function quietRuns(stack, ms = 30000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const busy = Number(stack.sqlite("SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')"));
+    const first = Number(stack.sqlite("SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty'"));
+    if (busy === 0 && first > 0) return Number(stack.sqlite('SELECT COUNT(*) FROM reconcile_runs'));
+    if (Date.now() > end) throw new Error('a reconciliation is still running');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Fault points (shared/fault.h): a stack started with
+// TALLY_FAULT="NAME:ACTION:TIMES" fires NAME while $RUN_DIR/faults/NAME
+// holds fewer than TIMES bytes.  disarm() fills the file (nothing fires),
+// arm() empties it (TIMES firings from now), fired() says how many.
+const faultFile = (stack, name) => path.join(stack.runDir, 'faults', name);
+export const faults = {
+  disarm(stack, name, times) {
+    fs.mkdirSync(path.join(stack.runDir, 'faults'), { recursive: true });
+    fs.writeFileSync(faultFile(stack, name), 'x'.repeat(times));
+  },
+  arm(stack, name) { fs.writeFileSync(faultFile(stack, name), ''); },
+  fired(stack, name) { try { return fs.statSync(faultFile(stack, name)).size; } catch { return 0; } },
+};

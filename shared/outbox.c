@@ -1,0 +1,301 @@
+/* outbox.c -- counter deltas recorded with their action; see outbox.h. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cstore.h"
+#include "fault.h"
+#include "log.h"
+#include "outbox.h"
+
+#define DRAIN_ROWS	2000	/* rows a drain reads at a time */
+
+/* KEYS: meta, outbox marks.  ARGV: the id up to which rows are drained.
+ * Later applications of those rows are refused (apply_lua), so their
+ * marks can go. */
+static struct rds_script finish_lua = { .src =
+	"#!lua\n"
+	"local o = tonumber(redis.call('HGET', KEYS[1], 'o') or '0')\n"
+	"if tonumber(ARGV[1]) > o then\n"
+	"  redis.call('HSET', KEYS[1], 'o', ARGV[1]) end\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])\n"
+	"return 1\n" };
+
+void
+outbox_formula(struct outbox *ob, const struct row *old,
+    const struct row *new)
+{
+	struct delta ds[DELTA_MAX];
+
+	outbox_deltas(ob, ds, counter_deltas(old, new, ds));
+}
+
+void
+outbox_deltas(struct outbox *ob, const struct delta *ds, int n)
+{
+	assert(n >= 0 && ob->n + n <= OUTBOX_MAX);
+	memcpy(ob->ds + ob->n, ds, (size_t)n * sizeof(*ds));
+	ob->n += n;
+}
+
+int
+outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
+{
+	size_t len = 0;
+	int i, k;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		k = snprintf(out + len, sz - len, "%s%s %lld %lld %lld",
+		    i ? ";" : "", families[ds[i].fam].name, ds[i].k1, ds[i].k2,
+		    ds[i].d);
+		if (k < 0 || (size_t)k >= sz - len)
+			return -1;
+		len += (size_t)k;
+	}
+	return (int)len;
+}
+
+int
+outbox_decode(const char *s, struct delta *ds, int max)
+{
+	char name[40], *end;
+	const char *p = s;
+	size_t nl;
+	int n = 0;
+
+	while (*p != '\0') {
+		if (n == max || (nl = strcspn(p, " ")) == 0 ||
+		    nl >= sizeof(name) || p[nl] != ' ')
+			return -1;
+		memcpy(name, p, nl);
+		name[nl] = '\0';
+		if ((ds[n].fam = family_by_name(name)) == FAM__MAX)
+			return -1;
+		p += nl + 1;
+		ds[n].k1 = strtoll(p, &end, 10);
+		if (end == p || *end != ' ')
+			return -1;
+		p = end + 1;
+		ds[n].k2 = strtoll(p, &end, 10);
+		if (end == p || *end != ' ')
+			return -1;
+		p = end + 1;
+		ds[n].d = strtoll(p, &end, 10);
+		if (end == p || (*end != ';' && *end != '\0'))
+			return -1;
+		p = *end == ';' ? end + 1 : end;
+		n++;
+	}
+	return n;
+}
+
+int
+outbox_add(struct db *d, struct outbox *ob)
+{
+	char text[OUTBOX_MAX * 80];
+	sqlite3_stmt *s;
+	int rc;
+
+	ob->id = 0;
+	if (ob->n == 0)
+		return 0;
+	if (outbox_encode(ob->ds, ob->n, text, sizeof(text)) == -1 ||
+	    (s = db_stmt(d, STMT_OUTBOX_ADD)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, db_now_ms());
+	sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		ob->id = sqlite3_column_int64(s, 0);
+	db_done(s);
+	if (ob->id <= 0) {
+		log_err("outbox: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return 0;
+}
+
+/* Moves row id's deltas to the backlog, in one transaction with clearing
+ * the row (a drain that finished it first wins: nothing moves).  0/-1. */
+static int
+to_backlog(struct app *a, long long id, const struct delta *ds, int n)
+{
+	sqlite3_stmt *s;
+	int ch;
+
+	if (db_begin(&a->db) == -1)
+		return -1;
+	if ((s = db_stmt(&a->db, STMT_OUTBOX_CLEAR)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	ch = sqlite3_step(s) == SQLITE_DONE ? sqlite3_changes(a->db.h) : -1;
+	db_done(s);
+	if (ch == -1 || (ch == 1 && cstore_backlog(a, ds, n) == -1))
+		goto fail;
+	return db_commit(&a->db);
+fail:
+	db_rollback(&a->db);
+	return -1;
+}
+
+void
+outbox_send(struct app *a, struct outbox *ob)
+{
+	if (ob->id <= 0)
+		return;
+	fault_point("action-delta");	/* committed, not yet in Redis */
+	if (cstore_apply_once(a, ob->id, ob->ds, ob->n) != -1)
+		return;
+	log_warn("counter deltas of outbox row %lld kept in the SQLite "
+	    "backlog: Redis did not take them", ob->id);
+	if (to_backlog(a, ob->id, ob->ds, ob->n) == -1)
+		log_warn("outbox row %lld left to the worker", ob->id);
+}
+
+/* The rows after `after` up to `upto`, at most DRAIN_ROWS: their ids and
+ * deltas into ids/ds/nds (ds has OUTBOX_MAX deltas a row).  The number
+ * of rows, or -1. */
+static int
+read_rows(struct db *d, long long after, long long upto, long long *ids,
+    struct delta *ds, int *nds)
+{
+	sqlite3_stmt *s = db_stmt(d, STMT_OUTBOX_BATCH);
+	const unsigned char *t;
+	int rc, n = 0;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, after);
+	sqlite3_bind_int64(s, 2, upto);
+	sqlite3_bind_int(s, 3, DRAIN_ROWS);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ids[n] = sqlite3_column_int64(s, 0);
+		t = sqlite3_column_text(s, 1);
+		nds[n] = outbox_decode(t ? (const char *)t : "",
+		    ds + (size_t)n * OUTBOX_MAX, OUTBOX_MAX);
+		if (nds[n] < 0) {	/* not ours to guess: leave it */
+			log_err("outbox row %lld: malformed deltas", ids[n]);
+			nds[n] = 0;
+		}
+		n++;
+	}
+	db_done(s);
+	return rc == SQLITE_DONE ? n : -1;
+}
+
+/* Tells every bucket of the rows that rows up to `upto` are drained. */
+static int
+finish(struct app *a, const struct delta *ds, const int *nds, int n,
+    long long upto)
+{
+	unsigned long long seen[CSTORE_BUCKETS / 64];
+	struct cstore_keys k;
+	const char *keys[2] = { k.meta, NULL };
+	char marks[32], up[24];
+	const char *args[1] = { up };
+	int i, j, b, queued = 0;
+
+	memset(seen, 0, sizeof(seen));
+	snprintf(up, sizeof(up), "%lld", upto);
+	keys[1] = marks;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nds[i]; j++) {
+			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
+			if (seen[b / 64] & (1ULL << (b % 64)))
+				continue;
+			seen[b / 64] |= 1ULL << (b % 64);
+			cstore_bucket_keys(b, &k);
+			cstore_bucket_key(b, "outbox", marks, sizeof(marks));
+			if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1,
+			    args) == -1) {
+				if (queued > 0)
+					rds_collect(&a->rds, queued);
+				return -1;
+			}
+			queued++;
+		}
+	return queued > 0 && rds_collect(&a->rds, queued) != 0 ? -1 : 0;
+}
+
+/* Deletes the drained rows up to `upto` but the newest (cleared). */
+static int
+delete_upto(struct db *d, long long upto)
+{
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (db_begin(d) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_OUTBOX_CLEAR)) != NULL) {
+		sqlite3_bind_int64(s, 1, upto);
+		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == 0 && (s = db_stmt(d, STMT_OUTBOX_DONE)) != NULL) {
+		sqlite3_bind_int64(s, 1, upto);
+		rc = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == -1 || db_commit(d) == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	return 0;
+}
+
+int
+outbox_drain(struct app *a, long long min_age_ms)
+{
+	sqlite3_stmt *s;
+	long long cutoff = 0, after = 0, *ids;
+	struct delta *ds;
+	int *nds, n, i, total = 0, up;
+
+	if ((s = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, db_now_ms() - min_age_ms);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		cutoff = sqlite3_column_int64(s, 0);
+	db_done(s);
+	if (cutoff == 0)
+		return 0;
+	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));
+	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
+	ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX, sizeof(*ds));
+	up = rds_up(&a->rds);
+	for (;;) {
+		if ((n = read_rows(&a->db, after, cutoff, ids, ds, nds)) <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			if (nds[i] == 0)
+				continue;
+			if (up && cstore_apply_once(a, ids[i],
+			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1)
+				up = 0;
+			if (!up && to_backlog(a, ids[i],
+			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1) {
+				n = -1;
+				break;
+			}
+		}
+		if (n == -1)
+			break;
+		/* Applied: no later application of these rows may count. */
+		if (up && finish(a, ds, nds, n, ids[n - 1]) == -1)
+			up = 0;
+		after = ids[n - 1];
+		total += n;
+		if (n < DRAIN_ROWS)
+			break;
+	}
+	/* Every row up to cutoff is applied and finished, or cleared (its
+	 * deltas in the backlog): they go, but the newest. */
+	if (n != -1 && up && delete_upto(&a->db, cutoff) == -1)
+		n = -1;
+	free(ids);
+	free(nds);
+	free(ds);
+	return n == -1 ? -1 : total;
+}

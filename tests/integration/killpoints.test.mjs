@@ -1,0 +1,107 @@
+// killpoints.test.mjs -- kill -9 aimed at the exact points where a crash
+// could lose or double a count (shared/fault.h), many times, and the
+// counts compared with the truth rows before any reconciliation runs:
+//  - the flusher, between a batch's SQLite commit and its acknowledgement
+//    in Redis (recovery must not apply the batch twice);
+//  - the social writer, between an action's commit and its Redis delta
+//    (the outbox: the worker applies what the dead process did not,
+//    within seconds, with no reconciliation).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
+import { compareAll, faults, pageCounters, pendingDeltas, quietRuns } from '../lib/counts.mjs';
+
+// No scheduled run, no drift sampling: nothing may repair behind the test.
+const QUIET = { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' };
+const stacks = [];
+after(async () => { for (const s of stacks) await s.stop(); });
+
+async function setup(env, point, times, prefix) {
+  const s = await startStack({ env: { ...QUIET, ...env, TALLY_FAULT: `${point}:kill:${times}` } });
+  stacks.push(s);
+  faults.disarm(s, point, times);
+  const cs = [];
+  for (let i = 0; i < 8; i++) {
+    const c = new Client(s.base);
+    assert.equal((await c.signup(`${prefix}${i}`)).status, 303);
+    await c.get('/feed');
+    cs.push(c);
+  }
+  const posts = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await cs[i].post('/posts', { body: `hot post ${i}`, topic: i ? 'alpha' : 'beta', publish: '1' });
+    posts.push(Number(r.location.split('/').pop()));
+  }
+  const runs = await quietRuns(s);
+  return { s, cs, posts, runs };
+}
+
+// Likes, unlikes, follows, unfollows and comments from every client
+// until stop() says so and each has made at least `min` actions.
+async function storm(cs, posts, prefix, min, stop, ok) {
+  await Promise.all(cs.map(async (c, i) => {
+    for (let j = 0; !stop() || j < min; j++) {
+      const p = posts[(i + j) % posts.length];
+      const what = j % 6;
+      const r = what === 0 ? await c.post(`/posts/${p}/like`)
+        : what === 1 ? await c.post(`/posts/${p}/unlike`)
+          : what === 2 ? await c.post(`/follow/${prefix}${(i + j) % 8}`)
+            : what === 3 ? await c.post(`/unfollow/${prefix}${(i + 1) % 8}`)
+              : what === 4 ? await c.post(`/posts/${p}/comments`, { body: 'storm' })
+                : await c.get(`/posts/${p}`);
+      assert.ok(ok.includes(r.status), `status ${r.status}`);
+    }
+  }));
+}
+
+// The counts every page reads (Redis live values) equal the truth.
+function liveExact(s) {
+  return compareAll(s).filter((m) => / redis=/.test(m));
+}
+
+test('the flusher killed between its commit and its ack, many times: exact, no reconciliation', async () => {
+  const KILLS = 5;
+  const { s, cs, posts, runs } = await setup({ TALLY_FLUSH_FIELDS: '5' }, 'flush-ack', KILLS, 'fk');
+  faults.arm(s, 'flush-ack');
+  let done = false;
+  const load = storm(cs, posts, 'fk', 20, () => done, [200, 303, 400]);
+  await waitFor(() => faults.fired(s, 'flush-ack') >= KILLS, 90000, 200);
+  done = true;
+  await load;
+  // The restarted worker finishes what the dead ones left (their
+  // batches are in SQLite: recovery only acks them), then flushes on.
+  await waitFor(() => s.pidOf('tally-worker'), 10000);
+  await waitFor(() => s.redis('KEYS', '{c*}:inflight') === '' && pendingDeltas(s) === 0, 40000, 200);
+  assert.deepEqual(compareAll(s), []);
+  assert.ok(Number(s.sqlite('SELECT COUNT(*) FROM flushes')) > KILLS);
+  assert.equal(await quietRuns(s), runs, 'no reconciliation ran');
+  assert.match(s.log('worker'), /fault point flush-ack: kill/);
+});
+
+test('the social writer killed between an action\'s commit and its Redis delta: the counts converge by themselves', async () => {
+  const KILLS = 6;
+  const { s, cs, posts, runs } = await setup({}, 'action-delta', KILLS, 'sk');
+  faults.arm(s, 'action-delta');
+  let done = false;
+  // a killed handler's request gets 502 from nginx: committed, not answered
+  const load = storm(cs, posts, 'sk', 12, () => done, [200, 303, 400, 502]);
+  await waitFor(() => faults.fired(s, 'action-delta') >= KILLS, 60000, 100);
+  done = true;
+  await load;
+  assert.equal(Number(s.sqlite('SELECT COUNT(*) FROM counter_backlog')), 0);
+  // Within seconds, without tallyctl and without a reconciliation, every
+  // live value and every counters row equals its recount.
+  const t0 = Date.now();
+  await waitFor(() => liveExact(s).length === 0 && pendingDeltas(s) === 0 &&
+    compareAll(s).length === 0, 15000, 200).catch(() => {});
+  assert.deepEqual(compareAll(s), []);
+  const took = Date.now() - t0;
+  assert.ok(took < 15000, `converged in ${took} ms`);
+  assert.equal(await quietRuns(s), runs, 'no reconciliation ran');
+  // and the pages say so
+  const truth = Number(s.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[0]}`));
+  assert.equal(pageCounters((await cs[7].get(`/posts/${posts[0]}`)).text)[`post-likes|${posts[0]}`], truth);
+  assert.equal(faults.fired(s, 'action-delta'), KILLS);
+  // the outbox keeps at most its newest row once drained
+  await waitFor(() => Number(s.sqlite("SELECT COUNT(*) FROM counter_outbox WHERE deltas <> ''")) === 0, 5000);
+});
