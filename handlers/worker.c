@@ -76,6 +76,10 @@ job_redis_gen(struct app *a)
 	if (rep->type == REDIS_REPLY_STATUS) {
 		log_warn("Redis has no generation key: empty or new; "
 		    "starting a reconciliation");
+		/* Outbox rows applied before the loss lost their marks: they
+		 * are applied again now, before the run recounts, which then
+		 * settles whatever that doubled. */
+		outbox_drain(a, 0);
 		runs_start(&a->db, 0, "redis-empty", &active);
 	}
 	freeReplyObject(rep);
