@@ -9,16 +9,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
-import { compareAll, pageCounters, pendingDeltas, RECOUNT, redisName } from '../lib/counts.mjs';
+import { compareAll, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
 
-let stack;
+let stack, runs0;
 const users = [];
 const posts = [];
+// Every comparison here is made before any reconciliation could repair
+// what it compares: no scheduled run, no drift sampling, and the run a
+// fresh stack starts (Redis has no generation key) over first.
+const QUIET = { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' };
 
 before(async () => {
   // Batches of 5 counters: a flush runs many, each applied to SQLite
   // while the next is taken from Redis (shared/flush.c).
-  stack = await startStack({ env: { TALLY_FAULT_DELAY_MS: '0', TALLY_FLUSH_FIELDS: '5' } });
+  stack = await startStack({ env: { ...QUIET, TALLY_FAULT_DELAY_MS: '0', TALLY_FLUSH_FIELDS: '5' } });
   for (let i = 0; i < 10; i++) {
     const c = new Client(stack.base);
     const r = await c.signup(`cnt${i}`);
@@ -32,6 +36,7 @@ before(async () => {
     assert.equal(r.status, 303);
     posts.push({ id: Number(r.location.split('/').pop()), author });
   }
+  runs0 = await quietRuns(stack);
 });
 
 after(async () => { await stack?.stop(); });
@@ -88,6 +93,7 @@ test('50 parallel clients: after one flush every counter equals its recount', as
   const out = stack.tallyctl('flush');
   assert.match(out, /flushed/);
   assert.deepEqual(compareAll(stack), []);
+  assert.equal(await quietRuns(stack), runs0, 'no reconciliation ran');
   // the flushes came in many small batches
   assert.ok(Number(stack.sqlite('SELECT COUNT(*) FROM flushes WHERE counters >= 5')) >= 5);
   // every family had something to count
@@ -142,12 +148,15 @@ test('a counter missing from Redis is loaded from counters plus pending', async 
 });
 
 test('kill -9 of the worker in the middle of flushes, many times: totals stay exact', async () => {
-  const s2 = await startStack({ env: { TALLY_FAULT_DELAY_MS: '120', TALLY_FLUSH_FIELDS: '5' } });
+  const s2 = await startStack({ env: { ...QUIET, TALLY_FAULT_DELAY_MS: '120', TALLY_FLUSH_FIELDS: '5' } });
   try {
     const cs = [];
     for (let i = 0; i < 8; i++) { const c = new Client(s2.base); await c.signup(`kil${i}`); await c.get('/feed'); cs.push(c); }
     const r = await cs[0].post('/posts', { body: 'hot post', publish: '1' });
     const pid = Number(r.location.split('/').pop());
+    // the fresh stack's own run is over before the storm: nothing
+    // repairs what the kills might break
+    const runs = await quietRuns(s2);
     let kills = 0, midFlush = 0, done = false;
     // Kill the worker while a flush batch holds taken deltas (an
     // inflight hash exists), which TALLY_FAULT_DELAY_MS holds open for
@@ -180,5 +189,6 @@ test('kill -9 of the worker in the middle of flushes, many times: totals stay ex
     s2.tallyctl('flush');
     assert.deepEqual(compareAll(s2), []);
     assert.equal(Number(s2.sqlite(`SELECT value FROM counters WHERE name='post_likes' AND key='${pid}'`)), 8);
+    assert.equal(await quietRuns(s2), runs, 'no reconciliation ran');
   } finally { await s2.stop(); }
 });
