@@ -58,10 +58,28 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 	return (int)len;
 }
 
+/* A strict decimal at *p (an optional '-', digits), ending in one of
+ * `ends`; moves *p past the end character.  0, or -1. */
+static int
+number(const char **p, const char *ends, long long *v)
+{
+	const char *s = *p + (**p == '-');
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	*v = strtoll(*p, &end, 10);
+	if (*end == '\0' ? strchr(ends, '$') == NULL : strchr(ends, *end) ==
+	    NULL)
+		return -1;
+	*p = *end == '\0' ? end : end + 1;
+	return 0;
+}
+
 int
 outbox_decode(const char *s, struct delta *ds, int max)
 {
-	char name[40], *end;
+	char name[40];
 	const char *p = s;
 	size_t nl;
 	int n = 0;
@@ -75,18 +93,12 @@ outbox_decode(const char *s, struct delta *ds, int max)
 		if ((ds[n].fam = family_by_name(name)) == FAM__MAX)
 			return -1;
 		p += nl + 1;
-		ds[n].k1 = strtoll(p, &end, 10);
-		if (end == p || *end != ' ')
+		if (number(&p, " ", &ds[n].k1) == -1 ||
+		    number(&p, " ", &ds[n].k2) == -1 ||
+		    number(&p, ";$", &ds[n].d) == -1)
 			return -1;
-		p = end + 1;
-		ds[n].k2 = strtoll(p, &end, 10);
-		if (end == p || *end != ' ')
+		if (p[-1] == ';' && *p == '\0')	/* a trailing ';' */
 			return -1;
-		p = end + 1;
-		ds[n].d = strtoll(p, &end, 10);
-		if (end == p || (*end != ';' && *end != '\0'))
-			return -1;
-		p = *end == ';' ? end + 1 : end;
 		n++;
 	}
 	return n;

@@ -1,0 +1,110 @@
+/* test-outbox-rows.c -- an outbox row's text (outbox.h): every delta the
+ * formula can write comes back exactly; malformed, truncated or foreign
+ * texts are refused whole (the drain then leaves the row alone); a text
+ * that does not fit its buffer is refused, never cut. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "counters.h"
+#include "outbox.h"
+
+static void
+test_round_trip(void **state)
+{
+	struct delta in[OUTBOX_MAX], out[OUTBOX_MAX];
+	char text[OUTBOX_MAX * 80];
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < OUTBOX_MAX; i++) {
+		in[i].fam = (enum family)(i % FAM__MAX);
+		in[i].k1 = 9007199254740993LL - i;
+		in[i].k2 = i % 3 ? 0 : 4242;
+		in[i].d = i % 2 ? -(long long)i - 1 : 1000000000000LL;
+	}
+	assert_true(outbox_encode(in, OUTBOX_MAX, text, sizeof(text)) > 0);
+	n = outbox_decode(text, out, OUTBOX_MAX);
+	assert_int_equal(n, OUTBOX_MAX);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(out[i].fam, in[i].fam);
+		assert_true(out[i].k1 == in[i].k1);
+		assert_true(out[i].k2 == in[i].k2);
+		assert_true(out[i].d == in[i].d);
+	}
+	assert_int_equal(outbox_encode(in, 0, text, sizeof(text)), 0);
+	assert_int_equal(outbox_decode("", out, OUTBOX_MAX), 0);
+}
+
+static void
+test_like_row(void **state)
+{
+	struct outbox ob = { .n = 0 };
+	struct row r = { ROW_LIKE, 7, 3, 5, 2, 1, 0 };
+	struct delta out[OUTBOX_MAX];
+	char text[OUTBOX_MAX * 80];
+	long long sum = 0;
+	int i, n;
+
+	(void)state;
+	outbox_formula(&ob, NULL, &r);
+	assert_true(ob.n > 0);
+	assert_true(outbox_encode(ob.ds, ob.n, text, sizeof(text)) > 0);
+	assert_non_null(strstr(text, "post_likes 7 0 1"));
+	n = outbox_decode(text, out, OUTBOX_MAX);
+	assert_int_equal(n, ob.n);
+	/* the unlike's row is the exact opposite */
+	outbox_formula(&ob, &r, NULL);
+	for (i = 0; i < ob.n; i++)
+		sum += ob.ds[i].d;
+	assert_true(sum == 0);
+}
+
+static void
+test_bad_texts(void **state)
+{
+	static const char *const bad[] = {
+		"post_likes", "post_likes 1", "post_likes 1 0", "post_likes 1 0 ",
+		"nosuch 1 0 1", "post_likes x 0 1", "post_likes 1 0 1;",
+		"post_likes 1 0 1;;post_likes 1 0 1", " post_likes 1 0 1",
+		"post_likes 1 0 1x", "post_likes  1 0 1", ";",
+	};
+	struct delta out[OUTBOX_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (outbox_decode(bad[i], out, OUTBOX_MAX) != -1)
+			fail_msg("accepted \"%s\"", bad[i]);
+	/* more deltas than room */
+	assert_int_equal(outbox_decode("post_likes 1 0 1;post_likes 2 0 1",
+	    out, 1), -1);
+}
+
+static void
+test_no_room(void **state)
+{
+	struct delta in[2] = { { FAM_POST_LIKES, 1, 0, 1 },
+	    { FAM_USER_LIKES, 2, 0, 1 } };
+	char text[24];
+
+	(void)state;
+	assert_int_equal(outbox_encode(in, 2, text, sizeof(text)), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_like_row),
+		cmocka_unit_test(test_bad_texts),
+		cmocka_unit_test(test_no_room),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
