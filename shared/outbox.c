@@ -12,6 +12,14 @@
 
 #define DRAIN_ROWS	2000	/* rows a drain reads at a time */
 
+static int
+id_cmp(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
 /* KEYS: meta, outbox marks.  ARGV: the id up to which rows are drained.
  * Later applications of those rows are refused (apply_lua), so their
  * marks can go. */
@@ -231,6 +239,69 @@ finish(struct app *a, const struct delta *ds, const int *nds, int n,
 	return queued > 0 && rds_collect(&a->rds, queued) != 0 ? -1 : 0;
 }
 
+/* Which rows of a batch (ids ascending, n rows) every bucket they touch
+ * has already applied (the action did it): one ZRANGEBYSCORE of marks
+ * per bucket.  done[i] = 1 for those.  0, or -1 when Redis failed. */
+static int
+applied_rows(struct app *a, const long long *ids, const struct delta *ds,
+    const int *nds, int n, int *done)
+{
+	unsigned long long seen[CSTORE_BUCKETS / 64];
+	unsigned int *ok = xcalloc((size_t)n, sizeof(*ok));
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	char key[32], lo[24], hi[24];
+	const char *argv[4] = { "ZRANGEBYSCORE", key, lo, hi };
+	const long long *hit;
+	const struct delta *d;
+	redisReply *rep;
+	int i, j, k, b, nb = 0, rc = -1;
+
+	memset(seen, 0, sizeof(seen));
+	snprintf(lo, sizeof(lo), "%lld", ids[0]);
+	snprintf(hi, sizeof(hi), "%lld", ids[n - 1]);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nds[i]; j++) {
+			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
+			if (seen[b / 64] & (1ULL << (b % 64)))
+				continue;
+			seen[b / 64] |= 1ULL << (b % 64);
+			cstore_bucket_key(b, "outbox", key, sizeof(key));
+			if (rds_append_strs(&a->rds, 4, argv) == -1) {
+				if (nb > 0)
+					rds_collect(&a->rds, nb);
+				goto out;
+			}
+			bs[nb++] = b;
+		}
+	for (k = 0; k < nb; k++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			goto out;
+		for (j = 0; rep->type == REDIS_REPLY_ARRAY &&
+		    (size_t)j < rep->elements; j++) {
+			long long id = strtoll(rep->element[j]->str, NULL, 10);
+
+			if ((hit = bsearch(&id, ids, (size_t)n, sizeof(*ids),
+			    id_cmp)) == NULL)
+				continue;
+			i = (int)(hit - ids);
+			for (d = ds + (size_t)i * OUTBOX_MAX; d < ds +
+			    (size_t)i * OUTBOX_MAX + nds[i]; d++)
+				if (cstore_bucket(d) == bs[k])
+					ok[i] |= 1u << (d - (ds +
+					    (size_t)i * OUTBOX_MAX));
+		}
+		freeReplyObject(rep);
+	}
+	for (i = 0; i < n; i++)
+		done[i] = nds[i] > 0 && ok[i] == (nds[i] >= 32 ? ~0u :
+		    (1u << nds[i]) - 1);
+	rc = 0;
+out:
+	free(ok);
+	free(bs);
+	return rc;
+}
+
 /* Deletes the drained rows up to `upto` but the newest (cleared). */
 static int
 delete_upto(struct db *d, long long upto)
@@ -263,7 +334,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 	sqlite3_stmt *s;
 	long long cutoff = 0, after = 0, *ids;
 	struct delta *ds;
-	int *nds, n, i, total = 0, up;
+	int *nds, *done, n, i, total = 0, up;
 
 	if ((s = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
@@ -275,13 +346,19 @@ outbox_drain(struct app *a, long long min_age_ms)
 		return 0;
 	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));
 	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
+	done = xcalloc(DRAIN_ROWS, sizeof(*done));
 	ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX, sizeof(*ds));
 	up = rds_up(&a->rds);
 	for (;;) {
 		if ((n = read_rows(&a->db, after, cutoff, ids, ds, nds)) <= 0)
 			break;
+		/* Most rows were applied by their actions: only the others
+		 * are applied here (again is harmless: at most once). */
+		memset(done, 0, (size_t)n * sizeof(*done));
+		if (up && applied_rows(a, ids, ds, nds, n, done) == -1)
+			up = 0;
 		for (i = 0; i < n; i++) {
-			if (nds[i] == 0)
+			if (nds[i] == 0 || done[i])
 				continue;
 			if (up && cstore_apply_once(a, ids[i],
 			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1)
@@ -308,6 +385,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 		n = -1;
 	free(ids);
 	free(nds);
+	free(done);
 	free(ds);
 	return n == -1 ? -1 : total;
 }
