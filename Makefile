@@ -37,7 +37,7 @@ ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
 .PHONY: all run test deps deps-test unit unit-asan integration browser bench \
-        install lint clean fuzz soak
+        install lint clean fuzz soak mutants
 all: $(PROGS)
 
 build/shared/%.o: shared/%.c
@@ -127,6 +127,13 @@ soak: all
 fuzz:
 	@scripts/deps.sh test
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-60} tests/fuzz/run.sh
+
+# Mutation check (not part of make test): each mutant of tests/mutants/mutants.txt,
+# a plausible bug, is built in a temporary copy of the tree and its tests must
+# fail.  MUTANTS=a,b: a subset; tests/mutants/run.sh --check: the patterns only.
+mutants:
+	@scripts/deps.sh test
+	@tests/mutants/run.sh
 
 lint:
 	@! grep -nE '\b(sprintf|strcpy|strcat|atoi|gets)\(' shared/*.c handlers/*.c \
