@@ -10,12 +10,10 @@
 #include "cstore.h"
 #include "log.h"
 
-/* KEYS: pending, meta, outbox marks, live hashes...  ARGV: the outbox
- * row's id ("0": none, a view), then (live key index, field, pending
- * field, delta) per counter.  An outbox row is applied at most once per
- * bucket: its id is marked in {c<B>}:outbox, and ids up to meta's o (the
- * rows a drain has finished, outbox.h) are refused.  -> 1, or 0 when
- * refused. */
+/* KEYS: pending, meta, outbox marks, live hashes...  ARGV: outbox row
+ * id ("0": none), then (live key index, field, pending field, delta) per
+ * counter.  A row applies once per bucket (marked; ids up to meta o are
+ * finished, outbox.h).  -> 1, or 0 when refused. */
 static struct rds_script apply_lua = { .src =
 	"#!lua\n"
 	"local id = tonumber(ARGV[1])\n"

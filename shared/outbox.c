@@ -205,38 +205,53 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 	return rc == SQLITE_DONE ? n : -1;
 }
 
-/* Tells every bucket of the rows that rows up to `upto` are drained. */
+/* The distinct buckets the n rows' deltas touch, into bs (room for
+ * CSTORE_BUCKETS); how many. */
 static int
-finish(struct app *a, const struct delta *ds, const int *nds, int n,
-    long long upto)
+row_buckets(const struct delta *ds, const int *nds, int n, int *bs)
 {
 	unsigned long long seen[CSTORE_BUCKETS / 64];
-	struct cstore_keys k;
-	const char *keys[2] = { k.meta, NULL };
-	char marks[32], up[24];
-	const char *args[1] = { up };
-	int i, j, b, queued = 0;
+	int i, j, b, nb = 0;
 
 	memset(seen, 0, sizeof(seen));
-	snprintf(up, sizeof(up), "%lld", upto);
-	keys[1] = marks;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < nds[i]; j++) {
 			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
 			if (seen[b / 64] & (1ULL << (b % 64)))
 				continue;
 			seen[b / 64] |= 1ULL << (b % 64);
-			cstore_bucket_keys(b, &k);
-			cstore_bucket_key(b, "outbox", marks, sizeof(marks));
-			if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1,
-			    args) == -1) {
-				if (queued > 0)
-					rds_collect(&a->rds, queued);
-				return -1;
-			}
-			queued++;
+			bs[nb++] = b;
 		}
-	return queued > 0 && rds_collect(&a->rds, queued) != 0 ? -1 : 0;
+	return nb;
+}
+
+/* Tells every bucket of the rows that rows up to `upto` are drained. */
+static int
+finish(struct app *a, const struct delta *ds, const int *nds, int n,
+    long long upto)
+{
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	struct cstore_keys k;
+	const char *keys[2] = { k.meta, NULL };
+	char marks[32], up[24];
+	const char *args[1] = { up };
+	int i, nb = row_buckets(ds, nds, n, bs), rc = 0;
+
+	snprintf(up, sizeof(up), "%lld", upto);
+	keys[1] = marks;
+	for (i = 0; i < nb; i++) {
+		cstore_bucket_keys(bs[i], &k);
+		cstore_bucket_key(bs[i], "outbox", marks, sizeof(marks));
+		if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1, args) ==
+		    -1) {
+			rc = -1;
+			break;
+		}
+	}
+	if (i > 0 && rds_collect(&a->rds, i) != 0)
+		rc = -1;
+	free(bs);
+	return rc;
 }
 
 /* Which rows of a batch (ids ascending, n rows) every bucket they touch
@@ -246,7 +261,6 @@ static int
 applied_rows(struct app *a, const long long *ids, const struct delta *ds,
     const int *nds, int n, int *done)
 {
-	unsigned long long seen[CSTORE_BUCKETS / 64];
 	unsigned int *ok = xcalloc((size_t)n, sizeof(*ok));
 	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
 	char key[32], lo[24], hi[24];
@@ -254,25 +268,18 @@ applied_rows(struct app *a, const long long *ids, const struct delta *ds,
 	const long long *hit;
 	const struct delta *d;
 	redisReply *rep;
-	int i, j, k, b, nb = 0, rc = -1;
+	int i, j, k, nb = row_buckets(ds, nds, n, bs), rc = -1;
 
-	memset(seen, 0, sizeof(seen));
 	snprintf(lo, sizeof(lo), "%lld", ids[0]);
 	snprintf(hi, sizeof(hi), "%lld", ids[n - 1]);
-	for (i = 0; i < n; i++)
-		for (j = 0; j < nds[i]; j++) {
-			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
-			if (seen[b / 64] & (1ULL << (b % 64)))
-				continue;
-			seen[b / 64] |= 1ULL << (b % 64);
-			cstore_bucket_key(b, "outbox", key, sizeof(key));
-			if (rds_append_strs(&a->rds, 4, argv) == -1) {
-				if (nb > 0)
-					rds_collect(&a->rds, nb);
-				goto out;
-			}
-			bs[nb++] = b;
+	for (k = 0; k < nb; k++) {
+		cstore_bucket_key(bs[k], "outbox", key, sizeof(key));
+		if (rds_append_strs(&a->rds, 4, argv) == -1) {
+			if (k > 0)
+				rds_collect(&a->rds, k);
+			goto out;
 		}
+	}
 	for (k = 0; k < nb; k++) {
 		if (rds_get_reply(&a->rds, &rep) == -1)
 			goto out;

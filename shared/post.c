@@ -44,10 +44,8 @@ post_row(const struct post *p, struct row *r)
 	r->likes = p->likes;
 }
 
-/* Commits the open transaction with the counter deltas of a row change
- * (old to new) and of n unread notifications of user (n < 0: gone) in
- * its outbox row, then sends them to Redis.  0, or -1 (nothing
- * committed; the caller rolls back). */
+/* Commits with the deltas of a row change and of n unread notes of user
+ * in the outbox (outbox.h), then sends them.  0, or -1: roll back. */
 static int
 commit_counted(struct app *a, const struct row *old, const struct row *new,
     long long user, long long n)
@@ -297,10 +295,9 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 	return POST_OK;
 }
 
-/* A like, unlike or repost: the row change, the post's like count in
- * the same transaction, then the deltas of the row that really changed.
- * A like keeps its notification's id (likes.note_id); unlike withdraws
- * that one notification, by id. */
+/* A like, unlike or repost: the row, the post's like count and the
+ * deltas of what really changed in one transaction.  A like keeps its
+ * notification's id (likes.note_id); unlike withdraws that one by id. */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
     int with_time)
@@ -360,8 +357,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	r.other = p.user_id;
 	r.topic = p.topic_id;
 	r.visible = 1;
-	/* The row's deltas and the notification's: one outbox row, one
-	 * round trip. */
+	/* The row's deltas and the notification's: one outbox row. */
 	if (commit_counted(a, changed && st == STMT_LIKE_DELETE ? &r : NULL,
 	    changed && st != STMT_LIKE_DELETE ? &r : NULL, p.user_id,
 	    note) == -1)
