@@ -513,7 +513,8 @@ test('followed-author unread counts exactly the visible posts after the follow o
   assert.equal(await followed(), 2, 'unfollowing B drops B\'s');
   // the same from SQLite when Redis lost A's profile timeline, and again
   // once A's own visit to the profile rebuilt it
-  stack.redis('DEL', `{u${a.id}}:profile`, `{u${a.id}}:profile:ok`);
+  // (and R's cached badge inputs, or the poll answers from them)
+  stack.redis('DEL', `{u${a.id}}:profile`, `{u${a.id}}:profile:ok`, `{u${r.id}}:bm`);
   assert.equal(await followed(), 2, 'without the profile timeline in Redis');
   assert.equal((await a.get('/u/fauthor')).status, 200);
   assert.equal(await followed(), 2, 'after the timeline was rebuilt');

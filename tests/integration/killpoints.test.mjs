@@ -41,12 +41,16 @@ async function setup(env, point, times, prefix) {
 async function storm(cs, posts, prefix, min, stop, ok) {
   await Promise.all(cs.map(async (c, i) => {
     for (let j = 0; !stop() || j < min; j++) {
-      const p = posts[(i + j) % posts.length];
+      // in round k a client likes post k and follows user k, and undoes
+      // the like and the follow of round k - 1: decrements happen too
+      const k = i + Math.floor(j / 6);
+      const p = posts[k % posts.length];
+      const prev = posts[(k + posts.length - 1) % posts.length];
       const what = j % 6;
       const r = what === 0 ? await c.post(`/posts/${p}/like`)
-        : what === 1 ? await c.post(`/posts/${p}/unlike`)
-          : what === 2 ? await c.post(`/follow/${prefix}${(i + j) % 8}`)
-            : what === 3 ? await c.post(`/unfollow/${prefix}${(i + 1) % 8}`)
+        : what === 1 ? await c.post(`/posts/${prev}/unlike`)
+          : what === 2 ? await c.post(`/follow/${prefix}${k % 8}`)
+            : what === 3 ? await c.post(`/unfollow/${prefix}${(k + 7) % 8}`)
               : what === 4 ? await c.post(`/posts/${p}/comments`, { body: 'storm' })
                 : await c.get(`/posts/${p}`);
       assert.ok(ok.includes(r.status), `status ${r.status}`);
