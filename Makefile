@@ -4,14 +4,14 @@
 #   make test       install what is missing, build, run every test, print a summary
 #   make bench      benchmarks (tests/bench/), ratios against same-run baselines
 #   make install    PREFIX=/usr/local DESTDIR=... programs, www/, nginx snippet, systemd units
-#   make lint       grep-bans (sprintf, strcpy, atoi, FCGX_Put outside resp.c, ...)
+#   make lint       grep-bans (sprintf, strcpy, atoi, ...) and the layers (scripts/lint-layers.pl)
 
 CC       ?= cc
 OPT      ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -MMD -MP
 CFLAGS   += $(OPT) $(WARN)
-LDLIBS    = -lfcgi -lhiredis -lsqlite3 -lsodium -ljansson -lm -pthread
+LDLIBS    = -lhiredis -lsqlite3 -lsodium -ljansson -lm -pthread
 
 PORT     ?= 8080
 RUN_DIR  ?= ./run
@@ -20,10 +20,16 @@ PREFIX   ?= /usr/local
 REPLICA  ?= 0
 export PORT RUN_DIR DEMO REPLICA
 
-SHARED_SRCS = buf log cfg fault kv html valid sql schema db rds auth session bcache \
-              account req resp layout route prefork app tmpl supervise \
-              keys timeline post follow fanout render seed \
-              counters cstore outbox taken flush recount notify badges reconcile runs lb chart metrics pcache
+# The library, layer by layer: each folder of shared/ includes only from
+# itself and the folders before it in this list (make lint checks it).
+LAYERS      = base store count social web
+SHARED_base   = buf log clock cfg fault kv valid auth metrics prefork supervise tmpl
+SHARED_store  = sql schema db query rds rebuild keys app
+SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
+SHARED_social = account session post posting follow fanout timeline notify badges bcache \
+                pcache seed
+SHARED_web    = serve req field resp route html layout render chart
+SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
 
@@ -55,22 +61,27 @@ $(LIB): $(SHARED_OBJS)
 	@ar rcs $@ $^
 
 bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
-bin/tally-social: build/handlers/social.o build/handlers/social_pages.o $(LIB)
+bin/tally-social: build/handlers/social.o build/handlers/social_pages.o \
+    build/handlers/profile_pages.o build/handlers/post_pages.o $(LIB)
 bin/tally-notify: build/handlers/notify.o $(LIB)
-bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o $(LIB)
+bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
+    build/handlers/metrics_page.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o $(LIB)
+# Only the handlers serve HTTP: the other programs link without libfcgi, so
+# a dependency of theirs on the web layer fails the build.
+$(HANDLERS:%=bin/tally-%): FCGI = -lfcgi
 $(PROGS):
 	@mkdir -p bin
 	@echo "  LINK    $@"
-	@$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+	@$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(FCGI) $(LDLIBS)
 
 # Unit tests: plain, and under ASan+UBSan with their own objects.
 build/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) -lfcgi $(LDLIBS) -lcmocka
 
 build/asan/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
@@ -85,7 +96,7 @@ build/asan/%: tests/unit/%.c build/asan/libtally.a
 	@mkdir -p $(@D)
 	@echo "  CC/SAN  $@"
 	@$(CC) $(CPPFLAGS) $(WARN) $(ASAN_FLAGS) -o $@ $< build/asan/libtally.a \
-	    $(LDLIBS) -lcmocka
+	    -lfcgi $(LDLIBS) -lcmocka
 
 deps:
 	@scripts/deps.sh run
@@ -135,13 +146,17 @@ mutants:
 	@scripts/deps.sh test
 	@tests/mutants/run.sh
 
+# Grep-bans, then the structure (scripts/lint-layers.pl: layers, storage and
+# FastCGI only in their layer, no include cycle, no file over 500 lines).
+SRC_ALL = shared/*/*.c handlers/*.c
 lint:
-	@! grep -nE '\b(sprintf|strcpy|strcat|atoi|gets)\(' shared/*.c handlers/*.c \
+	@! grep -nE '\b(sprintf|strcpy|strcat|atoi|gets)\(' $(SRC_ALL) \
 	    || (echo "lint: banned call"; false)
-	@! grep -nE 'FCGX_Put|FCGX_FPrintF' shared/*.c handlers/*.c | grep -v '^shared/resp.c' \
+	@! grep -nE 'FCGX_Put|FCGX_FPrintF' $(SRC_ALL) | grep -v '^shared/web/resp.c' \
 	    || (echo "lint: FastCGI output outside resp.c"; false)
-	@! grep -nE 'sqlite3_prepare' shared/*.c handlers/*.c | grep -vE '^shared/db.c' \
-	    || (echo "lint: sqlite3_prepare outside db.c"; false)
+	@! grep -nE 'sqlite3_prepare' $(SRC_ALL) | grep -vE '^shared/store/(db|query).c' \
+	    || (echo "lint: sqlite3_prepare outside db.c and query.c"; false)
+	@perl scripts/lint-layers.pl .
 	@echo "lint: ok"
 
 install: all
@@ -172,4 +187,4 @@ install: all
 clean:
 	rm -rf build bin
 
--include $(wildcard build/shared/*.d build/handlers/*.d build/asan/shared/*.d build/unit/*.d build/asan/*.d)
+-include $(wildcard build/shared/*/*.d build/handlers/*.d build/asan/shared/*/*.d build/unit/*.d build/asan/*.d)

@@ -17,14 +17,16 @@
 #include <string.h>
 
 #include "admin_pages.h"
-#include "badges.h"
-#include "flush.h"
-#include "fanout.h"
-#include "html.h"
-#include "layout.h"
-#include "req.h"
-#include "resp.h"
-#include "route.h"
+#include "count/flush.h"
+#include "social/badges.h"
+#include "social/fanout.h"
+#include "web/field.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/req.h"
+#include "web/resp.h"
+#include "web/route.h"
+#include "web/serve.h"
 
 static int page_admin(struct req *);
 static int page_notice(struct req *);
@@ -44,7 +46,7 @@ static const struct route routes[] = {
 int
 main(int argc, char *argv[])
 {
-	return app_serve(argc, argv, "admin", routes,
+	return serve_run(argc, argv, "admin", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
@@ -109,8 +111,8 @@ page_notice(struct req *r)
 	const char *title, *body;
 	long long id;
 
-	if ((title = req_need(r, "title", VALID_TITLE)) == NULL ||
-	    (body = req_need(r, "body", VALID_BODY)) == NULL)
+	if ((title = field_need(r, "title", VALID_TITLE)) == NULL ||
+	    (body = field_need(r, "body", VALID_BODY)) == NULL)
 		return -1;
 	if (badges_notice(r->app, title, body, &id) == -1)
 		return resp_error(r, 500, "The notice could not be saved.");

@@ -1,62 +1,51 @@
-/* admin_pages.c -- leaderboards, reconciliation, metrics; logic lives in
- * shared/ (lb.c, runs.c, reconcile.c, metrics.c, chart.c). */
+/* admin_pages.c -- leaderboards and reconciliation pages; the logic lives
+ * in shared/ (count/lb.c, count/runs.c, count/reconcile.c, web/chart.c). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "admin_pages.h"
-#include "buf.h"
-#include "chart.h"
-#include "counters.h"
-#include "cstore.h"
-#include "fanout.h"
-#include "flush.h"
-#include "html.h"
-#include "layout.h"
-#include "lb.h"
-#include "metrics.h"
-#include "render.h"
-#include "resp.h"
-#include "runs.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/metrics.h"
+#include "count/counters.h"
+#include "count/cstore.h"
+#include "count/flush.h"
+#include "count/lb.h"
+#include "count/runs.h"
+#include "social/fanout.h"
+#include "web/chart.h"
+#include "web/field.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/resp.h"
 
 #define RUNS_SHOWN	20
 
 long long
 admin_flush_lag(struct app *a)
 {
-	sqlite3_stmt *s = db_stmt(&a->db, STMT_LAST_FLUSH);
+	struct dbq *s = db_stmt(&a->db, STMT_LAST_FLUSH);
 	long long at = 0;
 
 	if (s == NULL)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		at = sqlite3_column_int64(s, 0);
+	if (dbq_step(s) == DBQ_ROW)
+		at = dbq_i64(s, 0);
 	db_done(s);
-	return at > 0 ? (db_now_ms() - at) / 1000 : -1;
+	return at > 0 ? (clock_wall_ms() - at) / 1000 : -1;
 }
 
-/* The drift check's totals per family, from Redis {metrics}:drift. */
-static long long
-drift_get(redisReply *h, const char *name, const char *what)
+long long
+admin_drift_get(rds_reply *h, const char *name, const char *what)
 {
 	char f[64];
 	size_t i;
 
 	snprintf(f, sizeof(f), "%s:%s", name, what);
-	for (i = 0; h != NULL && h->type == REDIS_REPLY_ARRAY &&
-	    i + 1 < h->elements; i += 2)
-		if (strcmp(h->element[i]->str, f) == 0)
-			return strtoll(h->element[i + 1]->str, NULL, 10);
-	return 0;
-}
-
-static long long
-cache_get(redisReply *h, const char *f)
-{
-	size_t i;
-
-	for (i = 0; h != NULL && h->type == REDIS_REPLY_ARRAY &&
+	for (i = 0; h != NULL && h->type == RDS_ARRAY &&
 	    i + 1 < h->elements; i += 2)
 		if (strcmp(h->element[i]->str, f) == 0)
 			return strtoll(h->element[i + 1]->str, NULL, 10);
@@ -66,7 +55,7 @@ cache_get(redisReply *h, const char *f)
 void
 admin_drift_table(struct req *r)
 {
-	redisReply *h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:drift", NULL);
+	rds_reply *h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:drift", NULL);
 	struct buf *b = &r->body;
 	long long c, w;
 	int i;
@@ -77,8 +66,8 @@ admin_drift_table(struct req *r)
 	for (i = 0; i < FAM__MAX; i++) {
 		if (families[i].recount_one == NULL)
 			continue;
-		c = drift_get(h, families[i].name, "checked");
-		w = drift_get(h, families[i].name, "wrong");
+		c = admin_drift_get(h, families[i].name, "checked");
+		w = admin_drift_get(h, families[i].name, "wrong");
 		html_raw(b, "<tr data-drift-family=\"");
 		html_attr(b, families[i].name);
 		html_raw(b, "\"><td>");
@@ -100,7 +89,7 @@ admin_drift_table(struct req *r)
 	}
 	html_raw(b, "</table>");
 	if (h != NULL)
-		freeReplyObject(h);
+		rds_free(h);
 }
 
 static void
@@ -172,7 +161,7 @@ page_top(struct req *r)
 	long long uids[LB_MAX], vals[LB_MAX], n = 10;
 	struct delta ds[4 * LB_MAX];
 	struct buf *b = &r->body;
-	sqlite3_stmt *s;
+	struct dbq *s;
 	enum family fam;
 	char *json;
 	int k, i, j;
@@ -209,12 +198,12 @@ page_top(struct req *r)
 	    "likes</th></tr>");
 	json = render_ids_json(uids, k);
 	if ((s = db_stmt(&r->app->db, STMT_USERS_BY_IDS)) != NULL) {
-		sqlite3_bind_text(s, 1, json, -1, SQLITE_TRANSIENT);
+		dbq_bind_text_copy(s, 1, json, -1);
 		i = 0;
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			const char *login = (const char *)sqlite3_column_text(s, 1);
+		while (dbq_step(s) == DBQ_ROW) {
+			const char *login = dbq_text(s, 1);
 
-			while (i < k && uids[i] != sqlite3_column_int64(s, 0))
+			while (i < k && uids[i] != dbq_i64(s, 0))
 				i++;
 			if (i == k)
 				break;
@@ -303,7 +292,7 @@ page_runs(struct req *r)
 int
 page_run_start(struct req *r)
 {
-	const char *dry = req_opt(r, "dry_run", VALID_BOOL, "0");
+	const char *dry = field_opt(r, "dry_run", VALID_BOOL, "0");
 	long long id, active;
 
 	if (dry == NULL)
@@ -387,138 +376,6 @@ page_run(struct req *r)
 		free(all);
 	}
 	page_end(r);
-	free(run);
-	return 0;
-}
-
-static void
-metric_head(struct buf *b, const char *name, const char *type,
-    const char *help)
-{
-	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-/* A per-handler counter of the slots, at byte offset off. */
-static void
-cost_metric(struct buf *b, const struct metrics *m, const char *name,
-    const char *help, size_t off)
-{
-	const unsigned char *p;
-	uint64_t v;
-	int i;
-
-	metric_head(b, name, "counter", help);
-	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
-		if (!*metrics_handlers[i])
-			continue;
-		p = (const unsigned char *)&m->slot[i] + off;
-		v = __atomic_load_n((const uint64_t *)(const void *)p,
-		    __ATOMIC_RELAXED);
-		buf_printf(b, "%s{handler=\"%s\"} %llu\n", name,
-		    metrics_handlers[i], (unsigned long long)v);
-	}
-}
-
-int
-page_metrics(struct req *r)
-{
-	static const char *const cls[6] = { "other", "1xx", "2xx", "3xx",
-	    "4xx", "5xx" };
-	struct metrics *m = metrics_open(&r->app->cfg);
-	struct buf out = { 0 };
-	struct run *run = xcalloc(1, sizeof(*run));
-	redisReply *h;
-	uint64_t cum;
-	int i, j;
-
-	metric_head(&out, "tally_http_requests_total", "counter",
-	    "Requests answered, by handler and status class.");
-	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++)
-		for (j = 0; *metrics_handlers[i] && j < 6; j++)
-			buf_printf(&out, "tally_http_requests_total{handler=\"%s\","
-			    "code=\"%s\"} %llu\n", metrics_handlers[i], cls[j],
-			    (unsigned long long)m->slot[i].by_class[j]);
-	metric_head(&out, "tally_http_request_duration_seconds", "histogram",
-	    "Time from request to response, by handler.");
-	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
-		if (!*metrics_handlers[i])
-			continue;
-		for (j = 0, cum = 0; j < METRICS_BUCKETS; j++) {
-			cum += m->slot[i].bucket[j];
-			if (j < METRICS_BUCKETS - 1)
-				buf_printf(&out, "tally_http_request_duration_"
-				    "seconds_bucket{handler=\"%s\",le=\"%g\"} %llu\n",
-				    metrics_handlers[i], metrics_bounds_ms[j] / 1000,
-				    (unsigned long long)cum);
-			else
-				buf_printf(&out, "tally_http_request_duration_"
-				    "seconds_bucket{handler=\"%s\",le=\"+Inf\"} "
-				    "%llu\n", metrics_handlers[i],
-				    (unsigned long long)cum);
-		}
-		buf_printf(&out, "tally_http_request_duration_seconds_sum{handler="
-		    "\"%s\"} %.6f\n", metrics_handlers[i],
-		    (double)m->slot[i].sum_us / 1e6);
-		buf_printf(&out, "tally_http_request_duration_seconds_count{"
-		    "handler=\"%s\"} %llu\n", metrics_handlers[i],
-		    (unsigned long long)cum);
-	}
-	cost_metric(&out, m, "tally_sqlite_statements_total",
-	    "SQLite statements run while answering requests.",
-	    offsetof(struct metrics_slot, sqlite_stmts));
-	cost_metric(&out, m, "tally_redis_commands_total",
-	    "Redis commands sent while answering requests.",
-	    offsetof(struct metrics_slot, redis_cmds));
-	cost_metric(&out, m, "tally_redis_round_trips_total",
-	    "Redis round trips (a pipeline is one) while answering requests.",
-	    offsetof(struct metrics_slot, redis_trips));
-	metric_head(&out, "tally_pending_deltas", "gauge",
-	    "Counters with deltas not yet flushed to SQLite.");
-	buf_printf(&out, "tally_pending_deltas %lld\n",
-	    flush_pending(r->app));
-	metric_head(&out, "tally_flush_lag_seconds", "gauge",
-	    "Seconds since the last applied flush batch (-1: none yet).");
-	buf_printf(&out, "tally_flush_lag_seconds %lld\n",
-	    admin_flush_lag(r->app));
-	metric_head(&out, "tally_fanout_jobs", "gauge",
-	    "Deferred fan-out jobs waiting or running.");
-	buf_printf(&out, "tally_fanout_jobs %lld\n", fanout_pending(r->app));
-	metric_head(&out, "tally_reconcile_wrong", "gauge",
-	    "Counters the last finished reconciliation found wrong, by family.");
-	if (runs_last_done(&r->app->db, run) == 1)
-		for (i = 0; i < REC_FAMILIES; i++)
-			buf_printf(&out, "tally_reconcile_wrong{family=\"%s\"} %lld\n",
-			    run->report.fam[i].name, run->report.fam[i].wrong);
-	h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:drift", NULL);
-	metric_head(&out, "tally_drift_checked_total", "counter",
-	    "Counters sampled by the continuous drift check.");
-	for (i = 0; i < FAM__MAX; i++)
-		if (families[i].recount_one != NULL)
-			buf_printf(&out, "tally_drift_checked_total{family=\"%s\"} "
-			    "%lld\n", families[i].name,
-			    drift_get(h, families[i].name, "checked"));
-	metric_head(&out, "tally_drift_wrong_total", "counter",
-	    "Sampled counters that differed from their recount.");
-	for (i = 0; i < FAM__MAX; i++)
-		if (families[i].recount_one != NULL)
-			buf_printf(&out, "tally_drift_wrong_total{family=\"%s\"} "
-			    "%lld\n", families[i].name,
-			    drift_get(h, families[i].name, "wrong"));
-	if (h != NULL)
-		freeReplyObject(h);
-	h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:cache", NULL);
-	metric_head(&out, "tally_profile_cache_rebuilds_total", "counter",
-	    "Profile cache entries rebuilt (one per miss, under a lock).");
-	buf_printf(&out, "tally_profile_cache_rebuilds_total %lld\n",
-	    cache_get(h, "rebuilds"));
-	metric_head(&out, "tally_profile_cache_sql_total", "counter",
-	    "Profile lookups that went to SQLite through the cache.");
-	buf_printf(&out, "tally_profile_cache_sql_total %lld\n",
-	    cache_get(h, "sql_reads"));
-	if (h != NULL)
-		freeReplyObject(h);
-	resp_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", out.p);
-	buf_free(&out);
 	free(run);
 	return 0;
 }

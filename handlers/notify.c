@@ -18,15 +18,18 @@
 
 #include <jansson.h>
 
-#include "badges.h"
-#include "session.h"
-#include "html.h"
-#include "layout.h"
-#include "notify.h"
-#include "render.h"
-#include "req.h"
-#include "resp.h"
-#include "route.h"
+#include "base/clock.h"
+#include "social/badges.h"
+#include "social/notify.h"
+#include "social/session.h"
+#include "web/field.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/req.h"
+#include "web/resp.h"
+#include "web/route.h"
+#include "web/serve.h"
 
 #define NOTES_PAGE	30
 
@@ -54,7 +57,7 @@ static const struct route routes[] = {
 int
 main(int argc, char *argv[])
 {
-	return app_serve(argc, argv, "notify", routes,
+	return serve_run(argc, argv, "notify", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
@@ -81,9 +84,9 @@ page_notifications(struct req *r)
 		{ "like", " liked your post" }, { "comment", " commented on your post" },
 		{ "repost", " reposted your post" }, { "follow", " followed you" },
 	};
-	long long page = req_page(r), id, post;
+	long long page = field_page(r), id, post;
 	struct buf *b = &r->body;
-	sqlite3_stmt *s;
+	struct dbq *s;
 	const char *kind;
 	int n = 0;
 	size_t i;
@@ -98,21 +101,21 @@ page_notifications(struct req *r)
 	page_csrf(r);
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
 	    "</button></form><ul class=\"people notes\">");
-	sqlite3_bind_int64(s, 1, r->sess.user_id);
-	sqlite3_bind_int(s, 2, NOTES_PAGE);
-	sqlite3_bind_int64(s, 3, (page - 1) * NOTES_PAGE);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		id = sqlite3_column_int64(s, 0);
-		kind = (const char *)sqlite3_column_text(s, 1);
-		post = sqlite3_column_int64(s, 2);
+	dbq_bind_i64(s, 1, r->sess.user_id);
+	dbq_bind_int(s, 2, NOTES_PAGE);
+	dbq_bind_i64(s, 3, (page - 1) * NOTES_PAGE);
+	while (dbq_step(s) == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		kind = dbq_text(s, 1);
+		post = dbq_i64(s, 2);
 		html_raw(b, "<li data-notification-id=\"");
 		html_int(b, id);
 		html_raw(b, "\" data-unread=\"");
-		html_int(b, sqlite3_column_int(s, 3) == 0);
+		html_int(b, dbq_int(s, 3) == 0);
 		html_raw(b, "\"><a href=\"/u/");
-		html_url(b, (const char *)sqlite3_column_text(s, 5));
+		html_url(b, dbq_text(s, 5));
 		html_raw(b, "\"><b>");
-		html_text(b, (const char *)sqlite3_column_text(s, 6));
+		html_text(b, dbq_text(s, 6));
 		html_raw(b, "</b></a>");
 		for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 			if (strcmp(kind, verbs[i].kind) == 0)
@@ -125,9 +128,9 @@ page_notifications(struct req *r)
 			html_raw(b, "</a>");
 		}
 		html_raw(b, " <span class=\"muted\">");
-		render_time(r, sqlite3_column_int64(s, 4));
+		render_time(r, dbq_i64(s, 4));
 		html_raw(b, "</span> ");
-		if (sqlite3_column_int(s, 3) == 0)
+		if (dbq_int(s, 3) == 0)
 			note_form(r, id, "read", "Mark read");
 		note_form(r, id, "delete", "Delete");
 		html_raw(b, "</li>");
@@ -146,15 +149,15 @@ page_notifications(struct req *r)
 static int
 own_note(struct req *r, long long *id)
 {
-	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_NOTE_OWNER);
+	struct dbq *s = db_stmt(&r->app->db, STMT_NOTE_OWNER);
 	long long owner = 0;
 
 	*id = req_arg_id(r, 0);
 	if (s == NULL)
 		return resp_error(r, 500, "The notification could not be read.");
-	sqlite3_bind_int64(s, 1, *id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		owner = sqlite3_column_int64(s, 0);
+	dbq_bind_i64(s, 1, *id);
+	if (dbq_step(s) == DBQ_ROW)
+		owner = dbq_i64(s, 0);
 	db_done(s);
 	if (owner == 0 || owner != r->sess.user_id)
 		return resp_error(r, 404, "There is no such notification.");
@@ -176,14 +179,14 @@ page_note_read(struct req *r)
 static int
 page_note_delete(struct req *r)
 {
-	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_NOTE_OWNER);
+	struct dbq *s = db_stmt(&r->app->db, STMT_NOTE_OWNER);
 	long long id = req_arg_id(r, 0), owner = 0;
 
 	if (s == NULL)
 		return resp_error(r, 500, "The notification could not be read.");
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		owner = sqlite3_column_int64(s, 0);
+	dbq_bind_i64(s, 1, id);
+	if (dbq_step(s) == DBQ_ROW)
+		owner = dbq_i64(s, 0);
 	db_done(s);
 	/* Someone else's and missing answer alike (existence does not
 	 * leak); a repeated delete of one's own finds it missing: 404,
@@ -206,34 +209,34 @@ page_read_all(struct req *r)
 static int
 page_notices(struct req *r)
 {
-	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_NOTICES_PAGE);
+	struct dbq *s = db_stmt(&r->app->db, STMT_NOTICES_PAGE);
 	struct buf *b = &r->body;
 	long long latest = 0;
 	int n = 0;
 
 	if (s == NULL)
 		return resp_error(r, 500, "The notices could not be read.");
-	sqlite3_bind_int(s, 1, 50);
-	sqlite3_bind_int(s, 2, 0);
+	dbq_bind_int(s, 1, 50);
+	dbq_bind_int(s, 2, 0);
 	/* Read first, render after: the header's badge then shows 0. */
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (dbq_step(s) == DBQ_ROW) {
 		if (n++ == 0)
-			latest = sqlite3_column_int64(s, 0);
+			latest = dbq_i64(s, 0);
 	}
-	sqlite3_reset(s);
+	dbq_reset(s);
 	if (latest > 0)
 		marker_put(r->app, r->sess.user_id, "notices", 0, latest);
 	page_begin(r, "Notices");
 	html_raw(b, "<h1>System notices</h1>");
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (dbq_step(s) == DBQ_ROW) {
 		html_raw(b, "<article class=\"notice\" data-notice-id=\"");
-		html_int(b, sqlite3_column_int64(s, 0));
+		html_int(b, dbq_i64(s, 0));
 		html_raw(b, "\"><header><b>");
-		html_text(b, (const char *)sqlite3_column_text(s, 1));
+		html_text(b, dbq_text(s, 1));
 		html_raw(b, "</b>");
-		render_time(r, sqlite3_column_int64(s, 3));
+		render_time(r, dbq_i64(s, 3));
 		html_raw(b, "</header><div class=\"body\">");
-		html_text(b, (const char *)sqlite3_column_text(s, 2));
+		html_text(b, dbq_text(s, 2));
 		html_raw(b, "</div></article>");
 	}
 	db_done(s);
@@ -250,7 +253,7 @@ page_news(struct req *r)
 	long long lit = db_setting(&r->app->db, "red_dot_at", 0);
 
 	marker_put(r->app, r->sess.user_id, "news", 0,
-	    db_now_ms() > lit ? db_now_ms() : lit);
+	    clock_wall_ms() > lit ? clock_wall_ms() : lit);
 	page_begin(r, "News");
 	html_raw(b, "<h1>What\xe2\x80\x99s new</h1><section class=\"card\">");
 	if (lit > 0) {

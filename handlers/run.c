@@ -30,14 +30,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "account.h"
-#include "seed.h"
-#include "app.h"
-#include "buf.h"
-#include "log.h"
-#include "supervise.h"
-#include "tmpl.h"
-#include "valid.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/supervise.h"
+#include "base/tmpl.h"
+#include "base/valid.h"
+#include "social/account.h"
+#include "social/seed.h"
+#include "store/app.h"
 
 /* One pre-fork pool per handler, plus the social writer: the single
  * process that nginx sends the social handler's POSTs to (see

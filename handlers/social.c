@@ -20,17 +20,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
-#include "follow.h"
-#include "html.h"
-#include "layout.h"
-#include "post.h"
-#include "render.h"
-#include "req.h"
-#include "resp.h"
-#include "route.h"
+#include "social/account.h"
+#include "social/follow.h"
+#include "social/post.h"
+#include "social/posting.h"
+#include "social/timeline.h"
 #include "social_pages.h"
-#include "timeline.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/req.h"
+#include "web/resp.h"
+#include "web/route.h"
+#include "web/serve.h"
 
 static const struct route routes[] = {
 	{ METHOD_GET, "/feed", page_feed, ROUTE_USER },		/* ROUTE_FEED */
@@ -55,6 +57,6 @@ static const struct route routes[] = {
 int
 main(int argc, char *argv[])
 {
-	return app_serve(argc, argv, "social", routes,
+	return serve_run(argc, argv, "social", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }

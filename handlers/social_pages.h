@@ -2,7 +2,20 @@
 #ifndef TALLY_SOCIAL_PAGES_H
 #define TALLY_SOCIAL_PAGES_H
 
-#include "req.h"
+#include "social/account.h"
+#include "social/timeline.h"
+#include "web/req.h"
+
+/* Shared by the page files of tally-social. */
+#define FEED_PAGE	30	/* posts a page of a timeline */
+
+/* Maps an enum post_rc to its answer; 0 for POST_OK. */
+int	post_answer(struct req *, int rc);
+/* The user named by path argument 0, or answers 404 and returns -1. */
+int	arg_user(struct req *, struct account *);
+/* One page of a timeline: from Redis, else from SQLite. */
+int	timeline_ids(struct req *, enum tl kind, long long uid, long long page,
+	    int per, long long *ids);
 
 int	page_feed(struct req *);
 int	page_profile(struct req *);

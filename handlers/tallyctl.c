@@ -22,16 +22,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "account.h"
-#include "flush.h"
-#include "pcache.h"
-#include "runs.h"
-#include "seed.h"
-#include "timeline.h"
-#include "app.h"
-#include "buf.h"
-#include "log.h"
-#include "valid.h"
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/valid.h"
+#include "count/flush.h"
+#include "count/runs.h"
+#include "social/account.h"
+#include "social/pcache.h"
+#include "social/seed.h"
+#include "social/timeline.h"
+#include "store/app.h"
 
 static int
 usage(void)
@@ -242,7 +242,7 @@ warm_one(struct app *a, long long uid)
 static int
 cmd_warm(struct app *a, int argc, char **argv)
 {
-	sqlite3_stmt *s;
+	struct dbq *s;
 	long long uid, star, last_t = -1, last_id = -1, *ids;
 	long n = 0, k;
 	int i, j, rc;
@@ -257,13 +257,13 @@ cmd_warm(struct app *a, int argc, char **argv)
 			}
 			do {	/* chunks of 5000: no statement open during Redis I/O */
 				s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
-				sqlite3_bind_int64(s, 1, star);
-				sqlite3_bind_int64(s, 2, last_t);
-				sqlite3_bind_int64(s, 3, last_id);
-				sqlite3_bind_int(s, 4, 5000);
-				for (k = 0; (rc = sqlite3_step(s)) == SQLITE_ROW; k++) {
-					ids[k] = last_id = sqlite3_column_int64(s, 0);
-					last_t = sqlite3_column_int64(s, 1);
+				dbq_bind_i64(s, 1, star);
+				dbq_bind_i64(s, 2, last_t);
+				dbq_bind_i64(s, 3, last_id);
+				dbq_bind_int(s, 4, 5000);
+				for (k = 0; (rc = dbq_step(s)) == DBQ_ROW; k++) {
+					ids[k] = last_id = dbq_i64(s, 0);
+					last_t = dbq_i64(s, 1);
 				}
 				db_done(s);
 				for (j = 0; j < k; j++)

@@ -11,13 +11,14 @@
  */
 #include <string.h>
 
-#include "account.h"
-#include "pcache.h"
-#include "html.h"
-#include "layout.h"
-#include "req.h"
-#include "resp.h"
-#include "route.h"
+#include "social/account.h"
+#include "social/pcache.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/req.h"
+#include "web/resp.h"
+#include "web/route.h"
+#include "web/serve.h"
 #include "web_pages.h"
 
 static int page_root(struct req *);
@@ -41,7 +42,7 @@ static const struct route routes[] = {
 int
 main(int argc, char *argv[])
 {
-	return app_serve(argc, argv, "web", routes,
+	return serve_run(argc, argv, "web", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
@@ -152,17 +153,17 @@ page_logout(struct req *r)
 static int
 page_healthz(struct req *r)
 {
-	sqlite3_stmt *s = db_stmt(&r->app->db, STMT_PING);
-	redisReply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
+	struct dbq *s = db_stmt(&r->app->db, STMT_PING);
+	rds_reply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
 	int db_ok = 0, redis_ok;
 
 	if (s != NULL) {
-		db_ok = sqlite3_step(s) == SQLITE_ROW;
+		db_ok = dbq_step(s) == DBQ_ROW;
 		db_done(s);
 	}
-	redis_ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+	redis_ok = rep != NULL && rep->type == RDS_STATUS;
 	if (rep != NULL)
-		freeReplyObject(rep);
+		rds_free(rep);
 	if (db_ok && redis_ok)
 		resp_text(r, 200, "text/plain; charset=utf-8", "ok");
 	else

@@ -1,7 +1,7 @@
 /* web_pages.c -- the signup and login forms, and starting a session. */
-#include "html.h"
-#include "layout.h"
-#include "resp.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/resp.h"
 #include "web_pages.h"
 
 /* Whether a typed value may be shown again: valid UTF-8 without control

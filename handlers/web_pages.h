@@ -2,7 +2,7 @@
 #ifndef TALLY_WEB_PAGES_H
 #define TALLY_WEB_PAGES_H
 
-#include "req.h"
+#include "web/req.h"
 
 /* Renders the form with status and an optional error message,
  * keeping what the visitor typed (except the password). */

@@ -23,16 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "fanout.h"
-#include "flush.h"
-#include "reconcile.h"
-#include "runs.h"
-#include "log.h"
-#include "outbox.h"
-#include "session.h"
-#include "timeline.h"
-#include "valid.h"
+#include "base/log.h"
+#include "base/valid.h"
+#include "count/flush.h"
+#include "count/outbox.h"
+#include "count/reconcile.h"
+#include "count/recover.h"
+#include "count/runs.h"
+#include "social/fanout.h"
+#include "social/session.h"
+#include "social/timeline.h"
+#include "store/app.h"
 
 /* How often the WAL is checkpointed and started over (job_wal): often
  * enough that each sync of it under the writers' lock stays short. */
@@ -67,13 +68,13 @@ job_sessions(struct app *a)
 static void
 job_redis_gen(struct app *a)
 {
-	redisReply *rep = rds_cmdv(&a->rds, "SET", "{tally}:gen", "1", "NX",
+	rds_reply *rep = rds_cmdv(&a->rds, "SET", "{tally}:gen", "1", "NX",
 	    NULL);
 	long long active;
 
 	if (rep == NULL)
 		return;
-	if (rep->type == REDIS_REPLY_STATUS) {
+	if (rep->type == RDS_STATUS) {
 		log_warn("Redis has no generation key: empty or new; "
 		    "starting a reconciliation");
 		/* Outbox rows applied before the loss lost their marks: they
@@ -82,7 +83,7 @@ job_redis_gen(struct app *a)
 		outbox_drain(a, 0);
 		runs_start(&a->db, 0, "redis-empty", &active);
 	}
-	freeReplyObject(rep);
+	rds_free(rep);
 }
 
 static void
@@ -106,7 +107,7 @@ job_drift(struct app *a)
 {
 	char f1[48], f2[48], n1[24], n2[24];
 	long long checked, wrong;
-	redisReply *rep;
+	rds_reply *rep;
 	int i;
 
 	for (i = 0; i < FAM__MAX; i++) {
@@ -120,10 +121,10 @@ job_drift(struct app *a)
 		snprintf(n2, sizeof(n2), "%lld", wrong);
 		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f1, n1,
 		    NULL)) != NULL)
-			freeReplyObject(rep);
+			rds_free(rep);
 		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f2, n2,
 		    NULL)) != NULL)
-			freeReplyObject(rep);
+			rds_free(rep);
 		if (wrong > 0)
 			log_warn("drift check: %lld of %lld %s counters wrong",
 			    wrong, checked, families[i].name);
@@ -217,7 +218,7 @@ main(void)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		now_ms = (long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000;
 		if (now - last_recover >= 10) {
-			flush_recover(&a);
+			recover_batches(&a);
 			last_recover = now;
 		}
 		if (now_ms - last_flush_ms >= 1000) {

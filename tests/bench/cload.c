@@ -1,7 +1,7 @@
 /* cload.c -- counter load for the coalescing and flush benchmarks.
  *
  * Applies counter increments through tally's own cstore_apply() (the
- * apply script per bucket of shared/cstore.c, linked
+ * apply script per bucket of shared/count/cstore.c, linked
  * from build/libtally.a), so what the flusher finds is exactly what the
  * handlers leave behind.  Finds Redis and SQLite like every tally program
  * (RUN_DIR, TALLY_REDIS, TALLY_DB).
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
-#include "counters.h"
-#include "cstore.h"
+#include "store/app.h"
+#include "count/counters.h"
+#include "count/cstore.h"
 
 static double
 now_s(void)

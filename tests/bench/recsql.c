@@ -1,6 +1,6 @@
 /* recsql.c -- the baseline of the reconciliation benchmark: prints the
  * catalog's recount query of every counter family that has truth rows
- * (shared/counters.c, linked from build/libtally.a), one statement a
+ * (shared/count/counters.c, linked from build/libtally.a), one statement a
  * line, so run.sh can time the bare GROUP BYs in the sqlite3 shell with
  * exactly the SQL that tallyctl reconcile runs.
  *
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "counters.h"
+#include "count/counters.h"
 
 int
 main(int argc, char *argv[])

@@ -122,7 +122,7 @@ cc $CCF -o "$OUT/hello" tests/bench/hello.c -lfcgi
 cc $CCF -o "$OUT/freeport" tests/bench/freeport.c
 cc $CCF -o "$OUT/upsert" tests/bench/upsert.c -lsqlite3
 # cload and recsql link tally itself: the increments go through
-# shared/cstore.c, the recount SQL is the catalog's (shared/counters.c).
+# shared/count/cstore.c, the recount SQL is the catalog's (shared/count/counters.c).
 # shellcheck disable=SC2086
 cc $CCF -D_GNU_SOURCE -Ishared -o "$OUT/cload" tests/bench/cload.c \
     build/libtally.a $LDLIBS

@@ -5,7 +5,7 @@
  *
  * Creates DBFILE (it must not exist) with tally's pragmas (WAL,
  * synchronous NORMAL, 8 MB cache) and the counters table of
- * shared/schema.c, then in ONE transaction adds VALUE to the 2*NOBJ
+ * shared/store/schema.c, then in ONE transaction adds VALUE to the 2*NOBJ
  * counters ("post_likes" and "post_views" of keys 1..NOBJ as text, the
  * keys cload.c dirties) with the flusher's own statement
  *     INSERT ... ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value

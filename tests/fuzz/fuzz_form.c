@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kv.h"
+#include "base/kv.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "html.h"
+#include "base/buf.h"
+#include "web/html.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

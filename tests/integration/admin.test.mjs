@@ -57,9 +57,9 @@ async function quiet() {
 }
 
 // SIGSTOPs the worker at a moment it holds neither the writers' lock
-// (shared/db.h: a flock on tally.db-wlock, held while it applies a flush
+// (shared/store/db.h: a flock on tally.db-wlock, held while it applies a flush
 // or checkpoints; stopped inside, every write would wait for it) nor a
-// flush batch (shared/flush.h: its buckets would wait for its lock).
+// flush batch (shared/count/flush.h: its buckets would wait for its lock).
 async function stopWorker(pid) {
   const wlock = path.join(stack.runDir, 'tally.db-wlock');
   for (let i = 0; i < 100; i++) {

@@ -1,6 +1,6 @@
 // badges.test.mjs -- notifications, system notices, the red dot, the
 // followed-author unread count and the badges that show them (CONTRACT
-// sections 2 and 3; shared/notify.h, shared/badges.h, handlers/notify.c).
+// sections 2 and 3; shared/social/notify.h, shared/social/badges.h, handlers/notify.c).
 // One real stack; every unread count is checked against its recount from
 // the truth rows, the counters table and Redis after a flush.
 import { test, before, after } from 'node:test';
@@ -609,7 +609,7 @@ test('counters (user_unread among them) stay exact after Redis loses its data', 
   assert.deepEqual(compareAll(stack), []);
 });
 
-// The notify handler's cost counters from /metrics (shared/metrics.h).
+// The notify handler's cost counters from /metrics (shared/base/metrics.h).
 async function notifyCost() {
   const r = await fetch(`${stack.base}/metrics`);
   assert.equal(r.status, 200);

@@ -21,7 +21,7 @@ const QUIET = { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' };
 
 before(async () => {
   // Batches of 5 counters: a flush runs many, each applied to SQLite
-  // while the next is taken from Redis (shared/flush.c).
+  // while the next is taken from Redis (shared/count/flush.c).
   stack = await startStack({ env: { ...QUIET, TALLY_FAULT_DELAY_MS: '0', TALLY_FLUSH_FIELDS: '5' } });
   for (let i = 0; i < 10; i++) {
     const c = new Client(stack.base);

@@ -176,7 +176,7 @@ test('a handler killed after answering, before its batch: the worker delivers ev
   assert.equal(Number(s.redis('ZCARD', '{jobs}:inline')), 1, 'the batch was noted before the answer, and is not done');
   assert.equal(homesHolding(s, ids.slice(0, 1000), post).has, 0, 'no home has it yet');
   // the pool forks new children; the worker takes the note over after
-  // the grace period (shared/fanout.h) and does the batch and the rest
+  // the grace period (shared/social/fanout.h) and does the batch and the rest
   await waitFor(() => childrenOf(social).filter((c) => !before.includes(c.pid)).length >= 1, 5000, 20);
   await waitFor(() => s.log('worker').includes('took over 1 fan-out batches'), 15000, 50);
   await drainQueue(s, 30000);

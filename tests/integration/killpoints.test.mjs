@@ -1,5 +1,5 @@
 // killpoints.test.mjs -- kill -9 aimed at the exact points where a crash
-// could lose or double a count (shared/fault.h), many times, and the
+// could lose or double a count (shared/base/fault.h), many times, and the
 // counts compared with the truth rows before any reconciliation runs:
 //  - the flusher, between a batch's SQLite commit and its acknowledgement
 //    in Redis (recovery must not apply the batch twice);

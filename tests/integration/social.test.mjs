@@ -164,7 +164,7 @@ describe('feed', () => {
 
     // a new post goes on top, in the author's home at once (in the
     // request) and in followers' homes right after the answer
-    // (shared/fanout.h)
+    // (shared/social/fanout.h)
     const fresh = await publish(author.c, 'fresh one');
     assert.deepEqual(postIds((await author.c.get('/feed')).text).slice(0, 2), [fresh, desc[0]]);
     await drainQueue(stack);

@@ -108,7 +108,7 @@ export async function quietRuns(stack, ms = 30000) {
   }
 }
 
-// Fault points (shared/fault.h): a stack started with
+// Fault points (shared/base/fault.h): a stack started with
 // TALLY_FAULT="NAME:ACTION:TIMES" fires NAME while $RUN_DIR/faults/NAME
 // holds fewer than TIMES bytes.  disarm() fills the file (nothing fires),
 // arm() empties it (TIMES firings from now), fired() says how many.

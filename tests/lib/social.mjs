@@ -89,7 +89,7 @@ export function insertPosts(stack, uid, n, { t0 = Date.now() - 10 * 86400000, st
 
 // Redis key of one of a user's sets.
 export const key = (uid, what) => `{u${uid}}:${what}`;
-// Timeline members are ids zero-padded to 16 digits (shared/keys.h).
+// Timeline members are ids zero-padded to 16 digits (shared/store/keys.h).
 export const member = (id) => String(id).padStart(16, '0');
 
 // A user's home (or profile...) timeline, newest first, or null when it
@@ -101,7 +101,7 @@ export function timeline(stack, uid, what = 'home') {
 
 // Unpublished fan-out work: queue + processing.
 // Queued, in processing, and the batches handlers do after answering
-// (shared/fanout.h), read in one script (a job moves between them).
+// (shared/social/fanout.h), read in one script (a job moves between them).
 export const pendingJobs = (stack) => Number(stack.redis('EVAL',
   "return redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3])",
   '3', '{jobs}:queue', '{jobs}:processing', '{jobs}:inline'));

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "auth.h"
+#include "base/auth.h"
 
 static int
 setup(void **state)

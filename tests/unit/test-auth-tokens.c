@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "auth.h"
+#include "base/auth.h"
 
 #define NTOK	64
 

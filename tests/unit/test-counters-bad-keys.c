@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "counters.h"
-#include "cstore.h"
+#include "count/counters.h"
+#include "count/cstore.h"
 
 static void
 reject(const char *pfield)

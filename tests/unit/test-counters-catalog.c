@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "counters.h"
-#include "cstore.h"
+#include "count/counters.h"
+#include "count/cstore.h"
 
 /* What each family is called in SQLite and Redis, for k1 42, k2 7
  * (bucket 980): live hash, field, and field in the pending hash. */

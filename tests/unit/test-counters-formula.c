@@ -9,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "db.h"
-#include "recount.h"
-#include "schema.h"
+#include <sqlite3.h>
+
+#include "count/counters.h"
+#include "count/recount.h"
+#include "store/db.h"
+#include "store/schema.h"
 
 /*
  * The model holds the truth rows the way the schema does; every action
- * changes them as the application would (shared/post.c, follow.c,
+ * changes them as the application would (shared/social/post.c, follow.c,
  * notify.c), writes the same change into an in-memory SQLite database
  * with tally's schema, and feeds each row's (old, new) state to
  * counter_deltas(), adding the deltas to m->cnt.  After every action

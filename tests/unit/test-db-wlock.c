@@ -1,4 +1,4 @@
-/* test-db-wlock.c -- the writers' lock of db_begin() (shared/db.h): a
+/* test-db-wlock.c -- the writers' lock of db_begin() (shared/store/db.h): a
  * second process's db_begin() waits while a transaction is open and goes
  * on the moment it commits; a writer killed inside its transaction frees
  * the lock at once (the kernel drops the flock); commit and rollback both
@@ -23,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db.h"
+#include <sqlite3.h>
+
+#include "store/db.h"
 
 static char dir[256], path[300];
 

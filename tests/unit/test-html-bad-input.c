@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "html.h"
+#include "web/html.h"
 
 static const char *const payloads[] = {
 	"<script>alert(1)</script>",

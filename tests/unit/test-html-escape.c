@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "html.h"
+#include "web/html.h"
 
 static void
 test_text_escapes_all_five(void **state)

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kv.h"
+#include "base/kv.h"
 
 /* s must be rejected; the partial list is freed without leaks. */
 static void

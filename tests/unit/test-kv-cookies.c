@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kv.h"
+#include "base/kv.h"
 
 static void
 assert_cookie(const struct kvlist *l, const char *key, const char *val)

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "kv.h"
+#include "base/kv.h"
 
 /* Parses s (must succeed) into *l. */
 static void

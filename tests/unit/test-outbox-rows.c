@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include "counters.h"
-#include "outbox.h"
+#include "count/counters.h"
+#include "count/outbox.h"
 
 static void
 test_round_trip(void **state)
@@ -106,5 +106,6 @@ main(void)
 		cmocka_unit_test(test_no_room),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

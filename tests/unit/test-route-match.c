@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "route.h"
+#include "web/route.h"
 
 #define MAXARGS	4
 

@@ -1,8 +1,8 @@
-/* test-schema-like-note.c -- schema 9 (shared/schema.c): a like remembers
+/* test-schema-like-note.c -- schema 9 (shared/store/schema.c): a like remembers
  * its notification.  The migration fills likes.note_id from the
  * notifications that exist (a like with none, or whose notification its
  * owner deleted, keeps NULL), and notifications_source leaves like
- * notifications out; the withdrawing statements of shared/sql.c still
+ * notifications out; the withdrawing statements of shared/store/sql.c still
  * find theirs through an index or the rowid, never by scanning a
  * recipient's notifications. */
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 
 #include <sqlite3.h>
 
-#include "schema.h"
-#include "sql.h"
+#include "store/schema.h"
+#include "store/sql.h"
 
 static sqlite3 *db;
 

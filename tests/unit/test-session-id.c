@@ -1,4 +1,4 @@
-/* test-session-id.c -- session_id_parse (shared/session.h): only
+/* test-session-id.c -- session_id_parse (shared/social/session.h): only
  * "<user id>.<43 base64url characters>" is a session id; the user id comes
  * out, and the hex of the hash of the WHOLE id (so the same token under
  * another user id is another, unknown, id). */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session.h"
+#include "social/session.h"
 
 static char tok[TOKEN_LEN + 1];
 

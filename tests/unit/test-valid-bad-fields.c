@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "valid.h"
+#include "base/valid.h"
 
 /* s[0..len) must be rejected as kind, leaving norm alone. */
 static void

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "valid.h"
+#include "base/valid.h"
 
 /* s must pass as kind and normalise to want. */
 static void

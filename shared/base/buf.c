@@ -1,0 +1,145 @@
+/* buf.c -- growable byte buffers; see buf.h for the ownership rules. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL) {
+		log_err("out of memory (%zu bytes)", n);
+		abort();
+	}
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (p == NULL) {
+		log_err("out of memory (%zu x %zu bytes)", n, sz);
+		abort();
+	}
+	return p;
+}
+
+void *
+xrealloc(void *o, size_t n)
+{
+	void *p = realloc(o, n ? n : 1);
+
+	if (p == NULL) {
+		log_err("out of memory (%zu bytes)", n);
+		abort();
+	}
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+static void
+buf_grow(struct buf *b, size_t need)
+{
+	size_t cap;
+
+	if (b->len + need + 1 <= b->cap)
+		return;
+	cap = b->cap ? b->cap : 256;
+	while (cap < b->len + need + 1) {
+		if (cap > ((size_t)-1) / 2) {
+			log_err("buffer size overflow");
+			abort();
+		}
+		cap *= 2;
+	}
+	b->p = xrealloc(b->p, cap);
+	b->cap = cap;
+}
+
+void
+buf_put(struct buf *b, const void *s, size_t n)
+{
+	buf_grow(b, n);
+	if (n > 0)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void
+buf_putc(struct buf *b, char c)
+{
+	buf_put(b, &c, 1);
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	buf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->p != NULL)
+		b->p[0] = '\0';
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+char *
+buf_take(struct buf *b)
+{
+	char *p = b->p ? b->p : xstrdup("");
+
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return p;
+}

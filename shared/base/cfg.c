@@ -1,0 +1,75 @@
+/* cfg.c -- configuration from the environment; see cfg.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/cfg.h"
+#include "base/log.h"
+
+int
+cfg_path(const struct cfg *c, const char *name, char *out, size_t outsz)
+{
+	int n = snprintf(out, outsz, "%s/%s", c->run_dir, name);
+
+	return (n < 0 || (size_t)n >= outsz) ? -1 : 0;
+}
+
+int
+cfg_load(struct cfg *c)
+{
+	const char *rd = getenv("RUN_DIR"), *v;
+	char *end;
+	long days;
+
+	memset(c, 0, sizeof(*c));
+	if (rd == NULL || *rd == '\0')
+		rd = "./run";
+	if (mkdir(rd, 0700) == -1 && errno != EEXIST) {
+		log_err("RUN_DIR %s: %s", rd, strerror(errno));
+		return -1;
+	}
+	if (realpath(rd, c->run_dir) == NULL) {
+		log_err("RUN_DIR %s: %s", rd, strerror(errno));
+		return -1;
+	}
+	if ((v = getenv("TALLY_DB")) != NULL && *v != '\0') {
+		if (strlen(v) >= sizeof(c->db_path))
+			return -1;
+		memcpy(c->db_path, v, strlen(v) + 1);
+	} else if (cfg_path(c, "tally.db", c->db_path, sizeof(c->db_path)) == -1) {
+		log_err("RUN_DIR too long");
+		return -1;
+	}
+	if ((v = getenv("TALLY_REDIS")) != NULL && *v != '\0') {
+		if (strlen(v) > CFG_SOCK_MAX) {
+			log_err("TALLY_REDIS longer than %d bytes", CFG_SOCK_MAX);
+			return -1;
+		}
+		memcpy(c->redis_sock, v, strlen(v) + 1);
+	} else if (cfg_path(c, "redis.sock", c->redis_sock,
+	    sizeof(c->redis_sock)) == -1) {
+		log_err("RUN_DIR %s too long for unix sockets (max %d bytes)",
+		    c->run_dir, CFG_SOCK_MAX - 16);
+		return -1;
+	}
+	if ((v = getenv("TALLY_REDIS_REPLICA")) != NULL && *v != '\0') {
+		if (strlen(v) > CFG_SOCK_MAX) {
+			log_err("TALLY_REDIS_REPLICA longer than %d bytes",
+			    CFG_SOCK_MAX);
+			return -1;
+		}
+		memcpy(c->replica_sock, v, strlen(v) + 1);
+	}
+	v = getenv("TALLY_PWHASH");
+	c->pwhash_min = v != NULL && strcmp(v, "min") == 0;
+	c->session_secs = 30L * 86400;
+	if ((v = getenv("TALLY_SESSION_DAYS")) != NULL && *v != '\0') {
+		errno = 0;
+		days = strtol(v, &end, 10);
+		if (errno == 0 && *end == '\0' && days > 0 && days <= 3650)
+			c->session_secs = days * 86400;
+	}
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* fault.h -- fault points that tests aim at (TALLY_FAULT).
+ *
+ * A fault point is a named place in the code where a crash or a stall
+ * matters to tally's promise: between a commit and what must follow it.
+ * Production never sets TALLY_FAULT, and a point then costs one pointer
+ * test.  Tests set
+ *     TALLY_FAULT="NAME:ACTION[:TIMES],..."
+ * ACTION is "kill" (SIGKILL to the process itself, as kill -9 would),
+ * "stop" (SIGSTOP: the test decides when it goes on, or kills it) or
+ * "sleep=MS".  TIMES (default 1) bounds how often the point fires in the
+ * whole run, across every process and restart: each firing appends one
+ * byte to $RUN_DIR/faults/NAME before acting, so a test reads that
+ * file's size to know how many times it fired, and a supervised process
+ * that restarts makes progress once TIMES is used up.
+ *
+ * The points:
+ *   flush-ack      a flush batch is committed to SQLite, not yet acked
+ *                  in Redis (taken.c)
+ *   action-delta   an action (like, follow, comment...) is committed, its
+ *                  counter deltas not yet sent to Redis (outbox.c)
+ *   reconcile-fix  reconciliation read a key's Redis state and its truth,
+ *                  and has not yet applied the correction (reconcile.c)
+ */
+#ifndef TALLY_FAULT_H
+#define TALLY_FAULT_H
+
+#include "base/cfg.h"
+
+/* Reads TALLY_FAULT (once per process, at app_open). */
+void	fault_init(const struct cfg *);
+/* Fires the fault named name if TALLY_FAULT aims at it and it has
+ * fired fewer than TIMES times; returns when the action is a stall. */
+void	fault_point(const char *name);
+
+#endif

@@ -1,0 +1,80 @@
+/* metrics.c -- shared request counters; see metrics.h. */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/metrics.h"
+
+const char *const metrics_handlers[METRICS_HANDLERS] = {
+	"web", "social", "notify", "admin", "", "", "", "",
+};
+const double metrics_bounds_ms[METRICS_BUCKETS - 1] = {
+	1, 5, 10, 25, 50, 100, 250, 1000,
+};
+
+struct metrics *
+metrics_open(const struct cfg *c)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (cfg_path(c, "metrics.bin", path, sizeof(path)) == -1)
+		return NULL;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		log_warn("metrics %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 ||
+	    (st.st_size != (off_t)sizeof(struct metrics) &&
+	    (ftruncate(fd, 0) == -1 ||
+	    ftruncate(fd, (off_t)sizeof(struct metrics)) == -1))) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, sizeof(struct metrics), PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int
+metrics_handler(const char *name)
+{
+	int i;
+
+	for (i = 0; i < METRICS_HANDLERS; i++)
+		if (*metrics_handlers[i] && strcmp(metrics_handlers[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void
+metrics_observe(struct metrics *m, int h, int status, long long us,
+    const struct metrics_cost *c)
+{
+	struct metrics_slot *s;
+	int b, cls = status / 100;
+
+	if (m == NULL || h < 0 || h >= METRICS_HANDLERS)
+		return;
+	s = &m->slot[h];
+	if (cls < 1 || cls > 5)
+		cls = 0;
+	for (b = 0; b < METRICS_BUCKETS - 1; b++)
+		if ((double)us / 1000.0 <= metrics_bounds_ms[b])
+			break;
+	__atomic_fetch_add(&s->by_class[cls], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->bucket[b], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sum_us, (uint64_t)(us > 0 ? us : 0),
+	    __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sqlite_stmts, c->stmts, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->redis_cmds, c->cmds, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,48 @@
+/* metrics.h -- request metrics shared by every process of the site.
+ *
+ * A file-backed mmap ($RUN_DIR/metrics.bin) of atomic counters: per
+ * handler, requests by status class, a latency histogram, and the SQLite
+ * statements, Redis commands and Redis round trips the requests made.  Each
+ * pre-forked child adds to it with relaxed atomics (no lock, no syscall
+ * per request); /metrics reads it.  The file is recreated when its size
+ * does not match this build's layout.
+ */
+#ifndef TALLY_METRICS_H
+#define TALLY_METRICS_H
+
+#include <stdint.h>
+
+#include "base/cfg.h"
+
+#define METRICS_HANDLERS	8
+#define METRICS_BUCKETS		9	/* le 1 5 10 25 50 100 250 1000 +Inf ms */
+
+extern const char *const metrics_handlers[METRICS_HANDLERS];
+extern const double metrics_bounds_ms[METRICS_BUCKETS - 1];
+
+struct metrics_slot {
+	uint64_t	by_class[6];	/* 0: other, 1xx..5xx */
+	uint64_t	bucket[METRICS_BUCKETS];
+	uint64_t	sum_us;
+	uint64_t	sqlite_stmts;	/* statements SQLite ran */
+	uint64_t	redis_cmds;	/* commands sent to Redis */
+	uint64_t	redis_trips;	/* Redis round trips */
+};
+
+/* What one request cost, beside its time. */
+struct metrics_cost {
+	unsigned long long	stmts, cmds, trips;
+};
+
+struct metrics {
+	struct metrics_slot	slot[METRICS_HANDLERS];
+};
+
+/* Maps the shared file; NULL (metrics off) on failure, logged. */
+struct metrics	*metrics_open(const struct cfg *);
+/* Index of a handler name, or -1. */
+int		 metrics_handler(const char *name);
+void		 metrics_observe(struct metrics *, int handler, int status,
+		    long long us, const struct metrics_cost *);
+
+#endif

@@ -1,0 +1,190 @@
+/* prefork.c -- the pre-fork master; see prefork.h.
+ * The master handles no requests and opens no database: it only forks,
+ * waits and re-forks, so nothing it holds can be corrupted by a child. */
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/prefork.h"
+
+#define PREFORK_MAX	64
+
+int
+prefork_listen(const char *path, int mode)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_err("socket path too long: %s", path);
+		return -1;
+	}
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_err("%s exists and is not a socket", path);
+			return -1;
+		}
+		unlink(path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		log_err("socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    chmod(path, (mode_t)mode) == -1 || listen(fd, 128) == -1) {
+		log_err("listen %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void
+prefork_child_signals(void)
+{
+	sigset_t none;
+
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static pid_t
+spawn(int fd, int (*child)(int, void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == -1) {
+		log_err("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		prefork_child_signals();
+		if (getppid() == 1)
+			_exit(1);
+		_exit(child(fd, arg) == 0 ? 0 : 1);
+	}
+	return pid;
+}
+
+static void
+stop_all(pid_t *pids, int n)
+{
+	struct timespec t0, now;
+	int i, left, status;
+	pid_t p;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			if (pids[i] <= 0)
+				continue;
+			p = waitpid(pids[i], &status, WNOHANG);
+			if (p == pids[i] || (p == -1 && errno == ECHILD))
+				pids[i] = 0;
+			else
+				left++;
+		}
+		if (left == 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= 5) {
+			for (i = 0; i < n; i++)
+				if (pids[i] > 0)
+					kill(pids[i], SIGKILL);
+		}
+		usleep(20 * 1000);
+	}
+}
+
+int
+prefork_run(int fd, const char *path, int nproc,
+    int (*child)(int fd, void *arg), void *arg)
+{
+	pid_t pids[PREFORK_MAX];
+	time_t born[PREFORK_MAX];
+	struct stat own, cur;
+	ino_t listen_ino = 0;
+	struct timespec tick = { 1, 0 };
+	sigset_t set;
+	siginfo_t si;
+	int i, sig, status;
+	pid_t p;
+
+	if (path != NULL && lstat(path, &cur) == 0)
+		listen_ino = cur.st_ino;
+	if (nproc < 1)
+		nproc = 1;
+	if (nproc > PREFORK_MAX)
+		nproc = PREFORK_MAX;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < nproc; i++) {
+		pids[i] = spawn(fd, child, arg);
+		born[i] = time(NULL);
+	}
+	for (;;) {
+		sig = sigtimedwait(&set, &si, &tick);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+			break;
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+			for (i = 0; i < nproc; i++)
+				if (pids[i] == p)
+					pids[i] = 0;
+			if (WIFSIGNALED(status))
+				log_warn("child %ld killed by signal %d",
+				    (long)p, WTERMSIG(status));
+			else
+				log_warn("child %ld exited with %d", (long)p,
+				    WEXITSTATUS(status));
+		}
+		for (i = 0; i < nproc; i++) {
+			if (pids[i] > 0)
+				continue;
+			/* A child that died young waits a second. */
+			if (time(NULL) - born[i] < 1 && pids[i] == 0) {
+				pids[i] = -1;
+				continue;
+			}
+			pids[i] = spawn(fd, child, arg);
+			born[i] = time(NULL);
+		}
+	}
+	log_info("stopping %d children", nproc);
+	stop_all(pids, nproc);
+	/* Remove the socket only if it is still ours: a newer master may
+	 * have replaced it at the same path. */
+	if (path != NULL && fstat(fd, &own) == 0 && lstat(path, &cur) == 0 &&
+	    listen_ino != 0 && cur.st_ino == listen_ino)
+		unlink(path);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,205 @@
+/* valid.c -- field validators; see valid.h for the rules. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/valid.h"
+
+int
+valid_utf8(const char *s, size_t len, size_t *nchars)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + len;
+	unsigned int cp;
+	size_t n = 0;
+	int need, i;
+
+	while (p < e) {
+		if (*p < 0x80) {
+			p++;
+			n++;
+			continue;
+		}
+		if ((*p & 0xE0) == 0xC0) {
+			need = 1;
+			cp = *p & 0x1F;
+		} else if ((*p & 0xF0) == 0xE0) {
+			need = 2;
+			cp = *p & 0x0F;
+		} else if ((*p & 0xF8) == 0xF0) {
+			need = 3;
+			cp = *p & 0x07;
+		} else
+			return -1;
+		if (e - p <= need)
+			return -1;
+		for (i = 1; i <= need; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return -1;
+			cp = cp << 6 | (p[i] & 0x3F);
+		}
+		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
+		    (need == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			return -1;
+		p += need + 1;
+		n++;
+	}
+	if (nchars != NULL)
+		*nchars = n;
+	return 0;
+}
+
+int
+valid_int(const char *s, long long min, long long max, long long *out)
+{
+	long long v;
+	char *end;
+	size_t i;
+
+	if (s == NULL || *s == '\0' || strlen(s) > 19)
+		return -1;
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* s[0..len) as a strict decimal in [min, max].  s need not be
+ * NUL-terminated at len: it is copied first, so nothing past len is read
+ * and an embedded NUL is rejected. */
+static int
+int_ok(const char *s, size_t len, long long min, long long max)
+{
+	char tmp[24];
+	long long v;
+
+	if (len == 0 || len >= sizeof(tmp) || memchr(s, '\0', len) != NULL)
+		return 0;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return valid_int(tmp, min, max, &v) == 0;
+}
+
+/* Control characters: C0, DEL and C1 (U+0080..U+009F, encoded C2 80..9F). */
+static int
+has_control(const char *s, size_t len, int allow_ws)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] < 0x20 || p[i] == 0x7F) {
+			if (allow_ws && (p[i] == '\n' || p[i] == '\r' ||
+			    p[i] == '\t'))
+				continue;
+			return 1;
+		}
+		if (p[i] == 0xC2 && i + 1 < len && p[i + 1] >= 0x80 &&
+		    p[i + 1] <= 0x9F)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+text_ok(const char *s, size_t len, size_t lo, size_t hi, int allow_ws)
+{
+	size_t n, i;
+
+	if (valid_utf8(s, len, &n) == -1 || n < lo || n > hi ||
+	    has_control(s, len, allow_ws))
+		return 0;
+	for (i = 0; i < len; i++)	/* not blank */
+		if (s[i] != ' ' && s[i] != '\n' && s[i] != '\r' && s[i] != '\t')
+			return 1;
+	return lo == 0;
+}
+
+/* [a-z0-9 + extra], folded to lower case into a fresh string. */
+static int
+slug_ok(const char *s, size_t len, size_t lo, size_t hi, char extra,
+    char **norm)
+{
+	char *d;
+	size_t i;
+
+	if (len < lo || len > hi)
+		return 0;
+	d = xmalloc(len + 1);
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == extra)) {
+			free(d);
+			return 0;
+		}
+		d[i] = c;
+	}
+	d[len] = '\0';
+	*norm = d;
+	return 1;
+}
+
+int
+valid_check(enum valid kind, const char *s, size_t len, char **norm)
+{
+	char *n = NULL;
+	int ok = 0;
+
+	if (s == NULL)
+		return -1;
+	switch (kind) {
+	case VALID_LOGIN:
+		ok = slug_ok(s, len, 3, 32, '_', &n);
+		break;
+	case VALID_NAME:
+		ok = text_ok(s, len, 1, 64, 0);
+		break;
+	case VALID_PASSWORD:
+		ok = len >= 8 && len <= 128 && valid_utf8(s, len, NULL) == 0 &&
+		    !has_control(s, len, 0);
+		break;
+	case VALID_BODY:
+		ok = text_ok(s, len, 1, 2000, 1);
+		break;
+	case VALID_TOPIC:
+		if (len == 0) {
+			n = xstrdup("general");
+			ok = 1;
+		} else
+			ok = slug_ok(s, len, 1, 32, '-', &n);
+		break;
+	case VALID_TITLE:
+		ok = text_ok(s, len, 1, 120, 0);
+		break;
+	case VALID_BOOL:
+		ok = len == 1 && (s[0] == '0' || s[0] == '1');
+		break;
+	case VALID_PAGE:
+		ok = int_ok(s, len, 1, 100000);
+		break;
+	case VALID_ID:
+		ok = int_ok(s, len, 1, 9007199254740992LL);
+		break;
+	case VALID__MAX:
+		break;
+	}
+	if (!ok) {
+		free(n);
+		return -1;
+	}
+	if (norm != NULL)
+		*norm = n != NULL ? n : xstrndup(s, len);
+	else
+		free(n);
+	return 0;
+}

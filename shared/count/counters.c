@@ -1,0 +1,168 @@
+/* counters.c -- the counter catalog and the universal formula. */
+#include <stdio.h>
+#include <string.h>
+
+#include "count/counters.h"
+
+#define VISIBLE "status = 1 AND is_deleted = 0"
+
+const struct family_info families[FAM__MAX] = {
+	{ "user_posts", OBJ_USER, "posts",		/* FAM_USER_POSTS */
+	  "SELECT user_id, COUNT(*) FROM posts WHERE " VISIBLE
+	  " GROUP BY user_id",
+	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND " VISIBLE },
+	{ "user_followers", OBJ_USER, "followers",	/* FAM_USER_FOLLOWERS */
+	  "SELECT followee_id, COUNT(*) FROM follows GROUP BY followee_id",
+	  "SELECT COUNT(*) FROM follows WHERE followee_id = ?1" },
+	{ "user_following", OBJ_USER, "following",	/* FAM_USER_FOLLOWING */
+	  "SELECT follower_id, COUNT(*) FROM follows GROUP BY follower_id",
+	  "SELECT COUNT(*) FROM follows WHERE follower_id = ?1" },
+	{ "user_likes", OBJ_USER, "likes",		/* FAM_USER_LIKES */
+	  "SELECT p.user_id, COUNT(*) FROM likes l JOIN posts p ON "
+	  "p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
+	  "GROUP BY p.user_id",
+	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	  "WHERE p.user_id = ?1 AND p.status = 1 AND p.is_deleted = 0" },
+	{ "post_likes", OBJ_POST, "likes",		/* FAM_POST_LIKES */
+	  "SELECT post_id, COUNT(*) FROM likes GROUP BY post_id",
+	  "SELECT COUNT(*) FROM likes WHERE post_id = ?1" },
+	{ "post_comments", OBJ_POST, "comments",	/* FAM_POST_COMMENTS */
+	  "SELECT post_id, COUNT(*) FROM comments WHERE is_deleted = 0 "
+	  "GROUP BY post_id",
+	  "SELECT COUNT(*) FROM comments WHERE post_id = ?1 AND is_deleted = 0" },
+	{ "post_reposts", OBJ_POST, "reposts",		/* FAM_POST_REPOSTS */
+	  "SELECT post_id, COUNT(*) FROM reposts GROUP BY post_id",
+	  "SELECT COUNT(*) FROM reposts WHERE post_id = ?1" },
+	{ "post_views", OBJ_POST, "views", NULL, NULL }, /* FAM_POST_VIEWS */
+	{ "topic_posts", OBJ_TOPIC, "posts",		/* FAM_TOPIC_POSTS */
+	  "SELECT topic_id, COUNT(*) FROM posts WHERE " VISIBLE
+	  " GROUP BY topic_id",
+	  "SELECT COUNT(*) FROM posts WHERE topic_id = ?1 AND " VISIBLE },
+	{ "user_topic_posts", OBJ_USER_TOPIC, "posts",	/* FAM_UT_POSTS */
+	  "SELECT user_id, topic_id, COUNT(*) FROM posts WHERE " VISIBLE
+	  " GROUP BY user_id, topic_id",
+	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND topic_id = ?2 "
+	  "AND " VISIBLE },
+	{ "user_topic_rating", OBJ_USER_TOPIC, "rating", /* FAM_UT_RATING */
+	  "SELECT p.user_id, p.topic_id, COUNT(*) FROM likes l JOIN posts p "
+	  "ON p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
+	  "GROUP BY p.user_id, p.topic_id",
+	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	  "WHERE p.user_id = ?1 AND p.topic_id = ?2 AND p.status = 1 AND "
+	  "p.is_deleted = 0" },
+	{ "user_unread", OBJ_USER, "unread",		/* FAM_USER_UNREAD */
+	  "SELECT user_id, COUNT(*) FROM notifications WHERE is_read = 0 "
+	  "GROUP BY user_id",
+	  "SELECT COUNT(*) FROM notifications WHERE user_id = ?1 AND "
+	  "is_read = 0" },
+};
+
+/* The rules: which family counts which kind of row, keyed and valued how. */
+struct rule {
+	enum family	  fam;
+	enum row_kind	  kind;
+	void		(*key)(const struct row *, long long *, long long *);
+	long long	(*value)(const struct row *);
+};
+
+static void key_user(const struct row *r, long long *a, long long *b)
+{ *a = r->user; *b = 0; }
+static void key_other(const struct row *r, long long *a, long long *b)
+{ *a = r->other; *b = 0; }
+static void key_id(const struct row *r, long long *a, long long *b)
+{ *a = r->id; *b = 0; }
+static void key_topic(const struct row *r, long long *a, long long *b)
+{ *a = r->topic; *b = 0; }
+static void key_user_topic(const struct row *r, long long *a, long long *b)
+{ *a = r->user; *b = r->topic; }
+static void key_other_topic(const struct row *r, long long *a, long long *b)
+{ *a = r->other; *b = r->topic; }
+
+static long long val_one(const struct row *r) { (void)r; return 1; }
+static long long val_visible(const struct row *r) { return r->visible ? 1 : 0; }
+static long long val_visible_likes(const struct row *r)
+{ return r->visible ? r->likes : 0; }
+
+static const struct rule rules[] = {
+	{ FAM_USER_POSTS, ROW_POST, key_user, val_visible },
+	{ FAM_TOPIC_POSTS, ROW_POST, key_topic, val_visible },
+	{ FAM_UT_POSTS, ROW_POST, key_user_topic, val_visible },
+	{ FAM_USER_LIKES, ROW_POST, key_user, val_visible_likes },
+	{ FAM_UT_RATING, ROW_POST, key_user_topic, val_visible_likes },
+	{ FAM_USER_FOLLOWERS, ROW_FOLLOW, key_other, val_one },
+	{ FAM_USER_FOLLOWING, ROW_FOLLOW, key_user, val_one },
+	{ FAM_POST_LIKES, ROW_LIKE, key_id, val_one },
+	{ FAM_USER_LIKES, ROW_LIKE, key_other, val_visible },
+	{ FAM_UT_RATING, ROW_LIKE, key_other_topic, val_visible },
+	{ FAM_POST_REPOSTS, ROW_REPOST, key_id, val_one },
+	{ FAM_POST_COMMENTS, ROW_COMMENT, key_id, val_visible },
+	{ FAM_USER_UNREAD, ROW_NOTE, key_user, val_visible },
+};
+
+static int
+add(struct delta *out, int n, enum family fam, long long k1, long long k2,
+    long long d)
+{
+	int i;
+
+	if (d == 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (out[i].fam == fam && out[i].k1 == k1 && out[i].k2 == k2) {
+			out[i].d += d;
+			return n;
+		}
+	if (n == DELTA_MAX)
+		return n;	/* cannot happen: 2 x 5 rules at most */
+	out[n].fam = fam;
+	out[n].k1 = k1;
+	out[n].k2 = k2;
+	out[n].d = d;
+	return n + 1;
+}
+
+int
+counter_deltas(const struct row *old, const struct row *new, struct delta *out)
+{
+	enum row_kind kind = old != NULL ? old->kind : new->kind;
+	long long k1, k2;
+	size_t i;
+	int n = 0, j, m = 0;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (rules[i].kind != kind)
+			continue;
+		if (old != NULL) {
+			rules[i].key(old, &k1, &k2);
+			n = add(out, n, rules[i].fam, k1, k2, -rules[i].value(old));
+		}
+		if (new != NULL) {
+			rules[i].key(new, &k1, &k2);
+			n = add(out, n, rules[i].fam, k1, k2, rules[i].value(new));
+		}
+	}
+	for (j = 0; j < n; j++)		/* drop what cancelled out */
+		if (out[j].d != 0)
+			out[m++] = out[j];
+	return m;
+}
+
+void
+counter_key(const struct delta *d, char *out, size_t sz)
+{
+	if (families[d->fam].obj == OBJ_USER_TOPIC)
+		snprintf(out, sz, "%lld:%lld", d->k1, d->k2);
+	else
+		snprintf(out, sz, "%lld", d->k1);
+}
+
+enum family
+family_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < FAM__MAX; i++)
+		if (strcmp(families[i].name, name) == 0)
+			return (enum family)i;
+	return FAM__MAX;
+}

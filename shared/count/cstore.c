@@ -1,0 +1,499 @@
+/* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
+#include <assert.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "count/cstore.h"
+#include "store/query.h"
+
+/* KEYS: pending, meta, outbox marks, live hashes...  ARGV: outbox row
+ * id ("0": none), then (live key index, field, pending field, delta) per
+ * counter.  A row applies once per bucket (marked; ids up to meta o are
+ * finished, outbox.h).  -> 1, or 0 when refused. */
+static struct rds_script apply_lua = { .src =
+	"#!lua\n"
+	"local id = tonumber(ARGV[1])\n"
+	"if id > 0 and (id <= tonumber(redis.call('HGET', KEYS[2], 'o') or '0')\n"
+	"    or redis.call('ZADD', KEYS[3], 'NX', id, ARGV[1]) == 0) then\n"
+	"  return 0 end\n"
+	"for i = 2, #ARGV, 4 do\n"
+	"  local h, d = KEYS[tonumber(ARGV[i])], ARGV[i+3]\n"
+	"  if redis.call('HEXISTS', h, ARGV[i+1]) == 1 then\n"
+	"    redis.call('HINCRBY', h, ARGV[i+1], d) end\n"
+	"  if redis.call('HINCRBY', KEYS[1], ARGV[i+2], d) == 0 then\n"
+	"    redis.call('HDEL', KEYS[1], ARGV[i+2]) end\n"
+	"end\n"
+	"return 1\n" };
+
+/* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
+ * version, base, add the inflight part (1/0).
+ * -> the live value, or nil when a take or ack touched the bucket. */
+static struct rds_script load_lua = { .src =
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
+	"  return false end\n"
+	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
+	"if live then return tonumber(live) end\n"
+	"local v = tonumber(ARGV[4]) +\n"
+	"  tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
+	"if ARGV[5] == '1' then\n"
+	"  v = v + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
+	"redis.call('HSET', KEYS[1], ARGV[1], v)\n"
+	"return v\n" };
+
+/* Object kinds: key prefix, in the order of enum obj. */
+static const char *const obj_tag[] = { "u", "p", "t", "ut" };
+
+int
+cstore_bucket(const struct delta *d)
+{
+	/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits
+	 * of id x 2654435761, so neighbouring ids land far apart. */
+	return (int)((uint32_t)((uint32_t)d->k1 * 2654435761u) >> 22);
+}
+
+void
+cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
+{
+	snprintf(out, sz, "{c%d}:%s", bucket, what);
+}
+
+/* The field name within the object: "likes", or "rating:7". */
+static int
+obj_field(const struct delta *d, char *out, size_t sz)
+{
+	const struct family_info *f = &families[d->fam];
+
+	if (f->obj == OBJ_USER_TOPIC)
+		return snprintf(out, sz, "%s:%lld", f->field, d->k2);
+	return snprintf(out, sz, "%s", f->field);
+}
+
+void
+cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
+    size_t fsz)
+{
+	snprintf(hash, hsz, "{c%d}:%s%lld", cstore_bucket(d),
+	    obj_tag[families[d->fam].obj], d->k1);
+	obj_field(d, field, fsz);
+}
+
+void
+cstore_pfield(const struct delta *d, char *out, size_t sz)
+{
+	int n = snprintf(out, sz, "%s%lld:", obj_tag[families[d->fam].obj],
+	    d->k1);
+
+	if (n > 0 && (size_t)n < sz)
+		obj_field(d, out + n, sz - (size_t)n);
+}
+
+void
+cstore_bucket_keys(int bucket, struct cstore_keys *k)
+{
+	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
+	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
+	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
+}
+
+void
+cstore_keys(const struct delta *d, struct cstore_keys *k)
+{
+	cstore_name(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
+	cstore_pfield(d, k->pfield, sizeof(k->pfield));
+	cstore_bucket_keys(cstore_bucket(d), k);
+}
+
+/* A canonical decimal at s[0..len) (no sign, no leading zero, no
+ * overflow): its length, or 0. */
+static size_t
+canonical_id(const char *s, size_t len, long long *out)
+{
+	size_t n = 0;
+	long long v = 0;
+	int dg;
+
+	while (n < len && s[n] >= '0' && s[n] <= '9') {
+		dg = s[n] - '0';
+		if (v > (LLONG_MAX - dg) / 10)
+			return 0;
+		v = v * 10 + dg;
+		n++;
+	}
+	if (n == 0 || (n > 1 && s[0] == '0'))
+		return 0;
+	*out = v;
+	return n;
+}
+
+int
+cstore_parse(const char *p, size_t len, struct delta *d)
+{
+	const char *colon, *end = p + len;
+	long long id, topic = 0;
+	size_t n, flen;
+	enum obj obj;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	if (len >= 2 && p[0] == 'u' && p[1] == 't') {
+		obj = OBJ_USER_TOPIC;
+		p += 2;
+	} else if (len >= 1 && (p[0] == 'u' || p[0] == 'p' || p[0] == 't')) {
+		obj = p[0] == 'u' ? OBJ_USER : p[0] == 'p' ? OBJ_POST : OBJ_TOPIC;
+		p++;
+	} else
+		return -1;
+	if ((n = canonical_id(p, (size_t)(end - p), &id)) == 0 ||
+	    p + n == end || p[n] != ':')
+		return -1;
+	p += n + 1;
+	flen = (size_t)(end - p);
+	if (obj == OBJ_USER_TOPIC) {
+		if ((colon = memchr(p, ':', flen)) == NULL ||
+		    (n = canonical_id(colon + 1, (size_t)(end - colon - 1),
+		    &topic)) == 0 || colon + 1 + n != end)
+			return -1;
+		flen = (size_t)(colon - p);
+	}
+	for (i = 0; i < FAM__MAX; i++)
+		if (families[i].obj == obj &&
+		    strlen(families[i].field) == flen &&
+		    memcmp(families[i].field, p, flen) == 0) {
+			d->fam = (enum family)i;
+			d->k1 = id;
+			d->k2 = topic;
+			return 0;
+		}
+	return -1;
+}
+
+int
+cstore_backlog(struct app *a, const struct delta *ds, int n)
+{
+	struct dbq *s;
+	char key[48];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+			return -1;
+		counter_key(&ds[i], key, sizeof(key));
+		dbq_bind_text(s, 1, families[ds[i].fam].name, -1);
+		dbq_bind_text_copy(s, 2, key, -1);
+		dbq_bind_i64(s, 3, ds[i].d);
+		if (dbq_step(s) != DBQ_DONE) {
+			log_err("counter backlog: %s", db_errmsg(&a->db));
+			db_done(s);
+			return -1;
+		}
+		db_done(s);
+	}
+	return 0;
+}
+
+/* Sends n deltas to Redis, as outbox row id (0: none); see apply_lua.
+ * 1 applied, 0 refused (applied before), -1 when Redis failed. */
+static int
+send(struct app *a, long long id, const struct delta *ds, int n)
+{
+	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
+	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
+	char idx[2 * DELTA_MAX][8];
+	char pend[2 * DELTA_MAX][32], metas[2 * DELTA_MAX][32];
+	char marks[2 * DELTA_MAX][32], ids[24];
+	const char *keys[3 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
+	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
+	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
+	rds_reply *rep;
+
+	assert(n >= 0 && n <= 2 * DELTA_MAX);
+	snprintf(ids, sizeof(ids), "%lld", id);
+	for (i = 0; i < n; i++) {
+		bucket[i] = cstore_bucket(&ds[i]);
+		cstore_name(&ds[i], hashes[i], sizeof(hashes[i]), fields[i],
+		    sizeof(fields[i]));
+		cstore_pfield(&ds[i], pfields[i], sizeof(pfields[i]));
+		snprintf(nums[i], sizeof(nums[i]), "%lld", ds[i].d);
+	}
+	/* One script per bucket: its pending hash, then each live hash once. */
+	for (i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		cstore_bucket_key(bucket[i], "pending", pend[nb], sizeof(pend[nb]));
+		cstore_bucket_key(bucket[i], "meta", metas[nb], sizeof(metas[nb]));
+		cstore_bucket_key(bucket[i], "outbox", marks[nb], sizeof(marks[nb]));
+		keys[0] = pend[nb];
+		keys[1] = metas[nb];
+		keys[2] = marks[nb];
+		nkeys = 3;
+		args[0] = ids;
+		nargs = 1;
+		for (j = i; j < n; j++) {
+			if (done[j] || bucket[j] != bucket[i])
+				continue;
+			for (k = 3; k < nkeys; k++)
+				if (strcmp(keys[k], hashes[j]) == 0)
+					break;
+			if (k == nkeys)
+				keys[nkeys++] = hashes[j];
+			snprintf(idx[j], sizeof(idx[j]), "%d", k + 1);
+			args[nargs++] = idx[j];
+			args[nargs++] = fields[j];
+			args[nargs++] = pfields[j];
+			args[nargs++] = nums[j];
+			done[j] = 1;
+		}
+		nb++;
+		if (rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs,
+		    args) == -1) {
+			if (queued > 0)
+				rds_collect(&a->rds, queued);
+			return -1;
+		}
+		queued++;
+	}
+	/* Every reply is read, even after a bad one. */
+	for (i = 0, k = 0; i < queued; i++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
+		if (rep->type != RDS_INTEGER)
+			k = 1;
+		else
+			applied += rep->integer == 1;
+		rds_free(rep);
+	}
+	return k ? -1 : applied > 0;
+}
+
+int
+cstore_apply(struct app *a, const struct delta *ds, int n)
+{
+	if (send(a, 0, ds, n) != -1)
+		return 0;
+	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
+	    "take them");
+	cstore_backlog(a, ds, n);
+	return -1;
+}
+
+int
+cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
+{
+	return send(a, id, ds, n);
+}
+
+/* What the backlog holds for a counter (Redis was down). */
+static long long
+backlog_of(struct db *db, const struct delta *d, int *err)
+{
+	struct dbq *s = db_stmt(db, STMT_BACKLOG_GET);
+	char key[48];
+	long long v = 0;
+	int rc;
+
+	if (s == NULL) {
+		*err = 1;
+		return 0;
+	}
+	counter_key(d, key, sizeof(key));
+	dbq_bind_text(s, 1, families[d->fam].name, -1);
+	dbq_bind_text_copy(s, 2, key, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		v = dbq_i64(s, 0);
+	else if (rc != DBQ_DONE)
+		*err = 1;
+	db_done(s);
+	return v;
+}
+
+long long
+cstore_durable(struct db *db, enum family fam, long long k1, long long k2,
+    int *err)
+{
+	struct delta d = { fam, k1, k2, 0 };
+	struct dbq *s = db_stmt(db, STMT_COUNTER_GET);
+	char key[48];
+	long long v = 0;
+	int rc;
+
+	if (s == NULL) {
+		*err = 1;
+		return 0;
+	}
+	counter_key(&d, key, sizeof(key));
+	dbq_bind_text(s, 1, families[fam].name, -1);
+	dbq_bind_text_copy(s, 2, key, -1);
+	rc = dbq_step(s);
+	if (rc == DBQ_ROW)
+		v = dbq_i64(s, 0);
+	else if (rc != DBQ_DONE)
+		*err = 1;
+	db_done(s);
+	return v;
+}
+
+/* In one SQLite read snapshot: the durable value plus what waits in the
+ * backlog (base), and whether flush batch `batch` ("": none) is applied.
+ * 0, or -1 on a SQLite error. */
+static int
+snapshot(struct db *db, const struct delta *d, const char *batch,
+    long long *base, int *applied)
+{
+	int err = 0, own = !db_in_txn(db);
+
+	/* One read transaction: a batch that commits between the reads
+	 * would otherwise be counted twice or not at all. */
+	if (own && db_exec(db, "BEGIN") == -1)
+		return -1;
+	*base = cstore_durable(db, d->fam, d->k1, d->k2, &err);
+	*base += backlog_of(db, d, &err);
+	*applied = 0;
+	if (!err && batch != NULL && batch[0] != '\0' &&
+	    (*applied = db_batch_applied(db, batch)) == -1)
+		err = 1;
+	if (own && db_exec(db, err ? "ROLLBACK" : "COMMIT") == -1)
+		err = 1;
+	return err ? -1 : 0;
+}
+
+/* Loads one missing live value; -2 when Redis or SQLite failed. */
+static long long
+load_one(struct app *a, struct delta *d)
+{
+	struct cstore_keys k;
+	char ver[24], base_s[24], batch[24];
+	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
+	const char *args[5];
+	rds_reply *info, *rep;
+	long long base, v;
+	int tries, applied;
+
+	cstore_keys(d, &k);
+	for (tries = 0; tries < 5; tries++) {
+		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
+		    NULL)
+			return -2;
+		if (info->type != RDS_ARRAY || info->elements != 2) {
+			rds_free(info);
+			return -2;
+		}
+		snprintf(ver, sizeof(ver), "%s",
+		    info->element[0]->type == RDS_STRING ?
+		    info->element[0]->str : "0");
+		snprintf(batch, sizeof(batch), "%s",
+		    info->element[1]->type == RDS_STRING ?
+		    info->element[1]->str : "");
+		rds_free(info);
+		if (snapshot(&a->db, d, batch, &base, &applied) == -1)
+			return -2;
+		snprintf(base_s, sizeof(base_s), "%lld", base);
+		args[0] = k.field;
+		args[1] = k.pfield;
+		args[2] = ver;
+		args[3] = base_s;
+		args[4] = batch[0] != '\0' && !applied ? "1" : "0";
+		if ((rep = rds_eval(&a->rds, &load_lua, 4, keys, 5, args)) ==
+		    NULL)
+			return -2;
+		if (rep->type == RDS_INTEGER) {
+			v = rep->integer;
+			rds_free(rep);
+			return v;
+		}
+		rds_free(rep);	/* a flush touched it: again */
+	}
+	return -2;
+}
+
+int
+cstore_get(struct app *a, struct delta *ds, int n)
+{
+	char (*hash)[48] = xcalloc((size_t)n + 1, sizeof(*hash));
+	char (*field)[48] = xcalloc((size_t)n + 1, sizeof(*field));
+	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
+	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
+	rds_reply *rep;
+	struct rds *rd = app_reader(a);
+	int i, j, k, argc, queued = 0, down = 0, err = 0;
+	long long val;
+
+	for (i = 0; i < n; i++) {
+		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
+		    sizeof(field[i]));
+		ds[i].d = -1;		/* -1: not known yet */
+	}
+	/* One HMGET per live hash (a post's four counters are one command,
+	 * not four): grp[i] is the first counter of i's hash.  An object's
+	 * counters usually come together: the previous one's hash first. */
+	for (i = 0; i < n; i++) {
+		if (i > 0 && strcmp(hash[grp[i - 1]], hash[i]) == 0) {
+			grp[i] = grp[i - 1];
+			continue;
+		}
+		for (grp[i] = i, j = 0; j < i; j++)
+			if (grp[j] == j && strcmp(hash[j], hash[i]) == 0) {
+				grp[i] = j;
+				break;
+			}
+	}
+	for (i = 0; i < n && !down; i++) {
+		if (grp[i] != i)
+			continue;
+		argv[0] = "HMGET";
+		argv[1] = hash[i];
+		for (argc = 2, j = i; j < n; j++)
+			if (grp[j] == i)
+				argv[argc++] = field[j];
+		if (rds_append_strs(rd, argc, argv) == -1)
+			down = 1;
+		else
+			queued++;
+	}
+	for (i = 0, k = 0; i < n && k < queued; i++) {
+		if (grp[i] != i)
+			continue;
+		k++;
+		if (rds_get_reply(rd, &rep) == -1) {
+			down = 1;
+			break;
+		}
+		for (argc = 0, j = i; j < n; j++) {
+			if (grp[j] != i)
+				continue;
+			if (rep->type == RDS_ARRAY &&
+			    (size_t)argc < rep->elements &&
+			    rep->element[argc]->type == RDS_STRING)
+				ds[j].d = strtoll(rep->element[argc]->str, NULL,
+				    10);
+			argc++;
+		}
+		rds_free(rep);
+	}
+	for (i = 0; i < n; i++) {
+		if (ds[i].d >= 0)
+			continue;
+		if (!down && rd == &a->rds) {	/* loading writes: master only */
+			val = load_one(a, &ds[i]);
+			if (val != -2) {
+				ds[i].d = val;
+				continue;
+			}
+			down = 1;
+		}
+		ds[i].d = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2,
+		    &err) + backlog_of(&a->db, &ds[i], &err);
+	}
+	for (i = 0; i < n; i++)
+		if (ds[i].d < 0)	/* never show a negative count */
+			ds[i].d = 0;
+	free(hash);
+	free(field);
+	free(argv);
+	free(grp);
+	return err ? -1 : 0;
+}

@@ -1,0 +1,84 @@
+/* cstore.h -- live counter values in Redis, with their pending deltas.
+ *
+ * Counters live in CSTORE_BUCKETS buckets (an object's bucket: a
+ * multiplicative hash of its id, cstore_bucket()); every key of bucket B
+ * carries the hash tag
+ * {c<B>}, so each script below touches one Redis Cluster slot:
+ *   {c<B>}:u<ID>      user:  posts followers following likes unread
+ *   {c<B>}:ut<ID>     user per topic:  posts:<TID> rating:<TID>
+ *   {c<B>}:p<ID>      post:  likes comments reposts views
+ *   {c<B>}:t<ID>      topic: posts
+ *   {c<B>}:pending    the bucket's deltas not yet in SQLite, one field
+ *                     per counter: "<object>:<field>" ("p7:likes")
+ *   {c<B>}:inflight   the pending hash a flush batch took (renamed)
+ *   {c<B>}:meta       b: the batch holding inflight; v: a version that
+ *                     every take and ack bumps; f: the fence of dead
+ *                     batches (flush.h); o: the outbox rows a drain
+ *                     finished (outbox.h)
+ *   {c<B>}:outbox     the outbox rows applied to this bucket and not yet
+ *                     drained (a sorted set of row ids)
+ * A change is one script per bucket: live += d where loaded, pending += d
+ * (a field back at 0 is dropped).  The flusher sweeps every bucket, so
+ * nothing else marks a bucket dirty.
+ *
+ * A live value that is missing is loaded as  counters row + pending +
+ * the inflight part when SQLite has not applied its batch yet (read in
+ * one SQLite snapshot), by a script that refuses (and the reader retries)
+ * when a take or ack touched the bucket meanwhile.
+ */
+#ifndef TALLY_CSTORE_H
+#define TALLY_CSTORE_H
+
+#include "count/counters.h"
+#include "store/app.h"
+
+#define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
+
+/* The bucket of a counter. */
+int	cstore_bucket(const struct delta *);
+/* A bucket's own keys: what is "pending", "inflight" or "meta". */
+void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
+/* The live hash key and field of a counter. */
+void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
+	    size_t fsz);
+/* The counter's field in its bucket's pending hash. */
+void	cstore_pfield(const struct delta *, char *out, size_t sz);
+/* Every Redis name of one counter: its live hash and field, its field
+ * in the pending and inflight hashes, and its bucket's three keys. */
+struct cstore_keys {
+	char	live[48], field[48], pfield[64];
+	char	pending[32], inflight[32], meta[32];
+};
+void	cstore_keys(const struct delta *, struct cstore_keys *);
+/* A bucket's own three keys (pending, inflight, meta) into k. */
+void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
+
+/* The counter of a pending field (exactly what cstore_pfield writes, of
+ * len bytes; d->d is 0); 0, or -1 when not a counter. */
+int	cstore_parse(const char *pfield, size_t len, struct delta *);
+
+/* Applies up to 2 x DELTA_MAX deltas that have no outbox row (views) to
+ * Redis.  0, or -1 when Redis failed: the deltas then wait in SQLite's
+ * backlog (cstore_backlog). */
+int	cstore_apply(struct app *, const struct delta *, int n);
+/* Applies the deltas of outbox row id (outbox.h), at most once per
+ * bucket however often it is called: 1 applied now (in at least one
+ * bucket), 0 applied before, -1 when Redis failed (nothing known). */
+int	cstore_apply_once(struct app *, long long id, const struct delta *,
+	    int n);
+/* Adds deltas Redis did not take to SQLite's counter_backlog (in the
+ * caller's transaction, if one is open): shown on top of the durable
+ * values meanwhile and settled exactly (recounted) by the worker when
+ * Redis answers again.  0 or -1. */
+int	cstore_backlog(struct app *, const struct delta *, int n);
+
+/* Reads n counters: each d field is replaced by the value.  Loads the
+ * missing ones.  With Redis down, values come from the counters table
+ * (without the unflushed part).  0, or -1 on a SQLite error. */
+int	cstore_get(struct app *, struct delta *, int n);
+
+/* The SQLite counters value (0 when absent), or -1 on error via *err. */
+long long cstore_durable(struct db *, enum family, long long k1,
+	    long long k2, int *err);
+
+#endif

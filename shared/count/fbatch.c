@@ -1,0 +1,81 @@
+/* fbatch.c -- a flush batch's ids and Redis scripts; see fbatch.h. */
+#include <stdio.h>
+
+#include "count/fbatch.h"
+#include "store/query.h"
+
+#define KEY_SEQ		"{flush}:seq"
+
+/* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
+ * that lost its data restarts the sequence: never reuse an applied id. */
+struct rds_script fbatch_seq_lua = { .src =
+	"local cur = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
+	"return redis.call('INCR', KEYS[1])\n" };
+
+/* KEYS: pending, inflight, meta.  ARGV: batch.  -> 1 taken, 0 nothing
+ * pending, -1 an unfinished batch still holds the inflight part, -2 the
+ * batch was declared dead (fenced: see recover_batches()). */
+struct rds_script fbatch_take_lua = { .src =
+	"local f = redis.call('HGET', KEYS[3], 'f')\n"
+	"if f and tonumber(f) >= tonumber(ARGV[1]) then return -2 end\n"
+	"if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end\n"
+	"if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
+	"redis.call('RENAME', KEYS[1], KEYS[2])\n"
+	"redis.call('HSET', KEYS[3], 'b', ARGV[1])\n"
+	"redis.call('HINCRBY', KEYS[3], 'v', 1)\n"
+	"return 1\n" };
+
+/* KEYS: inflight, meta.  ARGV: batch.  -> the inflight hash while the
+ * batch holds it, else nil. */
+struct rds_script fbatch_held_lua = { .src =
+	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return false end\n"
+	"return redis.call('HGETALL', KEYS[1])\n" };
+
+/* KEYS: meta.  ARGV: batch.  No batch up to this one takes the bucket
+ * any more. */
+struct rds_script fbatch_fence_lua = { .src =
+	"local f = redis.call('HGET', KEYS[1], 'f')\n"
+	"if not f or tonumber(f) < tonumber(ARGV[1]) then\n"
+	"  redis.call('HSET', KEYS[1], 'f', ARGV[1])\n"
+	"end\n"
+	"return 1\n" };
+
+/* The lock key that tells recovery batch b has a live flusher. */
+void
+fbatch_lock_key(long long b, char *out, size_t sz)
+{
+	snprintf(out, sz, "{flush}:lock:%lld", b);
+}
+
+long long
+fbatch_applied_max(struct app *a)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_FLUSH_MAX);
+	long long m = 0;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		m = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ROW || rc == DBQ_DONE ? m : -1;
+}
+
+long long
+fbatch_next_id(struct app *a, long long applied)
+{
+	const char *keys[1] = { KEY_SEQ }, *args[1];
+	char maxid[24];
+	rds_reply *rep;
+	long long b;
+
+	snprintf(maxid, sizeof(maxid), "%lld", applied);
+	args[0] = maxid;
+	if ((rep = rds_eval(&a->rds, &fbatch_seq_lua, 1, keys, 1, args)) == NULL)
+		return -1;
+	b = rep->type == RDS_INTEGER ? rep->integer : -1;
+	rds_free(rep);
+	return b;
+}

@@ -1,0 +1,338 @@
+/* flush.c -- the coalescing flusher; see flush.h. */
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/valid.h"
+#include "count/counters.h"
+#include "count/cstore.h"
+#include "count/fbatch.h"
+#include "count/flush.h"
+#include "count/outbox.h"
+#include "count/recover.h"
+#include "count/taken.h"
+#include "store/query.h"
+
+#define LOCK_MS		"5000"
+
+/* Queues one round: the lock's refresh, then per bucket the take and
+ * an HGETALL of what it took.  How many buckets, or -1. */
+static int
+send_round(struct app *a, const char *batch, const char *lkey, int from)
+{
+	struct cstore_keys k;
+	const char *keys[3] = { k.pending, k.inflight, k.meta };
+	const char *args[1] = { batch };
+	const char *cmd[3];
+	int b, to = from + FLUSH_PIPE < CSTORE_BUCKETS ? from + FLUSH_PIPE :
+	    CSTORE_BUCKETS;
+
+	cmd[0] = "PEXPIRE";
+	cmd[1] = lkey;
+	cmd[2] = LOCK_MS;
+	if (rds_append_strs(&a->rds, 3, cmd) == -1)
+		return -1;
+	for (b = from; b < to; b++) {
+		cstore_bucket_keys(b, &k);
+		cmd[0] = "HGETALL";
+		cmd[1] = k.inflight;
+		if (rds_append_eval(&a->rds, &fbatch_take_lua, 3, keys, 1, args) == -1 ||
+		    rds_append_strs(&a->rds, 2, cmd) == -1)
+			return -1;
+	}
+	return to - from;
+}
+
+/* Reads one round of n buckets from `from` into t.  0, or -1 when
+ * Redis failed. */
+static int
+read_round(struct app *a, int from, int n, struct taken *t)
+{
+	rds_reply *take, *all;
+	int i;
+
+	if (rds_get_reply(&a->rds, &take) == -1)	/* PEXPIRE */
+		return -1;
+	rds_free(take);
+	for (i = 0; i < n; i++) {
+		if (rds_get_reply(&a->rds, &take) == -1)
+			return -1;
+		if (rds_get_reply(&a->rds, &all) == -1) {
+			rds_free(take);
+			return -1;
+		}
+		if (take->type == RDS_INTEGER && take->integer == 1)
+			taken_add(t, from + i, all);
+		else if (take->type == RDS_INTEGER &&
+		    take->integer == -2)
+			t->fenced = 1;
+		else if (take->type != RDS_INTEGER ||
+		    take->integer != 0) {	/* held, or an error: later */
+			t->skipped++;
+			if (take->type == RDS_ERROR)
+				log_warn("flush take {c%d}: %s", from + i,
+				    take->str);
+		}
+		rds_free(take);
+		rds_free(all);
+	}
+	return 0;
+}
+
+/* One batch of flush_all(): taken from Redis on the calling thread,
+ * applied to SQLite on a thread of its own while the next is taken. */
+struct batch {
+	struct app	*a;
+	long long	 b;
+	char		 id[24], lkey[48];
+	struct taken	 t;
+	pthread_t	 th;
+	int		 running;
+	int		 finished;	/* its thread is done (atomic) */
+	int		 rc;		/* of the SQLite part */
+};
+
+/* Whether prev's SQLite part (a thread) is over. */
+static int
+prev_done(const struct batch *prev)
+{
+	return prev != NULL && prev->running &&
+	    __atomic_load_n(&prev->finished, __ATOMIC_ACQUIRE);
+}
+
+static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
+
+/* Takes batch bt->b from bucket `from` on, while prev (if any) is
+ * applied: rounds until it holds limit counters (0: one round), or fewer
+ * once prev is applied and bt holds enough to keep SQLite busy (limit /
+ * 8), so SQLite seldom waits for a take.  *next: where the next batch
+ * starts.  0, or -1 when Redis failed. */
+static int
+take_batch(struct app *a, struct batch *bt, int from, int limit,
+    const struct batch *prev, int *next)
+{
+	rds_reply *rep;
+	int sent = from, got = from, n, m, enough = (limit + 7) / 8;
+
+	snprintf(bt->id, sizeof(bt->id), "%lld", bt->b);
+	fbatch_lock_key(bt->b, bt->lkey, sizeof(bt->lkey));
+	/* The lock tells recovery this batch has a live flusher. */
+	if ((rep = rds_cmdv(&a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
+	    NULL)) == NULL)
+		return -1;
+	rds_free(rep);
+	if ((n = send_round(a, bt->id, bt->lkey, sent)) == -1)
+		return -1;
+	sent += n;
+	while (got < sent) {
+		/* the next round is on its way while this one is read */
+		m = 0;
+		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
+		    !(bt->t.nds >= enough && prev_done(prev)) &&
+		    !bt->t.fenced &&
+		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
+			return -1;	/* the connection is gone */
+		if (read_round(a, got, n, &bt->t) == -1)
+			return -1;
+		got += n;
+		sent += m;
+		n = m;
+		if (a->fault_take_ms > 0 && m > 0 && !fault_paused) {
+			fault_paused = 1;	/* tests: a stall mid-take */
+			usleep((useconds_t)a->fault_take_ms * 1000);
+		}
+	}
+	if (bt->t.fenced) {	/* what it took is recovery's */
+		log_warn("flush %s: declared dead while it took buckets; "
+		    "left to recovery", bt->id);
+		return -1;
+	}
+	taken_sort(&bt->t);	/* here, off the SQLite thread's path */
+	*next = sent;
+	return 0;
+}
+
+/* The batch's one SQLite transaction. */
+static void *
+apply_batch(void *arg)
+{
+	struct batch *bt = arg;
+	struct app *a = bt->a;
+	sigset_t alrm;
+
+	/* db_begin()'s bounded wait is cut by SIGALRM: this thread takes it
+	 * (the caller blocks it while we run). */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	bt->rc = 0;
+	if (bt->t.nds > 0) {
+		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
+			usleep((useconds_t)a->fault_delay_ms * 1000);
+		if (taken_apply(&a->db, bt->b, &bt->t) != 1)
+			bt->rc = -1;	/* a fresh id applied elsewhere */
+	}
+	__atomic_store_n(&bt->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+join_batch(struct batch *bt)
+{
+	if (bt->running) {
+		pthread_join(bt->th, NULL);
+		bt->running = 0;
+	}
+}
+
+/* Waits for bt's SQLite part; once applied, boards and acks (Redis
+ * only: the boards take the values the UPSERTs returned, so this runs
+ * while the next batch's thread has the database).  Drops the lock
+ * either way (a failed batch is recovery's).  0 or -1. */
+static int
+end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
+{
+	rds_reply *rep;
+	int rc = -1;
+
+	join_batch(bt);
+	if (bt->rc == 0 && taken_settle(a, bt->id, &bt->t, 1) == 0) {
+		if (st != NULL) {
+			st->batches += bt->t.nb > 0;
+			st->buckets += bt->t.nb;
+			st->counters += bt->t.nds;
+			st->total += bt->t.total;
+			st->skipped += bt->t.skipped;
+		}
+		rc = 0;
+	}
+	if ((rep = rds_cmdv(&a->rds, "DEL", bt->lkey, NULL)) != NULL)
+		rds_free(rep);
+	taken_free(&bt->t);
+	return rc;
+}
+
+/* FLUSH_FIELDS, or TALLY_FLUSH_FIELDS (tests: small batches, so a flush
+ * runs many of them, each applied while the next is taken). */
+static int
+batch_fields(void)
+{
+	const char *v = getenv("TALLY_FLUSH_FIELDS");
+	long long n;
+
+	if (v != NULL && valid_int(v, 1, FLUSH_FIELDS, &n) == 0)
+		return (int)n;
+	return FLUSH_FIELDS;
+}
+
+int
+flush_all(struct app *a, int max_batches, struct flush_stats *st)
+{
+	struct batch bts[2], *cur, *prev = NULL;
+	sigset_t alrm, old;
+	long long done;
+	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
+
+	if ((done = fbatch_applied_max(a)) < 0)
+		return -1;
+	memset(bts, 0, sizeof(bts));
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, &old);
+	for (i = 0; i < max_batches && from < CSTORE_BUCKETS; i++) {
+		cur = &bts[i % 2];
+		memset(cur, 0, sizeof(*cur));
+		cur->a = a;
+		/* Taken while the previous batch is applied.  The first is
+		 * one round: SQLite starts early. */
+		if ((cur->b = fbatch_next_id(a, done)) < 0 ||
+		    take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
+		    prev, &next) == -1)
+			cur->rc = -1;
+		if (prev != NULL)
+			join_batch(prev);
+		/* A batch whose predecessor failed is not applied (it is
+		 * recovery's, as when the flusher dies). */
+		if (cur->rc == 0 && (prev == NULL || prev->rc == 0)) {
+			if (pthread_create(&cur->th, NULL, apply_batch,
+			    cur) == 0)
+				cur->running = 1;
+			else
+				apply_batch(cur);	/* no thread: here */
+		} else
+			cur->rc = -1;
+		/* The previous batch's boards and acks while this one is
+		 * applied. */
+		if (prev != NULL && end_batch(a, prev, st) == -1)
+			rc = -1;
+		prev = cur;
+		from = next;
+		if (cur->rc == -1 || rc == -1) {
+			rc = -1;
+			break;
+		}
+	}
+	if (prev != NULL && end_batch(a, prev, st) == -1)
+		rc = -1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int
+flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
+{
+	long long end = clock_mono_ms() + wait_ms;
+
+	/* What actions committed but did not get to Redis first. */
+	if (outbox_drain(a, 0) == -1)
+		return -1;
+	for (;;) {
+		st->skipped = 0;
+		if (recover_batches(a) < 0 || flush_all(a, INT_MAX, st) == -1)
+			return -1;
+		if (st->skipped == 0)
+			return 0;
+		if (clock_mono_ms() >= end)
+			return 1;
+		usleep(FLUSH_POLL_MS * 1000);
+	}
+}
+
+long long
+flush_pending(struct app *a)
+{
+	char key[32];
+	const char *cmd[2];
+	rds_reply *rep;
+	long long n = 0;
+	int b, k, queued = 0;
+
+	for (b = 0; b < CSTORE_BUCKETS; b++)
+		for (k = 0; k < 2; k++) {
+			cstore_bucket_key(b, k ? "inflight" : "pending", key,
+			    sizeof(key));
+			cmd[0] = "HLEN";
+			cmd[1] = key;
+			if (rds_append_strs(&a->rds, 2, cmd) == -1)
+				goto fail;
+			queued++;
+		}
+	for (b = 0; b < queued; b++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			return -1;
+		if (rep->type == RDS_INTEGER)
+			n += rep->integer;
+		rds_free(rep);
+	}
+	return n;
+fail:
+	rds_collect(&a->rds, queued);
+	return -1;
+}

@@ -1,0 +1,68 @@
+/* flush.h -- moving pending deltas from Redis into SQLite's counters.
+ *
+ * One batch B (from INCR {flush}:seq) sweeps the buckets of cstore.h in
+ * order, FLUSH_PIPE of them per pipelined round, the next round sent
+ * before the current one is read, so Redis works while SQLite does.  Per
+ * bucket a script renames {c<n>}:pending to {c<n>}:inflight and notes B
+ * in {c<n>}:meta (take: O(1), atomic with every change to the bucket);
+ * a bucket whose inflight part still belongs to an unfinished batch is
+ * skipped.  The taken counters (taken.h), sorted in the table's own order
+ * (SQLite then walks its B-tree forward), go into one SQLite transaction
+ * of UPSERTs that also records B in flushes; after its commit the
+ * leaderboards take the new values and a script per bucket drops the
+ * inflight hash if B still holds it (ack).  The next batch goes on from
+ * there, taken from Redis while a thread applies the previous one to
+ * SQLite (the database connection is the thread's alone meanwhile; the
+ * previous batch's boards and acks, Redis only, run beside it too).  The
+ * first batch is one round, so SQLite starts early; a later one stops
+ * taking at FLUSH_FIELDS counters, or sooner, once the batch before it
+ * is applied and it holds an eighth of that: SQLite seldom waits.
+ *
+ * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
+ * flusher killed at any point leaves buckets whose meta names B with no
+ * lock: recover_batches() finishes them -- applies what they hold unless
+ * SQLite has B already (a B applied twice is refused by the flushes
+ * row), then acks.  A flusher that only stalled past its lock may wake
+ * and take on: recovery first fences the dead ids in every bucket's meta
+ * (field f), so such a take is refused and the waking flusher abandons
+ * its batch.  Neither loses nor double-applies a delta.  flush_now()
+ * (tallyctl flush) also waits for the buckets a live batch holds.
+ */
+#ifndef TALLY_FLUSH_H
+#define TALLY_FLUSH_H
+
+#include "store/app.h"
+
+#define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
+#define FLUSH_PIPE	16	/* buckets per pipelined round */
+#define FLUSH_WAIT_MS	15000	/* tallyctl flush outwaits a held bucket
+				   (a batch's lock lives 5 s unrefreshed) */
+#define FLUSH_POLL_MS	50	/* ... sweeping again this often */
+
+struct flush_stats {
+	long long	batches;
+	long long	buckets;	/* buckets taken */
+	long long	counters;	/* rows written to SQLite */
+	long long	total;		/* sum of |delta| moved */
+	long long	skipped;	/* buckets another flusher's batch held */
+};
+
+/* Sweeps every bucket once (at most max_batches batches).  0, or -1
+ * when Redis or SQLite failed (what was taken is finished by a later
+ * recover_batches). */
+int	flush_all(struct app *, int max_batches, struct flush_stats *);
+
+/* "Flush now" (tallyctl flush): recovers, then sweeps until a sweep
+ * skips no bucket, so every delta pending when it was called is in
+ * SQLite when it returns.  A bucket another live flusher's batch holds
+ * (the worker's) is waited for, polling, for at most wait_ms; a dead
+ * flusher's is finished once its lock expires.  0; 1 when wait_ms ran
+ * out with buckets still held (st->skipped says how many); -1 when
+ * Redis or SQLite failed.  st accumulates over the sweeps (skipped:
+ * the last sweep's). */
+int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
+
+/* Counters with deltas not yet in SQLite (pending or in flight), or -1. */
+long long flush_pending(struct app *);
+
+#endif

@@ -1,0 +1,277 @@
+/* lb.c -- leaderboards; see lb.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "count/cstore.h"
+#include "count/lb.h"
+#include "store/query.h"
+#include "store/rebuild.h"
+
+static const struct {
+	const char	*by;
+	enum family	 fam;
+} boards[] = {
+	{ "posts", FAM_USER_POSTS },
+	{ "followers", FAM_USER_FOLLOWERS },
+	{ "following", FAM_USER_FOLLOWING },
+	{ "likes", FAM_USER_LIKES },
+	{ "rating", FAM_USER_LIKES },
+};
+
+enum family
+lb_family(const char *by)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++)
+		if (strcmp(boards[i].by, by) == 0)
+			return boards[i].fam;
+	return FAM__MAX;
+}
+
+static void
+board_key(enum family fam, long long topic, char *out, size_t sz)
+{
+	if (fam == FAM_UT_RATING)
+		snprintf(out, sz, "{lb}:rating:%lld", topic);
+	else
+		snprintf(out, sz, "{lb}:%s", families[fam].field);
+}
+
+int
+lb_ranked(enum family f)
+{
+	return f == FAM_USER_POSTS || f == FAM_USER_FOLLOWERS ||
+	    f == FAM_USER_FOLLOWING || f == FAM_USER_LIKES || f == FAM_UT_RATING;
+}
+
+/* KEYS: board, marker, touched.  ARGV: score, member, ...  A complete
+ * board ("1") takes the values; one being rebuilt ("b") also remembers
+ * the members, which the rebuild sets again from SQLite once swapped in
+ * (its own snapshot may predate them); no board: nothing to do. */
+static struct rds_script lb_set_lua = { .src =
+	"local m = redis.call('GET', KEYS[2])\n"
+	"if m ~= '1' and m ~= 'b' then return 0 end\n"
+	"for i = 1, #ARGV, 2 do\n"
+	"  if tonumber(ARGV[i]) > 0 then redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1])\n"
+	"  else redis.call('ZREM', KEYS[1], ARGV[i+1]) end\n"
+	"  if m == 'b' then redis.call('SADD', KEYS[3], ARGV[i+1]) end\n"
+	"end\n"
+	"return 1\n" };
+
+struct lb_entry {
+	enum family	fam;
+	long long	topic, user, value;
+};
+
+static int
+entry_cmp(const void *x, const void *y)
+{
+	const struct lb_entry *a = x, *b = y;
+
+	if (a->fam != b->fam)
+		return a->fam < b->fam ? -1 : 1;
+	if (a->topic != b->topic)
+		return a->topic < b->topic ? -1 : 1;
+	return 0;
+}
+
+#define LB_PAIRS	200	/* members per script call */
+
+int
+lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
+{
+	char board[48], ok[56], touched[64];
+	char (*num)[24] = xcalloc(2 * LB_PAIRS, sizeof(*num));
+	const char *keys[3], *args[2 * LB_PAIRS];
+	struct lb_entry *e = xcalloc((size_t)n + 1, sizeof(*e));
+	int i, j, k, m = 0, err = 0, queued = 0, rc = -1;
+
+	for (i = 0; i < n; i++) {
+		if (!lb_ranked(ds[i].fam))
+			continue;
+		e[m].fam = ds[i].fam;
+		e[m].topic = ds[i].k2;
+		e[m].user = ds[i].k1;
+		e[m].value = vals != NULL && vals[i] >= 0 ? vals[i] :
+		    cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
+		if (err)
+			goto out;
+		m++;
+	}
+	qsort(e, (size_t)m, sizeof(*e), entry_cmp);
+	for (i = 0; i < m; i = j) {
+		board_key(e[i].fam, e[i].topic, board, sizeof(board));
+		snprintf(ok, sizeof(ok), "%s:ok", board);
+		snprintf(touched, sizeof(touched), "%s:touched", board);
+		keys[0] = board;
+		keys[1] = ok;
+		keys[2] = touched;
+		for (j = i, k = 0; j < m && k < LB_PAIRS &&
+		    entry_cmp(&e[i], &e[j]) == 0; j++, k++) {
+			snprintf(num[2 * k], sizeof(num[0]), "%lld", e[j].value);
+			snprintf(num[2 * k + 1], sizeof(num[0]), "%016lld",
+			    e[j].user);
+			args[2 * k] = num[2 * k];
+			args[2 * k + 1] = num[2 * k + 1];
+		}
+		if (rds_append_eval(&a->rds, &lb_set_lua, 3, keys, 2 * k,
+		    args) == -1)
+			break;
+		queued++;
+	}
+	rc = rds_collect(&a->rds, queued) == 0 && i >= m ? 0 : -1;
+out:
+	free(e);
+	free(num);
+	return rc;
+}
+
+/* KEYS: tmp, board, marker, touched.  Swaps the filled board in and
+ * marks it complete in one step (all share the {lb} hash tag); returns
+ * the members the flusher changed meanwhile. */
+static struct rds_script lb_swap_lua = { .src =
+	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
+	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
+	"else redis.call('DEL', KEYS[2]) end\n"
+	"redis.call('SET', KEYS[3], '1')\n"
+	"local t = redis.call('SMEMBERS', KEYS[4])\n"
+	"redis.call('DEL', KEYS[4])\n"
+	"return t\n" };
+
+/* Refills a board from the counters table: into a temporary key, then
+ * swapped in with its marker, so no reader sees a half-filled board. */
+static int
+rebuild(struct app *a, enum family fam, long long topic, const char *board)
+{
+	char ok[56], lock[56], tmp[56], touched[64], suffix[32], member[24];
+	char score[24];
+	const char *swap[4], *clear[2] = { tmp, touched };
+	struct delta dl;
+	size_t j;
+	rds_reply *rep;
+	struct dbq *s;
+	long long k1, k2;
+	int got, queued = 0, k;
+
+	snprintf(ok, sizeof(ok), "%s:ok", board);
+	snprintf(lock, sizeof(lock), "%s:lock", board);
+	snprintf(tmp, sizeof(tmp), "%s:tmp", board);
+	snprintf(touched, sizeof(touched), "%s:touched", board);
+	if ((got = rebuild_lock(&a->rds, lock, 10000)) != 1)
+		return got;
+	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
+	if (rebuild_start(&a->rds, lock, ok, clear, 2) == -1)
+		return -1;
+	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
+	    STMT_COUNTERS_OF_FAMILY);
+	if (s == NULL)
+		goto fail;
+	dbq_bind_text(s, 1, families[fam].name, -1);
+	if (fam == FAM_UT_RATING) {
+		snprintf(suffix, sizeof(suffix), ":%lld", topic);
+		dbq_bind_text_copy(s, 2, suffix, -1);
+	}
+	while (dbq_step(s) == DBQ_ROW) {
+		k2 = 0;
+		if (sscanf(dbq_text(s, 0), "%lld:%lld",
+		    &k1, &k2) < 1 || (fam == FAM_UT_RATING && k2 != topic) ||
+		    dbq_i64(s, 1) <= 0)
+			continue;
+		snprintf(score, sizeof(score), "%lld", dbq_i64(s, 1));
+		snprintf(member, sizeof(member), "%016lld", k1);
+		{
+			const char *zargv[4] = { "ZADD", tmp, score, member };
+			size_t zl[4];
+
+			for (k = 0; k < 4; k++)
+				zl[k] = strlen(zargv[k]);
+			if (rds_append(&a->rds, 4, zargv, zl) == -1)
+				break;
+		}
+		queued++;
+		if (queued == 1000) {
+			if (rds_collect(&a->rds, queued) != 0)
+				break;
+			queued = 0;
+		}
+	}
+	db_done(s);
+	if (rds_collect(&a->rds, queued) != 0)
+		goto fail;
+	swap[0] = tmp;
+	swap[1] = board;
+	swap[2] = ok;
+	swap[3] = touched;
+	if ((rep = rds_eval(&a->rds, &lb_swap_lua, 4, swap, 0, NULL)) == NULL)
+		goto fail;
+	/* Members the flusher changed during the build: their values from
+	 * SQLite now, newer than our snapshot. */
+	for (j = 0; rep->type == RDS_ARRAY && j < rep->elements; j++) {
+		memset(&dl, 0, sizeof(dl));
+		dl.fam = fam;
+		dl.k1 = strtoll(rep->element[j]->str, NULL, 10);
+		dl.k2 = fam == FAM_UT_RATING ? topic : 0;
+		lb_update(a, &dl, NULL, 1);
+	}
+	rds_free(rep);
+	/* the swap set the marker to "1": only the lock is left */
+	return rebuild_done(&a->rds, lock, NULL) == 0 ? 1 : -1;
+fail:
+	rebuild_fail(&a->rds, lock, ok);
+	return -1;
+}
+
+int
+lb_top(struct app *a, enum family fam, long long topic, int n,
+    long long *uids, long long *vals)
+{
+	struct timespec wait = { 0, 25 * 1000 * 1000 };
+	char board[48], ok[56], stop[16];
+	rds_reply *rep;
+	size_t i;
+	int k = 0, tries, got;
+
+	if (n > LB_MAX)
+		n = LB_MAX;
+	board_key(fam, topic, board, sizeof(board));
+	snprintf(ok, sizeof(ok), "%s:ok", board);
+	snprintf(stop, sizeof(stop), "%d", n - 1);
+	for (tries = 0; ; tries++) {
+		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
+			return -1;
+		if (rep->type == RDS_STRING && strcmp(rep->str, "1") == 0) {
+			rds_free(rep);
+			break;
+		}
+		rds_free(rep);
+		if (tries == 80)
+			return -1;	/* a rebuild that never ends: 503 */
+		if ((got = rebuild(a, fam, topic, board)) == -1)
+			return -1;
+		if (got == 0)		/* another reader rebuilds it: wait */
+			nanosleep(&wait, NULL);
+	}
+	rep = rds_cmdv(&a->rds, "ZREVRANGE", board, "0", stop, "WITHSCORES",
+	    NULL);
+	if (rep == NULL)
+		return -1;
+	for (i = 0; rep->type == RDS_ARRAY && i + 1 < rep->elements &&
+	    k < n; i += 2) {
+		uids[k] = strtoll(rep->element[i]->str, NULL, 10);
+		vals[k] = strtoll(rep->element[i + 1]->str, NULL, 10);
+		k++;
+	}
+	rds_free(rep);
+	return k;
+}
+
+int
+lb_invalidate(struct app *a)
+{
+	return rds_del_matching(&a->rds, "{lb}:*:ok") < 0 ? -1 : 0;
+}

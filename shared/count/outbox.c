@@ -1,0 +1,400 @@
+/* outbox.c -- counter deltas recorded with their action; see outbox.h. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "count/cstore.h"
+#include "count/outbox.h"
+#include "store/query.h"
+
+#define DRAIN_ROWS	2000	/* rows a drain reads at a time */
+
+static int
+id_cmp(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* KEYS: meta, outbox marks.  ARGV: the id up to which rows are drained.
+ * Later applications of those rows are refused (apply_lua), so their
+ * marks can go. */
+static struct rds_script finish_lua = { .src =
+	"#!lua\n"
+	"local o = tonumber(redis.call('HGET', KEYS[1], 'o') or '0')\n"
+	"if tonumber(ARGV[1]) > o then\n"
+	"  redis.call('HSET', KEYS[1], 'o', ARGV[1]) end\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])\n"
+	"return 1\n" };
+
+void
+outbox_formula(struct outbox *ob, const struct row *old,
+    const struct row *new)
+{
+	struct delta ds[DELTA_MAX];
+
+	outbox_deltas(ob, ds, counter_deltas(old, new, ds));
+}
+
+void
+outbox_deltas(struct outbox *ob, const struct delta *ds, int n)
+{
+	assert(n >= 0 && ob->n + n <= OUTBOX_MAX);
+	memcpy(ob->ds + ob->n, ds, (size_t)n * sizeof(*ds));
+	ob->n += n;
+}
+
+int
+outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
+{
+	size_t len = 0;
+	int i, k;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		k = snprintf(out + len, sz - len, "%s%s %lld %lld %lld",
+		    i ? ";" : "", families[ds[i].fam].name, ds[i].k1, ds[i].k2,
+		    ds[i].d);
+		if (k < 0 || (size_t)k >= sz - len)
+			return -1;
+		len += (size_t)k;
+	}
+	return (int)len;
+}
+
+/* A strict decimal at *p (an optional '-', digits), ending in one of
+ * `ends`; moves *p past the end character.  0, or -1. */
+static int
+number(const char **p, const char *ends, long long *v)
+{
+	const char *s = *p + (**p == '-');
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	*v = strtoll(*p, &end, 10);
+	if (*end == '\0' ? strchr(ends, '$') == NULL : strchr(ends, *end) ==
+	    NULL)
+		return -1;
+	*p = *end == '\0' ? end : end + 1;
+	return 0;
+}
+
+int
+outbox_decode(const char *s, struct delta *ds, int max)
+{
+	char name[40];
+	const char *p = s;
+	size_t nl;
+	int n = 0;
+
+	while (*p != '\0') {
+		if (n == max || (nl = strcspn(p, " ")) == 0 ||
+		    nl >= sizeof(name) || p[nl] != ' ')
+			return -1;
+		memcpy(name, p, nl);
+		name[nl] = '\0';
+		if ((ds[n].fam = family_by_name(name)) == FAM__MAX)
+			return -1;
+		p += nl + 1;
+		if (number(&p, " ", &ds[n].k1) == -1 ||
+		    number(&p, " ", &ds[n].k2) == -1 ||
+		    number(&p, ";$", &ds[n].d) == -1)
+			return -1;
+		if (p[-1] == ';' && *p == '\0')	/* a trailing ';' */
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+int
+outbox_add(struct db *d, struct outbox *ob)
+{
+	char text[OUTBOX_MAX * 80];
+	struct dbq *s;
+	int rc;
+
+	ob->id = 0;
+	if (ob->n == 0)
+		return 0;
+	if (outbox_encode(ob->ds, ob->n, text, sizeof(text)) == -1 ||
+	    (s = db_stmt(d, STMT_OUTBOX_ADD)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, clock_wall_ms());
+	dbq_bind_text(s, 2, text, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		ob->id = dbq_i64(s, 0);
+	db_done(s);
+	if (ob->id <= 0) {
+		log_err("outbox: %s", db_errmsg(d));
+		return -1;
+	}
+	return 0;
+}
+
+/* Moves row id's deltas to the backlog, in one transaction with clearing
+ * the row (a drain that finished it first wins: nothing moves).  0/-1. */
+static int
+to_backlog(struct app *a, long long id, const struct delta *ds, int n)
+{
+	struct dbq *s;
+	int ch;
+
+	if (db_begin(&a->db) == -1)
+		return -1;
+	if ((s = db_stmt(&a->db, STMT_OUTBOX_CLEAR)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, id);
+	ch = dbq_step(s) == DBQ_DONE ? db_changes(&a->db) : -1;
+	db_done(s);
+	if (ch == -1 || (ch == 1 && cstore_backlog(a, ds, n) == -1))
+		goto fail;
+	return db_commit(&a->db);
+fail:
+	db_rollback(&a->db);
+	return -1;
+}
+
+void
+outbox_send(struct app *a, struct outbox *ob)
+{
+	if (ob->id <= 0)
+		return;
+	fault_point("action-delta");	/* committed, not yet in Redis */
+	if (cstore_apply_once(a, ob->id, ob->ds, ob->n) != -1)
+		return;
+	log_warn("counter deltas of outbox row %lld kept in the SQLite "
+	    "backlog: Redis did not take them", ob->id);
+	if (to_backlog(a, ob->id, ob->ds, ob->n) == -1)
+		log_warn("outbox row %lld left to the worker", ob->id);
+}
+
+/* The rows after `after` up to `upto`, at most DRAIN_ROWS: their ids and
+ * deltas into ids/ds/nds (ds has OUTBOX_MAX deltas a row).  The number
+ * of rows, or -1. */
+static int
+read_rows(struct db *d, long long after, long long upto, long long *ids,
+    struct delta *ds, int *nds)
+{
+	struct dbq *s = db_stmt(d, STMT_OUTBOX_BATCH);
+	const char *t;
+	int rc, n = 0;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, after);
+	dbq_bind_i64(s, 2, upto);
+	dbq_bind_int(s, 3, DRAIN_ROWS);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		ids[n] = dbq_i64(s, 0);
+		t = dbq_text(s, 1);
+		nds[n] = outbox_decode(t,
+		    ds + (size_t)n * OUTBOX_MAX, OUTBOX_MAX);
+		if (nds[n] < 0) {	/* not ours to guess: leave it */
+			log_err("outbox row %lld: malformed deltas", ids[n]);
+			nds[n] = 0;
+		}
+		n++;
+	}
+	db_done(s);
+	return rc == DBQ_DONE ? n : -1;
+}
+
+/* The distinct buckets the n rows' deltas touch, into bs (room for
+ * CSTORE_BUCKETS); how many. */
+static int
+row_buckets(const struct delta *ds, const int *nds, int n, int *bs)
+{
+	unsigned long long seen[CSTORE_BUCKETS / 64];
+	int i, j, b, nb = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nds[i]; j++) {
+			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
+			if (seen[b / 64] & (1ULL << (b % 64)))
+				continue;
+			seen[b / 64] |= 1ULL << (b % 64);
+			bs[nb++] = b;
+		}
+	return nb;
+}
+
+/* Tells every bucket of the rows that rows up to `upto` are drained. */
+static int
+finish(struct app *a, const struct delta *ds, const int *nds, int n,
+    long long upto)
+{
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	struct cstore_keys k;
+	const char *keys[2] = { k.meta, NULL };
+	char marks[32], up[24];
+	const char *args[1] = { up };
+	int i, nb = row_buckets(ds, nds, n, bs), rc = 0;
+
+	snprintf(up, sizeof(up), "%lld", upto);
+	keys[1] = marks;
+	for (i = 0; i < nb; i++) {
+		cstore_bucket_keys(bs[i], &k);
+		cstore_bucket_key(bs[i], "outbox", marks, sizeof(marks));
+		if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1, args) ==
+		    -1) {
+			rc = -1;
+			break;
+		}
+	}
+	if (i > 0 && rds_collect(&a->rds, i) != 0)
+		rc = -1;
+	free(bs);
+	return rc;
+}
+
+/* Which rows of a batch (ids ascending, n rows) every bucket they touch
+ * has already applied (the action did it): one ZRANGEBYSCORE of marks
+ * per bucket.  done[i] = 1 for those.  0, or -1 when Redis failed. */
+static int
+applied_rows(struct app *a, const long long *ids, const struct delta *ds,
+    const int *nds, int n, int *done)
+{
+	unsigned int *ok = xcalloc((size_t)n, sizeof(*ok));
+	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
+	char key[32], lo[24], hi[24];
+	const char *argv[4] = { "ZRANGEBYSCORE", key, lo, hi };
+	const long long *hit;
+	const struct delta *d;
+	rds_reply *rep;
+	int i, j, k, nb = row_buckets(ds, nds, n, bs), rc = -1;
+
+	snprintf(lo, sizeof(lo), "%lld", ids[0]);
+	snprintf(hi, sizeof(hi), "%lld", ids[n - 1]);
+	for (k = 0; k < nb; k++) {
+		cstore_bucket_key(bs[k], "outbox", key, sizeof(key));
+		if (rds_append_strs(&a->rds, 4, argv) == -1) {
+			if (k > 0)
+				rds_collect(&a->rds, k);
+			goto out;
+		}
+	}
+	for (k = 0; k < nb; k++) {
+		if (rds_get_reply(&a->rds, &rep) == -1)
+			goto out;
+		for (j = 0; rep->type == RDS_ARRAY &&
+		    (size_t)j < rep->elements; j++) {
+			long long id = strtoll(rep->element[j]->str, NULL, 10);
+
+			if ((hit = bsearch(&id, ids, (size_t)n, sizeof(*ids),
+			    id_cmp)) == NULL)
+				continue;
+			i = (int)(hit - ids);
+			for (d = ds + (size_t)i * OUTBOX_MAX; d < ds +
+			    (size_t)i * OUTBOX_MAX + nds[i]; d++)
+				if (cstore_bucket(d) == bs[k])
+					ok[i] |= 1u << (d - (ds +
+					    (size_t)i * OUTBOX_MAX));
+		}
+		rds_free(rep);
+	}
+	for (i = 0; i < n; i++)
+		done[i] = nds[i] > 0 && ok[i] == (nds[i] >= 32 ? ~0u :
+		    (1u << nds[i]) - 1);
+	rc = 0;
+out:
+	free(ok);
+	free(bs);
+	return rc;
+}
+
+/* Deletes the drained rows up to `upto` but the newest (cleared). */
+static int
+delete_upto(struct db *d, long long upto)
+{
+	struct dbq *s;
+	int rc = -1;
+
+	if (db_begin(d) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_OUTBOX_CLEAR)) != NULL) {
+		dbq_bind_i64(s, 1, upto);
+		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == 0 && (s = db_stmt(d, STMT_OUTBOX_DONE)) != NULL) {
+		dbq_bind_i64(s, 1, upto);
+		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == -1 || db_commit(d) == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	return 0;
+}
+
+int
+outbox_drain(struct app *a, long long min_age_ms)
+{
+	struct dbq *s;
+	long long cutoff = 0, after = 0, *ids;
+	struct delta *ds;
+	int *nds, *done, n, i, total = 0, up;
+
+	if ((s = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, clock_wall_ms() - min_age_ms);
+	if (dbq_step(s) == DBQ_ROW)
+		cutoff = dbq_i64(s, 0);
+	db_done(s);
+	if (cutoff == 0)
+		return 0;
+	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));
+	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
+	done = xcalloc(DRAIN_ROWS, sizeof(*done));
+	ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX, sizeof(*ds));
+	up = rds_up(&a->rds);
+	for (;;) {
+		if ((n = read_rows(&a->db, after, cutoff, ids, ds, nds)) <= 0)
+			break;
+		/* Most rows were applied by their actions: only the others
+		 * are applied here (again is harmless: at most once). */
+		memset(done, 0, (size_t)n * sizeof(*done));
+		if (up && applied_rows(a, ids, ds, nds, n, done) == -1)
+			up = 0;
+		for (i = 0; i < n; i++) {
+			if (nds[i] == 0 || done[i])
+				continue;
+			if (up && cstore_apply_once(a, ids[i],
+			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1)
+				up = 0;
+			if (!up && to_backlog(a, ids[i],
+			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1) {
+				n = -1;
+				break;
+			}
+		}
+		if (n == -1)
+			break;
+		/* Applied: no later application of these rows may count. */
+		if (up && finish(a, ds, nds, n, ids[n - 1]) == -1)
+			up = 0;
+		after = ids[n - 1];
+		total += n;
+		if (n < DRAIN_ROWS)
+			break;
+	}
+	/* Every row up to cutoff is applied and finished, or cleared (its
+	 * deltas in the backlog): they go, but the newest. */
+	if (n != -1 && up && delete_upto(&a->db, cutoff) == -1)
+		n = -1;
+	free(ids);
+	free(nds);
+	free(done);
+	free(ds);
+	return n == -1 ? -1 : total;
+}

@@ -1,0 +1,71 @@
+/* outbox.h -- an action's counter deltas, recorded in the action's own
+ * SQLite transaction and applied to Redis at most once.
+ *
+ * Without it, a process killed between an action's commit and its Redis
+ * delta left the counters short until the next reconciliation.  Now:
+ *   1. the action computes its deltas (the formula, counters.h) before it
+ *      commits and writes them as one counter_outbox row in the same
+ *      transaction (outbox_add): committed together or not at all;
+ *   2. after the commit it applies them (outbox_send): one script per
+ *      Redis bucket that marks the row's id in {c<B>}:outbox, so a second
+ *      application of the same row changes nothing (cstore_apply_once);
+ *      when Redis fails, the row's deltas move to the SQLite backlog
+ *      (cstore_backlog) in one transaction that clears the row;
+ *   3. the worker drains the outbox every second (outbox_drain): every row
+ *      older than a second is applied again -- a no-op where the action
+ *      did it, the missing delta where its process died -- then deleted,
+ *      and each bucket it touched learns "rows up to N are finished"
+ *      (meta o), which refuses a late application and lets the marks go.
+ * So after a SIGKILL at any point the counts converge within seconds,
+ * with no reconciliation.  Reconciliation drains before it corrects a
+ * key (an outbox row committed before its recount must be in Redis
+ * before the correction, or it would be counted twice), and tallyctl
+ * flush drains before it flushes.
+ *
+ * Row ids grow with commit order (SQLite has one writer at a time), which
+ * the finished-up-to mark relies on; the newest row is never deleted, so
+ * an id is never handed out twice (a cleared row keeps deltas '').
+ *
+ * A row's deltas, as text: "family k1 k2 d" per counter, ';' between.
+ */
+#ifndef TALLY_OUTBOX_H
+#define TALLY_OUTBOX_H
+
+#include "count/counters.h"
+#include "store/app.h"
+
+#define OUTBOX_MAX	(2 * DELTA_MAX)
+#define OUTBOX_AGE_MS	1000	/* the worker leaves younger rows to their
+				   actions */
+
+/* The deltas of one action, gathered before its commit. */
+struct outbox {
+	struct delta	ds[OUTBOX_MAX];
+	int		n;
+	long long	id;		/* its row, once added */
+};
+
+/* Appends the formula's deltas for a row change (counter_deltas). */
+void	outbox_formula(struct outbox *, const struct row *old,
+	    const struct row *new);
+/* Appends n deltas (merged later by Redis, not here). */
+void	outbox_deltas(struct outbox *, const struct delta *, int n);
+/* Writes the row in the open write transaction (nothing when no delta).
+ * 0, or -1 (logged): the caller rolls back. */
+int	outbox_add(struct db *, struct outbox *);
+/* After the commit: applies the row to Redis (or moves it to the
+ * backlog when Redis fails).  Never fails the action: what it cannot do
+ * the worker's drain does. */
+void	outbox_send(struct app *, struct outbox *);
+/* Applies every row at least min_age_ms old (0: every row), then deletes
+ * them and marks their buckets finished.  With Redis down, moves them to
+ * the backlog instead.  Returns how many rows, or -1. */
+int	outbox_drain(struct app *, long long min_age_ms);
+
+/* Row text to and from deltas (exposed for tests): encode returns the
+ * length written (-1 when it does not fit); decode the number of deltas,
+ * or -1 on a malformed text. */
+int	outbox_encode(const struct delta *, int n, char *out, size_t sz);
+int	outbox_decode(const char *, struct delta *, int max);
+
+#endif

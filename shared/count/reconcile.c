@@ -1,0 +1,360 @@
+/* reconcile.c -- reconciliation; see reconcile.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "count/cstore.h"
+#include "count/reconcile.h"
+#include "count/recount.h"
+#include "count/settle.h"
+#include "store/query.h"
+
+#define REC_CHUNK	500	/* keys per Redis pipeline */
+#define REC_SETTLE	2000	/* candidates settled together */
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct rec_entry *x = a, *y = b;
+
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	return 0;
+}
+
+struct vec {
+	struct rec_entry	*v;
+	size_t		 n, cap;
+};
+
+static void
+vec_push(struct vec *v, long long k1, long long k2, long long t, long long d)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 1024;
+		v->v = xrealloc(v->v, v->cap * sizeof(*v->v));
+	}
+	v->v[v->n].k1 = k1;
+	v->v[v->n].k2 = k2;
+	v->v[v->n].t = t;
+	v->v[v->n].d = d;
+	v->n++;
+}
+
+static int
+push_truth(const struct delta *dl, void *arg)
+{
+	vec_push(arg, dl->k1, dl->k2, dl->d, 0);
+	return 0;
+}
+
+/* Truth and durable values of every key of fam, merged, sorted. */
+static int
+load_family(struct db *db, enum family fam, struct vec *out)
+{
+	struct vec truth = { 0 }, dur = { 0 };
+	struct dbq *s;
+	long long k1, k2;
+	size_t i = 0, j = 0;
+	const char *key;
+	int rc;
+
+	if (recount_family(db, fam, push_truth, &truth) < 0)
+		goto fail;
+	if ((s = db_stmt(db, STMT_COUNTERS_OF_FAMILY)) == NULL)
+		goto fail;
+	dbq_bind_text(s, 1, families[fam].name, -1);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		key = dbq_text(s, 0);
+		k2 = 0;
+		if (key == NULL || sscanf(key, "%lld:%lld", &k1, &k2) < 1)
+			continue;
+		vec_push(&dur, k1, k2, 0, dbq_i64(s, 1));
+	}
+	db_done(s);
+	if (rc != DBQ_DONE)
+		goto fail;
+	qsort(truth.v, truth.n, sizeof(*truth.v), entry_cmp);
+	qsort(dur.v, dur.n, sizeof(*dur.v), entry_cmp);
+	while (i < truth.n || j < dur.n) {
+		int c = i == truth.n ? 1 : j == dur.n ? -1 :
+		    entry_cmp(&truth.v[i], &dur.v[j]);
+
+		if (c < 0) {
+			vec_push(out, truth.v[i].k1, truth.v[i].k2, truth.v[i].t, 0);
+			i++;
+		} else if (c > 0) {
+			vec_push(out, dur.v[j].k1, dur.v[j].k2, 0, dur.v[j].d);
+			j++;
+		} else {
+			vec_push(out, truth.v[i].k1, truth.v[i].k2, truth.v[i].t,
+			    dur.v[j].d);
+			i++;
+			j++;
+		}
+	}
+	free(truth.v);
+	free(dur.v);
+	return 0;
+fail:
+	free(truth.v);
+	free(dur.v);
+	return -1;
+}
+
+/* Whether flush batch id is applied, asked of SQLite once while the same
+ * id repeats (the keys of a chunk share a few batches; a stale "no" only
+ * makes a candidate, which settle() checks exactly).  1, 0, or -1. */
+static int
+applied_once(struct app *a, const char *id, char last[24], int *res)
+{
+	if (strcmp(id, last) != 0) {
+		*res = db_batch_applied(&a->db, id);
+		snprintf(last, 24, "%s", id);
+	}
+	return *res;
+}
+
+static int
+reconcile_family(struct app *a, enum family fam, int dry,
+    struct rec_family *rf)
+{
+	struct vec all = { 0 }, cand = { 0 };
+	struct rstate *st;
+	char last[24] = "";
+	long long p;
+	size_t i, j, n;
+	int rc = -1, last_applied = 0;
+
+	if (load_family(&a->db, fam, &all) == -1)
+		return -1;
+	st = xcalloc(REC_CHUNK, sizeof(*st));
+	for (i = 0; i < all.n; i += REC_CHUNK) {
+		n = all.n - i < REC_CHUNK ? all.n - i : REC_CHUNK;
+		if (settle_read_states(a, fam, all.v + i, n, st) == -1)
+			goto out;
+		for (j = 0; j < n; j++) {
+			struct rec_entry *e = &all.v[i + j];
+
+			rf->checked++;
+			p = strtoll(st[j].pend, NULL, 10);
+			if (st[j].batch[0] != '\0' &&
+			    applied_once(a, st[j].batch, last, &last_applied) != 1)
+				p += st[j].fly;
+			if (e->t != e->d + p ||
+			    (st[j].has_live && st[j].live != e->d + p))
+				vec_push(&cand, e->k1, e->k2, e->t, e->d);
+		}
+		/* Candidates wait for a full batch: one grace period each. */
+		if (cand.n >= REC_SETTLE) {
+			if (settle_keys(a, fam, dry, cand.v, cand.n, rf) == -1)
+				goto out;
+			cand.n = 0;
+		}
+	}
+	if (cand.n > 0 && settle_keys(a, fam, dry, cand.v, cand.n, rf) == -1)
+		goto out;
+	rc = 0;
+out:
+	free(st);
+	free(all.v);
+	free(cand.v);
+	return rc;
+}
+
+/* posts.like_count against its likes rows, 5000 posts a transaction. */
+static int
+reconcile_like_count(struct app *a, int dry, struct rec_family *rf)
+{
+	struct dbq *s;
+	long long max = 0, lo, n, err;
+	int rc;
+
+	if ((s = db_stmt(&a->db, STMT_POST_MAX_ID)) == NULL)
+		return -1;
+	if (dbq_step(s) == DBQ_ROW)
+		max = dbq_i64(s, 0);
+	db_done(s);
+	for (lo = 1; lo <= max; lo += 5000) {
+		if ((s = db_stmt(&a->db, STMT_LIKE_COUNT_DRIFT)) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, lo);
+		dbq_bind_i64(s, 2, lo + 4999);
+		n = err = 0;
+		if ((rc = dbq_step(s)) == DBQ_ROW) {
+			n = dbq_i64(s, 0);
+			err = dbq_i64(s, 1);
+		}
+		db_done(s);
+		rf->checked += (lo + 4999 < max ? 5000 : max - lo + 1);
+		if (n == 0)
+			continue;
+		rf->wrong += n;
+		if (err > rf->max_err)
+			rf->max_err = err;
+		if (rf->nex < REC_EXAMPLES)
+			snprintf(rf->ex[rf->nex++], sizeof(rf->ex[0]),
+			    "posts %lld-%lld", lo, lo + 4999);
+		if (dry)
+			continue;
+		if (db_begin(&a->db) == -1 ||
+		    (s = db_stmt(&a->db, STMT_LIKE_COUNT_FIX)) == NULL) {
+			db_rollback(&a->db);
+			return -1;
+		}
+		dbq_bind_i64(s, 1, lo);
+		dbq_bind_i64(s, 2, lo + 4999);
+		rc = dbq_step(s);
+		db_done(s);
+		if (rc != DBQ_DONE || db_commit(&a->db) == -1) {
+			db_rollback(&a->db);
+			return -1;
+		}
+		rf->fixed += db_changes(&a->db);
+	}
+	return 0;
+}
+
+int
+reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
+    long long *wrong)
+{
+	struct rec_family rf;
+	struct rec_entry e[16];
+	struct dbq *s;
+	long long mu = 0, mp = 0, mt = 0, id;
+	int i, k = 0;
+
+	if (families[fam].recount_one == NULL)
+		return 0;
+	if ((s = db_stmt(&a->db, STMT_MAX_IDS)) == NULL)
+		return -1;
+	if (dbq_step(s) == DBQ_ROW) {
+		mu = dbq_i64(s, 0);
+		mp = dbq_i64(s, 1);
+		mt = dbq_i64(s, 2);
+	}
+	db_done(s);
+	if (n > 16)
+		n = 16;
+	for (i = 0; i < n; i++) {
+		memset(&e[k], 0, sizeof(e[k]));
+		switch (families[fam].obj) {
+		case OBJ_USER:
+			if (mu == 0)
+				continue;
+			e[k].k1 = 1 + random() % mu;
+			break;
+		case OBJ_POST:
+			if (mp == 0)
+				continue;
+			e[k].k1 = 1 + random() % mp;
+			break;
+		case OBJ_TOPIC:
+			if (mt == 0)
+				continue;
+			e[k].k1 = 1 + random() % mt;
+			break;
+		case OBJ_USER_TOPIC:
+			if (mp == 0 ||
+			    (s = db_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
+				continue;
+			id = 1 + random() % mp;
+			dbq_bind_i64(s, 1, id);
+			if (dbq_step(s) == DBQ_ROW) {
+				e[k].k1 = dbq_i64(s, 0);
+				e[k].k2 = dbq_i64(s, 1);
+			}
+			db_done(s);
+			if (e[k].k1 == 0)
+				continue;
+			break;
+		}
+		k++;
+	}
+	memset(&rf, 0, sizeof(rf));
+	if (k > 0 && settle_keys(a, fam, 1, e, (size_t)k, &rf) == -1)
+		return -1;
+	*checked += k;
+	*wrong += rf.wrong;
+	return 0;
+}
+
+int
+reconcile_backlog(struct app *a)
+{
+	struct { char name[40], key[48]; long long delta; } *rows;
+	struct rec_family rf;
+	struct rec_entry e;
+	struct dbq *s;
+	enum family fam;
+	int n = 0, i, done = 0;
+
+	rows = xcalloc(500, sizeof(*rows));
+	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
+		free(rows);
+		return -1;
+	}
+	dbq_bind_int(s, 1, 500);
+	while (n < 500 && dbq_step(s) == DBQ_ROW) {
+		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
+		    dbq_text(s, 0));
+		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
+		    dbq_text(s, 1));
+		rows[n].delta = dbq_i64(s, 2);
+		n++;
+	}
+	db_done(s);
+	for (i = 0; i < n; i++) {
+		memset(&e, 0, sizeof(e));
+		memset(&rf, 0, sizeof(rf));
+		fam = family_by_name(rows[i].name);
+		if (fam != FAM__MAX && families[fam].recount_one != NULL) {
+			if (sscanf(rows[i].key, "%lld:%lld", &e.k1, &e.k2) < 1)
+				continue;
+			if (settle_keys(a, fam, 0, &e, 1, &rf) == -1)
+				break;
+			if (rf.unsettled > 0)
+				continue;	/* still moving: next round */
+		}
+		/* views have no truth: what waited is simply lost */
+		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+			break;
+		dbq_bind_text(s, 1, rows[i].name, -1);
+		dbq_bind_text(s, 2, rows[i].key, -1);
+		dbq_bind_i64(s, 3, rows[i].delta);
+		dbq_step(s);
+		db_done(s);
+		done++;
+	}
+	free(rows);
+	return done;
+}
+
+int
+reconcile(struct app *a, int dry, int from, struct rec_report *rep,
+    rec_progress progress, void *arg)
+{
+	int step, rc;
+
+	for (step = from; step < REC_FAMILIES; step++) {
+		if (step == 0)
+			rc = reconcile_like_count(a, dry, &rep->fam[0]);
+		else if (families[step - 1].recount == NULL)
+			rc = 0;		/* views: no truth rows */
+		else
+			rc = reconcile_family(a, (enum family)(step - 1), dry,
+			    &rep->fam[step]);
+		if (rc == -1)
+			return -1;
+		if (progress != NULL && progress(arg, (step + 1) * 100 /
+		    REC_FAMILIES, step + 1, rep) == -1)
+			return -1;
+	}
+	return 0;
+}

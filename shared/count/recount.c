@@ -1,0 +1,76 @@
+/* recount.c -- recounts from the truth rows; see recount.h. */
+#include <string.h>
+
+#include "base/log.h"
+#include "count/recount.h"
+#include "store/query.h"
+
+long
+recount_family(struct db *d, enum family fam,
+    int (*fn)(const struct delta *, void *), void *arg)
+{
+	const struct family_info *f = &families[fam];
+	struct dbq *s;
+	struct delta dl;
+	long n = 0;
+	int rc, two = f->obj == OBJ_USER_TOPIC;
+
+	if (f->recount == NULL)
+		return 0;
+	if ((s = db_prepare_once(d, f->recount)) == NULL)
+		return -1;
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		dl.fam = fam;
+		dl.k1 = dbq_i64(s, 0);
+		dl.k2 = two ? dbq_i64(s, 1) : 0;
+		dl.d = dbq_i64(s, two ? 2 : 1);
+		n++;
+		if (fn(&dl, arg) == -1) {
+			rc = DBQ_ERR;
+			break;
+		}
+	}
+	dbq_finalize(s);
+	return rc == DBQ_DONE ? n : -1;
+}
+
+static int
+write_one(const struct delta *dl, void *arg)
+{
+	struct db *d = arg;
+	struct dbq *s = db_stmt(d, STMT_COUNTER_SET);
+	char key[48];
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	counter_key(dl, key, sizeof(key));
+	dbq_bind_text(s, 1, families[dl->fam].name, -1);
+	dbq_bind_text_copy(s, 2, key, -1);
+	dbq_bind_i64(s, 3, dl->d);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+recount_write_all(struct app *a)
+{
+	struct db *d = &a->db;
+	int i;
+
+	if (db_begin(d) == -1)
+		return -1;
+	if (db_exec(d, "UPDATE posts SET like_count = (SELECT COUNT(*) FROM "
+	    "likes WHERE post_id = posts.id) WHERE like_count != (SELECT "
+	    "COUNT(*) FROM likes WHERE post_id = posts.id);"
+	    "DELETE FROM counters WHERE name != 'post_views';") == -1)
+		goto fail;
+	for (i = 0; i < FAM__MAX; i++)
+		if (recount_family(d, (enum family)i, write_one, d) < 0)
+			goto fail;
+	return db_commit(d);
+fail:
+	db_rollback(d);
+	return -1;
+}

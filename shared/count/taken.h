@@ -1,0 +1,49 @@
+/* taken.h -- what one flush batch took from Redis (flush.h): the
+ * counters of its buckets, put in the counters table's order, applied to
+ * SQLite in one transaction with the batch's flushes row, then the
+ * leaderboards and the acks.  Used by the sweep and by recovery alike.
+ */
+#ifndef TALLY_TAKEN_H
+#define TALLY_TAKEN_H
+
+
+#include "count/counters.h"
+#include "store/app.h"
+#include "store/db.h"
+
+/* One counter a batch took: its delta, SQLite key and value after. */
+struct item {
+	struct delta	d;
+	long long	val;		/* -1 until the UPSERT returns it */
+	char		key[40];	/* counter_key() */
+};
+
+/* What a batch took: its buckets and counters. */
+struct taken {
+	int		*buckets;
+	int		 nb, bcap;
+	struct item	*it;
+	int		 nds, cap;
+	long long	 total;		/* sum of |delta| */
+	int		 skipped;	/* buckets another batch held */
+	int		 fenced;	/* the batch was declared dead */
+};
+
+void	taken_free(struct taken *);
+/* Adds bucket b's fields (an HGETALL reply of its inflight hash) to t;
+ * how many. */
+int	taken_add(struct taken *, int b, const rds_reply *);
+/* Puts t in the counters table's order (once all is in). */
+void	taken_sort(struct taken *);
+/* Batch b's one SQLite transaction: t's UPSERTs (in t's order: sort it
+ * first) and its flushes row.
+ * 1 applied now, 0 when another flusher had applied it (rolled back),
+ * -1 on error (logged, rolled back). */
+int	taken_apply(struct db *, long long b, struct taken *);
+/* After the commit: the leaderboards (with the values the UPSERTs
+ * returned when have_vals), then the acks of every bucket for batch.
+ * 0 or -1. */
+int	taken_settle(struct app *, const char *batch, struct taken *,
+	    int have_vals);
+
+#endif

@@ -1,0 +1,110 @@
+/* account.c -- accounts; see account.h. */
+#include <string.h>
+
+#include <sodium.h>
+
+#include "base/auth.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "social/account.h"
+#include "store/query.h"
+
+long long
+account_create(struct db *d, const char *login, const char *name,
+    const char *pw, size_t pwlen, int is_admin, int min_cost)
+{
+	char hash[AUTH_HASH_MAX];
+	struct dbq *s;
+	long long id = 0;
+	int rc;
+
+	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_USER_INSERT)) == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	dbq_bind_text(s, 2, name, -1);
+	dbq_bind_text(s, 3, hash, -1);
+	dbq_bind_int(s, 4, is_admin ? 1 : 0);
+	dbq_bind_i64(s, 5, clock_wall_ms());
+	rc = dbq_step(s);
+	if (rc == DBQ_ROW)
+		id = dbq_i64(s, 0);
+	else if (rc != DBQ_DONE) {
+		log_err("user insert: %s", db_errmsg(d));
+		id = -1;
+	}
+	db_done(s);
+	return id;
+}
+
+int
+account_by_login(struct db *d, const char *login, struct account *out)
+{
+	struct dbq *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	rc = dbq_step(s);
+	if (rc == DBQ_ROW) {
+		out->id = dbq_i64(s, 0);
+		db_col_text(s, 1, out->login, sizeof(out->login));
+		db_col_text(s, 2, out->name, sizeof(out->name));
+		out->is_admin = dbq_int(s, 4);
+	}
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
+long long
+account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
+{
+	struct dbq *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	char hash[AUTH_HASH_MAX] = "";
+	long long id = 0;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	rc = dbq_step(s);
+	if (rc == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		db_col_text(s, 3, hash, sizeof(hash));
+	}
+	db_done(s);
+	if (rc != DBQ_ROW && rc != DBQ_DONE)
+		return -1;
+	if (auth_verify(id ? hash : NULL, pw, pwlen) == -1)
+		return 0;
+	return id;
+}
+
+int
+account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
+    int min_cost)
+{
+	struct account a;
+	char gen[TOKEN_LEN + 1];
+	long long id;
+	int rc;
+
+	if ((rc = account_by_login(d, "admin", &a)) != 0)
+		return rc == 1 ? 0 : -1;
+	if (pw == NULL || *pw == '\0') {
+		token_new(gen);
+		gen[20] = '\0';		/* 120 bits is plenty to type */
+		pw = gen;
+	}
+	if (strlen(pw) >= outsz)
+		return -1;
+	id = account_create(d, "admin", "Administrator", pw, strlen(pw), 1,
+	    min_cost);
+	if (id <= 0)
+		return id == 0 ? 0 : -1;
+	memcpy(out, pw, strlen(pw) + 1);
+	return 1;
+}

@@ -1,0 +1,38 @@
+/* account.h -- user accounts: creation, password check, the admin.
+ * Logins arrive already validated and folded (valid.c VALID_LOGIN). */
+#ifndef TALLY_ACCOUNT_H
+#define TALLY_ACCOUNT_H
+
+#include <stddef.h>
+
+#include "store/db.h"
+
+struct account {
+	long long	id;
+	char		login[40];
+	char		name[264];
+	int		is_admin;
+};
+
+/* Creates a user.  Returns the new id, 0 when the login is taken, -1 on
+ * error (logged).  min_cost selects the cheapest argon2id (tests, seed). */
+long long	account_create(struct db *, const char *login, const char *name,
+		    const char *pw, size_t pwlen, int is_admin, int min_cost);
+
+/* Checks a login/password pair: the user's id, 0 for a bad pair (the same
+ * time whether or not the login exists), -1 on error. */
+long long	account_check(struct db *, const char *login, const char *pw,
+		    size_t pwlen);
+
+/* Looks a user up by login: 1 found, 0 absent, -1 error. */
+int		account_by_login(struct db *, const char *login,
+		    struct account *);
+
+/* Makes sure the "admin" account exists.  When it is created, its
+ * password is pw if given, else a random one; the password is copied to
+ * out (at least 32 bytes) and 1 is returned.  0 when it already existed,
+ * -1 on error. */
+int		account_ensure_admin(struct db *, const char *pw, char *out,
+		    size_t outsz, int min_cost);
+
+#endif

@@ -1,0 +1,158 @@
+/* badges.c -- the badges; see badges.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "count/counters.h"
+#include "count/cstore.h"
+#include "social/badges.h"
+#include "social/bcache.h"
+#include "social/notify.h"
+#include "social/session.h"
+#include "social/timeline.h"
+#include "store/query.h"
+
+static int
+followed(struct app *a, long long uid, long long *total)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
+	long long *authors = NULL, *after = NULL, *out;
+	int n = 0, cap = 0, i, rc;
+
+	*total = 0;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, uid);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			authors = xrealloc(authors, (size_t)cap * sizeof(*authors));
+			after = xrealloc(after, (size_t)cap * sizeof(*after));
+		}
+		authors[n] = dbq_i64(s, 0);
+		after[n] = dbq_i64(s, 1);
+		n++;
+	}
+	db_done(s);
+	if (n > 0) {
+		out = xcalloc((size_t)n, sizeof(*out));
+		if (tl_count_after(a, n, authors, after, out) == 0)
+			for (i = 0; i < n; i++)
+				*total += out[i];
+		free(out);
+	}
+	free(authors);
+	free(after);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
+/* The slow path: SQLite markers and ZCOUNTs, then a refill of the cache
+ * against the stamp of the poll that missed. */
+static int
+badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
+    struct badges *b)
+{
+	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
+	long long latest, seen, lit, visited;
+	struct dbq *s = db_stmt(&a->db, STMT_BADGE_SCALARS);
+
+	cstore_get(a, &d, 1);
+	b->notifications = d.d;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, uid);
+	latest = seen = lit = 0;
+	visited = -1;
+	if (dbq_step(s) == DBQ_ROW) {
+		latest = dbq_i64(s, 0);
+		seen = dbq_i64(s, 1);	/* NULL: 0 */
+		lit = dbq_i64(s, 2);
+		if (!dbq_is_null(s, 3))
+			visited = dbq_i64(s, 3);
+	}
+	db_done(s);
+	b->notices = latest > seen ? latest - seen : 0;
+	b->red_dot = lit > 0 && lit > visited;
+	if (followed(a, uid, &b->followed) == -1)
+		return -1;
+	bcache_fill(a, uid, st, seen, visited, b->followed, latest, lit);
+	return 0;
+}
+
+int
+badges_get(struct app *a, long long uid, struct badges *b)
+{
+	struct bcache_stamp st;
+
+	if (bcache_get(a, uid, NULL, b, &st) == 1)
+		return 0;
+	return badges_compute(a, uid, &st, b);
+}
+
+int
+badges_poll(struct app *a, const char *sid, long long *uid,
+    struct badges *b)
+{
+	char hex[SID_HEX_LEN + 1];
+	struct bcache_stamp st;
+	int rc;
+
+	if (session_id_parse(sid, uid, hex) == -1)
+		return 0;
+	rc = bcache_get(a, *uid, hex, b, &st);
+	if (rc == 1)
+		return 1;
+	if (rc == 0)
+		return badges_compute(a, *uid, &st, b) == 0 ? 1 : -1;
+	return 0;
+}
+
+void
+badges_etag(const struct badges *b, char *out, size_t sz)
+{
+	snprintf(out, sz, "\"b-%lld-%lld-%lld-%d\"", b->notifications,
+	    b->notices, b->followed, b->red_dot);
+}
+
+int
+badges_notice(struct app *a, const char *title, const char *body,
+    long long *id)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_NOTICE_INSERT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, title, -1);
+	dbq_bind_text(s, 2, body, -1);
+	dbq_bind_i64(s, 3, clock_wall_ms());
+	rc = dbq_step(s);
+	*id = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
+	db_done(s);
+	if (*id > 0)
+		bcache_globals(a, *id, -1);
+	return *id > 0 ? 0 : -1;
+}
+
+int
+badges_light(struct app *a)
+{
+	long long now = clock_wall_ms(), prev;
+	int rc;
+
+	/* Strictly later than any earlier light and any visit so far. */
+	if (db_begin(&a->db) == -1)
+		return -1;
+	prev = db_setting(&a->db, "red_dot_at", 0);
+	/* Later than this millisecond's visits too (a visit stores
+	 * max(now, light)), so a light is never hidden by a visit made in
+	 * the same millisecond. */
+	rc = db_setting_put(&a->db, "red_dot_at", (now > prev ? now : prev) + 1);
+	if (rc == -1 || db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
+	bcache_globals(a, -1, (now > prev ? now : prev) + 1);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* bcache.h -- a user's four badges in one Redis round trip, no SQLite.
+ *
+ * Every open page polls /badges.json, so its steady state must be one
+ * Redis round trip and no SQLite (a 304 then costs no SQLite work at
+ * all).  badges_get() computes the badges from SQLite markers and ZCOUNTs
+ * (badges.h); this cache keeps what that computation read, each part next
+ * to what changes it:
+ *   {u<ID>}:ss  the session (session.h)
+ *   {c<B>}:u<ID> field unread: the live counter itself (cstore.h; the
+ *               counter's own bucket slot, so the pipeline spans three)
+ *   {u<ID>}:bm  seen (notices marker), visited (last /news visit, -1:
+ *               never), fb (followed-author unread), fbe (the epoch fb
+ *               was computed at), fg (the gen it was filled under), at
+ *               (fill time, ms); and gen
+ *   {g}:badge   latest (newest notice id), lit (the red dot's time), at
+ *               (when they were read from SQLite, ms), epoch (bumped
+ *               after every change of any profile timeline)
+ * A poll is one pipeline of four plain commands (HGET of the session
+ * field, HGET of unread, HMGET of bm, HMGET of {g}:badge; plain commands
+ * cost Redis less than a script, and the checks are made here).  It
+ * answers from the cache when the
+ * session field is there and not past its time, unread is loaded,
+ * fg == gen, fbe == epoch, bm is younger than BCACHE_USER_MS and the
+ * global part younger than BCACHE_GLOBAL_MS; otherwise the request takes
+ * the slow path (session from SQLite, badges computed, cache refilled).
+ *
+ * Why no change is missed: whatever moves a reader's markers or follows
+ * bumps gen after its SQLite write, and a fill is written only if gen is
+ * still what the poll that missed saw (before it read SQLite): a fill can
+ * never store values older than an invalidation.  Likewise fb carries the
+ * epoch read before its ZCOUNTs, and the epoch is bumped after the
+ * timeline write.  The global values only grow (notice ids, light
+ * times), so they are merged with max().  The ages bound what a missed
+ * bump (Redis unreachable just then) leaves behind: BCACHE_USER_MS for a
+ * reader's markers and fb, BCACHE_GLOBAL_MS for notices and the red dot.
+ *
+ * The price of one global epoch: a post published or deleted anywhere
+ * turns every reader's fb over, and that reader's next poll recomputes
+ * (the work the poll did before this cache).  A per-author version would
+ * keep fb across other authors' posts; see README "Badges".
+ */
+#ifndef TALLY_BCACHE_H
+#define TALLY_BCACHE_H
+
+#include "store/app.h"
+
+/* A user's four badges (badges.h says what each counts). */
+struct badges {
+	long long	notifications;
+	long long	notices;
+	long long	followed;
+	int		red_dot;
+};
+
+#define BCACHE_USER_MS		30000
+#define BCACHE_GLOBAL_MS	5000
+
+/* What a poll that missed saw: the fill is conditional on it. */
+struct bcache_stamp {
+	int		ok;	/* 0: nothing to fill against */
+	long long	gen;
+	long long	epoch;
+	long long	at;	/* when the poll ran (ms) */
+};
+
+/* Reads uid's badges.  With hex (session.h) the session is checked
+ * too.  1: b filled from the cache.  0: a miss, st says what to fill
+ * against.  -1: hex given and the session is not in the cache (or Redis
+ * is down): ask SQLite. */
+int	bcache_get(struct app *, long long uid, const char *hex,
+	    struct badges *b, struct bcache_stamp *st);
+
+/* Stores what the slow path computed (seen: notices marker, visited: -1
+ * when never), and the global part; best effort. */
+void	bcache_fill(struct app *, long long uid, const struct bcache_stamp *,
+	    long long seen, long long visited, long long fb, long long latest,
+	    long long lit);
+
+/* The global part only (a notice was sent, the dot lit): max-merged. */
+void	bcache_globals(struct app *, long long latest, long long lit);
+
+/* uid's markers or follows changed in SQLite: bump gen.  Best effort. */
+void	bcache_forget(struct app *, long long uid);
+
+/* A profile timeline changed in Redis: bump the epoch.  Best effort. */
+void	bcache_timeline_changed(struct app *);
+
+#endif

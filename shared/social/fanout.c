@@ -1,0 +1,358 @@
+/* fanout.c -- fan-out and the deferred job queue; see fanout.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "social/fanout.h"
+#include "social/post.h"
+#include "social/timeline.h"
+#include "store/keys.h"
+#include "store/query.h"
+
+/* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
+ * own batch is done: its note goes, its continuation (if any) queues. */
+static struct rds_script inline_done_lua = { .src =
+	"redis.call('ZREM', KEYS[1], ARGV[1])\n"
+	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[2], ARGV[2]) end\n"
+	"return 1\n" };
+
+/* KEYS: inline, queue.  ARGV: before (ms), max.  Notes older than before
+ * belong to a handler that died after answering: the worker takes them. */
+static struct rds_script reclaim_lua = { .src =
+	"local js = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1],"
+	" 'LIMIT', 0, tonumber(ARGV[2]))\n"
+	"for _, j in ipairs(js) do\n"
+	"  redis.call('LPUSH', KEYS[2], j)\n"
+	"  redis.call('ZREM', KEYS[1], j)\n"
+	"end\n"
+	"return #js\n" };
+
+/* KEYS: queue, processing.  ARGV: done job, next job or "". */
+static struct rds_script job_done_lua = { .src =
+	"redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
+	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[1], ARGV[2]) end\n"
+	"return 1\n" };
+
+struct job {
+	int		add;		/* 1 add, 0 remove */
+	long long	post;
+	long long	author;
+	long long	score;
+	long long	after_t;	/* follower cursor: (created_at, id) */
+	long long	after_id;
+};
+
+static char *
+job_encode(const struct job *j)
+{
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "k",
+	    j->add ? "add" : "rem", "p", (json_int_t)j->post, "a",
+	    (json_int_t)j->author, "s", (json_int_t)j->score, "t",
+	    (json_int_t)j->after_t, "i", (json_int_t)j->after_id);
+	char *s;
+
+	if (o == NULL)
+		return NULL;
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+static int
+job_decode(const char *s, size_t len, struct job *j)
+{
+	json_error_t err;
+	json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &err);
+	json_int_t p, a, sc, t, i;
+	const char *k;
+	int rc;
+
+	if (o == NULL)
+		return -1;
+	rc = json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I}", "k", &k, "p", &p,
+	    "a", &a, "s", &sc, "t", &t, "i", &i);
+	if (rc == 0) {
+		j->add = strcmp(k, "add") == 0;
+		j->post = p;
+		j->author = a;
+		j->score = sc;
+		j->after_t = t;
+		j->after_id = i;
+	}
+	json_decref(o);
+	return rc;
+}
+
+static int
+job_push(struct app *a, const struct job *j)
+{
+	char *s = job_encode(j);
+	rds_reply *rep;
+	int rc = -1;
+
+	if (s == NULL)
+		return -1;
+	if ((rep = rds_cmdv(&a->rds, "LPUSH", KEY_JOBS_QUEUE, s, NULL)) != NULL) {
+		rc = rep->type == RDS_INTEGER ? 0 : -1;
+		rds_free(rep);
+	}
+	if (rc == -1) {
+		log_warn("fan-out job for post %lld not queued", j->post);
+		tl_mark_stale(a);
+	}
+	free(s);
+	return rc;
+}
+
+/* 1 when the add job j is still current: its post visible, published at
+ * the job's score (not unpublished, deleted or republished since); 0 not;
+ * -1 on a SQLite error. */
+static int
+current(struct app *a, const struct job *j)
+{
+	struct post p;
+	int rc = post_get(&a->db, j->post, &p);
+
+	if (rc != 1)
+		return rc;
+	rc = POST_VISIBLE(&p) && p.published_at == j->score;
+	post_free(&p);
+	return rc;
+}
+
+/* One batch: followers after the job's cursor.  Returns how many were
+ * done (the cursor moves to the last), or -1.  An add job whose post is
+ * no longer current does nothing (0): a remove job was queued when it
+ * stopped being so. */
+static int
+job_batch(struct app *a, struct job *j)
+{
+	long long uids[FANOUT_BATCH];
+	struct dbq *s;
+	int n = 0, rc;
+
+	if (j->add && (rc = current(a, j)) != 1)
+		return rc;
+	if ((s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, j->author);
+	dbq_bind_i64(s, 2, j->after_t);
+	dbq_bind_i64(s, 3, j->after_id);
+	dbq_bind_int(s, 4, FANOUT_BATCH);
+	while (n < FANOUT_BATCH && (rc = dbq_step(s)) == DBQ_ROW) {
+		uids[n] = dbq_i64(s, 0);
+		j->after_t = dbq_i64(s, 1);
+		j->after_id = uids[n];
+		n++;
+	}
+	db_done(s);
+	if (n == 0)
+		return 0;
+	rc = j->add ? tl_add_many(a, TL_HOME, n, uids, j->score, j->post) :
+	    tl_rem_many(a, TL_HOME, n, uids, j->post);
+	return rc == -1 ? -1 : n;
+}
+
+/* After the response: the first FANOUT_BATCH followers, then the rest
+ * queued for the worker, and the note dropped -- in one script. */
+static void
+inline_run(struct app *a, char *raw)
+{
+	const char *keys[2] = { KEY_JOBS_INLINE, KEY_JOBS_QUEUE }, *args[2];
+	rds_reply *rep;
+	struct job j, undo;
+	char *next = NULL;
+	int n, noted;
+
+	if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
+		usleep((useconds_t)a->fault_delay_ms * 1000);
+	/* Not there any more: the worker took it over (we were slow). */
+	if ((rep = rds_cmdv(&a->rds, "ZSCORE", KEY_JOBS_INLINE, raw, NULL)) == NULL)
+		return;
+	noted = rep->type == RDS_STRING;
+	rds_free(rep);
+	if (!noted || job_decode(raw, strlen(raw), &j) == -1 ||
+	    (n = job_batch(a, &j)) < 0)
+		return;			/* the note stays: the worker redoes it */
+	if (n == FANOUT_BATCH)
+		next = job_encode(&j);
+	/* Unpublished or deleted while we wrote: its remove job may have run
+	 * before our adds, so queue one more after them (ZREMs repeat
+	 * harmlessly), and no continuation. */
+	if (n > 0 && current(a, &j) == 0) {
+		free(next);
+		undo = j;
+		undo.add = 0;
+		undo.after_t = undo.after_id = -1;
+		next = job_encode(&undo);
+	}
+	if (n == FANOUT_BATCH && next == NULL)
+		return;
+	args[0] = raw;
+	args[1] = next != NULL ? next : "";
+	if ((rep = rds_eval(&a->rds, &inline_done_lua, 2, keys, 2, args)) != NULL)
+		rds_free(rep);
+	free(next);
+}
+
+int
+fanout_publish(struct app *a, long long post, long long author,
+    long long published_at)
+{
+	struct job j = { 1, post, author, published_at, -1, -1 };
+	rds_reply *rep;
+	char *s, now[24];
+	int ok;
+
+	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
+	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
+		return -1;
+	if ((s = job_encode(&j)) == NULL)
+		return -1;
+	/* The note makes the batch durable before the response: should
+	 * this process die before doing it, the worker does. */
+	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
+	rep = rds_cmdv(&a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
+	ok = rep != NULL && rep->type == RDS_INTEGER;
+	if (rep != NULL)
+		rds_free(rep);
+	if (!ok) {
+		free(s);
+		log_warn("fan-out of post %lld not noted", post);
+		tl_mark_stale(a);
+		return -1;
+	}
+	app_after(a, inline_run, s);
+	return 0;
+}
+
+int
+fanout_reclaim(struct app *a, long long grace_ms)
+{
+	const char *keys[2] = { KEY_JOBS_INLINE, KEY_JOBS_QUEUE }, *args[2];
+	char before[24];
+	rds_reply *rep;
+	int n = -1;
+
+	snprintf(before, sizeof(before), "%lld", clock_wall_ms() - grace_ms);
+	args[0] = before;
+	args[1] = "100";
+	if ((rep = rds_eval(&a->rds, &reclaim_lua, 2, keys, 2, args)) == NULL)
+		return -1;
+	if (rep->type == RDS_INTEGER)
+		n = (int)rep->integer;
+	rds_free(rep);
+	if (n > 0)
+		log_info("took over %d fan-out batches of handlers that died "
+		    "after answering", n);
+	return n;
+}
+
+int
+fanout_remove(struct app *a, long long post, long long author)
+{
+	struct job j = { 0, post, author, 0, -1, -1 };
+
+	if (tl_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
+	    tl_rem(a, TL_HOME, author, 1, &post) < -1)
+		return -1;
+	return job_push(a, &j);
+}
+
+int
+fanout_recover(struct app *a)
+{
+	rds_reply *rep;
+	int n = 0;
+
+	for (;;) {
+		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_PROCESSING,
+		    KEY_JOBS_QUEUE, "RIGHT", "RIGHT", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != RDS_STRING) {
+			rds_free(rep);
+			break;
+		}
+		rds_free(rep);
+		n++;
+	}
+	if (n > 0)
+		log_info("recovered %d unfinished jobs", n);
+	return n;
+}
+
+int
+fanout_work(struct app *a, int max)
+{
+	const char *keys[2] = { KEY_JOBS_QUEUE, KEY_JOBS_PROCESSING };
+	const char *args[2];
+	rds_reply *rep, *done;
+	struct job j;
+	char *raw, *next;
+	int ran = 0, n;
+
+	while (ran < max) {
+		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_QUEUE,
+		    KEY_JOBS_PROCESSING, "RIGHT", "LEFT", NULL);
+		if (rep == NULL)
+			return -1;
+		if (rep->type != RDS_STRING) {
+			rds_free(rep);
+			break;
+		}
+		raw = xstrndup(rep->str, rep->len);
+		rds_free(rep);
+		next = NULL;
+		if (job_decode(raw, strlen(raw), &j) == -1) {
+			log_err("dropping malformed job: %.100s", raw);
+			n = 0;
+		} else if ((n = job_batch(a, &j)) < 0) {
+			free(raw);	/* stays in processing: redone */
+			return -1;
+		} else if (n == FANOUT_BATCH)
+			next = job_encode(&j);
+		if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
+			usleep((useconds_t)a->fault_delay_ms * 1000);
+		args[0] = raw;
+		args[1] = next != NULL ? next : "";
+		done = rds_eval(&a->rds, &job_done_lua, 2, keys, 2, args);
+		if (done != NULL)
+			rds_free(done);
+		free(raw);
+		free(next);
+		if (done == NULL)
+			return -1;
+		ran++;
+	}
+	return ran;
+}
+
+long long
+fanout_pending(struct app *a)
+{
+	rds_reply *q = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_QUEUE, NULL), *p;
+	long long n = -1;
+
+	if (q == NULL)
+		return -1;
+	if ((p = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_PROCESSING, NULL)) != NULL) {
+		if (q->type == RDS_INTEGER &&
+		    p->type == RDS_INTEGER)
+			n = q->integer + p->integer;
+		rds_free(p);
+	}
+	if (n >= 0 && (p = rds_cmdv(&a->rds, "ZCARD", KEY_JOBS_INLINE,
+	    NULL)) != NULL) {
+		n = p->type == RDS_INTEGER ? n + p->integer : -1;
+		rds_free(p);
+	}
+	rds_free(q);
+	return n;
+}

@@ -1,0 +1,49 @@
+/* fanout.h -- getting posts into and out of timelines, and the durable
+ * queue of deferred work.
+ *
+ * Publishing adds the post to the author's profile and home timelines
+ * and, in the request, to the home timelines of the author's first 1000
+ * followers (by follow time); the rest goes to the worker as jobs of 1000
+ * followers each.  The request's batch is done by the handler process
+ * right after the response is sent (app_after()), so the poster waits
+ * for the same work whether the author has 10 followers or 10 million;
+ * before answering, the handler notes the batch in {jobs}:inline (a
+ * sorted set scored by time), and drops the note with the batch done.  A
+ * note older than FANOUT_INLINE_GRACE_MS belongs to a handler that died
+ * in between: the worker moves it to the queue (fanout_reclaim()).  Unpublishing or deleting removes the post from the
+ * author's own timelines at once and from followers' lazily, by jobs.
+ *
+ * The queue is a Redis list ({jobs}:queue, persisted by AOF).  The worker
+ * moves a job atomically to {jobs}:processing (LMOVE), does it, and in
+ * one script removes it and queues its continuation; a worker killed
+ * mid-job finds it in processing at restart and does it again.  Every job
+ * is idempotent (ZADD of the same score, ZREM), so a redone job neither
+ * loses nor duplicates a timeline entry.
+ */
+#ifndef TALLY_FANOUT_H
+#define TALLY_FANOUT_H
+
+#include "store/app.h"
+
+#define FANOUT_BATCH	1000
+#define FANOUT_INLINE_GRACE_MS	5000
+
+/* Returns 0, or -1 when Redis failed (the timelines are then repaired by
+ * their rebuild from SQLite; readers never show an invisible post). */
+int	fanout_publish(struct app *, long long post, long long author,
+	    long long published_at);
+int	fanout_remove(struct app *, long long post, long long author);
+
+/* Worker side.  fanout_recover() puts jobs left in processing back in
+ * the queue (call once at start); fanout_work() runs up to max jobs and
+ * returns how many it ran, or -1 when Redis failed. */
+int	fanout_recover(struct app *);
+/* Queues the handlers' batches noted more than grace_ms ago; how many,
+ * or -1. */
+int	fanout_reclaim(struct app *, long long grace_ms);
+int	fanout_work(struct app *, int max);
+
+/* Jobs waiting (queue + processing), or -1. */
+long long fanout_pending(struct app *);
+
+#endif

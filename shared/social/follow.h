@@ -1,0 +1,21 @@
+/* follow.h -- the follow graph: SQLite rows, and the Redis sets and home
+ * timeline that follow from them.  Both calls are idempotent: the row
+ * change says whether anything changed (INSERT ... ON CONFLICT DO NOTHING
+ * RETURNING, DELETE ... RETURNING), and only a real change touches Redis.
+ */
+#ifndef TALLY_FOLLOW_H
+#define TALLY_FOLLOW_H
+
+#include "store/app.h"
+
+/* 1 when the follow is new, 0 when it existed, -1 on error.  Copies the
+ * followee's newest posts (up to the cap) into the follower's home. */
+int	follow_add(struct app *, long long follower, long long followee);
+/* 1 when a follow was removed, 0 when there was none, -1 on error.
+ * Takes the followee's posts out of the follower's home and refills it
+ * from SQLite when fewer than TL_REFILL entries are left. */
+int	follow_remove(struct app *, long long follower, long long followee);
+/* 1 when follower follows followee, 0 not, -1 error. */
+int	follow_exists(struct db *, long long follower, long long followee);
+
+#endif

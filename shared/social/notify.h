@@ -1,0 +1,57 @@
+/* notify.h -- notifications: rows in SQLite, unread count by the formula.
+ *
+ * A like, comment, repost or follow notifies the recipient (never for
+ * one's own action), in the same transaction as the action's row.  An
+ * unlike, unfollow or comment deletion withdraws its notification in the
+ * same transaction, so no stale unread is left behind; a notification
+ * about a post deleted later stays (it says so when opened).
+ * The unread count is the counter family user_unread: +1 on a new unread
+ * notification, -1 when one is read (a conditional UPDATE ... AND
+ * is_read = 0: of two concurrent reads one changes a row), -1 when an
+ * unread one is deleted; read-all subtracts exactly the rows it changed.
+ */
+#ifndef TALLY_NOTIFY_H
+#define TALLY_NOTIFY_H
+
+#include "count/counters.h"
+#include "count/outbox.h"
+#include "store/app.h"
+
+/* Inside the caller's open transaction.  notify_add: 1 created (unread;
+ * its id in *id when id is not NULL), 0 none (own action; *id 0), -1
+ * error.  notify_withdraw: 1 an unread one was removed, 0 none or a read
+ * one, -1 error; notify_withdraw_id the same for the one notification id
+ * (a like's: likes never go through notify_withdraw).  post/comment 0 =
+ * none. */
+int	notify_add(struct db *, long long recipient, long long actor,
+	    const char *kind, long long post, long long comment,
+	    long long *id);
+int	notify_withdraw(struct db *, long long recipient, long long actor,
+	    const char *kind, long long post, long long comment);
+int	notify_withdraw_id(struct db *, long long id, long long recipient,
+	    long long actor, const char *kind, long long post,
+	    long long comment);
+
+/* The unread counter deltas of n notifications of user (+ created,
+ * - read or gone), written to out (at most DELTA_MAX); how many. */
+int	notify_deltas(long long user, long long n, struct delta *out);
+/* The same deltas appended to an action's outbox (outbox.h). */
+void	notify_outbox(struct outbox *, long long user, long long n);
+
+/* The owner's actions.  Return the number of notifications that went
+ * from unread to read (or unread ones deleted), 0 when nothing changed
+ * (already read, not the owner's, absent), -1 on error. */
+int	notify_read(struct app *, long long id, long long uid);
+int	notify_delete(struct app *, long long id, long long uid);
+int	notify_read_all(struct app *, long long uid);
+
+/* Markers only move forward (max merge).  kind: "notices" (last notice
+ * id seen), "news" (ms of the last visit), "author" (key = author id,
+ * ms of the last visit to the author's profile).  marker_put() also
+ * tells the badge cache (bcache_forget) once SQLite has the marker. */
+int	marker_put(struct app *, long long uid, const char *kind, long long key,
+	    long long value);
+long long marker_get(struct db *, long long uid, const char *kind,
+	    long long key);
+
+#endif

@@ -1,0 +1,140 @@
+/* pcache.c -- the profile cache; see pcache.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "base/log.h"
+#include "social/pcache.h"
+#include "store/rebuild.h"
+
+#define PC_TTL		3600
+#define PC_JITTER	600
+#define PC_NEG_TTL	30
+
+static void
+count(struct app *a, const char *what)
+{
+	rds_reply *rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:cache", what,
+	    "1", NULL);
+
+	if (rep != NULL)
+		rds_free(rep);
+}
+
+/* 1 hit, 0 negative hit, -1 miss (or Redis down: *down). */
+static int
+lookup(struct app *a, const char *key, struct account *u, int *down)
+{
+	rds_reply *rep = rds_cmdv(app_reader(a), "GET", key, NULL);
+	json_error_t err;
+	json_t *o;
+	json_int_t id;
+	const char *login, *name;
+	int rc = -1;
+
+	if (rep == NULL) {
+		*down = 1;
+		return -1;
+	}
+	if (rep->type == RDS_STRING) {
+		o = json_loadb(rep->str, rep->len, JSON_DECODE_ANY, &err);
+		if (o != NULL && json_is_null(o))
+			rc = 0;
+		else if (o != NULL && json_unpack(o, "{s:I,s:s,s:s}", "id", &id,
+		    "login", &login, "name", &name) == 0) {
+			memset(u, 0, sizeof(*u));
+			u->id = id;
+			snprintf(u->login, sizeof(u->login), "%s", login);
+			snprintf(u->name, sizeof(u->name), "%s", name);
+			rc = 1;
+		}
+		json_decref(o);
+	}
+	rds_free(rep);
+	return rc;
+}
+
+static void
+store(struct app *a, const char *key, int found, const struct account *u)
+{
+	char ttl[16], *js;
+	json_t *o;
+	rds_reply *rep;
+
+	if (found) {
+		o = json_pack("{s:I,s:s,s:s}", "id", (json_int_t)u->id, "login",
+		    u->login, "name", u->name);
+		js = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+		json_decref(o);
+		snprintf(ttl, sizeof(ttl), "%u",
+		    PC_TTL + randombytes_uniform(PC_JITTER + 1));
+	} else {
+		js = strdup("null");
+		snprintf(ttl, sizeof(ttl), "%d", PC_NEG_TTL);
+	}
+	if (js == NULL)
+		return;
+	if ((rep = rds_cmdv(&a->rds, "SET", key, js, "EX", ttl, NULL)) != NULL)
+		rds_free(rep);
+	free(js);
+}
+
+static int
+from_sqlite(struct app *a, const char *login, struct account *u)
+{
+	count(a, "sql_reads");
+	return account_by_login(&a->db, login, u);
+}
+
+int
+pcache_get(struct app *a, const char *login, struct account *u)
+{
+	struct timespec wait = { 0, 25 * 1000 * 1000 };
+	char key[80], lock[96];
+	int rc, down = 0, got, i;
+
+	snprintf(key, sizeof(key), "{login:%s}", login);
+	if ((rc = lookup(a, key, u, &down)) >= 0)
+		return rc;
+	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
+		return account_by_login(&a->db, login, u);
+	snprintf(lock, sizeof(lock), "{login:%s}:lock", login);
+	if ((got = rebuild_lock(&a->rds, lock, 2000)) == -1)
+		return account_by_login(&a->db, login, u);
+	if (got) {		/* ours to rebuild */
+		/* Another may have rebuilt it between our miss and our lock. */
+		if ((rc = lookup(a, key, u, &down)) >= 0 || down) {
+			rebuild_done(&a->rds, lock, NULL);
+			return rc >= 0 ? rc : account_by_login(&a->db, login, u);
+		}
+		count(a, "rebuilds");
+		rc = from_sqlite(a, login, u);
+		if (rc >= 0)
+			store(a, key, rc, u);
+		rebuild_done(&a->rds, lock, NULL);
+		return rc;
+	}
+	for (i = 0; i < 4; i++) {	/* someone else rebuilds: wait a bit */
+		nanosleep(&wait, NULL);
+		if ((rc = lookup(a, key, u, &down)) >= 0)
+			return rc;
+		if (down)
+			break;
+	}
+	return from_sqlite(a, login, u);
+}
+
+void
+pcache_invalidate(struct app *a, const char *login)
+{
+	char key[80];
+	rds_reply *rep;
+
+	snprintf(key, sizeof(key), "{login:%s}", login);
+	if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
+		rds_free(rep);
+}

@@ -1,0 +1,24 @@
+/* pcache.h -- the profile cache (seeds/cache-design).
+ *
+ * One Redis key per login, {login:<login>}, holding the profile as JSON
+ * (jansson) with a TTL of one hour plus up to ten minutes of random
+ * jitter, so entries made together do not expire together (no
+ * avalanche).  A login that does not exist is cached as "null" for 30 s
+ * (no penetration: a hammered unknown login costs SQLite one query per
+ * 30 s).  A missing entry is rebuilt by the one request that wins a
+ * SET NX lock; the others wait up to ~100 ms for it, then read SQLite (no
+ * stampede).  Redis down: SQLite.  Signup and useradd drop the entry
+ * (a negative one would otherwise hide the new user for 30 s).
+ * Rebuilds and SQLite reads are counted in {metrics}:cache.
+ */
+#ifndef TALLY_PCACHE_H
+#define TALLY_PCACHE_H
+
+#include "social/account.h"
+#include "store/app.h"
+
+/* 1 found, 0 no such login, -1 error.  login is already folded. */
+int	pcache_get(struct app *, const char *login, struct account *);
+void	pcache_invalidate(struct app *, const char *login);
+
+#endif

@@ -1,0 +1,55 @@
+/* post.c -- a post as read from its truth row; see post.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "social/post.h"
+#include "store/query.h"
+
+void
+post_from_row(struct dbq *s, struct post *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->id = dbq_i64(s, 0);
+	p->user_id = dbq_i64(s, 1);
+	db_col_text(s, 2, p->login, sizeof(p->login));
+	db_col_text(s, 3, p->name, sizeof(p->name));
+	db_col_text(s, 4, p->slug, sizeof(p->slug));
+	p->body = xstrdup(dbq_text(s, 5));
+	p->status = dbq_int(s, 6);
+	p->is_deleted = dbq_int(s, 7);
+	p->created_at = dbq_i64(s, 8);
+	p->published_at = dbq_i64(s, 9);
+	p->topic_id = dbq_i64(s, 10);
+	p->likes = dbq_i64(s, 11);
+}
+
+void
+post_free(struct post *p)
+{
+	free(p->body);
+	p->body = NULL;
+}
+
+int
+post_get(struct db *d, long long id, struct post *p)
+{
+	struct dbq *s = db_stmt(d, STMT_POST_GET);
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, id);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		post_from_row(s, p);
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+post_can_see(const struct post *p, long long viewer)
+{
+	/* CONTRACT: a draft or deleted post is 404 to all but its author. */
+	return POST_VISIBLE(p) || (viewer != 0 && viewer == p->user_id);
+}

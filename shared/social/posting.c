@@ -1,0 +1,453 @@
+/* posting.c -- the actions on posts, likes, reposts and comments; see
+ * posting.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "count/cstore.h"
+#include "count/outbox.h"
+#include "social/fanout.h"
+#include "social/notify.h"
+#include "social/post.h"
+#include "social/posting.h"
+#include "store/query.h"
+
+/* The formula's view of a post row. */
+static void
+post_row(const struct post *p, struct row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = ROW_POST;
+	r->id = p->id;
+	r->user = p->user_id;
+	r->topic = p->topic_id;
+	r->visible = POST_VISIBLE(p);
+	r->likes = p->likes;
+}
+
+/* Commits with the deltas of a row change and of n unread notes of user
+ * in the outbox (outbox.h), then sends them.  0, or -1: roll back. */
+static int
+commit_counted(struct app *a, const struct row *old, const struct row *new,
+    long long user, long long n)
+{
+	struct outbox ob = { .n = 0 };
+
+	if (old != NULL || new != NULL)
+		outbox_formula(&ob, old, new);
+	notify_outbox(&ob, user, n);
+	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+		return -1;
+	outbox_send(a, &ob);
+	return 0;
+}
+
+/* The id of topic slug, created on first use; -1 on error. */
+static long long
+topic_id(struct db *d, const char *slug, long long now)
+{
+	struct dbq *s = db_stmt(d, STMT_TOPIC_UPSERT);
+	long long id = -1;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, slug, -1);
+	dbq_bind_i64(s, 2, now);
+	if (dbq_step(s) == DBQ_ROW)
+		id = dbq_i64(s, 0);
+	db_done(s);
+	return id;
+}
+
+/* Runs a statement; its changes(), or -1.  *first (when not NULL): the
+ * first result row's first column (0 for none or NULL). */
+static int
+step_first(struct db *d, struct dbq *s, long long *first)
+{
+	int rc = dbq_step(s);
+
+	if (first != NULL)
+		*first = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
+	while (rc == DBQ_ROW)
+		rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE) {
+		log_err("sqlite: %s", db_errmsg(d));
+		return -1;
+	}
+	return db_changes(d);
+}
+
+/* Runs a statement without result rows; its changes(), or -1. */
+static int
+step_changes(struct db *d, struct dbq *s)
+{
+	return step_first(d, s, NULL);
+}
+
+int
+post_create(struct app *a, long long uid, const char *slug, const char *body,
+    int publish, long long *id)
+{
+	struct db *d = &a->db;
+	long long now = clock_wall_ms(), tid;
+	struct dbq *s;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((tid = topic_id(d, slug, now)) == -1 ||
+	    (s = db_stmt(d, STMT_POST_INSERT)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, uid);
+	dbq_bind_i64(s, 2, tid);
+	dbq_bind_text(s, 3, body, -1);
+	dbq_bind_int(s, 4, publish ? 1 : 0);
+	dbq_bind_i64(s, 5, now);
+	*id = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
+	db_done(s);
+	if (*id == 0)
+		goto fail;
+	{
+		struct row nr = { ROW_POST, *id, uid, 0, tid, publish, 0 };
+
+		if (commit_counted(a, NULL, &nr, 0, 0) == -1)
+			goto fail;
+	}
+	if (publish)
+		fanout_publish(a, *id, uid, now);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}
+
+int
+post_edit(struct app *a, long long id, long long uid, const char *body,
+    const char *slug, int publish)
+{
+	struct db *d = &a->db;
+	struct post old, new;
+	long long now = clock_wall_ms(), tid;
+	struct dbq *s;
+	int rc = POST_ERR, ch;
+
+	memset(&old, 0, sizeof(old));
+	memset(&new, 0, sizeof(new));
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, &old)) != 1) {
+		rc = ch == 0 ? POST_NOTFOUND : POST_ERR;
+		goto fail;
+	}
+	if (old.is_deleted || old.user_id != uid) {
+		/* Another's draft is not there at all (no existence leak). */
+		rc = old.is_deleted || !POST_VISIBLE(&old) ? POST_NOTFOUND :
+		    POST_FORBIDDEN;
+		goto fail;
+	}
+	if ((tid = topic_id(d, slug, now)) == -1 ||
+	    (s = db_stmt(d, STMT_POST_UPDATE)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_text(s, 2, body, -1);
+	dbq_bind_i64(s, 3, tid);
+	dbq_bind_int(s, 4, publish ? 1 : 0);
+	dbq_bind_i64(s, 5, now);
+	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
+		goto fail;
+	{
+		struct row or, nr;
+
+		post_row(&old, &or);
+		post_row(&new, &nr);
+		if (commit_counted(a, &or, &nr, 0, 0) == -1)
+			goto fail;
+	}
+	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
+		fanout_publish(a, id, uid, new.published_at);
+	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
+		fanout_remove(a, id, uid);
+	post_free(&old);
+	post_free(&new);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&old);
+	post_free(&new);
+	return rc;
+}
+
+int
+post_delete(struct app *a, long long id, long long uid, int is_admin)
+{
+	struct db *d = &a->db;
+	struct post old;
+	struct dbq *s;
+	int rc = POST_ERR, ch;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, &old)) != 1) {
+		db_rollback(d);
+		return ch == 0 ? POST_NOTFOUND : POST_ERR;
+	}
+	if (old.user_id != uid && !is_admin) {
+		rc = old.status == 1 && !old.is_deleted ? POST_FORBIDDEN :
+		    POST_NOTFOUND;
+		goto fail;
+	}
+	if (old.is_deleted) {		/* already: nothing changes */
+		db_rollback(d);
+		post_free(&old);
+		return POST_OK;
+	}
+	if ((s = db_stmt(d, STMT_POST_DELETE)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, clock_wall_ms());
+	if (step_changes(d, s) != 1)
+		goto fail;
+	{
+		struct row or, nr;
+
+		post_row(&old, &or);
+		nr = or;
+		nr.visible = 0;
+		if (commit_counted(a, &or, &nr, 0, 0) == -1)
+			goto fail;
+	}
+	if (POST_VISIBLE(&old))
+		fanout_remove(a, id, old.user_id);
+	post_free(&old);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&old);
+	return rc;
+}
+
+/* Opens a transaction on a post that must be visible to uid's action. */
+static int
+begin_on_visible(struct db *d, long long id, struct post *p)
+{
+	int ch;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((ch = post_get(d, id, p)) != 1) {
+		db_rollback(d);
+		return ch == 0 ? POST_NOTFOUND : POST_ERR;
+	}
+	if (!POST_VISIBLE(p)) {
+		db_rollback(d);
+		post_free(p);
+		return POST_NOTFOUND;
+	}
+	return POST_OK;
+}
+
+/* A like, unlike or repost: the row, the post's like count and the
+ * deltas of what really changed in one transaction.  A like keeps its
+ * notification's id (likes.note_id); unlike withdraws that one by id. */
+static int
+pair_action(struct app *a, enum stmt st, long long id, long long uid,
+    int with_time)
+{
+	struct db *d = &a->db;
+	struct post p;
+	struct row r;
+	struct dbq *s;
+	long long note_id = 0;
+	int rc, changed, note = 0;
+	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
+
+	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
+		return rc;
+	if ((s = db_stmt(d, st)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, uid);
+	if (with_time)
+		dbq_bind_i64(s, 3, clock_wall_ms());
+	/* an unlike's row names the notification its like made */
+	if ((changed = step_first(d, s, st == STMT_LIKE_DELETE ? &note_id :
+	    NULL)) < 0)
+		goto fail;
+	if (changed) {		/* tell the author, or take it back */
+		if (st == STMT_LIKE_DELETE)
+			rc = notify_withdraw_id(d, note_id, p.user_id, uid,
+			    "like", id, 0);
+		else
+			rc = notify_add(d, p.user_id, uid, like ? "like" :
+			    "repost", id, 0, &note_id);
+		if (rc == -1)
+			goto fail;
+		note = st == STMT_LIKE_DELETE ? -rc : rc;
+	}
+	if (changed && st == STMT_LIKE_INSERT && note_id > 0) {
+		if ((s = db_stmt(d, STMT_LIKE_NOTE)) == NULL)
+			goto fail;
+		dbq_bind_i64(s, 1, id);
+		dbq_bind_i64(s, 2, uid);
+		dbq_bind_i64(s, 3, note_id);
+		if (step_changes(d, s) != 1)
+			goto fail;
+	}
+	if (changed && like) {
+		if ((s = db_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
+			goto fail;
+		dbq_bind_i64(s, 1, id);
+		dbq_bind_int(s, 2, st == STMT_LIKE_INSERT ? 1 : -1);
+		if (step_changes(d, s) != 1)
+			goto fail;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = like ? ROW_LIKE : ROW_REPOST;
+	r.id = id;
+	r.user = uid;
+	r.other = p.user_id;
+	r.topic = p.topic_id;
+	r.visible = 1;
+	/* The row's deltas and the notification's: one outbox row. */
+	if (commit_counted(a, changed && st == STMT_LIKE_DELETE ? &r : NULL,
+	    changed && st != STMT_LIKE_DELETE ? &r : NULL, p.user_id,
+	    note) == -1)
+		goto fail;
+	post_free(&p);
+	return POST_OK;
+fail:
+	db_rollback(d);
+	post_free(&p);
+	return POST_ERR;
+}
+
+int
+post_like(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1);
+}
+
+int
+post_unlike(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0);
+}
+
+int
+post_repost(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_REPOST_INSERT, id, uid, 1);
+}
+
+int
+post_comment(struct app *a, long long id, long long uid, const char *body,
+    long long *cid)
+{
+	struct db *d = &a->db;
+	struct post p;
+	struct dbq *s;
+	long long author;
+	int rc, note = 0;
+
+	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
+		return rc;
+	author = p.user_id;
+	post_free(&p);
+	if ((s = db_stmt(d, STMT_COMMENT_INSERT)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, uid);
+	dbq_bind_text(s, 3, body, -1);
+	dbq_bind_i64(s, 4, clock_wall_ms());
+	*cid = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
+	db_done(s);
+	if (*cid == 0 || (note = notify_add(d, author, uid, "comment", id,
+	    *cid, NULL)) == -1)
+		goto fail;
+	{
+		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };
+
+		if (commit_counted(a, NULL, &nr, author, note) == -1)
+			goto fail;
+	}
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}
+
+void
+post_view(struct app *a, long long id)
+{
+	struct delta d = { FAM_POST_VIEWS, id, 0, 1 };
+
+	cstore_apply(a, &d, 1);
+}
+
+int
+post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
+    long long *post_id)
+{
+	struct db *d = &a->db;
+	struct post p;
+	struct dbq *s;
+	long long author = 0, post_author;
+	int deleted = 0, rc, note;
+
+	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_COMMENT_GET)) == NULL) {
+		db_rollback(d);
+		return POST_ERR;
+	}
+	dbq_bind_i64(s, 1, cid);
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
+		*post_id = dbq_i64(s, 1);
+		author = dbq_i64(s, 2);
+		deleted = dbq_int(s, 3);
+	}
+	db_done(s);
+	if (rc != DBQ_ROW || (deleted && author != uid && !is_admin)) {
+		db_rollback(d);
+		return rc == DBQ_DONE || rc == DBQ_ROW ? POST_NOTFOUND :
+		    POST_ERR;
+	}
+	if (author != uid && !is_admin) {
+		/* Under a post the caller cannot see, the comment is not
+		 * there for them at all (no existence leak). */
+		rc = post_get(d, *post_id, &p);
+		if (rc == 1) {
+			rc = POST_VISIBLE(&p) ? POST_FORBIDDEN : POST_NOTFOUND;
+			post_free(&p);
+		} else
+			rc = POST_NOTFOUND;
+		db_rollback(d);
+		return rc;
+	}
+	if (deleted) {
+		db_rollback(d);
+		return POST_OK;
+	}
+	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, cid);
+	if (step_changes(d, s) != 1 || post_get(d, *post_id, &p) != 1)
+		goto fail;
+	note = notify_withdraw(d, p.user_id, author, "comment", *post_id, cid);
+	post_author = p.user_id;
+	post_free(&p);
+	if (note == -1)
+		goto fail;
+	{
+		struct row or = { ROW_COMMENT, *post_id, author, 0, 0, 1, 0 };
+		struct row nr = or;
+
+		nr.visible = 0;
+		if (commit_counted(a, &or, &nr, post_author, -note) == -1)
+			goto fail;
+	}
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}

@@ -1,0 +1,47 @@
+/* posting.h -- actions on posts, topics, likes, reposts and comments.
+ *
+ * Every change is one BEGIN IMMEDIATE transaction that reads the row's
+ * old state, validates (author, visibility), writes with a statement that
+ * says what really changed (ON CONFLICT DO NOTHING / WHERE old state /
+ * RETURNING), and commits before anything is sent to Redis; the timeline
+ * effects (fanout.h) follow from the (old, new) visibility, and the
+ * counter deltas from the universal formula (counters.h) over the
+ * (old, new) row states, applied to Redis after the commit (cstore.h).
+ */
+#ifndef TALLY_POSTING_H
+#define TALLY_POSTING_H
+
+#include "store/app.h"
+
+/* Outcomes of an action, mapped to HTTP by the pages. */
+enum post_rc {
+	POST_OK = 0,		/* done (or already so: idempotent) */
+	POST_ERR = -1,		/* database error: 500 */
+	POST_NOTFOUND = -2,	/* 404 */
+	POST_FORBIDDEN = -3,	/* 403 */
+};
+
+/* Creates a post; its id goes in *id.  Publishing fans it out. */
+int	post_create(struct app *, long long uid, const char *slug,
+	    const char *body, int publish, long long *id);
+/* Edits body, topic and publish state; author only. */
+int	post_edit(struct app *, long long id, long long uid, const char *body,
+	    const char *slug, int publish);
+/* Soft delete by the author or an admin. */
+int	post_delete(struct app *, long long id, long long uid, int is_admin);
+
+/* Likes, unlikes and reposts of a visible post; idempotent per user. */
+int	post_like(struct app *, long long id, long long uid);
+int	post_unlike(struct app *, long long id, long long uid);
+int	post_repost(struct app *, long long id, long long uid);
+
+/* Adds a comment to a visible post; its id goes in *cid. */
+int	post_comment(struct app *, long long id, long long uid,
+	    const char *body, long long *cid);
+/* Counts one view of a post (no truth row: Redis only, then flushed). */
+void	post_view(struct app *, long long id);
+/* Deletes a comment: its author or an admin.  *post_id gets its post. */
+int	post_comment_delete(struct app *, long long cid, long long uid,
+	    int is_admin, long long *post_id);
+
+#endif

@@ -1,0 +1,485 @@
+/* timeline.c -- timelines and follow lists in Redis; see timeline.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "social/bcache.h"
+#include "social/timeline.h"
+#include "store/keys.h"
+#include "store/query.h"
+#include "store/rebuild.h"
+
+static const struct {
+	const char	*name;
+	int		 cap;
+} tl_info[TL__MAX] = {
+	{ "home", TL_CAP },		/* TL_HOME */
+	{ "profile", TL_CAP },		/* TL_PROFILE */
+	{ "followers", 0 },		/* TL_FOLLOWERS */
+	{ "following", 0 },		/* TL_FOLLOWING */
+};
+
+/* KEYS: set, marker.  ARGV: cap, score, id, score, id... */
+static struct rds_script tl_add_lua = { .src =
+	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
+	"local cap = tonumber(ARGV[1])\n"
+	"if cap > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) end\n"
+	"return redis.call('ZCARD', KEYS[1])\n" };
+
+/* KEYS: set, marker.  ARGV: ids. */
+static struct rds_script tl_rem_lua = { .src =
+	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
+	"return redis.call('ZCARD', KEYS[1])\n" };
+
+/* KEYS: set, marker.  ARGV: start, stop.  nil unless complete. */
+static struct rds_script tl_page_lua = { .src =
+	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
+	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
+
+/* KEYS: set, marker.  ARGV: after.  -1 unless complete. */
+static struct rds_script tl_count_lua = { .src =
+	"if redis.call('GET', KEYS[2]) ~= '1' then return -1 end\n"
+	"return redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')\n" };
+
+#define TL_BATCH	256	/* entries per Redis command */
+
+struct tl_keys {
+	char	set[KEY_MAX];
+	char	ok[KEY_MAX];
+	char	lock[KEY_MAX];
+};
+
+static void
+tl_keys(struct tl_keys *k, enum tl kind, long long uid)
+{
+	key_user(k->set, sizeof(k->set), uid, tl_info[kind].name, NULL);
+	key_user(k->ok, sizeof(k->ok), uid, tl_info[kind].name, "ok");
+	key_user(k->lock, sizeof(k->lock), uid, tl_info[kind].name, "lock");
+}
+
+/* Number strings for script arguments, in one allocation. */
+struct numargs {
+	const char	**v;
+	char		 *buf;
+	int		  n;
+};
+
+static void
+numargs_init(struct numargs *a, int max)
+{
+	a->v = xcalloc((size_t)max, sizeof(*a->v));
+	a->buf = xmalloc((size_t)max * 24);
+	a->n = 0;
+}
+
+static void
+numargs_add(struct numargs *a, long long v)
+{
+	char *p = a->buf + (size_t)a->n * 24;
+
+	snprintf(p, 24, "%lld", v);
+	a->v[a->n++] = p;
+}
+
+/* Members are ids zero-padded to 16 digits, so Redis breaks score ties
+ * (posts of the same millisecond) the way SQLite does: by id. */
+#define TL_MEMBER_FMT	"%016lld"
+
+static void
+numargs_add_member(struct numargs *a, long long id)
+{
+	char *p = a->buf + (size_t)a->n * 24;
+
+	snprintf(p, 24, TL_MEMBER_FMT, id);
+	a->v[a->n++] = p;
+}
+
+static void
+numargs_free(struct numargs *a)
+{
+	free(a->v);
+	free(a->buf);
+}
+
+/* The script's integer, or -2 when Redis failed. */
+static long long
+reply_int(rds_reply *rep)
+{
+	long long v = -2;
+
+	if (rep == NULL)
+		return -2;
+	if (rep->type == RDS_INTEGER)
+		v = rep->integer;
+	else if (rep->type == RDS_ERROR)
+		log_warn("timeline script: %s", rep->str);
+	rds_free(rep);
+	return v;
+}
+
+/* Adds (scores != NULL) or removes n entries, TL_BATCH per script. */
+static long long
+tl_change(struct app *a, enum tl kind, long long uid, int n,
+    const long long *scores, const long long *ids)
+{
+	struct tl_keys k;
+	struct numargs args;
+	const char *keys[2];
+	long long rc = 0;
+	int i, j, add = scores != NULL;
+
+	tl_keys(&k, kind, uid);
+	keys[0] = k.set;
+	keys[1] = k.ok;
+	/* An add of nothing still reports the set's size. */
+	for (i = 0; i < n || (add && n == 0 && i == 0); i += TL_BATCH) {
+		numargs_init(&args, 1 + 2 * TL_BATCH);
+		if (add)
+			numargs_add(&args, tl_info[kind].cap);
+		for (j = i; j < n && j < i + TL_BATCH; j++) {
+			if (add)
+				numargs_add(&args, scores[j]);
+			numargs_add_member(&args, ids[j]);
+		}
+		rc = reply_int(rds_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
+		    2, keys, args.n, args.v));
+		numargs_free(&args);
+		if (rc == -2)
+			tl_mark_stale(a);
+		if (rc < 0)
+			break;
+	}
+	/* After the write, done or not (a reader without this set counts
+	 * from SQLite): the followed badges recount. */
+	if (kind == TL_PROFILE && n > 0)
+		bcache_timeline_changed(a);
+	return rc;
+}
+
+long long
+tl_add(struct app *a, enum tl kind, long long uid, int n,
+    const long long *scores, const long long *ids)
+{
+	return tl_change(a, kind, uid, n, scores, ids);
+}
+
+long long
+tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
+{
+	return tl_change(a, kind, uid, n, NULL, ids);
+}
+
+static int
+tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    int add, long long score, long long id)
+{
+	struct tl_keys k;
+	struct numargs args;
+	const char *keys[2];
+	int i, queued = 0, rc = 0;
+
+	numargs_init(&args, 3);
+	if (add) {
+		numargs_add(&args, tl_info[kind].cap);
+		numargs_add(&args, score);
+	}
+	numargs_add_member(&args, id);
+	for (i = 0; i < nusers; i++) {
+		tl_keys(&k, kind, uids[i]);
+		keys[0] = k.set;
+		keys[1] = k.ok;
+		if (rds_append_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
+		    2, keys, args.n, args.v) == -1) {
+			rc = -1;
+			break;
+		}
+		queued++;
+	}
+	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
+		rc = -1;
+	numargs_free(&args);
+	if (rc == -1)
+		tl_mark_stale(a);
+	return rc;
+}
+
+int
+tl_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    long long score, long long id)
+{
+	return tl_many(a, kind, nusers, uids, 1, score, id);
+}
+
+int
+tl_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    long long id)
+{
+	return tl_many(a, kind, nusers, uids, 0, 0, id);
+}
+
+/* The SQLite source of each kind, as (id, score) rows. */
+static struct dbq *
+tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
+    long long after_id, long long offset, int limit)
+{
+	struct dbq *s;
+
+	switch (kind) {
+	case TL_HOME:
+	case TL_PROFILE:
+		s = db_stmt(&a->db, kind == TL_HOME ? STMT_HOME_SQL :
+		    STMT_PROFILE_SQL);
+		if (s == NULL)
+			return NULL;
+		dbq_bind_i64(s, 1, uid);
+		dbq_bind_int(s, 2, limit);
+		dbq_bind_i64(s, 3, offset);
+		return s;
+	case TL_FOLLOWERS:
+	case TL_FOLLOWING:
+		s = db_stmt(&a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
+		    STMT_FOLLOWING_CHUNK);
+		if (s == NULL)
+			return NULL;
+		dbq_bind_i64(s, 1, uid);
+		dbq_bind_i64(s, 2, after_s);
+		dbq_bind_i64(s, 3, after_id);
+		dbq_bind_int(s, 4, limit);
+		return s;
+	case TL__MAX:
+		break;
+	}
+	return NULL;
+}
+
+/* Appends one ZADD of up to TL_BATCH rows; returns rows read, -1. */
+static int
+rebuild_chunk(struct app *a, const char *set, struct dbq *s,
+    long long *last_s, long long *last_id, int *queued, int *eof)
+{
+	const char *argv[2 + 2 * TL_BATCH];
+	size_t lens[2 + 2 * TL_BATCH];
+	char nums[2 * TL_BATCH][24];
+	int n = 0, rc, argc = 2;
+
+	argv[0] = "ZADD";
+	argv[1] = set;
+	/* Never step a finished statement: it would start over. */
+	while (!*eof && n < TL_BATCH) {
+		if ((rc = dbq_step(s)) != DBQ_ROW) {
+			*eof = 1;
+			break;
+		}
+		*last_id = dbq_i64(s, 0);
+		*last_s = dbq_i64(s, 1);
+		snprintf(nums[2 * n], 24, "%lld", *last_s);
+		snprintf(nums[2 * n + 1], 24, TL_MEMBER_FMT, *last_id);
+		argv[argc++] = nums[2 * n];
+		argv[argc++] = nums[2 * n + 1];
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	for (rc = 0; rc < argc; rc++)
+		lens[rc] = strlen(argv[rc]);
+	if (rds_append(&a->rds, argc, argv, lens) == -1)
+		return -1;
+	(*queued)++;
+	return n;
+}
+
+int
+tl_rebuild(struct app *a, enum tl kind, long long uid)
+{
+	struct tl_keys k;
+	const char *clear[1] = { k.set };
+	struct dbq *s;
+	long long last_s = -1, last_id = -1, offset = 0;
+	int n, queued = 0, got, chunk, done = 0, eof;
+
+	tl_keys(&k, kind, uid);
+	if ((got = rebuild_lock(&a->rds, k.lock, 10000)) != 1)
+		return got;
+	/* Marker first ("b"): writers start adding while we read SQLite,
+	 * readers keep using SQLite until the set is whole. */
+	if (rebuild_start(&a->rds, k.lock, k.ok, clear, 1) == -1)
+		return -1;
+	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
+	while (!done) {
+		s = tl_source(a, kind, uid, last_s, last_id, offset, chunk);
+		if (s == NULL)
+			goto fail;
+		n = 0;
+		eof = 0;
+		while ((got = rebuild_chunk(a, k.set, s, &last_s, &last_id,
+		    &queued, &eof)) > 0)
+			n += got;
+		db_done(s);
+		if (got < 0 || rds_collect(&a->rds, queued) != 0)
+			goto fail;
+		queued = 0;
+		offset += n;
+		done = n < chunk || tl_info[kind].cap > 0;
+	}
+	if (rebuild_done(&a->rds, k.lock, k.ok) == -1)
+		return -1;
+	if (kind == TL_PROFILE)
+		bcache_timeline_changed(a);
+	return 1;
+fail:
+	if (queued > 0)
+		rds_collect(&a->rds, queued);
+	rebuild_fail(&a->rds, k.lock, k.ok);
+	return -1;
+}
+
+static int
+page_redis(struct app *a, const struct tl_keys *k, long long offset,
+    int limit, long long *ids)
+{
+	const char *keys[2] = { k->set, k->ok };
+	struct numargs args;
+	rds_reply *rep;
+	size_t i;
+	int n = -1;
+
+	numargs_init(&args, 2);
+	numargs_add(&args, offset);
+	numargs_add(&args, offset + limit - 1);
+	rep = rds_eval(app_reader(a), &tl_page_lua, 2, keys, 2, args.v);
+	numargs_free(&args);
+	if (rep == NULL)
+		return -2;
+	if (rep->type == RDS_ARRAY) {
+		n = 0;
+		for (i = 0; i < rep->elements && n < limit; i++)
+			if (rep->element[i]->type == RDS_STRING)
+				ids[n++] = strtoll(rep->element[i]->str, NULL, 10);
+	}
+	rds_free(rep);
+	return n;
+}
+
+int
+tl_page(struct app *a, enum tl kind, long long uid, long long offset,
+    int limit, long long *ids)
+{
+	struct tl_keys k;
+	int n;
+
+	tl_keys(&k, kind, uid);
+	if ((n = page_redis(a, &k, offset, limit, ids)) >= 0)
+		return n;
+	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
+		return -1;
+	if (tl_rebuild(a, kind, uid) != 1)
+		return -1;
+	n = page_redis(a, &k, offset, limit, ids);
+	return n >= 0 ? n : -1;
+}
+
+int
+tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
+    int limit, long long *ids)
+{
+	struct dbq *s;
+	int n = 0, rc;
+
+	switch (kind) {
+	case TL_HOME:
+	case TL_PROFILE:
+		s = tl_source(a, kind, uid, 0, 0, offset, limit);
+		break;
+	default:
+		s = db_stmt(&a->db, kind == TL_FOLLOWERS ?
+		    STMT_FOLLOWERS_PAGE_SQL : STMT_FOLLOWING_PAGE_SQL);
+		if (s != NULL) {
+			dbq_bind_i64(s, 1, uid);
+			dbq_bind_int(s, 2, limit);
+			dbq_bind_i64(s, 3, offset);
+		}
+		break;
+	}
+	if (s == NULL)
+		return -1;
+	while (n < limit && (rc = dbq_step(s)) == DBQ_ROW)
+		ids[n++] = dbq_i64(s, 0);
+	db_done(s);
+	return n;
+}
+
+int
+tl_count_after(struct app *a, int n, const long long *authors,
+    const long long *after, long long *out)
+{
+	struct tl_keys k;
+	const char *keys[2], *args[1];
+	char num[24];
+	rds_reply *rep;
+	struct dbq *s;
+	struct rds *rd = app_reader(a);
+	int i, queued = 0;
+
+	for (i = 0; i < n; i++)
+		out[i] = -1;
+	for (i = 0; i < n; i++) {
+		tl_keys(&k, TL_PROFILE, authors[i]);
+		keys[0] = k.set;
+		keys[1] = k.ok;
+		snprintf(num, sizeof(num), "%lld", after[i]);
+		args[0] = num;
+		if (rds_append_eval(rd, &tl_count_lua, 2, keys, 1, args) == -1)
+			break;
+		queued++;
+	}
+	for (i = 0; i < queued; i++) {
+		if (rds_get_reply(rd, &rep) == -1) {
+			break;
+		}
+		if (rep->type == RDS_INTEGER)
+			out[i] = rep->integer;
+		rds_free(rep);
+	}
+	for (i = 0; i < n; i++) {
+		if (out[i] >= 0)
+			continue;
+		if ((s = db_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, authors[i]);
+		dbq_bind_i64(s, 2, after[i]);
+		out[i] = dbq_step(s) == DBQ_ROW ?
+		    dbq_i64(s, 0) : 0;
+		db_done(s);
+	}
+	return 0;
+}
+
+void
+tl_mark_stale(struct app *a)
+{
+	if (db_setting(&a->db, "timelines_stale", 0) == 0)
+		log_warn("Redis missed timeline changes; timelines will be "
+		    "rebuilt from SQLite when it is back");
+	db_setting_put(&a->db, "timelines_stale", clock_wall_ms());
+}
+
+int
+tl_refresh_stale(struct app *a)
+{
+	long long since = db_setting(&a->db, "timelines_stale", 0);
+
+	if (since == 0)
+		return 0;
+	if (rds_del_matching(&a->rds, "{u*}:*:ok") < 0)
+		return -1;
+	/* Clear only if no new miss happened meanwhile. */
+	if (db_setting(&a->db, "timelines_stale", 0) == since)
+		db_setting_put(&a->db, "timelines_stale", 0);
+	log_info("timelines marked for rebuild after Redis missed changes");
+	return 1;
+}

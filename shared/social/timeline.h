@@ -1,0 +1,74 @@
+/* timeline.h -- the Redis sorted sets behind feeds and follow lists.
+ *
+ * Four kinds per user (keys.h): home (own and followees' posts, capped
+ * at 1000), profile (own posts, capped at 1000), followers and following
+ * (uncapped), all newest first by score (milliseconds).  SQLite is the
+ * truth; a set is a cache that is either complete (marker "1") or absent.
+ * Writers touch a set only while its marker exists (one Lua script per
+ * user and change: set and marker share the {u<ID>} hash tag), so a set
+ * that is not materialised costs a writer nothing and is rebuilt from
+ * SQLite by the first reader, under a SET NX lock.  Readers that lose the
+ * lock race, or find Redis down, read the same page from SQLite.
+ * Readers always re-check ids against SQLite (visibility, still
+ * following), so a stale id in a set is never shown, only skipped.
+ */
+#ifndef TALLY_TIMELINE_H
+#define TALLY_TIMELINE_H
+
+#include "store/app.h"
+
+enum tl {
+	TL_HOME,
+	TL_PROFILE,
+	TL_FOLLOWERS,
+	TL_FOLLOWING,
+	TL__MAX
+};
+
+#define TL_CAP		1000	/* home and profile timelines */
+#define TL_REFILL	750	/* home below this after an unfollow: rebuild */
+
+/* Adds n (score, id) entries to uid's set if it is materialised, then
+ * trims to the cap.  Returns the set's size, -1 when the set is not
+ * materialised (nothing to do), -2 when Redis failed. */
+long long	tl_add(struct app *, enum tl, long long uid, int n,
+		    const long long *scores, const long long *ids);
+/* Removes ids; returns the size left, -1 not materialised, -2 failed. */
+long long	tl_rem(struct app *, enum tl, long long uid, int n,
+		    const long long *ids);
+
+/* Queues tl_add of one entry for many users in one pipeline (fan-out).
+ * Returns 0, or -1 when Redis failed. */
+int		tl_add_many(struct app *, enum tl, int nusers,
+		    const long long *uids, long long score, long long id);
+/* Same, removing one id from many users' sets. */
+int		tl_rem_many(struct app *, enum tl, int nusers,
+		    const long long *uids, long long id);
+
+/* Ids of one page (offset, at most limit) newest first, into ids.
+ * Rebuilds a missing set first.  Returns the count; -1 when the page
+ * must come from SQLite (tl_page_sql) instead. */
+int		tl_page(struct app *, enum tl, long long uid, long long offset,
+		    int limit, long long *ids);
+/* The same page straight from SQLite; count or -1. */
+int		tl_page_sql(struct app *, enum tl, long long uid,
+		    long long offset, int limit, long long *ids);
+/* Rebuilds uid's set from SQLite now, unless another process holds the
+ * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
+int		tl_rebuild(struct app *, enum tl, long long uid);
+
+/* For each author i, the number of their visible posts published after
+ * after[i] (ms), from their profile timeline (so at most TL_CAP each):
+ * one pipelined round trip; authors whose timeline is not materialised
+ * are counted from SQLite, bounded the same way.  0 or -1. */
+int		tl_count_after(struct app *, int n, const long long *authors,
+		    const long long *after, long long *out);
+
+/* Redis missed a timeline change (it was down): remember it in SQLite,
+ * so that when Redis answers again tl_refresh_stale() drops every
+ * timeline's marker and each is rebuilt from SQLite on its next read. */
+void		tl_mark_stale(struct app *);
+/* 1 when it dropped the markers, 0 nothing to do, -1 Redis failed. */
+int		tl_refresh_stale(struct app *);
+
+#endif

@@ -1,0 +1,86 @@
+/* app.c -- what a process opens for its life; see app.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/auth.h"
+#include "base/fault.h"
+#include "base/log.h"
+#include "base/valid.h"
+#include "store/app.h"
+
+int
+app_open(struct app *a, const char *name)
+{
+	const char *v;
+	long long ms;
+	int tmo;
+
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	log_init(name);
+	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
+		return -1;
+	fault_init(&a->cfg);
+	if (db_open(&a->db, a->cfg.db_path) == -1)
+		return -1;
+	/* Requests wait 250 ms for Redis at most; the worker and tallyctl
+	 * move whole batches and may meet an AOF rewrite: 5 s. */
+	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
+	    5000 : 250;
+	rds_init(&a->rds, a->cfg.redis_sock, tmo);
+	if (a->cfg.replica_sock[0] != '\0')
+		rds_init(&a->replica, a->cfg.replica_sock, tmo);
+	/* Fault injection for tests: the worker pauses this long between a
+	 * job's writes and its acknowledgement, so a kill -9 lands there. */
+	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&
+	    valid_int(v, 0, 10000, &ms) == 0)
+		a->fault_delay_ms = (int)ms;
+	/* ... and a flusher stalls once between two rounds of a take, so
+	 * its lock expires and recovery declares the batch dead. */
+	if ((v = getenv("TALLY_FAULT_TAKE_MS")) != NULL &&
+	    valid_int(v, 0, 60000, &ms) == 0)
+		a->fault_take_ms = (int)ms;
+	return 0;
+}
+
+struct rds *
+app_reader(struct app *a)
+{
+	if (rds_up(&a->rds) || a->cfg.replica_sock[0] == '\0')
+		return &a->rds;
+	return rds_up(&a->replica) ? &a->replica : &a->rds;
+}
+
+void
+app_close(struct app *a)
+{
+	rds_close(&a->rds);
+	rds_close(&a->replica);
+	db_close(&a->db);
+}
+
+void
+app_after(struct app *a, void (*fn)(struct app *, char *), char *arg)
+{
+	if (!a->in_request || a->nafter == APP_AFTER_MAX) {
+		fn(a, arg);
+		free(arg);
+		return;
+	}
+	a->after[a->nafter].fn = fn;
+	a->after[a->nafter].arg = arg;
+	a->nafter++;
+}
+
+void
+app_run_after(struct app *a)
+{
+	int i, n = a->nafter;
+
+	a->nafter = 0;
+	for (i = 0; i < n; i++) {
+		a->after[i].fn(a, a->after[i].arg);
+		free(a->after[i].arg);
+	}
+}

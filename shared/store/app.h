@@ -1,0 +1,58 @@
+/* app.h -- what one process holds for its whole life: configuration,
+ * its SQLite connection and its Redis connection.  Opened after fork(),
+ * passed explicitly; no handler keeps file-scope mutable state.
+ */
+#ifndef TALLY_APP_H
+#define TALLY_APP_H
+
+#include "base/cfg.h"
+#include "store/db.h"
+#include "store/query.h"
+#include "store/rds.h"
+
+struct app;
+struct metrics;
+
+#define APP_AFTER_MAX	8
+
+/* Work a request leaves for after its response (app_after()). */
+struct app_after {
+	void		(*fn)(struct app *, char *arg);
+	char		 *arg;		/* freed after fn */
+};
+
+struct app {
+	const char	*name;
+	struct cfg	 cfg;
+	struct db	 db;
+	struct rds	 rds;
+	struct rds	 replica;	/* reads only, when configured */
+	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
+	int		 fault_take_ms;	/* TALLY_FAULT_TAKE_MS: tests only */
+	struct metrics	*metrics;	/* shared request counters, or NULL */
+	int		 metrics_idx;	/* this handler's slot */
+	int		 in_request;	/* app_after() defers */
+	struct app_after after[APP_AFTER_MAX];
+	int		 nafter;
+};
+
+/* Loads the configuration, initialises libsodium, opens SQLite (with
+ * migrations) and prepares the Redis connection (connected lazily).
+ * Returns 0 or -1 (logged). */
+int	app_open(struct app *, const char *name);
+void	app_close(struct app *);
+
+/* The Redis connection to read from: the master while it answers, else
+ * the replica when one is configured and answers, else the (down)
+ * master, whose calls then fail fast.  Never write through it. */
+struct rds *app_reader(struct app *);
+
+/* Runs fn(a, arg) once the response of the current request is sent
+ * (FCGX_Finish_r: the client has its answer), before the process takes
+ * the next request; outside a request (tools, the worker), or with
+ * APP_AFTER_MAX already queued, at once.  arg (heap) is freed after. */
+void	app_after(struct app *, void (*fn)(struct app *, char *), char *arg);
+/* Runs what app_after() queued. */
+void	app_run_after(struct app *);
+
+#endif

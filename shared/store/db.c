@@ -1,0 +1,309 @@
+/* db.c -- SQLite access: pragmas, migrations, the statement cache. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "store/db.h"
+#include "store/schema.h"
+
+int
+db_exec(struct db *d, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+wunlock(struct db *d)
+{
+	if (d->wlocked) {
+		flock(d->wlock_fd, LOCK_UN);
+		d->wlocked = 0;
+	}
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;	/* only interrupts a waiting flock() */
+}
+
+/* The writers' lock: at once when free (one call), else a blocking wait
+ * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did.
+ * 0, or -1 (timed out: the caller fails like on SQLITE_BUSY). */
+static int
+wlock(struct db *d)
+{
+	struct itimerval it = { { 0, 0 }, { DB_BUSY_MS / 1000,
+	    (DB_BUSY_MS % 1000) * 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+	int rc;
+
+	if (d->wlock_fd <= 0 || d->wlocked)
+		return 0;	/* no lock file, or held already */
+	if (flock(d->wlock_fd, LOCK_EX | LOCK_NB) == 0)
+		goto held;
+	if (errno != EWOULDBLOCK)
+		return 0;	/* no usable lock file: SQLite's lock still holds */
+	setitimer(ITIMER_REAL, &it, NULL);
+	rc = flock(d->wlock_fd, LOCK_EX);
+	setitimer(ITIMER_REAL, &off, NULL);
+	if (rc == -1) {
+		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
+		return -1;
+	}
+held:
+	d->wlocked = 1;
+	return 0;
+}
+
+int
+db_begin(struct db *d)
+{
+	if (d->held) {		/* join the transaction db_hold() opened */
+		d->held = 0;
+		if (!sqlite3_get_autocommit(d->h))
+			return 0;
+	}
+	if (wlock(d) == -1)
+		return -1;
+	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
+		wunlock(d);
+		return -1;
+	}
+	return 0;
+}
+
+int
+db_commit(struct db *d)
+{
+	if (db_exec(d, "COMMIT") == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	wunlock(d);
+	return 0;
+}
+
+void
+db_rollback(struct db *d)
+{
+	if (!sqlite3_get_autocommit(d->h))
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	wunlock(d);
+}
+
+int
+db_hold(struct db *d)
+{
+	if (db_begin(d) == -1)
+		return -1;
+	d->held = 1;
+	return 0;
+}
+
+void
+db_release(struct db *d)
+{
+	d->held = 0;
+	db_rollback(d);		/* a no-op when nothing is open */
+}
+
+int
+db_checkpoint(struct db *d, int min_frames, int truncate)
+{
+	unsigned int dv;
+	int rc, idle, nlog = 0, nckpt = 0;
+
+	/* The long part (syncing the WAL, copying its pages) without the
+	 * lock, writers going on meanwhile; then under it only what they
+	 * wrote since, and the restart. */
+	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    &nlog, &nckpt) != SQLITE_OK) {
+		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	/* Idle: nothing committed since the last call (the frame count
+	 * alone could match by chance after a writer restarted the WAL). */
+	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
+	    &dv) != SQLITE_OK)
+		dv = 0;
+	idle = nlog > 0 && nlog == d->ckpt_frames && dv != 0 &&
+	    dv == d->ckpt_version;
+	d->ckpt_frames = nlog;
+	d->ckpt_version = dv;
+	if (idle)
+		truncate = 1;
+	else if (!truncate && nlog < min_frames)
+		return 0;	/* short enough: no stall for the writers */
+	if (nckpt < nlog)
+		return 1;	/* a reader still needs old frames: a restart
+				 * would hold the writers while it waits */
+	if (wlock(d) == -1)
+		return -1;
+	d->busy_ms = DB_CKPT_WAIT_MS;
+	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
+	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
+	    &nckpt);
+	d->busy_ms = DB_BUSY_MS;
+	wunlock(d);
+	if (rc == SQLITE_BUSY)
+		return 1;
+	if (rc != SQLITE_OK) {
+		log_err("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	if (truncate)
+		d->ckpt_frames = 0;
+	return 0;
+}
+
+static int
+db_version(struct db *d)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(d->h, "PRAGMA user_version", -1, &s, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int
+db_migrate(struct db *d)
+{
+	char pragma[64];
+	int v;
+
+	if ((v = db_version(d)) == -1)
+		return -1;
+	if (v >= schema_version)
+		return 0;
+	if (db_begin(d) == -1)
+		return -1;
+	/* Another process may have migrated while we waited for the lock. */
+	if ((v = db_version(d)) == -1)
+		goto fail;
+	for (; v < schema_version; v++) {
+		if (db_exec(d, schema_migrations[v]) == -1)
+			goto fail;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+		    v + 1);
+		if (db_exec(d, pragma) == -1)
+			goto fail;
+		log_info("schema migrated to version %d", v + 1);
+	}
+	return db_commit(d);
+fail:
+	db_rollback(d);
+	return -1;
+}
+
+/* Waiting for the write lock.  sqlite3_busy_timeout() sleeps 1, 2, 5,
+ * 10... ms between tries, long against write transactions of ~0.1 ms:
+ * under concurrent likes it made the p99.  This one tries again after
+ * 50 us, backs off to 1 ms, and gives up after DB_BUSY_MS. */
+static int
+busy_wait(void *arg, int tries)
+{
+	struct db *d = arg;
+	long long now = clock_mono_us();
+
+	if (tries == 0)
+		d->busy_since_us = now;
+	if (now - d->busy_since_us >= d->busy_ms * 1000LL)
+		return 0;
+	usleep(tries < 20 ? 50 : tries < 200 ? 200 : 1000);
+	return 1;
+}
+
+/* Counts every statement SQLite starts, whatever ran it. */
+static int
+count_stmt(unsigned type, void *arg, void *p, void *x)
+{
+	(void)type;
+	(void)p;
+	(void)x;
+	((struct db *)arg)->nstmt++;
+	return 0;
+}
+
+int
+db_open(struct db *d, const char *path)
+{
+	static const char *const pragmas =
+	    "PRAGMA journal_mode = WAL;"
+	    "PRAGMA synchronous = NORMAL;"
+	    "PRAGMA foreign_keys = ON;"
+	    "PRAGMA trusted_schema = OFF;"
+	    "PRAGMA temp_store = MEMORY;"
+	    "PRAGMA cache_size = -8000;"
+	    "PRAGMA journal_size_limit = 67108864;";
+
+	struct sigaction sa;
+	char lp[4096];
+
+	memset(d, 0, sizeof(*d));
+	d->wlock_fd = -1;
+	d->busy_ms = DB_BUSY_MS;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: flock() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	/* Opened here, after any fork(): an flock() belongs to the open
+	 * file, so a descriptor inherited across fork() would not exclude
+	 * the other children. */
+	if (snprintf(lp, sizeof(lp), "%s-wlock", path) < (int)sizeof(lp) &&
+	    (d->wlock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1)
+		log_warn("%s: %s (writers poll SQLite's lock)", lp,
+		    strerror(errno));
+	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		log_err("sqlite open %s: %s", path,
+		    d->h ? sqlite3_errmsg(d->h) : "out of memory");
+		db_close(d);
+		return -1;
+	}
+	sqlite3_busy_handler(d->h, busy_wait, d);
+	sqlite3_trace_v2(d->h, SQLITE_TRACE_STMT, count_stmt, d);
+	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
+		db_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+void
+db_close(struct db *d)
+{
+	int i;
+
+	for (i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(d->st[i]);
+	sqlite3_close(d->h);
+	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
+		close(d->wlock_fd);
+	memset(d, 0, sizeof(*d));
+	d->wlock_fd = -1;
+	d->busy_ms = DB_BUSY_MS;
+}

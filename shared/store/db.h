@@ -1,0 +1,66 @@
+/* db.h -- the SQLite connection of one process, with its statement cache.
+ *
+ * Open after fork(), never share across processes.  Every statement from
+ * db_stmt() must be handed back with db_done() (reset + clear bindings) on
+ * every path, or it holds its read snapshot.  Write transactions are
+ * BEGIN IMMEDIATE (db_begin), short, and never contain Redis I/O.
+ */
+#ifndef TALLY_DB_H
+#define TALLY_DB_H
+
+#include "store/sql.h"
+
+struct db {
+	struct sqlite3	*h;		/* only store/ looks inside */
+	struct sqlite3_stmt *st[STMT__MAX];
+	unsigned long long nstmt;	/* statements run (for /metrics) */
+	long long	 busy_since_us;	/* monotonic; the wait in progress */
+	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
+	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
+	int		 wlocked;
+	int		 held;		/* a db_hold() transaction not yet joined */
+	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
+	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
+};
+
+#define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
+#define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
+
+/* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
+ * applies pending migrations.  Returns 0 or -1 (logged; db closed). */
+int		 db_open(struct db *, const char *path);
+void		 db_close(struct db *);
+
+/* BEGIN IMMEDIATE, after taking the writers' lock: an flock() on
+ * "<database>-wlock".  Writers of all processes queue on it in the
+ * kernel and are woken the moment it is free, where SQLite's own lock
+ * would make them poll (failed lock calls and sleeps: under concurrent
+ * likes they were half the syscalls of a request).  Released by
+ * db_commit() and db_rollback(), and by the kernel if the process dies. */
+int		 db_begin(struct db *);
+int		 db_commit(struct db *);
+void		 db_rollback(struct db *);
+/* Opens the write transaction early: the next db_begin() joins it instead
+ * of opening its own, so what is read before (a request's session) and
+ * the write are one transaction.  0, or -1 (then nothing is held and
+ * db_begin() opens its own).  db_release() rolls back what is still open
+ * after the request: a hold that nobody joined, or a page's leftover. */
+int		 db_hold(struct db *);
+void		 db_release(struct db *);
+/* Checkpoints the WAL and, once it holds min_frames frames or more (or
+ * when truncate), starts it over from its beginning (truncated to 0 bytes
+ * when truncate).  A WAL with frames that has not grown since the last
+ * call on this connection (nobody writes) is truncated too: the writers
+ * lose nothing to the two syncs then, and the file gives its space back
+ * (a restart alone leaves it at its size until the next write).  A passive checkpoint first copies what it can beside
+ * the writers; when no reader needs older frames, the rest and the
+ * restart run under the writers' lock (two syncs: a short stall), readers
+ * getting DB_CKPT_WAIT_MS to leave the WAL.  Under a steady write load a
+ * passive checkpoint alone never catches up with the last frame, so the
+ * WAL would only grow (and every page lookup in it slow down).  0, 1
+ * when readers kept the WAL (copied, not restarted), -1 on error. */
+int		 db_checkpoint(struct db *, int min_frames, int truncate);
+/* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
+int		 db_exec(struct db *, const char *sql);
+
+#endif

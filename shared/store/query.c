@@ -1,0 +1,216 @@
+/* query.c -- statements through an opaque handle; see query.h. */
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "base/log.h"
+#include "store/db.h"
+#include "store/query.h"
+
+/* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *. */
+#define S(q)	((sqlite3_stmt *)(void *)(q))
+#define Q(s)	((struct dbq *)(void *)(s))
+
+struct dbq *
+db_stmt(struct db *d, enum stmt id)
+{
+	if (d->st[id] != NULL)
+		return Q(d->st[id]);
+	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,
+	    SQLITE_PREPARE_PERSISTENT, &d->st[id], NULL) != SQLITE_OK) {
+		log_err("sqlite prepare %d: %s", (int)id, sqlite3_errmsg(d->h));
+		d->st[id] = NULL;
+		return NULL;
+	}
+	return Q(d->st[id]);
+}
+
+void
+db_done(struct dbq *q)
+{
+	if (q != NULL) {
+		sqlite3_reset(S(q));
+		sqlite3_clear_bindings(S(q));
+	}
+}
+
+struct dbq *
+db_prepare_once(struct db *d, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_err("sqlite prepare: %s", sqlite3_errmsg(d->h));
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return Q(s);
+}
+
+void
+dbq_finalize(struct dbq *q)
+{
+	sqlite3_finalize(S(q));
+}
+
+void
+dbq_reset(struct dbq *q)
+{
+	sqlite3_reset(S(q));
+}
+
+void
+dbq_bind_i64(struct dbq *q, int i, long long v)
+{
+	sqlite3_bind_int64(S(q), i, v);
+}
+
+void
+dbq_bind_int(struct dbq *q, int i, int v)
+{
+	sqlite3_bind_int(S(q), i, v);
+}
+
+void
+dbq_bind_null(struct dbq *q, int i)
+{
+	sqlite3_bind_null(S(q), i);
+}
+
+void
+dbq_bind_text(struct dbq *q, int i, const char *s, int len)
+{
+	sqlite3_bind_text(S(q), i, s, len, SQLITE_STATIC);
+}
+
+void
+dbq_bind_text_copy(struct dbq *q, int i, const char *s, int len)
+{
+	sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
+}
+
+void
+dbq_bind_blob(struct dbq *q, int i, const void *p, int len)
+{
+	sqlite3_bind_blob(S(q), i, p, len, SQLITE_STATIC);
+}
+
+void
+dbq_bind_blob_copy(struct dbq *q, int i, const void *p, int len)
+{
+	sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
+}
+
+int
+dbq_step(struct dbq *q)
+{
+	switch (sqlite3_step(S(q))) {
+	case SQLITE_ROW:
+		return DBQ_ROW;
+	case SQLITE_DONE:
+		return DBQ_DONE;
+	default:
+		return DBQ_ERR;
+	}
+}
+
+long long
+dbq_i64(struct dbq *q, int col)
+{
+	return sqlite3_column_int64(S(q), col);
+}
+
+int
+dbq_int(struct dbq *q, int col)
+{
+	return sqlite3_column_int(S(q), col);
+}
+
+const char *
+dbq_text(struct dbq *q, int col)
+{
+	const unsigned char *v = sqlite3_column_text(S(q), col);
+
+	return v != NULL ? (const char *)v : "";
+}
+
+int
+dbq_is_null(struct dbq *q, int col)
+{
+	return sqlite3_column_type(S(q), col) == SQLITE_NULL;
+}
+
+void
+db_col_text(struct dbq *q, int col, char *dst, size_t sz)
+{
+	const char *v = dbq_text(q, col);
+	size_t n = strlen(v);
+
+	if (n >= sz)
+		n = sz - 1;
+	if (n > 0)
+		memcpy(dst, v, n);
+	dst[n] = '\0';
+}
+
+const char *
+db_errmsg(struct db *d)
+{
+	return sqlite3_errmsg(d->h);
+}
+
+int
+db_changes(struct db *d)
+{
+	return sqlite3_changes(d->h);
+}
+
+int
+db_in_txn(struct db *d)
+{
+	return !sqlite3_get_autocommit(d->h);
+}
+
+long long
+db_setting(struct db *d, const char *name, long long dflt)
+{
+	struct dbq *s = db_stmt(d, STMT_SETTING_GET);
+	long long v = dflt;
+
+	if (s == NULL)
+		return dflt;
+	dbq_bind_text(s, 1, name, -1);
+	if (dbq_step(s) == DBQ_ROW)
+		v = dbq_i64(s, 0);
+	db_done(s);
+	return v;
+}
+
+int
+db_setting_put(struct db *d, const char *name, long long value)
+{
+	struct dbq *s = db_stmt(d, STMT_SETTING_PUT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, name, -1);
+	dbq_bind_i64(s, 2, value);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+db_batch_applied(struct db *d, const char *id)
+{
+	struct dbq *s = db_stmt(d, STMT_FLUSH_APPLIED);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text_copy(s, 1, id, -1);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}

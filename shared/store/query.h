@@ -1,0 +1,80 @@
+/* query.h -- a statement of the table (sql.h) as the layers above store/
+ * see it: bind values, step through rows, read columns.
+ *
+ * struct dbq is opaque: no engine type or call leaves store/ (make lint
+ * checks it), so the code that counts, posts and renders is the same
+ * whatever engine runs the statement.  A statement from db_stmt() is
+ * cached for the life of the connection and handed back with db_done()
+ * on every path (reset + bindings cleared), or it keeps its read
+ * snapshot.  Columns and parameters are numbered as in SQL: parameters
+ * from 1, columns from 0.
+ *
+ * Text bound with dbq_bind_text() must stay valid until the statement is
+ * stepped to its end or handed back; dbq_bind_text_copy() copies it.  A
+ * column's text is valid until the next step or db_done() (NULL: "").
+ */
+#ifndef TALLY_QUERY_H
+#define TALLY_QUERY_H
+
+#include <stddef.h>
+
+#include "store/sql.h"
+
+struct db;
+struct dbq;
+
+/* dbq_step(): a row, the end, or an error (logged by the caller, with
+ * db_errmsg(), when it matters). */
+#define DBQ_ROW		1
+#define DBQ_DONE	0
+#define DBQ_ERR		(-1)
+
+/* The cached statement, or NULL if it cannot be prepared (logged). */
+struct dbq	*db_stmt(struct db *, enum stmt);
+void		 db_done(struct dbq *);
+
+/* A statement that is not in the table (the counter catalog's recount
+ * queries); the caller releases it with dbq_finalize().  NULL on error
+ * (logged). */
+struct dbq	*db_prepare_once(struct db *, const char *sql);
+void		 dbq_finalize(struct dbq *);
+/* Back to its start, bindings kept (a statement run once per item). */
+void		 dbq_reset(struct dbq *);
+
+void		 dbq_bind_i64(struct dbq *, int i, long long v);
+void		 dbq_bind_int(struct dbq *, int i, int v);
+void		 dbq_bind_null(struct dbq *, int i);
+void		 dbq_bind_text(struct dbq *, int i, const char *s, int len);
+void		 dbq_bind_text_copy(struct dbq *, int i, const char *s,
+		    int len);
+void		 dbq_bind_blob(struct dbq *, int i, const void *p, int len);
+void		 dbq_bind_blob_copy(struct dbq *, int i, const void *p,
+		    int len);
+
+int		 dbq_step(struct dbq *);
+
+long long	 dbq_i64(struct dbq *, int col);
+int		 dbq_int(struct dbq *, int col);
+const char	*dbq_text(struct dbq *, int col);
+int		 dbq_is_null(struct dbq *, int col);
+/* Copies text column col into dst (truncated, NUL-terminated; "" for
+ * NULL). */
+void		 db_col_text(struct dbq *, int col, char *dst, size_t sz);
+
+/* About the connection's last statement: its error message, and the
+ * rows the last INSERT, UPDATE or DELETE changed. */
+const char	*db_errmsg(struct db *);
+int		 db_changes(struct db *);
+/* 1 inside a transaction (BEGIN not yet committed), else 0. */
+int		 db_in_txn(struct db *);
+
+/* Whether flush batch id (decimal text) is recorded as applied:
+ * 1 yes, 0 no, -1 error. */
+int		 db_batch_applied(struct db *, const char *id);
+
+
+/* Integer setting by name; dflt when absent or on error. */
+long long	 db_setting(struct db *, const char *name, long long dflt);
+int		 db_setting_put(struct db *, const char *name, long long value);
+
+#endif

@@ -1,0 +1,102 @@
+/* rds.h -- the Redis connection of one process.
+ *
+ * hiredis has two error channels and so does this module: rds_cmd()
+ * returns NULL when the transport failed (the context is then dropped,
+ * and reconnection waits out a backoff so a dead Redis costs a request
+ * nothing but a clock read), and a reply of type RDS_ERROR when Redis
+ * refused the command.  The caller frees replies with rds_free().  Above
+ * store/ a reply is an rds_reply read through its fields (type, integer,
+ * str, len, elements, element) and the RDS_* types: no hiredis call or
+ * name leaves store/ (make lint checks it).  Connect and command timeouts are short (200 ms /
+ * 250 ms by default): callers fall back to SQLite rather than wait, and
+ * after a failure a process leaves Redis alone for a growing backoff
+ * (250 ms doubling to 4 s).
+ */
+#ifndef TALLY_RDS_H
+#define TALLY_RDS_H
+
+#include <stddef.h>
+#include <hiredis/hiredis.h>
+
+#include "base/cfg.h"
+
+typedef redisReply rds_reply;
+
+#define RDS_STRING	REDIS_REPLY_STRING
+#define RDS_ARRAY	REDIS_REPLY_ARRAY
+#define RDS_INTEGER	REDIS_REPLY_INTEGER
+#define RDS_NIL		REDIS_REPLY_NIL
+#define RDS_STATUS	REDIS_REPLY_STATUS
+#define RDS_ERROR	REDIS_REPLY_ERROR
+
+struct rds {
+	redisContext	*c;
+	int		 pending;	/* queued replies not read yet */
+	unsigned	 gen;		/* bumped per connection: scripts reload */
+	char		 path[CFG_SOCK_MAX + 1];
+	int		 timeout_ms;
+	long long	 retry_at_ms;	/* monotonic; no connect before */
+	long long	 answered_ms;	/* monotonic; the last reply */
+	long long	 connected_ms;	/* monotonic; this connection's start */
+	int		 peer_closed;	/* the failure was the server closing */
+	int		 backoff_ms;
+	/* For /metrics: commands sent, and round trips (a command waited
+	 * for, or the first reply read after a batch of appends). */
+	unsigned long long ncmds, ntrips;
+	int		 unsent;	/* appends since the last read */
+};
+
+void		 rds_init(struct rds *, const char *path, int timeout_ms);
+void		 rds_close(struct rds *);
+/* 1 when a connection is up or could be made now, 0 otherwise. */
+int		 rds_up(struct rds *);
+/* Runs one command given as argv; see the header comment. */
+redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
+		    const size_t *lens);
+/* Convenience for NUL-terminated arguments, NULL-terminated list. */
+redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
+		    __attribute__((sentinel));
+/* Deletes every key matching pattern (SCAN, so Redis never blocks).
+ * Returns how many, or -1 when Redis failed. */
+long long	 rds_del_matching(struct rds *, const char *pattern);
+/* Drops the context after a transport error. */
+void		 rds_drop(struct rds *);
+/* Frees a reply (NULL: nothing). */
+void		 rds_free(rds_reply *);
+
+
+/* Lua scripts, run by EVALSHA with a fallback to EVAL on NOSCRIPT (Redis
+ * restarted, SCRIPT FLUSH).  A script's SHA1 is learned from SCRIPT LOAD
+ * on first use and kept for the life of the process. */
+struct rds_script {
+	const char	*src;
+	char		 sha[41];
+	const struct rds *loaded_on;	/* connection (and gen) it is cached */
+	unsigned	 gen;
+};
+
+/* Runs script with keys then args (all NUL-terminated).  Returns the
+ * reply as rds_cmd() does. */
+redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
+		    const char **keys, int nargs, const char **args);
+
+/* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
+ * when Redis is down) -- by SHA1 once the script is cached on this
+ * connection (loaded when nothing is queued), by source before that -- rds_collect() reads n queued replies and frees
+ * them.  It returns the number of error replies, or -1 when the
+ * transport failed (context dropped).  Every queued reply must be read. */
+int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
+		    const char **keys, int nargs, const char **args);
+int		 rds_collect(struct rds *, int n);
+/* Reads the next queued reply into *out (the caller frees it): 0, or -1
+ * when the transport failed (context dropped). */
+int		 rds_get_reply(struct rds *, redisReply **out);
+
+/* Queues one plain command (pipelining); 0, or -1 when Redis is down.
+ * Read its reply with rds_collect(). */
+int		 rds_append(struct rds *, int argc, const char **argv,
+		    const size_t *lens);
+/* The same for NUL-terminated arguments (at most 128; -1 beyond). */
+int		 rds_append_strs(struct rds *, int argc, const char **argv);
+
+#endif

@@ -1,0 +1,165 @@
+/* schema.c -- the schema, one migration per step of PRAGMA user_version.
+ * Migrations are append-only: a released step is never edited, a change
+ * is a new step.  db_migrate() applies them in one IMMEDIATE transaction.
+ */
+#include "store/schema.h"
+
+const char *const schema_migrations[] = {
+	/* 1: accounts */
+	"CREATE TABLE users ("
+	"  id INTEGER PRIMARY KEY,"
+	"  login TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+	"  name TEXT NOT NULL,"
+	"  pwhash TEXT NOT NULL,"
+	"  is_admin INTEGER NOT NULL DEFAULT 0,"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE TABLE sessions ("
+	"  hash BLOB PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  csrf TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  expires_at INTEGER NOT NULL);"
+	"CREATE INDEX sessions_expires ON sessions(expires_at);"
+	"CREATE INDEX sessions_user ON sessions(user_id);"
+	"CREATE TABLE settings ("
+	"  name TEXT PRIMARY KEY,"
+	"  value INTEGER NOT NULL);",
+	/* 2: the social core -- topics, posts, follows, likes, reposts, comments */
+	"CREATE TABLE topics ("
+	"  id INTEGER PRIMARY KEY,"
+	"  slug TEXT NOT NULL UNIQUE,"
+	"  created_at INTEGER NOT NULL);"
+	"INSERT INTO topics(slug, created_at) VALUES('general', 0);"
+	"CREATE TABLE posts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  topic_id INTEGER NOT NULL REFERENCES topics(id),"
+	"  body TEXT NOT NULL,"
+	"  status INTEGER NOT NULL DEFAULT 0 CHECK (status IN (0, 1)),"
+	"  is_deleted INTEGER NOT NULL DEFAULT 0 CHECK (is_deleted IN (0, 1)),"
+	"  created_at INTEGER NOT NULL,"
+	"  published_at INTEGER,"
+	"  updated_at INTEGER NOT NULL);"
+	"CREATE INDEX posts_user_visible ON posts(user_id, published_at, id)"
+	"  WHERE status = 1 AND is_deleted = 0;"
+	"CREATE INDEX posts_topic_visible ON posts(topic_id, published_at, id)"
+	"  WHERE status = 1 AND is_deleted = 0;"
+	"CREATE INDEX posts_user ON posts(user_id, id);"
+	"CREATE TABLE follows ("
+	"  follower_id INTEGER NOT NULL REFERENCES users(id),"
+	"  followee_id INTEGER NOT NULL REFERENCES users(id),"
+	"  created_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (follower_id, followee_id)) WITHOUT ROWID;"
+	"CREATE INDEX follows_followee ON follows(followee_id, created_at, follower_id);"
+	"CREATE INDEX follows_follower ON follows(follower_id, created_at, followee_id);"
+	"CREATE TABLE likes ("
+	"  post_id INTEGER NOT NULL REFERENCES posts(id),"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  created_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (post_id, user_id)) WITHOUT ROWID;"
+	"CREATE INDEX likes_user ON likes(user_id, post_id);"
+	"CREATE TABLE reposts ("
+	"  post_id INTEGER NOT NULL REFERENCES posts(id),"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  created_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (post_id, user_id)) WITHOUT ROWID;"
+	"CREATE INDEX reposts_user ON reposts(user_id, post_id);"
+	"CREATE TABLE comments ("
+	"  id INTEGER PRIMARY KEY,"
+	"  post_id INTEGER NOT NULL REFERENCES posts(id),"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  body TEXT NOT NULL,"
+	"  is_deleted INTEGER NOT NULL DEFAULT 0 CHECK (is_deleted IN (0, 1)),"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE INDEX comments_post ON comments(post_id, id);",
+	/* 3: counters -- the durable snapshot, the applied flush batches,
+	 * and each post's like count (state the formula reads) */
+	"CREATE TABLE counters ("
+	"  name TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, key)) WITHOUT ROWID;"
+	"CREATE TABLE flushes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  applied_at INTEGER NOT NULL,"
+	"  counters INTEGER NOT NULL,"
+	"  total INTEGER NOT NULL);"
+	"ALTER TABLE posts ADD COLUMN like_count INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE posts SET like_count = "
+	"  (SELECT COUNT(*) FROM likes WHERE post_id = posts.id);",
+	/* 4: notifications, system notices, read markers */
+	"CREATE TABLE notifications ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  actor_id INTEGER NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL CHECK (kind IN ('like', 'comment', 'repost', 'follow')),"
+	"  post_id INTEGER,"
+	"  comment_id INTEGER,"
+	"  is_read INTEGER NOT NULL DEFAULT 0 CHECK (is_read IN (0, 1)),"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE INDEX notifications_user ON notifications(user_id, id);"
+	"CREATE INDEX notifications_unread ON notifications(user_id) WHERE is_read = 0;"
+	"CREATE INDEX notifications_source ON notifications(actor_id, kind, post_id, comment_id);"
+	"CREATE TABLE notices ("
+	"  id INTEGER PRIMARY KEY,"
+	"  title TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE TABLE markers ("
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL,"
+	"  key INTEGER NOT NULL DEFAULT 0,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (user_id, kind, key)) WITHOUT ROWID;",
+	/* 5: reconciliation runs and their drift reports */
+	"CREATE TABLE reconcile_runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),"
+	"  dry_run INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT NOT NULL,"
+	"  owner INTEGER NOT NULL DEFAULT 0,"
+	"  progress INTEGER NOT NULL DEFAULT 0,"
+	"  checkpoint INTEGER NOT NULL DEFAULT 0,"
+	"  report TEXT NOT NULL DEFAULT '[]',"
+	"  error TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  started_at INTEGER,"
+	"  finished_at INTEGER);"
+	"CREATE INDEX reconcile_runs_state ON reconcile_runs(state);",
+	/* 6: counter deltas that could not reach Redis (Redis down) */
+	"CREATE TABLE counter_backlog ("
+	"  name TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, key)) WITHOUT ROWID;",
+	/* 7: one index fewer to write per notification (read-all and the
+	 * recount do well with notifications_user) */
+	"DROP INDEX notifications_unread;",
+	/* 8: nothing looks likes or reposts up by user (every query goes by
+	 * post, or by the (post, user) key), and no user row is ever deleted
+	 * (the one thing a foreign key would want them for): a like or
+	 * unlike writes one page fewer */
+	"DROP INDEX likes_user;"
+	"DROP INDEX reposts_user;",
+	/* 9: a like remembers its notification (likes.note_id), so unlike
+	 * withdraws it by id and like notifications leave notifications_source
+	 * (now partial): a like or unlike writes one page fewer.  The backfill
+	 * runs while the full index still exists. */
+	"ALTER TABLE likes ADD COLUMN note_id INTEGER;"
+	"UPDATE likes SET note_id = (SELECT MAX(n.id) FROM notifications n "
+	"  WHERE n.actor_id = likes.user_id AND n.kind = 'like' "
+	"  AND n.post_id = likes.post_id AND n.comment_id IS NULL);"
+	"DROP INDEX notifications_source;"
+	"CREATE INDEX notifications_source ON notifications(actor_id, kind, "
+	"  post_id, comment_id) WHERE kind <> 'like';",
+	/* 10: the counter outbox -- an action's deltas, written in its own
+	 * transaction, so a process killed between the commit and Redis
+	 * leaves them for the worker to apply (outbox.h) */
+	"CREATE TABLE counter_outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"
+	"  deltas TEXT NOT NULL);",
+};
+
+const int schema_version =
+    (int)(sizeof(schema_migrations) / sizeof(schema_migrations[0]));

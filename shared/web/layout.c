@@ -1,0 +1,93 @@
+/* layout.c -- the shared page frame; see layout.h.
+ * No inline script or style anywhere (the CSP forbids both): behaviour
+ * lives in /static/tally.js and reads data-* attributes. */
+#include "social/badges.h"
+#include "web/html.h"
+#include "web/layout.h"
+
+void
+page_csrf(struct req *r)
+{
+	html_raw(&r->body, "<input type=\"hidden\" name=\"csrf\" value=\"");
+	html_attr(&r->body, r->csrf);
+	html_raw(&r->body, "\">");
+}
+
+static void
+badge(struct req *r, const char *href, const char *label, const char *name,
+    long long v)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<a href=\"");
+	html_attr(b, href);
+	html_raw(b, "\">");
+	html_text(b, label);
+	html_raw(b, " <span class=\"badge\"");
+	if (v == 0)
+		html_raw(b, " data-zero");
+	html_raw(b, " data-counter=\"");
+	html_attr(b, name);
+	html_raw(b, "\">");
+	html_int(b, v);
+	html_raw(b, "</span></a>");
+}
+
+void
+page_badges(struct req *r, const struct badges *bd)
+{
+	html_raw(&r->body, "<span class=\"badges\" data-badges>");
+	badge(r, "/notifications", "Notifications", "unread-notifications",
+	    bd->notifications);
+	badge(r, "/notices", "Notices", "unread-notices", bd->notices);
+	badge(r, "/feed", "Followed", "unread-followed", bd->followed);
+	badge(r, "/news", "News", "red-dot", bd->red_dot);
+	html_raw(&r->body, "</span>");
+}
+
+void
+page_begin(struct req *r, const char *title)
+{
+	struct buf *b = &r->body;
+	struct badges bd;
+
+	html_raw(b, "<!doctype html>\n<html lang=\"en\"><head>"
+	    "<meta charset=\"utf-8\">"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+	    "<title>");
+	html_text(b, title);
+	html_raw(b, " \xc2\xb7 tally</title>"
+	    "<link rel=\"stylesheet\" href=\"/static/tally.css\">"
+	    "<link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">"
+	    "<script src=\"/static/tally.js\" defer></script>"
+	    "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">tally</a>"
+	    "<nav>");
+	if (r->user) {
+		if (badges_get(r->app, r->sess.user_id, &bd) == 0)
+			page_badges(r, &bd);
+		html_raw(b, "<a href=\"/feed\">Feed</a>");
+		html_raw(b, "<a href=\"/u/");
+		html_url(b, r->sess.login);
+		html_raw(b, "\" data-me=\"");
+		html_attr(b, r->sess.login);
+		html_raw(b, "\">@");
+		html_text(b, r->sess.login);
+		html_raw(b, "</a>");
+		if (r->sess.is_admin)
+			html_raw(b, "<a href=\"/admin\">Admin</a>");
+		html_raw(b, "<form method=\"post\" action=\"/logout\" class=\"inline\">");
+		page_csrf(r);
+		html_raw(b, "<button type=\"submit\" class=\"link\">Log out</button></form>");
+	} else {
+		html_raw(b, "<a href=\"/login\">Log in</a>"
+		    "<a href=\"/signup\">Sign up</a>");
+	}
+	html_raw(b, "</nav></header><main>");
+}
+
+void
+page_end(struct req *r)
+{
+	html_raw(&r->body, "</main><footer>tally \xc2\xb7 every count right, "
+	    "fast, and never lost</footer></body></html>\n");
+}

@@ -1,0 +1,256 @@
+/* render.c -- shared HTML pieces of the social pages; see render.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "count/cstore.h"
+#include "store/query.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/resp.h"
+
+char *
+render_ids_json(const long long *ids, int n)
+{
+	struct buf b = { 0 };
+	int i;
+
+	buf_putc(&b, '[');
+	for (i = 0; i < n; i++)
+		buf_printf(&b, "%s%lld", i ? "," : "", ids[i]);
+	buf_putc(&b, ']');
+	return buf_take(&b);
+}
+
+void
+render_time(struct req *r, long long ms)
+{
+	char iso[32], human[32];
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(human, sizeof(human), "%d %b %Y %H:%M", &tm);
+	html_raw(&r->body, "<time datetime=\"");
+	html_attr(&r->body, iso);
+	html_raw(&r->body, "\">");
+	html_text(&r->body, human);
+	html_raw(&r->body, " UTC</time>");
+}
+
+/* A one-button POST form to action (a fixed path plus the post id). */
+static void
+button_form(struct req *r, const char *pre, long long id, const char *post,
+    const char *label, const char *cls)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"");
+	html_text(b, pre);
+	html_int(b, id);
+	html_text(b, post);
+	html_raw(b, "\">");
+	page_csrf(r);
+	html_raw(b, "<button type=\"submit\" class=\"");
+	html_attr(b, cls);
+	html_raw(b, "\">");
+	html_text(b, label);
+	html_raw(b, "</button></form>");
+}
+
+void
+render_count(struct req *r, const char *name, long long v, const char *attr,
+    const char *attrval)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<span data-counter=\"");
+	html_attr(b, name);
+	html_raw(b, "\"");
+	if (attr != NULL) {
+		html_raw(b, " ");
+		html_text(b, attr);	/* a literal from our own code */
+		html_raw(b, "=\"");
+		html_attr(b, attrval);
+		html_raw(b, "\"");
+	}
+	html_raw(b, ">");
+	html_int(b, v);
+	html_raw(b, "</span>");
+}
+
+static const enum family post_fams[4] = {
+	FAM_POST_LIKES, FAM_POST_COMMENTS, FAM_POST_REPOSTS, FAM_POST_VIEWS,
+};
+static const char *const post_counter_names[4] = {
+	"post-likes", "post-comments", "post-reposts", "post-views",
+};
+static const char *const post_counter_labels[4] = {
+	" likes", " comments", " reposts", " views",
+};
+
+static void
+post_counts(struct req *r, const struct post *ps, int n, long long *out)
+{
+	struct delta *ds = xcalloc((size_t)n * 4, sizeof(*ds));
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < 4; j++) {
+			ds[4 * i + j].fam = post_fams[j];
+			ds[4 * i + j].k1 = ps[i].id;
+		}
+	cstore_get(r->app, ds, 4 * n);
+	for (i = 0; i < 4 * n; i++)
+		out[i] = ds[i].d;
+	free(ds);
+}
+
+void
+render_post(struct req *r, const struct post *p, unsigned flags,
+    const long long *counts)
+{
+	struct buf *b = &r->body;
+	long long mine[4];
+	char idattr[24];
+	int j;
+
+	if (counts == NULL) {
+		post_counts(r, p, 1, mine);
+		counts = mine;
+	}
+	snprintf(idattr, sizeof(idattr), "%lld", p->id);
+
+	html_raw(b, "<article data-post-id=\"");
+	html_int(b, p->id);
+	html_raw(b, "\"><header><span><a href=\"/u/");
+	html_url(b, p->login);
+	html_raw(b, "\" data-login=\"");
+	html_attr(b, p->login);
+	html_raw(b, "\"><b>");
+	html_text(b, p->name);
+	html_raw(b, "</b> @");
+	html_text(b, p->login);
+	html_raw(b, "</a> in <a href=\"/t/");
+	html_url(b, p->slug);
+	html_raw(b, "\" data-topic=\"");
+	html_attr(b, p->slug);
+	html_raw(b, "\">#");
+	html_text(b, p->slug);
+	html_raw(b, "</a></span><a href=\"/posts/");
+	html_int(b, p->id);
+	html_raw(b, "\">");
+	if (p->status == 1)
+		render_time(r, p->published_at);
+	else
+		html_raw(b, "draft");
+	if (p->is_deleted)
+		html_raw(b, " \xc2\xb7 deleted");
+	html_raw(b, "</a></header><div class=\"body\">");
+	html_text(b, p->body);
+	html_raw(b, "</div><p class=\"counts\">");
+	for (j = 0; j < 4; j++) {
+		html_raw(b, "<span>");
+		render_count(r, post_counter_names[j], counts[j], "data-post-id",
+		    idattr);
+		html_text(b, post_counter_labels[j]);
+		html_raw(b, "</span>");
+	}
+	html_raw(b, "</p><footer>");
+	if (!(flags & RENDER_FULL)) {
+		html_raw(b, "<a href=\"/posts/");
+		html_int(b, p->id);
+		html_raw(b, "\">Comments</a>");
+	}
+	if (r->user && POST_VISIBLE(p)) {
+		button_form(r, "/posts/", p->id, "/like", "Like", "link");
+		button_form(r, "/posts/", p->id, "/unlike", "Unlike", "link");
+		button_form(r, "/posts/", p->id, "/repost", "Repost", "link");
+	}
+	html_raw(b, "</footer></article>");
+}
+
+int
+render_posts(struct req *r, const long long *ids, int n, long long reader)
+{
+	struct dbq *s;
+	struct post *ps;
+	long long *counts;
+	char *json;
+	int k = 0, rc, i;
+
+	if (n <= 0)
+		return 0;
+	s = db_stmt(&r->app->db, reader ? STMT_HOME_BY_IDS : STMT_POSTS_BY_IDS);
+	if (s == NULL) {
+		resp_error(r, 500, "The posts could not be read.");
+		return -1;
+	}
+	json = render_ids_json(ids, n);
+	dbq_bind_text_copy(s, 1, json, -1);
+	if (reader)
+		dbq_bind_i64(s, 2, reader);
+	free(json);
+	ps = xcalloc((size_t)n, sizeof(*ps));
+	while (k < n && (rc = dbq_step(s)) == DBQ_ROW)
+		post_from_row(s, &ps[k++]);
+	db_done(s);
+	/* Every count of the page in one Redis round trip. */
+	counts = xcalloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*counts));
+	if (k > 0)
+		post_counts(r, ps, k, counts);
+	for (i = 0; i < k; i++) {
+		render_post(r, &ps[i], 0, counts + 4 * i);
+		post_free(&ps[i]);
+	}
+	free(ps);
+	free(counts);
+	return k;
+}
+
+void
+render_pager(struct req *r, const char *path, long long page, int has_more)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<nav class=\"pager\"><span>");
+	if (page > 1) {
+		html_raw(b, "<a rel=\"prev\" href=\"");
+		html_url(b, path);
+		html_raw(b, "?page=");
+		html_int(b, page - 1);
+		html_raw(b, "\">\xe2\x86\x90 Newer</a>");
+	}
+	html_raw(b, "</span><span>");
+	if (has_more) {
+		html_raw(b, "<a rel=\"next\" href=\"");
+		html_url(b, path);
+		html_raw(b, "?page=");
+		html_int(b, page + 1);
+		html_raw(b, "\">Older \xe2\x86\x92</a>");
+	}
+	html_raw(b, "</span></nav>");
+}
+
+void
+render_compose(struct req *r)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<section class=\"card\"><form method=\"post\" "
+	    "action=\"/posts\" class=\"stack\">");
+	page_csrf(r);
+	html_raw(b, "<label>What is happening? <textarea name=\"body\" "
+	    "required maxlength=\"2000\"></textarea></label>"
+	    "<label>Topic <small>letters, digits and -; empty means general"
+	    "</small><input name=\"topic\" maxlength=\"32\" "
+	    "pattern=\"[A-Za-z0-9-]{0,32}\" placeholder=\"general\"></label>"
+	    "<label><span><input type=\"checkbox\" name=\"publish\" "
+	    "value=\"1\" checked class=\"check\"> Publish now (unchecked: "
+	    "keep as a draft)</span></label>"
+	    /* after the checkbox: the first "publish" field wins */
+	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
+	    "<button type=\"submit\">Post</button></form></section>");
+}

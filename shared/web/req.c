@@ -1,0 +1,172 @@
+/* req.c -- reading and decoding one FastCGI request; see req.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+#include "web/req.h"
+
+const char *
+req_param(const struct req *r, const char *name)
+{
+	return r->fr != NULL ? FCGX_GetParam(name, r->fr->envp) : NULL;
+}
+
+const char *
+req_cookie(const struct req *r, const char *name)
+{
+	const struct kv *kv = kv_get(&r->cookies, name);
+
+	return kv != NULL ? kv->val : NULL;
+}
+
+char *
+req_keep(struct req *r, char *s)
+{
+	r->scratch = xrealloc(r->scratch, (r->nscratch + 1) * sizeof(char *));
+	r->scratch[r->nscratch++] = s;
+	return s;
+}
+
+static unsigned
+method_of(const char *m)
+{
+	if (m == NULL)
+		return METHOD_OTHER;
+	if (strcmp(m, "GET") == 0)
+		return METHOD_GET;
+	if (strcmp(m, "POST") == 0)
+		return METHOD_POST;
+	if (strcmp(m, "HEAD") == 0)
+		return METHOD_HEAD;
+	return METHOD_OTHER;
+}
+
+/* Strict CONTENT_LENGTH: "" or absent is 0; -1 if not a number. */
+static long long
+content_length(const char *cl)
+{
+	long long v;
+
+	if (cl == NULL || *cl == '\0')
+		return 0;
+	if (valid_int(cl, 0, 1LL << 40, &v) == -1)
+		return -1;
+	return v;
+}
+
+static int
+read_body(struct req *r, char **out, size_t *outlen)
+{
+	const char *ct = req_param(r, "CONTENT_TYPE");
+	long long len = content_length(req_param(r, "CONTENT_LENGTH"));
+	char *b;
+	int n, k;
+
+	*out = NULL;
+	*outlen = 0;
+	if (len < 0)
+		return 400;
+	if (len > REQ_BODY_MAX)
+		return 413;
+	if (len == 0)
+		return 0;
+	if (ct == NULL || strncasecmp(ct, "application/x-www-form-urlencoded",
+	    33) != 0)
+		return 400;
+	b = xmalloc((size_t)len + 1);
+	for (n = 0; n < len; n += k)
+		if ((k = FCGX_GetStr(b + n, (int)(len - n), r->fr->in)) <= 0)
+			break;
+	if (n != len) {
+		free(b);
+		return 400;
+	}
+	b[n] = '\0';
+	*out = b;
+	*outlen = (size_t)n;
+	return 0;
+}
+
+/* Who is asking: a live session, or a visitor with a pre-session token. */
+void
+req_identify(struct req *r)
+{
+	const char *sid = req_cookie(r, "sid"), *pc = req_cookie(r, "pcsrf");
+
+	if (sid != NULL && session_load(&r->app->db, sid, &r->sess) == 1) {
+		r->user = 1;
+		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
+		return;
+	}
+	if (pc != NULL && strlen(pc) == TOKEN_LEN) {
+		memcpy(r->csrf, pc, TOKEN_LEN + 1);
+		return;
+	}
+	token_new(r->csrf);
+	r->new_pcsrf = 1;
+}
+
+int
+req_parse(struct req *r, struct app *a, FCGX_Request *fr)
+{
+	const char *qs, *uri, *cookie;
+	char *body = NULL;
+	size_t blen = 0;
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	r->app = a;
+	r->fr = fr;
+	r->status = 200;
+	r->method = method_of(req_param(r, "REQUEST_METHOD"));
+	uri = req_param(r, "DOCUMENT_URI");
+	if (uri == NULL || *uri != '/')
+		uri = req_param(r, "SCRIPT_NAME");
+	r->path = xstrdup(uri != NULL && *uri == '/' ? uri : "/");
+	if ((cookie = req_param(r, "HTTP_COOKIE")) != NULL)
+		kv_parse_cookies(&r->cookies, cookie);
+	qs = req_param(r, "QUERY_STRING");
+	if (qs != NULL && kv_parse_form(&r->query, qs, strlen(qs)) == -1)
+		return 400;
+	if (r->method == METHOD_POST) {
+		if ((st = read_body(r, &body, &blen)) != 0)
+			return st;
+		st = body != NULL ? kv_parse_form(&r->form, body, blen) : 0;
+		free(body);
+		if (st == -1)
+			return 400;
+	}
+	return 0;
+}
+
+void
+req_finish(struct req *r)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < r->nscratch; i++)
+		free(r->scratch[i]);
+	free(r->scratch);
+	for (j = 0; j < r->nargs; j++)
+		free(r->args[j]);
+	kv_free(&r->query);
+	kv_free(&r->form);
+	kv_free(&r->cookies);
+	buf_free(&r->head);
+	buf_free(&r->body);
+	free(r->path);
+	memset(r, 0, sizeof(*r));
+}
+
+long long
+req_arg_id(const struct req *r, int i)
+{
+	long long v;
+
+	if (i >= r->nargs ||
+	    valid_int(r->args[i], 1, 9007199254740992LL, &v) == -1)
+		return 0;
+	return v;
+}

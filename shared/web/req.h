@@ -1,0 +1,72 @@
+/* req.h -- one HTTP request as FastCGI delivers it, and its response.
+ *
+ * struct req owns everything of one request: the decoded query, form and
+ * cookies, the path arguments, the session, the output being built, and
+ * scratch strings; req_finish() frees all of it.  FCGX pointers are not
+ * kept past req_finish().
+ */
+#ifndef TALLY_REQ_H
+#define TALLY_REQ_H
+
+#include <fcgiapp.h>
+
+#include "base/buf.h"
+#include "base/kv.h"
+#include "base/valid.h"
+#include "social/session.h"
+#include "store/app.h"
+
+#define REQ_BODY_MAX	65536
+#define REQ_ARGS_MAX	4
+
+enum method {
+	METHOD_GET = 1,
+	METHOD_POST = 2,
+	METHOD_HEAD = 4,
+	METHOD_OTHER = 8,
+};
+
+struct req {
+	struct app	*app;
+	FCGX_Request	*fr;		/* NULL in unit tests */
+	unsigned	 method;	/* one enum method */
+	char		*path;		/* decoded, normalised by nginx */
+	struct kvlist	 query;
+	struct kvlist	 form;
+	struct kvlist	 cookies;
+	char		*args[REQ_ARGS_MAX];	/* path arguments of the route */
+	int		 nargs;
+	int		 user;		/* 1 when sess holds a logged-in user */
+	struct session	 sess;
+	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
+	int		 new_pcsrf;	/* csrf is a new pre-session token */
+	char		**scratch;	/* freed by req_finish */
+	size_t		 nscratch;
+	/* the response */
+	int		 status;
+	const char	*ctype;
+	struct buf	 head;
+	struct buf	 body;
+};
+
+/* Reads and decodes the request behind fr.  Returns 0, or the HTTP status
+ * to answer (400 malformed, 413 body too large) without dispatching.
+ * Who is asking is not known yet: see req_identify(). */
+int		 req_parse(struct req *, struct app *, FCGX_Request *);
+/* Looks the session up in SQLite (r->user, r->sess, r->csrf), or gives a
+ * visitor a pre-session CSRF token.  route_dispatch() calls it for every
+ * route but those that authenticate themselves (ROUTE_OWNAUTH). */
+void		 req_identify(struct req *);
+void		 req_finish(struct req *);
+
+/* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */
+const char	*req_param(const struct req *, const char *);
+/* A cookie's value, or NULL. */
+const char	*req_cookie(const struct req *, const char *);
+
+/* Path argument i as an id; 0 when it is not one. */
+long long	 req_arg_id(const struct req *, int i);
+/* Keeps s until req_finish and returns it. */
+char		*req_keep(struct req *, char *s);
+
+#endif

@@ -1,0 +1,122 @@
+/* resp.c -- the response writer; the only file that writes to FastCGI. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/resp.h"
+
+const char *
+resp_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 204: return "No Content";
+	case 303: return "See Other";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 413: return "Payload Too Large";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	default: return "Unknown";
+	}
+}
+
+void
+resp_header(struct req *r, const char *name, const char *value)
+{
+	if (strpbrk(name, "\r\n:") != NULL || strpbrk(value, "\r\n") != NULL) {
+		log_warn("header %s dropped: CR/LF in value", name);
+		return;
+	}
+	buf_puts(&r->head, name);
+	buf_puts(&r->head, ": ");
+	buf_puts(&r->head, value);
+	buf_puts(&r->head, "\r\n");
+}
+
+void
+resp_cookie(struct req *r, const char *name, const char *value, long max_age)
+{
+	char v[512];
+
+	if (max_age < 0)
+		snprintf(v, sizeof(v), "%s=%s; Path=/; HttpOnly; SameSite=Lax",
+		    name, value);
+	else
+		snprintf(v, sizeof(v), "%s=%s; Path=/; Max-Age=%ld; HttpOnly; "
+		    "SameSite=Lax", name, value, max_age);
+	resp_header(r, "Set-Cookie", v);
+}
+
+int
+resp_redirect(struct req *r, const char *path)
+{
+	r->status = 303;
+	resp_header(r, "Location", path);
+	buf_reset(&r->body);
+	return 0;
+}
+
+int
+resp_error(struct req *r, int status, const char *msg)
+{
+	buf_reset(&r->body);
+	r->status = status;
+	r->ctype = NULL;
+	page_begin(r, resp_reason(status));
+	html_raw(&r->body, "<section class=\"error\" data-status=\"");
+	html_int(&r->body, status);
+	html_raw(&r->body, "\"><h1>");
+	html_int(&r->body, status);
+	html_raw(&r->body, " ");
+	html_text(&r->body, resp_reason(status));
+	html_raw(&r->body, "</h1><p>");
+	html_text(&r->body, msg);
+	html_raw(&r->body, "</p><p><a href=\"/\">Back to tally</a></p></section>");
+	page_end(r);
+	return -1;
+}
+
+void
+resp_text(struct req *r, int status, const char *ctype, const char *text)
+{
+	buf_reset(&r->body);
+	r->status = status;
+	r->ctype = ctype;
+	buf_puts(&r->body, text);
+}
+
+int
+resp_send(struct req *r)
+{
+	struct buf h = { 0 };
+	int rc = 0;
+
+	buf_printf(&h, "Status: %d %s\r\nContent-Type: %s\r\n"
+	    "Cache-Control: no-store\r\n", r->status, resp_reason(r->status),
+	    r->ctype != NULL ? r->ctype : "text/html; charset=utf-8");
+	if (r->new_pcsrf)
+		buf_printf(&h, "Set-Cookie: pcsrf=%s; Path=/; HttpOnly; "
+		    "SameSite=Lax\r\n", r->csrf);
+	if (r->head.len > 0)
+		buf_put(&h, r->head.p, r->head.len);
+	buf_puts(&h, "\r\n");
+	if (r->fr == NULL)
+		goto out;
+	if (FCGX_PutStr(h.p, (int)h.len, r->fr->out) < 0)
+		rc = -1;
+	else if (r->method != METHOD_HEAD && r->body.len > 0 &&
+	    FCGX_PutStr(r->body.p, (int)r->body.len, r->fr->out) < 0)
+		rc = -1;
+out:
+	buf_free(&h);
+	return rc;
+}

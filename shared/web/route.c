@@ -1,0 +1,135 @@
+/* route.c -- matching and dispatch; see route.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/auth.h"
+#include "web/resp.h"
+#include "web/route.h"
+
+int
+route_match(const char *pat, const char *path, char **args, int max)
+{
+	const char *ps, *pe, *ss, *se;
+	int n = 0, i;
+
+	ps = pat;
+	ss = path;
+	for (;;) {
+		if (*ps != '/' || *ss != '/')
+			goto no;
+		ps++;
+		ss++;
+		pe = strchr(ps, '/');
+		if (pe == NULL)
+			pe = ps + strlen(ps);
+		se = strchr(ss, '/');
+		if (se == NULL)
+			se = ss + strlen(ss);
+		if (*ps == ':') {
+			if (se == ss || n >= max)
+				goto no;
+			if (strncmp(ps, ":id", (size_t)(pe - ps)) == 0 &&
+			    pe - ps == 3)
+				for (i = 0; ss + i < se; i++)
+					if (ss[i] < '0' || ss[i] > '9' || i > 15)
+						goto no;
+			args[n++] = xstrndup(ss, (size_t)(se - ss));
+		} else if (pe - ps != se - ss ||
+		    strncmp(ps, ss, (size_t)(pe - ps)) != 0)
+			goto no;
+		ps = pe;
+		ss = se;
+		if (*ps == '\0' && *ss == '\0')
+			return n;
+	}
+no:
+	while (n > 0)
+		free(args[--n]);
+	return -1;
+}
+
+static void
+allow_header(struct req *r, unsigned methods)
+{
+	const char *v = (methods & METHOD_GET) && (methods & METHOD_POST) ?
+	    "GET, HEAD, POST" : (methods & METHOD_GET) ? "GET, HEAD" : "POST";
+
+	resp_header(r, "Allow", v);
+}
+
+static void
+dispatch(struct req *r, const struct route *routes, size_t n)
+{
+	const struct route *hit = NULL;
+	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
+	unsigned allowed = 0;
+	const struct kv *tok;
+	char *args[REQ_ARGS_MAX];
+	size_t i;
+	int k, na;
+
+	for (i = 0; i < n && hit == NULL; i++) {
+		if ((na = route_match(routes[i].pattern, r->path, args,
+		    REQ_ARGS_MAX)) < 0)
+			continue;
+		if (routes[i].methods & want) {
+			hit = &routes[i];
+			memcpy(r->args, args, sizeof(args[0]) * (size_t)na);
+			r->nargs = na;
+		} else {
+			allowed |= routes[i].methods;
+			for (k = 0; k < na; k++)
+				free(args[k]);
+		}
+	}
+	if (hit != NULL && (hit->flags & ROUTE_TXN) &&
+	    r->method == METHOD_POST)
+		db_hold(&r->app->db);	/* on failure the page begins its own */
+	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
+	    r->method == METHOD_POST)
+		req_identify(r);
+	else {
+		hit->page(r);
+		return;
+	}
+	if (hit == NULL) {
+		if (allowed == 0) {
+			resp_error(r, 404, "There is nothing at this address.");
+			return;
+		}
+		allow_header(r, allowed);
+		resp_error(r, 405, "This address does not take that method.");
+		return;
+	}
+	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
+		if (hit->flags & ROUTE_JSON) {
+			resp_text(r, 401, "application/json",
+			    "{\"error\":\"login required\"}\n");
+			return;
+		}
+		resp_redirect(r, "/login");
+		return;
+	}
+	if ((hit->flags & ROUTE_ADMIN) && !r->sess.is_admin) {
+		resp_error(r, 403, "This page is for administrators.");
+		return;
+	}
+	if (r->method == METHOD_POST && !(hit->flags & ROUTE_NOCSRF)) {
+		tok = kv_get(&r->form, "csrf");
+		if (tok == NULL || r->new_pcsrf ||
+		    !token_equal(tok->val, r->csrf)) {
+			resp_error(r, 403, "The form was stale or forged "
+			    "(CSRF check failed). Reload the page and try again.");
+			return;
+		}
+	}
+	hit->page(r);
+}
+
+void
+route_dispatch(struct req *r, const struct route *routes, size_t n)
+{
+	dispatch(r, routes, n);
+	/* A held transaction the page did not join (a refused request). */
+	db_release(&r->app->db);
+}

@@ -1,0 +1,48 @@
+/* route.h -- route tables and dispatch.
+ *
+ * A handler declares one table: methods, a path pattern, the page
+ * function and what the route needs.  Pattern segments are literals,
+ * ":id" (a decimal id) or ":s" (any non-empty segment); the matched
+ * arguments go to r->args in order.  route_dispatch() answers 404 (no
+ * pattern matches), 405 with Allow (a pattern matches, the method does
+ * not), 303 to /login or 401 (ROUTE_USER without a session), 403
+ * (ROUTE_ADMIN for a non-admin, or a POST whose csrf field is wrong),
+ * and otherwise calls the page, which answers for itself.
+ */
+#ifndef TALLY_ROUTE_H
+#define TALLY_ROUTE_H
+
+#include <stddef.h>
+
+#include "web/req.h"
+
+#define ROUTE_USER	0x01	/* needs a logged-in user */
+#define ROUTE_ADMIN	0x02	/* needs an admin (implies ROUTE_USER) */
+#define ROUTE_JSON	0x04	/* answers JSON: 401 rather than 303 */
+#define ROUTE_NOCSRF	0x08	/* a POST that needs no csrf (none yet) */
+#define ROUTE_OWNAUTH	0x10	/* a GET that finds its session itself
+				 * (the badge poll, from Redis): no
+				 * req_identify(), no ROUTE_USER check */
+#define ROUTE_TXN	0x20	/* a POST whose page opens its write
+				 * transaction (db_begin) before any
+				 * Redis I/O or autocommit write: the
+				 * transaction opens before the session
+				 * is read and the page joins it (one
+				 * SQLite lock round, not two) */
+
+struct route {
+	unsigned	  methods;	/* METHOD_GET | METHOD_POST */
+	const char	 *pattern;
+	int		(*page)(struct req *);
+	unsigned	  flags;
+};
+
+/* Matches path against pattern; on success stores up to max arguments
+ * (fresh strings the caller frees) and returns their number; -1 when it
+ * does not match. */
+int	route_match(const char *pattern, const char *path, char **args,
+	    int max);
+
+void	route_dispatch(struct req *, const struct route *, size_t n);
+
+#endif

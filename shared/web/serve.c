@@ -1,0 +1,149 @@
+/* serve.c -- the FastCGI serving loop of a handler program; see serve.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/metrics.h"
+#include "base/prefork.h"
+#include "base/valid.h"
+#include "store/app.h"
+#include "web/req.h"
+#include "web/resp.h"
+#include "web/route.h"
+#include "web/serve.h"
+
+/* Ends a request without libfcgi's lingering close.  FCGX_Finish_r
+ * otherwise shuts down its side and then waits (poll, read) until the web
+ * server has read the reply and closed its end: one more sleep and wake-up
+ * per request, and on a single-process pool (the social writer) a wait in
+ * which no other request can be accepted.  The wait guards against a TCP
+ * reset discarding a reply when unread input remains; here the socket is
+ * local, and the input is read to its end first (the empty FCGI_STDIN
+ * record nginx always sends), so a plain close loses nothing: the reply
+ * and FCGI_END_REQUEST are already in nginx's receive queue. */
+static void
+fcgi_close(FCGX_Request *fr)
+{
+	char trash[1024];
+
+	while (FCGX_GetStr(trash, (int)sizeof(trash), fr->in) > 0)
+		;
+	if (FCGX_GetError(fr->in) == 0)
+		FCGX_Detach(fr);
+	FCGX_Finish_r(fr);
+}
+
+struct serve_ctx {
+	const char		*name;
+	const struct route	*routes;
+	size_t			 nroutes;
+};
+
+static int
+serve_child(int fd, void *arg)
+{
+	const struct serve_ctx *ctx = arg;
+	FCGX_Request fr;
+	long long t0, t1;
+	struct metrics_cost cost;
+	struct app a;
+	struct req r;
+	int st;
+
+	if (app_open(&a, ctx->name) == -1)
+		return -1;
+	/* Requests never run a WAL checkpoint (an fdatasync in the middle
+	 * of someone's like): the worker checkpoints every second. */
+	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	a.metrics = metrics_open(&a.cfg);
+	a.metrics_idx = metrics_handler(ctx->name);
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {
+		log_err("FCGX_Init failed");
+		app_close(&a);
+		return -1;
+	}
+	while (FCGX_Accept_r(&fr) >= 0) {
+		a.in_request = 1;
+		t0 = clock_mono_us();
+		cost.stmts = a.db.nstmt;
+		cost.cmds = a.rds.ncmds + a.replica.ncmds;
+		cost.trips = a.rds.ntrips + a.replica.ntrips;
+		if ((st = req_parse(&r, &a, &fr)) != 0) {
+			req_identify(&r);
+			resp_error(&r, st, st == 413 ? "The request body is "
+			    "larger than 64 KiB." : "The request could not be "
+			    "read (malformed form or query string).");
+		} else
+			route_dispatch(&r, ctx->routes, ctx->nroutes);
+		resp_send(&r);
+		st = r.status;
+		req_finish(&r);
+		fcgi_close(&fr);
+		/* The latency is the client's; the cost includes the work
+		 * the request left for after its response. */
+		t1 = clock_mono_us();
+		a.in_request = 0;
+		app_run_after(&a);
+		cost.stmts = a.db.nstmt - cost.stmts;
+		cost.cmds = a.rds.ncmds + a.replica.ncmds - cost.cmds;
+		cost.trips = a.rds.ntrips + a.replica.ntrips - cost.trips;
+		metrics_observe(a.metrics, a.metrics_idx, st,
+		    t1 - t0, &cost);
+	}
+	app_close(&a);
+	return 0;
+}
+
+int
+serve_run(int argc, char **argv, const char *name,
+    const struct route *routes, size_t nroutes)
+{
+	struct serve_ctx ctx = { name, routes, nroutes };
+	char sock[CFG_SOCK_MAX + 1] = "", def[64];
+	struct cfg cfg;
+	int ch, nproc = 2, fd;
+	long long v;
+
+	log_init(name);
+	while ((ch = getopt(argc, argv, "s:n:")) != -1) {
+		switch (ch) {
+		case 's':
+			if (strlen(optarg) > CFG_SOCK_MAX) {
+				log_err("-s: path longer than %d bytes",
+				    CFG_SOCK_MAX);
+				return 1;
+			}
+			memcpy(sock, optarg, strlen(optarg) + 1);
+			break;
+		case 'n':
+			if (valid_int(optarg, 1, 64, &v) == -1) {
+				log_err("-n: 1 to 64 processes");
+				return 1;
+			}
+			nproc = (int)v;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-s socket] [-n procs]\n",
+			    argv[0]);
+			return 1;
+		}
+	}
+	if (cfg_load(&cfg) == -1)
+		return 1;
+	if (*sock == '\0') {
+		snprintf(def, sizeof(def), "%s.sock", name);
+		if (cfg_path(&cfg, def, sock, sizeof(sock)) == -1) {
+			log_err("RUN_DIR too long for the socket path");
+			return 1;
+		}
+	}
+	if ((fd = prefork_listen(sock, 0660)) == -1)
+		return 1;
+	log_info("listening on %s with %d processes", sock, nproc);
+	return prefork_run(fd, sock, nproc, serve_child, &ctx);
+}
