@@ -1,13 +1,14 @@
 #!/bin/sh
 # run-all.sh -- every test of "make test", each group through prove (TAP),
 # then one summary line: "N passed, M failed" over all test programs.
-#   groups: unit (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
+#   groups: lint (make lint fails on each planted structural fault), unit
+#   (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
 #   short run of every target), integration (real
 #   nginx + redis + SQLite + handlers), browser (headless chromium).
 # TESTS=unit,asan,... runs a subset.
 set -u
 cd "$(dirname "$0")/.."
-groups=${TESTS:-unit,asan,fuzz,integration,browser}
+groups=${TESTS:-lint,unit,asan,fuzz,integration,browser}
 log=$(mktemp -d)
 pass=0; fail=0; failed=""
 
@@ -47,6 +48,7 @@ programs() {
 	done
 }
 
+run_group lint -e '' tests/lint/layers.sh
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CMOCKA_MESSAGE_OUTPUT=TAP

@@ -48,8 +48,16 @@ page_badges(struct req *r, const struct badges *bd)
 void
 page_begin(struct req *r, const char *title)
 {
-	struct buf *b = &r->body;
 	struct badges bd;
+	int have = r->user && badges_get(r->app, r->sess.user_id, &bd) == 0;
+
+	page_frame(r, title, have ? &bd : NULL);
+}
+
+void
+page_frame(struct req *r, const char *title, const struct badges *bd)
+{
+	struct buf *b = &r->body;
 
 	html_raw(b, "<!doctype html>\n<html lang=\"en\"><head>"
 	    "<meta charset=\"utf-8\">"
@@ -63,8 +71,8 @@ page_begin(struct req *r, const char *title)
 	    "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">tally</a>"
 	    "<nav>");
 	if (r->user) {
-		if (badges_get(r->app, r->sess.user_id, &bd) == 0)
-			page_badges(r, &bd);
+		if (bd != NULL)
+			page_badges(r, bd);
 		html_raw(b, "<a href=\"/feed\">Feed</a>");
 		html_raw(b, "<a href=\"/u/");
 		html_url(b, r->sess.login);
@@ -78,10 +86,11 @@ page_begin(struct req *r, const char *title)
 		html_raw(b, "<form method=\"post\" action=\"/logout\" class=\"inline\">");
 		page_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"link\">Log out</button></form>");
-	} else {
+	} else if (r->identified) {
 		html_raw(b, "<a href=\"/login\">Log in</a>"
 		    "<a href=\"/signup\">Sign up</a>");
-	}
+	} else		/* not looked up (an error page): who it is is unknown */
+		html_raw(b, "<a href=\"/feed\">Feed</a>");
 	html_raw(b, "</nav></header><main>");
 }
 

@@ -6,12 +6,17 @@
 
 #include "web/req.h"
 
+struct badges;
+
+/* page_begin() reads the user's badges (badges.h) and frames the page;
+ * page_frame() only renders, with the badges given (NULL: none).  The
+ * error page (resp_error) uses page_frame: it does no I/O. */
 void	page_begin(struct req *, const char *title);
+void	page_frame(struct req *, const char *title, const struct badges *);
 void	page_end(struct req *);
 /* <input type="hidden" name="csrf" value="..."> for the current visitor. */
 void	page_csrf(struct req *);
 
-struct badges;
 /* The four badges as links with data-counter spans (header and /badges). */
 void	page_badges(struct req *, const struct badges *);
 

@@ -94,6 +94,7 @@ req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid"), *pc = req_cookie(r, "pcsrf");
 
+	r->identified = 1;
 	if (sid != NULL && session_load(&r->app->db, sid, &r->sess) == 1) {
 		r->user = 1;
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));

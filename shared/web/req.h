@@ -40,6 +40,7 @@ struct req {
 	struct session	 sess;
 	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
 	int		 new_pcsrf;	/* csrf is a new pre-session token */
+	int		 identified;	/* req_identify() ran: user is known */
 	char		**scratch;	/* freed by req_finish */
 	size_t		 nscratch;
 	/* the response */

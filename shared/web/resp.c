@@ -71,7 +71,7 @@ resp_error(struct req *r, int status, const char *msg)
 	buf_reset(&r->body);
 	r->status = status;
 	r->ctype = NULL;
-	page_begin(r, resp_reason(status));
+	page_frame(r, resp_reason(status), NULL);	/* no I/O */
 	html_raw(&r->body, "<section class=\"error\" data-status=\"");
 	html_int(&r->body, status);
 	html_raw(&r->body, "\"><h1>");

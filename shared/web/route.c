@@ -82,13 +82,11 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 				free(args[k]);
 		}
 	}
-	if (hit != NULL && (hit->flags & ROUTE_TXN) &&
-	    r->method == METHOD_POST)
-		db_hold(&r->app->db);	/* on failure the page begins its own */
-	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
-	    r->method == METHOD_POST)
+	/* No route: the 404 or 405 page looks nobody up. */
+	if (hit != NULL && (!(hit->flags & ROUTE_OWNAUTH) ||
+	    r->method == METHOD_POST))
 		req_identify(r);
-	else {
+	else if (hit != NULL) {
 		hit->page(r);
 		return;
 	}
@@ -123,6 +121,11 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 			return;
 		}
 	}
+	/* Only now, for a request that passed every check: a refused one
+	 * (anonymous, forged) never waits for the writers' lock nor makes
+	 * the writers wait for it. */
+	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
+		db_hold(&r->app->db);	/* on failure the page begins its own */
 	hit->page(r);
 }
 

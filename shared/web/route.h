@@ -25,10 +25,11 @@
 				 * req_identify(), no ROUTE_USER check */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
 				 * transaction (db_begin) before any
-				 * Redis I/O or autocommit write: the
-				 * transaction opens before the session
-				 * is read and the page joins it (one
-				 * SQLite lock round, not two) */
+				 * Redis I/O or autocommit write: it is
+				 * opened once the session and the CSRF
+				 * token passed, and the page joins it;
+				 * a refused request never takes the
+				 * writers' lock */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */

@@ -74,7 +74,6 @@ serve_child(int fd, void *arg)
 		cost.cmds = a.rds.ncmds + a.replica.ncmds;
 		cost.trips = a.rds.ntrips + a.replica.ntrips;
 		if ((st = req_parse(&r, &a, &fr)) != 0) {
-			req_identify(&r);
 			resp_error(&r, st, st == 413 ? "The request body is "
 			    "larger than 64 KiB." : "The request could not be "
 			    "read (malformed form or query string).");

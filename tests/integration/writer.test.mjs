@@ -6,6 +6,7 @@
 // without end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, Client, childrenOf, sleep, waitFor } from '../lib/stack.mjs';
@@ -99,6 +100,94 @@ test('a like the writer refuses holds no transaction: the other writers go on at
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[2]}`), '0', 'no refused like counted');
   assert.equal((await c.post(`/posts/${posts[2]}/like`)).status, 303);
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[2]}`), '1');
+});
+
+// The writers' lock (shared/store/db.h) held by another process: flock(1)
+// on the lock file, until stopped by its PID.
+async function holdWriterLock() {
+  const lockFile = path.join(stack.runDir, 'tally.db-wlock');
+  assert.ok(fs.existsSync(lockFile), lockFile);
+  // its own process group, stopped whole (flock and its sleep) by PID
+  const p = spawn('flock', [lockFile, 'sleep', '30'], { stdio: 'ignore', detached: true });
+  // held once a non-blocking attempt fails
+  await waitFor(() => {
+    try { execFileSync('flock', ['-n', lockFile, 'true']); return false; } catch { return true; }
+  }, 5000, 20);
+  return () => { try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ } };
+}
+
+test('refused likes never take the writers\' lock: answered at once while another holds it', async () => {
+  const c = users[5];
+  await c.get(`/posts/${posts[3]}`);
+  const gone = new Client(stack.base);
+  assert.equal((await gone.signup('wrilockgone')).status, 303);
+  await gone.get('/feed');
+  const ghost = new Client(stack.base);
+  ghost.jar.set('sid', gone.jar.get('sid'));
+  ghost.csrf = gone.csrf;
+  assert.equal((await gone.post('/logout')).status, 303);
+  const release = await holdWriterLock();
+  try {
+    // 30 refused requests of three kinds answer at once (the writer is
+    // one process: one that waited for the lock would hold up the rest)
+    const t0 = Date.now();
+    const kinds = [
+      [() => new Client(stack.base).post(`/posts/${posts[3]}/like`, { csrf: 'x'.repeat(43) }), 303],
+      [() => c.post(`/posts/${posts[3]}/unlike`, { csrf: 'y'.repeat(43) }), 403],
+      [() => ghost.post(`/posts/${posts[3]}/repost`), 303],
+    ];
+    const rs = await Promise.all(Array.from({ length: 30 }, (_, i) => kinds[i % 3][0]()
+      .then((r) => [r.status, kinds[i % 3][1]])));
+    const took = Date.now() - t0;
+    for (const [got, want] of rs) assert.equal(got, want);
+    assert.ok(took < 1500, `30 refusals took ${took} ms with the lock held`);
+    // while a signed-in like waits for the lock (the setup is real)
+    let liked = null;
+    const like = c.post(`/posts/${posts[3]}/like`).then((r) => { liked = r; });
+    await sleep(500);
+    assert.equal(liked, null, 'the signed-in like waits for the lock');
+    release();
+    await like;
+    assert.equal(liked.status, 303);
+  } finally { release(); }
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[3]}`), '1');
+});
+
+test('a signed-in user\'s like during an anonymous POST flood is as fast as without it', async () => {
+  const c = users[6];
+  await c.get(`/posts/${posts[4]}`);
+  const timeLikes = async (n) => {
+    const ms = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = await c.post(`/posts/${posts[4]}/${i % 2 ? 'unlike' : 'like'}`);
+      ms.push(performance.now() - t0);
+      assert.equal(r.status, 303);
+    }
+    ms.sort((a, b) => a - b);
+    return ms[Math.floor(ms.length / 2)];
+  };
+  await timeLikes(6);			// warm
+  const quiet = await timeLikes(30);
+  let stop = false;
+  let floods = 0;
+  const flood = Promise.all(Array.from({ length: 12 }, async () => {
+    const anon = new Client(stack.base);
+    for (let i = 0; !stop && i < 5000; i++) {
+      const r = await anon.post(`/posts/${posts[4]}/like`, { csrf: 'z'.repeat(43) });
+      assert.equal(r.status, 303);
+      floods++;
+    }
+  }));
+  await sleep(200);
+  const busy = await timeLikes(30);
+  stop = true;
+  await flood;
+  assert.ok(floods > 100, `the flood sent ${floods} requests`);
+  // the writer's own time is the same; what a flood costs is the CPU the
+  // refusals take on this machine, so a generous bound
+  assert.ok(busy < quiet * 3 + 15, `median like ${busy.toFixed(1)} ms during the flood, ${quiet.toFixed(1)} ms without`);
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[4]}`), '0');
 });
 
 test('under a steady stream of likes the WAL starts over instead of growing', async (t) => {

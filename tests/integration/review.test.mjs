@@ -1,0 +1,106 @@
+// review.test.mjs -- what the layered library promised beyond its shape:
+//  - the error page does no I/O: its cost, read from /metrics' per-handler
+//    counters, is zero Redis commands and zero SQLite statements (a
+//    refused POST reads the session it was refused for, nothing more);
+//  - /metrics reads the metrics file through its process's one mapping,
+//    never mapping it again per scrape.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
+
+let stack;
+let me;
+let post;
+
+before(async () => {
+  stack = await startStack();
+  me = new Client(stack.base);
+  assert.equal((await me.signup('reviewer')).status, 303);
+  await me.get('/feed');
+  const r = await me.post('/posts', { body: 'a post to refuse likes on', publish: '1' });
+  post = Number(r.location.split('/').pop());
+});
+
+after(async () => { await stack?.stop(); });
+
+// One handler's cost counters from /metrics (shared/base/metrics.h).
+async function cost(handler) {
+  const text = await (await fetch(`${stack.base}/metrics`)).text();
+  const get = (name) => {
+    const m = text.match(new RegExp(`^${name}\\{handler="${handler}"\\} (\\d+)$`, 'm'));
+    assert.ok(m, `${name}{handler="${handler}"} in /metrics`);
+    return Number(m[1]);
+  };
+  return {
+    stmts: get('tally_sqlite_statements_total'),
+    cmds: get('tally_redis_commands_total'),
+    reqs: get('tally_http_request_duration_seconds_count'),
+  };
+}
+
+// The cost of n requests made by send() on handler, once all are recorded
+// (a handler records a request just after answering it).
+async function measure(handler, n, send) {
+  let c0 = await cost(handler);
+  for (let i = 0; i < 50; i++) {	// figures that stopped moving
+    await sleep(20);
+    const c = await cost(handler);
+    if (c.reqs === c0.reqs) break;
+    c0 = c;
+  }
+  const answers = [];
+  for (let i = 0; i < n; i++) answers.push(await send(i));
+  let c1 = await cost(handler);
+  for (let i = 0; i < 100 && c1.reqs - c0.reqs < n; i++) {
+    await sleep(20);
+    c1 = await cost(handler);
+  }
+  assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
+  return { answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds };
+}
+
+test('the error page costs zero Redis commands and zero SQLite statements', async () => {
+  // 404 with no route, for a signed-in visitor: nobody is looked up
+  let m = await measure('web', 10, (i) => me.get(`/no/such/page/${i}`));
+  for (const r of m.answers) {
+    assert.equal(r.status, 404);
+    assert.match(r.text, /data-status="404"/);
+  }
+  assert.equal(m.stmts, 0, '404: no SQLite statement');
+  assert.equal(m.cmds, 0, '404: no Redis command');
+  // a POST refused for its CSRF token: the session check is the only I/O
+  // (one statement); the error page adds nothing, no badge read
+  m = await measure('social', 10, () => me.post(`/posts/${post}/like`, { csrf: 'f'.repeat(43) }));
+  for (const r of m.answers) {
+    assert.equal(r.status, 403);
+    assert.match(r.text, /data-status="403"/);
+    assert.match(r.text, /data-me="reviewer"/, 'the header still knows the user');
+  }
+  assert.equal(m.stmts, 10, '403: the session read, one statement each');
+  assert.equal(m.cmds, 0, '403: no Redis command (no badges)');
+  // a malformed form: 400 before any routing
+  m = await measure('social', 5, () => me.req('POST', `/posts/${post}/like`,
+    { body: 'csrf=%zz&%%%' }));
+  for (const r of m.answers) assert.equal(r.status, 400);
+  assert.equal(m.stmts, 0, '400: no SQLite statement');
+  assert.equal(m.cmds, 0, '400: no Redis command');
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${post}`), '0');
+});
+
+test('/metrics maps the metrics file once per process, however often it is scraped', async () => {
+  const admins = () => childrenOf(stack.proc.pid).filter((c) => /tally-admin/.test(c.cmd))
+    .flatMap((c) => [c, ...childrenOf(c.pid)]);
+  const maps = () => admins().map((c) => {
+    try {
+      return fs.readFileSync(`/proc/${c.pid}/maps`, 'utf8').split('\n')
+        .filter((l) => l.endsWith('/metrics.bin')).length;
+    } catch { return 0; }
+  });
+  for (let i = 0; i < 5; i++) assert.equal((await fetch(`${stack.base}/metrics`)).status, 200);
+  const before = maps();
+  assert.ok(before.some((n) => n > 0), 'the admin processes map metrics.bin');
+  for (let i = 0; i < 200; i++) assert.equal((await fetch(`${stack.base}/metrics`)).status, 200);
+  const now = maps();
+  for (const n of now) assert.ok(n <= 1, `an admin process maps metrics.bin ${n} times after 200 scrapes`);
+});

@@ -1,0 +1,81 @@
+#!/bin/sh
+# layers.sh -- "make lint" fails on every structural fault it promises to
+# catch (scripts/lint-layers.pl), and passes on the tree.  Each fault is
+# planted alone in a copy of shared/, handlers/, scripts/ and the Makefile;
+# the copy's "make lint" must fail naming it.  TAP.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0; bad=0
+
+fresh() {
+	rm -rf "$tmp/t"
+	mkdir -p "$tmp/t"
+	cp -R "$root/shared" "$root/handlers" "$root/scripts" "$root/Makefile" "$tmp/t/"
+}
+
+# expect_fail NAME PATTERN: the copy's make lint fails and says PATTERN.
+expect_fail() {
+	n=$((n + 1))
+	if out=$(make -s -C "$tmp/t" lint 2>&1); then
+		echo "not ok $n - $1: make lint passed"; bad=1
+	elif printf '%s\n' "$out" | grep -q -- "$2"; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1: no \"$2\" in:"; printf '%s\n' "$out" | sed 's/^/# /'
+		bad=1
+	fi
+}
+
+# before LINE FILE: inserts LINE before the first #include of FILE.
+before() {
+	awk -v l="$1" '!done && /^#include/ { print l; done = 1 } { print }' \
+	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
+}
+
+echo "1..11"
+fresh
+n=$((n + 1))
+if out=$(make -s -C "$tmp/t" lint 2>&1); then echo "ok $n - the tree passes"
+else echo "not ok $n - the tree fails:"; printf '%s\n' "$out" | sed 's/^/# /'; bad=1; fi
+
+fresh; before '#include "web/html.h"' shared/base/buf.c
+expect_fail "an include from a higher layer (base -> web)" 'web is above base'
+
+fresh; before '#include "social/post.h"' shared/store/db.c
+expect_fail "an include from a higher layer (store -> social)" 'social is above store'
+
+fresh; before '#include "post.h"' shared/social/follow.c
+expect_fail "an include without its layer folder" 'not LAYER/name.h'
+
+fresh; printf 'static int x(void *s) { return sqlite3_step(s); }\n' >>"$tmp/t/shared/social/post.c"
+expect_fail "a SQLite call outside the store layer" 'storage outside shared/store/: sqlite3_step'
+
+fresh; printf 'static void *y(void *c) { return redisCommand(c, "PING"); }\n' >>"$tmp/t/handlers/admin_pages.c"
+expect_fail "a hiredis call in a handler" 'storage outside shared/store/: redisCommand'
+
+fresh; before '#include <sqlite3.h>' shared/count/lb.c
+expect_fail "the SQLite header outside the store layer" 'storage outside shared/store/'
+
+fresh; printf 'static int z(void *r) { return FCGX_GetError(r); }\n' >>"$tmp/t/shared/count/flush.c"
+expect_fail "libfcgi outside the web layer" 'FastCGI outside shared/web/'
+
+fresh; before '#include "social/follow.h"' shared/social/post.h
+before '#include "social/post.h"' shared/social/follow.h
+expect_fail "an include cycle inside a layer" 'include cycle: shared/social/follow -> shared/social/post'
+
+fresh; awk '{ print } END { for (i = 0; i < 600; i++) print "/* padding */" }' \
+    "$root/shared/base/log.c" >"$tmp/t/shared/base/log.c"
+expect_fail "a file over 500 lines" 'shared/base/log.c: [0-9]* lines'
+
+# The programs that serve no HTTP hold no web-layer code (built by make).
+n=$((n + 1))
+syms=$(for p in bin/tally-worker bin/tallyctl bin/tally-run; do
+	nm "$p" | awk -v p="$p" '$2 ~ /^[TtUu]$/ && $NF ~ /^(route_|resp_|layout_|page_begin|page_end|serve_|req_|field_|FCGX_)/ { print p ": " $NF }'
+done)
+if [ ! -x bin/tally-worker ]; then echo "not ok $n - bin/ not built"; bad=1
+elif [ -z "$syms" ]; then echo "ok $n - worker, tallyctl and tally-run link no routing, response, layout or FastCGI symbol"
+else echo "not ok $n - web symbols in programs that serve no HTTP:"; printf '%s\n' "$syms" | sed 's/^/# /'; bad=1; fi
+exit $bad
