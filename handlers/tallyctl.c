@@ -190,9 +190,14 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "\n");
-	if (runs_get(&a->db, id, &r) != 1 || strcmp(r.state, "done") != 0) {
+	if ((rc = runs_get(&a->db, id, &r)) != 1) {
+		fprintf(stderr, "tallyctl: reconciliation %lld: its row could "
+		    "not be read (%s)\n", id, rc == 0 ? "gone" : "database error");
+		return 1;
+	}
+	if (strcmp(r.state, "done") != 0) {
 		fprintf(stderr, "tallyctl: reconciliation %lld failed: %s\n", id,
-		    r.error);
+		    r.error[0] != '\0' ? r.error : r.state);
 		return 1;
 	}
 	printf("reconciliation %lld%s: %lld counters wrong\n", id,

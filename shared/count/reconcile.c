@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/rnd.h"
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/reconcile.h"
@@ -248,23 +249,23 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 		case OBJ_USER:
 			if (mu == 0)
 				continue;
-			e[k].k1 = 1 + random() % mu;
+			e[k].k1 = 1 + rnd_below(mu);
 			break;
 		case OBJ_POST:
 			if (mp == 0)
 				continue;
-			e[k].k1 = 1 + random() % mp;
+			e[k].k1 = 1 + rnd_below(mp);
 			break;
 		case OBJ_TOPIC:
 			if (mt == 0)
 				continue;
-			e[k].k1 = 1 + random() % mt;
+			e[k].k1 = 1 + rnd_below(mt);
 			break;
 		case OBJ_USER_TOPIC:
 			if (mp == 0 ||
 			    (s = db_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
 				continue;
-			id = 1 + random() % mp;
+			id = 1 + rnd_below(mp);
 			dbq_bind_i64(s, 1, id);
 			if (dbq_step(s) == DBQ_ROW) {
 				e[k].k1 = dbq_i64(s, 0);

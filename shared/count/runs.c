@@ -86,6 +86,7 @@ runs_get(struct db *d, long long id, struct run *r)
 	struct dbq *s = db_stmt(d, STMT_RUN_GET);
 	int rc;
 
+	memset(r, 0, sizeof(*r));	/* no garbage for a caller to print */
 	if (s == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, id);
