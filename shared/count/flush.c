@@ -173,12 +173,14 @@ apply_batch(void *arg)
 	sigaddset(&alrm, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	bt->rc = 0;
+	db_own(&a->db);		/* the main thread does Redis only now */
 	if (bt->t.nds > 0) {
 		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
 			usleep((useconds_t)a->fault_delay_ms * 1000);
 		if (taken_apply(&a->db, bt->b, &bt->t) != 1)
 			bt->rc = -1;	/* a fresh id applied elsewhere */
 	}
+	db_disown(&a->db);
 	__atomic_store_n(&bt->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

@@ -97,7 +97,9 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 		e[m].fam = ds[i].fam;
 		e[m].topic = ds[i].k2;
 		e[m].user = ds[i].k1;
-		e[m].value = vals != NULL && vals[i] >= 0 ? vals[i] :
+		/* Given values are the truth, negative ones too: the flusher
+		 * calls this while its apply thread holds the connection. */
+		e[m].value = vals != NULL ? vals[i] :
 		    cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
 		if (err)
 			goto out;

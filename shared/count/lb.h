@@ -28,7 +28,9 @@ int		lb_ranked(enum family);
 /* After a flush batch: boards of the user and (user, topic) counters
  * among ds take their durable values: vals[i] (the counters row after
  * ds[i], from the flush's own UPSERT), or read from SQLite when vals is
- * NULL.  One script call per board.  0 or -1. */
+ * NULL.  With vals it runs no SQL at all: the flusher's main thread calls
+ * it while the apply thread holds the connection.  One script call per
+ * board.  0 or -1. */
 int		lb_update(struct app *, const struct delta *ds,
 		    const long long *vals, int n);
 

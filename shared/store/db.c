@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <sys/time.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,11 +18,32 @@
 #include "store/db.h"
 #include "store/schema.h"
 
+void
+db_own(struct db *d)
+{
+	d->owner = pthread_self();
+	__atomic_store_n(&d->owned, 1, __ATOMIC_RELEASE);
+}
+
+void
+db_disown(struct db *d)
+{
+	__atomic_store_n(&d->owned, 0, __ATOMIC_RELEASE);
+}
+
+void
+db_check_owner(const struct db *d)
+{
+	assert(!__atomic_load_n(&d->owned, __ATOMIC_ACQUIRE) ||
+	    pthread_equal(d->owner, pthread_self()));
+}
+
 int
 db_exec(struct db *d, const char *sql)
 {
 	char *err = NULL;
 
+	db_check_owner(d);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
 		sqlite3_free(err);

@@ -8,6 +8,8 @@
 #ifndef TALLY_DB_H
 #define TALLY_DB_H
 
+#include <pthread.h>
+
 #include "store/sql.h"
 
 struct db {
@@ -21,6 +23,8 @@ struct db {
 	int		 held;		/* a db_hold() transaction not yet joined */
 	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
 	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
+	int		 owned;		/* db_own(): one thread's alone */
+	pthread_t	 owner;
 };
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
@@ -60,6 +64,15 @@ void		 db_release(struct db *);
  * WAL would only grow (and every page lookup in it slow down).  0, 1
  * when readers kept the WAL (copied, not restarted), -1 on error. */
 int		 db_checkpoint(struct db *, int min_frames, int truncate);
+/* The connection is the calling thread's alone until db_disown() (the
+ * flusher's apply thread): any other thread's statement is a bug, and
+ * fails an assertion.  (Connections are opened NOMUTEX: one thread at a
+ * time, which this checks.) */
+void		 db_own(struct db *);
+void		 db_disown(struct db *);
+/* Asserts that the calling thread may use the connection. */
+void		 db_check_owner(const struct db *);
+
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);
 

@@ -14,6 +14,7 @@
 struct dbq *
 db_stmt(struct db *d, enum stmt id)
 {
+	db_check_owner(d);
 	if (d->st[id] != NULL)
 		return Q(d->st[id]);
 	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,

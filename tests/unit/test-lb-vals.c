@@ -1,0 +1,86 @@
+/* test-lb-vals.c -- lb_update() (lb.h) with the values a flush batch's
+ * UPSERTs returned runs no SQL, negative values included: the flusher
+ * calls it on its main thread while the apply thread holds the SQLite
+ * connection (opened NOMUTEX).  It once read SQLite for a negative value.
+ * The connection is owned by another thread here (db_own), as in the
+ * flusher, so a statement would also fail db_check_owner's assertion. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "count/counters.h"
+#include "count/lb.h"
+#include "store/app.h"
+
+static char dir[256], path[300];
+
+static void *
+take(void *arg)
+{
+	db_own(arg);
+	return NULL;
+}
+
+static void
+test_given_values_run_no_sql(void **state)
+{
+	struct app a;
+	struct delta ds[3] = {
+		{ FAM_USER_FOLLOWERS, 7, 0, 1 },
+		{ FAM_USER_LIKES, 8, 0, -2 },
+		{ FAM_UT_RATING, 9, 3, -1 },
+	};
+	long long vals[3] = { 5, -1, -4 };
+	const char *tmp = getenv("TMPDIR");
+	unsigned long long before;
+	pthread_t th;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	snprintf(dir, sizeof(dir), "%s/tally-lb-XXXXXX",
+	    tmp != NULL && *tmp != '\0' && strlen(tmp) < 200 ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(db_open(&a.db, path), 0);
+	/* Redis is not there: the boards' scripts fail fast, SQL would not */
+	rds_init(&a.rds, "/nonexistent/redis.sock", 100);
+	assert_int_equal(pthread_create(&th, NULL, take, &a.db), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	before = a.db.nstmt;
+	lb_update(&a, ds, vals, 3);
+	assert_int_equal(a.db.nstmt, before);
+	db_disown(&a.db);
+	rds_close(&a.rds);
+	db_close(&a.db);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_given_values_run_no_sql),
+	};
+	int rc;
+	char f[320];
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(f, sizeof(f), "%s", path);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s-wal", path);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s-shm", path);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s-wlock", path);
+	unlink(f);
+	rmdir(dir);
+	return rc;
+}
