@@ -99,7 +99,7 @@ run_row(struct req *r, const struct run *run)
 
 	html_raw(b, "<tr data-run-id=\"");
 	html_int(b, run->id);
-	/* CONTRACT marks: running|done|failed; a queued run is about to
+	/* The page's marks: running|done|failed; a queued run is about to
 	 * run (its text below still says "queued"). */
 	html_raw(b, "\" data-state=\"");
 	html_attr(b, strcmp(run->state, "queued") == 0 ? "running" : run->state);

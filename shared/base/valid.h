@@ -1,5 +1,5 @@
 /* valid.h -- the validator table: every user-supplied field is checked
- * here before page code sees it (CONTRACT section 2 gives the rules).
+ * here before page code sees it, by the rules of its kind.
  */
 #ifndef TALLY_VALID_H
 #define TALLY_VALID_H

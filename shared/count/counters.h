@@ -1,5 +1,6 @@
 /* counters.h -- the catalog of every counter family and the universal
- * formula (seeds/universal-counter), in exactly one place.
+ * formula (a counter moves by new - old of a row's contribution), in
+ * exactly one place.
  *
  * A counter is (family, key).  Each family counts some truth rows: the
  * catalog gives, per kind of row it counts, a key function and a value

@@ -7,7 +7,7 @@
  * (live value, pending, in-flight batches) in pipelined chunks.  A key
  * whose truth T differs from durable D + pending P, or whose live value
  * differs from D + P, is a candidate.  A candidate is settled without
- * losing concurrent increments (DESIGN.md Traps: no naive SET): read its
+ * losing concurrent increments (never a plain SET of the recount): read its
  * Redis state, recount it alone and read D in one SQLite snapshot, wait a
  * grace period (so an action committed before the snapshot has applied
  * its delta), then one Lua script applies the correction c = T - (D + P)

@@ -1,4 +1,5 @@
-/* badges.h -- the four badges of a user (CONTRACT section 2):
+/* badges.h -- the four badges of a user, as the pages and /badges.json
+ * show them:
  *   notifications  unread notifications (counter user_unread, Redis)
  *   notices        system notices after the last one the user opened:
  *                  notices are never deleted, so ids count them and the
@@ -7,7 +8,8 @@
  *   followed       over followed authors, their visible posts published
  *                  after max(follow time, last visit to their profile):
  *                  ZCOUNT over each author's profile timeline, so a
- *                  deleted post stops counting at once (DESIGN.md Traps)
+ *                  deleted post stops counting at once (a count of
+ *                  "published minus read" would not)
  *   red_dot        the admin's light time is later than the user's last
  *                  visit to /news (or the user never visited)
  * Markers live in SQLite (notify.h) and only move forward.

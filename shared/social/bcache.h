@@ -37,7 +37,7 @@
  * The price of one global epoch: a post published or deleted anywhere
  * turns every reader's fb over, and that reader's next poll recomputes
  * (the work the poll did before this cache).  A per-author version would
- * keep fb across other authors' posts; see README "Badges".
+ * keep fb across other authors' posts (docs/ARCHITECTURE.md, badges).
  */
 #ifndef TALLY_BCACHE_H
 #define TALLY_BCACHE_H

@@ -1,4 +1,4 @@
-/* pcache.h -- the profile cache (seeds/cache-design).
+/* pcache.h -- the profile cache: a login's profile in Redis.
  *
  * One Redis key per login, {login:<login>}, holding the profile as JSON
  * (jansson) with a TTL of one hour plus up to ten minutes of random

@@ -50,6 +50,6 @@ post_get(struct db *d, long long id, struct post *p)
 int
 post_can_see(const struct post *p, long long viewer)
 {
-	/* CONTRACT: a draft or deleted post is 404 to all but its author. */
+	/* A draft or deleted post is 404 to all but its author. */
 	return POST_VISIBLE(p) || (viewer != 0 && viewer == p->user_id);
 }

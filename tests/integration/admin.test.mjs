@@ -88,7 +88,7 @@ function tallyctl(...args) {
   return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout: 60000 });
 }
 
-// ---- parsing the admin pages (CONTRACT.md section 3) ----
+// ---- parsing the admin pages (their data-* marks) ----
 
 function runRows(html) {
   return [...html.matchAll(/<tr data-run-id="(\d+)" data-state="([a-z]+)" data-progress="(\d+)"/g)]
@@ -505,7 +505,7 @@ test('deltas Redis lost before a flush (FLUSHALL) are found and repaired', async
     const prof = pageCounters((await d3.get('/u/dr2')).text);
     assert.equal(prof['followers|dr2'], followersBefore);
     id = await startRun();		// queued: the worker is stopped
-    // CONTRACT marks have running|done|failed: a queued run shows as running at 0 %
+    // the marks have running|done|failed: a queued run shows as running at 0 %
     assert.deepEqual(runRows((await admin.get('/admin/reconcile')).text)[0], { id, state: 'running', progress: 0 });
     assert.equal(stack.sqlite(`SELECT state FROM reconcile_runs WHERE id=${id}`), 'queued');
   });

@@ -1,6 +1,6 @@
 // badges.test.mjs -- notifications, system notices, the red dot, the
-// followed-author unread count and the badges that show them (CONTRACT
-// sections 2 and 3; shared/social/notify.h, shared/social/badges.h, handlers/notify.c).
+// followed-author unread count and the badges that show them
+// (shared/social/notify.h, shared/social/badges.h, handlers/notify.c).
 // One real stack; every unread count is checked against its recount from
 // the truth rows, the counters table and Redis after a flush.
 import { test, before, after } from 'node:test';

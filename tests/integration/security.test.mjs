@@ -426,8 +426,8 @@ describe('1b. drafts and deleted posts never show up in lists', () => {
   });
 });
 
-// Regressions for existence leaks this suite found (CONTRACT §4: "another
-// user's object: 403, or 404 where existence must not leak").
+// Regressions for existence leaks this suite found (another user's
+// object: 403, or 404 where its existence must not leak).
 describe('1c. existence must not leak', () => {
   // handlers/notify.c page_note_delete once answered 404 for someone
   // else's notification but 303 for a missing id.
