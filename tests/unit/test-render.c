@@ -1,0 +1,241 @@
+/* test-render.c -- the render functions with fixed models, no I/O (the
+ * request has no app: any read of SQLite or Redis would crash): a post's
+ * article with its counter marks and escaped text, the buttons only a
+ * signed-in visitor gets, drafts and deleted posts, the pager's edges,
+ * the page frame with and without badges, and the error page. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "social/bcache.h"
+#include "social/post.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/resp.h"
+
+static struct req *
+req_new(int user)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->app = NULL;			/* render functions do no I/O */
+	memset(r->csrf, 'c', TOKEN_LEN);
+	r->identified = 1;
+	r->user = user;
+	if (user) {
+		strcpy(r->sess.login, "ann<b>");
+		r->sess.user_id = 7;
+	}
+	return r;
+}
+
+static void
+req_free(struct req *r)
+{
+	buf_free(&r->body);
+	buf_free(&r->head);
+	free(r);
+}
+
+static const char *
+body(struct req *r)
+{
+	buf_putc(&r->body, '\0');
+	r->body.len--;
+	return r->body.p;
+}
+
+static struct post
+fixed_post(void)
+{
+	struct post p;
+
+	memset(&p, 0, sizeof(p));
+	p.id = 42;
+	p.user_id = 7;
+	p.status = 1;
+	p.published_at = 1700000000000LL;
+	strcpy(p.login, "ann");
+	strcpy(p.name, "Ann \"<script>\"");
+	strcpy(p.slug, "cats");
+	p.body = (char *)"<img src=x onerror=alert(1)> & more";
+	return p;
+}
+
+static void
+test_post_article(void **state)
+{
+	struct post p = fixed_post();
+	long long counts[4] = { 3, 0, 12, 1000000 };
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	render_post(r, &p, 0, counts);
+	h = body(r);
+	assert_non_null(strstr(h, "<article data-post-id=\"42\">"));
+	assert_non_null(strstr(h, "<span data-counter=\"post-likes\" "
+	    "data-post-id=\"42\">3</span>"));
+	assert_non_null(strstr(h, "<span data-counter=\"post-comments\" "
+	    "data-post-id=\"42\">0</span>"));
+	assert_non_null(strstr(h, "data-counter=\"post-reposts\" "
+	    "data-post-id=\"42\">12<"));
+	assert_non_null(strstr(h, ">1000000</span>"));
+	/* text escaped, never markup */
+	assert_null(strstr(h, "<img"));
+	assert_null(strstr(h, "<script>"));
+	assert_non_null(strstr(h, "&lt;img src=x onerror=alert(1)&gt; &amp; more"));
+	assert_non_null(strstr(h, "Ann &quot;&lt;script&gt;&quot;"));
+	assert_non_null(strstr(h, "<time datetime=\"2023-11-14T22:13:20Z\">"));
+	/* a signed-in visitor gets the three forms, each with the token */
+	assert_non_null(strstr(h, "action=\"/posts/42/like\""));
+	assert_non_null(strstr(h, "action=\"/posts/42/unlike\""));
+	assert_non_null(strstr(h, "action=\"/posts/42/repost\""));
+	assert_non_null(strstr(h, "name=\"csrf\" value=\"cccc"));
+	assert_non_null(strstr(h, "href=\"/posts/42\">Comments</a>"));
+	req_free(r);
+}
+
+static void
+test_post_anonymous_draft_deleted(void **state)
+{
+	struct post p = fixed_post();
+	long long counts[4] = { 0, 0, 0, 0 };
+	struct req *r = req_new(0);
+	const char *h;
+
+	(void)state;
+	p.status = 0;
+	p.is_deleted = 1;
+	render_post(r, &p, RENDER_FULL, counts);
+	h = body(r);
+	assert_non_null(strstr(h, "draft \xc2\xb7 deleted"));
+	assert_null(strstr(h, "<form"));	/* nothing to press */
+	assert_null(strstr(h, ">Comments</a>"));	/* RENDER_FULL */
+	req_free(r);
+}
+
+static void
+test_pager_edges(void **state)
+{
+	struct req *r = req_new(0);
+	const char *h;
+
+	(void)state;
+	render_pager(r, "/u/a b", 1, 0);
+	h = body(r);
+	assert_null(strstr(h, "rel=\"prev\""));
+	assert_null(strstr(h, "rel=\"next\""));
+	buf_reset(&r->body);
+	render_pager(r, "/u/a b", 3, 1);
+	h = body(r);
+	assert_non_null(strstr(h, "rel=\"prev\" href=\"/u/a%20b?page=2\""));
+	assert_non_null(strstr(h, "rel=\"next\" href=\"/u/a%20b?page=4\""));
+	req_free(r);
+}
+
+static void
+test_frame_badges(void **state)
+{
+	struct badges bd = { 5, 2, 0, 1 };
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	page_frame(r, "Feed <1>", &bd);
+	page_end(r);
+	h = body(r);
+	assert_non_null(strstr(h, "<title>Feed &lt;1&gt; \xc2\xb7 tally</title>"));
+	assert_non_null(strstr(h, "data-counter=\"unread-notifications\">5<"));
+	assert_non_null(strstr(h, "data-counter=\"unread-notices\">2<"));
+	assert_non_null(strstr(h, "data-counter=\"unread-followed\">0<"));
+	assert_non_null(strstr(h, "data-counter=\"red-dot\">1<"));
+	assert_non_null(strstr(h, "data-me=\"ann&lt;b&gt;\""));
+	assert_null(strstr(h, "href=\"/admin\""));
+	assert_non_null(strstr(h, "</main>"));
+	buf_reset(&r->body);
+	r->sess.is_admin = 1;
+	page_frame(r, "x", NULL);		/* no badges given: none shown */
+	h = body(r);
+	assert_null(strstr(h, "data-badges"));
+	assert_non_null(strstr(h, "href=\"/admin\""));
+	req_free(r);
+}
+
+static void
+test_frame_visitors(void **state)
+{
+	struct req *r = req_new(0);
+	const char *h;
+
+	(void)state;
+	page_frame(r, "x", NULL);
+	h = body(r);
+	assert_non_null(strstr(h, "href=\"/login\""));
+	assert_null(strstr(h, "data-me"));
+	buf_reset(&r->body);
+	r->identified = 0;		/* an error page: nobody looked up */
+	page_frame(r, "x", NULL);
+	h = body(r);
+	assert_null(strstr(h, "href=\"/login\""));
+	assert_null(strstr(h, "data-me"));
+	req_free(r);
+}
+
+static void
+test_error_page(void **state)
+{
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	assert_int_equal(resp_error(r, 404, "No <such> thing."), -1);
+	assert_int_equal(r->status, 404);
+	h = body(r);
+	assert_non_null(strstr(h, "<section class=\"error\" data-status=\"404\">"));
+	assert_non_null(strstr(h, "No &lt;such&gt; thing."));
+	assert_non_null(strstr(h, "data-me=\"ann&lt;b&gt;\""));
+	assert_null(strstr(h, "data-badges"));
+	req_free(r);
+}
+
+static void
+test_compose_and_count(void **state)
+{
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	render_compose(r);
+	render_count(r, "user-followers", -0, "data-login", "a\"b");
+	h = body(r);
+	assert_non_null(strstr(h, "action=\"/posts\""));
+	assert_non_null(strstr(h, "name=\"csrf\""));
+	assert_non_null(strstr(h, "<span data-counter=\"user-followers\" "
+	    "data-login=\"a&quot;b\">0</span>"));
+	req_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_post_article),
+		cmocka_unit_test(test_post_anonymous_draft_deleted),
+		cmocka_unit_test(test_pager_edges),
+		cmocka_unit_test(test_frame_badges),
+		cmocka_unit_test(test_frame_visitors),
+		cmocka_unit_test(test_error_page),
+		cmocka_unit_test(test_compose_and_count),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
