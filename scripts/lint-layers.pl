@@ -9,6 +9,8 @@
 #      in shared/store/; libfcgi only in shared/web/.
 #   3. No include cycle among the project's modules (a .c/.h pair).
 #   4. No file of shared/ or handlers/ over 500 lines.
+#   5. Every statement of the table (shared/store/sql.h) is used outside
+#      the table: no dead SQL.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -83,6 +85,24 @@ for my $f (@files) {
 			push @faults, "$f: FastCGI outside shared/web/: $1";
 		}
 	}
+}
+
+# Statements nobody runs.
+{
+	my (%used, @names);
+	if (open my $fh, '<', 'shared/store/sql.h') {
+		local $/;
+		@names = grep { $_ ne 'STMT__MAX' } (<$fh> =~ /^\t(STMT_\w+)/mg);
+		close $fh;
+	}
+	for my $f (@files) {
+		next if $f =~ m{^shared/store/sql\.[ch]$};
+		open my $fh, '<', $f or next;
+		my $t = do { local $/; <$fh> };
+		close $fh;
+		$used{$1} = 1 while $t =~ /\b(STMT_\w+)\b/g;
+	}
+	push @faults, "shared/store/sql.h: $_ is never used" for grep { !$used{$_} } @names;
 }
 
 # Cycles: Tarjan's strongly connected components.

@@ -3,305 +3,382 @@
 
 const char *const sql_text[STMT__MAX] = {
 	/* STMT_PING */
-	"SELECT 1",
+	[STMT_PING] =
+	    "SELECT 1",
 	/* STMT_USER_INSERT: login, name, pwhash, is_admin, now */
-	"INSERT INTO users(login, name, pwhash, is_admin, created_at) "
-	"VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(login) DO NOTHING RETURNING id",
+	[STMT_USER_INSERT] =
+	    "INSERT INTO users(login, name, pwhash, is_admin, created_at) "
+	    "VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(login) DO NOTHING RETURNING id",
 	/* STMT_USER_BY_LOGIN: login */
-	"SELECT id, login, name, pwhash, is_admin FROM users WHERE login = ?1",
-	/* STMT_USER_BY_ID: id */
-	"SELECT id, login, name, pwhash, is_admin FROM users WHERE id = ?1",
-	/* STMT_USER_SET_PASSWORD: id, pwhash */
-	"UPDATE users SET pwhash = ?2 WHERE id = ?1",
+	[STMT_USER_BY_LOGIN] =
+	    "SELECT id, login, name, pwhash, is_admin FROM users WHERE login = ?1",
 	/* STMT_SESSION_INSERT: hash, user_id, csrf, now, expires */
-	"INSERT INTO sessions(hash, user_id, csrf, created_at, expires_at) "
-	"VALUES(?1, ?2, ?3, ?4, ?5)",
+	[STMT_SESSION_INSERT] =
+	    "INSERT INTO sessions(hash, user_id, csrf, created_at, expires_at) "
+	    "VALUES(?1, ?2, ?3, ?4, ?5)",
 	/* STMT_SESSION_GET: hash, now */
-	"SELECT s.user_id, s.csrf, u.login, u.name, u.is_admin, s.expires_at "
-	"FROM sessions s JOIN users u ON u.id = s.user_id "
-	"WHERE s.hash = ?1 AND s.expires_at > ?2",
+	[STMT_SESSION_GET] =
+	    "SELECT s.user_id, s.csrf, u.login, u.name, u.is_admin, s.expires_at "
+	    "FROM sessions s JOIN users u ON u.id = s.user_id "
+	    "WHERE s.hash = ?1 AND s.expires_at > ?2",
 	/* STMT_SESSION_DELETE: hash */
-	"DELETE FROM sessions WHERE hash = ?1",
+	[STMT_SESSION_DELETE] =
+	    "DELETE FROM sessions WHERE hash = ?1",
 	/* STMT_SESSION_EXPIRE: now, limit -- bounded batches */
-	"DELETE FROM sessions WHERE rowid IN "
-	"(SELECT rowid FROM sessions WHERE expires_at <= ?1 LIMIT ?2)",
+	[STMT_SESSION_EXPIRE] =
+	    "DELETE FROM sessions WHERE rowid IN "
+	    "(SELECT rowid FROM sessions WHERE expires_at <= ?1 LIMIT ?2)",
 	/* STMT_SETTING_GET: name */
-	"SELECT value FROM settings WHERE name = ?1",
+	[STMT_SETTING_GET] =
+	    "SELECT value FROM settings WHERE name = ?1",
 	/* STMT_SETTING_PUT: name, value */
-	"INSERT INTO settings(name, value) VALUES(?1, ?2) "
-	"ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+	[STMT_SETTING_PUT] =
+	    "INSERT INTO settings(name, value) VALUES(?1, ?2) "
+	    "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
 
-	/* STMT_USER_BY_LOGIN_PUBLIC: login */
-	"SELECT id, login, name, created_at FROM users WHERE login = ?1",
 	/* STMT_TOPIC_UPSERT: slug, now -- the id, created or not */
-	"INSERT INTO topics(slug, created_at) VALUES(?1, ?2) "
-	"ON CONFLICT(slug) DO UPDATE SET slug = excluded.slug RETURNING id",
+	[STMT_TOPIC_UPSERT] =
+	    "INSERT INTO topics(slug, created_at) VALUES(?1, ?2) "
+	    "ON CONFLICT(slug) DO UPDATE SET slug = excluded.slug RETURNING id",
 	/* STMT_TOPIC_BY_SLUG: slug */
-	"SELECT id, slug FROM topics WHERE slug = ?1",
+	[STMT_TOPIC_BY_SLUG] =
+	    "SELECT id, slug FROM topics WHERE slug = ?1",
 	/* STMT_POST_INSERT: user, topic, body, status, now */
-	"INSERT INTO posts(user_id, topic_id, body, status, created_at, "
-	"published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
-	"CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
+	[STMT_POST_INSERT] =
+	    "INSERT INTO posts(user_id, topic_id, body, status, created_at, "
+	    "published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
+	    "CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
 #define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
 	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
 	"p.like_count "
 	/* STMT_POST_GET: id */
-	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
-	"JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
+	[STMT_POST_GET] =
+	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
+	    "JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
 	/* STMT_POST_UPDATE: id, body, topic, status, now -- keeps the first
 	 * publication time, so a re-published post keeps its place */
-	"UPDATE posts SET body = ?2, topic_id = ?3, status = ?4, "
-	"published_at = CASE WHEN ?4 = 1 THEN coalesce(published_at, ?5) "
-	"ELSE published_at END, updated_at = ?5 WHERE id = ?1 AND is_deleted = 0",
+	[STMT_POST_UPDATE] =
+	    "UPDATE posts SET body = ?2, topic_id = ?3, status = ?4, "
+	    "published_at = CASE WHEN ?4 = 1 THEN coalesce(published_at, ?5) "
+	    "ELSE published_at END, updated_at = ?5 WHERE id = ?1 AND is_deleted = 0",
 	/* STMT_POST_DELETE: id, now */
-	"UPDATE posts SET is_deleted = 1, updated_at = ?2 "
-	"WHERE id = ?1 AND is_deleted = 0",
+	[STMT_POST_DELETE] =
+	    "UPDATE posts SET is_deleted = 1, updated_at = ?2 "
+	    "WHERE id = ?1 AND is_deleted = 0",
 	/* STMT_POSTS_BY_IDS: json array of ids -- visible posts, newest first */
-	"SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
-	"JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	"WHERE p.status = 1 AND p.is_deleted = 0 "
-	"ORDER BY p.published_at DESC, p.id DESC",
+	[STMT_POSTS_BY_IDS] =
+	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 "
+	    "ORDER BY p.published_at DESC, p.id DESC",
 	/* STMT_HOME_SQL: user, limit, offset -- own and followees' posts */
-	"SELECT p.id, p.published_at FROM posts p "
-	"WHERE p.status = 1 AND p.is_deleted = 0 AND p.user_id IN "
-	"(SELECT followee_id FROM follows WHERE follower_id = ?1 UNION ALL "
-	"SELECT ?1) ORDER BY p.published_at DESC, p.id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_HOME_SQL] =
+	    "SELECT p.id, p.published_at FROM posts p "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 AND p.user_id IN "
+	    "(SELECT followee_id FROM follows WHERE follower_id = ?1 UNION ALL "
+	    "SELECT ?1) ORDER BY p.published_at DESC, p.id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_PROFILE_SQL: user, limit, offset */
-	"SELECT id, published_at FROM posts INDEXED BY posts_user_visible "
-	"WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 "
-	"ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_PROFILE_SQL] =
+	    "SELECT id, published_at FROM posts INDEXED BY posts_user_visible "
+	    "WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 "
+	    "ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_TOPIC_SQL: topic, limit, offset */
-	"SELECT id, published_at FROM posts INDEXED BY posts_topic_visible "
-	"WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0 "
-	"ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_TOPIC_SQL] =
+	    "SELECT id, published_at FROM posts INDEXED BY posts_topic_visible "
+	    "WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0 "
+	    "ORDER BY published_at DESC, id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_FOLLOW_INSERT: follower, followee, now -- a row only if new */
-	"INSERT INTO follows(follower_id, followee_id, created_at) "
-	"VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING RETURNING created_at",
+	[STMT_FOLLOW_INSERT] =
+	    "INSERT INTO follows(follower_id, followee_id, created_at) "
+	    "VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING RETURNING created_at",
 	/* STMT_FOLLOW_DELETE: follower, followee -- a row only if it existed */
-	"DELETE FROM follows WHERE follower_id = ?1 AND followee_id = ?2 "
-	"RETURNING created_at",
+	[STMT_FOLLOW_DELETE] =
+	    "DELETE FROM follows WHERE follower_id = ?1 AND followee_id = ?2 "
+	    "RETURNING created_at",
 	/* STMT_IS_FOLLOWING: follower, followee */
-	"SELECT created_at FROM follows WHERE follower_id = ?1 AND followee_id = ?2",
+	[STMT_IS_FOLLOWING] =
+	    "SELECT created_at FROM follows WHERE follower_id = ?1 AND followee_id = ?2",
 	/* STMT_FOLLOWERS_PAGE_SQL: user, limit, offset */
-	"SELECT u.id, u.login, u.name, f.created_at FROM follows f "
-	"JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ?1 "
-	"ORDER BY f.created_at DESC, f.follower_id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_FOLLOWERS_PAGE_SQL] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM follows f "
+	    "JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ?1 "
+	    "ORDER BY f.created_at DESC, f.follower_id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_FOLLOWING_PAGE_SQL: user, limit, offset */
-	"SELECT u.id, u.login, u.name, f.created_at FROM follows f "
-	"JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ?1 "
-	"ORDER BY f.created_at DESC, f.followee_id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_FOLLOWING_PAGE_SQL] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM follows f "
+	    "JOIN users u ON u.id = f.followee_id WHERE f.follower_id = ?1 "
+	    "ORDER BY f.created_at DESC, f.followee_id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_FOLLOWERS_CHUNK: user, after time, after id, limit -- oldest first */
-	"SELECT follower_id, created_at FROM follows WHERE followee_id = ?1 "
-	"AND (created_at, follower_id) > (?2, ?3) "
-	"ORDER BY created_at, follower_id LIMIT ?4",
+	[STMT_FOLLOWERS_CHUNK] =
+	    "SELECT follower_id, created_at FROM follows WHERE followee_id = ?1 "
+	    "AND (created_at, follower_id) > (?2, ?3) "
+	    "ORDER BY created_at, follower_id LIMIT ?4",
 	/* STMT_FOLLOWING_CHUNK: user, after time, after id, limit */
-	"SELECT followee_id, created_at FROM follows WHERE follower_id = ?1 "
-	"AND (created_at, followee_id) > (?2, ?3) "
-	"ORDER BY created_at, followee_id LIMIT ?4",
+	[STMT_FOLLOWING_CHUNK] =
+	    "SELECT followee_id, created_at FROM follows WHERE follower_id = ?1 "
+	    "AND (created_at, followee_id) > (?2, ?3) "
+	    "ORDER BY created_at, followee_id LIMIT ?4",
 	/* STMT_FOLLOWERS_BY_IDS: user, json ids -- still following, in order */
-	"SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
-	"JOIN follows f ON f.follower_id = j.value AND f.followee_id = ?1 "
-	"JOIN users u ON u.id = j.value "
-	"ORDER BY f.created_at DESC, f.follower_id DESC",
+	[STMT_FOLLOWERS_BY_IDS] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
+	    "JOIN follows f ON f.follower_id = j.value AND f.followee_id = ?1 "
+	    "JOIN users u ON u.id = j.value "
+	    "ORDER BY f.created_at DESC, f.follower_id DESC",
 	/* STMT_FOLLOWING_BY_IDS: user, json ids */
-	"SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
-	"JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
-	"JOIN users u ON u.id = j.value "
-	"ORDER BY f.created_at DESC, f.followee_id DESC",
+	[STMT_FOLLOWING_BY_IDS] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM json_each(?2) j "
+	    "JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
+	    "JOIN users u ON u.id = j.value "
+	    "ORDER BY f.created_at DESC, f.followee_id DESC",
 	/* STMT_LIKE_INSERT: post, user, now */
-	"INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT DO NOTHING RETURNING 1",
+	[STMT_LIKE_INSERT] =
+	    "INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT DO NOTHING RETURNING 1",
 	/* STMT_LIKE_DELETE: post, user -> its notification's id (or NULL) */
-	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 "
-	"RETURNING note_id",
+	[STMT_LIKE_DELETE] =
+	    "DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 "
+	    "RETURNING note_id",
 	/* STMT_LIKE_NOTE: post, user, notification */
-	"UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
+	[STMT_LIKE_NOTE] =
+	    "UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
 	/* STMT_REPOST_INSERT: post, user, now */
-	"INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT DO NOTHING RETURNING 1",
-	/* STMT_VIEWER_MARKS: post, user -- liked, reposted */
-	"SELECT EXISTS(SELECT 1 FROM likes WHERE post_id = ?1 AND user_id = ?2), "
-	"EXISTS(SELECT 1 FROM reposts WHERE post_id = ?1 AND user_id = ?2)",
+	[STMT_REPOST_INSERT] =
+	    "INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT DO NOTHING RETURNING 1",
 	/* STMT_COMMENT_INSERT: post, user, body, now */
-	"INSERT INTO comments(post_id, user_id, body, created_at) "
-	"VALUES(?1, ?2, ?3, ?4) RETURNING id",
+	[STMT_COMMENT_INSERT] =
+	    "INSERT INTO comments(post_id, user_id, body, created_at) "
+	    "VALUES(?1, ?2, ?3, ?4) RETURNING id",
 	/* STMT_COMMENT_GET: id */
-	"SELECT id, post_id, user_id, is_deleted FROM comments WHERE id = ?1",
+	[STMT_COMMENT_GET] =
+	    "SELECT id, post_id, user_id, is_deleted FROM comments WHERE id = ?1",
 	/* STMT_COMMENT_DELETE: id */
-	"UPDATE comments SET is_deleted = 1 WHERE id = ?1 AND is_deleted = 0",
+	[STMT_COMMENT_DELETE] =
+	    "UPDATE comments SET is_deleted = 1 WHERE id = ?1 AND is_deleted = 0",
 	/* STMT_COMMENTS_OF_POST: post -- the first 500 */
-	"SELECT c.id, c.user_id, u.login, u.name, c.body, c.created_at "
-	"FROM comments c JOIN users u ON u.id = c.user_id "
-	"WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
+	[STMT_COMMENTS_OF_POST] =
+	    "SELECT c.id, c.user_id, u.login, u.name, c.body, c.created_at "
+	    "FROM comments c JOIN users u ON u.id = c.user_id "
+	    "WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
 	/* STMT_HOME_BY_IDS: json ids, reader -- visible, and by the reader
 	 * or someone the reader follows now (a stale entry is skipped) */
-	"SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
-	"JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	"WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
-	"EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
-	"AND f.followee_id = p.user_id)) "
-	"ORDER BY p.published_at DESC, p.id DESC",
+	[STMT_HOME_BY_IDS] =
+	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
+	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
+	    "AND f.followee_id = p.user_id)) "
+	    "ORDER BY p.published_at DESC, p.id DESC",
 	/* STMT_DRAFTS_OF_USER: user -- newest 50 drafts */
-	"SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
-	"JOIN topics t ON t.id = p.topic_id WHERE p.user_id = ?1 "
-	"AND p.status = 0 AND p.is_deleted = 0 ORDER BY p.id DESC LIMIT 50",
+	[STMT_DRAFTS_OF_USER] =
+	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
+	    "JOIN topics t ON t.id = p.topic_id WHERE p.user_id = ?1 "
+	    "AND p.status = 0 AND p.is_deleted = 0 ORDER BY p.id DESC LIMIT 50",
 	/* STMT_POST_LIKES_ADD: post, delta -- bookkeeping in the like's txn */
-	"UPDATE posts SET like_count = like_count + ?2 WHERE id = ?1",
+	[STMT_POST_LIKES_ADD] =
+	    "UPDATE posts SET like_count = like_count + ?2 WHERE id = ?1",
 	/* STMT_COUNTER_GET: name, key */
-	"SELECT value FROM counters WHERE name = ?1 AND key = ?2",
+	[STMT_COUNTER_GET] =
+	    "SELECT value FROM counters WHERE name = ?1 AND key = ?2",
 	/* STMT_COUNTER_ADD: name, key, delta */
-	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value "
-	"RETURNING value",
+	[STMT_COUNTER_ADD] =
+	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value "
+	    "RETURNING value",
 	/* STMT_COUNTER_ADD_PLAIN: name, key, delta (no value back) */
-	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
+	[STMT_COUNTER_ADD_PLAIN] =
+	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
 	/* STMT_COUNTER_SET: name, key, value */
-	"INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT(name, key) DO UPDATE SET value = excluded.value",
+	[STMT_COUNTER_SET] =
+	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT(name, key) DO UPDATE SET value = excluded.value",
 	/* STMT_FLUSH_RECORD: id, now, counters, total -- a row only if new */
-	"INSERT INTO flushes(id, applied_at, counters, total) "
-	"VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[STMT_FLUSH_RECORD] =
+	    "INSERT INTO flushes(id, applied_at, counters, total) "
+	    "VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	/* STMT_FLUSH_APPLIED: id */
-	"SELECT 1 FROM flushes WHERE id = ?1",
+	[STMT_FLUSH_APPLIED] =
+	    "SELECT 1 FROM flushes WHERE id = ?1",
 	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now */
-	"INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id, "
-	"created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+	[STMT_NOTE_INSERT] =
+	    "INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id, "
+	    "created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
 	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went
 	 * (not a like: those go by id, and notifications_source leaves them
 	 * out; the literal term lets the planner use that partial index) */
-	"DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
-	"kind = ?3 AND kind <> 'like' AND post_id IS ?4 AND comment_id IS ?5 "
-	"RETURNING is_read",
+	[STMT_NOTE_REMOVE] =
+	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
+	    "kind = ?3 AND kind <> 'like' AND post_id IS ?4 AND comment_id IS ?5 "
+	    "RETURNING is_read",
 	/* STMT_NOTE_REMOVE_ID: user, actor, kind, post, comment, id -- the one
 	 * the source remembered, if it is still that one (an id can be reused
 	 * once its owner deleted it) */
-	"DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
-	"actor_id = ?2 AND kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 "
-	"RETURNING is_read",
+	[STMT_NOTE_REMOVE_ID] =
+	    "DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
+	    "actor_id = ?2 AND kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 "
+	    "RETURNING is_read",
 	/* STMT_NOTE_READ: id, user -- only an unread one of the owner */
-	"UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
-	"AND is_read = 0",
+	[STMT_NOTE_READ] =
+	    "UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
+	    "AND is_read = 0",
 	/* STMT_NOTE_DELETE: id, user */
-	"DELETE FROM notifications WHERE id = ?1 AND user_id = ?2 RETURNING is_read",
+	[STMT_NOTE_DELETE] =
+	    "DELETE FROM notifications WHERE id = ?1 AND user_id = ?2 RETURNING is_read",
 	/* STMT_NOTE_READ_ALL: user */
-	"UPDATE notifications SET is_read = 1 WHERE user_id = ?1 AND is_read = 0",
+	[STMT_NOTE_READ_ALL] =
+	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 AND is_read = 0",
 	/* STMT_NOTES_PAGE: user, limit, offset */
-	"SELECT n.id, n.kind, n.post_id, n.is_read, n.created_at, u.login, u.name "
-	"FROM notifications n JOIN users u ON u.id = n.actor_id "
-	"WHERE n.user_id = ?1 ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
+	[STMT_NOTES_PAGE] =
+	    "SELECT n.id, n.kind, n.post_id, n.is_read, n.created_at, u.login, u.name "
+	    "FROM notifications n JOIN users u ON u.id = n.actor_id "
+	    "WHERE n.user_id = ?1 ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_NOTICE_INSERT: title, body, now */
-	"INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "
-	"RETURNING id",
-	/* STMT_NOTICE_LATEST -- notices are never deleted: ids count them */
-	"SELECT coalesce(max(id), 0) FROM notices",
+	[STMT_NOTICE_INSERT] =
+	    "INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "
+	    "RETURNING id",
 	/* STMT_NOTICES_PAGE: limit, offset */
-	"SELECT id, title, body, created_at FROM notices ORDER BY id DESC "
-	"LIMIT ?1 OFFSET ?2",
+	[STMT_NOTICES_PAGE] =
+	    "SELECT id, title, body, created_at FROM notices ORDER BY id DESC "
+	    "LIMIT ?1 OFFSET ?2",
 	/* STMT_MARKER_PUT: user, kind, key, value -- markers only move forward */
-	"INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
-	"ON CONFLICT(user_id, kind, key) DO UPDATE SET "
-	"value = max(value, excluded.value)",
+	[STMT_MARKER_PUT] =
+	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
+	    "value = max(value, excluded.value)",
 	/* STMT_MARKER_GET: user, kind, key */
-	"SELECT value FROM markers WHERE user_id = ?1 AND kind = ?2 AND key = ?3",
+	[STMT_MARKER_GET] =
+	    "SELECT value FROM markers WHERE user_id = ?1 AND kind = ?2 AND key = ?3",
 	/* STMT_FOLLOWED_MARKS: reader -- per followee, unread starts after */
-	"SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)) "
-	"FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
-	"AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
+	[STMT_FOLLOWED_MARKS] =
+	    "SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)) "
+	    "FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
+	    "AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
 	/* STMT_AUTHOR_UNREAD_SQL: author, after -- bounded like the timeline */
-	"SELECT COUNT(*) FROM (SELECT 1 FROM posts INDEXED BY posts_user_visible "
-	"WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
-	"published_at > ?2 LIMIT 1000)",
+	[STMT_AUTHOR_UNREAD_SQL] =
+	    "SELECT COUNT(*) FROM (SELECT 1 FROM posts INDEXED BY posts_user_visible "
+	    "WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
+	    "published_at > ?2 LIMIT 1000)",
 	/* STMT_NOTE_OWNER: id */
-	"SELECT user_id FROM notifications WHERE id = ?1",
+	[STMT_NOTE_OWNER] =
+	    "SELECT user_id FROM notifications WHERE id = ?1",
 	/* STMT_COUNTERS_OF_FAMILY: name */
-	"SELECT key, value FROM counters WHERE name = ?1",
+	[STMT_COUNTERS_OF_FAMILY] =
+	    "SELECT key, value FROM counters WHERE name = ?1",
 	/* STMT_LIKE_COUNT_FIX: first id, last id -- one chunk, short txn */
-	"UPDATE posts SET like_count = (SELECT COUNT(*) FROM likes "
-	"WHERE post_id = posts.id) WHERE id BETWEEN ?1 AND ?2 AND like_count != "
-	"(SELECT COUNT(*) FROM likes WHERE post_id = posts.id)",
+	[STMT_LIKE_COUNT_FIX] =
+	    "UPDATE posts SET like_count = (SELECT COUNT(*) FROM likes "
+	    "WHERE post_id = posts.id) WHERE id BETWEEN ?1 AND ?2 AND like_count != "
+	    "(SELECT COUNT(*) FROM likes WHERE post_id = posts.id)",
 	/* STMT_LIKE_COUNT_DRIFT: first id, last id -- posts, max error */
-	"SELECT COUNT(*), coalesce(max(abs(like_count - (SELECT COUNT(*) FROM "
-	"likes WHERE post_id = posts.id))), 0) FROM posts WHERE id BETWEEN ?1 "
-	"AND ?2 AND like_count != (SELECT COUNT(*) FROM likes "
-	"WHERE post_id = posts.id)",
+	[STMT_LIKE_COUNT_DRIFT] =
+	    "SELECT COUNT(*), coalesce(max(abs(like_count - (SELECT COUNT(*) FROM "
+	    "likes WHERE post_id = posts.id))), 0) FROM posts WHERE id BETWEEN ?1 "
+	    "AND ?2 AND like_count != (SELECT COUNT(*) FROM likes "
+	    "WHERE post_id = posts.id)",
 	/* STMT_POST_MAX_ID */
-	"SELECT coalesce(max(id), 0) FROM posts",
+	[STMT_POST_MAX_ID] =
+	    "SELECT coalesce(max(id), 0) FROM posts",
 	/* STMT_RUN_CREATE: dry, reason, now -- only when none is active */
-	"INSERT INTO reconcile_runs(state, dry_run, reason, created_at) "
-	"SELECT 'queued', ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM "
-	"reconcile_runs WHERE state IN ('queued', 'running')) RETURNING id",
+	[STMT_RUN_CREATE] =
+	    "INSERT INTO reconcile_runs(state, dry_run, reason, created_at) "
+	    "SELECT 'queued', ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM "
+	    "reconcile_runs WHERE state IN ('queued', 'running')) RETURNING id",
 	/* STMT_RUN_ACTIVE */
-	"SELECT id FROM reconcile_runs WHERE state IN ('queued', 'running') "
-	"ORDER BY id LIMIT 1",
+	[STMT_RUN_ACTIVE] =
+	    "SELECT id FROM reconcile_runs WHERE state IN ('queued', 'running') "
+	    "ORDER BY id LIMIT 1",
 	/* STMT_RUN_GET: id */
-	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
-	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	"coalesce(finished_at, 0), owner FROM reconcile_runs WHERE id = ?1",
+	[STMT_RUN_GET] =
+	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE id = ?1",
 	/* STMT_RUN_LIST: limit */
-	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
-	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	"coalesce(finished_at, 0), owner FROM reconcile_runs "
-	"ORDER BY id DESC LIMIT ?1",
+	[STMT_RUN_LIST] =
+	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	    "coalesce(finished_at, 0), owner FROM reconcile_runs "
+	    "ORDER BY id DESC LIMIT ?1",
 	/* STMT_RUN_CLAIM: id, now, new owner pid, owner seen -- compare and set */
-	"UPDATE reconcile_runs SET state = 'running', owner = ?3, started_at = "
-	"coalesce(started_at, ?2) WHERE id = ?1 AND state IN ('queued', 'running') "
-	"AND owner = ?4",
+	[STMT_RUN_CLAIM] =
+	    "UPDATE reconcile_runs SET state = 'running', owner = ?3, started_at = "
+	    "coalesce(started_at, ?2) WHERE id = ?1 AND state IN ('queued', 'running') "
+	    "AND owner = ?4",
 	/* STMT_RUN_PROGRESS: id, progress, checkpoint, report */
-	"UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4 "
-	"WHERE id = ?1",
+	[STMT_RUN_PROGRESS] =
+	    "UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4 "
+	    "WHERE id = ?1",
 	/* STMT_RUN_FINISH: id, state, error, now */
-	"UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
-	"progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
+	[STMT_RUN_FINISH] =
+	    "UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
+	    "progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
 	/* STMT_COUNTERS_OF_TOPIC: name, ":<topic>" -- a topic's (user, topic) rows */
-	"SELECT key, value FROM counters WHERE name = ?1 AND key LIKE '%' || ?2",
+	[STMT_COUNTERS_OF_TOPIC] =
+	    "SELECT key, value FROM counters WHERE name = ?1 AND key LIKE '%' || ?2",
 	/* STMT_USERS_BY_IDS: json ids -- in the given order */
-	"SELECT u.id, u.login, u.name FROM json_each(?1) j JOIN users u "
-	"ON u.id = j.value ORDER BY j.key",
+	[STMT_USERS_BY_IDS] =
+	    "SELECT u.id, u.login, u.name FROM json_each(?1) j JOIN users u "
+	    "ON u.id = j.value ORDER BY j.key",
 	/* STMT_LAST_FLUSH -- time and size of the newest applied batch */
-	"SELECT applied_at, counters, total FROM flushes ORDER BY id DESC LIMIT 1",
+	[STMT_LAST_FLUSH] =
+	    "SELECT applied_at, counters, total FROM flushes ORDER BY id DESC LIMIT 1",
 	/* STMT_MAX_IDS -- users, posts, topics */
-	"SELECT (SELECT coalesce(max(id), 0) FROM users), "
-	"(SELECT coalesce(max(id), 0) FROM posts), "
-	"(SELECT coalesce(max(id), 0) FROM topics)",
+	[STMT_MAX_IDS] =
+	    "SELECT (SELECT coalesce(max(id), 0) FROM users), "
+	    "(SELECT coalesce(max(id), 0) FROM posts), "
+	    "(SELECT coalesce(max(id), 0) FROM topics)",
 	/* STMT_POST_AT_OR_AFTER: id -- a post's (user, topic) for sampling */
-	"SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
+	[STMT_POST_AT_OR_AFTER] =
+	    "SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
 	/* STMT_BACKLOG_ADD: name, key, delta */
-	"INSERT INTO counter_backlog(name, key, delta) VALUES(?1, ?2, ?3) "
-	"ON CONFLICT(name, key) DO UPDATE SET delta = delta + excluded.delta",
+	[STMT_BACKLOG_ADD] =
+	    "INSERT INTO counter_backlog(name, key, delta) VALUES(?1, ?2, ?3) "
+	    "ON CONFLICT(name, key) DO UPDATE SET delta = delta + excluded.delta",
 	/* STMT_BACKLOG_GET: name, key */
-	"SELECT delta FROM counter_backlog WHERE name = ?1 AND key = ?2",
+	[STMT_BACKLOG_GET] =
+	    "SELECT delta FROM counter_backlog WHERE name = ?1 AND key = ?2",
 	/* STMT_BACKLOG_BATCH: limit */
-	"SELECT name, key, delta FROM counter_backlog LIMIT ?1",
+	[STMT_BACKLOG_BATCH] =
+	    "SELECT name, key, delta FROM counter_backlog LIMIT ?1",
 	/* STMT_BACKLOG_DONE: name, key, delta -- only if nothing was added */
-	"DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
+	[STMT_BACKLOG_DONE] =
+	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
 	/* STMT_FLUSH_MAX */
-	"SELECT coalesce(max(id), 0) FROM flushes",
+	[STMT_FLUSH_MAX] =
+	    "SELECT coalesce(max(id), 0) FROM flushes",
 	/* STMT_BADGE_SCALARS: user -- latest notice, its marker, the red dot's
 	 * light and the user's last /news visit, in one statement */
-	"SELECT (SELECT coalesce(max(id), 0) FROM notices), "
-	"(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'notices' "
-	"AND key = 0), (SELECT value FROM settings WHERE name = 'red_dot_at'), "
-	"(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'news' "
-	"AND key = 0)",
+	[STMT_BADGE_SCALARS] =
+	    "SELECT (SELECT coalesce(max(id), 0) FROM notices), "
+	    "(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'notices' "
+	    "AND key = 0), (SELECT value FROM settings WHERE name = 'red_dot_at'), "
+	    "(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'news' "
+	    "AND key = 0)",
 	/* STMT_AUTHOR_LATEST: author -- newest visible post's publish time */
-	"SELECT coalesce(max(published_at), 0) FROM posts INDEXED BY "
-	"posts_user_visible WHERE user_id = ?1 AND status = 1 AND is_deleted = 0",
+	[STMT_AUTHOR_LATEST] =
+	    "SELECT coalesce(max(published_at), 0) FROM posts INDEXED BY "
+	    "posts_user_visible WHERE user_id = ?1 AND status = 1 AND is_deleted = 0",
 	/* STMT_RUN_LAST_DONE -- the newest finished run */
-	"SELECT id, state, dry_run, reason, progress, checkpoint, report, "
-	"coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	"coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
-	"ORDER BY id DESC LIMIT 1",
+	[STMT_RUN_LAST_DONE] =
+	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
+	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
+	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
+	    "ORDER BY id DESC LIMIT 1",
 	/* STMT_OUTBOX_ADD: at, deltas */
-	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2) RETURNING id",
+	[STMT_OUTBOX_ADD] =
+	    "INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2) RETURNING id",
 	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
-	"SELECT coalesce(max(id), 0) FROM counter_outbox WHERE at <= ?1",
+	[STMT_OUTBOX_CUTOFF] =
+	    "SELECT coalesce(max(id), 0) FROM counter_outbox WHERE at <= ?1",
 	/* STMT_OUTBOX_BATCH: after, up to, limit */
-	"SELECT id, deltas FROM counter_outbox WHERE id > ?1 AND id <= ?2 "
-	"AND deltas <> '' ORDER BY id LIMIT ?3",
+	[STMT_OUTBOX_BATCH] =
+	    "SELECT id, deltas FROM counter_outbox WHERE id > ?1 AND id <= ?2 "
+	    "AND deltas <> '' ORDER BY id LIMIT ?3",
 	/* STMT_OUTBOX_CLEAR: id -- its deltas are elsewhere now; the row
 	 * stays (the newest row is never deleted: see outbox.c) */
-	"UPDATE counter_outbox SET deltas = '' WHERE id = ?1 AND deltas <> ''",
+	[STMT_OUTBOX_CLEAR] =
+	    "UPDATE counter_outbox SET deltas = '' WHERE id = ?1 AND deltas <> ''",
 	/* STMT_OUTBOX_DONE: up to -- drained rows, but the newest of them */
-	"DELETE FROM counter_outbox WHERE id < ?1",
+	[STMT_OUTBOX_DONE] =
+	    "DELETE FROM counter_outbox WHERE id < ?1",
 };
