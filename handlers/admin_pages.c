@@ -15,6 +15,7 @@
 #include "count/lb.h"
 #include "count/runs.h"
 #include "social/fanout.h"
+#include "store/keys.h"
 #include "web/chart.h"
 #include "web/field.h"
 #include "web/html.h"
@@ -55,7 +56,7 @@ admin_drift_get(rds_reply *h, const char *name, const char *what)
 void
 admin_drift_table(struct req *r)
 {
-	rds_reply *h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:drift", NULL);
+	rds_reply *h = rds_cmdv(&r->app->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
 	struct buf *b = &r->body;
 	long long c, w;
 	int i;

@@ -13,6 +13,7 @@
 #include "count/flush.h"
 #include "count/runs.h"
 #include "social/fanout.h"
+#include "store/keys.h"
 #include "store/query.h"
 #include "web/resp.h"
 
@@ -127,7 +128,7 @@ page_metrics(struct req *r)
 		for (i = 0; i < REC_FAMILIES; i++)
 			buf_printf(&out, "tally_reconcile_wrong{family=\"%s\"} %lld\n",
 			    run->report.fam[i].name, run->report.fam[i].wrong);
-	h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:drift", NULL);
+	h = rds_cmdv(&r->app->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
 	metric_head(&out, "tally_drift_checked_total", "counter",
 	    "Counters sampled by the continuous drift check.");
 	for (i = 0; i < FAM__MAX; i++)
@@ -144,7 +145,7 @@ page_metrics(struct req *r)
 			    admin_drift_get(h, families[i].name, "wrong"));
 	if (h != NULL)
 		rds_free(h);
-	h = rds_cmdv(&r->app->rds, "HGETALL", "{metrics}:cache", NULL);
+	h = rds_cmdv(&r->app->rds, "HGETALL", KEY_METRICS_CACHE, NULL);
 	metric_head(&out, "tally_profile_cache_rebuilds_total", "counter",
 	    "Profile cache entries rebuilt (one per miss, under a lock).");
 	buf_printf(&out, "tally_profile_cache_rebuilds_total %lld\n",

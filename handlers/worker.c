@@ -34,6 +34,7 @@
 #include "social/session.h"
 #include "social/timeline.h"
 #include "store/app.h"
+#include "store/keys.h"
 
 /* How often the WAL is checkpointed and started over (job_wal): often
  * enough that each sync of it under the writers' lock stays short. */
@@ -68,7 +69,7 @@ job_sessions(struct app *a)
 static void
 job_redis_gen(struct app *a)
 {
-	rds_reply *rep = rds_cmdv(&a->rds, "SET", "{tally}:gen", "1", "NX",
+	rds_reply *rep = rds_cmdv(&a->rds, "SET", KEY_GEN, "1", "NX",
 	    NULL);
 	long long active;
 
@@ -119,10 +120,10 @@ job_drift(struct app *a)
 		snprintf(f2, sizeof(f2), "%s:wrong", families[i].name);
 		snprintf(n1, sizeof(n1), "%lld", checked);
 		snprintf(n2, sizeof(n2), "%lld", wrong);
-		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f1, n1,
+		if ((rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_DRIFT, f1, n1,
 		    NULL)) != NULL)
 			rds_free(rep);
-		if ((rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:drift", f2, n2,
+		if ((rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_DRIFT, f2, n2,
 		    NULL)) != NULL)
 			rds_free(rep);
 		if (wrong > 0)

@@ -11,6 +11,8 @@
 #   4. No file of shared/ or handlers/ over 500 lines.
 #   5. Every statement of the table (shared/store/sql.h) is used outside
 #      the table: no dead SQL.
+#   6. Redis key names ("{tag}..." literals) are built in shared/store/keys.c
+#      only (log messages may name them).
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -76,6 +78,15 @@ for my $f (@files) {
 		    qr/\bredis[A-Z]\w*/, qr/\bfreeReplyObject\b/, qr/\bREDIS_REPLY_\w+/) {
 			if ($nolit =~ /($re)/) {
 				push @faults, "$f: storage outside shared/store/: $1";
+				last;
+			}
+		}
+	}
+	unless ($f =~ m{^shared/store/keys\.[ch]$}) {
+		for my $line (split /\n/, $code) {
+			next if $line =~ /\blog_\w+\(/;
+			if ($line =~ /("[^"\n]*\{[a-z][a-z0-9%*]*\}[^"\n]*")/) {
+				push @faults, "$f: Redis key built outside shared/store/keys.c: $1";
 				last;
 			}
 		}

@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "count/cstore.h"
+#include "store/keys.h"
 #include "store/query.h"
 
 /* KEYS: pending, meta, outbox marks, live hashes...  ARGV: outbox row
@@ -59,7 +60,7 @@ cstore_bucket(const struct delta *d)
 void
 cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
 {
-	snprintf(out, sz, "{c%d}:%s", bucket, what);
+	key_bucket(out, sz, bucket, what);
 }
 
 /* The field name within the object: "likes", or "rating:7". */
@@ -77,8 +78,8 @@ void
 cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
     size_t fsz)
 {
-	snprintf(hash, hsz, "{c%d}:%s%lld", cstore_bucket(d),
-	    obj_tag[families[d->fam].obj], d->k1);
+	key_counters(hash, hsz, cstore_bucket(d), obj_tag[families[d->fam].obj],
+	    d->k1);
 	obj_field(d, field, fsz);
 }
 

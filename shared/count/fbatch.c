@@ -2,9 +2,8 @@
 #include <stdio.h>
 
 #include "count/fbatch.h"
+#include "store/keys.h"
 #include "store/query.h"
-
-#define KEY_SEQ		"{flush}:seq"
 
 /* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
  * that lost its data restarts the sequence: never reuse an applied id. */
@@ -45,7 +44,7 @@ struct rds_script fbatch_fence_lua = { .src =
 void
 fbatch_lock_key(long long b, char *out, size_t sz)
 {
-	snprintf(out, sz, "{flush}:lock:%lld", b);
+	key_flush_lock(out, sz, b);
 }
 
 long long
@@ -66,7 +65,7 @@ fbatch_applied_max(struct app *a)
 long long
 fbatch_next_id(struct app *a, long long applied)
 {
-	const char *keys[1] = { KEY_SEQ }, *args[1];
+	const char *keys[1] = { KEY_FLUSH_SEQ }, *args[1];
 	char maxid[24];
 	rds_reply *rep;
 	long long b;

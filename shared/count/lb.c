@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/lb.h"
+#include "store/keys.h"
 #include "store/query.h"
 #include "store/rebuild.h"
 
@@ -36,10 +37,8 @@ lb_family(const char *by)
 static void
 board_key(enum family fam, long long topic, char *out, size_t sz)
 {
-	if (fam == FAM_UT_RATING)
-		snprintf(out, sz, "{lb}:rating:%lld", topic);
-	else
-		snprintf(out, sz, "{lb}:%s", families[fam].field);
+	key_board(out, sz, families[fam].field,
+	    fam == FAM_UT_RATING ? topic : 0);
 }
 
 int
@@ -108,8 +107,8 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 	qsort(e, (size_t)m, sizeof(*e), entry_cmp);
 	for (i = 0; i < m; i = j) {
 		board_key(e[i].fam, e[i].topic, board, sizeof(board));
-		snprintf(ok, sizeof(ok), "%s:ok", board);
-		snprintf(touched, sizeof(touched), "%s:touched", board);
+		key_sub(ok, sizeof(ok), board, "ok");
+		key_sub(touched, sizeof(touched), board, "touched");
 		keys[0] = board;
 		keys[1] = ok;
 		keys[2] = touched;
@@ -160,10 +159,10 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	long long k1, k2;
 	int got, queued = 0, k;
 
-	snprintf(ok, sizeof(ok), "%s:ok", board);
-	snprintf(lock, sizeof(lock), "%s:lock", board);
-	snprintf(tmp, sizeof(tmp), "%s:tmp", board);
-	snprintf(touched, sizeof(touched), "%s:touched", board);
+	key_sub(ok, sizeof(ok), board, "ok");
+	key_sub(lock, sizeof(lock), board, "lock");
+	key_sub(tmp, sizeof(tmp), board, "tmp");
+	key_sub(touched, sizeof(touched), board, "touched");
 	if ((got = rebuild_lock(&a->rds, lock, 10000)) != 1)
 		return got;
 	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
@@ -241,7 +240,7 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 	if (n > LB_MAX)
 		n = LB_MAX;
 	board_key(fam, topic, board, sizeof(board));
-	snprintf(ok, sizeof(ok), "%s:ok", board);
+	key_sub(ok, sizeof(ok), board, "ok");
 	snprintf(stop, sizeof(stop), "%d", n - 1);
 	for (tries = 0; ; tries++) {
 		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
@@ -275,5 +274,5 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 int
 lb_invalidate(struct app *a)
 {
-	return rds_del_matching(&a->rds, "{lb}:*:ok") < 0 ? -1 : 0;
+	return rds_del_matching(&a->rds, KEY_BOARD_MARKS) < 0 ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "social/pcache.h"
+#include "store/keys.h"
 #include "store/rebuild.h"
 
 #define PC_TTL		3600
@@ -18,7 +19,7 @@
 static void
 count(struct app *a, const char *what)
 {
-	rds_reply *rep = rds_cmdv(&a->rds, "HINCRBY", "{metrics}:cache", what,
+	rds_reply *rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_CACHE, what,
 	    "1", NULL);
 
 	if (rep != NULL)
@@ -97,12 +98,12 @@ pcache_get(struct app *a, const char *login, struct account *u)
 	char key[80], lock[96];
 	int rc, down = 0, got, i;
 
-	snprintf(key, sizeof(key), "{login:%s}", login);
+	key_login(key, sizeof(key), login);
 	if ((rc = lookup(a, key, u, &down)) >= 0)
 		return rc;
 	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
 		return account_by_login(&a->db, login, u);
-	snprintf(lock, sizeof(lock), "{login:%s}:lock", login);
+	key_sub(lock, sizeof(lock), key, "lock");
 	if ((got = rebuild_lock(&a->rds, lock, 2000)) == -1)
 		return account_by_login(&a->db, login, u);
 	if (got) {		/* ours to rebuild */
@@ -134,7 +135,7 @@ pcache_invalidate(struct app *a, const char *login)
 	char key[80];
 	rds_reply *rep;
 
-	snprintf(key, sizeof(key), "{login:%s}", login);
+	key_login(key, sizeof(key), login);
 	if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
 		rds_free(rep);
 }

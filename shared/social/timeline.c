@@ -475,7 +475,7 @@ tl_refresh_stale(struct app *a)
 
 	if (since == 0)
 		return 0;
-	if (rds_del_matching(&a->rds, "{u*}:*:ok") < 0)
+	if (rds_del_matching(&a->rds, KEY_TIMELINE_MARKS) < 0)
 		return -1;
 	/* Clear only if no new miss happened meanwhile. */
 	if (db_setting(&a->db, "timelines_stale", 0) == since)

@@ -14,6 +14,14 @@
  * The deferred work queue is {jobs}:queue with {jobs}:processing, and
  * {jobs}:inline the batches handlers do after answering (fanout.h); the
  * badges' global part is {g}:badge (bcache.h).
+ * Counters live in 1024 buckets, each its own hash tag (cstore.h):
+ *   {c<B>}:<what>      a bucket's pending, inflight, meta, outbox
+ *   {c<B>}:<tag><id>   the live values of one object ("p42", "u7")
+ * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
+ * Leaderboards: {lb}:<field>, {lb}:rating:<topic>, each with :ok,
+ * :lock, :tmp and :touched (lb.h).  Profiles: {login:<login>} and its
+ * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
+ * {metrics}:cache.  {tally}:gen: this Redis has been filled (worker).
  */
 #ifndef TALLY_KEYS_H
 #define TALLY_KEYS_H
@@ -26,9 +34,30 @@
 void	key_user(char *out, size_t sz, long long uid, const char *what,
 	    const char *suffix);
 
+/* "<key>:<suffix>": a marker, lock or scratch key of key. */
+void	key_sub(char *out, size_t sz, const char *key, const char *suffix);
+/* "{c<bucket>}:<what>": a counter bucket's own keys. */
+void	key_bucket(char *out, size_t sz, int bucket, const char *what);
+/* "{c<bucket>}:<tag><id>": an object's live counters. */
+void	key_counters(char *out, size_t sz, int bucket, const char *tag,
+	    long long id);
+/* "{flush}:lock:<batch>": alive while batch's flusher is. */
+void	key_flush_lock(char *out, size_t sz, long long batch);
+/* "{lb}:<field>", or "{lb}:rating:<topic>" when topic > 0. */
+void	key_board(char *out, size_t sz, const char *field, long long topic);
+/* "{login:<login>}": a cached profile. */
+void	key_login(char *out, size_t sz, const char *login);
+
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
 #define KEY_JOBS_INLINE		"{jobs}:inline"
 #define KEY_BADGE_GLOBAL	"{g}:badge"
+#define KEY_FLUSH_SEQ		"{flush}:seq"
+#define KEY_METRICS_DRIFT	"{metrics}:drift"
+#define KEY_METRICS_CACHE	"{metrics}:cache"
+#define KEY_GEN			"{tally}:gen"
+/* Patterns (SCAN) of every timeline's and every board's marker. */
+#define KEY_TIMELINE_MARKS	"{u*}:*:ok"
+#define KEY_BOARD_MARKS		"{lb}:*:ok"
 
 #endif

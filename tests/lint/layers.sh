@@ -35,7 +35,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..12"
+echo "1..13"
 fresh
 n=$((n + 1))
 if out=$(make -s -C "$tmp/t" lint 2>&1); then echo "ok $n - the tree passes"
@@ -72,6 +72,9 @@ expect_fail "a file over 500 lines" 'shared/base/log.c: [0-9]* lines'
 
 fresh; sed 's/^\tSTMT_PING,$/\tSTMT_PING,\n\tSTMT_NOBODY_RUNS,/' "$root/shared/store/sql.h" >"$tmp/t/shared/store/sql.h"
 expect_fail "a statement nobody runs" 'STMT_NOBODY_RUNS is never used'
+
+fresh; printf 'static const char *k = "{lb}:secret";\n' >>"$tmp/t/shared/count/lb.c"
+expect_fail "a Redis key built outside the key module" 'Redis key built outside shared/store/keys.c'
 
 # The programs that serve no HTTP hold no web-layer code (built by make).
 n=$((n + 1))
