@@ -1,4 +1,5 @@
 /* buf.c -- growable byte buffers; see buf.h for the ownership rules. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ buf_grow(struct buf *b, size_t need)
 	}
 	b->p = xrealloc(b->p, cap);
 	b->cap = cap;
+	assert(b->len + need < b->cap);
 }
 
 void
@@ -85,6 +87,7 @@ buf_put(struct buf *b, const void *s, size_t n)
 	if (n > 0)
 		memcpy(b->p + b->len, s, n);
 	b->len += n;
+	assert(b->len < b->cap);
 	b->p[b->len] = '\0';
 }
 
@@ -116,6 +119,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
+	assert(b->len < b->cap && b->p[b->len] == '\0');
 }
 
 void

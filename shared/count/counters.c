@@ -1,4 +1,5 @@
 /* counters.c -- the counter catalog and the universal formula. */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,8 +113,7 @@ add(struct delta *out, int n, enum family fam, long long k1, long long k2,
 			out[i].d += d;
 			return n;
 		}
-	if (n == DELTA_MAX)
-		return n;	/* cannot happen: 2 x 5 rules at most */
+	assert(n < DELTA_MAX);	/* 2 x 5 rules at most */
 	out[n].fam = fam;
 	out[n].k1 = k1;
 	out[n].k2 = k2;
@@ -125,7 +125,7 @@ int
 counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 {
 	enum row_kind kind = old != NULL ? old->kind : new->kind;
-	long long k1, k2;
+	long long k1, k2, want[FAM__MAX] = { 0 }, got[FAM__MAX] = { 0 };
 	size_t i;
 	int n = 0, j, m = 0;
 
@@ -135,15 +135,22 @@ counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 		if (old != NULL) {
 			rules[i].key(old, &k1, &k2);
 			n = add(out, n, rules[i].fam, k1, k2, -rules[i].value(old));
+			want[rules[i].fam] -= rules[i].value(old);
 		}
 		if (new != NULL) {
 			rules[i].key(new, &k1, &k2);
 			n = add(out, n, rules[i].fam, k1, k2, rules[i].value(new));
+			want[rules[i].fam] += rules[i].value(new);
 		}
 	}
 	for (j = 0; j < n; j++)		/* drop what cancelled out */
 		if (out[j].d != 0)
 			out[m++] = out[j];
+	/* The deltas of each family sum to new - old of its rules. */
+	for (j = 0; j < m; j++)
+		got[out[j].fam] += out[j].d;
+	for (j = 0; j < FAM__MAX; j++)
+		assert(got[j] == want[j]);
 	return m;
 }
 
