@@ -82,11 +82,13 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 				free(args[k]);
 		}
 	}
-	/* No route: the 404 or 405 page looks nobody up. */
-	if (hit != NULL && (!(hit->flags & ROUTE_OWNAUTH) ||
-	    r->method == METHOD_POST))
+	/* Who asks, for every route but those that find their session
+	 * themselves; a 404 or 405 too (its header shows the visitor's
+	 * navigation and carries their CSRF token). */
+	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
+	    r->method == METHOD_POST)
 		req_identify(r);
-	else if (hit != NULL) {
+	else {
 		hit->page(r);
 		return;
 	}

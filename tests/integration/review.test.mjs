@@ -1,7 +1,7 @@
 // review.test.mjs -- what the layered library promised beyond its shape:
 //  - the error page does no I/O: its cost, read from /metrics' per-handler
-//    counters, is zero Redis commands and zero SQLite statements (a
-//    refused POST reads the session it was refused for, nothing more);
+//    counters, is zero Redis commands and zero SQLite statements beyond
+//    the request's own session read (none at all for a malformed one);
 //  - /metrics reads the metrics file through its process's one mapping,
 //    never mapping it again per scrape.
 import { test, before, after } from 'node:test';
@@ -61,14 +61,16 @@ async function measure(handler, n, send) {
 }
 
 test('the error page costs zero Redis commands and zero SQLite statements', async () => {
-  // 404 with no route, for a signed-in visitor: nobody is looked up
+  // 404 with no route, for a signed-in visitor: the request's own session
+  // read (its header shows the user's navigation), nothing for the page
   let m = await measure('web', 10, (i) => me.get(`/no/such/page/${i}`));
   for (const r of m.answers) {
     assert.equal(r.status, 404);
     assert.match(r.text, /data-status="404"/);
+    assert.match(r.text, /data-me="reviewer"/);
   }
-  assert.equal(m.stmts, 0, '404: no SQLite statement');
-  assert.equal(m.cmds, 0, '404: no Redis command');
+  assert.equal(m.stmts, 10, '404: the session read, one statement each');
+  assert.equal(m.cmds, 0, '404: no Redis command (no badges)');
   // a POST refused for its CSRF token: the session check is the only I/O
   // (one statement); the error page adds nothing, no badge read
   m = await measure('social', 10, () => me.post(`/posts/${post}/like`, { csrf: 'f'.repeat(43) }));
