@@ -26,8 +26,10 @@
 #include <sqlite3.h>
 
 #include "store/db.h"
+#include "tmpdb.h"
 
-static char dir[256], path[300];
+static struct tmpdb tdb;
+#define path (tdb.path)
 
 static long long
 now_ms(void)
@@ -42,15 +44,9 @@ static int
 setup(void **state)
 {
 	struct db d;
-	const char *tmp = getenv("TMPDIR");
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/tally-wlock-XXXXXX",
-	    tmp != NULL && *tmp != '\0' && strlen(tmp) < 200 ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	if (db_open(&d, path) == -1)
+	if (tmpdb_make(&tdb, "wlock") == -1 || db_open(&d, path) == -1)
 		return -1;
 	db_exec(&d, "CREATE TABLE IF NOT EXISTS t(x INTEGER)");
 	db_close(&d);
@@ -60,16 +56,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	static const char *const ext[] = { "", "-wal", "-shm", "-wlock" };
-	char f[320];
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		snprintf(f, sizeof(f), "%s%s", path, ext[i]);
-		unlink(f);
-	}
-	return rmdir(dir);
+	return tmpdb_remove(&tdb);
 }
 
 /* A child that opens the database, begins, tells the parent through the

@@ -19,8 +19,9 @@
 #include "count/counters.h"
 #include "count/lb.h"
 #include "store/app.h"
+#include "tmpdb.h"
 
-static char dir[256], path[300];
+static struct tmpdb tdb;
 
 static void *
 take(void *arg)
@@ -39,17 +40,13 @@ test_given_values_run_no_sql(void **state)
 		{ FAM_UT_RATING, 9, 3, -1 },
 	};
 	long long vals[3] = { 5, -1, -4 };
-	const char *tmp = getenv("TMPDIR");
 	unsigned long long before;
 	pthread_t th;
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	snprintf(dir, sizeof(dir), "%s/tally-lb-XXXXXX",
-	    tmp != NULL && *tmp != '\0' && strlen(tmp) < 200 ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	assert_int_equal(db_open(&a.db, path), 0);
+	assert_int_equal(tmpdb_make(&tdb, "lb"), 0);
+	assert_int_equal(db_open(&a.db, tdb.path), 0);
 	/* Redis is not there: the boards' scripts fail fast, SQL would not */
 	rds_init(&a.rds, "/nonexistent/redis.sock", 100);
 	assert_int_equal(pthread_create(&th, NULL, take, &a.db), 0);
@@ -60,6 +57,7 @@ test_given_values_run_no_sql(void **state)
 	db_disown(&a.db);
 	rds_close(&a.rds);
 	db_close(&a.db);
+	assert_int_equal(tmpdb_remove(&tdb), 0);
 }
 
 int
@@ -68,19 +66,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_given_values_run_no_sql),
 	};
-	int rc;
-	char f[320];
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(f, sizeof(f), "%s", path);
-	unlink(f);
-	snprintf(f, sizeof(f), "%s-wal", path);
-	unlink(f);
-	snprintf(f, sizeof(f), "%s-shm", path);
-	unlink(f);
-	snprintf(f, sizeof(f), "%s-wlock", path);
-	unlink(f);
-	rmdir(dir);
-	return rc;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

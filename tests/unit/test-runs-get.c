@@ -15,21 +15,16 @@
 
 #include "count/runs.h"
 #include "store/db.h"
+#include "tmpdb.h"
 
-static char dir[256], path[300];
+static struct tmpdb tdb;
 
 static int
 setup(void **state)
 {
 	static struct db d;
-	const char *tmp = getenv("TMPDIR");
 
-	snprintf(dir, sizeof(dir), "%s/tally-runs-XXXXXX",
-	    tmp != NULL && *tmp != '\0' && strlen(tmp) < 200 ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL)
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	if (db_open(&d, path) == -1)
+	if (tmpdb_make(&tdb, "runs") == -1 || db_open(&d, tdb.path) == -1)
 		return -1;
 	*state = &d;
 	return 0;
@@ -38,16 +33,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	static const char *const ext[] = { "", "-wal", "-shm", "-wlock" };
-	char f[320];
-	size_t i;
-
 	db_close(*state);
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		snprintf(f, sizeof(f), "%s%s", path, ext[i]);
-		unlink(f);
-	}
-	return rmdir(dir);
+	return tmpdb_remove(&tdb);
 }
 
 static void
