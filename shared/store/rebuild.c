@@ -1,4 +1,5 @@
 /* rebuild.c -- one rebuilder at a time; see rebuild.h. */
+#include <assert.h>
 #include <stdio.h>
 
 #include "store/rebuild.h"
@@ -26,7 +27,8 @@ rebuild_start(struct rds *r, const char *lock, const char *ok,
 	rds_reply *rep;
 	int i, argc = 0;
 
-	if (n > 0 && n < (int)(sizeof(argv) / sizeof(argv[0]))) {
+	assert(n >= 0 && n < (int)(sizeof(argv) / sizeof(argv[0])));
+	if (n > 0) {
 		argv[argc++] = "DEL";
 		for (i = 0; i < n; i++)
 			argv[argc++] = clear[i];
