@@ -80,10 +80,13 @@ rds_connect(struct rds *r)
 		 * connection that answered less than RDS_FRESH_MS ago is
 		 * taken as alive without the poll (one syscall fewer per
 		 * request under load, where a restart shows as failed
-		 * commands anyway).  One with replies still to read is not
-		 * idle: readable is those replies (a caller that stalled
-		 * mid-pipeline), and replacing it would lose them. */
-		if (r->pending > 0 || r->c->obuf[0] != '\0' ||
+		 * commands anyway).  Known defect: a connection with
+		 * replies in flight whose caller stalled past RDS_FRESH_MS
+		 * is replaced too (its replies lost).  Skipping the poll
+		 * while replies are pending broke exactness under kills:
+		 * this replacement also discards replies some callers
+		 * abandon; those callers must be fixed first. */
+		if (r->c->obuf[0] != '\0' ||
 		    clock_mono_ms() - r->answered_ms < RDS_FRESH_MS ||
 		    poll(&pfd, 1, 0) != 1)
 			return 0;
