@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/valid.h"
 #include "count/flush.h"
@@ -175,7 +176,6 @@ main(void)
 {
 	struct app a;
 	time_t now, last_sessions = 0, last_wal = time(NULL), last_recover = 0;
-	struct timespec t1;
 	long long last_flush_ms = 0, last_ckpt_ms = 0, now_ms;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	int recovered;
@@ -215,9 +215,9 @@ main(void)
 			if (ran < 0)	/* a job may sit in processing */
 				recovered = 0;
 		}
+		app_settle(&a);
 		now = time(NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		now_ms = (long long)t1.tv_sec * 1000 + t1.tv_nsec / 1000000;
+		now_ms = clock_mono_ms();
 		if (now - last_recover >= 10) {
 			recover_batches(&a);
 			last_recover = now;

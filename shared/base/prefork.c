@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/prefork.h"
 
@@ -89,14 +90,14 @@ spawn(int fd, int (*child)(int, void *), void *arg)
 static void
 stop_all(pid_t *pids, int n)
 {
-	struct timespec t0, now;
+	long long t0;
 	int i, left, status;
 	pid_t p;
 
 	for (i = 0; i < n; i++)
 		if (pids[i] > 0)
 			kill(pids[i], SIGTERM);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_mono_ms();
 	for (;;) {
 		left = 0;
 		for (i = 0; i < n; i++) {
@@ -110,8 +111,7 @@ stop_all(pid_t *pids, int n)
 		}
 		if (left == 0)
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec >= 5) {
+		if (clock_mono_ms() - t0 >= 5000) {
 			for (i = 0; i < n; i++)
 				if (pids[i] > 0)
 					kill(pids[i], SIGKILL);

@@ -83,4 +83,12 @@ app_run_after(struct app *a)
 		a->after[i].fn(a, a->after[i].arg);
 		free(a->after[i].arg);
 	}
+	app_settle(a);
+}
+
+void
+app_settle(struct app *a)
+{
+	rds_settle(&a->rds);
+	rds_settle(&a->replica);
 }

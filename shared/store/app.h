@@ -52,7 +52,10 @@ struct rds *app_reader(struct app *);
  * the next request; outside a request (tools, the worker), or with
  * APP_AFTER_MAX already queued, at once.  arg (heap) is freed after. */
 void	app_after(struct app *, void (*fn)(struct app *, char *), char *arg);
-/* Runs what app_after() queued. */
+/* Runs what app_after() queued, then app_settle(). */
 void	app_run_after(struct app *);
+/* Reads and drops the Redis replies a caller left queued (rds_settle()):
+ * the end of every request and of every worker round. */
+void	app_settle(struct app *);
 
 #endif

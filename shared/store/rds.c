@@ -80,13 +80,13 @@ rds_connect(struct rds *r)
 		 * connection that answered less than RDS_FRESH_MS ago is
 		 * taken as alive without the poll (one syscall fewer per
 		 * request under load, where a restart shows as failed
-		 * commands anyway).  Known defect: a connection with
-		 * replies in flight whose caller stalled past RDS_FRESH_MS
-		 * is replaced too (its replies lost).  Skipping the poll
-		 * while replies are pending broke exactness under kills:
-		 * this replacement also discards replies some callers
-		 * abandon; those callers must be fixed first. */
-		if (r->c->obuf[0] != '\0' ||
+		 * commands anyway).  One with replies still to read is not
+		 * idle: readable is those replies (a caller that stalled
+		 * mid-pipeline, such as a flusher between two rounds of a
+		 * take), and replacing it would lose them.  Replies a caller
+		 * abandoned are read by rds_settle() at the next synchronous
+		 * command and at every request's end, never left here. */
+		if (r->pending > 0 || r->c->obuf[0] != '\0' ||
 		    clock_mono_ms() - r->answered_ms < RDS_FRESH_MS ||
 		    poll(&pfd, 1, 0) != 1)
 			return 0;
@@ -129,6 +129,9 @@ rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
 	redisReply *rep;
 
+	/* A reply left queued would be read as this command's. */
+	if (r->pending > 0 && rds_settle(r) == -1)
+		return NULL;
 	if (rds_connect(r) == -1)
 		return NULL;
 	r->ncmds++;
@@ -331,6 +334,20 @@ rds_collect(struct rds *r, int n)
 		freeReplyObject(rep);
 	}
 	return errs;
+}
+
+int
+rds_settle(struct rds *r)
+{
+	int n = r->pending, rc;
+
+	if (n == 0)
+		return 0;
+	/* A caller stopped reading its pipeline on an error path. */
+	rc = rds_collect(r, n);
+	log_warn("redis: %d queued repl%s read and dropped (left unread by "
+	    "the code that queued them)", n, n == 1 ? "y" : "ies");
+	return rc == -1 ? -1 : 0;
 }
 
 int

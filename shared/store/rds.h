@@ -82,9 +82,10 @@ redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
 
 /* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
  * when Redis is down) -- by SHA1 once the script is cached on this
- * connection (loaded when nothing is queued), by source before that -- rds_collect() reads n queued replies and frees
- * them.  It returns the number of error replies, or -1 when the
- * transport failed (context dropped).  Every queued reply must be read. */
+ * connection (loaded when nothing is queued), by source before that.
+ * rds_collect() reads n queued replies and frees them; it returns the
+ * number of error replies, or -1 when the transport failed (context
+ * dropped).  Every queued reply must be read. */
 int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
 		    const char **keys, int nargs, const char **args);
 int		 rds_collect(struct rds *, int n);
@@ -98,5 +99,12 @@ int		 rds_append(struct rds *, int argc, const char **argv,
 		    const size_t *lens);
 /* The same for NUL-terminated arguments (at most 128; -1 beyond). */
 int		 rds_append_strs(struct rds *, int argc, const char **argv);
+
+/* Reads and drops the replies still queued (a pipeline its caller left
+ * on an error path), logging how many, so that the next command reads
+ * its own reply: 0, or -1 when the transport failed (context dropped).
+ * rds_cmd() calls it first; the serving loop and the worker call it at
+ * the end of every request or round. */
+int		 rds_settle(struct rds *);
 
 #endif
