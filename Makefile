@@ -26,9 +26,9 @@ LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl
 SHARED_store  = sql schema db query rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
-SHARED_social = account session post posting follow fanout timeline notify badges bcache \
+SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \
                 pcache seed
-SHARED_web    = serve req field resp route html layout render chart
+SHARED_web    = serve req field resp route html layout render view_social view_post view_notes view_admin view_report view_metrics chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run

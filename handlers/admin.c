@@ -17,16 +17,16 @@
 #include <string.h>
 
 #include "admin_pages.h"
-#include "count/flush.h"
+#include "base/buf.h"
 #include "social/badges.h"
-#include "social/fanout.h"
+#include "social/opsview.h"
 #include "web/field.h"
-#include "web/html.h"
 #include "web/layout.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
 #include "web/serve.h"
+#include "web/view_admin.h"
 
 static int page_admin(struct req *);
 static int page_notice(struct req *);
@@ -50,58 +50,15 @@ main(int argc, char *argv[])
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
-static void
-stat_row(struct req *r, const char *label, const char *name, long long v)
-{
-	struct buf *b = &r->body;
-
-	html_raw(b, "<tr><th>");
-	html_text(b, label);
-	html_raw(b, "</th><td class=\"num\" data-stat=\"");
-	html_attr(b, name);
-	html_raw(b, "\">");
-	html_int(b, v);
-	html_raw(b, "</td></tr>");
-}
-
 static int
 page_admin(struct req *r)
 {
-	struct buf *b = &r->body;
+	struct ops_view *v = xcalloc(1, sizeof(*v));
 
-	page_begin(r, "Admin");
-	html_raw(b, "<h1>Admin</h1><section class=\"card\"><h2>Right now</h2>"
-	    "<table>");
-	stat_row(r, "Counters with pending deltas", "pending-deltas",
-	    flush_pending(r->app));
-	stat_row(r, "Deferred fan-out jobs", "fanout-jobs",
-	    fanout_pending(r->app));
-	stat_row(r, "Seconds since the last flush batch", "flush-lag",
-	    admin_flush_lag(r->app));
-	html_raw(b, "</table>");
-	admin_drift_table(r);
-	html_raw(b, "</section>");
-	admin_last_run(r);
-	html_raw(b, "<section class=\"card\"><h2>Leaderboards</h2><p>"
-	    "<a href=\"/admin/top?by=posts\">posts</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=followers\">followers</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=following&amp;n=100\">following</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=likes\">likes</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=rating\">rating</a></p></section>");
-	html_raw(b, "<section class=\"card\"><h2>Send a notice "
-	    "to everyone</h2><form method=\"post\" action=\"/admin/notices\" "
-	    "class=\"stack\">");
-	page_csrf(r);
-	html_raw(b, "<label>Title <input name=\"title\" required maxlength=\"120\">"
-	    "</label><label>Text <textarea name=\"body\" required maxlength=\"2000\">"
-	    "</textarea></label><button type=\"submit\">Send notice</button></form>"
-	    "</section><section class=\"card\"><h2>Red dot</h2><p>Lights the dot on "
-	    "everyone\xe2\x80\x99s News badge until they open /news.</p>"
-	    "<form method=\"post\" action=\"/admin/red-dot\">");
-	page_csrf(r);
-	html_raw(b, "<button type=\"submit\">Light the red dot</button></form>"
-	    "</section>");
-	page_end(r);
+	ops_view_load(r->app, v);
+	page_load(r);
+	view_admin(r, v);
+	free(v);
 	return 0;
 }
 

@@ -13,9 +13,6 @@
 int	post_answer(struct req *, int rc);
 /* The user named by path argument 0, or answers 404 and returns -1. */
 int	arg_user(struct req *, struct account *);
-/* One page of a timeline: from Redis, else from SQLite. */
-int	timeline_ids(struct req *, enum tl kind, long long uid, long long page,
-	    int per, long long *ids);
 
 int	page_feed(struct req *);
 int	page_profile(struct req *);

@@ -288,54 +288,34 @@ cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 	return send(a, id, ds, n);
 }
 
-/* What the backlog holds for a counter (Redis was down). */
-static long long
-backlog_of(struct db *db, const struct delta *d, int *err)
+/* One counter's value by statement st (family, key): 0 when absent;
+ * STMT_COUNTER_GET the durable value, STMT_BACKLOG_GET what waits in
+ * the backlog (Redis was down).
+ * 0, or -1 on a SQLite error (*v then 0, not a value). */
+static int
+counter_row(struct db *db, enum stmt st, const struct delta *d,
+    long long *v)
 {
-	struct dbq *s = db_stmt(db, STMT_BACKLOG_GET);
+	struct dbq *s = db_stmt(db, st);
 	char key[48];
-	long long v = 0;
 	int rc;
 
-	if (s == NULL) {
-		*err = 1;
-		return 0;
-	}
+	*v = 0;
+	if (s == NULL)
+		return -1;
 	counter_key(d, key, sizeof(key));
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
-		v = dbq_i64(s, 0);
-	else if (rc != DBQ_DONE)
-		*err = 1;
+		*v = dbq_i64(s, 0);
 	db_done(s);
-	return v;
+	return rc == DBQ_ERR ? -1 : 0;	/* after an error *v is still 0 */
 }
 
-long long
-cstore_durable(struct db *db, enum family fam, long long k1, long long k2,
-    int *err)
+int
+cstore_durable(struct db *db, const struct delta *d, long long *v)
 {
-	struct delta d = { fam, k1, k2, 0 };
-	struct dbq *s = db_stmt(db, STMT_COUNTER_GET);
-	char key[48];
-	long long v = 0;
-	int rc;
-
-	if (s == NULL) {
-		*err = 1;
-		return 0;
-	}
-	counter_key(&d, key, sizeof(key));
-	dbq_bind_text(s, 1, families[fam].name, -1);
-	dbq_bind_text_copy(s, 2, key, -1);
-	rc = dbq_step(s);
-	if (rc == DBQ_ROW)
-		v = dbq_i64(s, 0);
-	else if (rc != DBQ_DONE)
-		*err = 1;
-	db_done(s);
-	return v;
+	return counter_row(db, STMT_COUNTER_GET, d, v);
 }
 
 /* In one SQLite read snapshot: the durable value plus what waits in the
@@ -346,13 +326,16 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
     long long *base, int *applied)
 {
 	int err = 0, own = !db_in_txn(db);
+	long long back = 0;
 
 	/* One read transaction: a batch that commits between the reads
 	 * would otherwise be counted twice or not at all. */
 	if (own && db_exec(db, "BEGIN") == -1)
 		return -1;
-	*base = cstore_durable(db, d->fam, d->k1, d->k2, &err);
-	*base += backlog_of(db, d, &err);
+	if (cstore_durable(db, d, base) == -1 ||
+	    counter_row(db, STMT_BACKLOG_GET, d, &back) == -1)
+		err = 1;
+	*base += back;
 	*applied = 0;
 	if (!err && batch != NULL && batch[0] != '\0' &&
 	    (*applied = db_batch_applied(db, batch)) == -1)
@@ -412,21 +395,25 @@ load_one(struct app *a, struct delta *d)
 }
 
 int
-cstore_get(struct app *a, struct delta *ds, int n)
+cstore_get(struct app *a, const struct delta *keys, int n,
+    struct count *out)
 {
+	struct delta *ds = xcalloc((size_t)n + 1, sizeof(*ds));
 	char (*hash)[48] = xcalloc((size_t)n + 1, sizeof(*hash));
 	char (*field)[48] = xcalloc((size_t)n + 1, sizeof(*field));
 	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
 	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
 	rds_reply *rep;
 	struct rds *rd = app_reader(a);
-	int i, j, k, argc, queued = 0, down = 0, err = 0;
-	long long val;
+	int i, j, k, argc, queued = 0, down = 0, failed = 0;
+	long long val, back;
 
 	for (i = 0; i < n; i++) {
+		ds[i] = keys[i];
 		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
 		    sizeof(field[i]));
-		ds[i].d = -1;		/* -1: not known yet */
+		out[i].v = 0;
+		out[i].ok = 0;		/* not known yet */
 	}
 	/* One HMGET per live hash (a post's four counters are one command,
 	 * not four): grp[i] is the first counter of i's hash.  An object's
@@ -468,33 +455,45 @@ cstore_get(struct app *a, struct delta *ds, int n)
 				continue;
 			if (rep->type == RDS_ARRAY &&
 			    (size_t)argc < rep->elements &&
-			    rep->element[argc]->type == RDS_STRING)
-				ds[j].d = strtoll(rep->element[argc]->str, NULL,
-				    10);
+			    rep->element[argc]->type == RDS_STRING) {
+				out[j].v = strtoll(rep->element[argc]->str,
+				    NULL, 10);
+				out[j].ok = 1;
+			}
 			argc++;
 		}
 		rds_free(rep);
 	}
 	for (i = 0; i < n; i++) {
-		if (ds[i].d >= 0)
+		if (out[i].ok)
 			continue;
 		if (!down && rd == &a->rds) {	/* loading writes: master only */
 			val = load_one(a, &ds[i]);
 			if (val != -2) {
-				ds[i].d = val;
+				out[i].v = val;
+				out[i].ok = 1;
 				continue;
 			}
 			down = 1;
 		}
-		ds[i].d = cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2,
-		    &err) + backlog_of(&a->db, &ds[i], &err);
+		/* Redis is down: the durable value and the backlog. */
+		if (cstore_durable(&a->db, &ds[i], &val) == 0 &&
+		    counter_row(&a->db, STMT_BACKLOG_GET,
+		    &ds[i], &back) == 0) {
+			out[i].v = val + back;
+			out[i].ok = 1;
+		} else {
+			out[i].v = 0;
+			failed++;
+		}
 	}
 	for (i = 0; i < n; i++)
-		if (ds[i].d < 0)	/* never show a negative count */
-			ds[i].d = 0;
+		if (out[i].v < 0)	/* never show a negative count */
+			out[i].v = 0;
 	free(hash);
 	free(field);
 	free(argv);
 	free(grp);
-	return err ? -1 : 0;
+	free(ds);
+	return failed;
 }

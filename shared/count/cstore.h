@@ -72,13 +72,22 @@ int	cstore_apply_once(struct app *, long long id, const struct delta *,
  * Redis answers again.  0 or -1. */
 int	cstore_backlog(struct app *, const struct delta *, int n);
 
-/* Reads n counters: each d field is replaced by the value.  Loads the
- * missing ones.  With Redis down, values come from the counters table
- * (without the unflushed part).  0, or -1 on a SQLite error. */
-int	cstore_get(struct app *, struct delta *, int n);
+/* A counter as read: its value, and whether it could be read at all.  A
+ * failed read is shown as a failure, never as 0. */
+struct count {
+	long long	v;	/* 0 when !ok: not a value */
+	int		ok;
+};
 
-/* The SQLite counters value (0 when absent), or -1 on error via *err. */
-long long cstore_durable(struct db *, enum family, long long k1,
-	    long long k2, int *err);
+/* Reads the n counters named by keys (their d fields are ignored) into
+ * out.  Loads the missing ones into Redis.  With Redis down, values come
+ * from the counters table plus the backlog (without the unflushed part).
+ * Returns how many could not be read (out[i].ok == 0): 0 when all were. */
+int	cstore_get(struct app *, const struct delta *keys, int n,
+	    struct count *out);
+
+/* The counters-table value of d's counter into *v (0 when absent).  0, or
+ * -1 on a SQLite error (*v then 0, not a value). */
+int	cstore_durable(struct db *, const struct delta *d, long long *v);
 
 #endif

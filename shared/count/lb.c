@@ -88,7 +88,7 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 	char (*num)[24] = xcalloc(2 * LB_PAIRS, sizeof(*num));
 	const char *keys[3], *args[2 * LB_PAIRS];
 	struct lb_entry *e = xcalloc((size_t)n + 1, sizeof(*e));
-	int i, j, k, m = 0, err = 0, queued = 0, rc = -1;
+	int i, j, k, m = 0, queued = 0, rc = -1;
 
 	for (i = 0; i < n; i++) {
 		if (!lb_ranked(ds[i].fam))
@@ -98,9 +98,9 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 		e[m].user = ds[i].k1;
 		/* Given values are the truth, negative ones too: the flusher
 		 * calls this while its apply thread holds the connection. */
-		e[m].value = vals != NULL ? vals[i] :
-		    cstore_durable(&a->db, ds[i].fam, ds[i].k1, ds[i].k2, &err);
-		if (err)
+		if (vals != NULL)
+			e[m].value = vals[i];
+		else if (cstore_durable(&a->db, &ds[i], &e[m].value) == -1)
 			goto out;
 		m++;
 	}

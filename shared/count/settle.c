@@ -109,7 +109,8 @@ static int
 point_read(struct app *a, enum family fam, struct dbq *s,
     struct rec_entry *e, const char *batch, int *applied)
 {
-	int err = 0, rc;
+	struct delta d = { fam, e->k1, e->k2, 0 };
+	int rc;
 
 	if (db_exec(&a->db, "BEGIN") == -1)
 		return -1;
@@ -121,8 +122,7 @@ point_read(struct app *a, enum family fam, struct dbq *s,
 	db_done(s);
 	if (rc != DBQ_ROW)
 		goto fail;
-	e->d = cstore_durable(&a->db, fam, e->k1, e->k2, &err);
-	if (err)
+	if (cstore_durable(&a->db, &d, &e->d) == -1)
 		goto fail;
 	*applied = 0;
 	if (batch[0] != '\0' && (*applied = db_batch_applied(&a->db, batch))

@@ -55,11 +55,13 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 {
 	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
 	long long latest, seen, lit, visited;
-	struct dbq *s = db_stmt(&a->db, STMT_BADGE_SCALARS);
+	struct count unread;
+	struct dbq *s;
 
-	cstore_get(a, &d, 1);
-	b->notifications = d.d;
-	if (s == NULL)
+	if (cstore_get(a, &d, 1, &unread) != 0)
+		return -1;	/* a failed read is no badge, never a 0 */
+	b->notifications = unread.v;
+	if ((s = db_stmt(&a->db, STMT_BADGE_SCALARS)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, uid);
 	latest = seen = lit = 0;

@@ -294,6 +294,16 @@ rebuild_chunk(struct app *a, const char *set, struct dbq *s,
 }
 
 int
+tl_ids(struct app *a, enum tl kind, long long uid, long long page, int per,
+    long long *ids)
+{
+	long long off = (page - 1) * per;
+	int n = tl_page(a, kind, uid, off, per, ids);
+
+	return n >= 0 ? n : tl_page_sql(a, kind, uid, off, per, ids);
+}
+
+int
 tl_rebuild(struct app *a, enum tl kind, long long uid)
 {
 	struct tl_keys k;

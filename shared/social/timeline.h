@@ -53,6 +53,10 @@ int		tl_page(struct app *, enum tl, long long uid, long long offset,
 /* The same page straight from SQLite; count or -1. */
 int		tl_page_sql(struct app *, enum tl, long long uid,
 		    long long offset, int limit, long long *ids);
+/* Page `page` (from 1, per ids a page): from Redis, else from SQLite.
+ * The count, or -1 when neither answered. */
+int		tl_ids(struct app *, enum tl, long long uid, long long page,
+		    int per, long long *ids);
 /* Rebuilds uid's set from SQLite now, unless another process holds the
  * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
 int		tl_rebuild(struct app *, enum tl, long long uid);

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include "base/buf.h"
 #include "base/log.h"
 #include "store/db.h"
 #include "store/query.h"
@@ -88,6 +89,20 @@ void
 dbq_bind_text_copy(struct dbq *q, int i, const char *s, int len)
 {
 	sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
+}
+
+void
+dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
+{
+	struct buf b = { 0 };
+	int k;
+
+	buf_putc(&b, '[');
+	for (k = 0; k < n; k++)
+		buf_printf(&b, "%s%lld", k ? "," : "", ids[k]);
+	buf_putc(&b, ']');
+	sqlite3_bind_text(S(q), i, b.p, (int)b.len, SQLITE_TRANSIENT);
+	buf_free(&b);
 }
 
 void

@@ -48,6 +48,9 @@ void		 dbq_bind_text(struct dbq *, int i, const char *s, int len);
 void		 dbq_bind_text_copy(struct dbq *, int i, const char *s,
 		    int len);
 void		 dbq_bind_blob(struct dbq *, int i, const void *p, int len);
+/* Binds n ids as one JSON array text ("[1,2,3]"), for json_each(). */
+void		 dbq_bind_ids(struct dbq *, int i, const long long *ids,
+		    int n);
 void		 dbq_bind_blob_copy(struct dbq *, int i, const void *p,
 		    int len);
 

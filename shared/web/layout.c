@@ -13,6 +13,7 @@ page_csrf(struct req *r)
 	html_raw(&r->body, "\">");
 }
 
+/* One badge; v < 0: it could not be read ("?", data-failed). */
 static void
 badge(struct req *r, const char *href, const char *label, const char *name,
     long long v)
@@ -28,6 +29,11 @@ badge(struct req *r, const char *href, const char *label, const char *name,
 		html_raw(b, " data-zero");
 	html_raw(b, " data-counter=\"");
 	html_attr(b, name);
+	if (v < 0) {
+		html_raw(b, "\" data-failed=\"1\" title=\"This count could not "
+		    "be read just now\">?</span></a>");
+		return;
+	}
 	html_raw(b, "\">");
 	html_int(b, v);
 	html_raw(b, "</span></a>");
@@ -46,17 +52,26 @@ page_badges(struct req *r, const struct badges *bd)
 }
 
 void
+page_load(struct req *r)
+{
+	r->have_badges = r->user &&
+	    badges_get(r->app, r->sess.user_id, &r->badges) == 0;
+}
+
+void
 page_begin(struct req *r, const char *title)
 {
-	struct badges bd;
-	int have = r->user && badges_get(r->app, r->sess.user_id, &bd) == 0;
+	/* badges that could not be read show as "?", never as 0 */
+	static const struct badges failed = { -1, -1, -1, -1 };
 
-	page_frame(r, title, have ? &bd : NULL);
+	page_frame(r, title, r->have_badges ? &r->badges : r->user ? &failed :
+	    NULL);
 }
 
 void
 page_frame(struct req *r, const char *title, const struct badges *bd)
 {
+
 	struct buf *b = &r->body;
 
 	html_raw(b, "<!doctype html>\n<html lang=\"en\"><head>"

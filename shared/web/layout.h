@@ -8,9 +8,11 @@
 
 struct badges;
 
-/* page_begin() reads the user's badges (badges.h) and frames the page;
- * page_frame() only renders, with the badges given (NULL: none).  The
- * error page (resp_error) uses page_frame: it does no I/O. */
+/* A page loads its model, page_load() included (the user's badges,
+ * badges.h, into r->badges), then renders it: page_begin() frames the
+ * page with what page_load() read, page_frame() with the badges given
+ * (NULL: none, as on the error page).  Neither does I/O. */
+void	page_load(struct req *);
 void	page_begin(struct req *, const char *title);
 void	page_frame(struct req *, const char *title, const struct badges *);
 void	page_end(struct req *);

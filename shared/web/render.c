@@ -3,25 +3,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "count/cstore.h"
-#include "store/query.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
 #include "web/resp.h"
-
-char *
-render_ids_json(const long long *ids, int n)
-{
-	struct buf b = { 0 };
-	int i;
-
-	buf_putc(&b, '[');
-	for (i = 0; i < n; i++)
-		buf_printf(&b, "%s%lld", i ? "," : "", ids[i]);
-	buf_putc(&b, ']');
-	return buf_take(&b);
-}
 
 void
 render_time(struct req *r, long long ms)
@@ -61,8 +46,8 @@ button_form(struct req *r, const char *pre, long long id, const char *post,
 }
 
 void
-render_count(struct req *r, const char *name, long long v, const char *attr,
-    const char *attrval)
+render_count(struct req *r, const char *name, const struct count *c,
+    const char *attr, const char *attrval)
 {
 	struct buf *b = &r->body;
 
@@ -76,51 +61,34 @@ render_count(struct req *r, const char *name, long long v, const char *attr,
 		html_attr(b, attrval);
 		html_raw(b, "\"");
 	}
+	/* A count that could not be read says so; it is never a 0. */
+	if (!c->ok) {
+		html_raw(b, " data-failed=\"1\" title=\"This count could not "
+		    "be read just now\">?</span>");
+		return;
+	}
 	html_raw(b, ">");
-	html_int(b, v);
+	html_int(b, c->v);
 	html_raw(b, "</span>");
 }
 
-static const enum family post_fams[4] = {
-	FAM_POST_LIKES, FAM_POST_COMMENTS, FAM_POST_REPOSTS, FAM_POST_VIEWS,
+static const char *const post_counter_names[PC_NCOUNTS] = {
+	[PC_LIKES] = "post-likes", [PC_COMMENTS] = "post-comments",
+	[PC_REPOSTS] = "post-reposts", [PC_VIEWS] = "post-views",
 };
-static const char *const post_counter_names[4] = {
-	"post-likes", "post-comments", "post-reposts", "post-views",
+static const char *const post_counter_labels[PC_NCOUNTS] = {
+	[PC_LIKES] = " likes", [PC_COMMENTS] = " comments",
+	[PC_REPOSTS] = " reposts", [PC_VIEWS] = " views",
 };
-static const char *const post_counter_labels[4] = {
-	" likes", " comments", " reposts", " views",
-};
-
-static void
-post_counts(struct req *r, const struct post *ps, int n, long long *out)
-{
-	struct delta *ds = xcalloc((size_t)n * 4, sizeof(*ds));
-	int i, j;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < 4; j++) {
-			ds[4 * i + j].fam = post_fams[j];
-			ds[4 * i + j].k1 = ps[i].id;
-		}
-	cstore_get(r->app, ds, 4 * n);
-	for (i = 0; i < 4 * n; i++)
-		out[i] = ds[i].d;
-	free(ds);
-}
 
 void
-render_post(struct req *r, const struct post *p, unsigned flags,
-    const long long *counts)
+render_post(struct req *r, const struct post_card *c, unsigned flags)
 {
+	const struct post *p = &c->p;
 	struct buf *b = &r->body;
-	long long mine[4];
 	char idattr[24];
 	int j;
 
-	if (counts == NULL) {
-		post_counts(r, p, 1, mine);
-		counts = mine;
-	}
 	snprintf(idattr, sizeof(idattr), "%lld", p->id);
 
 	html_raw(b, "<article data-post-id=\"");
@@ -151,9 +119,9 @@ render_post(struct req *r, const struct post *p, unsigned flags,
 	html_raw(b, "</a></header><div class=\"body\">");
 	html_text(b, p->body);
 	html_raw(b, "</div><p class=\"counts\">");
-	for (j = 0; j < 4; j++) {
+	for (j = 0; j < PC_NCOUNTS; j++) {
 		html_raw(b, "<span>");
-		render_count(r, post_counter_names[j], counts[j], "data-post-id",
+		render_count(r, post_counter_names[j], &c->n[j], "data-post-id",
 		    idattr);
 		html_text(b, post_counter_labels[j]);
 		html_raw(b, "</span>");
@@ -172,42 +140,13 @@ render_post(struct req *r, const struct post *p, unsigned flags,
 	html_raw(b, "</footer></article>");
 }
 
-int
-render_posts(struct req *r, const long long *ids, int n, long long reader)
+void
+render_posts(struct req *r, const struct post_cards *cs)
 {
-	struct dbq *s;
-	struct post *ps;
-	long long *counts;
-	char *json;
-	int k = 0, rc, i;
+	int i;
 
-	if (n <= 0)
-		return 0;
-	s = db_stmt(&r->app->db, reader ? STMT_HOME_BY_IDS : STMT_POSTS_BY_IDS);
-	if (s == NULL) {
-		resp_error(r, 500, "The posts could not be read.");
-		return -1;
-	}
-	json = render_ids_json(ids, n);
-	dbq_bind_text_copy(s, 1, json, -1);
-	if (reader)
-		dbq_bind_i64(s, 2, reader);
-	free(json);
-	ps = xcalloc((size_t)n, sizeof(*ps));
-	while (k < n && (rc = dbq_step(s)) == DBQ_ROW)
-		post_from_row(s, &ps[k++]);
-	db_done(s);
-	/* Every count of the page in one Redis round trip. */
-	counts = xcalloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*counts));
-	if (k > 0)
-		post_counts(r, ps, k, counts);
-	for (i = 0; i < k; i++) {
-		render_post(r, &ps[i], 0, counts + 4 * i);
-		post_free(&ps[i]);
-	}
-	free(ps);
-	free(counts);
-	return k;
+	for (i = 0; i < cs->n; i++)
+		render_post(r, &cs->v[i], 0);
 }
 
 void

@@ -1,27 +1,24 @@
 /* render.h -- HTML pieces shared by the social pages: a post as an
- * <article data-post-id>, lists of posts from timeline ids, people lists,
- * times and pagers.  All output goes through html.h (escaped). */
+ * <article data-post-id>, lists of posts, counts, times and pagers.  They
+ * render models already loaded (social/postlist.h) and do no I/O.  All
+ * output goes through html.h (escaped). */
 #ifndef TALLY_RENDER_H
 #define TALLY_RENDER_H
 
-#include "social/post.h"
+#include "social/postlist.h"
 #include "web/req.h"
 
 #define RENDER_FULL	0x01	/* the post page: no "comments" link */
 
-/* A post as an article; counts are its likes, comments, reposts and
- * views (NULL: read them now). */
-void	render_post(struct req *, const struct post *, unsigned flags,
-	    const long long *counts);
+/* A post as an article with its counts. */
+void	render_post(struct req *, const struct post_card *, unsigned flags);
 /* One counter as <span data-counter="NAME">N</span>, with an optional
- * data-post-id / data-login / data-topic attribute. */
-void	render_count(struct req *, const char *name, long long v,
+ * data-post-id / data-login / data-topic attribute; a count that could
+ * not be read as "?" with data-failed="1". */
+void	render_count(struct req *, const char *name, const struct count *,
 	    const char *attr, const char *attrval);
-/* Renders the visible posts among ids (newest first); with reader != 0,
- * only the reader's own posts and those of people they follow.
- * Returns how many were rendered, or -1 (500 sent). */
-int	render_posts(struct req *, const long long *ids, int n,
-	    long long reader);
+/* The posts of a list, in its order. */
+void	render_posts(struct req *, const struct post_cards *);
 /* <time datetime="..."> for a millisecond timestamp. */
 void	render_time(struct req *, long long ms);
 /* Older/newer links for ?page=N of path. */
@@ -29,7 +26,5 @@ void	render_pager(struct req *, const char *path, long long page,
 	    int has_more);
 /* The compose form (new post). */
 void	render_compose(struct req *);
-/* A JSON array of ids, for binding to json_each(). */
-char	*render_ids_json(const long long *ids, int n);
 
 #endif

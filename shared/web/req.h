@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/kv.h"
 #include "base/valid.h"
+#include "social/bcache.h"
 #include "social/session.h"
 #include "store/app.h"
 
@@ -41,6 +42,8 @@ struct req {
 	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
 	int		 new_pcsrf;	/* csrf is a new pre-session token */
 	int		 identified;	/* req_identify() ran: user is known */
+	struct badges	 badges;	/* page_load(): the header's badges */
+	int		 have_badges;	/* 1 read, 0 not read or failed */
 	char		**scratch;	/* freed by req_finish */
 	size_t		 nscratch;
 	/* the response */

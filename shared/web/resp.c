@@ -71,7 +71,8 @@ resp_error(struct req *r, int status, const char *msg)
 	buf_reset(&r->body);
 	r->status = status;
 	r->ctype = NULL;
-	page_frame(r, resp_reason(status), NULL);	/* no I/O */
+	/* no I/O: the badges only when the page had read them already */
+	page_frame(r, resp_reason(status), r->have_badges ? &r->badges : NULL);
 	html_raw(&r->body, "<section class=\"error\" data-status=\"");
 	html_int(&r->body, status);
 	html_raw(&r->body, "\"><h1>");

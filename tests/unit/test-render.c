@@ -14,7 +14,7 @@
 
 #include "base/buf.h"
 #include "social/bcache.h"
-#include "social/post.h"
+#include "social/postlist.h"
 #include "web/layout.h"
 #include "web/render.h"
 #include "web/resp.h"
@@ -52,11 +52,18 @@ body(struct req *r)
 	return r->body.p;
 }
 
-static struct post
-fixed_post(void)
+static struct post_card
+fixed_card(long long likes, long long comments, long long reposts,
+    long long views)
 {
+	struct post_card c;
 	struct post p;
 
+	memset(&c, 0, sizeof(c));
+	c.n[PC_LIKES] = (struct count){ likes, 1 };
+	c.n[PC_COMMENTS] = (struct count){ comments, 1 };
+	c.n[PC_REPOSTS] = (struct count){ reposts, 1 };
+	c.n[PC_VIEWS] = (struct count){ views, 1 };
 	memset(&p, 0, sizeof(p));
 	p.id = 42;
 	p.user_id = 7;
@@ -66,19 +73,19 @@ fixed_post(void)
 	strcpy(p.name, "Ann \"<script>\"");
 	strcpy(p.slug, "cats");
 	p.body = (char *)"<img src=x onerror=alert(1)> & more";
-	return p;
+	c.p = p;
+	return c;
 }
 
 static void
 test_post_article(void **state)
 {
-	struct post p = fixed_post();
-	long long counts[4] = { 3, 0, 12, 1000000 };
+	struct post_card c = fixed_card(3, 0, 12, 1000000);
 	struct req *r = req_new(1);
 	const char *h;
 
 	(void)state;
-	render_post(r, &p, 0, counts);
+	render_post(r, &c, 0);
 	h = body(r);
 	assert_non_null(strstr(h, "<article data-post-id=\"42\">"));
 	assert_non_null(strstr(h, "<span data-counter=\"post-likes\" "
@@ -106,15 +113,14 @@ test_post_article(void **state)
 static void
 test_post_anonymous_draft_deleted(void **state)
 {
-	struct post p = fixed_post();
-	long long counts[4] = { 0, 0, 0, 0 };
+	struct post_card c = fixed_card(0, 0, 0, 0);
 	struct req *r = req_new(0);
 	const char *h;
 
 	(void)state;
-	p.status = 0;
-	p.is_deleted = 1;
-	render_post(r, &p, RENDER_FULL, counts);
+	c.p.status = 0;
+	c.p.is_deleted = 1;
+	render_post(r, &c, RENDER_FULL);
 	h = body(r);
 	assert_non_null(strstr(h, "draft \xc2\xb7 deleted"));
 	assert_null(strstr(h, "<form"));	/* nothing to press */
@@ -206,6 +212,33 @@ test_error_page(void **state)
 	req_free(r);
 }
 
+/* A count that could not be read is shown as a failure, never as 0. */
+static void
+test_failed_count(void **state)
+{
+	struct post_card c = fixed_card(3, 4, 5, 6);
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	c.n[PC_LIKES] = (struct count){ 0, 0 };
+	render_post(r, &c, 0);
+	h = body(r);
+	assert_non_null(strstr(h, "<span data-counter=\"post-likes\" "
+	    "data-post-id=\"42\" data-failed=\"1\""));
+	assert_null(strstr(h, "data-post-id=\"42\">0<"));
+	assert_non_null(strstr(h, "data-post-id=\"42\">4</span>"));
+	/* badges a signed-in page could not read: "?", not 0 */
+	buf_reset(&r->body);
+	r->have_badges = 0;
+	page_begin(r, "x");
+	h = body(r);
+	assert_non_null(strstr(h, "data-counter=\"unread-notifications\" "
+	    "data-failed=\"1\""));
+	assert_null(strstr(h, "data-zero"));
+	req_free(r);
+}
+
 static void
 test_compose_and_count(void **state)
 {
@@ -214,7 +247,8 @@ test_compose_and_count(void **state)
 
 	(void)state;
 	render_compose(r);
-	render_count(r, "user-followers", -0, "data-login", "a\"b");
+	render_count(r, "user-followers", &(struct count){ 0, 1 }, "data-login",
+	    "a\"b");
 	h = body(r);
 	assert_non_null(strstr(h, "action=\"/posts\""));
 	assert_non_null(strstr(h, "name=\"csrf\""));
@@ -234,6 +268,7 @@ main(void)
 		cmocka_unit_test(test_frame_visitors),
 		cmocka_unit_test(test_error_page),
 		cmocka_unit_test(test_compose_and_count),
+		cmocka_unit_test(test_failed_count),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -1,0 +1,74 @@
+/* opsview.c -- the operators' pages' model; see opsview.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "count/flush.h"
+#include "social/fanout.h"
+#include "social/opsview.h"
+#include "store/keys.h"
+#include "store/rds.h"
+#include "store/sql.h"
+
+long long
+ops_flush_lag(struct app *a)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_LAST_FLUSH);
+	long long at = 0;
+
+	if (s == NULL)
+		return -1;
+	if (dbq_step(s) == DBQ_ROW)
+		at = dbq_i64(s, 0);
+	db_done(s);
+	return at > 0 ? (clock_wall_ms() - at) / 1000 : -1;
+}
+
+/* Field f of an HGETALL reply as a number (0 when absent). */
+static long long
+hash_get(const rds_reply *h, const char *f)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && h->type == RDS_ARRAY &&
+	    i + 1 < h->elements; i += 2)
+		if (strcmp(h->element[i]->str, f) == 0)
+			return strtoll(h->element[i + 1]->str, NULL, 10);
+	return 0;
+}
+
+void
+ops_view_load(struct app *a, struct ops_view *v)
+{
+	rds_reply *h;
+	char f[64];
+	int i;
+
+	memset(v, 0, sizeof(*v));
+	v->pending = flush_pending(a);
+	v->fanout_jobs = fanout_pending(a);
+	v->flush_lag = ops_flush_lag(a);
+	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
+	for (i = 0; i < FAM__MAX; i++) {
+		struct drift_row *d = &v->drift[v->ndrift];
+
+		if (families[i].recount_one == NULL)
+			continue;
+		d->family = families[i].name;
+		snprintf(f, sizeof(f), "%s:checked", d->family);
+		d->checked = hash_get(h, f);
+		snprintf(f, sizeof(f), "%s:wrong", d->family);
+		d->wrong = hash_get(h, f);
+		v->ndrift++;
+	}
+	if (h != NULL)
+		rds_free(h);
+	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_CACHE, NULL);
+	v->cache_rebuilds = hash_get(h, "rebuilds");
+	v->cache_sql = hash_get(h, "sql_reads");
+	if (h != NULL)
+		rds_free(h);
+	v->have_latest = runs_list(&a->db, &v->latest, 1) == 1;
+	v->have_last_done = runs_last_done(&a->db, &v->last_done) == 1;
+}

@@ -1,0 +1,75 @@
+/* postlist.c -- posts with their counts, for pages; see postlist.h. */
+#include <stdlib.h>
+
+#include "base/buf.h"
+#include "social/postlist.h"
+#include "store/sql.h"
+
+const enum family post_card_fams[PC_NCOUNTS] = {
+	[PC_LIKES] = FAM_POST_LIKES,
+	[PC_COMMENTS] = FAM_POST_COMMENTS,
+	[PC_REPOSTS] = FAM_POST_REPOSTS,
+	[PC_VIEWS] = FAM_POST_VIEWS,
+};
+
+void
+post_cards_counts(struct app *a, struct post_card *cs, int n)
+{
+	struct delta *ds = xcalloc((size_t)n * PC_NCOUNTS, sizeof(*ds));
+	struct count *out = xcalloc((size_t)n * PC_NCOUNTS, sizeof(*out));
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < PC_NCOUNTS; j++) {
+			ds[PC_NCOUNTS * i + j].fam = post_card_fams[j];
+			ds[PC_NCOUNTS * i + j].k1 = cs[i].p.id;
+		}
+	cstore_get(a, ds, PC_NCOUNTS * n, out);	/* failures: ok == 0 */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < PC_NCOUNTS; j++)
+			cs[i].n[j] = out[PC_NCOUNTS * i + j];
+	free(out);
+	free(ds);
+}
+
+int
+post_cards_load(struct app *a, const long long *ids, int n,
+    long long reader, struct post_cards *out)
+{
+	struct dbq *s;
+	int rc = DBQ_DONE;
+
+	out->v = NULL;
+	out->n = 0;
+	if (n <= 0)
+		return 0;
+	s = db_stmt(&a->db, reader ? STMT_HOME_BY_IDS : STMT_POSTS_BY_IDS);
+	if (s == NULL)
+		return -1;
+	dbq_bind_ids(s, 1, ids, n);
+	if (reader)
+		dbq_bind_i64(s, 2, reader);
+	out->v = xcalloc((size_t)n, sizeof(*out->v));
+	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW)
+		post_from_row(s, &out->v[out->n++].p);
+	db_done(s);
+	if (rc == DBQ_ERR) {
+		post_cards_free(out);
+		return -1;
+	}
+	if (out->n > 0)
+		post_cards_counts(a, out->v, out->n);
+	return 0;
+}
+
+void
+post_cards_free(struct post_cards *cs)
+{
+	int i;
+
+	for (i = 0; i < cs->n; i++)
+		post_free(&cs->v[i].p);
+	free(cs->v);
+	cs->v = NULL;
+	cs->n = 0;
+}

@@ -1,0 +1,34 @@
+/* postlist.h -- posts as pages show them: the row and its four counts,
+ * loaded before anything is rendered (web/render.h draws them). */
+#ifndef TALLY_POSTLIST_H
+#define TALLY_POSTLIST_H
+
+#include "count/cstore.h"
+#include "social/post.h"
+
+enum { PC_LIKES, PC_COMMENTS, PC_REPOSTS, PC_VIEWS, PC_NCOUNTS };
+
+/* The counter family of each count of a post card. */
+extern const enum family post_card_fams[PC_NCOUNTS];
+
+struct post_card {
+	struct post	p;
+	struct count	n[PC_NCOUNTS];
+};
+
+struct post_cards {
+	struct post_card	*v;
+	int			 n;
+};
+
+/* Loads the visible posts among ids, newest first, with every count of
+ * the list in one Redis round trip; reader != 0 keeps only the reader's
+ * own posts and those of people they follow.  A count that could not be
+ * read is marked so (its ok is 0).  0, or -1 when SQLite failed. */
+int	post_cards_load(struct app *, const long long *ids, int n,
+	    long long reader, struct post_cards *);
+/* Reads the counts of n cards whose posts are read (one round trip). */
+void	post_cards_counts(struct app *, struct post_card *, int n);
+void	post_cards_free(struct post_cards *);
+
+#endif

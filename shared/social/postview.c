@@ -1,0 +1,72 @@
+/* postview.c -- the post page model; see postview.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "social/posting.h"
+#include "social/postview.h"
+#include "store/sql.h"
+
+static int
+comments(struct app *a, struct post_view *v)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_COMMENTS_OF_POST);
+	struct comment *c;
+	int cap = 500, rc = DBQ_DONE;
+
+	if (s == NULL)
+		return -1;
+	v->comments = xcalloc((size_t)cap, sizeof(*v->comments));
+	dbq_bind_i64(s, 1, v->c.p.id);
+	while (v->ncomments < cap && (rc = dbq_step(s)) == DBQ_ROW) {
+		c = &v->comments[v->ncomments++];
+		c->id = dbq_i64(s, 0);
+		c->user_id = dbq_i64(s, 1);
+		snprintf(c->login, sizeof(c->login), "%s", dbq_text(s, 2));
+		snprintf(c->name, sizeof(c->name), "%s", dbq_text(s, 3));
+		c->body = xstrdup(dbq_text(s, 4));
+		c->created_at = dbq_i64(s, 5);
+	}
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
+int
+post_view_load(struct app *a, long long id, long long viewer,
+    unsigned flags, struct post_view *v)
+{
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (id <= 0)
+		return 0;
+	if ((rc = post_get(&a->db, id, &v->c.p)) != 1)
+		return rc;
+	if (!post_can_see(&v->c.p, viewer)) {
+		post_free(&v->c.p);
+		return 0;
+	}
+	if (!(flags & PV_FULL))
+		return 1;
+	if (comments(a, v) == -1) {
+		post_view_free(v);
+		return -1;
+	}
+	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p))
+		post_view(a, id);	/* before the counts: this view shows */
+	post_cards_counts(a, &v->c, 1);
+	return 1;
+}
+
+void
+post_view_free(struct post_view *v)
+{
+	int i;
+
+	for (i = 0; i < v->ncomments; i++)
+		free(v->comments[i].body);
+	free(v->comments);
+	post_free(&v->c.p);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,33 @@
+/* postview.h -- what a post's page shows: the post with its counts and
+ * its comments, loaded before it renders (web/view_social.h). */
+#ifndef TALLY_POSTVIEW_H
+#define TALLY_POSTVIEW_H
+
+#include "social/postlist.h"
+
+struct comment {
+	long long	 id;
+	long long	 user_id;
+	char		 login[40];
+	char		 name[264];
+	char		*body;		/* owned */
+	long long	 created_at;
+};
+
+struct post_view {
+	struct post_card	 c;
+	struct comment		*comments;	/* the first 500 */
+	int			 ncomments;
+};
+
+#define PV_FULL		0x01	/* counts and comments too */
+#define PV_VIEWED	0x02	/* and a visible post is viewed (counted) */
+
+/* Loads post id as viewer (0: nobody) may see it: 1, 0 no such post (or
+ * not the viewer's to see), -1 on error.  flags: PV_*; without PV_FULL
+ * only the post (the edit form). */
+int	post_view_load(struct app *, long long id, long long viewer,
+	    unsigned flags, struct post_view *);
+void	post_view_free(struct post_view *);
+
+#endif

@@ -1,0 +1,157 @@
+/* profileview.c -- the profile and topic page models; see
+ * profileview.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "count/lb.h"
+#include "social/follow.h"
+#include "social/notify.h"
+#include "social/profileview.h"
+#include "store/sql.h"
+
+const enum family profile_fams[PROFILE_NCOUNTS] = {
+	[PROFILE_POSTS] = FAM_USER_POSTS,
+	[PROFILE_FOLLOWERS] = FAM_USER_FOLLOWERS,
+	[PROFILE_FOLLOWING] = FAM_USER_FOLLOWING,
+	[PROFILE_LIKES] = FAM_USER_LIKES,
+};
+
+static int
+drafts(struct app *a, long long uid, struct post_cards *out)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_DRAFTS_OF_USER);
+	int cap = 50, rc = DBQ_DONE;
+
+	out->v = NULL;
+	out->n = 0;
+	if (s == NULL)
+		return -1;
+	out->v = xcalloc((size_t)cap, sizeof(*out->v));
+	dbq_bind_i64(s, 1, uid);
+	while (out->n < cap && (rc = dbq_step(s)) == DBQ_ROW)
+		post_from_row(s, &out->v[out->n++].p);
+	db_done(s);
+	if (rc == DBQ_ERR)
+		return -1;
+	if (out->n > 0)
+		post_cards_counts(a, out->v, out->n);
+	return 0;
+}
+
+int
+profile_view_load(struct app *a, const struct account *u, long long viewer,
+    long long page, int per, struct profile_view *v)
+{
+	long long *ids = xcalloc((size_t)per, sizeof(*ids));
+	struct delta ds[PROFILE_NCOUNTS];
+	int i, n;
+
+	memset(v, 0, sizeof(*v));
+	v->u = *u;
+	v->page = page;
+	v->self = viewer != 0 && viewer == u->id;
+	if (viewer != 0 && !v->self)
+		v->following = follow_exists(&a->db, viewer, u->id) == 1;
+	n = tl_ids(a, TL_PROFILE, u->id, page, per, ids);
+	if (n < 0 || post_cards_load(a, ids, n, 0, &v->posts) == -1 ||
+	    (v->self && page == 1 && drafts(a, u->id, &v->drafts) == -1)) {
+		free(ids);
+		profile_view_free(v);
+		return -1;
+	}
+	free(ids);
+	v->more = n == per;
+	memset(ds, 0, sizeof(ds));
+	for (i = 0; i < PROFILE_NCOUNTS; i++) {
+		ds[i].fam = profile_fams[i];
+		ds[i].k1 = u->id;
+	}
+	cstore_get(a, ds, PROFILE_NCOUNTS, v->n);	/* failures: ok == 0 */
+	return 0;
+}
+
+void
+profile_view_free(struct profile_view *v)
+{
+	post_cards_free(&v->drafts);
+	post_cards_free(&v->posts);
+}
+
+void
+profile_visited(struct app *a, long long viewer, long long author)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_LATEST);
+	long long t = 0;
+
+	if (s == NULL)
+		return;
+	dbq_bind_i64(s, 1, author);
+	if (dbq_step(s) == DBQ_ROW)
+		t = dbq_i64(s, 0);
+	db_done(s);
+	if (t > marker_get(&a->db, viewer, "author", author))
+		marker_put(a, viewer, "author", author, clock_wall_ms());
+}
+
+/* The topic's best authors by rating (likes of their visible posts in
+ * it), from the topic's leaderboard. */
+static int
+best_authors(struct app *a, long long tid, struct people *out)
+{
+	long long uids[5], vals[5];
+	int n = lb_top(a, FAM_UT_RATING, tid, 5, uids, vals);
+
+	return people_by_ids(a, uids, vals, n > 0 ? n : 0, out);
+}
+
+int
+topic_view_load(struct app *a, const char *slug, long long page, int per,
+    struct topic_view *v)
+{
+	long long *ids;
+	struct delta d = { FAM_TOPIC_POSTS, 0, 0, 0 };
+	struct dbq *s;
+	int n = 0, rc;
+
+	memset(v, 0, sizeof(*v));
+	v->page = page;
+	snprintf(v->slug, sizeof(v->slug), "%s", slug);
+	if ((s = db_stmt(&a->db, STMT_TOPIC_BY_SLUG)) == NULL)
+		return -1;
+	dbq_bind_text(s, 1, slug, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		v->id = dbq_i64(s, 0);
+	db_done(s);
+	if (rc != DBQ_ROW)
+		return rc == DBQ_DONE ? 0 : -1;
+	if ((s = db_stmt(&a->db, STMT_TOPIC_SQL)) == NULL)
+		return -1;
+	ids = xcalloc((size_t)per, sizeof(*ids));
+	dbq_bind_i64(s, 1, v->id);
+	dbq_bind_int(s, 2, per);
+	dbq_bind_i64(s, 3, (page - 1) * per);
+	while (n < per && (rc = dbq_step(s)) == DBQ_ROW)
+		ids[n++] = dbq_i64(s, 0);
+	db_done(s);
+	v->more = n == per;
+	if (rc == DBQ_ERR || post_cards_load(a, ids, n, 0, &v->cards) == -1 ||
+	    best_authors(a, v->id, &v->best) == -1) {
+		free(ids);
+		topic_view_free(v);
+		return -1;
+	}
+	free(ids);
+	d.k1 = v->id;
+	cstore_get(a, &d, 1, &v->posts);	/* a failure: ok == 0 */
+	return 1;
+}
+
+void
+topic_view_free(struct topic_view *v)
+{
+	people_free(&v->best);
+	post_cards_free(&v->cards);
+}

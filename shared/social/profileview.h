@@ -1,0 +1,52 @@
+/* profileview.h -- what the profile page and the topic page show, loaded
+ * before they render (web/view_social.h). */
+#ifndef TALLY_PROFILEVIEW_H
+#define TALLY_PROFILEVIEW_H
+
+#include "social/account.h"
+#include "social/people.h"
+#include "social/postlist.h"
+
+enum { PROFILE_POSTS, PROFILE_FOLLOWERS, PROFILE_FOLLOWING, PROFILE_LIKES,
+    PROFILE_NCOUNTS };
+
+/* The counter family of each count of a profile. */
+extern const enum family profile_fams[PROFILE_NCOUNTS];
+
+struct profile_view {
+	struct account		 u;
+	struct count		 n[PROFILE_NCOUNTS];
+	int			 self;		/* the viewer's own */
+	int			 following;	/* the viewer follows u */
+	struct post_cards	 drafts;	/* own profile, first page */
+	struct post_cards	 posts;
+	long long		 page;
+	int			 more;		/* a next page exists */
+};
+
+/* Loads page `page` of u's profile (per posts a page) as viewer (0:
+ * nobody) sees it.  0, or -1 when the posts could not be read. */
+int	profile_view_load(struct app *, const struct account *u,
+	    long long viewer, long long page, int per, struct profile_view *);
+void	profile_view_free(struct profile_view *);
+/* viewer opened author's profile: their posts so far are read (a write
+ * only when there is something new to mark). */
+void	profile_visited(struct app *, long long viewer, long long author);
+
+struct topic_view {
+	long long		 id;
+	char			 slug[40];
+	struct count		 posts;
+	struct people		 best;		/* num: rating in the topic */
+	struct post_cards	 cards;
+	long long		 page;
+	int			 more;
+};
+
+/* Loads page `page` of the topic named slug.  1, 0 no such topic, -1 on
+ * error. */
+int	topic_view_load(struct app *, const char *slug, long long page,
+	    int per, struct topic_view *);
+void	topic_view_free(struct topic_view *);
+
+#endif

@@ -1,0 +1,119 @@
+/* view_metrics.c -- /metrics in Prometheus's text format: request
+ * counters and costs per handler (the shared slots, metrics.h), and the
+ * operators' gauges (opsview.h); see view_admin.h.  No I/O. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "web/view_admin.h"
+
+static void
+metric_head(struct buf *b, const char *name, const char *type,
+    const char *help)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A per-handler counter of the slots, at byte offset off. */
+static void
+cost_metric(struct buf *b, const struct metrics *m, const char *name,
+    const char *help, size_t off)
+{
+	const unsigned char *p;
+	uint64_t v;
+	int i;
+
+	metric_head(b, name, "counter", help);
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
+		if (!*metrics_handlers[i])
+			continue;
+		p = (const unsigned char *)&m->slot[i] + off;
+		v = __atomic_load_n((const uint64_t *)(const void *)p,
+		    __ATOMIC_RELAXED);
+		buf_printf(b, "%s{handler=\"%s\"} %llu\n", name,
+		    metrics_handlers[i], (unsigned long long)v);
+	}
+}
+
+void
+view_metrics(struct buf *out, const struct metrics *m,
+    const struct ops_view *v)
+{
+	static const char *const cls[6] = { "other", "1xx", "2xx", "3xx",
+	    "4xx", "5xx" };
+	uint64_t cum;
+	int i, j;
+
+	metric_head(out, "tally_http_requests_total", "counter",
+	    "Requests answered, by handler and status class.");
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++)
+		for (j = 0; *metrics_handlers[i] && j < 6; j++)
+			buf_printf(out, "tally_http_requests_total{handler=\"%s\","
+			    "code=\"%s\"} %llu\n", metrics_handlers[i], cls[j],
+			    (unsigned long long)m->slot[i].by_class[j]);
+	metric_head(out, "tally_http_request_duration_seconds", "histogram",
+	    "Time from request to response, by handler.");
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
+		if (!*metrics_handlers[i])
+			continue;
+		for (j = 0, cum = 0; j < METRICS_BUCKETS; j++) {
+			cum += m->slot[i].bucket[j];
+			if (j < METRICS_BUCKETS - 1)
+				buf_printf(out, "tally_http_request_duration_"
+				    "seconds_bucket{handler=\"%s\",le=\"%g\"} %llu\n",
+				    metrics_handlers[i], metrics_bounds_ms[j] / 1000,
+				    (unsigned long long)cum);
+			else
+				buf_printf(out, "tally_http_request_duration_"
+				    "seconds_bucket{handler=\"%s\",le=\"+Inf\"} "
+				    "%llu\n", metrics_handlers[i],
+				    (unsigned long long)cum);
+		}
+		buf_printf(out, "tally_http_request_duration_seconds_sum{handler="
+		    "\"%s\"} %.6f\n", metrics_handlers[i],
+		    (double)m->slot[i].sum_us / 1e6);
+		buf_printf(out, "tally_http_request_duration_seconds_count{"
+		    "handler=\"%s\"} %llu\n", metrics_handlers[i],
+		    (unsigned long long)cum);
+	}
+	cost_metric(out, m, "tally_sqlite_statements_total",
+	    "SQLite statements run while answering requests.",
+	    offsetof(struct metrics_slot, sqlite_stmts));
+	cost_metric(out, m, "tally_redis_commands_total",
+	    "Redis commands sent while answering requests.",
+	    offsetof(struct metrics_slot, redis_cmds));
+	cost_metric(out, m, "tally_redis_round_trips_total",
+	    "Redis round trips (a pipeline is one) while answering requests.",
+	    offsetof(struct metrics_slot, redis_trips));
+	metric_head(out, "tally_pending_deltas", "gauge",
+	    "Counters with deltas not yet flushed to SQLite.");
+	buf_printf(out, "tally_pending_deltas %lld\n", v->pending);
+	metric_head(out, "tally_flush_lag_seconds", "gauge",
+	    "Seconds since the last applied flush batch (-1: none yet).");
+	buf_printf(out, "tally_flush_lag_seconds %lld\n", v->flush_lag);
+	metric_head(out, "tally_fanout_jobs", "gauge",
+	    "Deferred fan-out jobs waiting or running.");
+	buf_printf(out, "tally_fanout_jobs %lld\n", v->fanout_jobs);
+	metric_head(out, "tally_reconcile_wrong", "gauge",
+	    "Counters the last finished reconciliation found wrong, by family.");
+	for (i = 0; v->have_last_done && i < REC_FAMILIES; i++)
+		buf_printf(out, "tally_reconcile_wrong{family=\"%s\"} %lld\n",
+		    v->last_done.report.fam[i].name,
+		    v->last_done.report.fam[i].wrong);
+	metric_head(out, "tally_drift_checked_total", "counter",
+	    "Counters sampled by the continuous drift check.");
+	for (i = 0; i < v->ndrift; i++)
+		buf_printf(out, "tally_drift_checked_total{family=\"%s\"} %lld\n",
+		    v->drift[i].family, v->drift[i].checked);
+	metric_head(out, "tally_drift_wrong_total", "counter",
+	    "Sampled counters that differed from their recount.");
+	for (i = 0; i < v->ndrift; i++)
+		buf_printf(out, "tally_drift_wrong_total{family=\"%s\"} %lld\n",
+		    v->drift[i].family, v->drift[i].wrong);
+	metric_head(out, "tally_profile_cache_rebuilds_total", "counter",
+	    "Profile cache entries rebuilt (one per miss, under a lock).");
+	buf_printf(out, "tally_profile_cache_rebuilds_total %lld\n",
+	    v->cache_rebuilds);
+	metric_head(out, "tally_profile_cache_sql_total", "counter",
+	    "Profile lookups that went to SQLite through the cache.");
+	buf_printf(out, "tally_profile_cache_sql_total %lld\n", v->cache_sql);
+}

@@ -1,0 +1,124 @@
+/* view_notes.c -- tally-notify's pages; see view_notes.h. */
+#include <string.h>
+
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/view_notes.h"
+
+static void
+note_form(struct req *r, long long id, const char *action, const char *label)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/notifications/");
+	html_int(b, id);
+	html_raw(b, "/");
+	html_text(b, action);
+	html_raw(b, "\">");
+	page_csrf(r);
+	html_raw(b, "<button type=\"submit\" class=\"link\">");
+	html_text(b, label);
+	html_raw(b, "</button></form>");
+}
+
+static void
+note(struct req *r, const struct note_item *it)
+{
+	static const struct { const char *kind, *text; } verbs[] = {
+		{ "like", " liked your post" }, { "comment", " commented on your post" },
+		{ "repost", " reposted your post" }, { "follow", " followed you" },
+	};
+	struct buf *b = &r->body;
+	size_t i;
+
+	html_raw(b, "<li data-notification-id=\"");
+	html_int(b, it->id);
+	html_raw(b, "\" data-unread=\"");
+	html_int(b, !it->read);
+	html_raw(b, "\"><a href=\"/u/");
+	html_url(b, it->login);
+	html_raw(b, "\"><b>");
+	html_text(b, it->name);
+	html_raw(b, "</b></a>");
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(it->kind, verbs[i].kind) == 0)
+			html_text(b, verbs[i].text);
+	if (it->post > 0) {
+		html_raw(b, " <a href=\"/posts/");
+		html_int(b, it->post);
+		html_raw(b, "\">#");
+		html_int(b, it->post);
+		html_raw(b, "</a>");
+	}
+	html_raw(b, " <span class=\"muted\">");
+	render_time(r, it->at);
+	html_raw(b, "</span> ");
+	if (!it->read)
+		note_form(r, it->id, "read", "Mark read");
+	note_form(r, it->id, "delete", "Delete");
+	html_raw(b, "</li>");
+}
+
+void
+view_notes(struct req *r, const struct notes *ns)
+{
+	struct buf *b = &r->body;
+	int i;
+
+	page_begin(r, "Notifications");
+	html_raw(b, "<h1>Notifications</h1><form method=\"post\" "
+	    "action=\"/notifications/read-all\" class=\"inline\">");
+	page_csrf(r);
+	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
+	    "</button></form><ul class=\"people notes\">");
+	for (i = 0; i < ns->n; i++)
+		note(r, &ns->v[i]);
+	html_raw(b, "</ul>");
+	if (ns->n == 0)
+		html_raw(b, "<p class=\"muted\">No notifications.</p>");
+	render_pager(r, "/notifications", ns->page, ns->more);
+	page_end(r);
+}
+
+void
+view_notices(struct req *r, const struct notices *ns)
+{
+	struct buf *b = &r->body;
+	int i;
+
+	page_begin(r, "Notices");
+	html_raw(b, "<h1>System notices</h1>");
+	for (i = 0; i < ns->n; i++) {
+		html_raw(b, "<article class=\"notice\" data-notice-id=\"");
+		html_int(b, ns->v[i].id);
+		html_raw(b, "\"><header><b>");
+		html_text(b, ns->v[i].title);
+		html_raw(b, "</b>");
+		render_time(r, ns->v[i].at);
+		html_raw(b, "</header><div class=\"body\">");
+		html_text(b, ns->v[i].body);
+		html_raw(b, "</div></article>");
+	}
+	if (ns->n == 0)
+		html_raw(b, "<p class=\"muted\">No notices yet.</p>");
+	page_end(r);
+}
+
+void
+view_news(struct req *r, long long lit)
+{
+	struct buf *b = &r->body;
+
+	page_begin(r, "News");
+	html_raw(b, "<h1>What\xe2\x80\x99s new</h1><section class=\"card\">");
+	if (lit > 0) {
+		html_raw(b, "<p>The editors flagged something new on ");
+		render_time(r, lit);
+		html_raw(b, ". Catch up on the <a href=\"/notices\">notices</a> "
+		    "and your <a href=\"/feed\">feed</a>.</p>");
+	} else
+		html_raw(b, "<p class=\"muted\">Nothing new yet.</p>");
+	html_raw(b, "</section>");
+	page_end(r);
+}

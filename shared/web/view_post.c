@@ -1,0 +1,112 @@
+/* view_post.c -- a post's page and its edit form; see view_social.h. */
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/view_social.h"
+
+static void
+comment(struct req *r, const struct comment *c)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<div class=\"card comment\" id=\"c");
+	html_int(b, c->id);
+	html_raw(b, "\" data-comment-id=\"");
+	html_int(b, c->id);
+	html_raw(b, "\"><a href=\"/u/");
+	html_url(b, c->login);
+	html_raw(b, "\"><b>");
+	html_text(b, c->name);
+	html_raw(b, "</b></a> ");
+	render_time(r, c->created_at);
+	html_raw(b, "<div class=\"body\">");
+	html_text(b, c->body);
+	html_raw(b, "</div>");
+	if (r->user && (c->user_id == r->sess.user_id || r->sess.is_admin)) {
+		html_raw(b, "<form method=\"post\" class=\"inline\" "
+		    "action=\"/comments/");
+		html_int(b, c->id);
+		html_raw(b, "/delete\" data-confirm=\"Delete this comment?\">");
+		page_csrf(r);
+		html_raw(b, "<button type=\"submit\" class=\"link\">Delete"
+		    "</button></form>");
+	}
+	html_raw(b, "</div>");
+}
+
+static void
+comments(struct req *r, const struct post_view *v)
+{
+	const struct post *p = &v->c.p;
+	struct buf *b = &r->body;
+	int i;
+
+	html_raw(b, "<section class=\"comments\"><h2>Comments</h2>");
+	for (i = 0; i < v->ncomments; i++)
+		comment(r, &v->comments[i]);
+	if (r->user && POST_VISIBLE(p)) {
+		html_raw(b, "<form method=\"post\" class=\"stack card\" "
+		    "action=\"/posts/");
+		html_int(b, p->id);
+		html_raw(b, "/comments\">");
+		page_csrf(r);
+		html_raw(b, "<label>Your comment <textarea name=\"body\" required "
+		    "maxlength=\"2000\"></textarea></label><button type=\"submit\">"
+		    "Comment</button></form>");
+	}
+	html_raw(b, "</section>");
+}
+
+void
+view_post(struct req *r, const struct post_view *v)
+{
+	const struct post *p = &v->c.p;
+	struct buf *b = &r->body;
+
+	page_begin(r, "Post");
+	render_post(r, &v->c, RENDER_FULL);
+	if (r->user && (p->user_id == r->sess.user_id || r->sess.is_admin) &&
+	    !p->is_deleted) {
+		html_raw(b, "<p class=\"actions\">");
+		if (p->user_id == r->sess.user_id) {
+			html_raw(b, "<a href=\"/posts/");
+			html_int(b, p->id);
+			html_raw(b, "/edit\">Edit</a> ");
+		}
+		html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/posts/");
+		html_int(b, p->id);
+		html_raw(b, "/delete\" data-confirm=\"Delete this post?\">");
+		page_csrf(r);
+		html_raw(b, "<button type=\"submit\" class=\"link\">Delete</button>"
+		    "</form></p>");
+	}
+	comments(r, v);
+	page_end(r);
+}
+
+void
+view_post_edit(struct req *r, const struct post *p)
+{
+	struct buf *b = &r->body;
+
+	page_begin(r, "Edit post");
+	html_raw(b, "<section class=\"card\"><h1>Edit post</h1>"
+	    "<form method=\"post\" class=\"stack\" action=\"/posts/");
+	html_int(b, p->id);
+	html_raw(b, "/edit\">");
+	page_csrf(r);
+	html_raw(b, "<label>Text <textarea name=\"body\" required "
+	    "maxlength=\"2000\">");
+	html_text(b, p->body);
+	html_raw(b, "</textarea></label><label>Topic <input name=\"topic\" "
+	    "maxlength=\"32\" value=\"");
+	html_attr(b, p->slug);
+	html_raw(b, "\"></label><label><span><input type=\"checkbox\" "
+	    "name=\"publish\" value=\"1\"");
+	if (p->status == 1)
+		html_raw(b, " checked");
+	html_raw(b, " class=\"check\"> Published</span></label>"
+	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
+	    "<button type=\"submit\">Save</button></form></section>");
+	page_end(r);
+}

@@ -1,0 +1,69 @@
+/* view_report.c -- one reconciliation run's page: its row, its drift
+ * report per family and the drift chart; see view_admin.h. */
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/view_admin.h"
+
+void
+view_run(struct req *r, const struct run *run, const struct run *all,
+    int nall)
+{
+	struct buf *b = &r->body;
+	int i, j;
+
+	page_begin(r, "Drift report");
+	html_raw(b, "<h1>Run #");
+	html_int(b, run->id);
+	html_raw(b, "</h1><section class=\"card\">");
+	view_runs_head(r);
+	view_run_row(r, run);
+	html_raw(b, "</table>");
+	if (run->error[0]) {
+		html_raw(b, "<p class=\"flash error\">");
+		html_text(b, run->error);
+		html_raw(b, "</p>");
+	}
+	html_raw(b, "</section><section class=\"card\"><h2>Drift report</h2>"
+	    "<table class=\"report\"><tr><th>family</th><th class=\"num\">checked"
+	    "</th><th class=\"num\">wrong</th><th class=\"num\">fixed</th>"
+	    "<th class=\"num\">largest error</th><th>examples</th></tr>");
+	for (i = 0; i < REC_FAMILIES; i++) {
+		const struct rec_family *f = &run->report.fam[i];
+
+		html_raw(b, "<tr data-family=\"");
+		html_attr(b, f->name);
+		html_raw(b, "\" data-checked=\"");
+		html_int(b, f->checked);
+		html_raw(b, "\" data-wrong=\"");
+		html_int(b, f->wrong);
+		html_raw(b, "\" data-fixed=\"");
+		html_int(b, f->fixed);
+		html_raw(b, "\" data-max-error=\"");
+		html_int(b, f->max_err);
+		html_raw(b, "\"><td>");
+		html_text(b, f->name);
+		html_raw(b, "</td><td class=\"num\">");
+		html_int(b, f->checked);
+		html_raw(b, "</td><td class=\"num\">");
+		html_int(b, f->wrong);
+		html_raw(b, "</td><td class=\"num\">");
+		html_int(b, f->fixed);
+		html_raw(b, "</td><td class=\"num\">");
+		html_int(b, f->max_err);
+		html_raw(b, "</td><td>");
+		for (j = 0; j < f->nex; j++) {
+			if (j)
+				html_raw(b, ", ");
+			html_text(b, f->ex[j]);
+		}
+		if (f->unsettled > 0) {
+			html_raw(b, " (");
+			html_int(b, f->unsettled);
+			html_raw(b, " kept moving; left to the next run)");
+		}
+		html_raw(b, "</td></tr>");
+	}
+	html_raw(b, "</table></section>");
+	view_runs_chart(r, all, nall);
+	page_end(r);
+}

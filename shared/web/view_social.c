@@ -1,0 +1,188 @@
+/* view_social.c -- tally-social's pages; see view_social.h. */
+#include <stdio.h>
+
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/view_social.h"
+
+void
+view_feed(struct req *r, const struct post_cards *cs, long long page,
+    int more)
+{
+	page_begin(r, "Feed");
+	html_raw(&r->body, "<h1>Your feed</h1>");
+	if (page == 1)
+		render_compose(r);
+	render_posts(r, cs);
+	if (cs->n == 0)
+		html_raw(&r->body, "<p class=\"muted\">Nothing here yet. "
+		    "Follow people to see their posts.</p>");
+	render_pager(r, "/feed", page, more);
+	page_end(r);
+}
+
+void
+view_topic(struct req *r, const struct topic_view *v)
+{
+	struct buf *b = &r->body;
+	char path[64];
+	int i;
+
+	page_begin(r, v->slug);
+	html_raw(b, "<h1 data-topic=\"");
+	html_attr(b, v->slug);
+	html_raw(b, "\">#");
+	html_text(b, v->slug);
+	html_raw(b, "</h1><p class=\"counts\"><span><b>");
+	render_count(r, "topic-posts", &v->posts, "data-topic", v->slug);
+	html_raw(b, "</b> posts</span></p>");
+	if (v->best.n > 0) {
+		html_raw(b, "<section class=\"card\"><h2>Best authors</h2>"
+		    "<ol class=\"best\">");
+		for (i = 0; i < v->best.n; i++) {
+			const struct person *p = &v->best.v[i];
+
+			html_raw(b, "<li data-login=\"");
+			html_attr(b, p->login);
+			html_raw(b, "\" data-value=\"");
+			html_int(b, p->num);
+			html_raw(b, "\"><a href=\"/u/");
+			html_url(b, p->login);
+			html_raw(b, "\">@");
+			html_text(b, p->login);
+			html_raw(b, "</a> \xc2\xb7 rating ");
+			html_int(b, p->num);
+			html_raw(b, "</li>");
+		}
+		html_raw(b, "</ol></section>");
+	}
+	render_posts(r, &v->cards);
+	if (v->cards.n == 0)
+		html_raw(b, "<p class=\"muted\">No posts in this topic yet.</p>");
+	snprintf(path, sizeof(path), "/t/%s", v->slug);
+	render_pager(r, path, v->page, v->more);
+	page_end(r);
+}
+
+static void
+follow_button(struct req *r, const struct account *u, int following)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/");
+	if (following)
+		html_raw(b, "unfollow/");
+	else
+		html_raw(b, "follow/");
+	html_url(b, u->login);
+	html_raw(b, "\">");
+	page_csrf(r);
+	if (following)
+		html_raw(b, "<button type=\"submit\" class=\"secondary\" "
+		    "data-following=\"1\">Unfollow</button></form>");
+	else
+		html_raw(b, "<button type=\"submit\" data-following=\"0\">"
+		    "Follow</button></form>");
+}
+
+static void
+profile_counts(struct req *r, const struct profile_view *v)
+{
+	static const char *const names[PROFILE_NCOUNTS] = {
+		[PROFILE_POSTS] = "posts", [PROFILE_FOLLOWERS] = "followers",
+		[PROFILE_FOLLOWING] = "following", [PROFILE_LIKES] = "likes",
+	};
+	struct buf *b = &r->body;
+	int i, link;
+
+	html_raw(b, "<p class=\"counts\">");
+	for (i = 0; i < PROFILE_NCOUNTS; i++) {
+		link = i == PROFILE_FOLLOWERS || i == PROFILE_FOLLOWING;
+		html_raw(b, "<span>");
+		if (link) {
+			html_raw(b, "<a href=\"/u/");
+			html_url(b, v->u.login);
+			html_raw(b, "/");
+			html_text(b, names[i]);
+			html_raw(b, "\">");
+		}
+		html_raw(b, "<b>");
+		render_count(r, names[i], &v->n[i], "data-login", v->u.login);
+		html_raw(b, "</b> ");
+		html_text(b, names[i]);
+		if (link)
+			html_raw(b, "</a>");
+		html_raw(b, "</span>");
+	}
+	html_raw(b, "</p>");
+}
+
+void
+view_profile(struct req *r, const struct profile_view *v)
+{
+	struct buf *b = &r->body;
+	char path[64];
+
+	page_begin(r, v->u.name);
+	html_raw(b, "<section class=\"card profile\" data-login=\"");
+	html_attr(b, v->u.login);
+	html_raw(b, "\"><h1>");
+	html_text(b, v->u.name);
+	html_raw(b, " <small class=\"muted\">@");
+	html_text(b, v->u.login);
+	html_raw(b, "</small></h1>");
+	profile_counts(r, v);
+	if (r->user && !v->self)
+		follow_button(r, &v->u, v->following);
+	html_raw(b, "</section>");
+	if (v->drafts.n > 0) {
+		html_raw(b, "<h2>Your drafts</h2>");
+		render_posts(r, &v->drafts);
+	}
+	html_raw(b, "<h2>Posts</h2>");
+	render_posts(r, &v->posts);
+	if (v->posts.n == 0)
+		html_raw(b, "<p class=\"muted\">No posts yet.</p>");
+	snprintf(path, sizeof(path), "/u/%s", v->u.login);
+	render_pager(r, path, v->page, v->more);
+	page_end(r);
+}
+
+void
+view_people(struct req *r, const struct account *u, enum tl kind,
+    const struct people *ps, long long page, int more)
+{
+	const char *what = kind == TL_FOLLOWERS ? "followers" : "following";
+	struct buf *b = &r->body;
+	char path[80];
+	int i;
+
+	page_begin(r, kind == TL_FOLLOWERS ? "Followers" : "Following");
+	html_raw(b, "<h1>");
+	html_text(b, u->name);
+	html_raw(b, " \xc2\xb7 ");
+	html_text(b, what);
+	html_raw(b, "</h1><ul class=\"people\">");
+	for (i = 0; i < ps->n; i++) {
+		const struct person *p = &ps->v[i];
+
+		html_raw(b, "<li data-login=\"");
+		html_attr(b, p->login);
+		html_raw(b, "\"><a href=\"/u/");
+		html_url(b, p->login);
+		html_raw(b, "\"><b>");
+		html_text(b, p->name);
+		html_raw(b, "</b> @");
+		html_text(b, p->login);
+		html_raw(b, "</a> <span class=\"muted\">since ");
+		render_time(r, p->num);
+		html_raw(b, "</span></li>");
+	}
+	html_raw(b, "</ul>");
+	if (ps->n == 0)
+		html_raw(b, "<p class=\"muted\">Nobody yet.</p>");
+	snprintf(path, sizeof(path), "/u/%s/%s", u->login, what);
+	render_pager(r, path, page, more);
+	page_end(r);
+}

@@ -1,0 +1,234 @@
+/* test-views.c -- whole pages rendered from fixed models, with no app
+ * (any I/O would crash): notifications (unread marks, escaping, empty
+ * state), the profile (counts, follow button, drafts), a topic's best
+ * authors, the people lists, the admin leaderboard with a count that
+ * failed, a run's drift report and /metrics. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "web/view_admin.h"
+#include "web/view_notes.h"
+#include "web/view_social.h"
+
+static struct req *
+req_new(int user)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	memset(r->csrf, 'c', TOKEN_LEN);
+	r->identified = 1;
+	r->user = user;
+	if (user) {
+		strcpy(r->sess.login, "ann");
+		r->sess.user_id = 7;
+		r->have_badges = 1;
+		r->badges = (struct badges){ 2, 0, 1, 0 };
+	}
+	return r;
+}
+
+static const char *
+body(struct req *r)
+{
+	buf_putc(&r->body, '\0');
+	r->body.len--;
+	return r->body.p;
+}
+
+static void
+req_free(struct req *r)
+{
+	buf_free(&r->body);
+	buf_free(&r->head);
+	free(r);
+}
+
+static void
+test_notes(void **state)
+{
+	struct note_item it[2] = {
+		{ 5, "like", 42, 0, 1700000000000LL, "bob", "Bob <b>" },
+		{ 4, "follow", 0, 1, 1700000000000LL, "eve", "Eve" },
+	};
+	struct notes ns = { it, 2, 1, 0 };
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	view_notes(r, &ns);
+	h = body(r);
+	assert_non_null(strstr(h, "data-notification-id=\"5\" data-unread=\"1\""));
+	assert_non_null(strstr(h, "data-notification-id=\"4\" data-unread=\"0\""));
+	assert_non_null(strstr(h, "Bob &lt;b&gt;</b></a> liked your post"));
+	assert_non_null(strstr(h, "href=\"/posts/42\""));
+	assert_non_null(strstr(h, "/notifications/5/read"));
+	assert_null(strstr(h, "/notifications/4/read"));	/* read already */
+	assert_non_null(strstr(h, "data-counter=\"unread-notifications\">2<"));
+	assert_null(strstr(h, "No notifications."));
+	buf_reset(&r->body);
+	ns.n = 0;
+	view_notes(r, &ns);
+	assert_non_null(strstr(body(r), "No notifications."));
+	req_free(r);
+}
+
+static void
+test_profile(void **state)
+{
+	struct profile_view v;
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	v.u = (struct account){ 9, "bob", "Bob \"B\"", 0 };
+	v.n[PROFILE_POSTS] = (struct count){ 3, 1 };
+	v.n[PROFILE_FOLLOWERS] = (struct count){ 0, 0 };	/* failed */
+	v.n[PROFILE_FOLLOWING] = (struct count){ 1, 1 };
+	v.n[PROFILE_LIKES] = (struct count){ 7, 1 };
+	v.page = 1;
+	v.following = 1;
+	view_profile(r, &v);
+	h = body(r);
+	assert_non_null(strstr(h, "<section class=\"card profile\" "
+	    "data-login=\"bob\">"));
+	assert_non_null(strstr(h, "data-counter=\"posts\" data-login=\"bob\">3<"));
+	assert_non_null(strstr(h, "data-counter=\"followers\" data-login=\"bob\" "
+	    "data-failed=\"1\""));
+	assert_non_null(strstr(h, "data-counter=\"likes\" data-login=\"bob\">7<"));
+	assert_non_null(strstr(h, "action=\"/unfollow/bob\""));
+	assert_non_null(strstr(h, "data-following=\"1\""));
+	assert_non_null(strstr(h, "Bob &quot;B&quot;"));
+	assert_non_null(strstr(h, "No posts yet."));
+	assert_null(strstr(h, "Your drafts"));
+	assert_null(strstr(h, "rel=\"next\""));
+	buf_reset(&r->body);
+	v.self = 1;			/* one's own: no button */
+	v.more = 1;
+	view_profile(r, &v);
+	h = body(r);
+	assert_null(strstr(h, "follow/bob"));
+	assert_non_null(strstr(h, "rel=\"next\" href=\"/u/bob?page=2\""));
+	req_free(r);
+}
+
+static void
+test_topic_and_people(void **state)
+{
+	struct person best[1] = { { 3, "cat<", "Cat", 12 } };
+	struct topic_view v;
+	struct people ps = { best, 1 };
+	struct account u = { 9, "bob", "Bob", 0 };
+	struct req *r = req_new(0);
+	const char *h;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	strcpy(v.slug, "cats");
+	v.posts = (struct count){ 12, 1 };
+	v.best = ps;
+	v.page = 1;
+	view_topic(r, &v);
+	h = body(r);
+	assert_non_null(strstr(h, "data-counter=\"topic-posts\" "
+	    "data-topic=\"cats\">12<"));
+	assert_non_null(strstr(h, "<li data-login=\"cat&lt;\" data-value=\"12\">"));
+	assert_non_null(strstr(h, "No posts in this topic yet."));
+	assert_non_null(strstr(h, "href=\"/login\""));	/* a visitor */
+	buf_reset(&r->body);
+	view_people(r, &u, TL_FOLLOWERS, &ps, 1, 0);
+	h = body(r);
+	assert_non_null(strstr(h, "Bob \xc2\xb7 followers"));
+	assert_non_null(strstr(h, "<li data-login=\"cat&lt;\">"));
+	buf_reset(&r->body);
+	ps.n = 0;
+	view_people(r, &u, TL_FOLLOWING, &ps, 1, 0);
+	assert_non_null(strstr(body(r), "Nobody yet."));
+	req_free(r);
+}
+
+static void
+test_top_and_report(void **state)
+{
+	struct person rows[1] = { { 3, "cat", "Cat", 99 } };
+	struct count counts[1][PROFILE_NCOUNTS] = {
+		{ { 1, 1 }, { 0, 0 }, { 2, 1 }, { 99, 1 } },
+	};
+	struct top_view v = { { rows, 1 }, counts };
+	struct run *run = calloc(1, sizeof(*run));
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	r->sess.is_admin = 1;
+	view_top(r, "likes", 10, &v);
+	h = body(r);
+	assert_non_null(strstr(h, "<tr data-rank=\"1\" data-login=\"cat\" "
+	    "data-value=\"99\">"));
+	assert_non_null(strstr(h, "<td class=\"num\">?</td>"));	/* failed */
+	buf_reset(&r->body);
+	run->id = 4;
+	strcpy(run->state, "done");
+	run->progress = 100;
+	strcpy(run->report.fam[0].name, "post_likes");
+	run->report.fam[0].checked = 10;
+	run->report.fam[0].wrong = 2;
+	run->report.fam[0].fixed = 2;
+	view_run(r, run, run, 1);
+	h = body(r);
+	assert_non_null(strstr(h, "data-run-id=\"4\" data-state=\"done\" "
+	    "data-progress=\"100\""));
+	assert_non_null(strstr(h, "data-family=\"post_likes\" data-checked=\"10\" "
+	    "data-wrong=\"2\" data-fixed=\"2\""));
+	free(run);
+	req_free(r);
+}
+
+static void
+test_metrics(void **state)
+{
+	struct ops_view *v = calloc(1, sizeof(*v));
+	struct buf out = { 0 };
+
+	(void)state;
+	v->pending = 5;
+	v->flush_lag = -1;
+	v->ndrift = 1;
+	v->drift[0] = (struct drift_row){ "post_likes", 40, 1 };
+	v->cache_rebuilds = 3;
+	view_metrics(&out, NULL, v);	/* no mapping: only the gauges */
+	buf_putc(&out, '\0');
+	assert_non_null(strstr(out.p, "tally_pending_deltas 5\n"));
+	assert_non_null(strstr(out.p, "tally_flush_lag_seconds -1\n"));
+	assert_non_null(strstr(out.p,
+	    "tally_drift_checked_total{family=\"post_likes\"} 40\n"));
+	assert_non_null(strstr(out.p,
+	    "tally_drift_wrong_total{family=\"post_likes\"} 1\n"));
+	assert_non_null(strstr(out.p, "tally_profile_cache_rebuilds_total 3\n"));
+	assert_null(strstr(out.p, "tally_reconcile_wrong{"));	/* no run */
+	buf_free(&out);
+	free(v);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_topic_and_people),
+		cmocka_unit_test(test_top_and_report),
+		cmocka_unit_test(test_metrics),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
