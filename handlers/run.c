@@ -282,7 +282,7 @@ main(void)
 	char conf[PATH_MAX + 32], elog[PATH_MAX + 32], nprefix[PATH_MAX + 32];
 	char prog[PATH_MAX + 32];
 	const char *argvs[NSVC][16];
-	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
+	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS"), *v;
 	char rport[16] = "", replica_sock[PATH_MAX + 32], replica_dir[PATH_MAX + 32];
 	int replica;
 	long long portn;
@@ -318,7 +318,7 @@ main(void)
 	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1)
 		return 1;
 
-	replica = getenv("REPLICA") != NULL && strcmp(getenv("REPLICA"), "1") == 0;
+	replica = (v = getenv("REPLICA")) != NULL && strcmp(v, "1") == 0;
 	if (replica) {
 		int rp = free_port();
 

@@ -179,7 +179,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		    "is already running (see /admin/reconcile)" : "database error");
 		return 1;
 	}
-	if ((rc = runs_execute(a, id, progress_line)) == 0) {
+	if (runs_execute(a, id, progress_line) == 0) {
 		/* The worker took it first: follow its progress. */
 		while (runs_get(&a->db, id, &r) == 1 &&
 		    (strcmp(r.state, "queued") == 0 ||
@@ -271,6 +271,13 @@ cmd_warm(struct app *a, int argc, char **argv)
 					last_t = dbq_i64(s, 1);
 				}
 				db_done(s);
+				if (rc == DBQ_ERR) {
+					fprintf(stderr, "tallyctl: the followers "
+					    "could not be read: %s\n",
+					    db_errmsg(&a->db));
+					free(ids);
+					return 1;
+				}
 				for (j = 0; j < k; j++)
 					if (warm_one(a, ids[j]) == -1)
 						goto redis;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh -- install the Debian packages tally needs, only those missing.
-# Usage: scripts/deps.sh [run|test]
+# Usage: scripts/deps.sh [run|test|bench|lint]
 # Quick when everything is present: one dpkg query, no network.
 set -eu
 what=${1:-run}
@@ -8,6 +8,7 @@ pkgs="make gcc pkg-config libc6-dev nginx-light redis-server redis-tools sqlite3
  libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev gettext-base curl"
 [ "$what" = test ] && pkgs="$pkgs libcmocka-dev perl chromium fonts-dejavu-core clang-14 libclang-rt-14-dev"
 [ "$what" = bench ] && pkgs="$pkgs wrk redis-tools"
+[ "$what" = lint ] && pkgs="$pkgs perl cppcheck clang-tools"
 missing=""
 for p in $pkgs; do
     case $p in

@@ -124,11 +124,16 @@ add(struct delta *out, int n, enum family fam, long long k1, long long k2,
 int
 counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 {
-	enum row_kind kind = old != NULL ? old->kind : new->kind;
+	const struct row *any = old != NULL ? old : new;
 	long long k1, k2, want[FAM__MAX] = { 0 }, got[FAM__MAX] = { 0 };
+	enum row_kind kind;
 	size_t i;
 	int n = 0, j, m = 0;
 
+	assert(any != NULL);		/* a change has a before or an after */
+	if (any == NULL)
+		return 0;
+	kind = any->kind;
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		if (rules[i].kind != kind)
 			continue;

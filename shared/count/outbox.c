@@ -38,8 +38,9 @@ outbox_formula(struct outbox *ob, const struct row *old,
     const struct row *new)
 {
 	struct delta ds[DELTA_MAX];
+	int n = counter_deltas(old, new, ds);
 
-	outbox_deltas(ob, ds, counter_deltas(old, new, ds));
+	outbox_deltas(ob, ds, n);
 }
 
 void
@@ -119,7 +120,6 @@ outbox_add(struct db *d, struct outbox *ob)
 {
 	char text[OUTBOX_MAX * 80];
 	struct dbq *s;
-	int rc;
 
 	ob->id = 0;
 	if (ob->n == 0)
@@ -129,7 +129,7 @@ outbox_add(struct db *d, struct outbox *ob)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms());
 	dbq_bind_text(s, 2, text, -1);
-	if ((rc = dbq_step(s)) == DBQ_ROW)
+	if (dbq_step(s) == DBQ_ROW)
 		ob->id = dbq_i64(s, 0);
 	db_done(s);
 	if (ob->id <= 0) {

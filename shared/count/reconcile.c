@@ -80,8 +80,10 @@ load_family(struct db *db, enum family fam, struct vec *out)
 	db_done(s);
 	if (rc != DBQ_DONE)
 		goto fail;
-	qsort(truth.v, truth.n, sizeof(*truth.v), entry_cmp);
-	qsort(dur.v, dur.n, sizeof(*dur.v), entry_cmp);
+	if (truth.n > 1)
+		qsort(truth.v, truth.n, sizeof(*truth.v), entry_cmp);
+	if (dur.n > 1)
+		qsort(dur.v, dur.n, sizeof(*dur.v), entry_cmp);
 	while (i < truth.n || j < dur.n) {
 		int c = i == truth.n ? 1 : j == dur.n ? -1 :
 		    entry_cmp(&truth.v[i], &dur.v[j]);
@@ -192,6 +194,8 @@ reconcile_like_count(struct app *a, int dry, struct rec_family *rf)
 			err = dbq_i64(s, 1);
 		}
 		db_done(s);
+		if (rc == DBQ_ERR)	/* a failed check is no "0 wrong" */
+			return -1;
 		rf->checked += (lo + 4999 < max ? 5000 : max - lo + 1);
 		if (n == 0)
 			continue;

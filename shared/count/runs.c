@@ -114,7 +114,7 @@ int
 runs_list(struct db *d, struct run *out, int max)
 {
 	struct dbq *s = db_stmt(d, STMT_RUN_LIST);
-	int n = 0, rc;
+	int n = 0, rc = DBQ_DONE;
 
 	if (s == NULL)
 		return -1;
@@ -122,7 +122,7 @@ runs_list(struct db *d, struct run *out, int max)
 	while (n < max && (rc = dbq_step(s)) == DBQ_ROW)
 		run_from_row(s, &out[n++]);
 	db_done(s);
-	return n;
+	return rc == DBQ_ERR ? -1 : n;
 }
 
 struct exec_ctx {

@@ -152,6 +152,8 @@ job_batch(struct app *a, struct job *j)
 		n++;
 	}
 	db_done(s);
+	if (rc == DBQ_ERR)
+		return -1;
 	if (n == 0)
 		return 0;
 	rc = j->add ? tl_add_many(a, TL_HOME, n, uids, j->score, j->post) :
@@ -312,7 +314,6 @@ fanout_work(struct app *a, int max)
 		next = NULL;
 		if (job_decode(raw, strlen(raw), &j) == -1) {
 			log_err("dropping malformed job: %.100s", raw);
-			n = 0;
 		} else if ((n = job_batch(a, &j)) < 0) {
 			free(raw);	/* stays in processing: redone */
 			return -1;

@@ -16,9 +16,9 @@ session_id_parse(const char *sid, long long *uid, char hex[SID_HEX_LEN + 1])
 	unsigned char h[TOKEN_HASH_LEN];
 	const char *dot;
 	long long v = 0;
-	size_t i, n;
+	size_t i;
 
-	if (sid == NULL || (n = strlen(sid)) > SID_MAX ||
+	if (sid == NULL || strlen(sid) > SID_MAX ||
 	    (dot = strchr(sid, '.')) == NULL || dot == sid || dot - sid > 18 ||
 	    strlen(dot + 1) != TOKEN_LEN)
 		return -1;

@@ -142,7 +142,7 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		if (add)
 			numargs_add(&args, tl_info[kind].cap);
 		for (j = i; j < n && j < i + TL_BATCH; j++) {
-			if (add)
+			if (scores != NULL)	/* add */
 				numargs_add(&args, scores[j]);
 			numargs_add_member(&args, ids[j]);
 		}
@@ -273,6 +273,8 @@ rebuild_chunk(struct app *a, const char *set, struct dbq *s,
 	while (!*eof && n < TL_BATCH) {
 		if ((rc = dbq_step(s)) != DBQ_ROW) {
 			*eof = 1;
+			if (rc == DBQ_ERR)
+				return -1;
 			break;
 		}
 		*last_id = dbq_i64(s, 0);
@@ -398,7 +400,7 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids)
 {
 	struct dbq *s;
-	int n = 0, rc;
+	int n = 0, rc = DBQ_DONE;
 
 	switch (kind) {
 	case TL_HOME:
@@ -420,7 +422,7 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 	while (n < limit && (rc = dbq_step(s)) == DBQ_ROW)
 		ids[n++] = dbq_i64(s, 0);
 	db_done(s);
-	return n;
+	return rc == DBQ_ERR ? -1 : n;
 }
 
 int
