@@ -55,7 +55,7 @@ page_admin(struct req *r)
 {
 	struct ops_view *v = xcalloc(1, sizeof(*v));
 
-	ops_view_load(r->app, v);
+	ops_view_load(r->app, OPS_DASHBOARD, v);
 	page_load(r);
 	view_admin(r, v);
 	free(v);

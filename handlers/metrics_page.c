@@ -14,7 +14,7 @@ page_metrics(struct req *r)
 	struct ops_view *v = xcalloc(1, sizeof(*v));
 	struct buf out = { 0 };
 
-	ops_view_load(r->app, v);
+	ops_view_load(r->app, OPS_METRICS, v);
 	/* the process's own mapping (serve.c), not a new one per scrape */
 	view_metrics(&out, r->app->metrics, v);
 	resp_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", out.p);

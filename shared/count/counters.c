@@ -131,8 +131,6 @@ counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 	int n = 0, j, m = 0;
 
 	assert(any != NULL);		/* a change has a before or an after */
-	if (any == NULL)
-		return 0;
 	kind = any->kind;
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		if (rules[i].kind != kind)

@@ -347,7 +347,7 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 
 /* Loads one missing live value; -2 when Redis or SQLite failed. */
 static long long
-load_one(struct app *a, struct delta *d)
+load_one(struct app *a, const struct delta *d)
 {
 	struct cstore_keys k;
 	char ver[24], base_s[24], batch[24];
@@ -395,10 +395,9 @@ load_one(struct app *a, struct delta *d)
 }
 
 int
-cstore_get(struct app *a, const struct delta *keys, int n,
+cstore_get(struct app *a, const struct delta *ds, int n,
     struct count *out)
 {
-	struct delta *ds = xcalloc((size_t)n + 1, sizeof(*ds));
 	char (*hash)[48] = xcalloc((size_t)n + 1, sizeof(*hash));
 	char (*field)[48] = xcalloc((size_t)n + 1, sizeof(*field));
 	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
@@ -409,7 +408,6 @@ cstore_get(struct app *a, const struct delta *keys, int n,
 	long long val, back;
 
 	for (i = 0; i < n; i++) {
-		ds[i] = keys[i];
 		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
 		    sizeof(field[i]));
 		out[i].v = 0;
@@ -494,6 +492,5 @@ cstore_get(struct app *a, const struct delta *keys, int n,
 	free(field);
 	free(argv);
 	free(grp);
-	free(ds);
 	return failed;
 }

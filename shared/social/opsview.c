@@ -11,8 +11,9 @@
 #include "store/rds.h"
 #include "store/sql.h"
 
-long long
-ops_flush_lag(struct app *a)
+/* Seconds since the last applied flush batch; -1 none yet or an error. */
+static long long
+flush_lag(struct app *a)
 {
 	struct dbq *s = db_stmt(&a->db, STMT_LAST_FLUSH);
 	long long at = 0;
@@ -39,7 +40,7 @@ hash_get(const rds_reply *h, const char *f)
 }
 
 void
-ops_view_load(struct app *a, struct ops_view *v)
+ops_view_load(struct app *a, unsigned parts, struct ops_view *v)
 {
 	rds_reply *h;
 	char f[64];
@@ -48,7 +49,7 @@ ops_view_load(struct app *a, struct ops_view *v)
 	memset(v, 0, sizeof(*v));
 	v->pending = flush_pending(a);
 	v->fanout_jobs = fanout_pending(a);
-	v->flush_lag = ops_flush_lag(a);
+	v->flush_lag = flush_lag(a);
 	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
 	for (i = 0; i < FAM__MAX; i++) {
 		struct drift_row *d = &v->drift[v->ndrift];
@@ -64,11 +65,14 @@ ops_view_load(struct app *a, struct ops_view *v)
 	}
 	if (h != NULL)
 		rds_free(h);
+	if (parts & OPS_DASHBOARD)
+		v->have_latest = runs_list(&a->db, &v->latest, 1) == 1;
+	if (!(parts & OPS_METRICS))
+		return;
 	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_CACHE, NULL);
 	v->cache_rebuilds = hash_get(h, "rebuilds");
 	v->cache_sql = hash_get(h, "sql_reads");
 	if (h != NULL)
 		rds_free(h);
-	v->have_latest = runs_list(&a->db, &v->latest, 1) == 1;
 	v->have_last_done = runs_last_done(&a->db, &v->last_done) == 1;
 }

@@ -27,10 +27,14 @@ struct ops_view {
 	int			have_last_done;
 };
 
-/* Loads everything above; a part that cannot be read is left at 0 (the
- * Redis-side gauges) or absent (the runs). */
-void	ops_view_load(struct app *, struct ops_view *);
-/* Seconds since the last applied flush batch; -1 none yet or an error. */
-long long ops_flush_lag(struct app *);
+/* What a page needs beyond the gauges and the drift check. */
+#define OPS_DASHBOARD	0x01	/* the newest run (/admin) */
+#define OPS_METRICS	0x02	/* the cache counters and the newest
+				 * finished run (/metrics) */
+
+/* Loads the gauges, the drift check and the parts named; a part that
+ * cannot be read is left at 0 (the Redis-side gauges) or absent (the
+ * runs). */
+void	ops_view_load(struct app *, unsigned parts, struct ops_view *);
 
 #endif

@@ -1,4 +1,5 @@
 /* query.c -- statements through an opaque handle; see query.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -101,8 +102,8 @@ dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
 	for (k = 0; k < n; k++)
 		buf_printf(&b, "%s%lld", k ? "," : "", ids[k]);
 	buf_putc(&b, ']');
-	sqlite3_bind_text(S(q), i, b.p, (int)b.len, SQLITE_TRANSIENT);
-	buf_free(&b);
+	k = (int)b.len;
+	sqlite3_bind_text(S(q), i, buf_take(&b), k, free);
 }
 
 void

@@ -255,6 +255,20 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 	return rep;
 }
 
+/* Queues one command on the connected r: 0, or -1 (dropped). */
+static int
+queue(struct rds *r, int argc, const char **argv, const size_t *lens)
+{
+	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
+		rds_drop(r);
+		return -1;
+	}
+	r->ncmds++;
+	r->unsent = 1;
+	r->pending++;
+	return 0;
+}
+
 int
 rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
     const char **keys, int nargs, const char **args)
@@ -279,14 +293,7 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 		    lens, nk, sizeof(nk));
 	if (n < 0)
 		return -1;
-	if (redisAppendCommandArgv(r->c, n, argv, lens) != REDIS_OK) {
-		rds_drop(r);
-		return -1;
-	}
-	r->ncmds++;
-	r->unsent = 1;
-	r->pending++;
-	return 0;
+	return queue(r, n, argv, lens);
 }
 
 int
@@ -355,14 +362,7 @@ rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
 	if (rds_connect(r) == -1)
 		return -1;
-	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
-		rds_drop(r);
-		return -1;
-	}
-	r->ncmds++;
-	r->unsent = 1;
-	r->pending++;
-	return 0;
+	return queue(r, argc, argv, lens);
 }
 
 /* Calls fn(key, arg) for every key matching pattern (SCAN, 1000 keys a

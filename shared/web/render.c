@@ -9,6 +9,16 @@
 #include "web/resp.h"
 
 void
+render_at_login(struct req *r, const char *login)
+{
+	html_raw(&r->body, "<a href=\"/u/");
+	html_url(&r->body, login);
+	html_raw(&r->body, "\">@");
+	html_text(&r->body, login);
+	html_raw(&r->body, "</a>");
+}
+
+void
 render_time(struct req *r, long long ms)
 {
 	char iso[32], human[32];

@@ -19,6 +19,8 @@ void	render_count(struct req *, const char *name, const struct count *,
 	    const char *attr, const char *attrval);
 /* The posts of a list, in its order. */
 void	render_posts(struct req *, const struct post_cards *);
+/* <a href="/u/LOGIN">@LOGIN</a> */
+void	render_at_login(struct req *, const char *login);
 /* <time datetime="..."> for a millisecond timestamp. */
 void	render_time(struct req *, long long ms);
 /* Older/newer links for ?page=N of path. */

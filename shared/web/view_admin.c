@@ -175,11 +175,9 @@ view_top(struct req *r, const char *by, int n, const struct top_view *v)
 		html_int(b, p->num);
 		html_raw(b, "\"><td>");
 		html_int(b, i + 1);
-		html_raw(b, "</td><td><a href=\"/u/");
-		html_url(b, p->login);
-		html_raw(b, "\">@");
-		html_text(b, p->login);
-		html_raw(b, "</a></td><td class=\"num\">");
+		html_raw(b, "</td><td>");
+		render_at_login(r, p->login);
+		html_raw(b, "</td><td class=\"num\">");
 		html_int(b, p->num);
 		html_raw(b, "</td>");
 		for (j = 0; j < PROFILE_NCOUNTS; j++) {

@@ -47,11 +47,9 @@ view_topic(struct req *r, const struct topic_view *v)
 			html_attr(b, p->login);
 			html_raw(b, "\" data-value=\"");
 			html_int(b, p->num);
-			html_raw(b, "\"><a href=\"/u/");
-			html_url(b, p->login);
-			html_raw(b, "\">@");
-			html_text(b, p->login);
-			html_raw(b, "</a> \xc2\xb7 rating ");
+			html_raw(b, "\">");
+			render_at_login(r, p->login);
+			html_raw(b, " \xc2\xb7 rating ");
 			html_int(b, p->num);
 			html_raw(b, "</li>");
 		}
