@@ -24,12 +24,12 @@ export PORT RUN_DIR DEMO REPLICA
 # The library, layer by layer: each folder of shared/ includes only from
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
-SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl
+SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words
 SHARED_store  = sql schema db query rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
 SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \
-                pcache seed
-SHARED_web    = serve req field resp route html layout render view_social view_post view_notes view_admin view_report view_metrics chart
+                pcache seed followed find
+SHARED_web    = serve req field resp route html layout act render view_social view_find view_post view_notes view_admin view_report view_metrics chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
@@ -63,7 +63,8 @@ $(LIB): $(SHARED_OBJS)
 
 bin/tally-web: build/handlers/web.o build/handlers/web_pages.o $(LIB)
 bin/tally-social: build/handlers/social.o build/handlers/social_pages.o \
-    build/handlers/profile_pages.o build/handlers/post_pages.o $(LIB)
+    build/handlers/profile_pages.o build/handlers/post_pages.o \
+    build/handlers/find_pages.o $(LIB)
 bin/tally-notify: build/handlers/notify.o $(LIB)
 bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
     build/handlers/metrics_page.o $(LIB)

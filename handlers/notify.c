@@ -2,13 +2,16 @@
  *
  * Routes (mirrored by nginx-conf/tally.conf.in):
  *   GET  /notifications?page=N        newest first, 30 a page; unread ones
- *                                     carry data-unread="1" (login)
+ *                                     carry data-unread="1"; page 1 marks
+ *                                     what it shows as read (login)
  *   POST /notifications/ID/read       303 /notifications | 404 not yours
  *   POST /notifications/ID/delete     303 /notifications | 404 not yours
  *   POST /notifications/read-all      303 /notifications
  *   GET  /notices                     system notices; marks all read
  *   GET  /news                        the red-dot column; clears the dot
  *   GET  /badges                      HTML fragment of the four badges
+ * Actions answer 303 to `back` or, asked for JSON, the badges (act.h);
+ * GETs move read markers on the user's own requests only (req_own).
  *   GET  /badges.json                 {"notifications":N,"notices":N,
  *                                     "followed":N,"red_dot":B}; ETag and
  *                                     If-None-Match (304) | 401 logged out
@@ -23,6 +26,7 @@
 #include "social/notify.h"
 #include "social/session.h"
 #include "social/noteview.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/req.h"
@@ -73,10 +77,41 @@ page_notifications(struct req *r)
 		notes_free(&ns);
 		return resp_error(r, 500, "The notifications could not be read.");
 	}
+	/* Opening the list marks what it shows as seen, up to its newest
+	 * (one that arrives meanwhile stays unread); the page still shows
+	 * which were unread when it was built. */
+	if (page == 1 && ns.n > 0 && req_own(r) &&
+	    notify_read_all(r->app, r->sess.user_id, ns.v[0].id) == -1) {
+		notes_free(&ns);
+		return resp_error(r, 500, "The notifications could not be saved.");
+	}
 	page_load(r);
 	view_notes(r, &ns);
 	notes_free(&ns);
 	return 0;
+}
+
+/* The badges as /badges.json and the actions' JSON show them. */
+static json_t *
+badges_json(const struct badges *bd)
+{
+	return json_pack("{s:I,s:I,s:I,s:b}", "notifications",
+	    (json_int_t)bd->notifications, "notices", (json_int_t)bd->notices,
+	    "followed", (json_int_t)bd->followed, "red_dot", bd->red_dot);
+}
+
+/* How a notification action answers: the badges after it as JSON, or
+ * 303 back to the page (default /notifications). */
+static int
+note_answer(struct req *r)
+{
+	struct badges bd;
+
+	if (!req_wants_json(r))
+		return act_redirect(r, "/notifications", 0);
+	if (badges_get(r->app, r->sess.user_id, &bd) == -1)
+		return resp_error(r, 503, "The badges could not be read.");
+	return act_json(r, badges_json(&bd));
 }
 
 /* 404 unless notification ID exists and is the user's: someone else's
@@ -104,7 +139,7 @@ page_note_read(struct req *r)
 		return -1;
 	if (notify_read(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be saved.");
-	return resp_redirect(r, "/notifications");
+	return note_answer(r);
 }
 
 static int
@@ -116,15 +151,15 @@ page_note_delete(struct req *r)
 		return -1;
 	if (notify_delete(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be deleted.");
-	return resp_redirect(r, "/notifications");
+	return note_answer(r);
 }
 
 static int
 page_read_all(struct req *r)
 {
-	if (notify_read_all(r->app, r->sess.user_id) == -1)
+	if (notify_read_all(r->app, r->sess.user_id, NOTE_ALL) == -1)
 		return resp_error(r, 500, "The notifications could not be saved.");
-	return resp_redirect(r, "/notifications");
+	return note_answer(r);
 }
 
 static int
@@ -137,7 +172,7 @@ page_notices(struct req *r)
 		return resp_error(r, 500, "The notices could not be read.");
 	}
 	/* Marked read before the badges load: the header then shows 0. */
-	if (ns.n > 0)
+	if (ns.n > 0 && req_own(r))
 		marker_put(r->app, r->sess.user_id, "notices", 0, ns.v[0].id);
 	page_load(r);
 	view_notices(r, &ns);
@@ -150,8 +185,9 @@ page_news(struct req *r)
 {
 	long long lit = db_setting(&r->app->db, "red_dot_at", 0);
 
-	marker_put(r->app, r->sess.user_id, "news", 0,
-	    clock_wall_ms() > lit ? clock_wall_ms() : lit);
+	if (req_own(r))
+		marker_put(r->app, r->sess.user_id, "news", 0,
+		    clock_wall_ms() > lit ? clock_wall_ms() : lit);
 	page_load(r);
 	view_news(r, lit);
 	return 0;
@@ -174,9 +210,8 @@ page_badges_json(struct req *r)
 	const char *inm = req_param(r, "HTTP_IF_NONE_MATCH");
 	const char *sid = req_cookie(r, "sid");
 	struct badges bd;
-	char etag[96], *s;
+	char etag[96];
 	long long uid;
-	json_t *o;
 	int rc = sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
 
 	if (rc == 0) {
@@ -203,14 +238,5 @@ page_badges_json(struct req *r)
 		resp_text(r, 304, "application/json", "");
 		return 0;
 	}
-	o = json_pack("{s:I,s:I,s:I,s:b}", "notifications",
-	    (json_int_t)bd.notifications, "notices", (json_int_t)bd.notices,
-	    "followed", (json_int_t)bd.followed, "red_dot", bd.red_dot);
-	s = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	json_decref(o);
-	if (s == NULL)
-		return resp_error(r, 500, "out of memory");
-	resp_text(r, 200, "application/json", s);
-	free(s);
-	return 0;
+	return act_json(r, badges_json(&bd));
 }

@@ -5,6 +5,7 @@
 #include "social/posting.h"
 #include "social/postview.h"
 #include "social_pages.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -56,7 +57,7 @@ static int
 arg_post(struct req *r, unsigned flags, struct post_view *v)
 {
 	int rc = post_view_load(r->app, req_arg_id(r, 0), r->user ?
-	    r->sess.user_id : 0, flags, v);
+	    r->sess.user_id : 0, req_param(r, "REMOTE_ADDR"), flags, v);
 
 	if (rc == 1)
 		return 0;
@@ -119,14 +120,45 @@ page_post_delete(struct req *r)
 	return resp_redirect(r, "/feed");
 }
 
+/* A script's like, unlike or repost: the post's counts and the viewer's
+ * marks as the next page shows them. */
+static int
+post_json(struct req *r, long long id)
+{
+	struct post_view v;
+	const struct count *n;
+
+	if (arg_post(r, PV_COUNTS, &v) == -1)
+		return -1;
+	n = v.c.n;
+	if (!n[PC_LIKES].ok || !n[PC_COMMENTS].ok || !n[PC_REPOSTS].ok ||
+	    !n[PC_VIEWS].ok) {
+		post_view_free(&v);
+		return resp_error(r, 503, "The counts could not be read.");
+	}
+	act_json(r, json_pack("{s:I,s:b,s:b,s:I,s:I,s:I,s:I}", "post_id",
+	    (json_int_t)id, "liked", v.c.liked, "reposted", v.c.reposted,
+	    "likes", (json_int_t)n[PC_LIKES].v, "comments",
+	    (json_int_t)n[PC_COMMENTS].v, "reposts", (json_int_t)n[PC_REPOSTS].v,
+	    "views", (json_int_t)n[PC_VIEWS].v));
+	post_view_free(&v);
+	return 0;
+}
+
 static int
 post_action(struct req *r, int (*fn)(struct app *, long long, long long))
 {
 	long long id = req_arg_id(r, 0);
+	char loc[48];
 
 	if (post_answer(r, fn(r->app, id, r->sess.user_id)) == -1)
 		return -1;
-	return redirect_post(r, id);
+	if (req_wants_json(r))
+		return post_json(r, id);
+	if (act_back(r) == NULL)
+		return redirect_post(r, id);
+	snprintf(loc, sizeof(loc), "/posts/%lld", id);
+	return act_redirect(r, loc, id);
 }
 
 int

@@ -5,6 +5,7 @@
 #include "social/people.h"
 #include "social/profileview.h"
 #include "social_pages.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -21,7 +22,8 @@ page_profile(struct req *r)
 
 	if (page == 0 || arg_user(r, &u) == -1)
 		return -1;
-	if (viewer != 0 && viewer != u.id)
+	/* the author's posts are read: on the user's own request only */
+	if (viewer != 0 && viewer != u.id && req_own(r))
 		profile_visited(r->app, viewer, u.id);
 	if (profile_view_load(r->app, &u, viewer, page, FEED_PAGE, &v) == -1)
 		return resp_error(r, 500, "The profile could not be read.");
@@ -67,6 +69,8 @@ page_following(struct req *r)
 static int
 follow_action(struct req *r, int add)
 {
+	struct delta d = { FAM_USER_FOLLOWERS, 0, 0, 0 };
+	struct count followers;
 	struct account u;
 	char loc[64];
 	int rc;
@@ -79,8 +83,15 @@ follow_action(struct req *r, int add)
 	    follow_remove(r->app, r->sess.user_id, u.id);
 	if (rc < 0)
 		return resp_error(r, 500, "The follow could not be saved.");
+	if (req_wants_json(r)) {
+		d.k1 = u.id;
+		if (cstore_get(r->app, &d, 1, &followers) != 0)
+			return resp_error(r, 503, "The count could not be read.");
+		return act_json(r, json_pack("{s:s,s:b,s:I}", "login", u.login,
+		    "following", add, "followers", (json_int_t)followers.v));
+	}
 	snprintf(loc, sizeof(loc), "/u/%s", u.login);
-	return resp_redirect(r, loc);
+	return act_redirect(r, loc, 0);
 }
 
 int

@@ -15,6 +15,10 @@
  *   POST /posts/ID/comments           303 /posts/ID | 400 | 404
  *   POST /comments/ID/delete          303 /posts/PID | 403 | 404
  *   GET  /t/SLUG?page=N               a topic's posts | 404
+ *   GET  /people?q=TEXT&page=N        find people; no q: suggestions
+ *   GET  /topics                      topics with posts, busiest first
+ *   GET  /followed                    followed authors with new posts (login)
+ * An action answers 303 to its `back` field or JSON (web/act.h).
  * Every POST needs the csrf field (403), every action a session (303).
  */
 #include <stdlib.h>
@@ -52,6 +56,9 @@ static const struct route routes[] = {
 	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER },	/* ROUTE_COMMENT */
 	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
 	{ METHOD_GET, "/t/:s", page_topic, 0 },			/* ROUTE_TOPIC */
+	{ METHOD_GET, "/people", page_people, 0 },		/* ROUTE_PEOPLE */
+	{ METHOD_GET, "/topics", page_topics, 0 },		/* ROUTE_TOPICS */
+	{ METHOD_GET, "/followed", page_followed, ROUTE_USER },	/* ROUTE_FOLLOWED */
 };
 
 int

@@ -61,6 +61,7 @@ page_feed(struct req *r)
 	if (n < 0 || post_cards_load(r->app, ids, n, r->sess.user_id, &cs) ==
 	    -1)
 		return resp_error(r, 500, "The feed could not be read.");
+	post_cards_marks(r->app, cs.v, cs.n, r->sess.user_id);
 	page_load(r);
 	view_feed(r, &cs, page, n == FEED_PAGE);
 	post_cards_free(&cs);
@@ -80,7 +81,8 @@ page_topic(struct req *r)
 	if (valid_check(VALID_TOPIC, r->args[0], strlen(r->args[0]), &slug)
 	    == -1)
 		return resp_error(r, 404, "There is no such topic.");
-	rc = topic_view_load(r->app, slug, page, FEED_PAGE, &v);
+	rc = topic_view_load(r->app, slug, r->user ? r->sess.user_id : 0,
+	    page, FEED_PAGE, &v);
 	free(slug);
 	if (rc != 1)
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?

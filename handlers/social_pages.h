@@ -31,5 +31,8 @@ int	page_post_repost(struct req *);
 int	page_comment(struct req *);
 int	page_comment_delete(struct req *);
 int	page_topic(struct req *);
+int	page_people(struct req *);
+int	page_topics(struct req *);
+int	page_followed(struct req *);
 
 #endif

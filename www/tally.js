@@ -10,6 +10,104 @@
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
 
+  // Acting in place: a like, repost, follow or notification action is
+  // sent with Accept: application/json and the page changes where it is
+  // (the server answers the counts the next page would show).  Without
+  // this script the same forms redirect back to the page (field "back").
+  function plural(span, n) {
+    var label = span.nextSibling;
+    if (!label || label.nodeType !== 3) return;
+    var word = label.textContent.replace(/s$/, '');
+    label.textContent = n === 1 ? word : word + 's';
+  }
+  function setCount(el, n) {
+    el.textContent = String(n);
+    el.removeAttribute('data-failed');
+    plural(el, n);
+  }
+  function onPost(form, data) {
+    var art = form.closest('article[data-post-id]');
+    if (!art) return;
+    ['likes', 'comments', 'reposts', 'views'].forEach(function (k) {
+      var el = art.querySelector('[data-counter="post-' + k + '"]');
+      if (el) setCount(el, data[k]);
+    });
+    if (data.liked) art.setAttribute('data-liked', '1');
+    else art.removeAttribute('data-liked');
+    if (data.reposted) art.setAttribute('data-reposted', '1');
+    else art.removeAttribute('data-reposted');
+    var base = '/posts/' + data.post_id + '/';
+    form.querySelectorAll('button[formaction]').forEach(function (b) {
+      var act = b.getAttribute('formaction').slice(base.length);
+      if (act === 'like' || act === 'unlike') {
+        b.setAttribute('formaction', base + (data.liked ? 'unlike' : 'like'));
+        b.setAttribute('aria-pressed', data.liked ? 'true' : 'false');
+        b.textContent = data.liked ? 'Liked' : 'Like';
+      } else if (act === 'repost') {
+        b.setAttribute('aria-pressed', data.reposted ? 'true' : 'false');
+        b.textContent = data.reposted ? 'Reposted' : 'Repost';
+      }
+    });
+    form.setAttribute('action', base + (data.liked ? 'unlike' : 'like'));
+  }
+  function onFollow(form, data) {
+    var b = form.querySelector('button');
+    var path = '/' + (data.following ? 'unfollow/' : 'follow/') +
+      encodeURIComponent(data.login);
+    form.setAttribute('action', path);
+    if (b) {
+      b.setAttribute('aria-pressed', data.following ? 'true' : 'false');
+      b.setAttribute('data-following', data.following ? '1' : '0');
+      b.textContent = data.following ? 'Following' : 'Follow';
+      b.classList.toggle('secondary', !!data.following);
+    }
+    var holder = form.closest('[data-login]');
+    if (holder) {
+      if (data.following) holder.setAttribute('data-following', '1');
+      else holder.removeAttribute('data-following');
+    }
+    document.querySelectorAll('[data-counter="followers"]').forEach(function (el) {
+      if (el.getAttribute('data-login') === data.login) setCount(el, data.followers);
+    });
+  }
+  document.addEventListener('submit', function (e) {
+    var form = e.target;
+    if (e.defaultPrevented || !window.fetch || !window.URLSearchParams ||
+        !form.matches || !form.matches('form.acts, form.follow, form.note-act')) return;
+    var btn = e.submitter || form.querySelector('button');
+    var url = (btn && btn.getAttribute('formaction')) || form.getAttribute('action');
+    e.preventDefault();
+    if (btn) btn.disabled = true;
+    fetch(url, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Accept': 'application/json' },
+      body: new URLSearchParams(new FormData(form))
+    }).then(function (r) {
+      if (!r.ok) throw new Error(String(r.status));
+      return r.json();
+    }).then(function (data) {
+      if (btn) btn.disabled = false;
+      if ('post_id' in data) onPost(form, data);
+      else if ('login' in data) onFollow(form, data);
+      else if ('notifications' in data) {
+        show(data);
+        var li = form.closest('[data-unread]');
+        if (li && /\/read$/.test(url)) {
+          li.setAttribute('data-unread', '0');
+          form.remove();
+        }
+        if (/\/delete$/.test(url) && form.closest('li')) form.closest('li').remove();
+      }
+      if (btn) btn.focus();
+      poll(true);
+    }).catch(function () {
+      // Not answered as expected: send the form the ordinary way.
+      if (btn) btn.disabled = false;
+      form.setAttribute('action', url);
+      form.submit();
+    });
+  });
+
   // A reconciliation in progress: the page refreshes itself each second
   // until the run is done (its progress bar comes from the server).
   if (document.querySelector('[data-run-id][data-state="running"],' +
@@ -19,13 +117,13 @@
 
   // Badges: poll /badges.json with If-None-Match; a 304 changes nothing.
   var box = document.querySelector('[data-badges]');
-  if (!box || !window.fetch) return;
   var etag = null, delay = 15000;
   var names = {
     notifications: 'unread-notifications', notices: 'unread-notices',
     followed: 'unread-followed', red_dot: 'red-dot'
   };
   function show(data) {
+    if (!box) return;
     Object.keys(names).forEach(function (k) {
       var el = box.querySelector('[data-counter="' + names[k] + '"]');
       if (!el) return;
@@ -34,7 +132,8 @@
       if (v === 0) el.setAttribute('data-zero', ''); else el.removeAttribute('data-zero');
     });
   }
-  function poll() {
+  function poll(once) {
+    if (!box || !window.fetch) return;
     var headers = etag ? { 'If-None-Match': etag } : {};
     fetch('/badges.json', { headers: headers, credentials: 'same-origin' })
       .then(function (r) {
@@ -45,10 +144,11 @@
         if (r.status === 401) delay = 0;	// logged out: stop
       })
       .catch(function () { /* offline: try again later */ })
-      .then(function () { if (delay) setTimeout(poll, delay); });
+      .then(function () { if (delay && once !== true) setTimeout(poll, delay); });
   }
+  if (!box || !window.fetch) return;
   setTimeout(poll, delay);
   document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'visible') poll();
+    if (document.visibilityState === 'visible') poll(true);
   });
 })();

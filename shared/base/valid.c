@@ -185,7 +185,7 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 		ok = len == 1 && (s[0] == '0' || s[0] == '1');
 		break;
 	case VALID_PAGE:
-		ok = int_ok(s, len, 1, 100000);
+		ok = int_ok(s, len, 1, 1000);
 		break;
 	case VALID_ID:
 		ok = int_ok(s, len, 1, 9007199254740992LL);

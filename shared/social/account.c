@@ -6,8 +6,46 @@
 #include "base/auth.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/words.h"
 #include "social/account.h"
 #include "store/query.h"
+
+static int
+word_put(struct db *d, const char *w, long long uid)
+{
+	struct dbq *s = db_stmt(d, STMT_NAME_WORD_PUT);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, w, -1);
+	dbq_bind_i64(s, 2, uid);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+account_index(struct db *d, long long uid, const char *login,
+    const char *name)
+{
+	char w[WORD_MAX], whole[WORD_MAX];
+	const char *p = name;
+	int nwords = 0;
+
+	if (words_fold(login, w) > 0 && word_put(d, w, uid) == -1)
+		return -1;
+	while (words_next(&p, w) > 0) {
+		nwords++;
+		if (word_put(d, w, uid) == -1)
+			return -1;
+	}
+	/* "ada lo" finds Ada Lovelace: the whole name is a word too */
+	if (nwords > 1 && words_fold(name, whole) > 0 &&
+	    word_put(d, whole, uid) == -1)
+		return -1;
+	return 0;
+}
 
 long long
 account_create(struct db *d, const char *login, const char *name,
@@ -16,12 +54,18 @@ account_create(struct db *d, const char *login, const char *name,
 	char hash[AUTH_HASH_MAX];
 	struct dbq *s;
 	long long id = 0;
-	int rc;
+	int rc, own;
 
 	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_USER_INSERT)) == NULL)
+	own = !db_in_txn(d);
+	if (own && db_begin(d) == -1)
 		return -1;
+	if ((s = db_stmt(d, STMT_USER_INSERT)) == NULL) {
+		if (own)
+			db_rollback(d);
+		return -1;
+	}
 	dbq_bind_text(s, 1, login, -1);
 	dbq_bind_text(s, 2, name, -1);
 	dbq_bind_text(s, 3, hash, -1);
@@ -35,6 +79,13 @@ account_create(struct db *d, const char *login, const char *name,
 		id = -1;
 	}
 	db_done(s);
+	/* the user and their words of the search in one transaction */
+	if (id > 0 && account_index(d, id, login, name) == -1)
+		id = -1;
+	if (own && id == -1)
+		db_rollback(d);
+	else if (own && db_commit(d) == -1)
+		return -1;
 	return id;
 }
 

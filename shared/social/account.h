@@ -19,6 +19,11 @@ struct account {
 long long	account_create(struct db *, const char *login, const char *name,
 		    const char *pw, size_t pwlen, int is_admin, int min_cost);
 
+/* Adds user uid's login and name to the people search (base/words.h);
+ * account_create() does it in its transaction.  0 or -1. */
+int		account_index(struct db *, long long uid, const char *login,
+		    const char *name);
+
 /* Checks a login/password pair: the user's id, 0 for a bad pair (the same
  * time whether or not the login exists), -1 on error. */
 long long	account_check(struct db *, const char *login, const char *pw,

@@ -8,6 +8,7 @@
 #include "count/cstore.h"
 #include "social/badges.h"
 #include "social/bcache.h"
+#include "social/followed.h"
 #include "social/notify.h"
 #include "social/session.h"
 #include "social/timeline.h"
@@ -16,35 +17,17 @@
 static int
 followed(struct app *a, long long uid, long long *total)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
-	long long *authors = NULL, *after = NULL, *out;
-	int n = 0, cap = 0, i, rc;
+	long long *authors, *unread;
+	int n, i;
 
 	*total = 0;
-	if (s == NULL)
+	if ((n = followed_unread(a, uid, &authors, &unread)) == -1)
 		return -1;
-	dbq_bind_i64(s, 1, uid);
-	while ((rc = dbq_step(s)) == DBQ_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			authors = xrealloc(authors, (size_t)cap * sizeof(*authors));
-			after = xrealloc(after, (size_t)cap * sizeof(*after));
-		}
-		authors[n] = dbq_i64(s, 0);
-		after[n] = dbq_i64(s, 1);
-		n++;
-	}
-	db_done(s);
-	if (n > 0) {
-		out = xcalloc((size_t)n, sizeof(*out));
-		if (tl_count_after(a, n, authors, after, out) == 0)
-			for (i = 0; i < n; i++)
-				*total += out[i];
-		free(out);
-	}
+	for (i = 0; i < n; i++)
+		*total += unread[i];
 	free(authors);
-	free(after);
-	return rc == DBQ_DONE ? 0 : -1;
+	free(unread);
+	return 0;
 }
 
 /* The slow path: SQLite markers and ZCOUNTs, then a refill of the cache

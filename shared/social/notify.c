@@ -178,7 +178,7 @@ notify_delete(struct app *a, long long id, long long uid)
 }
 
 int
-notify_read_all(struct app *a, long long uid)
+notify_read_all(struct app *a, long long uid, long long upto)
 {
 	struct db *d = &a->db;
 	struct dbq *s;
@@ -189,6 +189,7 @@ notify_read_all(struct app *a, long long uid)
 		return -1;
 	}
 	dbq_bind_i64(s, 1, uid);
+	dbq_bind_i64(s, 2, upto);
 	rc = dbq_step(s);
 	db_done(s);
 	n = db_changes(d);

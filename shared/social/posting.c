@@ -12,7 +12,9 @@
 #include "social/notify.h"
 #include "social/post.h"
 #include "social/posting.h"
+#include "store/keys.h"
 #include "store/query.h"
+#include "store/rds.h"
 
 /* The formula's view of a post row. */
 static void
@@ -378,12 +380,27 @@ fail:
 	return POST_ERR;
 }
 
-void
-post_view(struct app *a, long long id)
+int
+post_view(struct app *a, long long id, long long uid, const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1 };
+	char key[KEY_VIEW_MAX];
+	rds_reply *rep;
+	int fresh;
 
+	if (uid == 0 && (addr == NULL || *addr == '\0'))
+		return 0;
+	key_view(key, sizeof(key), id, uid, addr);
+	/* One command: the first view of this viewer in 30 minutes sets the
+	 * key.  Redis down: no view is counted (none could be told apart). */
+	rep = rds_cmdv(&a->rds, "SET", key, "1", "NX", "PX", VIEW_WINDOW_MS,
+	    NULL);
+	fresh = rep != NULL && rep->type == RDS_STATUS;
+	rds_free(rep);
+	if (!fresh)
+		return 0;
 	cstore_apply(a, &d, 1);
+	return 1;
 }
 
 int

@@ -38,8 +38,15 @@ int	post_repost(struct app *, long long id, long long uid);
 /* Adds a comment to a visible post; its id goes in *cid. */
 int	post_comment(struct app *, long long id, long long uid,
 	    const char *body, long long *cid);
-/* Counts one view of a post (no truth row: Redis only, then flushed). */
-void	post_view(struct app *, long long id);
+/* A view of post id by user uid (0: anonymous, known by addr): counted
+ * when it is this viewer's first in VIEW_WINDOW_MS (CONTRACT §2 "What a
+ * view is").  Views have no truth rows: the counter is the record, kept
+ * in Redis and flushed like any other; reconciliation has nothing to
+ * recount them from and leaves them as they are.  The author's own views
+ * are never counted (the caller, who knows the author, skips them).
+ * 1 counted, 0 not. */
+#define VIEW_WINDOW_MS	"1800000"
+int	post_view(struct app *, long long id, long long uid, const char *addr);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */
 int	post_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);

@@ -62,6 +62,37 @@ post_cards_load(struct app *a, const long long *ids, int n,
 	return 0;
 }
 
+int
+post_cards_marks(struct app *a, struct post_card *cs, int n, long long viewer)
+{
+	long long *ids, id;
+	struct dbq *s;
+	int i, rc = DBQ_DONE;
+
+	if (viewer == 0 || n <= 0)
+		return 0;
+	if ((s = db_stmt(&a->db, STMT_VIEWER_MARKS)) == NULL)
+		return -1;
+	ids = xcalloc((size_t)n, sizeof(*ids));
+	for (i = 0; i < n; i++)
+		ids[i] = cs[i].p.id;
+	dbq_bind_i64(s, 1, viewer);
+	dbq_bind_ids(s, 2, ids, n);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		for (i = 0; i < n; i++)
+			if (cs[i].p.id == id) {
+				if (dbq_int(s, 1) == 1)
+					cs[i].liked = 1;
+				else
+					cs[i].reposted = 1;
+			}
+	}
+	db_done(s);
+	free(ids);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
 void
 post_cards_free(struct post_cards *cs)
 {

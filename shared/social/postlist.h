@@ -14,6 +14,8 @@ extern const enum family post_card_fams[PC_NCOUNTS];
 struct post_card {
 	struct post	p;
 	struct count	n[PC_NCOUNTS];
+	int		liked;		/* by the viewer (post_cards_marks) */
+	int		reposted;
 };
 
 struct post_cards {
@@ -29,6 +31,10 @@ int	post_cards_load(struct app *, const long long *ids, int n,
 	    long long reader, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */
 void	post_cards_counts(struct app *, struct post_card *, int n);
+/* Marks the cards viewer liked or reposted (one SQLite statement).  0,
+ * or -1 (the marks stay 0). */
+int	post_cards_marks(struct app *, struct post_card *, int n,
+	    long long viewer);
 void	post_cards_free(struct post_cards *);
 
 #endif

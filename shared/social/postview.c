@@ -34,7 +34,7 @@ comments(struct app *a, struct post_view *v)
 
 int
 post_view_load(struct app *a, long long id, long long viewer,
-    unsigned flags, struct post_view *v)
+    const char *addr, unsigned flags, struct post_view *v)
 {
 	int rc;
 
@@ -47,15 +47,18 @@ post_view_load(struct app *a, long long id, long long viewer,
 		post_free(&v->c.p);
 		return 0;
 	}
-	if (!(flags & PV_FULL))
+	if (!(flags & (PV_FULL | PV_COUNTS)))
 		return 1;
-	if (comments(a, v) == -1) {
+	if ((flags & PV_FULL) && comments(a, v) == -1) {
 		post_view_free(v);
 		return -1;
 	}
-	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p))
-		post_view(a, id);	/* before the counts: this view shows */
+	/* before the counts: this view shows; never the author's own */
+	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p) &&
+	    viewer != v->c.p.user_id)
+		post_view(a, id, viewer, addr);
 	post_cards_counts(a, &v->c, 1);
+	post_cards_marks(a, &v->c, 1, viewer);
 	return 1;
 }
 

@@ -22,12 +22,13 @@ struct post_view {
 
 #define PV_FULL		0x01	/* counts and comments too */
 #define PV_VIEWED	0x02	/* and a visible post is viewed (counted) */
+#define PV_COUNTS	0x04	/* counts and the viewer's marks, no comments */
 
-/* Loads post id as viewer (0: nobody) may see it: 1, 0 no such post (or
- * not the viewer's to see), -1 on error.  flags: PV_*; without PV_FULL
- * only the post (the edit form). */
+/* Loads post id as viewer (0: nobody, known by addr for a view) may see
+ * it: 1, 0 no such post (or not the viewer's to see), -1 on error.
+ * flags: PV_*; without PV_FULL only the post (the edit form). */
 int	post_view_load(struct app *, long long id, long long viewer,
-	    unsigned flags, struct post_view *);
+	    const char *addr, unsigned flags, struct post_view *);
 void	post_view_free(struct post_view *);
 
 #endif

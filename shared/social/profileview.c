@@ -64,6 +64,8 @@ profile_view_load(struct app *a, const struct account *u, long long viewer,
 	}
 	free(ids);
 	v->more = n == per;
+	post_cards_marks(a, v->posts.v, v->posts.n, viewer);
+	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
 	memset(ds, 0, sizeof(ds));
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
 		ds[i].fam = profile_fams[i];
@@ -108,8 +110,8 @@ best_authors(struct app *a, long long tid, struct people *out)
 }
 
 int
-topic_view_load(struct app *a, const char *slug, long long page, int per,
-    struct topic_view *v)
+topic_view_load(struct app *a, const char *slug, long long viewer,
+    long long page, int per, struct topic_view *v)
 {
 	long long *ids;
 	struct delta d = { FAM_TOPIC_POSTS, 0, 0, 0 };
@@ -144,6 +146,7 @@ topic_view_load(struct app *a, const char *slug, long long page, int per,
 		return -1;
 	}
 	free(ids);
+	post_cards_marks(a, v->cards.v, v->cards.n, viewer);
 	d.k1 = v->id;
 	cstore_get(a, &d, 1, &v->posts);	/* a failure: ok == 0 */
 	return 1;

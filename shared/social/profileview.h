@@ -43,10 +43,10 @@ struct topic_view {
 	int			 more;
 };
 
-/* Loads page `page` of the topic named slug.  1, 0 no such topic, -1 on
- * error. */
-int	topic_view_load(struct app *, const char *slug, long long page,
-	    int per, struct topic_view *);
+/* Loads page `page` of the topic named slug as viewer (0: nobody) sees
+ * it.  1, 0 no such topic, -1 on error. */
+int	topic_view_load(struct app *, const char *slug, long long viewer,
+	    long long page, int per, struct topic_view *);
 void	topic_view_free(struct topic_view *);
 
 #endif

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "count/lb.h"
 #include "count/recount.h"
+#include "social/account.h"
 #include "social/seed.h"
 #include "store/query.h"
 
@@ -123,6 +124,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 	double *uz = NULL, *pz = NULL;
 	struct buf text = { 0 };
 	char hash[AUTH_HASH_MAX], login[40], name[64];
+	long long uid;
 	struct dbq *s;
 	long i, made, nu = 0, np = 0, ndemo = (long)(sizeof(demo_names) /
 	    sizeof(demo_names[0]));
@@ -161,9 +163,12 @@ seed_run(struct app *a, const struct seed_opts *o)
 		dbq_bind_text(s, 3, hash, -1);
 		dbq_bind_int(s, 4, 0);
 		dbq_bind_i64(s, 5, now - span);
-		if (dbq_step(s) == DBQ_ROW)
-			uids[nu++] = dbq_i64(s, 0);
+		uid = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
 		db_done(s);
+		if (uid > 0 && account_index(d, uid, login, name) == -1)
+			goto fail;
+		if (uid > 0)
+			uids[nu++] = uid;
 	}
 	if (nu < 2) {
 		log_err("seed: no new users (logins taken?)");

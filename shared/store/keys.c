@@ -51,3 +51,13 @@ key_login(char *out, size_t sz, const char *login)
 {
 	snprintf(out, sz, "{login:%s}", login);
 }
+
+void
+key_view(char *out, size_t sz, long long post, long long uid,
+    const char *addr)
+{
+	if (uid != 0)
+		snprintf(out, sz, "{v%lld}:u%lld", post, uid);
+	else
+		snprintf(out, sz, "{v%lld}:a%s", post, addr);
+}

@@ -18,6 +18,7 @@
  *   {c<B>}:<what>      a bucket's pending, inflight, meta, outbox
  *   {c<B>}:<tag><id>   the live values of one object ("p42", "u7")
  * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
+ * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>.
  * Leaderboards: {lb}:<field>, {lb}:rating:<topic>, each with :ok,
  * :lock, :tmp and :touched (lb.h).  Profiles: {login:<login>} and its
  * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
@@ -47,6 +48,12 @@ void	key_flush_lock(char *out, size_t sz, long long batch);
 void	key_board(char *out, size_t sz, const char *field, long long topic);
 /* "{login:<login>}": a cached profile. */
 void	key_login(char *out, size_t sz, const char *login);
+
+/* "{v<post>}:u<uid>" or "{v<post>}:a<address>": one viewer's view of a
+ * post in the last 30 minutes (posting.h post_view); KEY_VIEW_MAX long. */
+#define KEY_VIEW_MAX	96
+void	key_view(char *out, size_t sz, long long post, long long uid,
+	    const char *addr);
 
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"

@@ -159,6 +159,22 @@ const char *const schema_migrations[] = {
 	"  id INTEGER PRIMARY KEY,"
 	"  at INTEGER NOT NULL,"
 	"  deltas TEXT NOT NULL);",
+	/* 11: the people search -- the login and each word of the name,
+	 * ASCII letters folded to lower case (base/words.h), one row per
+	 * (word, user): a prefix is a range of this key, never a scan.  The
+	 * backfill splits names on spaces as words_fold() does. */
+	"CREATE TABLE name_words ("
+	"  word TEXT NOT NULL,"
+	"  user_id INTEGER NOT NULL,"
+	"  PRIMARY KEY (word, user_id)) WITHOUT ROWID;"
+	"INSERT OR IGNORE INTO name_words(word, user_id) "
+	"  SELECT lower(login), id FROM users;"
+	"INSERT OR IGNORE INTO name_words(word, user_id) "
+	"  WITH RECURSIVE w(uid, word, rest) AS ("
+	"    SELECT id, '', lower(name) || ' ' FROM users"
+	"    UNION ALL SELECT uid, substr(rest, 1, instr(rest, ' ') - 1),"
+	"      substr(rest, instr(rest, ' ') + 1) FROM w WHERE rest <> '')"
+	"  SELECT word, uid FROM w WHERE word <> '';",
 };
 
 const int schema_version =

@@ -226,8 +226,10 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_NOTE_DELETE] =
 	    "DELETE FROM notifications WHERE id = ?1 AND user_id = ?2 RETURNING is_read",
 	/* STMT_NOTE_READ_ALL: user */
+	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed */
 	[STMT_NOTE_READ_ALL] =
-	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 AND is_read = 0",
+	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
+	    "AND is_read = 0 AND id <= ?2",
 	/* STMT_NOTES_PAGE: user, limit, offset */
 	[STMT_NOTES_PAGE] =
 	    "SELECT n.id, n.kind, n.post_id, n.is_read, n.created_at, u.login, u.name "
@@ -381,4 +383,29 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_OUTBOX_DONE: up to -- drained rows, but the newest of them */
 	[STMT_OUTBOX_DONE] =
 	    "DELETE FROM counter_outbox WHERE id < ?1",
+
+	/* STMT_VIEWER_MARKS: viewer, json post ids -- (post, 1) liked,
+	 * (post, 2) reposted: one key lookup per post and table */
+	[STMT_VIEWER_MARKS] =
+	    "SELECT post_id, 1 FROM likes WHERE user_id = ?1 AND post_id IN "
+	    "(SELECT value FROM json_each(?2)) UNION ALL "
+	    "SELECT post_id, 2 FROM reposts WHERE user_id = ?1 AND post_id IN "
+	    "(SELECT value FROM json_each(?2))",
+	/* STMT_FOLLOWING_AMONG: follower, json user ids -- those followed */
+	[STMT_FOLLOWING_AMONG] =
+	    "SELECT followee_id FROM follows WHERE follower_id = ?1 AND "
+	    "followee_id IN (SELECT value FROM json_each(?2))",
+	/* STMT_NAME_WORD_PUT: word (folded), user -- the people search */
+	[STMT_NAME_WORD_PUT] =
+	    "INSERT INTO name_words(word, user_id) VALUES(?1, ?2) "
+	    "ON CONFLICT DO NOTHING",
+	/* STMT_PEOPLE_FIND: from word, below, limit, after user -- a range
+	 * of the index read in key order, resumed after (word, user) */
+	[STMT_PEOPLE_FIND] =
+	    "SELECT word, user_id FROM name_words "
+	    "WHERE (word, user_id) > (?1, ?4) AND word < ?2 "
+	    "ORDER BY word, user_id LIMIT ?3",
+	/* STMT_TOPICS_ALL: limit -- the topics, oldest first */
+	[STMT_TOPICS_ALL] =
+	    "SELECT id, slug FROM topics ORDER BY id LIMIT ?1",
 };

@@ -46,6 +46,6 @@ field_page(struct req *r)
 
 	if (p == NULL)
 		return 0;
-	valid_int(p, 1, 100000, &v);
+	valid_int(p, 1, 1000, &v);
 	return v;
 }

@@ -46,7 +46,7 @@ page_badges(struct req *r, const struct badges *bd)
 	badge(r, "/notifications", "Notifications", "unread-notifications",
 	    bd->notifications);
 	badge(r, "/notices", "Notices", "unread-notices", bd->notices);
-	badge(r, "/feed", "Followed", "unread-followed", bd->followed);
+	badge(r, "/followed", "Followed", "unread-followed", bd->followed);
 	badge(r, "/news", "News", "red-dot", bd->red_dot);
 	html_raw(&r->body, "</span>");
 }
@@ -88,7 +88,9 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 	if (r->user) {
 		if (bd != NULL)
 			page_badges(r, bd);
-		html_raw(b, "<a href=\"/feed\">Feed</a>");
+		html_raw(b, "<a href=\"/feed\">Feed</a>"
+		    "<a href=\"/people\">People</a>"
+		    "<a href=\"/topics\">Topics</a>");
 		html_raw(b, "<a href=\"/u/");
 		html_url(b, r->sess.login);
 		html_raw(b, "\" data-me=\"");
@@ -102,7 +104,9 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 		page_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"link\">Log out</button></form>");
 	} else if (r->identified) {
-		html_raw(b, "<a href=\"/login\">Log in</a>"
+		html_raw(b, "<a href=\"/people\">People</a>"
+		    "<a href=\"/topics\">Topics</a>"
+		    "<a href=\"/login\">Log in</a>"
 		    "<a href=\"/signup\">Sign up</a>");
 	} else		/* not looked up (an error page): who it is is unknown */
 		html_raw(b, "<a href=\"/feed\">Feed</a>");

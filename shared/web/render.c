@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "web/act.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -33,26 +34,6 @@ render_time(struct req *r, long long ms)
 	html_raw(&r->body, "\">");
 	html_text(&r->body, human);
 	html_raw(&r->body, " UTC</time>");
-}
-
-/* A one-button POST form to action (a fixed path plus the post id). */
-static void
-button_form(struct req *r, const char *pre, long long id, const char *post,
-    const char *label, const char *cls)
-{
-	struct buf *b = &r->body;
-
-	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"");
-	html_text(b, pre);
-	html_int(b, id);
-	html_text(b, post);
-	html_raw(b, "\">");
-	page_csrf(r);
-	html_raw(b, "<button type=\"submit\" class=\"");
-	html_attr(b, cls);
-	html_raw(b, "\">");
-	html_text(b, label);
-	html_raw(b, "</button></form>");
 }
 
 void
@@ -87,9 +68,59 @@ static const char *const post_counter_names[PC_NCOUNTS] = {
 	[PC_REPOSTS] = "post-reposts", [PC_VIEWS] = "post-views",
 };
 static const char *const post_counter_labels[PC_NCOUNTS] = {
-	[PC_LIKES] = " likes", [PC_COMMENTS] = " comments",
-	[PC_REPOSTS] = " reposts", [PC_VIEWS] = " views",
+	[PC_LIKES] = " like", [PC_COMMENTS] = " comment",
+	[PC_REPOSTS] = " repost", [PC_VIEWS] = " view",
 };
+
+void
+render_plural(struct req *r, const struct count *c, const char *word)
+{
+	html_text(&r->body, word);
+	if (!c->ok || c->v != 1)
+		html_raw(&r->body, "s");
+}
+
+/* A toggle of a post's form: it posts to /posts/ID/<act>. */
+static void
+toggle(struct req *r, long long id, const char *act, int on,
+    const char *label)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<button type=\"submit\" class=\"link\" formaction=\"/posts/");
+	html_int(b, id);
+	html_raw(b, "/");
+	html_text(b, act);
+	if (on)
+		html_raw(b, "\" aria-pressed=\"true\">");
+	else
+		html_raw(b, "\" aria-pressed=\"false\">");
+	html_text(b, label);
+	html_raw(b, "</button>");
+}
+
+/* The post's actions: one form, one button per action, each naming its
+ * own target (formaction); the like button says and toggles the state. */
+static void
+post_actions(struct req *r, const struct post_card *c)
+{
+	struct buf *b = &r->body;
+	long long id = c->p.id;
+
+	html_raw(b, "<form method=\"post\" class=\"inline acts\" action=\"/posts/");
+	html_int(b, id);
+	if (c->liked)
+		html_raw(b, "/unlike\">");
+	else
+		html_raw(b, "/like\">");
+	page_csrf(r);
+	act_back_field(r);
+	toggle(r, id, c->liked ? "unlike" : "like", c->liked,
+	    c->liked ? "Liked" : "Like");
+	toggle(r, id, "repost", c->reposted,
+	    c->reposted ? "Reposted" : "Repost");
+	html_raw(b, "</form>");
+}
 
 void
 render_post(struct req *r, const struct post_card *c, unsigned flags)
@@ -101,9 +132,17 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 
 	snprintf(idattr, sizeof(idattr), "%lld", p->id);
 
+	/* data-post-id first: the contract's mark, as readers match it */
 	html_raw(b, "<article data-post-id=\"");
 	html_int(b, p->id);
-	html_raw(b, "\"><header><span><a href=\"/u/");
+	html_raw(b, "\" id=\"post-");
+	html_int(b, p->id);
+	html_raw(b, "\"");
+	if (c->liked)
+		html_raw(b, " data-liked=\"1\"");
+	if (c->reposted)
+		html_raw(b, " data-reposted=\"1\"");
+	html_raw(b, "><header><span><a href=\"/u/");
 	html_url(b, p->login);
 	html_raw(b, "\" data-login=\"");
 	html_attr(b, p->login);
@@ -133,7 +172,7 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 		html_raw(b, "<span>");
 		render_count(r, post_counter_names[j], &c->n[j], "data-post-id",
 		    idattr);
-		html_text(b, post_counter_labels[j]);
+		render_plural(r, &c->n[j], post_counter_labels[j]);
 		html_raw(b, "</span>");
 	}
 	html_raw(b, "</p><footer>");
@@ -142,11 +181,8 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 		html_int(b, p->id);
 		html_raw(b, "\">Comments</a>");
 	}
-	if (r->user && POST_VISIBLE(p)) {
-		button_form(r, "/posts/", p->id, "/like", "Like", "link");
-		button_form(r, "/posts/", p->id, "/unlike", "Unlike", "link");
-		button_form(r, "/posts/", p->id, "/repost", "Repost", "link");
-	}
+	if (r->user && POST_VISIBLE(p))
+		post_actions(r, c);
 	html_raw(b, "</footer></article>");
 }
 
@@ -202,4 +238,28 @@ render_compose(struct req *r)
 	    /* after the checkbox: the first "publish" field wins */
 	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
 	    "<button type=\"submit\">Post</button></form></section>");
+}
+
+void
+render_follow(struct req *r, const char *login, int following)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<form method=\"post\" class=\"inline follow\" action=\"/");
+	if (following)
+		html_raw(b, "unfollow/");
+	else
+		html_raw(b, "follow/");
+	html_url(b, login);
+	html_raw(b, "\">");
+	page_csrf(r);
+	act_back_field(r);
+	if (following)
+		html_raw(b, "<button type=\"submit\" class=\"secondary\" "
+		    "aria-pressed=\"true\" data-following=\"1\">Following"
+		    "</button>");
+	else
+		html_raw(b, "<button type=\"submit\" aria-pressed=\"false\" "
+		    "data-following=\"0\">Follow</button>");
+	html_raw(b, "</form>");
 }

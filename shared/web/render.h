@@ -17,6 +17,9 @@ void	render_post(struct req *, const struct post_card *, unsigned flags);
  * not be read as "?" with data-failed="1". */
 void	render_count(struct req *, const char *name, const struct count *,
 	    const char *attr, const char *attrval);
+/* word, with an "s" unless the count is exactly 1 ("1 like", "2 likes",
+ * "? likes"). */
+void	render_plural(struct req *, const struct count *, const char *word);
 /* The posts of a list, in its order. */
 void	render_posts(struct req *, const struct post_cards *);
 /* <a href="/u/LOGIN">@LOGIN</a> */
@@ -26,6 +29,9 @@ void	render_time(struct req *, long long ms);
 /* Older/newer links for ?page=N of path. */
 void	render_pager(struct req *, const char *path, long long page,
 	    int has_more);
+/* The follow toggle of login: "Follow", or "Following" (pressed) that
+ * unfollows. */
+void	render_follow(struct req *, const char *login, int following);
 /* The compose form (new post). */
 void	render_compose(struct req *);
 

@@ -12,6 +12,31 @@ req_param(const struct req *r, const char *name)
 	return r->fr != NULL ? FCGX_GetParam(name, r->fr->envp) : NULL;
 }
 
+int
+req_wants_json(const struct req *r)
+{
+	const char *acc = req_param(r, "HTTP_ACCEPT");
+
+	return acc != NULL && strstr(acc, "application/json") != NULL;
+}
+
+int
+req_own(const struct req *r)
+{
+	const char *site = req_param(r, "HTTP_SEC_FETCH_SITE");
+
+	return site == NULL || (strcmp(site, "cross-site") != 0 &&
+	    strcmp(site, "same-site") != 0);
+}
+
+const char *
+req_uri(const struct req *r)
+{
+	const char *u = req_param(r, "REQUEST_URI");
+
+	return u != NULL ? u : r->path;
+}
+
 const char *
 req_cookie(const struct req *r, const char *name)
 {

@@ -65,6 +65,17 @@ void		 req_finish(struct req *);
 
 /* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */
 const char	*req_param(const struct req *, const char *);
+/* 1 when the client asked for JSON (Accept names application/json): an
+ * action then answers JSON instead of a redirect, errors included. */
+int		 req_wants_json(const struct req *);
+/* 1 when a GET is the user's own request on this site, so it may move a
+ * read marker (CONTRACT §2): not when Sec-Fetch-Site says cross-site or
+ * same-site (a link elsewhere); a client that sends no such header is
+ * taken at its word. */
+int		 req_own(const struct req *);
+/* The request's path and query as the client sent them (REQUEST_URI), or
+ * the decoded path when there is none (unit tests). */
+const char	*req_uri(const struct req *);
 /* A cookie's value, or NULL. */
 const char	*req_cookie(const struct req *, const char *);
 

@@ -1,6 +1,9 @@
 /* resp.c -- the response writer; the only file that writes to FastCGI. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "base/log.h"
 #include "web/html.h"
@@ -68,6 +71,19 @@ resp_redirect(struct req *r, const char *path)
 int
 resp_error(struct req *r, int status, const char *msg)
 {
+	json_t *o;
+	char *s;
+
+	if (r->method == METHOD_POST && req_wants_json(r)) {
+		/* a script's action: the same status, the reason as JSON */
+		o = json_pack("{s:s}", "error", msg);
+		s = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+		json_decref(o);
+		resp_text(r, status, "application/json", s != NULL ? s :
+		    "{\"error\":\"?\"}");
+		free(s);
+		return -1;
+	}
 	buf_reset(&r->body);
 	r->status = status;
 	r->ctype = NULL;

@@ -102,7 +102,8 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 		return;
 	}
 	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
-		if (hit->flags & ROUTE_JSON) {
+		if ((hit->flags & ROUTE_JSON) || (r->method == METHOD_POST &&
+		    req_wants_json(r))) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
 			return;

@@ -1,6 +1,7 @@
 /* view_notes.c -- tally-notify's pages; see view_notes.h. */
 #include <string.h>
 
+#include "web/act.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -11,12 +12,14 @@ note_form(struct req *r, long long id, const char *action, const char *label)
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/notifications/");
+	html_raw(b, "<form method=\"post\" class=\"inline note-act\" "
+	    "action=\"/notifications/");
 	html_int(b, id);
 	html_raw(b, "/");
 	html_text(b, action);
 	html_raw(b, "\">");
 	page_csrf(r);
+	act_back_field(r);
 	html_raw(b, "<button type=\"submit\" class=\"link\">");
 	html_text(b, label);
 	html_raw(b, "</button></form>");
@@ -70,6 +73,7 @@ view_notes(struct req *r, const struct notes *ns)
 	html_raw(b, "<h1>Notifications</h1><form method=\"post\" "
 	    "action=\"/notifications/read-all\" class=\"inline\">");
 	page_csrf(r);
+	act_back_field(r);
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
 	    "</button></form><ul class=\"people notes\">");
 	for (i = 0; i < ns->n; i++)

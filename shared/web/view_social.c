@@ -15,9 +15,14 @@ view_feed(struct req *r, const struct post_cards *cs, long long page,
 	if (page == 1)
 		render_compose(r);
 	render_posts(r, cs);
-	if (cs->n == 0)
-		html_raw(&r->body, "<p class=\"muted\">Nothing here yet. "
-		    "Follow people to see their posts.</p>");
+	if (cs->n == 0 && page == 1)
+		html_raw(&r->body, "<section class=\"card empty\"><h2>Nothing "
+		    "here yet</h2><p>Your feed shows your posts and the posts "
+		    "of people you follow.</p><p><a class=\"button\" "
+		    "href=\"/people\">Find people to follow</a> or "
+		    "<a href=\"/topics\">browse topics</a>.</p></section>");
+	else if (cs->n == 0)
+		html_raw(&r->body, "<p class=\"muted\">No older posts.</p>");
 	render_pager(r, "/feed", page, more);
 	page_end(r);
 }
@@ -64,27 +69,6 @@ view_topic(struct req *r, const struct topic_view *v)
 }
 
 static void
-follow_button(struct req *r, const struct account *u, int following)
-{
-	struct buf *b = &r->body;
-
-	html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/");
-	if (following)
-		html_raw(b, "unfollow/");
-	else
-		html_raw(b, "follow/");
-	html_url(b, u->login);
-	html_raw(b, "\">");
-	page_csrf(r);
-	if (following)
-		html_raw(b, "<button type=\"submit\" class=\"secondary\" "
-		    "data-following=\"1\">Unfollow</button></form>");
-	else
-		html_raw(b, "<button type=\"submit\" data-following=\"0\">"
-		    "Follow</button></form>");
-}
-
-static void
 profile_counts(struct req *r, const struct profile_view *v)
 {
 	static const char *const names[PROFILE_NCOUNTS] = {
@@ -125,14 +109,17 @@ view_profile(struct req *r, const struct profile_view *v)
 	page_begin(r, v->u.name);
 	html_raw(b, "<section class=\"card profile\" data-login=\"");
 	html_attr(b, v->u.login);
-	html_raw(b, "\"><h1>");
+	if (v->following)
+		html_raw(b, "\" data-following=\"1\"><h1>");
+	else
+		html_raw(b, "\"><h1>");
 	html_text(b, v->u.name);
 	html_raw(b, " <small class=\"muted\">@");
 	html_text(b, v->u.login);
 	html_raw(b, "</small></h1>");
 	profile_counts(r, v);
 	if (r->user && !v->self)
-		follow_button(r, &v->u, v->following);
+		render_follow(r, v->u.login, v->following);
 	html_raw(b, "</section>");
 	if (v->drafts.n > 0) {
 		html_raw(b, "<h2>Your drafts</h2>");

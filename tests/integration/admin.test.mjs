@@ -649,11 +649,13 @@ return redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]).ok`, '4', pending, infligh
 test('a flusher that stalls past its lock and wakes loses nothing: recovery fenced its batch', async (t) => {
   await quiet();
   const author = await newUser('stallauthor');
-  const fan = await newUser('stallfan');
+  // two viewers: a view counts once per viewer (CONTRACT §2)
+  const fans = [await newUser('stallfan'), await newUser('stallfan2')];
   await whileWorkerStopped(async () => {
     const posts = [];
     for (let i = 0; i < 40; i++) posts.push(await publish(author, `stall ${i}`, 'stall-topic'));
     const view = async () => {
+      const fan = fans.shift();
       for (const p of posts) assert.equal((await fan.get(`/posts/${p}`)).status, 200);
     };
     await view();

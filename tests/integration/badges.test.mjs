@@ -131,7 +131,7 @@ test('like, comment, repost and follow notify the recipient, never oneself; undo
   await ok303(b.post('/follow/nauthor'));
   await assertUnreadExact(a, 3);
   const likeNote = q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='like'`);
-  await a.get('/notifications');
+  await a.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(a.post(`/notifications/${likeNote}/read`));
   await assertUnreadExact(a, 2);
   await ok303(b.post(`/posts/${p}/unlike`));
@@ -161,7 +161,7 @@ test("an unlike withdraws its like's own notification, by id; an id reused after
   // the owner deletes it; the newest row is gone, so SQLite hands its id
   // to the next notification: c's follow
   assert.equal(q('SELECT MAX(id) FROM notifications'), n1, 'the like is the newest notification');
-  await a.get('/notifications');
+  await a.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(a.post(`/notifications/${n1}/delete`));
   await ok303(c.post('/follow/nidauthor'));
   assert.equal(q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='follow' AND actor_id=${c.id}`), n1,
@@ -190,7 +190,7 @@ test('16 concurrent reads of one unread notification decrement the count once', 
   await ok303(crowd[0].post('/follow/nreader'));
   await assertUnreadExact(r, 3);
   const id = q(`SELECT min(id) FROM notifications WHERE user_id=${r.id}`);
-  await r.get('/notifications');
+  await r.get('/feed');	// a form token; /notifications would mark the list seen
   const res = await Promise.all(Array.from({ length: 16 }, () => r.post(`/notifications/${id}/read`)));
   for (const x of res) assert.equal(x.status, 303);
   assert.equal(q(`SELECT is_read FROM notifications WHERE id=${id}`), 1);
@@ -215,7 +215,7 @@ test('deleting a read vs an unread notification; repeats change nothing; others 
   await ok303(crowd[2].post(`/posts/${p}/like`));
   await ok303(crowd[3].post(`/posts/${p}/like`));
   const [n1, n2, n3] = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id`).split('\n').map(Number);
-  await r.get('/notifications');
+  await r.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(r.post(`/notifications/${n1}/read`));
   await assertUnreadExact(r, 2);
   // a read one: the row goes, the count stays
@@ -242,7 +242,7 @@ test('another user cannot read or delete my notification and nothing changes', a
   await ok303(crowd[4].post(`/posts/${p}/like`));
   const n = q(`SELECT id FROM notifications WHERE user_id=${r.id}`);
   await assertUnreadExact(r, 1);
-  await other.get('/notifications');
+  await other.get('/feed');	// a form token; /notifications would mark the list seen
   assert.equal((await other.post(`/notifications/${n}/read`)).status, 404, 'read of another user\'s notification');
   assert.equal(q(`SELECT is_read FROM notifications WHERE id=${n}`), 0);
   await assertUnreadExact(r, 1, 'after another user\'s read');
@@ -262,11 +262,11 @@ test('delete of another user\'s notification answers 404', async () => {
   const p = await publish(r, 'mine2');
   await ok303(crowd[4].post(`/posts/${p}/like`));
   const n = q(`SELECT id FROM notifications WHERE user_id=${r.id}`);
-  await other.get('/notifications');
+  await other.get('/feed');	// a form token; /notifications would mark the list seen
   assert.equal((await other.post(`/notifications/${n}/delete`)).status, 404);
   assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n}`), 1);
   // one's own delete works once; a repeat finds nothing: 404, no change
-  await r.get('/notifications');
+  await r.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(r.post(`/notifications/${n}/delete`));
   assert.equal((await r.post(`/notifications/${n}/delete`)).status, 404);
 });
@@ -275,7 +275,7 @@ test('read-all while 20 clients create and withdraw notifications ends exact', a
   const x = await user('rxuser');
   const posts = [];
   for (let i = 0; i < 4; i++) posts.push(await publish(x, `rx ${i}`));
-  await x.get('/notifications');
+  await x.get('/feed');	// a form token; /notifications would mark the list seen
   let readAlls = 0;
   const storm = Promise.all(crowd.map(async (c, i) => {
     for (let k = 0; k < 12; k++) {
@@ -320,20 +320,31 @@ test('/notifications: newest first, data-unread="1" on unread ones, 30 a page', 
   for (const c of crowd.slice(0, 15)) await ok303(c.post(`/posts/${p2}/like`));
   const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id DESC`).split('\n').map(Number);
   assert.equal(ids.length, 35);
-  await r.get('/notifications');
+  await r.get('/feed');	// a form token; /notifications would mark the list seen
   for (const id of [ids[0], ids[7], ids[33]]) await ok303(r.post(`/notifications/${id}/read`));
   await assertUnreadExact(r, 32);
   const parse = (html) => [...html.matchAll(/<li data-notification-id="(\d+)" data-unread="([01])"/g)]
     .map((m) => [Number(m[1]), m[2]]);
   const readSet = new Set([ids[0], ids[7], ids[33]]);
   const expect = (list) => list.map((id) => [id, readSet.has(id) ? '0' : '1']);
-  const page1 = await r.get('/notifications');
-  assert.equal(page1.status, 200);
-  assert.deepEqual(parse(page1.text), expect(ids.slice(0, 30)));
-  assert.equal(badgeMarks(page1.text)['unread-notifications'], 32);
+  // page 2 first: only page 1 marks the list seen
   const page2 = await r.get('/notifications?page=2');
   assert.equal(page2.status, 200);
   assert.deepEqual(parse(page2.text), expect(ids.slice(30)));
+  await assertUnreadExact(r, 32, 'page 2 marks nothing');
+  // a link from another site shows the page and moves nothing
+  const cross = await r.get('/notifications', { headers: { 'sec-fetch-site': 'cross-site' } });
+  assert.deepEqual(parse(cross.text), expect(ids.slice(0, 30)));
+  await assertUnreadExact(r, 32, 'a cross-site GET marks nothing');
+  // opening page 1 marks every notification up to the newest shown as
+  // read: the items unread when it was built still say so, the badge is 0
+  const page1 = await r.get('/notifications');
+  assert.equal(page1.status, 200);
+  assert.deepEqual(parse(page1.text), expect(ids.slice(0, 30)));
+  assert.equal(badgeMarks(page1.text)['unread-notifications'], 0);
+  await assertUnreadExact(r, 0, 'after opening the list');
+  assert.deepEqual(parse((await r.get('/notifications?page=2')).text),
+    ids.slice(30).map((id) => [id, '0']));
   const page3 = await r.get('/notifications?page=3');
   assert.deepEqual(parse(page3.text), []);
   // the notifications carry who did what
@@ -539,7 +550,7 @@ test('/badges fragment, page headers and /badges.json agree; JSON shape, 401, ET
   assert.deepEqual(marks, {
     'unread-notifications': 1, 'unread-notices': notices, 'unread-followed': 1, 'red-dot': 1,
   });
-  for (const p of ['/feed', '/u/bdg', '/t/general', '/notifications']) {
+  for (const p of ['/feed', '/u/bdg', '/t/general']) {
     const page = await r.get(p);
     assert.equal(page.status, 200, p);
     assert.deepEqual(badgeMarks(page.text), marks, `header of ${p}`);

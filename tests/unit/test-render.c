@@ -87,7 +87,8 @@ test_post_article(void **state)
 	(void)state;
 	render_post(r, &c, 0);
 	h = body(r);
-	assert_non_null(strstr(h, "<article data-post-id=\"42\">"));
+	assert_non_null(strstr(h, "<article data-post-id=\"42\" "
+	    "id=\"post-42\">"));	/* not liked: no data-liked */
 	assert_non_null(strstr(h, "<span data-counter=\"post-likes\" "
 	    "data-post-id=\"42\">3</span>"));
 	assert_non_null(strstr(h, "<span data-counter=\"post-comments\" "
@@ -101,12 +102,41 @@ test_post_article(void **state)
 	assert_non_null(strstr(h, "&lt;img src=x onerror=alert(1)&gt; &amp; more"));
 	assert_non_null(strstr(h, "Ann &quot;&lt;script&gt;&quot;"));
 	assert_non_null(strstr(h, "<time datetime=\"2023-11-14T22:13:20Z\">"));
-	/* a signed-in visitor gets the three forms, each with the token */
-	assert_non_null(strstr(h, "action=\"/posts/42/like\""));
-	assert_non_null(strstr(h, "action=\"/posts/42/unlike\""));
-	assert_non_null(strstr(h, "action=\"/posts/42/repost\""));
+	/* plurals: "3 likes", "1000000 views"; one form, one token, one
+	 * toggle per action: Like (not pressed), Repost */
+	assert_non_null(strstr(h, ">3</span> likes"));
+	assert_non_null(strstr(h, ">0</span> comments"));
+	assert_non_null(strstr(h, "formaction=\"/posts/42/like\" "
+	    "aria-pressed=\"false\">Like</button>"));
+	assert_non_null(strstr(h, "formaction=\"/posts/42/repost\" "
+	    "aria-pressed=\"false\">Repost</button>"));
+	assert_null(strstr(h, "/unlike"));
 	assert_non_null(strstr(h, "name=\"csrf\" value=\"cccc"));
+	assert_null(strstr(strstr(h, "name=\"csrf\"") + 1, "name=\"csrf\""));
 	assert_non_null(strstr(h, "href=\"/posts/42\">Comments</a>"));
+	req_free(r);
+}
+
+/* Liked and reposted by the viewer: the marks, and the like button
+ * pressed and undoing; one like is "1 like". */
+static void
+test_post_liked(void **state)
+{
+	struct post_card c = fixed_card(1, 1, 1, 1);
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	c.liked = c.reposted = 1;
+	render_post(r, &c, 0);
+	h = body(r);
+	assert_non_null(strstr(h, "<article data-post-id=\"42\" id=\"post-42\" "
+	    "data-liked=\"1\" data-reposted=\"1\">"));
+	assert_non_null(strstr(h, "formaction=\"/posts/42/unlike\" "
+	    "aria-pressed=\"true\">Liked</button>"));
+	assert_non_null(strstr(h, "aria-pressed=\"true\">Reposted</button>"));
+	assert_non_null(strstr(h, ">1</span> like<"));
+	assert_non_null(strstr(h, ">1</span> view<"));
 	req_free(r);
 }
 
@@ -262,6 +292,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_post_article),
+		cmocka_unit_test(test_post_liked),
 		cmocka_unit_test(test_post_anonymous_draft_deleted),
 		cmocka_unit_test(test_pager_edges),
 		cmocka_unit_test(test_frame_badges),

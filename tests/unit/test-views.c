@@ -99,7 +99,9 @@ test_profile(void **state)
 	view_profile(r, &v);
 	h = body(r);
 	assert_non_null(strstr(h, "<section class=\"card profile\" "
-	    "data-login=\"bob\">"));
+	    "data-login=\"bob\" data-following=\"1\">"));
+	assert_non_null(strstr(h, "aria-pressed=\"true\" "
+	    "data-following=\"1\">Following</button>"));
 	assert_non_null(strstr(h, "data-counter=\"posts\" data-login=\"bob\">3<"));
 	assert_non_null(strstr(h, "data-counter=\"followers\" data-login=\"bob\" "
 	    "data-failed=\"1\""));

@@ -1,0 +1,163 @@
+/* view_find.c -- /people, /topics, /followed; see view_find.h. */
+#include <stdio.h>
+
+#include "web/html.h"
+#include "web/layout.h"
+#include "web/render.h"
+#include "web/view_find.h"
+
+static void
+person_link(struct req *r, const struct person *p)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<a href=\"/u/");
+	html_url(b, p->login);
+	html_raw(b, "\"><b>");
+	html_text(b, p->name);
+	html_raw(b, "</b> <span class=\"muted\">@");
+	html_text(b, p->login);
+	html_raw(b, "</span></a>");
+}
+
+static void
+search_form(struct req *r, const char *q)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<form method=\"get\" action=\"/people\" role=\"search\" "
+	    "class=\"search\"><label for=\"q\">Name or login</label>"
+	    "<input id=\"q\" type=\"search\" name=\"q\" maxlength=\"64\" "
+	    "autocomplete=\"off\" value=\"");
+	html_attr(b, q != NULL ? q : "");
+	html_raw(b, "\"><button type=\"submit\">Search</button></form>");
+}
+
+void
+view_find_people(struct req *r, const char *q, const struct found_list *l,
+    long long page)
+{
+	struct buf *b = &r->body;
+	int i, searched = q != NULL && *q != '\0';
+
+	page_begin(r, "People");
+	html_raw(b, "<h1>People</h1>");
+	search_form(r, q);
+	if (searched)
+		html_raw(b, "<h2>Found</h2>");
+	else
+		html_raw(b, "<h2>Suggestions <small class=\"muted\">the most "
+		    "followed people you do not follow yet</small></h2>");
+	html_raw(b, "<ul class=\"people\">");
+	for (i = 0; i < l->n; i++) {
+		const struct found *f = &l->v[i];
+
+		html_raw(b, "<li data-login=\"");
+		html_attr(b, f->p.login);
+		if (f->following)
+			html_raw(b, "\" data-following=\"1\">");
+		else
+			html_raw(b, "\">");
+		person_link(r, &f->p);
+		html_raw(b, " <span class=\"muted\">");
+		render_count(r, "followers", &f->followers, "data-login",
+		    f->p.login);
+		render_plural(r, &f->followers, " follower");
+		html_raw(b, "</span>");
+		if (r->user && !f->self)
+			render_follow(r, f->p.login, f->following);
+		html_raw(b, "</li>");
+	}
+	html_raw(b, "</ul>");
+	if (l->n == 0 && searched)
+		html_raw(b, "<p class=\"muted\">Nobody by that name yet.</p>");
+	else if (l->n == 0)
+		html_raw(b, "<p class=\"muted\">No suggestions: you follow "
+		    "everyone we would suggest.</p>");
+	html_raw(b, "<nav class=\"pager\"><span>");
+	if (page > 1 || l->more) {
+		/* the pager keeps q */
+		if (page > 1) {
+			html_raw(b, "<a rel=\"prev\" href=\"/people?");
+			if (searched) {
+				html_raw(b, "q=");
+				html_url(b, q);
+				html_raw(b, "&amp;");
+			}
+			html_raw(b, "page=");
+			html_int(b, page - 1);
+			html_raw(b, "\">\xe2\x86\x90 Previous</a>");
+		}
+		html_raw(b, "</span><span>");
+		if (l->more) {
+			html_raw(b, "<a rel=\"next\" href=\"/people?");
+			if (searched) {
+				html_raw(b, "q=");
+				html_url(b, q);
+				html_raw(b, "&amp;");
+			}
+			html_raw(b, "page=");
+			html_int(b, page + 1);
+			html_raw(b, "\">Next \xe2\x86\x92</a>");
+		}
+	} else
+		html_raw(b, "</span><span>");
+	html_raw(b, "</span></nav>");
+	page_end(r);
+}
+
+void
+view_topics(struct req *r, const struct topic_list *l)
+{
+	struct buf *b = &r->body;
+	int i;
+
+	page_begin(r, "Topics");
+	html_raw(b, "<h1>Topics</h1><ul class=\"topics\">");
+	for (i = 0; i < l->n; i++) {
+		html_raw(b, "<li data-topic=\"");
+		html_attr(b, l->v[i].slug);
+		html_raw(b, "\"><a href=\"/t/");
+		html_url(b, l->v[i].slug);
+		html_raw(b, "\">#");
+		html_text(b, l->v[i].slug);
+		html_raw(b, "</a> <span class=\"muted\">");
+		render_count(r, "topic-posts", &l->v[i].posts, "data-topic",
+		    l->v[i].slug);
+		render_plural(r, &l->v[i].posts, " post");
+		html_raw(b, "</span></li>");
+	}
+	html_raw(b, "</ul>");
+	if (l->n == 0)
+		html_raw(b, "<p class=\"muted\">No topic has a post yet.</p>");
+	page_end(r);
+}
+
+void
+view_followed(struct req *r, const struct people *ps)
+{
+	struct buf *b = &r->body;
+	struct count c = { 0, 1 };
+	int i;
+
+	page_begin(r, "Followed");
+	html_raw(b, "<h1>New from people you follow</h1><ul class=\"people\">");
+	for (i = 0; i < ps->n; i++) {
+		c.v = ps->v[i].num;
+		html_raw(b, "<li data-login=\"");
+		html_attr(b, ps->v[i].login);
+		html_raw(b, "\">");
+		person_link(r, &ps->v[i]);
+		html_raw(b, " <span class=\"muted\">");
+		render_count(r, "author-unread", &c, "data-login",
+		    ps->v[i].login);
+		render_plural(r, &c, " new post");
+		html_raw(b, "</span></li>");
+	}
+	html_raw(b, "</ul>");
+	if (ps->n == 0)
+		html_raw(b, "<p class=\"muted\">You have seen every post of the "
+		    "people you follow. <a href=\"/people\">Find more people"
+		    "</a>.</p>");
+	page_end(r);
+}

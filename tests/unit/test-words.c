@@ -1,0 +1,98 @@
+/* test-words.c -- the words of a name as the people search indexes them
+ * (base/words.h), and the range a prefix reads. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "base/words.h"
+
+static void
+test_words_split_and_fold(void **state)
+{
+	const char *s = "  Ada  LOVELACE King ";
+	char w[WORD_MAX];
+
+	(void)state;
+	assert_int_equal(words_next(&s, w), 3);
+	assert_string_equal(w, "ada");
+	assert_int_equal(words_next(&s, w), 8);
+	assert_string_equal(w, "lovelace");
+	assert_int_equal(words_next(&s, w), 4);
+	assert_string_equal(w, "king");
+	assert_int_equal(words_next(&s, w), 0);
+	assert_string_equal(w, "");
+}
+
+static void
+test_words_non_ascii_kept(void **state)
+{
+	const char *s = "Zoë ÉMILE";
+	char w[WORD_MAX];
+
+	(void)state;
+	words_next(&s, w);
+	assert_string_equal(w, "zoë");
+	words_next(&s, w);
+	assert_string_equal(w, "Émile");	/* only ASCII folds, like lower() */
+}
+
+static void
+test_words_fold_whole(void **state)
+{
+	char w[WORD_MAX];
+
+	(void)state;
+	assert_int_equal(words_fold("  Ada   Lo ", w), 6);
+	assert_string_equal(w, "ada lo");
+	assert_int_equal(words_fold("   ", w), 0);
+	assert_string_equal(w, "");
+}
+
+static void
+test_words_long_is_bounded(void **state)
+{
+	char in[1000], w[WORD_MAX];
+	const char *s = in;
+
+	(void)state;
+	memset(in, 'A', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	assert_int_equal(words_next(&s, w), WORD_MAX - 1);
+	assert_int_equal(strlen(w), WORD_MAX - 1);
+	assert_int_equal(words_fold(in, w), WORD_MAX - 1);
+}
+
+/* The range of a prefix holds every word that starts with it and no
+ * other: [p, p 0xff). */
+static void
+test_words_upper_bounds_the_prefix(void **state)
+{
+	char hi[WORD_MAX];
+
+	(void)state;
+	words_upper("al", hi);
+	assert_string_equal(hi, "al\xff");
+	assert_true(strcmp("al", hi) < 0);
+	assert_true(strcmp("alice", hi) < 0);
+	assert_true(strcmp("al\xf4\x8f\xbf\xbf", hi) < 0);	/* U+10FFFF */
+	assert_true(strcmp("am", hi) > 0);
+	assert_true(strcmp("ak", "al") < 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_words_split_and_fold),
+		cmocka_unit_test(test_words_non_ascii_kept),
+		cmocka_unit_test(test_words_fold_whole),
+		cmocka_unit_test(test_words_long_is_bounded),
+		cmocka_unit_test(test_words_upper_bounds_the_prefix),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
