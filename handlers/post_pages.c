@@ -27,6 +27,26 @@ post_fields(struct req *r, const char **body, const char **slug, int *publish)
 	return 0;
 }
 
+/* A refused post form comes back as the form page: what was typed, the
+ * refused field marked, the status of the refusal (400).  -1. */
+static int
+post_refused(struct req *r, const char *action, const char *title,
+    const char *button)
+{
+	const char *pub = form_typed(r, "publish", 0);
+	struct post_form f = { action, title, button, form_typed(r, "body", 1),
+	    form_typed(r, "topic", 0), pub == NULL || pub[0] == '1' };
+	int status = r->status;
+
+	if (r->bad_field == NULL || req_wants_json(r))
+		return -1;
+	buf_reset(&r->body);
+	page_load(r);
+	view_post_form(r, &f);
+	r->status = status;
+	return -1;
+}
+
 static int
 redirect_post(struct req *r, long long id)
 {
@@ -44,7 +64,7 @@ page_post_create(struct req *r)
 	int publish;
 
 	if (post_fields(r, &body, &slug, &publish) == -1)
-		return -1;
+		return post_refused(r, "/posts", "New post", "Post");
 	if (post_answer(r, post_create(r->app, r->sess.user_id, slug, body,
 	    publish, &id)) == -1)
 		return -1;
@@ -101,10 +121,12 @@ page_post_edit(struct req *r)
 {
 	const char *body, *slug;
 	long long id = req_arg_id(r, 0);
+	char action[48];
 	int publish;
 
+	snprintf(action, sizeof(action), "/posts/%lld/edit", id);
 	if (post_fields(r, &body, &slug, &publish) == -1)
-		return -1;
+		return post_refused(r, action, "Edit post", "Save");
 	if (post_answer(r, post_edit(r->app, id, r->sess.user_id, body, slug,
 	    publish)) == -1)
 		return -1;
@@ -185,8 +207,15 @@ page_comment(struct req *r)
 	const char *body;
 	long long id = req_arg_id(r, 0), cid = 0;
 
-	if ((body = field_need(r, "body", VALID_BODY)) == NULL)
+	if ((body = field_need(r, "body", VALID_BODY)) == NULL) {
+		if (req_wants_json(r))
+			return -1;
+		buf_reset(&r->body);
+		page_load(r);
+		view_comment_form(r, id, form_typed(r, "body", 1));
+		r->status = 400;
 		return -1;
+	}
 	if (post_answer(r, post_comment(r->app, id, r->sess.user_id, body,
 	    &cid)) == -1)
 		return -1;

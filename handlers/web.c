@@ -93,6 +93,9 @@ page_signup(struct req *r)
 			snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s"
 			    "\xe2\x80\x9d is %s.", fields[i].field,
 			    kv == NULL ? "missing" : "not valid");
+			r->bad_field = fields[i].field;
+			snprintf(r->bad_why, sizeof(r->bad_why), "%s",
+			    valid_hint(fields[i].kind, kv == NULL));
 			web_signup_form(r, 400, msg);
 			return -1;
 		}
@@ -104,6 +107,9 @@ page_signup(struct req *r)
 	if (id == -1)
 		return resp_error(r, 500, "The account could not be created.");
 	if (id == 0) {
+		r->bad_field = "login";
+		snprintf(r->bad_why, sizeof(r->bad_why), "Someone has this login "
+		    "already; try another.");
 		web_signup_form(r, 409, "That login is taken.");
 		return -1;
 	}

@@ -1,34 +1,18 @@
 /* web_pages.c -- the signup and login forms, and starting a session. */
+#include "web/form.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/resp.h"
 #include "web_pages.h"
 
-/* Whether a typed value may be shown again: valid UTF-8 without control
- * characters (C0, DEL, C1), so that an error page stays valid UTF-8. */
-static int
-echoable(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i;
-
-	if (valid_utf8(s, len, NULL) == -1)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (p[i] < 0x20 || p[i] == 0x7F || (p[i] == 0xC2 &&
-		    i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9F))
-			return 0;
-	return 1;
-}
-
 static void
 field_value(struct req *r, const char *field)
 {
-	const struct kv *kv = kv_get(&r->form, field);
+	const char *v = form_typed(r, field, 0);
 
-	if (kv != NULL && echoable(kv->val, kv->vlen)) {
+	if (v != NULL) {
 		html_raw(&r->body, " value=\"");
-		html_textn(&r->body, kv->val, kv->vlen);
+		html_attr(&r->body, v);
 		html_raw(&r->body, "\"");
 	}
 }
@@ -59,13 +43,22 @@ web_signup_form(struct req *r, int status, const char *err)
 	    "<input name=\"login\" required minlength=\"3\" maxlength=\"32\" "
 	    "pattern=\"[A-Za-z0-9_]{3,32}\" autocomplete=\"username\"");
 	field_value(r, "login");
-	html_raw(b, "></label><label>Name <input name=\"name\" required "
+	form_mark(r, "login");
+	html_raw(b, "></label>");
+	form_reason(r, "login");
+	html_raw(b, "<label>Name <input name=\"name\" required "
 	    "maxlength=\"64\" autocomplete=\"name\"");
 	field_value(r, "name");
-	html_raw(b, "></label><label>Password <small>at least 8 characters</small>"
+	form_mark(r, "name");
+	html_raw(b, "></label>");
+	form_reason(r, "name");
+	html_raw(b, "<label>Password <small>at least 8 characters</small>"
 	    "<input type=\"password\" name=\"password\" required minlength=\"8\" "
-	    "maxlength=\"128\" autocomplete=\"new-password\"></label>"
-	    "<button type=\"submit\">Sign up</button></form>"
+	    "maxlength=\"128\" autocomplete=\"new-password\"");
+	form_mark(r, "password");
+	html_raw(b, "></label>");
+	form_reason(r, "password");
+	html_raw(b, "<button type=\"submit\">Sign up</button></form>"
 	    "<p>Already have an account? <a href=\"/login\">Log in</a></p>"
 	    "</section>");
 	page_end(r);

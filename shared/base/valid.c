@@ -203,3 +203,35 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 		free(n);
 	return 0;
 }
+
+const char *
+valid_hint(enum valid kind, int missing)
+{
+	if (missing)
+		return "This field is required.";
+	switch (kind) {
+	case VALID_LOGIN:
+		return "3 to 32 letters, digits or _.";
+	case VALID_NAME:
+		return "1 to 64 characters, no control characters.";
+	case VALID_PASSWORD:
+		return "8 to 128 bytes, no control characters.";
+	case VALID_BODY:
+		return "1 to 2000 characters, not only spaces, no control "
+		    "characters.";
+	case VALID_TOPIC:
+		return "Up to 32 letters, digits or -, like cats or "
+		    "open-source.";
+	case VALID_TITLE:
+		return "1 to 120 characters, no control characters.";
+	case VALID_BOOL:
+		return "0 or 1.";
+	case VALID_PAGE:
+		return "A page number from 1 to 1000.";
+	case VALID_ID:
+		return "A number.";
+	case VALID__MAX:
+		break;
+	}
+	return "Not valid.";
+}

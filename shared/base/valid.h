@@ -30,4 +30,8 @@ int	valid_utf8(const char *s, size_t len, size_t *nchars);
 /* Strict decimal: digits only, no sign or spaces, within [min, max]. */
 int	valid_int(const char *s, long long min, long long max, long long *out);
 
+/* What a valid value of kind looks like, for a person (missing: the
+ * field was absent). */
+const char	*valid_hint(enum valid kind, int missing);
+
 #endif

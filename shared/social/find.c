@@ -111,7 +111,7 @@ people_find(struct app *a, const char *q, long long viewer, long long page,
 			rc = DBQ_ERR;
 			break;
 		}
-		dbq_bind_text(s, 1, last, -1);
+		dbq_bind_text_copy(s, 1, last, -1);	/* last changes below */
 		dbq_bind_text(s, 2, hi, -1);
 		dbq_bind_int(s, 3, chunk);
 		dbq_bind_i64(s, 4, last_uid);

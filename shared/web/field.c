@@ -22,6 +22,10 @@ field_need(struct req *r, const char *field, enum valid kind)
 	if (kv == NULL || valid_check(kind, kv->val, kv->vlen, &norm) == -1) {
 		snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s\xe2\x80\x9d "
 		    "is %s.", field, kv == NULL ? "missing" : "not valid");
+		r->bad_field = field;
+		snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", msg);
+		snprintf(r->bad_why, sizeof(r->bad_why), "%s", valid_hint(kind,
+		    kv == NULL));
 		resp_error(r, 400, msg);
 		return NULL;
 	}

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "web/act.h"
+#include "web/form.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -222,22 +223,9 @@ render_pager(struct req *r, const char *path, long long page, int has_more)
 void
 render_compose(struct req *r)
 {
-	struct buf *b = &r->body;
+	struct post_form f = { "/posts", NULL, "Post", NULL, NULL, 1 };
 
-	html_raw(b, "<section class=\"card\"><form method=\"post\" "
-	    "action=\"/posts\" class=\"stack\">");
-	page_csrf(r);
-	html_raw(b, "<label>What is happening? <textarea name=\"body\" "
-	    "required maxlength=\"2000\"></textarea></label>"
-	    "<label>Topic <small>letters, digits and -; empty means general"
-	    "</small><input name=\"topic\" maxlength=\"32\" "
-	    "pattern=\"[A-Za-z0-9-]{0,32}\" placeholder=\"general\"></label>"
-	    "<label><span><input type=\"checkbox\" name=\"publish\" "
-	    "value=\"1\" checked class=\"check\"> Publish now (unchecked: "
-	    "keep as a draft)</span></label>"
-	    /* after the checkbox: the first "publish" field wins */
-	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
-	    "<button type=\"submit\">Post</button></form></section>");
+	form_post(r, &f);
 }
 
 void

@@ -44,6 +44,9 @@ struct req {
 	int		 identified;	/* req_identify() ran: user is known */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
+	const char	*bad_field;	/* the field field_need() refused */
+	char		 bad_why[96];	/* and why, for the form page */
+	char		 bad_msg[128];	/* "The field ... is not valid." */
 	char		**scratch;	/* freed by req_finish */
 	size_t		 nscratch;
 	/* the response */

@@ -1,4 +1,7 @@
-/* view_post.c -- a post's page and its edit form; see view_social.h. */
+/* view_post.c -- a post's page and its forms; see view_social.h. */
+#include <stdio.h>
+
+#include "web/form.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -44,16 +47,8 @@ comments(struct req *r, const struct post_view *v)
 	html_raw(b, "<section class=\"comments\"><h2>Comments</h2>");
 	for (i = 0; i < v->ncomments; i++)
 		comment(r, &v->comments[i]);
-	if (r->user && POST_VISIBLE(p)) {
-		html_raw(b, "<form method=\"post\" class=\"stack card\" "
-		    "action=\"/posts/");
-		html_int(b, p->id);
-		html_raw(b, "/comments\">");
-		page_csrf(r);
-		html_raw(b, "<label>Your comment <textarea name=\"body\" required "
-		    "maxlength=\"2000\"></textarea></label><button type=\"submit\">"
-		    "Comment</button></form>");
-	}
+	if (r->user && POST_VISIBLE(p))
+		form_comment(r, p->id, NULL);
 	html_raw(b, "</section>");
 }
 
@@ -87,26 +82,33 @@ view_post(struct req *r, const struct post_view *v)
 void
 view_post_edit(struct req *r, const struct post *p)
 {
+	char action[48];
+	struct post_form f = { action, "Edit post", "Save", p->body, p->slug,
+	    p->status == 1 };
+
+	snprintf(action, sizeof(action), "/posts/%lld/edit", p->id);
+	page_begin(r, "Edit post");
+	form_post(r, &f);
+	page_end(r);
+}
+
+void
+view_post_form(struct req *r, const struct post_form *f)
+{
+	page_begin(r, f->title);
+	form_post(r, f);
+	page_end(r);
+}
+
+void
+view_comment_form(struct req *r, long long post_id, const char *body)
+{
 	struct buf *b = &r->body;
 
-	page_begin(r, "Edit post");
-	html_raw(b, "<section class=\"card\"><h1>Edit post</h1>"
-	    "<form method=\"post\" class=\"stack\" action=\"/posts/");
-	html_int(b, p->id);
-	html_raw(b, "/edit\">");
-	page_csrf(r);
-	html_raw(b, "<label>Text <textarea name=\"body\" required "
-	    "maxlength=\"2000\">");
-	html_text(b, p->body);
-	html_raw(b, "</textarea></label><label>Topic <input name=\"topic\" "
-	    "maxlength=\"32\" value=\"");
-	html_attr(b, p->slug);
-	html_raw(b, "\"></label><label><span><input type=\"checkbox\" "
-	    "name=\"publish\" value=\"1\"");
-	if (p->status == 1)
-		html_raw(b, " checked");
-	html_raw(b, " class=\"check\"> Published</span></label>"
-	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
-	    "<button type=\"submit\">Save</button></form></section>");
+	page_begin(r, "Comment");
+	html_raw(b, "<h1>Your comment</h1><p><a href=\"/posts/");
+	html_int(b, post_id);
+	html_raw(b, "\">Back to the post</a></p>");
+	form_comment(r, post_id, body);
 	page_end(r);
 }

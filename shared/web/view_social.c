@@ -120,6 +120,9 @@ view_profile(struct req *r, const struct profile_view *v)
 	profile_counts(r, v);
 	if (r->user && !v->self)
 		render_follow(r, v->u.login, v->following);
+	else if (v->self)
+		html_raw(b, "<p><a href=\"/people\">Find people to follow"
+		    "</a> \xc2\xb7 <a href=\"/topics\">Browse topics</a></p>");
 	html_raw(b, "</section>");
 	if (v->drafts.n > 0) {
 		html_raw(b, "<h2>Your drafts</h2>");

@@ -7,6 +7,7 @@
 #include "social/people.h"
 #include "social/postview.h"
 #include "social/profileview.h"
+#include "web/form.h"
 #include "web/req.h"
 
 /* /feed: page `page` of the reader's timeline. */
@@ -19,5 +20,10 @@ void	view_people(struct req *, const struct account *u, enum tl kind,
 	    const struct people *, long long page, int more);
 void	view_post(struct req *, const struct post_view *);
 void	view_post_edit(struct req *, const struct post *);
+/* A post form again (web/form.h), as refused: what was typed, the field
+ * marked. */
+void	view_post_form(struct req *, const struct post_form *);
+/* The comment form of post post_id again, holding body. */
+void	view_comment_form(struct req *, long long post_id, const char *body);
 
 #endif

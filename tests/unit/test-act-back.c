@@ -56,5 +56,6 @@ main(void)
 		cmocka_unit_test(test_back_off_site),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,5 +94,6 @@ main(void)
 		cmocka_unit_test(test_words_upper_bounds_the_prefix),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

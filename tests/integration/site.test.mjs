@@ -1,0 +1,394 @@
+// site.test.mjs -- the site as people use it, against a real stack
+// (CONTRACT §2 new rows, "Actions without leaving the page", "What a view
+// is, and which requests move read markers", §3, §4): finding people and
+// topics, /followed, back and JSON answers, the viewer's marks, views,
+// the Sec-Fetch-Site rule, page ranges.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, Client } from '../lib/stack.mjs';
+import { liLogins, userId, seedUsers, addFollowers, drainQueue } from '../lib/social.mjs';
+import { pageCounters } from '../lib/counts.mjs';
+
+let stack;
+before(async () => { stack = await startStack(); });
+after(async () => { await stack?.stop(); });
+
+const num = (sql) => Number(stack.sqlite(sql));
+const CROSS = { headers: { 'sec-fetch-site': 'cross-site' } };
+const JSONH = { headers: { accept: 'application/json' } };
+
+async function person(login, name = login) {
+  const c = new Client(stack.base);
+  const r = await c.signup(login, 'password-123', name);
+  assert.equal(r.status, 303, `signup ${login}: ${r.status} ${r.text.slice(0, 200)}`);
+  await c.get('/t/general');
+  return { c, id: userId(stack, login), login };
+}
+
+async function publish(u, body, topic = '') {
+  const r = await u.c.post('/posts', { body, topic, publish: '1' });
+  assert.equal(r.status, 303);
+  return Number(r.location.match(/^\/posts\/(\d+)$/)[1]);
+}
+
+const badges = async (u) => JSON.parse((await u.c.get('/badges.json')).text);
+// The <li data-login> items of a page with their attributes.
+const items = (html) => [...html.matchAll(/<li data-login="([^"]+)"([^>]*)>/g)]
+  .map((m) => ({ login: m[1], following: /data-following="1"/.test(m[2]) }));
+// A post's article opening tag.
+const article = (html, id) => html.match(new RegExp(`<article data-post-id="${id}"[^>]*>`))?.[0];
+
+test('/people?q= finds by a prefix of the login, of a word of the name, of the whole name, any case', async () => {
+  const ada = await person('adalove', 'Ada Lovelace');
+  await person('grace_h', 'Grace Brewster Hopper');
+  await person('lovejoy', 'Tom Lovejoy');
+  const me = await person('seeker');
+  const found = async (qs) => liLogins((await me.c.get(`/people?q=${encodeURIComponent(qs)}`)).text);
+  assert.deepEqual((await found('ada')).sort(), ['adalove']);
+  assert.deepEqual((await found('LOVE')).sort(), ['adalove', 'lovejoy'], 'a word of the name, and a login');
+  assert.deepEqual(await found('hopp'), ['grace_h'], 'the last word of a name');
+  assert.deepEqual(await found('grace brew'), ['grace_h'], 'the whole name');
+  assert.deepEqual(await found('Brewster'), ['grace_h']);
+  assert.deepEqual(await found('zzzz'), []);
+  // each item: its follower count and a follow button
+  await ada.c.get('/t/general');
+  await (await person('adafan')).c.post('/follow/adalove');
+  const page = (await me.c.get('/people?q=ada')).text;
+  assert.equal(pageCounters(page)['followers|adalove'], 1);
+  assert.match(page, /<form method="post" class="inline follow" action="\/follow\/adalove">/);
+  // one person found by two words is listed once
+  await person('twice', 'Twice Twicer');
+  assert.deepEqual(await found('twi'), ['twice']);
+  // anonymous visitors search too
+  assert.deepEqual(liLogins((await new Client(stack.base).get('/people?q=lovejoy')).text), ['lovejoy']);
+});
+
+test('/people pages by 20, the pager keeps q, and page= out of range is 400', async () => {
+  const me = await person('pager_me');
+  for (let i = 0; i < 25; i++) await person(`pgr${String(i).padStart(2, '0')}`, `Pager Person ${i}`);
+  const p1 = await me.c.get('/people?q=pgr');
+  const p2 = await me.c.get('/people?q=pgr&page=2');
+  const l1 = liLogins(p1.text), l2 = liLogins(p2.text);
+  assert.equal(l1.length, 20);
+  assert.equal(l2.length, 5);
+  assert.equal(new Set([...l1, ...l2]).size, 25);
+  assert.match(p1.text, /rel="next" href="\/people\?q=pgr&amp;page=2"/);
+  for (const bad of ['0', '1001', '-1', 'x']) {
+    assert.equal((await me.c.get(`/people?q=pgr&page=${bad}`)).status, 400, `page=${bad}`);
+    assert.equal((await me.c.get(`/feed?page=${bad}`)).status, 400, `/feed page=${bad}`);
+  }
+  assert.equal((await me.c.get('/feed?page=1000')).status, 200);
+});
+
+test('suggestions without q: most followed first, never oneself nor someone followed', async () => {
+  const star = await person('sg_star');
+  const mid = await person('sg_mid');
+  const me = await person('sg_me');
+  const fans = [];
+  for (let i = 0; i < 3; i++) fans.push(await person(`sg_fan${i}`));
+  for (const f of fans) await f.c.post('/follow/sg_star');
+  for (const f of fans.slice(0, 2)) await f.c.post('/follow/sg_mid');
+  stack.tallyctl('flush');	// the followers board follows the flushes
+  let list = liLogins((await me.c.get('/people')).text);
+  assert.ok(list.indexOf('sg_star') >= 0 && list.indexOf('sg_star') < list.indexOf('sg_mid'), list.join());
+  assert.ok(!list.includes('sg_me'));
+  await me.c.post('/follow/sg_star');
+  list = liLogins((await me.c.get('/people')).text);
+  assert.ok(!list.includes('sg_star'), 'a followed person is no suggestion');
+  assert.ok(list.includes('sg_mid'));
+  // and the search marks whom the viewer follows
+  const it = items((await me.c.get('/people?q=sg_')).text);
+  assert.equal(it.find((x) => x.login === 'sg_star').following, true);
+  assert.equal(it.find((x) => x.login === 'sg_mid').following, false);
+  void star; void mid;
+});
+
+test('/people?q= over 100,000 users reads an index range, not the table', async () => {
+  if (num('select count(*) from users') < 100000) seedUsers(stack, 100000);
+  const plan = stack.sqlite(`EXPLAIN QUERY PLAN SELECT word, user_id FROM name_words
+    WHERE (word, user_id) > ('user00', 0) AND word < 'user00' || char(255) ORDER BY word, user_id LIMIT 80`);
+  assert.match(plan, /SEARCH name_words USING PRIMARY KEY \(/, plan);
+  assert.doesNotMatch(plan, /SCAN|TEMP B-TREE/, plan);
+  const me = await person('bigsearch');
+  const t0 = Date.now();
+  const seen = new Set();
+  for (let i = 0; i < 20; i++) {
+    const r = await me.c.get(`/people?q=USER00&page=${i + 1}`);
+    assert.equal(r.status, 200);
+    const l = liLogins(r.text);
+    assert.equal(l.length, 20);
+    for (const x of l) seen.add(x);
+  }
+  assert.equal(seen.size, 400, 'twenty pages, no one twice');
+  const each = (Date.now() - t0) / 20;
+  assert.ok(each < 100, `a search page took ${each} ms`);
+});
+
+test('/topics: the topics with a visible post, busiest first, with their counts', async () => {
+  const u = await person('tp_author');
+  for (let i = 0; i < 3; i++) await publish(u, `busy ${i}`, 'tp-busy');
+  await publish(u, 'quiet', 'tp-quiet');
+  const d = await u.c.post('/posts', { body: 'draft only', topic: 'tp-draft', publish: '0' });
+  assert.equal(d.status, 303);
+  const r = await new Client(stack.base).get('/topics');
+  assert.equal(r.status, 200);
+  const slugs = [...r.text.matchAll(/<li data-topic="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(slugs.indexOf('tp-busy') < slugs.indexOf('tp-quiet'));
+  assert.ok(!slugs.includes('tp-draft'), 'a topic with only a draft is not listed');
+  const c = pageCounters(r.text);
+  assert.equal(c['topic-posts|tp-busy'], 3);
+  assert.equal(c['topic-posts|tp-quiet'], 1);
+  for (const s of slugs) {
+    assert.equal(c[`topic-posts|${s}`], num(`select count(*) from posts p join topics t on t.id = p.topic_id
+      where t.slug = '${s}' and p.status = 1 and p.is_deleted = 0`), s);
+  }
+  const counts = slugs.map((s) => c[`topic-posts|${s}`]);
+  assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
+});
+
+test('/followed lists authors with unread posts, most first; opening it clears the badge, a cross-site GET does not', async () => {
+  const a1 = await person('fw_one');
+  const a2 = await person('fw_two');
+  const me = await person('fw_me');
+  await me.c.post('/follow/fw_one');
+  await me.c.post('/follow/fw_two');
+  await new Promise((r) => setTimeout(r, 5));
+  await publish(a1, 'one');
+  for (let i = 0; i < 3; i++) await publish(a2, `two ${i}`);
+  await drainQueue(stack);
+  assert.equal((await badges(me)).followed, 4);
+  const feed = await me.c.get('/feed');
+  assert.match(feed.text, /<a href="\/followed">Followed <span class="badge" data-counter="unread-followed">4</);
+  const cross = await me.c.get('/followed', CROSS);
+  assert.deepEqual(items(cross.text).map((x) => x.login), ['fw_two', 'fw_one']);
+  const c = pageCounters(cross.text);
+  assert.equal(c['author-unread|fw_two'], 3);
+  assert.equal(c['author-unread|fw_one'], 1);
+  assert.equal((await badges(me)).followed, 4, 'a cross-site GET moves nothing');
+  const own = await me.c.get('/followed');
+  assert.deepEqual(items(own.text).map((x) => x.login), ['fw_two', 'fw_one'], 'the list as it was');
+  assert.equal((await badges(me)).followed, 0);
+  // a post after that is new again
+  await publish(a1, 'later');
+  await drainQueue(stack);
+  assert.equal((await badges(me)).followed, 1);
+  assert.deepEqual(items((await me.c.get('/followed', CROSS)).text).map((x) => x.login), ['fw_one']);
+});
+
+test('read markers move on the user\'s own GETs only: notices, news, profiles, notifications', async () => {
+  const author = await person('mk_author');
+  const me = await person('mk_me');
+  const fan = await person('mk_fan');
+  await me.c.post('/follow/mk_author');
+  const p = await publish(me, 'to be liked');
+  await fan.c.post(`/posts/${p}/like`);
+  await new Promise((r) => setTimeout(r, 5));
+  await publish(author, 'news from the author');
+  await drainQueue(stack);
+  const admin = new Client(stack.base);
+  assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+  await admin.get('/admin');
+  assert.equal((await admin.post('/admin/notices', { title: 'hello', body: 'to all' })).status, 303);
+  assert.equal((await admin.post('/admin/red-dot')).status, 303);
+  const b0 = await badges(me);
+  assert.ok(b0.notifications === 1 && b0.notices > 0 && b0.followed === 1 && b0.red_dot === true, JSON.stringify(b0));
+  for (const p2 of ['/notifications', '/notices', '/news', '/u/mk_author']) {
+    for (const site of ['cross-site', 'same-site']) {
+      assert.equal((await me.c.get(p2, { headers: { 'sec-fetch-site': site } })).status, 200);
+    }
+  }
+  assert.deepEqual(await badges(me), b0, 'links from elsewhere clear nothing');
+  for (const p2 of ['/notifications', '/notices', '/news', '/u/mk_author']) {
+    assert.equal((await me.c.get(p2, { headers: { 'sec-fetch-site': 'same-origin' } })).status, 200);
+  }
+  assert.deepEqual(await badges(me), { notifications: 0, notices: 0, followed: 0, red_dot: false });
+});
+
+test('like, unlike, repost: back to the page at the post, or JSON equal to the next page', async () => {
+  const author = await person('act_author');
+  const me = await person('act_me');
+  await me.c.post('/follow/act_author');
+  const p = await publish(author, 'act on me');
+  await drainQueue(stack);
+  await me.c.get('/feed');
+  // without back: the post's page (unchanged), with back: there, at the post
+  let r = await me.c.post(`/posts/${p}/like`);
+  assert.equal(r.location, `/posts/${p}`);
+  r = await me.c.post(`/posts/${p}/unlike`, { back: '/feed?page=1' });
+  assert.equal(r.status, 303);
+  assert.equal(r.location, `/feed?page=1#post-${p}`);
+  r = await me.c.post(`/posts/${p}/like`, { back: '/u/act_author#old' });
+  assert.equal(r.location, `/u/act_author#post-${p}`);
+  // off-site targets are ignored
+  for (const bad of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'feed', '/feed\r\nX: y']) {
+    r = await me.c.post(`/posts/${p}/unlike`, { back: bad });
+    assert.equal(r.status, 303);
+    assert.equal(r.location, `/posts/${p}`, `back=${JSON.stringify(bad)}`);
+  }
+  // JSON: the counts the next page shows, and the viewer's state
+  r = await me.c.post(`/posts/${p}/like`, {}, JSONH);
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /application\/json/);
+  const j = JSON.parse(r.text);
+  assert.deepEqual(Object.keys(j).sort(), ['comments', 'liked', 'likes', 'post_id', 'reposted', 'reposts', 'views']);
+  assert.equal(j.post_id, p);
+  assert.equal(j.liked, true);
+  assert.equal(j.reposted, false);
+  let feed = await me.c.get('/feed');
+  let c = pageCounters(feed.text);
+  assert.equal(c[`post-likes|${p}`], j.likes);
+  assert.equal(c[`post-comments|${p}`], j.comments);
+  assert.equal(c[`post-reposts|${p}`], j.reposts);
+  assert.equal(c[`post-views|${p}`], j.views);
+  assert.match(article(feed.text, p), /data-liked="1"/);
+  assert.match(feed.text, new RegExp(`formaction="/posts/${p}/unlike" aria-pressed="true">Liked<`));
+  const j2 = JSON.parse((await me.c.post(`/posts/${p}/repost`, {}, JSONH)).text);
+  assert.equal(j2.reposted, true);
+  assert.equal(j2.reposts, j.reposts + 1);
+  feed = await me.c.get('/feed');
+  assert.match(article(feed.text, p), /data-liked="1" data-reposted="1"/);
+  const j3 = JSON.parse((await me.c.post(`/posts/${p}/unlike`, {}, JSONH)).text);
+  assert.equal(j3.liked, false);
+  assert.equal(j3.likes, j.likes - 1);
+  feed = await me.c.get('/feed');
+  assert.doesNotMatch(article(feed.text, p), /data-liked/);
+  assert.match(feed.text, new RegExp(`formaction="/posts/${p}/like" aria-pressed="false">Like<`));
+  assert.equal(pageCounters(feed.text)[`post-likes|${p}`], j3.likes);
+  // errors keep their status and answer JSON
+  r = await me.c.post('/posts/999999999/like', {}, JSONH);
+  assert.equal(r.status, 404);
+  assert.ok(JSON.parse(r.text).error);
+  r = await me.c.post(`/posts/${p}/like`, { csrf: 'forged' }, JSONH);
+  assert.equal(r.status, 403);
+  assert.ok(JSON.parse(r.text).error);
+  r = await new Client(stack.base).post(`/posts/${p}/like`, { csrf: 'x' }, JSONH);
+  assert.equal(r.status, 401);
+  assert.ok(JSON.parse(r.text).error);
+});
+
+test('follow and unfollow: back, JSON equal to the profile, data-following', async () => {
+  await person('fj_star');
+  const me = await person('fj_me');
+  let r = await me.c.post('/follow/fj_star', { back: '/people?q=fj' });
+  assert.equal(r.location, '/people?q=fj');
+  r = await me.c.post('/unfollow/fj_star', {}, JSONH);
+  let j = JSON.parse(r.text);
+  assert.deepEqual(j, { login: 'fj_star', following: false, followers: 0 });
+  r = await me.c.post('/follow/fj_star', {}, JSONH);
+  j = JSON.parse(r.text);
+  assert.deepEqual(j, { login: 'fj_star', following: true, followers: 1 });
+  const prof = await me.c.get('/u/fj_star');
+  assert.equal(pageCounters(prof.text)['followers|fj_star'], j.followers);
+  assert.match(prof.text, /<section class="card profile" data-login="fj_star" data-following="1">/);
+  assert.match(prof.text, /aria-pressed="true" data-following="1">Following</);
+  r = await me.c.post('/follow/fj_me', {}, JSONH);
+  assert.equal(r.status, 400);
+  assert.ok(JSON.parse(r.text).error);
+});
+
+test('notification actions: back, or the badges after the change as JSON', async () => {
+  const me = await person('nj_me');
+  const fans = [await person('nj_f1'), await person('nj_f2')];
+  const p = await publish(me, 'notify me');
+  for (const f of fans) await f.c.post(`/posts/${p}/like`);
+  const [n1] = stack.sqlite(`select id from notifications where user_id=${me.id} order by id`).split('\n').map(Number);
+  let r = await me.c.post(`/notifications/${n1}/read`, { back: '/feed' });
+  assert.equal(r.location, '/feed');
+  r = await me.c.post(`/notifications/${n1}/delete`, {}, JSONH);
+  assert.equal(r.status, 200);
+  const j = JSON.parse(r.text);
+  assert.deepEqual(j, await badges(me));
+  assert.equal(j.notifications, 1);
+  r = await me.c.post('/notifications/read-all', {}, JSONH);
+  assert.equal(JSON.parse(r.text).notifications, 0);
+  r = await me.c.post(`/notifications/${n1}/delete`, {}, JSONH);
+  assert.equal(r.status, 404);
+  assert.ok(JSON.parse(r.text).error);
+});
+
+test('a view counts once per viewer per 30 minutes, never the author\'s; anonymous views by address', async () => {
+  const author = await person('vw_author');
+  const reader = await person('vw_reader');
+  const p = await publish(author, 'view me');
+  const views = async (c) => pageCounters((await c.get(`/posts/${p}`)).text)[`post-views|${p}`];
+  assert.equal(await views(author.c), 0, 'the author\'s own view');
+  assert.equal(await views(author.c), 0);
+  assert.equal(await views(reader.c), 1);
+  assert.equal(await views(reader.c), 1, 'the same reader again');
+  // an action's redirect back to the post is no new view
+  await reader.c.post(`/posts/${p}/like`);
+  assert.equal(await views(reader.c), 1);
+  const anon = new Client(stack.base);
+  assert.equal(await views(anon), 2);
+  assert.equal(await views(new Client(stack.base)), 2, 'the same address');
+  // feeds and profiles count none
+  await reader.c.get('/u/vw_author');
+  assert.equal(await views(reader.c), 2);
+  stack.tallyctl('flush');
+  assert.equal(num(`select value from counters where name='post_views' and key='${p}'`), 2);
+  // the dedupe key is Redis's only: one key per viewer, expiring
+  const ttl = Number(stack.redis('PTTL', `{v${p}}:u${reader.id}`));
+  assert.ok(ttl > 29 * 60000 && ttl <= 30 * 60000, `ttl ${ttl}`);
+});
+
+test('the feed is empty for a new user: suggestions and topics offered', async () => {
+  const me = await person('empty_me');
+  const r = await me.c.get('/feed');
+  assert.match(r.text, /Nothing here yet/);
+  assert.match(r.text, /href="\/people"/);
+  assert.match(r.text, /href="\/topics"/);
+  assert.match(r.text, /<a href="\/people">People<\/a><a href="\/topics">Topics<\/a>/, 'in the header');
+  const prof = await me.c.get('/u/empty_me');
+  assert.match(prof.text, /href="\/people"/);
+});
+
+test('a refused post, edit, comment or signup comes back as its form with the text kept and the field marked', async () => {
+  const me = await person('fk_me');
+  const body = 'My long thought\nwith two lines & <b>markup</b>';
+  let r = await me.c.post('/posts', { body, topic: 'bad topic!', publish: '1' });
+  assert.equal(r.status, 400);
+  assert.match(r.text, /The field “topic” is not valid/);
+  assert.ok(r.text.includes('My long thought\nwith two lines &amp; &lt;b&gt;markup&lt;/b&gt;</textarea>'), 'the body kept, escaped');
+  assert.match(r.text, /name="topic"[^>]*aria-invalid="true" aria-describedby="err-topic"[^>]*value="bad topic!"/);
+  assert.match(r.text, /<p class="field-error" role="alert" id="err-topic">/);
+  assert.match(r.text, /name="csrf" value="[^"]+"/, 'the form can be sent again');
+  assert.equal(num(`select count(*) from posts where user_id=${me.id}`), 0, 'nothing changed');
+  // a body of spaces: the body marked, the topic kept
+  r = await me.c.post('/posts', { body: '   ', topic: 'fine-topic', publish: '0' });
+  assert.equal(r.status, 400);
+  assert.match(r.text, /<textarea[^>]*name="body"[^>]*aria-invalid="true"/);
+  assert.match(r.text, /name="topic"[^>]*value="fine-topic"/);
+  assert.doesNotMatch(r.text, /name="publish" value="1" checked/, 'the draft choice kept');
+  // an edit
+  const p = await publish(me, 'to edit', 'editable');
+  r = await me.c.post(`/posts/${p}/edit`, { body: 'changed text', topic: 'no spaces allowed', publish: '1' });
+  assert.equal(r.status, 400);
+  assert.match(r.text, new RegExp(`action="/posts/${p}/edit"`));
+  assert.ok(r.text.includes('>changed text</textarea>'));
+  assert.equal(stack.sqlite(`select body from posts where id=${p}`), 'to edit');
+  // a comment too long
+  const long = 'x'.repeat(2001);
+  r = await me.c.post(`/posts/${p}/comments`, { body: long });
+  assert.equal(r.status, 400);
+  assert.ok(r.text.includes(`>${long}</textarea>`));
+  assert.match(r.text, /id="err-body"/);
+  // signup: the login marked, the name kept, never the password
+  const v = new Client(stack.base);
+  await v.get('/signup');
+  r = await v.post('/signup', { login: 'no', name: 'Nora Short', password: 'secret-pass-1' });
+  assert.equal(r.status, 400);
+  assert.match(r.text, /name="login"[^>]*value="no"[^>]*aria-invalid="true"/);
+  assert.match(r.text, /name="name"[^>]*value="Nora Short"/);
+  assert.doesNotMatch(r.text, /secret-pass-1/);
+  r = await v.post('/signup', { login: 'fk_me', name: 'Again', password: 'secret-pass-1' });
+  assert.equal(r.status, 409);
+  assert.match(r.text, /id="err-login"/);
+  // the topic pattern is a valid regular expression in a browser's v mode
+  const feed = (await me.c.get('/feed')).text;
+  const pattern = feed.match(/name="topic"[^>]*pattern="([^"]+)"/)[1];
+  const re = new RegExp(`^(?:${pattern})$`, 'v');
+  assert.ok(re.test('open-source') && re.test('') && !re.test('no spaces'));
+});
+
+void addFollowers;
