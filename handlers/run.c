@@ -36,6 +36,7 @@
 #include "base/tmpl.h"
 #include "base/valid.h"
 #include "social/account.h"
+#include "social/badges.h"
 #include "social/seed.h"
 #include "store/app.h"
 
@@ -249,9 +250,20 @@ prepare_db(const struct cfg *c)
 	demo = getenv("DEMO");
 	if (rc >= 0 && (demo == NULL || strcmp(demo, "0") != 0) &&
 	    db_setting(&a.db, "demo_seeded", 0) == 0) {
-		struct seed_opts o = { 60, 400, 500, 1500, 300, 42, 1, 1 };
+		struct seed_opts o = { .users = 60, .posts = 400, .follows = 500,
+		    .likes = 1500, .comments = 300, .reposts = 150, .rng = 42,
+		    .demo = 1, .quiet = 1 };
+		long long nid;
 
-		if (seed_run(&a, &o) == 0) {
+		/* The demo's own notices and red dot, through the admin's
+		 * code, so every badge shows something on a first login. */
+		if (seed_run(&a, &o) == 0 &&
+		    badges_notice(&a, "Welcome to tally", "Every count you see "
+		    "here is exact: likes, followers, views and these badges. "
+		    "Try liking a post, then watch the numbers.", &nid) == 0 &&
+		    badges_notice(&a, "New: find people", "Search for people by "
+		    "name or login on the People page, or browse Topics.",
+		    &nid) == 0 && badges_light(&a) == 0) {
 			db_setting_put(&a.db, "demo_seeded", 1);
 			printf("tally: demo data: 60 people (alice, bob, carol, ...; "
 			    "password \"password\"), 400 posts\n");

@@ -2,7 +2,7 @@
  *
  *   tallyctl useradd [--admin] LOGIN NAME PASSWORD
  *   tallyctl seed [--users N] [--posts N] [--follows N] [--likes N]
- *                 [--comments N] [--seed N] [--demo]
+ *                 [--comments N] [--reposts N] [--seed N] [--demo]
  *   tallyctl flush
  *       move every pending counter delta from Redis into SQLite now
  *   tallyctl reconcile [--dry-run]
@@ -38,7 +38,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME PASSWORD\n"
 	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
-	    "[--likes N] [--comments N] [--seed N] [--demo]\n"
+	    "[--likes N] [--comments N] [--reposts N] [--seed N] [--demo]\n"
 	    "       tallyctl flush\n"
 	    "       tallyctl reconcile [--dry-run]\n"
 	    "       tallyctl warm [--followers-of LOGIN] [LOGIN...]\n");
@@ -92,7 +92,8 @@ cmd_useradd(struct app *a, int argc, char **argv)
 static int
 cmd_seed(struct app *a, int argc, char **argv)
 {
-	struct seed_opts o = { 1000, 5000, 10000, 20000, 5000, 0, 0, 0 };
+	struct seed_opts o = { .users = 1000, .posts = 5000, .follows = 10000,
+	    .likes = 20000, .comments = 5000, .reposts = -1 };
 	long long v;
 	int i;
 
@@ -113,6 +114,8 @@ cmd_seed(struct app *a, int argc, char **argv)
 			dst = &o.likes;
 		else if (strcmp(argv[i], "--comments") == 0)
 			dst = &o.comments;
+		else if (strcmp(argv[i], "--reposts") == 0)
+			dst = &o.reposts;
 		else if (strcmp(argv[i], "--seed") != 0)
 			return usage();
 		if (i + 1 >= argc || valid_int(argv[i + 1], 0, 100000000, &v) == -1) {
@@ -125,6 +128,8 @@ cmd_seed(struct app *a, int argc, char **argv)
 			o.rng = (unsigned)v;
 		i++;
 	}
+	if (o.reposts < 0)
+		o.reposts = o.likes / 10;
 	if (seed_run(a, &o) == -1) {
 		fprintf(stderr, "tallyctl: seeding failed (see the log above)\n");
 		return 1;

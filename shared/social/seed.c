@@ -13,14 +13,29 @@
 #include "count/recount.h"
 #include "social/account.h"
 #include "social/seed.h"
+#include "social/seed_events.h"
 #include "store/query.h"
 
+/* First names: the demo logins, and with surnames every seeded name. */
 static const char *const demo_names[] = {
 	"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi",
 	"ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert",
 	"sybil", "trent", "victor", "walter", "yuki", "zoe", "kenji", "mei",
-	"lin", "arjun", "fatima", "lucas", "sofia", "omar", "ines",
+	"lin", "arjun", "fatima", "lucas", "sofia", "omar", "ines", "amara",
+	"bruno", "chloe", "diego", "elena", "felix", "gita", "hugo", "isla",
+	"jonas", "kofi", "lena", "marco", "nadia", "oscar", "priya", "quinn",
+	"rosa", "sami", "tara", "umar", "vera", "wen", "xavier", "yara",
+	"zain", "anya", "bea", "caleb", "dara",
 };
+static const char *const surnames[] = {
+	"Moreau", "Okafor", "Tanaka", "Silva", "Novak", "Haddad", "Larsen",
+	"Kim", "Rossi", "Mensah", "Fischer", "Ivanova", "Costa", "Nguyen",
+	"Brennan", "Sato", "Ahmed", "Lindqvist", "Duarte", "Kowalski",
+	"Abara", "Chen", "Petrov", "Garcia", "Osei", "Yamamoto", "Dubois",
+	"Singh", "Walsh", "Bergman",
+};
+#define NFIRST	(sizeof(demo_names) / sizeof(demo_names[0]))
+#define NLAST	(sizeof(surnames) / sizeof(surnames[0]))
 static const char *const topics[] = {
 	"general", "news", "tech", "music", "food", "travel", "sports", "books",
 };
@@ -99,34 +114,22 @@ sentence(struct buf *b, unsigned long long *s)
 	buf_putc(b, '.');
 }
 
-static int
-step_done(struct db *d, struct dbq *s)
-{
-	int rc;
-
-	while ((rc = dbq_step(s)) == DBQ_ROW)
-		;
-	db_done(s);
-	if (rc != DBQ_DONE) {
-		log_err("seed: %s", db_errmsg(d));
-		return -1;
-	}
-	return 0;
-}
-
 int
 seed_run(struct app *a, const struct seed_opts *o)
 {
 	struct db *d = &a->db;
 	unsigned long long rs = o->rng ? o->rng : 0x9E3779B97F4A7C15ULL;
 	long long *uids = NULL, *pids = NULL, tids[8], now = clock_wall_ms();
+	long long *pauthor = NULL, *ptime = NULL;
 	long long span = 30LL * 86400 * 1000, t;
+	struct seed_event *evs = NULL;
+	long made[4] = { 0, 0, 0, 0 }, nev, nrep = o->reposts;
 	double *uz = NULL, *pz = NULL;
 	struct buf text = { 0 };
 	char hash[AUTH_HASH_MAX], login[40], name[64];
 	long long uid;
 	struct dbq *s;
-	long i, made, nu = 0, np = 0, ndemo = (long)(sizeof(demo_names) /
+	long i, nu = 0, np = 0, ndemo = (long)(sizeof(demo_names) /
 	    sizeof(demo_names[0]));
 	int rc = -1;
 	size_t k;
@@ -137,6 +140,8 @@ seed_run(struct app *a, const struct seed_opts *o)
 		return -1;
 	uids = xcalloc((size_t)o->users, sizeof(*uids));
 	pids = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
+	pauthor = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
+	ptime = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
 	if (db_begin(d) == -1)
 		goto out;
 	for (k = 0; k < sizeof(topics) / sizeof(topics[0]); k++) {
@@ -148,15 +153,14 @@ seed_run(struct app *a, const struct seed_opts *o)
 		db_done(s);
 	}
 	for (i = 0; i < o->users; i++) {
-		if (o->demo && i < ndemo) {
+		k = o->demo && i < ndemo ? (size_t)i : rnd(&rs) % NFIRST;
+		snprintf(name, sizeof(name), "%c%s %s", demo_names[k][0] - 'a' +
+		    'A', demo_names[k] + 1, surnames[(i * 7 + (long)k) % (long)NLAST]);
+		if (o->demo && i < ndemo)
 			snprintf(login, sizeof(login), "%s", demo_names[i]);
-			snprintf(name, sizeof(name), "%c%s", demo_names[i][0] -
-			    'a' + 'A', demo_names[i] + 1);
-		} else {
+		else
 			snprintf(login, sizeof(login), "user%07lu%03u", (unsigned long)i,
 			    (unsigned)(rnd(&rs) % 1000));
-			snprintf(name, sizeof(name), "User %ld", i);
-		}
 		s = db_stmt(d, STMT_USER_INSERT);
 		dbq_bind_text_copy(s, 1, login, -1);
 		dbq_bind_text_copy(s, 2, name, -1);
@@ -175,24 +179,9 @@ seed_run(struct app *a, const struct seed_opts *o)
 		goto fail;
 	}
 	uz = zipf_table(nu, 1.05);
-	/* Draws until o->follows distinct pairs exist (or 4x the draws). */
-	for (i = 0, made = 0; made < o->follows && i < 4 * o->follows; i++) {
-		long long fr = uids[rnd(&rs) % (unsigned long long)nu];
-		long long fe = uids[zipf_pick(uz, nu, &rs)];
-
-		if (fr == fe)
-			continue;
-		s = db_stmt(d, STMT_FOLLOW_INSERT);
-		dbq_bind_i64(s, 1, fr);
-		dbq_bind_i64(s, 2, fe);
-		dbq_bind_i64(s, 3, now - span + (long long)(rnd01(&rs) *
-		    (double)span / 2));
-		if (step_done(d, s) == -1)
-			goto fail;
-		made += db_changes(d);
-	}
 	for (i = 0; i < o->posts; i++) {
 		long long author = uids[zipf_pick(uz, nu, &rs) % nu];
+		int pub = rnd(&rs) % 20 != 0;	/* 5% drafts */
 
 		/* Times grow with i, so ids and publish order agree. */
 		t = now - span + span * i / (o->posts + 1);
@@ -201,33 +190,48 @@ seed_run(struct app *a, const struct seed_opts *o)
 		dbq_bind_i64(s, 1, author);
 		dbq_bind_i64(s, 2, tids[rnd(&rs) % 8]);
 		dbq_bind_text_copy(s, 3, text.p, -1);
-		dbq_bind_int(s, 4, rnd(&rs) % 20 != 0);	/* 5% drafts */
+		dbq_bind_int(s, 4, pub);
 		dbq_bind_i64(s, 5, t);
-		if (dbq_step(s) == DBQ_ROW)
-			pids[np++] = dbq_i64(s, 0);
+		if (dbq_step(s) == DBQ_ROW && pub) {	/* drafts get nothing */
+			pids[np] = dbq_i64(s, 0);
+			pauthor[np] = author;
+			ptime[np++] = t;
+		}
 		db_done(s);
+	}
+	nev = o->follows + (np > 0 ? o->likes + o->comments + nrep : 0);
+	evs = xcalloc((size_t)nev + 1, sizeof(*evs));
+	nev = 0;
+	/* Follows in the first half of the span; o->follows draws (a pair
+	 * drawn twice is one follow). */
+	for (i = 0; i < o->follows; i++) {
+		struct seed_event *e = &evs[nev];
+
+		e->kind = SEED_FOLLOW;
+		e->actor = uids[rnd(&rs) % (unsigned long long)nu];
+		e->target = e->owner = uids[zipf_pick(uz, nu, &rs)];
+		e->t = now - span + (long long)(rnd01(&rs) * (double)span / 2);
+		if (e->actor != e->target)
+			nev++;
 	}
 	if (np > 0) {
 		pz = zipf_table(np, 0.9);
-		for (i = 0; i < o->likes; i++) {
-			s = db_stmt(d, STMT_LIKE_INSERT);
-			dbq_bind_i64(s, 1, pids[np - 1 - zipf_pick(pz, np, &rs)]);
-			dbq_bind_i64(s, 2, uids[rnd(&rs) % (unsigned long long)nu]);
-			dbq_bind_i64(s, 3, now - (long long)(rnd01(&rs) * 1e8));
-			if (step_done(d, s) == -1)
-				goto fail;
-		}
-		for (i = 0; i < o->comments; i++) {
-			sentence(&text, &rs);
-			s = db_stmt(d, STMT_COMMENT_INSERT);
-			dbq_bind_i64(s, 1, pids[np - 1 - zipf_pick(pz, np, &rs)]);
-			dbq_bind_i64(s, 2, uids[rnd(&rs) % (unsigned long long)nu]);
-			dbq_bind_text_copy(s, 3, text.p, -1);
-			dbq_bind_i64(s, 4, now - (long long)(rnd01(&rs) * 1e8));
-			if (step_done(d, s) == -1)
-				goto fail;
+		for (i = 0; i < o->likes + o->comments + nrep; i++) {
+			struct seed_event *e = &evs[nev++];
+			long k = np - 1 - zipf_pick(pz, np, &rs);
+
+			e->kind = i < o->likes ? SEED_LIKE : i < o->likes +
+			    o->comments ? SEED_COMMENT : SEED_REPOST;
+			e->actor = uids[rnd(&rs) % (unsigned long long)nu];
+			e->target = pids[k];
+			e->owner = pauthor[k];
+			/* after the post: nothing reacts before its cause */
+			e->t = ptime[k] + 1 + (long long)(rnd01(&rs) *
+			    (double)(now - ptime[k] - 1));
 		}
 	}
+	if (seed_events_write(d, evs, nev, now - SEED_READ_AGE, &rs, made) == -1)
+		goto fail;
 	if (db_commit(d) == -1)
 		goto fail;
 	/* The counters of the new rows, by the catalog's own recount. */
@@ -235,8 +239,10 @@ seed_run(struct app *a, const struct seed_opts *o)
 		goto out;
 	lb_invalidate(a);	/* boards are rebuilt from the new counters */
 	if (!o->quiet)
-		log_info("seeded %ld users, %ld posts, %ld follows, %ld likes "
-		    "and %ld comments drawn", nu, np, made, o->likes, o->comments);
+		log_info("seeded %ld users, %ld published posts, %ld follows, "
+		    "%ld likes, %ld comments and %ld reposts, with their "
+		    "notifications", nu, np, made[SEED_FOLLOW], made[SEED_LIKE],
+		    made[SEED_COMMENT], made[SEED_REPOST]);
 	rc = 0;
 	goto out;
 fail:
@@ -244,6 +250,9 @@ fail:
 out:
 	free(uids);
 	free(pids);
+	free(pauthor);
+	free(ptime);
+	free(evs);
 	free(uz);
 	free(pz);
 	buf_free(&text);

@@ -1,6 +1,8 @@
-/* seed.h -- realistic data: users, power-law followers, posts in topics,
- * likes and comments, written straight into SQLite in one transaction
- * (Redis timelines are rebuilt from it on first read).
+/* seed.h -- realistic data: users with real-looking names, power-law
+ * followers, posts in topics (5% drafts), then follows, likes, comments
+ * and reposts in time order with the notifications they send
+ * (seed_events.h), written into SQLite in one transaction; counters by
+ * the catalog's recount (Redis timelines are rebuilt on first read).
  *
  * Followees are drawn from a Zipf distribution (s = 1.05): a few stars
  * get thousands of followers, most users a handful.  Every seeded user's
@@ -21,7 +23,11 @@ struct seed_opts {
 	unsigned	rng;		/* random seed: same seed, same data */
 	int		demo;		/* friendly names (alice, bob...) */
 	int		quiet;
+	long		reposts;
 };
+
+/* Notifications older than this (ms) are seeded read, newer ones unread. */
+#define SEED_READ_AGE	(8LL * 3600 * 1000)
 
 /* Returns 0 or -1 (logged; nothing written). */
 int	seed_run(struct app *, const struct seed_opts *);

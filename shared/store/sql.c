@@ -408,4 +408,11 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_TOPICS_ALL: limit -- the topics, oldest first */
 	[STMT_TOPICS_ALL] =
 	    "SELECT id, slug FROM topics ORDER BY id LIMIT ?1",
+	/* STMT_SEED_NOTE_MAX -- the newest notification before a seed */
+	[STMT_SEED_NOTE_MAX] =
+	    "SELECT coalesce(max(id), 0) FROM notifications",
+	/* STMT_SEED_NOTES_READ: after id, before ms -- a seed's old ones read */
+	[STMT_SEED_NOTES_READ] =
+	    "UPDATE notifications SET is_read = 1 WHERE id > ?1 "
+	    "AND created_at < ?2",
 };
