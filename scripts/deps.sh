@@ -28,7 +28,7 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-if [ "$what" = test ] && [ ! -d tests/node_modules/playwright-core ]; then
+if [ "$what" = test ] && { [ ! -d tests/node_modules/playwright-core ] || [ ! -d tests/node_modules/@axe-core/playwright ]; }; then
     (cd tests && npm ci --no-audit --no-fund --loglevel=error)
 fi
 exit 0

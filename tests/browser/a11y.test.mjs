@@ -1,0 +1,105 @@
+// a11y.test.mjs -- every page of CONTRACT §2 in a real browser at 1280 and
+// 390 px: axe-core (@axe-core/playwright) finds no serious or critical
+// violation, and no page scrolls sideways on a phone.  Screenshots of
+// each page at both widths go to build/screenshots/pages/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { AxeBuilder } from '@axe-core/playwright';
+
+import { launch } from '../lib/browser.mjs';
+import { startStack, Client } from '../lib/stack.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHOTS = path.join(REPO, 'build', 'screenshots', 'pages');
+const WIDTHS = [1280, 390];
+
+let stack;
+let browser;
+
+before(async () => {
+  stack = await startStack({ demo: '1' });
+  browser = await launch();
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+// A browser context logged in as login (through the form).
+async function loggedIn(width, login, password) {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${stack.base}/login`);
+  await page.fill('form[action="/login"] [name=login]', login);
+  await page.fill('form[action="/login"] [name=password]', password);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname !== '/login'),
+    page.click('form[action="/login"] button[type=submit]'),
+  ]);
+  return { context, page };
+}
+
+// Checks one page; returns its problems as text lines.
+async function check(page, url, name, width) {
+  const problems = [];
+  const res = await page.goto(`${stack.base}${url}`);
+  assert.ok(res.status() < 500, `${url}: ${res.status()}`);
+  const axe = await new AxeBuilder({ page }).analyze();
+  for (const v of axe.violations) {
+    if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+    problems.push(`${url} @${width}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3)
+      .map((n) => n.target.join(' ')).join(' | ')}`);
+  }
+  const over = await page.evaluate(() => document.documentElement.scrollWidth -
+    document.documentElement.clientWidth);
+  if (over > 0) problems.push(`${url} @${width}: scrolls sideways by ${over}px`);
+  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  return problems;
+}
+
+test('every page: no serious or critical axe violation, no sideways scroll at 390 px', async () => {
+  const post = Number(stack.sqlite(`select p.id from posts p join users u on u.id = p.user_id
+    where u.login = 'alice' and p.status = 1 order by p.id desc limit 1`));
+  const run = await (async () => {
+    const admin = new Client(stack.base);
+    assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+    await admin.get('/admin/reconcile');
+    await admin.post('/admin/reconcile');
+    return Number(stack.sqlite('select max(id) from reconcile_runs'));
+  })();
+  const anon = [
+    ['/login', 'login'], ['/signup', 'signup'], ['/u/alice', 'profile-anon'],
+    ['/people?q=al', 'people-anon'], ['/topics', 'topics-anon'], ['/no/such/page', 'not-found'],
+  ];
+  const user = [
+    ['/feed', 'feed'], ['/u/alice', 'profile'], ['/u/alice/followers', 'followers'],
+    ['/u/alice/following', 'following'], [`/posts/${post}`, 'post'], [`/posts/${post}/edit`, 'edit'],
+    ['/t/general', 'topic'], ['/notifications', 'notifications'], ['/notices', 'notices'],
+    ['/news', 'news'], ['/people', 'people'], ['/people?q=bo', 'people-search'], ['/topics', 'topics'],
+    ['/followed', 'followed'],
+  ];
+  const admin = [
+    ['/admin', 'admin'], ['/admin/top?by=followers&n=10', 'top'], ['/admin/reconcile', 'runs'],
+    [`/admin/reconcile/${run}`, 'run'],
+  ];
+  const problems = [];
+  for (const width of WIDTHS) {
+    const a = await browser.newContext({ viewport: { width, height: 900 } });
+    const ap = await a.newPage();
+    for (const [url, name] of anon) problems.push(...await check(ap, url, name, width));
+    await a.close();
+    const u = await loggedIn(width, 'alice', 'password');
+    for (const [url, name] of user) problems.push(...await check(u.page, url, name, width));
+    await u.context.close();
+    const ad = await loggedIn(width, 'admin', 'admin-pass-1');
+    for (const [url, name] of admin) problems.push(...await check(ad.page, url, name, width));
+    await ad.context.close();
+  }
+  assert.deepEqual(problems, []);
+});
