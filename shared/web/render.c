@@ -23,18 +23,31 @@ render_at_login(struct req *r, const char *login)
 void
 render_time(struct req *r, long long ms)
 {
-	char iso[32], human[32];
+	char iso[32], human[40], ago[32];
 	time_t t = (time_t)(ms / 1000);
+	long long d = r->now_ms - ms;
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	strftime(human, sizeof(human), "%d %b %Y %H:%M", &tm);
+	strftime(human, sizeof(human), "%d %b %Y %H:%M UTC", &tm);
+	/* relative while it is recent, the exact time on hover (title) */
+	ago[0] = '\0';
+	if (r->now_ms > 0 && d < 60000)
+		snprintf(ago, sizeof(ago), "just now");
+	else if (r->now_ms > 0 && d < 3600000)
+		snprintf(ago, sizeof(ago), "%lld min ago", d / 60000);
+	else if (r->now_ms > 0 && d < 86400000)
+		snprintf(ago, sizeof(ago), "%lld h ago", d / 3600000);
+	else if (r->now_ms > 0 && d < 7 * 86400000LL)
+		snprintf(ago, sizeof(ago), "%lld d ago", d / 86400000);
 	html_raw(&r->body, "<time datetime=\"");
 	html_attr(&r->body, iso);
+	html_raw(&r->body, "\" title=\"");
+	html_attr(&r->body, human);
 	html_raw(&r->body, "\">");
-	html_text(&r->body, human);
-	html_raw(&r->body, " UTC</time>");
+	html_text(&r->body, ago[0] != '\0' ? ago : human);
+	html_raw(&r->body, "</time>");
 }
 
 void

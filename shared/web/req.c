@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "web/req.h"
 
@@ -145,6 +146,7 @@ req_parse(struct req *r, struct app *a, FCGX_Request *fr)
 	r->app = a;
 	r->fr = fr;
 	r->status = 200;
+	r->now_ms = clock_wall_ms();	/* "5 min ago" on the pages */
 	r->method = method_of(req_param(r, "REQUEST_METHOD"));
 	uri = req_param(r, "DOCUMENT_URI");
 	if (uri == NULL || *uri != '/')

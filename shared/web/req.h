@@ -44,6 +44,8 @@ struct req {
 	int		 identified;	/* req_identify() ran: user is known */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
+	long long	 now_ms;	/* when it arrived (0: unknown, as in
+					 * unit tests: times show as dates) */
 	const char	*bad_field;	/* the field field_need() refused */
 	char		 bad_why[96];	/* and why, for the form page */
 	char		 bad_msg[128];	/* "The field ... is not valid." */

@@ -101,7 +101,9 @@ test_post_article(void **state)
 	assert_null(strstr(h, "<script>"));
 	assert_non_null(strstr(h, "&lt;img src=x onerror=alert(1)&gt; &amp; more"));
 	assert_non_null(strstr(h, "Ann &quot;&lt;script&gt;&quot;"));
-	assert_non_null(strstr(h, "<time datetime=\"2023-11-14T22:13:20Z\">"));
+	/* no "now" known: the date itself, and on hover too */
+	assert_non_null(strstr(h, "<time datetime=\"2023-11-14T22:13:20Z\" "
+	    "title=\"14 Nov 2023 22:13 UTC\">14 Nov 2023 22:13 UTC</time>"));
 	/* plurals: "3 likes", "1000000 views"; one form, one token, one
 	 * toggle per action: Like (not pressed), Repost */
 	assert_non_null(strstr(h, ">3</span> likes"));
@@ -137,6 +139,29 @@ test_post_liked(void **state)
 	assert_non_null(strstr(h, "aria-pressed=\"true\">Reposted</button>"));
 	assert_non_null(strstr(h, ">1</span> like<"));
 	assert_non_null(strstr(h, ">1</span> view<"));
+	req_free(r);
+}
+
+/* Recent times read as "N min ago", the exact time on hover. */
+static void
+test_relative_times(void **state)
+{
+	static const struct { long long ago; const char *text; } cases[] = {
+		{ 5000, ">just now<" }, { 5 * 60000, ">5 min ago<" },
+		{ 3 * 3600000LL, ">3 h ago<" }, { 2 * 86400000LL, ">2 d ago<" },
+		{ 30 * 86400000LL, ">14 Nov 2023 22:13 UTC<" },
+	};
+	struct req *r = req_new(0);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&r->body);
+		r->now_ms = 1700000000000LL + cases[i].ago;
+		render_time(r, 1700000000000LL);
+		assert_non_null(strstr(body(r), cases[i].text));
+		assert_non_null(strstr(body(r), "title=\"14 Nov 2023 22:13 UTC\""));
+	}
 	req_free(r);
 }
 
@@ -293,6 +318,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_post_article),
 		cmocka_unit_test(test_post_liked),
+		cmocka_unit_test(test_relative_times),
 		cmocka_unit_test(test_post_anonymous_draft_deleted),
 		cmocka_unit_test(test_pager_edges),
 		cmocka_unit_test(test_frame_badges),
