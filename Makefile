@@ -28,7 +28,7 @@ SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork superv
 SHARED_store  = sql schema db query rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
 SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \
-                pcache seed seed_events followed find
+                pcache seed seed_events followed find runnames
 SHARED_web    = serve req field resp route html layout act form render view_social view_find view_post view_notes view_admin view_report view_metrics chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin

@@ -75,6 +75,7 @@ page_run(struct req *r)
 {
 	struct run *run = xcalloc(1, sizeof(*run));
 	struct run *all = xcalloc(VIEW_RUNS_MAX, sizeof(*all));
+	struct run_names *names;
 	int rc, n;
 
 	if ((rc = runs_get(&r->app->db, req_arg_id(r, 0), run)) != 1 ||
@@ -84,8 +85,11 @@ page_run(struct req *r)
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such run." : "The run could not be read.");
 	}
+	names = xcalloc(1, sizeof(*names));
+	run_names_load(r->app, &run->report, names);	/* -1: raw keys */
 	page_load(r);
-	view_run(r, run, all, n);
+	view_run(r, run, names, all, n);
+	free(names);
 	free(all);
 	free(run);
 	return 0;

@@ -1,4 +1,5 @@
 /* web_pages.c -- the signup and login forms, and starting a session. */
+#include "web/act.h"
 #include "web/form.h"
 #include "web/html.h"
 #include "web/layout.h"
@@ -91,7 +92,7 @@ int
 web_start_session(struct req *r, long long uid)
 {
 	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1];
-	const char *old = req_cookie(r, "sid");
+	const char *old = req_cookie(r, "sid"), *next;
 
 	if (old != NULL)
 		session_delete(&r->app->db, &r->app->rds, old);
@@ -99,5 +100,11 @@ web_start_session(struct req *r, long long uid)
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);
+	/* back to the page that sent the visitor to log in (route.c) */
+	if ((next = req_cookie(r, "next")) != NULL) {
+		resp_cookie(r, "next", "", 0);
+		if (act_back_ok(next))
+			return resp_redirect(r, next);
+	}
 	return resp_redirect(r, "/feed");
 }

@@ -30,6 +30,17 @@ rec_report_wrong(const struct rec_report *r)
 	return n;
 }
 
+long long
+rec_report_fixed(const struct rec_report *r)
+{
+	long long n = 0;
+	int i;
+
+	for (i = 0; i < REC_FAMILIES; i++)
+		n += r->fam[i].fixed;
+	return n;
+}
+
 char *
 rec_report_json(const struct rec_report *r)
 {

@@ -32,5 +32,7 @@ int	rec_report_parse(const char *json, struct rec_report *);
 void	rec_report_init(struct rec_report *);
 /* Sum of wrong over families. */
 long long rec_report_wrong(const struct rec_report *);
+/* The counters a run repaired, over every family. */
+long long	rec_report_fixed(const struct rec_report *);
 
 #endif

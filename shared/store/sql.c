@@ -408,6 +408,9 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_TOPICS_ALL: limit -- the topics, oldest first */
 	[STMT_TOPICS_ALL] =
 	    "SELECT id, slug FROM topics ORDER BY id LIMIT ?1",
+	/* STMT_TOPIC_BY_ID: id */
+	[STMT_TOPIC_BY_ID] =
+	    "SELECT slug FROM topics WHERE id = ?1",
 	/* STMT_SEED_NOTE_MAX -- the newest notification before a seed */
 	[STMT_SEED_NOTE_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM notifications",

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/auth.h"
+#include "web/act.h"
 #include "web/resp.h"
 #include "web/route.h"
 
@@ -108,6 +109,11 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 			    "{\"error\":\"login required\"}\n");
 			return;
 		}
+		/* after the login, back to the page asked for (a cookie,
+		 * so the redirect itself stays the contract's /login) */
+		if (r->method != METHOD_POST && act_back_ok(req_uri(r)) &&
+		    strpbrk(req_uri(r), ";,\"") == NULL)
+			resp_cookie(r, "next", req_uri(r), 600);
 		resp_redirect(r, "/login");
 		return;
 	}

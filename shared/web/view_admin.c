@@ -41,6 +41,8 @@ view_run_row(struct req *r, const struct run *run)
 	html_int(b, run->progress);
 	html_raw(b, "%</td><td class=\"num\">");
 	html_int(b, rec_report_wrong(&run->report));
+	html_raw(b, "</td><td class=\"num\" data-fixed>");
+	html_int(b, rec_report_fixed(&run->report));
 	html_raw(b, "</td><td>");
 	render_time(r, run->created_at);
 	html_raw(b, "</td></tr>");
@@ -51,7 +53,7 @@ view_runs_head(struct req *r)
 {
 	html_raw(&r->body, "<table class=\"runs\"><tr><th>run</th><th>state</th>"
 	    "<th>why</th><th>progress</th><th class=\"num\">wrong</th>"
-	    "<th>started</th></tr>");
+	    "<th class=\"num\">fixed</th><th>started</th></tr>");
 }
 
 static void
@@ -150,6 +152,10 @@ view_admin(struct req *r, const struct ops_view *v)
 void
 view_top(struct req *r, const char *by, int n, const struct top_view *v)
 {
+	static const char *const names[PROFILE_NCOUNTS] = {
+		[PROFILE_POSTS] = "posts", [PROFILE_FOLLOWERS] = "followers",
+		[PROFILE_FOLLOWING] = "following", [PROFILE_LIKES] = "likes",
+	};
 	struct buf *b = &r->body;
 	int i, j;
 
@@ -159,11 +165,16 @@ view_top(struct req *r, const char *by, int n, const struct top_view *v)
 	html_raw(b, " by ");
 	html_text(b, by);
 	html_raw(b, "</h1><table class=\"top\"><tr><th>#</th><th>user</th>"
-	    "<th class=\"num\">");
+	    "<th class=\"num\" aria-sort=\"descending\">");
 	html_text(b, by);
-	html_raw(b, "</th><th class=\"num\">posts</th><th class=\"num\">"
-	    "followers</th><th class=\"num\">following</th><th class=\"num\">"
-	    "likes</th></tr>");
+	html_raw(b, "</th>");
+	for (j = 0; j < PROFILE_NCOUNTS; j++)
+		if (strcmp(names[j], by) != 0) {
+			html_raw(b, "<th class=\"num\">");
+			html_text(b, names[j]);
+			html_raw(b, "</th>");
+		}
+	html_raw(b, "</tr>");
 	for (i = 0; i < v->rows.n; i++) {
 		const struct person *p = &v->rows.v[i];
 
@@ -181,6 +192,8 @@ view_top(struct req *r, const char *by, int n, const struct top_view *v)
 		html_int(b, p->num);
 		html_raw(b, "</td>");
 		for (j = 0; j < PROFILE_NCOUNTS; j++) {
+			if (strcmp(names[j], by) == 0)
+				continue;	/* it is the value column */
 			html_raw(b, "<td class=\"num\">");
 			if (v->counts[i][j].ok)
 				html_int(b, v->counts[i][j].v);

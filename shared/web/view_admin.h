@@ -5,6 +5,7 @@
 
 #include "base/metrics.h"
 #include "social/opsview.h"
+#include "social/runnames.h"
 #include "social/topview.h"
 #include "web/req.h"
 
@@ -17,8 +18,8 @@ void	view_top(struct req *, const char *by, int n, const struct top_view *);
 /* /admin/reconcile: the newest runs (at most VIEW_RUNS_MAX). */
 void	view_runs(struct req *, const struct run *runs, int n);
 /* /admin/reconcile/ID: run, and all for the chart. */
-void	view_run(struct req *, const struct run *run, const struct run *all,
-	    int nall);
+void	view_run(struct req *, const struct run *run,
+	    const struct run_names *names, const struct run *all, int nall);
 /* Pieces shared by the two: a table of runs, and drift per run. */
 void	view_runs_head(struct req *);
 void	view_run_row(struct req *, const struct run *);

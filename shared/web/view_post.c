@@ -64,7 +64,7 @@ view_post(struct req *r, const struct post_view *v)
 	    !p->is_deleted) {
 		html_raw(b, "<p class=\"actions\">");
 		if (p->user_id == r->sess.user_id) {
-			html_raw(b, "<a href=\"/posts/");
+			html_raw(b, "<a class=\"button secondary\" href=\"/posts/");
 			html_int(b, p->id);
 			html_raw(b, "/edit\">Edit</a> ");
 		}
@@ -72,8 +72,8 @@ view_post(struct req *r, const struct post_view *v)
 		html_int(b, p->id);
 		html_raw(b, "/delete\" data-confirm=\"Delete this post?\">");
 		page_csrf(r);
-		html_raw(b, "<button type=\"submit\" class=\"link\">Delete</button>"
-		    "</form></p>");
+		html_raw(b, "<button type=\"submit\" class=\"danger\">Delete"
+		    "</button></form></p>");
 	}
 	comments(r, v);
 	page_end(r);

@@ -1,12 +1,64 @@
 /* view_report.c -- one reconciliation run's page: its row, its drift
  * report per family and the drift chart; see view_admin.h. */
+#include <stdio.h>
+
+#include "count/counters.h"
 #include "web/html.h"
 #include "web/layout.h"
+#include "web/render.h"
 #include "web/view_admin.h"
 
+/* One example of a report: the user, post or topic its key names. */
+static void
+example(struct req *r, const struct rec_family *f, const char *ex,
+    const struct run_names *names)
+{
+	struct buf *b = &r->body;
+	enum family fam = family_by_name(f->name);
+	long long k1 = 0, k2 = 0;
+	const char *user, *topic;
+
+	if (fam == FAM__MAX || sscanf(ex, "%lld:%lld", &k1, &k2) < 1) {
+		html_text(b, ex);
+		return;
+	}
+	user = run_name(names, k1, 0);
+	topic = run_name(names, families[fam].obj == OBJ_TOPIC ? k1 : k2, 1);
+	switch (families[fam].obj) {
+	case OBJ_POST:
+		html_raw(b, "<a href=\"/posts/");
+		html_int(b, k1);
+		html_raw(b, "\">post #");
+		html_int(b, k1);
+		html_raw(b, "</a>");
+		return;
+	case OBJ_TOPIC:
+		break;
+	case OBJ_USER:
+	case OBJ_USER_TOPIC:
+		if (user != NULL)
+			render_at_login(r, user);
+		else
+			html_text(b, ex);
+		if (families[fam].obj == OBJ_USER || topic == NULL)
+			return;
+		html_raw(b, " in ");
+		break;
+	}
+	if (topic == NULL) {
+		html_text(b, ex);
+		return;
+	}
+	html_raw(b, "<a href=\"/t/");
+	html_url(b, topic);
+	html_raw(b, "\">#");
+	html_text(b, topic);
+	html_raw(b, "</a>");
+}
+
 void
-view_run(struct req *r, const struct run *run, const struct run *all,
-    int nall)
+view_run(struct req *r, const struct run *run, const struct run_names *names,
+    const struct run *all, int nall)
 {
 	struct buf *b = &r->body;
 	int i, j;
@@ -54,7 +106,7 @@ view_run(struct req *r, const struct run *run, const struct run *all,
 		for (j = 0; j < f->nex; j++) {
 			if (j)
 				html_raw(b, ", ");
-			html_text(b, f->ex[j]);
+			example(r, f, f->ex[j], names);
 		}
 		if (f->unsettled > 0) {
 			html_raw(b, " (");

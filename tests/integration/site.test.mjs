@@ -391,4 +391,46 @@ test('a refused post, edit, comment or signup comes back as its form with the te
   assert.ok(re.test('open-source') && re.test('') && !re.test('no spaces'));
 });
 
+test('what nginx answers itself is a page in the site\'s style', async () => {
+  const styled = (r, status) => {
+    assert.equal(r.status, status);
+    assert.match(r.text, new RegExp(`<section class="error" data-status="${status}">`));
+    assert.match(r.text, /<link rel="stylesheet" href="\/static\/tally.css">/);
+    assert.match(r.text, /<meta name="viewport"/);
+    assert.match(r.text, /<a class="brand" href="\/">tally<\/a>/);
+  };
+  const c = new Client(stack.base);
+  styled(await c.get('/static/'), 403);
+  styled(await c.get('/static/no-such-file.css'), 404);
+  styled(await c.req('POST', '/login', { body: 'x='.padEnd(70000, 'y'),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 413);
+});
+
+test('logging in from /admin returns to /admin; the post page\'s Edit and Delete are buttons', async () => {
+  const c = new Client(stack.base);
+  const r = await c.get('/admin');
+  assert.equal(r.status, 303);
+  assert.equal(r.location, '/login');
+  await c.get('/login');
+  const li = await c.post('/login', { login: 'admin', password: 'admin-pass-1' });
+  assert.equal(li.status, 303);
+  assert.equal(li.location, '/admin');
+  assert.equal((await c.get('/admin')).status, 200);
+  // a later login goes to the feed again
+  const c2 = new Client(stack.base);
+  await c2.get('/login');
+  assert.equal((await c2.post('/login', { login: 'admin', password: 'admin-pass-1' })).location, '/feed');
+  // an off-site target is never followed
+  const c3 = new Client(stack.base);
+  c3.jar.set('next', '//evil.example/');
+  await c3.get('/login');
+  const l3 = await c3.post('/login', { login: 'admin', password: 'admin-pass-1' });
+  assert.equal(l3.location, '/feed');
+  const me = await person('btn_me');
+  const p = await publish(me, 'buttons');
+  const page = (await me.c.get(`/posts/${p}`)).text;
+  assert.match(page, new RegExp(`<a class="button secondary" href="/posts/${p}/edit">Edit</a>`));
+  assert.match(page, /<button type="submit" class="danger">Delete<\/button>/);
+});
+
 void addFollowers;

@@ -166,6 +166,7 @@ test_top_and_report(void **state)
 	};
 	struct top_view v = { { rows, 1 }, counts };
 	struct run *run = calloc(1, sizeof(*run));
+	struct run_names *names = calloc(1, sizeof(*names));
 	struct req *r = req_new(1);
 	const char *h;
 
@@ -176,6 +177,9 @@ test_top_and_report(void **state)
 	assert_non_null(strstr(h, "<tr data-rank=\"1\" data-login=\"cat\" "
 	    "data-value=\"99\">"));
 	assert_non_null(strstr(h, "<td class=\"num\">?</td>"));	/* failed */
+	/* the sort column once: "likes" heads one column, not two */
+	assert_non_null(strstr(h, ">likes</th>"));
+	assert_null(strstr(strstr(h, ">likes</th>") + 1, ">likes</th>"));
 	buf_reset(&r->body);
 	run->id = 4;
 	strcpy(run->state, "done");
@@ -184,12 +188,37 @@ test_top_and_report(void **state)
 	run->report.fam[0].checked = 10;
 	run->report.fam[0].wrong = 2;
 	run->report.fam[0].fixed = 2;
-	view_run(r, run, run, 1);
+	run->report.fam[0].nex = 1;
+	strcpy(run->report.fam[0].ex[0], "42");
+	strcpy(run->report.fam[1].name, "user_followers");
+	run->report.fam[1].wrong = 2;
+	run->report.fam[1].nex = 2;
+	strcpy(run->report.fam[1].ex[0], "3");
+	strcpy(run->report.fam[1].ex[1], "4");	/* not looked up: raw */
+	strcpy(run->report.fam[2].name, "user_topic_rating");
+	run->report.fam[2].nex = 1;
+	strcpy(run->report.fam[2].ex[0], "3:5");
+	names->n = 2;
+	names->id[0] = 3;
+	strcpy(names->name[0], "cat");
+	names->id[1] = 5;
+	names->topic[1] = 1;
+	strcpy(names->name[1], "cats");
+	view_run(r, run, names, run, 1);
 	h = body(r);
+	/* examples name the user, the post, the topic -- never a raw id
+	 * where a name is known */
+	assert_non_null(strstr(h, "<a href=\"/posts/42\">post #42</a>"));
+	assert_non_null(strstr(h, "<a href=\"/u/cat\">@cat</a>, 4<"));
+	assert_non_null(strstr(h, "<a href=\"/u/cat\">@cat</a> in "
+	    "<a href=\"/t/cats\">#cats</a>"));
+	/* the runs row counts what was fixed */
+	assert_non_null(strstr(h, "<td class=\"num\" data-fixed>2</td>"));
 	assert_non_null(strstr(h, "data-run-id=\"4\" data-state=\"done\" "
 	    "data-progress=\"100\""));
 	assert_non_null(strstr(h, "data-family=\"post_likes\" data-checked=\"10\" "
 	    "data-wrong=\"2\" data-fixed=\"2\""));
+	free(names);
 	free(run);
 	req_free(r);
 }
