@@ -10,6 +10,22 @@
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
 
+  // Length counters under the post and comment boxes: the server's
+  // limit (maxlength), counted in characters as the server counts them.
+  document.querySelectorAll('textarea[data-count][maxlength]').forEach(function (ta) {
+    var max = Number(ta.getAttribute('maxlength'));
+    var out = document.createElement('small');
+    out.className = 'count muted';
+    out.setAttribute('aria-live', 'polite');
+    function update() {
+      var n = Array.from(ta.value).length;
+      out.textContent = n + ' / ' + max;
+    }
+    ta.insertAdjacentElement('afterend', out);
+    ta.addEventListener('input', update);
+    update();
+  });
+
   // Acting in place: a like, repost, follow or notification action is
   // sent with Accept: application/json and the page changes where it is
   // (the server answers the counts the next page would show).  Without

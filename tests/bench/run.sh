@@ -583,6 +583,8 @@ run_page() {		# key round
 	profile10) wrk_run "profile10-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/small" ;;
 	profile1m) wrk_run "profile1m-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/star" ;;
 	feed)	wrk_run "feed-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/feed" ;;
+	people)	wrk_run "people-$2" "${WRK[@]}" -H "Cookie: sid=$SID" \
+		    "$B/people?q=user00" ;;
 	badges10) wrk_run "badges10-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN10" \
 		    "$B/badges.json" ;;
 	badges1m) wrk_run "badges1m-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN1M" \
@@ -593,9 +595,9 @@ run_page() {		# key round
 		    wrk_run "notice10-$2" -t1 -c1 -s tests/bench/notice.lua "$B3" ;;
 	esac
 }
-PAGES="hello like hellopost profile10 profile1m feed badges10 badges1m notice1m notice10"
+PAGES="hello like hellopost profile10 people profile1m feed badges10 badges1m notice1m notice10"
 # even rounds run the two sides of each comparison the other way round
-PAGES2="hello like hellopost profile1m profile10 feed badges1m badges10 notice10 notice1m"
+PAGES2="hello like hellopost profile1m people profile10 feed badges1m badges10 notice10 notice1m"
 # Warm-up (not recorded): caches, the first checkpoints, Redis' first AOF
 # rewrite after the warm-up of the homes.
 say "warm-up"
@@ -631,6 +633,8 @@ for r in $(seq "$ROUNDS"); do
 	addv like.cpu "${X[hello.cpu]} / ${X[like.cpu]}"
 	addv like.hp "${X[like.rps]} / ${X[hellopost.rps]}"
 	addv profile.cpu "${X[profile1m.cpu]} / ${X[profile10.cpu]}"
+	addv people.cpu "${X[people.cpu]} / ${X[profile10.cpu]}"
+	addv people.rps "${X[profile10.rps]} / ${X[people.rps]}"
 	addv profile.rps "${X[profile10.rps]} / ${X[profile1m.rps]}"
 	addv badges.cpu "${X[badges1m.cpu]} / ${X[badges10.cpu]}"
 	addv badges.rps "${X[badges10.rps]} / ${X[badges1m.rps]}"
@@ -911,6 +915,15 @@ row "profile cost: 1 / req/s, $NSTAR vs $NSMALL followers" \
     "$(ms "$(calc "1000 / $(med profile1m.rps)")" 3)" \
     "$(ms "$(calc "1000 / $(med profile10.rps)")" 3)" "$(fmt "$(mr profile.rps)" 2)x" \
     "report (≤ 1.2x)" "-"
+grow "people search: GET /people?q=user00 ($NUSERS users, the first 20 of every login with that prefix) vs GET /u/LOGIN, stack CPU per request" \
+    "$(fmt "$(med people.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
+    "$(mr people.cpu)" '<=' 1.5 "people search CPU/req vs a profile"
+row "people search: 1 / req/s vs GET /u/LOGIN" \
+    "$(ms "$(calc "1000 / $(med people.rps)")" 3)" \
+    "$(ms "$(calc "1000 / $(med profile10.rps)")" 3)" "$(fmt "$(mr people.rps)" 2)x" \
+    "report (≤ 1.5x)" "-"
+row "GET /people?q=, stack CPU per request by process (all rounds)" \
+    "$(byproc people); $(cmds people) Redis commands/request" "-" "-" "report" "-"
 grow "/badges.json cost: stack CPU per request, $NNOTES vs 10 unread notifications" \
     "$(fmt "$(med badges1m.cpu)" 0) µs" "$(fmt "$(med badges10.cpu)" 0) µs" \
     "$(mr badges.cpu)" '<=' 1.2 "badges CPU/req, 1M vs 10 notifications"

@@ -109,6 +109,8 @@ for (const width of [1280, 390]) {
       await alicec.get('/t/general');
       await page.goto(`${stack.base}/feed`);
       await page.fill('#post-body', `hello from the tour at ${width}`);
+      assert.equal((await page.locator('#post-body + small.count').textContent()).trim(),
+        `${`hello from the tour at ${width}`.length} / 2000`, 'the length counter');
       await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/posts/')),
         page.click('main form[action="/posts"] button[type=submit]')]);
       const myPost = new URL(page.url()).pathname.split('/')[2];
