@@ -59,7 +59,7 @@ async function check(page, url, name, width) {
   const over = await page.evaluate(() => document.documentElement.scrollWidth -
     document.documentElement.clientWidth);
   if (over > 0) problems.push(`${url} @${width}: scrolls sideways by ${over}px`);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`) });
   return problems;
 }
 
