@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "social/find.h"
 #include "social/pcache.h"
 #include "social/posting.h"
 #include "social/postlist.h"
@@ -52,6 +53,7 @@ int
 page_feed(struct req *r)
 {
 	long long ids[FEED_PAGE], page = field_page(r);
+	struct found_list suggest = { NULL, 0, 0 };
 	struct post_cards cs;
 	int n;
 
@@ -62,8 +64,13 @@ page_feed(struct req *r)
 	    -1)
 		return resp_error(r, 500, "The feed could not be read.");
 	post_cards_marks(r->app, cs.v, cs.n, r->sess.user_id);
+	/* an empty feed offers people to follow */
+	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
+	    FEED_SUGGEST, &suggest) == -1)
+		found_free(&suggest);
 	page_load(r);
-	view_feed(r, &cs, page, n == FEED_PAGE);
+	view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
+	found_free(&suggest);
 	post_cards_free(&cs);
 	return 0;
 }

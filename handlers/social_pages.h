@@ -8,6 +8,7 @@
 
 /* Shared by the page files of tally-social. */
 #define FEED_PAGE	30	/* posts a page of a timeline */
+#define FEED_SUGGEST	5	/* people an empty feed suggests */
 
 /* Maps an enum post_rc to its answer; 0 for POST_OK. */
 int	post_answer(struct req *, int rc);

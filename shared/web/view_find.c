@@ -34,20 +34,11 @@ search_form(struct req *r, const char *q)
 }
 
 void
-view_find_people(struct req *r, const char *q, const struct found_list *l,
-    long long page)
+view_found(struct req *r, const struct found_list *l)
 {
 	struct buf *b = &r->body;
-	int i, searched = q != NULL && *q != '\0';
+	int i;
 
-	page_begin(r, "People");
-	html_raw(b, "<h1>People</h1>");
-	search_form(r, q);
-	if (searched)
-		html_raw(b, "<h2>Found</h2>");
-	else
-		html_raw(b, "<h2>Suggestions <small class=\"muted\">the most "
-		    "followed people you do not follow yet</small></h2>");
 	html_raw(b, "<ul class=\"people\">");
 	for (i = 0; i < l->n; i++) {
 		const struct found *f = &l->v[i];
@@ -69,6 +60,24 @@ view_find_people(struct req *r, const char *q, const struct found_list *l,
 		html_raw(b, "</li>");
 	}
 	html_raw(b, "</ul>");
+}
+
+void
+view_find_people(struct req *r, const char *q, const struct found_list *l,
+    long long page)
+{
+	struct buf *b = &r->body;
+	int searched = q != NULL && *q != '\0';
+
+	page_begin(r, "People");
+	html_raw(b, "<h1>People</h1>");
+	search_form(r, q);
+	if (searched)
+		html_raw(b, "<h2>Found</h2>");
+	else
+		html_raw(b, "<h2>Suggestions <small class=\"muted\">the most "
+		    "followed people you do not follow yet</small></h2>");
+	view_found(r, l);
 	if (l->n == 0 && searched)
 		html_raw(b, "<p class=\"muted\">Nobody by that name yet.</p>");
 	else if (l->n == 0)

@@ -10,6 +10,9 @@
  * suggestions). */
 void	view_find_people(struct req *, const char *q,
 	    const struct found_list *, long long page);
+/* The people of a list, each with their follower count and a follow
+ * button (a part of a page). */
+void	view_found(struct req *, const struct found_list *);
 void	view_topics(struct req *, const struct topic_list *);
 /* /followed: the authors with unread posts (num: how many). */
 void	view_followed(struct req *, const struct people *);

@@ -4,11 +4,12 @@
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
+#include "web/view_find.h"
 #include "web/view_social.h"
 
 void
 view_feed(struct req *r, const struct post_cards *cs, long long page,
-    int more)
+    int more, const struct found_list *suggest)
 {
 	page_begin(r, "Feed");
 	html_raw(&r->body, "<h1>Your feed</h1>");
@@ -20,7 +21,13 @@ view_feed(struct req *r, const struct post_cards *cs, long long page,
 		    "here yet</h2><p>Your feed shows your posts and the posts "
 		    "of people you follow.</p><p><a class=\"button\" "
 		    "href=\"/people\">Find people to follow</a> or "
-		    "<a href=\"/topics\">browse topics</a>.</p></section>");
+		    "<a href=\"/topics\">browse topics</a>.</p>");
+	if (cs->n == 0 && page == 1 && suggest != NULL && suggest->n > 0) {
+		html_raw(&r->body, "<h2>People you might follow</h2>");
+		view_found(r, suggest);
+	}
+	if (cs->n == 0 && page == 1)
+		html_raw(&r->body, "</section>");
 	else if (cs->n == 0)
 		html_raw(&r->body, "<p class=\"muted\">No older posts.</p>");
 	render_pager(r, "/feed", page, more);

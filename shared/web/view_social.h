@@ -4,15 +4,17 @@
 #ifndef TALLY_VIEW_SOCIAL_H
 #define TALLY_VIEW_SOCIAL_H
 
+#include "social/find.h"
 #include "social/people.h"
 #include "social/postview.h"
 #include "social/profileview.h"
 #include "web/form.h"
 #include "web/req.h"
 
-/* /feed: page `page` of the reader's timeline. */
+/* /feed: page `page` of the reader's timeline; an empty first page
+ * offers suggest (NULL: none). */
 void	view_feed(struct req *, const struct post_cards *, long long page,
-	    int more);
+	    int more, const struct found_list *suggest);
 void	view_topic(struct req *, const struct topic_view *);
 void	view_profile(struct req *, const struct profile_view *);
 /* /u/LOGIN/followers or /following (kind) of u. */

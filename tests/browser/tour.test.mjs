@@ -61,6 +61,8 @@ for (const width of [1280, 390]) {
       // sign up: an empty feed that offers people and topics
       await signup(page, me, `Tour Taker ${width}`);
       await page.getByText('Nothing here yet').waitFor();
+      assert.ok(await page.locator('main ul.people li[data-login] form.follow').count() > 0,
+        'the empty feed suggests people to follow');
       await shot(page, '1-empty-feed', width);
       await Promise.all([page.waitForURL((u) => u.pathname === '/people'),
         page.click('main a[href="/people"]')]);

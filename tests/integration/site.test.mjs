@@ -334,8 +334,15 @@ test('a view counts once per viewer per 30 minutes, never the author\'s; anonymo
 
 test('the feed is empty for a new user: suggestions and topics offered', async () => {
   const me = await person('empty_me');
+  stack.tallyctl('flush');	// the followers board follows the flushes
   const r = await me.c.get('/feed');
   assert.match(r.text, /Nothing here yet/);
+  // a few people to follow, each with a follow button
+  assert.match(r.text, /People you might follow/);
+  const sugg = items(r.text);
+  assert.ok(sugg.length > 0 && sugg.length <= 5, JSON.stringify(sugg));
+  assert.ok(sugg.every((x) => !x.following && x.login !== 'empty_me'));
+  assert.match(r.text, new RegExp(`action="/follow/${sugg[0].login}"`));
   assert.match(r.text, /href="\/people"/);
   assert.match(r.text, /href="\/topics"/);
   assert.match(r.text, /<a href="\/people">People<\/a><a href="\/topics">Topics<\/a>/, 'in the header');
