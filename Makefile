@@ -24,11 +24,11 @@ export PORT RUN_DIR DEMO REPLICA
 # The library, layer by layer: each folder of shared/ includes only from
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
-SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words
+SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd
 SHARED_store  = sql schema db query rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
 SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \
-                pcache seed seed_events followed find runnames
+                pcache seed seed_events followed find runnames throttle
 SHARED_web    = serve req field resp route html layout act form render view_social view_find view_post view_notes view_admin view_report view_metrics chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin

@@ -1,6 +1,7 @@
 /* metrics_page.c -- /metrics: loads the gauges (opsview.h), renders the
  * process's own counter mapping with them (view_metrics.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "admin_pages.h"
 #include "base/buf.h"
@@ -11,9 +12,19 @@
 int
 page_metrics(struct req *r)
 {
-	struct ops_view *v = xcalloc(1, sizeof(*v));
+	const char *addr = req_param(r, "REMOTE_ADDR");
+	struct ops_view *v;
 	struct buf out = { 0 };
 
+	/* nginx allows 127.0.0.1 only; the handler checks again, so a
+	 * reverse proxy on the same host cannot publish it by accident */
+	if (addr == NULL || (strcmp(addr, "127.0.0.1") != 0 &&
+	    strcmp(addr, "::1") != 0)) {
+		resp_text(r, 403, "text/plain; charset=utf-8",
+		    "/metrics answers local clients only\n");
+		return 0;
+	}
+	v = xcalloc(1, sizeof(*v));
 	ops_view_load(r->app, OPS_METRICS, v);
 	/* the process's own mapping (serve.c), not a new one per scrape */
 	view_metrics(&out, r->app->metrics, v);

@@ -10,6 +10,8 @@
  * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
  * 2; the social writer always has 1),
  * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
+ * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
+ * read by the handlers, social/throttle.h),
  * REPLICA=1 (a second redis-server replicating the first over loopback
  * TCP; the handlers read from it while the master does not answer).
  */

@@ -43,17 +43,17 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/u/:s", page_profile, 0 },		/* ROUTE_PROFILE */
 	{ METHOD_GET, "/u/:s/followers", page_followers, 0 },	/* ROUTE_FOLLOWERS */
 	{ METHOD_GET, "/u/:s/following", page_following, 0 },	/* ROUTE_FOLLOWING */
-	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER },	/* ROUTE_FOLLOW */
-	{ METHOD_POST, "/unfollow/:s", page_unfollow, ROUTE_USER }, /* ROUTE_UNFOLLOW */
-	{ METHOD_POST, "/posts", page_post_create, ROUTE_USER },	/* ROUTE_POST_NEW */
+	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_FOLLOW */
+	{ METHOD_POST, "/unfollow/:s", page_unfollow, ROUTE_USER | ROUTE_WRITE }, /* ROUTE_UNFOLLOW */
+	{ METHOD_POST, "/posts", page_post_create, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_POST_NEW */
 	{ METHOD_GET, "/posts/:id", page_post, 0 },		/* ROUTE_POST */
 	{ METHOD_GET, "/posts/:id/edit", page_post_edit_form, ROUTE_USER }, /* ROUTE_POST_EDIT_FORM */
 	{ METHOD_POST, "/posts/:id/edit", page_post_edit, ROUTE_USER },	/* ROUTE_POST_EDIT */
 	{ METHOD_POST, "/posts/:id/delete", page_post_delete, ROUTE_USER }, /* ROUTE_POST_DELETE */
-	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_USER | ROUTE_TXN },	/* ROUTE_LIKE */
-	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_USER | ROUTE_TXN }, /* ROUTE_UNLIKE */
-	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER | ROUTE_TXN }, /* ROUTE_REPOST */
-	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER },	/* ROUTE_COMMENT */
+	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE },	/* ROUTE_LIKE */
+	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE }, /* ROUTE_UNLIKE */
+	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE }, /* ROUTE_REPOST */
+	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_COMMENT */
 	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
 	{ METHOD_GET, "/t/:s", page_topic, 0 },			/* ROUTE_TOPIC */
 	{ METHOD_GET, "/people", page_people, 0 },		/* ROUTE_PEOPLE */

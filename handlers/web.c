@@ -101,6 +101,13 @@ page_signup(struct req *r)
 		}
 		v[i] = req_keep(r, norm);
 	}
+	if (account_reserved(v[0])) {
+		r->bad_field = "login";
+		snprintf(r->bad_why, sizeof(r->bad_why), "This login is kept "
+		    "for the site's own accounts; choose another.");
+		web_signup_form(r, 409, "That login is reserved.");
+		return -1;
+	}
 	pw = kv_get(&r->form, "password");
 	id = account_create(&r->app->db, v[0], v[1], pw->val, pw->vlen, 0,
 	    r->app->cfg.pwhash_min);

@@ -100,6 +100,10 @@ web_start_session(struct req *r, long long uid)
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);
+	/* the pre-session token ends with the login: a visitor's token that
+	 * leaked before it cannot serve after it */
+	if (req_cookie(r, "pcsrf") != NULL)
+		resp_cookie(r, "pcsrf", "", 0);
 	/* back to the page that sent the visitor to log in (route.c) */
 	if ((next = req_cookie(r, "next")) != NULL) {
 		resp_cookie(r, "next", "", 0);

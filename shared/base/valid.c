@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/ucd.h"
 #include "base/valid.h"
 
 int
@@ -161,8 +162,8 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 	case VALID_LOGIN:
 		ok = slug_ok(s, len, 3, 32, '_', &n);
 		break;
-	case VALID_NAME:
-		ok = text_ok(s, len, 1, 64, 0);
+	case VALID_NAME:	/* no invisible format characters either */
+		ok = text_ok(s, len, 1, 64, 0) && !ucd_has_format(s, len);
 		break;
 	case VALID_PASSWORD:
 		ok = len >= 8 && len <= 128 && valid_utf8(s, len, NULL) == 0 &&
@@ -213,7 +214,8 @@ valid_hint(enum valid kind, int missing)
 	case VALID_LOGIN:
 		return "3 to 32 letters, digits or _.";
 	case VALID_NAME:
-		return "1 to 64 characters, no control characters.";
+		return "1 to 64 characters, no control or invisible "
+		    "formatting characters.";
 	case VALID_PASSWORD:
 		return "8 to 128 bytes, no control characters.";
 	case VALID_BODY:

@@ -1,5 +1,6 @@
 /* account.c -- accounts; see account.h. */
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
@@ -23,6 +24,21 @@ word_put(struct db *d, const char *w, long long uid)
 	rc = dbq_step(s);
 	db_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+account_reserved(const char *login)
+{
+	static const char *const names[] = {
+		"admin", "administrator", "root", "tally", "support",
+		"moderator",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(login, names[i]) == 0)
+			return 1;
+	return 0;
 }
 
 int

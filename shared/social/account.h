@@ -19,6 +19,10 @@ struct account {
 long long	account_create(struct db *, const char *login, const char *name,
 		    const char *pw, size_t pwlen, int is_admin, int min_cost);
 
+/* 1 when login (any case) is kept for tallyctl useradd: admin,
+ * administrator, root, tally, support, moderator. */
+int		account_reserved(const char *login);
+
 /* Adds user uid's login and name to the people search (base/words.h);
  * account_create() does it in its transaction.  0 or -1. */
 int		account_index(struct db *, long long uid, const char *login,

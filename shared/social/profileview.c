@@ -116,7 +116,7 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 	long long *ids;
 	struct delta d = { FAM_TOPIC_POSTS, 0, 0, 0 };
 	struct dbq *s;
-	int n = 0, rc;
+	int n = 0, rc, pub;
 
 	memset(v, 0, sizeof(*v));
 	v->page = page;
@@ -129,6 +129,20 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 	db_done(s);
 	if (rc != DBQ_ROW)
 		return rc == DBQ_DONE ? 0 : -1;
+	/* A topic a draft created is not public until a post in it is
+	 * (general always is). */
+	if (strcmp(slug, "general") != 0) {
+		if ((s = db_stmt(&a->db, STMT_TOPIC_PUBLIC)) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, v->id);
+		rc = dbq_step(s);
+		pub = rc == DBQ_ROW && dbq_int(s, 0) == 1;
+		db_done(s);
+		if (rc != DBQ_ROW)
+			return -1;
+		if (!pub)
+			return 0;
+	}
 	if ((s = db_stmt(&a->db, STMT_TOPIC_SQL)) == NULL)
 		return -1;
 	ids = xcalloc((size_t)per, sizeof(*ids));

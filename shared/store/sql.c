@@ -411,6 +411,10 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_TOPIC_BY_ID: id */
 	[STMT_TOPIC_BY_ID] =
 	    "SELECT slug FROM topics WHERE id = ?1",
+	/* STMT_TOPIC_PUBLIC: topic -- 1 when a visible post is in it */
+	[STMT_TOPIC_PUBLIC] =
+	    "SELECT EXISTS (SELECT 1 FROM posts INDEXED BY posts_topic_visible "
+	    "WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0)",
 	/* STMT_SEED_NOTE_MAX -- the newest notification before a seed */
 	[STMT_SEED_NOTE_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM notifications",

@@ -45,17 +45,26 @@ resp_header(struct req *r, const char *name, const char *value)
 	buf_puts(&r->head, "\r\n");
 }
 
+int
+resp_tls(const struct req *r)
+{
+	const char *https = req_param(r, "HTTPS");
+
+	return https != NULL && strcmp(https, "on") == 0;
+}
+
 void
 resp_cookie(struct req *r, const char *name, const char *value, long max_age)
 {
-	char v[512];
+	char v[600];
 
 	if (max_age < 0)
-		snprintf(v, sizeof(v), "%s=%s; Path=/; HttpOnly; SameSite=Lax",
-		    name, value);
+		snprintf(v, sizeof(v), "%s=%s; Path=/; HttpOnly; SameSite=Lax%s",
+		    name, value, resp_tls(r) ? "; Secure" : "");
 	else
 		snprintf(v, sizeof(v), "%s=%s; Path=/; Max-Age=%ld; HttpOnly; "
-		    "SameSite=Lax", name, value, max_age);
+		    "SameSite=Lax%s", name, value, max_age,
+		    resp_tls(r) ? "; Secure" : "");
 	resp_header(r, "Set-Cookie", v);
 }
 
@@ -122,7 +131,10 @@ resp_send(struct req *r)
 	    r->ctype != NULL ? r->ctype : "text/html; charset=utf-8");
 	if (r->new_pcsrf)
 		buf_printf(&h, "Set-Cookie: pcsrf=%s; Path=/; HttpOnly; "
-		    "SameSite=Lax\r\n", r->csrf);
+		    "SameSite=Lax%s\r\n", r->csrf, resp_tls(r) ? "; Secure" : "");
+	/* over TLS, browsers keep to it for a year */
+	if (resp_tls(r))
+		buf_puts(&h, "Strict-Transport-Security: max-age=31536000\r\n");
 	if (r->head.len > 0)
 		buf_put(&h, r->head.p, r->head.len);
 	buf_puts(&h, "\r\n");

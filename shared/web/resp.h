@@ -11,8 +11,11 @@
 
 /* Adds "name: value"; a value with CR or LF is dropped (logged). */
 void		 resp_header(struct req *, const char *name, const char *value);
-/* Set-Cookie name=value; Path=/; HttpOnly; SameSite=Lax (max_age < 0:
- * session cookie; 0: delete). */
+/* 1 when the request came over TLS (nginx passes HTTPS=on): cookies then
+ * carry Secure and responses Strict-Transport-Security. */
+int		 resp_tls(const struct req *);
+/* Set-Cookie name=value; Path=/; HttpOnly; SameSite=Lax[; Secure]
+ * (max_age < 0: session cookie; 0: delete). */
 void		 resp_cookie(struct req *, const char *name, const char *value,
 		    long max_age);
 /* 303 See Other to a relative path.  Returns 0. */

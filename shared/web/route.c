@@ -1,8 +1,10 @@
 /* route.c -- matching and dispatch; see route.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/auth.h"
+#include "social/throttle.h"
 #include "web/act.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -66,8 +68,9 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 	unsigned allowed = 0;
 	const struct kv *tok;
 	char *args[REQ_ARGS_MAX];
+	char secs[16];
 	size_t i;
-	int k, na;
+	int k, na, retry;
 
 	for (i = 0; i < n && hit == NULL; i++) {
 		if ((na = route_match(routes[i].pattern, r->path, args,
@@ -129,6 +132,15 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 			    "(CSRF check failed). Reload the page and try again.");
 			return;
 		}
+	}
+	/* One user's actions a minute: a flood is refused before the lock. */
+	if ((hit->flags & ROUTE_WRITE) && r->method == METHOD_POST && r->user &&
+	    (retry = throttle_write(r->app, r->sess.user_id)) > 0) {
+		snprintf(secs, sizeof(secs), "%d", retry);
+		resp_header(r, "Retry-After", secs);
+		resp_error(r, 429, "Too many actions in a minute. Wait a "
+		    "moment, then try again.");
+		return;
 	}
 	/* Only now, for a request that passed every check: a refused one
 	 * (anonymous, forged) never waits for the writers' lock nor makes

@@ -23,6 +23,9 @@
 #define ROUTE_OWNAUTH	0x10	/* a GET that finds its session itself
 				 * (the badge poll, from Redis): no
 				 * req_identify(), no ROUTE_USER check */
+#define ROUTE_WRITE	0x40	/* an action TALLY_WRITE_RATE counts
+				 * (throttle.h): 429 beyond it, before
+				 * any lock or write */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
 				 * transaction (db_begin) before any
 				 * Redis I/O or autocommit write: it is

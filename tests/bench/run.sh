@@ -349,7 +349,7 @@ say "reconciliation data: $RC_FOLLOWS follows, $RC_LIKES likes, $RC_COUNTERS" \
 # ---- the stacks, hello, and the second nginx -----------------------------
 say "starting tally-run on 127.0.0.1:$PORT"
 start tally-run TERM env PORT="$PORT" RUN_DIR="$RD" DEMO=0 TALLY_PROCS=$PROCS \
-    TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_LOGIN_RATE=60000r/m \
+    TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_LOGIN_RATE=60000r/m TALLY_WRITE_RATE=0 \
     TALLY_PWHASH=min bin/tally-run
 RUN_PID=$LAST_PID
 wait_http "http://127.0.0.1:$PORT/healthz" 20 || die "tally-run did not come up"
@@ -359,7 +359,7 @@ for i in $(seq 50); do [ -S "$RD/hello.sock" ] && break; sleep 0.1; done
 say "starting the 10-user tally-run on 127.0.0.1:$PORT3"
 start tally-run-small TERM env PORT="$PORT3" RUN_DIR="$RD3" DEMO=0 \
     TALLY_PROCS=$PROCS TALLY_ADMIN_PASSWORD=admin-pass-1 \
-    TALLY_LOGIN_RATE=60000r/m TALLY_PWHASH=min bin/tally-run
+    TALLY_LOGIN_RATE=60000r/m TALLY_WRITE_RATE=0 TALLY_PWHASH=min bin/tally-run
 SMALL_PID=$LAST_PID
 wait_http "http://127.0.0.1:$PORT3/healthz" 20 || die "the 10-user tally-run did not come up"
 

@@ -105,6 +105,8 @@ async function startOnce(opts) {
     TALLY_ADMIN_PASSWORD: opts.adminPassword ?? 'admin-pass-1',
     TALLY_PWHASH: 'min',
     TALLY_LOGIN_RATE: opts.loginRate ?? '60000r/m',
+    // tests raise the per-user action limit like the login rate (0: none)
+    TALLY_WRITE_RATE: opts.writeRate ?? '0',
     ...(opts.env ?? {}),
   };
   // setpriv --pdeathsig: should this test process die without stop()

@@ -1,0 +1,21 @@
+/* throttle.h -- how often one user may act (TALLY_WRITE_RATE, CONTRACT
+ * §1): posts, comments, likes, reposts and follows together, counted per
+ * minute in Redis ({u<ID>}:wr:<minute>, one script call).  A burst far
+ * beyond a person's is refused with 429 before any lock or write.  With
+ * Redis down nothing is counted and nothing refused: the writes
+ * themselves are what must not be lost.
+ */
+#ifndef TALLY_THROTTLE_H
+#define TALLY_THROTTLE_H
+
+#include "store/app.h"
+
+#define THROTTLE_DEFAULT	300	/* actions a minute */
+
+/* The limit from TALLY_WRITE_RATE (0: none), read once per process. */
+long	throttle_rate(void);
+/* Counts one action of uid: 0 allowed, else the seconds until the
+ * minute ends (the answer's Retry-After). */
+int	throttle_write(struct app *, long long uid);
+
+#endif

@@ -1,0 +1,97 @@
+// hardening.test.mjs -- the cheap attacks closed (issue: hardening),
+// against a real stack: names that lie, reserved logins, topics a draft
+// created, the per-user action limit (TALLY_WRITE_RATE), nginx's own
+// redirects.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, Client } from '../lib/stack.mjs';
+import { userId } from '../lib/social.mjs';
+
+let stack;
+// a low action limit: 8 a minute per user
+before(async () => { stack = await startStack({ writeRate: '8' }); });
+after(async () => { await stack?.stop(); });
+
+const num = (sql) => Number(stack.sqlite(sql));
+
+async function person(login, name = login) {
+  const c = new Client(stack.base);
+  const r = await c.signup(login, 'password-123', name);
+  assert.equal(r.status, 303, `signup ${login}: ${r.status}`);
+  await c.get('/t/general');
+  return { c, id: userId(stack, login), login };
+}
+
+test('display names refuse bidi overrides, zero-width and other format characters', async () => {
+  for (const [i, name] of ['evil\u202Egnp.exe', 'ad\u200Dmin', '\uFEFFalice', 'so\u00ADft', 'x\u2066y'].entries()) {
+    const c = new Client(stack.base);
+    const r = await c.signup(`liar${i}`, 'password-123', name);
+    assert.equal(r.status, 400, JSON.stringify(name));
+    assert.match(r.text, /name="name"[^>]*aria-invalid="true"/);
+    assert.equal(num(`select count(*) from users where login = 'liar${i}'`), 0);
+  }
+  const ok = new Client(stack.base);
+  assert.equal((await ok.signup('zoe_ok', 'password-123', 'Zoë Ça \u4E2D')).status, 303);
+});
+
+test('admin, root, support and the like are reserved for tallyctl useradd, in any case', async () => {
+  for (const login of ['admin', 'Administrator', 'ROOT', 'tally', 'Support', 'moderator']) {
+    const c = new Client(stack.base);
+    const r = await c.signup(login, 'password-123', 'Someone');
+    assert.equal(r.status, 409, login);
+    assert.match(r.text, /id="err-login"/);
+  }
+  assert.equal(num("select count(*) from users where lower(login) in ('administrator','root','tally','support','moderator')"), 0);
+  // the operator may still create them
+  stack.tallyctl('useradd', 'support', 'Support desk', 'support-pass-1');
+  assert.equal(num("select count(*) from users where login = 'support'"), 1);
+});
+
+test('a topic a draft created is not public until a post in it is', async () => {
+  const u = await person('drafter');
+  assert.equal((await u.c.post('/posts', { body: 'secret plan', topic: 'secret-launch', publish: '0' })).status, 303);
+  const anon = new Client(stack.base);
+  assert.equal((await anon.get('/t/secret-launch')).status, 404);
+  assert.equal((await u.c.get('/t/secret-launch')).status, 404);
+  assert.doesNotMatch((await anon.get('/topics')).text, /secret-launch/);
+  const r = await u.c.post('/posts', { body: 'now public', topic: 'secret-launch', publish: '1' });
+  assert.equal(r.status, 303);
+  assert.equal((await anon.get('/t/secret-launch')).status, 200);
+  assert.match((await anon.get('/topics')).text, /data-topic="secret-launch"/);
+  assert.equal((await anon.get('/t/general')).status, 200, 'general is always there');
+});
+
+test('one user\'s actions beyond TALLY_WRITE_RATE a minute answer 429 with Retry-After, and write nothing', async () => {
+  const author = await person('wr_author');
+  const p = Number((await author.c.post('/posts', { body: 'like me', topic: '', publish: '1' })).location.split('/')[2]);
+  const spammer = await person('wr_spammer');
+  const statuses = [];
+  for (let i = 0; i < 12; i++) {
+    statuses.push((await spammer.c.post(`/posts/${p}/${i % 2 ? 'unlike' : 'like'}`)).status);
+  }
+  // the minute may turn during the loop: at least 8 pass, the rest 429
+  const refused = statuses.filter((s) => s === 429).length;
+  assert.ok(refused >= 1 && statuses.filter((s) => s === 303).length >= 8, statuses.join());
+  const r = await spammer.c.post(`/posts/${p}/like`);
+  if (r.status === 429) {
+    const ra = Number(r.headers.get('retry-after'));
+    assert.ok(ra >= 1 && ra <= 60, `Retry-After ${ra}`);
+  }
+  // JSON clients get it as JSON
+  const j = await spammer.c.post(`/posts/${p}/repost`, {}, { headers: { accept: 'application/json' } });
+  if (j.status === 429) assert.ok(JSON.parse(j.text).error);
+  // another user is not affected
+  const other = await person('wr_other');
+  assert.equal((await other.c.post(`/posts/${p}/like`)).status, 303);
+  // and every count is what the rows say
+  assert.equal(num(`select count(*) from likes where post_id = ${p}`),
+    num(`select count(*) from likes where post_id = ${p} and user_id in (${other.id}, ${spammer.id})`));
+});
+
+test('nginx builds no absolute redirect from the Host header', async () => {
+  const r = await fetch(`${stack.base}/static/errors`, { redirect: 'manual', headers: { host: 'evil.example' } });
+  assert.equal(r.status, 301);
+  assert.ok(!/evil\.example/.test(r.headers.get('location') ?? ''), r.headers.get('location'));
+  assert.match(r.headers.get('location'), /^\/static\/errors\/$/);
+});
