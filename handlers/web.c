@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "base/clock.h"
 #include "social/account.h"
 #include "social/pcache.h"
 #include "web/html.h"
@@ -129,8 +130,8 @@ page_login(struct req *r)
 {
 	const struct kv *login = kv_get(&r->form, "login");
 	const struct kv *pw = kv_get(&r->form, "password");
-	char *norm = NULL;
-	long long id = 0;
+	char *norm = NULL, secs[24];
+	long long id = 0, left, now = clock_wall_ms();
 
 	if (login == NULL || pw == NULL) {
 		web_login_form(r, 400, login == NULL ?
@@ -139,10 +140,18 @@ page_login(struct req *r)
 		return -1;
 	}
 	if (valid_check(VALID_LOGIN, login->val, login->vlen, &norm) == 0) {
-		id = account_check(&r->app->db, req_keep(r, norm), pw->val,
-		    pw->vlen);
+		norm = req_keep(r, norm);
+		/* an account under attack: refused at once, no hash */
+		if ((left = account_throttled(&r->app->db, norm, now)) > 0) {
+			snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
+			resp_header(r, "Retry-After", secs);
+			return resp_error(r, 429, "Too many failed logins for "
+			    "this account. Try again later.");
+		}
+		id = account_check(&r->app->db, norm, pw->val, pw->vlen);
 		if (id == -1)
 			return resp_error(r, 500, "Login failed.");
+		account_login_result(&r->app->db, norm, id > 0, now);
 	} else
 		(void)account_check(&r->app->db, "", pw->val, pw->vlen);
 	if (id == 0) {

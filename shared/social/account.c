@@ -175,3 +175,44 @@ account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
 	memcpy(out, pw, strlen(pw) + 1);
 	return 1;
 }
+
+long long
+account_throttled(struct db *d, const char *login, long long now)
+{
+	struct dbq *s = db_stmt(d, STMT_LOGIN_FAIL_GET);
+	long long since = 0, left = 0;
+	int rc, n = 0;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
+		since = dbq_i64(s, 0);
+		n = dbq_int(s, 1);
+	}
+	db_done(s);
+	if (rc == DBQ_ERR)
+		return -1;
+	if (n >= LOGIN_FAIL_MAX && since + LOGIN_FAIL_WINDOW > now)
+		left = since + LOGIN_FAIL_WINDOW - now;
+	return left;
+}
+
+int
+account_login_result(struct db *d, const char *login, int ok, long long now)
+{
+	struct dbq *s = db_stmt(d, ok ? STMT_LOGIN_FAIL_CLEAR :
+	    STMT_LOGIN_FAIL_ADD);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	if (!ok) {
+		dbq_bind_i64(s, 2, now);
+		dbq_bind_i64(s, 3, LOGIN_FAIL_WINDOW);
+	}
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}

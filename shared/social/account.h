@@ -44,4 +44,18 @@ int		account_by_login(struct db *, const char *login,
 int		account_ensure_admin(struct db *, const char *pw, char *out,
 		    size_t outsz, int min_cost);
 
+/* The per-account login throttle: after LOGIN_FAIL_MAX failed logins
+ * for one login within LOGIN_FAIL_WINDOW ms (from any address), further
+ * attempts are refused until that window ends -- the right password
+ * too.  Kept in SQLite (login_failures): a restart resets nothing.
+ * account_throttled: ms left of a refusal (0: not throttled), -1 error.
+ * account_login_result: records a failure, or a success (which clears
+ * the account's count).  0 or -1. */
+#define LOGIN_FAIL_MAX		10
+#define LOGIN_FAIL_WINDOW	(15LL * 60 * 1000)
+long long	account_throttled(struct db *, const char *login,
+		    long long now);
+int		account_login_result(struct db *, const char *login, int ok,
+		    long long now);
+
 #endif

@@ -175,6 +175,12 @@ const char *const schema_migrations[] = {
 	"    UNION ALL SELECT uid, substr(rest, 1, instr(rest, ' ') - 1),"
 	"      substr(rest, instr(rest, ' ') + 1) FROM w WHERE rest <> '')"
 	"  SELECT word, uid FROM w WHERE word <> '';",
+	/* 12: failed logins per account and window (account.h), in SQLite
+	 * so a restart does not reset a throttle */
+	"CREATE TABLE login_failures ("
+	"  login TEXT PRIMARY KEY,"
+	"  since INTEGER NOT NULL,"
+	"  failures INTEGER NOT NULL) WITHOUT ROWID;",
 };
 
 const int schema_version =

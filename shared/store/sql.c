@@ -415,6 +415,19 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_TOPIC_PUBLIC] =
 	    "SELECT EXISTS (SELECT 1 FROM posts INDEXED BY posts_topic_visible "
 	    "WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0)",
+	/* STMT_LOGIN_FAIL_GET: login -- its window's start and failures */
+	[STMT_LOGIN_FAIL_GET] =
+	    "SELECT since, failures FROM login_failures WHERE login = ?1",
+	/* STMT_LOGIN_FAIL_ADD: login, now, window ms -- one more failure;
+	 * a window that ended starts again */
+	[STMT_LOGIN_FAIL_ADD] =
+	    "INSERT INTO login_failures(login, since, failures) VALUES(?1, ?2, 1) "
+	    "ON CONFLICT(login) DO UPDATE SET "
+	    "failures = CASE WHEN since + ?3 <= ?2 THEN 1 ELSE failures + 1 END, "
+	    "since = CASE WHEN since + ?3 <= ?2 THEN ?2 ELSE since END",
+	/* STMT_LOGIN_FAIL_CLEAR: login */
+	[STMT_LOGIN_FAIL_CLEAR] =
+	    "DELETE FROM login_failures WHERE login = ?1",
 	/* STMT_SEED_NOTE_MAX -- the newest notification before a seed */
 	[STMT_SEED_NOTE_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM notifications",

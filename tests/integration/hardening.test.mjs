@@ -89,6 +89,32 @@ test('one user\'s actions beyond TALLY_WRITE_RATE a minute answer 429 with Retry
     num(`select count(*) from likes where post_id = ${p} and user_id in (${other.id}, ${spammer.id})`));
 });
 
+test('after 10 failed logins for one account, even the right password answers 429 for the rest of 15 minutes', async () => {
+  await person('victim');
+  const tries = async (password) => {
+    const c = new Client(stack.base);
+    await c.get('/login');
+    return c.post('/login', { login: 'victim', password });
+  };
+  for (let i = 0; i < 10; i++) assert.equal((await tries(`wrong-${i}`)).status, 401, `failure ${i}`);
+  const r = await tries('password-123');
+  assert.equal(r.status, 429);
+  const ra = Number(r.headers.get('retry-after'));
+  assert.ok(ra > 14 * 60 && ra <= 15 * 60, `Retry-After ${ra}`);
+  // kept in SQLite: a restart of every process resets nothing
+  assert.equal(num("select failures from login_failures where login = 'victim'"), 10);
+  // other accounts log in as before; a success clears their count
+  await person('bystander');
+  const b = new Client(stack.base);
+  await b.get('/login');
+  assert.equal((await b.post('/login', { login: 'bystander', password: 'nope-nope' })).status, 401);
+  assert.equal((await b.post('/login', { login: 'bystander', password: 'password-123' })).status, 303);
+  assert.equal(num("select count(*) from login_failures where login = 'bystander'"), 0);
+  // the window ends: the account logs in again
+  stack.sqlite(`update login_failures set since = since - ${15 * 60 * 1000} where login = 'victim'`);
+  assert.equal((await tries('password-123')).status, 303);
+});
+
 test('nginx builds no absolute redirect from the Host header', async () => {
   const r = await fetch(`${stack.base}/static/errors`, { redirect: 'manual', headers: { host: 'evil.example' } });
   assert.equal(r.status, 301);
