@@ -16,7 +16,7 @@ echo "1..$(echo $targets | wc -w)"
 i=0; fail=0
 for t in $targets; do
 	i=$((i + 1))
-	srcs="shared/base/buf.c shared/base/log.c shared/base/kv.c shared/web/html.c shared/base/valid.c"
+	srcs="shared/base/buf.c shared/base/log.c shared/base/kv.c shared/web/html.c shared/base/valid.c shared/base/ucd.c"
 	if ! $CC $flags -fsanitize=fuzzer -o "$out/fuzz_$t" tests/fuzz/fuzz_$t.c $srcs 2>"$out/$t.build.log"; then
 		echo "not ok $i - fuzz_$t (build failed: $out/$t.build.log)"; fail=1; continue
 	fi
