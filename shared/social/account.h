@@ -45,7 +45,7 @@ int		account_ensure_admin(struct db *, const char *pw, char *out,
 		    size_t outsz, int min_cost);
 
 /* The per-account login throttle: after LOGIN_FAIL_MAX failed logins
- * for one login within LOGIN_FAIL_WINDOW ms (from any address), further
+ * for one account within LOGIN_FAIL_WINDOW ms (from any address), further
  * attempts are refused until that window ends -- the right password
  * too.  Kept in SQLite (login_failures): a restart resets nothing.
  * account_throttled: ms left of a refusal (0: not throttled), -1 error.

@@ -418,10 +418,12 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LOGIN_FAIL_GET: login -- its window's start and failures */
 	[STMT_LOGIN_FAIL_GET] =
 	    "SELECT since, failures FROM login_failures WHERE login = ?1",
-	/* STMT_LOGIN_FAIL_ADD: login, now, window ms -- one more failure;
-	 * a window that ended starts again */
+	/* STMT_LOGIN_FAIL_ADD: login, now, window ms -- one more failure of
+	 * an account (a login nobody has is not counted: signup tells who
+	 * exists anyway); a window that ended starts again */
 	[STMT_LOGIN_FAIL_ADD] =
-	    "INSERT INTO login_failures(login, since, failures) VALUES(?1, ?2, 1) "
+	    "INSERT INTO login_failures(login, since, failures) "
+	    "SELECT ?1, ?2, 1 WHERE EXISTS (SELECT 1 FROM users WHERE login = ?1) "
 	    "ON CONFLICT(login) DO UPDATE SET "
 	    "failures = CASE WHEN since + ?3 <= ?2 THEN 1 ELSE failures + 1 END, "
 	    "since = CASE WHEN since + ?3 <= ?2 THEN ?2 ELSE since END",

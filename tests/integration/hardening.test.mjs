@@ -110,6 +110,11 @@ test('after 10 failed logins for one account, even the right password answers 42
   assert.equal((await b.post('/login', { login: 'bystander', password: 'nope-nope' })).status, 401);
   assert.equal((await b.post('/login', { login: 'bystander', password: 'password-123' })).status, 303);
   assert.equal(num("select count(*) from login_failures where login = 'bystander'"), 0);
+  // a login nobody has is not throttled (nginx's per-address limit is)
+  const ghost = new Client(stack.base);
+  await ghost.get('/login');
+  for (let i = 0; i < 12; i++) assert.equal((await ghost.post('/login', { login: 'ghost', password: `x-${i}-xxxx` })).status, 401);
+  assert.equal(num("select count(*) from login_failures where login = 'ghost'"), 0);
   // the window ends: the account logs in again
   stack.sqlite(`update login_failures set since = since - ${15 * 60 * 1000} where login = 'victim'`);
   assert.equal((await tries('password-123')).status, 303);
