@@ -24,7 +24,7 @@ export PORT RUN_DIR DEMO REPLICA
 # The library, layer by layer: each folder of shared/ includes only from
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
-SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd
+SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate
 SHARED_store  = sql schema db query rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
 SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \

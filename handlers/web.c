@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/hashgate.h"
 #include "social/account.h"
 #include "social/pcache.h"
 #include "web/html.h"
@@ -71,6 +72,15 @@ page_login_form(struct req *r)
 	return 0;
 }
 
+/* Every hash slot is taken (a login flood): 503 at once, no hash. */
+static int
+hash_busy(struct req *r)
+{
+	resp_header(r, "Retry-After", "1");
+	return resp_error(r, 503, "Too many logins at once just now. Try "
+	    "again in a second.");
+}
+
 static int
 page_signup(struct req *r)
 {
@@ -84,6 +94,7 @@ page_signup(struct req *r)
 	char msg[96];
 	long long id;
 	size_t i;
+	int gate;
 
 	for (i = 0; i < 3; i++) {
 		const struct kv *kv = kv_get(&r->form, fields[i].field);
@@ -110,8 +121,11 @@ page_signup(struct req *r)
 		return -1;
 	}
 	pw = kv_get(&r->form, "password");
+	if ((gate = hashgate_enter(&r->app->cfg)) == -1)
+		return hash_busy(r);
 	id = account_create(&r->app->db, v[0], v[1], pw->val, pw->vlen, 0,
 	    r->app->cfg.pwhash_min);
+	hashgate_leave(gate);
 	if (id == -1)
 		return resp_error(r, 500, "The account could not be created.");
 	if (id == 0) {
@@ -132,6 +146,7 @@ page_login(struct req *r)
 	const struct kv *pw = kv_get(&r->form, "password");
 	char *norm = NULL, secs[24];
 	long long id = 0, left, now = clock_wall_ms();
+	int gate;
 
 	if (login == NULL || pw == NULL) {
 		web_login_form(r, 400, login == NULL ?
@@ -148,12 +163,19 @@ page_login(struct req *r)
 			return resp_error(r, 429, "Too many failed logins for "
 			    "this account. Try again later.");
 		}
-		id = account_check(&r->app->db, norm, pw->val, pw->vlen);
-		if (id == -1)
-			return resp_error(r, 500, "Login failed.");
-		account_login_result(&r->app->db, norm, id > 0, now);
 	} else
-		(void)account_check(&r->app->db, "", pw->val, pw->vlen);
+		norm = NULL;	/* hashed all the same: the same time */
+	if ((gate = hashgate_enter(&r->app->cfg)) == -1)
+		return hash_busy(r);
+	id = account_check(&r->app->db, norm != NULL ? norm : "", pw->val,
+	    pw->vlen);
+	hashgate_leave(gate);
+	if (norm == NULL)
+		id = 0;
+	if (id == -1)
+		return resp_error(r, 500, "Login failed.");
+	if (norm != NULL)
+		account_login_result(&r->app->db, norm, id > 0, now);
 	if (id == 0) {
 		web_login_form(r, 401, "Wrong login or password.");
 		return -1;

@@ -120,6 +120,49 @@ test('after 10 failed logins for one account, even the right password answers 42
   assert.equal((await tries('password-123')).status, 303);
 });
 
+test('a flood of 60 logins at the real argon2id cost: /healthz keeps answering, the excess gets 503 at once', async () => {
+  const real = await startStack({ loginRate: '6000000r/m', env: { TALLY_PWHASH: 'full', ...(process.env.HASH_SLOTS ? { TALLY_HASH_SLOTS: process.env.HASH_SLOTS } : {}) } });
+  try {
+    const c = new Client(real.base);
+    await c.get('/login');
+    // 60 clients, each logging in again as soon as it is answered, for
+    // as long as the probe runs
+    let probing = true;
+    const flood = Array.from({ length: 60 }, async (_, i) => {
+      const x = new Client(real.base);
+      x.jar = new Map(c.jar);
+      x.csrf = c.csrf;
+      const got = [];
+      do got.push(await x.post('/login', { login: `flood${i}`, password: 'not-the-password' }));
+      while (probing && got.length < 40);
+      return got;
+    });
+    const times = [];
+    const probe = (async () => {
+      for (let i = 0; i < 15; i++) {
+        const t0 = performance.now();
+        const r = await fetch(`${real.base}/healthz`);
+        times.push(performance.now() - t0);
+        assert.equal(r.status, 200);
+      }
+      probing = false;
+    })();
+    await probe;
+    const answers = (await Promise.all(flood)).flat();
+    times.sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)];
+    const statuses = answers.map((r) => r.status);
+    assert.ok(median < 100, `/healthz median ${median.toFixed(1)} ms during the flood`);
+    // 429: nginx's per-address login limit (its burst) takes some first
+    assert.ok(statuses.every((x) => x === 401 || x === 503 || x === 429), statuses.join());
+    const busy = answers.filter((r) => r.status === 503);
+    assert.ok(busy.length > 0, 'some logins found every hash slot taken');
+    assert.equal(busy[0].headers.get('retry-after'), '1');
+  } finally {
+    await real.stop();
+  }
+});
+
 test('nginx builds no absolute redirect from the Host header', async () => {
   const r = await fetch(`${stack.base}/static/errors`, { redirect: 'manual', headers: { host: 'evil.example' } });
   assert.equal(r.status, 301);
