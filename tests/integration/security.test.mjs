@@ -265,6 +265,37 @@ const ROWS = [
   { t: 'social', m: 'GET', label: '/comments/CMT/delete', p: (f) => `/comments/${f.comment}/delete`, exp: all(405), allow: 'POST' },
   { t: 'social', m: 'GET', label: '/t/sec-topic', p: () => '/t/sec-topic', exp: all(200) },
   { t: 'social', m: 'GET', label: '/t/nosuchtopic', p: () => '/t/nosuchtopic', exp: all(404) },
+  // the site issue's routes: finding people and topics, back, JSON actions
+  { t: 'social', m: 'GET', label: '/people', p: () => '/people', exp: all(200) },
+  { t: 'social', m: 'GET', label: '/people?q=sec', p: () => '/people?q=sec', exp: all(200) },
+  { t: 'social', m: 'GET', label: '/people?page=1001', p: () => '/people?page=1001', exp: all(400) },
+  { t: 'social', m: 'POST', label: '/people', p: () => '/people', fields: () => ({}), exp: all(405), allow: /GET/ },
+  { t: 'social', m: 'GET', label: '/topics', p: () => '/topics', exp: all(200) },
+  { t: 'social', m: 'GET', label: '/followed', p: () => '/followed', exp: users(200) },
+  {
+    t: 'social', m: 'POST', label: '/posts/PUB/repost back=/feed', p: (f) => `/posts/${f.pub}/repost`,
+    fields: () => ({ back: '/feed?page=1' }), exp: users((f) => [303, `/feed?page=1#post-${f.pub}`]),
+    probe: (f) => `SELECT count(*) FROM reposts WHERE post_id = ${f.pub}`,
+  },
+  {
+    t: 'social', m: 'POST', label: '/posts/PUB/repost back=//evil', p: (f) => `/posts/${f.pub}/repost`,
+    fields: () => ({ back: '//evil.example/x' }), exp: users((f) => toPost(f.pub)),
+    probe: (f) => `SELECT count(*) FROM reposts WHERE post_id = ${f.pub}`,
+  },
+  {
+    t: 'social', m: 'POST', label: '/posts/PUB/like (JSON)', p: (f) => `/posts/${f.pub}/like`, fields: () => ({}),
+    headers: { accept: 'application/json' }, exp: users(200, 401),
+    probe: (f) => `SELECT count(*) FROM likes WHERE post_id = ${f.pub}`,
+  },
+  {
+    t: 'social', m: 'POST', label: '/posts/DRAFT/like (JSON)', p: (f) => `/posts/${f.draft}/like`, fields: () => ({}),
+    headers: { accept: 'application/json' }, exp: users(404, 401),
+    probe: (f) => `SELECT count(*) FROM likes WHERE post_id = ${f.draft}`,
+  },
+  {
+    t: 'social', m: 'POST', label: '/follow/A (JSON)', p: () => `/follow/${LOGIN.A}`, fields: () => ({}),
+    headers: { accept: 'application/json' }, exp: { anon: 401, A: 400, B: 200, admin: 200 },
+  },
 
   // tally-notify (handlers/notify.c)
   { t: 'notify', m: 'GET', label: '/notifications', p: () => '/notifications', exp: users(200) },
@@ -345,7 +376,8 @@ describe('1. authorization matrix', () => {
         const c = row.session === 'fresh' ? await fresh(role) : C[role];
         const p = row.p(f, role);
         const pre = row.probe ? sql(row.probe(f)) : null;
-        const r = row.m === 'POST' ? await c.post(p, row.fields(f, role))
+        const r = row.m === 'POST' ? await c.post(p, row.fields(f, role),
+          row.headers ? { headers: row.headers } : {})
           : await c.req(row.m, p);
         const w = want(row, role, f);
         let ok = r.status === w.status;
@@ -354,6 +386,10 @@ describe('1. authorization matrix', () => {
         if (r.status === 405 && row.allow) {
           const allow = r.headers.get('allow') ?? '';
           ok &&= row.allow instanceof RegExp ? row.allow.test(allow) : allow === row.allow;
+        }
+        // a JSON action answers JSON, its errors too
+        if (row.headers?.accept === 'application/json') {
+          ok &&= /^application\/json/.test(r.headers.get('content-type') ?? '');
         }
         if (row.m === 'GET' && p === '/badges.json') {
           ok &&= /^application\/json/.test(r.headers.get('content-type'));
