@@ -149,7 +149,7 @@ static struct rds_script lb_swap_lua = { .src =
 static int
 rebuild(struct app *a, enum family fam, long long topic, const char *board)
 {
-	char ok[56], lock[56], tmp[56], touched[64], suffix[32], member[24];
+	char ok[56], lock[56], tmp[56], touched[64], member[24];
 	char score[24];
 	const char *swap[4], *clear[2] = { tmp, touched };
 	struct delta dl;
@@ -173,10 +173,8 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	if (s == NULL)
 		goto fail;
 	dbq_bind_text(s, 1, families[fam].name, -1);
-	if (fam == FAM_UT_RATING) {
-		snprintf(suffix, sizeof(suffix), ":%lld", topic);
-		dbq_bind_text_copy(s, 2, suffix, -1);
-	}
+	if (fam == FAM_UT_RATING)
+		dbq_bind_i64(s, 2, topic);
 	while (dbq_step(s) == DBQ_ROW) {
 		k2 = 0;
 		if (sscanf(dbq_text(s, 0), "%lld:%lld",

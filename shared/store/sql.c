@@ -314,9 +314,15 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_RUN_FINISH] =
 	    "UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
 	    "progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
-	/* STMT_COUNTERS_OF_TOPIC: name, ":<topic>" -- a topic's (user, topic) rows */
+	/* STMT_COUNTERS_OF_TOPIC: name, topic -- a topic's (user, topic) rows */
 	[STMT_COUNTERS_OF_TOPIC] =
-	    "SELECT key, value FROM counters WHERE name = ?1 AND key LIKE '%' || ?2",
+	    /* the topic's authors first (its visible posts, by index), then
+	     * each one's counter by key: bounded by the topic, never a scan
+	     * of every (user, topic) counter */
+	    "SELECT c.key, c.value FROM (SELECT DISTINCT user_id FROM posts "
+	    "INDEXED BY posts_topic_visible WHERE topic_id = ?2 AND status = 1 "
+	    "AND is_deleted = 0) p JOIN counters c ON c.name = ?1 "
+	    "AND c.key = p.user_id || ':' || ?2",
 	/* STMT_USERS_BY_IDS: json ids -- in the given order */
 	[STMT_USERS_BY_IDS] =
 	    "SELECT u.id, u.login, u.name FROM json_each(?1) j JOIN users u "
