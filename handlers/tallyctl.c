@@ -1,6 +1,12 @@
 /* tallyctl.c -- the operator's command line.
  *
- *   tallyctl useradd [--admin] LOGIN NAME PASSWORD
+ *   tallyctl useradd [--admin] LOGIN NAME [PASSWORD]
+ *       the password from standard input (a prompt without echo on a
+ *       terminal); on the command line it would show in ps(1), so that
+ *       old form still works but warns
+ *   tallyctl passwd LOGIN
+ *       a new password (from standard input, as above); ends the
+ *       account's sessions
  *   tallyctl seed [--users N] [--posts N] [--follows N] [--likes N]
  *                 [--comments N] [--reposts N] [--seed N] [--demo]
  *   tallyctl flush
@@ -20,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -36,7 +43,8 @@
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME PASSWORD\n"
+	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME [PASSWORD]\n"
+	    "       tallyctl passwd LOGIN\n"
 	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
 	    "[--likes N] [--comments N] [--reposts N] [--seed N] [--demo]\n"
 	    "       tallyctl flush\n"
@@ -45,10 +53,90 @@ usage(void)
 	return 2;
 }
 
+/* A password from standard input: one line, its newline dropped; on a
+ * terminal, asked for without echo.  0, or -1 with nothing read. */
+static int
+read_password(char *buf, size_t sz)
+{
+	struct termios old, quiet;
+	int tty = isatty(STDIN_FILENO), rc = 0;
+	size_t n;
+
+	if (tty) {
+		fprintf(stderr, "Password: ");
+		tcgetattr(STDIN_FILENO, &old);
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+	}
+	if (fgets(buf, (int)sz, stdin) == NULL)
+		rc = -1;
+	if (tty) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+		fprintf(stderr, "\n");
+	}
+	if (rc == -1)
+		return -1;
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The password of useradd or passwd: argument pw, or standard input. */
+static const char *
+password(const char *pw, char *buf, size_t sz)
+{
+	if (pw != NULL) {
+		fprintf(stderr, "tallyctl: a password on the command line shows "
+		    "in ps(1); pipe it on standard input instead\n");
+		return pw;
+	}
+	if (read_password(buf, sz) == -1) {
+		fprintf(stderr, "tallyctl: no password on standard input\n");
+		return NULL;
+	}
+	if (valid_check(VALID_PASSWORD, buf, strlen(buf), NULL) == -1) {
+		fprintf(stderr, "tallyctl: bad password (8-128 bytes)\n");
+		return NULL;
+	}
+	return buf;
+}
+
+static int
+cmd_passwd(struct app *a, int argc, char **argv)
+{
+	char *login = NULL, buf[256];
+	const char *pw;
+	long long id;
+
+	if (argc != 2)
+		return usage();
+	if (valid_check(VALID_LOGIN, argv[1], strlen(argv[1]), &login) == -1) {
+		fprintf(stderr, "tallyctl: bad login (3-32 of a-z 0-9 _)\n");
+		return 1;
+	}
+	if ((pw = password(NULL, buf, sizeof(buf))) == NULL) {
+		free(login);
+		return 1;
+	}
+	id = account_set_password(a, login, pw, strlen(pw), a->cfg.pwhash_min);
+	explicit_bzero(buf, sizeof(buf));
+	if (id <= 0) {
+		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "no such login" :
+		    "database error");
+		free(login);
+		return 1;
+	}
+	printf("new password for %s; its sessions ended\n", login);
+	free(login);
+	return 0;
+}
+
 static int
 cmd_useradd(struct app *a, int argc, char **argv)
 {
-	char *login = NULL;
+	char *login = NULL, buf[256];
+	const char *pw;
 	int admin = 0, i = 1;
 	long long id;
 
@@ -56,7 +144,7 @@ cmd_useradd(struct app *a, int argc, char **argv)
 		admin = 1;
 		i++;
 	}
-	if (argc - i != 3)
+	if (argc - i != 3 && argc - i != 2)
 		return usage();
 	if (valid_check(VALID_LOGIN, argv[i], strlen(argv[i]), &login) == -1) {
 		fprintf(stderr, "tallyctl: bad login (3-32 of a-z 0-9 _)\n");
@@ -68,14 +156,19 @@ cmd_useradd(struct app *a, int argc, char **argv)
 		free(login);
 		return 1;
 	}
-	if (valid_check(VALID_PASSWORD, argv[i + 2], strlen(argv[i + 2]), NULL)
-	    == -1) {
+	if ((pw = password(argc - i == 3 ? argv[i + 2] : NULL, buf,
+	    sizeof(buf))) == NULL) {
+		free(login);
+		return 1;
+	}
+	if (valid_check(VALID_PASSWORD, pw, strlen(pw), NULL) == -1) {
 		fprintf(stderr, "tallyctl: bad password (8-128 bytes)\n");
 		free(login);
 		return 1;
 	}
-	id = account_create(&a->db, login, argv[i + 1], argv[i + 2],
-	    strlen(argv[i + 2]), admin, a->cfg.pwhash_min);
+	id = account_create(&a->db, login, argv[i + 1], pw, strlen(pw), admin,
+	    a->cfg.pwhash_min);
+	explicit_bzero(buf, sizeof(buf));
 	if (id <= 0) {
 		fprintf(stderr, "tallyctl: %s\n", id == 0 ?
 		    "that login is taken" : "database error");
@@ -320,7 +413,9 @@ main(int argc, char *argv[])
 		fprintf(stderr, "tallyctl: cannot open the database (RUN_DIR?)\n");
 		return 1;
 	}
-	if (strcmp(argv[1], "useradd") == 0)
+	if (strcmp(argv[1], "passwd") == 0)
+		rc = cmd_passwd(&a, argc - 1, argv + 1);
+	else if (strcmp(argv[1], "useradd") == 0)
 		rc = cmd_useradd(&a, argc - 1, argv + 1);
 	else if (strcmp(argv[1], "seed") == 0)
 		rc = cmd_seed(&a, argc - 1, argv + 1);

@@ -9,7 +9,9 @@
 #include "base/log.h"
 #include "base/words.h"
 #include "social/account.h"
+#include "store/keys.h"
 #include "store/query.h"
+#include "store/rds.h"
 
 static int
 word_put(struct db *d, const char *w, long long uid)
@@ -215,4 +217,51 @@ account_login_result(struct db *d, const char *login, int ok, long long now)
 	rc = dbq_step(s);
 	db_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
+}
+
+long long
+account_set_password(struct app *a, const char *login, const char *pw,
+    size_t pwlen, int min_cost)
+{
+	char hash[AUTH_HASH_MAX], key[KEY_MAX];
+	struct db *d = &a->db;
+	struct dbq *s;
+	rds_reply *rep;
+	long long id = 0;
+	int rc;
+
+	if (auth_hash(pw, pwlen, min_cost, hash) == -1 || db_begin(d) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_USER_SET_PWHASH)) == NULL)
+		goto fail;
+	dbq_bind_text(s, 1, login, -1);
+	dbq_bind_text(s, 2, hash, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		id = dbq_i64(s, 0);
+	db_done(s);
+	if (rc == DBQ_ERR)
+		goto fail;
+	/* every session of the account ends with its old password */
+	if (id > 0) {
+		if ((s = db_stmt(d, STMT_SESSIONS_OF_USER_DELETE)) == NULL)
+			goto fail;
+		dbq_bind_i64(s, 1, id);
+		rc = dbq_step(s);
+		db_done(s);
+		if (rc != DBQ_DONE)
+			goto fail;
+		if (account_login_result(d, login, 1, 0) == -1)
+			goto fail;
+	}
+	if (db_commit(d) == -1)
+		return -1;
+	if (id > 0) {	/* and the sessions' cache with them */
+		key_user(key, sizeof(key), id, "ss", NULL);
+		if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
+			rds_free(rep);
+	}
+	return id;
+fail:
+	db_rollback(d);
+	return -1;
 }

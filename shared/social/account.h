@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "store/app.h"
 #include "store/db.h"
 
 struct account {
@@ -57,5 +58,11 @@ long long	account_throttled(struct db *, const char *login,
 		    long long now);
 int		account_login_result(struct db *, const char *login, int ok,
 		    long long now);
+
+/* Sets login's password (tallyctl passwd): every session of the account
+ * ends, its failed-login count too.  The user's id, 0 no such login, -1
+ * error. */
+long long	account_set_password(struct app *, const char *login,
+		    const char *pw, size_t pwlen, int min_cost);
 
 #endif

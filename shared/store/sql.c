@@ -421,6 +421,12 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_TOPIC_PUBLIC] =
 	    "SELECT EXISTS (SELECT 1 FROM posts INDEXED BY posts_topic_visible "
 	    "WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0)",
+	/* STMT_USER_SET_PWHASH: login, pwhash -> the user's id */
+	[STMT_USER_SET_PWHASH] =
+	    "UPDATE users SET pwhash = ?2 WHERE login = ?1 RETURNING id",
+	/* STMT_SESSIONS_OF_USER_DELETE: user */
+	[STMT_SESSIONS_OF_USER_DELETE] =
+	    "DELETE FROM sessions WHERE user_id = ?1",
 	/* STMT_LOGIN_FAIL_GET: login -- its window's start and failures */
 	[STMT_LOGIN_FAIL_GET] =
 	    "SELECT since, failures FROM login_failures WHERE login = ?1",

@@ -37,6 +37,8 @@ test('demo rows: nothing before its cause, nothing on drafts, real names, notifi
       where x.created_at <= p.published_at or p.status <> 1`), 0, `${t} before their post or on a draft`);
   }
   assert.equal(num(`select count(*) from users where name like 'User %'`), 0);
+  // every demo account has its own salt: no two password hashes alike
+  assert.equal(num('select count(distinct pwhash) from users'), num('select count(*) from users'));
   assert.equal(num(`select count(*) from users where login = 'alice' and name like 'Alice %'`), 1);
   for (const k of ['like', 'comment', 'repost', 'follow']) {
     assert.ok(num(`select count(*) from notifications where kind = '${k}'`) > 0, k);

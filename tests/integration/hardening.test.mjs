@@ -5,7 +5,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client } from '../lib/stack.mjs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+import { startStack, Client, BIN } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 
 let stack;
@@ -175,6 +178,23 @@ test('a topic\'s best authors are rebuilt from its own authors, never a scan of 
   const page = await new Client(stack.base).get('/t/rt-topic');
   assert.equal(page.status, 200);
   assert.match(page.text, /<li data-login="rt_author" data-value="1">/);
+});
+
+test('tallyctl takes passwords on standard input; passwd ends the sessions of the old one', async () => {
+  const ctl = (args, input) => execFileSync(path.join(BIN, 'tallyctl'), args,
+    { env: stack.env, encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+  ctl(['useradd', 'piped', 'Piped In'], 'first-secret-1\n');
+  const c = new Client(stack.base);
+  assert.equal((await c.login('piped', 'first-secret-1')).status, 303);
+  assert.equal((await c.get('/feed')).status, 200);
+  assert.match(ctl(['passwd', 'piped'], 'second-secret-2\n'), /new password for piped/);
+  const after = await c.get('/feed');
+  assert.equal(after.status, 303, 'the old session ended');
+  assert.equal((await new Client(stack.base).login('piped', 'first-secret-1')).status, 401);
+  assert.equal((await new Client(stack.base).login('piped', 'second-secret-2')).status, 303);
+  // a short one is refused, nothing changes
+  assert.throws(() => ctl(['passwd', 'piped'], 'short\n'));
+  assert.throws(() => ctl(['passwd', 'nosuchuser'], 'long-enough-3\n'));
 });
 
 test('nginx builds no absolute redirect from the Host header', async () => {
