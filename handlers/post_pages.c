@@ -4,6 +4,7 @@
 
 #include "social/posting.h"
 #include "social/postview.h"
+#include "social/throttle.h"
 #include "social_pages.h"
 #include "web/act.h"
 #include "web/field.h"
@@ -47,6 +48,23 @@ post_refused(struct req *r, const char *action, const char *title,
 	return -1;
 }
 
+/* A post that would create a topic: one user makes a few an hour
+ * (throttle.h).  0, or -1 after a 429. */
+static int
+new_topic_ok(struct req *r, const char *slug)
+{
+	char secs[16];
+	int retry;
+
+	if (topic_exists(r->app, slug) != 0 ||
+	    (retry = throttle_topic(r->app, r->sess.user_id)) == 0)
+		return 0;
+	snprintf(secs, sizeof(secs), "%d", retry);
+	resp_header(r, "Retry-After", secs);
+	return resp_error(r, 429, "Too many new topics in an hour; post in an "
+	    "existing topic, or try again later.");
+}
+
 static int
 redirect_post(struct req *r, long long id)
 {
@@ -65,6 +83,8 @@ page_post_create(struct req *r)
 
 	if (post_fields(r, &body, &slug, &publish) == -1)
 		return post_refused(r, "/posts", "New post", "Post");
+	if (new_topic_ok(r, slug) == -1)
+		return -1;
 	if (post_answer(r, post_create(r->app, r->sess.user_id, slug, body,
 	    publish, &id)) == -1)
 		return -1;
@@ -127,6 +147,8 @@ page_post_edit(struct req *r)
 	snprintf(action, sizeof(action), "/posts/%lld/edit", id);
 	if (post_fields(r, &body, &slug, &publish) == -1)
 		return post_refused(r, action, "Edit post", "Save");
+	if (new_topic_ok(r, slug) == -1)
+		return -1;
 	if (post_answer(r, post_edit(r->app, id, r->sess.user_id, body, slug,
 	    publish)) == -1)
 		return -1;

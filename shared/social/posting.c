@@ -468,3 +468,17 @@ fail:
 	db_rollback(d);
 	return POST_ERR;
 }
+
+int
+topic_exists(struct app *a, const char *slug)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_TOPIC_BY_SLUG);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, slug, -1);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}

@@ -51,4 +51,7 @@ int	post_view(struct app *, long long id, long long uid, const char *addr);
 int	post_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);
 
+/* 1 when topic slug exists, 0 not (a post would create it), -1 error. */
+int	topic_exists(struct app *, const char *slug);
+
 #endif

@@ -12,48 +12,82 @@
 /* KEYS: the minute's counter.  Returns the count after this action. */
 static struct rds_script count_lua = { .src =
 	"local n = redis.call('INCR', KEYS[1])\n"
-	"if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end\n"
+	"if n == 1 then redis.call('EXPIRE', KEYS[1], 7200) end\n"
 	"return n\n" };
+
+/* A rate from the environment ("N" or "Nr/m"); dflt when unset or bad. */
+static long
+env_rate(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (v == NULL || *v == '\0')
+		return dflt;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || n < 0 || (*end != '\0' && strcmp(end, "r/m") != 0 &&
+	    strcmp(end, "r/h") != 0))
+		return dflt;
+	return n;
+}
 
 long
 throttle_rate(void)
 {
 	static long rate = -1;
-	const char *v;
-	char *end;
-	long n;
 
-	if (rate >= 0)
-		return rate;
-	rate = THROTTLE_DEFAULT;
-	if ((v = getenv("TALLY_WRITE_RATE")) != NULL && *v != '\0') {
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (errno == 0 && n >= 0 && (*end == '\0' ||
-		    strcmp(end, "r/m") == 0))
-			rate = n;
-	}
+	if (rate < 0)
+		rate = env_rate("TALLY_WRITE_RATE", THROTTLE_DEFAULT);
 	return rate;
 }
 
-int
-throttle_write(struct app *a, long long uid)
+/* New topics a user may make an hour: TALLY_TOPIC_RATE, else 20 (none
+ * when TALLY_WRITE_RATE turns the action limit off). */
+static long
+topic_rate(void)
 {
-	long long now = clock_wall_ms(), minute = now / 60000;
-	long rate = throttle_rate();
+	static long rate = -1;
+
+	if (rate < 0)
+		rate = env_rate("TALLY_TOPIC_RATE", throttle_rate() == 0 ? 0 :
+		    THROTTLE_TOPICS);
+	return rate;
+}
+
+/* Counts one event of uid in the current window of secs seconds (key
+ * {u<uid>}:<what>:<window>): 0 within limit, else the seconds to the
+ * window's end. */
+static int
+count(struct app *a, long long uid, const char *what, long secs, long limit)
+{
+	long long now = clock_wall_ms(), window = now / (secs * 1000);
 	char key[KEY_MAX], suffix[32];
 	const char *keys[1] = { key };
 	rds_reply *rep;
 	int over;
 
-	if (rate == 0)
+	if (limit == 0)
 		return 0;
-	snprintf(suffix, sizeof(suffix), "%lld", minute);
-	key_user(key, sizeof(key), uid, "wr", suffix);
+	snprintf(suffix, sizeof(suffix), "%lld", window);
+	key_user(key, sizeof(key), uid, what, suffix);
 	rep = rds_eval(&a->rds, &count_lua, 1, keys, 0, NULL);
-	over = rep != NULL && rep->type == RDS_INTEGER && rep->integer > rate;
+	over = rep != NULL && rep->type == RDS_INTEGER && rep->integer > limit;
 	rds_free(rep);
 	if (!over)
 		return 0;
-	return (int)(60 - (now / 1000) % 60);
+	return (int)(secs - (now / 1000) % secs);
+}
+
+int
+throttle_write(struct app *a, long long uid)
+{
+	return count(a, uid, "wr", 60, throttle_rate());
+}
+
+int
+throttle_topic(struct app *a, long long uid)
+{
+	return count(a, uid, "tp", 3600, topic_rate());
 }

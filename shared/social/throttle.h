@@ -11,11 +11,16 @@
 #include "store/app.h"
 
 #define THROTTLE_DEFAULT	300	/* actions a minute */
+#define THROTTLE_TOPICS		20	/* new topics an hour */
 
 /* The limit from TALLY_WRITE_RATE (0: none), read once per process. */
 long	throttle_rate(void);
 /* Counts one action of uid: 0 allowed, else the seconds until the
  * minute ends (the answer's Retry-After). */
 int	throttle_write(struct app *, long long uid);
+/* Counts one new topic of uid (TALLY_TOPIC_RATE an hour, default
+ * THROTTLE_TOPICS; none when TALLY_WRITE_RATE is 0 and it is unset): as
+ * throttle_write(). */
+int	throttle_topic(struct app *, long long uid);
 
 #endif

@@ -13,7 +13,7 @@ import { userId } from '../lib/social.mjs';
 
 let stack;
 // a low action limit: 8 a minute per user
-before(async () => { stack = await startStack({ writeRate: '8' }); });
+before(async () => { stack = await startStack({ writeRate: '8', env: { TALLY_TOPIC_RATE: '3' } }); });
 after(async () => { await stack?.stop(); });
 
 const num = (sql) => Number(stack.sqlite(sql));
@@ -195,6 +195,19 @@ test('tallyctl takes passwords on standard input; passwd ends the sessions of th
   // a short one is refused, nothing changes
   assert.throws(() => ctl(['passwd', 'piped'], 'short\n'));
   assert.throws(() => ctl(['passwd', 'nosuchuser'], 'long-enough-3\n'));
+});
+
+test('one user makes only so many new topics an hour (TALLY_TOPIC_RATE)', async () => {
+  const u = await person('topic_maker');
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await u.c.post('/posts', { body: `t${i}`, topic: `tm-topic-${i}`, publish: '1' })).status, 303);
+  }
+  const r = await u.c.post('/posts', { body: 'one too many', topic: 'tm-topic-3', publish: '1' });
+  assert.equal(r.status, 429);
+  assert.ok(Number(r.headers.get('retry-after')) > 0);
+  assert.equal(num("select count(*) from topics where slug = 'tm-topic-3'"), 0);
+  // an existing topic still takes posts
+  assert.equal((await u.c.post('/posts', { body: 'fine', topic: 'tm-topic-0', publish: '1' })).status, 303);
 });
 
 test('nginx builds no absolute redirect from the Host header', async () => {
