@@ -2,8 +2,8 @@
  *
  *   tallyctl useradd [--admin] LOGIN NAME [PASSWORD]
  *       the password from standard input (a prompt without echo on a
- *       terminal); on the command line it would show in ps(1), so that
- *       old form still works but warns
+ *       terminal); on the command line it would show in ps(1): that old
+ *       form still works, for scripts that use it
  *   tallyctl passwd LOGIN
  *       a new password (from standard input, as above); ends the
  *       account's sessions
@@ -86,11 +86,8 @@ read_password(char *buf, size_t sz)
 static const char *
 password(const char *pw, char *buf, size_t sz)
 {
-	if (pw != NULL) {
-		fprintf(stderr, "tallyctl: a password on the command line shows "
-		    "in ps(1); pipe it on standard input instead\n");
+	if (pw != NULL)		/* the old form: it shows in ps(1) */
 		return pw;
-	}
 	if (read_password(buf, sz) == -1) {
 		fprintf(stderr, "tallyctl: no password on standard input\n");
 		return NULL;

@@ -72,6 +72,14 @@ page_login_form(struct req *r)
 	return 0;
 }
 
+/* A hash slot (base/hashgate.h), or -2 (none needed) when hashing is at
+ * the cheapest cost (TALLY_PWHASH=min: tests), which is no CPU weapon. */
+static int
+gate_enter(struct req *r)
+{
+	return r->app->cfg.pwhash_min ? -2 : hashgate_enter(&r->app->cfg);
+}
+
 /* Every hash slot is taken (a login flood): 503 at once, no hash. */
 static int
 hash_busy(struct req *r)
@@ -121,7 +129,7 @@ page_signup(struct req *r)
 		return -1;
 	}
 	pw = kv_get(&r->form, "password");
-	if ((gate = hashgate_enter(&r->app->cfg)) == -1)
+	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
 	id = account_create(&r->app->db, v[0], v[1], pw->val, pw->vlen, 0,
 	    r->app->cfg.pwhash_min);
@@ -165,7 +173,7 @@ page_login(struct req *r)
 		}
 	} else
 		norm = NULL;	/* hashed all the same: the same time */
-	if ((gate = hashgate_enter(&r->app->cfg)) == -1)
+	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
 	id = account_check(&r->app->db, norm != NULL ? norm : "", pw->val,
 	    pw->vlen);
