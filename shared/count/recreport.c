@@ -19,26 +19,28 @@ rec_report_init(struct rec_report *r)
 		    families[i].name);
 }
 
-long long
-rec_report_wrong(const struct rec_report *r)
+/* A sum over every family: of the wrong counters, or of the fixed ones. */
+static long long
+total(const struct rec_report *r, int fixed)
 {
 	long long n = 0;
 	int i;
 
 	for (i = 0; i < REC_FAMILIES; i++)
-		n += r->fam[i].wrong;
+		n += fixed ? r->fam[i].fixed : r->fam[i].wrong;
 	return n;
+}
+
+long long
+rec_report_wrong(const struct rec_report *r)
+{
+	return total(r, 0);
 }
 
 long long
 rec_report_fixed(const struct rec_report *r)
 {
-	long long n = 0;
-	int i;
-
-	for (i = 0; i < REC_FAMILIES; i++)
-		n += r->fam[i].fixed;
-	return n;
+	return total(r, 1);
 }
 
 char *

@@ -2,40 +2,23 @@
 // 390 px: axe-core (@axe-core/playwright) finds no serious or critical
 // violation, and no page scrolls sideways on a phone.  Screenshots of
 // each page at both widths go to build/screenshots/pages/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { AxeBuilder } from '@axe-core/playwright';
 
-import { launch } from '../lib/browser.mjs';
-import { startStack, Client } from '../lib/stack.mjs';
+import { demoSession } from '../lib/browser.mjs';
+import { Client } from '../lib/stack.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = path.join(REPO, 'build', 'screenshots', 'pages');
+const S = demoSession('pages');
 const WIDTHS = [1280, 390];
-
-let stack;
-let browser;
-
-before(async () => {
-  stack = await startStack({ demo: '1' });
-  browser = await launch();
-  fs.mkdirSync(SHOTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
 
 // A browser context logged in as login (through the form).
 async function loggedIn(width, login, password) {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await S.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${stack.base}/login`);
+  await page.goto(`${S.stack.base}/login`);
   await page.fill('form[action="/login"] [name=login]', login);
   await page.fill('form[action="/login"] [name=password]', password);
   await Promise.all([
@@ -48,7 +31,7 @@ async function loggedIn(width, login, password) {
 // Checks one page; returns its problems as text lines.
 async function check(page, url, name, width) {
   const problems = [];
-  const res = await page.goto(`${stack.base}${url}`);
+  const res = await page.goto(`${S.stack.base}${url}`);
   assert.ok(res.status() < 500, `${url}: ${res.status()}`);
   const axe = await new AxeBuilder({ page }).analyze();
   for (const v of axe.violations) {
@@ -59,19 +42,19 @@ async function check(page, url, name, width) {
   const over = await page.evaluate(() => document.documentElement.scrollWidth -
     document.documentElement.clientWidth);
   if (over > 0) problems.push(`${url} @${width}: scrolls sideways by ${over}px`);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`) });
+  await page.screenshot({ path: path.join(S.shots, `${name}-${width}.png`) });
   return problems;
 }
 
 test('every page: no serious or critical axe violation, no sideways scroll at 390 px', async () => {
-  const post = Number(stack.sqlite(`select p.id from posts p join users u on u.id = p.user_id
+  const post = Number(S.stack.sqlite(`select p.id from posts p join users u on u.id = p.user_id
     where u.login = 'alice' and p.status = 1 order by p.id desc limit 1`));
   const run = await (async () => {
-    const admin = new Client(stack.base);
+    const admin = new Client(S.stack.base);
     assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
     await admin.get('/admin/reconcile');
     await admin.post('/admin/reconcile');
-    return Number(stack.sqlite('select max(id) from reconcile_runs'));
+    return Number(S.stack.sqlite('select max(id) from reconcile_runs'));
   })();
   const anon = [
     ['/login', 'login'], ['/signup', 'signup'], ['/u/alice', 'profile-anon'],
@@ -90,7 +73,7 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
   ];
   const problems = [];
   for (const width of WIDTHS) {
-    const a = await browser.newContext({ viewport: { width, height: 900 } });
+    const a = await S.browser.newContext({ viewport: { width, height: 900 } });
     const ap = await a.newPage();
     for (const [url, name] of anon) problems.push(...await check(ap, url, name, width));
     await a.close();

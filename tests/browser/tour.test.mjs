@@ -5,41 +5,24 @@
 // post), open /followed and /notifications and see their badges clear,
 // post with a bad topic and find the text kept.  A screenshot of each
 // step goes to build/screenshots/tour/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import { launch } from '../lib/browser.mjs';
-import { startStack, Client } from '../lib/stack.mjs';
+import { demoSession } from '../lib/browser.mjs';
+import { Client } from '../lib/stack.mjs';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = path.join(REPO, 'build', 'screenshots', 'tour');
-
-let stack;
-let browser;
-
-before(async () => {
-  stack = await startStack({ demo: '1' });
-  browser = await launch();
-  fs.mkdirSync(SHOTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const S = demoSession('tour');
 
 const badge = (page, name) => page.locator(`header [data-counter="${name}"]`).textContent()
   .then((t) => Number(t.trim()));
 
 async function shot(page, name, width) {
-  await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`) });
+  await page.screenshot({ path: path.join(S.shots, `${name}-${width}.png`) });
 }
 
 async function signup(page, login, name) {
-  await page.goto(`${stack.base}/signup`);
+  await page.goto(`${S.stack.base}/signup`);
   await page.fill('form[action="/signup"] [name=login]', login);
   await page.fill('form[action="/signup"] [name=name]', name);
   await page.fill('form[action="/signup"] [name=password]', 'tour-password-1');
@@ -53,7 +36,7 @@ for (const width of [1280, 390]) {
   test(`the new user's tour at ${width} px`, async () => {
     const me = `tour_${width}`;
     const errors = [];
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const context = await S.browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
@@ -70,7 +53,7 @@ for (const width of [1280, 390]) {
       await shot(page, '2-suggestions', width);
 
       // find alice by her name
-      const aliceName = stack.sqlite("select name from users where login = 'alice'");
+      const aliceName = S.stack.sqlite("select name from users where login = 'alice'");
       await page.fill('form.search [name=q]', aliceName.toLowerCase().slice(0, 9));
       await Promise.all([page.waitForURL((u) => u.searchParams.has('q')),
         page.click('form.search button[type=submit]')]);
@@ -87,7 +70,7 @@ for (const width of [1280, 390]) {
       await shot(page, '4-following', width);
 
       // like from the feed, in place
-      await page.goto(`${stack.base}/feed`);
+      await page.goto(`${S.stack.base}/feed`);
       const art = page.locator('article[data-post-id]').first();
       const id = await art.getAttribute('data-post-id');
       const likes = art.locator('[data-counter="post-likes"]');
@@ -97,7 +80,7 @@ for (const width of [1280, 390]) {
       assert.equal(Number(await likes.textContent()), before + 1);
       assert.equal(new URL(page.url()).pathname, '/feed');
       assert.equal(await art.getAttribute('data-liked'), '1');
-      assert.equal(Number(stack.sqlite(`select count(*) from likes l join users u on u.id = l.user_id
+      assert.equal(Number(S.stack.sqlite(`select count(*) from likes l join users u on u.id = l.user_id
         where u.login = '${me}' and l.post_id = ${id}`)), 1);
       await shot(page, '5-liked', width);
       // and back: Unlike in place
@@ -106,10 +89,10 @@ for (const width of [1280, 390]) {
       assert.equal(Number(await likes.textContent()), before);
 
       // something to clear: alice posts, alice likes my post
-      const alicec = new Client(stack.base);
+      const alicec = new Client(S.stack.base);
       await alicec.login('alice', 'password');
       await alicec.get('/t/general');
-      await page.goto(`${stack.base}/feed`);
+      await page.goto(`${S.stack.base}/feed`);
       await page.fill('#post-body', `hello from the tour at ${width}`);
       assert.equal((await page.locator('#post-body + small.count').textContent()).trim(),
         `${`hello from the tour at ${width}`.length} / 2000`, 'the length counter');
@@ -119,7 +102,7 @@ for (const width of [1280, 390]) {
       assert.equal((await alicec.post(`/posts/${myPost}/like`)).status, 303);
       assert.equal((await alicec.post('/posts', { body: `news for the tour ${width}`, topic: '', publish: '1' })).status, 303);
       await page.waitForTimeout(300);	// the fan-out after alice's answer
-      await page.goto(`${stack.base}/feed`);
+      await page.goto(`${S.stack.base}/feed`);
       assert.ok(await badge(page, 'unread-notifications') >= 1);
       assert.ok(await badge(page, 'unread-followed') >= 1);
       await shot(page, '6-badges', width);
@@ -137,7 +120,7 @@ for (const width of [1280, 390]) {
       assert.deepEqual(errors, []);
       // a bad topic: the server refuses (a 400 the console reports), the
       // text stays
-      await page.goto(`${stack.base}/feed`);
+      await page.goto(`${S.stack.base}/feed`);
       await page.fill('#post-body', 'words I do not want to type twice');
       await page.fill('#post-topic', 'bad topic!');
       await page.evaluate(() => { document.querySelector('main form[action="/posts"]').noValidate = true; });
@@ -153,10 +136,10 @@ for (const width of [1280, 390]) {
     }
 
     // the same like without JavaScript: back on /feed at the post
-    const plain = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled: false });
+    const plain = await S.browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled: false });
     try {
       const p2 = await plain.newPage();
-      await p2.goto(`${stack.base}/login`);
+      await p2.goto(`${S.stack.base}/login`);
       await p2.fill('form[action="/login"] [name=login]', me);
       await p2.fill('form[action="/login"] [name=password]', 'tour-password-1');
       await Promise.all([p2.waitForURL((u) => u.pathname === '/feed'),
