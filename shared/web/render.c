@@ -210,26 +210,41 @@ render_posts(struct req *r, const struct post_cards *cs)
 }
 
 void
+render_page_link(struct req *r, const char *rel, const char *path,
+    const char *q, long long page, const char *label)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<a rel=\"");
+	html_text(b, rel);
+	html_raw(b, "\" href=\"");
+	html_url(b, path);
+	html_raw(b, "?");
+	if (q != NULL && *q != '\0') {
+		html_raw(b, "q=");
+		html_url(b, q);
+		html_raw(b, "&amp;");
+	}
+	html_raw(b, "page=");
+	html_int(b, page);
+	html_raw(b, "\">");
+	html_text(b, label);
+	html_raw(b, "</a>");
+}
+
+void
 render_pager(struct req *r, const char *path, long long page, int has_more)
 {
 	struct buf *b = &r->body;
 
 	html_raw(b, "<nav class=\"pager\"><span>");
-	if (page > 1) {
-		html_raw(b, "<a rel=\"prev\" href=\"");
-		html_url(b, path);
-		html_raw(b, "?page=");
-		html_int(b, page - 1);
-		html_raw(b, "\">\xe2\x86\x90 Newer</a>");
-	}
+	if (page > 1)
+		render_page_link(r, "prev", path, NULL, page - 1,
+		    "\xe2\x86\x90 Newer");
 	html_raw(b, "</span><span>");
-	if (has_more) {
-		html_raw(b, "<a rel=\"next\" href=\"");
-		html_url(b, path);
-		html_raw(b, "?page=");
-		html_int(b, page + 1);
-		html_raw(b, "\">Older \xe2\x86\x92</a>");
-	}
+	if (has_more)
+		render_page_link(r, "next", path, NULL, page + 1,
+		    "Older \xe2\x86\x92");
 	html_raw(b, "</span></nav>");
 }
 

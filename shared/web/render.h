@@ -26,6 +26,9 @@ void	render_posts(struct req *, const struct post_cards *);
 void	render_at_login(struct req *, const char *login);
 /* <time datetime="..."> for a millisecond timestamp. */
 void	render_time(struct req *, long long ms);
+/* <a rel="REL" href="PATH?[q=Q&]page=N">LABEL</a> (q NULL or "": none). */
+void	render_page_link(struct req *, const char *rel, const char *path,
+	    const char *q, long long page, const char *label);
 /* Older/newer links for ?page=N of path. */
 void	render_pager(struct req *, const char *path, long long page,
 	    int has_more);

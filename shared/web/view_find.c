@@ -83,34 +83,15 @@ view_find_people(struct req *r, const char *q, const struct found_list *l,
 	else if (l->n == 0)
 		html_raw(b, "<p class=\"muted\">No suggestions: you follow "
 		    "everyone we would suggest.</p>");
+	/* the pager keeps q */
 	html_raw(b, "<nav class=\"pager\"><span>");
-	if (page > 1 || l->more) {
-		/* the pager keeps q */
-		if (page > 1) {
-			html_raw(b, "<a rel=\"prev\" href=\"/people?");
-			if (searched) {
-				html_raw(b, "q=");
-				html_url(b, q);
-				html_raw(b, "&amp;");
-			}
-			html_raw(b, "page=");
-			html_int(b, page - 1);
-			html_raw(b, "\">\xe2\x86\x90 Previous</a>");
-		}
-		html_raw(b, "</span><span>");
-		if (l->more) {
-			html_raw(b, "<a rel=\"next\" href=\"/people?");
-			if (searched) {
-				html_raw(b, "q=");
-				html_url(b, q);
-				html_raw(b, "&amp;");
-			}
-			html_raw(b, "page=");
-			html_int(b, page + 1);
-			html_raw(b, "\">Next \xe2\x86\x92</a>");
-		}
-	} else
-		html_raw(b, "</span><span>");
+	if (page > 1)
+		render_page_link(r, "prev", "/people", q, page - 1,
+		    "\xe2\x86\x90 Previous");
+	html_raw(b, "</span><span>");
+	if (l->more)
+		render_page_link(r, "next", "/people", q, page + 1,
+		    "Next \xe2\x86\x92");
 	html_raw(b, "</span></nav>");
 	page_end(r);
 }
