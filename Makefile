@@ -70,7 +70,8 @@ bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
     build/handlers/metrics_page.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
-bin/tally-run: build/handlers/run.o $(LIB)
+bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
+    build/handlers/run_redis.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi

@@ -13,20 +13,15 @@
  * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
  * read by the handlers, social/throttle.h),
  * REPLICA=1 (a second redis-server replicating the first over loopback
- * TCP; the handlers read from it while the master does not answer).
+ * TCP, both behind a password; the handlers read from it while the master
+ * does not answer; run_redis.c).
  */
-#include <sys/socket.h>
 #include <sys/stat.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <errno.h>
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +32,8 @@
 #include "base/supervise.h"
 #include "base/tmpl.h"
 #include "base/valid.h"
+#include "run_os.h"
+#include "run_redis.h"
 #include "social/account.h"
 #include "social/badges.h"
 #include "social/seed.h"
@@ -60,27 +57,7 @@ static const struct pool {
 	{ "admin", "admin", NULL },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
-#define NSVC		(NHANDLERS + 4)
-
-/* snprintf that refuses to truncate: a cut path would name another file. */
-static void
-pathf(char *out, size_t sz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-pathf(char *out, size_t sz, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, sz, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sz) {
-		log_err("path too long: %.80s...", out);
-		exit(1);
-	}
-}
+#define NSVC		(NHANDLERS + 2 + RUN_REDIS_MAX)
 
 struct paths {
 	char	bin[PATH_MAX];		/* our programs */
@@ -112,82 +89,6 @@ find_paths(struct paths *p, const struct cfg *c)
 	if (realpath(p->share, probe) != NULL)
 		pathf(p->share, sizeof(p->share), "%s", probe);
 	return cfg_path(c, "nginx", p->nginx, sizeof(p->nginx));
-}
-
-/* Finds a program in PATH, then in the sbin directories. */
-static char *
-which(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX], *dirs, *d, *save = NULL;
-
-	dirs = xstrdup(path != NULL ? path : "/usr/bin:/bin");
-	dirs = xrealloc(dirs, strlen(dirs) + 32);
-	memcpy(dirs + strlen(dirs), ":/usr/sbin:/sbin:/usr/local/sbin", 31);
-	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		pathf(buf, sizeof(buf), "%s/%s", d, prog);
-		if (access(buf, X_OK) == 0) {
-			free(dirs);
-			return xstrdup(buf);
-		}
-	}
-	free(dirs);
-	return NULL;
-}
-
-static int
-port_free(int port)
-{
-	struct sockaddr_in sa;
-	int fd, ok, one = 1;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return 0;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((unsigned short)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return ok;
-}
-
-/* A free loopback TCP port, or -1. */
-static int
-free_port(void)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int fd, port = -1;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-		port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
-}
-
-static int
-port_answers(int port)
-{
-	struct sockaddr_in sa;
-	int fd, ok;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((unsigned short)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return ok;
 }
 
 static int
@@ -296,9 +197,7 @@ main(void)
 	char conf[PATH_MAX + 32], elog[PATH_MAX + 32], nprefix[PATH_MAX + 32];
 	char prog[PATH_MAX + 32];
 	const char *argvs[NSVC][16];
-	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS"), *v;
-	char rport[16] = "", replica_sock[PATH_MAX + 32], replica_dir[PATH_MAX + 32];
-	int replica;
+	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
 	long long portn;
 	size_t i, k;
 	int rc;
@@ -327,75 +226,13 @@ main(void)
 	}
 	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
 	mkdir(rdir, 0700);
-	pathf(rdir, sizeof(rdir), "%s/redis", c.run_dir);
-	mkdir(rdir, 0700);
 	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1)
 		return 1;
 
-	replica = (v = getenv("REPLICA")) != NULL && strcmp(v, "1") == 0;
-	if (replica) {
-		int rp = free_port();
-
-		if (rp <= 0) {
-			log_err("no free port for the Redis replica");
-			return 1;
-		}
-		snprintf(rport, sizeof(rport), "%d", rp);
-		pathf(replica_sock, sizeof(replica_sock), "%s/redis-replica.sock",
-		    c.run_dir);
-		if (strlen(replica_sock) > CFG_SOCK_MAX) {
-			log_err("RUN_DIR too long for %s", replica_sock);
-			return 1;
-		}
-		pathf(replica_dir, sizeof(replica_dir), "%s/redis-replica",
-		    c.run_dir);
-		mkdir(replica_dir, 0700);
-	}
 	memset(svcs, 0, sizeof(svcs));
 	k = 0;
-	/* Redis: unix socket only, AOF on, stopped last. */
-	argvs[k][0] = redis;
-	argvs[k][1] = "--port";
-	argvs[k][2] = replica ? rport : "0";
-	argvs[k][3] = "--unixsocket";
-	argvs[k][4] = c.redis_sock;
-	argvs[k][5] = "--unixsocketperm";
-	argvs[k][6] = "700";
-	argvs[k][7] = "--dir";
-	argvs[k][8] = rdir;
-	argvs[k][9] = "--appendonly";
-	argvs[k][10] = "yes";
-	argvs[k][11] = "--save";
-	argvs[k][12] = "";
-	argvs[k][13] = replica ? "--bind" : NULL;
-	argvs[k][14] = "127.0.0.1";
-	argvs[k][15] = NULL;
-	svcs[k].name = "redis";
-	svcs[k].stop_group = 2;
-	k++;
-	if (replica) {
-		argvs[k][0] = redis;
-		argvs[k][1] = "--port";
-		argvs[k][2] = "0";
-		argvs[k][3] = "--unixsocket";
-		argvs[k][4] = xstrdup(replica_sock);
-		argvs[k][5] = "--unixsocketperm";
-		argvs[k][6] = "700";
-		argvs[k][7] = "--dir";
-		argvs[k][8] = xstrdup(replica_dir);
-		argvs[k][9] = "--replicaof";
-		argvs[k][10] = "127.0.0.1";
-		argvs[k][11] = rport;
-		argvs[k][12] = "--save";
-		argvs[k][13] = "";
-		argvs[k][14] = NULL;
-		svcs[k].name = "redis-replica";
-		svcs[k].stop_group = 2;
-		k++;
-		setenv("TALLY_REDIS_REPLICA", replica_sock, 1);
-		printf("tally: Redis replica on %s (replicating 127.0.0.1:%s)\n",
-		    replica_sock, rport);
-	}
+	if (run_redis_plan(svcs, &k, &c, redis) == -1)
+		return 1;
 	for (i = 0; i < NHANDLERS; i++, k++) {
 		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, pools[i].prog);
 		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,
@@ -436,7 +273,8 @@ main(void)
 	svcs[k].stop_group = 0;
 	k++;
 	for (i = 0; i < k; i++) {
-		svcs[i].argv = argvs[i];
+		if (svcs[i].argv == NULL)
+			svcs[i].argv = argvs[i];
 		pathf(svcs[i].log, sizeof(svcs[i].log), "%s/logs/%s.log",
 		    c.run_dir, svcs[i].name);
 	}

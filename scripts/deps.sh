@@ -6,7 +6,7 @@ set -eu
 what=${1:-run}
 pkgs="make gcc pkg-config libc6-dev nginx-light redis-server redis-tools sqlite3
  libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev gettext-base curl"
-[ "$what" = test ] && pkgs="$pkgs libcmocka-dev perl chromium fonts-dejavu-core clang-14 libclang-rt-14-dev"
+[ "$what" = test ] && pkgs="$pkgs libcmocka-dev perl chromium fonts-dejavu-core clang-14 libclang-rt-14-dev libfcgi-bin"
 [ "$what" = bench ] && pkgs="$pkgs wrk redis-tools"
 [ "$what" = lint ] && pkgs="$pkgs perl cppcheck clang-tools"
 missing=""

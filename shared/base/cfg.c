@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/cfg.h"
 #include "base/log.h"
@@ -16,10 +17,38 @@ cfg_path(const struct cfg *c, const char *name, char *out, size_t outsz)
 	return (n < 0 || (size_t)n >= outsz) ? -1 : 0;
 }
 
+/* The first line of file, without its newline: a secret kept out of the
+ * environment and of every command line.  -1 (logged) when unreadable,
+ * empty or too long. */
+static int
+read_secret(const char *file, char *out, size_t outsz)
+{
+	FILE *f;
+	size_t n;
+
+	if ((f = fopen(file, "r")) == NULL) {
+		log_err("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (fgets(out, (int)outsz, f) == NULL)
+		out[0] = '\0';
+	fclose(f);
+	n = strcspn(out, "\r\n");
+	if (n == 0 || n == outsz - 1) {
+		log_err("%s: no password of 1..%zu bytes on its first line",
+		    file, outsz - 2);
+		out[0] = '\0';
+		return -1;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
 int
 cfg_load(struct cfg *c)
 {
 	const char *rd = getenv("RUN_DIR"), *v;
+	char auth[PATH_MAX];
 	char *end;
 	long days;
 
@@ -62,6 +91,15 @@ cfg_load(struct cfg *c)
 		}
 		memcpy(c->replica_sock, v, strlen(v) + 1);
 	}
+	/* The password tally-run keeps in the run directory while a
+	 * replica listens on TCP (it removes the file otherwise). */
+	if ((v = getenv("TALLY_REDIS_AUTH")) != NULL && *v != '\0') {
+		if (read_secret(v, c->redis_auth, sizeof(c->redis_auth)) == -1)
+			return -1;
+	} else if (cfg_path(c, "redis-auth", auth, sizeof(auth)) == 0 &&
+	    access(auth, F_OK) == 0 &&
+	    read_secret(auth, c->redis_auth, sizeof(c->redis_auth)) == -1)
+		return -1;
 	v = getenv("TALLY_PWHASH");
 	c->pwhash_min = v != NULL && strcmp(v, "min") == 0;
 	c->session_secs = 30L * 86400;

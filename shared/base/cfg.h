@@ -6,6 +6,10 @@
  *   TALLY_REDIS           Redis unix socket (default $RUN_DIR/redis.sock)
  *   TALLY_REDIS_REPLICA   a replica's unix socket: reads go there while the
  *                         master does not answer (optional)
+ *   TALLY_REDIS_AUTH      a file (mode 0600) holding the password the
+ *                         Redis servers ask for (requirepass); default
+ *                         $RUN_DIR/redis-auth when it exists (tally-run
+ *                         writes it while a replica listens on TCP)
  *   TALLY_PWHASH          "interactive" (default) or "min": argon2id cost;
  *                         "min" is for tests and seeding only
  *   TALLY_SESSION_DAYS    session lifetime in days (default 30)
@@ -18,18 +22,21 @@
 
 /* A unix socket path must fit sockaddr_un.sun_path. */
 #define CFG_SOCK_MAX	107
+#define CFG_AUTH_MAX	128	/* a Redis password, bytes */
 
 struct cfg {
 	char	run_dir[PATH_MAX];
 	char	db_path[PATH_MAX];
 	char	redis_sock[CFG_SOCK_MAX + 1];
 	char	replica_sock[CFG_SOCK_MAX + 1];	/* "" when none */
+	char	redis_auth[CFG_AUTH_MAX + 1];	/* "" when none */
 	int	pwhash_min;		/* 1: cheapest argon2id */
 	long	session_secs;
 };
 
 /* Fills c from the environment.  Returns 0, or -1 after logging why
- * (RUN_DIR unusable, a socket path too long). */
+ * (RUN_DIR unusable, a socket path too long, an unreadable
+ * TALLY_REDIS_AUTH file). */
 int	cfg_load(struct cfg *c);
 
 /* Writes "$RUN_DIR/name" into out; -1 if it does not fit in outsz. */

@@ -31,6 +31,8 @@ app_open(struct app *a, const char *name)
 	rds_init(&a->rds, a->cfg.redis_sock, tmo);
 	if (a->cfg.replica_sock[0] != '\0')
 		rds_init(&a->replica, a->cfg.replica_sock, tmo);
+	if (a->cfg.redis_auth[0] != '\0')
+		a->rds.auth = a->replica.auth = a->cfg.redis_auth;
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&

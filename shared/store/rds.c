@@ -67,6 +67,21 @@ rds_close(struct rds *r)
 	r->c = NULL;
 }
 
+/* AUTH on a new connection; -1 (logged once per outage) when refused. */
+static int
+rds_auth(struct rds *r)
+{
+	redisReply *rep = redisCommand(r->c, "AUTH %s", r->auth);
+	int ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+
+	if (!ok && r->backoff_ms == 0)
+		log_warn("redis %s: AUTH: %s", r->path, rep != NULL &&
+		    rep->type == REDIS_REPLY_ERROR ? rep->str : r->c->errstr);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return ok ? 0 : -1;
+}
+
 static int
 rds_connect(struct rds *r)
 {
@@ -105,6 +120,10 @@ rds_connect(struct rds *r)
 	tv.tv_sec = r->timeout_ms / 1000;
 	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
 	if (redisSetTimeout(r->c, tv) != REDIS_OK) {
+		rds_drop(r);
+		return -1;
+	}
+	if (r->auth != NULL && rds_auth(r) == -1) {
 		rds_drop(r);
 		return -1;
 	}

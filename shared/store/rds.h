@@ -34,6 +34,7 @@ struct rds {
 	int		 pending;	/* queued replies not read yet */
 	unsigned	 gen;		/* bumped per connection: scripts reload */
 	char		 path[CFG_SOCK_MAX + 1];
+	const char	*auth;		/* AUTH at connect; NULL: none */
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */
 	long long	 answered_ms;	/* monotonic; the last reply */

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-import { startStack, Client, sleep, waitFor, BIN } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, BIN, redisCli } from '../lib/stack.mjs';
 import { compareAll, pageCounters, pendingDeltas, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -190,8 +190,7 @@ function compareFast() {
       const { hash, field, pending, pfield } = redisName(fam, k);
       return `HGET ${hash} ${field}\nHGET ${pending} ${pfield}`;
     }).join('\n') + '\n';
-    const out = execFileSync('redis-cli', ['-s', path.join(stack.runDir, 'redis.sock')],
-      { input, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n');
+    const out = redisCli(stack.runDir, 'redis.sock', [], { input, maxBuffer: 1 << 28 }).split('\n');
     keys.forEach((k, i) => {
       const t = truth.get(k) ?? 0;
       const c = table.get(k) ?? 0;

@@ -10,11 +10,11 @@
 // would not see tally-run's SIGTERM).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
-import { startStack, Client, waitFor, sleep } from '../lib/stack.mjs';
+import { startStack, Client, waitFor, sleep, redisCli } from '../lib/stack.mjs';
 import { compareAll, pageCounters, pendingDeltas } from '../lib/counts.mjs';
 import { postIds, newUser, loginAs, q } from '../lib/social.mjs';
 
@@ -37,8 +37,7 @@ process.on('exit', contAll);	// even when a test throws past its finally
 
 // redis-cli against one of the stack's sockets (redis.sock by default).
 function rcli(stack, sock, ...args) {
-  return execFileSync('redis-cli', ['-s', path.join(stack.runDir, sock), ...args],
-    { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return redisCli(stack.runDir, sock, args, { timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 // PID of the redis-server behind sock: INFO's process_id, checked to be
@@ -554,10 +553,44 @@ function replInfo(stack, sock) {
   return out;
 }
 
+function replInfoServer(stack) {
+  const out = {};
+  for (const line of rcli(stack, 'redis.sock', 'INFO', 'server').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) out[line.slice(0, i)] = line.slice(i + 1);
+  }
+  return out;
+}
+
 describe('replica', () => {
   let stack;
   before(async () => { stack = await startStack({ env: { REPLICA: '1' } }); });
   after(async () => { contAll(); await stack?.stop(); });
+
+  test('the master\'s TCP port, open for the replica, asks for a password kept off every command line', async () => {
+    const port = Number(replInfoServer(stack).tcp_port);
+    assert.ok(port > 0, 'the master listens on TCP for its replica');
+    const answer = await new Promise((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1', () => s.write('SET {x}:intruder 1\r\nPING\r\n'));
+      let got = '';
+      s.on('data', (d) => { got += d; if (got.split('\r\n').length > 2) { s.destroy(); resolve(got); } });
+      s.on('error', reject);
+      setTimeout(() => { s.destroy(); resolve(got); }, 3000);
+    });
+    assert.match(answer, /^-NOAUTH/, `an unauthenticated client is refused: ${JSON.stringify(answer)}`);
+    assert.equal(rcli(stack, 'redis.sock', 'EXISTS', '{x}:intruder'), '0');
+    const file = path.join(stack.runDir, 'redis-auth');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const pw = fs.readFileSync(file, 'utf8').trim();
+    assert.match(pw, /^[0-9a-f]{64}$/);
+    for (const c of stack.children()) assert.ok(!c.cmd.includes(pw), `password on the command line of ${c.cmd}`);
+    for (const c of stack.children().filter((x) => /redis-server/.test(x.cmd))) {
+      const cmdline = fs.readFileSync(`/proc/${c.pid}/cmdline`, 'utf8');
+      assert.ok(!cmdline.includes(pw), 'nor in /proc/PID/cmdline');
+    }
+    // the replica authenticates: its link comes up
+    await waitFor(() => replInfo(stack, 'redis-replica.sock').master_link_status === 'up', 15000, 100);
+  });
 
   test('master stopped: feed and profile are read from the replica', async (t) => {
     assert.equal(stack.children().filter((c) => /redis-server/.test(c.cmd)).length, 2, 'master and replica run');

@@ -1,14 +1,15 @@
 // hardening.test.mjs -- the cheap attacks closed (issue: hardening),
 // against a real stack: names that lie, reserved logins, topics a draft
 // created, the per-user action limit (TALLY_WRITE_RATE), nginx's own
-// redirects.
+// redirects and its per-address keys.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
-import { startStack, Client, BIN } from '../lib/stack.mjs';
+import { startStack, Client, BIN, freePort, waitFor } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 
 let stack;
@@ -209,4 +210,46 @@ test('nginx builds no absolute redirect from the Host header', async () => {
   assert.equal(r.status, 301);
   assert.ok(!/evil\.example/.test(r.headers.get('location') ?? ''), r.headers.get('location'));
   assert.match(r.headers.get('location'), /^\/static\/errors\/$/);
+});
+
+// nginx keys its per-address limits on an IPv6 client's /64.  The stack
+// listens on IPv4 loopback only, so a second nginx, built from the same
+// rendered snippets (a login rate of 1 a minute, burst 10), takes the
+// client address from X-Real-IP (the realip module, trusted from
+// loopback only) and passes on to the stack's handler sockets.
+test('the login limit keys IPv6 clients on their /64, IPv4 clients on their address', async () => {
+  const dir = fs.mkdtempSync(path.join(stack.runDir, 'front-'));
+  const conf = path.join(stack.runDir, 'nginx');
+  const port = await freePort();
+  fs.writeFileSync(path.join(dir, 'tally-http.conf'),
+    fs.readFileSync(path.join(conf, 'tally-http.conf'), 'utf8').replace(/rate=[0-9]+r\/[ms]/, 'rate=1r/m'));
+  const main = fs.readFileSync(path.join(conf, 'nginx.conf'), 'utf8')
+    .replace(/^pid .*$/m, `pid ${dir}/nginx.pid;`)
+    .replace(/^(\s*)include \S+\/tally-http\.conf;/m, `$1include ${dir}/tally-http.conf;`)
+    .replace(/listen 127\.0\.0\.1:\d+;/, `listen 127.0.0.1:${port};\n        set_real_ip_from 127.0.0.1;\n        real_ip_header X-Real-IP;`)
+    .replace(/access_log \S+;/, 'access_log off;');
+  assert.match(main, new RegExp(`include ${dir}/tally-http.conf;`));
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), main);
+  const nginx = spawn('nginx', ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'],
+    { stdio: 'ignore' });
+  try {
+    await waitFor(async () => { try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { return false; } }, 10000, 50);
+    const login = async (addr) => (await fetch(`http://127.0.0.1:${port}/login`, {
+      method: 'POST', redirect: 'manual', body: 'login=nobody&password=nothing-here',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-real-ip': addr },
+    })).status;
+    // the burst (10) and one more, each from another address of one /64
+    const first = [];
+    for (let i = 1; i <= 11; i++) first.push(await login(`2001:db8:aa:1::${i.toString(16)}`));
+    assert.ok(first.every((s) => s !== 429), first.join());
+    assert.equal(await login('2001:db8:aa:1:ffff:ffff:ffff:ffff'), 429, 'the same /64 is one client');
+    assert.notEqual(await login('2001:db8:aa:2::1'), 429, 'the next /64 has its own budget');
+    // IPv4: each address its own budget
+    for (let i = 0; i < 11; i++) assert.notEqual(await login('198.51.100.1'), 429, `v4 try ${i}`);
+    assert.equal(await login('198.51.100.1'), 429);
+    assert.notEqual(await login('198.51.100.2'), 429, 'another IPv4 address');
+  } finally {
+    nginx.kill('SIGTERM');
+    await new Promise((res) => (nginx.exitCode !== null ? res() : nginx.on('exit', res)));
+  }
 });

@@ -2,10 +2,8 @@
 // on top of stack.mjs: reading the machine marks out of pages, creating
 // users and posts behind the application's back (raw SQL, the way an
 // operator or a bulk load would), and looking into the Redis timelines.
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 
-import { Client, waitFor } from './stack.mjs';
+import { Client, waitFor, redisCli } from './stack.mjs';
 
 // Post ids of the <article data-post-id> items of a page, in page order.
 export const postIds = (html) => [...html.matchAll(/<article data-post-id="(\d+)"/g)].map((m) => Number(m[1]));
@@ -133,9 +131,8 @@ end
 return {ok, has, scored, total, missing}`;
 
 export function homesHolding(stack, uids, post, score = '') {
-  const sock = path.join(stack.runDir, 'redis.sock');
-  const out = execFileSync('redis-cli', ['-s', sock, 'EVAL', HOME_SCAN, '0', member(post), String(score), ...uids.map(String)],
-    { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n');
+  const out = redisCli(stack.runDir, 'redis.sock', ['EVAL', HOME_SCAN, '0', member(post), String(score), ...uids.map(String)],
+    { maxBuffer: 64 << 20 }).trim().split('\n');
   const [ok, has, scored, total] = out.slice(0, 4).map(Number);
   return { ok, has, scored, total, missing: out.slice(4).filter((s) => s !== '').map(Number) };
 }

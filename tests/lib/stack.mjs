@@ -67,6 +67,16 @@ export function processesMentioning(dir) {
 }
 
 // Direct children of pid, with their command lines.
+// redis-cli against one of a run's Redis sockets (redis.sock by default),
+// with the run's password when it has one ($RUN_DIR/redis-auth, written
+// while a replica listens on TCP).  opts go to execFileSync.
+export function redisCli(runDir, sock, args, opts = {}) {
+  const env = { ...process.env };
+  try { env.REDISCLI_AUTH = fs.readFileSync(path.join(runDir, 'redis-auth'), 'utf8').trim(); } catch { /* none */ }
+  return execFileSync('redis-cli', ['-s', path.join(runDir, sock), ...args],
+    { encoding: 'utf8', env, ...opts });
+}
+
 export function childrenOf(pid) {
   const out = [];
   for (const p of fs.readdirSync('/proc')) {
@@ -131,7 +141,7 @@ async function startOnce(opts) {
     children: () => childrenOf(proc.pid),
     tallyctl: (...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
     sqlite: (sql) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db'), sql], { encoding: 'utf8' }).trim(),
-    redis: (...args) => execFileSync('redis-cli', ['-s', path.join(runDir, 'redis.sock'), ...args], { encoding: 'utf8' }).trim(),
+    redis: (...args) => redisCli(runDir, 'redis.sock', args).trim(),
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM');
