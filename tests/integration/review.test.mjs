@@ -139,3 +139,25 @@ test('/metrics refuses a non-local REMOTE_ADDR even when nginx is bypassed', () 
     assert.doesNotMatch(r.out, /^tally_/m);
   }
 });
+
+// Behind TLS nginx passes HTTPS=on (its stock fastcgi_params, which
+// tally-fastcgi.conf includes): the real handler then marks its cookies
+// Secure and sends Strict-Transport-Security; over plain HTTP neither.
+test('cookies carry Secure and answers HSTS when the request came over HTTPS', () => {
+  const get = (extra) => execFileSync('cgi-fcgi', ['-bind', '-connect', path.join(stack.runDir, 'web.sock')], {
+    env: {
+      PATH: process.env.PATH, REQUEST_METHOD: 'GET', SCRIPT_NAME: '/login', REQUEST_URI: '/login',
+      DOCUMENT_URI: '/login', QUERY_STRING: '', SERVER_PROTOCOL: 'HTTP/1.1', HTTP_HOST: 'example.org',
+      REMOTE_ADDR: '203.0.113.9', ...extra,
+    },
+    encoding: 'utf8', timeout: 5000,
+  }).split('\r\n\r\n')[0];
+  const tls = get({ HTTPS: 'on' });
+  const cookies = tls.split('\r\n').filter((l) => /^Set-Cookie:/i.test(l));
+  assert.ok(cookies.length > 0, tls);
+  for (const c of cookies) assert.match(c, /; Secure(;|$)/, c);
+  assert.match(tls, /^Strict-Transport-Security: max-age=\d+/m);
+  const plain = get({});
+  assert.ok(plain.split('\r\n').some((l) => /^Set-Cookie:/i.test(l)), plain);
+  assert.doesNotMatch(plain, /Secure|Strict-Transport-Security/);
+});
