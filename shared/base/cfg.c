@@ -91,6 +91,14 @@ cfg_load(struct cfg *c)
 		}
 		memcpy(c->replica_sock, v, strlen(v) + 1);
 	}
+	if ((v = getenv("TALLY_REDIS_CLUSTER")) != NULL && *v != '\0') {
+		if (strlen(v) >= sizeof(c->redis_cluster)) {
+			log_err("TALLY_REDIS_CLUSTER longer than %zu bytes",
+			    sizeof(c->redis_cluster) - 1);
+			return -1;
+		}
+		memcpy(c->redis_cluster, v, strlen(v) + 1);
+	}
 	/* The password tally-run keeps in the run directory while a
 	 * replica listens on TCP (it removes the file otherwise). */
 	if ((v = getenv("TALLY_REDIS_AUTH")) != NULL && *v != '\0') {

@@ -6,6 +6,8 @@
  *   TALLY_REDIS           Redis unix socket (default $RUN_DIR/redis.sock)
  *   TALLY_REDIS_REPLICA   a replica's unix socket: reads go there while the
  *                         master does not answer (optional)
+ *   TALLY_REDIS_CLUSTER   host:port,... of a Redis Cluster's nodes (seeds):
+ *                         used instead of TALLY_REDIS when set
  *   TALLY_REDIS_AUTH      a file (mode 0600) holding the password the
  *                         Redis servers ask for (requirepass); default
  *                         $RUN_DIR/redis-auth when it exists (tally-run
@@ -30,6 +32,7 @@ struct cfg {
 	char	redis_sock[CFG_SOCK_MAX + 1];
 	char	replica_sock[CFG_SOCK_MAX + 1];	/* "" when none */
 	char	redis_auth[CFG_AUTH_MAX + 1];	/* "" when none */
+	char	redis_cluster[1024];		/* seeds; "" when none */
 	int	pwhash_min;		/* 1: cheapest argon2id */
 	long	session_secs;
 };

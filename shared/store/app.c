@@ -12,7 +12,7 @@
 int
 app_open(struct app *a, const char *name)
 {
-	const char *v;
+	const char *v, *auth;
 	long long ms;
 	int tmo;
 
@@ -28,11 +28,19 @@ app_open(struct app *a, const char *name)
 	 * move whole batches and may meet an AOF rewrite: 5 s. */
 	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
 	    5000 : 250;
-	rds_init(&a->rds, a->cfg.redis_sock, tmo);
-	if (a->cfg.replica_sock[0] != '\0')
+	auth = a->cfg.redis_auth[0] != '\0' ? a->cfg.redis_auth : NULL;
+	if (a->cfg.redis_cluster[0] != '\0') {
+		/* a cluster has its own replicas: no separate one */
+		if (rds_init_cluster(&a->rds, a->cfg.redis_cluster, tmo,
+		    auth) == -1)
+			return -1;
+		rds_init(&a->replica, "", tmo);
+	} else {
+		rds_init(&a->rds, a->cfg.redis_sock, tmo);
 		rds_init(&a->replica, a->cfg.replica_sock, tmo);
-	if (a->cfg.redis_auth[0] != '\0')
-		a->rds.auth = a->replica.auth = a->cfg.redis_auth;
+		rds_set_auth(&a->rds, auth);
+		rds_set_auth(&a->replica, auth);
+	}
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
 	if ((v = getenv("TALLY_FAULT_DELAY_MS")) != NULL &&

@@ -1,172 +1,79 @@
-/* rds.c -- Redis access with timeouts, backoff and reconnect; see rds.h. */
-#include <errno.h>
-#include <poll.h>
+/* rds.c -- the Redis of one process: one server or a cluster, and the
+ * Lua scripts; see rds.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-#include "base/clock.h"
 #include "base/log.h"
 #include "store/rds.h"
 
 #define RDS_ARGS_MAX	32
-#define RDS_FRESH_MS	1000	/* no liveness poll after a recent reply */
+#define RDS_EVAL_MAX	(RDS_ARGS_MAX * 32)
 
 void
 rds_init(struct rds *r, const char *path, int timeout_ms)
 {
 	memset(r, 0, sizeof(*r));
-	strncpy(r->path, path, sizeof(r->path) - 1);
-	r->timeout_ms = timeout_ms > 0 ? timeout_ms : 500;
+	rconn_init(&r->one, path, timeout_ms);
 }
 
-/* Right after a failed hiredis call (errno still its): did the server
- * close the connection (end of file, broken pipe, reset)? */
-static void
-note_closed(struct rds *r)
+int
+rds_init_cluster(struct rds *r, const char *seeds, int timeout_ms,
+    const char *auth)
 {
-	r->peer_closed = r->c->err == REDIS_ERR_EOF ||
-	    (r->c->err == REDIS_ERR_IO && (errno == EPIPE ||
-	    errno == ECONNRESET));
+	memset(r, 0, sizeof(*r));
+	rconn_init(&r->one, "", timeout_ms);
+	r->cl = rcl_open(seeds, timeout_ms > 0 ? timeout_ms : 500, auth);
+	return r->cl != NULL ? 0 : -1;
 }
 
 void
-rds_drop(struct rds *r)
+rds_set_auth(struct rds *r, const char *auth)
 {
-	/* The server closed a connection that had been answering (Redis
-	 * restarted; the liveness poll is skipped on busy connections):
-	 * the next call reconnects at once, no backoff. */
-	int closed = r->c != NULL && r->peer_closed && r->backoff_ms == 0 &&
-	    r->answered_ms > r->connected_ms;
-
-	r->unsent = 0;
-	r->pending = 0;
-	r->peer_closed = 0;
-	if (r->c != NULL) {
-		redisFree(r->c);
-		r->c = NULL;
-	}
-	if (closed) {
-		r->retry_at_ms = 0;
-		return;
-	}
-	/* A Redis that does not answer costs one timeout per process, then
-	 * nothing until the backoff ends: 250 ms, doubling, at most 4 s. */
-	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 250;
-	if (r->backoff_ms > 4000)
-		r->backoff_ms = 4000;
-	r->retry_at_ms = clock_mono_ms() + r->backoff_ms;
+	r->one.auth = auth;
 }
 
 void
 rds_close(struct rds *r)
 {
-	if (r->c != NULL)
-		redisFree(r->c);
-	r->c = NULL;
+	rconn_close(&r->one);
+	rcl_close(r->cl);
+	r->cl = NULL;
 }
 
-/* AUTH on a new connection; -1 (logged once per outage) when refused. */
-static int
-rds_auth(struct rds *r)
+unsigned long long
+rds_ncmds(const struct rds *r)
 {
-	redisReply *rep = redisCommand(r->c, "AUTH %s", r->auth);
-	int ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
-
-	if (!ok && r->backoff_ms == 0)
-		log_warn("redis %s: AUTH: %s", r->path, rep != NULL &&
-		    rep->type == REDIS_REPLY_ERROR ? rep->str : r->c->errstr);
-	if (rep != NULL)
-		freeReplyObject(rep);
-	return ok ? 0 : -1;
+	return r->one.ncmds + (r->cl != NULL ? r->cl->ncmds : 0);
 }
 
-static int
-rds_connect(struct rds *r)
+unsigned long long
+rds_ntrips(const struct rds *r)
 {
-	struct timeval ctv = { 0, 200 * 1000 }, tv;
-
-	if (r->c != NULL) {
-		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
-
-		/* Nothing is expected on an idle connection: readable means
-		 * the server closed it (restarted).  Replace it now.  A
-		 * connection that answered less than RDS_FRESH_MS ago is
-		 * taken as alive without the poll (one syscall fewer per
-		 * request under load, where a restart shows as failed
-		 * commands anyway).  One with replies still to read is not
-		 * idle: readable is those replies (a caller that stalled
-		 * mid-pipeline, such as a flusher between two rounds of a
-		 * take), and replacing it would lose them.  Replies a caller
-		 * abandoned are read by rds_settle() at the next synchronous
-		 * command and at every request's end, never left here. */
-		if (r->pending > 0 || r->c->obuf[0] != '\0' ||
-		    clock_mono_ms() - r->answered_ms < RDS_FRESH_MS ||
-		    poll(&pfd, 1, 0) != 1)
-			return 0;
-		redisFree(r->c);
-		r->c = NULL;
-	}
-	if (clock_mono_ms() < r->retry_at_ms)
-		return -1;
-	r->c = redisConnectUnixWithTimeout(r->path, ctv);
-	if (r->c == NULL || r->c->err) {
-		if (r->c != NULL && r->backoff_ms == 0)
-			log_warn("redis %s: %s", r->path, r->c->errstr);
-		rds_drop(r);
-		return -1;
-	}
-	tv.tv_sec = r->timeout_ms / 1000;
-	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
-	if (redisSetTimeout(r->c, tv) != REDIS_OK) {
-		rds_drop(r);
-		return -1;
-	}
-	if (r->auth != NULL && rds_auth(r) == -1) {
-		rds_drop(r);
-		return -1;
-	}
-	r->gen++;
-	r->pending = 0;
-	r->connected_ms = clock_mono_ms();
-	if (r->backoff_ms != 0)
-		log_info("redis %s: reconnected", r->path);
-	/* backoff_ms is reset by the first reply, not by the connect: a hung
-	 * Redis still accepts connections. */
-	return 0;
+	return r->one.ntrips + (r->cl != NULL ? r->cl->ntrips : 0);
 }
 
 int
 rds_up(struct rds *r)
 {
-	return rds_connect(r) == 0;
+	return r->cl != NULL ? rcl_up(r->cl) : rconn_up(&r->one);
+}
+
+void
+rds_drop(struct rds *r)
+{
+	if (r->cl != NULL)
+		rcl_settle(r->cl);
+	else
+		rconn_drop(&r->one);
 }
 
 redisReply *
 rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
-	redisReply *rep;
-
-	/* A reply left queued would be read as this command's. */
-	if (r->pending > 0 && rds_settle(r) == -1)
-		return NULL;
-	if (rds_connect(r) == -1)
-		return NULL;
-	r->ncmds++;
-	r->ntrips++;
-	rep = redisCommandArgv(r->c, argc, argv, lens);
-	if (rep != NULL) {
-		r->backoff_ms = 0;
-		r->answered_ms = clock_mono_ms();
-	}
-	if (rep == NULL) {
-		note_closed(r);
-		log_warn("redis %s: %s", argv[0],
-		    r->c->errstr[0] ? r->c->errstr : "no reply");
-		rds_drop(r);
-	}
-	return rep;
+	if (r->cl != NULL)
+		return rcl_cmd(r->cl, argc, argv, lens);
+	return rconn_cmd(&r->one, argc, argv, lens);
 }
 
 redisReply *
@@ -188,23 +95,39 @@ rds_cmdv(struct rds *r, const char *arg0, ...)
 	return rds_cmd(r, n, argv, lens);
 }
 
-#define RDS_EVAL_MAX	(RDS_ARGS_MAX * 32)
+/* A command sent where keys[0] lives (a cluster), or to the server. */
+static redisReply *
+cmd_at(struct rds *r, int nkeys, const char **keys, int argc,
+    const char **argv, const size_t *lens)
+{
+	if (r->cl == NULL)
+		return rconn_cmd(&r->one, argc, argv, lens);
+	return rcl_cmd_slot(r->cl, nkeys > 0 ? rcl_keyslot(keys[0],
+	    strlen(keys[0])) : -1, argc, argv, lens);
+}
 
 static int
 script_cached(const struct rds *r, const struct rds_script *s)
 {
-	return s->sha[0] != '\0' && s->loaded_on == r && s->gen == r->gen;
+	/* A cluster has no per-connection record: EVALSHA once the SHA1 is
+	 * known, and a node that lacks the script answers NOSCRIPT. */
+	if (r->cl != NULL)
+		return s->sha[0] != '\0';
+	return s->sha[0] != '\0' && s->loaded_on == &r->one &&
+	    s->gen == r->one.gen;
 }
 
 static int
-rds_script_load(struct rds *r, struct rds_script *s)
+rds_script_load(struct rds *r, struct rds_script *s, int nkeys,
+    const char **keys)
 {
+	const char *argv[] = { "SCRIPT", "LOAD", s->src };
+	const size_t lens[] = { 6, 4, strlen(s->src) };
 	redisReply *rep;
 
 	if (script_cached(r, s))
 		return 0;
-	rep = rds_cmdv(r, "SCRIPT", "LOAD", s->src, NULL);
-	if (rep == NULL)
+	if ((rep = cmd_at(r, nkeys, keys, 3, argv, lens)) == NULL)
 		return -1;
 	if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
 		log_err("SCRIPT LOAD: %s", rep->type == REDIS_REPLY_ERROR ?
@@ -214,8 +137,8 @@ rds_script_load(struct rds *r, struct rds_script *s)
 	}
 	memcpy(s->sha, rep->str, 40);
 	s->sha[40] = '\0';
-	s->loaded_on = r;
-	s->gen = r->gen;
+	s->loaded_on = &r->one;
+	s->gen = r->one.gen;
 	freeReplyObject(rep);
 	return 0;
 }
@@ -243,6 +166,12 @@ eval_argv(const char *cmd, const char *script, int nkeys, const char **keys,
 	return n;
 }
 
+static int
+pending(const struct rds *r)
+{
+	return r->cl != NULL ? rcl_pending(r->cl) : r->one.pending;
+}
+
 redisReply *
 rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
     int nargs, const char **args)
@@ -253,15 +182,15 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 	char nk[16];
 	int n;
 
-	if (r->pending > 0)	/* never inside a pipeline */
+	if (pending(r) > 0)	/* never inside a pipeline */
 		return NULL;
-	if (rds_script_load(r, s) == -1)
+	if (rds_script_load(r, s, nkeys, keys) == -1)
 		return NULL;
 	n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv, lens,
 	    nk, sizeof(nk));
 	if (n < 0)
 		return NULL;
-	rep = rds_cmd(r, n, argv, lens);
+	rep = cmd_at(r, nkeys, keys, n, argv, lens);
 	if (rep != NULL && rep->type == REDIS_REPLY_ERROR &&
 	    strncmp(rep->str, "NOSCRIPT", 8) == 0) {
 		freeReplyObject(rep);
@@ -269,23 +198,9 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 		argv[1] = s->src;
 		lens[0] = 4;
 		lens[1] = strlen(s->src);
-		rep = rds_cmd(r, n, argv, lens);
+		rep = cmd_at(r, nkeys, keys, n, argv, lens);
 	}
 	return rep;
-}
-
-/* Queues one command on the connected r: 0, or -1 (dropped). */
-static int
-queue(struct rds *r, int argc, const char **argv, const size_t *lens)
-{
-	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
-		rds_drop(r);
-		return -1;
-	}
-	r->ncmds++;
-	r->unsent = 1;
-	r->pending++;
-	return 0;
 }
 
 int
@@ -295,53 +210,31 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 	const char *argv[RDS_EVAL_MAX];
 	size_t lens[RDS_EVAL_MAX];
 	char nk[16];
-	int n;
+	int n, cached;
 
-	if (rds_connect(r) == -1)
+	if (r->cl == NULL && rconn_connect(&r->one) == -1)
 		return -1;
 	/* SCRIPT LOAD only while no reply is pending (it reads its own
 	 * reply); until then the source goes with each call. */
-	if (!script_cached(r, s) && r->pending == 0 &&
-	    rds_script_load(r, s) == -1)
+	if (!script_cached(r, s) && pending(r) == 0 &&
+	    rds_script_load(r, s, nkeys, keys) == -1)
 		return -1;
-	if (script_cached(r, s))
-		n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv,
-		    lens, nk, sizeof(nk));
-	else
-		n = eval_argv("EVAL", s->src, nkeys, keys, nargs, args, argv,
-		    lens, nk, sizeof(nk));
+	cached = script_cached(r, s);
+	n = eval_argv(cached ? "EVALSHA" : "EVAL", cached ? s->sha : s->src,
+	    nkeys, keys, nargs, args, argv, lens, nk, sizeof(nk));
 	if (n < 0)
 		return -1;
-	return queue(r, n, argv, lens);
+	if (r->cl != NULL)
+		return rcl_append(r->cl, n, argv, lens, s->src);
+	return rconn_append(&r->one, n, argv, lens);
 }
 
 int
 rds_get_reply(struct rds *r, redisReply **out)
 {
-	void *v;
-
-	if (r->unsent) {
-		r->ntrips++;
-		r->unsent = 0;
-	}
-	if (r->c == NULL)		/* dropped already: nothing to read */
-		return -1;
-	if (redisGetReply(r->c, &v) != REDIS_OK) {
-		note_closed(r);
-		log_warn("redis pipeline: %s", r->c->errstr);
-		rds_drop(r);
-		return -1;
-	}
-	if (r->pending > 0)
-		r->pending--;
-	r->backoff_ms = 0;
-	r->answered_ms = clock_mono_ms();
-	*out = v;
-	/* Scripts flushed under us: load them again before the next use. */
-	if ((*out)->type == REDIS_REPLY_ERROR &&
-	    strncmp((*out)->str, "NOSCRIPT", 8) == 0)
-		r->gen++;
-	return 0;
+	if (r->cl != NULL)
+		return rcl_get_reply(r->cl, out);
+	return rconn_get_reply(&r->one, out);
 }
 
 int
@@ -350,13 +243,13 @@ rds_collect(struct rds *r, int n)
 	redisReply *rep;
 	int i, errs = 0;
 
+	if (r->cl == NULL)
+		return rconn_collect(&r->one, n);
 	for (i = 0; i < n; i++) {
-		if (rds_get_reply(r, &rep) == -1)
+		if (rcl_get_reply(r->cl, &rep) == -1)
 			return -1;
-		if (rep->type == REDIS_REPLY_ERROR) {
-			if (errs++ == 0)
-				log_warn("redis pipeline: %s", rep->str);
-		}
+		if (rep->type == REDIS_REPLY_ERROR && errs++ == 0)
+			log_warn("redis pipeline: %s", rep->str);
 		freeReplyObject(rep);
 	}
 	return errs;
@@ -365,71 +258,102 @@ rds_collect(struct rds *r, int n)
 int
 rds_settle(struct rds *r)
 {
-	int n = r->pending, rc;
-
-	if (n == 0)
-		return 0;
-	/* A caller stopped reading its pipeline on an error path. */
-	rc = rds_collect(r, n);
-	log_warn("redis: %d queued repl%s read and dropped (left unread by "
-	    "the code that queued them)", n, n == 1 ? "y" : "ies");
-	return rc == -1 ? -1 : 0;
+	if (r->cl != NULL)
+		return rcl_settle(r->cl);
+	return rconn_settle(&r->one);
 }
 
 int
 rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
-	if (rds_connect(r) == -1)
-		return -1;
-	return queue(r, argc, argv, lens);
+	if (r->cl != NULL)
+		return rcl_append(r->cl, argc, argv, lens, NULL);
+	return rconn_append(&r->one, argc, argv, lens);
 }
 
-/* Calls fn(key, arg) for every key matching pattern (SCAN, 1000 keys a
- * step); fn returns 0 to go on, -1 to stop.  Keys visited, or -1. */
-static long long
-scan_each(struct rds *r, const char *pattern,
-    int (*fn)(const char *key, void *arg), void *arg)
+/* One SCAN step on node (a cluster's master; -1: the one server). */
+static redisReply *
+scan_step(struct rds *r, int node, const char *cursor, const char *pattern)
 {
-	redisReply *rep;
+	const char *argv[] = { "SCAN", cursor, "MATCH", pattern, "COUNT",
+	    "1000" };
+	size_t lens[6];
+	int i;
+
+	for (i = 0; i < 6; i++)
+		lens[i] = strlen(argv[i]);
+	if (node < 0)
+		return rconn_cmd(&r->one, 6, argv, lens);
+	return rcl_node_cmd(r->cl, node, 6, argv, lens);
+}
+
+/* DELs every key matching pattern on one node, SCAN 1000 keys a step.
+ * Keys deleted, or -1. */
+static long long
+del_on(struct rds *r, int node, const char *pattern)
+{
+	redisReply *rep, *del;
 	char cursor[32] = "0";
 	long long n = 0;
 	size_t i;
 
 	do {
-		rep = rds_cmdv(r, "SCAN", cursor, "MATCH", pattern, "COUNT",
-		    "1000", NULL);
-		if (rep == NULL)
+		if ((rep = scan_step(r, node, cursor, pattern)) == NULL)
 			return -1;
 		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
 			freeReplyObject(rep);
 			return -1;
 		}
 		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++, n++)
-			if (fn(rep->element[1]->element[i]->str, arg) == -1) {
+		for (i = 0; i < rep->element[1]->elements; i++, n++) {
+			del = rds_cmdv(r, "DEL", rep->element[1]->element[i]->str,
+			    NULL);
+			if (del == NULL) {
 				freeReplyObject(rep);
 				return -1;
 			}
+			freeReplyObject(del);
+		}
 		freeReplyObject(rep);
 	} while (strcmp(cursor, "0") != 0);
 	return n;
 }
 
-static int
-del_one(const char *key, void *arg)
-{
-	redisReply *del = rds_cmdv(arg, "DEL", key, NULL);
-
-	if (del == NULL)
-		return -1;
-	freeReplyObject(del);
-	return 0;
-}
-
 long long
 rds_del_matching(struct rds *r, const char *pattern)
 {
-	return scan_each(r, pattern, del_one, r);
+	int masters[RCL_NODES], n, i;
+	long long total = 0, k;
+
+	if (r->cl == NULL)
+		return del_on(r, -1, pattern);
+	if ((n = rcl_masters(r->cl, masters, RCL_NODES)) == 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((k = del_on(r, masters[i], pattern)) < 0)
+			return -1;
+		total += k;
+	}
+	return total;
+}
+
+int
+rds_signature(struct rds *r, char *out, size_t sz)
+{
+	redisReply *rep;
+	const char *p;
+
+	if (r->cl != NULL)
+		return rcl_signature(r->cl, out, sz);
+	if ((rep = rds_cmdv(r, "INFO", "server", NULL)) == NULL)
+		return -1;
+	if (rep->type == REDIS_REPLY_STRING &&
+	    (p = strstr(rep->str, "run_id:")) != NULL)
+		snprintf(out, sz, "%.40s", p + 7);
+	else
+		snprintf(out, sz, "?");
+	freeReplyObject(rep);
+	return 0;
 }
 
 int

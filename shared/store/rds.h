@@ -1,4 +1,5 @@
-/* rds.h -- the Redis connection of one process.
+/* rds.h -- the Redis of one process: one server (rconn.h), or a Redis
+ * Cluster routed by key slot (rcluster.h), behind the same calls.
  *
  * hiredis has two error channels and so does this module: rds_cmd()
  * returns NULL when the transport failed (the context is then dropped,
@@ -7,8 +8,8 @@
  * refused the command.  The caller frees replies with rds_free().  Above
  * store/ a reply is an rds_reply read through its fields (type, integer,
  * str, len, elements, element) and the RDS_* types: no hiredis call or
- * name leaves store/ (make lint checks it).  Connect and command timeouts are short (200 ms /
- * 250 ms by default): callers fall back to SQLite rather than wait, and
+ * name leaves store/ (make lint checks it).  Connect and command
+ * timeouts are short (200 ms / 250 ms by default): callers fall back to SQLite rather than wait, and
  * after a failure a process leaves Redis alone for a growing backoff
  * (250 ms doubling to 4 s).
  */
@@ -19,6 +20,8 @@
 #include <hiredis/hiredis.h>
 
 #include "base/cfg.h"
+#include "store/rcluster.h"
+#include "store/rconn.h"
 
 typedef redisReply rds_reply;
 
@@ -30,24 +33,25 @@ typedef redisReply rds_reply;
 #define RDS_ERROR	REDIS_REPLY_ERROR
 
 struct rds {
-	redisContext	*c;
-	int		 pending;	/* queued replies not read yet */
-	unsigned	 gen;		/* bumped per connection: scripts reload */
-	char		 path[CFG_SOCK_MAX + 1];
-	const char	*auth;		/* AUTH at connect; NULL: none */
-	int		 timeout_ms;
-	long long	 retry_at_ms;	/* monotonic; no connect before */
-	long long	 answered_ms;	/* monotonic; the last reply */
-	long long	 connected_ms;	/* monotonic; this connection's start */
-	int		 peer_closed;	/* the failure was the server closing */
-	int		 backoff_ms;
-	/* For /metrics: commands sent, and round trips (a command waited
-	 * for, or the first reply read after a batch of appends). */
-	unsigned long long ncmds, ntrips;
-	int		 unsent;	/* appends since the last read */
+	struct rconn	 one;	/* the server, when not a cluster */
+	struct rcl	*cl;	/* a Redis Cluster (rcluster.h), or NULL */
 };
 
 void		 rds_init(struct rds *, const char *path, int timeout_ms);
+/* The same on a Redis Cluster: seeds "host:port,..." (-1 when none
+ * parses).  Every call below is then routed by key slot. */
+int		 rds_init_cluster(struct rds *, const char *seeds,
+		    int timeout_ms, const char *auth);
+/* AUTH with this password at every connect (NULL: none). */
+void		 rds_set_auth(struct rds *, const char *auth);
+/* Commands sent and round trips waited for, since the start (/metrics,
+ * the per-request cost). */
+unsigned long long rds_ncmds(const struct rds *);
+unsigned long long rds_ntrips(const struct rds *);
+/* Who serves the data (rcl_signature(); one server: its run_id), so a
+ * change (failover, a restart that may have lost the last writes) can
+ * be noticed.  0, or -1 when Redis could not be asked. */
+int		 rds_signature(struct rds *, char *out, size_t sz);
 void		 rds_close(struct rds *);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rds_up(struct rds *);
@@ -72,7 +76,7 @@ void		 rds_free(rds_reply *);
 struct rds_script {
 	const char	*src;
 	char		 sha[41];
-	const struct rds *loaded_on;	/* connection (and gen) it is cached */
+	const struct rconn *loaded_on;	/* connection (and gen) it is cached */
 	unsigned	 gen;
 };
 

@@ -71,8 +71,8 @@ serve_child(int fd, void *arg)
 		a.in_request = 1;
 		t0 = clock_mono_us();
 		cost.stmts = a.db.nstmt;
-		cost.cmds = a.rds.ncmds + a.replica.ncmds;
-		cost.trips = a.rds.ntrips + a.replica.ntrips;
+		cost.cmds = rds_ncmds(&a.rds) + rds_ncmds(&a.replica);
+		cost.trips = rds_ntrips(&a.rds) + rds_ntrips(&a.replica);
 		if ((st = req_parse(&r, &a, &fr)) != 0) {
 			resp_error(&r, st, st == 413 ? "The request body is "
 			    "larger than 64 KiB." : "The request could not be "
@@ -89,8 +89,9 @@ serve_child(int fd, void *arg)
 		a.in_request = 0;
 		app_run_after(&a);
 		cost.stmts = a.db.nstmt - cost.stmts;
-		cost.cmds = a.rds.ncmds + a.replica.ncmds - cost.cmds;
-		cost.trips = a.rds.ntrips + a.replica.ntrips - cost.trips;
+		cost.cmds = rds_ncmds(&a.rds) + rds_ncmds(&a.replica) - cost.cmds;
+		cost.trips = rds_ntrips(&a.rds) + rds_ntrips(&a.replica) -
+		    cost.trips;
 		metrics_observe(a.metrics, a.metrics_idx, st,
 		    t1 - t0, &cost);
 	}

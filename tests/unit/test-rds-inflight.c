@@ -126,14 +126,14 @@ test_stalled_pipeline_kept(void **state)
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	pong(&r, 1);			/* sends both; reads the first */
-	gen = r.gen;
+	gen = r.one.gen;
 	usleep(200 * 1000);		/* the second is in the socket now */
-	r.answered_ms -= 5000;		/* ... and the caller stalled */
+	r.one.answered_ms -= 5000;		/* ... and the caller stalled */
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
-	assert_int_equal(r.gen, gen);	/* the same connection */
+	assert_int_equal(r.one.gen, gen);	/* the same connection */
 	pong(&r, 2);			/* the reply in flight */
 	pong(&r, 3);			/* and the new one */
-	assert_int_equal(r.pending, 0);
+	assert_int_equal(r.one.pending, 0);
 	rds_close(&r);
 }
 
@@ -148,12 +148,12 @@ test_closed_idle_replaced(void **state)
 	rds_init(&r, s->path, 1000);
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	pong(&r, 1);
-	gen = r.gen;
+	gen = r.one.gen;
 	/* idle, nothing in flight, and the server closed it */
-	shutdown(r.c->fd, SHUT_RD);
-	r.answered_ms -= 5000;
+	shutdown(r.one.c->fd, SHUT_RD);
+	r.one.answered_ms -= 5000;
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
-	assert_int_not_equal(r.gen, gen);	/* replaced */
+	assert_int_not_equal(r.one.gen, gen);	/* replaced */
 	pong(&r, 1);				/* a new connection */
 	rds_close(&r);
 }
@@ -176,14 +176,14 @@ test_abandoned_replies_settled(void **state)
 	assert_int_equal(rep->type, RDS_INTEGER);
 	assert_int_equal(rep->integer, 4);	/* its own, not 2 */
 	rds_free(rep);
-	assert_int_equal(r.pending, 0);
+	assert_int_equal(r.one.pending, 0);
 
 	/* the same at a request's end, before a new pipeline */
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	pong(&r, 5);
 	assert_int_equal(rds_settle(&r), 0);
-	assert_int_equal(r.pending, 0);
+	assert_int_equal(r.one.pending, 0);
 	assert_int_equal(rds_append_strs(&r, 1, ping), 0);
 	pong(&r, 7);
 	rds_close(&r);

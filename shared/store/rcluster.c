@@ -1,0 +1,585 @@
+/* rcluster.c -- Redis Cluster routing; see rcluster.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "store/rcluster.h"
+
+#define NONE		0xff
+#define REDIRECTS	5	/* MOVED/ASK hops one command may take */
+
+struct rcl_entry {
+	int		 slot;		/* the command's, -1: none */
+	int		 node;		/* where it was queued */
+	char		*cmd;		/* as sent, for a retry elsewhere */
+	size_t		 len;
+	const char	*script;	/* EVALSHA: its source */
+	redisReply	*reply;
+	int		 state;		/* 0 queued, 1 read, -1 failed */
+};
+
+int
+rcl_keyslot(const char *key, size_t len)
+{
+	size_t i, s, e;
+	unsigned crc = 0;
+	int b;
+
+	for (s = 0; s < len && key[s] != '{'; s++)
+		;
+	if (s < len) {
+		for (e = s + 1; e < len && key[e] != '}'; e++)
+			;
+		if (e < len && e > s + 1) {
+			key += s + 1;
+			len = e - s - 1;
+		}
+	}
+	for (i = 0; i < len; i++) {
+		crc ^= (unsigned)(unsigned char)key[i] << 8;
+		for (b = 0; b < 8; b++)
+			crc = crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1;
+	}
+	return (int)((crc & 0xffff) % RCL_SLOTS);
+}
+
+/* The node at addr, added when new; -1 when the table is full. */
+static int
+node_at(struct rcl *cl, const char *addr)
+{
+	int i;
+
+	for (i = 0; i < cl->nnodes; i++)
+		if (strcmp(cl->nodes[i].addr, addr) == 0)
+			return i;
+	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX)
+		return -1;
+	rconn_init(&cl->nodes[cl->nnodes], addr, cl->timeout_ms);
+	cl->nodes[cl->nnodes].auth = cl->auth;
+	return cl->nnodes++;
+}
+
+struct rcl *
+rcl_open(const char *seeds, int timeout_ms, const char *auth)
+{
+	struct rcl *cl = xcalloc(1, sizeof(*cl));
+	char *list = xstrdup(seeds), *tok, *save = NULL;
+
+	cl->timeout_ms = timeout_ms;
+	cl->auth = auth;
+	memset(cl->map, NONE, sizeof(cl->map));
+	cl->stale = 1;
+	for (tok = strtok_r(list, ", ", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", ", &save))
+		if (strchr(tok, ':') != NULL)
+			node_at(cl, tok);
+	free(list);
+	if (cl->nnodes == 0) {
+		log_err("TALLY_REDIS_CLUSTER: no host:port in \"%s\"", seeds);
+		free(cl);
+		return NULL;
+	}
+	return cl;
+}
+
+static void
+entry_free(struct rcl_entry *e)
+{
+	redisFreeCommand(e->cmd);
+	if (e->reply != NULL)
+		freeReplyObject(e->reply);
+	memset(e, 0, sizeof(*e));
+}
+
+void
+rcl_close(struct rcl *cl)
+{
+	int i;
+
+	if (cl == NULL)
+		return;
+	for (; cl->head < cl->nq; cl->head++)
+		entry_free(&cl->q[cl->head]);
+	free(cl->q);
+	for (i = 0; i < cl->nnodes; i++)
+		rconn_close(&cl->nodes[i]);
+	free(cl);
+}
+
+/* Reads CLUSTER SLOTS from node i into the map: 0, or -1. */
+static int
+load_map(struct rcl *cl, int i)
+{
+	unsigned char map[RCL_SLOTS];
+	redisReply *rep, *r, *m;
+	char addr[CFG_SOCK_MAX + 1];
+	long long a, b, s;
+	size_t k;
+	int n;
+
+	rep = rconn_cmd(&cl->nodes[i], 2, (const char *[]){ "CLUSTER",
+	    "SLOTS" }, (const size_t[]){ 7, 5 });
+	if (rep == NULL)
+		return -1;
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
+		freeReplyObject(rep);
+		return -1;
+	}
+	memset(map, NONE, sizeof(map));
+	for (k = 0; k < rep->elements; k++) {
+		r = rep->element[k];
+		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3)
+			continue;
+		m = r->element[2];
+		if (m->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
+		    m->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		a = r->element[0]->integer;
+		b = r->element[1]->integer;
+		snprintf(addr, sizeof(addr), "%s:%lld",
+		    m->element[0]->len > 0 ? m->element[0]->str : "127.0.0.1",
+		    m->element[1]->integer);
+		if ((n = node_at(cl, addr)) < 0)
+			continue;
+		for (s = a; s <= b && s < RCL_SLOTS; s++)
+			map[s] = (unsigned char)n;
+	}
+	freeReplyObject(rep);
+	memcpy(cl->map, map, sizeof(map));
+	cl->stale = 0;
+	return 0;
+}
+
+/* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS).
+ * Starts with the node after the last that answered, so a dead one is
+ * not asked first every time. */
+static int
+refresh(struct rcl *cl)
+{
+	static int start;
+	long long now = clock_mono_ms();
+	int k, n = cl->nnodes;
+
+	if (now - cl->refreshed_ms < RCL_REFRESH_MS)
+		return cl->map[0] == NONE ? -1 : 0;
+	cl->refreshed_ms = now;
+	for (k = 0; k < n; k++) {
+		int i = (start + k) % n;
+
+		if (load_map(cl, i) == 0) {
+			start = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The slot of a command (its first key), or -1 when it has none. */
+static int
+cmd_slot(int argc, const char **argv, const size_t *lens)
+{
+	static const char *const keyless[] = { "PING", "SCRIPT", "SCAN",
+	    "INFO", "CLUSTER", "TIME", "DBSIZE", "KEYS", "FLUSHALL",
+	    "FLUSHDB", "ASKING", "READONLY", "AUTH", "CONFIG", NULL };
+	size_t i;
+
+	if (argc < 2)
+		return -1;
+	if (strcasecmp(argv[0], "EVAL") == 0 ||
+	    strcasecmp(argv[0], "EVALSHA") == 0)
+		return argc > 3 && strtol(argv[2], NULL, 10) > 0 ?
+		    rcl_keyslot(argv[3], lens[3]) : -1;
+	for (i = 0; keyless[i] != NULL; i++)
+		if (strcasecmp(argv[0], keyless[i]) == 0)
+			return -1;
+	return rcl_keyslot(argv[1], lens[1]);
+}
+
+/* The node serving slot (-1: any master), refreshing the map when it is
+ * stale or has no node for it; -1 when none is known. */
+static int
+node_for(struct rcl *cl, int slot)
+{
+	int s = slot < 0 ? 0 : slot;
+
+	if (cl->stale || cl->map[s] == NONE)
+		refresh(cl);
+	if (slot < 0) {
+		for (s = 0; s < RCL_SLOTS && cl->map[s] == NONE; s++)
+			;
+		if (s == RCL_SLOTS)
+			return -1;
+	}
+	return cl->map[s] == NONE ? -1 : cl->map[s];
+}
+
+/* What an error reply asks of us. */
+enum redir { R_NONE, R_MOVED, R_ASK, R_WAIT, R_NOSCRIPT };
+
+static enum redir
+redirection(const redisReply *rep, int *slot, char *addr, size_t sz)
+{
+	const char *p;
+
+	if (rep == NULL || rep->type != REDIS_REPLY_ERROR)
+		return R_NONE;
+	if (strncmp(rep->str, "MOVED ", 6) == 0 ||
+	    strncmp(rep->str, "ASK ", 4) == 0) {
+		p = strchr(rep->str, ' ') + 1;
+		*slot = (int)strtol(p, NULL, 10);
+		if ((p = strchr(p, ' ')) == NULL)
+			return R_NONE;
+		snprintf(addr, sz, "%s", p + 1);
+		return rep->str[0] == 'M' ? R_MOVED : R_ASK;
+	}
+	if (strncmp(rep->str, "TRYAGAIN", 8) == 0 ||
+	    strncmp(rep->str, "CLUSTERDOWN", 11) == 0 ||
+	    strncmp(rep->str, "LOADING", 7) == 0)
+		return R_WAIT;
+	if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
+		return R_NOSCRIPT;
+	return R_NONE;
+}
+
+/* Sends a formatted command to node n and waits for its reply. */
+static redisReply *
+raw_cmd(struct rcl *cl, int n, const char *cmd, size_t len)
+{
+	struct rconn *c = &cl->nodes[n];
+	redisReply *rep;
+
+	if (rconn_append_raw(c, cmd, len) == -1)
+		return NULL;
+	if (rconn_get_reply(c, &rep) == -1)
+		return NULL;
+	return rep;
+}
+
+static void
+mark_failed(struct rcl *cl)
+{
+	cl->stale = 1;
+}
+
+/* Runs a formatted command from node n on, following MOVED and ASK,
+ * waiting out TRYAGAIN and CLUSTERDOWN within half the timeout, loading
+ * script on NOSCRIPT.  rep: the first reply when it was read already
+ * (a pipeline's), else NULL. */
+static redisReply *
+follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
+    const char *script, redisReply *rep)
+{
+	char addr[CFG_SOCK_MAX + 1];
+	long long until = clock_mono_ms() + cl->timeout_ms / 2;
+	int hops = 0, pause = 5, slot, asking = 0, loaded = 0;
+	enum redir d;
+
+	for (;;) {
+		if (rep == NULL) {
+			if (asking) {
+				redisReply *ok = rconn_cmd(&cl->nodes[n], 1,
+				    (const char *[]){ "ASKING" },
+				    (const size_t[]){ 6 });
+
+				if (ok == NULL) {
+					mark_failed(cl);
+					return NULL;
+				}
+				freeReplyObject(ok);
+			}
+			if ((rep = raw_cmd(cl, n, cmd, len)) == NULL) {
+				mark_failed(cl);
+				return NULL;
+			}
+		}
+		asking = 0;
+		d = redirection(rep, &slot, addr, sizeof(addr));
+		if (d == R_NONE || hops++ == REDIRECTS)
+			return rep;
+		if (d == R_NOSCRIPT) {
+			redisReply *l;
+
+			if (script == NULL || loaded++)
+				return rep;
+			l = rconn_cmd(&cl->nodes[n], 3, (const char *[]){
+			    "SCRIPT", "LOAD", script }, (const size_t[]){ 6, 4,
+			    strlen(script) });
+			if (l == NULL)
+				return rep;
+			freeReplyObject(l);
+		} else if (d == R_WAIT) {
+			if (clock_mono_ms() + pause > until)
+				return rep;
+			nanosleep(&(struct timespec){ 0, pause * 1000000L },
+			    NULL);
+			pause *= 2;
+			/* a failover may be under way: ask for the map again */
+			cl->stale = 1;
+			cl->refreshed_ms = 0;
+			if ((slot = node_for(cl, cslot)) < 0)
+				return rep;
+			n = slot;
+		} else {
+			int to = node_at(cl, addr);
+
+			if (to < 0)
+				return rep;
+			if (d == R_MOVED) {
+				if (slot >= 0 && slot < RCL_SLOTS)
+					cl->map[slot] = (unsigned char)to;
+				cl->stale = 1;
+			}
+			asking = d == R_ASK;
+			n = to;
+		}
+		freeReplyObject(rep);
+		rep = NULL;
+	}
+}
+
+redisReply *
+rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
+    const size_t *lens)
+{
+	redisReply *rep;
+	char *cmd;
+	int len, n;
+
+	/* A reply left queued would be read as this command's. */
+	if (rcl_pending(cl) > 0 && rcl_settle(cl) == -1)
+		return NULL;
+	if ((n = node_for(cl, slot)) < 0)
+		return NULL;
+	if ((len = redisFormatCommandArgv(&cmd, argc, argv, lens)) < 0)
+		return NULL;
+	cl->ncmds++;
+	cl->ntrips++;
+	rep = follow(cl, slot, n, cmd, (size_t)len, NULL, NULL);
+	redisFreeCommand(cmd);
+	return rep;
+}
+
+redisReply *
+rcl_cmd(struct rcl *cl, int argc, const char **argv, const size_t *lens)
+{
+	return rcl_cmd_slot(cl, cmd_slot(argc, argv, lens), argc, argv, lens);
+}
+
+int
+rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
+    const char *script)
+{
+	struct rcl_entry *e;
+	char *cmd;
+	int len, slot = cmd_slot(argc, argv, lens), n;
+
+	if ((n = node_for(cl, slot)) < 0)
+		return -1;
+	if ((len = redisFormatCommandArgv(&cmd, argc, argv, lens)) < 0)
+		return -1;
+	if (rconn_append_raw(&cl->nodes[n], cmd, (size_t)len) == -1) {
+		redisFreeCommand(cmd);
+		mark_failed(cl);
+		return -1;
+	}
+	if (cl->nq == cl->capq) {
+		cl->capq = cl->capq ? cl->capq * 2 : 64;
+		cl->q = xrealloc(cl->q, cl->capq * sizeof(*cl->q));
+	}
+	e = &cl->q[cl->nq++];
+	memset(e, 0, sizeof(*e));
+	e->slot = slot;
+	e->node = n;
+	e->cmd = cmd;
+	e->len = (size_t)len;
+	e->script = script;
+	cl->ncmds++;
+	return 0;
+}
+
+int
+rcl_pending(const struct rcl *cl)
+{
+	return (int)(cl->nq - cl->head);
+}
+
+/* Reads every queued reply: all nodes' commands are sent first, so the
+ * nodes work at once; then the replies that ask for another node (or a
+ * pause, or a script) are run again, now that no node has replies
+ * pending. */
+static void
+drain(struct rcl *cl)
+{
+	int failed[RCL_NODES] = { 0 }, i;
+	size_t k;
+
+	cl->ntrips++;
+	for (i = 0; i < cl->nnodes; i++)
+		if (cl->nodes[i].unsent && rconn_flush(&cl->nodes[i]) == -1)
+			failed[i] = 1;
+	for (k = cl->head; k < cl->nq; k++) {
+		struct rcl_entry *e = &cl->q[k];
+
+		if (e->state != 0)
+			continue;
+		if (failed[e->node] ||
+		    rconn_get_reply(&cl->nodes[e->node], &e->reply) == -1) {
+			failed[e->node] = 1;
+			e->state = -1;
+			mark_failed(cl);
+		} else
+			e->state = 1;
+	}
+	for (k = cl->head; k < cl->nq; k++) {
+		struct rcl_entry *e = &cl->q[k];
+		char addr[CFG_SOCK_MAX + 1];
+		int slot;
+
+		if (e->state == 1 && redirection(e->reply, &slot, addr,
+		    sizeof(addr)) != R_NONE) {
+			e->reply = follow(cl, e->slot, e->node, e->cmd, e->len,
+			    e->script, e->reply);
+			if (e->reply == NULL)
+				e->state = -1;
+		}
+	}
+}
+
+int
+rcl_get_reply(struct rcl *cl, redisReply **out)
+{
+	struct rcl_entry *e;
+
+	if (cl->head == cl->nq)
+		return -1;
+	e = &cl->q[cl->head];
+	if (e->state == 0)
+		drain(cl);
+	*out = e->reply;
+	e->reply = NULL;
+	cl->head++;
+	if (e->state == -1) {
+		entry_free(e);
+		return -1;
+	}
+	entry_free(e);
+	if (cl->head == cl->nq)
+		cl->head = cl->nq = 0;
+	return 0;
+}
+
+int
+rcl_settle(struct rcl *cl)
+{
+	redisReply *rep;
+	int rc = 0, n = rcl_pending(cl);
+
+	while (rcl_pending(cl) > 0) {
+		if (rcl_get_reply(cl, &rep) == -1)
+			rc = -1;
+		else
+			freeReplyObject(rep);
+	}
+	cl->head = cl->nq = 0;
+	if (n > 0)
+		log_warn("redis: %d queued repl%s read and dropped (left "
+		    "unread by the code that queued them)", n, n == 1 ? "y" :
+		    "ies");
+	return rc;
+}
+
+int
+rcl_up(struct rcl *cl)
+{
+	int n = node_for(cl, 0);
+
+	return n >= 0 && rconn_up(&cl->nodes[n]);
+}
+
+int
+rcl_masters(struct rcl *cl, int *idx, int max)
+{
+	int seen[RCL_NODES] = { 0 }, s, k = 0;
+
+	if (node_for(cl, -1) < 0)
+		return 0;
+	for (s = 0; s < RCL_SLOTS; s++)
+		if (cl->map[s] != NONE && !seen[cl->map[s]] && k < max) {
+			seen[cl->map[s]] = 1;
+			idx[k++] = cl->map[s];
+		}
+	return k;
+}
+
+redisReply *
+rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
+    const size_t *lens)
+{
+	redisReply *rep;
+
+	if (idx < 0 || idx >= cl->nnodes)
+		return NULL;
+	cl->ncmds++;
+	cl->ntrips++;
+	if ((rep = rconn_cmd(&cl->nodes[idx], argc, argv, lens)) == NULL)
+		mark_failed(cl);
+	return rep;
+}
+
+/* A master's run_id (changes when it restarts), or "?". */
+static void
+run_id(struct rcl *cl, int n, char *out, size_t sz)
+{
+	redisReply *rep = rcl_node_cmd(cl, n, 2, (const char *[]){ "INFO",
+	    "server" }, (const size_t[]){ 4, 6 });
+	const char *p;
+
+	snprintf(out, sz, "?");
+	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	    (p = strstr(rep->str, "run_id:")) != NULL)
+		snprintf(out, sz, "%.40s", p + 7);
+	if (rep != NULL)
+		freeReplyObject(rep);
+}
+
+int
+rcl_signature(struct rcl *cl, char *out, size_t sz)
+{
+	char rid[48], addr[CFG_SOCK_MAX + 1];
+	redisReply *rep = NULL, *r, *m;
+	size_t k, at = 0;
+	int i, n;
+
+	for (i = 0; i < cl->nnodes && rep == NULL; i++)
+		if ((rep = rcl_node_cmd(cl, i, 2, (const char *[]){ "CLUSTER",
+		    "SLOTS" }, (const size_t[]){ 7, 5 })) != NULL &&
+		    rep->type != REDIS_REPLY_ARRAY) {
+			freeReplyObject(rep);
+			rep = NULL;
+		}
+	if (rep == NULL)
+		return -1;
+	out[0] = '\0';
+	for (k = 0; k < rep->elements && at < sz; k++) {
+		r = rep->element[k];
+		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
+		    (m = r->element[2])->type != REDIS_REPLY_ARRAY ||
+		    m->elements < 3 || m->element[2]->type != REDIS_REPLY_STRING)
+			continue;
+		snprintf(addr, sizeof(addr), "%s:%lld", m->element[0]->str,
+		    m->element[1]->integer);
+		if ((n = node_at(cl, addr)) < 0)
+			continue;
+		run_id(cl, n, rid, sizeof(rid));
+		at += (size_t)snprintf(out + at, sz - at, "%lld-%lld:%s@%s;",
+		    r->element[0]->integer, r->element[1]->integer,
+		    m->element[2]->str, rid);
+	}
+	freeReplyObject(rep);
+	return at < sz ? 0 : -1;
+}

@@ -1,0 +1,91 @@
+/* rcluster.h -- Redis Cluster routing: the part of rds.h that makes a
+ * cluster of nodes look like one Redis.
+ *
+ * Debian's hiredis 0.14 has no cluster support, so this is the project's
+ * own, kept to what tally needs:
+ *   - the slot map from CLUSTER SLOTS (slot = CRC16 of the key's hash tag,
+ *     mod 16384), one connection per node (rconn.h);
+ *   - every command routed by the slot of its first key (EVAL/EVALSHA: the
+ *     first of KEYS; a command without keys goes to any master);
+ *   - a pipeline that spans nodes is split: each node gets its commands in
+ *     order, every node's are sent before the first reply is read, and the
+ *     replies are handed back in the order the commands were queued;
+ *   - MOVED updates the map (and a full refresh follows) and retries; ASK
+ *     retries once on the named node after ASKING; TRYAGAIN, CLUSTERDOWN
+ *     and LOADING are retried with a growing pause inside half the
+ *     command timeout; NOSCRIPT in a pipeline loads the script on that node
+ *     and retries.  Past that, the caller sees what rds.h promises: NULL
+ *     for a transport failure (the degraded path), or the error reply.
+ * A node that fails marks the map stale: the next command (at most once
+ * per RCL_REFRESH_MS) asks any reachable node for CLUSTER SLOTS, which is
+ * how a promoted replica is found after a master dies.
+ */
+#ifndef TALLY_RCLUSTER_H
+#define TALLY_RCLUSTER_H
+
+#include <stddef.h>
+#include <hiredis/hiredis.h>
+
+#include "store/rconn.h"
+
+#define RCL_NODES	32
+#define RCL_SLOTS	16384
+#define RCL_REFRESH_MS	100
+
+struct rcl_entry;
+
+struct rcl {
+	struct rconn	 nodes[RCL_NODES];	/* masters and replicas seen */
+	int		 nnodes;
+	unsigned char	 map[RCL_SLOTS];	/* node index; 0xff: unknown */
+	int		 stale;			/* refresh before next use */
+	long long	 refreshed_ms;		/* monotonic; last attempt */
+	int		 timeout_ms;
+	const char	*auth;
+	struct rcl_entry *q;			/* the pipeline, in order */
+	size_t		 nq, capq, head;
+	unsigned long long ncmds, ntrips;
+};
+
+/* seeds: "host:port,host:port,...".  NULL when none parses. */
+struct rcl	*rcl_open(const char *seeds, int timeout_ms, const char *auth);
+void		 rcl_close(struct rcl *);
+
+/* The slot of a key: CRC16 (XMODEM) of its hash tag (the text between
+ * the first '{' and the next '}', when not empty), else of the key. */
+int		 rcl_keyslot(const char *key, size_t len);
+
+/* 1 when the map is known and its nodes could be reached. */
+int		 rcl_up(struct rcl *);
+
+/* One command, routed by its key (slot -1: any master).  NULL: the
+ * transport failed. */
+redisReply	*rcl_cmd(struct rcl *, int argc, const char **argv,
+		    const size_t *lens);
+redisReply	*rcl_cmd_slot(struct rcl *, int slot, int argc,
+		    const char **argv, const size_t *lens);
+
+/* Pipelining: queue (script: the source when argv is an EVALSHA, for a
+ * NOSCRIPT retry), then read every reply in order. */
+int		 rcl_append(struct rcl *, int argc, const char **argv,
+		    const size_t *lens, const char *script);
+int		 rcl_get_reply(struct rcl *, redisReply **out);
+/* Replies queued and not read yet. */
+int		 rcl_pending(const struct rcl *);
+/* Reads and drops what is queued: 0, or -1 when a node failed. */
+int		 rcl_settle(struct rcl *);
+
+/* The masters (node indexes) serving slots, for commands that must run
+ * on every master (SCAN).  Returns how many. */
+int		 rcl_masters(struct rcl *, int *idx, int max);
+/* One command on node idx, no redirection. */
+redisReply	*rcl_node_cmd(struct rcl *, int idx, int argc,
+		    const char **argv, const size_t *lens);
+
+/* Who serves what: "first-last:id@run_id;..." for every slot range, from
+ * CLUSTER SLOTS and each master's INFO.  It changes when a replica is
+ * promoted or a master restarts (and may have lost its last writes).
+ * 0, or -1 when the cluster could not be asked. */
+int		 rcl_signature(struct rcl *, char *out, size_t sz);
+
+#endif

@@ -1,0 +1,302 @@
+/* rconn.c -- one connection to one Redis server, with timeouts, backoff
+ * and reconnect; see rconn.h. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "store/rconn.h"
+
+#define RDS_FRESH_MS	1000	/* no liveness poll after a recent reply */
+
+void
+rconn_init(struct rconn *r, const char *addr, int timeout_ms)
+{
+	memset(r, 0, sizeof(*r));
+	strncpy(r->addr, addr, sizeof(r->addr) - 1);
+	r->timeout_ms = timeout_ms > 0 ? timeout_ms : 500;
+}
+
+/* Right after a failed hiredis call (errno still its): did the server
+ * close the connection (end of file, broken pipe, reset)? */
+static void
+note_closed(struct rconn *r)
+{
+	r->peer_closed = r->c->err == REDIS_ERR_EOF ||
+	    (r->c->err == REDIS_ERR_IO && (errno == EPIPE ||
+	    errno == ECONNRESET));
+}
+
+void
+rconn_drop(struct rconn *r)
+{
+	/* The server closed a connection that had been answering (Redis
+	 * restarted; the liveness poll is skipped on busy connections):
+	 * the next call reconnects at once, no backoff. */
+	int closed = r->c != NULL && r->peer_closed && r->backoff_ms == 0 &&
+	    r->answered_ms > r->connected_ms;
+
+	r->unsent = 0;
+	r->pending = 0;
+	r->peer_closed = 0;
+	if (r->c != NULL) {
+		redisFree(r->c);
+		r->c = NULL;
+	}
+	if (closed) {
+		r->retry_at_ms = 0;
+		return;
+	}
+	/* A Redis that does not answer costs one timeout per process, then
+	 * nothing until the backoff ends: 250 ms, doubling, at most 4 s. */
+	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 250;
+	if (r->backoff_ms > 4000)
+		r->backoff_ms = 4000;
+	r->retry_at_ms = clock_mono_ms() + r->backoff_ms;
+}
+
+void
+rconn_close(struct rconn *r)
+{
+	if (r->c != NULL)
+		redisFree(r->c);
+	r->c = NULL;
+}
+
+/* AUTH on a new connection; -1 (logged once per outage) when refused. */
+static int
+rconn_auth(struct rconn *r)
+{
+	redisReply *rep = redisCommand(r->c, "AUTH %s", r->auth);
+	int ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+
+	if (!ok && r->backoff_ms == 0)
+		log_warn("redis %s: AUTH: %s", r->addr, rep != NULL &&
+		    rep->type == REDIS_REPLY_ERROR ? rep->str : r->c->errstr);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return ok ? 0 : -1;
+}
+
+/* A new hiredis context for addr: a unix socket path, or host:port. */
+static redisContext *
+dial(const char *addr, struct timeval ctv)
+{
+	char host[CFG_SOCK_MAX + 1];
+	const char *colon;
+	size_t n;
+
+	if (addr[0] == '/' || (colon = strrchr(addr, ':')) == NULL)
+		return redisConnectUnixWithTimeout(addr, ctv);
+	n = (size_t)(colon - addr);
+	memcpy(host, addr, n);
+	host[n] = '\0';
+	return redisConnectWithTimeout(host, (int)strtol(colon + 1, NULL, 10),
+	    ctv);
+}
+
+int
+rconn_connect(struct rconn *r)
+{
+	struct timeval ctv = { 0, 200 * 1000 }, tv;
+
+	if (r->c != NULL) {
+		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
+
+		/* Nothing is expected on an idle connection: readable means
+		 * the server closed it (restarted).  Replace it now.  A
+		 * connection that answered less than RDS_FRESH_MS ago is
+		 * taken as alive without the poll (one syscall fewer per
+		 * request under load, where a restart shows as failed
+		 * commands anyway).  One with replies still to read is not
+		 * idle: readable is those replies (a caller that stalled
+		 * mid-pipeline, such as a flusher between two rounds of a
+		 * take), and replacing it would lose them.  Replies a caller
+		 * abandoned are read by rconn_settle() at the next synchronous
+		 * command and at every request's end, never left here. */
+		if (r->pending > 0 || r->c->obuf[0] != '\0' ||
+		    clock_mono_ms() - r->answered_ms < RDS_FRESH_MS ||
+		    poll(&pfd, 1, 0) != 1)
+			return 0;
+		redisFree(r->c);
+		r->c = NULL;
+	}
+	if (clock_mono_ms() < r->retry_at_ms)
+		return -1;
+	r->c = dial(r->addr, ctv);
+	if (r->c == NULL || r->c->err) {
+		if (r->c != NULL && r->backoff_ms == 0)
+			log_warn("redis %s: %s", r->addr, r->c->errstr);
+		rconn_drop(r);
+		return -1;
+	}
+	tv.tv_sec = r->timeout_ms / 1000;
+	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
+	if (redisSetTimeout(r->c, tv) != REDIS_OK) {
+		rconn_drop(r);
+		return -1;
+	}
+	if (r->auth != NULL && rconn_auth(r) == -1) {
+		rconn_drop(r);
+		return -1;
+	}
+	r->gen++;
+	r->pending = 0;
+	r->connected_ms = clock_mono_ms();
+	if (r->backoff_ms != 0)
+		log_info("redis %s: reconnected", r->addr);
+	/* backoff_ms is reset by the first reply, not by the connect: a hung
+	 * Redis still accepts connections. */
+	return 0;
+}
+
+int
+rconn_up(struct rconn *r)
+{
+	return rconn_connect(r) == 0;
+}
+
+redisReply *
+rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
+{
+	redisReply *rep;
+
+	/* A reply left queued would be read as this command's. */
+	if (r->pending > 0 && rconn_settle(r) == -1)
+		return NULL;
+	if (rconn_connect(r) == -1)
+		return NULL;
+	r->ncmds++;
+	r->ntrips++;
+	rep = redisCommandArgv(r->c, argc, argv, lens);
+	if (rep != NULL) {
+		r->backoff_ms = 0;
+		r->answered_ms = clock_mono_ms();
+	}
+	if (rep == NULL) {
+		note_closed(r);
+		log_warn("redis %s: %s", argv[0],
+		    r->c->errstr[0] ? r->c->errstr : "no reply");
+		rconn_drop(r);
+	}
+	return rep;
+}
+
+/* Queues one command on the connected r: 0, or -1 (dropped). */
+static int
+queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
+{
+	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
+		rconn_drop(r);
+		return -1;
+	}
+	r->ncmds++;
+	r->unsent = 1;
+	r->pending++;
+	return 0;
+}
+
+int
+rconn_get_reply(struct rconn *r, redisReply **out)
+{
+	void *v;
+
+	if (r->unsent) {
+		r->ntrips++;
+		r->unsent = 0;
+	}
+	if (r->c == NULL)		/* dropped already: nothing to read */
+		return -1;
+	if (redisGetReply(r->c, &v) != REDIS_OK) {
+		note_closed(r);
+		log_warn("redis pipeline: %s", r->c->errstr);
+		rconn_drop(r);
+		return -1;
+	}
+	if (r->pending > 0)
+		r->pending--;
+	r->backoff_ms = 0;
+	r->answered_ms = clock_mono_ms();
+	*out = v;
+	/* Scripts flushed under us: load them again before the next use. */
+	if ((*out)->type == REDIS_REPLY_ERROR &&
+	    strncmp((*out)->str, "NOSCRIPT", 8) == 0)
+		r->gen++;
+	return 0;
+}
+
+int
+rconn_collect(struct rconn *r, int n)
+{
+	redisReply *rep;
+	int i, errs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rconn_get_reply(r, &rep) == -1)
+			return -1;
+		if (rep->type == REDIS_REPLY_ERROR) {
+			if (errs++ == 0)
+				log_warn("redis pipeline: %s", rep->str);
+		}
+		freeReplyObject(rep);
+	}
+	return errs;
+}
+
+int
+rconn_settle(struct rconn *r)
+{
+	int n = r->pending, rc;
+
+	if (n == 0)
+		return 0;
+	/* A caller stopped reading its pipeline on an error path. */
+	rc = rconn_collect(r, n);
+	log_warn("redis: %d queued repl%s read and dropped (left unread by "
+	    "the code that queued them)", n, n == 1 ? "y" : "ies");
+	return rc == -1 ? -1 : 0;
+}
+
+int
+rconn_append(struct rconn *r, int argc, const char **argv, const size_t *lens)
+{
+	if (rconn_connect(r) == -1)
+		return -1;
+	return queue(r, argc, argv, lens);
+}
+
+int
+rconn_flush(struct rconn *r)
+{
+	int done = 0;
+
+	if (r->c == NULL)
+		return -1;
+	while (!done)
+		if (redisBufferWrite(r->c, &done) != REDIS_OK) {
+			note_closed(r);
+			log_warn("redis %s: %s", r->addr, r->c->errstr);
+			rconn_drop(r);
+			return -1;
+		}
+	return 0;
+}
+
+int
+rconn_append_raw(struct rconn *r, const char *cmd, size_t len)
+{
+	if (rconn_connect(r) == -1)
+		return -1;
+	if (redisAppendFormattedCommand(r->c, cmd, len) != REDIS_OK) {
+		rconn_drop(r);
+		return -1;
+	}
+	r->ncmds++;
+	r->unsent = 1;
+	r->pending++;
+	return 0;
+}
