@@ -71,6 +71,7 @@ bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
+    build/handlers/run_cluster.o \
     build/handlers/run_redis.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.

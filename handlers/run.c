@@ -14,7 +14,8 @@
  * read by the handlers, social/throttle.h),
  * REPLICA=1 (a second redis-server replicating the first over loopback
  * TCP, both behind a password; the handlers read from it while the master
- * does not answer; run_redis.c).
+ * does not answer; run_redis.c), REDIS_CLUSTER=1 (a local Redis Cluster
+ * of six nodes instead of the one Redis; run_cluster.c).
  */
 #include <sys/stat.h>
 
@@ -32,6 +33,7 @@
 #include "base/supervise.h"
 #include "base/tmpl.h"
 #include "base/valid.h"
+#include "run_cluster.h"
 #include "run_os.h"
 #include "run_redis.h"
 #include "social/account.h"
@@ -199,7 +201,7 @@ main(void)
 	const char *argvs[NSVC][16];
 	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
 	long long portn;
-	size_t i, k;
+	size_t i, k, nredis;
 	int rc;
 
 	log_init("tally-run");
@@ -233,6 +235,7 @@ main(void)
 	k = 0;
 	if (run_redis_plan(svcs, &k, &c, redis) == -1)
 		return 1;
+	nredis = k;
 	for (i = 0; i < NHANDLERS; i++, k++) {
 		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, pools[i].prog);
 		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,
@@ -280,18 +283,26 @@ main(void)
 	}
 
 	supervise_init();
-	for (i = 0; i < k; i++)
+	for (i = 0; i < k; i++) {
 		if (svc_start(&svcs[i]) == -1) {
 			supervise_stop(svcs, (int)k);
 			return 1;
 		}
+		/* A cluster is created (once) before any program uses it. */
+		if (i + 1 == nredis && run_redis_is_cluster() &&
+		    cluster_ready(run_redis_password()) == -1) {
+			supervise_stop(svcs, (int)i + 1);
+			return 1;
+		}
+	}
 	for (i = 0; i < 100 && !port_answers((int)portn); i++)
 		usleep(100 * 1000);
 	printf("tally: running on http://127.0.0.1:%s/ (RUN_DIR=%s; "
 	    "Ctrl-C stops everything)\n", port, c.run_dir);
 	printf("tally: operator CLI: RUN_DIR=%s %s/tallyctl\n", c.run_dir,
 	    p.bin);
-	rc = supervise_loop(svcs, (int)k, NULL, NULL);
+	rc = supervise_loop(svcs, (int)k, run_redis_is_cluster() ?
+	    cluster_tick : NULL, NULL);
 	supervise_stop(svcs, (int)k);
 	printf("tally: stopped\n");
 	return rc == 0 ? 0 : 1;

@@ -1,11 +1,13 @@
 /* run_redis.c -- the Redis servers tally-run supervises.
  *
  * By default one redis-server on a unix socket only (mode 0700), AOF on:
- * nothing on the network can reach it.  REPLICA=1 adds a replica, and
+ * nothing on the network can reach it.  REDIS_CLUSTER=1 starts a Redis
+ * Cluster of six nodes instead (run_cluster.c).  REPLICA=1 adds a
+ * replica, and
  * Redis replicates over TCP only, so the master then also listens on a
  * free loopback port.  Any local user could connect there; both servers
  * therefore ask for a password (requirepass, and masterauth for the
- * replica's own link).  The password is drawn once, kept in
+ * replica's own link); so do a cluster's nodes.  The password is drawn once, kept in
  * $RUN_DIR/redis-auth (0600), where the programs and tallyctl find it
  * (base/cfg.h), and given to the servers in a 0600 configuration file,
  * never on a command line (which every local user can read in /proc).
@@ -22,8 +24,24 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "run_cluster.h"
 #include "run_os.h"
 #include "run_redis.h"
+
+static char password[65];
+static int run_cluster;
+
+const char *
+run_redis_password(void)
+{
+	return password[0] != '\0' ? password : NULL;
+}
+
+int
+run_redis_is_cluster(void)
+{
+	return run_cluster;
+}
 
 /* Writes text to file, mode 0600, replacing it. */
 static int
@@ -79,11 +97,11 @@ run_redis_plan(struct svc *svcs, size_t *k, const struct cfg *c,
     const char *redis)
 {
 	char dir[PATH_MAX + 32], rsock[PATH_MAX + 32], rdir[PATH_MAX + 32];
-	char authf[PATH_MAX + 32], conf[PATH_MAX + 32], pw[65], text[200];
+	char authf[PATH_MAX + 32], conf[PATH_MAX + 32], text[200];
 	char rport[16];
 	const char **av;
 	const char *v;
-	int port;
+	int port, cluster, replica;
 
 	pathf(dir, sizeof(dir), "%s/redis", c->run_dir);
 	mkdir(dir, 0700);
@@ -92,7 +110,9 @@ run_redis_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 	svcs[*k].name = "redis";
 	svcs[*k].stop_group = 2;
 	svcs[*k].argv = av;
-	if ((v = getenv("REPLICA")) == NULL || strcmp(v, "1") != 0) {
+	cluster = (v = getenv("REDIS_CLUSTER")) != NULL && strcmp(v, "1") == 0;
+	replica = (v = getenv("REPLICA")) != NULL && strcmp(v, "1") == 0;
+	if (!cluster && !replica) {
 		const char *rest[] = { "--port", "0", "--unixsocket",
 		    c->redis_sock, "--unixsocketperm", "700", "--dir",
 		    xstrdup(dir), "--appendonly", "yes", "--save", "", NULL };
@@ -100,12 +120,30 @@ run_redis_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 		memcpy(av + 1, rest, sizeof(rest));
 		(*k)++;
 		/* No password now: one left by a replica run would be
-		 * sent to a server that asks for none. */
+		 * sent to a server that asks for none; nor a cluster. */
 		pathf(authf, sizeof(authf), "%s/redis-auth", c->run_dir);
+		unlink(authf);
+		pathf(authf, sizeof(authf), "%s/redis-cluster/nodes", c->run_dir);
 		unlink(authf);
 		return 0;
 	}
 
+	if (redis_password(c, authf, sizeof(authf), password) == -1)
+		return -1;
+	/* The configuration file comes first on the command line; the
+	 * options after it override it. */
+	pathf(conf, sizeof(conf), "%s/redis/auth.conf", c->run_dir);
+	snprintf(text, sizeof(text), "requirepass %s\nmasterauth %s\n",
+	    password, password);
+	if (write_private(conf, text) == -1)
+		return -1;
+	setenv("TALLY_REDIS_AUTH", authf, 1);
+	if (cluster) {
+		run_cluster = 1;
+		return cluster_plan(svcs, k, c, redis, conf);
+	}
+	pathf(authf, sizeof(authf), "%s/redis-cluster/nodes", c->run_dir);
+	unlink(authf);
 	if ((port = free_port()) <= 0) {
 		log_err("no free port for the Redis replica");
 		return -1;
@@ -118,14 +156,6 @@ run_redis_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 	}
 	pathf(rdir, sizeof(rdir), "%s/redis-replica", c->run_dir);
 	mkdir(rdir, 0700);
-	if (redis_password(c, authf, sizeof(authf), pw) == -1)
-		return -1;
-	/* The configuration file comes first on the command line; the
-	 * options after it override it. */
-	pathf(conf, sizeof(conf), "%s/redis/auth.conf", c->run_dir);
-	snprintf(text, sizeof(text), "requirepass %s\nmasterauth %s\n", pw, pw);
-	if (write_private(conf, text) == -1)
-		return -1;
 	{
 		const char *rest[] = { xstrdup(conf), "--port", xstrdup(rport),
 		    "--bind", "127.0.0.1", "--unixsocket", c->redis_sock,
@@ -150,7 +180,6 @@ run_redis_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 	svcs[*k].argv = av;
 	(*k)++;
 	setenv("TALLY_REDIS_REPLICA", rsock, 1);
-	setenv("TALLY_REDIS_AUTH", authf, 1);
 	printf("tally: Redis replica on %s (replicating 127.0.0.1:%s, "
 	    "password in %s)\n", rsock, rport, authf);
 	return 0;

@@ -44,6 +44,29 @@ read_secret(const char *file, char *out, size_t outsz)
 	return 0;
 }
 
+/* The nodes file of a cluster run (host:port a line) as "a,b,...";
+ * nothing when there is none (tally-run removes it on other runs). */
+static void
+read_nodes(const char *file, char *out, size_t outsz)
+{
+	char line[256];
+	size_t at = 0, n;
+	FILE *f;
+
+	if ((f = fopen(file, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if ((n = strcspn(line, "\r\n")) == 0 || at + n + 2 > outsz)
+			continue;
+		if (at > 0)
+			out[at++] = ',';
+		memcpy(out + at, line, n);
+		at += n;
+		out[at] = '\0';
+	}
+	fclose(f);
+}
+
 int
 cfg_load(struct cfg *c)
 {
@@ -98,7 +121,8 @@ cfg_load(struct cfg *c)
 			return -1;
 		}
 		memcpy(c->redis_cluster, v, strlen(v) + 1);
-	}
+	} else if (cfg_path(c, "redis-cluster/nodes", auth, sizeof(auth)) == 0)
+		read_nodes(auth, c->redis_cluster, sizeof(c->redis_cluster));
 	/* The password tally-run keeps in the run directory while a
 	 * replica listens on TCP (it removes the file otherwise). */
 	if ((v = getenv("TALLY_REDIS_AUTH")) != NULL && *v != '\0') {

@@ -7,7 +7,9 @@
  *   TALLY_REDIS_REPLICA   a replica's unix socket: reads go there while the
  *                         master does not answer (optional)
  *   TALLY_REDIS_CLUSTER   host:port,... of a Redis Cluster's nodes (seeds):
- *                         used instead of TALLY_REDIS when set
+ *                         used instead of TALLY_REDIS when set; default
+ *                         the lines of $RUN_DIR/redis-cluster/nodes when
+ *                         it exists (tally-run REDIS_CLUSTER=1 writes it)
  *   TALLY_REDIS_AUTH      a file (mode 0600) holding the password the
  *                         Redis servers ask for (requirepass); default
  *                         $RUN_DIR/redis-auth when it exists (tally-run

@@ -364,23 +364,50 @@ rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
 	return rep;
 }
 
+/* hiredis takes NULL lengths for NUL-terminated arguments; so do we. */
+static size_t *
+lengths(int argc, const char **argv, const size_t *lens)
+{
+	size_t *out;
+	int i;
+
+	if (lens != NULL)
+		return NULL;
+	out = xcalloc((size_t)argc + 1, sizeof(*out));
+	for (i = 0; i < argc; i++)
+		out[i] = strlen(argv[i]);
+	return out;
+}
+
 redisReply *
 rcl_cmd(struct rcl *cl, int argc, const char **argv, const size_t *lens)
 {
-	return rcl_cmd_slot(cl, cmd_slot(argc, argv, lens), argc, argv, lens);
+	size_t *own = lengths(argc, argv, lens);
+	redisReply *rep;
+
+	if (own != NULL)
+		lens = own;
+	rep = rcl_cmd_slot(cl, cmd_slot(argc, argv, lens), argc, argv, lens);
+	free(own);
+	return rep;
 }
 
 int
 rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
     const char *script)
 {
+	size_t *own = lengths(argc, argv, lens);
 	struct rcl_entry *e;
 	char *cmd;
-	int len, slot = cmd_slot(argc, argv, lens), n;
+	int len, slot, n;
 
-	if ((n = node_for(cl, slot)) < 0)
-		return -1;
-	if ((len = redisFormatCommandArgv(&cmd, argc, argv, lens)) < 0)
+	if (own != NULL)
+		lens = own;
+	slot = cmd_slot(argc, argv, lens);
+	len = (n = node_for(cl, slot)) < 0 ? -1 :
+	    redisFormatCommandArgv(&cmd, argc, argv, lens);
+	free(own);
+	if (len < 0)
 		return -1;
 	if (rconn_append_raw(&cl->nodes[n], cmd, (size_t)len) == -1) {
 		redisFreeCommand(cmd);

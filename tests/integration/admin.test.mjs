@@ -65,7 +65,7 @@ async function stopWorker(pid) {
   for (let i = 0; i < 100; i++) {
     process.kill(pid, 'SIGSTOP');
     if (spawnSync('flock', ['-n', wlock, 'true']).status === 0 &&
-      stack.redis('EVAL', "return #redis.call('KEYS', '{flush}:lock:*')", '0') === '0') return;
+      stack.redis('KEYS', '{flush}:lock:*') === '') return;
     process.kill(pid, 'SIGCONT');
     await sleep(20);
   }

@@ -3,6 +3,7 @@
 // three views of it (SQLite counters table, Redis live values, pages).
 import fs from 'node:fs';
 import path from 'node:path';
+import { redisCli, clusterNodes } from './stack.mjs';
 export const RECOUNT = {
   user_posts: "SELECT user_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY 1",
   user_followers: 'SELECT followee_id, COUNT(*) FROM follows GROUP BY 1',
@@ -42,7 +43,12 @@ export function redisName(family, key) {
 
 // Counters with deltas not yet in SQLite: fields of every pending and
 // in-flight hash (one Redis call).
+// On a cluster the buckets live on several nodes: HLENs, piped.
 export function pendingDeltas(stack) {
+  if (clusterNodes(stack.runDir)) {
+    const input = Array.from({ length: BUCKETS }, (_, b) => `HLEN {c${b}}:pending\nHLEN {c${b}}:inflight\n`).join('');
+    return redisCli(stack.runDir, 'redis.sock', [], { input }).split('\n').filter(Boolean).reduce((a, x) => a + Number(x), 0);
+  }
   return Number(stack.redis('EVAL', `local n = 0
 for b = 0, ${BUCKETS - 1} do
   n = n + redis.call('HLEN', '{c' .. b .. '}:pending') + redis.call('HLEN', '{c' .. b .. '}:inflight')

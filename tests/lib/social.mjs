@@ -3,7 +3,7 @@
 // users and posts behind the application's back (raw SQL, the way an
 // operator or a bulk load would), and looking into the Redis timelines.
 
-import { Client, waitFor, redisCli } from './stack.mjs';
+import { Client, waitFor, redisCli, clusterNodes } from './stack.mjs';
 
 // Post ids of the <article data-post-id> items of a page, in page order.
 export const postIds = (html) => [...html.matchAll(/<article data-post-id="(\d+)"/g)].map((m) => Number(m[1]));
@@ -131,6 +131,19 @@ end
 return {ok, has, scored, total, missing}`;
 
 export function homesHolding(stack, uids, post, score = '') {
+  if (clusterNodes(stack.runDir)) {
+    // a user's keys share a slot, users do not: one piped command each
+    const input = uids.map((u) => `GET {u${u}}:home:ok\nZCARD {u${u}}:home\nZSCORE {u${u}}:home ${member(post)}\n`).join('');
+    const out = redisCli(stack.runDir, 'redis.sock', [], { input, maxBuffer: 64 << 20 }).split('\n');
+    const r = { ok: 0, has: 0, scored: 0, total: 0, missing: [] };
+    uids.forEach((u, i) => {
+      const [ok, card, sc] = out.slice(3 * i, 3 * i + 3);
+      if (ok === '1') r.ok++;
+      r.total += Number(card);
+      if (sc !== '') { r.has++; if (sc === String(score)) r.scored++; } else r.missing.push(Number(u));
+    });
+    return r;
+  }
   const out = redisCli(stack.runDir, 'redis.sock', ['EVAL', HOME_SCAN, '0', member(post), String(score), ...uids.map(String)],
     { maxBuffer: 64 << 20 }).trim().split('\n');
   const [ok, has, scored, total] = out.slice(0, 4).map(Number);

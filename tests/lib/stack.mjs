@@ -69,12 +69,39 @@ export function processesMentioning(dir) {
 // Direct children of pid, with their command lines.
 // redis-cli against one of a run's Redis sockets (redis.sock by default),
 // with the run's password when it has one ($RUN_DIR/redis-auth, written
-// while a replica listens on TCP).  opts go to execFileSync.
+// while Redis listens on TCP).  On a cluster run ($RUN_DIR/redis-cluster/
+// nodes), redis.sock means the cluster: a command follows MOVED (-c, the
+// redirection notes dropped), KEYS and FLUSHALL go to every master.
+// opts go to execFileSync.
 export function redisCli(runDir, sock, args, opts = {}) {
   const env = { ...process.env };
   try { env.REDISCLI_AUTH = fs.readFileSync(path.join(runDir, 'redis-auth'), 'utf8').trim(); } catch { /* none */ }
-  return execFileSync('redis-cli', ['-s', path.join(runDir, sock), ...args],
-    { encoding: 'utf8', env, ...opts });
+  const run = (conn, a) => execFileSync('redis-cli', [...conn, ...a], { encoding: 'utf8', env, ...opts });
+  const nodes = sock === 'redis.sock' ? clusterNodes(runDir) : null;
+  if (!nodes) return run(['-s', path.join(runDir, sock)], args);
+  const at = (n) => ['-h', n.split(':')[0], '-p', n.split(':')[1]];
+  const cmd = String(args[0] ?? '').toUpperCase();
+  if (cmd === 'KEYS' || cmd === 'FLUSHALL') {
+    const masters = nodes.filter((n) => {
+      try { return run(at(n), ['ROLE']).startsWith('master'); } catch { return false; }
+    });
+    const outs = masters.map((n) => run(at(n), args).trim()).filter(Boolean);
+    return cmd === 'KEYS' ? outs.join('\n') : 'OK';
+  }
+  let last;
+  for (const n of nodes) {
+    try {
+      return run(['-c', ...at(n)], args).split('\n').filter((l) => !l.startsWith('-> Redirected to slot')).join('\n');
+    } catch (e) { last = e; }
+  }
+  throw last;
+}
+
+// The nodes of a cluster run ("host:port" each), or null.
+export function clusterNodes(runDir) {
+  try {
+    return fs.readFileSync(path.join(runDir, 'redis-cluster', 'nodes'), 'utf8').trim().split('\n');
+  } catch { return null; }
 }
 
 export function childrenOf(pid) {
@@ -104,9 +131,35 @@ export async function startStack(opts = {}) {
   }
 }
 
+// Six free loopback ports in a row whose bus ports (+10000) are free too:
+// a Redis Cluster's.
+async function freeClusterBase() {
+  const free = (p) => new Promise((resolve) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', () => resolve(false));
+    s.listen(p, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+  for (let i = 0; i < 200; i++) {
+    const base = 20000 + Math.floor(Math.random() * 9000);
+    let ok = true;
+    for (let k = 0; k < 6 && ok; k++) ok = await free(base + k) && await free(base + k + 10000);
+    if (ok) return base;
+  }
+  throw new Error('no six free ports for a Redis Cluster');
+}
+
+// TALLY_TEST_CLUSTER=1 (or opts.cluster): the stack runs on a local Redis
+// Cluster of six nodes (make test's cluster run), with a short node
+// timeout so a replica takes over a dead master in about two seconds.
+export const onCluster = (opts = {}) => opts.cluster ?? process.env.TALLY_TEST_CLUSTER === '1';
+
 async function startOnce(opts) {
   const port = opts.port ?? await freePort();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
+  const cluster = onCluster(opts) ? {
+    REDIS_CLUSTER: '1', REDIS_CLUSTER_PORT: String(await freeClusterBase()), TALLY_CLUSTER_NODE_TIMEOUT: '1000',
+  } : {};
   const env = {
     ...process.env,
     PORT: String(port),
@@ -117,6 +170,7 @@ async function startOnce(opts) {
     TALLY_LOGIN_RATE: opts.loginRate ?? '60000r/m',
     // tests raise the per-user action limit like the login rate (0: none)
     TALLY_WRITE_RATE: opts.writeRate ?? '0',
+    ...cluster,
     ...(opts.env ?? {}),
   };
   // setpriv --pdeathsig: should this test process die without stop()
@@ -157,7 +211,7 @@ async function startOnce(opts) {
       if (proc.exitCode !== null) throw new Error(`tally-run exited: ${output}`);
       const r = await fetch(`${base}/healthz`);
       return r.status === 200;
-    }, 20000);
+    }, 40000);
   } catch (e) {
     await stack.stop();
     throw new Error(`stack did not come up: ${e.message}\n${output}`);
