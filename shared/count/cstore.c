@@ -35,6 +35,7 @@ static struct rds_script apply_lua = { .src =
  * version, base, add the inflight part (1/0).
  * -> the live value, or nil when a take or ack touched the bucket. */
 static struct rds_script load_lua = { .src =
+	"#!lua\n"
 	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
 	"  return false end\n"
 	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"

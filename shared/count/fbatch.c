@@ -8,6 +8,7 @@
 /* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
  * that lost its data restarts the sequence: never reuse an applied id. */
 struct rds_script fbatch_seq_lua = { .src =
+	"#!lua\n"
 	"local cur = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
 	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
 	"return redis.call('INCR', KEYS[1])\n" };
@@ -16,6 +17,7 @@ struct rds_script fbatch_seq_lua = { .src =
  * pending, -1 an unfinished batch still holds the inflight part, -2 the
  * batch was declared dead (fenced: see recover_batches()). */
 struct rds_script fbatch_take_lua = { .src =
+	"#!lua\n"
 	"local f = redis.call('HGET', KEYS[3], 'f')\n"
 	"if f and tonumber(f) >= tonumber(ARGV[1]) then return -2 end\n"
 	"if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end\n"
@@ -28,12 +30,14 @@ struct rds_script fbatch_take_lua = { .src =
 /* KEYS: inflight, meta.  ARGV: batch.  -> the inflight hash while the
  * batch holds it, else nil. */
 struct rds_script fbatch_held_lua = { .src =
+	"#!lua flags=no-writes\n"
 	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return false end\n"
 	"return redis.call('HGETALL', KEYS[1])\n" };
 
 /* KEYS: meta.  ARGV: batch.  No batch up to this one takes the bucket
  * any more. */
 struct rds_script fbatch_fence_lua = { .src =
+	"#!lua\n"
 	"local f = redis.call('HGET', KEYS[1], 'f')\n"
 	"if not f or tonumber(f) < tonumber(ARGV[1]) then\n"
 	"  redis.call('HSET', KEYS[1], 'f', ARGV[1])\n"

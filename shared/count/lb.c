@@ -53,6 +53,7 @@ lb_ranked(enum family f)
  * the members, which the rebuild sets again from SQLite once swapped in
  * (its own snapshot may predate them); no board: nothing to do. */
 static struct rds_script lb_set_lua = { .src =
+	"#!lua\n"
 	"local m = redis.call('GET', KEYS[2])\n"
 	"if m ~= '1' and m ~= 'b' then return 0 end\n"
 	"for i = 1, #ARGV, 2 do\n"
@@ -136,6 +137,7 @@ out:
  * marks it complete in one step (all share the {lb} hash tag); returns
  * the members the flusher changed meanwhile. */
 static struct rds_script lb_swap_lua = { .src =
+	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
 	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
 	"else redis.call('DEL', KEYS[2]) end\n"

@@ -20,6 +20,7 @@
  * field.  -> { version, live or "", pending, inflight batch or "",
  * its amount } */
 static struct rds_script state_lua = { .src =
+	"#!lua flags=no-writes\n"
 	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
 	"local fly = '0'\n"
 	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
@@ -32,6 +33,7 @@ static struct rds_script state_lua = { .src =
  * inflight part (1/0).
  * -> { "retry" } or { correction, live before or "", live was wrong } */
 static struct rds_script fix_lua = { .src =
+	"#!lua\n"
 	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] or\n"
 	"   (redis.call('HGET', KEYS[2], ARGV[2]) or '0') ~= ARGV[4] then\n"
 	"  return { 'retry' } end\n"

@@ -15,6 +15,7 @@
 
 /* KEYS: inflight, meta.  ARGV: batch.  Drops what the batch holds. */
 static struct rds_script ack_lua = { .src =
+	"#!lua\n"
 	"if redis.call('HGET', KEYS[2], 'b') ~= ARGV[1] then return 0 end\n"
 	"redis.call('UNLINK', KEYS[1])\n"
 	"redis.call('HDEL', KEYS[2], 'b')\n"

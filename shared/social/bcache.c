@@ -10,6 +10,7 @@
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
 static struct rds_script fill_lua = { .src =
+	"#!lua\n"
 	"if (redis.call('HGET', KEYS[1], 'gen') or '0') ~= ARGV[1] then"
 	" return 0 end\n"
 	"redis.call('HSET', KEYS[1], 'fg', ARGV[1], 'seen', ARGV[2],"
@@ -20,6 +21,7 @@ static struct rds_script fill_lua = { .src =
 /* KEYS: {g}:badge.  ARGV: latest, lit, at (each merged with max; -1
  * leaves a field alone). */
 static struct rds_script globals_lua = { .src =
+	"#!lua\n"
 	"local f = {'latest', 'lit', 'at'}\n"
 	"for i = 1, 3 do\n"
 	"  local v = tonumber(ARGV[i])\n"
@@ -32,6 +34,7 @@ static struct rds_script globals_lua = { .src =
  * restarts far above any value it had (now in microseconds), so no fb
  * stored against an old epoch can ever match again. */
 static struct rds_script epoch_lua = { .src =
+	"#!lua\n"
 	"redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1])\n"
 	"if ARGV[2] == '1' then"
 	" return redis.call('HINCRBY', KEYS[1], 'epoch', 1) end\n"
@@ -39,6 +42,7 @@ static struct rds_script epoch_lua = { .src =
 
 /* KEYS: {u}:bm. */
 static struct rds_script forget_lua = { .src =
+	"#!lua\n"
 	"redis.call('HINCRBY', KEYS[1], 'gen', 1)\n"
 	"redis.call('PEXPIRE', KEYS[1], 86400000)\n"
 	"return 1\n" };

@@ -18,6 +18,7 @@
 /* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
  * own batch is done: its note goes, its continuation (if any) queues. */
 static struct rds_script inline_done_lua = { .src =
+	"#!lua\n"
 	"redis.call('ZREM', KEYS[1], ARGV[1])\n"
 	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[2], ARGV[2]) end\n"
 	"return 1\n" };
@@ -25,6 +26,7 @@ static struct rds_script inline_done_lua = { .src =
 /* KEYS: inline, queue.  ARGV: before (ms), max.  Notes older than before
  * belong to a handler that died after answering: the worker takes them. */
 static struct rds_script reclaim_lua = { .src =
+	"#!lua\n"
 	"local js = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1],"
 	" 'LIMIT', 0, tonumber(ARGV[2]))\n"
 	"for _, j in ipairs(js) do\n"
@@ -35,6 +37,7 @@ static struct rds_script reclaim_lua = { .src =
 
 /* KEYS: queue, processing.  ARGV: done job, next job or "". */
 static struct rds_script job_done_lua = { .src =
+	"#!lua\n"
 	"redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
 	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[1], ARGV[2]) end\n"
 	"return 1\n" };

@@ -135,6 +135,7 @@ session_delete(struct db *d, struct rds *rd, const char *sid)
  * time go (a user has a handful of sessions: one small hash); the key
  * lives as long as its longest entry. */
 static struct rds_script put_lua = { .src =
+	"#!lua\n"
 	"local all = redis.call('HGETALL', KEYS[1])\n"
 	"local t = tonumber(ARGV[2])\n"
 	"for i = 1, #all, 2 do\n"

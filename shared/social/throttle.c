@@ -11,6 +11,7 @@
 
 /* KEYS: the minute's counter.  Returns the count after this action. */
 static struct rds_script count_lua = { .src =
+	"#!lua\n"
 	"local n = redis.call('INCR', KEYS[1])\n"
 	"if n == 1 then redis.call('EXPIRE', KEYS[1], 7200) end\n"
 	"return n\n" };

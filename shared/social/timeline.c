@@ -24,6 +24,7 @@ static const struct {
 
 /* KEYS: set, marker.  ARGV: cap, score, id, score, id... */
 static struct rds_script tl_add_lua = { .src =
+	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
 	"for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
 	"local cap = tonumber(ARGV[1])\n"
@@ -32,17 +33,20 @@ static struct rds_script tl_add_lua = { .src =
 
 /* KEYS: set, marker.  ARGV: ids. */
 static struct rds_script tl_rem_lua = { .src =
+	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
 	"for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
 /* KEYS: set, marker.  ARGV: start, stop.  nil unless complete. */
 static struct rds_script tl_page_lua = { .src =
+	"#!lua flags=no-writes\n"
 	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
 	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
 
 /* KEYS: set, marker.  ARGV: after.  -1 unless complete. */
 static struct rds_script tl_count_lua = { .src =
+	"#!lua flags=no-writes\n"
 	"if redis.call('GET', KEYS[2]) ~= '1' then return -1 end\n"
 	"return redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')\n" };
 
