@@ -97,6 +97,14 @@ export function redisCli(runDir, sock, args, opts = {}) {
   throw last;
 }
 
+// redis-cli against one node of a cluster run ("host:port"), no redirects.
+export function redisNode(runDir, node, args, opts = {}) {
+  const env = { ...process.env };
+  try { env.REDISCLI_AUTH = fs.readFileSync(path.join(runDir, 'redis-auth'), 'utf8').trim(); } catch { /* none */ }
+  const [h, p] = node.split(':');
+  return execFileSync('redis-cli', ['-h', h, '-p', p, ...args], { encoding: 'utf8', env, ...opts });
+}
+
 // The nodes of a cluster run ("host:port" each), or null.
 export function clusterNodes(runDir) {
   try {
