@@ -175,6 +175,21 @@ create(const char *password)
 	return 0;
 }
 
+/* 1 when node i is a master, or a replica whose link is up. */
+static int
+synced(int i)
+{
+	redisReply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "INFO",
+	    "replication" }, (const size_t[]){ 4, 11 });
+	int ok = rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	    (strstr(rep->str, "role:master") != NULL ||
+	    strstr(rep->str, "master_link_status:up") != NULL);
+
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return ok;
+}
+
 int
 cluster_ready(const char *password)
 {
@@ -194,9 +209,11 @@ cluster_ready(const char *password)
 		if (create(password) == -1)
 			return -1;
 	}
+	/* Ok everywhere, and every replica in sync with its master (a
+	 * replica still in its first sync could not take over). */
 	for (t = 0; t < 300; t++) {
 		for (i = 0; i < CLUSTER_NODES; i++)
-			if (info_field(i, "cluster_state") != 1)
+			if (info_field(i, "cluster_state") != 1 || !synced(i))
 				break;
 		if (i == CLUSTER_NODES)
 			return 0;
@@ -210,7 +227,7 @@ cluster_ready(const char *password)
 struct cnode {
 	char	id[48];
 	int	port;
-	int	myself, master, failed, slots;
+	int	myself, master, failed, noaddr, slots;
 	char	of[48];		/* a replica's master */
 };
 
@@ -246,6 +263,7 @@ cluster_nodes(int i, struct cnode *out, int max)
 		c->master = strstr(flags, "master") != NULL;
 		c->failed = strstr(flags, "fail") != NULL ||
 		    strstr(flags, "noaddr") != NULL;
+		c->noaddr = strstr(flags, "noaddr") != NULL;
 		c->slots = used > 0 && line[used] != '\0';
 		snprintf(c->of, sizeof(c->of), "%s", of);
 		n++;
@@ -283,9 +301,9 @@ cluster_tick(void *password)
 	if (h < 0)
 		return;
 	for (i = 0; i < CLUSTER_NODES; i++) {
-		if (i == h || (m = cluster_nodes(i, mine, 32)) < 0)
+		if ((m = cluster_nodes(i, mine, 32)) < 0)
 			continue;
-		if (m == 1) {
+		if (m == 1 && i != h) {
 			/* It knows only itself: it lost its configuration. */
 			log_info("redis %d came back empty: meeting it again",
 			    ports[i]);
@@ -327,15 +345,16 @@ cluster_tick(void *password)
 		}
 	}
 	/* Identities left behind by a node that came back as another:
-	 * failed, at a port a live node now answers. */
+	 * failed, at a port a live node now answers, or with no address at
+	 * all (its port was taken by the new identity). */
 	for (k = 0; k < n; k++) {
-		if (!view[k].failed)
+		if (!view[k].failed || view[k].slots)
 			continue;
 		for (j = 0; j < n; j++)
 			if (j != k && !view[j].failed &&
 			    view[j].port == view[k].port)
 				break;
-		if (j == n)
+		if (j == n && !view[k].noaddr)
 			continue;
 		log_info("redis: forgetting %s (port %d has a new node)",
 		    view[k].id, view[k].port);

@@ -88,6 +88,38 @@ job_redis_gen(struct app *a)
 	rds_free(rep);
 }
 
+/* On a Redis Cluster, who serves which slots (and each master's run id):
+ * when that changes -- a replica promoted after its master died, a master
+ * restarted -- the writes the old master acknowledged but had not passed
+ * on may be gone.  Repair as after an outage: timelines rebuilt, the
+ * outbox applied again, a reconciliation run.  The signature's hash is
+ * kept in SQLite, so a change while the worker was down is seen too. */
+static void
+job_topology(struct app *a)
+{
+	char sig[4096];
+	unsigned long long h = 1469598103934665603ULL;
+	long long active, was;
+	const char *p;
+
+	if (a->rds.cl == NULL || rds_signature(&a->rds, sig, sizeof(sig)) == -1)
+		return;
+	for (p = sig; *p != '\0'; p++)		/* FNV-1a */
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h &= 0x7fffffffffffffffULL;
+	was = db_setting(&a->db, "redis_topology", 0);
+	if ((unsigned long long)was == h)
+		return;
+	if (was != 0) {
+		log_warn("the Redis Cluster changed hands (%s): repairing what "
+		    "the old masters may have lost", sig);
+		tl_mark_stale(a);
+		outbox_drain(a, 0);
+		runs_start(&a->db, 0, "redis-topology", &active);
+	}
+	db_setting_put(&a->db, "redis_topology", (long long)h);
+}
+
 static void
 job_reconcile(struct app *a, time_t now, time_t *last, long every)
 {
@@ -181,7 +213,7 @@ main(void)
 	int recovered;
 	const char *ev = getenv("TALLY_RECONCILE_EVERY");
 	long long every = 3600;
-	time_t last_rec, last_gen = 0, last_drift = time(NULL);
+	time_t last_rec, last_gen = 0, last_drift = time(NULL), last_topo = 0;
 	long long drift_every = 60;
 	const char *de = getenv("TALLY_DRIFT_EVERY");
 
@@ -231,6 +263,10 @@ main(void)
 			job_after_outage(&a);
 			job_redis_gen(&a);
 			last_gen = now;
+		}
+		if (now != last_topo) {
+			job_topology(&a);
+			last_topo = now;
 		}
 		job_reconcile(&a, now, &last_rec, (long)every);
 		if (now - last_drift >= drift_every) {
