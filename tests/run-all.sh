@@ -4,11 +4,12 @@
 #   groups: lint (make lint fails on each planted structural fault), unit
 #   (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
 #   short run of every target), integration (real
-#   nginx + redis + SQLite + handlers), browser (headless chromium).
+#   nginx + redis + SQLite + handlers), cluster (some of those again on a
+#   Redis Cluster), browser (headless chromium).
 # TESTS=unit,asan,... runs a subset.
 set -u
 cd "$(dirname "$0")/.."
-groups=${TESTS:-lint,unit,asan,fuzz,integration,browser}
+groups=${TESTS:-lint,unit,asan,fuzz,integration,cluster,browser}
 log=$(mktemp -d)
 pass=0; fail=0; failed=""
 
@@ -58,6 +59,14 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-5} run_group fuzz -e '' tests/fuzz/run.sh
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs
+# The suites of counters, badges, social and fan-out, admin and degraded
+# mode again, on a local Redis Cluster of six nodes (REDIS_CLUSTER=1).
+export TALLY_TEST_CLUSTER=1
+run_group cluster --timer -e "$NODE_TEST" tests/integration/counters.test.mjs \
+    tests/integration/badges.test.mjs tests/integration/social.test.mjs \
+    tests/integration/fanout.test.mjs tests/integration/admin.test.mjs \
+    tests/integration/degraded.test.mjs
+unset TALLY_TEST_CLUSTER
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"
 echo

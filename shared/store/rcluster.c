@@ -155,9 +155,9 @@ load_map(struct rcl *cl, int i)
 	return 0;
 }
 
-/* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS).
- * Starts with the node after the last that answered, so a dead one is
- * not asked first every time. */
+/* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS),
+ * starting where the last refresh ended, so a dead node is not asked
+ * first every time. */
 static int
 refresh(struct rcl *cl)
 {
@@ -165,17 +165,38 @@ refresh(struct rcl *cl)
 	long long now = clock_mono_ms();
 	int k, n = cl->nnodes;
 
-	if (now - cl->refreshed_ms < RCL_REFRESH_MS)
-		return cl->map[0] == NONE ? -1 : 0;
+	if (now - cl->refreshed_ms < RCL_REFRESH_MS || now < cl->down_until)
+		return -1;
 	cl->refreshed_ms = now;
 	for (k = 0; k < n; k++) {
 		int i = (start + k) % n;
 
 		if (load_map(cl, i) == 0) {
 			start = i;
+			cl->down_ms = 0;
 			return 0;
 		}
+		/* One node that made us wait (hung, or a timeout) is all a
+		 * request pays: the next refresh starts after it.  Nodes in
+		 * their backoff fail at once and cost nothing. */
+		if (clock_mono_ms() - now > 50) {
+			start = (i + 1) % n;
+			break;
+		}
 	}
+	/* No node answered.  When one made us wait (hung), the whole cluster
+	 * is left alone for a growing backoff, as rconn.c does for one
+	 * server (250 ms doubling to 4 s), so a request pays at most one
+	 * wait, not one per command.  Nodes that refused at once (being
+	 * restarted) cost nothing: ask again at the next refresh. */
+	if (clock_mono_ms() - now <= 50) {
+		cl->down_until = now + RCL_REFRESH_MS;
+		return -1;
+	}
+	cl->down_ms = cl->down_ms ? cl->down_ms * 2 : 250;
+	if (cl->down_ms > 4000)
+		cl->down_ms = 4000;
+	cl->down_until = clock_mono_ms() + cl->down_ms;
 	return -1;
 }
 
@@ -209,6 +230,9 @@ node_for(struct rcl *cl, int slot)
 
 	if (cl->stale || cl->map[s] == NONE)
 		refresh(cl);
+	/* No node answered the last refresh: down until its backoff ends */
+	if (clock_mono_ms() < cl->down_until)
+		return -1;
 	if (slot < 0) {
 		for (s = 0; s < RCL_SLOTS && cl->map[s] == NONE; s++)
 			;

@@ -40,6 +40,8 @@ struct rcl {
 	unsigned char	 map[RCL_SLOTS];	/* node index; 0xff: unknown */
 	int		 stale;			/* refresh before next use */
 	long long	 refreshed_ms;		/* monotonic; last attempt */
+	long long	 down_until;		/* no node answered: wait */
+	int		 down_ms;		/* that backoff */
 	int		 timeout_ms;
 	const char	*auth;
 	struct rcl_entry *q;			/* the pipeline, in order */
