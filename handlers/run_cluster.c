@@ -28,6 +28,7 @@
 #include "run_cluster.h"
 #include "run_os.h"
 #include "store/rconn.h"
+#include "store/rds.h"
 
 static int ports[CLUSTER_NODES];
 static struct rconn nodes[CLUSTER_NODES];
@@ -109,12 +110,12 @@ cluster_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 static long long
 info_field(int i, const char *field)
 {
-	redisReply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "CLUSTER",
+	rds_reply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "CLUSTER",
 	    "INFO" }, (const size_t[]){ 7, 4 });
 	const char *p;
 	long long v = -1;
 
-	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	if (rep != NULL && rep->type == RDS_STRING &&
 	    (p = strstr(rep->str, field)) != NULL &&
 	    p[strlen(field)] == ':') {
 		if (strncmp(p + strlen(field) + 1, "ok", 2) == 0)
@@ -123,7 +124,7 @@ info_field(int i, const char *field)
 			v = strtoll(p + strlen(field) + 1, NULL, 10);
 	}
 	if (rep != NULL)
-		freeReplyObject(rep);
+		rds_free(rep);
 	return v;
 }
 
@@ -179,14 +180,14 @@ create(const char *password)
 static int
 synced(int i)
 {
-	redisReply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "INFO",
+	rds_reply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "INFO",
 	    "replication" }, (const size_t[]){ 4, 11 });
-	int ok = rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	int ok = rep != NULL && rep->type == RDS_STRING &&
 	    (strstr(rep->str, "role:master") != NULL ||
 	    strstr(rep->str, "master_link_status:up") != NULL);
 
 	if (rep != NULL)
-		freeReplyObject(rep);
+		rds_free(rep);
 	return ok;
 }
 
@@ -235,18 +236,18 @@ struct cnode {
 static int
 cluster_nodes(int i, struct cnode *out, int max)
 {
-	redisReply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "CLUSTER",
+	rds_reply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "CLUSTER",
 	    "NODES" }, (const size_t[]){ 7, 5 });
 	char *line, *save = NULL, *text;
 	int n = 0;
 
-	if (rep == NULL || rep->type != REDIS_REPLY_STRING) {
+	if (rep == NULL || rep->type != RDS_STRING) {
 		if (rep != NULL)
-			freeReplyObject(rep);
+			rds_free(rep);
 		return -1;
 	}
 	text = xstrdup(rep->str);
-	freeReplyObject(rep);
+	rds_free(rep);
 	for (line = strtok_r(text, "\n", &save); line != NULL && n < max;
 	    line = strtok_r(NULL, "\n", &save)) {
 		struct cnode *c = &out[n];
@@ -277,13 +278,13 @@ static void
 tell(int i, int argc, const char **argv)
 {
 	size_t lens[8];
-	redisReply *rep;
+	rds_reply *rep;
 	int k;
 
 	for (k = 0; k < argc; k++)
 		lens[k] = strlen(argv[k]);
 	if ((rep = rconn_cmd(&nodes[i], argc, argv, lens)) != NULL)
-		freeReplyObject(rep);
+		rds_free(rep);
 }
 
 void

@@ -33,8 +33,7 @@ static struct rds_script tl_add_lua = { .src =
 
 /* KEYS: set, marker.  ARGV: ids. */
 static struct rds_script tl_rem_lua = { .src =
-	"#!lua\n"
-	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"#!lua\nif redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
 	"for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 

@@ -10,7 +10,6 @@
 #include "base/log.h"
 #include "store/rcluster.h"
 
-#define NONE		0xff
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */
 
 struct rcl_entry {
@@ -24,33 +23,7 @@ struct rcl_entry {
 };
 
 int
-rcl_keyslot(const char *key, size_t len)
-{
-	size_t i, s, e;
-	unsigned crc = 0;
-	int b;
-
-	for (s = 0; s < len && key[s] != '{'; s++)
-		;
-	if (s < len) {
-		for (e = s + 1; e < len && key[e] != '}'; e++)
-			;
-		if (e < len && e > s + 1) {
-			key += s + 1;
-			len = e - s - 1;
-		}
-	}
-	for (i = 0; i < len; i++) {
-		crc ^= (unsigned)(unsigned char)key[i] << 8;
-		for (b = 0; b < 8; b++)
-			crc = crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1;
-	}
-	return (int)((crc & 0xffff) % RCL_SLOTS);
-}
-
-/* The node at addr, added when new; -1 when the table is full. */
-static int
-node_at(struct rcl *cl, const char *addr)
+rcl_node_at(struct rcl *cl, const char *addr)
 {
 	int i;
 
@@ -72,12 +45,12 @@ rcl_open(const char *seeds, int timeout_ms, const char *auth)
 
 	cl->timeout_ms = timeout_ms;
 	cl->auth = auth;
-	memset(cl->map, NONE, sizeof(cl->map));
+	memset(cl->map, RCL_NONE, sizeof(cl->map));
 	cl->stale = 1;
 	for (tok = strtok_r(list, ", ", &save); tok != NULL;
 	    tok = strtok_r(NULL, ", ", &save))
 		if (strchr(tok, ':') != NULL)
-			node_at(cl, tok);
+			rcl_node_at(cl, tok);
 	free(list);
 	if (cl->nnodes == 0) {
 		log_err("TALLY_REDIS_CLUSTER: no host:port in \"%s\"", seeds);
@@ -130,7 +103,7 @@ load_map(struct rcl *cl, int i)
 		freeReplyObject(rep);
 		return -1;
 	}
-	memset(map, NONE, sizeof(map));
+	memset(map, RCL_NONE, sizeof(map));
 	for (k = 0; k < rep->elements; k++) {
 		r = rep->element[k];
 		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3)
@@ -144,7 +117,7 @@ load_map(struct rcl *cl, int i)
 		snprintf(addr, sizeof(addr), "%s:%lld",
 		    m->element[0]->len > 0 ? m->element[0]->str : "127.0.0.1",
 		    m->element[1]->integer);
-		if ((n = node_at(cl, addr)) < 0)
+		if ((n = rcl_node_at(cl, addr)) < 0)
 			continue;
 		for (s = a; s <= b && s < RCL_SLOTS; s++)
 			map[s] = (unsigned char)n;
@@ -200,27 +173,6 @@ refresh(struct rcl *cl)
 	return -1;
 }
 
-/* The slot of a command (its first key), or -1 when it has none. */
-static int
-cmd_slot(int argc, const char **argv, const size_t *lens)
-{
-	static const char *const keyless[] = { "PING", "SCRIPT", "SCAN",
-	    "INFO", "CLUSTER", "TIME", "DBSIZE", "KEYS", "FLUSHALL",
-	    "FLUSHDB", "ASKING", "READONLY", "AUTH", "CONFIG", NULL };
-	size_t i;
-
-	if (argc < 2)
-		return -1;
-	if (strcasecmp(argv[0], "EVAL") == 0 ||
-	    strcasecmp(argv[0], "EVALSHA") == 0)
-		return argc > 3 && strtol(argv[2], NULL, 10) > 0 ?
-		    rcl_keyslot(argv[3], lens[3]) : -1;
-	for (i = 0; keyless[i] != NULL; i++)
-		if (strcasecmp(argv[0], keyless[i]) == 0)
-			return -1;
-	return rcl_keyslot(argv[1], lens[1]);
-}
-
 /* The node serving slot (-1: any master), refreshing the map when it is
  * stale or has no node for it; -1 when none is known. */
 static int
@@ -228,18 +180,18 @@ node_for(struct rcl *cl, int slot)
 {
 	int s = slot < 0 ? 0 : slot;
 
-	if (cl->stale || cl->map[s] == NONE)
+	if (cl->stale || cl->map[s] == RCL_NONE)
 		refresh(cl);
 	/* No node answered the last refresh: down until its backoff ends */
 	if (clock_mono_ms() < cl->down_until)
 		return -1;
 	if (slot < 0) {
-		for (s = 0; s < RCL_SLOTS && cl->map[s] == NONE; s++)
+		for (s = 0; s < RCL_SLOTS && cl->map[s] == RCL_NONE; s++)
 			;
 		if (s == RCL_SLOTS)
 			return -1;
 	}
-	return cl->map[s] == NONE ? -1 : cl->map[s];
+	return cl->map[s] == RCL_NONE ? -1 : cl->map[s];
 }
 
 /* What an error reply asks of us. */
@@ -284,12 +236,6 @@ raw_cmd(struct rcl *cl, int n, const char *cmd, size_t len)
 	return rep;
 }
 
-static void
-mark_failed(struct rcl *cl)
-{
-	cl->stale = 1;
-}
-
 /* Runs a formatted command from node n on, following MOVED and ASK,
  * waiting out TRYAGAIN and CLUSTERDOWN within half the timeout, loading
  * script on NOSCRIPT.  rep: the first reply when it was read already
@@ -311,13 +257,13 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 				    (const size_t[]){ 6 });
 
 				if (ok == NULL) {
-					mark_failed(cl);
+					cl->stale = 1;	/* a node failed */
 					return NULL;
 				}
 				freeReplyObject(ok);
 			}
 			if ((rep = raw_cmd(cl, n, cmd, len)) == NULL) {
-				mark_failed(cl);
+				cl->stale = 1;	/* a node failed */
 				return NULL;
 			}
 		}
@@ -349,7 +295,7 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 				return rep;
 			n = slot;
 		} else {
-			int to = node_at(cl, addr);
+			int to = rcl_node_at(cl, addr);
 
 			if (to < 0)
 				return rep;
@@ -411,7 +357,7 @@ rcl_cmd(struct rcl *cl, int argc, const char **argv, const size_t *lens)
 
 	if (own != NULL)
 		lens = own;
-	rep = rcl_cmd_slot(cl, cmd_slot(argc, argv, lens), argc, argv, lens);
+	rep = rcl_cmd_slot(cl, rcl_cmd_slotof(argc, argv, lens), argc, argv, lens);
 	free(own);
 	return rep;
 }
@@ -427,7 +373,7 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 
 	if (own != NULL)
 		lens = own;
-	slot = cmd_slot(argc, argv, lens);
+	slot = rcl_cmd_slotof(argc, argv, lens);
 	len = (n = node_for(cl, slot)) < 0 ? -1 :
 	    redisFormatCommandArgv(&cmd, argc, argv, lens);
 	free(own);
@@ -435,7 +381,7 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 		return -1;
 	if (rconn_append_raw(&cl->nodes[n], cmd, (size_t)len) == -1) {
 		redisFreeCommand(cmd);
-		mark_failed(cl);
+		cl->stale = 1;	/* a node failed */
 		return -1;
 	}
 	if (cl->nq == cl->capq) {
@@ -482,7 +428,7 @@ drain(struct rcl *cl)
 		    rconn_get_reply(&cl->nodes[e->node], &e->reply) == -1) {
 			failed[e->node] = 1;
 			e->state = -1;
-			mark_failed(cl);
+			cl->stale = 1;	/* a node failed */
 		} else
 			e->state = 1;
 	}
@@ -550,87 +496,4 @@ rcl_up(struct rcl *cl)
 	int n = node_for(cl, 0);
 
 	return n >= 0 && rconn_up(&cl->nodes[n]);
-}
-
-int
-rcl_masters(struct rcl *cl, int *idx, int max)
-{
-	int seen[RCL_NODES] = { 0 }, s, k = 0;
-
-	if (node_for(cl, -1) < 0)
-		return 0;
-	for (s = 0; s < RCL_SLOTS; s++)
-		if (cl->map[s] != NONE && !seen[cl->map[s]] && k < max) {
-			seen[cl->map[s]] = 1;
-			idx[k++] = cl->map[s];
-		}
-	return k;
-}
-
-redisReply *
-rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
-    const size_t *lens)
-{
-	redisReply *rep;
-
-	if (idx < 0 || idx >= cl->nnodes)
-		return NULL;
-	cl->ncmds++;
-	cl->ntrips++;
-	if ((rep = rconn_cmd(&cl->nodes[idx], argc, argv, lens)) == NULL)
-		mark_failed(cl);
-	return rep;
-}
-
-/* A master's run_id (changes when it restarts), or "?". */
-static void
-run_id(struct rcl *cl, int n, char *out, size_t sz)
-{
-	redisReply *rep = rcl_node_cmd(cl, n, 2, (const char *[]){ "INFO",
-	    "server" }, (const size_t[]){ 4, 6 });
-	const char *p;
-
-	snprintf(out, sz, "?");
-	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
-	    (p = strstr(rep->str, "run_id:")) != NULL)
-		snprintf(out, sz, "%.40s", p + 7);
-	if (rep != NULL)
-		freeReplyObject(rep);
-}
-
-int
-rcl_signature(struct rcl *cl, char *out, size_t sz)
-{
-	char rid[48], addr[CFG_SOCK_MAX + 1];
-	redisReply *rep = NULL, *r, *m;
-	size_t k, at = 0;
-	int i, n;
-
-	for (i = 0; i < cl->nnodes && rep == NULL; i++)
-		if ((rep = rcl_node_cmd(cl, i, 2, (const char *[]){ "CLUSTER",
-		    "SLOTS" }, (const size_t[]){ 7, 5 })) != NULL &&
-		    rep->type != REDIS_REPLY_ARRAY) {
-			freeReplyObject(rep);
-			rep = NULL;
-		}
-	if (rep == NULL)
-		return -1;
-	out[0] = '\0';
-	for (k = 0; k < rep->elements && at < sz; k++) {
-		r = rep->element[k];
-		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
-		    (m = r->element[2])->type != REDIS_REPLY_ARRAY ||
-		    m->elements < 3 || m->element[2]->type != REDIS_REPLY_STRING)
-			continue;
-		snprintf(addr, sizeof(addr), "%s:%lld", m->element[0]->str,
-		    m->element[1]->integer);
-		if ((n = node_at(cl, addr)) < 0)
-			continue;
-		run_id(cl, n, rid, sizeof(rid));
-		at += (size_t)snprintf(out + at, sz - at, "%lld-%lld:%s@%s;",
-		    r->element[0]->integer, r->element[1]->integer,
-		    m->element[2]->str, rid);
-	}
-	freeReplyObject(rep);
-	return at < sz ? 0 : -1;
 }

@@ -31,13 +31,14 @@
 #define RCL_NODES	32
 #define RCL_SLOTS	16384
 #define RCL_REFRESH_MS	100
+#define RCL_NONE	0xff	/* map: no node known for the slot */
 
 struct rcl_entry;
 
 struct rcl {
 	struct rconn	 nodes[RCL_NODES];	/* masters and replicas seen */
 	int		 nnodes;
-	unsigned char	 map[RCL_SLOTS];	/* node index; 0xff: unknown */
+	unsigned char	 map[RCL_SLOTS];	/* node index, or RCL_NONE */
 	int		 stale;			/* refresh before next use */
 	long long	 refreshed_ms;		/* monotonic; last attempt */
 	long long	 down_until;		/* no node answered: wait */
@@ -56,6 +57,13 @@ void		 rcl_close(struct rcl *);
 /* The slot of a key: CRC16 (XMODEM) of its hash tag (the text between
  * the first '{' and the next '}', when not empty), else of the key. */
 int		 rcl_keyslot(const char *key, size_t len);
+
+/* The slot of a command: of its first key (EVAL/EVALSHA: of KEYS[1]),
+ * or -1 when it has none (PING, SCRIPT, SCAN, INFO, CLUSTER...). */
+int		 rcl_cmd_slotof(int argc, const char **argv, const size_t *lens);
+
+/* The node at host:port, added to the table when new; -1 when full. */
+int		 rcl_node_at(struct rcl *, const char *addr);
 
 /* 1 when the map is known and its nodes could be reached. */
 int		 rcl_up(struct rcl *);
