@@ -59,13 +59,14 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-5} run_group fuzz -e '' tests/fuzz/run.sh
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs
-# The suites of counters, badges, social and fan-out, admin and degraded
-# mode again, on a local Redis Cluster of six nodes (REDIS_CLUSTER=1).
+# The suites of counters, badges, social, admin and degraded mode again,
+# on a local Redis Cluster of six nodes (REDIS_CLUSTER=1).  fanout.test.mjs
+# passes there too (TALLY_TEST_CLUSTER=1) but is left out to keep make test
+# under 15 minutes; cluster.test.mjs's storm posts with fan-out.
 export TALLY_TEST_CLUSTER=1
 run_group cluster --timer -e "$NODE_TEST" tests/integration/counters.test.mjs \
     tests/integration/badges.test.mjs tests/integration/social.test.mjs \
-    tests/integration/fanout.test.mjs tests/integration/admin.test.mjs \
-    tests/integration/degraded.test.mjs
+    tests/integration/admin.test.mjs tests/integration/degraded.test.mjs
 unset TALLY_TEST_CLUSTER
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"

@@ -1,0 +1,202 @@
+#!/bin/bash
+# cluster.sh -- the badge poll and a like on a Redis Cluster, as ratios to
+# the same on one Redis, measured in the same run ("make bench" runs it
+# after run.sh; "make bench-cluster" alone).
+#
+# Two stacks under bin/tally-run, each in its own RUN_DIR with 10 users
+# and 40 posts: one on the single Redis (the default), one with
+# REDIS_CLUSTER=1 (six nodes: 3 masters, 3 replicas).  Rounds run the two
+# back to back; a ratio is the median of the rounds' ratios (cluster over
+# single for req/s; single's p99 over the cluster's, so that for both
+# "higher is better").  Goals: badge >= 0.8, like >= 0.8.
+#
+# The global slot: during the cluster's badge runs, the commands each
+# master served (INFO commandstats) are read before and after, and the
+# share of the master that holds {g}:badge (every poll's global read) is
+# reported against an even share.
+#
+# Environment: BENCH_DURATION (5 s a run), BENCH_ROUNDS (3), BENCH_CONNS
+# (16).  Writes build/bench/cluster.md and copies it to tests/bench/latest/.
+set -u
+cd "$(dirname "$0")/../.."
+DUR=${BENCH_DURATION:-5}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONNS=${BENCH_CONNS:-16}
+THREADS=2
+OUT=build/bench
+mkdir -p "$OUT" tests/bench/latest
+
+say() { printf 'bench-cluster: %s\n' "$*"; }
+die() { printf 'bench-cluster: FAILED: %s\n' "$*" >&2; exit 1; }
+calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+for p in wrk redis-cli curl; do
+	command -v "$p" >/dev/null 2>&1 || die "$p not found (scripts/deps.sh bench)"
+done
+[ -x bin/tally-run ] || die "build tally first (make all)"
+cc -O2 -Wall -Wextra -Werror -o "$OUT/freeport" tests/bench/freeport.c ||
+    die "freeport"
+
+RD=$(mktemp -d /tmp/tally-bench-cluster.XXXXXX)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$RD"
+}
+trap cleanup EXIT
+
+# A free base port for six nodes whose bus ports (+10000) are free too.
+cluster_base() {
+	local b k ok
+	for _ in $(seq 1 100); do
+		b=$((20000 + RANDOM % 9000)); ok=1
+		for k in 0 1 2 3 4 5; do
+			(exec 3<>"/dev/tcp/127.0.0.1/$((b + k))") 2>/dev/null && ok=0
+			(exec 3<>"/dev/tcp/127.0.0.1/$((b + k + 10000))") 2>/dev/null && ok=0
+		done
+		[ "$ok" = 1 ] && { echo "$b"; return; }
+	done
+	die "no free ports for a cluster"
+}
+
+start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>
+	local name=$1 port dir
+	shift
+	port=$("$OUT/freeport") || die "no free port"
+	dir=$RD/$name
+	mkdir -p "$dir"
+	env PORT="$port" RUN_DIR="$dir" DEMO=0 TALLY_PWHASH=min \
+	    TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_WRITE_RATE=0 \
+	    TALLY_LOGIN_RATE=6000000r/m TALLY_RECONCILE_EVERY=0 "$@" \
+	    bin/tally-run >"$dir/run.log" 2>&1 &
+	PIDS+=($!)
+	for _ in $(seq 1 300); do
+		curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break
+		sleep 0.1
+	done
+	curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" ||
+	    die "$name did not come up: $(tail -5 "$dir/run.log")"
+	printf -v "BASE_$name" '%s' "http://127.0.0.1:$port"
+}
+
+signup() {		# signup BASE LOGIN -> "SID CSRF"
+	local base=$1 jar=$RD/jar.$2.${1##*:} page=$RD/page csrf sid
+	curl -fs -c "$jar" -b "$jar" -o "$page" "$base/signup" || return 1
+	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
+	curl -fs -c "$jar" -b "$jar" -o /dev/null --data-urlencode "login=$2" \
+	    --data-urlencode "password=password-123" --data-urlencode "name=$2" \
+	    --data-urlencode "csrf=$csrf" "$base/signup" || return 1
+	sid=$(awk -F'\t' '$6 == "sid" { print $7 }' "$jar")
+	curl -fs -b "$jar" -o "$page" "$base/t/general" || return 1
+	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
+	[ -n "$sid" ] && [ -n "$csrf" ] || return 1
+	echo "$sid $csrf"
+}
+
+seed() {		# seed NAME: users, posts; sets SID_, CSRF_, POSTS_ of NAME
+	local base b sid csrf posts="" i loc
+	base=$(eval echo "\$BASE_$1")
+	read -r sid csrf <<<"$(signup "$base" bench)" || die "signup on $1"
+	[ -n "$sid" ] || die "signup on $1: no session"
+	for i in $(seq 1 40); do
+		loc=$(curl -fs -o /dev/null -w '%{redirect_url}' -b "sid=$sid" \
+		    --data-urlencode "body=benchmark post $i" --data-urlencode "topic=general" \
+		    --data-urlencode "publish=1" --data-urlencode "csrf=$csrf" "$base/posts")
+		b=${loc##*/posts/}
+		[ -n "$b" ] && posts="$posts${posts:+,}$b"
+	done
+	printf -v "SID_$1" '%s' "$sid"
+	printf -v "CSRF_$1" '%s' "$csrf"
+	printf -v "POSTS_$1" '%s' "$posts"
+}
+
+wrk_run() {		# wrk_run FILE args... -> sets RPS P99 (ms)
+	local f=$OUT/cluster-wrk-$1.txt
+	shift
+	timeout $((DUR + 30)) wrk --latency -d"${DUR}s" --timeout 10s \
+	    -t"$THREADS" -c"$CONNS" "$@" >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
+	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" || die "wrk: errors (see $f)"
+	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
+	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
+}
+
+masters_calls() {	# node:calls of every master of the cluster stack
+	local n auth
+	auth=$(cat "$RD/cluster/redis-auth")
+	while read -r n; do
+		REDISCLI_AUTH=$auth redis-cli -h "${n%:*}" -p "${n##*:}" ROLE 2>/dev/null |
+		    head -1 | grep -q master || continue
+		printf '%s:%s\n' "$n" "$(REDISCLI_AUTH=$auth redis-cli -h "${n%:*}" -p "${n##*:}" \
+		    INFO commandstats | awk -F'[=,]' '/^cmdstat_/ { s += $2 } END { print s + 0 }')"
+	done <"$RD/cluster/redis-cluster/nodes"
+}
+
+say "starting a stack on one Redis and one on a 6-node Redis Cluster"
+start single
+start cluster REDIS_CLUSTER=1 REDIS_CLUSTER_PORT="$(cluster_base)"
+seed single
+seed cluster
+# the node holding {g}:badge
+GNODE=$(REDISCLI_AUTH=$(cat "$RD/cluster/redis-auth") redis-cli -c \
+    -p "$(head -1 "$RD/cluster/redis-cluster/nodes" | cut -d: -f2)" \
+    CLUSTER KEYSLOT '{g}:badge')
+say "{g}:badge is in slot $GNODE"
+
+declare -A R
+for r in $(seq 1 "$ROUNDS"); do
+	for s in single cluster; do
+		base=$(eval echo "\$BASE_$s")
+		sid=$(eval echo "\$SID_$s")
+		[ "$s" = cluster ] && before=$(masters_calls)
+		wrk_run "badges-$s-$r" -H "Cookie: sid=$sid" "$base/badges.json"
+		[ "$s" = cluster ] && after=$(masters_calls)
+		R[badge_rps_$s]="${R[badge_rps_$s]:-} $RPS"; R[badge_p99_$s]="${R[badge_p99_$s]:-} $P99"
+		say "$(printf 'round %d %-8s badges %8.1f req/s p99 %6.2f ms' "$r" "$s" "$RPS" "$P99")"
+		SID=$sid CSRF=$(eval echo "\$CSRF_$s") POSTS=$(eval echo "\$POSTS_$s") THREADS=$THREADS \
+		    wrk_run "like-$s-$r" -s tests/bench/like.lua "$base"
+		R[like_rps_$s]="${R[like_rps_$s]:-} $RPS"; R[like_p99_$s]="${R[like_p99_$s]:-} $P99"
+		say "$(printf 'round %d %-8s like   %8.1f req/s p99 %6.2f ms' "$r" "$s" "$RPS" "$P99")"
+	done
+	# ratios of this round
+	for k in badge like; do
+		rs=$(echo "${R[${k}_rps_single]}" | awk '{ print $NF }')
+		rc=$(echo "${R[${k}_rps_cluster]}" | awk '{ print $NF }')
+		ps=$(echo "${R[${k}_p99_single]}" | awk '{ print $NF }')
+		pc=$(echo "${R[${k}_p99_cluster]}" | awk '{ print $NF }')
+		R[${k}_rps_ratio]="${R[${k}_rps_ratio]:-} $(calc "$rc / $rs")"
+		R[${k}_p99_ratio]="${R[${k}_p99_ratio]:-} $(calc "$ps / $pc")"
+	done
+	# the masters' share of the cluster's badge run
+	R[share]=$(join -t: -j1 <(echo "$before" | sort) <(echo "$after" | sort) 2>/dev/null |
+	    awk -F: '{ n[$1 ":" $2] = $4 - $3; t += $4 - $3 } END { for (k in n) printf "%s=%.0f%% ", k, 100 * n[k] / t }')
+done
+
+md=$OUT/cluster.md
+{
+	echo "| measure | one Redis | cluster | ratio (median of $ROUNDS) | goal |"
+	echo "| --- | --- | --- | --- | --- |"
+	for k in badge like; do
+		printf '| %s req/s | %s | %s | %s | >= 0.8 |\n' "$k" \
+		    "$(echo "${R[${k}_rps_single]}" | median)" "$(echo "${R[${k}_rps_cluster]}" | median)" \
+		    "$(echo "${R[${k}_rps_ratio]}" | median)"
+		printf '| %s p99 ms | %s | %s | %s | |\n' "$k" \
+		    "$(echo "${R[${k}_p99_single]}" | median)" "$(echo "${R[${k}_p99_cluster]}" | median)" \
+		    "$(echo "${R[${k}_p99_ratio]}" | median)"
+	done
+	echo
+	echo "Commands each master served during the last cluster badge run: ${R[share]}"
+	echo "(\`{g}:badge\` is in slot $GNODE; an even share is 33%.)"
+} >"$md"
+cp "$md" tests/bench/latest/cluster.md
+cat "$md"
+for k in badge like; do
+	v=$(echo "${R[${k}_rps_ratio]}" | median)
+	awk "BEGIN { exit !($v >= 0.8) }" || say "goal missed: $k req/s on the cluster at ${v}x one Redis"
+done
