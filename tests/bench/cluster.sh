@@ -127,13 +127,13 @@ wrk_run() {		# wrk_run FILE args... -> sets RPS P99 (ms)
 	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
 }
 
-masters_calls() {	# node:calls of every master of the cluster stack
+masters_calls() {	# "host:port calls" of every master of the cluster stack
 	local n auth
 	auth=$(cat "$RD/cluster/redis-auth")
 	while read -r n; do
 		REDISCLI_AUTH=$auth redis-cli -h "${n%:*}" -p "${n##*:}" ROLE 2>/dev/null |
 		    head -1 | grep -q master || continue
-		printf '%s:%s\n' "$n" "$(REDISCLI_AUTH=$auth redis-cli -h "${n%:*}" -p "${n##*:}" \
+		printf '%s %s\n' "$n" "$(REDISCLI_AUTH=$auth redis-cli -h "${n%:*}" -p "${n##*:}" \
 		    INFO commandstats | awk -F'[=,]' '/^cmdstat_/ { s += $2 } END { print s + 0 }')"
 	done <"$RD/cluster/redis-cluster/nodes"
 }
@@ -144,10 +144,15 @@ start cluster REDIS_CLUSTER=1 REDIS_CLUSTER_PORT="$(cluster_base)"
 seed single
 seed cluster
 # the node holding {g}:badge
-GNODE=$(REDISCLI_AUTH=$(cat "$RD/cluster/redis-auth") redis-cli -c \
+GSLOT=$(REDISCLI_AUTH=$(cat "$RD/cluster/redis-auth") redis-cli \
     -p "$(head -1 "$RD/cluster/redis-cluster/nodes" | cut -d: -f2)" \
     CLUSTER KEYSLOT '{g}:badge')
-say "{g}:badge is in slot $GNODE"
+GNODE=$(REDISCLI_AUTH=$(cat "$RD/cluster/redis-auth") redis-cli \
+    -p "$(head -1 "$RD/cluster/redis-cluster/nodes" | cut -d: -f2)" CLUSTER SLOTS |
+    awk -v s="$GSLOT" 'NR % 1 == 0 { a[NR] = $0 } END { for (i = 1; i <= NR; i++)
+	if (a[i] ~ /^[0-9]+$/ && a[i + 1] ~ /^[0-9]+$/ && a[i] + 0 <= s && s <= a[i + 1] + 0 &&
+	    a[i + 2] ~ /\./) { print a[i + 2] ":" a[i + 3]; exit } }')
+say "{g}:badge is in slot $GSLOT, on $GNODE"
 
 declare -A R
 for r in $(seq 1 "$ROUNDS"); do
@@ -174,8 +179,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		R[${k}_p99_ratio]="${R[${k}_p99_ratio]:-} $(calc "$ps / $pc")"
 	done
 	# the masters' share of the cluster's badge run
-	R[share]=$(join -t: -j1 <(echo "$before" | sort) <(echo "$after" | sort) 2>/dev/null |
-	    awk -F: '{ n[$1 ":" $2] = $4 - $3; t += $4 - $3 } END { for (k in n) printf "%s=%.0f%% ", k, 100 * n[k] / t }')
+	R[share]=$(join <(echo "$before" | sort) <(echo "$after" | sort) 2>/dev/null |
+	    awk '{ n[$1] = $3 - $2; t += $3 - $2 } END { for (k in n) printf "%s=%.0f%% ", k, 100 * n[k] / t }')
 done
 
 md=$OUT/cluster.md
@@ -192,7 +197,7 @@ md=$OUT/cluster.md
 	done
 	echo
 	echo "Commands each master served during the last cluster badge run: ${R[share]}"
-	echo "(\`{g}:badge\` is in slot $GNODE; an even share is 33%.)"
+	echo "(\`{g}:badge\` is in slot $GSLOT, on $GNODE; an even share is 33%.)"
 } >"$md"
 cp "$md" tests/bench/latest/cluster.md
 cat "$md"
