@@ -9,7 +9,9 @@
  * is brought back by cluster_tick().  A short cluster-node-timeout
  * (TALLY_CLUSTER_NODE_TIMEOUT, 2000 ms) makes a replica take over a
  * dead master within a few seconds; cluster-require-full-coverage is
- * off, so the other masters' slots keep answering meanwhile.
+ * off, so the other masters' slots keep answering meanwhile.  Each node
+ * also listens on <its directory>/redis.sock: the programs of this run
+ * reach it there (store/rcluster.h), other clients over TCP.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,6 +41,7 @@ cluster_plan(struct svc *svcs, size_t *k, const struct cfg *c,
     const char *redis, const char *auth_conf)
 {
 	char dir[PATH_MAX + 32], file[PATH_MAX + 32], seeds[256] = "";
+	char sock[PATH_MAX + 48];
 	const char *v = getenv("REDIS_CLUSTER_PORT"), *tmo;
 	long long base = 7001, ms = 2000;
 	FILE *f;
@@ -71,6 +74,11 @@ cluster_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 		snprintf(node_tmo, sizeof(node_tmo), "%lld", ms);
 		pathf(file, sizeof(file), "%s/%d", dir, ports[i]);
 		mkdir(file, 0700);
+		pathf(sock, sizeof(sock), "%s/redis.sock", file);
+		if (strlen(sock) > CFG_SOCK_MAX) {
+			log_err("RUN_DIR too long for %s", sock);
+			return -1;
+		}
 		{
 			const char *rest[] = { xstrdup(auth_conf), "--port",
 			    xstrdup(port), "--bind", "127.0.0.1", "--dir",
@@ -78,7 +86,9 @@ cluster_plan(struct svc *svcs, size_t *k, const struct cfg *c,
 			    "--cluster-config-file", "nodes.conf",
 			    "--cluster-node-timeout", xstrdup(node_tmo),
 			    "--cluster-require-full-coverage", "no",
-			    "--appendonly", "yes", "--save", "", NULL };
+			    "--appendonly", "yes", "--save", "",
+			    "--unixsocket", xstrdup(sock), "--unixsocketperm",
+			    "700", NULL };
 
 			av[0] = redis;
 			memcpy(av + 1, rest, sizeof(rest));

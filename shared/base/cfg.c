@@ -123,6 +123,10 @@ cfg_load(struct cfg *c)
 		memcpy(c->redis_cluster, v, strlen(v) + 1);
 	} else if (cfg_path(c, "redis-cluster/nodes", auth, sizeof(auth)) == 0)
 		read_nodes(auth, c->redis_cluster, sizeof(c->redis_cluster));
+	/* where tally-run's cluster nodes also listen on unix sockets */
+	if (cfg_path(c, "redis-cluster", c->cluster_socks,
+	    sizeof(c->cluster_socks)) == -1)
+		c->cluster_socks[0] = '\0';
 	/* The password tally-run keeps in the run directory while a
 	 * replica listens on TCP (it removes the file otherwise). */
 	if ((v = getenv("TALLY_REDIS_AUTH")) != NULL && *v != '\0') {

@@ -35,6 +35,7 @@ struct cfg {
 	char	replica_sock[CFG_SOCK_MAX + 1];	/* "" when none */
 	char	redis_auth[CFG_AUTH_MAX + 1];	/* "" when none */
 	char	redis_cluster[1024];		/* seeds; "" when none */
+	char	cluster_socks[PATH_MAX];	/* $RUN_DIR/redis-cluster */
 	int	pwhash_min;		/* 1: cheapest argon2id */
 	long	session_secs;
 };

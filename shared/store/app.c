@@ -32,7 +32,8 @@ app_open(struct app *a, const char *name)
 	if (a->cfg.redis_cluster[0] != '\0') {
 		/* a cluster has its own replicas: no separate one */
 		if (rds_init_cluster(&a->rds, a->cfg.redis_cluster, tmo,
-		    auth) == -1)
+		    auth, a->cfg.cluster_socks[0] ? a->cfg.cluster_socks :
+		    NULL) == -1)
 			return -1;
 		rds_init(&a->replica, "", tmo);
 	} else {

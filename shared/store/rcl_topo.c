@@ -1,10 +1,41 @@
-/* rcl_topo.c -- who serves a Redis Cluster: its masters, and the
- * signature that changes when a replica is promoted or a master restarts;
- * see rcluster.h. */
+/* rcl_topo.c -- who serves a Redis Cluster: its nodes (and how each is
+ * reached), its masters, and the signature that changes when a replica
+ * is promoted or a master restarts; see rcluster.h. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store/rcluster.h"
+
+int
+rcl_node_at(struct rcl *cl, const char *addr)
+{
+	struct rconn *c;
+	const char *port;
+	int i;
+
+	for (i = 0; i < cl->nnodes; i++)
+		if (strcmp(cl->nodes[i].addr, addr) == 0)
+			return i;
+	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX)
+		return -1;
+	c = &cl->nodes[cl->nnodes];
+	rconn_init(c, addr, cl->timeout_ms);
+	c->auth = cl->auth;
+	/* A node of this machine that also listens on a unix socket
+	 * (sockdir/<port>/redis.sock, as tally-run starts them): the same
+	 * node, without TCP's cost. */
+	if (cl->sockdir != NULL && strncmp(addr, "127.0.0.1:", 10) == 0 &&
+	    (port = strchr(addr, ':') + 1) != NULL) {
+		char path[CFG_SOCK_MAX + 32];
+		int n = snprintf(path, sizeof(path), "%s/%s/redis.sock",
+		    cl->sockdir, port);
+
+		if (n > 0 && n <= CFG_SOCK_MAX && access(path, F_OK) == 0)
+			memcpy(c->local, path, (size_t)n + 1);
+	}
+	return cl->nnodes++;
+}
 
 int
 rcl_masters(struct rcl *cl, int *idx, int max)

@@ -22,29 +22,16 @@ struct rcl_entry {
 	int		 state;		/* 0 queued, 1 read, -1 failed */
 };
 
-int
-rcl_node_at(struct rcl *cl, const char *addr)
-{
-	int i;
-
-	for (i = 0; i < cl->nnodes; i++)
-		if (strcmp(cl->nodes[i].addr, addr) == 0)
-			return i;
-	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX)
-		return -1;
-	rconn_init(&cl->nodes[cl->nnodes], addr, cl->timeout_ms);
-	cl->nodes[cl->nnodes].auth = cl->auth;
-	return cl->nnodes++;
-}
-
 struct rcl *
-rcl_open(const char *seeds, int timeout_ms, const char *auth)
+rcl_open(const char *seeds, int timeout_ms, const char *auth,
+    const char *sockdir)
 {
 	struct rcl *cl = xcalloc(1, sizeof(*cl));
 	char *list = xstrdup(seeds), *tok, *save = NULL;
 
 	cl->timeout_ms = timeout_ms;
 	cl->auth = auth;
+	cl->sockdir = sockdir;
 	memset(cl->map, RCL_NONE, sizeof(cl->map));
 	cl->stale = 1;
 	for (tok = strtok_r(list, ", ", &save); tok != NULL;

@@ -45,13 +45,18 @@ struct rcl {
 	int		 down_ms;		/* that backoff */
 	int		 timeout_ms;
 	const char	*auth;
+	const char	*sockdir;	/* local nodes' unix sockets, or NULL */
 	struct rcl_entry *q;			/* the pipeline, in order */
 	size_t		 nq, capq, head;
 	unsigned long long ncmds, ntrips;
 };
 
-/* seeds: "host:port,host:port,...".  NULL when none parses. */
-struct rcl	*rcl_open(const char *seeds, int timeout_ms, const char *auth);
+/* seeds: "host:port,host:port,...".  NULL when none parses.  sockdir
+ * (or NULL): where nodes on 127.0.0.1 also listen on a unix socket,
+ * <sockdir>/<port>/redis.sock (tally-run's cluster): those are reached
+ * there, which costs less than loopback TCP. */
+struct rcl	*rcl_open(const char *seeds, int timeout_ms, const char *auth,
+		    const char *sockdir);
 void		 rcl_close(struct rcl *);
 
 /* The slot of a key: CRC16 (XMODEM) of its hash tag (the text between

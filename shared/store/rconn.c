@@ -127,7 +127,7 @@ rconn_connect(struct rconn *r)
 	}
 	if (clock_mono_ms() < r->retry_at_ms)
 		return -1;
-	r->c = dial(r->addr, ctv);
+	r->c = dial(r->local[0] != '\0' ? r->local : r->addr, ctv);
 	if (r->c == NULL || r->c->err) {
 		if (r->c != NULL && r->backoff_ms == 0)
 			log_warn("redis %s: %s", r->addr, r->c->errstr);

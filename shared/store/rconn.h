@@ -23,6 +23,8 @@ struct rconn {
 	int		 pending;	/* queued replies not read yet */
 	unsigned	 gen;		/* bumped per connection: scripts reload */
 	char		 addr[CFG_SOCK_MAX + 1];
+	char		 local[CFG_SOCK_MAX + 1];	/* dial this unix socket
+						 * for addr; "": addr */
 	const char	*auth;		/* AUTH at connect; NULL: none */
 	int		 timeout_ms;
 	long long	 retry_at_ms;	/* monotonic; no connect before */

@@ -19,11 +19,12 @@ rds_init(struct rds *r, const char *path, int timeout_ms)
 
 int
 rds_init_cluster(struct rds *r, const char *seeds, int timeout_ms,
-    const char *auth)
+    const char *auth, const char *sockdir)
 {
 	memset(r, 0, sizeof(*r));
 	rconn_init(&r->one, "", timeout_ms);
-	r->cl = rcl_open(seeds, timeout_ms > 0 ? timeout_ms : 500, auth);
+	r->cl = rcl_open(seeds, timeout_ms > 0 ? timeout_ms : 500, auth,
+	    sockdir);
 	return r->cl != NULL ? 0 : -1;
 }
 

@@ -39,9 +39,10 @@ struct rds {
 
 void		 rds_init(struct rds *, const char *path, int timeout_ms);
 /* The same on a Redis Cluster: seeds "host:port,..." (-1 when none
- * parses).  Every call below is then routed by key slot. */
+ * parses); sockdir: see rcl_open().  Every call below is then routed by
+ * key slot. */
 int		 rds_init_cluster(struct rds *, const char *seeds,
-		    int timeout_ms, const char *auth);
+		    int timeout_ms, const char *auth, const char *sockdir);
 /* AUTH with this password at every connect (NULL: none). */
 void		 rds_set_auth(struct rds *, const char *auth);
 /* Commands sent and round trips waited for, since the start (/metrics,

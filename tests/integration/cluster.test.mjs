@@ -87,7 +87,7 @@ test('the cluster refuses what the scripts must not do: an undeclared key, keys 
   assert.equal(run("#!lua\nreturn redis.call('MGET', KEYS[1], KEYS[2])", ['{a}:x', '{a}:y'], []), '');
 });
 
-test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in RUN_DIR/redis-cluster/nodes', () => {
+test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in RUN_DIR/redis-cluster/nodes', async () => {
   const nodes = clusterNodes(stack.runDir);
   assert.equal(nodes.length, 6);
   const base = Number(stack.env.REDIS_CLUSTER_PORT);
@@ -102,6 +102,11 @@ test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in R
     assert.match(redisNode(stack.runDir, n, ['CONFIG', 'GET', 'cluster-enabled']), /yes/);
     assert.match(redisNode(stack.runDir, n, ['CONFIG', 'GET', 'appendonly']), /yes/);
   }
+  // the run's own programs reach each node over its unix socket, not TCP
+  assert.equal((await fetch(`${stack.base}/healthz`)).status, 200);
+  stack.tallyctl('flush');
+  const clients = nodes.map((n) => redisNode(stack.runDir, n, ['CLIENT', 'LIST'])).join('\n');
+  assert.match(clients, /addr=\/[^ ]*redis\.sock/, 'a client on a node\'s unix socket');
   assert.throws(() => execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(base), '--no-auth-warning', 'GET', 'x'],
     { encoding: 'utf8', env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] }).match(/NOAUTH/) ? (() => { throw new Error('NOAUTH'); })() : null, /NOAUTH/);
 });
