@@ -186,11 +186,12 @@ rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	return rep;
 }
 
-/* Queues one command on the connected r: 0, or -1 (dropped). */
+/* After hiredis queued (rc REDIS_OK) or failed to queue a command on
+ * r: 0, or -1 (dropped). */
 static int
-queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
+queued(struct rconn *r, int rc)
 {
-	if (redisAppendCommandArgv(r->c, argc, argv, lens) != REDIS_OK) {
+	if (rc != REDIS_OK) {
 		rconn_drop(r);
 		return -1;
 	}
@@ -198,6 +199,13 @@ queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	r->unsent = 1;
 	r->pending++;
 	return 0;
+}
+
+/* Queues one command on the connected r: 0, or -1 (dropped). */
+static int
+queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
+{
+	return queued(r, redisAppendCommandArgv(r->c, argc, argv, lens));
 }
 
 int
@@ -291,12 +299,5 @@ rconn_append_raw(struct rconn *r, const char *cmd, size_t len)
 {
 	if (rconn_connect(r) == -1)
 		return -1;
-	if (redisAppendFormattedCommand(r->c, cmd, len) != REDIS_OK) {
-		rconn_drop(r);
-		return -1;
-	}
-	r->ncmds++;
-	r->unsent = 1;
-	r->pending++;
-	return 0;
+	return queued(r, redisAppendFormattedCommand(r->c, cmd, len));
 }
