@@ -102,7 +102,7 @@ job_topology(struct app *a)
 	long long active, was;
 	const char *p;
 
-	if (a->rds.cl == NULL || rds_signature(&a->rds, sig, sizeof(sig)) == -1)
+	if (rds_signature(&a->rds, sig, sizeof(sig)) == -1)
 		return;
 	for (p = sig; *p != '\0'; p++)		/* FNV-1a */
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;

@@ -341,20 +341,8 @@ rds_del_matching(struct rds *r, const char *pattern)
 int
 rds_signature(struct rds *r, char *out, size_t sz)
 {
-	redisReply *rep;
-	const char *p;
-
-	if (r->cl != NULL)
-		return rcl_signature(r->cl, out, sz);
-	if ((rep = rds_cmdv(r, "INFO", "server", NULL)) == NULL)
-		return -1;
-	if (rep->type == REDIS_REPLY_STRING &&
-	    (p = strstr(rep->str, "run_id:")) != NULL)
-		snprintf(out, sz, "%.40s", p + 7);
-	else
-		snprintf(out, sz, "?");
-	freeReplyObject(rep);
-	return 0;
+	/* one server: its loss shows as the missing generation key */
+	return r->cl != NULL ? rcl_signature(r->cl, out, sz) : -1;
 }
 
 int

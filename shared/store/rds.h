@@ -49,9 +49,9 @@ void		 rds_set_auth(struct rds *, const char *auth);
  * the per-request cost). */
 unsigned long long rds_ncmds(const struct rds *);
 unsigned long long rds_ntrips(const struct rds *);
-/* Who serves the data (rcl_signature(); one server: its run_id), so a
- * change (failover, a restart that may have lost the last writes) can
- * be noticed.  0, or -1 when Redis could not be asked. */
+/* Who serves a cluster's data (rcl_signature()), so a change (failover,
+ * a restart that may have lost the last writes) can be noticed.  0, or
+ * -1 when the cluster could not be asked or there is one server. */
 int		 rds_signature(struct rds *, char *out, size_t sz);
 void		 rds_close(struct rds *);
 /* 1 when a connection is up or could be made now, 0 otherwise. */

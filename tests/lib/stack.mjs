@@ -74,8 +74,7 @@ export function processesMentioning(dir) {
 // redirection notes dropped), KEYS and FLUSHALL go to every master.
 // opts go to execFileSync.
 export function redisCli(runDir, sock, args, opts = {}) {
-  const env = { ...process.env };
-  try { env.REDISCLI_AUTH = fs.readFileSync(path.join(runDir, 'redis-auth'), 'utf8').trim(); } catch { /* none */ }
+  const env = cliEnv(runDir);
   const run = (conn, a) => execFileSync('redis-cli', [...conn, ...a], { encoding: 'utf8', env, ...opts });
   const nodes = sock === 'redis.sock' ? clusterNodes(runDir) : null;
   if (!nodes) return run(['-s', path.join(runDir, sock)], args);
@@ -99,10 +98,15 @@ export function redisCli(runDir, sock, args, opts = {}) {
 
 // redis-cli against one node of a cluster run ("host:port"), no redirects.
 export function redisNode(runDir, node, args, opts = {}) {
+  const [h, p] = node.split(':');
+  return execFileSync('redis-cli', ['-h', h, '-p', p, ...args], { encoding: 'utf8', env: cliEnv(runDir), ...opts });
+}
+
+// redis-cli's environment for a run: the run's password when it has one.
+function cliEnv(runDir) {
   const env = { ...process.env };
   try { env.REDISCLI_AUTH = fs.readFileSync(path.join(runDir, 'redis-auth'), 'utf8').trim(); } catch { /* none */ }
-  const [h, p] = node.split(':');
-  return execFileSync('redis-cli', ['-h', h, '-p', p, ...args], { encoding: 'utf8', env, ...opts });
+  return env;
 }
 
 // The nodes of a cluster run ("host:port" each), or null.
