@@ -248,6 +248,23 @@ test('the login limit keys IPv6 clients on their /64, IPv4 clients on their addr
     for (let i = 0; i < 11; i++) assert.notEqual(await login('198.51.100.1'), 429, `v4 try ${i}`);
     assert.equal(await login('198.51.100.1'), 429);
     assert.notEqual(await login('198.51.100.2'), 429, 'another IPv4 address');
+    // The per-account throttle does not care where attempts come from:
+    // 10 failures for one account, each from another address, then the
+    // right password from an 11th answers 429.
+    await person('roamer');
+    const front = `http://127.0.0.1:${port}`;
+    const attempt = async (addr, password) => {
+      const g = await fetch(`${front}/login`, { headers: { 'x-real-ip': addr } });
+      const cookie = (g.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await g.text())[1];
+      return (await fetch(`${front}/login`, {
+        method: 'POST', redirect: 'manual',
+        body: new URLSearchParams({ login: 'roamer', password, csrf }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-real-ip': addr, cookie },
+      })).status;
+    };
+    for (let i = 1; i <= 10; i++) assert.equal(await attempt(`203.0.113.${i}`, `wrong-${i}-xx`), 401, `failure ${i}`);
+    assert.equal(await attempt('203.0.113.77', 'password-123'), 429, 'the right password, from an 11th address');
   } finally {
     nginx.kill('SIGTERM');
     await new Promise((res) => (nginx.exitCode !== null ? res() : nginx.on('exit', res)));
