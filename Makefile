@@ -10,9 +10,9 @@
 CC       ?= cc
 OPT      ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
-CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -MMD -MP
+CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -I/usr/include/postgresql -MMD -MP
 CFLAGS   += $(OPT) $(WARN)
-LDLIBS    = -lhiredis -lsqlite3 -lsodium -ljansson -lm -pthread
+LDLIBS    = -lhiredis -lsqlite3 -lpq -lsodium -ljansson -lm -pthread
 
 PORT     ?= 8080
 RUN_DIR  ?= ./run
@@ -25,7 +25,7 @@ export PORT RUN_DIR DEMO REPLICA
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate
-SHARED_store  = sql schema db query rconn rcl_slot rcluster rcl_topo rds rebuild keys app
+SHARED_store  = sql sql_pg schema schema_pg pg pg_stmt db query rconn rcl_slot rcluster rcl_topo rds rebuild keys app
 SHARED_count  = counters cstore outbox taken fbatch flush recover recount recreport settle reconcile runs lb
 SHARED_social = account session post postlist postview profileview people noteview topview opsview posting follow fanout timeline notify badges bcache \
                 pcache seed seed_events followed find runnames throttle
@@ -72,7 +72,7 @@ bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \
-    build/handlers/run_redis.o $(LIB)
+    build/handlers/run_redis.o build/handlers/run_pg.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi

@@ -35,6 +35,7 @@
 #include "base/valid.h"
 #include "run_cluster.h"
 #include "run_os.h"
+#include "run_pg.h"
 #include "run_redis.h"
 #include "social/account.h"
 #include "social/badges.h"
@@ -59,7 +60,7 @@ static const struct pool {
 	{ "admin", "admin", NULL },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
-#define NSVC		(NHANDLERS + 2 + RUN_REDIS_MAX)
+#define NSVC		(NHANDLERS + 3 + RUN_REDIS_MAX)
 
 struct paths {
 	char	bin[PATH_MAX];		/* our programs */
@@ -228,11 +229,24 @@ main(void)
 	}
 	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
 	mkdir(rdir, 0700);
-	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1)
-		return 1;
-
 	memset(svcs, 0, sizeof(svcs));
 	k = 0;
+	supervise_init();
+	if (run_pg_wanted()) {		/* the database first: all use it */
+		if (run_pg_start(&svcs[k++], &c) == -1) {
+			supervise_stop(svcs, (int)k);
+			return 1;
+		}
+	} else {
+		run_pg_none(&c);
+		if (getenv("TALLY_DB") == NULL)
+			pathf(c.db_path, sizeof(c.db_path), "%s/tally.db",
+			    c.run_dir);
+	}
+	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1) {
+		supervise_stop(svcs, (int)k);
+		return 1;
+	}
 	if (run_redis_plan(svcs, &k, &c, redis) == -1)
 		return 1;
 	nredis = k;
@@ -282,9 +296,8 @@ main(void)
 		    c.run_dir, svcs[i].name);
 	}
 
-	supervise_init();
 	for (i = 0; i < k; i++) {
-		if (svc_start(&svcs[i]) == -1) {
+		if (svcs[i].pid == 0 && svc_start(&svcs[i]) == -1) {
 			supervise_stop(svcs, (int)k);
 			return 1;
 		}

@@ -93,7 +93,10 @@ cfg_load(struct cfg *c)
 	} else if (cfg_path(c, "tally.db", c->db_path, sizeof(c->db_path)) == -1) {
 		log_err("RUN_DIR too long");
 		return -1;
-	}
+	} else if (cfg_path(c, "database-url", auth, sizeof(auth)) == 0 &&
+	    access(auth, F_OK) == 0 &&	/* tally-run's PostgreSQL */
+	    read_secret(auth, c->db_path, sizeof(c->db_path)) == -1)
+		return -1;
 	if ((v = getenv("TALLY_REDIS")) != NULL && *v != '\0') {
 		if (strlen(v) > CFG_SOCK_MAX) {
 			log_err("TALLY_REDIS longer than %d bytes", CFG_SOCK_MAX);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,6 @@ svc_start(struct svc *s)
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
-		prefork_child_signals();
 		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 		    0600)) != -1) {
 			dup2(fd, STDOUT_FILENO);
@@ -49,6 +49,15 @@ svc_start(struct svc *s)
 		fd = open("/dev/null", O_RDONLY);
 		if (fd != -1)
 			dup2(fd, STDIN_FILENO);
+		/* Another user: before the parent-death signal, which a
+		 * change of user clears. */
+		if (s->uid != 0 && (setgroups(0, NULL) == -1 ||
+		    setgid(s->gid) == -1 || setuid(s->uid) == -1)) {
+			log_err("%s: run as uid %u: %s", s->name,
+			    (unsigned)s->uid, strerror(errno));
+			_exit(127);
+		}
+		prefork_child_signals();
 		execv(s->argv[0], (char *const *)s->argv);
 		log_err("%s: exec %s: %s", s->name, s->argv[0], strerror(errno));
 		_exit(127);

@@ -19,6 +19,8 @@ struct svc {
 	char		 log[4096];	/* stdout/stderr go here (appended) */
 	int		 stop_group;	/* lower groups are stopped first */
 	int		 stop_signal;	/* 0: SIGTERM */
+	uid_t		 uid;		/* 0: as the supervisor; else runs */
+	gid_t		 gid;		/* as uid:gid (its log opened before) */
 	pid_t		 pid;
 	long long	 started_ms;
 	int		 quick_deaths;

@@ -211,7 +211,7 @@ upsert_many(struct db *db)
 	for (i = 0; i < UPSERT_ROWS; i++)
 		buf_puts(&b, i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
 	buf_puts(&b, " ON CONFLICT(name, key) DO UPDATE SET "
-	    "value = value + excluded.value");
+	    "value = counters.value + excluded.value");
 	buf_putc(&b, '\0');
 	s = db_prepare_once(db, b.p);
 	buf_free(&b);

@@ -16,6 +16,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/db.h"
+#include "store/pg.h"
+#include "store/query.h"
 #include "store/schema.h"
 
 void
@@ -43,6 +45,8 @@ db_exec(struct db *d, const char *sql)
 {
 	char *err = NULL;
 
+	if (d->pg != NULL)
+		return pg_exec(d, sql);
 	db_check_owner(d);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
@@ -100,9 +104,11 @@ db_begin(struct db *d)
 {
 	if (d->held) {		/* join the transaction db_hold() opened */
 		d->held = 0;
-		if (!sqlite3_get_autocommit(d->h))
+		if (db_in_txn(d))
 			return 0;
 	}
+	if (d->pg != NULL)
+		return pg_begin(d);
 	if (wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -126,6 +132,11 @@ db_commit(struct db *d)
 void
 db_rollback(struct db *d)
 {
+	if (d->pg != NULL) {
+		if (pg_in_txn(d))
+			pg_exec(d, "ROLLBACK");
+		return;
+	}
 	if (!sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	wunlock(d);
@@ -153,6 +164,8 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	unsigned int dv;
 	int rc, idle, nlog = 0, nckpt = 0;
 
+	if (d->pg != NULL)
+		return 0;	/* the server checkpoints its own WAL */
 	/* The long part (syncing the WAL, copying its pages) without the
 	 * lock, writers going on meanwhile; then under it only what they
 	 * wrote since, and the restart. */
@@ -288,6 +301,8 @@ db_open(struct db *d, const char *path)
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
 	d->busy_ms = DB_BUSY_MS;
+	if (pg_is_url(path))
+		return pg_open(d, path);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: flock() returns EINTR */
 	sigemptyset(&sa.sa_mask);
@@ -320,6 +335,7 @@ db_close(struct db *d)
 {
 	int i;
 
+	pg_close(d);
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);

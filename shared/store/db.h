@@ -1,4 +1,5 @@
-/* db.h -- the SQLite connection of one process, with its statement cache.
+/* db.h -- the database connection of one process (SQLite, or PostgreSQL:
+ * pg.h), with its statement cache.
  *
  * Open after fork(), never share across processes.  Every statement from
  * db_stmt() must be handed back with db_done() (reset + clear bindings) on
@@ -14,6 +15,7 @@
 
 struct db {
 	struct sqlite3	*h;		/* only store/ looks inside */
+	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
 	struct sqlite3_stmt *st[STMT__MAX];
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
@@ -31,7 +33,10 @@ struct db {
 #define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
- * applies pending migrations.  Returns 0 or -1 (logged; db closed). */
+ * applies pending migrations.  A libpq connection string instead of a
+ * path ("postgresql://...") opens that PostgreSQL database (pg.h): the
+ * calls below behave the same, the SQLite-only ones (checkpoints) do
+ * nothing.  Returns 0 or -1 (logged; db closed). */
 int		 db_open(struct db *, const char *path);
 void		 db_close(struct db *);
 

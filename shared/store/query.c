@@ -7,16 +7,24 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "store/db.h"
+#include "store/pg.h"
+#include "store/pg_int.h"
 #include "store/query.h"
 
-/* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *. */
+/* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *, or
+ * in a process on PostgreSQL (pg_engine: one engine a process) the
+ * struct pgq *. */
 #define S(q)	((sqlite3_stmt *)(void *)(q))
 #define Q(s)	((struct dbq *)(void *)(s))
+#define P(q)	((struct pgq *)(void *)(q))
 
 struct dbq *
 db_stmt(struct db *d, enum stmt id)
 {
 	db_check_owner(d);
+	if (d->pg != NULL)
+		return Q(pg_stmt(d, (int)id, sql_pg_text[id] != NULL ?
+		    sql_pg_text[id] : sql_text[id]));
 	if (d->st[id] != NULL)
 		return Q(d->st[id]);
 	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,
@@ -31,7 +39,9 @@ db_stmt(struct db *d, enum stmt id)
 void
 db_done(struct dbq *q)
 {
-	if (q != NULL) {
+	if (q != NULL && pg_engine)
+		pgq_done(P(q));
+	else if (q != NULL) {
 		sqlite3_reset(S(q));
 		sqlite3_clear_bindings(S(q));
 	}
@@ -42,6 +52,8 @@ db_prepare_once(struct db *d, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 
+	if (d->pg != NULL)
+		return Q(pg_prepare_once(d, sql));
 	if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
 		log_err("sqlite prepare: %s", sqlite3_errmsg(d->h));
 		sqlite3_finalize(s);
@@ -53,43 +65,61 @@ db_prepare_once(struct db *d, const char *sql)
 void
 dbq_finalize(struct dbq *q)
 {
-	sqlite3_finalize(S(q));
+	if (pg_engine)
+		pgq_finalize(P(q));
+	else
+		sqlite3_finalize(S(q));
 }
 
 void
 dbq_reset(struct dbq *q)
 {
-	sqlite3_reset(S(q));
+	if (pg_engine)
+		pgq_reset(P(q));
+	else
+		sqlite3_reset(S(q));
 }
 
 void
 dbq_bind_i64(struct dbq *q, int i, long long v)
 {
-	sqlite3_bind_int64(S(q), i, v);
+	if (pg_engine)
+		pgq_bind(P(q), i, 'i', &v, 0, 0);
+	else
+		sqlite3_bind_int64(S(q), i, v);
 }
 
 void
 dbq_bind_int(struct dbq *q, int i, int v)
 {
-	sqlite3_bind_int(S(q), i, v);
+	dbq_bind_i64(q, i, v);
 }
 
 void
 dbq_bind_null(struct dbq *q, int i)
 {
-	sqlite3_bind_null(S(q), i);
+	if (pg_engine)
+		pgq_bind(P(q), i, 'n', NULL, 0, 0);
+	else
+		sqlite3_bind_null(S(q), i);
 }
 
 void
 dbq_bind_text(struct dbq *q, int i, const char *s, int len)
 {
-	sqlite3_bind_text(S(q), i, s, len, SQLITE_STATIC);
+	if (pg_engine)
+		pgq_bind(P(q), i, 't', s, len, 0);
+	else
+		sqlite3_bind_text(S(q), i, s, len, SQLITE_STATIC);
 }
 
 void
 dbq_bind_text_copy(struct dbq *q, int i, const char *s, int len)
 {
-	sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
+	if (pg_engine)
+		pgq_bind(P(q), i, 't', s, len, 1);
+	else
+		sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
 }
 
 void
@@ -98,29 +128,42 @@ dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
 	struct buf b = { 0 };
 	int k;
 
-	buf_putc(&b, '[');
+	/* JSON for SQLite's json_each(), an array literal for PostgreSQL */
+	buf_putc(&b, pg_engine ? '{' : '[');
 	for (k = 0; k < n; k++)
 		buf_printf(&b, "%s%lld", k ? "," : "", ids[k]);
-	buf_putc(&b, ']');
+	buf_putc(&b, pg_engine ? '}' : ']');
 	k = (int)b.len;
-	sqlite3_bind_text(S(q), i, buf_take(&b), k, free);
+	if (pg_engine) {
+		pgq_bind(P(q), i, 't', b.p, k, 1);
+		buf_free(&b);
+	} else
+		sqlite3_bind_text(S(q), i, buf_take(&b), k, free);
 }
 
 void
 dbq_bind_blob(struct dbq *q, int i, const void *p, int len)
 {
-	sqlite3_bind_blob(S(q), i, p, len, SQLITE_STATIC);
+	if (pg_engine)
+		pgq_bind(P(q), i, 'b', p, len, 0);
+	else
+		sqlite3_bind_blob(S(q), i, p, len, SQLITE_STATIC);
 }
 
 void
 dbq_bind_blob_copy(struct dbq *q, int i, const void *p, int len)
 {
-	sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
+	if (pg_engine)
+		pgq_bind(P(q), i, 'b', p, len, 1);
+	else
+		sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
 }
 
 int
 dbq_step(struct dbq *q)
 {
+	if (pg_engine)
+		return pgq_step(P(q));
 	switch (sqlite3_step(S(q))) {
 	case SQLITE_ROW:
 		return DBQ_ROW;
@@ -134,26 +177,44 @@ dbq_step(struct dbq *q)
 long long
 dbq_i64(struct dbq *q, int col)
 {
-	return sqlite3_column_int64(S(q), col);
+	const char *v;
+
+	if (!pg_engine)
+		return sqlite3_column_int64(S(q), col);
+	if ((v = pgq_value(P(q), col)) == NULL)
+		return 0;
+	if (v[0] == 't' || v[0] == 'f')		/* a boolean */
+		return v[0] == 't';
+	return strtoll(v, NULL, 10);
 }
 
 int
 dbq_int(struct dbq *q, int col)
 {
-	return sqlite3_column_int(S(q), col);
+	if (!pg_engine)
+		return sqlite3_column_int(S(q), col);
+	return (int)dbq_i64(q, col);
 }
 
 const char *
 dbq_text(struct dbq *q, int col)
 {
-	const unsigned char *v = sqlite3_column_text(S(q), col);
+	const unsigned char *v;
 
+	if (pg_engine) {
+		const char *t = pgq_value(P(q), col);
+
+		return t != NULL ? t : "";
+	}
+	v = sqlite3_column_text(S(q), col);
 	return v != NULL ? (const char *)v : "";
 }
 
 int
 dbq_is_null(struct dbq *q, int col)
 {
+	if (pg_engine)
+		return pgq_value(P(q), col) == NULL;
 	return sqlite3_column_type(S(q), col) == SQLITE_NULL;
 }
 
@@ -173,18 +234,24 @@ db_col_text(struct dbq *q, int col, char *dst, size_t sz)
 const char *
 db_errmsg(struct db *d)
 {
+	if (d->pg != NULL)
+		return pg_errmsg(d);
 	return sqlite3_errmsg(d->h);
 }
 
 int
 db_changes(struct db *d)
 {
+	if (d->pg != NULL)
+		return pg_changes(d);
 	return sqlite3_changes(d->h);
 }
 
 int
 db_in_txn(struct db *d)
 {
+	if (d->pg != NULL)
+		return pg_in_txn(d);
 	return !sqlite3_get_autocommit(d->h);
 }
 

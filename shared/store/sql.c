@@ -183,12 +183,14 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_COUNTER_ADD: name, key, delta */
 	[STMT_COUNTER_ADD] =
 	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	    "ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value "
+	    "ON CONFLICT(name, key) DO UPDATE SET value = counters.value + "
+	    "excluded.value "
 	    "RETURNING value",
 	/* STMT_COUNTER_ADD_PLAIN: name, key, delta (no value back) */
 	[STMT_COUNTER_ADD_PLAIN] =
 	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
-	    "ON CONFLICT(name, key) DO UPDATE SET value = value + excluded.value",
+	    "ON CONFLICT(name, key) DO UPDATE SET value = counters.value + "
+	    "excluded.value",
 	/* STMT_COUNTER_SET: name, key, value */
 	[STMT_COUNTER_SET] =
 	    "INSERT INTO counters(name, key, value) VALUES(?1, ?2, ?3) "
@@ -341,7 +343,8 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_BACKLOG_ADD: name, key, delta */
 	[STMT_BACKLOG_ADD] =
 	    "INSERT INTO counter_backlog(name, key, delta) VALUES(?1, ?2, ?3) "
-	    "ON CONFLICT(name, key) DO UPDATE SET delta = delta + excluded.delta",
+	    "ON CONFLICT(name, key) DO UPDATE SET delta = counter_backlog.delta + "
+	    "excluded.delta",
 	/* STMT_BACKLOG_GET: name, key */
 	[STMT_BACKLOG_GET] =
 	    "SELECT delta FROM counter_backlog WHERE name = ?1 AND key = ?2",
@@ -437,8 +440,9 @@ const char *const sql_text[STMT__MAX] = {
 	    "INSERT INTO login_failures(login, since, failures) "
 	    "SELECT ?1, ?2, 1 WHERE EXISTS (SELECT 1 FROM users WHERE login = ?1) "
 	    "ON CONFLICT(login) DO UPDATE SET "
-	    "failures = CASE WHEN since + ?3 <= ?2 THEN 1 ELSE failures + 1 END, "
-	    "since = CASE WHEN since + ?3 <= ?2 THEN ?2 ELSE since END",
+	    "failures = CASE WHEN login_failures.since + ?3 <= ?2 THEN 1 "
+	    "ELSE login_failures.failures + 1 END, since = CASE WHEN "
+	    "login_failures.since + ?3 <= ?2 THEN ?2 ELSE login_failures.since END",
 	/* STMT_LOGIN_FAIL_CLEAR: login */
 	[STMT_LOGIN_FAIL_CLEAR] =
 	    "DELETE FROM login_failures WHERE login = ?1",

@@ -114,5 +114,8 @@ enum stmt {
 };
 
 extern const char *const sql_text[STMT__MAX];
+/* The PostgreSQL text of the statements whose dialects differ (NULL:
+ * sql_text's, translated; see pg.h). */
+extern const char *const sql_pg_text[STMT__MAX];
 
 #endif

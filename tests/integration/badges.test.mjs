@@ -5,7 +5,7 @@
 // the truth rows, the counters table and Redis after a flush.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onPostgres } from '../lib/stack.mjs';
 import { compareAll, pageCounters, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -164,8 +164,12 @@ test("an unlike withdraws its like's own notification, by id; an id reused after
   await a.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(a.post(`/notifications/${n1}/delete`));
   await ok303(c.post('/follow/nidauthor'));
-  assert.equal(q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='follow' AND actor_id=${c.id}`), n1,
-    'the follow took the deleted like notification\'s id');
+  // (PostgreSQL's identity columns never hand an id out twice: there the
+  // follow has a new id, and the rest must hold all the same.)
+  if (!onPostgres()) {
+    assert.equal(q(`SELECT id FROM notifications WHERE user_id=${a.id} AND kind='follow' AND actor_id=${c.id}`), n1,
+      'the follow took the deleted like notification\'s id');
+  }
   await assertUnreadExact(a, 1);
   // b's unlike finds no notification of its own: the follow stays
   await ok303(b.post(`/posts/${p}/unlike`));
@@ -174,7 +178,7 @@ test("an unlike withdraws its like's own notification, by id; an id reused after
   // a like again makes a fresh one, and its unlike withdraws exactly that
   await ok303(b.post(`/posts/${p}/like`));
   const n2 = q(`SELECT note_id FROM likes WHERE post_id=${p} AND user_id=${b.id}`);
-  assert.equal(q(`SELECT kind = 'like' AND actor_id = ${b.id} FROM notifications WHERE id=${n2}`), 1);
+  assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n2} AND kind = 'like' AND actor_id = ${b.id}`), 1);
   await assertUnreadExact(a, 2);
   await ok303(b.post(`/posts/${p}/unlike`));
   assert.equal(q(`SELECT COUNT(*) FROM notifications WHERE id=${n2}`), 0);

@@ -69,9 +69,10 @@ export function seedUsers(stack, n) {
 // the position in ids (ids[0] oldest), from t0 (ms) in steps of step ms.
 export function addFollowers(stack, followee, ids, t0 = Date.now() - 86400000, step = 1) {
   if (ids.length === 0) return;
+  // plain VALUES: the same SQL on SQLite and PostgreSQL
+  const rows = ids.map((id, i) => `(${id}, ${followee}, ${t0 + i * step})`).join(', ');
   stack.sqlite(`insert into follows(follower_id, followee_id, created_at)
-    select j.value, ${followee}, ${t0} + j.key * ${step} from json_each(${q(JSON.stringify(ids))}) j
-    where true on conflict do nothing`);
+    values ${rows} on conflict do nothing`);
 }
 
 // Inserts n published posts (or drafts) by uid straight into SQLite,

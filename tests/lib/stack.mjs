@@ -166,6 +166,22 @@ async function freeClusterBase() {
 // timeout so a replica takes over a dead master in about two seconds.
 export const onCluster = (opts = {}) => opts.cluster ?? process.env.TALLY_TEST_CLUSTER === '1';
 
+// TALLY_TEST_DB=postgres (or opts.db = 'postgres'): the stack keeps its
+// truth in a local PostgreSQL server (make run DB=postgres); stack.sqlite()
+// then asks it through psql, in sqlite3's output format (no header,
+// columns split by |).
+export const onPostgres = (opts = {}) => (opts.db ?? process.env.TALLY_TEST_DB) === 'postgres';
+
+function truthSql(runDir, sql) {
+  let url = null;
+  try { url = fs.readFileSync(path.join(runDir, 'database-url'), 'utf8').trim(); } catch { /* SQLite */ }
+  if (url === null) {
+    return execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db'), sql], { encoding: 'utf8' }).trim();
+  }
+  return execFileSync('psql', ['-X', '-q', '-A', '-t', '-F', '|', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql],
+    { encoding: 'utf8' }).trim();
+}
+
 async function startOnce(opts) {
   const port = opts.port ?? await freePort();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
@@ -183,6 +199,7 @@ async function startOnce(opts) {
     // tests raise the per-user action limit like the login rate (0: none)
     TALLY_WRITE_RATE: opts.writeRate ?? '0',
     ...cluster,
+    ...(onPostgres(opts) ? { DB: 'postgres' } : {}),
     ...(opts.env ?? {}),
   };
   // setpriv --pdeathsig: should this test process die without stop()
@@ -206,7 +223,7 @@ async function startOnce(opts) {
     pidOf: (needle) => childrenOf(proc.pid).find((c) => c.cmd.includes(needle))?.pid,
     children: () => childrenOf(proc.pid),
     tallyctl: (...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
-    sqlite: (sql) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db'), sql], { encoding: 'utf8' }).trim(),
+    sqlite: (sql) => truthSql(runDir, sql),
     redis: (...args) => redisCli(runDir, 'redis.sock', args).trim(),
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {

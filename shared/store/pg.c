@@ -1,0 +1,234 @@
+/* pg.c -- the PostgreSQL engine: connection, transactions; see pg.h.
+ * Statements are in pg_stmt.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "base/log.h"
+#include "store/db.h"
+#include "store/pg.h"
+#include "store/pg_int.h"
+#include "store/schema.h"
+
+int pg_engine;
+
+/* The writers' lock: one advisory lock key for every write transaction
+ * ("tall" in ASCII). */
+#define PG_WRITERS_KEY	"1952541804"
+
+int
+pg_is_url(const char *s)
+{
+	return strncmp(s, "postgresql://", 13) == 0 ||
+	    strncmp(s, "postgres://", 11) == 0 || strchr(s, '=') != NULL;
+}
+
+/* Runs sql on connection c; 0, or -1 with the error in err. */
+static int
+run(PGconn *c, const char *sql, char *err, size_t errsz)
+{
+	PGresult *r = PQexec(c, sql);
+	ExecStatusType st = PQresultStatus(r);
+	int rc = 0;
+
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		snprintf(err, errsz, "%s", PQresultErrorMessage(r));
+		err[strcspn(err, "\n")] = '\0';
+		rc = -1;
+	}
+	PQclear(r);
+	return rc;
+}
+
+int
+pg_exec(struct db *d, const char *sql)
+{
+	struct pgdb *p = d->pg;
+
+	db_check_owner(d);
+	if (strncmp(sql, "PRAGMA", 6) == 0)
+		return 0;		/* SQLite's knobs */
+	if (strcmp(sql, "BEGIN") == 0)	/* a read snapshot */
+		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
+	pg_check_conn(p);
+	if (run(p->c, sql, p->err, sizeof(p->err)) == -1) {
+		log_err("postgres: %s: %.60s", p->err, sql);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_begin(struct db *d)
+{
+	if (pg_exec(d, "BEGIN") == -1)
+		return -1;
+	/* pg_exec() made that REPEATABLE READ: writers read committed. */
+	if (pg_exec(d, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED") == -1 ||
+	    pg_exec(d, "SELECT pg_advisory_xact_lock(" PG_WRITERS_KEY ")") == -1) {
+		pg_exec(d, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
+int
+pg_in_txn(struct db *d)
+{
+	return PQtransactionStatus(d->pg->c) != PQTRANS_IDLE;
+}
+
+const char *
+pg_errmsg(struct db *d)
+{
+	return d->pg->err;
+}
+
+int
+pg_changes(struct db *d)
+{
+	return d->pg->changes;
+}
+
+/* The schema's version: the table tally_schema holds it. */
+static int
+version(struct pgdb *p)
+{
+	PGresult *r;
+	int v = -1;
+
+	if (run(p->c, "CREATE TABLE IF NOT EXISTS tally_schema "
+	    "(version INTEGER NOT NULL)", p->err, sizeof(p->err)) == -1)
+		return -1;
+	r = PQexec(p->c, "SELECT coalesce(max(version), 0) FROM tally_schema");
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+		v = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return v;
+}
+
+static int
+migrate(struct db *d)
+{
+	struct pgdb *p = d->pg;
+	char sql[96];
+	int v;
+
+	if (pg_begin(d) == -1)	/* one migrator at a time */
+		return -1;
+	if ((v = version(p)) == -1)
+		goto fail;
+	for (; v < schema_pg_version; v++) {
+		if (pg_exec(d, schema_pg_migrations[v]) == -1)
+			goto fail;
+		snprintf(sql, sizeof(sql), "DELETE FROM tally_schema; "
+		    "INSERT INTO tally_schema VALUES(%d)", v + 1);
+		if (pg_exec(d, sql) == -1)
+			goto fail;
+		log_info("postgres schema migrated to version %d", v + 1);
+	}
+	return pg_exec(d, "COMMIT");
+fail:
+	log_err("postgres migration: %s", p->err);
+	pg_exec(d, "ROLLBACK");
+	return -1;
+}
+
+/* Once a connection was lost (the server restarted), connects again;
+ * its prepared statements went with it. */
+void
+pg_check_conn(struct pgdb *p)
+{
+	if (PQstatus(p->c) == CONNECTION_OK)
+		return;
+	PQreset(p->c);
+	if (PQstatus(p->c) != CONNECTION_OK)
+		return;
+	log_warn("postgres: connected again");
+	p->epoch++;	/* every statement prepares again */
+	run(p->c, "SET lock_timeout = 5000", p->err, sizeof(p->err));
+}
+
+int
+pg_open(struct db *d, const char *conninfo)
+{
+	struct pgdb *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -1;
+	d->pg = p;
+	pg_engine = 1;
+	p->c = PQconnectdb(conninfo);
+	if (PQstatus(p->c) != CONNECTION_OK) {
+		log_err("postgres connect: %s", PQerrorMessage(p->c));
+		pg_close(d);
+		return -1;
+	}
+	/* A writer that waits longer than SQLite's busy timeout fails. */
+	if (run(p->c, "SET lock_timeout = 5000; "
+	    "SET client_min_messages = warning", p->err, sizeof(p->err)) == -1 ||
+	    migrate(d) == -1) {
+		log_err("postgres: %s", p->err);
+		pg_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+void
+pg_close(struct db *d)
+{
+	struct pgdb *p = d->pg;
+	int i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < STMT__MAX; i++)
+		if (p->st[i] != NULL)
+			pgq_free(p->st[i]);
+	PQfinish(p->c);
+	free(p);
+	d->pg = NULL;
+}
+
+int
+pg_create_database(const char *conninfo, const char *dbname)
+{
+	PGconn *c = PQconnectdb(conninfo);
+	PGresult *r;
+	char err[256], *q = NULL, *lit = NULL, sql[512];
+	int rc = -1, n;
+
+	if (PQstatus(c) != CONNECTION_OK) {
+		log_err("postgres connect: %s", PQerrorMessage(c));
+		goto out;
+	}
+	if ((lit = PQescapeLiteral(c, dbname, strlen(dbname))) == NULL ||
+	    (q = PQescapeIdentifier(c, dbname, strlen(dbname))) == NULL)
+		goto out;
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM pg_database WHERE "
+	    "datname = %s", lit);
+	r = PQexec(c, sql);
+	n = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) : -1;
+	PQclear(r);
+	if (n == 1) {
+		rc = 0;
+		goto out;
+	}
+	/* C collation: text sorts by bytes, as in SQLite (the people
+	 * search reads ranges of words). */
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s TEMPLATE template0 "
+	    "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", q);
+	if (n != 0 || run(c, sql, err, sizeof(err)) == -1)
+		log_err("postgres: create database %s: %s", dbname,
+		    n != 0 ? PQerrorMessage(c) : err);
+	else
+		rc = 0;
+out:
+	PQfreemem(lit);
+	PQfreemem(q);
+	PQfinish(c);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* pg.h -- the PostgreSQL engine behind db.h and query.h (store/ only).
+ *
+ * A database named by a libpq connection string ("postgresql://...",
+ * "postgres://..." or "key=value ...") is opened here instead of a
+ * SQLite file; db.c and query.c send every call on to these functions
+ * when db_is_pg().  The statement table is the same (sql.c), with the
+ * PostgreSQL text of the statements whose dialects differ (sql_pg.c);
+ * the rest is translated: "?N" and "?" become "$N", "INDEXED BY name"
+ * (a SQLite planner hint) goes.
+ *
+ * A statement is prepared on its connection the first time it runs,
+ * with the types of the values bound then (an integer as int8, text as
+ * unknown so that the column decides, a blob as bytea), and kept for the
+ * life of the connection.  A run fetches its whole result; columns come
+ * back as text.
+ *
+ * Writers: db_begin() opens a READ COMMITTED transaction and takes one
+ * transaction-scoped advisory lock, so write transactions run one at a
+ * time across every process and host, as SQLite's writers do.  That
+ * keeps each invariant the SQLite store was built on (the outbox's ids
+ * commit in order, a read-modify-write sees no other writer) without
+ * the SQLite machinery (flock, WAL checkpoints, the one writing
+ * process).  A bare "BEGIN" (a read snapshot: cstore.c, settle.c) is
+ * REPEATABLE READ.
+ */
+#ifndef TALLY_PG_H
+#define TALLY_PG_H
+
+#include <stddef.h>
+
+struct db;
+struct pgq;
+
+/* 1 when conninfo names a PostgreSQL database rather than a file. */
+int		 pg_is_url(const char *conninfo);
+
+int		 pg_open(struct db *, const char *conninfo);
+void		 pg_close(struct db *);
+/* Runs SQL without results; PRAGMAs are SQLite's and do nothing here. */
+int		 pg_exec(struct db *, const char *sql);
+int		 pg_begin(struct db *);	/* BEGIN + the writers' lock */
+int		 pg_in_txn(struct db *);
+const char	*pg_errmsg(struct db *);
+int		 pg_changes(struct db *);
+/* Creates database dbname through conninfo (a maintenance database) if
+ * it does not exist: 0, or -1 (logged). */
+int		 pg_create_database(const char *conninfo, const char *dbname);
+
+/* The translated text of sql: "$N" parameters, no SQLite hints
+ * (malloc'ed). */
+char		*pg_translate(const char *sql);
+
+struct pgq	*pg_stmt(struct db *, int id, const char *sql);
+struct pgq	*pg_prepare_once(struct db *, const char *sql);
+void		 pgq_finalize(struct pgq *);
+void		 pgq_done(struct pgq *);	/* results and values go */
+void		 pgq_reset(struct pgq *);	/* results go, values stay */
+
+/* Binds parameter i (from 1).  kind: 'i' integer (p is a long long *),
+ * 't' text, 'b' blob, 'n' NULL.  copy: p is copied now, else it must
+ * stay valid until the statement runs. */
+void		 pgq_bind(struct pgq *, int i, int kind, const void *p,
+		    int len, int copy);
+int		 pgq_step(struct pgq *);	/* DBQ_ROW, DBQ_DONE, DBQ_ERR */
+/* Column col of the current row as text; NULL for SQL NULL. */
+const char	*pgq_value(struct pgq *, int col);
+
+#endif

@@ -1,0 +1,86 @@
+/* sql_pg.c -- the PostgreSQL text of the statements where SQLite's
+ * dialect differs; see sql.h.  The others run as sql.c has them, with
+ * "?N" made "$N" (pg.h).
+ *
+ *   json_each(?)        a list of ids arrives as an array literal
+ *                       ("{1,2,3}", dbq_bind_ids()): unnest() it
+ *   max(a, b)           greatest(a, b)
+ *   a IS ?              a IS NOT DISTINCT FROM ?
+ *   rowid               the table's key
+ *   FROM (SELECT ...)   needs an alias
+ */
+#include "store/sql.h"
+
+#define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
+	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
+	"p.like_count "
+#define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
+
+const char *const sql_pg_text[STMT__MAX] = {
+	[STMT_SESSION_EXPIRE] =
+	    "DELETE FROM sessions WHERE hash IN "
+	    "(SELECT hash FROM sessions WHERE expires_at <= ?1 LIMIT ?2)",
+	[STMT_POSTS_BY_IDS] =
+	    "SELECT " POST_COLS "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 "
+	    "ORDER BY p.published_at DESC, p.id DESC",
+	[STMT_FOLLOWERS_BY_IDS] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM " IDS("?2") " "
+	    "JOIN follows f ON f.follower_id = j.value AND f.followee_id = ?1 "
+	    "JOIN users u ON u.id = j.value "
+	    "ORDER BY f.created_at DESC, f.follower_id DESC",
+	[STMT_FOLLOWING_BY_IDS] =
+	    "SELECT u.id, u.login, u.name, f.created_at FROM " IDS("?2") " "
+	    "JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
+	    "JOIN users u ON u.id = j.value "
+	    "ORDER BY f.created_at DESC, f.followee_id DESC",
+	[STMT_HOME_BY_IDS] =
+	    "SELECT " POST_COLS "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
+	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
+	    "AND f.followee_id = p.user_id)) "
+	    "ORDER BY p.published_at DESC, p.id DESC",
+	[STMT_NOTE_REMOVE] =
+	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
+	    "kind = ?3 AND kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 "
+	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
+	[STMT_NOTE_REMOVE_ID] =
+	    "DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
+	    "actor_id = ?2 AND kind = ?3 AND post_id IS NOT DISTINCT FROM ?4 "
+	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
+	[STMT_MARKER_PUT] =
+	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
+	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
+	    "value = greatest(markers.value, excluded.value)",
+	[STMT_FOLLOWED_MARKS] =
+	    "SELECT f.followee_id, greatest(f.created_at, coalesce(m.value, 0)) "
+	    "FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
+	    "AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
+	[STMT_AUTHOR_UNREAD_SQL] =
+	    "SELECT COUNT(*) FROM (SELECT 1 FROM posts "
+	    "WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
+	    "published_at > ?2 LIMIT 1000) s",
+	/* one active run: the partial unique index reconcile_runs_active
+	 * stops a second one that a concurrent check let through */
+	[STMT_RUN_CREATE] =
+	    "INSERT INTO reconcile_runs(state, dry_run, reason, created_at) "
+	    "SELECT 'queued', ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM "
+	    "reconcile_runs WHERE state IN ('queued', 'running')) "
+	    "ON CONFLICT DO NOTHING RETURNING id",
+	[STMT_USERS_BY_IDS] =
+	    "SELECT u.id, u.login, u.name FROM " IDS("?1") " JOIN users u "
+	    "ON u.id = j.value ORDER BY j.key",
+	[STMT_VIEWER_MARKS] =
+	    "SELECT post_id, 1 FROM likes WHERE user_id = ?1 AND "
+	    "post_id = ANY(?2::bigint[]) UNION ALL "
+	    "SELECT post_id, 2 FROM reposts WHERE user_id = ?1 AND "
+	    "post_id = ANY(?2::bigint[])",
+	[STMT_FOLLOWING_AMONG] =
+	    "SELECT followee_id FROM follows WHERE follower_id = ?1 AND "
+	    "followee_id = ANY(?2::bigint[])",
+	[STMT_TOPIC_PUBLIC] =
+	    "SELECT CAST(EXISTS (SELECT 1 FROM posts "
+	    "WHERE topic_id = ?1 AND status = 1 AND is_deleted = 0) AS INTEGER)",
+};
