@@ -43,7 +43,7 @@ ASAN_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
-.PHONY: all run test deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
+.PHONY: all run test test-scale deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
         install lint clean fuzz soak mutants
 all: $(PROGS)
 
@@ -118,6 +118,13 @@ run: deps
 test: deps-test
 	@$(MAKE) --no-print-directory all lint $(UNIT_BINS) $(ASAN_BINS)
 	@tests/run-all.sh
+
+# PostgreSQL (DB=postgres) and handler hosts: the suites again on them, and
+# their own fault tests.  Not in make test (which stays under 15 minutes);
+# .ci/run runs both.
+test-scale: all
+	@scripts/deps.sh scale
+	@TESTS=pg tests/run-all.sh
 
 unit: $(UNIT_BINS)
 	@prove -e '' $(UNIT_BINS)

@@ -1,13 +1,17 @@
 #!/bin/sh
 # deps.sh -- install the Debian packages tally needs, only those missing.
-# Usage: scripts/deps.sh [run|test|bench|lint]
+# Usage: scripts/deps.sh [run|test|scale|bench|lint]
+# The PostgreSQL server only for DB=postgres (make run DB=postgres), the
+# tests that run on it (scale) and the benchmarks; every build links libpq.
 # Quick when everything is present: one dpkg query, no network.
 set -eu
 what=${1:-run}
 pkgs="make gcc pkg-config libc6-dev nginx-light redis-server redis-tools sqlite3
- libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev gettext-base curl"
+ libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev libpq-dev gettext-base curl"
+[ "$what" = scale ] && what=test && pkgs="$pkgs postgresql"
+[ "$what" = run ] && [ "${DB:-}" = postgres ] && pkgs="$pkgs postgresql"
 [ "$what" = test ] && pkgs="$pkgs libcmocka-dev perl chromium fonts-dejavu-core clang-14 libclang-rt-14-dev libfcgi-bin"
-[ "$what" = bench ] && pkgs="$pkgs wrk redis-tools"
+[ "$what" = bench ] && pkgs="$pkgs wrk redis-tools postgresql"
 [ "$what" = lint ] && pkgs="$pkgs perl cppcheck clang-tools"
 missing=""
 for p in $pkgs; do

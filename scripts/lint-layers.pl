@@ -5,7 +5,7 @@
 #        base store count social web
 #      A file in shared/L/ includes project headers only as "K/name.h"
 #      with K at or below L; handlers/ (the top) may include any layer.
-#   2. Storage.  SQLite and hiredis (calls, types, headers) appear only
+#   2. Storage.  SQLite, libpq and hiredis (calls, types, headers) appear only
 #      in shared/store/; libfcgi only in shared/web/.
 #   3. No include cycle among the project's modules (a .c/.h pair).
 #   4. No file of shared/ or handlers/ over 500 lines.
@@ -75,6 +75,7 @@ for my $f (@files) {
 
 	unless ($f =~ m{^shared/store/}) {
 		for my $re (qr/\bsqlite3_?\w*/, qr/\bSQLITE_\w+/, qr/<hiredis/,
+		    qr/<libpq/, qr/\bPQ[a-z]\w*/, qr/\bPG(?:conn|result)\b/,
 		    qr/\bredis[A-Z]\w*/, qr/\bfreeReplyObject\b/, qr/\bREDIS_REPLY_\w+/) {
 			if ($nolit =~ /($re)/) {
 				push @faults, "$f: storage outside shared/store/: $1";

@@ -5,7 +5,9 @@
 #   (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
 #   short run of every target), integration (real
 #   nginx + redis + SQLite + handlers), cluster (some of those again on a
-#   Redis Cluster), browser (headless chromium).
+#   Redis Cluster), browser (headless chromium); and, for make test-scale
+#   only, pg (the suites again with PostgreSQL as the truth store, and
+#   tests/scale/: PostgreSQL faults, handler hosts).
 # TESTS=unit,asan,... runs a subset.
 set -u
 cd "$(dirname "$0")/.."
@@ -68,6 +70,16 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/counters.test.mjs \
     tests/integration/badges.test.mjs tests/integration/social.test.mjs \
     tests/integration/admin.test.mjs tests/integration/degraded.test.mjs
 unset TALLY_TEST_CLUSTER
+# The suites of accounts, counters, social, badges, admin (reconciliation
+# with raw-SQL drift), degraded mode and faults on PostgreSQL (DB=postgres),
+# then what only PostgreSQL runs.
+export TALLY_TEST_DB=postgres
+run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
+    tests/integration/counters.test.mjs tests/integration/social.test.mjs \
+    tests/integration/badges.test.mjs tests/integration/admin.test.mjs \
+    tests/integration/degraded.test.mjs tests/integration/faults.test.mjs \
+    tests/integration/killpoints.test.mjs $(ls tests/scale/*.test.mjs 2>/dev/null)
+unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"
 echo

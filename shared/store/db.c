@@ -17,7 +17,6 @@
 #include "base/log.h"
 #include "store/db.h"
 #include "store/pg.h"
-#include "store/query.h"
 #include "store/schema.h"
 
 void
@@ -45,9 +44,9 @@ db_exec(struct db *d, const char *sql)
 {
 	char *err = NULL;
 
-	if (d->pg != NULL)
-		return pg_exec(d, sql);
 	db_check_owner(d);
+	if (d->pg != NULL)
+		return pg_exec(d->pg, sql);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
 		sqlite3_free(err);
@@ -104,11 +103,12 @@ db_begin(struct db *d)
 {
 	if (d->held) {		/* join the transaction db_hold() opened */
 		d->held = 0;
-		if (db_in_txn(d))
+		if (d->pg != NULL ? pg_in_txn(d->pg) :
+		    !sqlite3_get_autocommit(d->h))
 			return 0;
 	}
 	if (d->pg != NULL)
-		return pg_begin(d);
+		return pg_begin(d->pg);
 	if (wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -133,8 +133,8 @@ void
 db_rollback(struct db *d)
 {
 	if (d->pg != NULL) {
-		if (pg_in_txn(d))
-			pg_exec(d, "ROLLBACK");
+		if (pg_in_txn(d->pg))
+			pg_exec(d->pg, "ROLLBACK");
 		return;
 	}
 	if (!sqlite3_get_autocommit(d->h))
@@ -302,7 +302,7 @@ db_open(struct db *d, const char *path)
 	d->wlock_fd = -1;
 	d->busy_ms = DB_BUSY_MS;
 	if (pg_is_url(path))
-		return pg_open(d, path);
+		return (d->pg = pg_open(path, &d->nstmt)) != NULL ? 0 : -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: flock() returns EINTR */
 	sigemptyset(&sa.sa_mask);
@@ -335,7 +335,7 @@ db_close(struct db *d)
 {
 	int i;
 
-	pg_close(d);
+	pg_close(d->pg);
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);

@@ -7,7 +7,6 @@
 #include <libpq-fe.h>
 
 #include "base/log.h"
-#include "store/db.h"
 #include "store/pg.h"
 #include "store/pg_int.h"
 #include "store/schema.h"
@@ -43,11 +42,8 @@ run(PGconn *c, const char *sql, char *err, size_t errsz)
 }
 
 int
-pg_exec(struct db *d, const char *sql)
+pg_exec(struct pgdb *p, const char *sql)
 {
-	struct pgdb *p = d->pg;
-
-	db_check_owner(d);
 	if (strncmp(sql, "PRAGMA", 6) == 0)
 		return 0;		/* SQLite's knobs */
 	if (strcmp(sql, "BEGIN") == 0)	/* a read snapshot */
@@ -61,7 +57,7 @@ pg_exec(struct db *d, const char *sql)
 }
 
 int
-pg_begin(struct db *d)
+pg_begin(struct pgdb *d)
 {
 	if (pg_exec(d, "BEGIN") == -1)
 		return -1;
@@ -75,21 +71,21 @@ pg_begin(struct db *d)
 }
 
 int
-pg_in_txn(struct db *d)
+pg_in_txn(struct pgdb *p)
 {
-	return PQtransactionStatus(d->pg->c) != PQTRANS_IDLE;
+	return PQtransactionStatus(p->c) != PQTRANS_IDLE;
 }
 
 const char *
-pg_errmsg(struct db *d)
+pg_errmsg(struct pgdb *p)
 {
-	return d->pg->err;
+	return p->err;
 }
 
 int
-pg_changes(struct db *d)
+pg_changes(struct pgdb *p)
 {
-	return d->pg->changes;
+	return p->changes;
 }
 
 /* The schema's version: the table tally_schema holds it. */
@@ -110,29 +106,28 @@ version(struct pgdb *p)
 }
 
 static int
-migrate(struct db *d)
+migrate(struct pgdb *p)
 {
-	struct pgdb *p = d->pg;
 	char sql[96];
 	int v;
 
-	if (pg_begin(d) == -1)	/* one migrator at a time */
+	if (pg_begin(p) == -1)	/* one migrator at a time */
 		return -1;
 	if ((v = version(p)) == -1)
 		goto fail;
 	for (; v < schema_pg_version; v++) {
-		if (pg_exec(d, schema_pg_migrations[v]) == -1)
+		if (pg_exec(p, schema_pg_migrations[v]) == -1)
 			goto fail;
 		snprintf(sql, sizeof(sql), "DELETE FROM tally_schema; "
 		    "INSERT INTO tally_schema VALUES(%d)", v + 1);
-		if (pg_exec(d, sql) == -1)
+		if (pg_exec(p, sql) == -1)
 			goto fail;
 		log_info("postgres schema migrated to version %d", v + 1);
 	}
-	return pg_exec(d, "COMMIT");
+	return pg_exec(p, "COMMIT");
 fail:
 	log_err("postgres migration: %s", p->err);
-	pg_exec(d, "ROLLBACK");
+	pg_exec(p, "ROLLBACK");
 	return -1;
 }
 
@@ -151,36 +146,35 @@ pg_check_conn(struct pgdb *p)
 	run(p->c, "SET lock_timeout = 5000", p->err, sizeof(p->err));
 }
 
-int
-pg_open(struct db *d, const char *conninfo)
+struct pgdb *
+pg_open(const char *conninfo, unsigned long long *nstmt)
 {
 	struct pgdb *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return -1;
-	d->pg = p;
+		return NULL;
 	pg_engine = 1;
+	p->nstmt = nstmt;
 	p->c = PQconnectdb(conninfo);
 	if (PQstatus(p->c) != CONNECTION_OK) {
 		log_err("postgres connect: %s", PQerrorMessage(p->c));
-		pg_close(d);
-		return -1;
+		pg_close(p);
+		return NULL;
 	}
 	/* A writer that waits longer than SQLite's busy timeout fails. */
 	if (run(p->c, "SET lock_timeout = 5000; "
 	    "SET client_min_messages = warning", p->err, sizeof(p->err)) == -1 ||
-	    migrate(d) == -1) {
+	    migrate(p) == -1) {
 		log_err("postgres: %s", p->err);
-		pg_close(d);
-		return -1;
+		pg_close(p);
+		return NULL;
 	}
-	return 0;
+	return p;
 }
 
 void
-pg_close(struct db *d)
+pg_close(struct pgdb *p)
 {
-	struct pgdb *p = d->pg;
 	int i;
 
 	if (p == NULL)
@@ -190,7 +184,6 @@ pg_close(struct db *d)
 			pgq_free(p->st[i]);
 	PQfinish(p->c);
 	free(p);
-	d->pg = NULL;
 }
 
 int

@@ -28,20 +28,26 @@
 
 #include <stddef.h>
 
-struct db;
+struct pgdb;
 struct pgq;
+
+/* 1 once this process opened a PostgreSQL database: then every struct
+ * dbq is a struct pgq (one engine a process). */
+extern int pg_engine;
 
 /* 1 when conninfo names a PostgreSQL database rather than a file. */
 int		 pg_is_url(const char *conninfo);
 
-int		 pg_open(struct db *, const char *conninfo);
-void		 pg_close(struct db *);
+/* The connection (migrated to the schema's version), or NULL (logged).
+ * nstmt: counted up at every statement run. */
+struct pgdb	*pg_open(const char *conninfo, unsigned long long *nstmt);
+void		 pg_close(struct pgdb *);
 /* Runs SQL without results; PRAGMAs are SQLite's and do nothing here. */
-int		 pg_exec(struct db *, const char *sql);
-int		 pg_begin(struct db *);	/* BEGIN + the writers' lock */
-int		 pg_in_txn(struct db *);
-const char	*pg_errmsg(struct db *);
-int		 pg_changes(struct db *);
+int		 pg_exec(struct pgdb *, const char *sql);
+int		 pg_begin(struct pgdb *);	/* BEGIN + the writers' lock */
+int		 pg_in_txn(struct pgdb *);
+const char	*pg_errmsg(struct pgdb *);
+int		 pg_changes(struct pgdb *);
 /* Creates database dbname through conninfo (a maintenance database) if
  * it does not exist: 0, or -1 (logged). */
 int		 pg_create_database(const char *conninfo, const char *dbname);
@@ -50,8 +56,8 @@ int		 pg_create_database(const char *conninfo, const char *dbname);
  * (malloc'ed). */
 char		*pg_translate(const char *sql);
 
-struct pgq	*pg_stmt(struct db *, int id, const char *sql);
-struct pgq	*pg_prepare_once(struct db *, const char *sql);
+struct pgq	*pg_stmt(struct pgdb *, int id, const char *sql);
+struct pgq	*pg_prepare_once(struct pgdb *, const char *sql);
 void		 pgq_finalize(struct pgq *);
 void		 pgq_done(struct pgq *);	/* results and values go */
 void		 pgq_reset(struct pgq *);	/* results go, values stay */

@@ -33,8 +33,6 @@ struct pgq {
 	int		 row, nrows, ran;
 };
 
-extern int pg_engine;
-
 void	pg_check_conn(struct pgdb *);
 void	pgq_free(struct pgq *);
 

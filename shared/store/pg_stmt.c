@@ -9,7 +9,6 @@
 
 #include "base/buf.h"
 #include "base/log.h"
-#include "store/db.h"
 #include "store/pg.h"
 #include "store/pg_int.h"
 #include "store/query.h"
@@ -72,12 +71,12 @@ pg_translate(const char *sql)
 static int
 nparams(const char *sql)
 {
-	int n = 0, v;
+	long n = 0, v;
 
 	for (; *sql != '\0'; sql++)
-		if (*sql == '$' && (v = atoi(sql + 1)) > n)	/* lint-ok: digits follow */
+		if (*sql == '$' && (v = strtol(sql + 1, NULL, 10)) > n)
 			n = v;
-	return n;
+	return (int)n;
 }
 
 static struct pgq *
@@ -123,21 +122,17 @@ pgq_free(struct pgq *q)
 }
 
 struct pgq *
-pg_stmt(struct db *d, int id, const char *sql)
+pg_stmt(struct pgdb *p, int id, const char *sql)
 {
-	struct pgdb *p = d->pg;
-
 	if (p->st[id] == NULL && (p->st[id] = pgq_new(p, sql, 0)) == NULL)
 		log_err("postgres statement %d: out of memory", id);
-	p->nstmt = &d->nstmt;
 	return p->st[id];
 }
 
 struct pgq *
-pg_prepare_once(struct db *d, const char *sql)
+pg_prepare_once(struct pgdb *p, const char *sql)
 {
-	d->pg->nstmt = &d->nstmt;
-	return pgq_new(d->pg, sql, 1);
+	return pgq_new(p, sql, 1);
 }
 
 void

@@ -8,7 +8,6 @@
 #include "base/log.h"
 #include "store/db.h"
 #include "store/pg.h"
-#include "store/pg_int.h"
 #include "store/query.h"
 
 /* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *, or
@@ -23,7 +22,7 @@ db_stmt(struct db *d, enum stmt id)
 {
 	db_check_owner(d);
 	if (d->pg != NULL)
-		return Q(pg_stmt(d, (int)id, sql_pg_text[id] != NULL ?
+		return Q(pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
 		    sql_pg_text[id] : sql_text[id]));
 	if (d->st[id] != NULL)
 		return Q(d->st[id]);
@@ -53,7 +52,7 @@ db_prepare_once(struct db *d, const char *sql)
 	sqlite3_stmt *s = NULL;
 
 	if (d->pg != NULL)
-		return Q(pg_prepare_once(d, sql));
+		return Q(pg_prepare_once(d->pg, sql));
 	if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
 		log_err("sqlite prepare: %s", sqlite3_errmsg(d->h));
 		sqlite3_finalize(s);
@@ -235,7 +234,7 @@ const char *
 db_errmsg(struct db *d)
 {
 	if (d->pg != NULL)
-		return pg_errmsg(d);
+		return pg_errmsg(d->pg);
 	return sqlite3_errmsg(d->h);
 }
 
@@ -243,7 +242,7 @@ int
 db_changes(struct db *d)
 {
 	if (d->pg != NULL)
-		return pg_changes(d);
+		return pg_changes(d->pg);
 	return sqlite3_changes(d->h);
 }
 
@@ -251,7 +250,7 @@ int
 db_in_txn(struct db *d)
 {
 	if (d->pg != NULL)
-		return pg_in_txn(d);
+		return pg_in_txn(d->pg);
 	return !sqlite3_get_autocommit(d->h);
 }
 

@@ -35,7 +35,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..13"
+echo "1..14"
 fresh
 n=$((n + 1))
 if out=$(make -s -C "$tmp/t" lint 2>&1); then echo "ok $n - the tree passes"
@@ -55,6 +55,8 @@ expect_fail "a SQLite call outside the store layer" 'storage outside shared/stor
 
 fresh; printf 'static void *y(void *c) { return redisCommand(c, "PING"); }\n' >>"$tmp/t/handlers/admin_pages.c"
 expect_fail "a hiredis call in a handler" 'storage outside shared/store/: redisCommand'
+fresh; printf 'static int z(void *c) { return PQstatus(c); }\n' >>"$tmp/t/shared/count/flush.c"
+expect_fail "a libpq call in the counting engine" 'storage outside shared/store/: PQstatus'
 
 fresh; before '#include <sqlite3.h>' shared/count/lb.c
 expect_fail "the SQLite header outside the store layer" 'storage outside shared/store/'
