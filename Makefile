@@ -72,7 +72,8 @@ bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \
-    build/handlers/run_redis.o build/handlers/run_pg.o $(LIB)
+    build/handlers/run_redis.o build/handlers/run_pg.o \
+    build/handlers/run_hosts.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi
@@ -202,10 +203,14 @@ install: all
 	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R www/. $(DESTDIR)$(PREFIX)/share/tally/www/
 	install -m 0644 nginx-conf/*.in $(DESTDIR)$(PREFIX)/share/tally/nginx-conf/
+	ups=$$(for h in web social social-writer notify admin; do \
+	  printf 'upstream tally_%s { server unix:/run/tally/%s.sock; }\n' \
+	    "$$(echo $$h | tr - _)" "$$h"; done); \
 	for f in tally-http.conf tally.conf tally-headers.conf tally-fastcgi.conf; do \
 	  TALLY_SOCK_DIR=/run/tally TALLY_WWW=$(PREFIX)/share/tally/www \
 	  TALLY_CONF_DIR=/etc/nginx/snippets TALLY_LOGIN_RATE=30r/m \
-	  envsubst '$${TALLY_SOCK_DIR} $${TALLY_WWW} $${TALLY_CONF_DIR} $${TALLY_LOGIN_RATE}' \
+	  TALLY_UPSTREAMS="$$ups" \
+	  envsubst '$${TALLY_SOCK_DIR} $${TALLY_WWW} $${TALLY_CONF_DIR} $${TALLY_LOGIN_RATE} $${TALLY_UPSTREAMS}' \
 	    < nginx-conf/$$f.in > $(DESTDIR)/etc/nginx/snippets/$$f || exit 1; \
 	  chmod 0644 $(DESTDIR)/etc/nginx/snippets/$$f; done
 	for f in systemd/*.service systemd/*.target; do \

@@ -35,6 +35,7 @@
 #include "base/valid.h"
 #include "run_cluster.h"
 #include "run_os.h"
+#include "run_hosts.h"
 #include "run_pg.h"
 #include "run_redis.h"
 #include "social/account.h"
@@ -60,7 +61,7 @@ static const struct pool {
 	{ "admin", "admin", NULL },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
-#define NSVC		(NHANDLERS + 3 + RUN_REDIS_MAX)
+#define NSVC		(NHANDLERS + RUN_HOSTS_MAX + 3 + RUN_REDIS_MAX)
 
 struct paths {
 	char	bin[PATH_MAX];		/* our programs */
@@ -95,13 +96,15 @@ find_paths(struct paths *p, const struct cfg *c)
 }
 
 static int
-render_nginx(const struct paths *p, const struct cfg *c, const char *port)
+render_nginx(const struct paths *p, const struct cfg *c, const char *port,
+    int hosts, int base)
 {
 	static const char *const files[] = { "nginx.conf", "tally-http.conf",
 	    "tally.conf", "tally-headers.conf", "tally-fastcgi.conf" };
 	char in[PATH_MAX + 64], out[PATH_MAX + 64], www[PATH_MAX + 8];
-	char user[256] = "";
+	char user[256] = "", ups[4096];
 	const char *rate = getenv("TALLY_LOGIN_RATE");
+	const char *names[NHANDLERS];
 	struct passwd *pw;
 	struct group *gr;
 	size_t i;
@@ -115,6 +118,10 @@ render_nginx(const struct paths *p, const struct cfg *c, const char *port)
 		pathf(user, sizeof(user), "user %s %s;", pw->pw_name,
 		    gr->gr_name);
 	pathf(www, sizeof(www), "%s/www", p->share);
+	for (i = 0; i < NHANDLERS; i++)
+		names[i] = pools[i].name;
+	run_hosts_upstreams(ups, sizeof(ups), names, NHANDLERS, c->run_dir,
+	    hosts, base);
 	{
 		const struct tmpl_var vars[] = {
 			{ "PORT", port },
@@ -124,6 +131,7 @@ render_nginx(const struct paths *p, const struct cfg *c, const char *port)
 			{ "TALLY_CONF_DIR", p->nginx },
 			{ "TALLY_LOGIN_RATE", rate && *rate ? rate : "30r/m" },
 			{ "NGINX_USER", user },
+			{ "TALLY_UPSTREAMS", ups },
 		};
 
 		mkdir(p->nginx, 0700);
@@ -190,20 +198,118 @@ prepare_db(const struct cfg *c)
 	return rc < 0 ? -1 : 0;
 }
 
+/* The handler pools and the worker into svcs from *k: on unix sockets in
+ * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
+ * address, ports base + pool.  0, or -1 (logged). */
+static int
+plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
+    const struct paths *p, const struct cfg *c, const char *procs, int host,
+    int base)
+{
+	char prog[PATH_MAX + 32], sock[PATH_MAX + 32], addr[32];
+	size_t i;
+
+	for (i = 0; i < NHANDLERS; i++, (*k)++) {
+		pathf(prog, sizeof(prog), "%s/tally-%s", p->bin, pools[i].prog);
+		if (host > 0) {
+			run_host_addr(host, addr, sizeof(addr));
+			pathf(sock, sizeof(sock), "%s:%d", addr, base + (int)i);
+		} else
+			pathf(sock, sizeof(sock), "%s/%s.sock", c->run_dir,
+			    pools[i].name);
+		if (strlen(sock) > CFG_SOCK_MAX) {
+			log_err("RUN_DIR too long for %s", sock);
+			return -1;
+		}
+		argvs[*k][0] = xstrdup(prog);
+		argvs[*k][1] = "-s";
+		argvs[*k][2] = xstrdup(sock);
+		argvs[*k][3] = "-n";
+		argvs[*k][4] = pools[i].procs != NULL ? pools[i].procs : procs;
+		argvs[*k][5] = NULL;
+		svcs[*k].name = pools[i].name;
+		svcs[*k].stop_group = 1;
+	}
+	pathf(prog, sizeof(prog), "%s/tally-worker", p->bin);
+	argvs[*k][0] = xstrdup(prog);
+	argvs[*k][1] = NULL;
+	svcs[*k].name = "worker";
+	svcs[*k].stop_group = 1;
+	(*k)++;
+	return 0;
+}
+
+/* Gives every service its argv (if it has none) and its log in logdir. */
+static void
+finish_plan(struct svc *svcs, size_t k, const char *(*argvs)[16],
+    const char *logdir)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		if (svcs[i].argv == NULL)
+			svcs[i].argv = argvs[i];
+		pathf(svcs[i].log, sizeof(svcs[i].log), "%s/%s.log", logdir,
+		    svcs[i].name);
+	}
+}
+
+/* tally-run --host K --base B: handler host K of the site's tally-run
+ * (run_hosts.h), until TERM. */
+static int
+host_main(const struct paths *p, const struct cfg *c, int host, int base,
+    const char *procs)
+{
+	struct svc svcs[NSVC];
+	const char *argvs[NSVC][16];
+	char dir[PATH_MAX + 32], logdir[PATH_MAX + 48], pidf[PATH_MAX + 48];
+	size_t k = 0, i;
+	FILE *f;
+	int rc;
+
+	pathf(dir, sizeof(dir), "%s/host%d", c->run_dir, host);
+	pathf(logdir, sizeof(logdir), "%s/logs", dir);
+	pathf(pidf, sizeof(pidf), "%s/pid", dir);
+	mkdir(dir, 0700);
+	mkdir(logdir, 0700);
+	if ((f = fopen(pidf, "w")) == NULL) {
+		log_err("%s: cannot write", pidf);
+		return 1;
+	}
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	memset(svcs, 0, sizeof(svcs));
+	if (plan_pools(svcs, &k, argvs, p, c, procs, host, base) == -1)
+		return 1;
+	finish_plan(svcs, k, argvs, logdir);
+	supervise_init();
+	for (i = 0; i < k; i++)
+		if (svc_start(&svcs[i]) == -1) {
+			supervise_stop(svcs, (int)k);
+			return 1;
+		}
+	log_info("host %d: pools on 127.0.0.%d, ports %d..%d", host, host + 1,
+	    base, base + (int)NHANDLERS - 1);
+	rc = supervise_loop(svcs, (int)k, NULL, NULL);
+	supervise_stop(svcs, (int)k);
+	unlink(pidf);
+	return rc == 0 ? 0 : 1;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct svc svcs[NSVC];
 	struct paths p;
 	struct cfg c;
-	char *redis, *nginx, sock[PATH_MAX + 32], rdir[PATH_MAX + 32];
+	char *redis, *nginx, rdir[PATH_MAX + 32];
 	char conf[PATH_MAX + 32], elog[PATH_MAX + 32], nprefix[PATH_MAX + 32];
-	char prog[PATH_MAX + 32];
+	char prog[PATH_MAX + 32], num[2][16];
 	const char *argvs[NSVC][16];
 	const char *port = getenv("PORT"), *procs = getenv("TALLY_PROCS");
 	long long portn;
 	size_t i, k, nredis;
-	int rc;
+	int rc, host, hosts, base = 0;
 
 	log_init("tally-run");
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -211,11 +317,23 @@ main(void)
 		port = "8080";
 	if (procs == NULL || *procs == '\0')
 		procs = "2";
+	if ((host = run_host_args(argc, argv, &base)) == -1 ||
+	    (hosts = run_hosts_n()) == -1)
+		return 1;
 	if (valid_int(port, 1, 65535, &portn) == -1) {
 		log_err("PORT must be 1..65535");
 		return 1;
 	}
 	if (cfg_load(&c) == -1 || find_paths(&p, &c) == -1)
+		return 1;
+	if (host > 0)
+		return host_main(&p, &c, host, base, procs);
+	if (hosts > 1 && !run_pg_wanted()) {
+		log_err("HOSTS=%d needs DB=postgres: hosts share one database "
+		    "server, not a SQLite file", hosts);
+		return 1;
+	}
+	if (hosts > 1 && (base = run_hosts_base(hosts, (int)NHANDLERS)) == -1)
 		return 1;
 	chmod(c.run_dir, 0700);
 	if (!port_free((int)portn)) {
@@ -243,36 +361,33 @@ main(void)
 			pathf(c.db_path, sizeof(c.db_path), "%s/tally.db",
 			    c.run_dir);
 	}
-	if (render_nginx(&p, &c, port) == -1 || prepare_db(&c) == -1) {
+	if (render_nginx(&p, &c, port, hosts, base) == -1 ||
+	    prepare_db(&c) == -1) {
 		supervise_stop(svcs, (int)k);
 		return 1;
 	}
 	if (run_redis_plan(svcs, &k, &c, redis) == -1)
 		return 1;
 	nredis = k;
-	for (i = 0; i < NHANDLERS; i++, k++) {
-		pathf(prog, sizeof(prog), "%s/tally-%s", p.bin, pools[i].prog);
-		pathf(sock, sizeof(sock), "%s/%s.sock", c.run_dir,
-		    pools[i].name);
-		if (strlen(sock) > CFG_SOCK_MAX) {
-			log_err("RUN_DIR too long for %s", sock);
+	if (hosts <= 1) {
+		if (plan_pools(svcs, &k, argvs, &p, &c, procs, 0, 0) == -1)
 			return 1;
+	} else {
+		pathf(prog, sizeof(prog), "%s/tally-run", p.bin);
+		snprintf(num[1], sizeof(num[1]), "%d", base);
+		for (host = 1; host <= hosts; host++, k++) {
+			snprintf(num[0], sizeof(num[0]), "%d", host);
+			argvs[k][0] = xstrdup(prog);
+			argvs[k][1] = "--host";
+			argvs[k][2] = xstrdup(num[0]);
+			argvs[k][3] = "--base";
+			argvs[k][4] = num[1];
+			argvs[k][5] = NULL;
+			pathf(rdir, sizeof(rdir), "host%d", host);
+			svcs[k].name = xstrdup(rdir);
+			svcs[k].stop_group = 1;
 		}
-		argvs[k][0] = xstrdup(prog);
-		argvs[k][1] = "-s";
-		argvs[k][2] = xstrdup(sock);
-		argvs[k][3] = "-n";
-		argvs[k][4] = pools[i].procs != NULL ? pools[i].procs : procs;
-		argvs[k][5] = NULL;
-		svcs[k].name = pools[i].name;
-		svcs[k].stop_group = 1;
 	}
-	pathf(prog, sizeof(prog), "%s/tally-worker", p.bin);
-	argvs[k][0] = xstrdup(prog);
-	argvs[k][1] = NULL;
-	svcs[k].name = "worker";
-	svcs[k].stop_group = 1;
-	k++;
 	pathf(nprefix, sizeof(nprefix), "%s/", p.nginx);
 	pathf(conf, sizeof(conf), "%s/nginx.conf", p.nginx);
 	pathf(elog, sizeof(elog), "%s/error.log", p.nginx);
@@ -289,12 +404,8 @@ main(void)
 	svcs[k].name = "nginx";
 	svcs[k].stop_group = 0;
 	k++;
-	for (i = 0; i < k; i++) {
-		if (svcs[i].argv == NULL)
-			svcs[i].argv = argvs[i];
-		pathf(svcs[i].log, sizeof(svcs[i].log), "%s/logs/%s.log",
-		    c.run_dir, svcs[i].name);
-	}
+	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
+	finish_plan(svcs, k, argvs, rdir);
 
 	for (i = 0; i < k; i++) {
 		if (svcs[i].pid == 0 && svc_start(&svcs[i]) == -1) {

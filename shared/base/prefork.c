@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,45 @@
 
 #define PREFORK_MAX	64
 
+/* FastCGI over TCP: "host:port" (an IPv6 host in brackets), numeric. */
+static int
+listen_tcp(const char *addr)
+{
+	struct addrinfo hints, *ai = NULL;
+	char host[64];
+	const char *colon = strrchr(addr, ':');
+	size_t hl;
+	int fd = -1, rc, one = 1;
+
+	if (colon == NULL || (hl = (size_t)(colon - addr)) >= sizeof(host)) {
+		log_err("listen %s: not host:port", addr);
+		return -1;
+	}
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	if ((rc = getaddrinfo(host, colon + 1, &hints, &ai)) != 0) {
+		log_err("listen %s: %s", addr, gai_strerror(rc));
+		return -1;
+	}
+	if ((fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 || listen(fd, 128) == -1) {
+		log_err("listen %s: %s", addr, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
 int
 prefork_listen(const char *path, int mode)
 {
@@ -27,6 +67,8 @@ prefork_listen(const char *path, int mode)
 	struct stat st;
 	int fd;
 
+	if (strchr(path, '/') == NULL && strchr(path, ':') != NULL)
+		return listen_tcp(path);
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		log_err("socket path too long: %s", path);
 		return -1;

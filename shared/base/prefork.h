@@ -1,7 +1,9 @@
 /* prefork.h -- the pre-fork master of a FastCGI handler pool.
  *
  * prefork_listen() makes the listening unix socket itself (a stale socket
- * file is replaced; mode set explicitly, not left to the umask).
+ * file is replaced; mode set explicitly, not left to the umask), or, for
+ * "host:port" (no '/'), a TCP socket: FastCGI from another machine's
+ * nginx (handler hosts).
  * prefork_run() forks nproc children running child(fd, arg), re-forks any
  * child that exits (at most one fork a second per slot while they keep
  * dying), and on SIGTERM/SIGINT stops them (TERM, then KILL after 5 s),

@@ -105,6 +105,7 @@ serve_run(int argc, char **argv, const char *name,
 {
 	struct serve_ctx ctx = { name, routes, nroutes };
 	char sock[CFG_SOCK_MAX + 1] = "", def[64];
+	const char *l;
 	struct cfg cfg;
 	int ch, nproc = 2, fd;
 	long long v;
@@ -135,6 +136,11 @@ serve_run(int argc, char **argv, const char *name,
 	}
 	if (cfg_load(&cfg) == -1)
 		return 1;
+	/* TALLY_LISTEN: where to listen when -s does not say ("host:port":
+	 * FastCGI over TCP, for a handler host behind a remote nginx) */
+	if (*sock == '\0' && (l = getenv("TALLY_LISTEN")) != NULL &&
+	    *l != '\0' && strlen(l) < sizeof(sock))
+		memcpy(sock, l, strlen(l) + 1);
 	if (*sock == '\0') {
 		snprintf(def, sizeof(def), "%s.sock", name);
 		if (cfg_path(&cfg, def, sock, sizeof(sock)) == -1) {

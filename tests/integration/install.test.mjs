@@ -118,7 +118,9 @@ test('nginx snippets are rendered for /run/tally and /etc/nginx/snippets', () =>
     }
   }
   const tally = fs.readFileSync(staged('/etc/nginx/snippets/tally.conf'), 'utf8');
-  assert.match(tally, /fastcgi_pass unix:\/run\/tally\/web\.sock;/);
+  assert.match(tally, /fastcgi_pass tally_web;/);
+  assert.match(fs.readFileSync(staged('/etc/nginx/snippets/tally-http.conf'), 'utf8'),
+    /^upstream tally_web \{ server unix:\/run\/tally\/web\.sock; \}$/m);
   // The headers say how to include them.
   const http = fs.readFileSync(staged('/etc/nginx/snippets/tally-http.conf'), 'utf8');
   assert.match(http, /^#.*include \/etc\/nginx\/snippets\/tally-http\.conf;/m);
