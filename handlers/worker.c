@@ -36,6 +36,7 @@
 #include "social/timeline.h"
 #include "store/app.h"
 #include "store/keys.h"
+#include "store/lease.h"
 
 /* How often the WAL is checkpointed and started over (job_wal): often
  * enough that each sync of it under the writers' lock stays short. */
@@ -203,6 +204,19 @@ job_wal(struct app *a, int full)
 		db_exec(&a->db, "PRAGMA optimize;");
 }
 
+/* This worker's name in the lease: host, pid and start time, so that
+ * a pid used again, or the same pid on another host, is someone else. */
+static void
+lease_owner(char *out, size_t sz)
+{
+	char host[64];
+
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(out, sz, "%s:%d:%lld", host, (int)getpid(), clock_wall_ms());
+}
+
 int
 main(void)
 {
@@ -210,7 +224,10 @@ main(void)
 	time_t now, last_sessions = 0, last_wal = time(NULL), last_recover = 0;
 	long long last_flush_ms = 0, last_ckpt_ms = 0, now_ms;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	int recovered;
+	struct timespec standby = { 0, 200 * 1000 * 1000 };
+	long long lease_next_ms = 0;
+	char owner[128];
+	int recovered, held = -1, was = -1;
 	const char *ev = getenv("TALLY_RECONCILE_EVERY");
 	long long every = 3600;
 	time_t last_rec, last_gen = 0, last_drift = time(NULL), last_topo = 0;
@@ -231,9 +248,27 @@ main(void)
 	last_rec = time(NULL);
 	if (de != NULL && valid_int(de, 1, 86400, &drift_every) == -1)
 		drift_every = 60;
-	log_info("worker started");
-	recovered = fanout_recover(&a) >= 0;
+	lease_owner(owner, sizeof(owner));
+	log_info("worker started (%s)", owner);
+	recovered = 0;
 	while (!stopping) {
+		/* One worker of the site runs the jobs (store/lease.h). */
+		now_ms = clock_mono_ms();
+		if (now_ms >= lease_next_ms) {
+			held = lease_hold(&a.db, owner, clock_wall_ms());
+			if (held == 1 && was != 1) {
+				log_info("worker: holds the lease, runs the jobs");
+				recovered = 0;	/* what a dead one left */
+			} else if (held == 0 && was != 0)
+				log_info("worker: another worker runs the jobs; "
+				    "standing by");
+			was = held;
+			lease_next_ms = now_ms + 1000;
+		}
+		if (held != 1) {
+			nanosleep(&standby, NULL);
+			continue;
+		}
 		if (!recovered)
 			recovered = fanout_recover(&a) >= 0;
 		if (recovered) {
@@ -285,6 +320,8 @@ main(void)
 		}
 		nanosleep(&nap, NULL);
 	}
+	if (held == 1)
+		lease_drop(&a.db, owner);
 	log_info("worker stopping");
 	app_close(&a);
 	return 0;

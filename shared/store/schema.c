@@ -181,6 +181,12 @@ const char *const schema_migrations[] = {
 	"  login TEXT PRIMARY KEY,"
 	"  since INTEGER NOT NULL,"
 	"  failures INTEGER NOT NULL) WITHOUT ROWID;",
+	/* 13: which worker runs the jobs (store/lease.h): one row, its owner
+	 * and until when (ms) */
+	"CREATE TABLE worker_lease ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  owner TEXT NOT NULL,"
+	"  until INTEGER NOT NULL);",
 };
 
 const int schema_version =

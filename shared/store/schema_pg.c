@@ -138,6 +138,11 @@ const char *const schema_pg_migrations[] = {
 	"  login TEXT PRIMARY KEY,"
 	"  since BIGINT NOT NULL,"
 	"  failures BIGINT NOT NULL);",
+	/* 2: SQLite's 13, the workers' lease */
+	"CREATE TABLE worker_lease ("
+	"  id BIGINT PRIMARY KEY CHECK (id = 1),"
+	"  owner TEXT NOT NULL,"
+	"  until BIGINT NOT NULL);",
 };
 
 const int schema_pg_version =

@@ -453,4 +453,14 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_SEED_NOTES_READ] =
 	    "UPDATE notifications SET is_read = 1 WHERE id > ?1 "
 	    "AND created_at < ?2",
+	/* STMT_LEASE_TAKE: owner, now, ms -- a row back when owner holds
+	 * the lease now: taken free or expired, or renewed */
+	[STMT_LEASE_TAKE] =
+	    "INSERT INTO worker_lease(id, owner, until) VALUES(1, ?1, ?2 + ?3) "
+	    "ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, "
+	    "until = excluded.until WHERE worker_lease.owner = excluded.owner "
+	    "OR worker_lease.until < ?2 RETURNING owner",
+	/* STMT_LEASE_DROP: owner */
+	[STMT_LEASE_DROP] =
+	    "DELETE FROM worker_lease WHERE owner = ?1",
 };

@@ -1,0 +1,146 @@
+// hosts.test.mjs -- two handler hosts behind one nginx (make run
+// DB=postgres HOSTS=2): each a supervisor with every handler pool on
+// FastCGI over TCP at 127.0.0.2 / 127.0.0.3 and a worker; one worker at
+// a time holds the jobs' lease.
+//
+// Under load (12 clients liking, unliking, following, unfollowing, each
+// repeating an action until acknowledged), every process of the host
+// whose worker holds the lease is killed with SIGKILL at once: the site
+// keeps answering through the other host (a few requests that were in
+// flight on the dead one fail), the other worker takes the lease, no
+// acknowledged action is lost, and after one reconciliation every
+// counter equals its recount.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { compareAll } from '../lib/counts.mjs';
+
+let stack;
+before(async () => {
+  stack = await startStack({ db: 'postgres', env: { HOSTS: '2', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' } });
+});
+after(async () => { await stack?.stop(); });
+
+const q = (sql) => stack.sqlite(sql);
+const hostPid = (k) => Number(fs.readFileSync(path.join(stack.runDir, `host${k}`, 'pid'), 'utf8'));
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+// every process under pid, pid included
+const tree = (pid) => [pid, ...childrenOf(pid).flatMap((c) => tree(c.pid))];
+const leaseOwnerPid = () => Number(q('SELECT owner FROM worker_lease').split(':')[1] ?? 0);
+const hostOf = (pid) => [1, 2].find((k) => tree(hostPid(k)).includes(pid));
+
+test('HOSTS=2: two host supervisors, every pool on FastCGI over TCP per host, one upstream a handler, one lease', async () => {
+  for (const k of [1, 2]) {
+    const pid = hostPid(k);
+    assert.ok(alive(pid), `host ${k} supervisor ${pid}`);
+    const cmds = childrenOf(pid).map((c) => c.cmd);
+    for (const prog of ['tally-web', 'tally-social', 'tally-notify', 'tally-admin']) {
+      assert.ok(cmds.some((c) => c.includes(prog) && c.includes(`-s 127.0.0.${k + 1}:`)), `host ${k}: ${prog} on TCP (${cmds.join(' | ')})`);
+    }
+    assert.ok(cmds.some((c) => c.includes('tally-worker')), `host ${k}: a worker`);
+  }
+  // the site's own tally-run runs no pool itself
+  assert.ok(!stack.children().some((c) => /tally-(web|social|notify|admin|worker)\b/.test(c.cmd)));
+  const http = fs.readFileSync(path.join(stack.runDir, 'nginx', 'tally-http.conf'), 'utf8');
+  const web = http.match(/upstream tally_web \{([^}]*)\}/);
+  assert.ok(web, 'an upstream for tally-web');
+  assert.match(web[1], /server 127\.0\.0\.2:\d+/);
+  assert.match(web[1], /server 127\.0\.0\.3:\d+/);
+  assert.match(fs.readFileSync(path.join(stack.runDir, 'nginx', 'tally.conf'), 'utf8'), /fastcgi_pass tally_web;/);
+  // exactly one worker holds the lease, and it is a live worker of a host
+  await waitFor(() => leaseOwnerPid() > 0, 10000);
+  const owner = leaseOwnerPid();
+  assert.ok(alive(owner) && hostOf(owner), `lease owner ${owner} is a live worker of a host`);
+  assert.equal(Number(q('SELECT COUNT(*) FROM worker_lease')), 1);
+});
+
+async function until303(fn, tries = 100) {
+  for (let i = 0; i < tries; i++) {
+    try {
+      const r = await fn();
+      if (r.status === 303) return r;
+    } catch { /* in flight on the host that died */ }
+    await sleep(100);
+  }
+  throw new Error('never acknowledged');
+}
+
+test('kill -9 of every process of the host that holds the lease, under load: the site answers, nothing acknowledged is lost, exact after one reconciliation', async () => {
+  const N = 12;
+  const users = [];
+  for (let i = 0; i < N; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`hk${i}`)).status, 303);
+    await c.get('/feed');
+    users.push(c);
+  }
+  const posts = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await users[i].post('/posts', { body: `host target ${i}`, publish: '1' });
+    posts.push(Number(r.location.split('/').pop()));
+  }
+  await waitFor(() => leaseOwnerPid() > 0, 10000);
+  const owner = leaseOwnerPid();
+  const victim = hostOf(owner);
+  assert.ok(victim, 'the lease holder belongs to a host');
+  const likeState = new Map();
+  const followState = new Map();
+  const failures = [];
+  let stop = false;
+  let killedAt = 0;
+  const storm = Promise.all(users.map(async (c, i) => {
+    let n = 0;
+    while (!stop) {
+      const p = posts[(i + n) % posts.length];
+      const v = `hk${(i + 1 + (n % 3)) % N}`;
+      const what = n % 4;
+      n++;
+      const fn = what < 2
+        ? () => c.post(`/posts/${p}/${what === 0 ? 'like' : 'unlike'}`)
+        : () => c.post(`/${what === 2 ? 'follow' : 'unfollow'}/${v}`);
+      const r = await fn().catch(() => null);
+      if (r?.status !== 303) {
+        failures.push(Date.now() - killedAt);
+        await until303(fn);
+      }
+      if (what < 2) likeState.set(`${i}|${p}`, what === 0);
+      else followState.set(`${i}|${v}`, what === 2);
+    }
+  }));
+  await sleep(2000);
+  const before = failures.length;
+  const doomed = tree(hostPid(victim));
+  killedAt = Date.now();
+  for (const p of doomed) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+  // the other host's worker takes the lease once it expires
+  await waitFor(() => { const o = leaseOwnerPid(); return o > 0 && o !== owner && alive(o); }, 15000, 200);
+  await sleep(3000);
+  stop = true;
+  await storm;
+  const after = failures.length - before;
+  console.log(`# host ${victim} (${doomed.length} processes) killed; ${after} requests failed after, at ms ${failures.slice(before).join(',')}`);
+  assert.equal(before, 0, 'no failure before the kill');
+  assert.ok(after <= N + 4, `at most a few failed requests (${after})`);
+  assert.ok(failures.slice(before).every((ms) => ms < 5000), 'failures only in the first seconds');
+  assert.ok(likeState.size > 10 && followState.size > 10);
+  // the killed host came back under the site's supervisor
+  await waitFor(() => alive(hostPid(victim)) && !doomed.includes(hostPid(victim)), 20000, 200);
+
+  const ids = users.map((_, i) => Number(q(`SELECT id FROM users WHERE login='hk${i}'`)));
+  for (const [k, liked] of likeState) {
+    const [i, p] = k.split('|').map(Number);
+    assert.equal(Number(q(`SELECT COUNT(*) FROM likes WHERE user_id=${ids[i]} AND post_id=${p}`)), liked ? 1 : 0, `like ${k}`);
+  }
+  for (const [k, fol] of followState) {
+    const [i, v] = k.split('|');
+    assert.equal(Number(q(`SELECT COUNT(*) FROM follows f JOIN users u ON u.id=f.followee_id
+      WHERE f.follower_id=${ids[Number(i)]} AND u.login='${v}'`)), fol ? 1 : 0, `follow ${k}`);
+  }
+  await waitFor(() => Number(q('SELECT COUNT(*) FROM counter_backlog')) === 0, 30000, 200);
+  stack.tallyctl('reconcile');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  assert.match(stack.tallyctl('reconcile'), /: 0 counters wrong/);
+});
