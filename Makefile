@@ -43,7 +43,7 @@ ASAN_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
-.PHONY: all run test test-scale deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
+.PHONY: all run test test-scale bench-pg deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
         install lint clean fuzz soak mutants
 all: $(PROGS)
 
@@ -144,12 +144,19 @@ bench: all
 	@scripts/deps.sh bench
 	@LDLIBS='$(LDLIBS)' tests/bench/run.sh
 	@tests/bench/cluster.sh
+	@LDLIBS='$(LDLIBS)' tests/bench/postgres.sh
 
 # The badge poll and a like on a Redis Cluster against one Redis (part of
 # "make bench").
 bench-cluster: all
 	@scripts/deps.sh bench
 	@tests/bench/cluster.sh
+
+# A like and a profile page on PostgreSQL against SQLite, and the flush
+# into PostgreSQL against a raw batched UPSERT (part of "make bench").
+bench-pg: all
+	@scripts/deps.sh bench
+	@LDLIBS='$(LDLIBS)' tests/bench/postgres.sh
 
 # Mixed wrk traffic for SOAK_SECONDS (60): counts exact, memory flat.
 soak: all
