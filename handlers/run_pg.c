@@ -4,8 +4,9 @@
  * authentication, the role "tally", UTF-8 with the C locale), and the
  * server listens on no TCP port: only on its unix socket in $RUN_DIR/pg.
  * initdb and postgres refuse to run as root, so when tally-run is root
- * they run as the system's "postgres" user: $RUN_DIR/pg is theirs and
- * $RUN_DIR opens to traversal (0711), nothing more.  The socket directory
+ * they run as the system's "postgres" user: $RUN_DIR/pg is theirs, and
+ * $RUN_DIR and the directories above it open to traversal (o+x) where
+ * they were closed, nothing more.  The socket directory
  * is the server's own (0700): only it and root reach the socket, which
  * is what trust authentication relies on.
  */
@@ -141,6 +142,31 @@ wait_ready(const char *maint)
 	return -1;
 }
 
+/* The server, running as another user, must reach dir: every directory
+ * above it gets search permission for others (o+x: names known, nothing
+ * listed), with a warning, where it lacks it. */
+static void
+reachable(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return;
+	for (i = 1; i <= n; i++) {
+		if (dir[i] != '/' && dir[i] != '\0')
+			continue;
+		memcpy(path, dir, i);
+		path[i] = '\0';
+		if (stat(path, &st) == -1 || (st.st_mode & S_IXOTH))
+			continue;
+		if (chmod(path, (st.st_mode & 07777) | S_IXOTH) == 0)
+			log_warn("DB=postgres: %s made searchable (o+x) so that "
+			    "the postgres user reaches its data", path);
+	}
+}
+
 int
 run_pg_start(struct svc *s, struct cfg *c)
 {
@@ -166,7 +192,7 @@ run_pg_start(struct svc *s, struct cfg *c)
 			    "(apt-get install postgresql)");
 			return -1;
 		}
-		chmod(c->run_dir, 0711);	/* the server reaches pg/ */
+		reachable(c->run_dir);	/* the server reaches pg/ */
 		if (chown(pgdir, pw->pw_uid, pw->pw_gid) == -1) {
 			log_err("%s: %s", pgdir, strerror(errno));
 			return -1;

@@ -266,10 +266,20 @@ export class Client {
   }
 
   async req(method, p, { body, headers = {} } = {}) {
-    const res = await fetch(this.base + p, {
+    const send = () => fetch(this.base + p, {
       method, redirect: 'manual', body,
       headers: { cookie: this.cookieHeader(), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
     });
+    let res;
+    try {
+      res = await send();
+    } catch (e) {
+      // A kept-alive connection nginx closed while it was idle (a long
+      // step of the test between two requests) fails the request that
+      // reuses it: a GET is sent once more, on a new connection.
+      if (method !== 'GET') throw e;
+      res = await send();
+    }
     this.absorb(res);
     const text = await res.text();
     const m = text.match(/name="csrf" value="([^"]+)"/);
