@@ -57,14 +57,16 @@ pg_exec(struct pgdb *p, const char *sql)
 }
 
 int
-pg_begin(struct pgdb *d)
+pg_begin(struct pgdb *p)
 {
-	if (pg_exec(d, "BEGIN") == -1)
-		return -1;
-	/* pg_exec() made that REPEATABLE READ: writers read committed. */
-	if (pg_exec(d, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED") == -1 ||
-	    pg_exec(d, "SELECT pg_advisory_xact_lock(" PG_WRITERS_KEY ")") == -1) {
-		pg_exec(d, "ROLLBACK");
+	/* One round trip: BEGIN and the lock in one simple query. */
+	pg_check_conn(p);
+	if (run(p->c, "BEGIN ISOLATION LEVEL READ COMMITTED; "
+	    "SELECT pg_advisory_xact_lock(" PG_WRITERS_KEY ")", p->err,
+	    sizeof(p->err)) == -1) {
+		log_err("postgres: begin: %s", p->err);
+		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
+			run(p->c, "ROLLBACK", p->err, sizeof(p->err));
 		return -1;
 	}
 	return 0;
