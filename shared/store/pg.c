@@ -36,6 +36,14 @@ run(PGconn *c, const char *sql, char *err, size_t errsz)
 		snprintf(err, errsz, "%s", PQresultErrorMessage(r));
 		err[strcspn(err, "\n")] = '\0';
 		rc = -1;
+	} else if (strcmp(sql, "COMMIT") == 0 &&
+	    strcmp(PQcmdStatus(r), "COMMIT") != 0) {
+		/* A transaction in which a statement failed answers COMMIT
+		 * with ROLLBACK, and no error: nothing was committed, and
+		 * the caller must not act as if it had been. */
+		snprintf(err, errsz, "COMMIT rolled back: a statement of the "
+		    "transaction failed");
+		rc = -1;
 	}
 	PQclear(r);
 	return rc;
