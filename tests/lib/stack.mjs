@@ -175,11 +175,14 @@ export const onPostgres = (opts = {}) => (opts.db ?? process.env.TALLY_TEST_DB) 
 function truthSql(runDir, sql) {
   let url = null;
   try { url = fs.readFileSync(path.join(runDir, 'database-url'), 'utf8').trim(); } catch { /* SQLite */ }
+  // The SQL goes in on stdin: a bulk INSERT can be longer than one
+  // command-line argument may be (128 KB).
+  const input = `${sql.replace(/;\s*$/, '')};\n`;
   if (url === null) {
-    return execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db'), sql], { encoding: 'utf8' }).trim();
+    return execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(runDir, 'tally.db')], { encoding: 'utf8', input }).trim();
   }
-  return execFileSync('psql', ['-X', '-q', '-A', '-t', '-F', '|', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql],
-    { encoding: 'utf8' }).trim();
+  return execFileSync('psql', ['-X', '-q', '-A', '-t', '-F', '|', '-v', 'ON_ERROR_STOP=1', '-d', url],
+    { encoding: 'utf8', input }).trim();
 }
 
 async function startOnce(opts) {
