@@ -198,8 +198,8 @@ pgq_bind(struct pgq *q, int i, int kind, const void *v, int len, int copy)
 	if (kind == 't') {	/* text: NUL-terminated for libpq */
 		if (len < 0)
 			len = (int)strlen(v);
-		else if (((const char *)v)[len] != '\0')
-			copy = 1;
+		else
+			copy = 1;	/* a length: maybe no NUL after it */
 	}
 	q->len[i] = len;
 	if (!copy) {
