@@ -15,7 +15,11 @@
  * REPLICA=1 (a second redis-server replicating the first over loopback
  * TCP, both behind a password; the handlers read from it while the master
  * does not answer; run_redis.c), REDIS_CLUSTER=1 (a local Redis Cluster
- * of six nodes instead of the one Redis; run_cluster.c).
+ * of six nodes instead of the one Redis; run_cluster.c), DB=postgres (a
+ * local PostgreSQL server as the truth instead of SQLite, started before
+ * everything else; run_pg.c), HOSTS=N with DB=postgres (N handler hosts,
+ * each this program again as "--host K", instead of the pools and the
+ * worker; run_hosts.h).
  */
 #include <sys/stat.h>
 
