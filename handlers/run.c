@@ -229,7 +229,12 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		argvs[*k][1] = "-s";
 		argvs[*k][2] = xstrdup(sock);
 		argvs[*k][3] = "-n";
-		argvs[*k][4] = pools[i].procs != NULL ? pools[i].procs : procs;
+		/* The one social writer is SQLite's rule (its page cache):
+		 * on PostgreSQL writers queue on the lock in the server, and
+		 * while one holds it the others read, answer and talk to
+		 * Redis. */
+		argvs[*k][4] = pools[i].procs != NULL && !run_pg_wanted() ?
+		    pools[i].procs : procs;
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
 		svcs[*k].stop_group = 1;
