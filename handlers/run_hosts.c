@@ -1,8 +1,4 @@
 /* run_hosts.c -- handler hosts for tally-run; see run_hosts.h. */
-#include <sys/socket.h>
-
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +7,7 @@
 #include "base/log.h"
 #include "base/valid.h"
 #include "run_hosts.h"
+#include "run_os.h"
 
 int
 run_hosts_n(void)
@@ -31,25 +28,6 @@ void
 run_host_addr(int k, char *out, size_t sz)
 {
 	snprintf(out, sz, "127.0.0.%d", k + 1);
-}
-
-/* 1 when addr:port can be bound. */
-static int
-bindable(const char *addr, int port)
-{
-	struct sockaddr_in sa;
-	int fd, ok, one = 1;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((unsigned short)port);
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1 ||
-	    (fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return 0;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return ok;
 }
 
 int
@@ -73,7 +51,7 @@ run_hosts_base(int hosts, int npools)
 		for (k = 1; k <= hosts; k++) {
 			run_host_addr(k, addr, sizeof(addr));
 			for (i = 0; i < npools; i++)
-				if (!bindable(addr, base + i))
+				if (!addr_port_free(addr, base + i))
 					goto next;
 		}
 		return base;

@@ -66,17 +66,25 @@ loopback(int port)
 }
 
 int
-port_free(int port)
+addr_port_free(const char *addr, int port)
 {
 	struct sockaddr_in sa = loopback(port);
 	int fd, ok, one = 1;
 
+	if (addr != NULL && inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		return 0;
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
 		return 0;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
 	return ok;
+}
+
+int
+port_free(int port)
+{
+	return addr_port_free(NULL, port);
 }
 
 int

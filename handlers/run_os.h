@@ -13,8 +13,10 @@ void	pathf(char *out, size_t sz, const char *fmt, ...)
  * NULL. */
 char	*which(const char *prog);
 
-/* 1 if port can be bound on 127.0.0.1. */
+/* 1 if port can be bound on 127.0.0.1; on addr (dotted IPv4, NULL:
+ * 127.0.0.1). */
 int	port_free(int port);
+int	addr_port_free(const char *addr, int port);
 
 /* A free loopback TCP port, or -1. */
 int	free_port(void);
