@@ -14,7 +14,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { stormSetup, storm, assertAcknowledged } from '../lib/storm.mjs';
 import { compareAll } from '../lib/counts.mjs';
 
 let stack;
@@ -56,59 +57,16 @@ test('HOSTS=2: two host supervisors, every pool on FastCGI over TCP per host, on
   assert.equal(Number(q('SELECT COUNT(*) FROM worker_lease')), 1);
 });
 
-async function until303(fn, tries = 100) {
-  for (let i = 0; i < tries; i++) {
-    try {
-      const r = await fn();
-      if (r.status === 303) return r;
-    } catch { /* in flight on the host that died */ }
-    await sleep(100);
-  }
-  throw new Error('never acknowledged');
-}
-
 test('kill -9 of every process of the host that holds the lease, under load: the site answers, nothing acknowledged is lost, exact after one reconciliation', async () => {
-  const N = 12;
-  const users = [];
-  for (let i = 0; i < N; i++) {
-    const c = new Client(stack.base);
-    assert.equal((await c.signup(`hk${i}`)).status, 303);
-    await c.get('/feed');
-    users.push(c);
-  }
-  const posts = [];
-  for (let i = 0; i < 4; i++) {
-    const r = await users[i].post('/posts', { body: `host target ${i}`, publish: '1' });
-    posts.push(Number(r.location.split('/').pop()));
-  }
+  const load = await stormSetup(stack, 'hk');
+  const N = load.users.length;
   await waitFor(() => leaseOwnerPid() > 0, 10000);
   const owner = leaseOwnerPid();
   const victim = hostOf(owner);
   assert.ok(victim, 'the lease holder belongs to a host');
-  const likeState = new Map();
-  const followState = new Map();
   const failures = [];
-  let stop = false;
   let killedAt = 0;
-  const storm = Promise.all(users.map(async (c, i) => {
-    let n = 0;
-    while (!stop) {
-      const p = posts[(i + n) % posts.length];
-      const v = `hk${(i + 1 + (n % 3)) % N}`;
-      const what = n % 4;
-      n++;
-      const fn = what < 2
-        ? () => c.post(`/posts/${p}/${what === 0 ? 'like' : 'unlike'}`)
-        : () => c.post(`/${what === 2 ? 'follow' : 'unfollow'}/${v}`);
-      const r = await fn().catch(() => null);
-      if (r?.status !== 303) {
-        failures.push(Date.now() - killedAt);
-        await until303(fn);
-      }
-      if (what < 2) likeState.set(`${i}|${p}`, what === 0);
-      else followState.set(`${i}|${v}`, what === 2);
-    }
-  }));
+  const st = storm(load, () => failures.push(Date.now() - killedAt));
   await sleep(2000);
   const before = failures.length;
   const doomed = tree(hostPid(victim));
@@ -117,27 +75,17 @@ test('kill -9 of every process of the host that holds the lease, under load: the
   // the other host's worker takes the lease once it expires
   await waitFor(() => { const o = leaseOwnerPid(); return o > 0 && o !== owner && alive(o); }, 15000, 200);
   await sleep(3000);
-  stop = true;
-  await storm;
+  await st.stop();
   const after = failures.length - before;
   console.log(`# host ${victim} (${doomed.length} processes) killed; ${after} requests failed after, at ms ${failures.slice(before).join(',')}`);
   assert.equal(before, 0, 'no failure before the kill');
   assert.ok(after <= N + 4, `at most a few failed requests (${after})`);
   assert.ok(failures.slice(before).every((ms) => ms < 5000), 'failures only in the first seconds');
-  assert.ok(likeState.size > 10 && followState.size > 10);
+  assert.ok(st.likeState.size > 10 && st.followState.size > 10);
   // the killed host came back under the site's supervisor
   await waitFor(() => alive(hostPid(victim)) && !doomed.includes(hostPid(victim)), 20000, 200);
 
-  const ids = users.map((_, i) => Number(q(`SELECT id FROM users WHERE login='hk${i}'`)));
-  for (const [k, liked] of likeState) {
-    const [i, p] = k.split('|').map(Number);
-    assert.equal(Number(q(`SELECT COUNT(*) FROM likes WHERE user_id=${ids[i]} AND post_id=${p}`)), liked ? 1 : 0, `like ${k}`);
-  }
-  for (const [k, fol] of followState) {
-    const [i, v] = k.split('|');
-    assert.equal(Number(q(`SELECT COUNT(*) FROM follows f JOIN users u ON u.id=f.followee_id
-      WHERE f.follower_id=${ids[Number(i)]} AND u.login='${v}'`)), fol ? 1 : 0, `follow ${k}`);
-  }
+  assertAcknowledged(stack, load, st);
   await waitFor(() => Number(q('SELECT COUNT(*) FROM counter_backlog')) === 0, 30000, 200);
   stack.tallyctl('reconcile');
   stack.tallyctl('flush');

@@ -13,7 +13,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { stormSetup, storm, assertAcknowledged } from '../lib/storm.mjs';
 import { compareAll } from '../lib/counts.mjs';
 
 let stack;
@@ -48,52 +49,11 @@ test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-u
   assert.match(stack.tallyctl('flush'), /flush/i);
 });
 
-async function until303(fn, tries = 100) {
-  for (let i = 0; i < tries; i++) {
-    try {
-      const r = await fn();
-      if (r.status === 303) return r;
-    } catch { /* a reset while the server restarts */ }
-    await sleep(100);
-  }
-  throw new Error('never acknowledged');
-}
-
 test('PostgreSQL killed with SIGKILL under load (a backend, then the postmaster): no acknowledged action lost, counts exact', async () => {
-  const N = 12;
-  const users = [];
-  for (let i = 0; i < N; i++) {
-    const c = new Client(stack.base);
-    assert.equal((await c.signup(`pgk${i}`)).status, 303);
-    await c.get('/feed');
-    users.push(c);
-  }
-  const posts = [];
-  for (let i = 0; i < 4; i++) {
-    const r = await users[i].post('/posts', { body: `pg target ${i}`, publish: '1' });
-    posts.push(Number(r.location.split('/').pop()));
-  }
+  const load = await stormSetup(stack, 'pgk');
   const postmaster = () => stack.children().find((c) => /\/postgres -D /.test(c.cmd))?.pid;
-  const likeState = new Map();
-  const followState = new Map();
   let failed = 0;
-  let stop = false;
-  const storm = Promise.all(users.map(async (c, i) => {
-    let n = 0;
-    while (!stop) {
-      const p = posts[(i + n) % posts.length];
-      const v = `pgk${(i + 1 + (n % 3)) % N}`;
-      const what = n % 4;
-      n++;
-      const fn = what < 2
-        ? () => c.post(`/posts/${p}/${what === 0 ? 'like' : 'unlike'}`)
-        : () => c.post(`/${what === 2 ? 'follow' : 'unfollow'}/${v}`);
-      const r = await fn().catch(() => null);
-      if (r?.status !== 303) { failed++; await until303(fn); }
-      if (what < 2) likeState.set(`${i}|${p}`, what === 0);
-      else followState.set(`${i}|${v}`, what === 2);
-    }
-  }));
+  const st = storm(load, () => { failed++; });
   await sleep(2000);
   // one backend: the server ends every session and recovers
   const pm = postmaster();
@@ -105,22 +65,12 @@ test('PostgreSQL killed with SIGKILL under load (a backend, then the postmaster)
   process.kill(pm, 'SIGKILL');
   await waitFor(() => postmaster() && postmaster() !== pm, 20000, 100);
   await sleep(4000);
-  stop = true;
-  await storm;
+  await st.stop();
   assert.ok(failed > 0, 'the kills were felt');
-  assert.ok(likeState.size > 10 && followState.size > 10);
+  assert.ok(st.likeState.size > 10 && st.followState.size > 10);
 
   await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 30000, 200);
-  const ids = users.map((_, i) => Number(q(`SELECT id FROM users WHERE login='pgk${i}'`)));
-  for (const [k, liked] of likeState) {
-    const [i, p] = k.split('|').map(Number);
-    assert.equal(Number(q(`SELECT COUNT(*) FROM likes WHERE user_id=${ids[i]} AND post_id=${p}`)), liked ? 1 : 0, `like ${k}`);
-  }
-  for (const [k, fol] of followState) {
-    const [i, v] = k.split('|');
-    assert.equal(Number(q(`SELECT COUNT(*) FROM follows f JOIN users u ON u.id=f.followee_id
-      WHERE f.follower_id=${ids[Number(i)]} AND u.login='${v}'`)), fol ? 1 : 0, `follow ${k}`);
-  }
+  assertAcknowledged(stack, load, st);
   await waitFor(() => Number(q('SELECT COUNT(*) FROM counter_backlog')) === 0, 30000, 200);
   stack.tallyctl('reconcile');
   stack.tallyctl('flush');

@@ -1,0 +1,75 @@
+// storm.mjs -- the load of the kill tests in tests/scale/: N clients,
+// each its own user, liking, unliking, following and unfollowing, each
+// repeating an action until it is acknowledged (303), so the final state
+// of every (user, post) and (user, user) pair is known; then the check
+// that the truth holds every acknowledged state.
+import assert from 'node:assert/strict';
+import { Client, sleep } from './stack.mjs';
+
+export async function until303(fn, tries = 100) {
+  for (let i = 0; i < tries; i++) {
+    try {
+      const r = await fn();
+      if (r.status === 303) return r;
+    } catch { /* a reset while something restarts */ }
+    await sleep(100);
+  }
+  throw new Error('never acknowledged');
+}
+
+// n users `${prefix}0..` signed up, and 4 posts of theirs.
+export async function stormSetup(stack, prefix, n = 12) {
+  const users = [];
+  for (let i = 0; i < n; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`${prefix}${i}`)).status, 303);
+    await c.get('/feed');
+    users.push(c);
+  }
+  const posts = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await users[i].post('/posts', { body: `${prefix} target ${i}`, publish: '1' });
+    posts.push(Number(r.location.split('/').pop()));
+  }
+  return { prefix, users, posts };
+}
+
+// Starts the load; onFail() is called for every request not acknowledged
+// at first.  stop() ends it and resolves once every client has finished.
+export function storm({ prefix, users, posts }, onFail = () => {}) {
+  const likeState = new Map();
+  const followState = new Map();
+  let stopped = false;
+  const done = Promise.all(users.map(async (c, i) => {
+    let n = 0;
+    while (!stopped) {
+      const p = posts[(i + n) % posts.length];
+      const v = `${prefix}${(i + 1 + (n % 3)) % users.length}`;
+      const what = n % 4;
+      n++;
+      const fn = what < 2
+        ? () => c.post(`/posts/${p}/${what === 0 ? 'like' : 'unlike'}`)
+        : () => c.post(`/${what === 2 ? 'follow' : 'unfollow'}/${v}`);
+      const r = await fn().catch(() => null);
+      if (r?.status !== 303) { onFail(); await until303(fn); }
+      if (what < 2) likeState.set(`${i}|${p}`, what === 0);
+      else followState.set(`${i}|${v}`, what === 2);
+    }
+  }));
+  return { likeState, followState, stop: () => { stopped = true; return done; } };
+}
+
+// Every acknowledged like and follow state is the truth's.
+export function assertAcknowledged(stack, { prefix, users }, { likeState, followState }) {
+  const q = (sql) => stack.sqlite(sql);
+  const ids = users.map((_, i) => Number(q(`SELECT id FROM users WHERE login='${prefix}${i}'`)));
+  for (const [k, liked] of likeState) {
+    const [i, p] = k.split('|').map(Number);
+    assert.equal(Number(q(`SELECT COUNT(*) FROM likes WHERE user_id=${ids[i]} AND post_id=${p}`)), liked ? 1 : 0, `like ${k}`);
+  }
+  for (const [k, fol] of followState) {
+    const [i, v] = k.split('|');
+    assert.equal(Number(q(`SELECT COUNT(*) FROM follows f JOIN users u ON u.id=f.followee_id
+      WHERE f.follower_id=${ids[Number(i)]} AND u.login='${v}'`)), fol ? 1 : 0, `follow ${k}`);
+  }
+}
