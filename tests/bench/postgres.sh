@@ -31,97 +31,15 @@ THREADS=2
 OUT=build/bench
 mkdir -p "$OUT" tests/bench/latest
 
-say() { printf 'bench-pg: %s\n' "$*"; }
-die() { printf 'bench-pg: FAILED: %s\n' "$*" >&2; exit 1; }
-calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-for p in wrk redis-cli curl psql; do
-	command -v "$p" >/dev/null 2>&1 || die "$p not found (scripts/deps.sh bench)"
-done
-[ -x bin/tally-run ] || die "build tally first (make all)"
-cc -O2 -Wall -Wextra -Werror -o "$OUT/freeport" tests/bench/freeport.c ||
-    die "freeport"
+NAME=pg
+# shellcheck source=tests/bench/stacks.sh
+. tests/bench/stacks.sh
+stacks_init wrk redis-cli curl psql
 cc -O2 -Wall -Wextra -Werror -I/usr/include/postgresql -o "$OUT/upsert_pg" \
     tests/bench/upsert_pg.c -lpq || die "upsert_pg"
 cc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Ishared -I/usr/include/postgresql \
     -o "$OUT/cload" tests/bench/cload.c build/libtally.a ${LDLIBS:--lhiredis -lsqlite3 -lpq -lsodium -ljansson -lm -pthread} ||
     die "cload"
-
-RD=$(mktemp -d /tmp/tally-bench-pg.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$RD"
-}
-trap cleanup EXIT
-
-start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>
-	local name=$1 port dir
-	shift
-	port=$("$OUT/freeport") || die "no free port"
-	dir=$RD/$name
-	mkdir -p "$dir"
-	env PORT="$port" RUN_DIR="$dir" DEMO=0 TALLY_PWHASH=min \
-	    TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_WRITE_RATE=0 \
-	    TALLY_LOGIN_RATE=6000000r/m TALLY_RECONCILE_EVERY=0 "$@" \
-	    bin/tally-run >"$dir/run.log" 2>&1 &
-	PIDS+=($!)
-	for _ in $(seq 1 300); do
-		curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break
-		sleep 0.1
-	done
-	curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" ||
-	    die "$name did not come up: $(tail -5 "$dir/run.log")"
-	printf -v "BASE_$name" '%s' "http://127.0.0.1:$port"
-}
-
-signup() {		# signup BASE LOGIN -> "SID CSRF"
-	local base=$1 jar=$RD/jar.$2.${1##*:} page=$RD/page csrf sid
-	curl -fs -c "$jar" -b "$jar" -o "$page" "$base/signup" || return 1
-	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
-	curl -fs -c "$jar" -b "$jar" -o /dev/null --data-urlencode "login=$2" \
-	    --data-urlencode "password=password-123" --data-urlencode "name=$2" \
-	    --data-urlencode "csrf=$csrf" "$base/signup" || return 1
-	sid=$(awk -F'\t' '$6 == "sid" { print $7 }' "$jar")
-	curl -fs -b "$jar" -o "$page" "$base/t/general" || return 1
-	csrf=$(grep -o 'name="csrf" value="[^"]*"' "$page" | sed -n '1{s/.*value="//; s/"$//; p}')
-	[ -n "$sid" ] && [ -n "$csrf" ] || return 1
-	echo "$sid $csrf"
-}
-
-seed() {		# seed NAME: users, posts; sets SID_, CSRF_, POSTS_ of NAME
-	local base b sid csrf posts="" i loc
-	base=$(eval echo "\$BASE_$1")
-	read -r sid csrf <<<"$(signup "$base" bench)" || die "signup on $1"
-	[ -n "$sid" ] || die "signup on $1: no session"
-	for i in $(seq 1 40); do
-		loc=$(curl -fs -o /dev/null -w '%{redirect_url}' -b "sid=$sid" \
-		    --data-urlencode "body=benchmark post $i" --data-urlencode "topic=general" \
-		    --data-urlencode "publish=1" --data-urlencode "csrf=$csrf" "$base/posts")
-		b=${loc##*/posts/}
-		[ -n "$b" ] && posts="$posts${posts:+,}$b"
-	done
-	printf -v "SID_$1" '%s' "$sid"
-	printf -v "CSRF_$1" '%s' "$csrf"
-	printf -v "POSTS_$1" '%s' "$posts"
-}
-
-wrk_run() {		# wrk_run FILE args... -> sets RPS P99 (ms)
-	local f=$OUT/cluster-wrk-$1.txt
-	shift
-	timeout $((DUR + 30)) wrk --latency -d"${DUR}s" --timeout 10s \
-	    -t"$THREADS" -c"$CONNS" "$@" >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
-	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" || die "wrk: errors (see $f)"
-	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
-	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
-		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
-	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
-}
 
 say "starting a stack on SQLite and one on PostgreSQL"
 start sqlite
