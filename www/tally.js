@@ -33,16 +33,18 @@
   function plural(span, n) {
     var label = span.nextSibling;
     if (!label || label.nodeType !== 3) return;
-    var word = label.textContent.replace(/s$/, '');
-    label.textContent = n === 1 ? word : word + 's';
+    var m = label.textContent.match(/^(\s*[a-z]+?)s?(\s*)$/);
+    if (m) label.textContent = m[1] + (n === 1 ? '' : 's') + m[2];
   }
   function setCount(el, n) {
     el.textContent = String(n);
     el.removeAttribute('data-failed');
     plural(el, n);
   }
-  function onPost(form, data) {
-    var art = form.closest('article[data-post-id]');
+  // A post's buttons belong to the one form around its list; the
+  // article is the pressed button's.
+  function onPost(btn, data) {
+    var art = btn && btn.closest('article[data-post-id]');
     if (!art) return;
     ['likes', 'comments', 'reposts', 'views'].forEach(function (k) {
       var el = art.querySelector('[data-counter="post-' + k + '"]');
@@ -53,18 +55,15 @@
     if (data.reposted) art.setAttribute('data-reposted', '1');
     else art.removeAttribute('data-reposted');
     var base = '/posts/' + data.post_id + '/';
-    form.querySelectorAll('button[formaction]').forEach(function (b) {
+    art.querySelectorAll('button[formaction]').forEach(function (b) {
       var act = b.getAttribute('formaction').slice(base.length);
       if (act === 'like' || act === 'unlike') {
         b.setAttribute('formaction', base + (data.liked ? 'unlike' : 'like'));
-        b.setAttribute('aria-pressed', data.liked ? 'true' : 'false');
         b.textContent = data.liked ? 'Liked' : 'Like';
       } else if (act === 'repost') {
-        b.setAttribute('aria-pressed', data.reposted ? 'true' : 'false');
         b.textContent = data.reposted ? 'Reposted' : 'Repost';
       }
     });
-    form.setAttribute('action', base + (data.liked ? 'unlike' : 'like'));
   }
   function onFollow(form, data) {
     var b = form.querySelector('button');
@@ -103,7 +102,7 @@
       return r.json();
     }).then(function (data) {
       if (btn) btn.disabled = false;
-      if ('post_id' in data) onPost(form, data);
+      if ('post_id' in data) onPost(btn, data);
       else if ('login' in data) onFollow(form, data);
       else if ('notifications' in data) {
         show(data);

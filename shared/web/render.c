@@ -20,43 +20,79 @@ render_at_login(struct req *r, const char *login)
 	html_raw(&r->body, "</a>");
 }
 
+/* "just now", "N min ago", "N h ago", "N d ago" into ago, or "" once
+ * older than a week (or with no "now" known). */
+static void
+ago_text(const struct req *r, long long ms, char *ago, size_t size)
+{
+	long long d = r->now_ms - ms;
+
+	ago[0] = '\0';
+	if (r->now_ms <= 0)
+		return;
+	if (d < 60000)
+		snprintf(ago, size, "just now");
+	else if (d < 3600000)
+		snprintf(ago, size, "%lld min ago", d / 60000);
+	else if (d < 86400000)
+		snprintf(ago, size, "%lld h ago", d / 3600000);
+	else if (d < 7 * 86400000LL)
+		snprintf(ago, size, "%lld d ago", d / 86400000);
+}
+
+static void
+human_time(long long ms, char *human, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(human, size, "%d %b %Y %H:%M UTC", &tm);
+}
+
+void
+render_ago(struct req *r, long long ms)
+{
+	char ago[32], human[40];
+
+	ago_text(r, ms, ago, sizeof(ago));
+	if (ago[0] == '\0')
+		human_time(ms, human, sizeof(human));
+	html_text(&r->body, ago[0] != '\0' ? ago : human);
+}
+
 void
 render_time(struct req *r, long long ms)
 {
 	char iso[32], human[40], ago[32];
 	time_t t = (time_t)(ms / 1000);
-	long long d = r->now_ms - ms;
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	strftime(human, sizeof(human), "%d %b %Y %H:%M UTC", &tm);
-	/* relative while it is recent, the exact time on hover (title) */
-	ago[0] = '\0';
-	if (r->now_ms > 0 && d < 60000)
-		snprintf(ago, sizeof(ago), "just now");
-	else if (r->now_ms > 0 && d < 3600000)
-		snprintf(ago, sizeof(ago), "%lld min ago", d / 60000);
-	else if (r->now_ms > 0 && d < 86400000)
-		snprintf(ago, sizeof(ago), "%lld h ago", d / 3600000);
-	else if (r->now_ms > 0 && d < 7 * 86400000LL)
-		snprintf(ago, sizeof(ago), "%lld d ago", d / 86400000);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%MZ", &tm);
+	human_time(ms, human, sizeof(human));
+	ago_text(r, ms, ago, sizeof(ago));
 	html_raw(&r->body, "<time datetime=\"");
 	html_attr(&r->body, iso);
-	html_raw(&r->body, "\" title=\"");
-	html_attr(&r->body, human);
+	if (ago[0] != '\0') {	/* the exact time on hover */
+		html_raw(&r->body, "\" title=\"");
+		html_attr(&r->body, human);
+	}
 	html_raw(&r->body, "\">");
 	html_text(&r->body, ago[0] != '\0' ? ago : human);
 	html_raw(&r->body, "</time>");
 }
 
-void
-render_count(struct req *r, const char *name, const struct count *c,
-    const char *attr, const char *attrval)
+/* One count as <TAG data-counter="NAME">N</TAG>; see render_count. */
+static void
+count_tag(struct req *r, const char *tag, const char *name,
+    const struct count *c, const char *attr, const char *attrval)
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<span data-counter=\"");
+	html_raw(b, "<");
+	html_text(b, tag);	/* literals from this file */
+	html_raw(b, " data-counter=\"");
 	html_attr(b, name);
 	html_raw(b, "\"");
 	if (attr != NULL) {
@@ -67,24 +103,24 @@ render_count(struct req *r, const char *name, const struct count *c,
 		html_raw(b, "\"");
 	}
 	/* A count that could not be read says so; it is never a 0. */
-	if (!c->ok) {
+	if (!c->ok)
 		html_raw(b, " data-failed=\"1\" title=\"This count could not "
-		    "be read just now\">?</span>");
-		return;
+		    "be read just now\">?");
+	else {
+		html_raw(b, ">");
+		html_int(b, c->v);
 	}
+	html_raw(b, "</");
+	html_text(b, tag);
 	html_raw(b, ">");
-	html_int(b, c->v);
-	html_raw(b, "</span>");
 }
 
-static const char *const post_counter_names[PC_NCOUNTS] = {
-	[PC_LIKES] = "post-likes", [PC_COMMENTS] = "post-comments",
-	[PC_REPOSTS] = "post-reposts", [PC_VIEWS] = "post-views",
-};
-static const char *const post_counter_labels[PC_NCOUNTS] = {
-	[PC_LIKES] = " like", [PC_COMMENTS] = " comment",
-	[PC_REPOSTS] = " repost", [PC_VIEWS] = " view",
-};
+void
+render_count(struct req *r, const char *name, const struct count *c,
+    const char *attr, const char *attrval)
+{
+	count_tag(r, "span", name, c, attr, attrval);
+}
 
 void
 render_plural(struct req *r, const struct count *c, const char *word)
@@ -94,46 +130,84 @@ render_plural(struct req *r, const struct count *c, const char *word)
 		html_raw(&r->body, "s");
 }
 
-/* A toggle of a post's form: it posts to /posts/ID/<act>. */
+/*
+ * A post's counts, in the order a reader scans them.  Each is a <b> inside
+ * its <article data-post-id>, which names the post once: the counter
+ * needs no data-post-id of its own (the contract allows it, no reader
+ * needs it), and a feed item stays under 600 bytes (docs/BENCHMARKS.md).
+ * A no-break space keeps each number with its word when the line wraps.
+ */
+static const struct {
+	int		 i;
+	const char	*name, *label;
+} post_counts[PC_NCOUNTS] = {
+	{ PC_COMMENTS, "post-comments", "\xc2\xa0" "comment" },
+	{ PC_REPOSTS, "post-reposts", "\xc2\xa0repost" },
+	{ PC_LIKES, "post-likes", "\xc2\xa0like" },
+	{ PC_VIEWS, "post-views", "\xc2\xa0view" },
+};
+
+/*
+ * A toggle: a button of the list's one form (render_posts_in) that posts
+ * to /posts/ID/<act>.  Its label says the state ("Like" / "Liked"), as the
+ * contract asks, so it carries no aria-pressed as well: a toggle whose
+ * label changes must not also announce a pressed state (WAI-ARIA
+ * practices), and the article's data-liked / data-reposted style it.
+ */
 static void
-toggle(struct req *r, long long id, const char *act, int on,
-    const char *label)
+toggle(struct req *r, long long id, const char *act, const char *label)
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<button type=\"submit\" class=\"link\" formaction=\"/posts/");
+	html_raw(b, "<button formaction=\"/posts/");
 	html_int(b, id);
 	html_raw(b, "/");
 	html_text(b, act);
-	if (on)
-		html_raw(b, "\" aria-pressed=\"true\">");
-	else
-		html_raw(b, "\" aria-pressed=\"false\">");
+	html_raw(b, "\">");
 	html_text(b, label);
 	html_raw(b, "</button>");
 }
 
-/* The post's actions: one form, one button per action, each naming its
- * own target (formaction); the like button says and toggles the state. */
+/* When it was published: in a list, the relative time as plain text
+ * ("5 min ago", or the date once older than a week); on the post's own
+ * page, a <time> with the exact time on hover. */
 static void
-post_actions(struct req *r, const struct post_card *c)
+post_when(struct req *r, const struct post *p, unsigned flags)
+{
+	if (p->status != 1)
+		html_raw(&r->body, "draft");
+	else if (flags & RENDER_FULL)
+		render_time(r, p->published_at);
+	else
+		render_ago(r, p->published_at);
+	if (p->is_deleted)
+		html_raw(&r->body, " \xc2\xb7 deleted");
+}
+
+/*
+ * A post's byline: who, where, when.  The article's three parts are
+ * plain <p>s: a <header> or <footer> inside an <article> has no role of
+ * its own for assistive technology, only bytes (tally.css styles them by
+ * position).
+ */
+static void
+post_byline(struct req *r, const struct post *p, unsigned flags)
 {
 	struct buf *b = &r->body;
-	long long id = c->p.id;
 
-	html_raw(b, "<form method=\"post\" class=\"inline acts\" action=\"/posts/");
-	html_int(b, id);
-	if (c->liked)
-		html_raw(b, "/unlike\">");
-	else
-		html_raw(b, "/like\">");
-	page_csrf(r);
-	act_back_field(r);
-	toggle(r, id, c->liked ? "unlike" : "like", c->liked,
-	    c->liked ? "Liked" : "Like");
-	toggle(r, id, "repost", c->reposted,
-	    c->reposted ? "Reposted" : "Repost");
-	html_raw(b, "</form>");
+	html_raw(b, "<p><a href=\"/u/");
+	html_url(b, p->login);
+	html_raw(b, "\"><b>");
+	html_text(b, p->name);
+	html_raw(b, "</b> @");
+	html_text(b, p->login);
+	html_raw(b, "</a> in <a href=\"/t/");
+	html_url(b, p->slug);
+	html_raw(b, "\">#");
+	html_text(b, p->slug);
+	html_raw(b, "</a> ");
+	post_when(r, p, flags);
+	html_raw(b, "</p>");
 }
 
 void
@@ -141,12 +215,10 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 {
 	const struct post *p = &c->p;
 	struct buf *b = &r->body;
-	char idattr[24];
-	int j;
+	int j, link;
 
-	snprintf(idattr, sizeof(idattr), "%lld", p->id);
-
-	/* data-post-id first: the contract's mark, as readers match it */
+	/* data-post-id first: the contract's mark, as readers match it;
+	 * id: the target of an action's redirect (#post-ID) */
 	html_raw(b, "<article data-post-id=\"");
 	html_int(b, p->id);
 	html_raw(b, "\" id=\"post-");
@@ -156,57 +228,64 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 		html_raw(b, " data-liked=\"1\"");
 	if (c->reposted)
 		html_raw(b, " data-reposted=\"1\"");
-	html_raw(b, "><header><span><a href=\"/u/");
-	html_url(b, p->login);
-	html_raw(b, "\" data-login=\"");
-	html_attr(b, p->login);
-	html_raw(b, "\"><b>");
-	html_text(b, p->name);
-	html_raw(b, "</b> @");
-	html_text(b, p->login);
-	html_raw(b, "</a> in <a href=\"/t/");
-	html_url(b, p->slug);
-	html_raw(b, "\" data-topic=\"");
-	html_attr(b, p->slug);
-	html_raw(b, "\">#");
-	html_text(b, p->slug);
-	html_raw(b, "</a></span><a href=\"/posts/");
-	html_int(b, p->id);
-	html_raw(b, "\">");
-	if (p->status == 1)
-		render_time(r, p->published_at);
-	else
-		html_raw(b, "draft");
-	if (p->is_deleted)
-		html_raw(b, " \xc2\xb7 deleted");
-	html_raw(b, "</a></header><div class=\"body\">");
+	html_raw(b, ">");
+	post_byline(r, p, flags);
+	html_raw(b, "<p>");
 	html_text(b, p->body);
-	html_raw(b, "</div><p class=\"counts\">");
+	html_raw(b, "</p><p>");
 	for (j = 0; j < PC_NCOUNTS; j++) {
-		html_raw(b, "<span>");
-		render_count(r, post_counter_names[j], &c->n[j], "data-post-id",
-		    idattr);
-		render_plural(r, &c->n[j], post_counter_labels[j]);
-		html_raw(b, "</span>");
+		/* in a list, the comment count leads to the post's page */
+		link = post_counts[j].i == PC_COMMENTS && !(flags & RENDER_FULL);
+		if (link) {
+			html_raw(b, "<a href=\"/posts/");
+			html_int(b, p->id);
+			html_raw(b, "\">");
+		}
+		count_tag(r, "b", post_counts[j].name, &c->n[post_counts[j].i],
+		    NULL, NULL);
+		render_plural(r, &c->n[post_counts[j].i], post_counts[j].label);
+		if (link)
+			html_raw(b, "</a>");
+		html_raw(b, " ");
 	}
-	html_raw(b, "</p><footer>");
-	if (!(flags & RENDER_FULL)) {
-		html_raw(b, "<a href=\"/posts/");
-		html_int(b, p->id);
-		html_raw(b, "\">Comments</a>");
+	if (r->user && POST_VISIBLE(p)) {
+		toggle(r, p->id, c->liked ? "unlike" : "like",
+		    c->liked ? "Liked" : "Like");
+		toggle(r, p->id, "repost", c->reposted ? "Reposted" : "Repost");
 	}
-	if (r->user && POST_VISIBLE(p))
-		post_actions(r, c);
-	html_raw(b, "</footer></article>");
+	html_raw(b, "</p></article>");
+}
+
+void
+render_posts_in(struct req *r, const struct post_card *v, int n,
+    unsigned flags)
+{
+	struct buf *b = &r->body;
+	int i, acts = 0;
+
+	for (i = 0; r->user && i < n && !acts; i++)
+		acts = POST_VISIBLE(&v[i].p);
+	/*
+	 * One form holds the list: its buttons name their action
+	 * (formaction), and its one csrf (and back) field serves every item
+	 * -- three forms an item, each repeating the 43-character token, were
+	 * most of a feed's bytes.
+	 */
+	if (acts) {
+		html_raw(b, "<form method=\"post\" class=\"acts\">");
+		page_csrf(r);
+		act_back_field(r);
+	}
+	for (i = 0; i < n; i++)
+		render_post(r, &v[i], flags);
+	if (acts)
+		html_raw(b, "</form>");
 }
 
 void
 render_posts(struct req *r, const struct post_cards *cs)
 {
-	int i;
-
-	for (i = 0; i < cs->n; i++)
-		render_post(r, &cs->v[i], 0);
+	render_posts_in(r, cs->v, cs->n, 0);
 }
 
 void

@@ -10,8 +10,14 @@
 
 #define RENDER_FULL	0x01	/* the post page: no "comments" link */
 
-/* A post as an article with its counts. */
+/* A post as an article with its counts, and for a signed-in viewer its
+ * like and repost buttons: they belong to the form render_posts_in()
+ * puts around a list, so render a post through that. */
 void	render_post(struct req *, const struct post_card *, unsigned flags);
+/* n posts inside one form that carries the csrf (and back) field for
+ * every item's buttons. */
+void	render_posts_in(struct req *, const struct post_card *, int n,
+	    unsigned flags);
 /* One counter as <span data-counter="NAME">N</span>, with an optional
  * data-post-id / data-login / data-topic attribute; a count that could
  * not be read as "?" with data-failed="1". */
@@ -20,12 +26,15 @@ void	render_count(struct req *, const char *name, const struct count *,
 /* word, with an "s" unless the count is exactly 1 ("1 like", "2 likes",
  * "? likes"). */
 void	render_plural(struct req *, const struct count *, const char *word);
-/* The posts of a list, in its order. */
+/* The posts of a list, in its order (render_posts_in). */
 void	render_posts(struct req *, const struct post_cards *);
 /* <a href="/u/LOGIN">@LOGIN</a> */
 void	render_at_login(struct req *, const char *login);
-/* <time datetime="..."> for a millisecond timestamp. */
+/* <time datetime="..."> for a millisecond timestamp: "N min ago" (the
+ * exact time on hover) while recent, else the date. */
 void	render_time(struct req *, long long ms);
+/* The same as plain text, for lists: "N min ago" or the date. */
+void	render_ago(struct req *, long long ms);
 /* <a rel="REL" href="PATH?[q=Q&]page=N">LABEL</a> (q NULL or "": none). */
 void	render_page_link(struct req *, const char *rel, const char *path,
 	    const char *q, long long page, const char *label);

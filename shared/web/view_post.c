@@ -59,7 +59,7 @@ view_post(struct req *r, const struct post_view *v)
 	struct buf *b = &r->body;
 
 	page_begin(r, "Post");
-	render_post(r, &v->c, RENDER_FULL);
+	render_posts_in(r, &v->c, 1, RENDER_FULL);
 	if (r->user && (p->user_id == r->sess.user_id || r->sess.is_admin) &&
 	    !p->is_deleted) {
 		html_raw(b, "<p class=\"actions\">");

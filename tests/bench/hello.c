@@ -5,9 +5,11 @@
  *
  * Listens on the unix socket SOCKET (mode 0666; an existing socket there
  * is replaced), forks PROCS (default 2) children that each run an
- * FCGX_Accept_r loop reading the request body (if any) and answering
- * "hello" (text/plain), restarts none, and on SIGTERM/SIGINT stops the
- * children, removes the socket and exits.
+ * FCGX_Accept_r loop reading the request body (if any) and answering a
+ * page of 1 KB (text/html), or of exactly N bytes for a query string
+ * "bytes=N" (up to 4 MB: the same-size baseline of a page), restarts
+ * none, and on SIGTERM/SIGINT stops the children, removes the socket and
+ * exits.
  * Nothing else: no routing, no database, no Redis -- what is left is the
  * cost nginx + FastCGI + a process switch put on every request.
  */
@@ -55,15 +57,57 @@ listen_unix(const char *path)
 	return fd;
 }
 
+#define MAXBYTES	(4 << 20)
+
+/* The body for a query string: "bytes=N" or the 1 KB default. */
+static long
+want_bytes(const char *qs)
+{
+	char *end;
+	long n;
+
+	if (qs == NULL || strncmp(qs, "bytes=", 6) != 0)
+		return 1024;
+	errno = 0;
+	n = strtol(qs + 6, &end, 10);
+	if (errno != 0 || end == qs + 6 || (*end != '\0' && *end != '&') ||
+	    n < 32 || n > MAXBYTES)
+		return 1024;
+	return n;
+}
+
+/* An HTML page of exactly n bytes (made once per size, kept). */
+static const char *
+page(long n)
+{
+	static const char head[] = "<!doctype html><title>hello</title><p>";
+	static char *body;
+	static long made = -1;
+	long i;
+
+	if (n == made)
+		return body;
+	free(body);
+	if ((body = malloc((size_t)n)) == NULL)
+		abort();
+	memcpy(body, head, sizeof(head) - 1);
+	for (i = (long)sizeof(head) - 1; i < n - 1; i++)
+		body[i] = "hello world "[i % 12];
+	body[n - 1] = '\n';
+	made = n;
+	return body;
+}
+
 static int
 serve(int fd)
 {
-	static const char answer[] = "Status: 200 OK\r\n"
-	    "Content-Type: text/plain; charset=utf-8\r\n"
-	    "Cache-Control: no-store\r\n\r\nhello\n";
+	static const char hdr[] = "Status: 200 OK\r\n"
+	    "Content-Type: text/html; charset=utf-8\r\n"
+	    "Cache-Control: no-store\r\n\r\n";
 	FCGX_Request r;
 	sigset_t none;
-	char body[4096];
+	char buf[4096];
+	long n;
 
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
@@ -75,9 +119,11 @@ serve(int fd)
 		return 1;
 	while (FCGX_Accept_r(&r) >= 0) {
 		/* A POST's body is read to its end, as a real program would. */
-		while (FCGX_GetStr(body, (int)sizeof(body), r.in) > 0)
+		while (FCGX_GetStr(buf, (int)sizeof(buf), r.in) > 0)
 			;
-		FCGX_PutStr(answer, (int)sizeof(answer) - 1, r.out);
+		n = want_bytes(FCGX_GetParam("QUERY_STRING", r.envp));
+		FCGX_PutStr(hdr, (int)sizeof(hdr) - 1, r.out);
+		FCGX_PutStr(page(n), (int)n, r.out);
 		FCGX_Finish_r(&r);
 	}
 	return 0;

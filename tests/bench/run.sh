@@ -5,7 +5,9 @@
 # reported as a RATIO to a baseline measured in the same run:
 #
 #   HTTP    a minimal libfcgi hello world (tests/bench/hello.c, pre-forked
-#           like tally's handlers) behind the SAME nginx configuration:
+#           like tally's handlers; a 1 KB page, or with "?bytes=N" exactly
+#           N bytes: the same-size hello of a page) behind the SAME nginx
+#           configuration (plus "gzip on" for the runs that ask for it):
 #           the stack runs under bin/tally-run, and a second nginx, started
 #           from a copy of the rendered $RUN_DIR/nginx/nginx.conf plus one
 #           "location = /__hello", serves both tally and hello; every HTTP
@@ -17,7 +19,10 @@
 #           stack spends per request, by process
 #   profile GET /u/LOGIN vs hello; a user with 1,000,000 followers vs one
 #           with 10 (cost per request must not grow with followers)
-#   feed    GET /feed of a user following two authors (a full page)
+#   feed    GET /feed of a user following two authors (a full page); the
+#           feed and /u/LOGIN also against a hello of their own size, the
+#           feed's bytes (whole, gzipped, a post item), and the feed with
+#           Accept-Encoding: gzip
 #   badges  GET /badges.json vs hello; a user with 1,000,000 unread
 #           notifications vs one with 10 (bulk INSERT ... SELECT, counters
 #           recounted; the JSON is checked to say 1000000)
@@ -373,7 +378,9 @@ sed -e "s#listen 127.0.0.1:$PORT;#listen 127.0.0.1:$PORT2;#" \
         location = /__hello {\\
             include $RD/nginx/tally-fastcgi.conf;\\
             fastcgi_pass unix:$RD/hello.sock;\\
-        }" "$RD/nginx/nginx.conf" >"$N2/nginx.conf"
+        }\\
+        gzip on;\\
+        gzip_comp_level 1;" "$RD/nginx/nginx.conf" >"$N2/nginx.conf"
 grep -q "listen 127.0.0.1:$PORT2;" "$N2/nginx.conf" &&
     grep -q "location = /__hello" "$N2/nginx.conf" &&
     grep -q "pid $N2/nginx.pid;" "$N2/nginx.conf" ||
@@ -441,6 +448,14 @@ grep -q "data-counter=\"followers\"[^>]*>$NSTAR</span>" "$RD/page.star" ||
 curl -fs -b "sid=$SID" -o "$RD/page.feed" "$B/feed" || die "feed check"
 NFEED=$(grep -o '<article data-post-id="' "$RD/page.feed" | wc -l)
 [ "$NFEED" -ge 20 ] || die "/feed of bench shows $NFEED posts, not a full page"
+# The pages' weight: the same-size helloes answer exactly these bytes.
+FEED_BYTES=$(wc -c <"$RD/page.feed")
+PROF_BYTES=$(wc -c <"$RD/page.small")
+ITEM_BYTES=$(perl -0777 -ne 'my ($n, $t) = (0, 0);
+    while (/<article .*?<\/article>/gs) { $n++; $t += length($&) }
+    printf "%.0f", $n ? $t / $n : 0' "$RD/page.feed")
+FEED_GZ=$(curl -fs -H 'Accept-Encoding: gzip' -b "sid=$SID" "$B/feed" | wc -c)
+say "/feed: $FEED_BYTES bytes ($FEED_GZ gzipped), $ITEM_BYTES a post item; /u/small: $PROF_BYTES bytes"
 for u in note10:10 note1m:$NNOTES; do
 	case ${u%%:*} in note10) s=$SIDN10 ;; *) s=$SIDN1M ;; esac
 	js=$(curl -fs -b "sid=$s" "$B/badges.json") || die "/badges.json check (${u%%:*})"
@@ -576,6 +591,10 @@ WRK=(-t"$THREADS" -c"$CONNS")
 run_page() {		# key round
 	case $1 in
 	hello)	wrk_run "hello-$2" "${WRK[@]}" "$B/__hello" ;;
+	hellofeed) wrk_run "hellofeed-$2" "${WRK[@]}" "$B/__hello?bytes=$FEED_BYTES" ;;
+	helloprof) wrk_run "helloprof-$2" "${WRK[@]}" "$B/__hello?bytes=$PROF_BYTES" ;;
+	feedgz)	wrk_run "feedgz-$2" "${WRK[@]}" -H "Cookie: sid=$SID" \
+		    -H 'Accept-Encoding: gzip' "$B/feed" ;;
 	like)	SID=$SID CSRF=$CSRF POSTS=$LIKED_POSTS THREADS=$THREADS \
 		    wrk_run "like-$2" "${WRK[@]}" -s tests/bench/like.lua "$B" ;;
 	hellopost) SID=$SID CSRF=$CSRF wrk_run "hellopost-$2" "${WRK[@]}" \
@@ -595,9 +614,9 @@ run_page() {		# key round
 		    wrk_run "notice10-$2" -t1 -c1 -s tests/bench/notice.lua "$B3" ;;
 	esac
 }
-PAGES="hello like hellopost profile10 people profile1m feed badges10 badges1m notice1m notice10"
+PAGES="hello like hellopost helloprof profile10 people profile1m hellofeed feed feedgz badges10 badges1m notice1m notice10"
 # even rounds run the two sides of each comparison the other way round
-PAGES2="hello like hellopost profile1m people profile10 feed badges1m badges10 notice10 notice1m"
+PAGES2="hello like hellopost profile1m people profile10 helloprof feedgz feed hellofeed badges1m badges10 notice10 notice1m"
 # Warm-up (not recorded): caches, the first checkpoints, Redis' first AOF
 # rewrite after the warm-up of the homes.
 say "warm-up"
@@ -630,6 +649,11 @@ for r in $(seq "$ROUNDS"); do
 		addv "$p.rps" "${X[$p.rps]} / ${X[hello.rps]}"
 		addv "$p.p99" "${X[hello.p99]} / ${X[$p.p99]}"
 	done
+	addv feed.same "${X[feed.rps]} / ${X[hellofeed.rps]}"
+	addv feed.samep99 "${X[hellofeed.p99]} / ${X[feed.p99]}"
+	addv profile10.same "${X[profile10.rps]} / ${X[helloprof.rps]}"
+	addv profile10.samep99 "${X[helloprof.p99]} / ${X[profile10.p99]}"
+	addv feedgz.rps "${X[feedgz.rps]} / ${X[feed.rps]}"
 	addv like.cpu "${X[hello.cpu]} / ${X[like.cpu]}"
 	addv like.hp "${X[like.rps]} / ${X[hellopost.rps]}"
 	addv profile.cpu "${X[profile1m.cpu]} / ${X[profile10.cpu]}"
@@ -879,7 +903,7 @@ ms() { echo "$(fmt "$1" "${2:-2}") ms"; }
 HRPS=$(med hello.rps); HP99=$(med hello.p99)
 # -- POST like --
 grow "POST /posts/ID/like+unlike, req/s (-t$THREADS -c$CONNS)" "$(fmt "$(med like.rps)" 0)" \
-    "$(fmt "$HRPS" 0) (hello)" "$(mr like.rps)" '>=' 0.3 "POST like, req/s"
+    "$(fmt "$HRPS" 0) (hello)" "$(mr like.rps)" '>=' 0.35 "POST like, req/s"
 grow "POST like+unlike, p99 latency (ratio: hello/like)" "$(ms "$(med like.p99)" 1)" \
     "$(ms "$HP99" 1) (hello)" "$(mr like.p99)" '>=' 0.3 "POST like, p99"
 row "POST like+unlike, stack CPU per request (ratio: hello/like)" "$(fmt "$(med like.cpu)" 0) µs" \
@@ -908,6 +932,27 @@ for p in profile10 profile1m feed badges10; do
 	    "$(byproc $p); $(cmds $p) Redis commands/request" "$(byproc hello) (hello)" "-" \
 	    "report" "-"
 done
+# -- the same pages against a hello of their own size (the cost of the
+# bytes alone), their weight, and what gzip does to them --
+grow "GET /feed vs a hello of the same size ($FEED_BYTES bytes), req/s" \
+    "$(fmt "$(med feed.rps)" 0)" "$(fmt "$(med hellofeed.rps)" 0) (hello, $FEED_BYTES B)" \
+    "$(mr feed.same)" '>=' 0.8 "GET /feed vs same-size hello, req/s"
+row "GET /feed vs a hello of the same size, p99 (ratio: hello/page)" "$(ms "$(med feed.p99)" 1)" \
+    "$(ms "$(med hellofeed.p99)" 1) (hello, $FEED_BYTES B)" "$(fmt "$(mr feed.samep99)" 2)x" "report" "-"
+grow "GET /u/LOGIN ($NSMALL followers) vs a hello of the same size ($PROF_BYTES bytes), req/s" \
+    "$(fmt "$(med profile10.rps)" 0)" "$(fmt "$(med helloprof.rps)" 0) (hello, $PROF_BYTES B)" \
+    "$(mr profile10.same)" '>=' 0.8 "GET /u/LOGIN vs same-size hello, req/s"
+row "GET /u/LOGIN vs a hello of the same size, p99 (ratio: hello/page)" "$(ms "$(med profile10.p99)" 1)" \
+    "$(ms "$(med helloprof.p99)" 1) (hello, $PROF_BYTES B)" "$(fmt "$(mr profile10.samep99)" 2)x" "report" "-"
+row "hello of the feed's size, stack CPU per request by process (all rounds)" \
+    "$(byproc hellofeed)" "$(byproc hello) (hello, 1 KB)" "-" "report" "-"
+row "bytes of /feed ($NFEED posts): the page, gzipped (nginx gzip_comp_level 1), a post item" \
+    "$FEED_BYTES B; $FEED_GZ B gzipped; $ITEM_BYTES B an item" "-" "-" \
+    "report (item ≤ 600 B: tests/unit/test-render.c, site.test.mjs)" "-"
+row "GET /feed with Accept-Encoding: gzip vs without (loopback: bytes cost little, deflate CPU is paid), req/s" \
+    "$(fmt "$(med feedgz.rps)" 0)" "$(fmt "$(med feed.rps)" 0)" "$(fmt "$(mr feedgz.rps)" 2)x" "report" "-"
+row "GET /feed with gzip, stack CPU per request by process (all rounds)" \
+    "$(byproc feedgz)" "$(byproc feed) (without)" "-" "report" "-"
 grow "profile cost: stack CPU per request, $NSTAR vs $NSMALL followers" \
     "$(fmt "$(med profile1m.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
     "$(mr profile.cpu)" '<=' 1.2 "profile CPU/req, 1M vs 10 followers"
@@ -1027,7 +1072,9 @@ ELAPSED=$(($(date +%s) - T_START))
 	echo
 	echo "Ratios against baselines measured in the same run (\`make bench\`,"
 	echo "tests/bench/run.sh): hello = a pre-forked libfcgi hello world ($PROCS"
-	echo "processes, like each tally handler) behind the same nginx configuration."
+	echo "processes, like each tally handler) behind the same nginx configuration,"
+	echo "answering a 1 KB page, or (same-size hello) exactly as many bytes as the"
+	echo "page it is compared with."
 	echo "wrk -t$THREADS -c$CONNS -d${DUR}s; values are medians over $ROUNDS rounds, a ratio is"
 	echo "the median of the rounds' ratios (hello and tally run back to back in a"
 	echo "round).  A p99 ratio is hello's p99 over the page's (higher is better, like"

@@ -95,7 +95,7 @@ test('sign up, log in, follow alice, see her posts on the feed', async () => {
     await items.first().waitFor({ timeout: 5000 });
     const onFeed = await items.evaluateAll((els) => els.map((e) => ({
       id: Number(e.getAttribute('data-post-id')),
-      author: e.querySelector('header a[href^="/u/"]')?.getAttribute('href'),
+      author: e.querySelector('a[href^="/u/"]')?.getAttribute('href'),
     })));
     assert.ok(onFeed.length > 0);
     assert.deepEqual(onFeed.map((p) => p.author), onFeed.map(() => '/u/alice'), 'every item is alice\'s');

@@ -242,7 +242,7 @@ test('like, unlike, repost: back to the page at the post, or JSON equal to the n
   assert.equal(c[`post-reposts|${p}`], j.reposts);
   assert.equal(c[`post-views|${p}`], j.views);
   assert.match(article(feed.text, p), /data-liked="1"/);
-  assert.match(feed.text, new RegExp(`formaction="/posts/${p}/unlike" aria-pressed="true">Liked<`));
+  assert.match(feed.text, new RegExp(`<button formaction="/posts/${p}/unlike">Liked<`));
   const j2 = JSON.parse((await me.c.post(`/posts/${p}/repost`, {}, JSONH)).text);
   assert.equal(j2.reposted, true);
   assert.equal(j2.reposts, j.reposts + 1);
@@ -253,7 +253,7 @@ test('like, unlike, repost: back to the page at the post, or JSON equal to the n
   assert.equal(j3.likes, j.likes - 1);
   feed = await me.c.get('/feed');
   assert.doesNotMatch(article(feed.text, p), /data-liked/);
-  assert.match(feed.text, new RegExp(`formaction="/posts/${p}/like" aria-pressed="false">Like<`));
+  assert.match(feed.text, new RegExp(`<button formaction="/posts/${p}/like">Like<`));
   assert.equal(pageCounters(feed.text)[`post-likes|${p}`], j3.likes);
   // errors keep their status and answer JSON
   r = await me.c.post('/posts/999999999/like', {}, JSONH);
@@ -265,6 +265,50 @@ test('like, unlike, repost: back to the page at the post, or JSON equal to the n
   r = await new Client(stack.base).post(`/posts/${p}/like`, { csrf: 'x' }, JSONH);
   assert.equal(r.status, 401);
   assert.ok(JSON.parse(r.text).error);
+});
+
+// A feed item's weight (the page speed issue): an 80-character post by a
+// 10-character login with a 10-character name, liked and reposted, seen by
+// a follower, is at most 600 bytes; the page has one csrf field for all
+// its items, and every item keeps its contract marks.
+test('a feed item of an 80-character post is at most 600 bytes, one csrf a page', async () => {
+  const author = await person('weigh_auth', 'Ann Person');
+  const reader = await person('weigh_read');
+  assert.equal((await reader.c.post('/follow/weigh_auth')).status, 303);
+  const text = 'Eighty characters of plain text, as a short post on a social site tends to be...';
+  assert.equal([...text].length, 80);
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push(await publish(author, text));
+  assert.equal((await reader.c.post(`/posts/${ids[0]}/like`)).status, 303);
+  assert.equal((await reader.c.post(`/posts/${ids[0]}/repost`)).status, 303);
+  const feed = (await reader.c.get('/feed')).text;
+  const arts = [...feed.matchAll(/<article data-post-id="(\d+)"[\s\S]*?<\/article>/g)];
+  assert.deepEqual(arts.map((m) => Number(m[1])), [...ids].reverse());
+  for (const [html, id] of arts) {
+    assert.ok(Buffer.byteLength(html) <= 600, `item ${id}: ${Buffer.byteLength(html)} bytes: ${html}`);
+    for (const n of ['post-likes', 'post-comments', 'post-reposts', 'post-views']) {
+      assert.match(html, new RegExp(`data-counter="${n}"[^>]*>\\d+<`), `${n} in item ${id}`);
+    }
+    assert.match(html, new RegExp(`formaction="/posts/${id}/(un)?like"`));
+    assert.match(html, new RegExp(`formaction="/posts/${id}/repost"`));
+  }
+  assert.match(arts[2][0], /data-liked="1" data-reposted="1"/);
+  assert.match(arts[2][0], />Liked</);
+  const c = pageCounters(feed);
+  assert.equal(c[`post-likes|${ids[0]}`], 1);
+  assert.equal(c[`post-reposts|${ids[0]}`], 1);
+  assert.equal(c[`post-likes|${ids[1]}`], 0);
+  // one form around the list: one token for every item's buttons, and
+  // pressing a button in an item sends that form (a like through it)
+  const list = feed.match(/<form method="post" class="acts">([\s\S]*?)<\/form>/);
+  assert.ok(list, 'the list form');
+  assert.equal((list[1].match(/name="csrf"/g) || []).length, 1);
+  assert.equal((list[1].match(/<article /g) || []).length, 3);
+  const csrf = list[1].match(/name="csrf" value="([^"]+)"/)[1];
+  const back = list[1].match(/name="back" value="([^"]+)"/)[1];
+  const r = await reader.c.post(`/posts/${ids[1]}/like`, { csrf, back });
+  assert.equal(r.status, 303);
+  assert.equal(r.location, `/feed#post-${ids[1]}`);
 });
 
 test('follow and unfollow: back, JSON equal to the profile, data-following', async () => {

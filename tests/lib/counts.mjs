@@ -93,8 +93,14 @@ export function compareAll(stack) {
 // The data-counter values of a page, as { "name|attr": value }.
 export function pageCounters(html) {
   const out = {};
-  for (const m of html.matchAll(/data-counter="([^"]+)"(?: data-[a-z-]+="([^"]*)")?>(-?\d+)</g)) {
-    out[`${m[1]}|${m[2] ?? ''}`] = Number(m[3]);
+  // A post's counters are named by their <article data-post-id>; any
+  // other counter by its own data-login / data-topic (or nothing).
+  const re = /<article data-post-id="(\d+)"|<\/article>|data-counter="([^"]+)"(?: data-[a-z-]+="([^"]*)")?>(-?\d+)</g;
+  let post = null;
+  for (const m of html.matchAll(re)) {
+    if (m[1] !== undefined) post = m[1];
+    else if (m[2] === undefined) post = null;
+    else out[`${m[2]}|${m[3] ?? post ?? ''}`] = Number(m[4]);
   }
   return out;
 }

@@ -235,7 +235,10 @@ async function startOnce(opts) {
         await exited;
         clearTimeout(t);
       }
-      if (!opts.keep) fs.rmSync(runDir, { recursive: true, force: true });
+      // TALLY_TEST_KEEP=1 keeps every run directory (logs, database) and
+      // names it on stderr, to look at after a failure.
+      if (opts.keep || process.env.TALLY_TEST_KEEP === '1') process.stderr.write(`kept ${runDir}\n`);
+      else fs.rmSync(runDir, { recursive: true, force: true });
     },
   };
   try {
