@@ -63,7 +63,6 @@ page_feed(struct req *r)
 	if (n < 0 || post_cards_load(r->app, ids, n, r->sess.user_id, &cs) ==
 	    -1)
 		return resp_error(r, 500, "The feed could not be read.");
-	post_cards_marks(r->app, cs.v, cs.n, r->sess.user_id);
 	/* an empty feed offers people to follow */
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
 	    FEED_SUGGEST, &suggest) == -1)

@@ -122,6 +122,34 @@ buf_printf(struct buf *b, const char *fmt, ...)
 	assert(b->len < b->cap && b->p[b->len] == '\0');
 }
 
+size_t
+fmt_ll(char *out, long long v)
+{
+	char d[LL_CHARS], *p = d + sizeof(d);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+	size_t n;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		*--p = '-';
+	n = (size_t)(d + sizeof(d) - p);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return n;
+}
+
+void
+buf_put_ll(struct buf *b, long long v)
+{
+	char d[LL_CHARS];
+
+	buf_put(b, d, fmt_ll(d, v));
+}
+
 void
 buf_reset(struct buf *b)
 {

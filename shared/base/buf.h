@@ -25,6 +25,14 @@ void	 buf_puts(struct buf *, const char *);
 void	 buf_putc(struct buf *, char);
 void	 buf_printf(struct buf *, const char *, ...)
 	     __attribute__((format(printf, 2, 3)));
+/* The decimal digits of v, as "%lld" writes them, without printf: a page
+ * writes hundreds of numbers, and two vsnprintf calls each were a tenth
+ * of a feed's handler time (docs/BENCHMARKS.md). */
+void	 buf_put_ll(struct buf *, long long v);
+/* The same into out (at least LL_CHARS bytes, NUL-terminated); returns
+ * the length. */
+#define LL_CHARS	21
+size_t	 fmt_ll(char *out, long long v);
 void	 buf_reset(struct buf *);
 void	 buf_free(struct buf *);
 /* Moves the contents out: the caller frees the returned string. */

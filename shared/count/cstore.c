@@ -70,9 +70,14 @@ obj_field(const struct delta *d, char *out, size_t sz)
 {
 	const struct family_info *f = &families[d->fam];
 
+	size_t n = strlen(f->field);
+
 	if (f->obj == OBJ_USER_TOPIC)
 		return snprintf(out, sz, "%s:%lld", f->field, d->k2);
-	return snprintf(out, sz, "%s", f->field);
+	if (n >= sz)
+		return snprintf(out, sz, "%s", f->field);
+	memcpy(out, f->field, n + 1);
+	return (int)n;
 }
 
 void

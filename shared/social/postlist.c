@@ -50,8 +50,14 @@ post_cards_load(struct app *a, const long long *ids, int n,
 	if (reader)
 		dbq_bind_i64(s, 2, reader);
 	out->v = xcalloc((size_t)n, sizeof(*out->v));
-	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW)
-		post_from_row(s, &out->v[out->n++].p);
+	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW) {
+		post_from_row(s, &out->v[out->n].p);
+		if (reader) {		/* the marks came with the rows */
+			out->v[out->n].liked = dbq_int(s, POST_NCOLS);
+			out->v[out->n].reposted = dbq_int(s, POST_NCOLS + 1);
+		}
+		out->n++;
+	}
 	db_done(s);
 	if (rc == DBQ_ERR) {
 		post_cards_free(out);

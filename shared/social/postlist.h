@@ -25,7 +25,8 @@ struct post_cards {
 
 /* Loads the visible posts among ids, newest first, with every count of
  * the list in one Redis round trip; reader != 0 keeps only the reader's
- * own posts and those of people they follow.  A count that could not be
+ * own posts and those of people they follow, and marks the ones the
+ * reader liked or reposted in the same statement.  A count that could not be
  * read is marked so (its ok is 0).  0, or -1 when SQLite failed. */
 int	post_cards_load(struct app *, const long long *ids, int n,
 	    long long reader, struct post_cards *);

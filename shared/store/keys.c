@@ -1,6 +1,8 @@
 /* keys.c -- Redis key names; see keys.h. */
 #include <stdio.h>
+#include <string.h>
 
+#include "base/buf.h"
 #include "store/keys.h"
 
 void
@@ -28,7 +30,19 @@ key_bucket(char *out, size_t sz, int bucket, const char *what)
 void
 key_counters(char *out, size_t sz, int bucket, const char *tag, long long id)
 {
-	snprintf(out, sz, "{c%d}:%s%lld", bucket, tag, id);
+	char b[LL_CHARS], i[LL_CHARS];
+	size_t nb = fmt_ll(b, bucket), nt = strlen(tag), ni = fmt_ll(i, id);
+
+	/* "{c<B>}:<tag><id>", built by hand: a page names ~30 of these */
+	if (nb + nt + ni + 5 > sz) {
+		snprintf(out, sz, "{c%d}:%s%lld", bucket, tag, id);
+		return;
+	}
+	memcpy(out, "{c", 2);
+	memcpy(out + 2, b, nb);
+	memcpy(out + 2 + nb, "}:", 2);
+	memcpy(out + 4 + nb, tag, nt);
+	memcpy(out + 4 + nb + nt, i, ni + 1);
 }
 
 void

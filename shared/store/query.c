@@ -129,8 +129,11 @@ dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
 
 	/* JSON for SQLite's json_each(), an array literal for PostgreSQL */
 	buf_putc(&b, pg_engine ? '{' : '[');
-	for (k = 0; k < n; k++)
-		buf_printf(&b, "%s%lld", k ? "," : "", ids[k]);
+	for (k = 0; k < n; k++) {
+		if (k > 0)
+			buf_putc(&b, ',');
+		buf_put_ll(&b, ids[k]);
+	}
 	buf_putc(&b, pg_engine ? '}' : ']');
 	k = (int)b.len;
 	if (pg_engine) {

@@ -161,9 +161,11 @@ const char *const sql_text[STMT__MAX] = {
 	    "FROM comments c JOIN users u ON u.id = c.user_id "
 	    "WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
 	/* STMT_HOME_BY_IDS: json ids, reader -- visible, and by the reader
-	 * or someone the reader follows now (a stale entry is skipped) */
+	 * or someone the reader follows now (a stale entry is skipped); with
+	 * the reader's like and repost marks (one statement, not two) */
 	[STMT_HOME_BY_IDS] =
-	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "

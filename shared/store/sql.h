@@ -7,6 +7,19 @@
 #ifndef TALLY_SQL_H
 #define TALLY_SQL_H
 
+/*
+ * A post's columns (POST_COLS in sql.c and sql_pg.c: post_from_row reads
+ * them) are followed, in STMT_HOME_BY_IDS, by the reader's marks: 1 when
+ * the reader (?2) liked / reposted the post, else 0.  The same text on
+ * both engines (a CASE, not a bare EXISTS: PostgreSQL's is a boolean).
+ */
+#define POST_NCOLS	12
+#define VIEWER_MARK_COLS \
+	", CASE WHEN EXISTS(SELECT 1 FROM likes l WHERE l.user_id = ?2 " \
+	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \
+	"CASE WHEN EXISTS(SELECT 1 FROM reposts r WHERE r.user_id = ?2 " \
+	"AND r.post_id = p.id) THEN 1 ELSE 0 END "
+
 enum stmt {
 	STMT_PING,
 	STMT_USER_INSERT,

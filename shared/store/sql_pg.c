@@ -36,7 +36,8 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "JOIN users u ON u.id = j.value "
 	    "ORDER BY f.created_at DESC, f.followee_id DESC",
 	[STMT_HOME_BY_IDS] =
-	    "SELECT " POST_COLS "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
+	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "

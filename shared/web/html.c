@@ -45,7 +45,7 @@ html_attr(struct buf *b, const char *s)
 void
 html_int(struct buf *b, long long v)
 {
-	buf_printf(b, "%lld", v);
+	buf_put_ll(b, v);
 }
 
 void

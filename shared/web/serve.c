@@ -17,6 +17,8 @@
 #include "web/route.h"
 #include "web/serve.h"
 
+#define BODY_KEEP_MAX	(1 << 20)	/* a bigger page's buffer is freed */
+
 /* Ends a request without libfcgi's lingering close.  FCGX_Finish_r
  * otherwise shuts down its side and then waits (poll, read) until the web
  * server has read the reply and closed its end: one more sleep and wake-up
@@ -52,6 +54,7 @@ serve_child(int fd, void *arg)
 	long long t0, t1;
 	struct metrics_cost cost;
 	struct app a;
+	struct buf keep = { NULL, 0, 0 };
 	struct req r;
 	int st;
 
@@ -73,7 +76,12 @@ serve_child(int fd, void *arg)
 		cost.stmts = a.db.nstmt;
 		cost.cmds = rds_ncmds(&a.rds) + rds_ncmds(&a.replica);
 		cost.trips = rds_ntrips(&a.rds) + rds_ntrips(&a.replica);
-		if ((st = req_parse(&r, &a, &fr)) != 0) {
+		st = req_parse(&r, &a, &fr);
+		/* The page buffer of the request before: no growing from 256
+		 * bytes by doubling (and copying) for every page. */
+		r.body = keep;
+		keep = (struct buf){ NULL, 0, 0 };
+		if (st != 0) {
 			resp_error(&r, st, st == 413 ? "The request body is "
 			    "larger than 64 KiB." : "The request could not be "
 			    "read (malformed form or query string).");
@@ -81,6 +89,12 @@ serve_child(int fd, void *arg)
 			route_dispatch(&r, ctx->routes, ctx->nroutes);
 		resp_send(&r);
 		st = r.status;
+		if (r.body.p != NULL && r.body.cap <= BODY_KEEP_MAX) {
+			keep = r.body;
+			keep.len = 0;
+			keep.p[0] = '\0';
+			r.body = (struct buf){ NULL, 0, 0 };
+		}
 		req_finish(&r);
 		fcgi_close(&fr);
 		/* The latency is the client's; the cost includes the work
@@ -95,6 +109,7 @@ serve_child(int fd, void *arg)
 		metrics_observe(a.metrics, a.metrics_idx, st,
 		    t1 - t0, &cost);
 	}
+	buf_free(&keep);
 	app_close(&a);
 	return 0;
 }
