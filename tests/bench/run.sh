@@ -919,15 +919,15 @@ row "hello POSTed the same form, stack CPU per request by process" \
 # -- GET pages --
 for p in profile10 profile1m feed badges10; do
 	case $p in
-	profile10) what="GET /u/LOGIN ($NSMALL followers)" g=0.5 cl="GET /u/LOGIN ($NSMALL followers)" ;;
-	profile1m) what="GET /u/LOGIN ($NSTAR followers)" g=0.5 cl="GET /u/LOGIN (1M followers)" ;;
-	feed) what="GET /feed ($NFEED posts on the page)" g=0.4 cl="GET /feed" ;;
-	badges10) what="GET /badges.json" g=0.6 cl="GET /badges.json" ;;
+	profile10) what="GET /u/LOGIN ($NSMALL followers)" g=0.5 gp=0.5 cl="GET /u/LOGIN ($NSMALL followers)" ;;
+	profile1m) what="GET /u/LOGIN ($NSTAR followers)" g=0.5 gp=0.5 cl="GET /u/LOGIN (1M followers)" ;;
+	feed) what="GET /feed ($NFEED posts on the page)" g=0.4 gp=0.4 cl="GET /feed" ;;
+	badges10) what="GET /badges.json" g=0.8 gp=0.6 cl="GET /badges.json" ;;
 	esac
 	grow "$what, req/s" "$(fmt "$(med $p.rps)" 0)" "$(fmt "$HRPS" 0) (hello)" \
 	    "$(mr $p.rps)" '>=' $g "$cl, req/s"
 	grow "$what, p99 latency (ratio: hello/page)" "$(ms "$(med $p.p99)" 1)" \
-	    "$(ms "$HP99" 1) (hello)" "$(mr $p.p99)" '>=' $g "$cl, p99"
+	    "$(ms "$HP99" 1) (hello)" "$(mr $p.p99)" '>=' $gp "$cl, p99"
 	row "$what, stack CPU per request by process (all rounds)" \
 	    "$(byproc $p); $(cmds $p) Redis commands/request" "$(byproc hello) (hello)" "-" \
 	    "report" "-"
