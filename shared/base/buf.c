@@ -146,8 +146,9 @@ void
 buf_put_ll(struct buf *b, long long v)
 {
 	char d[LL_CHARS];
+	size_t n = fmt_ll(d, v);
 
-	buf_put(b, d, fmt_ll(d, v));
+	buf_put(b, d, n);
 }
 
 void

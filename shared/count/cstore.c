@@ -64,18 +64,16 @@ cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
 	key_bucket(out, sz, bucket, what);
 }
 
-/* The field name within the object: "likes", or "rating:7". */
+/* The field name in the object: "likes", or "rating:7" (no printf). */
 static int
 obj_field(const struct delta *d, char *out, size_t sz)
 {
 	const struct family_info *f = &families[d->fam];
-
 	size_t n = strlen(f->field);
 
-	if (f->obj == OBJ_USER_TOPIC)
-		return snprintf(out, sz, "%s:%lld", f->field, d->k2);
-	if (n >= sz)
-		return snprintf(out, sz, "%s", f->field);
+	if (f->obj == OBJ_USER_TOPIC || n >= sz)
+		return f->obj == OBJ_USER_TOPIC ? snprintf(out, sz, "%s:%lld",
+		    f->field, d->k2) : snprintf(out, sz, "%s", f->field);
 	memcpy(out, f->field, n + 1);
 	return (int)n;
 }
