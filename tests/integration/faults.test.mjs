@@ -16,6 +16,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
 import { compareAll, quietRuns } from '../lib/counts.mjs';
+import { until303 as retry303 } from '../lib/storm.mjs';
 
 let stack;
 before(async () => { stack = await startStack({ env: { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' } }); });
@@ -24,16 +25,8 @@ after(async () => { await stack?.stop(); });
 const NCLIENTS = 16;
 const RUN_MS = 20000;
 
-async function until303(fn, tries = 60) {
-  for (let i = 0; i < tries; i++) {
-    try {
-      const r = await fn();
-      if (r.status === 303) return r;
-    } catch { /* connection reset while something restarts */ }
-    await sleep(100);
-  }
-  throw new Error('never acknowledged');
-}
+// a request repeated until acknowledged, at most 60 tries (storm.mjs)
+const until303 = (fn) => retry303(fn, 60);
 
 function killOne(needle) {
   const kids = stack.children();

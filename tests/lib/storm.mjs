@@ -4,7 +4,8 @@
 // of every (user, post) and (user, user) pair is known; then the check
 // that the truth holds every acknowledged state.
 import assert from 'node:assert/strict';
-import { Client, sleep } from './stack.mjs';
+import { Client, sleep, waitFor } from './stack.mjs';
+import { compareAll } from './counts.mjs';
 
 export async function until303(fn, tries = 100) {
   for (let i = 0; i < tries; i++) {
@@ -72,4 +73,16 @@ export function assertAcknowledged(stack, { prefix, users }, { likeState, follow
     assert.equal(Number(q(`SELECT COUNT(*) FROM follows f JOIN users u ON u.id=f.followee_id
       WHERE f.follower_id=${ids[Number(i)]} AND u.login='${v}'`)), fol ? 1 : 0, `follow ${k}`);
   }
+}
+
+// After a storm: every acknowledged state in the truth, the backlog
+// settled, then one reconciliation and one flush leave every counter
+// equal to its recount, and a second reconciliation finds nothing wrong.
+export async function assertExactAfterRepair(stack, load, st) {
+  assertAcknowledged(stack, load, st);
+  await waitFor(() => Number(stack.sqlite('SELECT COUNT(*) FROM counter_backlog')) === 0, 30000, 200);
+  stack.tallyctl('reconcile');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  assert.match(stack.tallyctl('reconcile'), /: 0 counters wrong/);
 }
