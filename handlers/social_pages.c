@@ -60,8 +60,8 @@ page_feed(struct req *r)
 	if (page == 0)
 		return -1;
 	n = tl_ids(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE, ids);
-	if (n < 0 || post_cards_load(r->app, ids, n, r->sess.user_id, &cs) ==
-	    -1)
+	if (n < 0 || post_cards_load(r->app, ids, n, r->sess.user_id, PC_HOME,
+	    &cs) == -1)
 		return resp_error(r, 500, "The feed could not be read.");
 	/* an empty feed offers people to follow */
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,

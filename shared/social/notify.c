@@ -222,20 +222,3 @@ marker_put(struct app *a, long long uid, const char *kind, long long key,
 	bcache_forget(a, uid);
 	return 0;
 }
-
-long long
-marker_get(struct db *d, long long uid, const char *kind, long long key)
-{
-	struct dbq *s = db_stmt(d, STMT_MARKER_GET);
-	long long v = -1;
-
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, uid);
-	dbq_bind_text(s, 2, kind, -1);
-	dbq_bind_i64(s, 3, key);
-	if (dbq_step(s) == DBQ_ROW)
-		v = dbq_i64(s, 0);
-	db_done(s);
-	return v;
-}

@@ -55,7 +55,5 @@ int	notify_read_all(struct app *, long long uid, long long upto);
  * tells the badge cache (bcache_forget) once SQLite has the marker. */
 int	marker_put(struct app *, long long uid, const char *kind, long long key,
 	    long long value);
-long long marker_get(struct db *, long long uid, const char *kind,
-	    long long key);
 
 #endif

@@ -13,28 +13,55 @@ const enum family post_card_fams[PC_NCOUNTS] = {
 };
 
 void
-post_cards_counts(struct app *a, struct post_card *cs, int n)
+post_cards_counts_with(struct app *a, struct post_card *cs, int n,
+    const struct delta *more, int nmore, struct count *more_out)
 {
-	struct delta *ds = xcalloc((size_t)n * PC_NCOUNTS, sizeof(*ds));
-	struct count *out = xcalloc((size_t)n * PC_NCOUNTS, sizeof(*out));
+	size_t total = (size_t)n * PC_NCOUNTS + (size_t)nmore;
+	struct delta *ds;
+	struct count *out;
 	int i, j;
 
+	if (total == 0)
+		return;
+	ds = xcalloc(total, sizeof(*ds));
+	out = xcalloc(total, sizeof(*out));
 	for (i = 0; i < n; i++)
 		for (j = 0; j < PC_NCOUNTS; j++) {
 			ds[PC_NCOUNTS * i + j].fam = post_card_fams[j];
 			ds[PC_NCOUNTS * i + j].k1 = cs[i].p.id;
 		}
-	cstore_get(a, ds, PC_NCOUNTS * n, out);	/* failures: ok == 0 */
+	for (i = 0; i < nmore; i++)
+		ds[(size_t)n * PC_NCOUNTS + (size_t)i] = more[i];
+	cstore_get(a, ds, (int)total, out);	/* failures: ok == 0 */
 	for (i = 0; i < n; i++)
 		for (j = 0; j < PC_NCOUNTS; j++)
 			cs[i].n[j] = out[PC_NCOUNTS * i + j];
+	for (i = 0; i < nmore; i++)
+		more_out[i] = out[(size_t)n * PC_NCOUNTS + (size_t)i];
 	free(out);
 	free(ds);
 }
 
+void
+post_cards_counts(struct app *a, struct post_card *cs, int n)
+{
+	post_cards_counts_with(a, cs, n, NULL, 0, NULL);
+}
+
 int
 post_cards_load(struct app *a, const long long *ids, int n,
-    long long reader, struct post_cards *out)
+    long long reader, enum pc_list list, struct post_cards *out)
+{
+	if (post_cards_read(a, ids, n, reader, list, out) == -1)
+		return -1;
+	if (out->n > 0)
+		post_cards_counts(a, out->v, out->n);
+	return 0;
+}
+
+int
+post_cards_read(struct app *a, const long long *ids, int n,
+    long long reader, enum pc_list list, struct post_cards *out)
 {
 	struct dbq *s;
 	int rc = DBQ_DONE;
@@ -43,7 +70,10 @@ post_cards_load(struct app *a, const long long *ids, int n,
 	out->n = 0;
 	if (n <= 0)
 		return 0;
-	s = db_stmt(&a->db, reader ? STMT_HOME_BY_IDS : STMT_POSTS_BY_IDS);
+	if (list == PC_HOME && reader == 0)
+		return -1;
+	s = db_stmt(&a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
+	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
 	if (s == NULL)
 		return -1;
 	dbq_bind_ids(s, 1, ids, n);
@@ -63,8 +93,6 @@ post_cards_load(struct app *a, const long long *ids, int n,
 		post_cards_free(out);
 		return -1;
 	}
-	if (out->n > 0)
-		post_cards_counts(a, out->v, out->n);
 	return 0;
 }
 

@@ -23,15 +23,26 @@ struct post_cards {
 	int			 n;
 };
 
-/* Loads the visible posts among ids, newest first, with every count of
- * the list in one Redis round trip; reader != 0 keeps only the reader's
- * own posts and those of people they follow, and marks the ones the
- * reader liked or reposted in the same statement.  A count that could not be
- * read is marked so (its ok is 0).  0, or -1 when SQLite failed. */
+/* Which of the ids a list keeps: every visible post, or (the home feed)
+ * only the reader's own and those of people the reader follows now. */
+enum pc_list { PC_VISIBLE, PC_HOME };
+
+/* Reads the posts among ids that the list keeps, newest first, in one
+ * SQLite statement; reader != 0 also marks the ones the reader liked or
+ * reposted, in the same statement (PC_HOME needs a reader).  The counts
+ * are not read.  0, or -1 when SQLite failed. */
+int	post_cards_read(struct app *, const long long *ids, int n,
+	    long long reader, enum pc_list, struct post_cards *);
+/* post_cards_read(), then every count of the list in one Redis round
+ * trip.  A count that could not be read is marked so (its ok is 0). */
 int	post_cards_load(struct app *, const long long *ids, int n,
-	    long long reader, struct post_cards *);
+	    long long reader, enum pc_list, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */
 void	post_cards_counts(struct app *, struct post_card *, int n);
+/* The same, and in the same round trip nmore other counters (a page's
+ * own: the profile's, the topic's) into more_out. */
+void	post_cards_counts_with(struct app *, struct post_card *, int n,
+	    const struct delta *more, int nmore, struct count *more_out);
 /* Marks the cards viewer liked or reposted (one SQLite statement).  0,
  * or -1 (the marks stay 0). */
 int	post_cards_marks(struct app *, struct post_card *, int n,

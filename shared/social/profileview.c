@@ -56,7 +56,8 @@ profile_view_load(struct app *a, const struct account *u, long long viewer,
 	if (viewer != 0 && !v->self)
 		v->following = follow_exists(&a->db, viewer, u->id) == 1;
 	n = tl_ids(a, TL_PROFILE, u->id, page, per, ids);
-	if (n < 0 || post_cards_load(a, ids, n, 0, &v->posts) == -1 ||
+	if (n < 0 || post_cards_read(a, ids, n, viewer, PC_VISIBLE,
+	    &v->posts) == -1 ||
 	    (v->self && page == 1 && drafts(a, u->id, &v->drafts) == -1)) {
 		free(ids);
 		profile_view_free(v);
@@ -64,14 +65,16 @@ profile_view_load(struct app *a, const struct account *u, long long viewer,
 	}
 	free(ids);
 	v->more = n == per;
-	post_cards_marks(a, v->posts.v, v->posts.n, viewer);
 	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
 	memset(ds, 0, sizeof(ds));
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
 		ds[i].fam = profile_fams[i];
 		ds[i].k1 = u->id;
 	}
-	cstore_get(a, ds, PROFILE_NCOUNTS, v->n);	/* failures: ok == 0 */
+	/* the posts' counts and the profile's in one round trip; a
+	 * failure leaves ok == 0 */
+	post_cards_counts_with(a, v->posts.v, v->posts.n, ds, PROFILE_NCOUNTS,
+	    v->n);
 	return 0;
 }
 
@@ -85,16 +88,20 @@ profile_view_free(struct profile_view *v)
 void
 profile_visited(struct app *a, long long viewer, long long author)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_LATEST);
-	long long t = 0;
+	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
+	long long t = 0, seen = 0;
 
 	if (s == NULL)
 		return;
+	/* the author's newest post and the reader's last visit: one read */
 	dbq_bind_i64(s, 1, author);
-	if (dbq_step(s) == DBQ_ROW)
+	dbq_bind_i64(s, 2, viewer);
+	if (dbq_step(s) == DBQ_ROW) {
 		t = dbq_i64(s, 0);
+		seen = dbq_i64(s, 1);
+	}
 	db_done(s);
-	if (t > marker_get(&a->db, viewer, "author", author))
+	if (t > seen)
 		marker_put(a, viewer, "author", author, clock_wall_ms());
 }
 
@@ -153,16 +160,17 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 		ids[n++] = dbq_i64(s, 0);
 	db_done(s);
 	v->more = n == per;
-	if (rc == DBQ_ERR || post_cards_load(a, ids, n, 0, &v->cards) == -1 ||
-	    best_authors(a, v->id, &v->best) == -1) {
+	if (rc == DBQ_ERR || post_cards_read(a, ids, n, viewer, PC_VISIBLE,
+	    &v->cards) == -1 || best_authors(a, v->id, &v->best) == -1) {
 		free(ids);
 		topic_view_free(v);
 		return -1;
 	}
 	free(ids);
-	post_cards_marks(a, v->cards.v, v->cards.n, viewer);
 	d.k1 = v->id;
-	cstore_get(a, &d, 1, &v->posts);	/* a failure: ok == 0 */
+	/* the posts' counts and the topic's in one round trip; a failure
+	 * leaves ok == 0 */
+	post_cards_counts_with(a, v->cards.v, v->cards.n, &d, 1, &v->posts);
 	return 1;
 }
 

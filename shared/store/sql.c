@@ -48,9 +48,6 @@ const char *const sql_text[STMT__MAX] = {
 	    "INSERT INTO posts(user_id, topic_id, body, status, created_at, "
 	    "published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
 	    "CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
-#define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
-	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
-	"p.like_count "
 	/* STMT_POST_GET: id */
 	[STMT_POST_GET] =
 	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
@@ -171,6 +168,14 @@ const char *const sql_text[STMT__MAX] = {
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
 	    "AND f.followee_id = p.user_id)) "
 	    "ORDER BY p.published_at DESC, p.id DESC",
+	/* STMT_POSTS_MARKS_BY_IDS: json ids, reader -- visible posts, with
+	 * the reader's like and repost marks */
+	[STMT_POSTS_MARKS_BY_IDS] =
+	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 "
+	    "ORDER BY p.published_at DESC, p.id DESC",
 	/* STMT_DRAFTS_OF_USER: user -- newest 50 drafts */
 	[STMT_DRAFTS_OF_USER] =
 	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
@@ -252,9 +257,6 @@ const char *const sql_text[STMT__MAX] = {
 	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
 	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
 	    "value = max(value, excluded.value)",
-	/* STMT_MARKER_GET: user, kind, key */
-	[STMT_MARKER_GET] =
-	    "SELECT value FROM markers WHERE user_id = ?1 AND kind = ?2 AND key = ?3",
 	/* STMT_FOLLOWED_MARKS: reader -- per followee, unread starts after */
 	[STMT_FOLLOWED_MARKS] =
 	    "SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)) "
@@ -367,10 +369,13 @@ const char *const sql_text[STMT__MAX] = {
 	    "AND key = 0), (SELECT value FROM settings WHERE name = 'red_dot_at'), "
 	    "(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'news' "
 	    "AND key = 0)",
-	/* STMT_AUTHOR_LATEST: author -- newest visible post's publish time */
-	[STMT_AUTHOR_LATEST] =
-	    "SELECT coalesce(max(published_at), 0) FROM posts INDEXED BY "
-	    "posts_user_visible WHERE user_id = ?1 AND status = 1 AND is_deleted = 0",
+	/* STMT_AUTHOR_SEEN: author, reader -- the author's newest visible
+	 * post's publish time, and the reader's "author" marker (-1: none) */
+	[STMT_AUTHOR_SEEN] =
+	    "SELECT coalesce(max(published_at), 0), coalesce((SELECT value "
+	    "FROM markers WHERE user_id = ?2 AND kind = 'author' AND key = ?1), "
+	    "-1) FROM posts INDEXED BY posts_user_visible WHERE user_id = ?1 "
+	    "AND status = 1 AND is_deleted = 0",
 	/* STMT_RUN_LAST_DONE -- the newest finished run */
 	[STMT_RUN_LAST_DONE] =
 	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "

@@ -9,11 +9,15 @@
 
 /*
  * A post's columns (POST_COLS in sql.c and sql_pg.c: post_from_row reads
- * them) are followed, in STMT_HOME_BY_IDS, by the reader's marks: 1 when
+ * them) are followed, in STMT_HOME_BY_IDS and STMT_POSTS_MARKS_BY_IDS,
+ * by the reader's marks: 1 when
  * the reader (?2) liked / reposted the post, else 0.  The same text on
  * both engines (a CASE, not a bare EXISTS: PostgreSQL's is a boolean).
  */
 #define POST_NCOLS	12
+#define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
+	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
+	"p.like_count "
 #define VIEWER_MARK_COLS \
 	", CASE WHEN EXISTS(SELECT 1 FROM likes l WHERE l.user_id = ?2 " \
 	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \
@@ -58,6 +62,7 @@ enum stmt {
 	STMT_COMMENT_DELETE,
 	STMT_COMMENTS_OF_POST,
 	STMT_HOME_BY_IDS,
+	STMT_POSTS_MARKS_BY_IDS,
 	STMT_DRAFTS_OF_USER,
 	STMT_POST_LIKES_ADD,
 	STMT_COUNTER_GET,
@@ -76,7 +81,6 @@ enum stmt {
 	STMT_NOTICE_INSERT,
 	STMT_NOTICES_PAGE,
 	STMT_MARKER_PUT,
-	STMT_MARKER_GET,
 	STMT_FOLLOWED_MARKS,
 	STMT_AUTHOR_UNREAD_SQL,
 	STMT_NOTE_OWNER,
@@ -102,7 +106,7 @@ enum stmt {
 	STMT_BACKLOG_DONE,
 	STMT_FLUSH_MAX,
 	STMT_BADGE_SCALARS,
-	STMT_AUTHOR_LATEST,
+	STMT_AUTHOR_SEEN,
 	STMT_RUN_LAST_DONE,
 	STMT_OUTBOX_ADD,
 	STMT_OUTBOX_CUTOFF,

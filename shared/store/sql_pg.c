@@ -11,9 +11,6 @@
  */
 #include "store/sql.h"
 
-#define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
-	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
-	"p.like_count "
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 
 const char *const sql_pg_text[STMT__MAX] = {
@@ -42,6 +39,12 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
 	    "AND f.followee_id = p.user_id)) "
+	    "ORDER BY p.published_at DESC, p.id DESC",
+	[STMT_POSTS_MARKS_BY_IDS] =
+	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
+	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
+	    "WHERE p.status = 1 AND p.is_deleted = 0 "
 	    "ORDER BY p.published_at DESC, p.id DESC",
 	[STMT_NOTE_REMOVE] =
 	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "

@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor, onPostgres } from '../lib/stack.mjs';
+import { handlerCost } from '../lib/cost.mjs';
 import { compareAll, pageCounters, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -624,23 +625,8 @@ test('counters (user_unread among them) stay exact after Redis loses its data', 
   assert.deepEqual(compareAll(stack), []);
 });
 
-// The notify handler's cost counters from /metrics (shared/base/metrics.h).
-async function notifyCost() {
-  const r = await fetch(`${stack.base}/metrics`);
-  assert.equal(r.status, 200);
-  const text = await r.text();
-  const get = (name) => {
-    const m = text.match(new RegExp(`^${name}\\{handler="notify"\\} (\\d+)$`, 'm'));
-    assert.ok(m, `${name} in /metrics`);
-    return Number(m[1]);
-  };
-  return {
-    stmts: get('tally_sqlite_statements_total'),
-    cmds: get('tally_redis_commands_total'),
-    trips: get('tally_redis_round_trips_total'),
-    reqs: get('tally_http_request_duration_seconds_count'),
-  };
-}
+// The notify handler's cost counters from /metrics (tests/lib/cost.mjs).
+const notifyCost = () => handlerCost(stack, 'notify');
 
 test('the badge poll costs one Redis round trip and no SQLite, and stays exact as things change', async () => {
   const r = await user('pollr');

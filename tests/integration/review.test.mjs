@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf } from '../lib/stack.mjs';
+import { measure as measureCost } from '../lib/cost.mjs';
 
 let stack;
 let me;
@@ -26,41 +27,7 @@ before(async () => {
 
 after(async () => { await stack?.stop(); });
 
-// One handler's cost counters from /metrics (shared/base/metrics.h).
-async function cost(handler) {
-  const text = await (await fetch(`${stack.base}/metrics`)).text();
-  const get = (name) => {
-    const m = text.match(new RegExp(`^${name}\\{handler="${handler}"\\} (\\d+)$`, 'm'));
-    assert.ok(m, `${name}{handler="${handler}"} in /metrics`);
-    return Number(m[1]);
-  };
-  return {
-    stmts: get('tally_sqlite_statements_total'),
-    cmds: get('tally_redis_commands_total'),
-    reqs: get('tally_http_request_duration_seconds_count'),
-  };
-}
-
-// The cost of n requests made by send() on handler, once all are recorded
-// (a handler records a request just after answering it).
-async function measure(handler, n, send) {
-  let c0 = await cost(handler);
-  for (let i = 0; i < 50; i++) {	// figures that stopped moving
-    await sleep(20);
-    const c = await cost(handler);
-    if (c.reqs === c0.reqs) break;
-    c0 = c;
-  }
-  const answers = [];
-  for (let i = 0; i < n; i++) answers.push(await send(i));
-  let c1 = await cost(handler);
-  for (let i = 0; i < 100 && c1.reqs - c0.reqs < n; i++) {
-    await sleep(20);
-    c1 = await cost(handler);
-  }
-  assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
-  return { answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds };
-}
+const measure = (handler, n, send) => measureCost(stack, handler, n, send);
 
 test('the error page costs zero Redis commands and zero SQLite statements', async () => {
   // 404 with no route, for a signed-in visitor: the request's own session

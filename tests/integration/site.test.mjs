@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startStack, Client } from '../lib/stack.mjs';
 import { liLogins, userId, seedUsers, addFollowers, drainQueue } from '../lib/social.mjs';
 import { pageCounters } from '../lib/counts.mjs';
+import { measure } from '../lib/cost.mjs';
 
 let stack;
 before(async () => { stack = await startStack(); });
@@ -309,6 +310,45 @@ test('a feed item of an 80-character post is at most 600 bytes, one csrf a page'
   const r = await reader.c.post(`/posts/${ids[1]}/like`, { csrf, back });
   assert.equal(r.status, 303);
   assert.equal(r.location, `/feed#post-${ids[1]}`);
+});
+
+// What the pages people open most cost (the page speed issue), read from
+// /metrics: the feed is the session and one statement for its posts with
+// the reader's marks, and three Redis round trips (badges, timeline,
+// counts); another user's profile and a topic read their posts with the
+// reader's marks in one statement, and the page's own counts come in the
+// posts' round trip.  Before: the profile took 6 statements and 5 round
+// trips, the topic 6 and 5.
+test('feed, profile and topic pages: their SQLite statements and Redis round trips', async () => {
+  const author = await person('cost_auth');
+  const reader = await person('cost_read');
+  assert.equal((await reader.c.post('/follow/cost_auth')).status, 303);
+  const ids = [];
+  for (let i = 0; i < 4; i++) ids.push(await publish(author, `costed post ${i}`, 'costs'));
+  assert.equal((await reader.c.post(`/posts/${ids[1]}/like`)).status, 303);
+  assert.equal((await reader.c.post(`/posts/${ids[2]}/repost`)).status, 303);
+  const pages = { feed: '/feed', profile: '/u/cost_auth', topic: '/t/costs' };
+  for (let i = 0; i < 2; i++)	// timelines built, scripts loaded, the visit marked
+    for (const u of Object.values(pages)) assert.equal((await reader.c.get(u)).status, 200);
+  const want = { feed: [2, 3], profile: [4, 4], topic: [5, 4] };
+  for (const [k, u] of Object.entries(pages)) {
+    const m = await measure(stack, 'social', 5, () => reader.c.get(u));
+    for (const r of m.answers) {
+      assert.equal(r.status, 200);
+      // the reader's marks, read with the posts
+      assert.match(r.text, new RegExp(`data-post-id="${ids[1]}" id="post-${ids[1]}" data-liked="1">`), `${k}: liked`);
+      assert.match(r.text, new RegExp(`data-post-id="${ids[2]}" id="post-${ids[2]}" data-reposted="1">`), `${k}: reposted`);
+      assert.match(r.text, new RegExp(`data-post-id="${ids[0]}" id="post-${ids[0]}">`), `${k}: neither`);
+      assert.equal(pageCounters(r.text)[`post-likes|${ids[1]}`], 1);
+    }
+    assert.equal(m.stmts / 5, want[k][0], `${k}: SQLite statements a page`);
+    assert.equal(m.trips / 5, want[k][1], `${k}: Redis round trips a page`);
+  }
+  const prof = (await reader.c.get(pages.profile)).text;
+  assert.match(prof, /data-counter="posts" data-login="cost_auth">4</);
+  assert.match(prof, /data-counter="followers" data-login="cost_auth">1</);
+  assert.match(prof, /data-counter="likes" data-login="cost_auth">1</);
+  assert.match((await reader.c.get(pages.topic)).text, /data-counter="topic-posts"[^>]*>4</);
 });
 
 test('follow and unfollow: back, JSON equal to the profile, data-following', async () => {

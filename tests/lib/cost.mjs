@@ -1,0 +1,43 @@
+// cost.mjs -- what requests cost a handler, from /metrics' per-handler
+// counters (shared/base/metrics.h): SQLite statements, Redis commands and
+// Redis round trips.
+import assert from 'node:assert/strict';
+import { sleep } from './stack.mjs';
+
+// One handler's counters now.
+export async function handlerCost(stack, handler) {
+  const text = await (await fetch(`${stack.base}/metrics`)).text();
+  const get = (name) => {
+    const m = text.match(new RegExp(`^${name}\\{handler="${handler}"\\} (\\d+)$`, 'm'));
+    assert.ok(m, `${name}{handler="${handler}"} in /metrics`);
+    return Number(m[1]);
+  };
+  return {
+    stmts: get('tally_sqlite_statements_total'),
+    cmds: get('tally_redis_commands_total'),
+    trips: get('tally_redis_round_trips_total'),
+    reqs: get('tally_http_request_duration_seconds_count'),
+  };
+}
+
+// The cost of n requests made one after another by send(i) on handler,
+// once all are recorded (a handler records a request just after
+// answering it, so figures are read once they stopped moving).
+export async function measure(stack, handler, n, send) {
+  let c0 = await handlerCost(stack, handler);
+  for (let i = 0; i < 50; i++) {
+    await sleep(20);
+    const c = await handlerCost(stack, handler);
+    if (c.reqs === c0.reqs) break;
+    c0 = c;
+  }
+  const answers = [];
+  for (let i = 0; i < n; i++) answers.push(await send(i));
+  let c1 = await handlerCost(stack, handler);
+  for (let i = 0; i < 100 && c1.reqs - c0.reqs < n; i++) {
+    await sleep(20);
+    c1 = await handlerCost(stack, handler);
+  }
+  assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
+  return { answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips };
+}
