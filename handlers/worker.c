@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "base/valid.h"
 #include "count/flush.h"
 #include "count/outbox.h"
@@ -243,6 +244,11 @@ main(void)
 	 * automatic one would run inside a flush's commit, with the writers'
 	 * lock held (db.h), and every like would wait for its fsync. */
 	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	/* its holds of the writers' lock (flushes, the drain, runs) and
+	 * the checkpoints' in /metrics */
+	a.metrics = metrics_open(&a.cfg);
+	a.db.metrics = a.metrics;
+	a.db.lock_who = METRICS_LOCK_WORKER;
 	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &every) == -1)
 		every = 3600;
 	last_rec = time(NULL);

@@ -16,6 +16,30 @@ const char *const metrics_handlers[METRICS_HANDLERS] = {
 const double metrics_bounds_ms[METRICS_BUCKETS - 1] = {
 	1, 5, 10, 25, 50, 100, 250, 1000,
 };
+const double metrics_lock_bounds_ms[METRICS_LOCK_BUCKETS - 1] = {
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 100,
+};
+
+const char *
+metrics_locker(int i)
+{
+	if (i >= 0 && i < METRICS_HANDLERS)
+		return metrics_handlers[i];
+	return i == METRICS_LOCK_WORKER ? "worker" : i == METRICS_LOCK_CKPT ?
+	    "checkpoint" : "";
+}
+
+/* The bucket of a time in us among n - 1 bounds in ms. */
+static int
+bucket_of(long long us, const double *bounds_ms, int n)
+{
+	int b;
+
+	for (b = 0; b < n - 1; b++)
+		if ((double)us / 1000.0 <= bounds_ms[b])
+			break;
+	return b;
+}
 
 struct metrics *
 metrics_open(const struct cfg *c)
@@ -67,9 +91,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	s = &m->slot[h];
 	if (cls < 1 || cls > 5)
 		cls = 0;
-	for (b = 0; b < METRICS_BUCKETS - 1; b++)
-		if ((double)us / 1000.0 <= metrics_bounds_ms[b])
-			break;
+	b = bucket_of(us, metrics_bounds_ms, METRICS_BUCKETS);
 	__atomic_fetch_add(&s->by_class[cls], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->bucket[b], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->sum_us, (uint64_t)(us > 0 ? us : 0),
@@ -77,4 +99,22 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	__atomic_fetch_add(&s->sqlite_stmts, c->stmts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_cmds, c->cmds, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
+}
+
+void
+metrics_lock(struct metrics *m, int who, long long wait_us, long long hold_us)
+{
+	struct metrics_lock *l;
+
+	if (m == NULL || who < 0 || who >= METRICS_LOCKERS)
+		return;
+	l = &m->lock[who];
+	wait_us = wait_us > 0 ? wait_us : 0;
+	hold_us = hold_us > 0 ? hold_us : 0;
+	__atomic_fetch_add(&l->wait[bucket_of(wait_us, metrics_lock_bounds_ms,
+	    METRICS_LOCK_BUCKETS)], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&l->hold[bucket_of(hold_us, metrics_lock_bounds_ms,
+	    METRICS_LOCK_BUCKETS)], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&l->wait_us, (uint64_t)wait_us, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&l->hold_us, (uint64_t)hold_us, __ATOMIC_RELAXED);
 }

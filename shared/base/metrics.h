@@ -2,7 +2,10 @@
  *
  * A file-backed mmap ($RUN_DIR/metrics.bin) of atomic counters: per
  * handler, requests by status class, a latency histogram, and the SQLite
- * statements, Redis commands and Redis round trips the requests made.  Each
+ * statements, Redis commands and Redis round trips the requests made; and
+ * per holder (each handler, the worker, the checkpoint) how long SQLite's
+ * writers' lock was waited for and held, which is what sets a like's tail
+ * (the one writer queues every like behind any long hold).  Each
  * pre-forked child adds to it with relaxed atomics (no lock, no syscall
  * per request); /metrics reads it.  The file is recreated when its size
  * does not match this build's layout.
@@ -17,8 +20,19 @@
 #define METRICS_HANDLERS	8
 #define METRICS_BUCKETS		9	/* le 1 5 10 25 50 100 250 1000 +Inf ms */
 
+/* Holders of the writers' lock: the handlers' slots, then these two. */
+#define METRICS_LOCK_WORKER	METRICS_HANDLERS
+#define METRICS_LOCK_CKPT	(METRICS_HANDLERS + 1)
+#define METRICS_LOCKERS		(METRICS_HANDLERS + 2)
+#define METRICS_LOCK_BUCKETS	10	/* le 0.1 0.25 0.5 1 2.5 5 10 25 100
+					   +Inf ms */
+
 extern const char *const metrics_handlers[METRICS_HANDLERS];
 extern const double metrics_bounds_ms[METRICS_BUCKETS - 1];
+extern const double metrics_lock_bounds_ms[METRICS_LOCK_BUCKETS - 1];
+
+/* A holder's name (a handler's, "worker", "checkpoint"; "" unused). */
+const char	*metrics_locker(int);
 
 struct metrics_slot {
 	uint64_t	by_class[6];	/* 0: other, 1xx..5xx */
@@ -34,8 +48,17 @@ struct metrics_cost {
 	unsigned long long	stmts, cmds, trips;
 };
 
+/* The writers' lock: how long each taking waited, and held it. */
+struct metrics_lock {
+	uint64_t	wait[METRICS_LOCK_BUCKETS];
+	uint64_t	hold[METRICS_LOCK_BUCKETS];
+	uint64_t	wait_us;
+	uint64_t	hold_us;
+};
+
 struct metrics {
 	struct metrics_slot	slot[METRICS_HANDLERS];
+	struct metrics_lock	lock[METRICS_LOCKERS];
 };
 
 /* Maps the shared file; NULL (metrics off) on failure, logged. */
@@ -44,5 +67,8 @@ struct metrics	*metrics_open(const struct cfg *);
 int		 metrics_handler(const char *name);
 void		 metrics_observe(struct metrics *, int handler, int status,
 		    long long us, const struct metrics_cost *);
+/* One taking of the writers' lock by holder `who`. */
+void		 metrics_lock(struct metrics *, int who, long long wait_us,
+		    long long hold_us);
 
 #endif

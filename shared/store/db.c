@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "store/db.h"
 #include "store/pg.h"
 #include "store/schema.h"
@@ -61,6 +62,10 @@ wunlock(struct db *d)
 	if (d->wlocked) {
 		flock(d->wlock_fd, LOCK_UN);
 		d->wlocked = 0;
+		/* how long it was waited for and held (/metrics) */
+		metrics_lock(d->metrics, d->in_ckpt ? METRICS_LOCK_CKPT :
+		    d->lock_who, d->wlock_at - d->wlock_asked,
+		    clock_mono_us() - d->wlock_at);
 	}
 }
 
@@ -82,6 +87,7 @@ wlock(struct db *d)
 
 	if (d->wlock_fd <= 0 || d->wlocked)
 		return 0;	/* no lock file, or held already */
+	d->wlock_asked = d->wlock_at = clock_mono_us();
 	if (flock(d->wlock_fd, LOCK_EX | LOCK_NB) == 0)
 		goto held;
 	if (errno != EWOULDBLOCK)
@@ -93,6 +99,7 @@ wlock(struct db *d)
 		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
 		return -1;
 	}
+	d->wlock_at = clock_mono_us();
 held:
 	d->wlocked = 1;
 	return 0;
@@ -158,22 +165,33 @@ db_release(struct db *d)
 	db_rollback(d);		/* a no-op when nothing is open */
 }
 
+/* A passive checkpoint: copies what no reader needs, beside the
+ * writers.  *nlog: the WAL's frames when it began; *nckpt: the frames
+ * copied so far.  0, or -1. */
+static int
+passive(struct db *d, int *nlog, int *nckpt)
+{
+	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    nlog, nckpt) != SQLITE_OK) {
+		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return 0;
+}
+
 int
 db_checkpoint(struct db *d, int min_frames, int truncate)
 {
 	unsigned int dv;
-	int rc, idle, nlog = 0, nckpt = 0;
+	int rc, idle, pass, nlog = 0, nckpt = 0, before;
 
 	if (d->pg != NULL)
 		return 0;	/* the server checkpoints its own WAL */
 	/* The long part (syncing the WAL, copying its pages) without the
 	 * lock, writers going on meanwhile; then under it only what they
 	 * wrote since, and the restart. */
-	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
-	    &nlog, &nckpt) != SQLITE_OK) {
-		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+	if (passive(d, &nlog, &nckpt) == -1)
 		return -1;
-	}
 	/* Idle: nothing committed since the last call (the frame count
 	 * alone could match by chance after a writer restarted the WAL). */
 	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
@@ -190,14 +208,28 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	if (nckpt < nlog)
 		return 1;	/* a reader still needs old frames: a restart
 				 * would hold the writers while it waits */
+	/* What the writers appended during that pass is copied by another,
+	 * shorter one, and so on: the part under the lock (it held likes up
+	 * to 16 ms when it copied one pass's appends) stays a few frames. */
+	for (pass = 1; pass < DB_CKPT_PASSES; pass++) {
+		before = nckpt;
+		if (passive(d, &nlog, &nckpt) == -1)
+			return -1;
+		if (nckpt < nlog)
+			return 1;
+		if (nckpt - before < DB_CKPT_LEFT)
+			break;
+	}
 	if (wlock(d) == -1)
 		return -1;
+	d->in_ckpt = 1;
 	d->busy_ms = DB_CKPT_WAIT_MS;
 	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
 	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
 	    &nckpt);
 	d->busy_ms = DB_BUSY_MS;
 	wunlock(d);
+	d->in_ckpt = 0;
 	if (rc == SQLITE_BUSY)
 		return 1;
 	if (rc != SQLITE_OK) {

@@ -65,6 +65,8 @@ serve_child(int fd, void *arg)
 	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
+	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
+	a.db.lock_who = a.metrics_idx;
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {
 		log_err("FCGX_Init failed");
 		app_close(&a);

@@ -34,6 +34,44 @@ cost_metric(struct buf *b, const struct metrics *m, const char *name,
 	}
 }
 
+/* The writers' lock's wait (hold 0) or hold times, by holder. */
+static void
+lock_metric(struct buf *b, const struct metrics *m, int hold)
+{
+	const char *name = hold ? "tally_sqlite_writer_lock_hold_seconds" :
+	    "tally_sqlite_writer_lock_wait_seconds";
+	const struct metrics_lock *l;
+	const uint64_t *n;
+	uint64_t cum;
+	int i, j;
+
+	metric_head(b, name, "histogram", hold ? "How long each holder kept "
+	    "SQLite's writers' lock (a like waits out every hold before it)." :
+	    "How long each holder waited for SQLite's writers' lock.");
+	for (i = 0; m != NULL && i < METRICS_LOCKERS; i++) {
+		if (!*metrics_locker(i))
+			continue;
+		l = &m->lock[i];
+		n = hold ? l->hold : l->wait;
+		for (j = 0, cum = 0; j < METRICS_LOCK_BUCKETS; j++) {
+			cum += __atomic_load_n(&n[j], __ATOMIC_RELAXED);
+			buf_printf(b, "%s_bucket{holder=\"%s\",le=\"", name,
+			    metrics_locker(i));
+			if (j < METRICS_LOCK_BUCKETS - 1)
+				buf_printf(b, "%g", metrics_lock_bounds_ms[j] /
+				    1000);
+			else
+				buf_puts(b, "+Inf");
+			buf_printf(b, "\"} %llu\n", (unsigned long long)cum);
+		}
+		buf_printf(b, "%s_sum{holder=\"%s\"} %.6f\n", name,
+		    metrics_locker(i), (double)__atomic_load_n(hold ?
+		    &l->hold_us : &l->wait_us, __ATOMIC_RELAXED) / 1e6);
+		buf_printf(b, "%s_count{holder=\"%s\"} %llu\n", name,
+		    metrics_locker(i), (unsigned long long)cum);
+	}
+}
+
 void
 view_metrics(struct buf *out, const struct metrics *m,
     const struct ops_view *v)
@@ -84,6 +122,8 @@ view_metrics(struct buf *out, const struct metrics *m,
 	cost_metric(out, m, "tally_redis_round_trips_total",
 	    "Redis round trips (a pipeline is one) while answering requests.",
 	    offsetof(struct metrics_slot, redis_trips));
+	lock_metric(out, m, 0);
+	lock_metric(out, m, 1);
 	metric_head(out, "tally_pending_deltas", "gauge",
 	    "Counters with deltas not yet flushed to SQLite.");
 	buf_printf(out, "tally_pending_deltas %lld\n", v->pending);

@@ -629,6 +629,29 @@ DUR=$DUR0; NDUR=$NDUR0
 # median over the rounds of that round's ratio (the machine's load drifts
 # between rounds, less within one).  M[page.metric] and R[name] collect
 # the rounds' values and ratios.
+# The writers' lock's hold histogram lines of /metrics (tally's only).
+lock_snap() { curl -fs "$B/metrics" | grep '^tally_sqlite_writer_lock_hold_seconds'; }
+# Over every like run: per holder, holds, mean ms, how many over 1 ms, and
+# the bound (ms) that every hold stayed within.
+lock_report() {
+	local r
+	for r in $(seq "$ROUNDS"); do
+		awk '{ print "-", $0 }' "$OUT/lock-$r-0"; awk '{ print "+", $0 }' "$OUT/lock-$r-1"
+	done | awk '{ v[$2] += ($1 == "+") ? $3 : -$3 } END {
+		n = split("social worker checkpoint", hs, " ")
+		for (i = 1; i <= n; i++) {
+			h = hs[i]; c = v["tally_sqlite_writer_lock_hold_seconds_count{holder=\"" h "\"}"]
+			s = v["tally_sqlite_writer_lock_hold_seconds_sum{holder=\"" h "\"}"]
+			o1 = c - v["tally_sqlite_writer_lock_hold_seconds_bucket{holder=\"" h "\",le=\"0.001\"}"]
+			top = "+Inf"; split("0.0001 0.00025 0.0005 0.001 0.0025 0.005 0.01 0.025 0.1", bs, " ")
+			for (j = 9; j >= 1; j--)
+				if (v["tally_sqlite_writer_lock_hold_seconds_bucket{holder=\"" h "\",le=\"" bs[j] "\"}"] == c) top = bs[j] * 1000
+			if (c == 0) { printf "%s%s 0", (i > 1 ? "; " : ""), h; continue }
+			printf "%s%s %d (mean %.2f ms, %d over 1 ms, all within %s ms)", (i > 1 ? "; " : ""), h, c,
+			    1000 * s / c, o1, top
+		}
+	}'
+}
 declare -A M R X		# X: this round's values
 declare -A BY NREQ NCMD		# all rounds: CPU by process, requests, Redis commands
 addv() { R[$1]="${R[$1]:-} $(calc "$2")"; }	# ratio-name expression
@@ -637,7 +660,9 @@ for r in $(seq "$ROUNDS"); do
 	[ $((r % 2)) = 1 ] || pages=$PAGES2
 	say "round $r of $ROUNDS: $pages"
 	for p in $pages; do
+		[ "$p" != like ] || lock_snap >"$OUT/lock-$r-0"
 		run_page "$p" "$r"
+		[ "$p" != like ] || lock_snap >"$OUT/lock-$r-1"
 		M[$p.rps]="${M[$p.rps]:-} $RPS"; M[$p.p99]="${M[$p.p99]:-} $P99"
 		M[$p.cpu]="${M[$p.cpu]:-} $CPU"; M[$p.avg]="${M[$p.avg]:-} $AVG"
 		M[$p.p50]="${M[$p.p50]:-} $P50"
@@ -912,6 +937,8 @@ byproc() { per_req "${NREQ[$1]}" <<<"${BY[$1]}"; }
 cmds() { fmt "$(calc "${NCMD[$1]} / ${NREQ[$1]}")" 1; }
 row "POST like+unlike, stack CPU per request by process (all rounds)" \
     "$(byproc like); $(cmds like) Redis commands/request" "$(byproc hello) (hello)" "-" "report" "-"
+row "POST like+unlike: SQLite writers' lock holds during the like runs (/metrics), by holder" \
+    "$(lock_report)" "-" "-" "report" "-"
 row "POST like+unlike vs hello POSTed the same form and cookie, req/s" "$(fmt "$(med like.rps)" 0)" \
     "$(fmt "$(med hellopost.rps)" 0) (hello, POST)" "$(fmt "$(mr like.hp)" 2)x" "report" "-"
 row "hello POSTed the same form, stack CPU per request by process" \

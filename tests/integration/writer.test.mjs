@@ -190,6 +190,26 @@ test('a signed-in user\'s like during an anonymous POST flood is as fast as with
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[4]}`), '0');
 });
 
+// The writers' lock's hold times by holder, from /metrics: count, sum (s)
+// and how many within 10 ms.
+async function lockTimes() {
+  const text = await (await fetch(`${stack.base}/metrics`)).text();
+  const out = {};
+  for (const who of ['social', 'worker', 'checkpoint']) {
+    const get = (re) => {
+      const m = text.match(re);
+      assert.ok(m, `${re} in /metrics`);
+      return Number(m[1]);
+    };
+    out[who] = {
+      count: get(new RegExp(`^tally_sqlite_writer_lock_hold_seconds_count\\{holder="${who}"\\} (\\d+)$`, 'm')),
+      sum: get(new RegExp(`^tally_sqlite_writer_lock_hold_seconds_sum\\{holder="${who}"\\} ([\\d.]+)$`, 'm')),
+      'le0.01': get(new RegExp(`^tally_sqlite_writer_lock_hold_seconds_bucket\\{holder="${who}",le="0.01"\\} (\\d+)$`, 'm')),
+    };
+  }
+  return out;
+}
+
 test('under a steady stream of likes the WAL starts over instead of growing', async (t) => {
   const wal = path.join(stack.runDir, 'tally.db-wal');
   const size = () => { try { return fs.statSync(wal).size; } catch { return 0; } };
@@ -199,6 +219,7 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   // worker starts it over past 16 MB (WAL_RESTART_FRAMES), checking
   // every 250 ms; it peaks at ~22-26 MB here, more on a slow disk.
   const WANT = 5000, BOUND = 48 << 20;
+  const lock0 = await lockTimes();
   let likes = 0, maxSize = 0, stop = false;
   const sampler = (async () => {
     while (!stop) { maxSize = Math.max(maxSize, size()); await sleep(50); }
@@ -217,6 +238,18 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   t.diagnostic(`${likes} likes: the WAL peaked at ${maxSize} bytes`);
   assert.ok(likes >= WANT, `only ${likes} likes in 20 s`);
   assert.ok(maxSize < BOUND, `WAL reached ${maxSize} bytes after ${likes} likes (${likes * 4 * 4096} without restarts)`);
+  // /metrics: every like took the writers' lock in the social writer; the
+  // checkpoints that started the WAL over took it too, each briefly (the
+  // copying is done beside the writers, passes until what is left is
+  // short: db_checkpoint)
+  const lock1 = await lockTimes();
+  const d = (who, k) => lock1[who][k] - lock0[who][k];
+  t.diagnostic(`writers' lock: social ${d('social', 'count')} holds, mean ${(1000 * d('social', 'sum') / d('social', 'count')).toFixed(3)} ms; ` +
+    `checkpoint ${d('checkpoint', 'count')} holds, mean ${(1000 * d('checkpoint', 'sum') / Math.max(1, d('checkpoint', 'count'))).toFixed(3)} ms, ` +
+    `${d('checkpoint', 'le0.01')} within 10 ms; worker ${d('worker', 'count')} holds`);
+  assert.ok(d('social', 'count') >= likes, 'each like held the lock once');
+  assert.ok(d('checkpoint', 'count') >= 1, 'the WAL started over under the lock');
+  assert.ok(d('worker', 'count') >= 1, 'the flusher held it too');
   // and it is small again once the load is over
   await waitFor(() => {
     const [, frames] = stack.sqlite('PRAGMA wal_checkpoint(PASSIVE)').split('|').map(Number);

@@ -249,6 +249,49 @@ test_metrics(void **state)
 	free(v);
 }
 
+/* The writers' lock's times: each taking in its bucket, by holder; the
+ * histogram cumulative, its sum in seconds. */
+static void
+test_lock_metrics(void **state)
+{
+	struct ops_view *v = calloc(1, sizeof(*v));
+	struct metrics *m = calloc(1, sizeof(*m));
+	struct buf out = { 0 };
+	int social = metrics_handler("social");
+
+	(void)state;
+	v->flush_lag = -1;
+	metrics_lock(m, social, 0, 90);		/* a like: <= 0.1 ms */
+	metrics_lock(m, social, 3000, 250);	/* waited 3 ms, <= 0.25 */
+	metrics_lock(m, METRICS_LOCK_CKPT, 0, 12000);	/* <= 25 ms */
+	metrics_lock(m, METRICS_LOCK_WORKER, 0, 500000);	/* +Inf */
+	metrics_lock(m, METRICS_LOCKERS, 0, 1);	/* no such holder */
+	view_metrics(&out, m, v);
+	buf_putc(&out, '\0');
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "bucket{holder=\"social\",le=\"0.0001\"} 1\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "bucket{holder=\"social\",le=\"0.00025\"} 2\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "sum{holder=\"social\"} 0.000340\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_wait_seconds_"
+	    "bucket{holder=\"social\",le=\"0.001\"} 1\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_wait_seconds_"
+	    "bucket{holder=\"social\",le=\"0.005\"} 2\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "bucket{holder=\"checkpoint\",le=\"0.01\"} 0\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "bucket{holder=\"checkpoint\",le=\"0.025\"} 1\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "bucket{holder=\"worker\",le=\"0.1\"} 0\n"));
+	assert_non_null(strstr(out.p, "tally_sqlite_writer_lock_hold_seconds_"
+	    "count{holder=\"worker\"} 1\n"));
+	assert_null(strstr(out.p, "holder=\"\""));	/* unused slots */
+	buf_free(&out);
+	free(m);
+	free(v);
+}
+
 int
 main(void)
 {
@@ -258,6 +301,7 @@ main(void)
 		cmocka_unit_test(test_topic_and_people),
 		cmocka_unit_test(test_top_and_report),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_lock_metrics),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
