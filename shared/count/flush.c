@@ -37,7 +37,10 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	cmd[0] = "PEXPIRE";
 	cmd[1] = lkey;
 	cmd[2] = LOCK_MS;
-	if (rds_append_strs(&a->rds, 3, cmd) == -1)
+	/* the take by SHA1: its source (1,024 times a flush) only once */
+	cstore_bucket_keys(from, &k);
+	if (rds_script_ready(&a->rds, &fbatch_take_lua, 3, keys) == -1 ||
+	    rds_append_strs(&a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
 		cstore_bucket_keys(b, &k);

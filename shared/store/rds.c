@@ -205,6 +205,17 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 }
 
 int
+rds_script_ready(struct rds *r, struct rds_script *s, int nkeys,
+    const char **keys)
+{
+	if (r->cl == NULL && rconn_connect(&r->one) == -1)
+		return -1;
+	if (script_cached(r, s) || pending(r) != 0)
+		return 0;
+	return rds_script_load(r, s, nkeys, keys);
+}
+
+int
 rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
     const char **keys, int nargs, const char **args)
 {

@@ -89,9 +89,14 @@ redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
 /* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
  * when Redis is down) -- by SHA1 once the script is cached on this
  * connection (loaded when nothing is queued), by source before that.
+ * rds_script_ready() loads it now (nothing may be queued): a pipeline
+ * that starts with a plain command and then calls a script would
+ * otherwise send its source with every call, every time.  0, or -1.
  * rds_collect() reads n queued replies and frees them; it returns the
  * number of error replies, or -1 when the transport failed (context
  * dropped).  Every queued reply must be read. */
+int		 rds_script_ready(struct rds *, struct rds_script *, int nkeys,
+		    const char **keys);
 int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
 		    const char **keys, int nargs, const char **args);
 int		 rds_collect(struct rds *, int n);
