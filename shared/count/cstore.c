@@ -12,10 +12,10 @@
 #include "store/keys.h"
 #include "store/query.h"
 
-/* KEYS: pending, meta, outbox marks, live hashes...  ARGV: outbox row
- * id ("0": none), then (live key index, field, pending field, delta) per
- * counter.  A row applies once per bucket (marked; ids up to meta o are
- * finished, outbox.h).  -> 1, or 0 when refused. */
+/* KEYS: pending, meta, outbox marks, seq, live hashes...  ARGV: outbox
+ * row id ("0": none), then (live key index, field, pending field, delta)
+ * per counter.  A row applies once per bucket (marked; ids up to meta o
+ * are finished, outbox.h); each change counts in seq.  -> 1, or 0. */
 static struct rds_script apply_lua = { .src =
 	"#!lua\n"
 	"local id = tonumber(ARGV[1])\n"
@@ -28,6 +28,7 @@ static struct rds_script apply_lua = { .src =
 	"    redis.call('HINCRBY', h, ARGV[i+1], d) end\n"
 	"  if redis.call('HINCRBY', KEYS[1], ARGV[i+2], d) == 0 then\n"
 	"    redis.call('HDEL', KEYS[1], ARGV[i+2]) end\n"
+	"  redis.call('HINCRBY', KEYS[4], ARGV[i+2], 1)\n"
 	"end\n"
 	"return 1\n" };
 
@@ -36,8 +37,7 @@ static struct rds_script apply_lua = { .src =
  * -> the live value, or nil when a take or ack touched the bucket. */
 static struct rds_script load_lua = { .src =
 	"#!lua\n"
-	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
-	"  return false end\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then return false end\n"
 	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
 	"if live then return tonumber(live) end\n"
 	"local v = tonumber(ARGV[4]) +\n"
@@ -103,6 +103,7 @@ cstore_bucket_keys(int bucket, struct cstore_keys *k)
 	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
 	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
 	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
+	cstore_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
 }
 
 void
@@ -113,8 +114,8 @@ cstore_keys(const struct delta *d, struct cstore_keys *k)
 	cstore_bucket_keys(cstore_bucket(d), k);
 }
 
-/* A canonical decimal at s[0..len) (no sign, no leading zero, no
- * overflow): its length, or 0. */
+/* The length of a canonical decimal at s[0..len) (no sign, leading 0 or
+ * overflow), or 0. */
 static size_t
 canonical_id(const char *s, size_t len, long long *out)
 {
@@ -208,10 +209,9 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 {
 	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
 	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
-	char idx[2 * DELTA_MAX][8];
-	char pend[2 * DELTA_MAX][32], metas[2 * DELTA_MAX][32];
-	char marks[2 * DELTA_MAX][32], ids[24];
-	const char *keys[3 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
+	char idx[2 * DELTA_MAX][8], marks[2 * DELTA_MAX][32], ids[24];
+	struct cstore_keys bk[2 * DELTA_MAX];	/* each bucket's own keys */
+	const char *keys[4 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
 	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
 	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
 	rds_reply *rep;
@@ -229,19 +229,19 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 	for (i = 0; i < n; i++) {
 		if (done[i])
 			continue;
-		cstore_bucket_key(bucket[i], "pending", pend[nb], sizeof(pend[nb]));
-		cstore_bucket_key(bucket[i], "meta", metas[nb], sizeof(metas[nb]));
+		cstore_bucket_keys(bucket[i], &bk[nb]);
 		cstore_bucket_key(bucket[i], "outbox", marks[nb], sizeof(marks[nb]));
-		keys[0] = pend[nb];
-		keys[1] = metas[nb];
+		keys[0] = bk[nb].pending;
+		keys[1] = bk[nb].meta;
 		keys[2] = marks[nb];
-		nkeys = 3;
+		keys[3] = bk[nb].seq;
+		nkeys = 4;
 		args[0] = ids;
 		nargs = 1;
 		for (j = i; j < n; j++) {
 			if (done[j] || bucket[j] != bucket[i])
 				continue;
-			for (k = 3; k < nkeys; k++)
+			for (k = 4; k < nkeys; k++)
 				if (strcmp(keys[k], hashes[j]) == 0)
 					break;
 			if (k == nkeys)

@@ -17,6 +17,12 @@
  *                     finished (outbox.h)
  *   {c<B>}:outbox     the outbox rows applied to this bucket and not yet
  *                     drained (a sorted set of row ids)
+ *   {c<B>}:seq        per pending field, how many changes it had since
+ *                     the bucket's last take (a flush's take drops it):
+ *                     what a correction checks nothing arrived in the
+ *                     meantime (settle.c; the pending value alone is not
+ *                     proof: a read-all of five and five new
+ *                     notifications leave it where it was)
  * A change is one script per bucket: live += d where loaded, pending += d
  * (a field back at 0 is dropped).  The flusher sweeps every bucket, so
  * nothing else marks a bucket dirty.
@@ -47,10 +53,10 @@ void	cstore_pfield(const struct delta *, char *out, size_t sz);
  * in the pending and inflight hashes, and its bucket's three keys. */
 struct cstore_keys {
 	char	live[48], field[48], pfield[64];
-	char	pending[32], inflight[32], meta[32];
+	char	pending[32], inflight[32], meta[32], seq[32];
 };
 void	cstore_keys(const struct delta *, struct cstore_keys *);
-/* A bucket's own three keys (pending, inflight, meta) into k. */
+/* A bucket's own keys (pending, inflight, meta, seq) into k. */
 void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
 
 /* The counter of a pending field (exactly what cstore_pfield writes, of

@@ -13,9 +13,10 @@ struct rds_script fbatch_seq_lua = { .src =
 	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
 	"return redis.call('INCR', KEYS[1])\n" };
 
-/* KEYS: pending, inflight, meta.  ARGV: batch.  -> 1 taken, 0 nothing
- * pending, -1 an unfinished batch still holds the inflight part, -2 the
- * batch was declared dead (fenced: see recover_batches()). */
+/* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> 1 taken, 0
+ * nothing pending, -1 an unfinished batch still holds the inflight part,
+ * -2 the batch was declared dead (fenced: see recover_batches()).  A
+ * take bumps v, so the changes counted in seq start over. */
 struct rds_script fbatch_take_lua = { .src =
 	"#!lua\n"
 	"local f = redis.call('HGET', KEYS[3], 'f')\n"
@@ -23,6 +24,7 @@ struct rds_script fbatch_take_lua = { .src =
 	"if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end\n"
 	"if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n"
 	"redis.call('RENAME', KEYS[1], KEYS[2])\n"
+	"redis.call('DEL', KEYS[4])\n"
 	"redis.call('HSET', KEYS[3], 'b', ARGV[1])\n"
 	"redis.call('HINCRBY', KEYS[3], 'v', 1)\n"
 	"return 1\n" };

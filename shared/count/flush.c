@@ -28,7 +28,7 @@ static int
 send_round(struct app *a, const char *batch, const char *lkey, int from)
 {
 	struct cstore_keys k;
-	const char *keys[3] = { k.pending, k.inflight, k.meta };
+	const char *keys[4] = { k.pending, k.inflight, k.meta, k.seq };
 	const char *args[1] = { batch };
 	const char *cmd[3];
 	int b, to = from + FLUSH_PIPE < CSTORE_BUCKETS ? from + FLUSH_PIPE :
@@ -39,14 +39,14 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	cmd[2] = LOCK_MS;
 	/* the take by SHA1: its source (1,024 times a flush) only once */
 	cstore_bucket_keys(from, &k);
-	if (rds_script_ready(&a->rds, &fbatch_take_lua, 3, keys) == -1 ||
+	if (rds_script_ready(&a->rds, &fbatch_take_lua, 4, keys) == -1 ||
 	    rds_append_strs(&a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
 		cstore_bucket_keys(b, &k);
 		cmd[0] = "HGETALL";
 		cmd[1] = k.inflight;
-		if (rds_append_eval(&a->rds, &fbatch_take_lua, 3, keys, 1, args) == -1 ||
+		if (rds_append_eval(&a->rds, &fbatch_take_lua, 4, keys, 1, args) == -1 ||
 		    rds_append_strs(&a->rds, 2, cmd) == -1)
 			return -1;
 	}

@@ -27,7 +27,7 @@ struct rec_entry {
 
 /* One key's Redis state, parsed from state_lua's reply. */
 struct rstate {
-	char		ver[24];
+	char		ver[48];	/* "v:s": meta v, then seq (settle.c) */
 	char		pend[24];	/* raw pending, as read */
 	int		has_live;
 	long long	live;

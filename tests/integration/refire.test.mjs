@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { startStack, Client, sleep, waitFor, BIN } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, BIN, childrenOf } from '../lib/stack.mjs';
 import { compareAll, faults, quietRuns, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -105,4 +105,76 @@ test('reconciliation repairs planted drift while clients change the same counter
   }
   // a second run finds nothing
   assert.match(stack.tallyctl('reconcile'), / 0 counters wrong/);
+});
+
+// A correction must not be fooled by changes that cancel out while it
+// waits.  The run reads a key's Redis state, then its recount, then lets
+// late deltas in (the drain) before it corrects; it used to check only
+// that the pending value had not moved since.  Forced here: the author's
+// read-all X commits and its process stops before sending its delta
+// (action-delta), so the run's recount counts X while Redis does not;
+// the run's drain then applies X (-1), and at the stop before the fix
+// (reconcile-fix) a new notification Y arrives (+1): the pending value
+// is back where the run first read it, but Y is not in its recount.  The
+// old check passed and the correction lost Y (a badge one short, as
+// PostgreSQL's fault test once found, five short); the bucket's seq of
+// changes makes it read again.
+test('a correction is not fooled by changes that cancel out while it waits', async () => {
+  const st = await startStack({ env: { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400', TALLY_FAULT: 'action-delta:stop:1,reconcile-fix:stop:1' } });
+  const held = [];
+  try {
+    faults.disarm(st, 'action-delta', 1);
+    faults.disarm(st, 'reconcile-fix', 1);
+    const author = new Client(st.base);
+    const fan = new Client(st.base);
+    assert.equal((await author.signup('aba_auth')).status, 303);
+    assert.equal((await fan.signup('aba_fan')).status, 303);
+    await author.get('/feed');
+    await fan.get('/feed');
+    const r = await author.post('/posts', { body: 'one post', publish: '1' });
+    const post = Number(r.location.split('/').pop());
+    assert.equal((await fan.post(`/posts/${post}/like`)).status, 303);	// one unread
+    await quietRuns(st);
+    st.tallyctl('flush');
+    assert.deepEqual(compareAll(st), []);
+    const uid = st.sqlite("SELECT id FROM users WHERE login='aba_auth'");
+    const unreadTruth = () => Number(st.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id=${uid} AND is_read=0`));
+    const unread = async () => JSON.parse((await author.get('/badges.json')).text).notifications;
+    assert.equal(await unread(), 1);
+    // the worker's own drain would apply X before the run reads the key
+    const worker = st.pidOf('tally-worker');
+    process.kill(worker, 'SIGSTOP');
+    held.push(worker);
+    // X: committed, its delta not sent
+    faults.arm(st, 'action-delta');
+    const x = author.post('/notifications/read-all');
+    const notifier = await waitFor(() => childrenOf(st.pidOf('notify.sock') ?? 0).map((c) => c.pid).find((p) => state(p) === 'T'), 20000, 20);
+    held.push(notifier);
+    assert.equal(unreadTruth(), 0);
+    // the run: stopped after its recount (X counted) and its drain (X applied)
+    faults.arm(st, 'reconcile-fix');
+    const ctl = spawn(path.join(BIN, 'tallyctl'), ['reconcile'], { env: st.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    ctl.stdout.on('data', (d) => { out += d; });
+    const exited = new Promise((res) => ctl.on('exit', res));
+    await waitFor(() => state(ctl.pid) === 'T', 60000, 20);
+    // Y: a new notification for the author (the unlike withdraws the read one)
+    assert.equal((await fan.post(`/posts/${post}/unlike`)).status, 303);
+    assert.equal((await fan.post(`/posts/${post}/like`)).status, 303);
+    assert.equal(unreadTruth(), 1);
+    process.kill(ctl.pid, 'SIGCONT');
+    assert.equal(await exited, 0, out);
+    for (const p of held.splice(0)) process.kill(p, 'SIGCONT');
+    assert.equal((await x).status, 303);
+    st.tallyctl('flush');
+    assert.deepEqual(compareAll(st), []);
+    assert.equal(await unread(), 1, 'the badge counts Y');
+    const { hash, field } = redisName('user_unread', uid);
+    assert.equal(st.redis('HGET', hash, field), '1');
+    assert.equal(st.sqlite(`SELECT value FROM counters WHERE name='user_unread' AND key='${uid}'`), '1');
+    assert.match(st.tallyctl('reconcile'), / 0 counters wrong/);
+  } finally {
+    for (const p of held) { try { process.kill(p, 'SIGCONT'); } catch { /* gone */ } }
+    await st.stop();
+  }
 });

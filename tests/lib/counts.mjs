@@ -15,6 +15,7 @@ export const RECOUNT = {
   topic_posts: 'SELECT topic_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY 1',
   user_topic_posts: "SELECT user_id || ':' || topic_id, COUNT(*) FROM posts WHERE status=1 AND is_deleted=0 GROUP BY user_id, topic_id",
   user_topic_rating: "SELECT p.user_id || ':' || p.topic_id, COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.status=1 AND p.is_deleted=0 GROUP BY p.user_id, p.topic_id",
+  user_unread: 'SELECT user_id, COUNT(*) FROM notifications WHERE is_read=0 GROUP BY 1',
 };
 
 // Redis names of a counter (cstore.h): its bucket is the top 10 bits of
