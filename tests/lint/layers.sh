@@ -38,7 +38,10 @@ before() {
 echo "1..14"
 fresh
 n=$((n + 1))
-if out=$(make -s -C "$tmp/t" lint 2>&1); then echo "ok $n - the tree passes"
+# The structural checker passes on the untouched copy (the whole "make
+# lint", cppcheck and scan-build too, runs on the tree itself before
+# "make test" runs this: running it again here cost a minute and a half).
+if out=$(cd "$tmp/t" && perl scripts/lint-layers.pl . 2>&1); then echo "ok $n - the tree passes"
 else echo "not ok $n - the tree fails:"; printf '%s\n' "$out" | sed 's/^/# /'; bad=1; fi
 
 fresh; before '#include "web/html.h"' shared/base/buf.c
