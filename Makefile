@@ -192,7 +192,7 @@ lint: deps-lint
 	    -D_GNU_SOURCE -Ishared -Ihandlers --error-exitcode=1 --inline-suppr \
 	    --suppressions-list=scripts/cppcheck.supp shared handlers
 	@# clang's static analyzer over every file; any report fails
-	@scan-build --status-bugs -o build/scan-report $(MAKE) -s -B scan-objs
+	@scan-build --status-bugs -o build/scan-report $(MAKE) -s -B -j2 scan-objs
 	@echo "lint: ok"
 
 # Objects of every C file, for scan-build only (bin/ is left alone).

@@ -57,7 +57,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CMOCKA_MESSAGE_OUTPUT=TAP
 run_group unit -e '' $(programs build/unit)
 run_group asan -e '' $(programs build/asan)
-FUZZ_SECONDS=${FUZZ_SECONDS:-5} run_group fuzz -e '' tests/fuzz/run.sh
+FUZZ_SECONDS=${FUZZ_SECONDS:-3} run_group fuzz -e '' tests/fuzz/run.sh
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" tests/integration/*.test.mjs

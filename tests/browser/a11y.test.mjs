@@ -71,18 +71,25 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
     ['/admin', 'admin'], ['/admin/top?by=followers&n=10', 'top'], ['/admin/reconcile', 'runs'],
     [`/admin/reconcile/${run}`, 'run'],
   ];
+  // The visitor's, the user's and the admin's pages at each width, the
+  // three in their own browser contexts side by side (axe's analysis is
+  // most of the time; one after another took over a minute).
+  const pages = async (width, who, list) => {
+    let ctx, page;
+    if (who === null) {
+      ctx = await S.browser.newContext({ viewport: { width, height: 900 } });
+      page = await ctx.newPage();
+    } else ({ context: ctx, page } = await loggedIn(width, who[0], who[1]));
+    const out = [];
+    for (const [url, name] of list) out.push(...await check(page, url, name, width));
+    await ctx.close();
+    return out;
+  };
   const problems = [];
   for (const width of WIDTHS) {
-    const a = await S.browser.newContext({ viewport: { width, height: 900 } });
-    const ap = await a.newPage();
-    for (const [url, name] of anon) problems.push(...await check(ap, url, name, width));
-    await a.close();
-    const u = await loggedIn(width, 'alice', 'password');
-    for (const [url, name] of user) problems.push(...await check(u.page, url, name, width));
-    await u.context.close();
-    const ad = await loggedIn(width, 'admin', 'admin-pass-1');
-    for (const [url, name] of admin) problems.push(...await check(ad.page, url, name, width));
-    await ad.context.close();
+    const found = await Promise.all([pages(width, null, anon),
+      pages(width, ['alice', 'password'], user), pages(width, ['admin', 'admin-pass-1'], admin)]);
+    problems.push(...found.flat());
   }
   assert.deepEqual(problems, []);
 });
