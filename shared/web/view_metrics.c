@@ -34,6 +34,31 @@ cost_metric(struct buf *b, const struct metrics *m, const char *name,
 	}
 }
 
+/* One series of a histogram: nb cumulative buckets of counts n (bounds
+ * in ms, the last +Inf), its sum (us) and count, labelled label="who". */
+static void
+histogram(struct buf *b, const char *name, const char *label,
+    const char *who, const uint64_t *n, const double *bounds_ms, int nb,
+    uint64_t sum_us)
+{
+	uint64_t cum = 0;
+	int j;
+
+	for (j = 0; j < nb; j++) {
+		cum += __atomic_load_n(&n[j], __ATOMIC_RELAXED);
+		buf_printf(b, "%s_bucket{%s=\"%s\",le=\"", name, label, who);
+		if (j < nb - 1)
+			buf_printf(b, "%g", bounds_ms[j] / 1000);
+		else
+			buf_puts(b, "+Inf");
+		buf_printf(b, "\"} %llu\n", (unsigned long long)cum);
+	}
+	buf_printf(b, "%s_sum{%s=\"%s\"} %.6f\n", name, label, who,
+	    (double)sum_us / 1e6);
+	buf_printf(b, "%s_count{%s=\"%s\"} %llu\n", name, label, who,
+	    (unsigned long long)cum);
+}
+
 /* The writers' lock's wait (hold 0) or hold times, by holder. */
 static void
 lock_metric(struct buf *b, const struct metrics *m, int hold)
@@ -41,9 +66,7 @@ lock_metric(struct buf *b, const struct metrics *m, int hold)
 	const char *name = hold ? "tally_sqlite_writer_lock_hold_seconds" :
 	    "tally_sqlite_writer_lock_wait_seconds";
 	const struct metrics_lock *l;
-	const uint64_t *n;
-	uint64_t cum;
-	int i, j;
+	int i;
 
 	metric_head(b, name, "histogram", hold ? "How long each holder kept "
 	    "SQLite's writers' lock (a like waits out every hold before it)." :
@@ -52,23 +75,10 @@ lock_metric(struct buf *b, const struct metrics *m, int hold)
 		if (!*metrics_locker(i))
 			continue;
 		l = &m->lock[i];
-		n = hold ? l->hold : l->wait;
-		for (j = 0, cum = 0; j < METRICS_LOCK_BUCKETS; j++) {
-			cum += __atomic_load_n(&n[j], __ATOMIC_RELAXED);
-			buf_printf(b, "%s_bucket{holder=\"%s\",le=\"", name,
-			    metrics_locker(i));
-			if (j < METRICS_LOCK_BUCKETS - 1)
-				buf_printf(b, "%g", metrics_lock_bounds_ms[j] /
-				    1000);
-			else
-				buf_puts(b, "+Inf");
-			buf_printf(b, "\"} %llu\n", (unsigned long long)cum);
-		}
-		buf_printf(b, "%s_sum{holder=\"%s\"} %.6f\n", name,
-		    metrics_locker(i), (double)__atomic_load_n(hold ?
-		    &l->hold_us : &l->wait_us, __ATOMIC_RELAXED) / 1e6);
-		buf_printf(b, "%s_count{holder=\"%s\"} %llu\n", name,
-		    metrics_locker(i), (unsigned long long)cum);
+		histogram(b, name, "holder", metrics_locker(i), hold ? l->hold :
+		    l->wait, metrics_lock_bounds_ms, METRICS_LOCK_BUCKETS,
+		    __atomic_load_n(hold ? &l->hold_us : &l->wait_us,
+		    __ATOMIC_RELAXED));
 	}
 }
 
@@ -78,7 +88,6 @@ view_metrics(struct buf *out, const struct metrics *m,
 {
 	static const char *const cls[6] = { "other", "1xx", "2xx", "3xx",
 	    "4xx", "5xx" };
-	uint64_t cum;
 	int i, j;
 
 	metric_head(out, "tally_http_requests_total", "counter",
@@ -90,29 +99,11 @@ view_metrics(struct buf *out, const struct metrics *m,
 			    (unsigned long long)m->slot[i].by_class[j]);
 	metric_head(out, "tally_http_request_duration_seconds", "histogram",
 	    "Time from request to response, by handler.");
-	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++) {
-		if (!*metrics_handlers[i])
-			continue;
-		for (j = 0, cum = 0; j < METRICS_BUCKETS; j++) {
-			cum += m->slot[i].bucket[j];
-			if (j < METRICS_BUCKETS - 1)
-				buf_printf(out, "tally_http_request_duration_"
-				    "seconds_bucket{handler=\"%s\",le=\"%g\"} %llu\n",
-				    metrics_handlers[i], metrics_bounds_ms[j] / 1000,
-				    (unsigned long long)cum);
-			else
-				buf_printf(out, "tally_http_request_duration_"
-				    "seconds_bucket{handler=\"%s\",le=\"+Inf\"} "
-				    "%llu\n", metrics_handlers[i],
-				    (unsigned long long)cum);
-		}
-		buf_printf(out, "tally_http_request_duration_seconds_sum{handler="
-		    "\"%s\"} %.6f\n", metrics_handlers[i],
-		    (double)m->slot[i].sum_us / 1e6);
-		buf_printf(out, "tally_http_request_duration_seconds_count{"
-		    "handler=\"%s\"} %llu\n", metrics_handlers[i],
-		    (unsigned long long)cum);
-	}
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++)
+		if (*metrics_handlers[i])
+			histogram(out, "tally_http_request_duration_seconds",
+			    "handler", metrics_handlers[i], m->slot[i].bucket,
+			    metrics_bounds_ms, METRICS_BUCKETS, m->slot[i].sum_us);
 	cost_metric(out, m, "tally_sqlite_statements_total",
 	    "SQLite statements run while answering requests.",
 	    offsetof(struct metrics_slot, sqlite_stmts));
