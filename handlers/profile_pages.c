@@ -69,7 +69,7 @@ page_following(struct req *r)
 static int
 follow_action(struct req *r, int add)
 {
-	struct delta d = { FAM_USER_FOLLOWERS, 0, 0, 0 };
+	struct delta d = { .fam = FAM_USER_FOLLOWERS };
 	struct count followers;
 	struct account u;
 	char loc[64];

@@ -100,9 +100,25 @@ static const struct rule rules[] = {
 	{ FAM_USER_UNREAD, ROW_NOTE, key_user, val_visible },
 };
 
+/* The author of the post a row is about (0: the row is about no post). */
+static long long
+row_author(const struct row *r)
+{
+	switch (r->kind) {
+	case ROW_POST:
+		return r->user;
+	case ROW_LIKE:
+	case ROW_REPOST:
+	case ROW_COMMENT:
+		return r->other;
+	default:
+		return 0;
+	}
+}
+
 static int
 add(struct delta *out, int n, enum family fam, long long k1, long long k2,
-    long long d)
+    long long d, const struct row *r)
 {
 	int i;
 
@@ -118,6 +134,7 @@ add(struct delta *out, int n, enum family fam, long long k1, long long k2,
 	out[n].k1 = k1;
 	out[n].k2 = k2;
 	out[n].d = d;
+	out[n].owner = families[fam].obj == OBJ_POST ? row_author(r) : 0;
 	return n + 1;
 }
 
@@ -137,12 +154,14 @@ counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 			continue;
 		if (old != NULL) {
 			rules[i].key(old, &k1, &k2);
-			n = add(out, n, rules[i].fam, k1, k2, -rules[i].value(old));
+			n = add(out, n, rules[i].fam, k1, k2, -rules[i].value(old),
+			    old);
 			want[rules[i].fam] -= rules[i].value(old);
 		}
 		if (new != NULL) {
 			rules[i].key(new, &k1, &k2);
-			n = add(out, n, rules[i].fam, k1, k2, rules[i].value(new));
+			n = add(out, n, rules[i].fam, k1, k2, rules[i].value(new),
+			    new);
 			want[rules[i].fam] += rules[i].value(new);
 		}
 	}

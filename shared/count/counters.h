@@ -57,8 +57,9 @@ enum row_kind {
 	ROW_POST,	/* id=post, user=author, topic, visible, likes */
 	ROW_FOLLOW,	/* user=follower, other=followee */
 	ROW_LIKE,	/* id=post, user=liker, other=author, topic, visible */
-	ROW_REPOST,	/* id=post, user=reposter */
-	ROW_COMMENT,	/* id=post, user=commenter, visible = not deleted */
+	ROW_REPOST,	/* id=post, user=reposter, other=author */
+	ROW_COMMENT,	/* id=post, user=commenter, other=author,
+			   visible = not deleted */
 	ROW_NOTE,	/* user=recipient, visible = unread */
 };
 
@@ -77,6 +78,9 @@ struct delta {
 	long long	k1;
 	long long	k2;	/* topic of (user, topic) counters, else 0 */
 	long long	d;
+	long long	owner;	/* a post's counters: its author, whose Redis
+				   bucket they share (cstore.h); else 0.
+				   Not part of the counter's name. */
 };
 
 #define DELTA_MAX	16

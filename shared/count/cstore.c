@@ -47,137 +47,6 @@ static struct rds_script load_lua = { .src =
 	"redis.call('HSET', KEYS[1], ARGV[1], v)\n"
 	"return v\n" };
 
-/* Object kinds: key prefix, in the order of enum obj. */
-static const char *const obj_tag[] = { "u", "p", "t", "ut" };
-
-int
-cstore_bucket(const struct delta *d)
-{
-	/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits
-	 * of id x 2654435761, so neighbouring ids land far apart. */
-	return (int)((uint32_t)((uint32_t)d->k1 * 2654435761u) >> 22);
-}
-
-void
-cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
-{
-	key_bucket(out, sz, bucket, what);
-}
-
-/* The field name in the object: "likes", or "rating:7" (no printf). */
-static int
-obj_field(const struct delta *d, char *out, size_t sz)
-{
-	const struct family_info *f = &families[d->fam];
-	size_t n = strlen(f->field);
-
-	if (f->obj == OBJ_USER_TOPIC || n >= sz)
-		return f->obj == OBJ_USER_TOPIC ? snprintf(out, sz, "%s:%lld",
-		    f->field, d->k2) : snprintf(out, sz, "%s", f->field);
-	memcpy(out, f->field, n + 1);
-	return (int)n;
-}
-
-void
-cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
-    size_t fsz)
-{
-	key_counters(hash, hsz, cstore_bucket(d), obj_tag[families[d->fam].obj],
-	    d->k1);
-	obj_field(d, field, fsz);
-}
-
-void
-cstore_pfield(const struct delta *d, char *out, size_t sz)
-{
-	int n = snprintf(out, sz, "%s%lld:", obj_tag[families[d->fam].obj],
-	    d->k1);
-
-	if (n > 0 && (size_t)n < sz)
-		obj_field(d, out + n, sz - (size_t)n);
-}
-
-void
-cstore_bucket_keys(int bucket, struct cstore_keys *k)
-{
-	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
-	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
-	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
-	cstore_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
-}
-
-void
-cstore_keys(const struct delta *d, struct cstore_keys *k)
-{
-	cstore_name(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
-	cstore_pfield(d, k->pfield, sizeof(k->pfield));
-	cstore_bucket_keys(cstore_bucket(d), k);
-}
-
-/* The length of a canonical decimal at s[0..len) (no sign, leading 0 or
- * overflow), or 0. */
-static size_t
-canonical_id(const char *s, size_t len, long long *out)
-{
-	size_t n = 0;
-	long long v = 0;
-	int dg;
-
-	while (n < len && s[n] >= '0' && s[n] <= '9') {
-		dg = s[n] - '0';
-		if (v > (LLONG_MAX - dg) / 10)
-			return 0;
-		v = v * 10 + dg;
-		n++;
-	}
-	if (n == 0 || (n > 1 && s[0] == '0'))
-		return 0;
-	*out = v;
-	return n;
-}
-
-int
-cstore_parse(const char *p, size_t len, struct delta *d)
-{
-	const char *colon, *end = p + len;
-	long long id, topic = 0;
-	size_t n, flen;
-	enum obj obj;
-	int i;
-
-	memset(d, 0, sizeof(*d));
-	if (len >= 2 && p[0] == 'u' && p[1] == 't') {
-		obj = OBJ_USER_TOPIC;
-		p += 2;
-	} else if (len >= 1 && (p[0] == 'u' || p[0] == 'p' || p[0] == 't')) {
-		obj = p[0] == 'u' ? OBJ_USER : p[0] == 'p' ? OBJ_POST : OBJ_TOPIC;
-		p++;
-	} else
-		return -1;
-	if ((n = canonical_id(p, (size_t)(end - p), &id)) == 0 ||
-	    p + n == end || p[n] != ':')
-		return -1;
-	p += n + 1;
-	flen = (size_t)(end - p);
-	if (obj == OBJ_USER_TOPIC) {
-		if ((colon = memchr(p, ':', flen)) == NULL ||
-		    (n = canonical_id(colon + 1, (size_t)(end - colon - 1),
-		    &topic)) == 0 || colon + 1 + n != end)
-			return -1;
-		flen = (size_t)(colon - p);
-	}
-	for (i = 0; i < FAM__MAX; i++)
-		if (families[i].obj == obj &&
-		    strlen(families[i].field) == flen &&
-		    memcmp(families[i].field, p, flen) == 0) {
-			d->fam = (enum family)i;
-			d->k1 = id;
-			d->k2 = topic;
-			return 0;
-		}
-	return -1;
-}
-
 int
 cstore_backlog(struct app *a, const struct delta *ds, int n)
 {
@@ -211,12 +80,21 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
 	char idx[2 * DELTA_MAX][8], marks[2 * DELTA_MAX][32], ids[24];
 	struct cstore_keys bk[2 * DELTA_MAX];	/* each bucket's own keys */
+	struct delta owned[2 * DELTA_MAX];
 	const char *keys[4 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
 	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
 	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
 	rds_reply *rep;
 
 	assert(n >= 0 && n <= 2 * DELTA_MAX);
+	for (i = 0; i < n && !cname_ownerless(&ds[i]); i++)
+		;
+	if (i < n) {		/* a row from before owners (cname.h) */
+		memcpy(owned, ds, (size_t)n * sizeof(*ds));
+		if (cname_owners(&a->db, owned, n) == -1)
+			return -1;
+		ds = owned;
+	}
 	snprintf(ids, sizeof(ids), "%lld", id);
 	for (i = 0; i < n; i++) {
 		bucket[i] = cstore_bucket(&ds[i]);
@@ -408,9 +286,23 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
 	rds_reply *rep;
 	struct rds *rd = app_reader(a);
+	struct delta *owned = NULL;
 	int i, j, k, argc, queued = 0, down = 0, failed = 0;
 	long long val, back;
 
+	for (i = 0; i < n && !cname_ownerless(&ds[i]); i++)
+		;
+	if (i < n) {		/* a caller without the authors (cname.h) */
+		owned = xcalloc((size_t)n, sizeof(*owned));
+		memcpy(owned, ds, (size_t)n * sizeof(*ds));
+		ds = owned;
+		if (cname_owners(&a->db, owned, n) == -1) {
+			for (i = 0; i < n; i++)		/* unknown bucket */
+				out[i].v = out[i].ok = 0;
+			free(owned);
+			return n;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
 		    sizeof(field[i]));
@@ -496,5 +388,6 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	free(field);
 	free(argv);
 	free(grp);
+	free(owned);
 	return failed;
 }

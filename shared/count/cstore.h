@@ -1,15 +1,18 @@
 /* cstore.h -- live counter values in Redis, with their pending deltas.
  *
  * Counters live in CSTORE_BUCKETS buckets (an object's bucket: a
- * multiplicative hash of its id, cstore_bucket()); every key of bucket B
- * carries the hash tag
- * {c<B>}, so each script below touches one Redis Cluster slot:
+ * multiplicative hash of its id, cstore_bucket(); a post's counters are
+ * in its author's bucket, so that a like, which moves the post's and the
+ * author's counters, is one script on one Redis Cluster node); every key
+ * of bucket B carries the hash tag {c<B>}, so each script below touches
+ * one slot:
  *   {c<B>}:u<ID>      user:  posts followers following likes unread
  *   {c<B>}:ut<ID>     user per topic:  posts:<TID> rating:<TID>
  *   {c<B>}:p<ID>      post:  likes comments reposts views
  *   {c<B>}:t<ID>      topic: posts
  *   {c<B>}:pending    the bucket's deltas not yet in SQLite, one field
- *                     per counter: "<object>:<field>" ("p7:likes")
+ *                     per counter: "<object>:<field>" ("u7:likes"); a
+ *                     post's object names its author: "p42@7:likes"
  *   {c<B>}:inflight   the pending hash a flush batch took (renamed)
  *   {c<B>}:meta       b: the batch holding inflight; v: a version that
  *                     every take and ack bumps; f: the fence of dead
@@ -35,33 +38,9 @@
 #ifndef TALLY_CSTORE_H
 #define TALLY_CSTORE_H
 
+#include "count/cname.h"
 #include "count/counters.h"
 #include "store/app.h"
-
-#define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
-
-/* The bucket of a counter. */
-int	cstore_bucket(const struct delta *);
-/* A bucket's own keys: what is "pending", "inflight" or "meta". */
-void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
-/* The live hash key and field of a counter. */
-void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
-	    size_t fsz);
-/* The counter's field in its bucket's pending hash. */
-void	cstore_pfield(const struct delta *, char *out, size_t sz);
-/* Every Redis name of one counter: its live hash and field, its field
- * in the pending and inflight hashes, and its bucket's three keys. */
-struct cstore_keys {
-	char	live[48], field[48], pfield[64];
-	char	pending[32], inflight[32], meta[32], seq[32];
-};
-void	cstore_keys(const struct delta *, struct cstore_keys *);
-/* A bucket's own keys (pending, inflight, meta, seq) into k. */
-void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
-
-/* The counter of a pending field (exactly what cstore_pfield writes, of
- * len bytes; d->d is 0); 0, or -1 when not a counter. */
-int	cstore_parse(const char *pfield, size_t len, struct delta *);
 
 /* Applies up to 2 x DELTA_MAX deltas that have no outbox row (views) to
  * Redis.  0, or -1 when Redis failed: the deltas then wait in SQLite's

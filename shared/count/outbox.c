@@ -59,9 +59,9 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 
 	out[0] = '\0';
 	for (i = 0; i < n; i++) {
-		k = snprintf(out + len, sz - len, "%s%s %lld %lld %lld",
+		k = snprintf(out + len, sz - len, "%s%s %lld %lld %lld %lld",
 		    i ? ";" : "", families[ds[i].fam].name, ds[i].k1, ds[i].k2,
-		    ds[i].d);
+		    ds[i].d, ds[i].owner);
 		if (k < 0 || (size_t)k >= sz - len)
 			return -1;
 		len += (size_t)k;
@@ -104,9 +104,11 @@ outbox_decode(const char *s, struct delta *ds, int max)
 		if ((ds[n].fam = family_by_name(name)) == FAM__MAX)
 			return -1;
 		p += nl + 1;
+		ds[n].owner = 0;	/* rows from before owners have none */
 		if (number(&p, " ", &ds[n].k1) == -1 ||
 		    number(&p, " ", &ds[n].k2) == -1 ||
-		    number(&p, ";$", &ds[n].d) == -1)
+		    number(&p, " ;$", &ds[n].d) == -1 ||
+		    (p[-1] == ' ' && number(&p, ";$", &ds[n].owner) == -1))
 			return -1;
 		if (p[-1] == ';' && *p == '\0')	/* a trailing ';' */
 			return -1;
@@ -118,7 +120,7 @@ outbox_decode(const char *s, struct delta *ds, int max)
 int
 outbox_add(struct db *d, struct outbox *ob)
 {
-	char text[OUTBOX_MAX * 80];
+	char text[OUTBOX_MAX * 112];	/* 4 numbers of 20 digits a delta */
 	struct dbq *s;
 
 	ob->id = 0;
@@ -185,7 +187,7 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 {
 	struct dbq *s = db_stmt(d, STMT_OUTBOX_BATCH);
 	const char *t;
-	int rc, n = 0;
+	int rc, i, n = 0;
 
 	if (s == NULL)
 		return -1;
@@ -204,7 +206,12 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 		n++;
 	}
 	db_done(s);
-	return rc == DBQ_DONE ? n : -1;
+	if (rc != DBQ_DONE)
+		return -1;
+	for (i = 0; i < n; i++)		/* rows from before owners */
+		if (cname_owners(d, ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1)
+			return -1;
+	return n;
 }
 
 /* The distinct buckets the n rows' deltas touch, into bs (room for

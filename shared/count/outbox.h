@@ -26,7 +26,8 @@
  * the finished-up-to mark relies on; the newest row is never deleted, so
  * an id is never handed out twice (a cleared row keeps deltas '').
  *
- * A row's deltas, as text: "family k1 k2 d" per counter, ';' between.
+ * A row's deltas, as text: "family k1 k2 d owner" per counter, ';' between
+ * (rows written before owners existed end at d: owner 0, cname.h).
  */
 #ifndef TALLY_OUTBOX_H
 #define TALLY_OUTBOX_H

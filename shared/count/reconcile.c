@@ -44,7 +44,31 @@ vec_push(struct vec *v, long long k1, long long k2, long long t, long long d)
 	v->v[v->n].k2 = k2;
 	v->v[v->n].t = t;
 	v->v[v->n].d = d;
+	v->v[v->n].owner = 0;
 	v->n++;
+}
+
+/* Every post counter of v (sorted by k1) gets its post's author, which
+ * names its bucket (cname.h): one pass over the posts, merged. */
+static int
+post_owners(struct db *db, struct vec *v)
+{
+	struct dbq *s = db_stmt(db, STMT_POST_OWNERS);
+	size_t i = 0;
+	long long id;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	while (i < v->n && (rc = dbq_step(s)) == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		while (i < v->n && v->v[i].k1 < id)
+			i++;		/* no such post: bucket of 0 */
+		while (i < v->n && v->v[i].k1 == id)
+			v->v[i++].owner = dbq_i64(s, 1);
+	}
+	db_done(s);
+	return i < v->n && rc == DBQ_ERR ? -1 : 0;
 }
 
 static int
@@ -103,7 +127,7 @@ load_family(struct db *db, enum family fam, struct vec *out)
 	}
 	free(truth.v);
 	free(dur.v);
-	return 0;
+	return families[fam].obj == OBJ_POST ? post_owners(db, out) : 0;
 fail:
 	free(truth.v);
 	free(dur.v);
@@ -150,8 +174,10 @@ reconcile_family(struct app *a, enum family fam, int dry,
 			    applied_once(a, st[j].batch, last, &last_applied) != 1)
 				p += st[j].fly;
 			if (e->t != e->d + p ||
-			    (st[j].has_live && st[j].live != e->d + p))
+			    (st[j].has_live && st[j].live != e->d + p)) {
 				vec_push(&cand, e->k1, e->k2, e->t, e->d);
+				cand.v[cand.n - 1].owner = e->owner;
+			}
 		}
 		/* Candidates wait for a full batch: one grace period each. */
 		if (cand.n >= REC_SETTLE) {
@@ -259,6 +285,8 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 			if (mp == 0)
 				continue;
 			e[k].k1 = 1 + rnd_below(mp);
+			if (cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1)
+				return -1;
 			break;
 		case OBJ_TOPIC:
 			if (mt == 0)
@@ -322,6 +350,9 @@ reconcile_backlog(struct app *a)
 		if (fam != FAM__MAX && families[fam].recount_one != NULL) {
 			if (sscanf(rows[i].key, "%lld:%lld", &e.k1, &e.k2) < 1)
 				continue;
+			if (families[fam].obj == OBJ_POST &&
+			    cname_post_owner(&a->db, e.k1, &e.owner) == -1)
+				break;
 			if (settle_keys(a, fam, 0, &e, 1, &rf) == -1)
 				break;
 			if (rf.unsettled > 0)

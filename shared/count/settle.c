@@ -76,9 +76,9 @@ parse_state(rds_reply *rep, struct rstate *st)
 }
 
 static void
-keys_of(enum family fam, long long k1, long long k2, struct cstore_keys *k)
+keys_of(enum family fam, const struct rec_entry *e, struct cstore_keys *k)
 {
-	struct delta dl = { fam, k1, k2, 0 };
+	struct delta dl = { fam, e->k1, e->k2, 0, e->owner };
 
 	cstore_keys(&dl, k);
 }
@@ -94,7 +94,7 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
 	size_t i, queued = 0;
 
 	for (i = 0; i < n; i++) {
-		keys_of(fam, e[i].k1, e[i].k2, &k);
+		keys_of(fam, &e[i], &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
 		if (rds_append_eval(&a->rds, &state_lua, 5, keys, 2, args) == -1)
@@ -121,7 +121,7 @@ static int
 point_read(struct app *a, enum family fam, struct dbq *s,
     struct rec_entry *e, const char *batch, int *applied)
 {
-	struct delta d = { fam, e->k1, e->k2, 0 };
+	struct delta d = { fam, e->k1, e->k2, 0, e->owner };
 	int rc;
 
 	if (db_exec(&a->db, "BEGIN") == -1)
@@ -204,7 +204,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 				continue;
 			t = cand[i].t;
 			d = cand[i].d;
-			keys_of(fam, cand[i].k1, cand[i].k2, &ck);
+			keys_of(fam, &cand[i], &ck);
 			snprintf(tb, sizeof(tb), "%lld", t);
 			snprintf(db, sizeof(db), "%lld", d);
 			args[0] = ck.field;

@@ -20,9 +20,10 @@
 #include "count/recreport.h"
 #include "store/app.h"
 
-/* A counter: its keys, truth t and durable value d. */
+/* A counter: its keys, truth t and durable value d; owner: a post's
+ * author (delta.owner), else 0. */
 struct rec_entry {
-	long long	k1, k2, t, d;
+	long long	k1, k2, t, d, owner;
 };
 
 /* One key's Redis state, parsed from state_lua's reply. */

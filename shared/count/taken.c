@@ -94,7 +94,8 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 	for (j = 0; rep->type == RDS_ARRAY && j + 1 < rep->elements;
 	    j += 2) {
 		if (cstore_parse(rep->element[j]->str, rep->element[j]->len,
-		    &d) == -1 || cstore_bucket(&d) != b) {
+		    &d) == -1 || (cstore_bucket(&d) != b &&
+		    !cname_ownerless(&d))) {	/* ownerless: from before owners */
 			log_warn("flush: skipping {c%d} %s", b,
 			    rep->element[j]->str);
 			continue;

@@ -36,7 +36,7 @@ static int
 badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
     struct badges *b)
 {
-	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
+	struct delta d = { .fam = FAM_USER_UNREAD, .k1 = uid };
 	long long latest, seen, lit, visited;
 	struct count unread;
 	struct dbq *s;

@@ -89,7 +89,7 @@ bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
 	char kss[KEY_MAX], kn[KEY_MAX], kbm[KEY_MAX], field[48];
 	const char *ss[3], *n[3], *bm[9], *g[6] = { "HMGET", KEY_BADGE_GLOBAL,
 	    "latest", "lit", "at", "epoch" };
-	struct delta d = { FAM_USER_UNREAD, uid, 0, 0 };
+	struct delta d = { .fam = FAM_USER_UNREAD, .k1 = uid };
 	rds_reply *rep[4] = { NULL, NULL, NULL, NULL };
 	const char **cmd[4] = { ss, n, bm, g };
 	const int argc[4] = { 3, 3, 9, 6 };

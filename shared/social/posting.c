@@ -369,7 +369,7 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	    *cid, NULL)) == -1)
 		goto fail;
 	{
-		struct row nr = { ROW_COMMENT, id, uid, 0, 0, 1, 0 };
+		struct row nr = { ROW_COMMENT, id, uid, author, 0, 1, 0 };
 
 		if (commit_counted(a, NULL, &nr, author, note) == -1)
 			goto fail;
@@ -381,9 +381,10 @@ fail:
 }
 
 int
-post_view(struct app *a, long long id, long long uid, const char *addr)
+post_view(struct app *a, long long id, long long author, long long uid,
+    const char *addr)
 {
-	struct delta d = { FAM_POST_VIEWS, id, 0, 1 };
+	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
 	char key[KEY_VIEW_MAX];
 	rds_reply *rep;
 	int fresh;
@@ -456,7 +457,8 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	if (note == -1)
 		goto fail;
 	{
-		struct row or = { ROW_COMMENT, *post_id, author, 0, 0, 1, 0 };
+		struct row or = { ROW_COMMENT, *post_id, author, post_author,
+		    0, 1, 0 };
 		struct row nr = or;
 
 		nr.visible = 0;

@@ -46,7 +46,8 @@ int	post_comment(struct app *, long long id, long long uid,
  * are never counted (the caller, who knows the author, skips them).
  * 1 counted, 0 not. */
 #define VIEW_WINDOW_MS	"1800000"
-int	post_view(struct app *, long long id, long long uid, const char *addr);
+int	post_view(struct app *, long long id, long long author, long long uid,
+	    const char *addr);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */
 int	post_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);

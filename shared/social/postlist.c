@@ -29,6 +29,7 @@ post_cards_counts_with(struct app *a, struct post_card *cs, int n,
 		for (j = 0; j < PC_NCOUNTS; j++) {
 			ds[PC_NCOUNTS * i + j].fam = post_card_fams[j];
 			ds[PC_NCOUNTS * i + j].k1 = cs[i].p.id;
+			ds[PC_NCOUNTS * i + j].owner = cs[i].p.user_id;
 		}
 	for (i = 0; i < nmore; i++)
 		ds[(size_t)n * PC_NCOUNTS + (size_t)i] = more[i];

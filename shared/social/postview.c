@@ -56,7 +56,7 @@ post_view_load(struct app *a, long long id, long long viewer,
 	/* before the counts: this view shows; never the author's own */
 	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p) &&
 	    viewer != v->c.p.user_id)
-		post_view(a, id, viewer, addr);
+		post_view(a, id, v->c.p.user_id, viewer, addr);
 	post_cards_counts(a, &v->c, 1);
 	post_cards_marks(a, &v->c, 1, viewer);
 	return 1;

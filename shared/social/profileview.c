@@ -121,7 +121,7 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
     long long page, int per, struct topic_view *v)
 {
 	long long *ids;
-	struct delta d = { FAM_TOPIC_POSTS, 0, 0, 0 };
+	struct delta d = { .fam = FAM_TOPIC_POSTS };
 	struct dbq *s;
 	int n = 0, rc, pub;
 

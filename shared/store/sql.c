@@ -287,6 +287,13 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_POST_MAX_ID */
 	[STMT_POST_MAX_ID] =
 	    "SELECT coalesce(max(id), 0) FROM posts",
+	/* STMT_POST_OWNER: id -- the author, whose bucket holds the post's
+	 * counters (count/cname.h) */
+	[STMT_POST_OWNER] =
+	    "SELECT user_id FROM posts WHERE id = ?1",
+	/* STMT_POST_OWNERS -- every post's id and author, by id */
+	[STMT_POST_OWNERS] =
+	    "SELECT id, user_id FROM posts ORDER BY id",
 	/* STMT_RUN_CREATE: dry, reason, now -- only when none is active */
 	[STMT_RUN_CREATE] =
 	    "INSERT INTO reconcile_runs(state, dry_run, reason, created_at) "

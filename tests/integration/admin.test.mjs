@@ -20,7 +20,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 import { startStack, Client, sleep, waitFor, BIN, redisCli, onPostgres } from '../lib/stack.mjs';
-import { compareAll, pageCounters, pendingDeltas, RECOUNT, redisName } from '../lib/counts.mjs';
+import { compareAll, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -174,6 +174,7 @@ const every = (n) => () => `${K} % ${n} = 0`;
 // redis-cli pipe per family instead of two processes per counter.
 function compareFast() {
   const bad = [];
+  const owners = postOwners(stack);
   const rows = (sql) => {
     const m = new Map();
     for (const line of q(sql).split('\n').filter(Boolean)) {
@@ -188,7 +189,7 @@ function compareFast() {
     const keys = [...new Set([...truth.keys(), ...table.keys()])];
     if (keys.length === 0) continue;
     const input = keys.map((k) => {
-      const { hash, field, pending, pfield } = redisName(fam, k);
+      const { hash, field, pending, pfield } = redisName(fam, k, owners.get(k));
       return `HGET ${hash} ${field}\nHGET ${pending} ${pfield}`;
     }).join('\n') + '\n';
     const out = redisCli(stack.runDir, 'redis.sock', [], { input, maxBuffer: 1 << 28 }).split('\n');
@@ -422,7 +423,7 @@ test('drift from raw SQL and Redis edits: found per family, dry run changes noth
   // (5) one of d0's unread notifications read by hand
   q(`UPDATE notifications SET is_read=1 WHERE id=(SELECT min(id) FROM notifications WHERE user_id=${u[0]} AND is_read=0)`);
   // (6) Redis: a wrong live value (pC's reposts), and a live value lost (d0's followers: not drift)
-  const reposts = redisName('post_reposts', fx.pC);
+  const reposts = redisName('post_reposts', fx.pC, ownerOf(stack, fx.pC));
   stack.redis('HSET', reposts.hash, reposts.field, '99');
   const followers = redisName('user_followers', u[0]);
   stack.redis('HDEL', followers.hash, followers.field);
@@ -627,7 +628,7 @@ test('tallyctl flush outwaits a bucket another flusher holds: everything pending
     for (let i = 0; i < 3; i++) assert.equal((await fans[i].get(`/posts/${p}`)).status, 200);
     // another flusher's batch takes the views' bucket (flush.c take_lua)
     // and holds it under a lock that will not be refreshed
-    const { pending, inflight } = redisName('post_views', p);
+    const { pending, inflight } = redisName('post_views', p, ownerOf(stack, p));
     const tag = pending.slice(0, pending.indexOf('}') + 1);
     const b = stack.redis('INCR', '{flush}:seq');
     const t0 = Date.now();

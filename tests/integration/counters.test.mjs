@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
-import { compareAll, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
+import { compareAll, ownerOf, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack, runs0;
 const users = [];
@@ -135,7 +135,7 @@ test('a counter missing from Redis is loaded from counters plus pending', async 
   await c.post(`/posts/${p}/unlike`);
   stack.tallyctl('flush');
   const truth = Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p}`));
-  const n = redisName('post_likes', p);
+  const n = redisName('post_likes', p, ownerOf(stack, p));
   stack.redis('HDEL', n.hash, n.field);                   // live value lost
   await c.post(`/posts/${p}/like`);                       // pending only
   const r = await users[8].get(`/posts/${p}`);

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startStack, Client, sleep, waitFor, BIN, childrenOf } from '../lib/stack.mjs';
-import { compareAll, faults, quietRuns, redisName } from '../lib/counts.mjs';
+import { compareAll, faults, ownerOf, quietRuns, redisName } from '../lib/counts.mjs';
 
 let stack;
 after(async () => { await stack?.stop(); });
@@ -48,7 +48,7 @@ test('reconciliation repairs planted drift while clients change the same counter
   // Plant: two post_likes counters and two user_followers counters, one
   // of each wrong in SQLite's counters, one of each wrong in Redis.
   stack.sqlite(`UPDATE counters SET value = value + 7 WHERE name='post_likes' AND key='${posts[0]}'`);
-  const pl = redisName('post_likes', posts[1]);
+  const pl = redisName('post_likes', posts[1], ownerOf(stack, posts[1]));
   stack.redis('HINCRBY', pl.hash, pl.field, '-3');
   stack.sqlite(`UPDATE counters SET value = value - 2 WHERE name='user_followers' AND key='${uid('rf0')}'`);
   const uf = redisName('user_followers', uid('rf1'));

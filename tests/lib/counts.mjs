@@ -18,13 +18,15 @@ export const RECOUNT = {
   user_unread: 'SELECT user_id, COUNT(*) FROM notifications WHERE is_read=0 GROUP BY 1',
 };
 
-// Redis names of a counter (cstore.h): its bucket is the top 10 bits of
-// the low 32 bits of id x 2654435761 (cstore_bucket()); the live value is
-// `field` of `hash`, what waits for a flush is `pfield` of `pending` (or
-// of `inflight`, taken by a flush batch).
+// Redis names of a counter (cstore.h, cname.h): its bucket is the top 10
+// bits of the low 32 bits of id x 2654435761 (cstore_bucket()), where the
+// id is the object's, but for a post's counters their author's (owner):
+// a like moves the post's and its author's counters in one bucket.  The
+// live value is `field` of `hash`, what waits for a flush is `pfield` of
+// `pending` (or of `inflight`, taken by a flush batch).
 export const BUCKETS = 1024;
 export const bucketOf = (id) => Number(BigInt.asUintN(32, BigInt.asUintN(32, BigInt(id)) * 2654435761n) >> 22n);
-export function redisName(family, key) {
+export function redisName(family, key, owner) {
   const [a, b] = String(key).split(':');
   const f = {
     user_posts: ['u', 'posts'], user_followers: ['u', 'followers'],
@@ -35,11 +37,25 @@ export function redisName(family, key) {
     topic_posts: ['t', 'posts'],
     user_topic_posts: ['ut', `posts:${b}`], user_topic_rating: ['ut', `rating:${b}`],
   }[family];
-  const tag = `{c${bucketOf(a)}}`;
+  const post = f[0] === 'p';
+  if (post && !(Number(owner) > 0)) throw new Error(`redisName(${family}, ${key}): the post's author is needed`);
+  const tag = `{c${bucketOf(post ? owner : a)}}`;
   return {
     hash: `${tag}:${f[0]}${a}`, field: f[1],
-    pending: `${tag}:pending`, inflight: `${tag}:inflight`, pfield: `${f[0]}${a}:${f[1]}`,
+    pending: `${tag}:pending`, inflight: `${tag}:inflight`,
+    pfield: post ? `p${a}@${owner}:${f[1]}` : `${f[0]}${a}:${f[1]}`,
   };
+}
+// A post's author (the owner redisName needs), and every post's.
+export const ownerOf = (stack, post) => Number(stack.sqlite(`SELECT user_id FROM posts WHERE id=${Number(post)}`));
+export function postOwners(stack) {
+  const m = new Map();
+  const text = stack.sqlite('SELECT id, user_id FROM posts');
+  for (const line of text ? text.split('\n') : []) {
+    const [id, u] = line.split('|');
+    m.set(String(id), Number(u));
+  }
+  return m;
 }
 
 // Counters with deltas not yet in SQLite: fields of every pending and
@@ -71,6 +87,7 @@ function rows(stack, sql) {
 // (those that are loaded).  Returns a list of mismatches (empty = exact).
 export function compareAll(stack) {
   const bad = [];
+  const owners = postOwners(stack);
   for (const [fam, sql] of Object.entries(RECOUNT)) {
     const truth = rows(stack, sql);
     const table = rows(stack, `SELECT key, value FROM counters WHERE name='${fam}'`);
@@ -79,7 +96,7 @@ export function compareAll(stack) {
       const t = truth.get(k) ?? 0;
       const c = table.get(k) ?? 0;
       if (t !== c) bad.push(`${fam}[${k}] counters=${c} truth=${t}`);
-      const { hash, field, pending, inflight, pfield } = redisName(fam, k);
+      const { hash, field, pending, inflight, pfield } = redisName(fam, k, owners.get(k));
       const live = stack.redis('HGET', hash, field);
       if (live !== '' && Number(live) !== t) bad.push(`${fam}[${k}] redis=${live} truth=${t}`);
       for (const h of [pending, inflight]) {

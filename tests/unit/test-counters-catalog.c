@@ -1,4 +1,4 @@
-/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", Redis names (live hash, field, pending field, bucket) and cstore_pfield + cstore_parse round-trip for every family. */
+/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", Redis names (live hash, field, pending field, bucket; a post's counters in its author's bucket) and cstore_pfield + cstore_parse round-trip for every family. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,7 +13,8 @@
 #include "count/cstore.h"
 
 /* What each family is called in SQLite and Redis, for k1 42, k2 7
- * (bucket 980): live hash, field, and field in the pending hash. */
+ * (bucket 980) and, for a post's counters, owner 7 (their author: bucket
+ * 334): live hash, field, and field in the pending hash. */
 static const struct {
 	enum family	 fam;
 	const char	*name, *key, *hash, *field, *pfield;
@@ -24,12 +25,12 @@ static const struct {
 	{ FAM_USER_FOLLOWING, "user_following", "42", "{c980}:u42", "following",
 	  "u42:following" },
 	{ FAM_USER_LIKES, "user_likes", "42", "{c980}:u42", "likes", "u42:likes" },
-	{ FAM_POST_LIKES, "post_likes", "42", "{c980}:p42", "likes", "p42:likes" },
-	{ FAM_POST_COMMENTS, "post_comments", "42", "{c980}:p42", "comments",
-	  "p42:comments" },
-	{ FAM_POST_REPOSTS, "post_reposts", "42", "{c980}:p42", "reposts",
-	  "p42:reposts" },
-	{ FAM_POST_VIEWS, "post_views", "42", "{c980}:p42", "views", "p42:views" },
+	{ FAM_POST_LIKES, "post_likes", "42", "{c334}:p42", "likes", "p42@7:likes" },
+	{ FAM_POST_COMMENTS, "post_comments", "42", "{c334}:p42", "comments",
+	  "p42@7:comments" },
+	{ FAM_POST_REPOSTS, "post_reposts", "42", "{c334}:p42", "reposts",
+	  "p42@7:reposts" },
+	{ FAM_POST_VIEWS, "post_views", "42", "{c334}:p42", "views", "p42@7:views" },
 	{ FAM_TOPIC_POSTS, "topic_posts", "42", "{c980}:t42", "posts", "t42:posts" },
 	{ FAM_UT_POSTS, "user_topic_posts", "42:7", "{c980}:ut42", "posts:7",
 	  "ut42:posts:7" },
@@ -101,7 +102,7 @@ test_fields_unique_per_object(void **state)
 static void
 test_counter_key(void **state)
 {
-	struct delta d = { FAM_USER_POSTS, 42, 0, 5 };
+	struct delta d = { .fam = FAM_USER_POSTS, .k1 = 42, .d = 5 };
 	char key[48], small[3];
 	int i;
 
@@ -147,12 +148,14 @@ test_cstore_names(void **state)
 		d.fam = known[i].fam;
 		d.k1 = 42;
 		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
+		d.owner = families[d.fam].obj == OBJ_POST ? 7 : 0;
 		cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
 		cstore_pfield(&d, pfield, sizeof(pfield));
 		assert_string_equal(hash, known[i].hash);
 		assert_string_equal(field, known[i].field);
 		assert_string_equal(pfield, known[i].pfield);
-		assert_int_equal(cstore_bucket(&d), 980);
+		assert_int_equal(cstore_bucket(&d),
+		    families[d.fam].obj == OBJ_POST ? 334 : 980);
 		/* and back, the stored delta (d) not carried */
 		d.d = 99;
 		assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
@@ -160,12 +163,28 @@ test_cstore_names(void **state)
 		assert_int_equal(d.k1, 42);
 		assert_int_equal(d.k2, families[d.fam].obj == OBJ_USER_TOPIC ?
 		    7 : 0);
+		assert_int_equal(d.owner, families[d.fam].obj == OBJ_POST ?
+		    7 : 0);
 		assert_int_equal(d.d, 0);
 	}
+	/* a post's field written before owners: the counter, owner 0 */
+	assert_int_equal(cstore_parse("p42:likes", 9, &d), 0);
+	assert_int_equal(d.fam, FAM_POST_LIKES);
+	assert_int_equal(d.k1, 42);
+	assert_int_equal(d.owner, 0);
+	assert_true(cname_ownerless(&d));
+	d.owner = 7;
+	assert_false(cname_ownerless(&d));
+	/* an owner only after a post's id, and a whole one */
+	assert_int_equal(cstore_parse("u42@7:likes", 11, &d), -1);
+	assert_int_equal(cstore_parse("p42@:likes", 10, &d), -1);
+	assert_int_equal(cstore_parse("p42@07:likes", 12, &d), -1);
+	assert_int_equal(cstore_parse("p42@7", 5, &d), -1);
 	/* a bucket's own keys share its tag */
 	cstore_bucket_key(7, "pending", key, sizeof(key));
 	assert_string_equal(key, "{c7}:pending");
 	/* by hand: (id x 2654435761 mod 2^32) >> 22 */
+	memset(&d, 0, sizeof(d));
 	d.k1 = 7;
 	assert_int_equal(cstore_bucket(&d), 334);
 	d.k1 = 1031;
@@ -179,7 +198,7 @@ test_cstore_names(void **state)
 static void
 test_buckets_spread(void **state)
 {
-	struct delta d = { FAM_POST_LIKES, 0, 0, 0 };
+	struct delta d = { .fam = FAM_USER_LIKES };
 	int used[CSTORE_BUCKETS] = { 0 }, n = 0, b;
 	long long id;
 
@@ -217,6 +236,8 @@ test_cstore_round_trip(void **state)
 				in.k1 = ids[a];
 				if (families[f].obj == OBJ_USER_TOPIC)
 					in.k2 = ids[b];
+				else if (families[f].obj == OBJ_POST)
+					in.owner = ids[b];
 				else if (b > 0)
 					continue;
 				in.d = -3;
@@ -229,6 +250,7 @@ test_cstore_round_trip(void **state)
 				assert_int_equal(out.fam, in.fam);
 				assert_true(out.k1 == in.k1);
 				assert_true(out.k2 == in.k2);
+				assert_true(out.owner == in.owner);
 				cstore_pfield(&out, again, sizeof(again));
 				assert_string_equal(again, pfield);
 				cstore_name(&in, hash, sizeof(hash), field,
@@ -257,9 +279,11 @@ test_one_hash_per_object(void **state)
 			d.fam = (enum family)i;
 			d.k1 = 5;
 			d.k2 = families[i].obj == OBJ_USER_TOPIC ? 3 : 0;
+			d.owner = families[i].obj == OBJ_POST ? 11 : 0;
 			cstore_name(&d, h1, sizeof(h1), f1, sizeof(f1));
 			d.fam = (enum family)j;
 			d.k2 = families[j].obj == OBJ_USER_TOPIC ? 3 : 0;
+			d.owner = families[j].obj == OBJ_POST ? 11 : 0;
 			cstore_name(&d, h2, sizeof(h2), f2, sizeof(f2));
 			if (families[i].obj == families[j].obj)
 				assert_string_equal(h1, h2);
@@ -268,6 +292,52 @@ test_one_hash_per_object(void **state)
 			if (i != j && strcmp(h1, h2) == 0)
 				assert_string_not_equal(f1, f2);
 		}
+}
+
+/* A like, a repost, a comment: every counter the change moves is in one
+ * bucket, the author's -- one script on one Redis Cluster node --
+ * whoever acts and whatever the post's id.  A post's publication too,
+ * but for its topic's count. */
+static void
+test_post_changes_one_bucket(void **state)
+{
+	static const enum row_kind kinds[] = { ROW_POST, ROW_LIKE, ROW_REPOST,
+	    ROW_COMMENT };
+	struct delta ds[DELTA_MAX], author = { .fam = FAM_USER_LIKES };
+	struct row r;
+	long long post, who;
+	size_t k;
+	int i, n, other = 0;
+
+	(void)state;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (post = 1; post < 300; post += 7)
+			for (who = 1; who < 40; who += 3) {
+				memset(&r, 0, sizeof(r));
+				r.kind = kinds[k];
+				r.id = post;
+				r.user = kinds[k] == ROW_POST ? who : who + 1;
+				r.other = kinds[k] == ROW_POST ? 0 : who;
+				r.topic = 3;
+				r.visible = 1;
+				r.likes = 2;
+				n = counter_deltas(NULL, &r, ds);
+				assert_true(n > 0);
+				author.k1 = who;
+				for (i = 0; i < n; i++) {
+					if (families[ds[i].fam].obj == OBJ_TOPIC)
+						continue;
+					if (families[ds[i].fam].obj == OBJ_POST)
+						assert_true(ds[i].owner == who);
+					assert_int_equal(cstore_bucket(&ds[i]),
+					    cstore_bucket(&author));
+				}
+				/* the post's id alone would have split them */
+				author.k1 = post;
+				other += cstore_bucket(&author) !=
+				    cstore_bucket(&ds[0]);
+			}
+	assert_true(other > 0);
 }
 
 int
@@ -282,6 +352,7 @@ main(void)
 		cmocka_unit_test(test_cstore_round_trip),
 		cmocka_unit_test(test_buckets_spread),
 		cmocka_unit_test(test_one_hash_per_object),
+		cmocka_unit_test(test_post_changes_one_bucket),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -35,9 +35,9 @@ test_given_values_run_no_sql(void **state)
 {
 	struct app a;
 	struct delta ds[3] = {
-		{ FAM_USER_FOLLOWERS, 7, 0, 1 },
-		{ FAM_USER_LIKES, 8, 0, -2 },
-		{ FAM_UT_RATING, 9, 3, -1 },
+		{ FAM_USER_FOLLOWERS, 7, 0, 1, 0 },
+		{ FAM_USER_LIKES, 8, 0, -2, 0 },
+		{ FAM_UT_RATING, 9, 3, -1, 0 },
 	};
 	long long vals[3] = { 5, -1, -4 };
 	unsigned long long before;

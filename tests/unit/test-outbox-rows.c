@@ -17,7 +17,7 @@ static void
 test_round_trip(void **state)
 {
 	struct delta in[OUTBOX_MAX], out[OUTBOX_MAX];
-	char text[OUTBOX_MAX * 80];
+	char text[OUTBOX_MAX * 112];
 	int i, n;
 
 	(void)state;
@@ -26,6 +26,7 @@ test_round_trip(void **state)
 		in[i].k1 = 9007199254740993LL - i;
 		in[i].k2 = i % 3 ? 0 : 4242;
 		in[i].d = i % 2 ? -(long long)i - 1 : 1000000000000LL;
+		in[i].owner = i % 2 ? 0 : 9007199254740000LL + i;
 	}
 	assert_true(outbox_encode(in, OUTBOX_MAX, text, sizeof(text)) > 0);
 	n = outbox_decode(text, out, OUTBOX_MAX);
@@ -35,6 +36,7 @@ test_round_trip(void **state)
 		assert_true(out[i].k1 == in[i].k1);
 		assert_true(out[i].k2 == in[i].k2);
 		assert_true(out[i].d == in[i].d);
+		assert_true(out[i].owner == in[i].owner);
 	}
 	assert_int_equal(outbox_encode(in, 0, text, sizeof(text)), 0);
 	assert_int_equal(outbox_decode("", out, OUTBOX_MAX), 0);
@@ -46,7 +48,7 @@ test_like_row(void **state)
 	struct outbox ob = { .n = 0 };
 	struct row r = { ROW_LIKE, 7, 3, 5, 2, 1, 0 };
 	struct delta out[OUTBOX_MAX];
-	char text[OUTBOX_MAX * 80];
+	char text[OUTBOX_MAX * 112];
 	long long sum = 0;
 	int i, n;
 
@@ -54,9 +56,20 @@ test_like_row(void **state)
 	outbox_formula(&ob, NULL, &r);
 	assert_true(ob.n > 0);
 	assert_true(outbox_encode(ob.ds, ob.n, text, sizeof(text)) > 0);
-	assert_non_null(strstr(text, "post_likes 7 0 1"));
+	/* the post's counter names its author, whose bucket holds it */
+	assert_non_null(strstr(text, "post_likes 7 0 1 5"));
 	n = outbox_decode(text, out, OUTBOX_MAX);
 	assert_int_equal(n, ob.n);
+	for (i = 0; i < n; i++)
+		assert_true(out[i].owner == (out[i].fam == FAM_POST_LIKES ?
+		    5 : 0));
+	/* a row written before owners: each delta's owner is 0 (the drain
+	 * gives a post's its author, cname.h) */
+	n = outbox_decode("post_likes 7 0 1;user_likes 5 0 1 0", out,
+	    OUTBOX_MAX);
+	assert_int_equal(n, 2);
+	assert_true(out[0].k1 == 7 && out[0].d == 1 && out[0].owner == 0);
+	assert_true(out[1].k1 == 5 && out[1].owner == 0);
 	/* the unlike's row is the exact opposite */
 	outbox_formula(&ob, &r, NULL);
 	for (i = 0; i < ob.n; i++)
@@ -72,6 +85,8 @@ test_bad_texts(void **state)
 		"nosuch 1 0 1", "post_likes x 0 1", "post_likes 1 0 1;",
 		"post_likes 1 0 1;;post_likes 1 0 1", " post_likes 1 0 1",
 		"post_likes 1 0 1x", "post_likes  1 0 1", ";",
+		"post_likes 1 0 1 ", "post_likes 1 0 1 x", "post_likes 1 0 1 2 3",
+		"post_likes 1 0 1 2;", "post_likes 1 0 1  2",
 	};
 	struct delta out[OUTBOX_MAX];
 	size_t i;
@@ -88,8 +103,8 @@ test_bad_texts(void **state)
 static void
 test_no_room(void **state)
 {
-	struct delta in[2] = { { FAM_POST_LIKES, 1, 0, 1 },
-	    { FAM_USER_LIKES, 2, 0, 1 } };
+	struct delta in[2] = { { FAM_POST_LIKES, 1, 0, 1, 2 },
+	    { FAM_USER_LIKES, 2, 0, 1, 0 } };
 	char text[24];
 
 	(void)state;

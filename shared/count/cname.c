@@ -1,0 +1,194 @@
+/* cname.c -- where a counter lives in Redis; see cname.h. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "count/cname.h"
+#include "store/keys.h"
+#include "store/query.h"
+
+/* Object kinds: key prefix, in the order of enum obj. */
+static const char *const obj_tag[] = { "u", "p", "t", "ut" };
+
+int
+cstore_bucket(const struct delta *d)
+{
+	long long id = families[d->fam].obj == OBJ_POST ? d->owner : d->k1;
+
+	/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits
+	 * of id x 2654435761, so neighbouring ids land far apart. */
+	return (int)((uint32_t)((uint32_t)id * 2654435761u) >> 22);
+}
+
+void
+cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
+{
+	key_bucket(out, sz, bucket, what);
+}
+
+/* The field name in the object: "likes", or "rating:7" (no printf). */
+static int
+obj_field(const struct delta *d, char *out, size_t sz)
+{
+	const struct family_info *f = &families[d->fam];
+	size_t n = strlen(f->field);
+
+	if (f->obj == OBJ_USER_TOPIC || n >= sz)
+		return f->obj == OBJ_USER_TOPIC ? snprintf(out, sz, "%s:%lld",
+		    f->field, d->k2) : snprintf(out, sz, "%s", f->field);
+	memcpy(out, f->field, n + 1);
+	return (int)n;
+}
+
+void
+cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
+    size_t fsz)
+{
+	key_counters(hash, hsz, cstore_bucket(d), obj_tag[families[d->fam].obj],
+	    d->k1);
+	obj_field(d, field, fsz);
+}
+
+void
+cstore_pfield(const struct delta *d, char *out, size_t sz)
+{
+	int n = families[d->fam].obj == OBJ_POST ? snprintf(out, sz,
+	    "p%lld@%lld:", d->k1, d->owner) : snprintf(out, sz, "%s%lld:",
+	    obj_tag[families[d->fam].obj], d->k1);
+
+	if (n > 0 && (size_t)n < sz)
+		obj_field(d, out + n, sz - (size_t)n);
+}
+
+void
+cstore_bucket_keys(int bucket, struct cstore_keys *k)
+{
+	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
+	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
+	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
+	cstore_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
+}
+
+void
+cstore_keys(const struct delta *d, struct cstore_keys *k)
+{
+	cstore_name(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
+	cstore_pfield(d, k->pfield, sizeof(k->pfield));
+	cstore_bucket_keys(cstore_bucket(d), k);
+}
+
+/* The length of a canonical decimal at s[0..len) (no sign, leading 0 or
+ * overflow), or 0. */
+static size_t
+canonical_id(const char *s, size_t len, long long *out)
+{
+	size_t n = 0;
+	long long v = 0;
+	int dg;
+
+	while (n < len && s[n] >= '0' && s[n] <= '9') {
+		dg = s[n] - '0';
+		if (v > (LLONG_MAX - dg) / 10)
+			return 0;
+		v = v * 10 + dg;
+		n++;
+	}
+	if (n == 0 || (n > 1 && s[0] == '0'))
+		return 0;
+	*out = v;
+	return n;
+}
+
+int
+cstore_parse(const char *p, size_t len, struct delta *d)
+{
+	const char *colon, *end = p + len;
+	long long id, topic = 0, owner = 0;
+	size_t n, flen;
+	enum obj obj;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	if (len >= 2 && p[0] == 'u' && p[1] == 't') {
+		obj = OBJ_USER_TOPIC;
+		p += 2;
+	} else if (len >= 1 && (p[0] == 'u' || p[0] == 'p' || p[0] == 't')) {
+		obj = p[0] == 'u' ? OBJ_USER : p[0] == 'p' ? OBJ_POST : OBJ_TOPIC;
+		p++;
+	} else
+		return -1;
+	if ((n = canonical_id(p, (size_t)(end - p), &id)) == 0 || p + n == end)
+		return -1;
+	p += n;
+	if (obj == OBJ_POST && *p == '@') {	/* the owner (cname.h) */
+		if ((n = canonical_id(p + 1, (size_t)(end - p - 1), &owner)) ==
+		    0 || p + 1 + n == end)
+			return -1;
+		p += 1 + n;
+	}
+	if (*p != ':')
+		return -1;
+	p++;
+	flen = (size_t)(end - p);
+	if (obj == OBJ_USER_TOPIC) {
+		if ((colon = memchr(p, ':', flen)) == NULL ||
+		    (n = canonical_id(colon + 1, (size_t)(end - colon - 1),
+		    &topic)) == 0 || colon + 1 + n != end)
+			return -1;
+		flen = (size_t)(colon - p);
+	}
+	for (i = 0; i < FAM__MAX; i++)
+		if (families[i].obj == obj &&
+		    strlen(families[i].field) == flen &&
+		    memcmp(families[i].field, p, flen) == 0) {
+			d->fam = (enum family)i;
+			d->k1 = id;
+			d->k2 = topic;
+			d->owner = owner;
+			return 0;
+		}
+	return -1;
+}
+
+int
+cname_ownerless(const struct delta *d)
+{
+	return families[d->fam].obj == OBJ_POST && d->owner == 0;
+}
+
+int
+cname_post_owner(struct db *db, long long id, long long *owner)
+{
+	struct dbq *s = db_stmt(db, STMT_POST_OWNER);
+	int rc;
+
+	*owner = 0;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, id);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		*owner = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
+int
+cname_owners(struct db *db, struct delta *ds, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!cname_ownerless(&ds[i]))
+			continue;
+		for (j = 0; j < i; j++)		/* a post's four counters */
+			if (families[ds[j].fam].obj == OBJ_POST &&
+			    ds[j].k1 == ds[i].k1 && ds[j].owner != 0)
+				break;
+		if (j < i)
+			ds[i].owner = ds[j].owner;
+		else if (cname_post_owner(db, ds[i].k1, &ds[i].owner) == -1)
+			return -1;
+	}
+	return 0;
+}

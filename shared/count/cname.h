@@ -1,0 +1,56 @@
+/* cname.h -- where a counter lives in Redis (the layout is in cstore.h):
+ * its bucket, its live hash and field, its field in the bucket's pending
+ * hash, and back from a pending field to the counter.
+ *
+ * A counter's bucket is a multiplicative hash of its object's id, except
+ * a post's: its counters follow the post's author (delta.owner), whose
+ * own counters a like, a repost or a comment moves in the same change.
+ * An author never changes, so neither does a post's bucket.  Every post
+ * delta carries its owner; one that arrives without (an outbox row or a
+ * pending field written before owners existed) is given it from the
+ * posts table by cname_owners() where it is applied or read.
+ */
+#ifndef TALLY_CNAME_H
+#define TALLY_CNAME_H
+
+#include <stddef.h>
+
+#include "count/counters.h"
+#include "store/db.h"
+
+#define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
+
+/* The bucket of a counter. */
+int	cstore_bucket(const struct delta *);
+/* A bucket's own keys: what is "pending", "inflight" or "meta". */
+void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
+/* The live hash key and field of a counter. */
+void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
+	    size_t fsz);
+/* The counter's field in its bucket's pending hash. */
+void	cstore_pfield(const struct delta *, char *out, size_t sz);
+/* Every Redis name of one counter: its live hash and field, its field
+ * in the pending and inflight hashes, and its bucket's own keys. */
+struct cstore_keys {
+	char	live[48], field[48], pfield[64];
+	char	pending[32], inflight[32], meta[32], seq[32];
+};
+void	cstore_keys(const struct delta *, struct cstore_keys *);
+/* A bucket's own keys (pending, inflight, meta, seq) into k. */
+void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
+
+/* The counter of a pending field (exactly what cstore_pfield writes, of
+ * len bytes, or a post's "p<id>:<field>" without its owner, which leaves
+ * owner 0); d->d is 0.  0, or -1 when not a counter. */
+int	cstore_parse(const char *pfield, size_t len, struct delta *);
+
+/* 1 when d is a post's counter whose owner is not known. */
+int	cname_ownerless(const struct delta *);
+/* Gives every ownerless post counter of ds its owner, the post's author
+ * (a post that does not exist keeps 0).  0, or -1 on a SQL error. */
+int	cname_owners(struct db *, struct delta *ds, int n);
+/* The author of post id into *owner (0 when there is no such post).
+ * 0, or -1 on a SQL error. */
+int	cname_post_owner(struct db *, long long id, long long *owner);
+
+#endif
