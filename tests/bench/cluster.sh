@@ -4,9 +4,10 @@
 # after run.sh; "make bench-cluster" alone).
 #
 # Three stacks under bin/tally-run, each in its own RUN_DIR with a user
-# and 40 posts: one on the single Redis (the default), one on the single
-# Redis with its replica (REPLICA=1), one with REDIS_CLUSTER=1 (six nodes:
-# 3 masters, 3 replicas).  Rounds run them back to back; a ratio is the
+# and 40 posts by 8 authors (the user and 7 others): one on the single
+# Redis (the default), one on the single Redis with its replica
+# (REPLICA=1), one with REDIS_CLUSTER=1 (six nodes: 3 masters, 3
+# replicas).  Rounds run them back to back; a ratio is the
 # median of the rounds' ratios (cluster over single for req/s; single's
 # p99 over the cluster's, so that for both "higher is better").  Goals:
 # badge >= 0.8, like >= 0.8, against the single Redis alone.
@@ -66,9 +67,12 @@ say "starting a stack on one Redis and one on a 6-node Redis Cluster"
 start single
 start replica REPLICA=1
 start cluster REDIS_CLUSTER=1 REDIS_CLUSTER_PORT="$(cluster_base)"
-seed single
-seed replica
-seed cluster
+# the liked posts are 8 authors' (the liker's own and 7 others'), so the
+# likes spread over the masters as a real site's do: a post's counters
+# live in its author's bucket (count/cname.h)
+seed single 8
+seed replica 8
+seed cluster 8
 # the node holding {g}:badge
 GSLOT=$(REDISCLI_AUTH=$(cat "$RD/cluster/redis-auth") redis-cli \
     -p "$(head -1 "$RD/cluster/redis-cluster/nodes" | cut -d: -f2)" \

@@ -68,15 +68,24 @@ signup() {		# signup BASE LOGIN -> "SID CSRF"
 	echo "$sid $csrf"
 }
 
-seed() {		# seed NAME: users, posts; sets SID_, CSRF_, POSTS_ of NAME
-	local base b sid csrf posts="" i loc
+seed() {		# seed NAME [AUTHORS]: users, posts; sets SID_, CSRF_, POSTS_ of NAME
+	# 40 posts, round robin over AUTHORS authors (1: the liker's own);
+	# the liker is user "bench", who writes the first author's share.
+	local base b sid csrf posts="" i loc n=${2:-1} k
+	local -a sids csrfs
 	base=$(eval echo "\$BASE_$1")
 	read -r sid csrf <<<"$(signup "$base" bench)" || die "signup on $1"
 	[ -n "$sid" ] || die "signup on $1: no session"
+	sids[0]=$sid; csrfs[0]=$csrf
+	for ((k = 1; k < n; k++)); do
+		read -r "sids[$k]" "csrfs[$k]" <<<"$(signup "$base" "author$k")" ||
+		    die "signup of author$k on $1"
+	done
 	for i in $(seq 1 40); do
-		loc=$(curl -fs -o /dev/null -w '%{redirect_url}' -b "sid=$sid" \
+		k=$(((i - 1) % n))
+		loc=$(curl -fs -o /dev/null -w '%{redirect_url}' -b "sid=${sids[$k]}" \
 		    --data-urlencode "body=benchmark post $i" --data-urlencode "topic=general" \
-		    --data-urlencode "publish=1" --data-urlencode "csrf=$csrf" "$base/posts")
+		    --data-urlencode "publish=1" --data-urlencode "csrf=${csrfs[$k]}" "$base/posts")
 		b=${loc##*/posts/}
 		[ -n "$b" ] && posts="$posts${posts:+,}$b"
 	done

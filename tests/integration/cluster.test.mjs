@@ -5,13 +5,13 @@
 // ends exact; a node that comes back empty rejoins.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { startStack, redisCli, redisNode, clusterNodes, waitFor, sleep } from '../lib/stack.mjs';
-import { compareAll, quietRuns } from '../lib/counts.mjs';
+import { bucketOf, compareAll, quietRuns, redisName } from '../lib/counts.mjs';
 import { newUser } from '../lib/social.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -109,6 +109,65 @@ test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in R
   assert.match(clients, /addr=\/[^ ]*redis\.sock/, 'a client on a node\'s unix socket');
   assert.throws(() => execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(base), '--no-auth-warning', 'GET', 'x'],
     { encoding: 'utf8', env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] }).match(/NOAUTH/) ? (() => { throw new Error('NOAUTH'); })() : null, /NOAUTH/);
+});
+
+// ---- a like on one node ----------------------------------------------------
+
+// Scripts each master ran so far (INFO commandstats), by node.
+const scriptCalls = () => Object.fromEntries(clusterNodes(stack.runDir)
+  .filter((n) => redisNode(stack.runDir, n, ['ROLE']).startsWith('master'))
+  .map((n) => {
+    const info = redisNode(stack.runDir, n, ['INFO', 'commandstats']);
+    const calls = (c) => Number(new RegExp(`^cmdstat_${c}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+    return [n, calls('evalsha') + calls('eval')];
+  }));
+
+// A like moves the post's count and its author's (likes received, rating
+// in the topic): the post's counters live in the author's bucket
+// (count/cname.h), so that is one script on one master, whichever post
+// and whoever likes it.  Measured on the masters themselves, with the
+// worker (whose flusher and queue also run scripts) stopped.
+test('a like is one script on one master: a post\'s counters live in its author\'s bucket', async () => {
+  const authors = [];
+  for (let i = 0; i < 6; i++) authors.push(await newUser(stack, `own${i}`));
+  const fan = await newUser(stack, 'ownfan');
+  const posts = [];
+  for (const a of authors) {
+    for (let k = 0; k < 2; k++) {
+      const r = await a.c.post('/posts', { body: `owned ${a.login} ${k}`, topic: 'general', publish: '1' });
+      posts.push({ id: Number(r.location.split('/')[2]), author: a.id });
+    }
+  }
+  // the post ids alone would spread these over other buckets
+  assert.ok(posts.some((p) => bucketOf(p.id) !== bucketOf(p.author)));
+  for (const p of posts) {
+    assert.equal(redisName('post_likes', p.id, p.author).hash, `{c${bucketOf(p.author)}}:p${p.id}`);
+  }
+  assert.equal((await fan.c.post(`/posts/${posts[0].id}/like`)).status, 303);	// scripts loaded
+  const worker = stack.pidOf('tally-worker');
+  const wlock = path.join(stack.runDir, 'tally.db-wlock');
+  let stopped = false;
+  for (let i = 0; i < 100 && !stopped; i++) {
+    process.kill(worker, 'SIGSTOP');
+    stopped = spawnSync('flock', ['-n', wlock, 'true']).status === 0 && stack.redis('KEYS', '{flush}:lock:*') === '';
+    if (!stopped) { process.kill(worker, 'SIGCONT'); await sleep(20); }
+  }
+  assert.ok(stopped, 'the worker stopped outside a flush');
+  try {
+    const before = scriptCalls();
+    for (const p of posts.slice(1)) assert.equal((await fan.c.post(`/posts/${p.id}/like`)).status, 303);
+    await sleep(200);
+    const after = scriptCalls();
+    const ran = Object.keys(after).map((n) => after[n] - (before[n] ?? 0));
+    assert.equal(ran.reduce((a, x) => a + x, 0), posts.length - 1, `scripts the masters ran for ${posts.length - 1} likes: ${ran.join(' ')}`);
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+  for (const p of posts) {
+    assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p.id}`), '1');
+  }
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
 });
 
 // ---- failover ------------------------------------------------------------
