@@ -14,6 +14,10 @@
  *       gives 2*NOBJ counters pending deltas: "likes" and "views" of posts
  *       BASE .. BASE+NOBJ-1, each incremented by +1 PASSES times
  *
+ * A post's counters live in its author's bucket (count/cname.h): post p is
+ * given author 1 + p mod 10007, so they spread over the buckets as a
+ * site's many authors' do.
+ *
  * Prints one line: "<increments> <counters> <seconds>".  Exit status 1
  * when Redis refused or failed.
  */
@@ -48,6 +52,12 @@ num(const char *s, long long min, long long max)
 	return v;
 }
 
+static long long
+author(long long post)
+{
+	return 1 + post % 10007;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -79,6 +89,7 @@ main(int argc, char *argv[])
 			ds[n].k1 = base + i % nkeys;
 			ds[n].k2 = 0;
 			ds[n].d = 1;
+			ds[n].owner = author(ds[n].k1);
 			if (++n == DELTA_MAX || i + 1 == total ||
 			    (nkeys < DELTA_MAX && n == nkeys)) {
 				if (cstore_apply(&a, ds, n) == -1)
@@ -95,10 +106,12 @@ main(int argc, char *argv[])
 				ds[n].fam = FAM_POST_LIKES;
 				ds[n].k1 = base + i;
 				ds[n].k2 = 0;
+				ds[n].owner = author(base + i);
 				ds[n++].d = 1;
 				ds[n].fam = FAM_POST_VIEWS;
 				ds[n].k1 = base + i;
 				ds[n].k2 = 0;
+				ds[n].owner = author(base + i);
 				ds[n++].d = 1;
 				if (n == DELTA_MAX || i + 1 == nkeys) {
 					if (cstore_apply(&a, ds, n) == -1)
