@@ -35,7 +35,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..14"
+echo "1..15"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -89,4 +89,10 @@ done)
 if [ ! -x bin/tally-worker ]; then echo "not ok $n - bin/ not built"; bad=1
 elif [ -z "$syms" ]; then echo "ok $n - worker, tallyctl and tally-run link no routing, response, layout or FastCGI symbol"
 else echo "not ok $n - web symbols in programs that serve no HTTP:"; printf '%s\n' "$syms" | sed 's/^/# /'; bad=1; fi
+
+# Every mutant of "make mutants" still applies to the tree (a refactor
+# that moves the code it mutates must move the mutant too).
+n=$((n + 1))
+if out=$(tests/mutants/run.sh --check 2>&1); then echo "ok $n - every mutant of make mutants applies to the tree"
+else echo "not ok $n - mutants that no longer apply:"; printf '%s\n' "$out" | grep -v ' ok$' | sed 's/^/# /'; bad=1; fi
 exit $bad
