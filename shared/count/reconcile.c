@@ -56,7 +56,7 @@ post_owners(struct db *db, struct vec *v)
 	struct dbq *s = db_stmt(db, STMT_POST_OWNERS);
 	size_t i = 0;
 	long long id;
-	int rc;
+	int rc = DBQ_DONE;
 
 	if (s == NULL)
 		return -1;
