@@ -160,35 +160,17 @@ cname_ownerless(const struct delta *d)
 int
 cname_post_owner(struct db *db, long long id, long long *owner)
 {
-	struct dbq *s = db_stmt(db, STMT_POST_OWNER);
-	int rc;
-
-	*owner = 0;
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, id);
-	if ((rc = dbq_step(s)) == DBQ_ROW)
-		*owner = dbq_i64(s, 0);
-	db_done(s);
-	return rc == DBQ_ERR ? -1 : 0;
+	return db_i64_by_id(db, STMT_POST_OWNER, id, owner);
 }
 
 int
 cname_owners(struct db *db, struct delta *ds, int n)
 {
-	int i, j;
+	int i;
 
-	for (i = 0; i < n; i++) {
-		if (!cname_ownerless(&ds[i]))
-			continue;
-		for (j = 0; j < i; j++)		/* a post's four counters */
-			if (families[ds[j].fam].obj == OBJ_POST &&
-			    ds[j].k1 == ds[i].k1 && ds[j].owner != 0)
-				break;
-		if (j < i)
-			ds[i].owner = ds[j].owner;
-		else if (cname_post_owner(db, ds[i].k1, &ds[i].owner) == -1)
+	for (i = 0; i < n; i++)
+		if (cname_ownerless(&ds[i]) &&
+		    cname_post_owner(db, ds[i].k1, &ds[i].owner) == -1)
 			return -1;
-	}
 	return 0;
 }

@@ -6,9 +6,11 @@
  * a post's: its counters follow the post's author (delta.owner), whose
  * own counters a like, a repost or a comment moves in the same change.
  * An author never changes, so neither does a post's bucket.  Every post
- * delta carries its owner; one that arrives without (an outbox row or a
- * pending field written before owners existed) is given it from the
- * posts table by cname_owners() where it is applied or read.
+ * delta and every reader's counter key carries its owner (the caller has
+ * the post row).  What was written before owners existed comes back in
+ * two places only: an outbox row, whose post deltas the drain gives
+ * their author (cname_owners()), and a pending field "p<id>:<field>",
+ * which the flusher takes where it lies (taken.c).
  */
 #ifndef TALLY_CNAME_H
 #define TALLY_CNAME_H
@@ -47,7 +49,8 @@ int	cstore_parse(const char *pfield, size_t len, struct delta *);
 /* 1 when d is a post's counter whose owner is not known. */
 int	cname_ownerless(const struct delta *);
 /* Gives every ownerless post counter of ds its owner, the post's author
- * (a post that does not exist keeps 0).  0, or -1 on a SQL error. */
+ * from the posts table (a post that does not exist keeps 0).  0, or -1
+ * on a SQL error. */
 int	cname_owners(struct db *, struct delta *ds, int n);
 /* The author of post id into *owner (0 when there is no such post).
  * 0, or -1 on a SQL error. */

@@ -37,7 +37,8 @@ static struct rds_script apply_lua = { .src =
  * -> the live value, or nil when a take or ack touched the bucket. */
 static struct rds_script load_lua = { .src =
 	"#!lua\n"
-	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then return false end\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
+	"  return false end\n"
 	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
 	"if live then return tonumber(live) end\n"
 	"local v = tonumber(ARGV[4]) +\n"
@@ -80,21 +81,12 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
 	char idx[2 * DELTA_MAX][8], marks[2 * DELTA_MAX][32], ids[24];
 	struct cstore_keys bk[2 * DELTA_MAX];	/* each bucket's own keys */
-	struct delta owned[2 * DELTA_MAX];
 	const char *keys[4 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
 	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
 	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
 	rds_reply *rep;
 
 	assert(n >= 0 && n <= 2 * DELTA_MAX);
-	for (i = 0; i < n && !cname_ownerless(&ds[i]); i++)
-		;
-	if (i < n) {		/* a row from before owners (cname.h) */
-		memcpy(owned, ds, (size_t)n * sizeof(*ds));
-		if (cname_owners(&a->db, owned, n) == -1)
-			return -1;
-		ds = owned;
-	}
 	snprintf(ids, sizeof(ids), "%lld", id);
 	for (i = 0; i < n; i++) {
 		bucket[i] = cstore_bucket(&ds[i]);
@@ -286,23 +278,9 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
 	rds_reply *rep;
 	struct rds *rd = app_reader(a);
-	struct delta *owned = NULL;
 	int i, j, k, argc, queued = 0, down = 0, failed = 0;
 	long long val, back;
 
-	for (i = 0; i < n && !cname_ownerless(&ds[i]); i++)
-		;
-	if (i < n) {		/* a caller without the authors (cname.h) */
-		owned = xcalloc((size_t)n, sizeof(*owned));
-		memcpy(owned, ds, (size_t)n * sizeof(*ds));
-		ds = owned;
-		if (cname_owners(&a->db, owned, n) == -1) {
-			for (i = 0; i < n; i++)		/* unknown bucket */
-				out[i].v = out[i].ok = 0;
-			free(owned);
-			return n;
-		}
-	}
 	for (i = 0; i < n; i++) {
 		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
 		    sizeof(field[i]));
@@ -388,6 +366,5 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	free(field);
 	free(argv);
 	free(grp);
-	free(owned);
 	return failed;
 }

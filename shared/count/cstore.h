@@ -64,8 +64,8 @@ struct count {
 	int		ok;
 };
 
-/* Reads the n counters named by keys (their d fields are ignored) into
- * out.  Loads the missing ones into Redis.  With Redis down, values come
+/* Reads the n counters named by keys (their d fields are ignored; a
+ * post's counters name their owner, cname.h) into out.  Loads the missing ones into Redis.  With Redis down, values come
  * from the counters table plus the backlog (without the unflushed part).
  * Returns how many could not be read (out[i].ok == 0): 0 when all were. */
 int	cstore_get(struct app *, const struct delta *keys, int n,

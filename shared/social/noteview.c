@@ -50,17 +50,7 @@ notes_free(struct notes *ns)
 int
 note_owner(struct app *a, long long id, long long *owner)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_NOTE_OWNER);
-	int rc;
-
-	*owner = 0;
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, id);
-	if ((rc = dbq_step(s)) == DBQ_ROW)
-		*owner = dbq_i64(s, 0);
-	db_done(s);
-	return rc == DBQ_ERR ? -1 : 0;
+	return db_i64_by_id(&a->db, STMT_NOTE_OWNER, id, owner);
 }
 
 int

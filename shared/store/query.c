@@ -257,6 +257,22 @@ db_in_txn(struct db *d)
 	return !sqlite3_get_autocommit(d->h);
 }
 
+int
+db_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
+{
+	struct dbq *s = db_stmt(d, st);
+	int rc;
+
+	*v = 0;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, id);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		*v = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
 long long
 db_setting(struct db *d, const char *name, long long dflt)
 {

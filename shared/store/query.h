@@ -76,6 +76,11 @@ int		 db_in_txn(struct db *);
 int		 db_batch_applied(struct db *, const char *id);
 
 
+/* The first column of statement st's first row, its ?1 bound to id,
+ * into *v (0 when there is no row).  0, or -1 on an error. */
+int		 db_i64_by_id(struct db *, enum stmt st, long long id,
+		    long long *v);
+
 /* Integer setting by name; dflt when absent or on error. */
 long long	 db_setting(struct db *, const char *name, long long dflt);
 int		 db_setting_put(struct db *, const char *name, long long value);
