@@ -20,7 +20,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 import { startStack, Client, sleep, waitFor, BIN, redisCli, onPostgres } from '../lib/stack.mjs';
-import { compareAll, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
+import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -652,7 +652,17 @@ return redis.call('HINCRBY', KEYS[3], 'v', 1)`, '3', pending, inflight, `${tag}:
 
 test('a flusher that stalls past its lock and wakes loses nothing: recovery fenced its batch', async (t) => {
   await quiet();
-  const author = await newUser('stallauthor');
+  // Flusher A's first batch is one round (buckets 0-15); it stalls after
+  // the first round of its second batch, which must hold something for
+  // recovery to finish: the posts' counters live in their author's bucket
+  // (count/cname.h), so the author is one whose bucket is in 16-31.
+  let author, login;
+  for (let k = 0; k < 400 && !author; k++) {
+    const u = await newUser(`stallauthor${k}`);
+    const b = bucketOf(uid(`stallauthor${k}`));
+    if (b >= 16 && b < 32) [author, login] = [u, `stallauthor${k}`];
+  }
+  assert.ok(author, 'an author whose bucket the stalled batch takes');
   // two viewers: a view counts once per viewer (CONTRACT §2)
   const fans = [await newUser('stallfan'), await newUser('stallfan2')];
   await whileWorkerStopped(async () => {
@@ -687,7 +697,7 @@ test('a flusher that stalls past its lock and wakes loses nothing: recovery fenc
     assert.equal(pendingDeltas(stack), 0);
     const views = q(`SELECT key, value FROM counters WHERE name='post_views' AND key IN (${posts.map((p) => `'${p}'`).join(',')}) ORDER BY CAST(key AS INTEGER)`);
     assert.equal(views, posts.map((p) => `${p}|2`).join('\n'), 'every view once');
-    assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid('stallauthor')}'`), 40);
+    assert.equal(num(`SELECT value FROM counters WHERE name='user_posts' AND key='${uid(login)}'`), 40);
     assert.match(aOut, /declared dead while it took buckets/);
   });
 });
