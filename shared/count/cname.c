@@ -11,14 +11,30 @@
 /* Object kinds: key prefix, in the order of enum obj. */
 static const char *const obj_tag[] = { "u", "p", "t", "ut" };
 
+/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits of
+ * id x 2654435761, so neighbouring ids land far apart. */
+static int
+bucket_of(long long id)
+{
+	return (int)((uint32_t)((uint32_t)id * 2654435761u) >> 22);
+}
+
 int
 cstore_bucket(const struct delta *d)
 {
-	long long id = families[d->fam].obj == OBJ_POST ? d->owner : d->k1;
+	return bucket_of(families[d->fam].obj == OBJ_POST ? d->owner : d->k1);
+}
 
-	/* Knuth's multiplicative hash: the top 10 bits of the low 32 bits
-	 * of id x 2654435761, so neighbouring ids land far apart. */
-	return (int)((uint32_t)((uint32_t)id * 2654435761u) >> 22);
+int
+cname_user_bucket(long long uid)
+{
+	return bucket_of(uid);
+}
+
+void
+cname_user_cache(long long uid, const char *what, char *out, size_t sz)
+{
+	key_user_cache(out, sz, bucket_of(uid), uid, what);
 }
 
 void

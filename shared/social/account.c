@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/words.h"
+#include "count/cname.h"
 #include "social/account.h"
 #include "store/keys.h"
 #include "store/query.h"
@@ -256,7 +257,7 @@ account_set_password(struct app *a, const char *login, const char *pw,
 	if (db_commit(d) == -1)
 		return -1;
 	if (id > 0) {	/* and the sessions' cache with them */
-		key_user(key, sizeof(key), id, "ss", NULL);
+		cname_user_cache(id, "ss", key, sizeof(key));
 		if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
 			rds_free(rep);
 	}

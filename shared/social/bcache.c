@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "count/counters.h"
+#include "count/cname.h"
 #include "count/cstore.h"
 #include "social/bcache.h"
 #include "store/keys.h"
@@ -18,7 +19,7 @@ static struct rds_script fill_lua = { .src =
 	"redis.call('PEXPIRE', KEYS[1], 86400000)\n"
 	"return 1\n" };
 
-/* KEYS: {g}:badge.  ARGV: latest, lit, at (each merged with max; -1
+/* KEYS: a copy of the global part.  ARGV: latest, lit, at (each merged with max; -1
  * leaves a field alone). */
 static struct rds_script globals_lua = { .src =
 	"#!lua\n"
@@ -30,15 +31,20 @@ static struct rds_script globals_lua = { .src =
 	"end\n"
 	"return 1\n" };
 
-/* KEYS: {g}:badge.  ARGV: a fresh epoch, bump (1/0).  A missing epoch
- * restarts far above any value it had (now in microseconds), so no fb
- * stored against an old epoch can ever match again. */
+/* KEYS: a copy of the global part.  ARGV: a fresh epoch, bump (1/0),
+ * step.  A missing epoch restarts far above any value it had (now in
+ * microseconds, times the number of copies), so no fb stored against an
+ * old epoch can ever match again.  Copy k's epochs are k modulo the
+ * number of copies, and a bump adds that number: an fb stored against
+ * one copy never matches another's epoch.  The value goes back as Redis
+ * holds it (a string): 16 x now in microseconds is past 2^53, where a Lua
+ * number would round it. */
 static struct rds_script epoch_lua = { .src =
 	"#!lua\n"
 	"redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1])\n"
 	"if ARGV[2] == '1' then"
-	" return redis.call('HINCRBY', KEYS[1], 'epoch', 1) end\n"
-	"return tonumber(redis.call('HGET', KEYS[1], 'epoch'))\n" };
+	" return redis.call('HINCRBY', KEYS[1], 'epoch', ARGV[3]) end\n"
+	"return redis.call('HGET', KEYS[1], 'epoch')\n" };
 
 /* KEYS: {u}:bm. */
 static struct rds_script forget_lua = { .src =
@@ -63,18 +69,65 @@ num(const rds_reply *e, long long *v)
 	return *end == '\0';
 }
 
-static long long
-epoch(struct app *a, int bump)
+/* How many copies of the global part there are: one on one Redis, one
+ * in each sixteenth of the slot space on a cluster (keys.h). */
+static int
+ncopies(const struct app *a)
 {
-	const char *keys[1] = { KEY_BADGE_GLOBAL }, *args[2];
-	char fresh[24];
+	return rds_is_cluster(&a->rds) ? KEY_BADGE_COPIES : 1;
+}
+
+static void
+copy_name(const struct app *a, int k, char *out, size_t sz)
+{
+	if (ncopies(a) == 1)
+		snprintf(out, sz, "%s", KEY_BADGE_GLOBAL);
+	else
+		key_badge_copy(out, sz, k);
+}
+
+/* The copy a reader whose keys include ukey reads: one on ukey's node,
+ * so that a poll is one node's round trip (copy 0 when the slot map has
+ * none there: correct, one node more). */
+static int
+near_copy(const struct app *a, const char *ukey, char *out, size_t sz)
+{
+	int k, n = ncopies(a);
+
+	for (k = 0; k < n; k++) {
+		copy_name(a, k, out, sz);
+		if (rds_same_node(&a->rds, ukey, out))
+			return k;
+	}
+	copy_name(a, 0, out, sz);
+	return 0;
+}
+
+/* Queues epoch_lua on copy k (bump: 1/0): 0, or -1 when Redis is down. */
+static int
+append_epoch(struct app *a, int k, int bump)
+{
+	char key[KEY_MAX], fresh[24], step[8];
+	const char *keys[1] = { key }, *args[3] = { fresh, bump ? "1" : "0",
+	    step };
+	int n = ncopies(a);
+
+	copy_name(a, k, key, sizeof(key));
+	snprintf(fresh, sizeof(fresh), "%lld", clock_wall_ms() * 1000 * n + k);
+	snprintf(step, sizeof(step), "%d", n);
+	return rds_append_eval(&a->rds, &epoch_lua, 1, keys, 3, args);
+}
+
+/* The epoch of copy k, set when missing; -1 when Redis failed. */
+static long long
+epoch(struct app *a, int k)
+{
 	rds_reply *rep;
 	long long v = -1;
 
-	snprintf(fresh, sizeof(fresh), "%lld", clock_wall_ms() * 1000);
-	args[0] = fresh;
-	args[1] = bump ? "1" : "0";
-	if ((rep = rds_eval(&a->rds, &epoch_lua, 1, keys, 2, args)) == NULL)
+	if (append_epoch(a, k, 0) == -1)
+		return -1;
+	if (rds_get_reply(&a->rds, &rep) == -1)
 		return -1;
 	if (!num(rep, &v))
 		v = -1;
@@ -86,9 +139,9 @@ int
 bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
     struct bcache_stamp *st)
 {
-	char kss[KEY_MAX], kn[KEY_MAX], kbm[KEY_MAX], field[48];
-	const char *ss[3], *n[3], *bm[9], *g[6] = { "HMGET", KEY_BADGE_GLOBAL,
-	    "latest", "lit", "at", "epoch" };
+	char kss[KEY_MAX], kn[KEY_MAX], kbm[KEY_MAX], kg[KEY_MAX], field[48];
+	const char *ss[3], *n[3], *bm[9], *g[6] = { "HMGET", kg, "latest",
+	    "lit", "at", "epoch" };
 	struct delta d = { .fam = FAM_USER_UNREAD, .k1 = uid };
 	rds_reply *rep[4] = { NULL, NULL, NULL, NULL };
 	const char **cmd[4] = { ss, n, bm, g };
@@ -99,9 +152,10 @@ bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
 
 	st->ok = 0;
 	st->at = t;
-	key_user(kss, sizeof(kss), uid, "ss", NULL);
+	cname_user_cache(uid, "ss", kss, sizeof(kss));
 	cstore_name(&d, kn, sizeof(kn), field, sizeof(field));
-	key_user(kbm, sizeof(kbm), uid, "bm", NULL);
+	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
+	st->copy = near_copy(a, kbm, kg, sizeof(kg));
 	ss[0] = "HGET", ss[1] = kss, ss[2] = hex;
 	n[0] = "HGET", n[1] = kn, n[2] = field;
 	bm[0] = "HMGET", bm[1] = kbm, bm[2] = "gen", bm[3] = "fg", bm[4] = "at",
@@ -130,7 +184,7 @@ bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
 		ghave[i] = num(rep[3]->element[i], &gv[i]);
 	/* v: unread gen fg at fbe seen visited fb; gv: latest lit at epoch */
 	st->gen = have[1] ? v[1] : 0;
-	st->epoch = ghave[3] ? gv[3] : epoch(a, 0);
+	st->epoch = ghave[3] ? gv[3] : epoch(a, st->copy);
 	st->ok = st->epoch >= 0;
 	if (have[0] && have[2] && v[2] == st->gen && have[3] &&
 	    t - v[3] <= BCACHE_USER_MS && have[4] && ghave[3] &&
@@ -154,7 +208,7 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
     long long seen, long long visited, long long fb, long long latest,
     long long lit)
 {
-	char kbm[KEY_MAX], s[6][24];
+	char kbm[KEY_MAX], kg[KEY_MAX], s[6][24];
 	const char *keys[1], *args[6];
 	long long vals[6];
 	int i, queued;
@@ -173,34 +227,40 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 		snprintf(s[i], sizeof(s[i]), "%lld", vals[i]);
 		args[i] = s[i];
 	}
-	key_user(kbm, sizeof(kbm), uid, "bm", NULL);
+	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
 	keys[0] = kbm;
-	/* Both scripts in one round trip (an append copies its arguments). */
+	/* Both scripts in one round trip (an append copies its arguments);
+	 * the global part into the copy the poll read (its node's). */
 	if (rds_append_eval(&a->rds, &fill_lua, 1, keys, 6, args) == -1)
 		return;
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
 	snprintf(s[2], sizeof(s[2]), "%lld", st->at);
-	keys[0] = KEY_BADGE_GLOBAL;
+	copy_name(a, st->copy, kg, sizeof(kg));
+	keys[0] = kg;
 	queued = 1 + (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
 	    args) == 0);
 	rds_collect(&a->rds, queued);
 }
 
+/* Every copy gets the change: one pipeline (on a cluster, each node's
+ * copies in one round trip). */
 void
 bcache_globals(struct app *a, long long latest, long long lit)
 {
-	const char *keys[1] = { KEY_BADGE_GLOBAL }, *args[3];
-	char s[2][24];
-	rds_reply *rep;
+	char key[KEY_MAX], s[2][24];
+	const char *keys[1] = { key }, *args[3] = { s[0], s[1], "-1" };
+	int k, n = ncopies(a), queued = 0;
 
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
-	args[0] = s[0];
-	args[1] = s[1];
-	args[2] = "-1";
-	if ((rep = rds_eval(&a->rds, &globals_lua, 1, keys, 3, args)) != NULL)
-		rds_free(rep);
+	for (k = 0; k < n; k++) {
+		copy_name(a, k, key, sizeof(key));
+		if (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
+		    args) == 0)
+			queued++;
+	}
+	rds_collect(&a->rds, queued);
 }
 
 void
@@ -210,7 +270,7 @@ bcache_forget(struct app *a, long long uid)
 	const char *keys[1];
 	rds_reply *rep;
 
-	key_user(kbm, sizeof(kbm), uid, "bm", NULL);
+	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
 	keys[0] = kbm;
 	if ((rep = rds_eval(&a->rds, &forget_lua, 1, keys, 0, NULL)) != NULL)
 		rds_free(rep);
@@ -219,5 +279,10 @@ bcache_forget(struct app *a, long long uid)
 void
 bcache_timeline_changed(struct app *a)
 {
-	epoch(a, 1);
+	int k, n = ncopies(a), queued = 0;
+
+	for (k = 0; k < n; k++)
+		if (append_epoch(a, k, 1) == 0)
+			queued++;
+	rds_collect(&a->rds, queued);
 }

@@ -5,20 +5,28 @@
  * all).  badges_get() computes the badges from SQLite markers and ZCOUNTs
  * (badges.h); this cache keeps what that computation read, each part next
  * to what changes it:
- *   {u<ID>}:ss  the session (session.h)
- *   {c<B>}:u<ID> field unread: the live counter itself (cstore.h; the
- *               counter's own bucket slot, so the pipeline spans three)
- *   {u<ID>}:bm  seen (notices marker), visited (last /news visit, -1:
- *               never), fb (followed-author unread), fbe (the epoch fb
- *               was computed at), fg (the gen it was filled under), at
- *               (fill time, ms); and gen
+ *   {c<B>}:u<ID>:ss  the session (session.h)
+ *   {c<B>}:u<ID>     field unread: the live counter itself (cstore.h)
+ *   {c<B>}:u<ID>:bm  seen (notices marker), visited (last /news visit,
+ *               -1: never), fb (followed-author unread), fbe (the epoch
+ *               fb was computed at), fg (the gen it was filled under),
+ *               at (fill time, ms); and gen
  *   {g}:badge   latest (newest notice id), lit (the red dot's time), at
  *               (when they were read from SQLite, ms), epoch (bumped
  *               after every change of any profile timeline)
+ * B is the bucket of the user's counters (cname.h): the user's three
+ * keys share one slot.  On a Redis Cluster the global part is kept in
+ * KEY_BADGE_COPIES copies, one in each sixteenth of the slot space
+ * (keys.h), so every master holds one; a poll reads the copy on the node
+ * of the user's keys, and a poll is one node's round trip.  Whatever
+ * changes the global part writes every copy (a post bumps the epoch of
+ * each: 16 scripts, one round trip per node); a fill writes the copy its
+ * poll read.  Copy k's epochs are k modulo the number of copies, so an fb
+ * stored against one copy never matches another's epoch.
  * A poll is one pipeline of four plain commands (HGET of the session
- * field, HGET of unread, HMGET of bm, HMGET of {g}:badge; plain commands
- * cost Redis less than a script, and the checks are made here).  It
- * answers from the cache when the
+ * field, HGET of unread, HMGET of bm, HMGET of the global part; plain
+ * commands cost Redis less than a script, and the checks are made here).
+ * It answers from the cache when the
  * session field is there and not past its time, unread is loaded,
  * fg == gen, fbe == epoch, bm is younger than BCACHE_USER_MS and the
  * global part younger than BCACHE_GLOBAL_MS; otherwise the request takes
@@ -61,6 +69,7 @@ struct bcache_stamp {
 	long long	gen;
 	long long	epoch;
 	long long	at;	/* when the poll ran (ms) */
+	int		copy;	/* the copy of the global part read */
 };
 
 /* Reads uid's badges.  With hex (session.h) the session is checked

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "count/cname.h"
 #include "social/session.h"
 #include "store/keys.h"
 #include "store/query.h"
@@ -124,14 +125,14 @@ session_delete(struct db *d, struct rds *rd, const char *sid)
 	rc = dbq_step(s);
 	db_done(s);
 	if (rd != NULL && session_id_parse(sid, &uid, hex) == 0) {
-		key_user(key, sizeof(key), uid, "ss", NULL);
+		cname_user_cache(uid, "ss", key, sizeof(key));
 		if ((rep = rds_cmdv(rd, "HDEL", key, hex, NULL)) != NULL)
 			rds_free(rep);
 	}
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
-/* KEYS: {u}:ss.  ARGV: field, until (ms), now (ms).  Entries past their
+/* KEYS: the user's ss.  ARGV: field, until (ms), now (ms).  Entries past their
  * time go (a user has a handful of sessions: one small hash); the key
  * lives as long as its longest entry. */
 static struct rds_script put_lua = { .src =
@@ -162,7 +163,7 @@ session_cache_put(struct rds *rd, const char *sid, const struct session *s)
 	if (s->expires_at < u)
 		u = s->expires_at;
 	snprintf(until, sizeof(until), "%lld", u);
-	key_user(key, sizeof(key), uid, "ss", NULL);
+	cname_user_cache(uid, "ss", key, sizeof(key));
 	keys[0] = key;
 	args[0] = hex;
 	args[1] = until;

@@ -10,7 +10,8 @@
  * every form of that session posts back.  A new session is made at every
  * login (no fixation).
  *
- * The Redis cache of a session, {u<ID>}:ss, field = hex of the id's hash,
+ * The Redis cache of a session, {c<B>}:u<ID>:ss (B: the bucket of the
+ * user's counters, cname.h), field = hex of the id's hash,
  * value = the time (ms) the entry stops being trusted: the session's
  * expiry, but at most SESSION_CACHE_MS after the entry was written.  A
  * logout deletes the field; should Redis miss that delete (down at that

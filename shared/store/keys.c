@@ -46,6 +46,27 @@ key_counters(char *out, size_t sz, int bucket, const char *tag, long long id)
 }
 
 void
+key_user_cache(char *out, size_t sz, int bucket, long long uid,
+    const char *what)
+{
+	snprintf(out, sz, "{c%d}:u%lld:%s", bucket, uid, what);
+}
+
+/* The smallest "g<n>" whose CRC16 slot falls in each sixteenth of the
+ * 16384 slots (test-keys checks it): a cluster that gives each master a
+ * range of at least 1024 slots has a copy on every master. */
+static const char *const badge_tags[KEY_BADGE_COPIES] = {
+	"g42", "g2", "g20", "g11", "g43", "g3", "g21", "g10",
+	"g40", "g0", "g22", "g13", "g41", "g1", "g23", "g12"
+};
+
+void
+key_badge_copy(char *out, size_t sz, int k)
+{
+	snprintf(out, sz, "{%s}:badge", badge_tags[k % KEY_BADGE_COPIES]);
+}
+
+void
 key_flush_lock(char *out, size_t sz, long long batch)
 {
 	snprintf(out, sz, "{flush}:lock:%lld", batch);

@@ -9,14 +9,18 @@
  * Set members are ids zero-padded to 16 digits (score ties sort by id).
  *   <key>:ok       marker: "1" when <key> is complete, "b" while rebuilt
  *   <key>:lock     SET NX lock of the one request that rebuilds <key>
- *   {u7}:ss        cached sessions (session.h)
- *   {u7}:bm        cached badge inputs (bcache.h)
  * The deferred work queue is {jobs}:queue with {jobs}:processing, and
  * {jobs}:inline the batches handlers do after answering (fanout.h); the
- * badges' global part is {g}:badge (bcache.h).
+ * badges' global part is {g}:badge on one Redis, and on a cluster one
+ * copy in each sixteenth of the slot space, {g42}:badge ... {g12}:badge,
+ * so that every node holds one (bcache.h).
  * Counters live in 1024 buckets, each its own hash tag (cstore.h):
  *   {c<B>}:<what>      a bucket's pending, inflight, meta, outbox
  *   {c<B>}:<tag><id>   the live values of one object ("p42", "u7")
+ * What a badge poll reads of user 7 shares the slot of 7's counters, B
+ * the bucket of user 7 (cname.h), so that a poll is one node's work:
+ *   {c<B>}:u7:ss   cached sessions (session.h)
+ *   {c<B>}:u7:bm   cached badge inputs (bcache.h)
  * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
  * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>.
  * Leaderboards: {lb}:<field>, {lb}:rating:<topic>, each with :ok,
@@ -42,6 +46,10 @@ void	key_bucket(char *out, size_t sz, int bucket, const char *what);
 /* "{c<bucket>}:<tag><id>": an object's live counters. */
 void	key_counters(char *out, size_t sz, int bucket, const char *tag,
 	    long long id);
+/* "{c<bucket>}:u<uid>:<what>": a user's cached session or badge
+ * inputs, in the slot of the user's counters (bucket: theirs). */
+void	key_user_cache(char *out, size_t sz, int bucket, long long uid,
+	    const char *what);
 /* "{flush}:lock:<batch>": alive while batch's flusher is. */
 void	key_flush_lock(char *out, size_t sz, long long batch);
 /* "{lb}:<field>", or "{lb}:rating:<topic>" when topic > 0. */
@@ -59,6 +67,10 @@ void	key_view(char *out, size_t sz, long long post, long long uid,
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
 #define KEY_JOBS_INLINE		"{jobs}:inline"
 #define KEY_BADGE_GLOBAL	"{g}:badge"
+/* On a cluster: copy k (0 <= k < KEY_BADGE_COPIES) of the badges' global
+ * part, whose slot lies in the k-th sixteenth of the slot space. */
+#define KEY_BADGE_COPIES	16
+void	key_badge_copy(char *out, size_t sz, int k);
 #define KEY_FLUSH_SEQ		"{flush}:seq"
 #define KEY_METRICS_DRIFT	"{metrics}:drift"
 #define KEY_METRICS_CACHE	"{metrics}:cache"

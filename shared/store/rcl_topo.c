@@ -52,6 +52,14 @@ rcl_masters(struct rcl *cl, int *idx, int max)
 	return k;
 }
 
+int
+rcl_same_node(const struct rcl *cl, const char *a, const char *b)
+{
+	unsigned char na = cl->map[rcl_keyslot(a, strlen(a))];
+
+	return na != RCL_NONE && na == cl->map[rcl_keyslot(b, strlen(b))];
+}
+
 redisReply *
 rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
     const size_t *lens)

@@ -93,6 +93,8 @@ int		 rcl_settle(struct rcl *);
 /* The masters (node indexes) serving slots, for commands that must run
  * on every master (SCAN).  Returns how many. */
 int		 rcl_masters(struct rcl *, int *idx, int max);
+/* 1 when the map as last known has keys a and b on one node. */
+int		 rcl_same_node(const struct rcl *, const char *a, const char *b);
 /* One command on node idx, no redirection. */
 redisReply	*rcl_node_cmd(struct rcl *, int idx, int argc,
 		    const char **argv, const size_t *lens);

@@ -42,6 +42,18 @@ rds_close(struct rds *r)
 	r->cl = NULL;
 }
 
+int
+rds_is_cluster(const struct rds *r)
+{
+	return r->cl != NULL;
+}
+
+int
+rds_same_node(const struct rds *r, const char *a, const char *b)
+{
+	return r->cl == NULL || rcl_same_node(r->cl, a, b);
+}
+
 unsigned long long
 rds_ncmds(const struct rds *r)
 {

@@ -54,6 +54,12 @@ unsigned long long rds_ntrips(const struct rds *);
  * -1 when the cluster could not be asked or there is one server. */
 int		 rds_signature(struct rds *, char *out, size_t sz);
 void		 rds_close(struct rds *);
+/* 1 on a Redis Cluster. */
+int		 rds_is_cluster(const struct rds *);
+/* 1 when keys a and b are served by one node: always on one server; on
+ * a cluster, by the slot map as last known (a pipeline of both is then
+ * one node's round trip). */
+int		 rds_same_node(const struct rds *, const char *a, const char *b);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rds_up(struct rds *);
 /* Runs one command given as argv; see the header comment. */

@@ -5,9 +5,9 @@
 // the truth rows, the counters table and Redis after a flush.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, onPostgres } from '../lib/stack.mjs';
 import { handlerCost } from '../lib/cost.mjs';
-import { compareAll, pageCounters, redisName } from '../lib/counts.mjs';
+import { BADGE_GLOBALS, compareAll, pageCounters, redisName, userCache } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -530,7 +530,8 @@ test('followed-author unread counts exactly the visible posts after the follow o
   // the same from SQLite when Redis lost A's profile timeline, and again
   // once A's own visit to the profile rebuilt it
   // (and R's cached badge inputs, or the poll answers from them)
-  stack.redis('DEL', `{u${a.id}}:profile`, `{u${a.id}}:profile:ok`, `{u${r.id}}:bm`);
+  stack.redis('DEL', `{u${a.id}}:profile`, `{u${a.id}}:profile:ok`);
+  stack.redis('DEL', userCache(r.id, 'bm'));
   assert.equal(await followed(), 2, 'without the profile timeline in Redis');
   assert.equal((await a.get('/u/fauthor')).status, 200);
   assert.equal(await followed(), 2, 'after the timeline was rebuilt');
@@ -708,7 +709,13 @@ test('the badge poll costs one Redis round trip and no SQLite, and stays exact a
   await step('following again (posts before the follow do not count)', () => ok303(r.post(`/follow/${a.name}`)), { followed: 0 });
 
   // the cache lost: the next poll recomputes the same numbers
-  stack.redis('DEL', `{u${r.id}}:bm`, `{u${r.id}}:ss`, '{g}:badge');
+  stack.redis('DEL', userCache(r.id, 'bm'), userCache(r.id, 'ss'));
+  // the global part: one key on one Redis; on a cluster, the copies the
+  // polls read (never the single key)
+  const globals = BADGE_GLOBALS.filter((g) => stack.redis('EXISTS', g) === '1');
+  if (onCluster()) assert.ok(globals.length > 0 && !globals.includes(BADGE_GLOBALS[0]), globals.join(' '));
+  else assert.deepEqual(globals, [BADGE_GLOBALS[0]]);
+  for (const g of globals) stack.redis('DEL', g);
   assert.deepEqual(await badges(r), want, 'after the cache keys were deleted');
   m = await polls(3);
   assert.equal(m.stmts, 0, 'refilled');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { startStack, redisCli, redisNode, clusterNodes, waitFor, sleep } from '../lib/stack.mjs';
-import { bucketOf, compareAll, quietRuns, redisName } from '../lib/counts.mjs';
+import { BADGE_GLOBALS, bucketOf, compareAll, quietRuns, redisName, userCache } from '../lib/counts.mjs';
 import { newUser } from '../lib/social.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -113,14 +113,31 @@ test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in R
 
 // ---- a like on one node ----------------------------------------------------
 
-// Scripts each master ran so far (INFO commandstats), by node.
-const scriptCalls = () => Object.fromEntries(clusterNodes(stack.runDir)
+// Calls of the commands cmds each master served so far (INFO
+// commandstats), by node.
+const callsOf = (cmds) => Object.fromEntries(clusterNodes(stack.runDir)
   .filter((n) => redisNode(stack.runDir, n, ['ROLE']).startsWith('master'))
   .map((n) => {
     const info = redisNode(stack.runDir, n, ['INFO', 'commandstats']);
     const calls = (c) => Number(new RegExp(`^cmdstat_${c}:calls=(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-    return [n, calls('evalsha') + calls('eval')];
+    return [n, cmds.reduce((a, c) => a + calls(c), 0)];
   }));
+const scriptCalls = () => callsOf(['evalsha', 'eval']);
+
+// Runs fn with the worker (whose flusher and queue also talk to Redis)
+// stopped outside a flush.
+async function workerStopped(fn) {
+  const worker = stack.pidOf('tally-worker');
+  const wlock = path.join(stack.runDir, 'tally.db-wlock');
+  let stopped = false;
+  for (let i = 0; i < 100 && !stopped; i++) {
+    process.kill(worker, 'SIGSTOP');
+    stopped = spawnSync('flock', ['-n', wlock, 'true']).status === 0 && stack.redis('KEYS', '{flush}:lock:*') === '';
+    if (!stopped) { process.kill(worker, 'SIGCONT'); await sleep(20); }
+  }
+  assert.ok(stopped, 'the worker stopped outside a flush');
+  try { return await fn(); } finally { process.kill(worker, 'SIGCONT'); }
+}
 
 // A like moves the post's count and its author's (likes received, rating
 // in the topic): the post's counters live in the author's bucket
@@ -144,30 +161,49 @@ test('a like is one script on one master: a post\'s counters live in its author\
     assert.equal(redisName('post_likes', p.id, p.author).hash, `{c${bucketOf(p.author)}}:p${p.id}`);
   }
   assert.equal((await fan.c.post(`/posts/${posts[0].id}/like`)).status, 303);	// scripts loaded
-  const worker = stack.pidOf('tally-worker');
-  const wlock = path.join(stack.runDir, 'tally.db-wlock');
-  let stopped = false;
-  for (let i = 0; i < 100 && !stopped; i++) {
-    process.kill(worker, 'SIGSTOP');
-    stopped = spawnSync('flock', ['-n', wlock, 'true']).status === 0 && stack.redis('KEYS', '{flush}:lock:*') === '';
-    if (!stopped) { process.kill(worker, 'SIGCONT'); await sleep(20); }
-  }
-  assert.ok(stopped, 'the worker stopped outside a flush');
-  try {
+  await workerStopped(async () => {
     const before = scriptCalls();
     for (const p of posts.slice(1)) assert.equal((await fan.c.post(`/posts/${p.id}/like`)).status, 303);
     await sleep(200);
     const after = scriptCalls();
     const ran = Object.keys(after).map((n) => after[n] - (before[n] ?? 0));
     assert.equal(ran.reduce((a, x) => a + x, 0), posts.length - 1, `scripts the masters ran for ${posts.length - 1} likes: ${ran.join(' ')}`);
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
   for (const p of posts) {
     assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p.id}`), '1');
   }
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
+});
+
+// A badge poll reads the user's session and badge inputs, the unread
+// counter and the global part: the first three share the slot of the
+// user's counters (keys.h) and the global part has a copy on every
+// master (bcache.h), so a poll is one round trip to one master, the
+// master of that user's bucket, whoever the user is.
+test('a badge poll is one master\'s work: the user\'s keys share a slot, the global part has a copy on each master', async () => {
+  const users = [];
+  for (let i = 0; i < 6; i++) users.push(await newUser(stack, `poll${i}`));
+  const home = (u) => masters().find((n) => redisNode(stack.runDir, n, ['EXISTS', userCache(u.id, 'bm')]).trim() === '1');
+  for (const u of users) assert.equal((await u.c.get('/badges.json')).status, 200);	// filled
+  const homes = users.map(home);
+  assert.ok(homes.every(Boolean), 'every user\'s badge inputs are on a master');
+  assert.ok(new Set(homes).size > 1, 'the users\' keys are spread over the masters');
+  await workerStopped(async () => {
+    const polls = 5;
+    for (const [i, u] of users.entries()) {
+      const before = callsOf(['hget', 'hmget']);
+      for (let k = 0; k < polls; k++) assert.ok([200, 304].includes((await u.c.get('/badges.json')).status));
+      const after = callsOf(['hget', 'hmget']);
+      const ran = Object.fromEntries(Object.keys(after).map((n) => [n, after[n] - (before[n] ?? 0)]));
+      assert.deepEqual(ran, Object.fromEntries(Object.keys(after).map((n) => [n, n === homes[i] ? 4 * polls : 0])),
+        `the commands of ${polls} polls of ${u.login}, by master`);
+    }
+  });
+  // the global part: a copy on every master, never the single key
+  const copies = BADGE_GLOBALS.slice(1).filter((g) => stack.redis('EXISTS', g) === '1');
+  assert.equal(stack.redis('EXISTS', BADGE_GLOBALS[0]), '0');
+  assert.ok(copies.length >= new Set(homes).size);
 });
 
 // ---- failover ------------------------------------------------------------

@@ -26,6 +26,13 @@ export const RECOUNT = {
 // `pending` (or of `inflight`, taken by a flush batch).
 export const BUCKETS = 1024;
 export const bucketOf = (id) => Number(BigInt.asUintN(32, BigInt.asUintN(32, BigInt(id)) * 2654435761n) >> 22n);
+// A user's cached sessions ('ss') and badge inputs ('bm') share the slot
+// of the user's counters (keys.h), so a badge poll is one node's.
+export const userCache = (uid, what) => `{c${bucketOf(uid)}}:u${uid}:${what}`;
+// The badges' global part: {g}:badge on one Redis; on a cluster, a copy
+// in each sixteenth of the slot space (keys.c), one on every master.
+export const BADGE_GLOBALS = ['{g}:badge', ...['g42', 'g2', 'g20', 'g11', 'g43',
+  'g3', 'g21', 'g10', 'g40', 'g0', 'g22', 'g13', 'g41', 'g1', 'g23', 'g12'].map((t) => `{${t}}:badge`)];
 export function redisName(family, key, owner) {
   const [a, b] = String(key).split(':');
   const f = {

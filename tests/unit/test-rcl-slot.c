@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "store/keys.h"
 #include "store/rcluster.h"
 
 static int
@@ -62,6 +63,30 @@ test_command_slot(void **state)
 	assert_int_equal(rcl_cmd_slotof(4, scan, ls), -1);
 }
 
+/* The badges' global part has a copy in every sixteenth of the slot
+ * space (keys.h), so a master with a range of 1024 slots or more holds
+ * one; and a user's cached keys share the slot of the user's bucket. */
+static void
+test_badge_copies_spread(void **state)
+{
+	char k[KEY_MAX], u[KEY_MAX];
+	int i, s, seen[KEY_BADGE_COPIES] = { 0 };
+
+	(void)state;
+	for (i = 0; i < KEY_BADGE_COPIES; i++) {
+		key_badge_copy(k, sizeof(k), i);
+		s = slot(k);
+		assert_int_equal(s / (RCL_SLOTS / KEY_BADGE_COPIES), i);
+		assert_int_equal(seen[i]++, 0);
+		assert_int_not_equal(strcmp(k, KEY_BADGE_GLOBAL), 0);
+	}
+	key_user_cache(u, sizeof(u), 517, 42, "bm");
+	assert_string_equal(u, "{c517}:u42:bm");
+	assert_int_equal(slot(u), slot("{c517}:u42"));
+	key_user_cache(u, sizeof(u), 517, 42, "ss");
+	assert_int_equal(slot(u), slot("{c517}:pending"));
+}
+
 int
 main(void)
 {
@@ -69,6 +94,7 @@ main(void)
 		cmocka_unit_test(test_keyslot_as_redis),
 		cmocka_unit_test(test_keyslot_hash_tags),
 		cmocka_unit_test(test_command_slot),
+		cmocka_unit_test(test_badge_copies_spread),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
