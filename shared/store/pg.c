@@ -1,5 +1,6 @@
 /* pg.c -- the PostgreSQL engine: connection, transactions; see pg.h.
  * Statements are in pg_stmt.c. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +143,27 @@ fail:
 }
 
 /* Once a connection was lost (the server restarted), connects again;
- * its prepared statements went with it. */
+ * its prepared statements went with it.  Outside a transaction it first
+ * reads what the server sent meanwhile: a connection the server ended
+ * while it sat idle (a restart, a backend terminated) holds its last
+ * words (a FATAL notice) and then its end, and libpq marks it bad only
+ * once it reads that end; so it reads while there is something to read,
+ * and the statement goes out on a new connection instead of failing on
+ * the old one.  One poll() a statement outside a transaction (nothing to
+ * read, the usual case); none inside one. */
 void
 pg_check_conn(struct pgdb *p)
 {
+	struct pollfd pfd;
+	int i;
+
+	for (i = 0; i < 4 && PQstatus(p->c) == CONNECTION_OK &&
+	    PQtransactionStatus(p->c) == PQTRANS_IDLE; i++) {
+		pfd.fd = PQsocket(p->c);
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 0) <= 0 || !PQconsumeInput(p->c))
+			break;
+	}
 	if (PQstatus(p->c) == CONNECTION_OK)
 		return;
 	PQreset(p->c);

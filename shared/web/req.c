@@ -114,18 +114,21 @@ read_body(struct req *r, char **out, size_t *outlen)
 	return 0;
 }
 
-/* Who is asking: a live session, or a visitor with a pre-session token. */
+/* Who is asking: a live session, or a visitor with a pre-session token;
+ * unsure when the store failed to check the session cookie. */
 void
 req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid"), *pc = req_cookie(r, "pcsrf");
+	int rc = sid != NULL ? session_load(&r->app->db, sid, &r->sess) : 0;
 
 	r->identified = 1;
-	if (sid != NULL && session_load(&r->app->db, sid, &r->sess) == 1) {
+	if (rc == 1) {
 		r->user = 1;
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
 		return;
 	}
+	r->unsure = rc == -1;
 	if (pc != NULL && strlen(pc) == TOKEN_LEN) {
 		memcpy(r->csrf, pc, TOKEN_LEN + 1);
 		return;

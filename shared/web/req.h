@@ -38,6 +38,9 @@ struct req {
 	char		*args[REQ_ARGS_MAX];	/* path arguments of the route */
 	int		 nargs;
 	int		 user;		/* 1 when sess holds a logged-in user */
+	int		 unsure;	/* a session cookie the store could not
+					 * check (it failed): neither a user nor
+					 * known to be logged out */
 	struct session	 sess;
 	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
 	int		 new_pcsrf;	/* csrf is a new pre-session token */

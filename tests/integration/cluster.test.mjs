@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { startStack, redisCli, redisNode, clusterNodes, waitFor, sleep } from '../lib/stack.mjs';
 import { BADGE_GLOBALS, bucketOf, compareAll, quietRuns, redisName, userCache } from '../lib/counts.mjs';
 import { newUser } from '../lib/social.mjs';
+import { acked as ackedBy } from '../lib/storm.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -229,15 +230,15 @@ function storm(users, posts) {
       if (j % 3 === 0) {
         const p = posts[(i + j) % posts.length];
         r = await u.c.post(`/posts/${p}/like`);
-        if (r.status === 303) acked.likes.push([u.id, p]);
+        if (ackedBy(r)) acked.likes.push([u.id, p]);
       } else if (j % 3 === 1) {
         const o = users[(i + 1 + (j % (users.length - 1))) % users.length];
         if (o === u) continue;
         r = await u.c.post(`/follow/${o.login}`);
-        if (r.status === 303) acked.follows.push([u.id, o.id]);
+        if (ackedBy(r)) acked.follows.push([u.id, o.id]);
       } else {
         r = await u.c.post('/posts', { body: `storm ${i}.${j}`, topic: 'general', publish: '1' });
-        if (r.status === 303) acked.posts.push(Number(r.location.split('/')[2]));
+        if (ackedBy(r)) acked.posts.push(Number(r.location.split('/')[2]));
       }
       answers[r.status] = (answers[r.status] ?? 0) + 1;
     }

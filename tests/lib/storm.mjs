@@ -7,11 +7,15 @@ import assert from 'node:assert/strict';
 import { Client, sleep, waitFor } from './stack.mjs';
 import { compareAll } from './counts.mjs';
 
+// An action is acknowledged by its 303 back to a page; a 303 to /login
+// says the session was not taken (and the action was not done).
+export const acked = (r) => r?.status === 303 && !/^\/login\b/.test(r.location ?? '');
+
 export async function until303(fn, tries = 100) {
   for (let i = 0; i < tries; i++) {
     try {
       const r = await fn();
-      if (r.status === 303) return r;
+      if (acked(r)) return r;
     } catch { /* a reset while something restarts */ }
     await sleep(100);
   }
@@ -52,7 +56,7 @@ export function storm({ prefix, users, posts }, onFail = () => {}) {
         ? () => c.post(`/posts/${p}/${what === 0 ? 'like' : 'unlike'}`)
         : () => c.post(`/${what === 2 ? 'follow' : 'unfollow'}/${v}`);
       const r = await fn().catch(() => null);
-      if (r?.status !== 303) { onFail(); await until303(fn); }
+      if (!acked(r)) { onFail(); await until303(fn); }
       if (what < 2) likeState.set(`${i}|${p}`, what === 0);
       else followState.set(`${i}|${v}`, what === 2);
     }

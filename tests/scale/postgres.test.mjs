@@ -6,7 +6,8 @@
 // an action until it is acknowledged (303), while PostgreSQL is killed
 // with SIGKILL twice: once one backend (the server then ends every
 // session and recovers), once the postmaster itself (tally-run starts it
-// again).  Requests meanwhile fail (5xx) and are retried; no acknowledged
+// again).  Requests meanwhile fail (5xx, never a 303 to /login) and are
+// retried; no acknowledged
 // action may be missing from the truth, and after one reconciliation
 // every counter equals its recount.
 import { test, before, after } from 'node:test';
@@ -14,7 +15,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
-import { stormSetup, storm, assertExactAfterRepair } from '../lib/storm.mjs';
+import { acked, stormSetup, storm, until303, assertExactAfterRepair } from '../lib/storm.mjs';
+import { newUser } from '../lib/social.mjs';
 
 let stack;
 before(async () => {
@@ -46,6 +48,59 @@ test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-u
   // tallyctl finds the database through RUN_DIR alone (no TALLY_DB)
   assert.equal(stack.env.TALLY_DB, undefined);
   assert.match(stack.tallyctl('flush'), /flush/i);
+});
+
+// A connection the server ended while a handler sat idle is noticed
+// before the next statement, which goes out on a new one: a request
+// after every backend was terminated is answered as if nothing happened.
+// A request whose session the server cannot check (the server is down)
+// is not a logged-out one: 503 with Retry-After, nothing done, never a
+// 303 to /login (which a client takes for an answer).
+test('connections cut while idle are made again unseen; a session PostgreSQL cannot check is a 503, not a logout', async () => {
+  const author = await newUser(stack, 'pgsa');
+  const fan = await newUser(stack, 'pgsf');
+  const r0 = await author.c.post('/posts', { body: 'a post to like', publish: '1' });
+  const post = Number(r0.location.split('/').pop());
+  const likes = () => Number(q(`SELECT COUNT(*) FROM likes WHERE post_id=${post}`));
+  const reconnects = () => ['social', 'social-writer', 'web'].map((n) => stack.log(n).split('postgres: connected again').length - 1).reduce((a, b) => a + b);
+  // every connection of the handlers cut at once, while they are idle
+  const before = reconnects();
+  const cut = Number(q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'tally' AND pid <> pg_backend_pid() AND backend_type = 'client backend'"));
+  assert.ok(cut > 0, 'connections were cut');
+  await sleep(200);
+  for (let i = 0; i < 8; i++) {
+    const r = await fan.c.post(`/posts/${post}/${i % 2 ? 'unlike' : 'like'}`);
+    assert.ok(acked(r), `try ${i}: ${r.status} ${r.location ?? ''}`);
+    const f = await fan.c.get('/feed');
+    assert.equal(f.status, 200);
+  }
+  assert.equal(likes(), 0);
+  assert.ok(reconnects() > before, 'the handlers connected again');
+
+  // the server down (its supervisor held): no session can be checked
+  const pm = stack.children().find((c) => /\/postgres -D /.test(c.cmd))?.pid;
+  process.kill(stack.proc.pid, 'SIGSTOP');
+  try {
+    process.kill(pm, 'SIGKILL');
+    // gone, or a zombie its stopped parent cannot reap yet
+    const gone = () => { try { return /^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pm}/stat`, 'utf8')); } catch { return true; } };
+    await waitFor(gone, 5000, 20);
+    await sleep(300);	// the backends follow their postmaster
+    for (let i = 0; i < 3; i++) {
+      const r = await fan.c.post(`/posts/${post}/like`);
+      assert.equal(r.status, 503, `answered ${r.status} ${r.location ?? ''}`);
+      assert.equal(r.headers.get('retry-after'), '1');
+      assert.match(r.text, /could not be checked/);
+      const f = await fan.c.get('/feed');
+      assert.equal(f.status, 503, `the feed answered ${f.status} ${f.location ?? ''}`);
+    }
+  } finally {
+    process.kill(stack.proc.pid, 'SIGCONT');
+  }
+  const ok = await until303(() => fan.c.post(`/posts/${post}/like`));
+  assert.ok(acked(ok), ok.location);
+  assert.equal(likes(), 1, 'done once, when it was acknowledged');
+  await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 30000, 200);
 });
 
 test('PostgreSQL killed with SIGKILL under load (a backend, then the postmaster): no acknowledged action lost, counts exact', async () => {
