@@ -85,8 +85,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		[ "$s" = cluster ] && after=$(masters_calls)
 		R[badge_rps_$s]="${R[badge_rps_$s]:-} $RPS"; R[badge_p99_$s]="${R[badge_p99_$s]:-} $P99"
 		say "$(printf 'round %d %-8s badges %8.1f req/s p99 %6.2f ms' "$r" "$s" "$RPS" "$P99")"
+		ROOTS=$(eval echo "\$PID_$s"); c0=$(tree_cpu)
 		SID=$sid CSRF=$(eval echo "\$CSRF_$s") POSTS=$(eval echo "\$POSTS_$s") THREADS=$THREADS \
 		    wrk_run "like-$s-$r" -s tests/bench/like.lua "$base"
+		R[like_cpu_$s]="${R[like_cpu_$s]:-} $(cpu_diff "$c0" "$(tree_cpu)")"
+		R[like_n_$s]=$(( ${R[like_n_$s]:-0} + $(awk '/requests in/ { print $1 }' "$OUT/$NAME-wrk-like-$s-$r.txt") ))
 		R[like_rps_$s]="${R[like_rps_$s]:-} $RPS"; R[like_p99_$s]="${R[like_p99_$s]:-} $P99"
 		say "$(printf 'round %d %-8s like   %8.1f req/s p99 %6.2f ms' "$r" "$s" "$RPS" "$P99")"
 	done
@@ -121,6 +124,12 @@ md=$OUT/cluster.md
 			    "$([ $m = rps ] && echo '>= 0.8')" \
 			    "$(echo "${R[${k}_${m}_ratio_replica]}" | median)"
 		done
+	done
+	echo
+	echo "A like's stack CPU by process (all rounds; wrk excluded):"
+	echo
+	for s in single replica cluster; do
+		echo "* $s: $(echo "${R[like_cpu_$s]}" | per_req "${R[like_n_$s]}")"
 	done
 	echo
 	echo "Commands each master served during the last cluster badge run: ${R[share]}"

@@ -34,7 +34,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>
+# shellcheck source=tests/bench/cpu.sh
+. tests/bench/cpu.sh
+
+start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>
 	local name=$1 port dir
 	shift
 	port=$("$OUT/freeport") || die "no free port"
@@ -45,6 +48,7 @@ start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>
 	    TALLY_LOGIN_RATE=6000000r/m TALLY_RECONCILE_EVERY=0 "$@" \
 	    bin/tally-run >"$dir/run.log" 2>&1 &
 	PIDS+=($!)
+	printf -v "PID_$name" '%s' "$!"
 	for _ in $(seq 1 300); do
 		curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break
 		sleep 0.1
