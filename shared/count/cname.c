@@ -25,12 +25,6 @@ cstore_bucket(const struct delta *d)
 	return bucket_of(families[d->fam].obj == OBJ_POST ? d->owner : d->k1);
 }
 
-int
-cname_user_bucket(long long uid)
-{
-	return bucket_of(uid);
-}
-
 void
 cname_user_cache(long long uid, const char *what, char *out, size_t sz)
 {

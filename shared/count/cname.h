@@ -24,8 +24,6 @@
 
 /* The bucket of a counter. */
 int	cstore_bucket(const struct delta *);
-/* The bucket of every counter of user uid. */
-int	cname_user_bucket(long long uid);
 /* A user's cached session ("ss") or badge inputs ("bm"), in the slot of
  * the user's counters (keys.h), so that a badge poll is one node's. */
 void	cname_user_cache(long long uid, const char *what, char *out,

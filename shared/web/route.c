@@ -105,24 +105,25 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 		resp_error(r, 405, "This address does not take that method.");
 		return;
 	}
-	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user &&
-	    r->unsure) {
-		/* The session could not be checked (the store failed): not
-		 * logged out, so no /login; an action is not taken. */
-		resp_header(r, "Retry-After", "1");
-		if ((hit->flags & ROUTE_JSON) || (r->method == METHOD_POST &&
-		    req_wants_json(r))) {
-			resp_text(r, 503, "application/json",
-			    "{\"error\":\"session could not be checked\"}\n");
+	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
+		int json = (hit->flags & ROUTE_JSON) ||
+		    (r->method == METHOD_POST && req_wants_json(r));
+
+		if (r->unsure) {
+			/* The session could not be checked (the store
+			 * failed): not logged out, so no /login; an action
+			 * is not taken. */
+			resp_header(r, "Retry-After", "1");
+			if (json)
+				resp_text(r, 503, "application/json", "{\"error\":"
+				    "\"session could not be checked\"}\n");
+			else
+				resp_error(r, 503, "Your session could not be "
+				    "checked just now. Nothing was changed; try "
+				    "again in a moment.");
 			return;
 		}
-		resp_error(r, 503, "Your session could not be checked just "
-		    "now. Nothing was changed; try again in a moment.");
-		return;
-	}
-	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
-		if ((hit->flags & ROUTE_JSON) || (r->method == METHOD_POST &&
-		    req_wants_json(r))) {
+		if (json) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
 			return;
