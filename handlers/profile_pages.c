@@ -27,7 +27,7 @@ page_profile(struct req *r)
 		profile_visited(r->app, viewer, u.id);
 	if (profile_view_load(r->app, &u, viewer, page, FEED_PAGE, &v) == -1)
 		return resp_error(r, 500, "The profile could not be read.");
-	page_load(r);
+	page_load_cards(r, v.posts.v, v.posts.n, v.keys, PROFILE_NCOUNTS, v.n);
 	view_profile(r, &v);
 	profile_view_free(&v);
 	return 0;

@@ -60,14 +60,14 @@ page_feed(struct req *r)
 	if (page == 0)
 		return -1;
 	n = tl_ids(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE, ids);
-	if (n < 0 || post_cards_load(r->app, ids, n, r->sess.user_id, PC_HOME,
+	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &cs) == -1)
 		return resp_error(r, 500, "The feed could not be read.");
 	/* an empty feed offers people to follow */
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
 	    FEED_SUGGEST, &suggest) == -1)
 		found_free(&suggest);
-	page_load(r);
+	page_load_cards(r, cs.v, cs.n, NULL, 0, NULL);	/* one round trip */
 	view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
 	found_free(&suggest);
 	post_cards_free(&cs);
@@ -93,7 +93,7 @@ page_topic(struct req *r)
 	if (rc != 1)
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such topic." : "The topic could not be read.");
-	page_load(r);
+	page_load_cards(r, v.cards.v, v.cards.n, &v.key, 1, &v.posts);
 	view_topic(r, &v);
 	topic_view_free(&v);
 	return 0;

@@ -268,62 +268,75 @@ load_one(struct app *a, const struct delta *d)
 	return -2;
 }
 
-int
-cstore_get(struct app *a, const struct delta *ds, int n,
-    struct count *out)
+void
+cstore_send(struct app *a, const struct delta *ds, int n,
+    struct cstore_q *q)
 {
-	char (*hash)[48] = xcalloc((size_t)n + 1, sizeof(*hash));
-	char (*field)[48] = xcalloc((size_t)n + 1, sizeof(*field));
 	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
-	int *grp = xcalloc((size_t)n + 1, sizeof(*grp));
-	rds_reply *rep;
-	struct rds *rd = app_reader(a);
-	int i, j, k, argc, queued = 0, down = 0, failed = 0;
-	long long val, back;
+	int i, j, argc;
 
-	for (i = 0; i < n; i++) {
-		cstore_name(&ds[i], hash[i], sizeof(hash[i]), field[i],
-		    sizeof(field[i]));
-		out[i].v = 0;
-		out[i].ok = 0;		/* not known yet */
-	}
+	memset(q, 0, sizeof(*q));
+	q->ds = ds;
+	q->n = n;
+	q->rd = app_reader(a);
+	q->hash = xcalloc((size_t)n + 1, sizeof(*q->hash));
+	q->field = xcalloc((size_t)n + 1, sizeof(*q->field));
+	q->grp = xcalloc((size_t)n + 1, sizeof(*q->grp));
+	for (i = 0; i < n; i++)
+		cstore_name(&ds[i], q->hash[i], sizeof(q->hash[i]),
+		    q->field[i], sizeof(q->field[i]));
 	/* One HMGET per live hash (a post's four counters are one command,
 	 * not four): grp[i] is the first counter of i's hash.  An object's
 	 * counters usually come together: the previous one's hash first. */
 	for (i = 0; i < n; i++) {
-		if (i > 0 && strcmp(hash[grp[i - 1]], hash[i]) == 0) {
-			grp[i] = grp[i - 1];
+		if (i > 0 && strcmp(q->hash[q->grp[i - 1]], q->hash[i]) == 0) {
+			q->grp[i] = q->grp[i - 1];
 			continue;
 		}
-		for (grp[i] = i, j = 0; j < i; j++)
-			if (grp[j] == j && strcmp(hash[j], hash[i]) == 0) {
-				grp[i] = j;
+		for (q->grp[i] = i, j = 0; j < i; j++)
+			if (q->grp[j] == j && strcmp(q->hash[j], q->hash[i]) == 0) {
+				q->grp[i] = j;
 				break;
 			}
 	}
-	for (i = 0; i < n && !down; i++) {
-		if (grp[i] != i)
+	for (i = 0; i < n && !q->down; i++) {
+		if (q->grp[i] != i)
 			continue;
 		argv[0] = "HMGET";
-		argv[1] = hash[i];
+		argv[1] = q->hash[i];
 		for (argc = 2, j = i; j < n; j++)
-			if (grp[j] == i)
-				argv[argc++] = field[j];
-		if (rds_append_strs(rd, argc, argv) == -1)
-			down = 1;
+			if (q->grp[j] == i)
+				argv[argc++] = q->field[j];
+		if (rds_append_strs(q->rd, argc, argv) == -1)
+			q->down = 1;
 		else
-			queued++;
+			q->queued++;
 	}
-	for (i = 0, k = 0; i < n && k < queued; i++) {
-		if (grp[i] != i)
+	free(argv);
+}
+
+int
+cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
+{
+	const struct delta *ds = q->ds;
+	rds_reply *rep;
+	int i, j, k, argc, n = q->n, down = q->down, failed = 0;
+	long long val, back;
+
+	for (i = 0; i < n; i++) {
+		out[i].v = 0;
+		out[i].ok = 0;		/* not known yet */
+	}
+	for (i = 0, k = 0; i < n && k < q->queued; i++) {
+		if (q->grp[i] != i)
 			continue;
 		k++;
-		if (rds_get_reply(rd, &rep) == -1) {
+		if (rds_get_reply(q->rd, &rep) == -1) {
 			down = 1;
 			break;
 		}
 		for (argc = 0, j = i; j < n; j++) {
-			if (grp[j] != i)
+			if (q->grp[j] != i)
 				continue;
 			if (rep->type == RDS_ARRAY &&
 			    (size_t)argc < rep->elements &&
@@ -339,7 +352,7 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;
-		if (!down && rd == &a->rds) {	/* loading writes: master only */
+		if (!down && q->rd == &a->rds) {	/* loading writes: master only */
 			val = load_one(a, &ds[i]);
 			if (val != -2) {
 				out[i].v = val;
@@ -362,9 +375,18 @@ cstore_get(struct app *a, const struct delta *ds, int n,
 	for (i = 0; i < n; i++)
 		if (out[i].v < 0)	/* never show a negative count */
 			out[i].v = 0;
-	free(hash);
-	free(field);
-	free(argv);
-	free(grp);
+	free(q->hash);
+	free(q->field);
+	free(q->grp);
 	return failed;
+}
+
+int
+cstore_get(struct app *a, const struct delta *ds, int n,
+    struct count *out)
+{
+	struct cstore_q q;
+
+	cstore_send(a, ds, n, &q);
+	return cstore_recv(a, &q, out);
 }

@@ -71,6 +71,21 @@ struct count {
 int	cstore_get(struct app *, const struct delta *keys, int n,
 	    struct count *out);
 
+/* cstore_get() in two steps, so that a page can queue other commands
+ * behind the counters' and read their replies (in queue order) before
+ * cstore_recv(), which may send commands of its own (the loads).  ds
+ * must live until cstore_recv(), which frees the queue. */
+struct cstore_q {
+	const struct delta	*ds;
+	int			 n, queued, down;
+	struct rds		*rd;
+	char			(*hash)[48], (*field)[48];
+	int			*grp;
+};
+void	cstore_send(struct app *, const struct delta *keys, int n,
+	    struct cstore_q *);
+int	cstore_recv(struct app *, struct cstore_q *, struct count *out);
+
 /* The counters-table value of d's counter into *v (0 when absent).  0, or
  * -1 on a SQLite error (*v then 0, not a value). */
 int	cstore_durable(struct db *, const struct delta *d, long long *v);

@@ -75,6 +75,29 @@ badges_get(struct app *a, long long uid, struct badges *b)
 	return badges_compute(a, uid, &st, b);
 }
 
+void
+badges_send(struct app *a, long long uid, struct badges_q *q)
+{
+	q->uid = uid;
+	bcache_send(a, uid, NULL, &q->q);
+}
+
+void
+badges_read(struct app *a, struct badges_q *q)
+{
+	bcache_read(a, &q->q);
+}
+
+int
+badges_end(struct app *a, struct badges_q *q, struct badges *b)
+{
+	struct bcache_stamp st;
+
+	if (bcache_end(a, &q->q, b, &st) == 1)
+		return 0;
+	return badges_compute(a, q->uid, &st, b);
+}
+
 int
 badges_poll(struct app *a, const char *sid, long long *uid,
     struct badges *b)

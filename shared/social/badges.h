@@ -25,6 +25,14 @@
 /* From the cache (bcache.h) when it holds them, else computed (and the
  * cache refilled).  0, or -1 on a SQLite error. */
 int	badges_get(struct app *, long long uid, struct badges *);
+/* badges_get() in three steps (bcache.h says why): send, read, end. */
+struct badges_q {
+	long long	 uid;
+	struct bcache_q	 q;
+};
+void	badges_send(struct app *, long long uid, struct badges_q *);
+void	badges_read(struct app *, struct badges_q *);
+int	badges_end(struct app *, struct badges_q *, struct badges *);
 /* The badge poll: the badges of the session with id sid, its user in
  * *uid, with the session checked in Redis only.  1: b filled.  0: the
  * session is not in the cache (or Redis is down): check it in SQLite

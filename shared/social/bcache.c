@@ -1,6 +1,7 @@
 /* bcache.c -- the badge cache in Redis; see bcache.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/clock.h"
 #include "count/counters.h"
@@ -135,42 +136,78 @@ epoch(struct app *a, int k)
 	return v;
 }
 
-int
-bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
-    struct bcache_stamp *st)
+void
+bcache_send(struct app *a, long long uid, const char *hex,
+    struct bcache_q *q)
 {
 	char kss[KEY_MAX], kn[KEY_MAX], kbm[KEY_MAX], kg[KEY_MAX], field[48];
 	const char *ss[3], *n[3], *bm[9], *g[6] = { "HMGET", kg, "latest",
 	    "lit", "at", "epoch" };
 	struct delta d = { .fam = FAM_USER_UNREAD, .k1 = uid };
-	rds_reply *rep[4] = { NULL, NULL, NULL, NULL };
 	const char **cmd[4] = { ss, n, bm, g };
 	const int argc[4] = { 3, 3, 9, 6 };
-	long long t = clock_wall_ms(), v[8] = { 0 }, gv[4] = { 0 }, until;
-	int i, have[8], ghave[4], first = hex != NULL ? 0 : 1;
-	int rc = hex != NULL ? -1 : 0;
+	int i;
 
-	st->ok = 0;
-	st->at = t;
+	memset(q, 0, sizeof(*q));
+	q->hex = hex != NULL;
+	q->first = hex != NULL ? 0 : 1;
+	q->t = clock_wall_ms();
 	cname_user_cache(uid, "ss", kss, sizeof(kss));
 	cstore_name(&d, kn, sizeof(kn), field, sizeof(field));
 	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
-	st->copy = near_copy(a, kbm, kg, sizeof(kg));
+	q->copy = near_copy(a, kbm, kg, sizeof(kg));
 	ss[0] = "HGET", ss[1] = kss, ss[2] = hex;
 	n[0] = "HGET", n[1] = kn, n[2] = field;
 	bm[0] = "HMGET", bm[1] = kbm, bm[2] = "gen", bm[3] = "fg", bm[4] = "at",
 	    bm[5] = "fbe", bm[6] = "seen", bm[7] = "visited", bm[8] = "fb";
 	/* One round trip: plain commands (cheaper for Redis than a script),
 	 * all sent before the first reply is read. */
-	for (i = first; i < 4; i++)
-		if (rds_append_strs(&a->rds, argc[i], cmd[i]) == -1) {
-			rds_collect(&a->rds, i - first);
-			return rc;
-		}
-	for (i = first; i < 4; i++)
-		if (rds_get_reply(&a->rds, &rep[i]) == -1)
-			goto out;
-	if (hex != NULL && (rep[0]->type != RDS_STRING ||
+	for (i = q->first; i < 4; i++) {
+		if (rds_append_strs(&a->rds, argc[i], cmd[i]) == -1)
+			return;		/* bcache_read() reads what is queued */
+		q->queued++;
+	}
+}
+
+void
+bcache_read(struct app *a, struct bcache_q *q)
+{
+	int i;
+
+	for (i = 0; i < q->queued; i++)
+		if (rds_get_reply(&a->rds, &q->rep[q->first + i]) == -1)
+			break;		/* the transport failed: all gone */
+	q->whole = i == 4 - q->first;
+	if (!q->whole)
+		bcache_drop(q);
+}
+
+void
+bcache_drop(struct bcache_q *q)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (q->rep[i] != NULL)
+			rds_free(q->rep[i]);
+		q->rep[i] = NULL;
+	}
+}
+
+int
+bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
+    struct bcache_stamp *st)
+{
+	rds_reply **rep = q->rep;
+	long long t = q->t, v[8] = { 0 }, gv[4] = { 0 }, until;
+	int i, have[8], ghave[4], rc = q->hex ? -1 : 0;
+
+	st->ok = 0;
+	st->at = t;
+	st->copy = q->copy;
+	if (!q->whole)
+		goto out;
+	if (q->hex && (rep[0]->type != RDS_STRING ||
 	    !num(rep[0], &until) || until <= t))
 		goto out;		/* no session here, or past its time */
 	if (rep[2]->type != RDS_ARRAY || rep[2]->elements != 7 ||
@@ -197,10 +234,19 @@ bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
 		rc = 1;
 	}
 out:
-	for (i = 0; i < 4; i++)
-		if (rep[i] != NULL)
-			rds_free(rep[i]);
+	bcache_drop(q);
 	return rc;
+}
+
+int
+bcache_get(struct app *a, long long uid, const char *hex, struct badges *b,
+    struct bcache_stamp *st)
+{
+	struct bcache_q q;
+
+	bcache_send(a, uid, hex, &q);
+	bcache_read(a, &q);
+	return bcache_end(a, &q, b, st);
 }
 
 void

@@ -79,6 +79,28 @@ struct bcache_stamp {
 int	bcache_get(struct app *, long long uid, const char *hex,
 	    struct badges *b, struct bcache_stamp *st);
 
+/* bcache_get() in three steps, so that a page can send its badge read in
+ * the pipeline of its own last round trip: bcache_send() queues the four
+ * commands, bcache_read() reads their replies (and sends nothing), and
+ * bcache_end() decides, as bcache_get() does; it may ask Redis again, so
+ * it comes after every reply queued behind these has been read.  A
+ * queue that is read but not ended is freed with bcache_drop(). */
+struct bcache_q {
+	rds_reply	*rep[4];
+	int		 first;		/* 1: no session field asked */
+	int		 queued;
+	int		 whole;		/* every reply read */
+	int		 hex;		/* the session was asked */
+	int		 copy;		/* of the global part */
+	long long	 t;
+};
+void	bcache_send(struct app *, long long uid, const char *hex,
+	    struct bcache_q *);
+void	bcache_read(struct app *, struct bcache_q *);
+int	bcache_end(struct app *, struct bcache_q *, struct badges *,
+	    struct bcache_stamp *);
+void	bcache_drop(struct bcache_q *);
+
 /* Stores what the slow path computed (seen: notices marker, visited: -1
  * when never), and the global part; best effort. */
 void	bcache_fill(struct app *, long long uid, const struct bcache_stamp *,

@@ -13,51 +13,61 @@ const enum family post_card_fams[PC_NCOUNTS] = {
 };
 
 void
+post_cards_counts_send(struct app *a, const struct post_card *cs, int n,
+    const struct delta *more, int nmore, struct cards_q *q)
+{
+	size_t total = (size_t)n * PC_NCOUNTS + (size_t)nmore;
+	int i, j;
+
+	q->n = n;
+	q->nmore = nmore;
+	q->ds = xcalloc(total + 1, sizeof(*q->ds));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < PC_NCOUNTS; j++) {
+			q->ds[PC_NCOUNTS * i + j].fam = post_card_fams[j];
+			q->ds[PC_NCOUNTS * i + j].k1 = cs[i].p.id;
+			q->ds[PC_NCOUNTS * i + j].owner = cs[i].p.user_id;
+		}
+	for (i = 0; i < nmore; i++)
+		q->ds[(size_t)n * PC_NCOUNTS + (size_t)i] = more[i];
+	cstore_send(a, q->ds, (int)total, &q->q);
+}
+
+void
+post_cards_counts_recv(struct app *a, struct cards_q *q,
+    struct post_card *cs, struct count *more_out)
+{
+	size_t total = (size_t)q->n * PC_NCOUNTS + (size_t)q->nmore;
+	struct count *out = xcalloc(total + 1, sizeof(*out));
+	int i, j;
+
+	cstore_recv(a, &q->q, out);	/* failures: ok == 0 */
+	for (i = 0; i < q->n; i++)
+		for (j = 0; j < PC_NCOUNTS; j++)
+			cs[i].n[j] = out[PC_NCOUNTS * i + j];
+	for (i = 0; more_out != NULL && i < q->nmore; i++)
+		more_out[i] = out[(size_t)q->n * PC_NCOUNTS + (size_t)i];
+	free(out);
+	free(q->ds);
+	q->ds = NULL;
+}
+
+void
 post_cards_counts_with(struct app *a, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
-	size_t total = (size_t)n * PC_NCOUNTS + (size_t)nmore;
-	struct delta *ds;
-	struct count *out;
-	int i, j;
+	struct cards_q q;
 
-	if (total == 0)
+	if ((size_t)n * PC_NCOUNTS + (size_t)nmore == 0)
 		return;
-	ds = xcalloc(total, sizeof(*ds));
-	out = xcalloc(total, sizeof(*out));
-	for (i = 0; i < n; i++)
-		for (j = 0; j < PC_NCOUNTS; j++) {
-			ds[PC_NCOUNTS * i + j].fam = post_card_fams[j];
-			ds[PC_NCOUNTS * i + j].k1 = cs[i].p.id;
-			ds[PC_NCOUNTS * i + j].owner = cs[i].p.user_id;
-		}
-	for (i = 0; i < nmore; i++)
-		ds[(size_t)n * PC_NCOUNTS + (size_t)i] = more[i];
-	cstore_get(a, ds, (int)total, out);	/* failures: ok == 0 */
-	for (i = 0; i < n; i++)
-		for (j = 0; j < PC_NCOUNTS; j++)
-			cs[i].n[j] = out[PC_NCOUNTS * i + j];
-	for (i = 0; i < nmore; i++)
-		more_out[i] = out[(size_t)n * PC_NCOUNTS + (size_t)i];
-	free(out);
-	free(ds);
+	post_cards_counts_send(a, cs, n, more, nmore, &q);
+	post_cards_counts_recv(a, &q, cs, more_out);
 }
 
 void
 post_cards_counts(struct app *a, struct post_card *cs, int n)
 {
 	post_cards_counts_with(a, cs, n, NULL, 0, NULL);
-}
-
-int
-post_cards_load(struct app *a, const long long *ids, int n,
-    long long reader, enum pc_list list, struct post_cards *out)
-{
-	if (post_cards_read(a, ids, n, reader, list, out) == -1)
-		return -1;
-	if (out->n > 0)
-		post_cards_counts(a, out->v, out->n);
-	return 0;
 }
 
 int

@@ -33,16 +33,23 @@ enum pc_list { PC_VISIBLE, PC_HOME };
  * are not read.  0, or -1 when SQLite failed. */
 int	post_cards_read(struct app *, const long long *ids, int n,
 	    long long reader, enum pc_list, struct post_cards *);
-/* post_cards_read(), then every count of the list in one Redis round
- * trip.  A count that could not be read is marked so (its ok is 0). */
-int	post_cards_load(struct app *, const long long *ids, int n,
-	    long long reader, enum pc_list, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */
 void	post_cards_counts(struct app *, struct post_card *, int n);
 /* The same, and in the same round trip nmore other counters (a page's
  * own: the profile's, the topic's) into more_out. */
 void	post_cards_counts_with(struct app *, struct post_card *, int n,
 	    const struct delta *more, int nmore, struct count *more_out);
+/* post_cards_counts_with() in two steps (cstore.h says why): the counts
+ * are queued, then read (more_out: nmore counts). */
+struct cards_q {
+	struct cstore_q	 q;
+	struct delta	*ds;
+	int		 n, nmore;
+};
+void	post_cards_counts_send(struct app *, const struct post_card *, int n,
+	    const struct delta *more, int nmore, struct cards_q *);
+void	post_cards_counts_recv(struct app *, struct cards_q *,
+	    struct post_card *, struct count *more_out);
 /* Marks the cards viewer liked or reposted (one SQLite statement).  0,
  * or -1 (the marks stay 0). */
 int	post_cards_marks(struct app *, struct post_card *, int n,

@@ -46,7 +46,6 @@ profile_view_load(struct app *a, const struct account *u, long long viewer,
     long long page, int per, struct profile_view *v)
 {
 	long long *ids = xcalloc((size_t)per, sizeof(*ids));
-	struct delta ds[PROFILE_NCOUNTS];
 	int i, n;
 
 	memset(v, 0, sizeof(*v));
@@ -66,15 +65,10 @@ profile_view_load(struct app *a, const struct account *u, long long viewer,
 	free(ids);
 	v->more = n == per;
 	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
-	memset(ds, 0, sizeof(ds));
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
-		ds[i].fam = profile_fams[i];
-		ds[i].k1 = u->id;
+		v->keys[i].fam = profile_fams[i];
+		v->keys[i].k1 = u->id;
 	}
-	/* the posts' counts and the profile's in one round trip; a
-	 * failure leaves ok == 0 */
-	post_cards_counts_with(a, v->posts.v, v->posts.n, ds, PROFILE_NCOUNTS,
-	    v->n);
 	return 0;
 }
 
@@ -121,7 +115,6 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
     long long page, int per, struct topic_view *v)
 {
 	long long *ids;
-	struct delta d = { .fam = FAM_TOPIC_POSTS };
 	struct dbq *s;
 	int n = 0, rc, pub;
 
@@ -167,10 +160,8 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 		return -1;
 	}
 	free(ids);
-	d.k1 = v->id;
-	/* the posts' counts and the topic's in one round trip; a failure
-	 * leaves ok == 0 */
-	post_cards_counts_with(a, v->cards.v, v->cards.n, &d, 1, &v->posts);
+	v->key.fam = FAM_TOPIC_POSTS;
+	v->key.k1 = v->id;
 	return 1;
 }
 

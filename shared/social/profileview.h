@@ -15,7 +15,8 @@ extern const enum family profile_fams[PROFILE_NCOUNTS];
 
 struct profile_view {
 	struct account		 u;
-	struct count		 n[PROFILE_NCOUNTS];
+	struct count		 n[PROFILE_NCOUNTS];	/* of keys */
+	struct delta		 keys[PROFILE_NCOUNTS];
 	int			 self;		/* the viewer's own */
 	int			 following;	/* the viewer follows u */
 	struct post_cards	 drafts;	/* own profile, first page */
@@ -25,7 +26,10 @@ struct profile_view {
 };
 
 /* Loads page `page` of u's profile (per posts a page) as viewer (0:
- * nobody) sees it.  0, or -1 when the posts could not be read. */
+ * nobody) sees it, but for the counts of posts and of the profile (keys
+ * into n): the page reads those with its badges in one round trip
+ * (web/layout.h, page_load_cards).  0, or -1 when the posts could not be
+ * read. */
 int	profile_view_load(struct app *, const struct account *u,
 	    long long viewer, long long page, int per, struct profile_view *);
 void	profile_view_free(struct profile_view *);
@@ -36,7 +40,8 @@ void	profile_visited(struct app *, long long viewer, long long author);
 struct topic_view {
 	long long		 id;
 	char			 slug[40];
-	struct count		 posts;
+	struct count		 posts;		/* of key */
+	struct delta		 key;
 	struct people		 best;		/* num: rating in the topic */
 	struct post_cards	 cards;
 	long long		 page;
@@ -44,7 +49,9 @@ struct topic_view {
 };
 
 /* Loads page `page` of the topic named slug as viewer (0: nobody) sees
- * it.  1, 0 no such topic, -1 on error. */
+ * it, but for the counts (the posts', and the topic's: key into posts),
+ * which the page reads with its badges (page_load_cards).  1, 0 no such
+ * topic, -1 on error. */
 int	topic_view_load(struct app *, const char *slug, long long viewer,
 	    long long page, int per, struct topic_view *);
 void	topic_view_free(struct topic_view *);

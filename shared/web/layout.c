@@ -2,6 +2,7 @@
  * No inline script or style anywhere (the CSP forbids both): behaviour
  * lives in /static/tally.js and reads data-* attributes. */
 #include "social/badges.h"
+#include "social/postlist.h"
 #include "web/html.h"
 #include "web/layout.h"
 
@@ -56,6 +57,29 @@ page_load(struct req *r)
 {
 	r->have_badges = r->user &&
 	    badges_get(r->app, r->sess.user_id, &r->badges) == 0;
+}
+
+void
+page_load_cards(struct req *r, struct post_card *cs, int n,
+    const struct delta *more, int nmore, struct count *more_out)
+{
+	struct badges_q bq;
+	struct cards_q cq;
+
+	if (n + nmore == 0) {
+		page_load(r);
+		return;
+	}
+	/* The badges first in the queue: their replies are read before the
+	 * counts' (whose misses send loads), and their end (a miss sends
+	 * more) comes after everything queued is read. */
+	if (r->user)
+		badges_send(r->app, r->sess.user_id, &bq);
+	post_cards_counts_send(r->app, cs, n, more, nmore, &cq);
+	if (r->user)
+		badges_read(r->app, &bq);
+	post_cards_counts_recv(r->app, &cq, cs, more_out);
+	r->have_badges = r->user && badges_end(r->app, &bq, &r->badges) == 0;
 }
 
 void

@@ -13,6 +13,13 @@ struct badges;
  * page with what page_load() read, page_frame() with the badges given
  * (NULL: none, as on the error page).  Neither does I/O. */
 void	page_load(struct req *);
+/* page_load() and the counts of a page's post cards (and nmore other
+ * counters into more_out, postlist.h) in one Redis round trip. */
+struct post_card;
+struct delta;
+struct count;
+void	page_load_cards(struct req *, struct post_card *, int n,
+	    const struct delta *more, int nmore, struct count *more_out);
 void	page_begin(struct req *, const char *title);
 void	page_frame(struct req *, const char *title, const struct badges *);
 void	page_end(struct req *);
