@@ -1,6 +1,9 @@
 /* profile_pages.c -- tally-social's profile, people and follow pages. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/valid.h"
 #include "social/follow.h"
 #include "social/people.h"
 #include "social/profileview.h"
@@ -17,16 +20,23 @@ int
 page_profile(struct req *r)
 {
 	struct profile_view v;
-	struct account u;
 	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
+	char *login = NULL;
+	int rc;
 
-	if (page == 0 || arg_user(r, &u) == -1)
+	if (page == 0)
 		return -1;
+	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
+	    strlen(r->args[0]), &login) == -1)
+		return resp_error(r, 404, "There is no such user.");
+	rc = profile_view_open(r->app, login, viewer, page, FEED_PAGE, &v);
+	free(login);
+	if (rc != 1)
+		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
+		    "There is no such user." : "The profile could not be read.");
 	/* the author's posts are read: on the user's own request only */
-	if (viewer != 0 && viewer != u.id && req_own(r))
-		profile_visited(r->app, viewer, u.id);
-	if (profile_view_load(r->app, &u, viewer, page, FEED_PAGE, &v) == -1)
-		return resp_error(r, 500, "The profile could not be read.");
+	if (viewer != 0 && viewer != v.u.id && req_own(r))
+		profile_visited(r->app, viewer, v.u.id);
 	page_load_cards(r, v.posts.v, v.posts.n, v.keys, PROFILE_NCOUNTS, v.n);
 	view_profile(r, &v);
 	profile_view_free(&v);

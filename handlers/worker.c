@@ -35,6 +35,7 @@
 #include "social/fanout.h"
 #include "social/session.h"
 #include "social/timeline.h"
+#include "social/tlstale.h"
 #include "store/app.h"
 #include "store/keys.h"
 #include "store/lease.h"

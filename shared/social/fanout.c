@@ -12,6 +12,7 @@
 #include "social/fanout.h"
 #include "social/post.h"
 #include "social/timeline.h"
+#include "social/tlstale.h"
 #include "store/keys.h"
 #include "store/query.h"
 

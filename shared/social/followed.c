@@ -4,6 +4,7 @@
 #include "base/buf.h"
 #include "social/followed.h"
 #include "social/timeline.h"
+#include "social/tlcount.h"
 #include "store/query.h"
 
 int

@@ -26,21 +26,54 @@ count(struct app *a, const char *what)
 		rds_free(rep);
 }
 
-/* 1 hit, 0 negative hit, -1 miss (or Redis down: *down). */
-static int
-lookup(struct app *a, const char *key, struct account *u, int *down)
+/* Logins never change and users are never deleted, so a login's id,
+ * once read, stays true for the life of the process: a page that knows
+ * it can queue the user's own keys (a profile's timeline) with the
+ * profile's GET.  Direct-mapped; a collision replaces. */
+#define PC_KNOWN	1024
+
+static struct {
+	char		login[40];
+	long long	id;
+} known[PC_KNOWN];
+
+static unsigned
+known_slot(const char *login)
 {
-	rds_reply *rep = rds_cmdv(app_reader(a), "GET", key, NULL);
+	unsigned h = 2166136261u;
+
+	for (; *login != '\0'; login++)
+		h = (h ^ (unsigned char)*login) * 16777619u;
+	return h % PC_KNOWN;
+}
+
+long long
+pcache_known(const char *login)
+{
+	unsigned k = known_slot(login);
+
+	return strcmp(known[k].login, login) == 0 ? known[k].id : 0;
+}
+
+static void
+remember(const struct account *u)
+{
+	unsigned k = known_slot(u->login);
+
+	snprintf(known[k].login, sizeof(known[k].login), "%s", u->login);
+	known[k].id = u->id;
+}
+
+/* The entry in rep: 1 hit, 0 negative hit, -1 miss. */
+static int
+parse(const rds_reply *rep, struct account *u)
+{
 	json_error_t err;
 	json_t *o;
 	json_int_t id;
 	const char *login, *name;
 	int rc = -1;
 
-	if (rep == NULL) {
-		*down = 1;
-		return -1;
-	}
 	if (rep->type == RDS_STRING) {
 		o = json_loadb(rep->str, rep->len, JSON_DECODE_ANY, &err);
 		if (o != NULL && json_is_null(o))
@@ -55,6 +88,21 @@ lookup(struct app *a, const char *key, struct account *u, int *down)
 		}
 		json_decref(o);
 	}
+	return rc;
+}
+
+/* 1 hit, 0 negative hit, -1 miss (or Redis down: *down). */
+static int
+lookup(struct app *a, const char *key, struct account *u, int *down)
+{
+	rds_reply *rep = rds_cmdv(app_reader(a), "GET", key, NULL);
+	int rc;
+
+	if (rep == NULL) {
+		*down = 1;
+		return -1;
+	}
+	rc = parse(rep, u);
 	rds_free(rep);
 	return rc;
 }
@@ -91,16 +139,16 @@ from_sqlite(struct app *a, const char *login, struct account *u)
 	return account_by_login(&a->db, login, u);
 }
 
-int
-pcache_get(struct app *a, const char *login, struct account *u)
+/* After a miss (or Redis down: down) of key: the rebuild, a wait for
+ * another's, or SQLite. */
+static int
+missed(struct app *a, const char *login, const char *key, struct account *u,
+    int down)
 {
 	struct timespec wait = { 0, 25 * 1000 * 1000 };
-	char key[80], lock[96];
-	int rc, down = 0, got, i;
+	char lock[96];
+	int rc, got, i;
 
-	key_login(key, sizeof(key), login);
-	if ((rc = lookup(a, key, u, &down)) >= 0)
-		return rc;
 	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
 		return account_by_login(&a->db, login, u);
 	key_sub(lock, sizeof(lock), key, "lock");
@@ -127,6 +175,43 @@ pcache_get(struct app *a, const char *login, struct account *u)
 			break;
 	}
 	return from_sqlite(a, login, u);
+}
+
+void
+pcache_send(struct app *a, const char *login, struct pcache_q *q)
+{
+	const char *argv[2] = { "GET", q->key };
+
+	snprintf(q->login, sizeof(q->login), "%s", login);
+	key_login(q->key, sizeof(q->key), login);
+	q->queued = rds_append_strs(app_reader(a), 2, argv) == 0;
+}
+
+int
+pcache_recv(struct app *a, struct pcache_q *q, struct account *u)
+{
+	rds_reply *rep;
+	int rc = -1, down = 1;
+
+	if (q->queued && rds_get_reply(app_reader(a), &rep) == 0) {
+		down = 0;
+		rc = parse(rep, u);
+		rds_free(rep);
+	}
+	if (rc < 0)
+		rc = missed(a, q->login, q->key, u, down);
+	if (rc == 1)
+		remember(u);
+	return rc;
+}
+
+int
+pcache_get(struct app *a, const char *login, struct account *u)
+{
+	struct pcache_q q;
+
+	pcache_send(a, login, &q);
+	return pcache_recv(a, &q, u);
 }
 
 void

@@ -21,4 +21,18 @@
 int	pcache_get(struct app *, const char *login, struct account *);
 void	pcache_invalidate(struct app *, const char *login);
 
+/* pcache_get() in two steps, so that a page can queue commands of its
+ * own behind the GET (their replies are read after pcache_recv(), which
+ * may send commands: the rebuild). */
+struct pcache_q {
+	char	login[40];
+	char	key[80];
+	int	queued;
+};
+void	pcache_send(struct app *, const char *login, struct pcache_q *);
+int	pcache_recv(struct app *, struct pcache_q *, struct account *);
+/* The id of a login this process has read (logins never change and
+ * users are never deleted), or 0. */
+long long pcache_known(const char *login);
+
 #endif

@@ -9,7 +9,9 @@
 #include "count/lb.h"
 #include "social/follow.h"
 #include "social/notify.h"
+#include "social/pcache.h"
 #include "social/profileview.h"
+#include "social/timeline.h"
 #include "store/sql.h"
 
 const enum family profile_fams[PROFILE_NCOUNTS] = {
@@ -41,35 +43,60 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 	return 0;
 }
 
-int
-profile_view_load(struct app *a, const struct account *u, long long viewer,
-    long long page, int per, struct profile_view *v)
+/* The rest of the model, once u and its page of ids are known. */
+static int
+load_rest(struct app *a, long long viewer, long long page, int per,
+    const long long *ids, int n, struct profile_view *v)
 {
-	long long *ids = xcalloc((size_t)per, sizeof(*ids));
-	int i, n;
+	long long uid = v->u.id;
+	int i;
 
-	memset(v, 0, sizeof(*v));
-	v->u = *u;
 	v->page = page;
-	v->self = viewer != 0 && viewer == u->id;
+	v->self = viewer != 0 && viewer == uid;
 	if (viewer != 0 && !v->self)
-		v->following = follow_exists(&a->db, viewer, u->id) == 1;
-	n = tl_ids(a, TL_PROFILE, u->id, page, per, ids);
+		v->following = follow_exists(&a->db, viewer, uid) == 1;
 	if (n < 0 || post_cards_read(a, ids, n, viewer, PC_VISIBLE,
 	    &v->posts) == -1 ||
-	    (v->self && page == 1 && drafts(a, u->id, &v->drafts) == -1)) {
-		free(ids);
+	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
 		profile_view_free(v);
 		return -1;
 	}
-	free(ids);
 	v->more = n == per;
 	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
 		v->keys[i].fam = profile_fams[i];
-		v->keys[i].k1 = u->id;
+		v->keys[i].k1 = uid;
 	}
-	return 0;
+	return 1;
+}
+
+int
+profile_view_open(struct app *a, const char *login, long long viewer,
+    long long page, int per, struct profile_view *v)
+{
+	long long *ids = xcalloc((size_t)per, sizeof(*ids));
+	long long uid = pcache_known(login);
+	struct pcache_q pq;
+	struct tl_q tq;
+	int rc, n = -1;
+
+	memset(v, 0, sizeof(*v));
+	if (uid != 0) {
+		/* One round trip: the timeline first (its reply is read
+		 * first; its rebuild, if any, after the profile's GET). */
+		tl_ids_send(a, TL_PROFILE, uid, page, per, &tq);
+		pcache_send(a, login, &pq);
+		tl_ids_read(a, &tq);
+		rc = pcache_recv(a, &pq, &v->u);
+		n = tl_ids_end(a, &tq, ids);
+	} else
+		rc = pcache_get(a, login, &v->u);
+	if (rc == 1 && v->u.id != uid)	/* not known before (or changed) */
+		n = tl_ids(a, TL_PROFILE, v->u.id, page, per, ids);
+	if (rc == 1)
+		rc = load_rest(a, viewer, page, per, ids, n, v);
+	free(ids);
+	return rc;
 }
 
 void

@@ -25,13 +25,14 @@ struct profile_view {
 	int			 more;		/* a next page exists */
 };
 
-/* Loads page `page` of u's profile (per posts a page) as viewer (0:
+/* Loads page `page` of the profile of login (folded) as viewer (0:
  * nobody) sees it, but for the counts of posts and of the profile (keys
  * into n): the page reads those with its badges in one round trip
- * (web/layout.h, page_load_cards).  0, or -1 when the posts could not be
- * read. */
-int	profile_view_load(struct app *, const struct account *u,
-	    long long viewer, long long page, int per, struct profile_view *);
+ * (web/layout.h, page_load_cards).  The profile (pcache.h) and its
+ * timeline come in one round trip when this process knows the login's
+ * id.  1, 0 no such user, -1 when the profile could not be read. */
+int	profile_view_open(struct app *, const char *login, long long viewer,
+	    long long page, int per, struct profile_view *);
 void	profile_view_free(struct profile_view *);
 /* viewer opened author's profile: their posts so far are read (a write
  * only when there is something new to mark). */

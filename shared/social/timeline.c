@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/clock.h"
 #include "base/log.h"
 #include "social/bcache.h"
 #include "social/timeline.h"
+#include "social/tlstale.h"
 #include "store/keys.h"
 #include "store/query.h"
 #include "store/rebuild.h"
@@ -43,21 +43,9 @@ static struct rds_script tl_page_lua = { .src =
 	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
 	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
 
-/* KEYS: set, marker.  ARGV: after.  -1 unless complete. */
-static struct rds_script tl_count_lua = { .src =
-	"#!lua flags=no-writes\n"
-	"if redis.call('GET', KEYS[2]) ~= '1' then return -1 end\n"
-	"return redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')\n" };
-
 #define TL_BATCH	256	/* entries per Redis command */
 
-struct tl_keys {
-	char	set[KEY_MAX];
-	char	ok[KEY_MAX];
-	char	lock[KEY_MAX];
-};
-
-static void
+void
 tl_keys(struct tl_keys *k, enum tl kind, long long uid)
 {
 	key_user(k->set, sizeof(k->set), uid, tl_info[kind].name, NULL);
@@ -353,31 +341,73 @@ fail:
 	return -1;
 }
 
+/* A page's ids from tl_page_lua's reply: the count, or -1 when the set
+ * is not complete (or Redis refused). */
 static int
-page_redis(struct app *a, const struct tl_keys *k, long long offset,
-    int limit, long long *ids)
+page_parse(rds_reply *rep, int limit, long long *ids)
+{
+	size_t i;
+	int n = 0;
+
+	if (rep->type != RDS_ARRAY)
+		return -1;
+	for (i = 0; i < rep->elements && n < limit; i++)
+		if (rep->element[i]->type == RDS_STRING)
+			ids[n++] = strtoll(rep->element[i]->str, NULL, 10);
+	return n;
+}
+
+/* Queues tl_page_lua for a page: 0, or -1 when Redis is down. */
+static int
+page_send(struct rds *rd, const struct tl_keys *k, long long offset,
+    int limit)
 {
 	const char *keys[2] = { k->set, k->ok };
 	struct numargs args;
-	rds_reply *rep;
-	size_t i;
-	int n = -1;
+	int rc;
 
 	numargs_init(&args, 2);
 	numargs_add(&args, offset);
 	numargs_add(&args, offset + limit - 1);
-	rep = rds_eval(app_reader(a), &tl_page_lua, 2, keys, 2, args.v);
+	rc = rds_append_eval(rd, &tl_page_lua, 2, keys, 2, args.v);
 	numargs_free(&args);
-	if (rep == NULL)
+	return rc;
+}
+
+/* One round trip: the count, -1 not complete, -2 Redis down. */
+static int
+page_redis(struct app *a, const struct tl_keys *k, long long offset,
+    int limit, long long *ids)
+{
+	struct rds *rd = app_reader(a);
+	rds_reply *rep;
+	int n;
+
+	if (page_send(rd, k, offset, limit) == -1 ||
+	    rds_get_reply(rd, &rep) == -1)
 		return -2;
-	if (rep->type == RDS_ARRAY) {
-		n = 0;
-		for (i = 0; i < rep->elements && n < limit; i++)
-			if (rep->element[i]->type == RDS_STRING)
-				ids[n++] = strtoll(rep->element[i]->str, NULL, 10);
-	}
+	n = page_parse(rep, limit, ids);
 	rds_free(rep);
 	return n;
+}
+
+/* After a first answer n from Redis (page_redis): rebuild a set that is
+ * not complete and ask again; -1 when SQLite must answer. */
+static int
+page_again(struct app *a, enum tl kind, long long uid, long long offset,
+    int limit, long long *ids, int n)
+{
+	struct tl_keys k;
+
+	if (n >= 0)
+		return n;
+	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
+		return -1;
+	if (tl_rebuild(a, kind, uid) != 1)
+		return -1;
+	tl_keys(&k, kind, uid);
+	n = page_redis(a, &k, offset, limit, ids);
+	return n >= 0 ? n : -1;
 }
 
 int
@@ -385,17 +415,47 @@ tl_page(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids)
 {
 	struct tl_keys k;
-	int n;
 
 	tl_keys(&k, kind, uid);
-	if ((n = page_redis(a, &k, offset, limit, ids)) >= 0)
-		return n;
-	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
-		return -1;
-	if (tl_rebuild(a, kind, uid) != 1)
-		return -1;
-	n = page_redis(a, &k, offset, limit, ids);
-	return n >= 0 ? n : -1;
+	return page_again(a, kind, uid, offset, limit, ids,
+	    page_redis(a, &k, offset, limit, ids));
+}
+
+void
+tl_ids_send(struct app *a, enum tl kind, long long uid, long long page,
+    int per, struct tl_q *q)
+{
+	struct tl_keys k;
+
+	q->kind = kind;
+	q->uid = uid;
+	q->offset = (page - 1) * per;
+	q->per = per;
+	q->rep = NULL;
+	tl_keys(&k, kind, uid);
+	q->queued = page_send(app_reader(a), &k, q->offset, per) == 0;
+}
+
+void
+tl_ids_read(struct app *a, struct tl_q *q)
+{
+	if (q->queued && rds_get_reply(app_reader(a), &q->rep) == -1)
+		q->rep = NULL;
+}
+
+int
+tl_ids_end(struct app *a, struct tl_q *q, long long *ids)
+{
+	int n = -2;
+
+	if (q->rep != NULL) {
+		n = page_parse(q->rep, q->per, ids);
+		rds_free(q->rep);
+		q->rep = NULL;
+	}
+	n = page_again(a, q->kind, q->uid, q->offset, q->per, ids, n);
+	return n >= 0 ? n : tl_page_sql(a, q->kind, q->uid, q->offset,
+	    q->per, ids);
 }
 
 int
@@ -426,75 +486,4 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 		ids[n++] = dbq_i64(s, 0);
 	db_done(s);
 	return rc == DBQ_ERR ? -1 : n;
-}
-
-int
-tl_count_after(struct app *a, int n, const long long *authors,
-    const long long *after, long long *out)
-{
-	struct tl_keys k;
-	const char *keys[2], *args[1];
-	char num[24];
-	rds_reply *rep;
-	struct dbq *s;
-	struct rds *rd = app_reader(a);
-	int i, queued = 0;
-
-	for (i = 0; i < n; i++)
-		out[i] = -1;
-	for (i = 0; i < n; i++) {
-		tl_keys(&k, TL_PROFILE, authors[i]);
-		keys[0] = k.set;
-		keys[1] = k.ok;
-		snprintf(num, sizeof(num), "%lld", after[i]);
-		args[0] = num;
-		if (rds_append_eval(rd, &tl_count_lua, 2, keys, 1, args) == -1)
-			break;
-		queued++;
-	}
-	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(rd, &rep) == -1) {
-			break;
-		}
-		if (rep->type == RDS_INTEGER)
-			out[i] = rep->integer;
-		rds_free(rep);
-	}
-	for (i = 0; i < n; i++) {
-		if (out[i] >= 0)
-			continue;
-		if ((s = db_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
-			return -1;
-		dbq_bind_i64(s, 1, authors[i]);
-		dbq_bind_i64(s, 2, after[i]);
-		out[i] = dbq_step(s) == DBQ_ROW ?
-		    dbq_i64(s, 0) : 0;
-		db_done(s);
-	}
-	return 0;
-}
-
-void
-tl_mark_stale(struct app *a)
-{
-	if (db_setting(&a->db, "timelines_stale", 0) == 0)
-		log_warn("Redis missed timeline changes; timelines will be "
-		    "rebuilt from SQLite when it is back");
-	db_setting_put(&a->db, "timelines_stale", clock_wall_ms());
-}
-
-int
-tl_refresh_stale(struct app *a)
-{
-	long long since = db_setting(&a->db, "timelines_stale", 0);
-
-	if (since == 0)
-		return 0;
-	if (rds_del_matching(&a->rds, KEY_TIMELINE_MARKS) < 0)
-		return -1;
-	/* Clear only if no new miss happened meanwhile. */
-	if (db_setting(&a->db, "timelines_stale", 0) == since)
-		db_setting_put(&a->db, "timelines_stale", 0);
-	log_info("timelines marked for rebuild after Redis missed changes");
-	return 1;
 }

@@ -16,6 +16,7 @@
 #define TALLY_TIMELINE_H
 
 #include "store/app.h"
+#include "store/keys.h"
 
 enum tl {
 	TL_HOME,
@@ -27,6 +28,15 @@ enum tl {
 
 #define TL_CAP		1000	/* home and profile timelines */
 #define TL_REFILL	750	/* home below this after an unfollow: rebuild */
+
+/* A timeline's keys: the set, its marker ("1": complete), the rebuild
+ * lock (keys.h). */
+struct tl_keys {
+	char	set[KEY_MAX];
+	char	ok[KEY_MAX];
+	char	lock[KEY_MAX];
+};
+void		tl_keys(struct tl_keys *, enum tl, long long uid);
 
 /* Adds n (score, id) entries to uid's set if it is materialised, then
  * trims to the cap.  Returns the set's size, -1 when the set is not
@@ -57,22 +67,23 @@ int		tl_page_sql(struct app *, enum tl, long long uid,
  * The count, or -1 when neither answered. */
 int		tl_ids(struct app *, enum tl, long long uid, long long page,
 		    int per, long long *ids);
+/* tl_ids() in three steps, so that a page can queue its timeline read
+ * with other commands: tl_ids_send() queues it, tl_ids_read() reads its
+ * reply (and sends nothing), tl_ids_end() gives the count as tl_ids()
+ * does (it may rebuild the set, so after every other queued reply is
+ * read).  Every sent queue is ended. */
+struct tl_q {
+	enum tl		 kind;
+	long long	 uid, offset;
+	int		 per, queued;
+	rds_reply	*rep;
+};
+void		tl_ids_send(struct app *, enum tl, long long uid,
+		    long long page, int per, struct tl_q *);
+void		tl_ids_read(struct app *, struct tl_q *);
+int		tl_ids_end(struct app *, struct tl_q *, long long *ids);
 /* Rebuilds uid's set from SQLite now, unless another process holds the
  * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
 int		tl_rebuild(struct app *, enum tl, long long uid);
-
-/* For each author i, the number of their visible posts published after
- * after[i] (ms), from their profile timeline (so at most TL_CAP each):
- * one pipelined round trip; authors whose timeline is not materialised
- * are counted from SQLite, bounded the same way.  0 or -1. */
-int		tl_count_after(struct app *, int n, const long long *authors,
-		    const long long *after, long long *out);
-
-/* Redis missed a timeline change (it was down): remember it in SQLite,
- * so that when Redis answers again tl_refresh_stale() drops every
- * timeline's marker and each is rebuilt from SQLite on its next read. */
-void		tl_mark_stale(struct app *);
-/* 1 when it dropped the markers, 0 nothing to do, -1 Redis failed. */
-int		tl_refresh_stale(struct app *);
 
 #endif

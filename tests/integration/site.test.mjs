@@ -333,8 +333,11 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
   const pages = { feed: '/feed', profile: '/u/cost_auth', topic: '/t/costs' };
   for (let i = 0; i < 2; i++)	// timelines built, scripts loaded, the visit marked
     for (const u of Object.values(pages)) assert.equal((await reader.c.get(u)).status, 200);
-  // a page's badges ride in the pipeline of its counts (one trip less)
-  const want = { feed: [2, 2], profile: [4, 3], topic: [6, 3] };
+  // a page's badges ride in the pipeline of its counts (one trip less);
+  // a profile's timeline rides with its cached profile once the handler
+  // process knows the login's id (its first visit there costs one more)
+  const want = { feed: [2, 2], profile: [4, 2], topic: [6, 3] };
+  const known = { profile: 1 };
   for (const [k, u] of Object.entries(pages)) {
     const m = await measure(stack, 'social', 5, () => reader.c.get(u));
     for (const r of m.answers) {
@@ -346,7 +349,8 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
       assert.equal(pageCounters(r.text)[`post-likes|${ids[1]}`], 1);
     }
     assert.equal(m.stmts / 5, want[k][0], `${k}: SQLite statements a page`);
-    assert.equal(m.trips / 5, want[k][1], `${k}: Redis round trips a page`);
+    const trips = m.trips - 5 * want[k][1];
+    assert.ok(trips >= 0 && trips <= (known[k] ?? 0), `${k}: Redis round trips a page: ${m.trips / 5}`);
   }
   const prof = (await reader.c.get(pages.profile)).text;
   assert.match(prof, /data-counter="posts" data-login="cost_auth">4</);
