@@ -84,8 +84,12 @@ async function whileWorkerStopped(fn) {
   }
 }
 
+// A minute each; the seed gets four (on PostgreSQL each of its ~250,000
+// rows is a statement and a round trip: ~20 s alone, several times that
+// while the site's other processes write too).
 function tallyctl(...args) {
-  return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout: 60000 });
+  const timeout = args[0] === 'seed' ? 240000 : 60000;
+  return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout });
 }
 
 // ---- parsing the admin pages (their data-* marks) ----
