@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 
 import { demoSession } from '../lib/browser.mjs';
-import { Client } from '../lib/stack.mjs';
+import { Client, waitFor } from '../lib/stack.mjs';
 
 const S = demoSession('pages');
 const WIDTHS = [1280, 390];
@@ -54,7 +54,12 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
     assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
     await admin.get('/admin/reconcile');
     await admin.post('/admin/reconcile');
-    return Number(S.stack.sqlite('select max(id) from reconcile_runs'));
+    const id = Number(S.stack.sqlite('select max(id) from reconcile_runs'));
+    // a run's page reloads itself each second while the run is active
+    // (tally.js), which would pull the page from under axe
+    await waitFor(() => ['done', 'failed'].includes(
+      S.stack.sqlite(`select state from reconcile_runs where id = ${id}`)), 60000, 200);
+    return id;
   })();
   const anon = [
     ['/login', 'login'], ['/signup', 'signup'], ['/u/alice', 'profile-anon'],
