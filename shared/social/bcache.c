@@ -150,7 +150,6 @@ bcache_send(struct app *a, long long uid, const char *hex,
 
 	memset(q, 0, sizeof(*q));
 	q->hex = hex != NULL;
-	q->first = hex != NULL ? 0 : 1;
 	q->t = clock_wall_ms();
 	cname_user_cache(uid, "ss", kss, sizeof(kss));
 	cstore_name(&d, kn, sizeof(kn), field, sizeof(field));
@@ -162,7 +161,7 @@ bcache_send(struct app *a, long long uid, const char *hex,
 	    bm[5] = "fbe", bm[6] = "seen", bm[7] = "visited", bm[8] = "fb";
 	/* One round trip: plain commands (cheaper for Redis than a script),
 	 * all sent before the first reply is read. */
-	for (i = q->first; i < 4; i++) {
+	for (i = !q->hex; i < 4; i++) {
 		if (rds_append_strs(&a->rds, argc[i], cmd[i]) == -1)
 			return;		/* bcache_read() reads what is queued */
 		q->queued++;
@@ -175,9 +174,9 @@ bcache_read(struct app *a, struct bcache_q *q)
 	int i;
 
 	for (i = 0; i < q->queued; i++)
-		if (rds_get_reply(&a->rds, &q->rep[q->first + i]) == -1)
+		if (rds_get_reply(&a->rds, &q->rep[!q->hex + i]) == -1)
 			break;		/* the transport failed: all gone */
-	q->whole = i == 4 - q->first;
+	q->whole = i == 4 - !q->hex;
 	if (!q->whole)
 		bcache_drop(q);
 }

@@ -87,10 +87,9 @@ int	bcache_get(struct app *, long long uid, const char *hex,
  * queue that is read but not ended is freed with bcache_drop(). */
 struct bcache_q {
 	rds_reply	*rep[4];
-	int		 first;		/* 1: no session field asked */
 	int		 queued;
 	int		 whole;		/* every reply read */
-	int		 hex;		/* the session was asked */
+	int		 hex;		/* the session was asked (else rep[0] unused) */
 	int		 copy;		/* of the global part */
 	long long	 t;
 };
