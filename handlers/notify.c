@@ -25,6 +25,7 @@
 #include "social/badges.h"
 #include "social/notify.h"
 #include "social/session.h"
+#include "social/sesscache.h"
 #include "social/noteview.h"
 #include "web/act.h"
 #include "web/field.h"
@@ -211,18 +212,20 @@ page_badges_json(struct req *r)
 	const char *sid = req_cookie(r, "sid");
 	struct badges bd;
 	char etag[96];
-	long long uid;
+	long long uid = 0, gen;
 	int rc = sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
 
 	if (rc == 0) {
-		/* Not in the cache: SQLite decides, and the cache learns. */
+		/* Not in the cache: SQLite decides, and the cache learns
+		 * (unless a logout came in between: sesscache.h). */
+		gen = sesscache_gen(&r->app->rds, uid);
 		req_identify(r);
 		if (!r->user) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
 			return 0;
 		}
-		session_cache_put(&r->app->rds, sid, &r->sess);
+		sesscache_put(&r->app->rds, sid, &r->sess, gen);
 		rc = badges_get(r->app, r->sess.user_id, &bd) == 0 ? 1 : -1;
 	}
 	if (rc == -1) {

@@ -34,10 +34,21 @@ page_profile(struct req *r)
 	if (rc != 1)
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such user." : "The profile could not be read.");
-	/* the author's posts are read: on the user's own request only */
-	if (viewer != 0 && viewer != v.u.id && req_own(r))
+	/* The author's posts are read: on the user's own request only, and
+	 * for a user confirmed first (req.h: presumed). */
+	if (viewer != 0 && viewer != v.u.id && req_own(r) &&
+	    (!r->presumed || profile_visit_due(r->app, viewer, v.u.id) == 1)) {
+		if (!req_confirm(r, NULL, -1)) {
+			profile_view_free(&v);
+			return 0;	/* route_dispatch() runs it again */
+		}
 		profile_visited(r->app, viewer, v.u.id);
-	page_load_cards(r, v.posts.v, v.posts.n, v.keys, PROFILE_NCOUNTS, v.n);
+	}
+	if (page_load_cards(r, v.posts.v, v.posts.n, v.keys, PROFILE_NCOUNTS,
+	    v.n) == -1) {
+		profile_view_free(&v);
+		return 0;
+	}
 	view_profile(r, &v);
 	profile_view_free(&v);
 	return 0;

@@ -39,8 +39,8 @@
 #include "web/serve.h"
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page_feed, ROUTE_USER },		/* ROUTE_FEED */
-	{ METHOD_GET, "/u/:s", page_profile, 0 },		/* ROUTE_PROFILE */
+	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS },		/* ROUTE_FEED */
+	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS },		/* ROUTE_PROFILE */
 	{ METHOD_GET, "/u/:s/followers", page_followers, 0 },	/* ROUTE_FOLLOWERS */
 	{ METHOD_GET, "/u/:s/following", page_following, 0 },	/* ROUTE_FOLLOWING */
 	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_FOLLOW */
@@ -55,7 +55,7 @@ static const struct route routes[] = {
 	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE }, /* ROUTE_REPOST */
 	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_COMMENT */
 	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
-	{ METHOD_GET, "/t/:s", page_topic, 0 },			/* ROUTE_TOPIC */
+	{ METHOD_GET, "/t/:s", page_topic, ROUTE_LATESESS },			/* ROUTE_TOPIC */
 	{ METHOD_GET, "/people", page_people, 0 },		/* ROUTE_PEOPLE */
 	{ METHOD_GET, "/topics", page_topics, 0 },		/* ROUTE_TOPICS */
 	{ METHOD_GET, "/followed", page_followed, ROUTE_USER },	/* ROUTE_FOLLOWED */

@@ -59,7 +59,15 @@ page_feed(struct req *r)
 
 	if (page == 0)
 		return -1;
-	n = tl_ids(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE, ids);
+	/* A reader not confirmed yet (req.h: presumed) reads a timeline
+	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
+	n = r->presumed ? tl_ids_cached(r->app, TL_HOME, r->sess.user_id,
+	    page, FEED_PAGE, ids) : -1;
+	if (n < 0 && !req_confirm(r, NULL, -1))
+		return 0;	/* route_dispatch() runs it again */
+	if (n < 0)
+		n = tl_ids(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE,
+		    ids);
 	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &cs) == -1)
 		return resp_error(r, 500, "The feed could not be read.");
@@ -67,8 +75,8 @@ page_feed(struct req *r)
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
 	    FEED_SUGGEST, &suggest) == -1)
 		found_free(&suggest);
-	page_load_cards(r, cs.v, cs.n, NULL, 0, NULL);	/* one round trip */
-	view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
+	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0)	/* one trip */
+		view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
 	found_free(&suggest);
 	post_cards_free(&cs);
 	return 0;
@@ -93,8 +101,8 @@ page_topic(struct req *r)
 	if (rc != 1)
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such topic." : "The topic could not be read.");
-	page_load_cards(r, v.cards.v, v.cards.n, &v.key, 1, &v.posts);
-	view_topic(r, &v);
+	if (page_load_cards(r, v.cards.v, v.cards.n, &v.key, 1, &v.posts) == 0)
+		view_topic(r, &v);
 	topic_view_free(&v);
 	return 0;
 }

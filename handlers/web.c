@@ -15,6 +15,7 @@
 #include "base/hashgate.h"
 #include "social/account.h"
 #include "social/pcache.h"
+#include "social/sesscache.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/req.h"
@@ -197,7 +198,7 @@ page_logout(struct req *r)
 	const char *sid = req_cookie(r, "sid");
 
 	if (sid != NULL)
-		session_delete(&r->app->db, &r->app->rds, sid);
+		sesscache_end(&r->app->db, &r->app->rds, sid);
 	resp_cookie(r, "sid", "", 0);
 	return resp_redirect(r, "/login");
 }

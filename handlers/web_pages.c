@@ -1,4 +1,5 @@
 /* web_pages.c -- the signup and login forms, and starting a session. */
+#include "social/sesscache.h"
 #include "web/act.h"
 #include "web/form.h"
 #include "web/html.h"
@@ -95,7 +96,7 @@ web_start_session(struct req *r, long long uid)
 	const char *old = req_cookie(r, "sid"), *next;
 
 	if (old != NULL)
-		session_delete(&r->app->db, &r->app->rds, old);
+		sesscache_end(&r->app->db, &r->app->rds, old);
 	if (session_create(&r->app->db, uid, r->app->cfg.session_secs, sid,
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");

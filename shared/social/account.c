@@ -10,6 +10,7 @@
 #include "base/words.h"
 #include "count/cname.h"
 #include "social/account.h"
+#include "social/sesscache.h"
 #include "store/keys.h"
 #include "store/query.h"
 #include "store/rds.h"
@@ -224,10 +225,9 @@ long long
 account_set_password(struct app *a, const char *login, const char *pw,
     size_t pwlen, int min_cost)
 {
-	char hash[AUTH_HASH_MAX], key[KEY_MAX];
+	char hash[AUTH_HASH_MAX];
 	struct db *d = &a->db;
 	struct dbq *s;
-	rds_reply *rep;
 	long long id = 0;
 	int rc;
 
@@ -256,11 +256,8 @@ account_set_password(struct app *a, const char *login, const char *pw,
 	}
 	if (db_commit(d) == -1)
 		return -1;
-	if (id > 0) {	/* and the sessions' cache with them */
-		cname_user_cache(id, "ss", key, sizeof(key));
-		if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
-			rds_free(rep);
-	}
+	if (id > 0)	/* and their copies in Redis with them */
+		sesscache_forget(&a->rds, id, NULL);
 	return id;
 fail:
 	db_rollback(d);

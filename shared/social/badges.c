@@ -83,6 +83,12 @@ badges_send(struct app *a, long long uid, struct badges_q *q)
 }
 
 void
+badges_drop(struct badges_q *q)
+{
+	bcache_drop(&q->q);
+}
+
+void
 badges_read(struct app *a, struct badges_q *q)
 {
 	bcache_read(a, &q->q);

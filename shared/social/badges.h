@@ -33,6 +33,8 @@ struct badges_q {
 void	badges_send(struct app *, long long uid, struct badges_q *);
 void	badges_read(struct app *, struct badges_q *);
 int	badges_end(struct app *, struct badges_q *, struct badges *);
+/* Frees a queue that was read and will not be ended. */
+void	badges_drop(struct badges_q *);
 /* The badge poll: the badges of the session with id sid, its user in
  * *uid, with the session checked in Redis only.  1: b filled.  0: the
  * session is not in the cache (or Redis is down): check it in SQLite

@@ -8,6 +8,7 @@
 #include "count/cname.h"
 #include "count/cstore.h"
 #include "social/bcache.h"
+#include "social/sesscache.h"
 #include "store/keys.h"
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
@@ -198,7 +199,8 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
     struct bcache_stamp *st)
 {
 	rds_reply **rep = q->rep;
-	long long t = q->t, v[8] = { 0 }, gv[4] = { 0 }, until;
+	struct session ss;
+	long long t = q->t, v[8] = { 0 }, gv[4] = { 0 };
 	int i, have[8], ghave[4], rc = q->hex ? -1 : 0;
 
 	st->ok = 0;
@@ -207,7 +209,7 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	if (!q->whole)
 		goto out;
 	if (q->hex && (rep[0]->type != RDS_STRING ||
-	    !num(rep[0], &until) || until <= t))
+	    !sesscache_parse(rep[0]->str, rep[0]->len, t, 0, &ss)))
 		goto out;		/* no session here, or past its time */
 	if (rep[2]->type != RDS_ARRAY || rep[2]->elements != 7 ||
 	    rep[3]->type != RDS_ARRAY || rep[3]->elements != 4)

@@ -106,24 +106,45 @@ profile_view_free(struct profile_view *v)
 	post_cards_free(&v->posts);
 }
 
+/* The author's newest post (*t) and viewer's last visit (*seen): one
+ * read.  0, or -1 on a SQLite error. */
+static int
+visit_times(struct app *a, long long viewer, long long author, long long *t,
+    long long *seen)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
+	int rc;
+
+	*t = *seen = 0;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, author);
+	dbq_bind_i64(s, 2, viewer);
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
+		*t = dbq_i64(s, 0);
+		*seen = dbq_i64(s, 1);
+	}
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
 void
 profile_visited(struct app *a, long long viewer, long long author)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
-	long long t = 0, seen = 0;
+	long long t, seen;
 
-	if (s == NULL)
-		return;
-	/* the author's newest post and the reader's last visit: one read */
-	dbq_bind_i64(s, 1, author);
-	dbq_bind_i64(s, 2, viewer);
-	if (dbq_step(s) == DBQ_ROW) {
-		t = dbq_i64(s, 0);
-		seen = dbq_i64(s, 1);
-	}
-	db_done(s);
-	if (t > seen)
+	if (visit_times(a, viewer, author, &t, &seen) == 0 && t > seen)
 		marker_put(a, viewer, "author", author, clock_wall_ms());
+}
+
+int
+profile_visit_due(struct app *a, long long viewer, long long author)
+{
+	long long t, seen;
+
+	if (visit_times(a, viewer, author, &t, &seen) == -1)
+		return -1;
+	return t > seen;
 }
 
 /* The topic's best authors by rating (likes of their visible posts in

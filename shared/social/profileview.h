@@ -37,6 +37,9 @@ void	profile_view_free(struct profile_view *);
 /* viewer opened author's profile: their posts so far are read (a write
  * only when there is something new to mark). */
 void	profile_visited(struct app *, long long viewer, long long author);
+/* 1 when profile_visited() would write (author has posted since
+ * viewer's last visit), 0 when not, -1 on a SQLite error. */
+int	profile_visit_due(struct app *, long long viewer, long long author);
 
 struct topic_view {
 	long long		 id;

@@ -1,4 +1,4 @@
-/* session.c -- sessions in SQLite, cached in Redis; see session.h. */
+/* session.c -- sessions in SQLite; see session.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,9 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
-#include "count/cname.h"
 #include "social/session.h"
-#include "store/keys.h"
 #include "store/query.h"
 
 int
@@ -93,9 +91,8 @@ session_load(struct db *d, const char *sid, struct session *out)
 		out->user_id = dbq_i64(s, 0);
 		db_col_text(s, 1, out->csrf, sizeof(out->csrf));
 		db_col_text(s, 2, out->login, sizeof(out->login));
-		db_col_text(s, 3, out->name, sizeof(out->name));
-		out->is_admin = dbq_int(s, 4);
-		out->expires_at = dbq_i64(s, 5);
+		out->is_admin = dbq_int(s, 3);
+		out->expires_at = dbq_i64(s, 4);
 	}
 	db_done(s);
 	if (rc == DBQ_ROW && out->user_id != uid) {
@@ -109,13 +106,10 @@ session_load(struct db *d, const char *sid, struct session *out)
 }
 
 int
-session_delete(struct db *d, struct rds *rd, const char *sid)
+session_delete(struct db *d, const char *sid)
 {
 	unsigned char h[TOKEN_HASH_LEN];
-	char hex[SID_HEX_LEN + 1], key[KEY_MAX];
 	struct dbq *s = db_stmt(d, STMT_SESSION_DELETE);
-	rds_reply *rep;
-	long long uid;
 	int rc;
 
 	if (s == NULL)
@@ -124,54 +118,7 @@ session_delete(struct db *d, struct rds *rd, const char *sid)
 	dbq_bind_blob_copy(s, 1, h, sizeof(h));
 	rc = dbq_step(s);
 	db_done(s);
-	if (rd != NULL && session_id_parse(sid, &uid, hex) == 0) {
-		cname_user_cache(uid, "ss", key, sizeof(key));
-		if ((rep = rds_cmdv(rd, "HDEL", key, hex, NULL)) != NULL)
-			rds_free(rep);
-	}
 	return rc == DBQ_DONE ? 0 : -1;
-}
-
-/* KEYS: the user's ss.  ARGV: field, until (ms), now (ms).  Entries past their
- * time go (a user has a handful of sessions: one small hash); the key
- * lives as long as its longest entry. */
-static struct rds_script put_lua = { .src =
-	"#!lua\n"
-	"local all = redis.call('HGETALL', KEYS[1])\n"
-	"local t = tonumber(ARGV[2])\n"
-	"for i = 1, #all, 2 do\n"
-	"  local u = tonumber(all[i+1])\n"
-	"  if u <= tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i])\n"
-	"  elseif u > t then t = u end\n"
-	"end\n"
-	"redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])\n"
-	"redis.call('PEXPIREAT', KEYS[1], t)\n"
-	"return 1\n" };
-
-int
-session_cache_put(struct rds *rd, const char *sid, const struct session *s)
-{
-	char hex[SID_HEX_LEN + 1], key[KEY_MAX], until[24], now[24];
-	const char *keys[1], *args[3];
-	long long uid, u, t = clock_wall_ms();
-	rds_reply *rep;
-
-	if (session_id_parse(sid, &uid, hex) == -1 || uid != s->user_id)
-		return -1;
-	snprintf(now, sizeof(now), "%lld", t);
-	u = t + SESSION_CACHE_MS;
-	if (s->expires_at < u)
-		u = s->expires_at;
-	snprintf(until, sizeof(until), "%lld", u);
-	cname_user_cache(uid, "ss", key, sizeof(key));
-	keys[0] = key;
-	args[0] = hex;
-	args[1] = until;
-	args[2] = now;
-	if ((rep = rds_eval(rd, &put_lua, 1, keys, 3, args)) == NULL)
-		return -1;
-	rds_free(rep);
-	return 0;
 }
 
 int

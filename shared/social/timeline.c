@@ -421,6 +421,16 @@ tl_page(struct app *a, enum tl kind, long long uid, long long offset,
 	    page_redis(a, &k, offset, limit, ids));
 }
 
+int
+tl_ids_cached(struct app *a, enum tl kind, long long uid, long long page,
+    int per, long long *ids)
+{
+	struct tl_keys k;
+
+	tl_keys(&k, kind, uid);
+	return page_redis(a, &k, (page - 1) * per, per, ids);
+}
+
 void
 tl_ids_send(struct app *a, enum tl kind, long long uid, long long page,
     int per, struct tl_q *q)

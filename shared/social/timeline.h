@@ -67,6 +67,11 @@ int		tl_page_sql(struct app *, enum tl, long long uid,
  * The count, or -1 when neither answered. */
 int		tl_ids(struct app *, enum tl, long long uid, long long page,
 		    int per, long long *ids);
+/* tl_ids() from Redis only: the count, or < 0 when the set must first be
+ * rebuilt or Redis failed (a page whose reader is not confirmed yet,
+ * req.h, rebuilds nothing for them). */
+int		tl_ids_cached(struct app *, enum tl, long long uid,
+		    long long page, int per, long long *ids);
 /* tl_ids() in three steps, so that a page can queue its timeline read
  * with other commands: tl_ids_send() queues it, tl_ids_read() reads its
  * reply (and sends nothing), tl_ids_end() gives the count as tl_ids()

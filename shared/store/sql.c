@@ -18,7 +18,7 @@ const char *const sql_text[STMT__MAX] = {
 	    "VALUES(?1, ?2, ?3, ?4, ?5)",
 	/* STMT_SESSION_GET: hash, now */
 	[STMT_SESSION_GET] =
-	    "SELECT s.user_id, s.csrf, u.login, u.name, u.is_admin, s.expires_at "
+	    "SELECT s.user_id, s.csrf, u.login, u.is_admin, s.expires_at "
 	    "FROM sessions s JOIN users u ON u.id = s.user_id "
 	    "WHERE s.hash = ?1 AND s.expires_at > ?2",
 	/* STMT_SESSION_DELETE: hash */

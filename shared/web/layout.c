@@ -1,8 +1,10 @@
 /* layout.c -- the shared page frame; see layout.h.
  * No inline script or style anywhere (the CSP forbids both): behaviour
  * lives in /static/tally.js and reads data-* attributes. */
+#include "base/clock.h"
 #include "social/badges.h"
 #include "social/postlist.h"
+#include "social/sesscache.h"
 #include "web/html.h"
 #include "web/layout.h"
 
@@ -55,31 +57,47 @@ page_badges(struct req *r, const struct badges *bd)
 void
 page_load(struct req *r)
 {
+	/* (a presumed page loads with page_load_cards(): not here) */
+	if (r->presumed && !req_confirm(r, NULL, -1))
+		return;
 	r->have_badges = r->user &&
 	    badges_get(r->app, r->sess.user_id, &r->badges) == 0;
 }
 
-void
+int
 page_load_cards(struct req *r, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
+	struct sesscache_q sq;
 	struct badges_q bq;
 	struct cards_q cq;
+	struct session ss;
+	long long gen = -1;
+	int cached = 0, counts = n + nmore > 0;
 
-	if (n + nmore == 0) {
-		page_load(r);
-		return;
-	}
-	/* The badges first in the queue: their replies are read before the
-	 * counts' (whose misses send loads), and their end (a miss sends
-	 * more) comes after everything queued is read. */
+	/* In the queue: the presumed session, the badges, the counts.  The
+	 * session and badge replies are read before the counts' (whose
+	 * misses send loads); the session is decided before the badges'
+	 * end (a miss sends more, and computes for the user it names). */
+	if (r->presumed)
+		sesscache_send(&r->app->rds, r->sess.user_id, r->sid_hex, &sq);
 	if (r->user)
 		badges_send(r->app, r->sess.user_id, &bq);
-	post_cards_counts_send(r->app, cs, n, more, nmore, &cq);
+	if (counts)
+		post_cards_counts_send(r->app, cs, n, more, nmore, &cq);
+	if (r->presumed)
+		cached = sesscache_recv(&r->app->rds, &sq, clock_wall_ms(),
+		    &ss, &gen);
 	if (r->user)
 		badges_read(r->app, &bq);
-	post_cards_counts_recv(r->app, &cq, cs, more_out);
+	if (counts)
+		post_cards_counts_recv(r->app, &cq, cs, more_out);
+	if (r->presumed && !req_confirm(r, cached ? &ss : NULL, gen)) {
+		badges_drop(&bq);
+		return -1;
+	}
 	r->have_badges = r->user && badges_end(r->app, &bq, &r->badges) == 0;
+	return 0;
 }
 
 void

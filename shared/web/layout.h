@@ -14,11 +14,14 @@ struct badges;
  * (NULL: none, as on the error page).  Neither does I/O. */
 void	page_load(struct req *);
 /* page_load() and the counts of a page's post cards (and nmore other
- * counters into more_out, postlist.h) in one Redis round trip. */
+ * counters into more_out, postlist.h) in one Redis round trip; a
+ * presumed session (req.h) is confirmed in it too.  0, or -1 when the
+ * presumed session did not hold (req_confirm()): the page frees its
+ * model and returns without answering. */
 struct post_card;
 struct delta;
 struct count;
-void	page_load_cards(struct req *, struct post_card *, int n,
+int	page_load_cards(struct req *, struct post_card *, int n,
 	    const struct delta *more, int nmore, struct count *more_out);
 void	page_begin(struct req *, const char *title);
 void	page_frame(struct req *, const char *title, const struct badges *);

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "social/sesscache.h"
 #include "web/req.h"
 
 const char *
@@ -114,12 +115,26 @@ read_body(struct req *r, char **out, size_t *outlen)
 	return 0;
 }
 
+/* A visitor: the pre-session token of the pcsrf cookie, or a new one. */
+static void
+visitor(struct req *r)
+{
+	const char *pc = req_cookie(r, "pcsrf");
+
+	if (pc != NULL && strlen(pc) == TOKEN_LEN) {
+		memcpy(r->csrf, pc, TOKEN_LEN + 1);
+		return;
+	}
+	token_new(r->csrf);
+	r->new_pcsrf = 1;
+}
+
 /* Who is asking: a live session, or a visitor with a pre-session token;
  * unsure when the store failed to check the session cookie. */
 void
 req_identify(struct req *r)
 {
-	const char *sid = req_cookie(r, "sid"), *pc = req_cookie(r, "pcsrf");
+	const char *sid = req_cookie(r, "sid");
 	int rc = sid != NULL ? session_load(&r->app->db, sid, &r->sess) : 0;
 
 	r->identified = 1;
@@ -129,12 +144,54 @@ req_identify(struct req *r)
 		return;
 	}
 	r->unsure = rc == -1;
-	if (pc != NULL && strlen(pc) == TOKEN_LEN) {
-		memcpy(r->csrf, pc, TOKEN_LEN + 1);
-		return;
+	visitor(r);
+}
+
+int
+req_presume(struct req *r)
+{
+	const char *sid = req_cookie(r, "sid");
+	long long uid;
+
+	if (sid == NULL || session_id_parse(sid, &uid, r->sid_hex) == -1)
+		return 0;
+	memset(&r->sess, 0, sizeof(r->sess));
+	r->sess.user_id = uid;
+	r->identified = 1;
+	r->user = 1;
+	r->presumed = 1;
+	return 1;
+}
+
+int
+req_confirm(struct req *r, const struct session *cached, long long gen)
+{
+	const char *sid = req_cookie(r, "sid");
+	long long uid = r->sess.user_id;
+	int rc;
+
+	if (!r->presumed)
+		return r->user;
+	r->presumed = 0;
+	if (cached != NULL) {
+		r->sess = *cached;
+		r->sess.user_id = uid;
+		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
+		return 1;
 	}
-	token_new(r->csrf);
-	r->new_pcsrf = 1;
+	if (gen < 0)
+		gen = sesscache_gen(&r->app->rds, uid);
+	rc = session_load(&r->app->db, sid, &r->sess);
+	if (rc == 1) {
+		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
+		sesscache_put(&r->app->rds, sid, &r->sess, gen);
+		return 1;
+	}
+	r->user = 0;
+	r->unsure = rc == -1;
+	visitor(r);
+	r->redo = 1;
+	return 0;
 }
 
 int

@@ -45,6 +45,14 @@ struct req {
 	char		 csrf[TOKEN_LEN + 1];	/* the token forms carry */
 	int		 new_pcsrf;	/* csrf is a new pre-session token */
 	int		 identified;	/* req_identify() ran: user is known */
+	int		 presumed;	/* user and sess.user_id are the sid
+					 * cookie's word only (req_presume()):
+					 * the page confirms them before it
+					 * shows or writes anything */
+	int		 redo;		/* the presumed session did not hold:
+					 * route_dispatch() runs the route again
+					 * for who really asks */
+	char		 sid_hex[SID_HEX_LEN + 1];	/* when presumed */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
 	long long	 now_ms;	/* when it arrived (0: unknown, as in
@@ -69,6 +77,22 @@ int		 req_parse(struct req *, struct app *, FCGX_Request *);
  * visitor a pre-session CSRF token.  route_dispatch() calls it for every
  * route but those that authenticate themselves (ROUTE_OWNAUTH). */
 void		 req_identify(struct req *);
+/* For a GET of a ROUTE_LATESESS page (route.h), instead of
+ * req_identify(): when the sid cookie is well formed, takes the user id
+ * it names as the user, unchecked (r->presumed); 1, or 0 when there is
+ * no such cookie.  The page loads its model with that id, reading only
+ * (a timeline that must be rebuilt, a marker to move: req_confirm()
+ * first), and confirms the session in its last Redis round trip
+ * (page_load_cards()). */
+int		 req_presume(struct req *);
+/* Confirms a presumed session: with cached (the session's Redis copy,
+ * sesscache.h) it is taken as it is; without, SQLite decides and the
+ * copy is put if the generation is still gen (-1: read it now).  1 when
+ * the user is who the cookie says (r->sess, r->csrf filled), 0 when not:
+ * r is then a visitor as req_identify() would have made it, and r->redo
+ * is set: the page returns without answering.  Not presumed: r->user. */
+int		 req_confirm(struct req *, const struct session *cached,
+		    long long gen);
 void		 req_finish(struct req *);
 
 /* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */

@@ -93,6 +93,10 @@ resp_error(struct req *r, int status, const char *msg)
 		free(s);
 		return -1;
 	}
+	/* The header names the user: a presumed one is confirmed first (if
+	 * not a user after all, route_dispatch() runs the page again). */
+	if (r->presumed && !req_confirm(r, NULL, -1))
+		return -1;
 	buf_reset(&r->body);
 	r->status = status;
 	r->ctype = NULL;

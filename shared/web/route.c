@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/auth.h"
+#include "base/log.h"
 #include "social/throttle.h"
 #include "web/act.h"
 #include "web/resp.h"
@@ -60,17 +61,85 @@ allow_header(struct req *r, unsigned methods)
 	resp_header(r, "Allow", v);
 }
 
+/* The checks of a matched route, before its page: 1 to run the page, 0
+ * when they answered. */
+static int
+admit(struct req *r, const struct route *hit)
+{
+	const struct kv *tok;
+	char secs[16];
+	int retry;
+
+	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
+		int json = (hit->flags & ROUTE_JSON) ||
+		    (r->method == METHOD_POST && req_wants_json(r));
+
+		if (r->unsure) {
+			/* The session could not be checked (the store
+			 * failed): not logged out, so no /login; an action
+			 * is not taken. */
+			resp_header(r, "Retry-After", "1");
+			if (json)
+				resp_text(r, 503, "application/json", "{\"error\":"
+				    "\"session could not be checked\"}\n");
+			else
+				resp_error(r, 503, "Your session could not be "
+				    "checked just now. Nothing was changed; try "
+				    "again in a moment.");
+			return 0;
+		}
+		if (json) {
+			resp_text(r, 401, "application/json",
+			    "{\"error\":\"login required\"}\n");
+			return 0;
+		}
+		/* after the login, back to the page asked for (a cookie,
+		 * so the redirect itself stays the contract's /login) */
+		if (r->method != METHOD_POST && act_back_ok(req_uri(r)) &&
+		    strpbrk(req_uri(r), ";,\"") == NULL)
+			resp_cookie(r, "next", req_uri(r), 600);
+		resp_redirect(r, "/login");
+		return 0;
+	}
+	if ((hit->flags & ROUTE_ADMIN) && !r->sess.is_admin) {
+		resp_error(r, 403, "This page is for administrators.");
+		return 0;
+	}
+	if (r->method == METHOD_POST && !(hit->flags & ROUTE_NOCSRF)) {
+		tok = kv_get(&r->form, "csrf");
+		if (tok == NULL || r->new_pcsrf ||
+		    !token_equal(tok->val, r->csrf)) {
+			resp_error(r, 403, "The form was stale or forged "
+			    "(CSRF check failed). Reload the page and try again.");
+			return 0;
+		}
+	}
+	/* One user's actions a minute: a flood is refused before the lock. */
+	if ((hit->flags & ROUTE_WRITE) && r->method == METHOD_POST && r->user &&
+	    (retry = throttle_write(r->app, r->sess.user_id)) > 0) {
+		snprintf(secs, sizeof(secs), "%d", retry);
+		resp_header(r, "Retry-After", secs);
+		resp_error(r, 429, "Too many actions in a minute. Wait a "
+		    "moment, then try again.");
+		return 0;
+	}
+	/* Only now, for a request that passed every check: a refused one
+	 * (anonymous, forged) never waits for the writers' lock nor makes
+	 * the writers wait for it. */
+	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
+		db_hold(&r->app->db);	/* on failure the page begins its own */
+	return 1;
+}
+
 static void
 dispatch(struct req *r, const struct route *routes, size_t n)
 {
 	const struct route *hit = NULL;
 	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
 	unsigned allowed = 0;
-	const struct kv *tok;
 	char *args[REQ_ARGS_MAX];
-	char secs[16];
 	size_t i;
-	int k, na, retry;
+	int k, na;
 
 	for (i = 0; i < n && hit == NULL; i++) {
 		if ((na = route_match(routes[i].pattern, r->path, args,
@@ -88,8 +157,14 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 	}
 	/* Who asks, for every route but those that find their session
 	 * themselves; a 404 or 405 too (its header shows the visitor's
-	 * navigation and carries their CSRF token). */
-	if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
+	 * navigation and carries their CSRF token).  The busiest pages
+	 * take the cookie's word until their last round trip confirms it
+	 * (route.h, ROUTE_LATESESS). */
+	if (hit != NULL && (hit->flags & ROUTE_LATESESS) &&
+	    !(hit->flags & ROUTE_ADMIN) && r->method != METHOD_POST &&
+	    req_presume(r))
+		;
+	else if (hit == NULL || !(hit->flags & ROUTE_OWNAUTH) ||
 	    r->method == METHOD_POST)
 		req_identify(r);
 	else {
@@ -105,65 +180,24 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 		resp_error(r, 405, "This address does not take that method.");
 		return;
 	}
-	if ((hit->flags & (ROUTE_USER | ROUTE_ADMIN)) && !r->user) {
-		int json = (hit->flags & ROUTE_JSON) ||
-		    (r->method == METHOD_POST && req_wants_json(r));
-
-		if (r->unsure) {
-			/* The session could not be checked (the store
-			 * failed): not logged out, so no /login; an action
-			 * is not taken. */
-			resp_header(r, "Retry-After", "1");
-			if (json)
-				resp_text(r, 503, "application/json", "{\"error\":"
-				    "\"session could not be checked\"}\n");
-			else
-				resp_error(r, 503, "Your session could not be "
-				    "checked just now. Nothing was changed; try "
-				    "again in a moment.");
-			return;
+	/* A presumed session that did not hold: the page answered nothing,
+	 * and runs again for who really asks (a visitor, or a redirect to
+	 * /login). */
+	while (admit(r, hit)) {
+		hit->page(r);
+		if (r->presumed) {	/* a page that never confirmed it */
+			log_err("%s: the session was never confirmed", r->path);
+			if (req_confirm(r, NULL, -1))
+				r->redo = 1;
 		}
-		if (json) {
-			resp_text(r, 401, "application/json",
-			    "{\"error\":\"login required\"}\n");
-			return;
-		}
-		/* after the login, back to the page asked for (a cookie,
-		 * so the redirect itself stays the contract's /login) */
-		if (r->method != METHOD_POST && act_back_ok(req_uri(r)) &&
-		    strpbrk(req_uri(r), ";,\"") == NULL)
-			resp_cookie(r, "next", req_uri(r), 600);
-		resp_redirect(r, "/login");
-		return;
+		if (!r->redo)
+			break;
+		r->redo = 0;
+		r->have_badges = 0;
+		r->status = 200;
+		r->ctype = NULL;
+		buf_reset(&r->body);
 	}
-	if ((hit->flags & ROUTE_ADMIN) && !r->sess.is_admin) {
-		resp_error(r, 403, "This page is for administrators.");
-		return;
-	}
-	if (r->method == METHOD_POST && !(hit->flags & ROUTE_NOCSRF)) {
-		tok = kv_get(&r->form, "csrf");
-		if (tok == NULL || r->new_pcsrf ||
-		    !token_equal(tok->val, r->csrf)) {
-			resp_error(r, 403, "The form was stale or forged "
-			    "(CSRF check failed). Reload the page and try again.");
-			return;
-		}
-	}
-	/* One user's actions a minute: a flood is refused before the lock. */
-	if ((hit->flags & ROUTE_WRITE) && r->method == METHOD_POST && r->user &&
-	    (retry = throttle_write(r->app, r->sess.user_id)) > 0) {
-		snprintf(secs, sizeof(secs), "%d", retry);
-		resp_header(r, "Retry-After", secs);
-		resp_error(r, 429, "Too many actions in a minute. Wait a "
-		    "moment, then try again.");
-		return;
-	}
-	/* Only now, for a request that passed every check: a refused one
-	 * (anonymous, forged) never waits for the writers' lock nor makes
-	 * the writers wait for it. */
-	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
-		db_hold(&r->app->db);	/* on failure the page begins its own */
-	hit->page(r);
 }
 
 void

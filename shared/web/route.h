@@ -26,6 +26,11 @@
 #define ROUTE_WRITE	0x40	/* an action TALLY_WRITE_RATE counts
 				 * (throttle.h): 429 beyond it, before
 				 * any lock or write */
+#define ROUTE_LATESESS	0x80	/* a GET whose page confirms its session
+				 * in its last Redis round trip
+				 * (req_presume(), page_load_cards()),
+				 * not from SQLite first; never with
+				 * ROUTE_ADMIN */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
 				 * transaction (db_begin) before any
 				 * Redis I/O or autocommit write: it is

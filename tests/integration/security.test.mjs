@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 
 import { startStack, Client, waitFor } from '../lib/stack.mjs';
 import { drainQueue } from '../lib/social.mjs';
+import { userCache } from '../lib/counts.mjs';
 
 let stack;
 
@@ -955,8 +956,99 @@ describe('5. session fixation', () => {
       assert.equal((await x.get('/')).location, '/login', `sid=${sid}`);
       assert.equal((await x.get('/admin')).location, '/login', `sid=${sid}`);
       assert.equal((await x.get('/badges.json')).status, 401, `badges.json with sid=${sid}`);
+      // the pages that take the session from Redis (sesscache.h)
+      assert.equal((await x.get('/feed')).location, '/login', `feed with sid=${sid}`);
+      const prof = await x.get(`/u/${LOGIN.B}`);
+      assert.equal(prof.status, 200, `profile with sid=${sid}`);
+      assert.doesNotMatch(prof.text, /data-me=/, `profile with sid=${sid}`);
     }
     assert.equal((await clientWith({ sid: real }).get('/badges.json')).status, 200, 'the real one still works');
+  });
+
+  // The feed, profile and topic pages take the session from its copy in
+  // Redis (sesscache.h): these are the ways that copy must not outlive
+  // the session, or be taken for one it is not.
+  test('the busiest pages read the session from Redis: a logout, a password change and a stale copy end it; a forged sid reads and writes nothing', async () => {
+    const pages = ['/feed', `/u/${LOGIN.B}`, '/t/sec-topic'];
+    const me = new RegExp(`data-me="${LOGIN.A}"`);
+    const copies = (uid) => {	// field -> value, without the generation
+      const kv = stack.redis('HGETALL', userCache(uid, 'ss')).split('\n').filter((x) => x !== '');
+      const o = {};
+      for (let i = 0; i + 1 < kv.length; i += 2) if (kv[i] !== 'g') o[kv[i]] = kv[i + 1];
+      return o;
+    };
+    const gen = (uid) => Number(stack.redis('HGET', userCache(uid, 'ss'), 'g') || 0);
+    const visitor = (r, what) => {
+      assert.equal(r.status, 200, what);
+      assert.doesNotMatch(r.text, /data-me=/, `${what}: nobody is logged in`);
+      assert.match(r.text, /href="\/login">Log in</, what);
+    };
+
+    // a page fills the copy: "<until> <written> <admin> <csrf> <login>"
+    const a = await fresh('A');
+    for (const p of pages) assert.match((await a.get(p)).text, me, p);
+    const [field, value] = Object.entries(copies(F.aId)).find(([, v]) => v.includes(` ${a.csrf} `));
+    const [until, written, admin, csrf, login] = value.split(' ');
+    assert.ok(Number(until) > Date.now() && Math.abs(Number(written) - Date.now()) < 60000, value);
+    assert.deepEqual([admin, csrf, login], ['0', a.csrf, LOGIN.A]);
+
+    // Redis missed the logout (the row is gone from SQLite only): a page
+    // may still show for the copy's minute, a write never
+    sql(`DELETE FROM sessions WHERE csrf = ${q(a.csrf)}`);
+    assert.match((await a.get('/feed')).text, me, 'a copy younger than a minute');
+    const liked = num(`SELECT count(*) FROM likes WHERE post_id = ${F.pub}`);
+    assert.equal((await a.post(`/posts/${F.pub}/like`)).location, '/login', 'a POST asks SQLite');
+    assert.equal(num(`SELECT count(*) FROM likes WHERE post_id = ${F.pub}`), liked);
+    // past its minute the copy sends the page to SQLite: no session
+    const old = [until, Date.now() - 61000, admin, csrf, login].join(' ');
+    stack.redis('HSET', userCache(F.aId, 'ss'), field, old);
+    assert.equal((await a.get('/feed')).location, '/login', 'a copy over a minute old');
+    visitor(await a.get(pages[1]), 'profile, a copy over a minute old');
+    visitor(await a.get(pages[2]), 'topic, a copy over a minute old');
+    assert.equal(copies(F.aId)[field], old, 'SQLite said no: nothing was put back');
+
+    // a logout bumps the generation and drops the copy at once
+    const b = await fresh('A');
+    const sid = b.jar.get('sid');
+    assert.match((await b.get('/feed')).text, me);
+    const g = gen(F.aId);
+    const n = Object.keys(copies(F.aId)).length;
+    assert.equal((await b.post('/logout')).status, 303);
+    assert.equal(gen(F.aId), g + 1, 'the generation moved');
+    assert.equal(Object.keys(copies(F.aId)).length, n - 1, 'its copy went');
+    const gone = clientWith({ sid });
+    assert.equal((await gone.get('/feed')).location, '/login');
+    visitor(await gone.get(pages[1]), 'profile after logout');
+    visitor(await gone.get(pages[2]), 'topic after logout');
+
+    // a password change ends every session and every copy
+    const c = new RClient(stack.base);
+    assert.equal((await c.signup('sec_carol', 'password-carol-1')).status, 303);
+    const cid = Number(c.jar.get('sid').split('.')[0]);
+    const c2 = new RClient(stack.base);
+    assert.equal((await c2.login('sec_carol', 'password-carol-1')).status, 303);
+    for (const x of [c, c2]) assert.match((await x.get('/feed')).text, /data-me="sec_carol"/);
+    assert.equal(Object.keys(copies(cid)).length, 2);
+    const gc = gen(cid);
+    stack.tallyctlIn('password-carol-2\n', 'passwd', 'sec_carol');
+    assert.deepEqual(copies(cid), {}, 'no copy left');
+    assert.equal(gen(cid), gc + 1);
+    for (const x of [c, c2]) assert.equal((await x.get('/feed')).location, '/login');
+
+    // a forged sid naming B: no page as B, and B's visit marker stays
+    const bob = await fresh('B');
+    assert.equal((await bob.post(`/follow/${LOGIN.A}`)).status, 303);
+    await newPost(true, 'a post for the followed badge');
+    const unread = JSON.parse((await bob.get('/badges.json')).text).followed;
+    assert.ok(unread >= 1);
+    const marker = sql(`SELECT value FROM markers WHERE user_id = ${F.bId} AND kind = 'author' AND key = ${F.aId}`);
+    const forged = clientWith({ sid: `${F.bId}.${'Q'.repeat(43)}` });
+    assert.equal((await forged.get('/feed')).location, '/login', 'forged: feed');
+    visitor(await forged.get(`/u/${LOGIN.A}`), 'forged: the followed author');
+    visitor(await forged.get('/t/sec-topic'), 'forged: topic');
+    assert.equal(sql(`SELECT value FROM markers WHERE user_id = ${F.bId} AND kind = 'author' AND key = ${F.aId}`), marker);
+    assert.equal(JSON.parse((await bob.get('/badges.json')).text).followed, unread);
+    assert.equal((await bob.post(`/unfollow/${LOGIN.A}`)).status, 303);
   });
 
   test('logging in over a live session replaces it', async () => {

@@ -226,6 +226,8 @@ async function startOnce(opts) {
     pidOf: (needle) => childrenOf(proc.pid).find((c) => c.cmd.includes(needle))?.pid,
     children: () => childrenOf(proc.pid),
     tallyctl: (...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
+    // the same with input on its standard input (tallyctl passwd)
+    tallyctlIn: (input, ...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8', input }),
     sqlite: (sql) => truthSql(runDir, sql),
     redis: (...args) => redisCli(runDir, 'redis.sock', args).trim(),
     async stop() {
