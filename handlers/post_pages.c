@@ -110,10 +110,12 @@ page_post(struct req *r)
 {
 	struct post_view v;
 
-	if (arg_post(r, PV_FULL | (r->method == METHOD_GET ? PV_VIEWED : 0),
-	    &v) == -1)
+	/* the view counted first (this view shows), then the counts and the
+	 * badges in one round trip */
+	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET ?
+	    PV_VIEWED : 0), &v) == -1)
 		return -1;
-	page_load(r);
+	page_load_cards(r, &v.c, 1, NULL, 0, NULL);
 	view_post(r, &v);
 	post_view_free(&v);
 	return 0;

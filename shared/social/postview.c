@@ -57,7 +57,8 @@ post_view_load(struct app *a, long long id, long long viewer,
 	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p) &&
 	    viewer != v->c.p.user_id)
 		post_view(a, id, v->c.p.user_id, viewer, addr);
-	post_cards_counts(a, &v->c, 1);
+	if (!(flags & PV_CALLER_COUNTS))
+		post_cards_counts(a, &v->c, 1);
 	post_cards_marks(a, &v->c, 1, viewer);
 	return 1;
 }

@@ -23,6 +23,9 @@ struct post_view {
 #define PV_FULL		0x01	/* counts and comments too */
 #define PV_VIEWED	0x02	/* and a visible post is viewed (counted) */
 #define PV_COUNTS	0x04	/* counts and the viewer's marks, no comments */
+#define PV_CALLER_COUNTS 0x08	/* with PV_FULL or PV_COUNTS: the counts
+				 * not read here (the page reads them with
+				 * its badges: page_load_cards()) */
 
 /* Loads post id as viewer (0: nobody, known by addr for a view) may see
  * it: 1, 0 no such post (or not the viewer's to see), -1 on error.

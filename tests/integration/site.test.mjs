@@ -354,6 +354,20 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
     const trips = m.trips - 5 * want[k][1];
     assert.ok(trips >= 0 && trips <= (known[k] ?? 0), `${k}: Redis round trips a page: ${m.trips / 5}`);
   }
+  // A post's page: the view (counted once in 30 minutes: a SET NX),
+  // then the post's counts with the badges in one round trip (they were
+  // two); the session, the post, its comments and the reader's marks.
+  const post = `/posts/${ids[1]}`;
+  for (let i = 0; i < 2; i++) assert.equal((await reader.c.get(post)).status, 200);
+  const pm = await measure(stack, 'social', 5, () => reader.c.get(post));
+  for (const r of pm.answers) {
+    assert.equal(r.status, 200);
+    assert.match(r.text, /data-liked="1"/, 'post: liked');
+    assert.equal(pageCounters(r.text)[`post-likes|${ids[1]}`], 1);
+    assert.equal(pageCounters(r.text)[`post-views|${ids[1]}`], 1, 'post: its one view');
+  }
+  assert.equal(pm.stmts / 5, 4, 'post: SQLite statements a page');
+  assert.equal(pm.trips / 5, 2, 'post: Redis round trips a page');
   const prof = (await reader.c.get(pages.profile)).text;
   assert.match(prof, /data-counter="posts" data-login="cost_auth">4</);
   assert.match(prof, /data-counter="followers" data-login="cost_auth">1</);
