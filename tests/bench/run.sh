@@ -370,13 +370,23 @@ wait_http "http://127.0.0.1:$PORT3/healthz" 20 || die "the 10-user tally-run did
 
 N2=$RD/nginx2
 mkdir -p "$N2"
+# tally's FastCGI locations turn gzip off (pages carry the csrf token:
+# BREACH); the second nginx takes copies of tally.conf and
+# tally-fastcgi.conf without that line, so that the feedgz runs measure
+# what compression would cost and save.
+grep -v '^gzip off;' "$RD/nginx/tally-fastcgi.conf" >"$N2/tally-fastcgi.conf"
+sed "s#$RD/nginx/tally-fastcgi.conf#$N2/tally-fastcgi.conf#" \
+    "$RD/nginx/tally.conf" >"$N2/tally.conf"
+grep -q "$N2/tally-fastcgi.conf" "$N2/tally.conf" ||
+    die "could not point the second nginx at its own tally-fastcgi.conf"
 sed -e "s#listen 127.0.0.1:$PORT;#listen 127.0.0.1:$PORT2;#" \
     -e "s#^pid .*#pid $N2/nginx.pid;#" \
     -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $N2/\1;#" \
     -e "s#access_log [^;]*;#access_log $N2/access.log;#" \
-    -e "\#include $RD/nginx/tally.conf;#a\\
+    -e "s#include $RD/nginx/tally.conf;#include $N2/tally.conf;#" \
+    -e "\#include $N2/tally.conf;#a\\
         location = /__hello {\\
-            include $RD/nginx/tally-fastcgi.conf;\\
+            include $N2/tally-fastcgi.conf;\\
             fastcgi_pass unix:$RD/hello.sock;\\
         }\\
         gzip on;\\

@@ -1156,6 +1156,27 @@ describe('7. security headers', () => {
     await r.arrayBuffer();
   });
 
+  // A page carries the session's csrf token beside text other users
+  // wrote: compressed, its length over TLS would leak the token (BREACH).
+  test('what the handlers answer is never compressed, even when asked; /static/ is', async () => {
+    const get = (p) => new Promise((resolve, reject) => {
+      const rq = http.get({ host: '127.0.0.1', port: stack.port, path: p, headers: {
+        'Accept-Encoding': 'gzip, deflate, br', Cookie: `sid=${C.A.jar.get('sid')}`,
+      } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res));
+      });
+      rq.on('error', reject);
+    });
+    for (const p of ['/feed', `/u/${LOGIN.A}`, `/posts/${F.pub}`, '/t/sec-topic', '/notifications', '/people', '/badges.json', '/nope']) {
+      const r = await get(p);
+      assert.ok(r.statusCode === 200 || r.statusCode === 404, `${p}: ${r.statusCode}`);
+      assert.equal(r.headers['content-encoding'], undefined, `${p} came compressed`);
+    }
+    const css = await get('/static/tally.css');
+    assert.equal(css.headers['content-encoding'], 'gzip', '/static/tally.css');
+  });
+
   test('/metrics answers only 127.0.0.1 (here from 127.0.0.2: 403)', async () => {
     const status = await new Promise((resolve, reject) => {
       const rq = http.get({ host: '127.0.0.1', port: stack.port, path: '/metrics', localAddress: '127.0.0.2' }, (res) => {
