@@ -36,8 +36,7 @@ page_profile(struct req *r)
 		    "There is no such user." : "The profile could not be read.");
 	/* The author's posts are read: on the user's own request only, and
 	 * for a user confirmed first (req.h: presumed). */
-	if (viewer != 0 && viewer != v.u.id && req_own(r) &&
-	    (!r->presumed || profile_visit_due(r->app, viewer, v.u.id) == 1)) {
+	if (v.visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1)) {
 			profile_view_free(&v);
 			return 0;	/* route_dispatch() runs it again */

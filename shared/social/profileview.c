@@ -43,6 +43,26 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 	return 0;
 }
 
+/* Whether viewer follows author and has a visit to mark (author posted
+ * since their last one): one read.  0, or -1 on a SQLite error. */
+static int
+visitor_state(struct app *a, long long viewer, struct profile_view *v)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, v->u.id);
+	dbq_bind_i64(s, 2, viewer);
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
+		v->visit_due = dbq_i64(s, 0) > dbq_i64(s, 1);
+		v->following = dbq_int(s, 2) == 1;
+	}
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
 /* The rest of the model, once u and its page of ids are known. */
 static int
 load_rest(struct app *a, long long viewer, long long page, int per,
@@ -53,10 +73,9 @@ load_rest(struct app *a, long long viewer, long long page, int per,
 
 	v->page = page;
 	v->self = viewer != 0 && viewer == uid;
-	if (viewer != 0 && !v->self)
-		v->following = follow_exists(&a->db, viewer, uid) == 1;
-	if (n < 0 || post_cards_read(a, ids, n, viewer, PC_VISIBLE,
-	    &v->posts) == -1 ||
+	if (n < 0 || (viewer != 0 && !v->self &&
+	    visitor_state(a, viewer, v) == -1) ||
+	    post_cards_read(a, ids, n, viewer, PC_VISIBLE, &v->posts) == -1 ||
 	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
 		profile_view_free(v);
 		return -1;
@@ -106,45 +125,10 @@ profile_view_free(struct profile_view *v)
 	post_cards_free(&v->posts);
 }
 
-/* The author's newest post (*t) and viewer's last visit (*seen): one
- * read.  0, or -1 on a SQLite error. */
-static int
-visit_times(struct app *a, long long viewer, long long author, long long *t,
-    long long *seen)
-{
-	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
-	int rc;
-
-	*t = *seen = 0;
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, author);
-	dbq_bind_i64(s, 2, viewer);
-	if ((rc = dbq_step(s)) == DBQ_ROW) {
-		*t = dbq_i64(s, 0);
-		*seen = dbq_i64(s, 1);
-	}
-	db_done(s);
-	return rc == DBQ_ERR ? -1 : 0;
-}
-
 void
 profile_visited(struct app *a, long long viewer, long long author)
 {
-	long long t, seen;
-
-	if (visit_times(a, viewer, author, &t, &seen) == 0 && t > seen)
-		marker_put(a, viewer, "author", author, clock_wall_ms());
-}
-
-int
-profile_visit_due(struct app *a, long long viewer, long long author)
-{
-	long long t, seen;
-
-	if (visit_times(a, viewer, author, &t, &seen) == -1)
-		return -1;
-	return t > seen;
+	marker_put(a, viewer, "author", author, clock_wall_ms());
 }
 
 /* The topic's best authors by rating (likes of their visible posts in

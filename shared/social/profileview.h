@@ -19,6 +19,9 @@ struct profile_view {
 	struct delta		 keys[PROFILE_NCOUNTS];
 	int			 self;		/* the viewer's own */
 	int			 following;	/* the viewer follows u */
+	int			 visit_due;	/* u posted since the viewer's
+						 * last visit: profile_visited()
+						 * has a marker to move */
 	struct post_cards	 drafts;	/* own profile, first page */
 	struct post_cards	 posts;
 	long long		 page;
@@ -34,12 +37,9 @@ struct profile_view {
 int	profile_view_open(struct app *, const char *login, long long viewer,
 	    long long page, int per, struct profile_view *);
 void	profile_view_free(struct profile_view *);
-/* viewer opened author's profile: their posts so far are read (a write
- * only when there is something new to mark). */
+/* viewer opened author's profile, whose visit_due was set: their posts
+ * so far are read (the marker moves; it only ever moves forward). */
 void	profile_visited(struct app *, long long viewer, long long author);
-/* 1 when profile_visited() would write (author has posted since
- * viewer's last visit), 0 when not, -1 on a SQLite error. */
-int	profile_visit_due(struct app *, long long viewer, long long author);
 
 struct topic_view {
 	long long		 id;
