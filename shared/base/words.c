@@ -49,11 +49,13 @@ words_fold(const char *s, char *out)
 void
 words_upper(const char *p, char *out)
 {
+	static const char top[] = "\xf4\x8f\xbf\xbf";	/* U+10FFFF */
 	size_t n = strlen(p);
 
-	if (n > WORD_MAX - 2)
-		n = WORD_MAX - 2;
+	/* The highest code point, not a 0xff byte: PostgreSQL refuses a
+	 * parameter that is not UTF-8 (every /people?q= was a 500 there). */
+	if (n > WORD_MAX - sizeof(top))
+		n = WORD_MAX - sizeof(top);
 	memcpy(out, p, n);
-	out[n] = '\xff';
-	out[n + 1] = '\0';
+	memcpy(out + n, top, sizeof(top));
 }

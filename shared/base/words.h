@@ -19,7 +19,10 @@ size_t	words_next(const char **s, char *out);
 /* s folded into out (size WORD_MAX), with its spaces trimmed and runs of
  * them made one; its length (0: nothing to look for). */
 size_t	words_fold(const char *s, char *out);
-/* The exclusive upper end of the range of prefix p: p followed by 0xff. */
+/* The exclusive upper end of the range of prefix p: p followed by
+ * U+10FFFF, the highest code point (valid UTF-8, which PostgreSQL asks
+ * of a text parameter; in byte order above every other character, so the
+ * range misses only words with that noncharacter right after p). */
 void	words_upper(const char *p, char *out);
 
 #endif

@@ -14,7 +14,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf, Client } from '../lib/stack.mjs';
 import { acked, stormSetup, storm, until303, assertExactAfterRepair } from '../lib/storm.mjs';
 import { newUser } from '../lib/social.mjs';
 
@@ -56,6 +56,24 @@ test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-u
 // A request whose session the server cannot check (the server is down)
 // is not a logged-out one: 503 with Retry-After, nothing done, never a
 // 303 to /login (which a client takes for an answer).
+// The search reads a range of the name index whose upper end follows the
+// prefix with one more character; PostgreSQL refuses a text parameter
+// that is not UTF-8, so that character must be one (it was a 0xff byte:
+// every search was a 500 here).
+test('/people?q= finds by a prefix on PostgreSQL too, any case, a Unicode prefix included', async () => {
+  await newUser(stack, 'pgfind_alpha');
+  await newUser(stack, 'pgfind_beta');
+  const visitor = new Client(stack.base);	// a header naming nobody
+  for (const [query, want, not] of [['pgfind', ['pgfind_alpha', 'pgfind_beta'], []],
+    ['PGFIND_A', ['pgfind_alpha'], ['pgfind_beta']], ['pgfind_b', ['pgfind_beta'], ['pgfind_alpha']],
+    ['pgfind_\u00e9', [], ['pgfind_alpha', 'pgfind_beta']]]) {
+    const r = await visitor.get(`/people?q=${encodeURIComponent(query)}`);
+    assert.equal(r.status, 200, `q=${query}`);
+    for (const l of want) assert.match(r.text, new RegExp(`href="/u/${l}"`), `q=${query} finds ${l}`);
+    for (const l of not) assert.doesNotMatch(r.text, new RegExp(`href="/u/${l}"`), `q=${query} not ${l}`);
+  }
+});
+
 test('connections cut while idle are made again unseen; a session PostgreSQL cannot check is a 503, not a logout', async () => {
   const author = await newUser(stack, 'pgsa');
   const fan = await newUser(stack, 'pgsf');

@@ -67,19 +67,27 @@ test_words_long_is_bounded(void **state)
 }
 
 /* The range of a prefix holds every word that starts with it and no
- * other: [p, p 0xff). */
+ * other: [p, p U+10FFFF), the bound itself valid UTF-8 (PostgreSQL
+ * refuses anything else). */
 static void
 test_words_upper_bounds_the_prefix(void **state)
 {
-	char hi[WORD_MAX];
+	char hi[WORD_MAX], big[WORD_MAX];
 
 	(void)state;
 	words_upper("al", hi);
-	assert_string_equal(hi, "al\xff");
+	assert_string_equal(hi, "al\xf4\x8f\xbf\xbf");
 	assert_true(strcmp("al", hi) < 0);
 	assert_true(strcmp("alice", hi) < 0);
-	assert_true(strcmp("al\xf4\x8f\xbf\xbf", hi) < 0);	/* U+10FFFF */
+	assert_true(strcmp("al\xf4\x8f\xbf\xbe", hi) < 0);	/* U+10FFFE */
+	assert_true(strcmp("al\xe4\xb8\xad", hi) < 0);	/* U+4E2D */
 	assert_true(strcmp("am", hi) > 0);
+	/* a prefix as long as a word: the bound still fits, NUL and all */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	words_upper(big, hi);
+	assert_int_equal(strlen(hi), WORD_MAX - 1);
+	assert_memory_equal(hi + WORD_MAX - 5, "\xf4\x8f\xbf\xbf", 4);
 	assert_true(strcmp("ak", "al") < 0);
 }
 
