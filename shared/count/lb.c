@@ -233,22 +233,36 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 {
 	struct timespec wait = { 0, 25 * 1000 * 1000 };
 	char board[48], ok[56], stop[16];
-	rds_reply *rep;
+	const char *get[2] = { "GET", ok }, *range[5] = { "ZREVRANGE", board,
+	    "0", stop, "WITHSCORES" };
+	rds_reply *rep, *mark;
 	size_t i;
-	int k = 0, tries, got;
+	int k = 0, tries, got, done;
 
 	if (n > LB_MAX)
 		n = LB_MAX;
 	board_key(fam, topic, board, sizeof(board));
 	key_sub(ok, sizeof(ok), board, "ok");
 	snprintf(stop, sizeof(stop), "%d", n - 1);
+	/* The mark and the board in one round trip: the board is used only
+	 * when the mark says it is complete. */
 	for (tries = 0; ; tries++) {
-		if ((rep = rds_cmdv(&a->rds, "GET", ok, NULL)) == NULL)
+		if (rds_append_strs(&a->rds, 2, get) == -1)
 			return -1;
-		if (rep->type == RDS_STRING && strcmp(rep->str, "1") == 0) {
-			rds_free(rep);
-			break;
+		if (rds_append_strs(&a->rds, 5, range) == -1) {
+			rds_collect(&a->rds, 1);
+			return -1;
 		}
+		if (rds_get_reply(&a->rds, &mark) == -1)
+			return -1;
+		if (rds_get_reply(&a->rds, &rep) == -1) {
+			rds_free(mark);
+			return -1;
+		}
+		done = mark->type == RDS_STRING && strcmp(mark->str, "1") == 0;
+		rds_free(mark);
+		if (done)
+			break;
 		rds_free(rep);
 		if (tries == 80)
 			return -1;	/* a rebuild that never ends: 503 */
@@ -257,10 +271,6 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 		if (got == 0)		/* another reader rebuilds it: wait */
 			nanosleep(&wait, NULL);
 	}
-	rep = rds_cmdv(&a->rds, "ZREVRANGE", board, "0", stop, "WITHSCORES",
-	    NULL);
-	if (rep == NULL)
-		return -1;
 	for (i = 0; rep->type == RDS_ARRAY && i + 1 < rep->elements &&
 	    k < n; i += 2) {
 		uids[k] = strtoll(rep->element[i]->str, NULL, 10);
