@@ -31,6 +31,13 @@
  * the ended session can still read its own badge numbers for at most
  * SESSION_CACHE_MS and its own pages for at most SESSION_PAGE_MS, and
  * can write nothing.
+ *
+ * A forged cookie (a real user id, a made-up token) costs what a
+ * visitor's page costs: the page's reads for that id, then the SQLite
+ * check that finds no session (and the page again, as a visitor, or the
+ * redirect to /login).  Nothing it makes a page do writes for that id
+ * before the check: a timeline to rebuild or a visit to mark asks SQLite
+ * first.
  */
 #ifndef TALLY_SESSCACHE_H
 #define TALLY_SESSCACHE_H
