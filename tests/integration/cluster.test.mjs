@@ -193,12 +193,22 @@ test('a badge poll is one master\'s work: the user\'s keys share a slot, the glo
   await workerStopped(async () => {
     const polls = 5;
     for (const [i, u] of users.entries()) {
-      const before = callsOf(['hget', 'hmget']);
-      for (let k = 0; k < polls; k++) assert.ok([200, 304].includes((await u.c.get('/badges.json')).status));
-      const after = callsOf(['hget', 'hmget']);
-      const ran = Object.fromEntries(Object.keys(after).map((n) => [n, after[n] - (before[n] ?? 0)]));
-      assert.deepEqual(ran, Object.fromEntries(Object.keys(after).map((n) => [n, n === homes[i] ? 4 * polls : 0])),
-        `the commands of ${polls} polls of ${u.login}, by master`);
+      // The steady state: the global part is refilled when it is older
+      // than 5 s (bcache.h), and on a loaded machine the redis-cli runs
+      // that find the homes and count the commands take about that long.
+      // So one poll first, unmeasured, and at most three tries, each of
+      // them exact: a refill inside a try makes it count more.
+      let ran, want;
+      for (let t = 0; t < 3; t++) {
+        assert.ok([200, 304].includes((await u.c.get('/badges.json')).status));
+        const before = callsOf(['hget', 'hmget']);
+        for (let k = 0; k < polls; k++) assert.ok([200, 304].includes((await u.c.get('/badges.json')).status));
+        const after = callsOf(['hget', 'hmget']);
+        ran = Object.fromEntries(Object.keys(after).map((n) => [n, after[n] - (before[n] ?? 0)]));
+        want = Object.fromEntries(Object.keys(after).map((n) => [n, n === homes[i] ? 4 * polls : 0]));
+        if (JSON.stringify(ran) === JSON.stringify(want)) break;
+      }
+      assert.deepEqual(ran, want, `the commands of ${polls} polls of ${u.login}, by master`);
     }
   });
   // the global part: a copy on every master, never the single key
