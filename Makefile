@@ -120,12 +120,12 @@ test: deps-test
 	@$(MAKE) --no-print-directory all lint $(UNIT_BINS) $(ASAN_BINS)
 	@tests/run-all.sh
 
-# PostgreSQL (DB=postgres) and handler hosts: the suites again on them, and
-# their own fault tests.  Not in make test (which stays under 15 minutes);
-# .ci/run runs both.
+# Beyond one machine: Redis Cluster, PostgreSQL (DB=postgres) and handler
+# hosts: their own tests and the suites again on them.  Not in make test
+# (which stays under 15 minutes); .ci/run runs both.
 test-scale: all
 	@scripts/deps.sh scale
-	@TESTS=pg tests/run-all.sh
+	@TESTS=cluster,pg tests/run-all.sh
 
 unit: $(UNIT_BINS)
 	@prove -e '' $(UNIT_BINS)
