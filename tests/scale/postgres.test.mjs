@@ -74,7 +74,7 @@ test('/people?q= finds by a prefix on PostgreSQL too, any case, a Unicode prefix
   }
 });
 
-test('connections cut while idle are made again unseen; a session PostgreSQL cannot check is a 503, not a logout', async () => {
+test('connections cut while idle are made again unseen; a session PostgreSQL cannot check is a 503, not a logout; with its copy in Redis the feed still shows', async () => {
   const author = await newUser(stack, 'pgsa');
   const fan = await newUser(stack, 'pgsf');
   const r0 = await author.c.post('/posts', { body: 'a post to like', publish: '1' });
@@ -109,8 +109,15 @@ test('connections cut while idle are made again unseen; a session PostgreSQL can
       assert.equal(r.status, 503, `answered ${r.status} ${r.location ?? ''}`);
       assert.equal(r.headers.get('retry-after'), '1');
       assert.match(r.text, /could not be checked/);
+      // a page that asks the database for the session: 503 as well
+      const n = await fan.c.get('/notifications');
+      assert.equal(n.status, 503, `/notifications answered ${n.status} ${n.location ?? ''}`);
+      // the feed takes its session from the Redis copy (sesscache.h): it
+      // is still this user, never a logout (this feed needs no other
+      // database read: it is empty, its suggestions left out)
       const f = await fan.c.get('/feed');
-      assert.equal(f.status, 503, `the feed answered ${f.status} ${f.location ?? ''}`);
+      assert.equal(f.status, 200, `the feed answered ${f.status} ${f.location ?? ''}`);
+      assert.match(f.text, /data-me="pgsf"/);
     }
   } finally {
     process.kill(stack.proc.pid, 'SIGCONT');
