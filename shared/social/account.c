@@ -8,10 +8,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/words.h"
-#include "count/cname.h"
 #include "social/account.h"
 #include "social/sesscache.h"
-#include "store/keys.h"
 #include "store/query.h"
 #include "store/rds.h"
 

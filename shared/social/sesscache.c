@@ -45,16 +45,21 @@ static struct rds_script forget_lua = { .src =
 	" redis.call('PEXPIRE', KEYS[1], ARGV[2]) end\n"
 	"return 1\n" };
 
+/* When a copy of s written at now stops being trusted. */
+static long long
+copy_until(const struct session *s, long long now)
+{
+	return s->expires_at < now + SESSION_CACHE_MS ? s->expires_at :
+	    now + SESSION_CACHE_MS;
+}
+
 int
 sesscache_format(const struct session *s, long long now, char *out,
     size_t sz)
 {
-	long long until = now + SESSION_CACHE_MS;
 	int n;
 
-	if (s->expires_at < until)
-		until = s->expires_at;
-	n = snprintf(out, sz, "%lld %lld %d %s %s", until, now,
+	n = snprintf(out, sz, "%lld %lld %d %s %s", copy_until(s, now), now,
 	    s->is_admin ? 1 : 0, s->csrf, s->login);
 	return n > 0 && (size_t)n < sz ? n : -1;
 }
@@ -156,7 +161,7 @@ sesscache_put(struct rds *rd, const char *sid, const struct session *s,
 	if (gen < 0 || session_id_parse(sid, &uid, hex) == -1 ||
 	    uid != s->user_id || sesscache_format(s, t, val, sizeof(val)) < 0)
 		return 0;
-	snprintf(until, sizeof(until), "%lld", atoll(val));
+	snprintf(until, sizeof(until), "%lld", copy_until(s, t));
 	snprintf(now, sizeof(now), "%lld", t);
 	snprintf(g, sizeof(g), "%lld", gen);
 	snprintf(keep, sizeof(keep), "%lld", SESSION_CACHE_MS);
