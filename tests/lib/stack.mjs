@@ -286,7 +286,12 @@ export class Client {
       // step of the test between two requests) fails the request that
       // reuses it: a GET is sent once more, on a new connection.
       if (method !== 'GET') throw e;
-      res = await send();
+      try {
+        res = await send();
+      } catch (e2) {
+        const why = (x) => `${x.message}${x.cause ? ` (${x.cause.code ?? ''} ${x.cause.message})` : ''}`;
+        throw new Error(`${method} ${p}: ${why(e)}; again: ${why(e2)}`, { cause: e2 });
+      }
     }
     this.absorb(res);
     const text = await res.text();
