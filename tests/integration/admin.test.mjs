@@ -92,6 +92,21 @@ function tallyctl(...args) {
   return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout });
 }
 
+// The same, without blocking this process's event loop: a step of
+// minutes run with spawnSync leaves the HTTP client's kept-alive
+// connections to nginx unattended (their idle timers cannot fire), nginx
+// closes them after its keepalive_timeout, and the next requests find
+// them dead (EPIPE).
+function tallyctlLong(...args) {
+  return new Promise((resolve) => {
+    const p = spawn(TALLYCTL, args, { env: stack.env, timeout: 240000 });
+    let stdout = ''; let stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 // ---- parsing the admin pages (their data-* marks) ----
 
 function runRows(html) {
@@ -715,7 +730,7 @@ const BOARDS = Object.keys(BOARD_FAMILY);
 test('tallyctl seed adds volume to the running site', async () => {
   await quiet();
   for (const by of BOARDS) await board(by, 100);	// the boards were looked at before
-  const out = tallyctl('seed', '--users', '2000', '--posts', '20000', '--follows', '40000', '--likes', '50000');
+  const out = await tallyctlLong('seed', '--users', '2000', '--posts', '20000', '--follows', '40000', '--likes', '50000');
   assert.equal(out.status, 0, out.stderr);
   assert.ok(num('SELECT COUNT(*) FROM likes') > 40000);	// 50000 drawn, a few twice
   // the counters table has the seeded rows' counts

@@ -278,19 +278,21 @@ export class Client {
       method, redirect: 'manual', body,
       headers: { cookie: this.cookieHeader(), ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
     });
+    // A kept-alive connection nginx closed while it was idle (a long
+    // blocking step of the test between two requests) fails the request
+    // that reuses it, and the pool may hold several: a GET is sent again
+    // while its connection turns out dead, a few times at most.
+    const why = (x) => `${x.message}${x.cause ? ` (${x.cause.code ?? ''} ${x.cause.message})` : ''}`;
+    const dead = (x) => ['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(x.cause?.code);
     let res;
-    try {
-      res = await send();
-    } catch (e) {
-      // A kept-alive connection nginx closed while it was idle (a long
-      // step of the test between two requests) fails the request that
-      // reuses it: a GET is sent once more, on a new connection.
-      if (method !== 'GET') throw e;
+    for (let tries = 1; ; tries++) {
       try {
         res = await send();
-      } catch (e2) {
-        const why = (x) => `${x.message}${x.cause ? ` (${x.cause.code ?? ''} ${x.cause.message})` : ''}`;
-        throw new Error(`${method} ${p}: ${why(e)}; again: ${why(e2)}`, { cause: e2 });
+        break;
+      } catch (e) {
+        if (method !== 'GET' || tries >= 8 || (tries > 1 && !dead(e))) {
+          throw new Error(`${method} ${p}: ${why(e)} (try ${tries})`, { cause: e });
+        }
       }
     }
     this.absorb(res);
