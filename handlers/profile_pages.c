@@ -43,7 +43,7 @@ page_profile(struct req *r)
 		}
 		profile_visited(r->app, viewer, v.u.id);
 	}
-	if (page_load_cards(r, v.posts.v, v.posts.n, v.keys, PROFILE_NCOUNTS,
+	if (page_load_cards(r, v.all.v, v.all.n, v.keys, PROFILE_NCOUNTS,
 	    v.n) == -1) {
 		profile_view_free(&v);
 		return 0;

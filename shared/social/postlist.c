@@ -1,5 +1,6 @@
 /* postlist.c -- posts with their counts, for pages; see postlist.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "social/postlist.h"
@@ -148,4 +149,19 @@ post_cards_free(struct post_cards *cs)
 	free(cs->v);
 	cs->v = NULL;
 	cs->n = 0;
+}
+
+void
+post_cards_append(struct post_cards *to, struct post_cards *from)
+{
+	if (from->n == 0) {
+		post_cards_free(from);
+		return;
+	}
+	to->v = xrealloc(to->v, (size_t)(to->n + from->n) * sizeof(*to->v));
+	memcpy(to->v + to->n, from->v, (size_t)from->n * sizeof(*from->v));
+	to->n += from->n;
+	free(from->v);		/* the posts now belong to to */
+	from->v = NULL;
+	from->n = 0;
 }

@@ -55,5 +55,8 @@ void	post_cards_counts_recv(struct app *, struct cards_q *,
 int	post_cards_marks(struct app *, struct post_card *, int n,
 	    long long viewer);
 void	post_cards_free(struct post_cards *);
+/* Moves from's cards to the end of to (from is left empty): two lists
+ * of one page whose counts are read in one round trip. */
+void	post_cards_append(struct post_cards *to, struct post_cards *from);
 
 #endif

@@ -36,11 +36,7 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 	while (out->n < cap && (rc = dbq_step(s)) == DBQ_ROW)
 		post_from_row(s, &out->v[out->n++].p);
 	db_done(s);
-	if (rc == DBQ_ERR)
-		return -1;
-	if (out->n > 0)
-		post_cards_counts(a, out->v, out->n);
-	return 0;
+	return rc == DBQ_ERR ? -1 : 0;
 }
 
 /* Whether viewer follows author and has a visit to mark (author posted
@@ -77,11 +73,18 @@ load_rest(struct app *a, long long viewer, long long page, int per,
 	    visitor_state(a, viewer, v) == -1) ||
 	    post_cards_read(a, ids, n, viewer, PC_VISIBLE, &v->posts) == -1 ||
 	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
-		profile_view_free(v);
+		post_cards_free(&v->posts);
+		post_cards_free(&v->drafts);
 		return -1;
 	}
 	v->more = n == per;
 	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
+	v->all = v->posts;
+	n = v->posts.n;
+	i = v->drafts.n;
+	post_cards_append(&v->all, &v->drafts);
+	v->posts = (struct post_cards){ v->all.v, n };
+	v->drafts = (struct post_cards){ v->all.v + n, i };
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
 		v->keys[i].fam = profile_fams[i];
 		v->keys[i].k1 = uid;
@@ -121,8 +124,8 @@ profile_view_open(struct app *a, const char *login, long long viewer,
 void
 profile_view_free(struct profile_view *v)
 {
-	post_cards_free(&v->drafts);
-	post_cards_free(&v->posts);
+	post_cards_free(&v->all);
+	v->drafts = v->posts = (struct post_cards){ NULL, 0 };
 }
 
 void

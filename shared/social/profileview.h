@@ -22,8 +22,12 @@ struct profile_view {
 	int			 visit_due;	/* u posted since the viewer's
 						 * last visit: profile_visited()
 						 * has a marker to move */
-	struct post_cards	 drafts;	/* own profile, first page */
-	struct post_cards	 posts;
+	struct post_cards	 all;		/* owns the posts, then the
+						 * drafts: one list, so that
+						 * their counts come in one
+						 * round trip */
+	struct post_cards	 drafts;	/* own profile, first page; */
+	struct post_cards	 posts;		/* both views into all */
 	long long		 page;
 	int			 more;		/* a next page exists */
 };

@@ -385,6 +385,22 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
   assert.match(prof, /data-counter="followers" data-login="cost_auth">1</);
   assert.match(prof, /data-counter="likes" data-login="cost_auth">1</);
   assert.match((await reader.c.get(pages.topic)).text, /data-counter="topic-posts"[^>]*>4</);
+  // the author's own first page with a draft: the drafts' counts come in
+  // the posts' round trip (they took one of their own before)
+  const d = await author.c.post('/posts', { body: 'costed draft', topic: 'costs', publish: '0' });
+  assert.equal(d.status, 303);
+  const draft = Number(d.location.split('/').pop());
+  for (let i = 0; i < 2; i++) assert.equal((await author.c.get(pages.profile)).status, 200);
+  const om = await measure(stack, 'social', 5, () => author.c.get(pages.profile));
+  for (const r of om.answers) {
+    assert.equal(r.status, 200);
+    assert.match(r.text, /<h2>Your drafts<\/h2>/);
+    const c = pageCounters(r.text);
+    assert.equal(c[`post-likes|${draft}`], 0, 'the draft\'s counts are shown');
+    assert.equal(c[`post-likes|${ids[1]}`], 1);
+  }
+  const otrips = om.trips - 5 * 2;
+  assert.ok(otrips >= 0 && otrips <= 1, `own profile with a draft: Redis round trips a page: ${om.trips / 5}`);
 });
 
 test('follow and unfollow: back, JSON equal to the profile, data-following', async () => {
