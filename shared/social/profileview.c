@@ -65,7 +65,7 @@ load_rest(struct app *a, long long viewer, long long page, int per,
     const long long *ids, int n, struct profile_view *v)
 {
 	long long uid = v->u.id;
-	int i;
+	int i, np, nd;
 
 	v->page = page;
 	v->self = viewer != 0 && viewer == uid;
@@ -79,12 +79,12 @@ load_rest(struct app *a, long long viewer, long long page, int per,
 	}
 	v->more = n == per;
 	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
+	np = v->posts.n;
+	nd = v->drafts.n;
 	v->all = v->posts;
-	n = v->posts.n;
-	i = v->drafts.n;
 	post_cards_append(&v->all, &v->drafts);
-	v->posts = (struct post_cards){ v->all.v, n };
-	v->drafts = (struct post_cards){ v->all.v + n, i };
+	v->posts = (struct post_cards){ v->all.v, np };
+	v->drafts = (struct post_cards){ v->all.v + np, nd };
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
 		v->keys[i].fam = profile_fams[i];
 		v->keys[i].k1 = uid;
