@@ -84,19 +84,18 @@ async function whileWorkerStopped(fn) {
   }
 }
 
-// A minute each; the seed gets four (on PostgreSQL each of its ~250,000
-// rows is a statement and a round trip: ~20 s alone, several times that
-// while the site's other processes write too).
+// A minute each.
 function tallyctl(...args) {
-  const timeout = args[0] === 'seed' ? 240000 : 60000;
-  return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout });
+  return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout: 60000 });
 }
 
-// The same, without blocking this process's event loop: a step of
-// minutes run with spawnSync leaves the HTTP client's kept-alive
-// connections to nginx unattended (their idle timers cannot fire), nginx
-// closes them after its keepalive_timeout, and the next requests find
-// them dead (EPIPE).
+// The seed, given four minutes (on PostgreSQL each of its ~250,000 rows
+// is a statement and a round trip: ~20 s alone, several times that while
+// the site's other processes write too), without blocking this process's
+// event loop: a step of minutes run with spawnSync leaves the HTTP
+// client's kept-alive connections to nginx unattended (their idle timers
+// cannot fire), nginx closes them after its keepalive_timeout, and the
+// next requests find them dead (EPIPE).
 function tallyctlLong(...args) {
   return new Promise((resolve) => {
     const p = spawn(TALLYCTL, args, { env: stack.env, timeout: 240000 });

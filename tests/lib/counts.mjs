@@ -139,8 +139,8 @@ export async function quietRuns(stack, ms = 30000) {
   for (;;) {
     // one statement, one snapshot: read apart, the first run could be
     // queued between the two reads and pass as finished
-    const [busy, first] = stack.sqlite("SELECT (SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')) || ' ' || "
-      + "(SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty')").trim().split(' ').map(Number);
+    const [busy, first] = stack.sqlite("SELECT (SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')), "
+      + "(SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty')").split('|').map(Number);
     if (busy === 0 && first > 0) return Number(stack.sqlite('SELECT COUNT(*) FROM reconcile_runs'));
     if (Date.now() > end) throw new Error('a reconciliation is still running');
     await new Promise((r) => setTimeout(r, 100));
