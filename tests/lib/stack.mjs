@@ -258,6 +258,8 @@ async function startOnce(opts) {
 
 // A browser-less client with a cookie jar, that fills in the csrf field
 // from the last page it saw (like a browser submitting a rendered form).
+let lastReq = 0;		// when a Client last had an answer (any Client: one pool)
+
 export class Client {
   constructor(base) { this.base = base; this.jar = new Map(); this.csrf = null; }
 
@@ -282,6 +284,10 @@ export class Client {
     // blocking step of the test between two requests) fails the request
     // that reuses it, and the pool may hold several: a GET is sent again
     // while its connection turns out dead, a few times at most.
+    // Closing is seen only when the event loop runs: after a gap, one
+    // turn of it (the sockets' end events) lets the pool drop what nginx
+    // closed, so a POST, which is never sent twice, gets a live one.
+    if (Date.now() - lastReq > 5000) await new Promise((r) => setTimeout(r, 20));
     const why = (x) => `${x.message}${x.cause ? ` (${x.cause.code ?? ''} ${x.cause.message})` : ''}`;
     const dead = (x) => ['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(x.cause?.code);
     let res;
@@ -297,6 +303,7 @@ export class Client {
     }
     this.absorb(res);
     const text = await res.text();
+    lastReq = Date.now();
     const m = text.match(/name="csrf" value="([^"]+)"/);
     if (m) this.csrf = m[1];
     return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
