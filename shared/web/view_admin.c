@@ -51,8 +51,9 @@ view_run_row(struct req *r, const struct run *run)
 void
 view_runs_head(struct req *r)
 {
-	html_raw(&r->body, "<table class=\"runs\"><tr><th>run</th><th>state</th>"
-	    "<th>why</th><th>progress</th><th class=\"num\">wrong</th>"
+	html_raw(&r->body, "<div class=\"wide\" role=\"region\" tabindex=\"0\" "
+	    "aria-label=\"Reconciliation runs\"><table class=\"runs\"><tr>"
+	    "<th>run</th><th>state</th><th>why</th><th>progress</th><th class=\"num\">wrong</th>"
 	    "<th class=\"num\">fixed</th><th>started</th></tr>");
 }
 
@@ -86,7 +87,7 @@ drift_table(struct req *r, const struct ops_view *v)
 		html_raw(b, "<tr data-drift-family=\"");
 		html_attr(b, d->family);
 		html_raw(b, "\"><td>");
-		html_text(b, d->family);
+		html_name(b, d->family);
 		html_raw(b, "</td><td class=\"num\">");
 		html_int(b, d->checked);
 		html_raw(b, "</td><td class=\"num\">");
@@ -122,7 +123,7 @@ view_admin(struct req *r, const struct ops_view *v)
 	if (v->have_latest) {
 		view_runs_head(r);
 		view_run_row(r, &v->latest);
-		html_raw(b, "</table>");
+		html_raw(b, "</table></div>");
 	} else
 		html_raw(b, "<p class=\"muted\">No run yet.</p>");
 	html_raw(b, "<p><a href=\"/admin/reconcile\">Runs and drift "
@@ -243,7 +244,7 @@ view_runs(struct req *r, const struct run *runs, int n)
 	view_runs_head(r);
 	for (i = 0; i < n; i++)
 		view_run_row(r, &runs[i]);
-	html_raw(b, "</table>");
+	html_raw(b, "</table></div>");
 	if (n == 0)
 		html_raw(b, "<p class=\"muted\">No run yet.</p>");
 	html_raw(b, "</section>");

@@ -20,7 +20,10 @@ void	view_runs(struct req *, const struct run *runs, int n);
 /* /admin/reconcile/ID: run, and all for the chart. */
 void	view_run(struct req *, const struct run *run,
 	    const struct run_names *names, const struct run *all, int nall);
-/* Pieces shared by the two: a table of runs, and drift per run. */
+/* Pieces shared by the two: a table of runs, and drift per run.  The
+ * head opens the table inside its own sideways-scrolling region (a phone
+ * is narrower than its seven columns): the caller closes both,
+ * "</table></div>". */
 void	view_runs_head(struct req *);
 void	view_run_row(struct req *, const struct run *);
 void	view_runs_chart(struct req *, const struct run *runs, int n);

@@ -69,14 +69,18 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 	html_raw(b, "</h1><section class=\"card\">");
 	view_runs_head(r);
 	view_run_row(r, run);
-	html_raw(b, "</table>");
+	html_raw(b, "</table></div>");
 	if (run->error[0]) {
 		html_raw(b, "<p class=\"flash error\">");
 		html_text(b, run->error);
 		html_raw(b, "</p>");
 	}
-	html_raw(b, "</section><section class=\"card\"><h2>Drift report</h2>"
-	    "<table class=\"report\"><tr><th>family</th><th class=\"num\">checked"
+	/* Six columns are wider than a phone: the table scrolls sideways in
+	 * its own region (focusable, so a keyboard scrolls it too), never
+	 * the page. */
+	html_raw(b, "</section><section class=\"card\"><h2 id=\"drift\">Drift "
+	    "report</h2><div class=\"wide\" role=\"region\" tabindex=\"0\" "
+	    "aria-labelledby=\"drift\"><table class=\"report\"><tr><th>family</th><th class=\"num\">checked"
 	    "</th><th class=\"num\">wrong</th><th class=\"num\">fixed</th>"
 	    "<th class=\"num\">largest error</th><th>examples</th></tr>");
 	for (i = 0; i < REC_FAMILIES; i++) {
@@ -93,7 +97,7 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 		html_raw(b, "\" data-max-error=\"");
 		html_int(b, f->max_err);
 		html_raw(b, "\"><td>");
-		html_text(b, f->name);
+		html_name(b, f->name);
 		html_raw(b, "</td><td class=\"num\">");
 		html_int(b, f->checked);
 		html_raw(b, "</td><td class=\"num\">");
@@ -115,7 +119,7 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 		}
 		html_raw(b, "</td></tr>");
 	}
-	html_raw(b, "</table></section>");
+	html_raw(b, "</table></div></section>");
 	view_runs_chart(r, all, nall);
 	page_end(r);
 }

@@ -1,6 +1,7 @@
 // a11y.test.mjs -- every page of CONTRACT §2 in a real browser at 1280 and
 // 390 px: axe-core (@axe-core/playwright) finds no serious or critical
-// violation, and no page scrolls sideways on a phone.  Screenshots of
+// violation, no page scrolls sideways on a phone, and no table cell
+// splits a word across lines.  Screenshots of
 // each page at both widths go to build/screenshots/pages/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,11 +43,42 @@ async function check(page, url, name, width) {
   const over = await page.evaluate(() => document.documentElement.scrollWidth -
     document.documentElement.clientWidth);
   if (over > 0) problems.push(`${url} @${width}: scrolls sideways by ${over}px`);
+  // A table cell never splits a word across lines ("fixe|d",
+  // "user_fo|llowers"): a name may break after its '_' (<wbr>), a word
+  // after its '-'; only free text longer than any column may break.
+  const split = await page.evaluate(() => {
+    const out = [];
+    for (const cell of document.querySelectorAll('th, td')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.data.matchAll(/[^\s-]+-?/g)) {
+          if (m[0].length > 16) continue;
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0)
+            .map((x) => Math.round(x.bottom)));
+          if (lines.size > 1) out.push(m[0]);
+        }
+      }
+    }
+    return out;
+  });
+  // Nor does a table stick out of its card (unless the box around it
+  // scrolls: .wide).
+  const out = await page.evaluate(() => [...document.querySelectorAll('table')].filter((t) => {
+    const box = t.parentElement;
+    if (getComputedStyle(box).overflowX !== 'visible') return false;
+    const pad = parseFloat(getComputedStyle(box).paddingRight) || 0;
+    return t.getBoundingClientRect().right > box.getBoundingClientRect().right - pad + 1;
+  }).map((t) => t.className || 'table'));
+  if (out.length) problems.push(`${url} @${width}: tables wider than their box: ${out.join(' ')}`);
+  if (split.length) problems.push(`${url} @${width}: words split in table cells: ${[...new Set(split)].join(' ')}`);
   await page.screenshot({ path: path.join(S.shots, `${name}-${width}.png`) });
   return problems;
 }
 
-test('every page: no serious or critical axe violation, no sideways scroll at 390 px', async () => {
+test('every page: no serious or critical axe violation, no sideways scroll at 390 px, no word split in a table cell', async () => {
   const post = Number(S.stack.sqlite(`select p.id from posts p join users u on u.id = p.user_id
     where u.login = 'alice' and p.status = 1 order by p.id desc limit 1`));
   const run = await (async () => {
