@@ -30,19 +30,6 @@ html_textn(struct buf *b, const char *s, size_t n)
 }
 
 void
-html_name(struct buf *b, const char *s)
-{
-	const char *u;
-
-	while ((u = strchr(s, '_')) != NULL && u[1] != '\0') {
-		html_textn(b, s, (size_t)(u - s) + 1);
-		html_raw(b, "<wbr>");
-		s = u + 1;
-	}
-	html_text(b, s);
-}
-
-void
 html_text(struct buf *b, const char *s)
 {
 	if (s != NULL)

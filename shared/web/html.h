@@ -15,10 +15,6 @@
 
 void	html_text(struct buf *, const char *);
 void	html_textn(struct buf *, const char *, size_t);
-/* Text of an identifier such as "user_topic_rating": escaped, with a
- * line-break opportunity (<wbr>) after each '_', so that a narrow table
- * cell breaks it between its parts, never inside one. */
-void	html_name(struct buf *, const char *);
 void	html_attr(struct buf *, const char *);
 void	html_int(struct buf *, long long);
 /* Percent-encodes everything but [A-Za-z0-9-._~/], then escapes. */

@@ -87,7 +87,7 @@ drift_table(struct req *r, const struct ops_view *v)
 		html_raw(b, "<tr data-drift-family=\"");
 		html_attr(b, d->family);
 		html_raw(b, "\"><td>");
-		html_name(b, d->family);
+		html_text(b, d->family);
 		html_raw(b, "</td><td class=\"num\">");
 		html_int(b, d->checked);
 		html_raw(b, "</td><td class=\"num\">");

@@ -97,7 +97,7 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 		html_raw(b, "\" data-max-error=\"");
 		html_int(b, f->max_err);
 		html_raw(b, "\"><td>");
-		html_name(b, f->name);
+		html_text(b, f->name);
 		html_raw(b, "</td><td class=\"num\">");
 		html_int(b, f->checked);
 		html_raw(b, "</td><td class=\"num\">");

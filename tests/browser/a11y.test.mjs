@@ -44,8 +44,8 @@ async function check(page, url, name, width) {
     document.documentElement.clientWidth);
   if (over > 0) problems.push(`${url} @${width}: scrolls sideways by ${over}px`);
   // A table cell never splits a word across lines ("fixe|d",
-  // "user_fo|llowers"): a name may break after its '_' (<wbr>), a word
-  // after its '-'; only free text longer than any column may break.
+  // "user_fo|llowers"): a word may break after its '-'; only free text
+  // longer than any column may break.
   const split = await page.evaluate(() => {
     const out = [];
     for (const cell of document.querySelectorAll('th, td')) {

@@ -1,4 +1,4 @@
-/* test-html-escape.c -- html_text/html_textn/html_attr escape & < > " ' and NUL; html_name breaks after '_'; html_url percent-encodes; html_int. */
+/* test-html-escape.c -- html_text/html_textn/html_attr escape & < > " ' and NUL; html_url percent-encodes; html_int. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -59,29 +59,6 @@ test_textn_nul_becomes_fffd(void **state)
 	/* only n bytes are read */
 	html_textn(&b, "ab<cd", 2);
 	assert_string_equal(b.p, "ab");
-	buf_free(&b);
-}
-
-static void
-test_name_breaks_after_underscores(void **state)
-{
-	struct buf b = { NULL, 0, 0 };
-
-	(void)state;
-	html_name(&b, "user_topic_rating");
-	assert_string_equal(b.p, "user_<wbr>topic_<wbr>rating");
-	buf_reset(&b);
-	html_name(&b, "posts");		/* nothing to break */
-	assert_string_equal(b.p, "posts");
-	buf_reset(&b);
-	html_name(&b, "a__b_");		/* none after the last character */
-	assert_string_equal(b.p, "a_<wbr>_<wbr>b_");
-	buf_reset(&b);
-	html_name(&b, "<x>_&");		/* still escaped */
-	assert_string_equal(b.p, "&lt;x&gt;_<wbr>&amp;");
-	buf_reset(&b);
-	html_name(&b, "");
-	assert_int_equal(b.len, 0);
 	buf_free(&b);
 }
 
@@ -189,7 +166,6 @@ main(void)
 		cmocka_unit_test(test_text_escapes_all_five),
 		cmocka_unit_test(test_text_plain_unchanged),
 		cmocka_unit_test(test_textn_nul_becomes_fffd),
-		cmocka_unit_test(test_name_breaks_after_underscores),
 		cmocka_unit_test(test_attr_same_as_text),
 		cmocka_unit_test(test_appends),
 		cmocka_unit_test(test_int),
