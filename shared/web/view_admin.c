@@ -53,8 +53,9 @@ view_runs_head(struct req *r)
 {
 	html_raw(&r->body, "<div class=\"wide\" role=\"region\" tabindex=\"0\" "
 	    "aria-label=\"Reconciliation runs\"><table class=\"runs\"><tr>"
-	    "<th>run</th><th>state</th><th>why</th><th>progress</th><th class=\"num\">wrong</th>"
-	    "<th class=\"num\">fixed</th><th>started</th></tr>");
+	    "<th>run</th><th>state</th><th>why</th><th>progress</th>"
+	    "<th class=\"num\">wrong</th><th class=\"num\">fixed</th>"
+	    "<th>started</th></tr>");
 }
 
 static void

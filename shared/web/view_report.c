@@ -80,8 +80,9 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 	 * the page. */
 	html_raw(b, "</section><section class=\"card\"><h2 id=\"drift\">Drift "
 	    "report</h2><div class=\"wide\" role=\"region\" tabindex=\"0\" "
-	    "aria-labelledby=\"drift\"><table class=\"report\"><tr><th>family</th><th class=\"num\">checked"
-	    "</th><th class=\"num\">wrong</th><th class=\"num\">fixed</th>"
+	    "aria-labelledby=\"drift\"><table class=\"report\"><tr>"
+	    "<th>family</th><th class=\"num\">checked</th>"
+	    "<th class=\"num\">wrong</th><th class=\"num\">fixed</th>"
 	    "<th class=\"num\">largest error</th><th>examples</th></tr>");
 	for (i = 0; i < REC_FAMILIES; i++) {
 		const struct rec_family *f = &run->report.fam[i];

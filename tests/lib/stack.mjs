@@ -256,10 +256,10 @@ async function startOnce(opts) {
   return stack;
 }
 
-// A browser-less client with a cookie jar, that fills in the csrf field
-// from the last page it saw (like a browser submitting a rendered form).
 let lastReq = 0;		// when a Client last had an answer (any Client: one pool)
 
+// A browser-less client with a cookie jar, that fills in the csrf field
+// from the last page it saw (like a browser submitting a rendered form).
 export class Client {
   constructor(base) { this.base = base; this.jar = new Map(); this.csrf = null; }
 
