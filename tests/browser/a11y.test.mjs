@@ -1,7 +1,7 @@
 // a11y.test.mjs -- every page of CONTRACT §2 in a real browser at 1280 and
 // 390 px: axe-core (@axe-core/playwright) finds no serious or critical
-// violation, no page scrolls sideways on a phone, and no table cell
-// splits a word across lines.  Screenshots of
+// violation, no page scrolls sideways on a phone, no table cell splits a
+// word across lines and no table sticks out of its box.  Screenshots of
 // each page at both widths go to build/screenshots/pages/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,16 +64,16 @@ async function check(page, url, name, width) {
     }
     return out;
   });
+  if (split.length) problems.push(`${url} @${width}: words split in table cells: ${[...new Set(split)].join(' ')}`);
   // Nor does a table stick out of its card (unless the box around it
   // scrolls: .wide).
-  const out = await page.evaluate(() => [...document.querySelectorAll('table')].filter((t) => {
+  const wide = await page.evaluate(() => [...document.querySelectorAll('table')].filter((t) => {
     const box = t.parentElement;
     if (getComputedStyle(box).overflowX !== 'visible') return false;
     const pad = parseFloat(getComputedStyle(box).paddingRight) || 0;
     return t.getBoundingClientRect().right > box.getBoundingClientRect().right - pad + 1;
   }).map((t) => t.className || 'table'));
-  if (out.length) problems.push(`${url} @${width}: tables wider than their box: ${out.join(' ')}`);
-  if (split.length) problems.push(`${url} @${width}: words split in table cells: ${[...new Set(split)].join(' ')}`);
+  if (wide.length) problems.push(`${url} @${width}: tables wider than their box: ${wide.join(' ')}`);
   await page.screenshot({ path: path.join(S.shots, `${name}-${width}.png`) });
   return problems;
 }
