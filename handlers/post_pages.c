@@ -199,6 +199,12 @@ post_action(struct req *r, int (*fn)(struct app *, long long, long long))
 
 	if (post_answer(r, fn(r->app, id, r->sess.user_id)) == -1)
 		return -1;
+	if (req_wants_json(r) && r->app->db.group) {
+		/* the counts once the group is committed and applied */
+		r->then = post_json;
+		r->then_arg = id;
+		return 0;
+	}
 	if (req_wants_json(r))
 		return post_json(r, id);
 	if (act_back(r) == NULL)

@@ -38,6 +38,10 @@
 #include "web/route.h"
 #include "web/serve.h"
 
+/* A like, an unlike, a repost: one transaction that may share its commit
+ * with the others queued beside it (web/batch.h). */
+#define ROUTE_ACT	(ROUTE_USER | ROUTE_TXN | ROUTE_WRITE | ROUTE_GROUP)
+
 static const struct route routes[] = {
 	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS },		/* ROUTE_FEED */
 	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS },		/* ROUTE_PROFILE */
@@ -50,9 +54,9 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/posts/:id/edit", page_post_edit_form, ROUTE_USER }, /* ROUTE_POST_EDIT_FORM */
 	{ METHOD_POST, "/posts/:id/edit", page_post_edit, ROUTE_USER },	/* ROUTE_POST_EDIT */
 	{ METHOD_POST, "/posts/:id/delete", page_post_delete, ROUTE_USER }, /* ROUTE_POST_DELETE */
-	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE },	/* ROUTE_LIKE */
-	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE }, /* ROUTE_UNLIKE */
-	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_USER | ROUTE_TXN | ROUTE_WRITE }, /* ROUTE_REPOST */
+	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_ACT },	/* ROUTE_LIKE */
+	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_ACT }, /* ROUTE_UNLIKE */
+	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_ACT }, /* ROUTE_REPOST */
 	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_COMMENT */
 	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
 	{ METHOD_GET, "/t/:s", page_topic, ROUTE_LATESESS },			/* ROUTE_TOPIC */

@@ -72,10 +72,12 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 	return 0;
 }
 
-/* Sends n deltas to Redis, as outbox row id (0: none); see apply_lua.
- * 1 applied, 0 refused (applied before), -1 when Redis failed. */
+/* Queues the scripts that apply n deltas as outbox row id (0: none);
+ * see apply_lua.  How many it queued, or -1 when Redis failed: *part
+ * of them were queued then, whose replies the caller reads after those
+ * queued before. */
 static int
-send(struct app *a, long long id, const struct delta *ds, int n)
+queue(struct app *a, long long id, const struct delta *ds, int n, int *part)
 {
 	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
 	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
@@ -83,8 +85,7 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 	struct cstore_keys bk[2 * DELTA_MAX];	/* each bucket's own keys */
 	const char *keys[4 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
 	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
-	int i, j, k, nkeys, nargs, nb = 0, queued = 0, applied = 0;
-	rds_reply *rep;
+	int i, j, k, nkeys, nargs, nb = 0, queued = 0;
 
 	assert(n >= 0 && n <= 2 * DELTA_MAX);
 	snprintf(ids, sizeof(ids), "%lld", id);
@@ -126,23 +127,45 @@ send(struct app *a, long long id, const struct delta *ds, int n)
 		nb++;
 		if (rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs,
 		    args) == -1) {
-			if (queued > 0)
-				rds_collect(&a->rds, queued);
+			*part = queued;
 			return -1;
 		}
 		queued++;
 	}
+	return queued;
+}
+
+/* Reads the replies of q scripts queue() queued: 1 applied, 0 refused
+ * (applied before), -1 when Redis failed. */
+static int
+replies(struct app *a, int q)
+{
+	rds_reply *rep;
+	int i, bad = 0, applied = 0;
+
 	/* Every reply is read, even after a bad one. */
-	for (i = 0, k = 0; i < queued; i++) {
+	for (i = 0; i < q; i++) {
 		if (rds_get_reply(&a->rds, &rep) == -1)
 			return -1;
 		if (rep->type != RDS_INTEGER)
-			k = 1;
+			bad = 1;
 		else
 			applied += rep->integer == 1;
 		rds_free(rep);
 	}
-	return k ? -1 : applied > 0;
+	return bad ? -1 : applied > 0;
+}
+
+static int
+send(struct app *a, long long id, const struct delta *ds, int n)
+{
+	int part = 0, q = queue(a, id, ds, n, &part);
+
+	if (q != -1)
+		return replies(a, q);
+	if (part > 0)
+		rds_collect(&a->rds, part);
+	return -1;
 }
 
 int
@@ -160,6 +183,23 @@ int
 cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 {
 	return send(a, id, ds, n);
+}
+
+void
+cstore_apply_once_n(struct app *a, const long long *ids,
+    const struct delta *const *ds, const int *n, int rows, int *rc)
+{
+	int i, nq, part = 0, q[CSTORE_ONCE_MAX];
+
+	assert(rows <= CSTORE_ONCE_MAX);
+	/* all queued, then all replies read: one round trip */
+	for (nq = 0; nq < rows; nq++)
+		if ((q[nq] = queue(a, ids[nq], ds[nq], n[nq], &part)) == -1)
+			break;
+	for (i = 0; i < rows; i++)
+		rc[i] = i < nq ? replies(a, q[i]) : -1;
+	if (part > 0)		/* the failed row's, read last */
+		rds_collect(&a->rds, part);
 }
 
 /* One counter's value by statement st (family, key): 0 when absent;

@@ -51,6 +51,12 @@ int	cstore_apply(struct app *, const struct delta *, int n);
  * bucket), 0 applied before, -1 when Redis failed (nothing known). */
 int	cstore_apply_once(struct app *, long long id, const struct delta *,
 	    int n);
+/* cstore_apply_once() of several rows in one round trip (a group
+ * commit's, web/batch.h): row i is ids[i] with its n[i] deltas ds[i];
+ * rc[i] is its result.  At most CSTORE_ONCE_MAX rows. */
+#define CSTORE_ONCE_MAX	64
+void	cstore_apply_once_n(struct app *, const long long *ids,
+	    const struct delta *const *ds, const int *n, int rows, int *rc);
 /* Adds deltas Redis did not take to SQLite's counter_backlog (in the
  * caller's transaction, if one is open): shown on top of the durable
  * values meanwhile and settled exactly (recounted) by the worker when

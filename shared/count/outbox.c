@@ -164,18 +164,59 @@ fail:
 	return -1;
 }
 
-void
-outbox_send(struct app *a, struct outbox *ob)
+/* After the row's commit: to Redis, or else to the backlog.  rc: the
+ * row's cstore_apply_once() result. */
+static void
+sent(struct app *a, const struct outbox *ob, int rc)
 {
-	if (ob->id <= 0)
-		return;
-	fault_point("action-delta");	/* committed, not yet in Redis */
-	if (cstore_apply_once(a, ob->id, ob->ds, ob->n) != -1)
+	if (rc != -1)
 		return;
 	log_warn("counter deltas of outbox row %lld kept in the SQLite "
 	    "backlog: Redis did not take them", ob->id);
 	if (to_backlog(a, ob->id, ob->ds, ob->n) == -1)
 		log_warn("outbox row %lld left to the worker", ob->id);
+}
+
+_Static_assert(APP_COMMIT_MAX <= CSTORE_ONCE_MAX, "a group's rows, one trip");
+
+/* A group commit's rows (app_after_commit()): one round trip for all. */
+static void
+send_group(struct app *a, void **args, int n)
+{
+	const struct delta *ds[CSTORE_ONCE_MAX];
+	long long ids[CSTORE_ONCE_MAX];
+	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i;
+	struct outbox *ob;
+
+	assert(n <= CSTORE_ONCE_MAX);
+	for (i = 0; i < n; i++) {
+		ob = args[i];
+		ids[i] = ob->id;
+		ds[i] = ob->ds;
+		nds[i] = ob->n;
+	}
+	fault_point("action-delta");	/* committed, not yet in Redis */
+	cstore_apply_once_n(a, ids, ds, nds, n, rc);
+	for (i = 0; i < n; i++)
+		sent(a, args[i], rc[i]);
+}
+
+void
+outbox_send(struct app *a, struct outbox *ob)
+{
+	struct outbox *copy;
+
+	if (ob->id <= 0)
+		return;
+	if (!a->db.group) {
+		fault_point("action-delta");	/* committed, not in Redis */
+		sent(a, ob, cstore_apply_once(a, ob->id, ob->ds, ob->n));
+		return;
+	}
+	/* in a group commit: once the group is durable (or never) */
+	copy = xmalloc(sizeof(*copy));
+	memcpy(copy, ob, sizeof(*copy));
+	app_after_commit(a, send_group, copy);
 }
 
 /* The rows after `after` up to `upto`, at most DRAIN_ROWS: their ids and

@@ -56,7 +56,8 @@ void	outbox_deltas(struct outbox *, const struct delta *, int n);
 int	outbox_add(struct db *, struct outbox *);
 /* After the commit: applies the row to Redis (or moves it to the
  * backlog when Redis fails).  Never fails the action: what it cannot do
- * the worker's drain does. */
+ * the worker's drain does.  Inside a group commit (web/batch.h) it waits
+ * for the group's commit, and the group's rows go in one round trip. */
 void	outbox_send(struct app *, struct outbox *);
 /* Applies every row at least min_age_ms old (0: every row), then deletes
  * them and marks their buckets finished.  With Redis down, moves them to

@@ -85,6 +85,44 @@ app_after(struct app *a, void (*fn)(struct app *, char *), char *arg)
 }
 
 void
+app_after_commit(struct app *a, void (*fn)(struct app *, void **, int),
+    void *arg)
+{
+	if (!a->db.group) {
+		fn(a, &arg, 1);
+		free(arg);
+		return;
+	}
+	if (a->noncommit == APP_COMMIT_MAX) {
+		log_warn("group commit: more than %d actions to follow it; "
+		    "one is left to the worker", APP_COMMIT_MAX);
+		free(arg);
+		return;
+	}
+	a->oncommit[a->noncommit].fn = fn;
+	a->oncommit[a->noncommit].arg = arg;
+	a->noncommit++;
+}
+
+void
+app_commit_done(struct app *a, int ok)
+{
+	void *args[APP_COMMIT_MAX];
+	int i, j, k, n = a->noncommit;
+
+	a->noncommit = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i, k = 0; j < n && a->oncommit[j].fn ==
+		    a->oncommit[i].fn; j++)
+			args[k++] = a->oncommit[j].arg;
+		if (ok)
+			a->oncommit[i].fn(a, args, k);
+		while (k > 0)
+			free(args[--k]);
+	}
+}
+
+void
 app_run_after(struct app *a)
 {
 	int i, n = a->nafter;

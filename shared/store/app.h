@@ -14,6 +14,7 @@ struct app;
 struct metrics;
 
 #define APP_AFTER_MAX	8
+#define APP_COMMIT_MAX	64
 
 /* Work a request leaves for after its response (app_after()). */
 struct app_after {
@@ -34,6 +35,12 @@ struct app {
 	int		 in_request;	/* app_after() defers */
 	struct app_after after[APP_AFTER_MAX];
 	int		 nafter;
+	/* what waits for a group commit (app_after_commit()) */
+	struct {
+		void	(*fn)(struct app *, void **, int);
+		void	 *arg;
+	}		 oncommit[APP_COMMIT_MAX];
+	int		 noncommit;
 };
 
 /* Loads the configuration, initialises libsodium, opens SQLite (with
@@ -52,6 +59,19 @@ struct rds *app_reader(struct app *);
  * the next request; outside a request (tools, the worker), or with
  * APP_AFTER_MAX already queued, at once.  arg (heap) is freed after. */
 void	app_after(struct app *, void (*fn)(struct app *, char *), char *arg);
+/* Runs fn(a, &arg, 1) once the write transaction that holds what the
+ * caller just committed is durable: at once, except inside a group
+ * commit (db_group_begin()), where it waits for app_commit_done() and
+ * is dropped if the group rolls back.  There, calls with the same fn in
+ * a row are run as one: fn(a, args, n), in the order they came (so that
+ * fn can send them in one round trip).  Each arg (heap) is freed after.
+ * With APP_COMMIT_MAX waiting, one more is dropped, logged: the caller's
+ * work must survive that (the outbox's drain does). */
+void	app_after_commit(struct app *, void (*fn)(struct app *, void **,
+	    int), void *arg);
+/* The group committed (ok) or rolled back (!ok): runs or drops what
+ * waited for it. */
+void	app_commit_done(struct app *, int ok);
 /* Runs what app_after() queued, then app_settle(). */
 void	app_run_after(struct app *);
 /* Reads and drops the Redis replies a caller left queued (rds_settle()):

@@ -105,9 +105,25 @@ held:
 	return 0;
 }
 
+/* In a group commit: one savepoint a request.  0, or -1. */
+static int
+sp_begin(struct db *d)
+{
+	if (d->sp)
+		return 0;	/* joined: the request's hold opened it */
+	if (db_exec(d, "SAVEPOINT act") == -1)
+		return -1;
+	d->sp = 1;
+	return 0;
+}
+
 int
 db_begin(struct db *d)
 {
+	if (d->group) {
+		d->held = 0;
+		return sp_begin(d);
+	}
 	if (d->held) {		/* join the transaction db_hold() opened */
 		d->held = 0;
 		if (d->pg != NULL ? pg_in_txn(d->pg) :
@@ -128,6 +144,15 @@ db_begin(struct db *d)
 int
 db_commit(struct db *d)
 {
+	if (d->group) {
+		if (!d->sp || db_exec(d, "RELEASE act") == -1) {
+			db_rollback(d);
+			return -1;
+		}
+		d->sp = 0;
+		d->released++;
+		return 0;
+	}
 	if (db_exec(d, "COMMIT") == -1) {
 		db_rollback(d);
 		return -1;
@@ -139,6 +164,13 @@ db_commit(struct db *d)
 void
 db_rollback(struct db *d)
 {
+	if (d->group) {		/* the request's own changes only */
+		if (d->sp)
+			sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act",
+			    NULL, NULL, NULL);
+		d->sp = 0;
+		return;
+	}
 	if (d->pg != NULL) {
 		if (pg_in_txn(d->pg))
 			pg_exec(d->pg, "ROLLBACK");
@@ -163,6 +195,38 @@ db_release(struct db *d)
 {
 	d->held = 0;
 	db_rollback(d);		/* a no-op when nothing is open */
+}
+
+int
+db_group_begin(struct db *d)
+{
+	if (d->pg != NULL || d->group || wlock(d) == -1)
+		return -1;
+	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
+		wunlock(d);
+		return -1;
+	}
+	d->group = 1;
+	d->sp = 0;
+	return 0;
+}
+
+int
+db_group_end(struct db *d)
+{
+	int rc;
+
+	d->group = 0;
+	d->held = 0;
+	if (d->sp)		/* a request left its own open: not kept */
+		sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act", NULL,
+		    NULL, NULL);
+	d->sp = 0;
+	rc = db_exec(d, "COMMIT");
+	if (rc == -1 && !sqlite3_get_autocommit(d->h))
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	wunlock(d);
+	return rc;
 }
 
 /* A passive checkpoint: copies what no reader needs, beside the

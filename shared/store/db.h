@@ -25,6 +25,9 @@ struct db {
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wlocked;
 	int		 held;		/* a db_hold() transaction not yet joined */
+	int		 group;		/* db_group_begin(): a shared commit open */
+	int		 sp;		/* a request's savepoint open in it */
+	unsigned long long released;	/* savepoints released (kept) so far */
 	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
 	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
 	int		 owned;		/* db_own(): one thread's alone */
@@ -66,6 +69,19 @@ void		 db_rollback(struct db *);
  * after the request: a hold that nobody joined, or a page's leftover. */
 int		 db_hold(struct db *);
 void		 db_release(struct db *);
+/* Group commit (web/batch.h): one write transaction for the actions of
+ * several requests that queued together.  Between db_group_begin() and
+ * db_group_end(), db_begin() opens a savepoint, db_commit() releases it
+ * (the action's changes are kept, to be committed with the group's) and
+ * db_rollback() rolls back to it: each action still succeeds or fails
+ * alone, and sees what the actions before it in the group wrote, as if
+ * each had committed.  Nothing an action did is durable before
+ * db_group_end() returns 0; what must follow a commit (its counter
+ * deltas: app_after_commit()) waits for it.  SQLite only: -1 on
+ * PostgreSQL, or when the lock or BEGIN fails (nothing is open then). */
+int		 db_group_begin(struct db *);
+/* COMMIT: 0, or -1 (every action of the group rolled back). */
+int		 db_group_end(struct db *);
 /* Checkpoints the WAL and, once it holds min_frames frames or more (or
  * when truncate), starts it over from its beginning (truncated to 0 bytes
  * when truncate).  A WAL with frames that has not grown since the last

@@ -60,6 +60,10 @@ struct req {
 	const char	*bad_field;	/* the field field_need() refused */
 	char		 bad_why[96];	/* and why, for the form page */
 	char		 bad_msg[128];	/* "The field ... is not valid." */
+	/* what answers once the group commit it shared is durable and its
+	 * counts applied (web/batch.h): then(r, then_arg), or NULL */
+	int		(*then)(struct req *, long long);
+	long long	 then_arg;
 	char		**scratch;	/* freed by req_finish */
 	size_t		 nscratch;
 	/* the response */

@@ -123,16 +123,25 @@ admit(struct req *r, const struct route *hit)
 		    "moment, then try again.");
 		return 0;
 	}
-	/* Only now, for a request that passed every check: a refused one
-	 * (anonymous, forged) never waits for the writers' lock nor makes
-	 * the writers wait for it. */
-	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
-		db_hold(&r->app->db);	/* on failure the page begins its own */
 	return 1;
 }
 
+/* Runs the admitted page.  Only now, for a request that passed every
+ * check, is the write transaction opened: a refused one (anonymous,
+ * forged) never waits for the writers' lock nor makes the writers wait
+ * for it. */
 static void
-dispatch(struct req *r, const struct route *routes, size_t n)
+run(struct req *r, const struct route *hit)
+{
+	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
+		db_hold(&r->app->db);	/* on failure the page begins its own */
+	hit->page(r);
+}
+
+/* The route r asks for, with who asks (r->user); NULL when it answered
+ * already (404, 405, or a page that finds its session itself). */
+static const struct route *
+find(struct req *r, const struct route *routes, size_t n)
 {
 	const struct route *hit = NULL;
 	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
@@ -169,22 +178,31 @@ dispatch(struct req *r, const struct route *routes, size_t n)
 		req_identify(r);
 	else {
 		hit->page(r);
-		return;
+		return NULL;
 	}
 	if (hit == NULL) {
 		if (allowed == 0) {
 			resp_error(r, 404, "There is nothing at this address.");
-			return;
+			return NULL;
 		}
 		allow_header(r, allowed);
 		resp_error(r, 405, "This address does not take that method.");
-		return;
 	}
+	return hit;
+}
+
+static void
+dispatch(struct req *r, const struct route *routes, size_t n)
+{
+	const struct route *hit = find(r, routes, n);
+
+	if (hit == NULL)
+		return;
 	/* A presumed session that did not hold: the page answered nothing,
 	 * and runs again for who really asks (a visitor, or a redirect to
 	 * /login). */
 	while (admit(r, hit)) {
-		hit->page(r);
+		run(r, hit);
 		if (r->presumed) {	/* a page that never confirmed it */
 			log_err("%s: the session was never confirmed", r->path);
 			if (req_confirm(r, NULL, -1))
@@ -205,5 +223,41 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 {
 	dispatch(r, routes, n);
 	/* A held transaction the page did not join (a refused request). */
+	db_release(&r->app->db);
+}
+
+int
+route_groupable(const struct req *r, const struct route *routes, size_t n)
+{
+	char *args[REQ_ARGS_MAX];
+	size_t i;
+	int na;
+
+	if (r->method != METHOD_POST)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if ((na = route_match(routes[i].pattern, r->path, args,
+		    REQ_ARGS_MAX)) < 0)
+			continue;
+		while (na > 0)
+			free(args[--na]);
+		if (routes[i].methods & METHOD_POST)
+			return (routes[i].flags & ROUTE_GROUP) != 0;
+	}
+	return 0;
+}
+
+const struct route *
+route_admit(struct req *r, const struct route *routes, size_t n)
+{
+	const struct route *hit = find(r, routes, n);
+
+	return hit != NULL && admit(r, hit) ? hit : NULL;
+}
+
+void
+route_run(struct req *r, const struct route *hit)
+{
+	run(r, hit);
 	db_release(&r->app->db);
 }

@@ -38,6 +38,13 @@
 				 * token passed, and the page joins it;
 				 * a refused request never takes the
 				 * writers' lock */
+#define ROUTE_GROUP	0x100	/* a ROUTE_TXN POST whose page does all
+				 * its work in one transaction, with
+				 * its counter deltas in the outbox and
+				 * nothing else before its redirect (a
+				 * JSON answer it leaves to r->then): it
+				 * may share a group commit
+				 * (web/batch.h) */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */
@@ -53,5 +60,14 @@ int	route_match(const char *pattern, const char *path, char **args,
 	    int max);
 
 void	route_dispatch(struct req *, const struct route *, size_t n);
+
+/* route_dispatch() in two steps, for a group commit (web/batch.h): the
+ * checks, which take no lock (the route, or NULL when they answered),
+ * then the admitted page, in the group's transaction. */
+const struct route *route_admit(struct req *, const struct route *,
+	    size_t n);
+void	route_run(struct req *, const struct route *);
+/* Whether r is a POST to a ROUTE_GROUP route. */
+int	route_groupable(const struct req *, const struct route *, size_t n);
 
 #endif

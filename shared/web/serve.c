@@ -12,6 +12,7 @@
 #include "base/prefork.h"
 #include "base/valid.h"
 #include "store/app.h"
+#include "web/batch.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -44,22 +45,73 @@ struct serve_ctx {
 	const char		*name;
 	const struct route	*routes;
 	size_t			 nroutes;
+	int			 nproc;
+	struct app		*app;
 };
+
+/* A request taken: when, and read. */
+static void
+slot_open(struct slot *sl, void *arg)
+{
+	const struct serve_ctx *ctx = arg;
+
+	sl->t0 = clock_mono_us();
+	sl->st = req_parse(&sl->r, ctx->app, &sl->fr);
+	/* The page buffer of the request before: no growing from 256
+	 * bytes by doubling (and copying) for every page. */
+	sl->r.body = sl->keep;
+	sl->keep = (struct buf){ NULL, 0, 0 };
+}
+
+/* Serves one request on its own. */
+static void
+slot_serve(struct slot *sl, const struct serve_ctx *ctx)
+{
+	if (sl->st != 0) {
+		resp_error(&sl->r, sl->st, sl->st == 413 ? "The request body "
+		    "is larger than 64 KiB." : "The request could not be "
+		    "read (malformed form or query string).");
+	} else
+		route_dispatch(&sl->r, ctx->routes, ctx->nroutes);
+}
+
+/* Sends the answer and ends the request. */
+static void
+slot_close(struct slot *sl)
+{
+	resp_send(&sl->r);
+	sl->status = sl->r.status;
+	if (sl->r.body.p != NULL && sl->r.body.cap <= BODY_KEEP_MAX) {
+		sl->keep = sl->r.body;
+		sl->keep.len = 0;
+		sl->keep.p[0] = '\0';
+		sl->r.body = (struct buf){ NULL, 0, 0 };
+	}
+	req_finish(&sl->r);
+	fcgi_close(&sl->fr);
+	sl->t1 = clock_mono_us();
+}
+
+static void
+cost_now(struct app *a, struct metrics_cost *c)
+{
+	c->stmts = a->db.nstmt;
+	c->cmds = rds_ncmds(&a->rds) + rds_ncmds(&a->replica);
+	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
+}
 
 static int
 serve_child(int fd, void *arg)
 {
-	const struct serve_ctx *ctx = arg;
-	FCGX_Request fr;
-	long long t0, t1;
-	struct metrics_cost cost;
+	struct serve_ctx *ctx = arg;
+	struct slot *s;
+	struct metrics_cost c0, c1, cost;
 	struct app a;
-	struct buf keep = { NULL, 0, 0 };
-	struct req r;
-	int st;
+	int i, n, g, nslot;
 
 	if (app_open(&a, ctx->name) == -1)
 		return -1;
+	ctx->app = &a;
 	/* Requests never run a WAL checkpoint (an fdatasync in the middle
 	 * of someone's like): the worker checkpoints every second. */
 	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
@@ -67,51 +119,52 @@ serve_child(int fd, void *arg)
 	a.metrics_idx = metrics_handler(ctx->name);
 	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
 	a.db.lock_who = a.metrics_idx;
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, fd, 0) != 0) {
+	/* a pool of one gathers group commits (batch.h) */
+	nslot = ctx->nproc == 1 ? BATCH_MAX : 1;
+	s = xcalloc((size_t)nslot, sizeof(*s));
+	if (FCGX_Init() != 0) {
 		log_err("FCGX_Init failed");
+		free(s);
 		app_close(&a);
 		return -1;
 	}
-	while (FCGX_Accept_r(&fr) >= 0) {
+	for (i = 0; i < nslot; i++)
+		FCGX_InitRequest(&s[i].fr, fd, 0);
+	while (FCGX_Accept_r(&s[0].fr) >= 0) {
 		a.in_request = 1;
-		t0 = clock_mono_us();
-		cost.stmts = a.db.nstmt;
-		cost.cmds = rds_ncmds(&a.rds) + rds_ncmds(&a.replica);
-		cost.trips = rds_ntrips(&a.rds) + rds_ntrips(&a.replica);
-		st = req_parse(&r, &a, &fr);
-		/* The page buffer of the request before: no growing from 256
-		 * bytes by doubling (and copying) for every page. */
-		r.body = keep;
-		keep = (struct buf){ NULL, 0, 0 };
-		if (st != 0) {
-			resp_error(&r, st, st == 413 ? "The request body is "
-			    "larger than 64 KiB." : "The request could not be "
-			    "read (malformed form or query string).");
-		} else
-			route_dispatch(&r, ctx->routes, ctx->nroutes);
-		resp_send(&r);
-		st = r.status;
-		if (r.body.p != NULL && r.body.cap <= BODY_KEEP_MAX) {
-			keep = r.body;
-			keep.len = 0;
-			keep.p[0] = '\0';
-			r.body = (struct buf){ NULL, 0, 0 };
+		cost_now(&a, &c0);
+		slot_open(&s[0], ctx);
+		n = nslot > 1 ? batch_gather(s, fd, ctx->routes,
+		    ctx->nroutes, slot_open, ctx) : 1;
+		/* the last one taken may be one that cannot share */
+		g = n > 1 && (s[n - 1].st != 0 || !route_groupable(
+		    &s[n - 1].r, ctx->routes, ctx->nroutes)) ? n - 1 : n;
+		if (g > 1)
+			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
+		else {
+			slot_serve(&s[0], ctx);
+			slot_close(&s[0]);
 		}
-		req_finish(&r);
-		fcgi_close(&fr);
-		/* The latency is the client's; the cost includes the work
-		 * the request left for after its response. */
-		t1 = clock_mono_us();
+		if (g < n) {
+			slot_serve(&s[g], ctx);
+			slot_close(&s[g]);
+		}
 		a.in_request = 0;
+		/* The latency is the client's; the cost includes the work
+		 * the requests left for after their responses, shared. */
 		app_run_after(&a);
-		cost.stmts = a.db.nstmt - cost.stmts;
-		cost.cmds = rds_ncmds(&a.rds) + rds_ncmds(&a.replica) - cost.cmds;
-		cost.trips = rds_ntrips(&a.rds) + rds_ntrips(&a.replica) -
-		    cost.trips;
-		metrics_observe(a.metrics, a.metrics_idx, st,
-		    t1 - t0, &cost);
+		cost_now(&a, &c1);
+		for (i = 0; i < n; i++) {
+			cost.stmts = (c1.stmts - c0.stmts) / (unsigned)n;
+			cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
+			cost.trips = (c1.trips - c0.trips) / (unsigned)n;
+			metrics_observe(a.metrics, a.metrics_idx, s[i].status,
+			    s[i].t1 - s[i].t0, &cost);
+		}
 	}
-	buf_free(&keep);
+	for (i = 0; i < nslot; i++)
+		buf_free(&s[i].keep);
+	free(s);
 	app_close(&a);
 	return 0;
 }
@@ -120,7 +173,7 @@ int
 serve_run(int argc, char **argv, const char *name,
     const struct route *routes, size_t nroutes)
 {
-	struct serve_ctx ctx = { name, routes, nroutes };
+	struct serve_ctx ctx = { name, routes, nroutes, 2, NULL };
 	char sock[CFG_SOCK_MAX + 1] = "", def[64];
 	const char *l;
 	struct cfg cfg;
@@ -168,5 +221,6 @@ serve_run(int argc, char **argv, const char *name,
 	if ((fd = prefork_listen(sock, 0660)) == -1)
 		return 1;
 	log_info("listening on %s with %d processes", sock, nproc);
+	ctx.nproc = nproc;
 	return prefork_run(fd, sock, nproc, serve_child, &ctx);
 }

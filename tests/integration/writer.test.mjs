@@ -238,7 +238,8 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   t.diagnostic(`${likes} likes: the WAL peaked at ${maxSize} bytes`);
   assert.ok(likes >= WANT, `only ${likes} likes in 20 s`);
   assert.ok(maxSize < BOUND, `WAL reached ${maxSize} bytes after ${likes} likes (${likes * 4 * 4096} without restarts)`);
-  // /metrics: every like took the writers' lock in the social writer; the
+  // /metrics: the likes took the writers' lock in the social writer (the
+  // ones queued together once: group commit, group.test.mjs); the
   // checkpoints that started the WAL over took it too, each briefly (the
   // copying is done beside the writers, passes until what is left is
   // short: db_checkpoint)
@@ -247,7 +248,8 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   t.diagnostic(`writers' lock: social ${d('social', 'count')} holds, mean ${(1000 * d('social', 'sum') / d('social', 'count')).toFixed(3)} ms; ` +
     `checkpoint ${d('checkpoint', 'count')} holds, mean ${(1000 * d('checkpoint', 'sum') / Math.max(1, d('checkpoint', 'count'))).toFixed(3)} ms, ` +
     `${d('checkpoint', 'le0.01')} within 10 ms; worker ${d('worker', 'count')} holds`);
-  assert.ok(d('social', 'count') >= likes, 'each like held the lock once');
+  assert.ok(d('social', 'count') >= 1 && d('social', 'count') <= likes,
+    'the likes held the lock, at most once each');
   assert.ok(d('checkpoint', 'count') >= 1, 'the WAL started over under the lock');
   assert.ok(d('worker', 'count') >= 1, 'the flusher held it too');
   // and it is small again once the load is over

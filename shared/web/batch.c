@@ -1,0 +1,97 @@
+/* batch.c -- group commit; see batch.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "store/app.h"
+#include "web/batch.h"
+#include "web/resp.h"
+#include "web/route.h"
+
+/* Takes the next queued request into s, or nothing when none is queued:
+ * the listening socket is non-blocking for the call (accepted sockets do
+ * not inherit it), so libfcgi's accept fails at once.  1 or 0. */
+static int
+take_queued(FCGX_Request *fr, int fd)
+{
+	int fl = fcntl(fd, F_GETFL), rc;
+
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		return 0;
+	rc = FCGX_Accept_r(fr);
+	if (fcntl(fd, F_SETFL, fl) == -1)
+		log_warn("listening socket: %s", strerror(errno));
+	return rc >= 0;
+}
+
+int
+batch_gather(struct slot *s, int fd, const struct route *routes,
+    size_t nroutes, void (*open)(struct slot *, void *), void *arg)
+{
+	int n = 1;
+
+	if (s[0].st != 0 || !route_groupable(&s[0].r, routes, nroutes))
+		return 1;
+	while (n < BATCH_MAX && take_queued(&s[n].fr, fd)) {
+		open(&s[n], arg);
+		n++;
+		if (s[n - 1].st != 0 ||
+		    !route_groupable(&s[n - 1].r, routes, nroutes))
+			break;	/* served alone, after the group */
+	}
+	return n;
+}
+
+void
+batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
+    void (*answer)(struct slot *))
+{
+	const struct route *hit[BATCH_MAX];
+	struct app *a = s[0].r.app;
+	unsigned long long mark;
+	int kept[BATCH_MAX] = { 0 };
+	int i, todo = 0, ok;
+
+	/* 1. the checks, before any lock; the refused are answered */
+	for (i = 0; i < n; i++)
+		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) != NULL)
+			todo++;
+		else
+			answer(&s[i]);
+	if (todo == 0)
+		return;
+	if (db_group_begin(&a->db) == -1) {	/* each its own, as before */
+		for (i = 0; i < n; i++)
+			if (hit[i] != NULL) {
+				route_run(&s[i].r, hit[i]);
+				answer(&s[i]);
+			}
+		return;
+	}
+	/* 2. the pages, each in its savepoint */
+	for (i = 0; i < n; i++) {
+		if (hit[i] == NULL)
+			continue;
+		mark = a->db.released;
+		route_run(&s[i].r, hit[i]);
+		kept[i] = a->db.released > mark;
+	}
+	/* 3. one commit; 4. the deltas of what it made durable */
+	ok = db_group_end(&a->db) == 0;
+	app_commit_done(a, ok);
+	if (!ok)
+		log_err("group commit of %d requests failed: none is kept",
+		    todo);
+	for (i = 0; i < n; i++) {
+		if (hit[i] == NULL)
+			continue;
+		if (!ok && kept[i]) {
+			buf_reset(&s[i].r.head);
+			resp_error(&s[i].r, 500, "The change could not be "
+			    "saved.");
+		} else if (s[i].r.then != NULL)	/* a script's: the counts */
+			s[i].r.then(&s[i].r, s[i].r.then_arg);
+		answer(&s[i]);
+	}
+}
