@@ -199,14 +199,14 @@ post_action(struct req *r, int (*fn)(struct app *, long long, long long))
 
 	if (post_answer(r, fn(r->app, id, r->sess.user_id)) == -1)
 		return -1;
-	if (req_wants_json(r) && r->app->db.group) {
+	if (req_wants_json(r)) {
+		if (!r->app->db.group)
+			return post_json(r, id);
 		/* the counts once the group is committed and applied */
 		r->then = post_json;
 		r->then_arg = id;
 		return 0;
 	}
-	if (req_wants_json(r))
-		return post_json(r, id);
 	if (act_back(r) == NULL)
 		return redirect_post(r, id);
 	snprintf(loc, sizeof(loc), "/posts/%lld", id);

@@ -117,6 +117,16 @@ sp_begin(struct db *d)
 	return 0;
 }
 
+/* Drops the open savepoint's changes, if one is open. */
+static void
+sp_rollback(struct db *d)
+{
+	if (d->sp)
+		sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act", NULL, NULL,
+		    NULL);
+	d->sp = 0;
+}
+
 int
 db_begin(struct db *d)
 {
@@ -165,10 +175,7 @@ void
 db_rollback(struct db *d)
 {
 	if (d->group) {		/* the request's own changes only */
-		if (d->sp)
-			sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act",
-			    NULL, NULL, NULL);
-		d->sp = 0;
+		sp_rollback(d);
 		return;
 	}
 	if (d->pg != NULL) {
@@ -216,12 +223,9 @@ db_group_end(struct db *d)
 {
 	int rc;
 
+	sp_rollback(d);		/* a request left its own open: not kept */
 	d->group = 0;
 	d->held = 0;
-	if (d->sp)		/* a request left its own open: not kept */
-		sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act", NULL,
-		    NULL, NULL);
-	d->sp = 0;
 	rc = db_exec(d, "COMMIT");
 	if (rc == -1 && !sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);

@@ -27,18 +27,20 @@ take_queued(FCGX_Request *fr, int fd)
 
 int
 batch_gather(struct slot *s, int fd, const struct route *routes,
-    size_t nroutes, void (*open)(struct slot *, void *), void *arg)
+    size_t nroutes, void (*open)(struct slot *, void *), void *arg,
+    int *shared)
 {
 	int n = 1;
 
+	*shared = 1;
 	if (s[0].st != 0 || !route_groupable(&s[0].r, routes, nroutes))
 		return 1;
 	while (n < BATCH_MAX && take_queued(&s[n].fr, fd)) {
 		open(&s[n], arg);
-		n++;
-		if (s[n - 1].st != 0 ||
-		    !route_groupable(&s[n - 1].r, routes, nroutes))
-			break;	/* served alone, after the group */
+		if (s[n].st != 0 ||
+		    !route_groupable(&s[n].r, routes, nroutes))
+			return n + 1;	/* served alone, after the group */
+		*shared = ++n;
 	}
 	return n;
 }

@@ -20,8 +20,8 @@
  *      (outbox_send() waited for the commit: app_after_commit()), and
  *      only then answers them all: a redirect's next page shows the
  *      count, as the contract asks, and a script's JSON answer is made
- *      now (r->then), with the counts applied.  If the commit fails, every kept
- *      action answers 500 instead, and no delta is sent.
+ *      now (r->then), with the counts applied.  If the commit fails,
+ *      every kept action answers 500 instead, and no delta is sent.
  *
  * A request that cannot share (another route, a GET) ends the
  * gathering and is served alone, after the group.  A crash at any point
@@ -58,9 +58,11 @@ struct slot {
 /* After s[0] was taken: takes what else is queued on listen socket fd,
  * without waiting, while each taken one may share a group commit (at
  * most BATCH_MAX in all), calling open(slot) for each.  The number of
- * slots in use (1 when s[0] cannot share). */
+ * slots in use; *shared: how many of them, from s[0], may share (the
+ * one after them, if any, is served alone; 1 when s[0] cannot share). */
 int	batch_gather(struct slot *s, int fd, const struct route *,
-	    size_t nroutes, void (*open)(struct slot *, void *), void *arg);
+	    size_t nroutes, void (*open)(struct slot *, void *), void *arg,
+	    int *shared);
 /* Serves s[0..n) (n >= 2, each a ROUTE_GROUP POST) with one commit,
  * as above, calling answer(slot) once a slot's answer is final: a
  * refused request's before the group takes the writers' lock (a refused

@@ -134,11 +134,9 @@ serve_child(int fd, void *arg)
 		a.in_request = 1;
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
+		g = 1;
 		n = nslot > 1 ? batch_gather(s, fd, ctx->routes,
-		    ctx->nroutes, slot_open, ctx) : 1;
-		/* the last one taken may be one that cannot share */
-		g = n > 1 && (s[n - 1].st != 0 || !route_groupable(
-		    &s[n - 1].r, ctx->routes, ctx->nroutes)) ? n - 1 : n;
+		    ctx->nroutes, slot_open, ctx, &g) : 1;
 		if (g > 1)
 			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
 		else {
@@ -154,13 +152,12 @@ serve_child(int fd, void *arg)
 		 * the requests left for after their responses, shared. */
 		app_run_after(&a);
 		cost_now(&a, &c1);
-		for (i = 0; i < n; i++) {
-			cost.stmts = (c1.stmts - c0.stmts) / (unsigned)n;
-			cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
-			cost.trips = (c1.trips - c0.trips) / (unsigned)n;
+		cost.stmts = (c1.stmts - c0.stmts) / (unsigned)n;
+		cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
+		cost.trips = (c1.trips - c0.trips) / (unsigned)n;
+		for (i = 0; i < n; i++)
 			metrics_observe(a.metrics, a.metrics_idx, s[i].status,
 			    s[i].t1 - s[i].t0, &cost);
-		}
 	}
 	for (i = 0; i < nslot; i++)
 		buf_free(&s[i].keep);
