@@ -10,6 +10,7 @@
 #include "social/postlist.h"
 #include "social/profileview.h"
 #include "social_pages.h"
+#include "web/fcache.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -49,34 +50,73 @@ arg_user(struct req *r, struct account *u)
 	    "There is no such user." : "The user could not be read.");
 }
 
+/* A feed whose Redis part this process kept (web/fcache.h): its posts
+ * and the reader's marks from SQLite, the rest from the entry.  0 shown,
+ * -1 when a post's counts were not kept (the page is then read whole). */
+static int
+feed_kept(struct req *r, long long page, const struct fc_hit *h)
+{
+	struct found_list none = { NULL, 0, 0 };
+	struct post_cards cs;
+
+	if (post_cards_read(r->app, h->ids, h->n, r->sess.user_id, PC_HOME,
+	    &cs) == -1)
+		return resp_error(r, 500, "The feed could not be read.");
+	if (cs.n == 0 || fcache_counts(h, cs.v, cs.n) == -1) {
+		post_cards_free(&cs);
+		return -1;
+	}
+	view_feed(r, &cs, page, h->n == FEED_PAGE, &none);
+	post_cards_free(&cs);
+	return 0;
+}
+
 int
 page_feed(struct req *r)
 {
 	long long ids[FEED_PAGE], page = field_page(r);
 	struct found_list suggest = { NULL, 0, 0 };
 	struct post_cards cs;
-	int n;
+	struct fc_hit h;
+	int n, fc, keep;
 
 	if (page == 0)
 		return -1;
+	fc = fcache_get(r, page, &h);
+	if (fc == 1 && feed_kept(r, page, &h) == 0)
+		return 0;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
 	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
 	n = r->presumed ? tl_ids_cached(r->app, TL_HOME, r->sess.user_id,
 	    page, FEED_PAGE, ids) : -1;
-	if (n < 0 && !req_confirm(r, NULL, -1))
+	keep = n >= 0;
+	if (n < 0 && !req_confirm(r, NULL, -1)) {
+		if (fc == 0)
+			fcache_end(r, page, 0, NULL, 0, NULL, 0);
 		return 0;	/* route_dispatch() runs it again */
+	}
 	if (n < 0)
 		n = tl_ids(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE,
 		    ids);
 	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
-	    &cs) == -1)
+	    &cs) == -1) {
+		if (fc == 0)
+			fcache_end(r, page, 0, NULL, 0, NULL, 0);
 		return resp_error(r, 500, "The feed could not be read.");
+	}
 	/* an empty feed offers people to follow */
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
 	    FEED_SUGGEST, &suggest) == -1)
 		found_free(&suggest);
-	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0)	/* one trip */
+	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0) {	/* one trip */
+		if (fc == 0)
+			fcache_end(r, page, keep && cs.n > 0, ids, n, cs.v,
+			    cs.n);
+		fc = -1;
 		view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
+	}
+	if (fc == 0)
+		fcache_end(r, page, 0, NULL, 0, NULL, 0);
 	found_free(&suggest);
 	post_cards_free(&cs);
 	return 0;

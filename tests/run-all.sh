@@ -78,7 +78,7 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/cluster.test.mjs \
 unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
-# security matrix on PostgreSQL (DB=postgres), then what only PostgreSQL
+# security matrix, the kept feed on PostgreSQL (DB=postgres), then what only PostgreSQL
 # runs.
 export TALLY_TEST_DB=postgres
 run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
@@ -86,7 +86,8 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/badges.test.mjs tests/integration/admin.test.mjs \
     tests/integration/degraded.test.mjs tests/integration/faults.test.mjs \
     tests/integration/killpoints.test.mjs tests/integration/site.test.mjs \
-    tests/integration/security.test.mjs $(ls tests/scale/*.test.mjs 2>/dev/null)
+    tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
+    $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"

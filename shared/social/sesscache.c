@@ -125,6 +125,7 @@ sesscache_parse(const char *v, size_t len, long long now, int page,
 	    p != end || end[-1] == ' ')
 		return 0;
 	out->is_admin = (int)admin;
+	out->copied_at = written;
 	return 1;
 }
 

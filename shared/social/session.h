@@ -29,6 +29,8 @@ struct session {
 	char		login[40];
 	int		is_admin;
 	char		csrf[TOKEN_LEN + 1];
+	long long	copied_at;	/* ms: when its Redis copy was written
+					 * (sesscache.h); 0: read from SQLite */
 };
 
 /* Creates a session for uid valid for secs; writes its id and CSRF token.

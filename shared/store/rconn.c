@@ -154,6 +154,31 @@ rconn_connect(struct rconn *r)
 	return 0;
 }
 
+redisContext *
+rconn_dial_another(const struct rconn *r)
+{
+	struct timeval ctv = { 0, 200 * 1000 }, tv;
+	redisContext *c;
+	redisReply *rep;
+	int ok;
+
+	c = dial(r->local[0] != '\0' ? r->local : r->addr, ctv);
+	tv.tv_sec = r->timeout_ms / 1000;
+	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
+	ok = c != NULL && !c->err && redisSetTimeout(c, tv) == REDIS_OK;
+	if (ok && r->auth != NULL) {
+		rep = redisCommand(c, "AUTH %s", r->auth);
+		ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+		if (rep != NULL)
+			freeReplyObject(rep);
+	}
+	if (!ok && c != NULL) {
+		redisFree(c);
+		c = NULL;
+	}
+	return c;
+}
+
 int
 rconn_up(struct rconn *r)
 {

@@ -43,6 +43,9 @@ void		 rconn_init(struct rconn *, const char *addr, int timeout_ms);
 void		 rconn_close(struct rconn *);
 /* Connects if needed: 0, or -1 (down, or in its backoff). */
 int		 rconn_connect(struct rconn *);
+/* A second connection to the same server, its timeouts and AUTH set
+ * (a subscriber: rtrack.h), or NULL.  The caller redisFree()s it. */
+redisContext	*rconn_dial_another(const struct rconn *);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rconn_up(struct rconn *);
 /* Drops the context after a transport error (starts the backoff). */

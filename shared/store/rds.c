@@ -81,9 +81,50 @@ rds_drop(struct rds *r)
 		rconn_drop(&r->one);
 }
 
+unsigned long long
+rds_key_hash(const char *key, size_t len)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
+	return h;
+}
+
+void
+rds_record(struct rds *r, struct rds_keys *k)
+{
+	if (k != NULL)
+		k->n = k->over = 0;
+	r->rec = k;
+}
+
+static void
+record(struct rds *r, const char *key, size_t len)
+{
+	struct rds_keys *k = r->rec;
+
+	if (k->n == RDS_KEYS_MAX)
+		k->over = 1;
+	else
+		k->h[k->n++] = rds_key_hash(key, len);
+}
+
+static void
+record_keys(struct rds *r, int nkeys, const char **keys)
+{
+	int i;
+
+	for (i = 0; r->rec != NULL && i < nkeys; i++)
+		record(r, keys[i], strlen(keys[i]));
+}
+
 redisReply *
 rds_cmd(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
+	if (r->rec != NULL && argc > 1)
+		record(r, argv[1], lens != NULL ? lens[1] : strlen(argv[1]));
 	if (r->cl != NULL)
 		return rcl_cmd(r->cl, argc, argv, lens);
 	return rconn_cmd(&r->one, argc, argv, lens);
@@ -197,6 +238,7 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 
 	if (pending(r) > 0)	/* never inside a pipeline */
 		return NULL;
+	record_keys(r, nkeys, keys);
 	if (rds_script_load(r, s, nkeys, keys) == -1)
 		return NULL;
 	n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv, lens,
@@ -236,6 +278,7 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 	char nk[16];
 	int n, cached;
 
+	record_keys(r, nkeys, keys);
 	if (r->cl == NULL && rconn_connect(&r->one) == -1)
 		return -1;
 	/* SCRIPT LOAD only while no reply is pending (it reads its own
@@ -290,6 +333,8 @@ rds_settle(struct rds *r)
 int
 rds_append(struct rds *r, int argc, const char **argv, const size_t *lens)
 {
+	if (r->rec != NULL && argc > 1)
+		record(r, argv[1], lens != NULL ? lens[1] : strlen(argv[1]));
 	if (r->cl != NULL)
 		return rcl_append(r->cl, argc, argv, lens, NULL);
 	return rconn_append(&r->one, argc, argv, lens);

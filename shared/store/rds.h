@@ -32,9 +32,19 @@ typedef redisReply rds_reply;
 #define RDS_STATUS	REDIS_REPLY_STATUS
 #define RDS_ERROR	REDIS_REPLY_ERROR
 
+/* The keys a stretch of work named (rds_record()), as rds_key_hash()es:
+ * what a cached page depends on (rtrack.h). */
+#define RDS_KEYS_MAX	96
+struct rds_keys {
+	unsigned long long	 h[RDS_KEYS_MAX];
+	int			 n;
+	int			 over;	/* more than RDS_KEYS_MAX */
+};
+
 struct rds {
 	struct rconn	 one;	/* the server, when not a cluster */
 	struct rcl	*cl;	/* a Redis Cluster (rcluster.h), or NULL */
+	struct rds_keys	*rec;	/* rds_record(), or NULL */
 };
 
 void		 rds_init(struct rds *, const char *path, int timeout_ms);
@@ -73,6 +83,11 @@ redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 long long	 rds_del_matching(struct rds *, const char *pattern);
 /* Drops the context after a transport error. */
 void		 rds_drop(struct rds *);
+/* From now on, until rds_record(r, NULL), every key a command names
+ * (its first argument; a script's KEYS) is added to k, emptied first. */
+void		 rds_record(struct rds *, struct rds_keys *k);
+/* A key's 64-bit FNV-1a hash, as rds_record() keeps it. */
+unsigned long long rds_key_hash(const char *key, size_t len);
 /* Frees a reply (NULL: nothing). */
 void		 rds_free(rds_reply *);
 

@@ -96,6 +96,7 @@ page_load_cards(struct req *r, struct post_card *cs, int n,
 		badges_drop(&bq);
 		return -1;
 	}
+	r->sess_copy = cached;
 	r->have_badges = r->user && badges_end(r->app, &bq, &r->badges) == 0;
 	return 0;
 }

@@ -53,6 +53,7 @@ struct req {
 					 * route_dispatch() runs the route again
 					 * for who really asks */
 	char		 sid_hex[SID_HEX_LEN + 1];	/* when presumed */
+	int		 sess_copy;	/* confirmed by its Redis copy */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
 	long long	 now_ms;	/* when it arrived (0: unknown, as in

@@ -13,6 +13,7 @@
 #include "base/valid.h"
 #include "store/app.h"
 #include "web/batch.h"
+#include "web/fcache.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -98,6 +99,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->stmts = a->db.nstmt;
 	c->cmds = rds_ncmds(&a->rds) + rds_ncmds(&a->replica);
 	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
+	c->trips += fcache_syncs();	/* its PINGs (fcache.h) */
 }
 
 static int

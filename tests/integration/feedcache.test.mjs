@@ -1,0 +1,157 @@
+// feedcache.test.mjs -- the home feed's Redis part kept by each handler
+// process while Redis says none of it changed (web/fcache.h,
+// store/rtrack.h): a kept feed costs one SQLite statement and one round
+// trip (the sync's PING), and shows every count as Redis holds it now:
+// right after another user's like, the reader's own like, a logout, a
+// lost invalidation connection, and under concurrent likes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, Client, onCluster } from '../lib/stack.mjs';
+import { userId } from '../lib/social.mjs';
+import { pageCounters, redisName } from '../lib/counts.mjs';
+import { measure } from '../lib/cost.mjs';
+
+let stack;
+after(async () => { await stack?.stop(); });
+
+const JSONH = { headers: { accept: 'application/json' } };
+
+async function person(login) {
+  const c = new Client(stack.base);
+  const r = await c.signup(login, 'password-123', login);
+  assert.equal(r.status, 303, `signup ${login}: ${r.status}`);
+  await c.get('/t/general');
+  return { c, id: userId(stack, login), login };
+}
+
+async function publish(u, body) {
+  const r = await u.c.post('/posts', { body, topic: '', publish: '1' });
+  assert.equal(r.status, 303);
+  return Number(r.location.match(/^\/posts\/(\d+)$/)[1]);
+}
+
+const likesOn = async (u, id) => {
+  const r = await u.c.get('/feed');
+  assert.equal(r.status, 200);
+  return pageCounters(r.text)[`post-likes|${id}`];
+};
+const truth = (id) => Number(stack.sqlite(`SELECT count(*) FROM likes WHERE post_id=${id}`));
+
+let author, reader, ids;
+before(async () => {
+  stack = await startStack();
+  author = await person('fc_author');
+  reader = await person('fc_reader');
+  assert.equal((await reader.c.post('/follow/fc_author')).status, 303);
+  ids = [];
+  for (let i = 0; i < 3; i++) ids.push(await publish(author, `kept post ${i}`));
+});
+
+test('a feed read again costs one statement and one round trip (its sync), not two trips', async () => {
+  if (onCluster()) return;	// one Redis only (rtrack.h)
+  for (let i = 0; i < 2; i++) assert.equal((await reader.c.get('/feed')).status, 200);
+  const m = await measure(stack, 'social', 6, () => reader.c.get('/feed'));
+  for (const r of m.answers) {
+    assert.equal(r.status, 200);
+    assert.match(r.text, new RegExp(`data-post-id="${ids[0]}"`));
+  }
+  assert.equal(m.stmts / 6, 1, 'the posts and the marks: one statement');
+  // uncached: two trips a page (12); kept: the PING (and a refill when
+  // an entry's second ran out, or the other process's first visit)
+  assert.ok(m.trips <= 6 + 2 * 3, `round trips for 6 feeds: ${m.trips}`);
+  assert.ok(m.trips < 12, `the feed was kept: ${m.trips} trips for 6 feeds`);
+});
+
+test('another user\'s like and unlike show on the very next feed, every time', async () => {
+  const liker = await person('fc_liker');
+  await liker.c.get(`/posts/${ids[1]}`);
+  await likesOn(reader, ids[1]);
+  for (let i = 0; i < 12; i++) {
+    const act = i % 2 === 0 ? 'like' : 'unlike';
+    assert.equal((await liker.c.post(`/posts/${ids[1]}/${act}`)).status, 303);
+    assert.equal(await likesOn(reader, ids[1]), i % 2 === 0 ? 1 : 0, `after ${act} ${i}`);
+  }
+});
+
+test('the reader\'s own like (a script\'s JSON) shows as Liked with its count on the next feed', async () => {
+  await likesOn(reader, ids[2]);
+  const r = await reader.c.post(`/posts/${ids[2]}/like`, {}, JSONH);
+  assert.equal(r.status, 200);
+  const page = (await reader.c.get('/feed')).text;
+  assert.match(page, new RegExp(`data-post-id="${ids[2]}" id="post-${ids[2]}" data-liked="1">`));
+  assert.equal(pageCounters(page)[`post-likes|${ids[2]}`], truth(ids[2]));
+});
+
+test('after a logout the old cookie gets no kept feed', async () => {
+  const u = await person('fc_leaver');
+  assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+  for (let i = 0; i < 3; i++) assert.equal((await u.c.get('/feed')).status, 200);
+  const old = new Client(stack.base);
+  old.jar = new Map(u.c.jar);
+  assert.equal((await u.c.post('/logout')).status, 303);
+  const r = await old.get('/feed');
+  assert.equal(r.status, 303, 'a logged-out session is sent to log in');
+  assert.match(r.location, /^\/login/);
+});
+
+test('concurrent likers and feed readers: every feed after the last like shows the truth', async () => {
+  const likers = [];
+  for (let i = 0; i < 8; i++) likers.push(await person(`fc_many${i}`));
+  const readers = [reader];
+  for (let i = 0; i < 3; i++) {
+    const u = await person(`fc_rd${i}`);
+    assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+    readers.push(u);
+  }
+  let done = false;
+  const reading = readers.map(async (u) => {
+    let n = 0;
+    while (!done && n < 400) { assert.equal((await u.c.get('/feed')).status, 200); n++; }
+  });
+  await Promise.all(likers.map(async (u, k) => {
+    for (let i = 0; i < 10; i++) {
+      const id = ids[(k + i) % 3];
+      assert.equal((await u.c.post(`/posts/${id}/${i % 2 === 0 ? 'like' : 'unlike'}`)).status, 303);
+      if (i === 9) assert.equal((await u.c.post(`/posts/${id}/like`)).status, 303);
+    }
+  }));
+  done = true;
+  await Promise.all(reading);
+  for (const u of readers) {
+    const c = pageCounters((await u.c.get('/feed')).text);
+    for (const id of ids) {
+      const n = redisName('post_likes', id, author.id);
+      assert.equal(c[`post-likes|${id}`], truth(id),
+        `${u.login}: post ${id} (Redis holds ${stack.redis('HGET', n.hash, n.field)})`);
+    }
+  }
+});
+
+test('a lost invalidation connection or data connection forgets what was kept', async () => {
+  if (onCluster()) return;	// one Redis only (rtrack.h)
+  const liker = await person('fc_liker2');
+  // the subscribers, then the tracked data connections (flag t): the
+  // writer's connection stays, so the like's deltas reach Redis at once
+  const tracked = () => stack.redis('CLIENT', 'LIST', 'TYPE', 'normal').split('\n')
+    .filter((l) => /\bflags=\S*t/.test(l)).map((l) => l.match(/\bid=(\d+)/)[1]);
+  for (const what of ['pubsub', 'tracked']) {
+    // past a failure's second without the cache, and kept again
+    await new Promise((r) => setTimeout(r, 1100));
+    for (let i = 0; i < 6; i++) await likesOn(reader, ids[0]);
+    const m = await measure(stack, 'social', 6, () => reader.c.get('/feed'));
+    assert.ok(m.trips < 12, `kept before killing ${what}: ${m.trips} trips`);
+    if (what === 'pubsub') stack.redis('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    else {
+      const t = tracked();
+      assert.ok(t.length > 0, 'the readers\' data connections are tracked');
+      for (const id of t) stack.redis('CLIENT', 'KILL', 'ID', id);
+    }
+    assert.equal((await liker.c.post(`/posts/${ids[0]}/like`)).status, 303);
+    // several, so that each handler process answers one
+    for (let i = 0; i < 6; i++) assert.equal(await likesOn(reader, ids[0]), truth(ids[0]), `feed ${i} after killing ${what}`);
+    for (let i = 0; i < 3; i++) await likesOn(reader, ids[0]);
+    assert.equal((await liker.c.post(`/posts/${ids[0]}/unlike`)).status, 303);
+    assert.equal(await likesOn(reader, ids[0]), truth(ids[0]), `the next change after ${what}`);
+  }
+});
