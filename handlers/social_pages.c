@@ -50,25 +50,29 @@ arg_user(struct req *r, struct account *u)
 	    "There is no such user." : "The user could not be read.");
 }
 
-/* A feed whose Redis part this process kept (web/fcache.h): its posts
- * and the reader's marks from SQLite, the rest from the entry.  0 shown,
- * -1 when a post's counts were not kept (the page is then read whole). */
+/* A feed whose Redis part this process may have kept (web/fcache.h): its
+ * posts and the reader's marks are read from SQLite while Redis answers
+ * the sync, the rest comes from the entry.  1 shown; else fc for
+ * page_feed(): 0 (not kept: recording) or -1 (read the page whole). */
 static int
-feed_kept(struct req *r, long long page, const struct fc_hit *h)
+feed_kept(struct req *r, struct fc_hit *h)
 {
 	struct found_list none = { NULL, 0, 0 };
 	struct post_cards cs;
+	int rc, fc;
 
-	if (post_cards_read(r->app, h->ids, h->n, r->sess.user_id, PC_HOME,
-	    &cs) == -1)
-		return resp_error(r, 500, "The feed could not be read.");
-	if (cs.n == 0 || fcache_counts(h, cs.v, cs.n) == -1) {
+	rc = post_cards_read(r->app, h->ids, h->n, r->sess.user_id, PC_HOME,
+	    &cs);
+	fc = fcache_hit(r, h);
+	if (rc == -1)
+		return fc == 0 ? 0 : -1;
+	if (fc == 1 && cs.n > 0 && fcache_counts(h, cs.v, cs.n) == 0) {
+		view_feed(r, &cs, h->page, h->n == FEED_PAGE, &none);
 		post_cards_free(&cs);
-		return -1;
+		return 1;
 	}
-	view_feed(r, &cs, page, h->n == FEED_PAGE, &none);
 	post_cards_free(&cs);
-	return 0;
+	return fc == 0 ? 0 : -1;
 }
 
 int
@@ -83,7 +87,7 @@ page_feed(struct req *r)
 	if (page == 0)
 		return -1;
 	fc = fcache_get(r, page, &h);
-	if (fc == 1 && feed_kept(r, page, &h) == 0)
+	if (fc == 1 && (fc = feed_kept(r, &h)) == 1)
 		return 0;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
 	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */

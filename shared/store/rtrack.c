@@ -92,11 +92,24 @@ message(struct rtrack *t, const redisReply *m, rtrack_drop_fn drop,
 	return 0;
 }
 
-int
-rtrack_sync(struct rtrack *t, struct rds *rd, rtrack_drop_fn drop, void *arg)
+/* After a failure: keep nothing, and for a while do not try again. */
+static void
+failed(struct rtrack *t, rtrack_drop_fn drop, void *arg)
 {
-	void *p;
-	int rc = 0;
+	drop(arg, NULL, 0);
+	reset(t);
+	/* a second, doubling while it keeps failing (a Redis that refuses
+	 * CLIENT TRACKING is asked once a minute at most) */
+	t->retry_at_ms = clock_mono_ms() + (RTRACK_RETRY_MS <<
+	    (t->fails < 6 ? t->fails : 6));
+	t->fails++;
+}
+
+int
+rtrack_sync_send(struct rtrack *t, struct rds *rd, rtrack_drop_fn drop,
+    void *arg)
+{
+	int done = 0;
 
 	if (rd->cl != NULL)
 		return -1;
@@ -111,26 +124,53 @@ rtrack_sync(struct rtrack *t, struct rds *rd, rtrack_drop_fn drop, void *arg)
 		reset(t);
 		if (clock_mono_ms() < t->retry_at_ms)
 			return -1;
-		if (start(t, rd) == -1)
-			goto fail;
+		if (start(t, rd) == -1) {
+			failed(t, drop, arg);
+			return -1;
+		}
 	}
 	if (redisAppendCommand(t->sub, "PING") != REDIS_OK)
 		goto fail;
-	while (rc == 0) {
-		if (redisGetReply(t->sub, &p) != REDIS_OK || p == NULL)
+	while (!done)
+		if (redisBufferWrite(t->sub, &done) != REDIS_OK)
 			goto fail;
+	return 0;
+fail:
+	failed(t, drop, arg);
+	return -1;
+}
+
+int
+rtrack_sync_recv(struct rtrack *t, rtrack_drop_fn drop, void *arg)
+{
+	void *p;
+	int rc = 0;
+
+	if (t->sub == NULL)
+		return -1;
+	while (rc == 0) {
+		if (redisGetReply(t->sub, &p) != REDIS_OK || p == NULL) {
+			failed(t, drop, arg);
+			return -1;
+		}
 		rc = message(t, p, drop, arg);
 		freeReplyObject(p);
 	}
-	if (rc == -1)
-		goto fail;
+	if (rc == -1) {
+		failed(t, drop, arg);
+		return -1;
+	}
 	t->nsyncs++;
+	t->fails = 0;
 	return 0;
-fail:
-	drop(arg, NULL, 0);
-	reset(t);
-	t->retry_at_ms = clock_mono_ms() + RTRACK_RETRY_MS;
-	return -1;
+}
+
+int
+rtrack_sync(struct rtrack *t, struct rds *rd, rtrack_drop_fn drop, void *arg)
+{
+	if (rtrack_sync_send(t, rd, drop, arg) == -1)
+		return -1;
+	return rtrack_sync_recv(t, drop, arg);
 }
 
 int

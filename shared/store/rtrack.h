@@ -30,6 +30,7 @@ struct rtrack {
 	redisContext	*sub;		/* subscribed to the invalidations */
 	unsigned	 gen;		/* the data connection's, when tracked */
 	long long	 retry_at_ms;	/* monotonic; no connect before */
+	int		 fails;		/* failures in a row */
 	unsigned long long nsyncs, nkeys, nresets;	/* /metrics */
 };
 
@@ -43,6 +44,11 @@ typedef void	(*rtrack_drop_fn)(void *arg, const char *key, size_t len);
  * kept). */
 int	rtrack_sync(struct rtrack *, struct rds *rd, rtrack_drop_fn drop,
 	    void *arg);
+/* rtrack_sync() in two steps, so that other work overlaps the round
+ * trip: the PING sent (0, or -1 as above), then its answer read. */
+int	rtrack_sync_send(struct rtrack *, struct rds *rd, rtrack_drop_fn drop,
+	    void *arg);
+int	rtrack_sync_recv(struct rtrack *, rtrack_drop_fn drop, void *arg);
 /* 1 when reads made on rd since the last successful rtrack_sync() are
  * tracked (the data connection was not replaced meanwhile). */
 int	rtrack_still(const struct rtrack *, const struct rds *rd);

@@ -65,32 +65,65 @@ drop(void *arg, const char *key, size_t len)
 	}
 }
 
+/* The entry of r's reader for page, if it may still be shown. */
+static struct fc_entry *
+kept(const struct req *r, long long page)
+{
+	struct fc_entry *e = slot_of(r->sess.user_id, page);
+	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
+
+	if (e->used && e->uid == r->sess.user_id && e->page == page &&
+	    strcmp(e->sid_hex, r->sid_hex) == 0 && now < e->until_ms &&
+	    now >= e->until_ms - FC_TTL_MS)
+		return e;
+	return NULL;
+}
+
+/* Records what the page reads from now on (fcache_end()). */
+static int
+miss(struct req *r)
+{
+	rec_gen = r->app->rds.one.gen;
+	rds_record(&r->app->rds, &recording);
+	return 0;
+}
+
 int
 fcache_get(struct req *r, long long page, struct fc_hit *h)
 {
 	struct rds *rd = &r->app->rds;
 	struct fc_entry *e;
-	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
 
+	h->e = NULL;
+	h->page = page;
 	if (!r->presumed || page < 1 ||
-	    rtrack_sync(&track, rd, drop, NULL) == -1)
+	    rtrack_sync_send(&track, rd, drop, NULL) == -1)
 		return -1;
-	e = slot_of(r->sess.user_id, page);
-	if (e->used && e->uid == r->sess.user_id && e->page == page &&
-	    strcmp(e->sid_hex, r->sid_hex) == 0 && now < e->until_ms &&
-	    now >= e->until_ms - FC_TTL_MS) {
-		if (!req_confirm(r, &e->sess, -1))
-			return -1;	/* cannot be: a kept session holds */
-		r->badges = e->badges;
-		r->have_badges = 1;
-		h->n = e->n;
-		memcpy(h->ids, e->ids, sizeof(e->ids[0]) * (size_t)e->n);
-		h->e = e;
-		return 1;
+	if ((e = kept(r, page)) == NULL) {
+		if (rtrack_sync_recv(&track, drop, NULL) == -1)
+			return -1;
+		return miss(r);
 	}
-	rec_gen = rd->one.gen;
-	rds_record(rd, &recording);
-	return 0;
+	h->n = e->n;
+	memcpy(h->ids, e->ids, sizeof(e->ids[0]) * (size_t)e->n);
+	h->e = e;
+	return 1;
+}
+
+int
+fcache_hit(struct req *r, struct fc_hit *h)
+{
+	const struct fc_entry *e;
+
+	if (rtrack_sync_recv(&track, drop, NULL) == -1)
+		return -1;
+	if ((e = kept(r, h->page)) != h->e)
+		return miss(r);
+	if (!req_confirm(r, &e->sess, -1))
+		return -1;	/* cannot be: a kept session holds */
+	r->badges = e->badges;
+	r->have_badges = 1;
+	return 1;
 }
 
 int

@@ -28,17 +28,23 @@
 #define FC_TTL_MS	1000
 
 struct fc_hit {
+	long long	 page;
 	int		 n;		/* the timeline page's ids */
 	long long	 ids[FC_IDS];
 	const void	*e;		/* the entry, for fcache_counts() */
 };
 
-/* For a presumed reader (req.h) of feed page page: 1 when kept, the
- * session confirmed from it (r->user, r->sess, r->csrf, r->badges) and
- * h filled; 0 when not kept: what the page reads from Redis from now on
- * is recorded for fcache_put(); -1: the cache is not usable (nothing is
- * recorded).  fcache_end() after 0. */
+/* For a presumed reader (req.h) of feed page page, sends the sync's
+ * PING: 1 when an entry is kept (h: its ids), so that the page reads its
+ * posts while Redis answers, then asks fcache_hit(); 0 when none is
+ * kept: what the page reads from Redis from now on is recorded for
+ * fcache_end(); -1: the cache is not usable (nothing is recorded). */
 int	fcache_get(struct req *, long long page, struct fc_hit *h);
+/* After fcache_get() answered 1: reads the sync's answer.  1 when the
+ * entry holds, the session confirmed from it (r->user, r->sess, r->csrf,
+ * r->badges); 0 when it was dropped (recording as after 0 above); -1
+ * when the cache is not usable. */
+int	fcache_hit(struct req *, struct fc_hit *h);
 /* Fills the counts of the n cards from the entry of h: 0, or -1 when a
  * card's counts were not kept (a post the entry did not show). */
 int	fcache_counts(const struct fc_hit *h, struct post_card *cs, int n);
