@@ -84,7 +84,7 @@ rds_drop(struct rds *r)
 unsigned long long
 rds_key_hash(const char *key, size_t len)
 {
-	unsigned long long h = 1469598103934665603ULL;
+	unsigned long long h = 14695981039346656037ULL;
 	size_t i;
 
 	for (i = 0; i < len; i++)
