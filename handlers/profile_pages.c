@@ -9,6 +9,7 @@
 #include "social/profileview.h"
 #include "social_pages.h"
 #include "web/act.h"
+#include "web/fcache.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -16,40 +17,103 @@
 
 #define PEOPLE_PAGE	50
 
+/* A profile whose Redis part this process may have kept (web/fcache.h):
+ * the SQLite part is read while Redis answers the sync.  1 shown; else
+ * fc for page_profile(): 0 (not kept: recording) or -1 (read it whole).
+ * A visit to mark is a write: its session is confirmed in SQLite first,
+ * so such a page is read whole. */
+static int
+profile_kept(struct req *r, long long viewer, struct fc_hit *h)
+{
+	struct profile_view v;
+	int rc, fc;
+
+	memset(&v, 0, sizeof(v));
+	v.u = h->u;
+	rc = profile_view_rest(r->app, viewer, h->pg.page, FEED_PAGE, h->ids,
+	    h->n, &v);
+	fc = fcache_hit(r, h, rc != 1 || !v.visit_due || !req_own(r));
+	if (rc == 1 && fc == 1 && fcache_counts(h, v.all.v, v.all.n, v.n,
+	    PROFILE_NCOUNTS) == 0) {
+		view_profile(r, &v);
+		profile_view_free(&v);
+		return 1;
+	}
+	profile_view_free(&v);
+	return fc == 0 ? 0 : -1;
+}
+
+/* Ends what fcache_get() began (fc 0) without keeping anything. */
+static void
+not_kept(struct req *r, const struct fc_page *pg, int fc)
+{
+	if (fc == 0)
+		fcache_end(r, pg, NULL);
+}
+
 int
 page_profile(struct req *r)
 {
 	struct profile_view v;
+	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
+	struct fc_page pg = { FC_PROFILE, page, NULL };
+	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
+	struct fc_hit h;
 	char *login = NULL;
-	int rc;
+	int rc, n, fc;
 
 	if (page == 0)
 		return -1;
 	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
 	    strlen(r->args[0]), &login) == -1)
 		return resp_error(r, 404, "There is no such user.");
-	rc = profile_view_open(r->app, login, viewer, page, FEED_PAGE, &v);
-	free(login);
-	if (rc != 1)
+	pg.login = login;
+	fc = fcache_get(r, &pg, &h);
+	if (fc == 1 && (fc = profile_kept(r, viewer, &h)) == 1) {
+		free(login);
+		return 0;
+	}
+	rc = profile_view_redis(r->app, login, page, FEED_PAGE, &v, ids, &n);
+	if (rc == 1)
+		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
+		    &v);
+	if (rc != 1) {
+		not_kept(r, &pg, fc);
+		free(login);
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such user." : "The profile could not be read.");
+	}
 	/* The author's posts are read: on the user's own request only, and
 	 * for a user confirmed first (req.h: presumed). */
 	if (v.visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1)) {
+			not_kept(r, &pg, fc);
 			profile_view_free(&v);
+			free(login);
 			return 0;	/* route_dispatch() runs it again */
 		}
 		profile_visited(r->app, viewer, v.u.id);
 	}
 	if (page_load_cards(r, v.all.v, v.all.n, v.keys, PROFILE_NCOUNTS,
 	    v.n) == -1) {
+		not_kept(r, &pg, fc);
 		profile_view_free(&v);
+		free(login);
 		return 0;
+	}
+	if (fc == 0) {
+		m.n = n;
+		m.cs = v.all.v;
+		m.ncards = v.all.n;
+		m.u = &v.u;
+		m.more = v.n;
+		m.nmore = PROFILE_NCOUNTS;
+		fcache_end(r, &pg, n >= 0 ? &m : NULL);
 	}
 	view_profile(r, &v);
 	profile_view_free(&v);
+	free(login);
 	return 0;
 }
 

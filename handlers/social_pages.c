@@ -63,11 +63,12 @@ feed_kept(struct req *r, struct fc_hit *h)
 
 	rc = post_cards_read(r->app, h->ids, h->n, r->sess.user_id, PC_HOME,
 	    &cs);
-	fc = fcache_hit(r, h);
+	fc = fcache_hit(r, h, 1);
 	if (rc == -1)
 		return fc == 0 ? 0 : -1;
-	if (fc == 1 && cs.n > 0 && fcache_counts(h, cs.v, cs.n) == 0) {
-		view_feed(r, &cs, h->page, h->n == FEED_PAGE, &none);
+	if (fc == 1 && cs.n > 0 &&
+	    fcache_counts(h, cs.v, cs.n, NULL, 0) == 0) {
+		view_feed(r, &cs, h->pg.page, h->n == FEED_PAGE, &none);
 		post_cards_free(&cs);
 		return 1;
 	}
@@ -81,12 +82,14 @@ page_feed(struct req *r)
 	long long ids[FEED_PAGE], page = field_page(r);
 	struct found_list suggest = { NULL, 0, 0 };
 	struct post_cards cs;
+	struct fc_page pg = { FC_FEED, page, NULL };
+	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
 	struct fc_hit h;
 	int n, fc, keep;
 
 	if (page == 0)
 		return -1;
-	fc = fcache_get(r, page, &h);
+	fc = fcache_get(r, &pg, &h);
 	if (fc == 1 && (fc = feed_kept(r, &h)) == 1)
 		return 0;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
@@ -96,7 +99,7 @@ page_feed(struct req *r)
 	keep = n >= 0;
 	if (n < 0 && !req_confirm(r, NULL, -1)) {
 		if (fc == 0)
-			fcache_end(r, page, 0, NULL, 0, NULL, 0);
+			fcache_end(r, &pg, NULL);
 		return 0;	/* route_dispatch() runs it again */
 	}
 	if (n < 0)
@@ -105,7 +108,7 @@ page_feed(struct req *r)
 	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &cs) == -1) {
 		if (fc == 0)
-			fcache_end(r, page, 0, NULL, 0, NULL, 0);
+			fcache_end(r, &pg, NULL);
 		return resp_error(r, 500, "The feed could not be read.");
 	}
 	/* an empty feed offers people to follow */
@@ -113,14 +116,17 @@ page_feed(struct req *r)
 	    FEED_SUGGEST, &suggest) == -1)
 		found_free(&suggest);
 	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0) {	/* one trip */
-		if (fc == 0)
-			fcache_end(r, page, keep && cs.n > 0, ids, n, cs.v,
-			    cs.n);
+		if (fc == 0) {
+			m.n = n;
+			m.cs = cs.v;
+			m.ncards = cs.n;
+			fcache_end(r, &pg, keep && cs.n > 0 ? &m : NULL);
+		}
 		fc = -1;
 		view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
 	}
 	if (fc == 0)
-		fcache_end(r, page, 0, NULL, 0, NULL, 0);
+		fcache_end(r, &pg, NULL);
 	found_free(&suggest);
 	post_cards_free(&cs);
 	return 0;

@@ -59,9 +59,8 @@ visitor_state(struct app *a, long long viewer, struct profile_view *v)
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
-/* The rest of the model, once u and its page of ids are known. */
-static int
-load_rest(struct app *a, long long viewer, long long page, int per,
+int
+profile_view_rest(struct app *a, long long viewer, long long page, int per,
     const long long *ids, int n, struct profile_view *v)
 {
 	long long uid = v->u.id;
@@ -93,10 +92,9 @@ load_rest(struct app *a, long long viewer, long long page, int per,
 }
 
 int
-profile_view_open(struct app *a, const char *login, long long viewer,
-    long long page, int per, struct profile_view *v)
+profile_view_redis(struct app *a, const char *login, long long page, int per,
+    struct profile_view *v, long long *ids, int *np)
 {
-	long long *ids = xcalloc((size_t)per, sizeof(*ids));
 	long long uid = pcache_known(login);
 	struct pcache_q pq;
 	struct tl_q tq;
@@ -115,8 +113,20 @@ profile_view_open(struct app *a, const char *login, long long viewer,
 		rc = pcache_get(a, login, &v->u);
 	if (rc == 1 && v->u.id != uid)	/* not known before (or changed) */
 		n = tl_ids(a, TL_PROFILE, v->u.id, page, per, ids);
+	*np = n;
+	return rc;
+}
+
+int
+profile_view_open(struct app *a, const char *login, long long viewer,
+    long long page, int per, struct profile_view *v)
+{
+	long long *ids = xcalloc((size_t)per, sizeof(*ids));
+	int rc, n;
+
+	rc = profile_view_redis(a, login, page, per, v, ids, &n);
 	if (rc == 1)
-		rc = load_rest(a, viewer, page, per, ids, n, v);
+		rc = profile_view_rest(a, viewer, page, per, ids, n, v);
 	free(ids);
 	return rc;
 }

@@ -40,6 +40,14 @@ struct profile_view {
  * id.  1, 0 no such user, -1 when the profile could not be read. */
 int	profile_view_open(struct app *, const char *login, long long viewer,
 	    long long page, int per, struct profile_view *);
+/* profile_view_open() in two parts: the profile and its page of ids
+ * (n of them; -1 when they could not be read) from Redis, as the
+ * return value above; then the rest from SQLite, for the v->u that the
+ * first filled (or a kept copy: web/fcache.h). */
+int	profile_view_redis(struct app *, const char *login, long long page,
+	    int per, struct profile_view *, long long *ids, int *n);
+int	profile_view_rest(struct app *, long long viewer, long long page,
+	    int per, const long long *ids, int n, struct profile_view *);
 void	profile_view_free(struct profile_view *);
 /* viewer opened author's profile, whose visit_due was set: their posts
  * so far are read (the marker moves; it only ever moves forward). */

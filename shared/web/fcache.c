@@ -1,4 +1,6 @@
-/* fcache.c -- the home feed's Redis part, kept per process (fcache.h). */
+/* fcache.c -- the Redis part of the feed and profile pages, kept per
+ * process (fcache.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -11,16 +13,22 @@
 
 struct fc_entry {
 	int		 used;
-	long long	 uid, page;
+	long long	 uid;		/* the reader */
+	enum fc_kind	 kind;
+	long long	 page;
+	char		 login[40];	/* FC_PROFILE: whose */
 	char		 sid_hex[SID_HEX_LEN + 1];
 	long long	 until_ms;	/* wall clock */
 	struct session	 sess;
 	struct badges	 badges;
+	struct account	 u;
 	int		 n;
 	long long	 ids[FC_IDS];
 	int		 ncards;
-	long long	 card_ids[FC_IDS];
-	struct count	 counts[FC_IDS][PC_NCOUNTS];
+	long long	 card_ids[FC_CARDS];
+	struct count	 counts[FC_CARDS][PC_NCOUNTS];
+	int		 nmore;
+	struct count	 more[FC_MORE];
 	unsigned long long bloom;	/* a bit for each key's hash */
 	struct rds_keys	 keys;		/* what was read for it */
 };
@@ -31,11 +39,13 @@ static struct rds_keys	 recording;
 static unsigned		 rec_gen;	/* the data connection's at the start */
 
 static struct fc_entry *
-slot_of(long long uid, long long page)
+slot_of(long long uid, const struct fc_page *pg)
 {
 	unsigned long long h = (unsigned long long)uid * 0x9e3779b97f4a7c15ULL +
-	    (unsigned long long)page;
+	    (unsigned long long)pg->page * 31 + (unsigned long long)pg->kind;
 
+	if (pg->login != NULL)
+		h ^= rds_key_hash(pg->login, strlen(pg->login));
 	return &slots[(h >> 32) % FC_SLOTS];
 }
 
@@ -65,14 +75,16 @@ drop(void *arg, const char *key, size_t len)
 	}
 }
 
-/* The entry of r's reader for page, if it may still be shown. */
+/* The entry of r's reader for pg, if it may still be shown. */
 static struct fc_entry *
-kept(const struct req *r, long long page)
+kept(const struct req *r, const struct fc_page *pg)
 {
-	struct fc_entry *e = slot_of(r->sess.user_id, page);
+	struct fc_entry *e = slot_of(r->sess.user_id, pg);
 	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
 
-	if (e->used && e->uid == r->sess.user_id && e->page == page &&
+	if (e->used && e->uid == r->sess.user_id && e->kind == pg->kind &&
+	    e->page == pg->page && (pg->login == NULL ||
+	    strcmp(e->login, pg->login) == 0) &&
 	    strcmp(e->sid_hex, r->sid_hex) == 0 && now < e->until_ms &&
 	    now >= e->until_ms - FC_TTL_MS)
 		return e;
@@ -89,35 +101,37 @@ miss(struct req *r)
 }
 
 int
-fcache_get(struct req *r, long long page, struct fc_hit *h)
+fcache_get(struct req *r, const struct fc_page *pg, struct fc_hit *h)
 {
 	struct rds *rd = &r->app->rds;
 	struct fc_entry *e;
 
 	h->e = NULL;
-	h->page = page;
-	if (!r->presumed || page < 1 ||
+	h->pg = *pg;
+	if (!r->presumed || pg->page < 1 || (pg->login != NULL &&
+	    strlen(pg->login) >= sizeof(e->login)) ||
 	    rtrack_sync_send(&track, rd, drop, NULL) == -1)
 		return -1;
-	if ((e = kept(r, page)) == NULL) {
+	if ((e = kept(r, pg)) == NULL) {
 		if (rtrack_sync_recv(&track, drop, NULL) == -1)
 			return -1;
 		return miss(r);
 	}
 	h->n = e->n;
 	memcpy(h->ids, e->ids, sizeof(e->ids[0]) * (size_t)e->n);
+	h->u = e->u;
 	h->e = e;
 	return 1;
 }
 
 int
-fcache_hit(struct req *r, struct fc_hit *h)
+fcache_hit(struct req *r, struct fc_hit *h, int use)
 {
 	const struct fc_entry *e;
 
-	if (rtrack_sync_recv(&track, drop, NULL) == -1)
+	if (rtrack_sync_recv(&track, drop, NULL) == -1 || !use)
 		return -1;
-	if ((e = kept(r, h->page)) != h->e)
+	if ((e = kept(r, &h->pg)) != h->e)
 		return miss(r);
 	if (!req_confirm(r, &e->sess, -1))
 		return -1;	/* cannot be: a kept session holds */
@@ -127,11 +141,14 @@ fcache_hit(struct req *r, struct fc_hit *h)
 }
 
 int
-fcache_counts(const struct fc_hit *h, struct post_card *cs, int n)
+fcache_counts(const struct fc_hit *h, struct post_card *cs, int n,
+    struct count *more, int nmore)
 {
 	const struct fc_entry *e = h->e;
 	int i, j;
 
+	if (nmore != e->nmore)
+		return -1;
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < e->ncards; j++)
 			if (e->card_ids[j] == cs[i].p.id)
@@ -140,41 +157,57 @@ fcache_counts(const struct fc_hit *h, struct post_card *cs, int n)
 			return -1;
 		memcpy(cs[i].n, e->counts[j], sizeof(cs[i].n));
 	}
+	if (nmore > 0)
+		memcpy(more, e->more, sizeof(*more) * (size_t)nmore);
 	return 0;
+}
+
+static int
+all_ok(const struct count *c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!c[i].ok)
+			return 0;
+	return 1;
 }
 
 /* Whether what the page read may be kept (fcache.h: nothing doubtful). */
 static int
-keepable(const struct req *r, const struct post_card *cs, int ncards)
+keepable(const struct req *r, const struct fc_model *m)
 {
-	int i, k;
+	int i;
 
 	if (!r->user || !r->sess_copy || !r->have_badges || recording.over ||
-	    ncards > FC_IDS || !rtrack_still(&track, &r->app->rds) ||
-	    r->app->rds.one.gen != rec_gen)
+	    m->n > FC_IDS || m->ncards > FC_CARDS || m->nmore > FC_MORE ||
+	    !rtrack_still(&track, &r->app->rds) ||
+	    r->app->rds.one.gen != rec_gen ||
+	    (m->nmore > 0 && !all_ok(m->more, m->nmore)))
 		return 0;
-	for (i = 0; i < ncards; i++)
-		for (k = 0; k < PC_NCOUNTS; k++)
-			if (!cs[i].n[k].ok)
-				return 0;
+	for (i = 0; i < m->ncards; i++)
+		if (!all_ok(m->cs[i].n, PC_NCOUNTS))
+			return 0;
 	return 1;
 }
 
 void
-fcache_end(struct req *r, long long page, int keep, const long long *ids,
-    int n, const struct post_card *cs, int ncards)
+fcache_end(struct req *r, const struct fc_page *pg, const struct fc_model *m)
 {
 	struct fc_entry *e;
 	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
 	int i;
 
 	rds_record(&r->app->rds, NULL);
-	if (!keep || n > FC_IDS || !keepable(r, cs, ncards))
+	if (m == NULL || !keepable(r, m))
 		return;
-	e = slot_of(r->sess.user_id, page);
+	e = slot_of(r->sess.user_id, pg);
 	memset(e, 0, sizeof(*e));
 	e->uid = r->sess.user_id;
-	e->page = page;
+	e->kind = pg->kind;
+	e->page = pg->page;
+	if (pg->login != NULL)
+		snprintf(e->login, sizeof(e->login), "%s", pg->login);
 	memcpy(e->sid_hex, r->sid_hex, sizeof(e->sid_hex));
 	e->until_ms = now + FC_TTL_MS;
 	if (r->sess.expires_at < e->until_ms)
@@ -183,13 +216,18 @@ fcache_end(struct req *r, long long page, int keep, const long long *ids,
 		e->until_ms = r->sess.copied_at + SESSION_PAGE_MS;
 	e->sess = r->sess;
 	e->badges = r->badges;
-	e->n = n;
-	memcpy(e->ids, ids, sizeof(ids[0]) * (size_t)n);
-	e->ncards = ncards;
-	for (i = 0; i < ncards; i++) {
-		e->card_ids[i] = cs[i].p.id;
-		memcpy(e->counts[i], cs[i].n, sizeof(e->counts[i]));
+	if (m->u != NULL)
+		e->u = *m->u;
+	e->n = m->n;
+	memcpy(e->ids, m->ids, sizeof(e->ids[0]) * (size_t)m->n);
+	e->ncards = m->ncards;
+	for (i = 0; i < m->ncards; i++) {
+		e->card_ids[i] = m->cs[i].p.id;
+		memcpy(e->counts[i], m->cs[i].n, sizeof(e->counts[i]));
 	}
+	e->nmore = m->nmore;
+	if (m->nmore > 0)
+		memcpy(e->more, m->more, sizeof(*m->more) * (size_t)m->nmore);
 	e->keys = recording;
 	for (i = 0; i < e->keys.n; i++)
 		e->bloom |= 1ULL << (e->keys.h[i] & 63);

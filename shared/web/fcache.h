@@ -1,15 +1,17 @@
-/* fcache.h -- the home feed's Redis part, kept by each handler process
- * while Redis says none of it changed (store/rtrack.h).
+/* fcache.h -- the Redis part of the pages people open most (the home
+ * feed, a profile), kept by each handler process while Redis says none
+ * of it changed (store/rtrack.h).
  *
  * A feed page is a timeline page (Redis), the posts with the reader's
  * marks (SQLite), their counts, the header's badges and the session's
- * copy (Redis).  The Redis part of a reader's page is kept here: the
- * ids, the counts, the badges and the session, with the name of every
- * key read for them.  A later visit syncs with Redis (one PING on the
- * process's invalidation connection instead of two round trips and ~36
- * commands) and, when none of those keys changed, shows them with the
- * posts read from SQLite as before: the counts are what Redis holds now,
- * the marks and the posts what SQLite holds now.
+ * copy (Redis); a profile adds the cached profile (pcache.h) and its four
+ * counts, and reads whether the reader follows the author (SQLite).  The
+ * Redis part of a reader's page is kept here, with the name of every key
+ * read for it.  A later visit sends a sync (one PING on the process's
+ * invalidation connection instead of two round trips and ~36 commands),
+ * reads the SQLite part as before while Redis answers, and, when none of
+ * the keys changed, shows the kept part with it: the counts are what
+ * Redis holds now, the posts, marks and follow state what SQLite holds.
  *
  * An entry lives one second at most: a badge's inputs are re-derived
  * from SQLite on a clock (bcache.h), and a session's copy confirms it for
@@ -21,37 +23,65 @@
 #ifndef TALLY_FCACHE_H
 #define TALLY_FCACHE_H
 
+#include "social/account.h"
 #include "social/postlist.h"
 #include "web/req.h"
 
-#define FC_IDS		30	/* a feed page (FEED_PAGE) */
+#define FC_IDS		30	/* a page of a timeline (FEED_PAGE) */
+#define FC_CARDS	96	/* its cards: posts, and an own profile's drafts */
+#define FC_MORE		4	/* the page's own counts (a profile's) */
 #define FC_TTL_MS	1000
 
-struct fc_hit {
+enum fc_kind { FC_FEED, FC_PROFILE };
+
+/* Which page: the feed, or the profile of login (folded). */
+struct fc_page {
+	enum fc_kind	 kind;
 	long long	 page;
-	int		 n;		/* the timeline page's ids */
-	long long	 ids[FC_IDS];
-	const void	*e;		/* the entry, for fcache_counts() */
+	const char	*login;		/* FC_PROFILE */
 };
 
-/* For a presumed reader (req.h) of feed page page, sends the sync's
- * PING: 1 when an entry is kept (h: its ids), so that the page reads its
- * posts while Redis answers, then asks fcache_hit(); 0 when none is
+/* What the page read from Redis, for fcache_end(). */
+struct fc_model {
+	const long long		*ids;	/* the timeline page */
+	int			 n;
+	const struct post_card	*cs;	/* with their counts */
+	int			 ncards;
+	const struct account	*u;	/* FC_PROFILE */
+	const struct count	*more;	/* nmore of the page's own counts */
+	int			 nmore;
+};
+
+struct fc_hit {
+	struct fc_page	 pg;
+	int		 n;		/* the timeline page's ids */
+	long long	 ids[FC_IDS];
+	struct account	 u;		/* FC_PROFILE */
+	const void	*e;		/* the entry */
+};
+
+/* For a presumed reader (req.h) of page pg, sends the sync's PING: 1 when
+ * an entry is kept (h: its ids, its profile), so that the page reads its
+ * SQLite part while Redis answers, then asks fcache_hit(); 0 when none is
  * kept: what the page reads from Redis from now on is recorded for
  * fcache_end(); -1: the cache is not usable (nothing is recorded). */
-int	fcache_get(struct req *, long long page, struct fc_hit *h);
+int	fcache_get(struct req *, const struct fc_page *pg, struct fc_hit *h);
 /* After fcache_get() answered 1: reads the sync's answer.  1 when the
  * entry holds, the session confirmed from it (r->user, r->sess, r->csrf,
  * r->badges); 0 when it was dropped (recording as after 0 above); -1
- * when the cache is not usable. */
-int	fcache_hit(struct req *, struct fc_hit *h);
-/* Fills the counts of the n cards from the entry of h: 0, or -1 when a
- * card's counts were not kept (a post the entry did not show). */
-int	fcache_counts(const struct fc_hit *h, struct post_card *cs, int n);
-/* After fcache_get() answered 0: stops recording and, when keep is set
- * and the page was read from Redis whole (see above), keeps it. */
-void	fcache_end(struct req *, long long page, int keep, const long long *ids,
-	    int n, const struct post_card *cs, int ncards);
+ * when the cache is not usable, or use is 0 (the page will not use it:
+ * it is to write, and confirms its session in SQLite first). */
+int	fcache_hit(struct req *, struct fc_hit *h, int use);
+/* Fills the counts of the n cards and the nmore page counts from the
+ * entry of h: 0, or -1 when one was not kept (a post the entry did not
+ * show: the page is then read whole). */
+int	fcache_counts(const struct fc_hit *h, struct post_card *cs, int n,
+	    struct count *more, int nmore);
+/* After fcache_get() or fcache_hit() answered 0: stops recording and,
+ * when m is not NULL and the page was read from Redis whole (see above),
+ * keeps it. */
+void	fcache_end(struct req *, const struct fc_page *pg,
+	    const struct fc_model *m);
 /* Round trips of the invalidation connection so far (a request's cost). */
 unsigned long long fcache_syncs(void);
 

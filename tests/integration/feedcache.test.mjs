@@ -1,9 +1,10 @@
-// feedcache.test.mjs -- the home feed's Redis part kept by each handler
-// process while Redis says none of it changed (web/fcache.h,
-// store/rtrack.h): a kept feed costs one SQLite statement and one round
-// trip (the sync's PING), and shows every count as Redis holds it now:
-// right after another user's like, the reader's own like, a logout, a
-// lost invalidation connection, and under concurrent likes.
+// feedcache.test.mjs -- the Redis part of the home feed and of a profile
+// kept by each handler process while Redis says none of it changed
+// (web/fcache.h, store/rtrack.h): a kept feed costs one SQLite statement
+// and one round trip (the sync's PING), and a kept page shows every
+// count as Redis holds it now: right after another user's like or
+// follow, the reader's own like, an author's new post, a logout, a lost
+// invalidation connection, and under concurrent likes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -81,6 +82,37 @@ test('the reader\'s own like (a script\'s JSON) shows as Liked with its count on
   const page = (await reader.c.get('/feed')).text;
   assert.match(page, new RegExp(`data-post-id="${ids[2]}" id="post-${ids[2]}" data-liked="1">`));
   assert.equal(pageCounters(page)[`post-likes|${ids[2]}`], truth(ids[2]));
+});
+
+const profileCount = (html, what) => Number(html.match(
+  new RegExp(`data-counter="${what}" data-login="fc_author">(\\d+)<`))?.[1]);
+
+test('a profile read again: another user\'s follow, like and new post show on the very next visit', async () => {
+  const fan = await person('fc_fan');
+  const prof = async () => {
+    const r = await reader.c.get('/u/fc_author');
+    assert.equal(r.status, 200);
+    return r.text;
+  };
+  for (let i = 0; i < 3; i++) await prof();
+  if (!onCluster()) {
+    const m = await measure(stack, 'social', 6, () => reader.c.get('/u/fc_author'));
+    assert.ok(m.trips < 12, `the profile was kept: ${m.trips} trips for 6 visits`);
+    assert.equal(m.stmts / 6, 2, 'the follow state and the posts: two statements');
+  }
+  const followers = () => Number(stack.sqlite(`SELECT count(*) FROM follows WHERE followee_id=${author.id}`));
+  for (let i = 0; i < 6; i++) {
+    const act = i % 2 === 0 ? 'follow' : 'unfollow';
+    assert.equal((await fan.c.post(`/${act}/fc_author`)).status, 303);
+    const page = await prof();
+    assert.equal(profileCount(page, 'followers'), followers(), `followers after ${act} ${i}`);
+    assert.equal((await fan.c.post(`/posts/${ids[0]}/${i % 2 === 0 ? 'like' : 'unlike'}`)).status, 303);
+    assert.equal(pageCounters(await prof())[`post-likes|${ids[0]}`], truth(ids[0]), `likes ${i}`);
+  }
+  const fresh = await publish(author, 'a post made while the profile was kept');
+  assert.match(await prof(), new RegExp(`data-post-id="${fresh}"`), 'the new post, at once');
+  assert.equal(profileCount(await prof(), 'posts'),
+    Number(stack.sqlite(`SELECT count(*) FROM posts WHERE user_id=${author.id} AND status=1 AND is_deleted=0`)));
 });
 
 test('after a logout the old cookie gets no kept feed', async () => {
