@@ -58,14 +58,12 @@ start(struct rtrack *t, struct rds *rd)
 	if (!ok || rd->one.c == NULL)
 		return -1;
 	t->gen = rd->one.gen;
-	t->nresets++;
 	return 0;
 }
 
 /* One message: 1 the PING's answer, 0 an invalidation, -1 not known. */
 static int
-message(struct rtrack *t, const redisReply *m, rtrack_drop_fn drop,
-    void *arg)
+message(const redisReply *m, rtrack_drop_fn drop, void *arg)
 {
 	const redisReply *keys;
 	size_t i;
@@ -87,7 +85,6 @@ message(struct rtrack *t, const redisReply *m, rtrack_drop_fn drop,
 		if (keys->element[i]->type != REDIS_REPLY_STRING)
 			return -1;
 		drop(arg, keys->element[i]->str, keys->element[i]->len);
-		t->nkeys++;
 	}
 	return 0;
 }
@@ -153,7 +150,7 @@ rtrack_sync_recv(struct rtrack *t, rtrack_drop_fn drop, void *arg)
 			failed(t, drop, arg);
 			return -1;
 		}
-		rc = message(t, p, drop, arg);
+		rc = message(p, drop, arg);
 		freeReplyObject(p);
 	}
 	if (rc == -1) {
@@ -166,22 +163,8 @@ rtrack_sync_recv(struct rtrack *t, rtrack_drop_fn drop, void *arg)
 }
 
 int
-rtrack_sync(struct rtrack *t, struct rds *rd, rtrack_drop_fn drop, void *arg)
-{
-	if (rtrack_sync_send(t, rd, drop, arg) == -1)
-		return -1;
-	return rtrack_sync_recv(t, drop, arg);
-}
-
-int
 rtrack_still(const struct rtrack *t, const struct rds *rd)
 {
 	return t->sub != NULL && rd->cl == NULL && rd->one.c != NULL &&
 	    rd->one.gen == t->gen;
-}
-
-void
-rtrack_close(struct rtrack *t)
-{
-	reset(t);
 }
