@@ -18,8 +18,8 @@
 #define PEOPLE_PAGE	50
 
 /* A profile whose Redis part this process may have kept (web/fcache.h):
- * the SQLite part is read while Redis answers the sync.  1 shown; else
- * fc for page_profile(): 0 (not kept: recording) or -1 (read it whole).
+ * the SQLite part is read while Redis answers the sync.  1 shown, 0 when
+ * the page is to be read whole (recording when fcache_hit() said 0).
  * A visit to mark is a write: its session is confirmed in SQLite first,
  * so such a page is read whole. */
 static int
@@ -40,15 +40,7 @@ profile_kept(struct req *r, long long viewer, struct fc_hit *h)
 		return 1;
 	}
 	profile_view_free(&v);
-	return fc == 0 ? 0 : -1;
-}
-
-/* Ends what fcache_get() began (fc 0) without keeping anything. */
-static void
-not_kept(struct req *r, const struct fc_page *pg, int fc)
-{
-	if (fc == 0)
-		fcache_end(r, pg, NULL);
+	return 0;
 }
 
 int
@@ -61,7 +53,7 @@ page_profile(struct req *r)
 	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
 	struct fc_hit h;
 	char *login = NULL;
-	int rc, n, fc;
+	int rc, n;
 
 	if (page == 0)
 		return -1;
@@ -69,8 +61,7 @@ page_profile(struct req *r)
 	    strlen(r->args[0]), &login) == -1)
 		return resp_error(r, 404, "There is no such user.");
 	pg.login = login;
-	fc = fcache_get(r, &pg, &h);
-	if (fc == 1 && (fc = profile_kept(r, viewer, &h)) == 1) {
+	if (fcache_get(r, &pg, &h) == 1 && profile_kept(r, viewer, &h)) {
 		free(login);
 		return 0;
 	}
@@ -79,7 +70,7 @@ page_profile(struct req *r)
 		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    &v);
 	if (rc != 1) {
-		not_kept(r, &pg, fc);
+		fcache_end(r, &pg, NULL);
 		free(login);
 		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such user." : "The profile could not be read.");
@@ -88,7 +79,7 @@ page_profile(struct req *r)
 	 * for a user confirmed first (req.h: presumed). */
 	if (v.visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1)) {
-			not_kept(r, &pg, fc);
+			fcache_end(r, &pg, NULL);
 			profile_view_free(&v);
 			free(login);
 			return 0;	/* route_dispatch() runs it again */
@@ -97,20 +88,18 @@ page_profile(struct req *r)
 	}
 	if (page_load_cards(r, v.all.v, v.all.n, v.keys, PROFILE_NCOUNTS,
 	    v.n) == -1) {
-		not_kept(r, &pg, fc);
+		fcache_end(r, &pg, NULL);
 		profile_view_free(&v);
 		free(login);
 		return 0;
 	}
-	if (fc == 0) {
-		m.n = n;
-		m.cs = v.all.v;
-		m.ncards = v.all.n;
-		m.u = &v.u;
-		m.more = v.n;
-		m.nmore = PROFILE_NCOUNTS;
-		fcache_end(r, &pg, n >= 0 ? &m : NULL);
-	}
+	m.n = n;
+	m.cs = v.all.v;
+	m.ncards = v.all.n;
+	m.u = &v.u;
+	m.more = v.n;
+	m.nmore = PROFILE_NCOUNTS;
+	fcache_end(r, &pg, n >= 0 ? &m : NULL);
 	view_profile(r, &v);
 	profile_view_free(&v);
 	free(login);

@@ -52,8 +52,8 @@ arg_user(struct req *r, struct account *u)
 
 /* A feed whose Redis part this process may have kept (web/fcache.h): its
  * posts and the reader's marks are read from SQLite while Redis answers
- * the sync, the rest comes from the entry.  1 shown; else fc for
- * page_feed(): 0 (not kept: recording) or -1 (read the page whole). */
+ * the sync, the rest comes from the entry.  1 shown, 0 when the page is
+ * to be read whole (recording what it reads when fcache_hit() said 0). */
 static int
 feed_kept(struct req *r, struct fc_hit *h)
 {
@@ -65,7 +65,7 @@ feed_kept(struct req *r, struct fc_hit *h)
 	    &cs);
 	fc = fcache_hit(r, h, 1);
 	if (rc == -1)
-		return fc == 0 ? 0 : -1;
+		return 0;
 	if (fc == 1 && cs.n > 0 &&
 	    fcache_counts(h, cs.v, cs.n, NULL, 0) == 0) {
 		view_feed(r, &cs, h->pg.page, h->n == FEED_PAGE, &none);
@@ -73,7 +73,7 @@ feed_kept(struct req *r, struct fc_hit *h)
 		return 1;
 	}
 	post_cards_free(&cs);
-	return fc == 0 ? 0 : -1;
+	return 0;
 }
 
 int
@@ -85,12 +85,11 @@ page_feed(struct req *r)
 	struct fc_page pg = { FC_FEED, page, NULL };
 	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
 	struct fc_hit h;
-	int n, fc, keep;
+	int n, keep;
 
 	if (page == 0)
 		return -1;
-	fc = fcache_get(r, &pg, &h);
-	if (fc == 1 && (fc = feed_kept(r, &h)) == 1)
+	if (fcache_get(r, &pg, &h) == 1 && feed_kept(r, &h))
 		return 0;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
 	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
@@ -98,8 +97,7 @@ page_feed(struct req *r)
 	    page, FEED_PAGE, ids) : -1;
 	keep = n >= 0;
 	if (n < 0 && !req_confirm(r, NULL, -1)) {
-		if (fc == 0)
-			fcache_end(r, &pg, NULL);
+		fcache_end(r, &pg, NULL);
 		return 0;	/* route_dispatch() runs it again */
 	}
 	if (n < 0)
@@ -107,26 +105,21 @@ page_feed(struct req *r)
 		    ids);
 	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &cs) == -1) {
-		if (fc == 0)
-			fcache_end(r, &pg, NULL);
+		fcache_end(r, &pg, NULL);
 		return resp_error(r, 500, "The feed could not be read.");
 	}
 	/* an empty feed offers people to follow */
 	if (cs.n == 0 && page == 1 && people_suggest(r->app, r->sess.user_id, 1,
 	    FEED_SUGGEST, &suggest) == -1)
 		found_free(&suggest);
+	m.n = n;
+	m.cs = cs.v;
+	m.ncards = cs.n;
 	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0) {	/* one trip */
-		if (fc == 0) {
-			m.n = n;
-			m.cs = cs.v;
-			m.ncards = cs.n;
-			fcache_end(r, &pg, keep && cs.n > 0 ? &m : NULL);
-		}
-		fc = -1;
+		fcache_end(r, &pg, keep && cs.n > 0 ? &m : NULL);
 		view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
 	}
-	if (fc == 0)
-		fcache_end(r, &pg, NULL);
+	fcache_end(r, &pg, NULL);
 	found_free(&suggest);
 	post_cards_free(&cs);
 	return 0;

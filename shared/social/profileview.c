@@ -117,20 +117,6 @@ profile_view_redis(struct app *a, const char *login, long long page, int per,
 	return rc;
 }
 
-int
-profile_view_open(struct app *a, const char *login, long long viewer,
-    long long page, int per, struct profile_view *v)
-{
-	long long *ids = xcalloc((size_t)per, sizeof(*ids));
-	int rc, n;
-
-	rc = profile_view_redis(a, login, page, per, v, ids, &n);
-	if (rc == 1)
-		rc = profile_view_rest(a, viewer, page, per, ids, n, v);
-	free(ids);
-	return rc;
-}
-
 void
 profile_view_free(struct profile_view *v)
 {

@@ -32,18 +32,15 @@ struct profile_view {
 	int			 more;		/* a next page exists */
 };
 
-/* Loads page `page` of the profile of login (folded) as viewer (0:
- * nobody) sees it, but for the counts of posts and of the profile (keys
- * into n): the page reads those with its badges in one round trip
- * (web/layout.h, page_load_cards).  The profile (pcache.h) and its
- * timeline come in one round trip when this process knows the login's
- * id.  1, 0 no such user, -1 when the profile could not be read. */
-int	profile_view_open(struct app *, const char *login, long long viewer,
-	    long long page, int per, struct profile_view *);
-/* profile_view_open() in two parts: the profile and its page of ids
- * (n of them; -1 when they could not be read) from Redis, as the
- * return value above; then the rest from SQLite, for the v->u that the
- * first filled (or a kept copy: web/fcache.h). */
+/* Page `page` of the profile of login (folded) as viewer (0: nobody)
+ * sees it, but for the counts of posts and of the profile (keys into n):
+ * the page reads those with its badges in one round trip (web/layout.h,
+ * page_load_cards).  In two parts.  profile_view_redis(): the profile
+ * (pcache.h) and its page of ids (n of them; -1 when they could not be
+ * read), in one round trip when this process knows the login's id; 1,
+ * 0 no such user, -1 when the profile could not be read.  Then
+ * profile_view_rest(): the rest, from SQLite, for the v->u that the
+ * first filled (or a kept copy: web/fcache.h); 1, or -1. */
 int	profile_view_redis(struct app *, const char *login, long long page,
 	    int per, struct profile_view *, long long *ids, int *n);
 int	profile_view_rest(struct app *, long long viewer, long long page,

@@ -67,16 +67,27 @@ rconn_close(struct rconn *r)
 	r->c = NULL;
 }
 
-/* AUTH on a new connection; -1 (logged once per outage) when refused. */
+/* A new connection c to r's server made ready: r's command timeout,
+ * then AUTH when r has a password.  -1 when either failed (a refused
+ * AUTH is logged unless quiet: once per outage). */
 static int
-rconn_auth(struct rconn *r)
+ready(const struct rconn *r, redisContext *c, int quiet)
 {
-	redisReply *rep = redisCommand(r->c, "AUTH %s", r->auth);
-	int ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+	struct timeval tv;
+	redisReply *rep;
+	int ok;
 
-	if (!ok && r->backoff_ms == 0)
+	tv.tv_sec = r->timeout_ms / 1000;
+	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
+	if (redisSetTimeout(c, tv) != REDIS_OK)
+		return -1;
+	if (r->auth == NULL)
+		return 0;
+	rep = redisCommand(c, "AUTH %s", r->auth);
+	ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
+	if (!ok && !quiet)
 		log_warn("redis %s: AUTH: %s", r->addr, rep != NULL &&
-		    rep->type == REDIS_REPLY_ERROR ? rep->str : r->c->errstr);
+		    rep->type == REDIS_REPLY_ERROR ? rep->str : c->errstr);
 	if (rep != NULL)
 		freeReplyObject(rep);
 	return ok ? 0 : -1;
@@ -102,7 +113,7 @@ dial(const char *addr, struct timeval ctv)
 int
 rconn_connect(struct rconn *r)
 {
-	struct timeval ctv = { 0, 200 * 1000 }, tv;
+	struct timeval ctv = { 0, 200 * 1000 };
 
 	if (r->c != NULL) {
 		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
@@ -134,13 +145,7 @@ rconn_connect(struct rconn *r)
 		rconn_drop(r);
 		return -1;
 	}
-	tv.tv_sec = r->timeout_ms / 1000;
-	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
-	if (redisSetTimeout(r->c, tv) != REDIS_OK) {
-		rconn_drop(r);
-		return -1;
-	}
-	if (r->auth != NULL && rconn_auth(r) == -1) {
+	if (ready(r, r->c, r->backoff_ms != 0) == -1) {
 		rconn_drop(r);
 		return -1;
 	}
@@ -157,22 +162,10 @@ rconn_connect(struct rconn *r)
 redisContext *
 rconn_dial_another(const struct rconn *r)
 {
-	struct timeval ctv = { 0, 200 * 1000 }, tv;
-	redisContext *c;
-	redisReply *rep;
-	int ok;
+	struct timeval ctv = { 0, 200 * 1000 };
+	redisContext *c = dial(r->local[0] != '\0' ? r->local : r->addr, ctv);
 
-	c = dial(r->local[0] != '\0' ? r->local : r->addr, ctv);
-	tv.tv_sec = r->timeout_ms / 1000;
-	tv.tv_usec = (r->timeout_ms % 1000) * 1000;
-	ok = c != NULL && !c->err && redisSetTimeout(c, tv) == REDIS_OK;
-	if (ok && r->auth != NULL) {
-		rep = redisCommand(c, "AUTH %s", r->auth);
-		ok = rep != NULL && rep->type == REDIS_REPLY_STATUS;
-		if (rep != NULL)
-			freeReplyObject(rep);
-	}
-	if (!ok && c != NULL) {
+	if (c != NULL && (c->err || ready(r, c, 1) == -1)) {
 		redisFree(c);
 		c = NULL;
 	}

@@ -198,6 +198,8 @@ fcache_end(struct req *r, const struct fc_page *pg, const struct fc_model *m)
 	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
 	int i;
 
+	if (r->app->rds.rec != &recording)
+		return;		/* not recording: nothing to end */
 	rds_record(&r->app->rds, NULL);
 	if (m == NULL || !keepable(r, m))
 		return;

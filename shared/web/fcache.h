@@ -79,7 +79,7 @@ int	fcache_counts(const struct fc_hit *h, struct post_card *cs, int n,
 	    struct count *more, int nmore);
 /* After fcache_get() or fcache_hit() answered 0: stops recording and,
  * when m is not NULL and the page was read from Redis whole (see above),
- * keeps it. */
+ * keeps it.  Nothing when not recording (it may end every page). */
 void	fcache_end(struct req *, const struct fc_page *pg,
 	    const struct fc_model *m);
 /* Round trips of the invalidation connection so far (a request's cost). */
