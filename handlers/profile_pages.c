@@ -36,6 +36,8 @@ profile_kept(struct req *r, long long viewer, struct fc_hit *h)
 	if (rc == 1 && fc == 1 && fcache_counts(h, v.all.v, v.all.n, v.n,
 	    PROFILE_NCOUNTS) == 0) {
 		view_profile(r, &v);
+		if (!v.visit_due)	/* else a visit may be marked */
+			fcache_body(r);
 		profile_view_free(&v);
 		return 1;
 	}
@@ -53,7 +55,7 @@ page_profile(struct req *r)
 	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
 	struct fc_hit h;
 	char *login = NULL;
-	int rc, n;
+	int rc, n, w;
 
 	if (page == 0)
 		return -1;
@@ -61,7 +63,8 @@ page_profile(struct req *r)
 	    strlen(r->args[0]), &login) == -1)
 		return resp_error(r, 404, "There is no such user.");
 	pg.login = login;
-	if (fcache_get(r, &pg, &h) == 1 && profile_kept(r, viewer, &h)) {
+	if (fcache_get(r, &pg, &h) == 1 && ((w = fcache_whole(r, &h)) == 1 ||
+	    (w == 0 && profile_kept(r, viewer, &h)))) {
 		free(login);
 		return 0;
 	}
@@ -101,6 +104,8 @@ page_profile(struct req *r)
 	m.nmore = PROFILE_NCOUNTS;
 	fcache_end(r, &pg, n >= 0 ? &m : NULL);
 	view_profile(r, &v);
+	if (!v.visit_due)
+		fcache_body(r);
 	profile_view_free(&v);
 	free(login);
 	return 0;

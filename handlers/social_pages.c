@@ -69,6 +69,7 @@ feed_kept(struct req *r, struct fc_hit *h)
 	if (fc == 1 && cs.n > 0 &&
 	    fcache_counts(h, cs.v, cs.n, NULL, 0) == 0) {
 		view_feed(r, &cs, h->pg.page, h->n == FEED_PAGE, &none);
+		fcache_body(r);
 		post_cards_free(&cs);
 		return 1;
 	}
@@ -85,11 +86,12 @@ page_feed(struct req *r)
 	struct fc_page pg = { FC_FEED, page, NULL };
 	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
 	struct fc_hit h;
-	int n, keep;
+	int n, keep, w;
 
 	if (page == 0)
 		return -1;
-	if (fcache_get(r, &pg, &h) == 1 && feed_kept(r, &h))
+	if (fcache_get(r, &pg, &h) == 1 &&
+	    ((w = fcache_whole(r, &h)) == 1 || (w == 0 && feed_kept(r, &h))))
 		return 0;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
 	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
@@ -118,6 +120,7 @@ page_feed(struct req *r)
 	if (page_load_cards(r, cs.v, cs.n, NULL, 0, NULL) == 0) {	/* one trip */
 		fcache_end(r, &pg, keep && cs.n > 0 ? &m : NULL);
 		view_feed(r, &cs, page, n == FEED_PAGE, &suggest);
+		fcache_body(r);
 	}
 	fcache_end(r, &pg, NULL);
 	found_free(&suggest);

@@ -41,11 +41,12 @@ struct metrics_slot {
 	uint64_t	sqlite_stmts;	/* statements SQLite ran */
 	uint64_t	redis_cmds;	/* commands sent to Redis */
 	uint64_t	redis_trips;	/* Redis round trips */
+	uint64_t	kept_whole;	/* pages sent as kept (fcache.h) */
 };
 
 /* What one request cost, beside its time. */
 struct metrics_cost {
-	unsigned long long	stmts, cmds, trips;
+	unsigned long long	stmts, cmds, trips, kept;
 };
 
 /* The writers' lock: how long each taking waited, and held it. */

@@ -19,6 +19,7 @@ struct db {
 	struct sqlite3	*h;		/* only store/ looks inside */
 	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
 	struct sqlite3_stmt *st[STMT__MAX];
+	struct sqlite3_stmt *dv;	/* db_data_version()'s */
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
@@ -107,6 +108,22 @@ void		 db_own(struct db *);
 void		 db_disown(struct db *);
 /* Asserts that the calling thread may use the connection. */
 void		 db_check_owner(const struct db *);
+
+/* The database's data version as a read transaction begun now sees it
+ * (SQLITE_FCNTL_DATA_VERSION): it changes with every commit to the
+ * file, by this connection or any other of any process (and may with a
+ * checkpoint that restarts the WAL), never with a read or a rollback.
+ * Equal values at two times: nothing was committed in between, so anything read at the first is what SQLite holds at the
+ * second.  One statement (a PRAGMA: the read transaction's locks, no
+ * page read).  0, or -1 when there is no such version (PostgreSQL, an
+ * error, or a transaction of this connection open). */
+int		 db_data_version(struct db *, unsigned int *v);
+/* The same version as the connection's last transaction saw it, without
+ * beginning one (no statement, no lock): anything read from now on is
+ * at that version or a later one, so it is a safe bound to check what is
+ * read next against (at worst it says "changed" for nothing).  0, or -1
+ * as above. */
+int		 db_data_version_seen(struct db *, unsigned int *v);
 
 /* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);

@@ -10,6 +10,8 @@
 #include "web/fcache.h"
 
 #define FC_SLOTS	64	/* entries, by reader and page */
+#define FC_URI		192	/* a kept page's request URI, at most */
+#define FC_BODY_MAX	(128 << 10)	/* a bigger page is not kept whole */
 
 struct fc_entry {
 	int		 used;
@@ -31,12 +33,22 @@ struct fc_entry {
 	struct count	 more[FC_MORE];
 	unsigned long long bloom;	/* a bit for each key's hash */
 	struct rds_keys	 keys;		/* what was read for it */
+	/* the whole page (fcache_body()): what SQLite held at dver */
+	struct buf	 body;		/* len 0: none */
+	unsigned int	 dver;
+	char		 uri[FC_URI];
 };
 
 static struct fc_entry	 slots[FC_SLOTS];
 static struct rtrack	 track;
 static struct rds_keys	 recording;
 static unsigned		 rec_gen;	/* the data connection's at the start */
+/* This request's: the entry it showed or made (fcache_body()), and a
+ * data version that what it reads from SQLite is at or after */
+static unsigned long long nwholes;
+static struct fc_entry	*cur;
+static unsigned int	 cur_dver;
+static int		 cur_dver_ok;
 
 static struct fc_entry *
 slot_of(long long uid, const struct fc_page *pg)
@@ -108,6 +120,8 @@ fcache_get(struct req *r, const struct fc_page *pg, struct fc_hit *h)
 
 	h->e = NULL;
 	h->pg = *pg;
+	cur = NULL;
+	cur_dver_ok = db_data_version_seen(&r->app->db, &cur_dver) == 0;
 	if (!r->presumed || pg->page < 1 || (pg->login != NULL &&
 	    strlen(pg->login) >= sizeof(e->login)) ||
 	    rtrack_sync_send(&track, rd, drop, NULL) == -1)
@@ -137,7 +151,48 @@ fcache_hit(struct req *r, struct fc_hit *h, int use)
 		return -1;	/* cannot be: a kept session holds */
 	r->badges = e->badges;
 	r->have_badges = 1;
+	cur = (struct fc_entry *)e;
 	return 1;
+}
+
+int
+fcache_whole(struct req *r, struct fc_hit *h)
+{
+	struct fc_entry *e = (struct fc_entry *)h->e;
+	const char *uri = req_uri(r);
+	unsigned int v;
+
+	if (e == NULL || e->body.len == 0 || strcmp(e->uri, uri) != 0 ||
+	    db_data_version(&r->app->db, &v) == -1)
+		return 0;
+	cur_dver = v;		/* what the page reads is at v or later */
+	cur_dver_ok = 1;
+	if (v != e->dver)
+		return 0;
+	if (fcache_hit(r, h, 1) != 1)
+		return -1;
+	buf_reset(&r->body);
+	buf_put(&r->body, e->body.p, e->body.len);
+	r->status = 200;
+	nwholes++;
+	return 1;
+}
+
+void
+fcache_body(struct req *r)
+{
+	const char *uri = req_uri(r);
+
+	if (cur == NULL || !cur->used)
+		return;
+	cur->body.len = 0;
+	if (!cur_dver_ok || r->status != 200 || r->ctype != NULL ||
+	    r->head.len > 0 || r->new_pcsrf || r->body.len == 0 ||
+	    r->body.len > FC_BODY_MAX || strlen(uri) >= sizeof(cur->uri))
+		return;
+	buf_put(&cur->body, r->body.p, r->body.len);
+	cur->dver = cur_dver;
+	memcpy(cur->uri, uri, strlen(uri) + 1);
 }
 
 int
@@ -195,16 +250,22 @@ void
 fcache_end(struct req *r, const struct fc_page *pg, const struct fc_model *m)
 {
 	struct fc_entry *e;
+	struct buf body;
 	long long now = r->now_ms > 0 ? r->now_ms : clock_wall_ms();
 	int i;
 
+	cur = NULL;		/* a page rendered after this shows what
+				 * this call keeps, or is not kept */
 	if (r->app->rds.rec != &recording)
 		return;		/* not recording: nothing to end */
 	rds_record(&r->app->rds, NULL);
 	if (m == NULL || !keepable(r, m))
 		return;
 	e = slot_of(r->sess.user_id, pg);
+	body = e->body;		/* its buffer, reused */
 	memset(e, 0, sizeof(*e));
+	e->body = body;
+	e->body.len = 0;
 	e->uid = r->sess.user_id;
 	e->kind = pg->kind;
 	e->page = pg->page;
@@ -234,10 +295,17 @@ fcache_end(struct req *r, const struct fc_page *pg, const struct fc_model *m)
 	for (i = 0; i < e->keys.n; i++)
 		e->bloom |= 1ULL << (e->keys.h[i] & 63);
 	e->used = 1;
+	cur = e;
 }
 
 unsigned long long
 fcache_syncs(void)
 {
 	return track.nsyncs;
+}
+
+unsigned long long
+fcache_wholes(void)
+{
+	return nwholes;
 }

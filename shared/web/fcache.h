@@ -13,6 +13,19 @@
  * the keys changed, shows the kept part with it: the counts are what
  * Redis holds now, the posts, marks and follow state what SQLite holds.
  *
+ * The whole page is kept too (fcache_body()), with the data version
+ * SQLite was at, or before, when the page read its SQLite part
+ * (store/db.h: db_data_version(), which changes with every commit to
+ * the file).  A visit whose entry holds a page for the same URI checks
+ * that version first (one PRAGMA: the read transaction's locks, no
+ * page read) and, when nothing was committed since and the sync says
+ * nothing of the Redis part changed, sends that page as it is: no
+ * SQLite statement, no rendering.  Any commit, by anyone, means the
+ * SQLite part is read again (then the Redis part may still be kept).
+ * PostgreSQL has no such version: the SQLite part is always read there.
+ * The page's relative times ("5 min ago") are then up to the entry's
+ * second old.
+ *
  * An entry lives one second at most: a badge's inputs are re-derived
  * from SQLite on a clock (bcache.h), and a session's copy confirms it for
  * a minute (sesscache.h); the entry never outlives either.  Nothing is
@@ -72,6 +85,20 @@ int	fcache_get(struct req *, const struct fc_page *pg, struct fc_hit *h);
  * when the cache is not usable, or use is 0 (the page will not use it:
  * it is to write, and confirms its session in SQLite first). */
 int	fcache_hit(struct req *, struct fc_hit *h, int use);
+/* After fcache_get() answered 1, before the page reads anything else:
+ * the whole page of h's entry, when it holds one for this URI and
+ * SQLite's data version is the one it was read at; the sync is then read
+ * (fcache_hit()).  1: the page is in r->body (status 200); 0: no whole
+ * page (the sync not read yet: go on as after fcache_get()); -1: the
+ * sync dropped the entry or failed: the page is to be read whole
+ * (recording, as when fcache_hit() answers 0, if it answered 0). */
+int	fcache_whole(struct req *, struct fc_hit *h);
+/* After the page was rendered from the entry fcache_hit() confirmed or
+ * from what fcache_end() kept: keeps the rendered page with that entry
+ * (a 200 text/html page with no header or cookie of its own).  The
+ * page's caller says it shows no state that a request may change without
+ * a commit (a profile's visit to mark: not kept). */
+void	fcache_body(struct req *);
 /* Fills the counts of the n cards and the nmore page counts from the
  * entry of h: 0, or -1 when one was not kept (a post the entry did not
  * show: the page is then read whole). */
@@ -84,5 +111,7 @@ void	fcache_end(struct req *, const struct fc_page *pg,
 	    const struct fc_model *m);
 /* Round trips of the invalidation connection so far (a request's cost). */
 unsigned long long fcache_syncs(void);
+/* Pages sent whole by fcache_whole() so far. */
+unsigned long long fcache_wholes(void);
 
 #endif

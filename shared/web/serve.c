@@ -100,6 +100,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->cmds = rds_ncmds(&a->rds) + rds_ncmds(&a->replica);
 	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
 	c->trips += fcache_syncs();	/* its PINGs (fcache.h) */
+	c->kept = fcache_wholes();
 }
 
 static int
@@ -157,6 +158,7 @@ serve_child(int fd, void *arg)
 		cost.stmts = (c1.stmts - c0.stmts) / (unsigned)n;
 		cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
 		cost.trips = (c1.trips - c0.trips) / (unsigned)n;
+		cost.kept = (c1.kept - c0.kept) / (unsigned)n;
 		for (i = 0; i < n; i++)
 			metrics_observe(a.metrics, a.metrics_idx, s[i].status,
 			    s[i].t1 - s[i].t0, &cost);

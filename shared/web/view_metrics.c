@@ -113,6 +113,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	cost_metric(out, m, "tally_redis_round_trips_total",
 	    "Redis round trips (a pipeline is one) while answering requests.",
 	    offsetof(struct metrics_slot, redis_trips));
+	cost_metric(out, m, "tally_pages_kept_total",
+	    "Pages sent whole as a handler process kept them (no SQLite read "
+	    "but the data version, no rendering).",
+	    offsetof(struct metrics_slot, kept_whole));
 	lock_metric(out, m, 0);
 	lock_metric(out, m, 1);
 	metric_head(out, "tally_pending_deltas", "gauge",

@@ -1,6 +1,7 @@
 // cost.mjs -- what requests cost a handler, from /metrics' per-handler
-// counters (shared/base/metrics.h): SQLite statements, Redis commands and
-// Redis round trips.
+// counters (shared/base/metrics.h): SQLite statements, Redis commands,
+// Redis round trips, and pages sent whole as a handler process kept them
+// (web/fcache.h).
 import assert from 'node:assert/strict';
 import { sleep } from './stack.mjs';
 
@@ -17,6 +18,7 @@ export async function handlerCost(stack, handler) {
     cmds: get('tally_redis_commands_total'),
     trips: get('tally_redis_round_trips_total'),
     reqs: get('tally_http_request_duration_seconds_count'),
+    kept: get('tally_pages_kept_total'),
   };
 }
 
@@ -39,5 +41,8 @@ export async function measure(stack, handler, n, send) {
     c1 = await handlerCost(stack, handler);
   }
   assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
-  return { answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips };
+  return {
+    answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
+    kept: c1.kept - c0.kept,
+  };
 }

@@ -29,14 +29,8 @@ static struct tmpdb tdb;
 static int
 setup(void **state)
 {
-	struct db d;
-
 	(void)state;
-	if (tmpdb_make(&tdb, "group") == -1 || db_open(&d, tdb.path) == -1)
-		return -1;
-	db_exec(&d, "CREATE TABLE IF NOT EXISTS t(x INTEGER)");
-	db_close(&d);
-	return 0;
+	return tmpdb_make_t(&tdb, "group");
 }
 
 static int

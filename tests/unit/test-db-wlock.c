@@ -43,14 +43,8 @@ now_ms(void)
 static int
 setup(void **state)
 {
-	struct db d;
-
 	(void)state;
-	if (tmpdb_make(&tdb, "wlock") == -1 || db_open(&d, path) == -1)
-		return -1;
-	db_exec(&d, "CREATE TABLE IF NOT EXISTS t(x INTEGER)");
-	db_close(&d);
-	return 0;
+	return tmpdb_make_t(&tdb, "wlock");
 }
 
 static int

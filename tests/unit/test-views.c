@@ -257,7 +257,7 @@ test_lock_metrics(void **state)
 	struct ops_view *v = calloc(1, sizeof(*v));
 	struct metrics *m = calloc(1, sizeof(*m));
 	struct buf out = { 0 };
-	struct metrics_cost cost = { 1, 2, 1 };
+	struct metrics_cost cost = { 1, 2, 1, 1 };
 	static const char *const want[] = {
 #define H "tally_sqlite_writer_lock_hold_seconds_"
 #define W "tally_sqlite_writer_lock_wait_seconds_"
@@ -280,6 +280,8 @@ test_lock_metrics(void **state)
 		"tally_http_request_duration_seconds_sum{handler=\"social\"} "
 		    "0.000800\n",
 		"tally_http_request_duration_seconds_count{handler=\"social\"} 1\n",
+		/* a page sent as its handler process kept it (fcache.h) */
+		"tally_pages_kept_total{handler=\"social\"} 1\n",
 	};
 	int social = metrics_handler("social");
 	size_t i;

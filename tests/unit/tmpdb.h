@@ -1,7 +1,9 @@
 /* tmpdb.h -- a database file in a fresh temporary directory for the unit
  * tests that need a real SQLite file (header-only: each test is one
- * program).  tmpdb_make() fills path; tmpdb_remove() deletes the file,
- * its WAL, shared memory and writers' lock, and the directory. */
+ * program).  tmpdb_make() fills path; tmpdb_make_t() also creates the
+ * database with tally's schema and a scratch table t(x INTEGER);
+ * tmpdb_remove() deletes the file, its WAL, shared memory and writers'
+ * lock, and the directory. */
 #ifndef TALLY_TMPDB_H
 #define TALLY_TMPDB_H
 
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "store/db.h"
 
 struct tmpdb {
 	char	dir[256];
@@ -27,6 +31,19 @@ tmpdb_make(struct tmpdb *t, const char *name)
 		return -1;
 	snprintf(t->path, sizeof(t->path), "%s/t.db", t->dir);
 	return 0;
+}
+
+static inline int
+tmpdb_make_t(struct tmpdb *t, const char *name)
+{
+	struct db d;
+	int rc;
+
+	if (tmpdb_make(t, name) == -1 || db_open(&d, t->path) == -1)
+		return -1;
+	rc = db_exec(&d, "CREATE TABLE IF NOT EXISTS t(x INTEGER)");
+	db_close(&d);
+	return rc;
 }
 
 static inline int
