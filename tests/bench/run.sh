@@ -465,6 +465,11 @@ ITEM_BYTES=$(perl -0777 -ne 'my ($n, $t) = (0, 0);
     while (/<article .*?<\/article>/gs) { $n++; $t += length($&) }
     printf "%.0f", $n ? $t / $n : 0' "$RD/page.feed")
 FEED_GZ=$(curl -fs -H 'Accept-Encoding: gzip' -b "sid=$SID" "$B/feed" | wc -c)
+# Profiles read whole: 300 seeded users in turn (tests/bench/profiles.lua)
+PLOGINS=$(sq "SELECT group_concat(login) FROM (SELECT login FROM users
+    WHERE login LIKE 'user%' ORDER BY id LIMIT 300)")
+[ "$(tr ',' '\n' <<<"$PLOGINS" | wc -l)" -eq 300 ] || die "300 seeded logins"
+curl -fs -b "sid=$SID" -o /dev/null "$B/u/${PLOGINS%%,*}" || die "a seeded user's profile"
 say "/feed: $FEED_BYTES bytes ($FEED_GZ gzipped), $ITEM_BYTES a post item; /u/small: $PROF_BYTES bytes"
 for u in note10:10 note1m:$NNOTES; do
 	case ${u%%:*} in note10) s=$SIDN10 ;; *) s=$SIDN1M ;; esac
@@ -575,6 +580,8 @@ run_page() {		# key round
 	profile10) wrk_run "profile10-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/small" ;;
 	profile1m) wrk_run "profile1m-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/u/star" ;;
 	feed)	wrk_run "feed-$2" "${WRK[@]}" -H "Cookie: sid=$SID" "$B/feed" ;;
+	profiles) SID=$SID LOGINS=$PLOGINS THREADS=$THREADS wrk_run "profiles-$2" \
+		    "${WRK[@]}" -s tests/bench/profiles.lua "$B" ;;
 	people)	wrk_run "people-$2" "${WRK[@]}" -H "Cookie: sid=$SID" \
 		    "$B/people?q=user00" ;;
 	badges10) wrk_run "badges10-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN10" \
@@ -587,9 +594,9 @@ run_page() {		# key round
 		    wrk_run "notice10-$2" -t1 -c1 -s tests/bench/notice.lua "$B3" ;;
 	esac
 }
-PAGES="hello like hellopost helloprof profile10 people profile1m hellofeed feed feedgz badges10 badges1m notice1m notice10"
+PAGES="hello like hellopost helloprof profile10 people profiles profile1m hellofeed feed feedgz badges10 badges1m notice1m notice10"
 # even rounds run the two sides of each comparison the other way round
-PAGES2="hello like hellopost profile1m people profile10 helloprof feedgz feed hellofeed badges1m badges10 notice10 notice1m"
+PAGES2="hello like hellopost profile1m profiles people profile10 helloprof feedgz feed hellofeed badges1m badges10 notice10 notice1m"
 # Warm-up (not recorded): caches, the first checkpoints, Redis' first AOF
 # rewrite after the warm-up of the homes.
 say "warm-up"
@@ -655,8 +662,10 @@ for r in $(seq "$ROUNDS"); do
 	addv like.cpu "${X[hello.cpu]} / ${X[like.cpu]}"
 	addv like.hp "${X[like.rps]} / ${X[hellopost.rps]}"
 	addv profile.cpu "${X[profile1m.cpu]} / ${X[profile10.cpu]}"
-	addv people.cpu "${X[people.cpu]} / ${X[profile10.cpu]}"
-	addv people.rps "${X[profile10.rps]} / ${X[people.rps]}"
+	addv people.cpu "${X[people.cpu]} / ${X[profiles.cpu]}"
+	addv people.rps "${X[profiles.rps]} / ${X[people.rps]}"
+	addv people.kcpu "${X[people.cpu]} / ${X[profile10.cpu]}"
+	addv profiles.cpu "${X[profiles.cpu]} / ${X[profile10.cpu]}"
 	addv profile.rps "${X[profile10.rps]} / ${X[profile1m.rps]}"
 	addv badges.cpu "${X[badges1m.cpu]} / ${X[badges10.cpu]}"
 	addv badges.rps "${X[badges10.rps]} / ${X[badges1m.rps]}"
@@ -960,13 +969,21 @@ row "profile cost: 1 / req/s, $NSTAR vs $NSMALL followers" \
     "$(ms "$(calc "1000 / $(med profile1m.rps)")" 3)" \
     "$(ms "$(calc "1000 / $(med profile10.rps)")" 3)" "$(fmt "$(mr profile.rps)" 2)x" \
     "report (≤ 1.2x)" "-"
-grow "people search: GET /people?q=user00 ($NUSERS users, the first 20 of every login with that prefix) vs GET /u/LOGIN, stack CPU per request" \
-    "$(fmt "$(med people.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
+row "GET /u/LOGIN read whole (300 users in turn, more than a process keeps) vs one user's kept page, stack CPU per request" \
+    "$(fmt "$(med profiles.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
+    "$(fmt "$(mr profiles.cpu)" 2)x" "report" "-"
+row "GET /u/LOGIN read whole, stack CPU per request by process (all rounds)" \
+    "$(byproc profiles); $(cmds profiles) Redis commands/request" "-" "-" "report" "-"
+grow "people search: GET /people?q=user00 ($NUSERS users, the first 20 of every login with that prefix) vs GET /u/LOGIN read whole, stack CPU per request" \
+    "$(fmt "$(med people.cpu)" 0) µs" "$(fmt "$(med profiles.cpu)" 0) µs" \
     "$(mr people.cpu)" '<=' 1.5 "people search CPU/req vs a profile"
-row "people search: 1 / req/s vs GET /u/LOGIN" \
+row "people search: 1 / req/s vs GET /u/LOGIN read whole" \
     "$(ms "$(calc "1000 / $(med people.rps)")" 3)" \
-    "$(ms "$(calc "1000 / $(med profile10.rps)")" 3)" "$(fmt "$(mr people.rps)" 2)x" \
+    "$(ms "$(calc "1000 / $(med profiles.rps)")" 3)" "$(fmt "$(mr people.rps)" 2)x" \
     "report (≤ 1.5x)" "-"
+row "people search vs one user's kept GET /u/LOGIN (sent as kept: fcache.h), stack CPU per request" \
+    "$(fmt "$(med people.cpu)" 0) µs" "$(fmt "$(med profile10.cpu)" 0) µs" \
+    "$(fmt "$(mr people.kcpu)" 2)x" "report" "-"
 row "GET /people?q=, stack CPU per request by process (all rounds)" \
     "$(byproc people); $(cmds people) Redis commands/request" "-" "-" "report" "-"
 grow "/badges.json cost: stack CPU per request, $NNOTES vs 10 unread notifications" \
