@@ -113,9 +113,9 @@ void		 db_check_owner(const struct db *);
  * (SQLITE_FCNTL_DATA_VERSION): it changes with every commit to the
  * file, by this connection or any other of any process (and may with a
  * checkpoint that restarts the WAL), never with a read or a rollback.
- * Equal values at two times: nothing was committed in between, so anything read at the first is what SQLite holds at the
- * second.  One statement (a PRAGMA: the read transaction's locks, no
- * page read).  0, or -1 when there is no such version (PostgreSQL, an
+ * Equal values at two times: nothing was committed in between, so
+ * anything read at the first is what SQLite holds at the second.  One
+ * statement (a PRAGMA: the read transaction's locks, no page read).  0, or -1 when there is no such version (PostgreSQL, an
  * error, or a transaction of this connection open). */
 int		 db_data_version(struct db *, unsigned int *v);
 /* The same version as the connection's last transaction saw it, without

@@ -43,9 +43,9 @@ static struct fc_entry	 slots[FC_SLOTS];
 static struct rtrack	 track;
 static struct rds_keys	 recording;
 static unsigned		 rec_gen;	/* the data connection's at the start */
+static unsigned long long nwholes;	/* pages sent whole */
 /* This request's: the entry it showed or made (fcache_body()), and a
  * data version that what it reads from SQLite is at or after */
-static unsigned long long nwholes;
 static struct fc_entry	*cur;
 static unsigned int	 cur_dver;
 static int		 cur_dver_ok;
