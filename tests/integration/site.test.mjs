@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { startStack, Client, onPostgres } from '../lib/stack.mjs';
 import { liLogins, userId, seedUsers, addFollowers, drainQueue } from '../lib/social.mjs';
 import { pageCounters } from '../lib/counts.mjs';
-import { measure } from '../lib/cost.mjs';
+import { measure, measureUntil } from '../lib/cost.mjs';
 
 let stack;
 before(async () => { stack = await startStack(); });
@@ -362,7 +362,8 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
   const known = { profile: 5, feed: 4 };
   const whole = onPostgres() ? {} : { feed: 1, profile: 1 };
   for (const [k, u] of Object.entries(pages)) {
-    const m = await measure(stack, 'social', 5, () => reader.c.get(u));
+    const m = await measureUntil(stack, 'social', 5, () => reader.c.get(u),
+      (x) => whole[k] === undefined || x.kept >= 3);
     for (const r of m.answers) {
       assert.equal(r.status, 200);
       // the reader's marks, read with the posts
