@@ -89,16 +89,18 @@ function tallyctl(...args) {
   return spawnSync(TALLYCTL, args, { env: stack.env, encoding: 'utf8', timeout: 60000 });
 }
 
-// The seed, given four minutes (on PostgreSQL each of its ~250,000 rows
-// is a statement and a round trip: ~20 s alone, several times that while
-// the site's other processes write too), without blocking this process's
+// The seed, given eight minutes (on PostgreSQL each of its ~250,000 rows
+// is a statement and a round trip: 30-50 s alone or after the suites
+// before it, ~100 s on a loaded machine, and once past four minutes in
+// a full pg group of make test-scale with nothing else running; a seed
+// that hangs still fails), without blocking this process's
 // event loop: a step of minutes run with spawnSync leaves the HTTP
 // client's kept-alive connections to nginx unattended (their idle timers
 // cannot fire), nginx closes them after its keepalive_timeout, and the
 // next requests find them dead (EPIPE).
 function tallyctlLong(...args) {
   return new Promise((resolve) => {
-    const p = spawn(TALLYCTL, args, { env: stack.env, timeout: 240000 });
+    const p = spawn(TALLYCTL, args, { env: stack.env, timeout: 480000 });
     let stdout = ''; let stderr = '';
     p.stdout.on('data', (d) => { stdout += d; });
     p.stderr.on('data', (d) => { stderr += d; });
