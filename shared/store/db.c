@@ -310,32 +310,29 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 }
 
 int
-db_data_version(struct db *d, unsigned int *v)
-{
-	int rc;
-
-	if (d->pg != NULL || d->h == NULL || !sqlite3_get_autocommit(d->h))
-		return -1;
-	if (d->dv == NULL && sqlite3_prepare_v3(d->h, "PRAGMA data_version",
-	    -1, SQLITE_PREPARE_PERSISTENT, &d->dv, NULL) != SQLITE_OK)
-		return -1;
-	/* The pager learns of other connections' commits when a read
-	 * transaction begins: read the version inside the pragma's. */
-	rc = sqlite3_step(d->dv);
-	if (rc == SQLITE_ROW && sqlite3_file_control(d->h, "main",
-	    SQLITE_FCNTL_DATA_VERSION, v) != SQLITE_OK)
-		rc = SQLITE_ERROR;
-	sqlite3_reset(d->dv);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
-int
 db_data_version_seen(struct db *d, unsigned int *v)
 {
 	if (d->pg != NULL || d->h == NULL || !sqlite3_get_autocommit(d->h))
 		return -1;
 	return sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
 	    v) == SQLITE_OK ? 0 : -1;
+}
+
+int
+db_data_version(struct db *d, unsigned int *v)
+{
+	int rc;
+
+	if (db_data_version_seen(d, v) == -1 || (d->dv == NULL &&
+	    sqlite3_prepare_v3(d->h, "PRAGMA data_version", -1,
+	    SQLITE_PREPARE_PERSISTENT, &d->dv, NULL) != SQLITE_OK))
+		return -1;
+	/* The pager learns of other connections' commits when a read
+	 * transaction begins: read the version inside the pragma's. */
+	rc = sqlite3_step(d->dv) == SQLITE_ROW ?
+	    db_data_version_seen(d, v) : -1;
+	sqlite3_reset(d->dv);
+	return rc;
 }
 
 static int

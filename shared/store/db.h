@@ -115,8 +115,9 @@ void		 db_check_owner(const struct db *);
  * checkpoint that restarts the WAL), never with a read or a rollback.
  * Equal values at two times: nothing was committed in between, so
  * anything read at the first is what SQLite holds at the second.  One
- * statement (a PRAGMA: the read transaction's locks, no page read).  0, or -1 when there is no such version (PostgreSQL, an
- * error, or a transaction of this connection open). */
+ * statement (a PRAGMA: the read transaction's locks, no page read).
+ * 0, or -1 when there is no such version (PostgreSQL, an error, or a
+ * transaction of this connection open). */
 int		 db_data_version(struct db *, unsigned int *v);
 /* The same version as the connection's last transaction saw it, without
  * beginning one (no statement, no lock): anything read from now on is

@@ -121,11 +121,13 @@ fcache_get(struct req *r, const struct fc_page *pg, struct fc_hit *h)
 	h->e = NULL;
 	h->pg = *pg;
 	cur = NULL;
-	cur_dver_ok = db_data_version_seen(&r->app->db, &cur_dver) == 0;
+	cur_dver_ok = 0;
 	if (!r->presumed || pg->page < 1 || (pg->login != NULL &&
 	    strlen(pg->login) >= sizeof(e->login)) ||
 	    rtrack_sync_send(&track, rd, drop, NULL) == -1)
 		return -1;
+	/* what the page reads from SQLite is at this version or later */
+	cur_dver_ok = db_data_version_seen(&r->app->db, &cur_dver) == 0;
 	if ((e = kept(r, pg)) == NULL) {
 		if (rtrack_sync_recv(&track, drop, NULL) == -1)
 			return -1;
@@ -182,17 +184,18 @@ void
 fcache_body(struct req *r)
 {
 	const char *uri = req_uri(r);
+	size_t len = strlen(uri);
 
 	if (cur == NULL || !cur->used)
 		return;
 	cur->body.len = 0;
 	if (!cur_dver_ok || r->status != 200 || r->ctype != NULL ||
 	    r->head.len > 0 || r->new_pcsrf || r->body.len == 0 ||
-	    r->body.len > FC_BODY_MAX || strlen(uri) >= sizeof(cur->uri))
+	    r->body.len > FC_BODY_MAX || len >= sizeof(cur->uri))
 		return;
 	buf_put(&cur->body, r->body.p, r->body.len);
 	cur->dver = cur_dver;
-	memcpy(cur->uri, uri, strlen(uri) + 1);
+	memcpy(cur->uri, uri, len + 1);
 }
 
 int
