@@ -1,7 +1,4 @@
 /* cstore.c -- live counters and pending deltas in Redis; see cstore.h. */
-#include <assert.h>
-#include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,26 +8,6 @@
 #include "count/cstore.h"
 #include "store/keys.h"
 #include "store/query.h"
-
-/* KEYS: pending, meta, outbox marks, seq, live hashes...  ARGV: outbox
- * row id ("0": none), then (live key index, field, pending field, delta)
- * per counter.  A row applies once per bucket (marked; ids up to meta o
- * are finished, outbox.h); each change counts in seq.  -> 1, or 0. */
-static struct rds_script apply_lua = { .src =
-	"#!lua\n"
-	"local id = tonumber(ARGV[1])\n"
-	"if id > 0 and (id <= tonumber(redis.call('HGET', KEYS[2], 'o') or '0')\n"
-	"    or redis.call('ZADD', KEYS[3], 'NX', id, ARGV[1]) == 0) then\n"
-	"  return 0 end\n"
-	"for i = 2, #ARGV, 4 do\n"
-	"  local h, d = KEYS[tonumber(ARGV[i])], ARGV[i+3]\n"
-	"  if redis.call('HEXISTS', h, ARGV[i+1]) == 1 then\n"
-	"    redis.call('HINCRBY', h, ARGV[i+1], d) end\n"
-	"  if redis.call('HINCRBY', KEYS[1], ARGV[i+2], d) == 0 then\n"
-	"    redis.call('HDEL', KEYS[1], ARGV[i+2]) end\n"
-	"  redis.call('HINCRBY', KEYS[4], ARGV[i+2], 1)\n"
-	"end\n"
-	"return 1\n" };
 
 /* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
  * version, base, add the inflight part (1/0).
@@ -70,136 +47,6 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 		db_done(s);
 	}
 	return 0;
-}
-
-/* Queues the scripts that apply n deltas as outbox row id (0: none);
- * see apply_lua.  How many it queued, or -1 when Redis failed: *part
- * of them were queued then, whose replies the caller reads after those
- * queued before. */
-static int
-queue(struct app *a, long long id, const struct delta *ds, int n, int *part)
-{
-	char hashes[2 * DELTA_MAX][48], fields[2 * DELTA_MAX][48];
-	char pfields[2 * DELTA_MAX][64], nums[2 * DELTA_MAX][24];
-	char idx[2 * DELTA_MAX][8], marks[2 * DELTA_MAX][32], ids[24];
-	struct cstore_keys bk[2 * DELTA_MAX];	/* each bucket's own keys */
-	const char *keys[4 + 2 * DELTA_MAX], *args[1 + 8 * DELTA_MAX];
-	int bucket[2 * DELTA_MAX], done[2 * DELTA_MAX] = { 0 };
-	int i, j, k, nkeys, nargs, nb = 0, queued = 0;
-
-	assert(n >= 0 && n <= 2 * DELTA_MAX);
-	snprintf(ids, sizeof(ids), "%lld", id);
-	for (i = 0; i < n; i++) {
-		bucket[i] = cstore_bucket(&ds[i]);
-		cstore_name(&ds[i], hashes[i], sizeof(hashes[i]), fields[i],
-		    sizeof(fields[i]));
-		cstore_pfield(&ds[i], pfields[i], sizeof(pfields[i]));
-		snprintf(nums[i], sizeof(nums[i]), "%lld", ds[i].d);
-	}
-	/* One script per bucket: its pending hash, then each live hash once. */
-	for (i = 0; i < n; i++) {
-		if (done[i])
-			continue;
-		cstore_bucket_keys(bucket[i], &bk[nb]);
-		cstore_bucket_key(bucket[i], "outbox", marks[nb], sizeof(marks[nb]));
-		keys[0] = bk[nb].pending;
-		keys[1] = bk[nb].meta;
-		keys[2] = marks[nb];
-		keys[3] = bk[nb].seq;
-		nkeys = 4;
-		args[0] = ids;
-		nargs = 1;
-		for (j = i; j < n; j++) {
-			if (done[j] || bucket[j] != bucket[i])
-				continue;
-			for (k = 4; k < nkeys; k++)
-				if (strcmp(keys[k], hashes[j]) == 0)
-					break;
-			if (k == nkeys)
-				keys[nkeys++] = hashes[j];
-			snprintf(idx[j], sizeof(idx[j]), "%d", k + 1);
-			args[nargs++] = idx[j];
-			args[nargs++] = fields[j];
-			args[nargs++] = pfields[j];
-			args[nargs++] = nums[j];
-			done[j] = 1;
-		}
-		nb++;
-		if (rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs,
-		    args) == -1) {
-			*part = queued;
-			return -1;
-		}
-		queued++;
-	}
-	return queued;
-}
-
-/* Reads the replies of q scripts queue() queued: 1 applied, 0 refused
- * (applied before), -1 when Redis failed. */
-static int
-replies(struct app *a, int q)
-{
-	rds_reply *rep;
-	int i, bad = 0, applied = 0;
-
-	/* Every reply is read, even after a bad one. */
-	for (i = 0; i < q; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
-			return -1;
-		if (rep->type != RDS_INTEGER)
-			bad = 1;
-		else
-			applied += rep->integer == 1;
-		rds_free(rep);
-	}
-	return bad ? -1 : applied > 0;
-}
-
-static int
-send(struct app *a, long long id, const struct delta *ds, int n)
-{
-	int part = 0, q = queue(a, id, ds, n, &part);
-
-	if (q != -1)
-		return replies(a, q);
-	if (part > 0)
-		rds_collect(&a->rds, part);
-	return -1;
-}
-
-int
-cstore_apply(struct app *a, const struct delta *ds, int n)
-{
-	if (send(a, 0, ds, n) != -1)
-		return 0;
-	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
-	    "take them");
-	cstore_backlog(a, ds, n);
-	return -1;
-}
-
-int
-cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
-{
-	return send(a, id, ds, n);
-}
-
-void
-cstore_apply_once_n(struct app *a, const long long *ids,
-    const struct delta *const *ds, const int *n, int rows, int *rc)
-{
-	int i, nq, part = 0, q[CSTORE_ONCE_MAX];
-
-	assert(rows <= CSTORE_ONCE_MAX);
-	/* all queued, then all replies read: one round trip */
-	for (nq = 0; nq < rows; nq++)
-		if ((q[nq] = queue(a, ids[nq], ds[nq], n[nq], &part)) == -1)
-			break;
-	for (i = 0; i < rows; i++)
-		rc[i] = i < nq ? replies(a, q[i]) : -1;
-	if (part > 0)		/* the failed row's, read last */
-		rds_collect(&a->rds, part);
 }
 
 /* One counter's value by statement st (family, key): 0 when absent;

@@ -105,13 +105,37 @@ held:
 	return 0;
 }
 
+/* Runs SAVEPOINT act (0) or RELEASE act (1), prepared once: a group
+ * commit runs both for each request, and sqlite3_exec() parsed them
+ * every time.  0, or -1. */
+static int
+sp_run(struct db *d, int i)
+{
+	static const char *const sql[2] = { "SAVEPOINT act", "RELEASE act" };
+	int rc;
+
+	db_check_owner(d);
+	if (d->spst[i] == NULL && sqlite3_prepare_v3(d->h, sql[i], -1,
+	    SQLITE_PREPARE_PERSISTENT, &d->spst[i], NULL) != SQLITE_OK) {
+		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
+		return -1;
+	}
+	rc = sqlite3_step(d->spst[i]);
+	sqlite3_reset(d->spst[i]);
+	if (rc != SQLITE_DONE) {
+		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
+		return -1;
+	}
+	return 0;
+}
+
 /* In a group commit: one savepoint a request.  0, or -1. */
 static int
 sp_begin(struct db *d)
 {
 	if (d->sp)
 		return 0;	/* joined: the request's hold opened it */
-	if (db_exec(d, "SAVEPOINT act") == -1)
+	if (sp_run(d, 0) == -1)
 		return -1;
 	d->sp = 1;
 	return 0;
@@ -155,7 +179,7 @@ int
 db_commit(struct db *d)
 {
 	if (d->group) {
-		if (!d->sp || db_exec(d, "RELEASE act") == -1) {
+		if (!d->sp || sp_run(d, 1) == -1) {
 			db_rollback(d);
 			return -1;
 		}
@@ -309,32 +333,6 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	return 0;
 }
 
-int
-db_data_version_seen(struct db *d, unsigned int *v)
-{
-	if (d->pg != NULL || d->h == NULL || !sqlite3_get_autocommit(d->h))
-		return -1;
-	return sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
-	    v) == SQLITE_OK ? 0 : -1;
-}
-
-int
-db_data_version(struct db *d, unsigned int *v)
-{
-	int rc;
-
-	if (db_data_version_seen(d, v) == -1 || (d->dv == NULL &&
-	    sqlite3_prepare_v3(d->h, "PRAGMA data_version", -1,
-	    SQLITE_PREPARE_PERSISTENT, &d->dv, NULL) != SQLITE_OK))
-		return -1;
-	/* The pager learns of other connections' commits when a read
-	 * transaction begins: read the version inside the pragma's. */
-	rc = sqlite3_step(d->dv) == SQLITE_ROW ?
-	    db_data_version_seen(d, v) : -1;
-	sqlite3_reset(d->dv);
-	return rc;
-}
-
 static int
 db_version(struct db *d)
 {
@@ -409,9 +407,20 @@ count_stmt(unsigned type, void *arg, void *p, void *x)
 	return 0;
 }
 
+/* Before SQLite's first use: no memory statistics.  They are kept
+ * under a global mutex taken on every allocation, and nothing here
+ * reads them (sqlite3_memory_used()). */
+static void
+sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int
 db_open(struct db *d, const char *path)
 {
+	static pthread_once_t setup = PTHREAD_ONCE_INIT;
+
 	static const char *const pragmas =
 	    "PRAGMA journal_mode = WAL;"
 	    "PRAGMA synchronous = NORMAL;"
@@ -440,6 +449,7 @@ db_open(struct db *d, const char *path)
 	    (d->wlock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1)
 		log_warn("%s: %s (writers poll SQLite's lock)", lp,
 		    strerror(errno));
+	pthread_once(&setup, sqlite_setup);
 	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		log_err("sqlite open %s: %s", path,
@@ -465,6 +475,8 @@ db_close(struct db *d)
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_finalize(d->dv);
+	sqlite3_finalize(d->spst[0]);
+	sqlite3_finalize(d->spst[1]);
 	sqlite3_close(d->h);
 	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
 		close(d->wlock_fd);

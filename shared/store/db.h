@@ -20,6 +20,7 @@ struct db {
 	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
 	struct sqlite3_stmt *st[STMT__MAX];
 	struct sqlite3_stmt *dv;	/* db_data_version()'s */
+	struct sqlite3_stmt *spst[2];	/* SAVEPOINT act, RELEASE act */
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */

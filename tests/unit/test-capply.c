@@ -1,0 +1,373 @@
+/* test-capply.c -- counter deltas into a real redis-server (count/
+ * capply.c, cstore.h): the rows of one call share one script per bucket,
+ * each row applies at most once however often it comes, a shared counter
+ * moves once for the whole group (its seq by the number of changes), a
+ * loaded live value moves with its pending delta, an unloaded one stays
+ * unloaded, rows a drain finished are refused, and a Redis that does not
+ * answer is -1 for every row. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "count/cstore.h"
+#include "store/app.h"
+
+struct fix {
+	struct app	a;
+	char		dir[64], sock[96];
+	pid_t		pid;
+};
+
+static int
+setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	rds_reply *r = NULL;
+	int i;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tally-capply.XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	snprintf(f->sock, sizeof(f->sock), "%s/redis.sock", f->dir);
+	if ((f->pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("redis-server", "redis-server", "--port", "0",
+		    "--unixsocket", f->sock, "--save", "", "--appendonly",
+		    "no", "--dir", f->dir, "--loglevel", "warning", NULL);
+		_exit(127);
+	}
+	rds_init(&f->a.rds, f->sock, 2000);
+	for (i = 0; i < 200; i++) {	/* up to 10 s */
+		if (access(f->sock, F_OK) == 0 &&
+		    (r = rds_cmdv(&f->a.rds, "PING", NULL)) != NULL)
+			break;
+		usleep(50 * 1000);
+	}
+	if (r == NULL)
+		return -1;
+	rds_free(r);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fix *f = *state;
+	char cmd[128];
+
+	rds_close(&f->a.rds);
+	kill(f->pid, SIGTERM);
+	waitpid(f->pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void
+flushall(struct fix *f)
+{
+	rds_free(rds_cmdv(&f->a.rds, "FLUSHALL", NULL));
+	rds_free(rds_cmdv(&f->a.rds, "CONFIG", "RESETSTAT", NULL));
+}
+
+/* A hash field as a number; -1 when absent. */
+static long long
+hget(struct fix *f, const char *key, const char *field)
+{
+	rds_reply *r = rds_cmdv(&f->a.rds, "HGET", key, field, NULL);
+	long long v;
+
+	assert_non_null(r);
+	v = r->type == RDS_STRING ? strtoll(r->str, NULL, 10) : -1;
+	rds_free(r);
+	return v;
+}
+
+/* Where counter d lives: its live hash and field, its pending field, and
+ * its bucket's pending and seq keys. */
+struct where {
+	char	hash[48], field[48], pfield[64];
+	struct cstore_keys k;
+};
+
+static void
+where(const struct delta *d, struct where *w)
+{
+	cstore_name(d, w->hash, sizeof(w->hash), w->field, sizeof(w->field));
+	cstore_pfield(d, w->pfield, sizeof(w->pfield));
+	cstore_keys(d, &w->k);
+}
+
+static long long
+pending(struct fix *f, const struct delta *d)
+{
+	struct where w;
+
+	where(d, &w);
+	return hget(f, w.k.pending, w.pfield);
+}
+
+static long long
+seq(struct fix *f, const struct delta *d)
+{
+	struct where w;
+
+	where(d, &w);
+	return hget(f, w.k.seq, w.pfield);
+}
+
+static long long
+live(struct fix *f, const struct delta *d)
+{
+	struct where w;
+
+	where(d, &w);
+	return hget(f, w.hash, w.field);
+}
+
+static void
+load(struct fix *f, const struct delta *d, const char *v)
+{
+	struct where w;
+
+	where(d, &w);
+	rds_free(rds_cmdv(&f->a.rds, "HSET", w.hash, w.field, v, NULL));
+}
+
+/* How many times Redis ran cmd ("hincrby") since the last reset. */
+static long long
+calls(struct fix *f, const char *cmd)
+{
+	rds_reply *r = rds_cmdv(&f->a.rds, "INFO", "commandstats", NULL);
+	char want[64];
+	const char *p;
+	long long n = 0;
+
+	assert_non_null(r);
+	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
+	if ((p = strstr(r->str, want)) != NULL)
+		n = strtoll(p + strlen(want), NULL, 10);
+	rds_free(r);
+	return n;
+}
+
+#define ROWS	7
+#define AUTHOR	7
+#define TOPIC	3
+#define LIKER	9
+
+static struct delta ds[ROWS][DELTA_MAX];
+static int nds[ROWS];
+static const struct delta *dp[ROWS];
+
+/* Rows 1-6 like posts 101-106 of one author; row 7 takes back the like
+ * of post 101. */
+static void
+likes(void)
+{
+	struct row r = { .kind = ROW_LIKE, .user = LIKER, .other = AUTHOR,
+	    .topic = TOPIC, .visible = 1 };
+	int i;
+
+	for (i = 0; i < ROWS; i++) {
+		r.id = i < 6 ? 101 + i : 101;
+		nds[i] = i < 6 ? counter_deltas(NULL, &r, ds[i]) :
+		    counter_deltas(&r, NULL, ds[i]);
+		assert_true(nds[i] > 0);
+		dp[i] = ds[i];
+	}
+}
+
+static const struct delta *
+find(int row, enum family fam)
+{
+	int i;
+
+	for (i = 0; i < nds[row]; i++)
+		if (ds[row][i].fam == fam)
+			return &ds[row][i];
+	fail_msg("row %d has no delta of family %d", row, (int)fam);
+	return NULL;
+}
+
+static void
+test_group_on_one_author(void **state)
+{
+	struct fix *f = *state;
+	long long ids[ROWS] = { 1, 2, 3, 4, 5, 6, 7 };
+	const struct delta *ulikes, *p101, *p102, *p103;
+	int rc[ROWS], i, nshared = 0, nposts;
+
+	flushall(f);
+	likes();
+	ulikes = find(0, FAM_USER_LIKES);
+	p101 = find(0, FAM_POST_LIKES);
+	p102 = find(1, FAM_POST_LIKES);
+	p103 = find(2, FAM_POST_LIKES);
+	load(f, ulikes, "100");		/* loaded: moves with the deltas */
+	load(f, p102, "10");
+	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);
+	for (i = 0; i < ROWS; i++)
+		assert_int_equal(rc[i], 1);
+	assert_int_equal(pending(f, ulikes), 5);	/* 6 likes, 1 unlike */
+	assert_int_equal(seq(f, ulikes), 7);		/* 7 changes */
+	assert_int_equal(live(f, ulikes), 105);
+	assert_int_equal(live(f, p102), 11);
+	assert_int_equal(pending(f, p102), 1);
+	assert_int_equal(live(f, p103), -1);		/* not loaded: stays so */
+	assert_int_equal(pending(f, p103), 1);
+	assert_int_equal(pending(f, p101), -1);		/* +1 -1: nothing left */
+	assert_int_equal(seq(f, p101), 2);		/* but two changes */
+	/* Each counter moved once for the group: per counter with a net
+	 * change a pending and a seq HINCRBY (and the live one when
+	 * loaded), per counter without one only its seq.  Row by row it
+	 * was 2 or 3 for each of the 7 rows' deltas. */
+	for (i = 0; i < nds[0]; i++)
+		if (ds[0][i].fam != FAM_POST_LIKES)
+			nshared++;
+	nposts = 5;			/* 102..106; 101 is back at 0 */
+	assert_int_equal(calls(f, "hincrby"),
+	    2 * (nshared + nposts) + 1 /* p101's seq */ + 2 /* loaded */);
+	assert_int_equal(calls(f, "evalsha") + calls(f, "eval"), 1);
+}
+
+static void
+test_at_most_once(void **state)
+{
+	struct fix *f = *state;
+	long long ids[ROWS] = { 1, 2, 3, 4, 5, 6, 7 }, twice[2] = { 8, 8 };
+	const struct delta *ulikes, *two[2];
+	int rc[ROWS], i, n2[2];
+
+	flushall(f);
+	likes();
+	ulikes = find(0, FAM_USER_LIKES);
+	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);
+	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);	/* again */
+	for (i = 0; i < ROWS; i++)
+		assert_int_equal(rc[i], 0);
+	assert_int_equal(pending(f, ulikes), 5);
+	assert_int_equal(seq(f, ulikes), 7);
+	/* one row twice in one call: the second is refused */
+	two[0] = two[1] = ds[1];
+	n2[0] = n2[1] = nds[1];
+	cstore_apply_once_n(&f->a, twice, two, n2, 2, rc);
+	assert_int_equal(rc[0], 1);
+	assert_int_equal(rc[1], 0);
+	assert_int_equal(pending(f, ulikes), 6);
+	assert_int_equal(cstore_apply_once(&f->a, 8, ds[1], nds[1]), 0);
+	assert_int_equal(pending(f, ulikes), 6);
+}
+
+static void
+test_finished_rows_refused(void **state)
+{
+	struct fix *f = *state;
+	struct cstore_keys k;
+	const struct delta *ulikes;
+
+	flushall(f);
+	likes();
+	ulikes = find(0, FAM_USER_LIKES);
+	cstore_keys(ulikes, &k);
+	/* the drain finished every row up to 20 (outbox.h) */
+	rds_free(rds_cmdv(&f->a.rds, "HSET", k.meta, "o", "20", NULL));
+	assert_int_equal(cstore_apply_once(&f->a, 15, ds[0], nds[0]), 0);
+	assert_int_equal(pending(f, ulikes), -1);
+	assert_int_equal(cstore_apply_once(&f->a, 21, ds[0], nds[0]), 1);
+	assert_int_equal(pending(f, ulikes), 1);
+}
+
+static void
+test_rows_across_buckets(void **state)
+{
+	struct fix *f = *state;
+	struct row fo = { .kind = ROW_FOLLOW, .user = 1 };
+	struct delta fds[2][DELTA_MAX], views = { .fam = FAM_POST_VIEWS,
+	    .k1 = 500, .d = 3, .owner = 2 };
+	const struct delta *fp[2];
+	long long ids[2] = { 30, 31 }, cand = 2;
+	int n[2], rc[2], i, j;
+
+	flushall(f);
+	/* user 1 follows two users whose buckets differ from its own */
+	for (i = 0; i < 2; i++) {
+		struct delta a = { .fam = FAM_USER_FOLLOWERS }, b = {
+		    .fam = FAM_USER_FOLLOWING, .k1 = 1 };
+
+		for (a.k1 = cand; cstore_bucket(&a) == cstore_bucket(&b);)
+			a.k1++;
+		fo.other = a.k1;
+		cand = a.k1 + 1;
+		n[i] = counter_deltas(NULL, &fo, fds[i]);
+		assert_int_equal(n[i], 2);
+		fp[i] = fds[i];
+	}
+	cstore_apply_once_n(&f->a, ids, fp, n, 2, rc);
+	assert_int_equal(rc[0], 1);
+	assert_int_equal(rc[1], 1);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)		/* 2 followings, 1 follower */
+			assert_int_equal(pending(f, &fds[i][j]),
+			    fds[i][j].fam == FAM_USER_FOLLOWING ? 2 : 1);
+	cstore_apply_once_n(&f->a, ids, fp, n, 2, rc);
+	assert_int_equal(rc[0], 0);
+	assert_int_equal(rc[1], 0);
+	/* no outbox row (views): applied every time */
+	assert_int_equal(cstore_apply(&f->a, &views, 1), 0);
+	assert_int_equal(cstore_apply(&f->a, &views, 1), 0);
+	assert_int_equal(pending(f, &views), 6);
+	/* a row without deltas changes nothing */
+	assert_int_equal(cstore_apply_once(&f->a, 40, NULL, 0), 0);
+}
+
+static void
+test_redis_down(void **state)
+{
+	struct fix *f = *state;
+	struct app down;
+	char path[128];
+	int rc[ROWS], i;
+	long long ids[ROWS] = { 1, 2, 3, 4, 5, 6, 7 };
+
+	likes();
+	memset(&down, 0, sizeof(down));
+	snprintf(path, sizeof(path), "%s/nobody.sock", f->dir);
+	rds_init(&down.rds, path, 200);
+	cstore_apply_once_n(&down, ids, dp, nds, ROWS, rc);
+	for (i = 0; i < ROWS; i++)
+		assert_int_equal(rc[i], -1);
+	rds_close(&down.rds);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_on_one_author),
+		cmocka_unit_test(test_at_most_once),
+		cmocka_unit_test(test_finished_rows_refused),
+		cmocka_unit_test(test_rows_across_buckets),
+		cmocka_unit_test(test_redis_down),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
