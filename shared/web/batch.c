@@ -9,20 +9,30 @@
 #include "web/resp.h"
 #include "web/route.h"
 
-/* Takes the next queued request into s, or nothing when none is queued:
- * the listening socket is non-blocking for the call (accepted sockets do
- * not inherit it), so libfcgi's accept fails at once.  1 or 0. */
+/* The listening socket fd made non-blocking (on) or blocking again (off),
+ * once for a whole gathering: accepted sockets do not inherit it, and
+ * libfcgi's accept then fails at once when nothing is queued.  0 or -1
+ * (on: the socket left as it was). */
 static int
-take_queued(FCGX_Request *fr, int fd)
+nonblocking(int fd, int on)
 {
-	int fl = fcntl(fd, F_GETFL), rc;
+	int fl = fcntl(fd, F_GETFL);
 
-	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
-		return 0;
-	rc = FCGX_Accept_r(fr);
-	if (fcntl(fd, F_SETFL, fl) == -1)
-		log_warn("listening socket: %s", strerror(errno));
-	return rc >= 0;
+	if (fl == -1)
+		return -1;
+	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+	if (fcntl(fd, F_SETFL, fl) == -1) {
+		if (!on)
+			log_warn("listening socket: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+batch_listen_reset(int fd)
+{
+	nonblocking(fd, 0);
 }
 
 int
@@ -30,19 +40,23 @@ batch_gather(struct slot *s, int fd, const struct route *routes,
     size_t nroutes, void (*open)(struct slot *, void *), void *arg,
     int *shared)
 {
-	int n = 1;
+	int n = 1, alone = 0;
 
 	*shared = 1;
-	if (s[0].st != 0 || !route_groupable(&s[0].r, routes, nroutes))
+	if (s[0].st != 0 || !route_groupable(&s[0].r, routes, nroutes) ||
+	    nonblocking(fd, 1) == -1)
 		return 1;
-	while (n < BATCH_MAX && take_queued(&s[n].fr, fd)) {
+	while (n < BATCH_MAX && FCGX_Accept_r(&s[n].fr) >= 0) {
 		open(&s[n], arg);
 		if (s[n].st != 0 ||
-		    !route_groupable(&s[n].r, routes, nroutes))
-			return n + 1;	/* served alone, after the group */
+		    !route_groupable(&s[n].r, routes, nroutes)) {
+			alone = 1;	/* served alone, after the group */
+			break;
+		}
 		*shared = ++n;
 	}
-	return n;
+	nonblocking(fd, 0);
+	return n + alone;
 }
 
 void

@@ -63,6 +63,11 @@ struct slot {
 int	batch_gather(struct slot *s, int fd, const struct route *,
 	    size_t nroutes, void (*open)(struct slot *, void *), void *arg,
 	    int *shared);
+/* Makes listening socket fd blocking, as a gathering leaves it: the
+ * flag belongs to the socket, which the next process of the pool
+ * inherits, and a writer killed while it gathered would leave its
+ * successor's accept failing at once.  Called before the first accept. */
+void	batch_listen_reset(int fd);
 /* Serves s[0..n) (n >= 2, each a ROUTE_GROUP POST) with one commit,
  * as above, calling answer(slot) once a slot's answer is final: a
  * refused request's before the group takes the writers' lock (a refused

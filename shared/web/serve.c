@@ -133,6 +133,8 @@ serve_child(int fd, void *arg)
 	}
 	for (i = 0; i < nslot; i++)
 		FCGX_InitRequest(&s[i].fr, fd, 0);
+	if (nslot > 1)
+		batch_listen_reset(fd);
 	while (FCGX_Accept_r(&s[0].fr) >= 0) {
 		a.in_request = 1;
 		cost_now(&a, &c0);
