@@ -26,9 +26,11 @@
  *                     meantime (settle.c; the pending value alone is not
  *                     proof: a read-all of five and five new
  *                     notifications leave it where it was)
- * A change is one script per bucket: live += d where loaded, pending += d
- * (a field back at 0 is dropped).  The flusher sweeps every bucket, so
- * nothing else marks a bucket dirty.
+ * A change is one script per bucket (capply.c), which also carries the
+ * other rows of its call in that bucket (a group commit's): live += d
+ * where loaded, pending += d (a field back at 0 is dropped), each counter
+ * once for the sum of the call's rows.  The flusher sweeps every bucket,
+ * so nothing else marks a bucket dirty.
  *
  * A live value that is missing is loaded as  counters row + pending +
  * the inflight part when SQLite has not applied its batch yet (read in
@@ -52,8 +54,9 @@ int	cstore_apply(struct app *, const struct delta *, int n);
 int	cstore_apply_once(struct app *, long long id, const struct delta *,
 	    int n);
 /* cstore_apply_once() of several rows in one round trip (a group
- * commit's, web/batch.h): row i is ids[i] with its n[i] deltas ds[i];
- * rc[i] is its result.  At most CSTORE_ONCE_MAX rows. */
+ * commit's, web/batch.h), one script per bucket for all of them: row i
+ * is ids[i] with its n[i] deltas ds[i]; rc[i] is its result.  A caller
+ * keeping rows in arrays keeps at most CSTORE_ONCE_MAX. */
 #define CSTORE_ONCE_MAX	64
 void	cstore_apply_once_n(struct app *, const long long *ids,
 	    const struct delta *const *ds, const int *n, int rows, int *rc);
