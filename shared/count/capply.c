@@ -63,7 +63,7 @@ static struct rds_script apply_lua = { .src =
 
 struct ent {			/* one delta, with its Redis names */
 	int	row, bucket, script;
-	char	hash[48], field[48], pfield[64], num[24];
+	char	hash[48], field[48], pfield[64], num[LL_CHARS];
 	char	lrow[12], kidx[12];	/* its row and live key in the script */
 };
 
@@ -75,7 +75,7 @@ struct call {
 	int		 nrows, nents, nscripts;
 	struct ent	*ents;
 	struct script	*scripts;
-	char		(*ids)[24];
+	char		(*ids)[LL_CHARS];
 };
 
 static void
@@ -106,7 +106,7 @@ call_make(struct call *c, const long long *ids,
 	c->ents = xcalloc((size_t)total + 1, sizeof(*c->ents));
 	c->scripts = xcalloc((size_t)total + 1, sizeof(*c->scripts));
 	for (r = 0; r < rows; r++) {
-		snprintf(c->ids[r], sizeof(c->ids[r]), "%lld", ids[r]);
+		fmt_ll(c->ids[r], ids[r]);
 		for (i = 0; i < n[r]; i++) {
 			e = &c->ents[c->nents++];
 			e->row = r;
@@ -114,7 +114,7 @@ call_make(struct call *c, const long long *ids,
 			cstore_name(&ds[r][i], e->hash, sizeof(e->hash),
 			    e->field, sizeof(e->field));
 			cstore_pfield(&ds[r][i], e->pfield, sizeof(e->pfield));
-			snprintf(e->num, sizeof(e->num), "%lld", ds[r][i].d);
+			fmt_ll(e->num, ds[r][i].d);
 			for (s = 0; s < c->nscripts; s++)
 				if (c->scripts[s].bucket == e->bucket)
 					break;

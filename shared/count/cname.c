@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "count/cname.h"
 #include "store/keys.h"
 #include "store/query.h"
@@ -63,12 +64,29 @@ cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
 void
 cstore_pfield(const struct delta *d, char *out, size_t sz)
 {
-	int n = families[d->fam].obj == OBJ_POST ? snprintf(out, sz,
-	    "p%lld@%lld:", d->k1, d->owner) : snprintf(out, sz, "%s%lld:",
-	    obj_tag[families[d->fam].obj], d->k1);
+	const char *tag = obj_tag[families[d->fam].obj];
+	char buf[4 + 2 * LL_CHARS], *p = buf;
+	size_t n;
 
-	if (n > 0 && (size_t)n < sz)
-		obj_field(d, out + n, sz - (size_t)n);
+	/* "p<id>@<owner>:" or "<tag><id>:", then the field (no printf: the
+	 * writer names every counter of a group with it) */
+	n = strlen(tag);
+	memcpy(p, tag, n);
+	p += n;
+	p += fmt_ll(p, d->k1);
+	if (families[d->fam].obj == OBJ_POST) {
+		*p++ = '@';
+		p += fmt_ll(p, d->owner);
+	}
+	*p++ = ':';
+	n = (size_t)(p - buf);
+	if (n >= sz) {
+		if (sz > 0)
+			out[0] = '\0';
+		return;
+	}
+	memcpy(out, buf, n);
+	obj_field(d, out + n, sz - n);
 }
 
 void
