@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/pg.h"
 #include "store/schema.h"
 
@@ -56,8 +57,8 @@ db_exec(struct db *d, const char *sql)
 	return 0;
 }
 
-static void
-wunlock(struct db *d)
+void
+db_wunlock(struct db *d)
 {
 	if (d->wlocked) {
 		flock(d->wlock_fd, LOCK_UN);
@@ -78,8 +79,8 @@ on_alarm(int sig)
 /* The writers' lock: at once when free (one call), else a blocking wait
  * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did.
  * 0, or -1 (timed out: the caller fails like on SQLITE_BUSY). */
-static int
-wlock(struct db *d)
+int
+db_wlock(struct db *d)
 {
 	struct itimerval it = { { 0, 0 }, { DB_BUSY_MS / 1000,
 	    (DB_BUSY_MS % 1000) * 1000 } }, off = { { 0, 0 }, { 0, 0 } };
@@ -166,10 +167,10 @@ db_begin(struct db *d)
 	}
 	if (d->pg != NULL)
 		return pg_begin(d->pg);
-	if (wlock(d) == -1)
+	if (db_wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
-		wunlock(d);
+		db_wunlock(d);
 		return -1;
 	}
 	return 0;
@@ -191,7 +192,7 @@ db_commit(struct db *d)
 		db_rollback(d);
 		return -1;
 	}
-	wunlock(d);
+	db_wunlock(d);
 	return 0;
 }
 
@@ -209,7 +210,7 @@ db_rollback(struct db *d)
 	}
 	if (!sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-	wunlock(d);
+	db_wunlock(d);
 }
 
 int
@@ -231,10 +232,10 @@ db_release(struct db *d)
 int
 db_group_begin(struct db *d)
 {
-	if (d->pg != NULL || d->group || wlock(d) == -1)
+	if (d->pg != NULL || d->group || db_wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
-		wunlock(d);
+		db_wunlock(d);
 		return -1;
 	}
 	d->group = 1;
@@ -253,84 +254,34 @@ db_group_end(struct db *d)
 	rc = db_exec(d, "COMMIT");
 	if (rc == -1 && !sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-	wunlock(d);
+	db_wunlock(d);
 	return rc;
 }
 
-/* A passive checkpoint: copies what no reader needs, beside the
- * writers.  *nlog: the WAL's frames when it began; *nckpt: the frames
- * copied so far.  0, or -1. */
-static int
-passive(struct db *d, int *nlog, int *nckpt)
+int
+db_data_version_seen(struct db *d, unsigned int *v)
 {
-	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
-	    nlog, nckpt) != SQLITE_OK) {
-		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+	if (d->pg != NULL || d->h == NULL || !sqlite3_get_autocommit(d->h))
 		return -1;
-	}
-	return 0;
+	return sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
+	    v) == SQLITE_OK ? 0 : -1;
 }
 
 int
-db_checkpoint(struct db *d, int min_frames, int truncate)
+db_data_version(struct db *d, unsigned int *v)
 {
-	unsigned int dv;
-	int rc, idle, pass, nlog = 0, nckpt = 0, before;
+	int rc;
 
-	if (d->pg != NULL)
-		return 0;	/* the server checkpoints its own WAL */
-	/* The long part (syncing the WAL, copying its pages) without the
-	 * lock, writers going on meanwhile; then under it only what they
-	 * wrote since, and the restart. */
-	if (passive(d, &nlog, &nckpt) == -1)
+	if (db_data_version_seen(d, v) == -1 || (d->dv == NULL &&
+	    sqlite3_prepare_v3(d->h, "PRAGMA data_version", -1,
+	    SQLITE_PREPARE_PERSISTENT, &d->dv, NULL) != SQLITE_OK))
 		return -1;
-	/* Idle: nothing committed since the last call (the frame count
-	 * alone could match by chance after a writer restarted the WAL). */
-	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
-	    &dv) != SQLITE_OK)
-		dv = 0;
-	idle = nlog > 0 && nlog == d->ckpt_frames && dv != 0 &&
-	    dv == d->ckpt_version;
-	d->ckpt_frames = nlog;
-	d->ckpt_version = dv;
-	if (idle)
-		truncate = 1;
-	else if (!truncate && nlog < min_frames)
-		return 0;	/* short enough: no stall for the writers */
-	if (nckpt < nlog)
-		return 1;	/* a reader still needs old frames: a restart
-				 * would hold the writers while it waits */
-	/* What the writers appended during that pass is copied by another,
-	 * shorter one, and so on: the part under the lock (it held likes up
-	 * to 16 ms when it copied one pass's appends) stays a few frames. */
-	for (pass = 1; pass < DB_CKPT_PASSES; pass++) {
-		before = nckpt;
-		if (passive(d, &nlog, &nckpt) == -1)
-			return -1;
-		if (nckpt < nlog)
-			return 1;
-		if (nckpt - before < DB_CKPT_LEFT)
-			break;
-	}
-	if (wlock(d) == -1)
-		return -1;
-	d->in_ckpt = 1;
-	d->busy_ms = DB_CKPT_WAIT_MS;
-	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
-	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
-	    &nckpt);
-	d->busy_ms = DB_BUSY_MS;
-	wunlock(d);
-	d->in_ckpt = 0;
-	if (rc == SQLITE_BUSY)
-		return 1;
-	if (rc != SQLITE_OK) {
-		log_err("checkpoint: %s", sqlite3_errmsg(d->h));
-		return -1;
-	}
-	if (truncate)
-		d->ckpt_frames = 0;
-	return 0;
+	/* The pager learns of other connections' commits when a read
+	 * transaction begins: read the version inside the pragma's. */
+	rc = sqlite3_step(d->dv) == SQLITE_ROW ?
+	    db_data_version_seen(d, v) : -1;
+	sqlite3_reset(d->dv);
+	return rc;
 }
 
 static int

@@ -1,0 +1,83 @@
+/* ckpt.c -- copying the WAL into the database with the writers held up
+ * as briefly as possible; see db_checkpoint() in db.h. */
+#include <sqlite3.h>
+
+#include "base/log.h"
+#include "store/db.h"
+#include "store/db_int.h"
+
+/* A passive checkpoint: copies what no reader needs, beside the
+ * writers.  *nlog: the WAL's frames when it began; *nckpt: the frames
+ * copied so far.  0, or -1. */
+static int
+passive(struct db *d, int *nlog, int *nckpt)
+{
+	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    nlog, nckpt) != SQLITE_OK) {
+		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	return 0;
+}
+
+int
+db_checkpoint(struct db *d, int min_frames, int truncate)
+{
+	unsigned int dv;
+	int rc, idle, pass, nlog = 0, nckpt = 0, before;
+
+	if (d->pg != NULL)
+		return 0;	/* the server checkpoints its own WAL */
+	/* The long part (syncing the WAL, copying its pages) without the
+	 * lock, writers going on meanwhile; then under it only what they
+	 * wrote since, and the restart. */
+	if (passive(d, &nlog, &nckpt) == -1)
+		return -1;
+	/* Idle: nothing committed since the last call (the frame count
+	 * alone could match by chance after a writer restarted the WAL). */
+	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
+	    &dv) != SQLITE_OK)
+		dv = 0;
+	idle = nlog > 0 && nlog == d->ckpt_frames && dv != 0 &&
+	    dv == d->ckpt_version;
+	d->ckpt_frames = nlog;
+	d->ckpt_version = dv;
+	if (idle)
+		truncate = 1;
+	else if (!truncate && nlog < min_frames)
+		return 0;	/* short enough: no stall for the writers */
+	if (nckpt < nlog)
+		return 1;	/* a reader still needs old frames: a restart
+				 * would hold the writers while it waits */
+	/* What the writers appended during that pass is copied by another,
+	 * shorter one, and so on: the part under the lock (it held likes up
+	 * to 16 ms when it copied one pass's appends) stays a few frames. */
+	for (pass = 1; pass < DB_CKPT_PASSES; pass++) {
+		before = nckpt;
+		if (passive(d, &nlog, &nckpt) == -1)
+			return -1;
+		if (nckpt < nlog)
+			return 1;
+		if (nckpt - before < DB_CKPT_LEFT)
+			break;
+	}
+	if (db_wlock(d) == -1)
+		return -1;
+	d->in_ckpt = 1;
+	d->busy_ms = DB_CKPT_WAIT_MS;
+	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, truncate ?
+	    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART, &nlog,
+	    &nckpt);
+	d->busy_ms = DB_BUSY_MS;
+	db_wunlock(d);
+	d->in_ckpt = 0;
+	if (rc == SQLITE_BUSY)
+		return 1;
+	if (rc != SQLITE_OK) {
+		log_err("checkpoint: %s", sqlite3_errmsg(d->h));
+		return -1;
+	}
+	if (truncate)
+		d->ckpt_frames = 0;
+	return 0;
+}
