@@ -127,12 +127,14 @@ test-scale: all
 	@scripts/deps.sh scale
 	@TESTS=cluster,pg tests/run-all.sh
 
+# cmocka writes TAP only when asked (prove finds no plan otherwise)
 unit: $(UNIT_BINS)
-	@prove -e '' $(UNIT_BINS)
+	@CMOCKA_MESSAGE_OUTPUT=TAP prove -e '' $(UNIT_BINS)
 
 unit-asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
-	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 prove -e '' $(ASAN_BINS)
+	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	 CMOCKA_MESSAGE_OUTPUT=TAP prove -e '' $(ASAN_BINS)
 
 integration: all
 	@cd tests/browser && node --test --test-reporter=spec ../integration/
