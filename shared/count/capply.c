@@ -4,8 +4,8 @@
  * A group commit's likes (web/batch.h) are often on one author's posts:
  * the author's "likes" and "unread" and the topic rating are the same
  * counters in every row.  Row by row, each like was its own script of
- * ~18 commands (~40 us of Redis a like, most of it the per-command cost
- * of a script, not the commands).  Here the rows of one bucket go in one
+ * ~18 commands (~40 us of Redis a like; docs/BENCHMARKS.md, "A group's
+ * counters, one script a bucket").  Here the rows of one bucket go in one
  * script, which marks each row (at most once, as before), then adds up
  * what the marked rows change per counter and moves each counter once:
  * a group of 16 likes on one author is 16 marks, 16 post counters and 3
