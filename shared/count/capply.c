@@ -14,7 +14,6 @@
  * it still moves with every change a settle must see.
  */
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,9 +61,10 @@ static struct rds_script apply_lua = { .src =
 	"return res\n" };
 
 struct ent {			/* one delta, with its Redis names */
-	int	row, bucket, script;
+	int	script;			/* its bucket's, in call.scripts */
 	char	hash[48], field[48], pfield[64], num[LL_CHARS];
-	char	lrow[12], kidx[12];	/* its row and live key in the script */
+	char	lrow[LL_CHARS], kidx[LL_CHARS];	/* its row and live key in
+						   the script */
 };
 
 struct script {			/* one bucket's call */
@@ -72,7 +72,7 @@ struct script {			/* one bucket's call */
 };
 
 struct call {
-	int		 nrows, nents, nscripts;
+	int		 nents, nscripts;
 	struct ent	*ents;
 	struct script	*scripts;
 	char		(*ids)[LL_CHARS];
@@ -96,12 +96,11 @@ call_make(struct call *c, const long long *ids,
     const struct delta *const *ds, const int *n, int rows)
 {
 	struct ent *e;
-	int r, i, s, total = 0;
+	int r, i, s, bucket, total = 0;
 
 	for (r = 0; r < rows; r++)
 		total += n[r];
 	memset(c, 0, sizeof(*c));
-	c->nrows = rows;
 	c->ids = xcalloc((size_t)rows + 1, sizeof(*c->ids));
 	c->ents = xcalloc((size_t)total + 1, sizeof(*c->ents));
 	c->scripts = xcalloc((size_t)total + 1, sizeof(*c->scripts));
@@ -109,17 +108,16 @@ call_make(struct call *c, const long long *ids,
 		fmt_ll(c->ids[r], ids[r]);
 		for (i = 0; i < n[r]; i++) {
 			e = &c->ents[c->nents++];
-			e->row = r;
-			e->bucket = cstore_bucket(&ds[r][i]);
+			bucket = cstore_bucket(&ds[r][i]);
 			cstore_name(&ds[r][i], e->hash, sizeof(e->hash),
 			    e->field, sizeof(e->field));
 			cstore_pfield(&ds[r][i], e->pfield, sizeof(e->pfield));
 			fmt_ll(e->num, ds[r][i].d);
 			for (s = 0; s < c->nscripts; s++)
-				if (c->scripts[s].bucket == e->bucket)
+				if (c->scripts[s].bucket == bucket)
 					break;
 			if (s == c->nscripts) {
-				c->scripts[s].bucket = e->bucket;
+				c->scripts[s].bucket = bucket;
 				c->scripts[s].rows = xcalloc((size_t)rows,
 				    sizeof(int));
 				c->nscripts++;
@@ -128,8 +126,7 @@ call_make(struct call *c, const long long *ids,
 			if (c->scripts[s].nrows == 0 ||
 			    c->scripts[s].rows[c->scripts[s].nrows - 1] != r)
 				c->scripts[s].rows[c->scripts[s].nrows++] = r;
-			snprintf(e->lrow, sizeof(e->lrow), "%d",
-			    c->scripts[s].nrows);
+			fmt_ll(e->lrow, c->scripts[s].nrows);
 		}
 	}
 }
@@ -144,7 +141,7 @@ queue_one(struct app *a, struct call *c, int s)
 	const char **keys = xcalloc((size_t)c->nents + 4, sizeof(*keys));
 	const char **args = xcalloc((size_t)sc->nrows + 1 +
 	    5 * (size_t)c->nents, sizeof(*args));
-	char nr[12];
+	char nr[LL_CHARS];
 	struct ent *e;
 	int i, k, nkeys = 4, nargs = 0, rc;
 
@@ -154,7 +151,7 @@ queue_one(struct app *a, struct call *c, int s)
 	keys[1] = bk.meta;
 	keys[2] = marks;
 	keys[3] = bk.seq;
-	snprintf(nr, sizeof(nr), "%d", sc->nrows);
+	fmt_ll(nr, sc->nrows);
 	args[nargs++] = nr;
 	for (i = 0; i < sc->nrows; i++)
 		args[nargs++] = c->ids[sc->rows[i]];
@@ -167,7 +164,7 @@ queue_one(struct app *a, struct call *c, int s)
 				break;
 		if (k == nkeys)
 			keys[nkeys++] = e->hash;
-		snprintf(e->kidx, sizeof(e->kidx), "%d", k + 1);
+		fmt_ll(e->kidx, k + 1);
 		args[nargs++] = e->lrow;
 		args[nargs++] = e->kidx;
 		args[nargs++] = e->field;
@@ -186,12 +183,14 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 {
 	struct call c;
 	rds_reply *rep;
-	int *applied, *bad, s, i, r, q;
+	int s, i, r, q;
 
 	assert(rows >= 0);
 	call_make(&c, ids, ds, n, rows);
-	applied = xcalloc((size_t)rows + 1, sizeof(int));
-	bad = xcalloc((size_t)rows + 1, sizeof(int));
+	/* a row is 0 until a script applies it (1); -1 once any of its
+	 * scripts failed, whatever its others did */
+	for (r = 0; r < rows; r++)
+		rc[r] = 0;
 	/* all queued, then all replies read: one round trip */
 	for (q = 0; q < c.nscripts; q++)
 		if (queue_one(a, &c, q) == -1)
@@ -203,23 +202,20 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 		if (s >= q || rds_get_reply(&a->rds, &rep) == -1 ||
 		    rep->type != RDS_ARRAY || rep->elements != (size_t)sc->nrows) {
 			for (i = 0; i < sc->nrows; i++)
-				bad[sc->rows[i]] = 1;
+				rc[sc->rows[i]] = -1;
 		} else {
 			for (i = 0; i < sc->nrows; i++) {
 				r = sc->rows[i];
 				if (rep->element[i]->type != RDS_INTEGER)
-					bad[r] = 1;
-				else if (rep->element[i]->integer == 1)
-					applied[r] = 1;
+					rc[r] = -1;
+				else if (rep->element[i]->integer == 1 &&
+				    rc[r] == 0)
+					rc[r] = 1;
 			}
 		}
 		if (rep != NULL)
 			rds_free(rep);
 	}
-	for (r = 0; r < rows; r++)
-		rc[r] = bad[r] ? -1 : applied[r];
-	free(applied);
-	free(bad);
 	call_free(&c);
 }
 

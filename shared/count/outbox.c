@@ -57,7 +57,7 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 	/* each: ";" name, then " " and a number four times (no printf: a
 	 * like writes one of these in the writer's critical path) */
 	char one[64 + 4 * (1 + LL_CHARS)], *p;
-	const long long *v[4];
+	long long v[4];
 	const char *name;
 	size_t len = 0, k, nl;
 	int i, j;
@@ -72,13 +72,13 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 			*p++ = ';';
 		memcpy(p, name, nl);
 		p += nl;
-		v[0] = &ds[i].k1;
-		v[1] = &ds[i].k2;
-		v[2] = &ds[i].d;
-		v[3] = &ds[i].owner;
+		v[0] = ds[i].k1;
+		v[1] = ds[i].k2;
+		v[2] = ds[i].d;
+		v[3] = ds[i].owner;
 		for (j = 0; j < 4; j++) {
 			*p++ = ' ';
-			p += fmt_ll(p, *v[j]);
+			p += fmt_ll(p, v[j]);
 		}
 		k = (size_t)(p - one);
 		if (k >= sz - len)

@@ -35,8 +35,7 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 		return -1;
 	/* Idle: nothing committed since the last call (the frame count
 	 * alone could match by chance after a writer restarted the WAL). */
-	if (sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
-	    &dv) != SQLITE_OK)
+	if (db_data_version_seen(d, &dv) == -1)
 		dv = 0;
 	idle = nlog > 0 && nlog == d->ckpt_frames && dv != 0 &&
 	    dv == d->ckpt_version;
