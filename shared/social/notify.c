@@ -38,6 +38,7 @@ notify_add(struct db *d, long long recipient, long long actor,
     const char *kind, long long post, long long comment, long long *id)
 {
 	struct dbq *s;
+	long long nid;
 	int rc;
 
 	if (id != NULL)
@@ -48,10 +49,11 @@ notify_add(struct db *d, long long recipient, long long actor,
 	    comment)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 6, clock_wall_ms());
-	if ((rc = dbq_step(s)) == DBQ_ROW && id != NULL)
-		*id = dbq_i64(s, 0);
+	rc = db_insert_id(d, s, &nid);
 	db_done(s);
-	return rc == DBQ_ROW ? 1 : -1;
+	if (id != NULL)
+		*id = nid;
+	return rc == 1 ? 1 : -1;
 }
 
 /* Steps a withdrawing statement: the unread ones it removed, or -1. */

@@ -74,7 +74,8 @@ event_row(struct db *d, const struct seed_event *e, unsigned long long *rs,
 		return run(d, s, cid);
 	}
 	dbq_bind_i64(s, 3, e->t);
-	return run(d, s, NULL);
+	/* a like's or repost's insert has no result row: its changes() */
+	return run(d, s, NULL) == -1 ? -1 : db_changes(d) > 0;
 }
 
 static int
@@ -82,6 +83,7 @@ notify(struct db *d, const struct seed_event *e, long long cid)
 {
 	struct dbq *s = db_stmt(d, STMT_NOTE_INSERT);
 	long long id = 0;
+	int rc;
 
 	if (s == NULL)
 		return -1;
@@ -97,8 +99,12 @@ notify(struct db *d, const struct seed_event *e, long long cid)
 	else
 		dbq_bind_null(s, 5);
 	dbq_bind_i64(s, 6, e->t);
-	if (run(d, s, &id) != 1)
+	rc = db_insert_id(d, s, &id);
+	db_done(s);
+	if (rc != 1) {
+		log_err("seed: %s", db_errmsg(d));
 		return -1;
+	}
 	if (e->kind != SEED_LIKE)
 		return 0;
 	/* a like remembers its notification, as posting.c does */

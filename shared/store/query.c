@@ -242,6 +242,26 @@ db_errmsg(struct db *d)
 }
 
 int
+db_insert_id(struct db *d, struct dbq *q, long long *id)
+{
+	int rc = dbq_step(q), n;
+
+	*id = 0;
+	if (d->pg != NULL) {
+		if (rc == DBQ_ROW)
+			*id = dbq_i64(q, 0);
+		while (rc == DBQ_ROW)
+			rc = dbq_step(q);
+		return rc != DBQ_DONE ? -1 : *id > 0;
+	}
+	if (rc != DBQ_DONE)
+		return -1;
+	if ((n = sqlite3_changes(d->h)) > 0)
+		*id = sqlite3_last_insert_rowid(d->h);
+	return n > 0;
+}
+
+int
 db_changes(struct db *d)
 {
 	if (d->pg != NULL)

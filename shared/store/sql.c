@@ -127,10 +127,10 @@ const char *const sql_text[STMT__MAX] = {
 	    "JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
 	    "JOIN users u ON u.id = j.value "
 	    "ORDER BY f.created_at DESC, f.followee_id DESC",
-	/* STMT_LIKE_INSERT: post, user, now */
+	/* STMT_LIKE_INSERT: post, user, now (db_changes(): 1 new, 0 there) */
 	[STMT_LIKE_INSERT] =
 	    "INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
-	    "ON CONFLICT DO NOTHING RETURNING 1",
+	    "ON CONFLICT DO NOTHING",
 	/* STMT_LIKE_DELETE: post, user -> its notification's id (or NULL) */
 	[STMT_LIKE_DELETE] =
 	    "DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 "
@@ -138,10 +138,10 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LIKE_NOTE: post, user, notification */
 	[STMT_LIKE_NOTE] =
 	    "UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
-	/* STMT_REPOST_INSERT: post, user, now */
+	/* STMT_REPOST_INSERT: post, user, now (db_changes() as a like) */
 	[STMT_REPOST_INSERT] =
 	    "INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
-	    "ON CONFLICT DO NOTHING RETURNING 1",
+	    "ON CONFLICT DO NOTHING",
 	/* STMT_COMMENT_INSERT: post, user, body, now */
 	[STMT_COMMENT_INSERT] =
 	    "INSERT INTO comments(post_id, user_id, body, created_at) "
@@ -209,10 +209,9 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_FLUSH_APPLIED: id */
 	[STMT_FLUSH_APPLIED] =
 	    "SELECT 1 FROM flushes WHERE id = ?1",
-	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now */
-	[STMT_NOTE_INSERT] =
-	    "INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id, "
-	    "created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now -> its id
+	 * (db_insert_id()) */
+	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL,
 	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went
 	 * (not a like: those go by id, and notifications_source leaves them
 	 * out; the literal term lets the planner use that partial index) */
@@ -392,9 +391,8 @@ const char *const sql_text[STMT__MAX] = {
 	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
 	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
 	    "ORDER BY id DESC LIMIT 1",
-	/* STMT_OUTBOX_ADD: at, deltas */
-	[STMT_OUTBOX_ADD] =
-	    "INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2) RETURNING id",
+	/* STMT_OUTBOX_ADD: at, deltas -> its id (db_insert_id()) */
+	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL,
 	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
 	[STMT_OUTBOX_CUTOFF] =
 	    "SELECT coalesce(max(id), 0) FROM counter_outbox WHERE at <= ?1",

@@ -18,6 +18,14 @@
 #define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
 	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
 	"p.like_count "
+/* Inserts whose new row's id the caller reads with db_insert_id()
+ * (query.h): SQLite runs them as they are (its last insert rowid),
+ * PostgreSQL with " RETURNING id" (sql_pg.c). */
+#define NOTE_INSERT_SQL \
+	"INSERT INTO notifications(user_id, actor_id, kind, post_id, " \
+	"comment_id, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+#define OUTBOX_ADD_SQL \
+	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
 #define VIEWER_MARK_COLS \
 	", CASE WHEN EXISTS(SELECT 1 FROM likes l WHERE l.user_id = ?2 " \
 	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \

@@ -8,6 +8,9 @@
  *   a IS ?              a IS NOT DISTINCT FROM ?
  *   rowid               the table's key
  *   FROM (SELECT ...)   needs an alias
+ *   an insert's id      RETURNING id (SQLite's is its last insert rowid:
+ *                       a RETURNING clause costs SQLite a temporary table
+ *                       each run; db_insert_id())
  */
 #include "store/sql.h"
 
@@ -54,6 +57,8 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
 	    "actor_id = ?2 AND kind = ?3 AND post_id IS NOT DISTINCT FROM ?4 "
 	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
+	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL " RETURNING id",
+	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL " RETURNING id",
 	[STMT_MARKER_PUT] =
 	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
 	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
