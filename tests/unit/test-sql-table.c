@@ -17,18 +17,29 @@
 #include "store/schema.h"
 #include "store/sql.h"
 
+/* An in-memory database with the schema after all its migrations. */
+static sqlite3 *
+schema_db(void)
+{
+	sqlite3 *db;
+	int v;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	for (v = 0; v < schema_version; v++)
+		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
+		    NULL, NULL), SQLITE_OK);
+	return db;
+}
+
 static void
 test_every_statement_prepares(void **state)
 {
 	sqlite3 *db;
 	sqlite3_stmt *s;
-	int i, v;
+	int i;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	for (v = 0; v < schema_version; v++)
-		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
-		    NULL, NULL), SQLITE_OK);
+	db = schema_db();
 	for (i = 0; i < STMT__MAX; i++) {
 		if (sql_text[i] == NULL)
 			fail_msg("statement %d has no text", i);
@@ -70,13 +81,9 @@ test_bounded_plans(void **state)
 	char p[2048];
 	sqlite3 *db;
 	size_t i;
-	int v;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	for (v = 0; v < schema_version; v++)
-		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
-		    NULL, NULL), SQLITE_OK);
+	db = schema_db();
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		plan(db, ids[i], p, sizeof(p));
 		if (strstr(p, "SCAN counters") != NULL ||
@@ -108,13 +115,9 @@ test_hot_inserts_return_nothing(void **state)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 	size_t i;
-	int v;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	for (v = 0; v < schema_version; v++)
-		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
-		    NULL, NULL), SQLITE_OK);
+	db = schema_db();
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		assert_int_equal(sqlite3_prepare_v2(db, sql_text[ids[i]], -1,
 		    &s, NULL), SQLITE_OK);
