@@ -152,8 +152,7 @@ outbox_add(struct db *d, struct outbox *ob)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms());
 	dbq_bind_text(s, 2, text, -1);
-	if (db_insert_id(d, s, &ob->id) != 1)
-		ob->id = 0;
+	db_insert_id(d, s, &ob->id);	/* 0 unless a row was made */
 	db_done(s);
 	if (ob->id <= 0) {
 		log_err("outbox: %s", db_errmsg(d));

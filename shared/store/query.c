@@ -252,6 +252,8 @@ db_insert_id(struct db *d, struct dbq *q, long long *id)
 			*id = dbq_i64(q, 0);
 		while (rc == DBQ_ROW)
 			rc = dbq_step(q);
+		if (rc != DBQ_DONE)
+			*id = 0;	/* an error: no id, as on SQLite */
 		return rc != DBQ_DONE ? -1 : *id > 0;
 	}
 	if (rc != DBQ_DONE)

@@ -66,7 +66,7 @@ void		 db_col_text(struct dbq *, int col, char *dst, size_t sz);
 
 /* Steps an INSERT of at most one row to its end: 1 with the new row's id
  * in *id, 0 when it inserted nothing (a conflict it ignores), -1 on an
- * error.  For a table whose id is its INTEGER PRIMARY KEY, and a text
+ * error (*id 0 unless 1).  For a table whose id is its INTEGER PRIMARY KEY, and a text
  * with no RETURNING on SQLite (its last insert rowid: a RETURNING clause
  * costs SQLite a temporary table, opened and closed, every run) and
  * "RETURNING id" on PostgreSQL (sql_pg.c).  The caller hands the

@@ -72,10 +72,11 @@
 # BENCH_NOTICE_DURATION (seconds per notice run, 3), BENCH_FANOUT_SIZES
 # ("10 100 1000 2000 5000 10000"), BENCH_FANOUT_DURATION (seconds per
 # fan-out run, BENCH_DURATION), BENCH_FLUSH_RUNS (flush runs, each on a
-# fresh Redis and database, the median reported, 3), BENCH_POST_DELAY_MS (pause between
-# fan-out posts, 40), BENCH_FANOUT_ISOLATED (isolated posts per author, 15),
-# BENCH_REC_USERS / BENCH_REC_POSTS (100000 each) and BENCH_REC_ROWS
-# (likes and follows, 1000000 each) of the reconciliation data,
+# fresh Redis and database, the median reported, 3), BENCH_POST_DELAY_MS
+# (pause between fan-out posts, 40), BENCH_FANOUT_ISOLATED (isolated
+# posts per author, 15), BENCH_REC_USERS / BENCH_REC_POSTS (100000 each)
+# and BENCH_REC_ROWS (likes and follows, 1000000 each) of the
+# reconciliation data,
 # BENCH_REC_TIMEOUT (seconds a reconciliation may take, 300),
 # BENCH_KEEP=1 (keep RUN_DIR), BENCH_STRICT=1 (exit 1 when a goal is
 # missed), LDLIBS (tally's libraries, passed by the Makefile).
