@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/rcluster.h"
+#include "store/rcmd.h"
 
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */
 
@@ -50,7 +51,7 @@ rcl_open(const char *seeds, int timeout_ms, const char *auth,
 static void
 entry_free(struct rcl_entry *e)
 {
-	redisFreeCommand(e->cmd);
+	free(e->cmd);
 	if (e->reply != NULL)
 		freeReplyObject(e->reply);
 	memset(e, 0, sizeof(*e));
@@ -299,6 +300,18 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 	}
 }
 
+/* The command's bytes in a buffer of their own (kept by a queued entry
+ * for a redirection's resend): rcmd.h, not hiredis's formatter. */
+static int
+format_cmd(char **out, int argc, const char **argv, const size_t *lens)
+{
+	size_t n = rcmd_format(NULL, 0, argc, argv, lens);
+
+	*out = xmalloc(n);
+	rcmd_format(*out, n, argc, argv, lens);
+	return (int)n;
+}
+
 redisReply *
 rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
     const size_t *lens)
@@ -312,12 +325,11 @@ rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
 		return NULL;
 	if ((n = node_for(cl, slot)) < 0)
 		return NULL;
-	if ((len = redisFormatCommandArgv(&cmd, argc, argv, lens)) < 0)
-		return NULL;
+	len = format_cmd(&cmd, argc, argv, lens);
 	cl->ncmds++;
 	cl->ntrips++;
 	rep = follow(cl, slot, n, cmd, (size_t)len, NULL, NULL);
-	redisFreeCommand(cmd);
+	free(cmd);
 	return rep;
 }
 
@@ -362,12 +374,12 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);
 	len = (n = node_for(cl, slot)) < 0 ? -1 :
-	    redisFormatCommandArgv(&cmd, argc, argv, lens);
+	    format_cmd(&cmd, argc, argv, lens);
 	free(own);
 	if (len < 0)
 		return -1;
 	if (rconn_append_raw(&cl->nodes[n], cmd, (size_t)len) == -1) {
-		redisFreeCommand(cmd);
+		free(cmd);
 		cl->stale = 1;	/* a node failed */
 		return -1;
 	}

@@ -7,11 +7,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "store/rcmd.h"
 #include "store/rconn.h"
 
 #define RDS_FRESH_MS	1000	/* no liveness poll after a recent reply */
+#define RCONN_CMD_STACK	4096	/* a command longer than this: on the heap */
 
 void
 rconn_init(struct rconn *r, const char *addr, int timeout_ms)
@@ -219,11 +222,23 @@ queued(struct rconn *r, int rc)
 	return 0;
 }
 
-/* Queues one command on the connected r: 0, or -1 (dropped). */
+/* Queues one command on the connected r: 0, or -1 (dropped).  Its
+ * bytes are written here, on the stack unless they are long (rcmd.h). */
 static int
 queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
 {
-	return queued(r, redisAppendCommandArgv(r->c, argc, argv, lens));
+	char stack[RCONN_CMD_STACK], *cmd = stack;
+	size_t len = rcmd_format(stack, sizeof(stack), argc, argv, lens);
+	int rc;
+
+	if (len > sizeof(stack)) {
+		cmd = xmalloc(len);
+		rcmd_format(cmd, len, argc, argv, lens);
+	}
+	rc = queued(r, redisAppendFormattedCommand(r->c, cmd, len));
+	if (cmd != stack)
+		free(cmd);
+	return rc;
 }
 
 int
