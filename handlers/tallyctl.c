@@ -233,6 +233,13 @@ cmd_flush(struct app *a)
 	struct flush_stats st = { 0, 0, 0, 0, 0 };
 	int rc;
 
+	/* No checkpoint after each commit past 1,000 pages (SQLite's
+	 * automatic one): each batch touches pages all over the counters
+	 * table (its buckets are hashes), so each copy wrote most of the
+	 * table again.  The WAL is copied once, by the worker's checkpoint
+	 * or, with no other connection, when this one closes
+	 * (docs/BENCHMARKS.md, "One checkpoint a flush"). */
+	db_exec(&a->db, "PRAGMA wal_autocheckpoint = 0");
 	/* Longer than a flusher's lock lives: a flusher stopped mid-batch
 	 * is outwaited, then its batch finished here. */
 	if ((rc = flush_now(a, FLUSH_WAIT_MS, &st)) == -1) {
