@@ -28,6 +28,7 @@
 #include "social/sesscache.h"
 #include "social/noteview.h"
 #include "web/act.h"
+#include "web/bjson.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/req.h"
@@ -92,15 +93,6 @@ page_notifications(struct req *r)
 	return 0;
 }
 
-/* The badges as /badges.json and the actions' JSON show them. */
-static json_t *
-badges_json(const struct badges *bd)
-{
-	return json_pack("{s:I,s:I,s:I,s:b}", "notifications",
-	    (json_int_t)bd->notifications, "notices", (json_int_t)bd->notices,
-	    "followed", (json_int_t)bd->followed, "red_dot", bd->red_dot);
-}
-
 /* How a notification action answers: the badges after it as JSON, or
  * 303 back to the page (default /notifications). */
 static int
@@ -112,7 +104,7 @@ note_answer(struct req *r)
 		return act_redirect(r, "/notifications", 0);
 	if (badges_get(r->app, r->sess.user_id, &bd) == -1)
 		return resp_error(r, 503, "The badges could not be read.");
-	return act_json(r, badges_json(&bd));
+	return act_json(r, bjson_object(&bd));
 }
 
 /* 404 unless notification ID exists and is the user's: someone else's
@@ -211,7 +203,7 @@ page_badges_json(struct req *r)
 	const char *inm = req_param(r, "HTTP_IF_NONE_MATCH");
 	const char *sid = req_cookie(r, "sid");
 	struct badges bd;
-	char etag[96];
+	const char *json, *etag;
 	long long uid = 0, gen;
 	int rc = sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
 
@@ -232,7 +224,8 @@ page_badges_json(struct req *r)
 		resp_text(r, 500, "application/json", "{\"error\":\"database\"}\n");
 		return -1;
 	}
-	badges_etag(&bd, etag, sizeof(etag));
+	if (bjson_get(&bd, &json, &etag) == -1)
+		return resp_error(r, 500, "out of memory");
 	resp_header(r, "ETag", etag);
 	/* nginx's gzip weakens the tag (W/"..."): compare the opaque part. */
 	if (inm != NULL && strncmp(inm, "W/", 2) == 0)
@@ -241,5 +234,6 @@ page_badges_json(struct req *r)
 		resp_text(r, 304, "application/json", "");
 		return 0;
 	}
-	return act_json(r, badges_json(&bd));
+	resp_text(r, 200, "application/json", json);
+	return 0;
 }
