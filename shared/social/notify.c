@@ -82,19 +82,49 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
 	return withdrawn(s);
 }
 
+/* The notification id with those fields: 1 with its is_read in *read,
+ * 0 none, -1.  (SQLite's way to what STMT_NOTE_REMOVE_ID returns on
+ * PostgreSQL: db_cheap_returning().) */
+static int
+read_of(struct db *d, long long id, long long recipient, long long actor,
+    const char *kind, long long post, long long comment, int *read)
+{
+	struct dbq *s;
+	int rc;
+
+	if ((s = note_stmt(d, STMT_NOTE_READ_OF, recipient, actor, kind, post,
+	    comment)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 6, id);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		*read = dbq_int(s, 0) != 0;
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
 int
 notify_withdraw_id(struct db *d, long long id, long long recipient,
     long long actor, const char *kind, long long post, long long comment)
 {
 	struct dbq *s;
+	int rc, read = 1, cheap = db_cheap_returning(d);
 
 	if (id <= 0 || recipient == actor)
 		return 0;
+	if (!cheap && (rc = read_of(d, id, recipient, actor, kind, post,
+	    comment, &read)) != 1)
+		return rc;	/* none (nothing to delete), or an error */
 	if ((s = note_stmt(d, STMT_NOTE_REMOVE_ID, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 6, id);
-	return withdrawn(s);
+	if (cheap)
+		return withdrawn(s);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE)
+		return -1;
+	return db_changes(d) == 1 && !read;
 }
 
 int

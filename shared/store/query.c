@@ -264,6 +264,12 @@ db_insert_id(struct db *d, struct dbq *q, long long *id)
 }
 
 int
+db_cheap_returning(struct db *d)
+{
+	return d->pg != NULL;
+}
+
+int
 db_changes(struct db *d)
 {
 	if (d->pg != NULL)

@@ -72,6 +72,12 @@ void		 db_col_text(struct dbq *, int col, char *dst, size_t sz);
  * "RETURNING id" on PostgreSQL (sql_pg.c).  The caller hands the
  * statement back with db_done(). */
 int		 db_insert_id(struct db *, struct dbq *, long long *id);
+/* 1 when a statement's RETURNING clause is the cheap way to what it
+ * changed (PostgreSQL: one round trip instead of two), 0 on SQLite,
+ * where it costs a temporary table every run and a SELECT of the row
+ * first, in the same transaction, costs a B-tree seek.  For the deletes
+ * of sql.h that name their SELECT. */
+int		 db_cheap_returning(struct db *);
 
 /* About the connection's last statement: its error message, and the
  * rows the last INSERT, UPDATE or DELETE changed. */

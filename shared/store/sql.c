@@ -131,10 +131,9 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_LIKE_INSERT] =
 	    "INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
 	    "ON CONFLICT DO NOTHING",
-	/* STMT_LIKE_DELETE: post, user -> its notification's id (or NULL) */
-	[STMT_LIKE_DELETE] =
-	    "DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2 "
-	    "RETURNING note_id",
+	/* STMT_LIKE_DELETE: post, user (its notification's id: first
+	 * STMT_LIKE_NOTE_OF; PostgreSQL returns it) */
+	[STMT_LIKE_DELETE] = LIKE_DELETE_SQL,
 	/* STMT_LIKE_NOTE: post, user, notification */
 	[STMT_LIKE_NOTE] =
 	    "UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
@@ -223,9 +222,7 @@ const char *const sql_text[STMT__MAX] = {
 	 * the source remembered, if it is still that one (an id can be reused
 	 * once its owner deleted it) */
 	[STMT_NOTE_REMOVE_ID] =
-	    "DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
-	    "actor_id = ?2 AND kind = ?3 AND post_id IS ?4 AND comment_id IS ?5 "
-	    "RETURNING is_read",
+	    "DELETE FROM notifications " NOTE_BY_ID_SQL("IS"),
 	/* STMT_NOTE_READ: id, user -- only an unread one of the owner */
 	[STMT_NOTE_READ] =
 	    "UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
@@ -478,4 +475,10 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LEASE_DROP: owner */
 	[STMT_LEASE_DROP] =
 	    "DELETE FROM worker_lease WHERE owner = ?1",
+	/* STMT_LIKE_NOTE_OF: post, user -> the like's notification id */
+	[STMT_LIKE_NOTE_OF] =
+	    "SELECT note_id FROM likes WHERE post_id = ?1 AND user_id = ?2",
+	/* STMT_NOTE_READ_OF: as STMT_NOTE_REMOVE_ID -> its is_read */
+	[STMT_NOTE_READ_OF] =
+	    "SELECT is_read FROM notifications " NOTE_BY_ID_SQL("IS"),
 };

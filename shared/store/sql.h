@@ -26,6 +26,14 @@
 	"comment_id, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
 #define OUTBOX_ADD_SQL \
 	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
+/* Deletes whose removed row's column the caller needs: PostgreSQL
+ * returns it (" RETURNING ...", sql_pg.c); SQLite reads it first with
+ * the statement named beside (db_cheap_returning(), query.h). */
+#define LIKE_DELETE_SQL \
+	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2"
+#define NOTE_BY_ID_SQL(is) "WHERE id = ?6 AND user_id = ?1 AND " \
+	"actor_id = ?2 AND kind = ?3 AND post_id " is " ?4 AND " \
+	"comment_id " is " ?5"
 #define VIEWER_MARK_COLS \
 	", CASE WHEN EXISTS(SELECT 1 FROM likes l WHERE l.user_id = ?2 " \
 	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \
@@ -139,6 +147,8 @@ enum stmt {
 	STMT_SEED_NOTES_READ,
 	STMT_LEASE_TAKE,
 	STMT_LEASE_DROP,
+	STMT_LIKE_NOTE_OF,
+	STMT_NOTE_READ_OF,
 	STMT__MAX
 };
 

@@ -11,6 +11,8 @@
  *   an insert's id      RETURNING id (SQLite's is its last insert rowid:
  *                       a RETURNING clause costs SQLite a temporary table
  *                       each run; db_insert_id())
+ *   a deleted row's     RETURNING it (SQLite reads it first:
+ *   column              db_cheap_returning())
  */
 #include "store/sql.h"
 
@@ -54,9 +56,12 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "kind = ?3 AND kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 "
 	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
 	[STMT_NOTE_REMOVE_ID] =
-	    "DELETE FROM notifications WHERE id = ?6 AND user_id = ?1 AND "
-	    "actor_id = ?2 AND kind = ?3 AND post_id IS NOT DISTINCT FROM ?4 "
-	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
+	    "DELETE FROM notifications "
+	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read",
+	[STMT_NOTE_READ_OF] =
+	    "SELECT is_read FROM notifications "
+	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM"),
+	[STMT_LIKE_DELETE] = LIKE_DELETE_SQL " RETURNING note_id",
 	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL " RETURNING id",
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL " RETURNING id",
 	[STMT_MARKER_PUT] =

@@ -127,6 +127,11 @@ test_backfill_and_plans(void **state)
 	assert_null(strstr(p, "SCAN"));
 	plan(STMT_LIKE_NOTE, p, sizeof(p));
 	assert_null(strstr(p, "SCAN"));
+	/* what an unlike reads before it deletes (SQLite) goes the same way */
+	plan(STMT_NOTE_READ_OF, p, sizeof(p));
+	assert_non_null(strstr(p, "INTEGER PRIMARY KEY"));
+	plan(STMT_LIKE_NOTE_OF, p, sizeof(p));
+	assert_null(strstr(p, "SCAN"));
 }
 
 int
