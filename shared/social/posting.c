@@ -264,12 +264,13 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	long long note_id = 0;
 	int rc, changed, note = 0;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
+	int read_first = st == STMT_LIKE_DELETE && !db_cheap_returning(d);
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
 	/* an unlike withdraws the notification its like made: its id read
 	 * first on SQLite (the delete returns it on PostgreSQL, query.h) */
-	if (st == STMT_LIKE_DELETE && !db_cheap_returning(d)) {
+	if (read_first) {
 		if ((s = db_stmt(d, STMT_LIKE_NOTE_OF)) == NULL)
 			goto fail;
 		dbq_bind_i64(s, 1, id);
@@ -283,8 +284,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	dbq_bind_i64(s, 2, uid);
 	if (with_time)
 		dbq_bind_i64(s, 3, clock_wall_ms());
-	if ((changed = step_first(d, s, st == STMT_LIKE_DELETE &&
-	    db_cheap_returning(d) ? &note_id : NULL)) < 0)
+	if ((changed = step_first(d, s, st == STMT_LIKE_DELETE && !read_first ?
+	    &note_id : NULL)) < 0)
 		goto fail;
 	if (changed) {		/* tell the author, or take it back */
 		if (st == STMT_LIKE_DELETE)

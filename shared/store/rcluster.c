@@ -300,35 +300,24 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 	}
 }
 
-/* The command's bytes in a buffer of their own (kept by a queued entry
- * for a redirection's resend): rcmd.h, not hiredis's formatter. */
-static int
-format_cmd(char **out, int argc, const char **argv, const size_t *lens)
-{
-	size_t n = rcmd_format(NULL, 0, argc, argv, lens);
-
-	*out = xmalloc(n);
-	rcmd_format(*out, n, argc, argv, lens);
-	return (int)n;
-}
-
 redisReply *
 rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
     const size_t *lens)
 {
 	redisReply *rep;
 	char *cmd;
-	int len, n;
+	size_t len;
+	int n;
 
 	/* A reply left queued would be read as this command's. */
 	if (rcl_pending(cl) > 0 && rcl_settle(cl) == -1)
 		return NULL;
 	if ((n = node_for(cl, slot)) < 0)
 		return NULL;
-	len = format_cmd(&cmd, argc, argv, lens);
+	cmd = rcmd_alloc(argc, argv, lens, &len);
 	cl->ncmds++;
 	cl->ntrips++;
-	rep = follow(cl, slot, n, cmd, (size_t)len, NULL, NULL);
+	rep = follow(cl, slot, n, cmd, len, NULL, NULL);
 	free(cmd);
 	return rep;
 }
@@ -367,18 +356,19 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 {
 	size_t *own = lengths(argc, argv, lens);
 	struct rcl_entry *e;
-	char *cmd;
-	int len, slot, n;
+	char *cmd = NULL;
+	size_t len = 0;
+	int slot, n;
 
 	if (own != NULL)
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);
-	len = (n = node_for(cl, slot)) < 0 ? -1 :
-	    format_cmd(&cmd, argc, argv, lens);
+	if ((n = node_for(cl, slot)) >= 0)
+		cmd = rcmd_alloc(argc, argv, lens, &len);
 	free(own);
-	if (len < 0)
+	if (n < 0)
 		return -1;
-	if (rconn_append_raw(&cl->nodes[n], cmd, (size_t)len) == -1) {
+	if (rconn_append_raw(&cl->nodes[n], cmd, len) == -1) {
 		free(cmd);
 		cl->stale = 1;	/* a node failed */
 		return -1;
@@ -392,7 +382,7 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 	e->slot = slot;
 	e->node = n;
 	e->cmd = cmd;
-	e->len = (size_t)len;
+	e->len = len;
 	e->script = script;
 	cl->ncmds++;
 	return 0;

@@ -1,6 +1,7 @@
 /* rcmd.c -- a command in the Redis protocol's form; see rcmd.h. */
 #include <string.h>
 
+#include "base/buf.h"
 #include "store/rcmd.h"
 
 /* Writes "<c><n>\r\n" at out + at when it fits; its length. */
@@ -43,4 +44,15 @@ rcmd_format(char *out, size_t cap, int argc, const char **argv,
 		at += n + 2;
 	}
 	return at;
+}
+
+char *
+rcmd_alloc(int argc, const char **argv, const size_t *lens, size_t *len)
+{
+	char *cmd;
+
+	*len = rcmd_format(NULL, 0, argc, argv, lens);
+	cmd = xmalloc(*len);
+	rcmd_format(cmd, *len, argc, argv, lens);
+	return cmd;
 }

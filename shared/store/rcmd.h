@@ -20,5 +20,9 @@
  * many bytes and calls again.  lens NULL: the arguments are C strings. */
 size_t	rcmd_format(char *out, size_t cap, int argc, const char **argv,
 	    const size_t *lens);
+/* The command in a buffer of its own (the caller free()s it), its length
+ * in *len. */
+char	*rcmd_alloc(int argc, const char **argv, const size_t *lens,
+	    size_t *len);
 
 #endif

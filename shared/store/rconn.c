@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/rcmd.h"
@@ -231,10 +230,8 @@ queue(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	size_t len = rcmd_format(stack, sizeof(stack), argc, argv, lens);
 	int rc;
 
-	if (len > sizeof(stack)) {
-		cmd = xmalloc(len);
-		rcmd_format(cmd, len, argc, argv, lens);
-	}
+	if (len > sizeof(stack))
+		cmd = rcmd_alloc(argc, argv, lens, &len);
 	rc = queued(r, redisAppendFormattedCommand(r->c, cmd, len));
 	if (cmd != stack)
 		free(cmd);
