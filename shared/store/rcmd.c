@@ -15,7 +15,7 @@ header(char *out, size_t cap, size_t at, char c, size_t n)
 		digits[nd++] = (char)('0' + n % 10);
 	while ((n /= 10) > 0);
 	len = 1 + nd + 2;
-	if (at + len <= cap) {
+	if (out != NULL && at + len <= cap) {
 		out[at++] = c;
 		while (nd > 0)
 			out[at++] = digits[--nd];
@@ -36,7 +36,7 @@ rcmd_format(char *out, size_t cap, int argc, const char **argv,
 	for (i = 0; i < argc; i++) {
 		n = lens != NULL ? lens[i] : strlen(argv[i]);
 		at += header(out, cap, at, '$', n);
-		if (at + n + 2 <= cap) {
+		if (out != NULL && at + n + 2 <= cap) {
 			memcpy(out + at, argv[i], n);
 			out[at + n] = '\r';
 			out[at + n + 1] = '\n';

@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-/* Writes the command into out when it fits in cap bytes.  Returns its
- * length either way: a caller whose buffer was short allocates that
+/* Writes the command into out (NULL: nowhere) when it fits in cap
+ * bytes.  Returns its length either way: a caller whose buffer was short allocates that
  * many bytes and calls again.  lens NULL: the arguments are C strings. */
 size_t	rcmd_format(char *out, size_t cap, int argc, const char **argv,
 	    const size_t *lens);
