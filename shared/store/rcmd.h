@@ -16,8 +16,9 @@
 #include <stddef.h>
 
 /* Writes the command into out (NULL: nowhere) when it fits in cap
- * bytes.  Returns its length either way: a caller whose buffer was short allocates that
- * many bytes and calls again.  lens NULL: the arguments are C strings. */
+ * bytes.  Returns its length either way: a caller whose buffer was
+ * short allocates that many bytes and calls again.  lens NULL: the
+ * arguments are C strings. */
 size_t	rcmd_format(char *out, size_t cap, int argc, const char **argv,
 	    const size_t *lens);
 /* The command in a buffer of its own (the caller free()s it), its length
