@@ -43,8 +43,8 @@
 #define ROUTE_ACT	(ROUTE_USER | ROUTE_TXN | ROUTE_WRITE | ROUTE_GROUP)
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS },		/* ROUTE_FEED */
-	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS },		/* ROUTE_PROFILE */
+	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS | ROUTE_KEPT },		/* ROUTE_FEED */
+	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS | ROUTE_KEPT },		/* ROUTE_PROFILE */
 	{ METHOD_GET, "/u/:s/followers", page_followers, 0 },	/* ROUTE_FOLLOWERS */
 	{ METHOD_GET, "/u/:s/following", page_following, 0 },	/* ROUTE_FOLLOWING */
 	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_FOLLOW */

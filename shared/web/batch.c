@@ -1,6 +1,7 @@
 /* batch.c -- group commit; see batch.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -9,53 +10,35 @@
 #include "web/resp.h"
 #include "web/route.h"
 
-/* The listening socket fd made non-blocking (on) or blocking again (off),
- * once for a whole gathering: accepted sockets do not inherit it, and
- * libfcgi's accept then fails at once when nothing is queued.  0 or -1
- * (on: the socket left as it was). */
-static int
-nonblocking(int fd, int on)
+void
+batch_listen_init(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl == -1)
-		return -1;
-	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
-	if (fcntl(fd, F_SETFL, fl) == -1) {
-		if (!on)
-			log_warn("listening socket: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-void
-batch_listen_reset(int fd)
-{
-	nonblocking(fd, 0);
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		log_warn("listening socket: %s", strerror(errno));
 }
 
 int
-batch_gather(struct slot *s, int fd, const struct route *routes,
-    size_t nroutes, void (*open)(struct slot *, void *), void *arg,
-    int *shared)
+batch_gather(struct slot *s, int max, int fd, const struct route *routes,
+    size_t nroutes, unsigned flag, void (*open)(struct slot *, void *),
+    void *arg, int *shared)
 {
 	int n = 1, alone = 0;
 
 	*shared = 1;
-	if (s[0].st != 0 || !route_groupable(&s[0].r, routes, nroutes) ||
-	    nonblocking(fd, 1) == -1)
-		return 1;
-	while (n < BATCH_MAX && FCGX_Accept_r(&s[n].fr) >= 0) {
+	if (s[0].st != 0 || !route_flagged(&s[0].r, routes, nroutes, flag) ||
+	    poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, 0) != 1)
+		return 1;	/* nothing else queued (the usual case) */
+	while (n < max && FCGX_Accept_r(&s[n].fr) >= 0) {
 		open(&s[n], arg);
 		if (s[n].st != 0 ||
-		    !route_groupable(&s[n].r, routes, nroutes)) {
+		    !route_flagged(&s[n].r, routes, nroutes, flag)) {
 			alone = 1;	/* served alone, after the group */
 			break;
 		}
 		*shared = ++n;
 	}
-	nonblocking(fd, 0);
 	return n + alone;
 }
 

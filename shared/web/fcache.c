@@ -49,6 +49,9 @@ static unsigned long long nwholes;	/* pages sent whole */
 static struct fc_entry	*cur;
 static unsigned int	 cur_dver;
 static int		 cur_dver_ok;
+/* A sync was read after every request being served was taken
+ * (fcache_sync_taken()): their pages need none of their own. */
+static int		 taken_synced;
 
 static struct fc_entry *
 slot_of(long long uid, const struct fc_page *pg)
@@ -123,13 +126,14 @@ fcache_get(struct req *r, const struct fc_page *pg, struct fc_hit *h)
 	cur = NULL;
 	cur_dver_ok = 0;
 	if (!r->presumed || pg->page < 1 || (pg->login != NULL &&
-	    strlen(pg->login) >= sizeof(e->login)) ||
-	    rtrack_sync_send(&track, rd, drop, NULL) == -1)
+	    strlen(pg->login) >= sizeof(e->login)) || (!taken_synced &&
+	    rtrack_sync_send(&track, rd, drop, NULL) == -1))
 		return -1;
 	/* what the page reads from SQLite is at this version or later */
 	cur_dver_ok = db_data_version_seen(&r->app->db, &cur_dver) == 0;
 	if ((e = kept(r, pg)) == NULL) {
-		if (rtrack_sync_recv(&track, drop, NULL) == -1)
+		if (!taken_synced &&
+		    rtrack_sync_recv(&track, drop, NULL) == -1)
 			return -1;
 		return miss(r);
 	}
@@ -145,7 +149,8 @@ fcache_hit(struct req *r, struct fc_hit *h, int use)
 {
 	const struct fc_entry *e;
 
-	if (rtrack_sync_recv(&track, drop, NULL) == -1 || !use)
+	if ((!taken_synced && rtrack_sync_recv(&track, drop, NULL) == -1) ||
+	    !use)
 		return -1;
 	if ((e = kept(r, &h->pg)) != h->e)
 		return miss(r);
@@ -299,6 +304,23 @@ fcache_end(struct req *r, const struct fc_page *pg, const struct fc_model *m)
 		e->bloom |= 1ULL << (e->keys.h[i] & 63);
 	e->used = 1;
 	cur = e;
+}
+
+int
+fcache_sync_taken(struct app *a)
+{
+	taken_synced = 0;
+	if (rtrack_sync_send(&track, &a->rds, drop, NULL) == -1 ||
+	    rtrack_sync_recv(&track, drop, NULL) == -1)
+		return -1;
+	taken_synced = 1;
+	return 0;
+}
+
+void
+fcache_sync_end(void)
+{
+	taken_synced = 0;
 }
 
 unsigned long long

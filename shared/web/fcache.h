@@ -8,7 +8,8 @@
  * counts, and reads whether the reader follows the author (SQLite).  The
  * Redis part of a reader's page is kept here, with the name of every key
  * read for it.  A later visit sends a sync (one PING on the process's
- * invalidation connection instead of two round trips and ~36 commands),
+ * invalidation connection instead of two round trips and ~36 commands;
+ * visits queued together share one: web/batch.h),
  * reads the SQLite part as before while Redis answers, and, when none of
  * the keys changed, shows the kept part with it: the counts are what
  * Redis holds now, the posts, marks and follow state what SQLite holds.
@@ -109,6 +110,13 @@ int	fcache_counts(const struct fc_hit *h, struct post_card *cs, int n,
  * keeps it.  Nothing when not recording (it may end every page). */
 void	fcache_end(struct req *, const struct fc_page *pg,
 	    const struct fc_model *m);
+/* One sync for every request the process has taken and not yet served
+ * (web/batch.h: a reader's gathering): each was queued before it was
+ * sent, so until fcache_sync_end() their pages send none of their own.
+ * 0, or -1 when the cache is not usable (each page then tries its own,
+ * as without this call). */
+int	fcache_sync_taken(struct app *);
+void	fcache_sync_end(void);
 /* Round trips of the invalidation connection so far (a request's cost). */
 unsigned long long fcache_syncs(void);
 /* Pages sent whole by fcache_whole() so far. */

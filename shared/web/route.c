@@ -227,22 +227,22 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 }
 
 int
-route_groupable(const struct req *r, const struct route *routes, size_t n)
+route_flagged(const struct req *r, const struct route *routes, size_t n,
+    unsigned flag)
 {
+	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
 	char *args[REQ_ARGS_MAX];
 	size_t i;
 	int na;
 
-	if (r->method != METHOD_POST)
-		return 0;
 	for (i = 0; i < n; i++) {
 		if ((na = route_match(routes[i].pattern, r->path, args,
 		    REQ_ARGS_MAX)) < 0)
 			continue;
 		while (na > 0)
 			free(args[--na]);
-		if (routes[i].methods & METHOD_POST)
-			return (routes[i].flags & ROUTE_GROUP) != 0;
+		if (routes[i].methods & want)
+			return (routes[i].flags & flag) != 0;
 	}
 	return 0;
 }

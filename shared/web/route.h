@@ -45,6 +45,11 @@
 				 * JSON answer it leaves to r->then): it
 				 * may share a group commit
 				 * (web/batch.h) */
+#define ROUTE_KEPT	0x200	/* a GET whose page may be sent from
+				 * what its process kept (web/fcache.h):
+				 * a pool of readers takes those queued
+				 * together, and one sync serves them all
+				 * (web/batch.h) */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */
@@ -67,7 +72,9 @@ void	route_dispatch(struct req *, const struct route *, size_t n);
 const struct route *route_admit(struct req *, const struct route *,
 	    size_t n);
 void	route_run(struct req *, const struct route *);
-/* Whether r is a POST to a ROUTE_GROUP route. */
-int	route_groupable(const struct req *, const struct route *, size_t n);
+/* Whether the route r asks for (its path and method; HEAD as GET) has
+ * flag. */
+int	route_flagged(const struct req *, const struct route *, size_t n,
+	    unsigned flag);
 
 #endif

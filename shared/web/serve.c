@@ -1,4 +1,6 @@
 /* serve.c -- the FastCGI serving loop of a handler program; see serve.h. */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,35 @@ slot_close(struct slot *sl)
 	sl->t1 = clock_mono_us();
 }
 
+/* Takes the next request: FCGX_Accept_r() on the non-blocking listening
+ * socket (batch.h), waiting in poll() while nothing is queued.  As
+ * FCGX_Accept_r(). */
+static int
+take(FCGX_Request *fr, int fd)
+{
+	int rc;
+
+	while ((rc = FCGX_Accept_r(fr)) == -EAGAIN || rc == -EWOULDBLOCK)
+		if (poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, -1) == -1 &&
+		    errno != EINTR)
+			return -1;
+	return rc;
+}
+
+/* Serves kept pages s[0..n) taken together, with one sync (batch.h). */
+static void
+serve_taken(struct slot *s, int n, const struct serve_ctx *ctx)
+{
+	int i;
+
+	fcache_sync_taken(ctx->app);	/* on failure each tries its own */
+	for (i = 0; i < n; i++) {
+		slot_serve(&s[i], ctx);
+		slot_close(&s[i]);
+	}
+	fcache_sync_end();
+}
+
 static void
 cost_now(struct app *a, struct metrics_cost *c)
 {
@@ -110,6 +141,7 @@ serve_child(int fd, void *arg)
 	struct slot *s;
 	struct metrics_cost c0, c1, cost;
 	struct app a;
+	unsigned flag;
 	int i, n, g, nslot;
 
 	if (app_open(&a, ctx->name) == -1)
@@ -122,8 +154,15 @@ serve_child(int fd, void *arg)
 	a.metrics_idx = metrics_handler(ctx->name);
 	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
 	a.db.lock_who = a.metrics_idx;
-	/* a pool of one gathers group commits (batch.h) */
-	nslot = ctx->nproc == 1 ? BATCH_MAX : 1;
+	/* a pool of one gathers group commits, one of several kept pages
+	 * (batch.h) */
+	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;
+	flag = ctx->nproc == 1 ? ROUTE_GROUP : ROUTE_KEPT;
+	for (i = 0; i < (int)ctx->nroutes &&
+	    !(ctx->routes[i].flags & flag); i++)
+		;
+	if (i == (int)ctx->nroutes)
+		flag = 0;	/* none of its routes gathers */
 	s = xcalloc((size_t)nslot, sizeof(*s));
 	if (FCGX_Init() != 0) {
 		log_err("FCGX_Init failed");
@@ -133,17 +172,18 @@ serve_child(int fd, void *arg)
 	}
 	for (i = 0; i < nslot; i++)
 		FCGX_InitRequest(&s[i].fr, fd, 0);
-	if (nslot > 1)
-		batch_listen_reset(fd);
-	while (FCGX_Accept_r(&s[0].fr) >= 0) {
+	batch_listen_init(fd);
+	while (take(&s[0].fr, fd) >= 0) {
 		a.in_request = 1;
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
 		g = 1;
-		n = nslot > 1 ? batch_gather(s, fd, ctx->routes,
-		    ctx->nroutes, slot_open, ctx, &g) : 1;
-		if (g > 1)
+		n = flag != 0 ? batch_gather(s, nslot, fd, ctx->routes,
+		    ctx->nroutes, flag, slot_open, ctx, &g) : 1;
+		if (g > 1 && ctx->nproc == 1)
 			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
+		else if (g > 1)
+			serve_taken(s, g, ctx);
 		else {
 			slot_serve(&s[0], ctx);
 			slot_close(&s[0]);

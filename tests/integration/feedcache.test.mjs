@@ -8,14 +8,16 @@
 // is kept too while nothing was committed to SQLite since it was read
 // (store/db.h: db_data_version()): sent as it is, it is what a fresh
 // read shows, and any commit (an edit, a deletion, an unfollow, the
-// reader's own like) shows on the very next page.
+// reader's own like) shows on the very next page.  Pages queued together
+// on a reader's socket share one sync (web/batch.h), and still show what
+// was liked before they were asked for.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client, onCluster, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, onCluster, onPostgres, childrenOf, sleep } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { pageCounters, redisName } from '../lib/counts.mjs';
-import { measure, measureUntil } from '../lib/cost.mjs';
+import { handlerCost, measure, measureUntil } from '../lib/cost.mjs';
 
 let stack;
 after(async () => { await stack?.stop(); });
@@ -131,6 +133,44 @@ test('a profile read again: another user\'s follow, like and new post show on th
   assert.match(await prof(), new RegExp(`data-post-id="${fresh}"`), 'the new post, at once');
   assert.equal(profileCount(await prof(), 'posts'),
     Number(stack.sqlite(`SELECT count(*) FROM posts WHERE user_id=${author.id} AND status=1 AND is_deleted=0`)));
+});
+
+test('feeds queued together share one sync, and each shows the like made before it was sent', async () => {
+  if (onCluster()) return;	// one Redis only (rtrack.h)
+  const liker = await person('fc_queued');
+  const readers = childrenOf(stack.pidOf('social.sock')).map((c) => c.pid);
+  assert.ok(readers.length >= 2, `the social readers: ${readers}`);
+  for (let i = 0; i < 8; i++) await likesOn(reader, ids[0]);	// kept in each
+  const before = truth(ids[0]);
+  // liked while the readers are idle: its invalidation waits, unread, on
+  // their connections until a sync reads it
+  assert.equal((await liker.c.post(`/posts/${ids[0]}/${before ? 'unlike' : 'like'}`)).status, 303);
+  let c0 = await handlerCost(stack, 'social');
+  for (let i = 0; i < 50; i++) {	// the like recorded
+    await sleep(20);
+    const c = await handlerCost(stack, 'social');
+    if (c.reqs === c0.reqs) break;
+    c0 = c;
+  }
+  const N = 8;
+  const pages = [];
+  for (const pid of readers) process.kill(pid, 'SIGSTOP');
+  try {
+    for (let i = 0; i < N; i++) pages.push(reader.c.get('/feed'));
+    await sleep(400);		// all queued on the readers' socket
+  } finally { for (const pid of readers) process.kill(pid, 'SIGCONT'); }
+  const now = truth(ids[0]);
+  assert.notEqual(now, before);
+  for (const r of await Promise.all(pages)) {
+    assert.equal(r.status, 200);
+    assert.equal(pageCounters(r.text)[`post-likes|${ids[0]}`], now, 'the like made before the page was asked for');
+  }
+  let c1 = await handlerCost(stack, 'social');
+  for (let i = 0; i < 100 && c1.reqs - c0.reqs < N; i++) { await sleep(20); c1 = await handlerCost(stack, 'social'); }
+  assert.equal(c1.reqs - c0.reqs, N);
+  // one at a time: a sync each (8), and a read whole (two trips) for each
+  // process's first; taken together (web/batch.h): a sync for up to four
+  assert.ok(c1.trips - c0.trips < N, `round trips for ${N} feeds queued together: ${c1.trips - c0.trips}`);
 });
 
 test('after a logout the old cookie gets no kept feed', async () => {
