@@ -28,6 +28,7 @@
 #include "social/sesscache.h"
 #include "social/noteview.h"
 #include "web/act.h"
+#include "web/batch.h"
 #include "web/bjson.h"
 #include "web/field.h"
 #include "web/layout.h"
@@ -57,12 +58,33 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/news", page_news, ROUTE_USER },			/* ROUTE_NEWS */
 	{ METHOD_GET, "/badges", page_badges_html, ROUTE_USER },	/* ROUTE_BADGES */
 	/* Polled by every open page: the session is checked in Redis. */
-	{ METHOD_GET, "/badges.json", page_badges_json, ROUTE_OWNAUTH | ROUTE_JSON }, /* ROUTE_BADGES_JSON */
+	{ METHOD_GET, "/badges.json", page_badges_json, ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER }, /* ROUTE_BADGES_JSON */
 };
+
+/* The polls taken together: their badges read in one round trip. */
+static void
+polls_taken(struct slot *s, int n)
+{
+	const char *sid[READ_MAX] = { NULL };
+	long long uid[READ_MAX];
+	struct badges bd[READ_MAX];
+	int rc[READ_MAX], i;
+
+	for (i = 0; i < n; i++)
+		sid[i] = req_cookie(&s[i].r, "sid");
+	badges_poll_many(s[0].r.app, sid, n, uid, bd, rc);
+	for (i = 0; i < n; i++) {
+		s[i].r.polled = 1;
+		s[i].r.poll_rc = rc[i];
+		s[i].r.poll_uid = uid[i];
+		s[i].r.badges = bd[i];
+	}
+}
 
 int
 main(int argc, char *argv[])
 {
+	serve_together(polls_taken, NULL);
 	return serve_run(argc, argv, "notify", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }
@@ -202,10 +224,11 @@ page_badges_json(struct req *r)
 {
 	const char *inm = req_param(r, "HTTP_IF_NONE_MATCH");
 	const char *sid = req_cookie(r, "sid");
-	struct badges bd;
+	struct badges bd = r->badges;
 	const char *json, *etag;
-	long long uid = 0, gen;
-	int rc = sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
+	long long uid = r->poll_uid, gen;
+	int rc = r->polled ? r->poll_rc :
+	    sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
 
 	if (rc == 0) {
 		/* Not in the cache: SQLite decides, and the cache learns

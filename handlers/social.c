@@ -30,6 +30,8 @@
 #include "social/posting.h"
 #include "social/timeline.h"
 #include "social_pages.h"
+#include "web/batch.h"
+#include "web/fcache.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -43,8 +45,8 @@
 #define ROUTE_ACT	(ROUTE_USER | ROUTE_TXN | ROUTE_WRITE | ROUTE_GROUP)
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS | ROUTE_KEPT },		/* ROUTE_FEED */
-	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS | ROUTE_KEPT },		/* ROUTE_PROFILE */
+	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS | ROUTE_TOGETHER },		/* ROUTE_FEED */
+	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS | ROUTE_TOGETHER },		/* ROUTE_PROFILE */
 	{ METHOD_GET, "/u/:s/followers", page_followers, 0 },	/* ROUTE_FOLLOWERS */
 	{ METHOD_GET, "/u/:s/following", page_following, 0 },	/* ROUTE_FOLLOWING */
 	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_FOLLOW */
@@ -65,9 +67,19 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/followed", page_followed, ROUTE_USER },	/* ROUTE_FOLLOWED */
 };
 
+/* The feeds and profiles taken together: one sync serves them all
+ * (fcache_sync_taken(); on failure each page tries its own). */
+static void
+kept_taken(struct slot *s, int n)
+{
+	(void)n;
+	fcache_sync_taken(s[0].r.app);
+}
+
 int
 main(int argc, char *argv[])
 {
+	serve_together(kept_taken, fcache_sync_end);
 	return serve_run(argc, argv, "social", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }

@@ -122,6 +122,46 @@ badges_poll(struct app *a, const char *sid, long long *uid,
 	return 0;
 }
 
+#define POLL_MAX	16	/* polls read in one round trip, at most */
+
+void
+badges_poll_many(struct app *a, const char *const *sid, int n,
+    long long *uid, struct badges *b, int *rc)
+{
+	char hex[POLL_MAX][SID_HEX_LEN + 1];
+	struct bcache_q q[POLL_MAX];
+	struct bcache_stamp st;
+	int i, ok[POLL_MAX], got;
+
+	if (n > POLL_MAX) {
+		badges_poll_many(a, sid + POLL_MAX, n - POLL_MAX,
+		    uid + POLL_MAX, b + POLL_MAX, rc + POLL_MAX);
+		n = POLL_MAX;
+	}
+	/* every poll's commands queued before the first reply is read */
+	for (i = 0; i < n; i++) {
+		rc[i] = 0;
+		uid[i] = 0;
+		ok[i] = sid[i] != NULL &&
+		    session_id_parse(sid[i], &uid[i], hex[i]) == 0;
+		if (ok[i])
+			bcache_send(a, uid[i], hex[i], &q[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (ok[i])
+			bcache_read(a, &q[i]);
+	for (i = 0; i < n; i++) {
+		if (!ok[i])
+			continue;
+		got = bcache_end(a, &q[i], &b[i], &st);
+		if (got == 1)
+			rc[i] = 1;
+		else if (got == 0)
+			rc[i] = badges_compute(a, uid[i], &st, &b[i]) == 0 ?
+			    1 : -1;
+	}
+}
+
 void
 badges_etag(const struct badges *b, char *out, size_t sz)
 {

@@ -41,6 +41,11 @@ void	badges_drop(struct badges_q *);
  * and call badges_get().  -1: a SQLite error. */
 int	badges_poll(struct app *, const char *sid, long long *uid,
 	    struct badges *);
+/* badges_poll() for n polls at once, their reads in one round trip:
+ * rc[i] as badges_poll() answers for sid[i] (NULL: no cookie, 0),
+ * uid[i] and b[i] as it fills them. */
+void	badges_poll_many(struct app *, const char *const *sid, int n,
+	    long long *uid, struct badges *b, int *rc);
 /* A strong ETag for the values ("b-N-N-N-N"). */
 void	badges_etag(const struct badges *, char *out, size_t sz);
 

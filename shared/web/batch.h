@@ -1,5 +1,5 @@
 /* batch.h -- requests that queued together: the likes share one commit,
- * the kept pages one sync.
+ * the kept pages one sync, the badge polls one round trip.
  *
  * The social writer is one process (SQLite has one writer at a time),
  * and every like waited for it: 245 us of its wall time a like, of which
@@ -29,16 +29,19 @@
  * leaves what any commit leaves: the outbox rows of a committed group
  * are in SQLite, applied by the worker's drain if not by the writer.
  *
- * A pool of readers gathers too, what READ_MAX allows: the pages a
- * process may send from what it kept (ROUTE_KEPT: the feed, a profile)
- * each need a sync with Redis sent after the request arrived (fcache.h),
- * a round trip in which the process sleeps and must be woken, and under
- * load it waits for Redis to get a CPU: measured on two CPUs shared with
- * nginx and the load, a third of the answers were there at once, but
- * over a quarter took 0.1 to 1 ms (about 80 us on average).  The requests
- * queued when the process takes one were all there before one sync sent
- * after taking them; that sync serves them all (fcache_sync_taken()),
- * and they are then served in turn.
+ * A pool of readers gathers too, what READ_MAX allows, the requests of
+ * ROUTE_TOGETHER routes, and its program prepares them at once
+ * (serve_together()).  The pages a process may send from what it kept
+ * (the feed, a profile) each need a sync with Redis sent after the
+ * request arrived (fcache.h), a round trip in which the process sleeps
+ * and must be woken, and under load it waits for Redis to get a CPU:
+ * measured on two CPUs shared with nginx and the load, a third of the
+ * answers were there at once, but over a quarter took 0.1 to 1 ms
+ * (about 80 us on average).  The requests queued when the process takes
+ * one were all there before one sync sent after taking them; that sync
+ * serves them all (fcache_sync_taken()).  The badge polls taken together
+ * read their badges in one round trip (badges_poll_many()).  They are
+ * then served in turn.
  *
  * The gathering accepts without waiting: the listening socket is
  * non-blocking (batch_listen_init()), and a process waits for a
@@ -74,7 +77,7 @@ struct slot {
 
 /* After s[0] was taken: takes what else is queued on listen socket fd,
  * without waiting, while each taken one asks for a route with flag
- * (ROUTE_GROUP: may share a group commit; ROUTE_KEPT: a sync), at most
+ * (ROUTE_GROUP: may share a group commit; ROUTE_TOGETHER), at most
  * max in all, calling open(slot) for each.  The number of slots in use;
  * *shared: how many of them, from s[0], may share (the one after them,
  * if any, is served alone; 1 when s[0] cannot share). */

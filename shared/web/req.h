@@ -56,6 +56,11 @@ struct req {
 	int		 sess_copy;	/* confirmed by its Redis copy */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
+	/* a badge poll's, read with the polls taken together (web/batch.h):
+	 * badges_poll()'s answer, its user id, and badges */
+	int		 polled;	/* 1 when it was */
+	int		 poll_rc;
+	long long	 poll_uid;
 	long long	 now_ms;	/* when it arrived (0: unknown, as in
 					 * unit tests: times show as dates) */
 	const char	*bad_field;	/* the field field_need() refused */

@@ -45,11 +45,11 @@
 				 * JSON answer it leaves to r->then): it
 				 * may share a group commit
 				 * (web/batch.h) */
-#define ROUTE_KEPT	0x200	/* a GET whose page may be sent from
-				 * what its process kept (web/fcache.h):
-				 * a pool of readers takes those queued
-				 * together, and one sync serves them all
-				 * (web/batch.h) */
+#define ROUTE_TOGETHER	0x200	/* a GET that a pool of readers takes
+				 * with the same ones queued behind it,
+				 * and prepares at once (web/batch.h,
+				 * serve.h): the feed and a profile one
+				 * sync, the badge polls one round trip */
 
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */

@@ -110,18 +110,29 @@ take(FCGX_Request *fr, int fd)
 	return rc;
 }
 
-/* Serves kept pages s[0..n) taken together, with one sync (batch.h). */
+static void	(*together_begin)(struct slot *, int);
+static void	(*together_end)(void);
+
+void
+serve_together(void (*begin)(struct slot *, int), void (*end)(void))
+{
+	together_begin = begin;
+	together_end = end;
+}
+
+/* Serves s[0..n), taken together (batch.h), prepared at once. */
 static void
 serve_taken(struct slot *s, int n, const struct serve_ctx *ctx)
 {
 	int i;
 
-	fcache_sync_taken(ctx->app);	/* on failure each tries its own */
+	together_begin(s, n);
 	for (i = 0; i < n; i++) {
 		slot_serve(&s[i], ctx);
 		slot_close(&s[i]);
 	}
-	fcache_sync_end();
+	if (together_end != NULL)
+		together_end();
 }
 
 static void
@@ -157,8 +168,9 @@ serve_child(int fd, void *arg)
 	/* a pool of one gathers group commits, one of several kept pages
 	 * (batch.h) */
 	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;
-	flag = ctx->nproc == 1 ? ROUTE_GROUP : ROUTE_KEPT;
-	for (i = 0; i < (int)ctx->nroutes &&
+	flag = ctx->nproc == 1 ? ROUTE_GROUP :
+	    together_begin != NULL ? ROUTE_TOGETHER : 0;
+	for (i = 0; flag != 0 && i < (int)ctx->nroutes &&
 	    !(ctx->routes[i].flags & flag); i++)
 		;
 	if (i == (int)ctx->nroutes)

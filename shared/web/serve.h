@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 struct route;
+struct slot;
 
 /* The whole main() of a FastCGI handler: parses "-s SOCKET -n PROCS"
  * (defaults $RUN_DIR/NAME.sock and 2), listens, forks PROCS children that
@@ -16,5 +17,11 @@ struct route;
  * children that die, and returns the exit status when TERM/INT arrive. */
 int	serve_run(int argc, char **argv, const char *name,
 	    const struct route *routes, size_t nroutes);
+/* Before serve_run(): what a pool of readers does once for the
+ * ROUTE_TOGETHER requests it took together (web/batch.h), before
+ * serving them in turn (begin) and after (end, may be NULL).  Without
+ * it, such a pool takes one request at a time. */
+void	serve_together(void (*begin)(struct slot *, int n),
+	    void (*end)(void));
 
 #endif

@@ -36,7 +36,7 @@ page(struct req *r)
 }
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page, ROUTE_KEPT },
+	{ METHOD_GET, "/feed", page, ROUTE_TOGETHER },
 	{ METHOD_GET, "/people", page, 0 },
 	{ METHOD_POST, "/posts/:id/like", page, ROUTE_GROUP },
 };
@@ -196,7 +196,7 @@ test_alone(void **state)
 
 	(void)state;
 	ask("GET", "/feed");
-	n = gather(READ_MAX, ROUTE_KEPT, &shared);
+	n = gather(READ_MAX, ROUTE_TOGETHER, &shared);
 	assert_int_equal(n, 1);
 	assert_int_equal(shared, 1);
 	assert_int_equal(opened, 1);
@@ -211,7 +211,7 @@ test_up_to_max(void **state)
 	(void)state;
 	for (i = 0; i < READ_MAX + 1; i++)
 		ask("GET", "/feed");
-	n = gather(READ_MAX, ROUTE_KEPT, &shared);
+	n = gather(READ_MAX, ROUTE_TOGETHER, &shared);
 	assert_int_equal(n, READ_MAX);
 	assert_int_equal(shared, READ_MAX);
 	for (i = 0; i < READ_MAX; i++)
@@ -231,7 +231,7 @@ test_stops_at_other(void **state)
 	ask("GET", "/feed");
 	ask("GET", "/people");		/* served alone, after the two */
 	ask("GET", "/feed");		/* left queued */
-	n = gather(READ_MAX, ROUTE_KEPT, &shared);
+	n = gather(READ_MAX, ROUTE_TOGETHER, &shared);
 	assert_int_equal(n, 3);
 	assert_int_equal(shared, 2);
 	assert_string_equal(s[2].r.path, "/people");
@@ -247,7 +247,7 @@ test_first_not_flagged(void **state)
 	(void)state;
 	ask("GET", "/people");
 	ask("GET", "/feed");
-	n = gather(READ_MAX, ROUTE_KEPT, &shared);
+	n = gather(READ_MAX, ROUTE_TOGETHER, &shared);
 	assert_int_equal(n, 1);
 	assert_int_equal(shared, 1);
 	assert_int_equal(opened, 1);	/* the other was not taken */
@@ -255,7 +255,7 @@ test_first_not_flagged(void **state)
 	done();
 	ask("POST", "/posts/7/like");
 	ask("POST", "/posts/8/like");
-	n = gather(READ_MAX, ROUTE_KEPT, &shared);
+	n = gather(READ_MAX, ROUTE_TOGETHER, &shared);
 	assert_int_equal(n, 1);
 	done();
 	ask("POST", "/posts/7/like");

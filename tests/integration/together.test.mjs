@@ -1,0 +1,75 @@
+// together.test.mjs -- requests queued together on a pool of readers
+// (shared/web/batch.h, ROUTE_TOGETHER): a process takes the ones queued
+// behind the one it took, up to four, and prepares them at once.  Badge
+// polls of different users, an anonymous one among them, queued while the
+// notify processes are stopped: each answer is its own user's badges
+// (or 401), and they took fewer Redis round trips than polls.  (The feeds
+// queued together share one sync: feedcache.test.mjs.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
+import { handlerCost } from '../lib/cost.mjs';
+
+let stack;
+const users = [];
+after(async () => { await stack?.stop(); });
+
+before(async () => {
+  stack = await startStack();
+  for (let i = 0; i < 6; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`tg${i}`)).status, 303);
+    await c.get('/feed');
+    users.push(c);
+  }
+  // tg{i} is followed by tg0 .. tg{i-1}: i unread notifications
+  for (let i = 1; i < users.length; i++)
+    for (let j = 0; j < i; j++)
+      assert.equal((await users[j].post(`/follow/tg${i}`)).status, 303);
+});
+
+// The handler's counters once they stopped moving (a request is recorded
+// just after its answer).
+async function settled(handler) {
+  let c0 = await handlerCost(stack, handler);
+  for (let i = 0; i < 50; i++) {
+    await sleep(20);
+    const c = await handlerCost(stack, handler);
+    if (c.reqs === c0.reqs) break;
+    c0 = c;
+  }
+  return c0;
+}
+
+test('badge polls queued together: each its own user\'s badges, fewer round trips than polls', async () => {
+  for (const c of users) {
+    const r = await c.get('/badges.json');
+    assert.equal(r.status, 200);
+  }
+  const notify = childrenOf(stack.pidOf('notify.sock')).map((c) => c.pid);
+  assert.ok(notify.length >= 2, `the notify processes: ${notify}`);
+  const c0 = await settled('notify');
+  const polls = [];
+  for (const pid of notify) process.kill(pid, 'SIGSTOP');
+  try {
+    for (let round = 0; round < 2; round++)
+      users.forEach((c, i) => polls.push([i, c.get('/badges.json')]));
+    polls.push([-1, new Client(stack.base).get('/badges.json')]);
+    await sleep(400);		// all queued on the notify socket
+  } finally { for (const pid of notify) process.kill(pid, 'SIGCONT'); }
+  for (const [i, p] of polls) {
+    const r = await p;
+    if (i < 0) { assert.equal(r.status, 401, 'no cookie: logged out'); continue; }
+    assert.equal(r.status, 200, `tg${i}: ${r.status}`);
+    assert.equal(JSON.parse(r.text).notifications, i, `tg${i}'s own badges`);
+  }
+  let c1 = await handlerCost(stack, 'notify');
+  for (let i = 0; i < 100 && c1.reqs - c0.reqs < polls.length; i++) {
+    await sleep(20);
+    c1 = await handlerCost(stack, 'notify');
+  }
+  assert.equal(c1.reqs - c0.reqs, polls.length);
+  // one at a time: a round trip each (12 for the users' polls)
+  const trips = c1.trips - c0.trips;
+  assert.ok(trips < 12, `round trips for ${polls.length} polls queued together: ${trips}`);
+});
