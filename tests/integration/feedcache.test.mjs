@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { startStack, Client, onCluster, onPostgres, childrenOf, sleep } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { pageCounters, redisName } from '../lib/counts.mjs';
-import { handlerCost, measure, measureUntil } from '../lib/cost.mjs';
+import { measure, measureUntil, recorded, settled } from '../lib/cost.mjs';
 
 let stack;
 after(async () => { await stack?.stop(); });
@@ -145,13 +145,7 @@ test('feeds queued together share one sync, and each shows the like made before 
   // liked while the readers are idle: its invalidation waits, unread, on
   // their connections until a sync reads it
   assert.equal((await liker.c.post(`/posts/${ids[0]}/${before ? 'unlike' : 'like'}`)).status, 303);
-  let c0 = await handlerCost(stack, 'social');
-  for (let i = 0; i < 50; i++) {	// the like recorded
-    await sleep(20);
-    const c = await handlerCost(stack, 'social');
-    if (c.reqs === c0.reqs) break;
-    c0 = c;
-  }
+  const c0 = await settled(stack, 'social');
   const N = 8;
   const pages = [];
   for (const pid of readers) process.kill(pid, 'SIGSTOP');
@@ -165,12 +159,10 @@ test('feeds queued together share one sync, and each shows the like made before 
     assert.equal(r.status, 200);
     assert.equal(pageCounters(r.text)[`post-likes|${ids[0]}`], now, 'the like made before the page was asked for');
   }
-  let c1 = await handlerCost(stack, 'social');
-  for (let i = 0; i < 100 && c1.reqs - c0.reqs < N; i++) { await sleep(20); c1 = await handlerCost(stack, 'social'); }
-  assert.equal(c1.reqs - c0.reqs, N);
+  const { trips } = await recorded(stack, 'social', c0, N);
   // one at a time: a sync each (8), and a read whole (two trips) for each
   // process's first; taken together (web/batch.h): a sync for up to four
-  assert.ok(c1.trips - c0.trips < N, `round trips for ${N} feeds queued together: ${c1.trips - c0.trips}`);
+  assert.ok(trips < N, `round trips for ${N} feeds queued together: ${trips}`);
 });
 
 test('after a logout the old cookie gets no kept feed', async () => {

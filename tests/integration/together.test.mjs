@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
-import { handlerCost } from '../lib/cost.mjs';
+import { recorded, settled } from '../lib/cost.mjs';
 
 let stack;
 const users = [];
@@ -28,19 +28,6 @@ before(async () => {
       assert.equal((await users[j].post(`/follow/tg${i}`)).status, 303);
 });
 
-// The handler's counters once they stopped moving (a request is recorded
-// just after its answer).
-async function settled(handler) {
-  let c0 = await handlerCost(stack, handler);
-  for (let i = 0; i < 50; i++) {
-    await sleep(20);
-    const c = await handlerCost(stack, handler);
-    if (c.reqs === c0.reqs) break;
-    c0 = c;
-  }
-  return c0;
-}
-
 test('badge polls queued together: each its own user\'s badges, fewer round trips than polls', async () => {
   for (const c of users) {
     const r = await c.get('/badges.json');
@@ -48,7 +35,7 @@ test('badge polls queued together: each its own user\'s badges, fewer round trip
   }
   const notify = childrenOf(stack.pidOf('notify.sock')).map((c) => c.pid);
   assert.ok(notify.length >= 2, `the notify processes: ${notify}`);
-  const c0 = await settled('notify');
+  const c0 = await settled(stack, 'notify');
   const polls = [];
   for (const pid of notify) process.kill(pid, 'SIGSTOP');
   try {
@@ -63,13 +50,7 @@ test('badge polls queued together: each its own user\'s badges, fewer round trip
     assert.equal(r.status, 200, `tg${i}: ${r.status}`);
     assert.equal(JSON.parse(r.text).notifications, i, `tg${i}'s own badges`);
   }
-  let c1 = await handlerCost(stack, 'notify');
-  for (let i = 0; i < 100 && c1.reqs - c0.reqs < polls.length; i++) {
-    await sleep(20);
-    c1 = await handlerCost(stack, 'notify');
-  }
-  assert.equal(c1.reqs - c0.reqs, polls.length);
+  const { trips } = await recorded(stack, 'notify', c0, polls.length);
   // one at a time: a round trip each (12 for the users' polls)
-  const trips = c1.trips - c0.trips;
   assert.ok(trips < 12, `round trips for ${polls.length} polls queued together: ${trips}`);
 });

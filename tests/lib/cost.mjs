@@ -22,10 +22,9 @@ export async function handlerCost(stack, handler) {
   };
 }
 
-// The cost of n requests made one after another by send(i) on handler,
-// once all are recorded (a handler records a request just after
-// answering it, so figures are read once they stopped moving).
-export async function measure(stack, handler, n, send) {
+// One handler's counters once they stopped moving (a handler records a
+// request just after answering it).
+export async function settled(stack, handler) {
   let c0 = await handlerCost(stack, handler);
   for (let i = 0; i < 50; i++) {
     await sleep(20);
@@ -33,8 +32,12 @@ export async function measure(stack, handler, n, send) {
     if (c.reqs === c0.reqs) break;
     c0 = c;
   }
-  const answers = [];
-  for (let i = 0; i < n; i++) answers.push(await send(i));
+  return c0;
+}
+
+// The counters once n more requests than in c0 are recorded, the
+// difference from c0.
+export async function recorded(stack, handler, c0, n) {
   let c1 = await handlerCost(stack, handler);
   for (let i = 0; i < 100 && c1.reqs - c0.reqs < n; i++) {
     await sleep(20);
@@ -42,9 +45,18 @@ export async function measure(stack, handler, n, send) {
   }
   assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
   return {
-    answers, stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
+    stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
     kept: c1.kept - c0.kept,
   };
+}
+
+// The cost of n requests made one after another by send(i) on handler,
+// once all are recorded.
+export async function measure(stack, handler, n, send) {
+  const c0 = await settled(stack, handler);
+  const answers = [];
+  for (let i = 0; i < n; i++) answers.push(await send(i));
+  return { answers, ...await recorded(stack, handler, c0, n) };
 }
 
 // measure() again, up to `tries` times, until ok(m) holds: for what a
