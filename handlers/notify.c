@@ -228,7 +228,7 @@ page_badges_json(struct req *r)
 	const char *json, *etag;
 	long long uid = r->poll_uid, gen;
 	int rc = r->polled ? r->poll_rc :
-	    sid != NULL ? badges_poll(r->app, sid, &uid, &bd) : 0;
+	    badges_poll(r->app, sid, &uid, &bd);
 
 	if (rc == 0) {
 		/* Not in the cache: SQLite decides, and the cache learns

@@ -104,24 +104,6 @@ badges_end(struct app *a, struct badges_q *q, struct badges *b)
 	return badges_compute(a, q->uid, &st, b);
 }
 
-int
-badges_poll(struct app *a, const char *sid, long long *uid,
-    struct badges *b)
-{
-	char hex[SID_HEX_LEN + 1];
-	struct bcache_stamp st;
-	int rc;
-
-	if (session_id_parse(sid, uid, hex) == -1)
-		return 0;
-	rc = bcache_get(a, *uid, hex, b, &st);
-	if (rc == 1)
-		return 1;
-	if (rc == 0)
-		return badges_compute(a, *uid, &st, b) == 0 ? 1 : -1;
-	return 0;
-}
-
 #define POLL_MAX	16	/* polls read in one round trip, at most */
 
 void
@@ -160,6 +142,16 @@ badges_poll_many(struct app *a, const char *const *sid, int n,
 			rc[i] = badges_compute(a, uid[i], &st, &b[i]) == 0 ?
 			    1 : -1;
 	}
+}
+
+int
+badges_poll(struct app *a, const char *sid, long long *uid,
+    struct badges *b)
+{
+	int rc;
+
+	badges_poll_many(a, &sid, 1, uid, b, &rc);
+	return rc;
 }
 
 void

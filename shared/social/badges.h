@@ -37,13 +37,14 @@ int	badges_end(struct app *, struct badges_q *, struct badges *);
 void	badges_drop(struct badges_q *);
 /* The badge poll: the badges of the session with id sid, its user in
  * *uid, with the session checked in Redis only.  1: b filled.  0: the
- * session is not in the cache (or Redis is down): check it in SQLite
- * and call badges_get().  -1: a SQLite error. */
+ * session is not in the cache (or Redis is down), or sid is NULL or not
+ * a session id: check it in SQLite and call badges_get().  -1: a SQLite
+ * error. */
 int	badges_poll(struct app *, const char *sid, long long *uid,
 	    struct badges *);
 /* badges_poll() for n polls at once, their reads in one round trip:
- * rc[i] as badges_poll() answers for sid[i] (NULL: no cookie, 0),
- * uid[i] and b[i] as it fills them. */
+ * rc[i] as badges_poll() answers for sid[i], uid[i] and b[i] as it
+ * fills them. */
 void	badges_poll_many(struct app *, const char *const *sid, int n,
 	    long long *uid, struct badges *b, int *rc);
 /* A strong ETag for the values ("b-N-N-N-N"). */

@@ -1,7 +1,6 @@
 /* batch.c -- group commit; see batch.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -20,16 +19,17 @@ batch_listen_init(int fd)
 }
 
 int
-batch_gather(struct slot *s, int max, int fd, const struct route *routes,
+batch_gather(struct slot *s, int max, const struct route *routes,
     size_t nroutes, unsigned flag, void (*open)(struct slot *, void *),
     void *arg, int *shared)
 {
 	int n = 1, alone = 0;
 
 	*shared = 1;
-	if (s[0].st != 0 || !route_flagged(&s[0].r, routes, nroutes, flag) ||
-	    poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, 0) != 1)
-		return 1;	/* nothing else queued (the usual case) */
+	if (s[0].st != 0 || !route_flagged(&s[0].r, routes, nroutes, flag))
+		return 1;
+	/* non-blocking (batch_listen_init()): fails at once when nothing
+	 * more is queued, the usual case */
 	while (n < max && FCGX_Accept_r(&s[n].fr) >= 0) {
 		open(&s[n], arg);
 		if (s[n].st != 0 ||

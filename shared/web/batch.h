@@ -60,7 +60,7 @@
 #include "web/req.h"
 
 #define BATCH_MAX	16	/* requests a group commit takes at most */
-#define READ_MAX	4	/* kept pages a reader takes together */
+#define READ_MAX	4	/* requests a reader takes together */
 
 struct route;
 
@@ -75,13 +75,13 @@ struct slot {
 	int		 status;	/* the answer's */
 };
 
-/* After s[0] was taken: takes what else is queued on listen socket fd,
+/* After s[0] was taken: takes what else is queued on its listening socket,
  * without waiting, while each taken one asks for a route with flag
  * (ROUTE_GROUP: may share a group commit; ROUTE_TOGETHER), at most
  * max in all, calling open(slot) for each.  The number of slots in use;
  * *shared: how many of them, from s[0], may share (the one after them,
  * if any, is served alone; 1 when s[0] cannot share). */
-int	batch_gather(struct slot *s, int max, int fd, const struct route *,
+int	batch_gather(struct slot *s, int max, const struct route *,
 	    size_t nroutes, unsigned flag, void (*open)(struct slot *, void *),
 	    void *arg, int *shared);
 /* Makes listening socket fd non-blocking, for the pool's processes to

@@ -135,6 +135,22 @@ serve_taken(struct slot *s, int n, const struct serve_ctx *ctx)
 		together_end();
 }
 
+/* What this pool takes together (batch.h): a pool of one the group
+ * commit's, a pool of readers what its program prepares at once; 0 when
+ * none of its routes is such. */
+static unsigned
+gathers(const struct serve_ctx *ctx)
+{
+	unsigned flag = ctx->nproc == 1 ? ROUTE_GROUP :
+	    together_begin != NULL ? ROUTE_TOGETHER : 0;
+	size_t i;
+
+	for (i = 0; i < ctx->nroutes; i++)
+		if (ctx->routes[i].flags & flag)
+			return flag;
+	return 0;
+}
+
 static void
 cost_now(struct app *a, struct metrics_cost *c)
 {
@@ -165,16 +181,10 @@ serve_child(int fd, void *arg)
 	a.metrics_idx = metrics_handler(ctx->name);
 	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
 	a.db.lock_who = a.metrics_idx;
-	/* a pool of one gathers group commits, one of several kept pages
-	 * (batch.h) */
+	/* a pool of one gathers group commits, one of several what its
+	 * program prepares together (batch.h) */
 	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;
-	flag = ctx->nproc == 1 ? ROUTE_GROUP :
-	    together_begin != NULL ? ROUTE_TOGETHER : 0;
-	for (i = 0; flag != 0 && i < (int)ctx->nroutes &&
-	    !(ctx->routes[i].flags & flag); i++)
-		;
-	if (i == (int)ctx->nroutes)
-		flag = 0;	/* none of its routes gathers */
+	flag = gathers(ctx);
 	s = xcalloc((size_t)nslot, sizeof(*s));
 	if (FCGX_Init() != 0) {
 		log_err("FCGX_Init failed");
@@ -190,9 +200,9 @@ serve_child(int fd, void *arg)
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
 		g = 1;
-		n = flag != 0 ? batch_gather(s, nslot, fd, ctx->routes,
+		n = flag != 0 ? batch_gather(s, nslot, ctx->routes,
 		    ctx->nroutes, flag, slot_open, ctx, &g) : 1;
-		if (g > 1 && ctx->nproc == 1)
+		if (g > 1 && flag == ROUTE_GROUP)
 			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
 		else if (g > 1)
 			serve_taken(s, g, ctx);

@@ -14,7 +14,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client, onCluster, onPostgres, childrenOf, sleep } from '../lib/stack.mjs';
+import { startStack, Client, onCluster, onPostgres, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { pageCounters, redisName } from '../lib/counts.mjs';
 import { measure, measureUntil, recorded, settled } from '../lib/cost.mjs';
@@ -147,12 +147,8 @@ test('feeds queued together share one sync, and each shows the like made before 
   assert.equal((await liker.c.post(`/posts/${ids[0]}/${before ? 'unlike' : 'like'}`)).status, 303);
   const c0 = await settled(stack, 'social');
   const N = 8;
-  const pages = [];
-  for (const pid of readers) process.kill(pid, 'SIGSTOP');
-  try {
-    for (let i = 0; i < N; i++) pages.push(reader.c.get('/feed'));
-    await sleep(400);		// all queued on the readers' socket
-  } finally { for (const pid of readers) process.kill(pid, 'SIGCONT'); }
+  const pages = await queuedWhileStopped(readers,
+    () => Array.from({ length: N }, () => reader.c.get('/feed')));
   const now = truth(ids[0]);
   assert.notEqual(now, before);
   for (const r of await Promise.all(pages)) {

@@ -8,7 +8,7 @@
 // and the writer really took fewer locks than it served likes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
 import { compareAll, pageCounters } from '../lib/counts.mjs';
 
 const N = 16;			// clients at once: the writer's queue
@@ -48,15 +48,10 @@ test('the likes queued while the writer was busy are one commit', async () => {
   // it goes on, it takes them all into one group.
   const writer = childrenOf(stack.pidOf('social-writer.sock'))[0].pid;
   const holds0 = await socialHolds();
-  process.kill(writer, 'SIGSTOP');
-  let sent;
-  try {
-    sent = users.map((c, i) => (i === 3 ?
-      c.post(`/posts/${own[i]}/like`, { csrf: 'f'.repeat(43) }) :
-      i === 5 ? c.post(`/posts/${own[i]}/like`, {}, { headers: { accept: 'application/json' } }) :
-      c.post(`/posts/${own[i]}/like`)));
-    await sleep(500);
-  } finally { process.kill(writer, 'SIGCONT'); }
+  const sent = await queuedWhileStopped([writer], () => users.map((c, i) => (i === 3 ?
+    c.post(`/posts/${own[i]}/like`, { csrf: 'f'.repeat(43) }) :
+    i === 5 ? c.post(`/posts/${own[i]}/like`, {}, { headers: { accept: 'application/json' } }) :
+    c.post(`/posts/${own[i]}/like`))), 500);
   const rs = await Promise.all(sent);
   for (let i = 0; i < N; i++) {
     const want = i === 3 ? 403 : i === 5 ? 200 : 303;

@@ -7,7 +7,7 @@
 // queued together share one sync: feedcache.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, childrenOf, sleep } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
 import { recorded, settled } from '../lib/cost.mjs';
 
 let stack;
@@ -36,14 +36,13 @@ test('badge polls queued together: each its own user\'s badges, fewer round trip
   const notify = childrenOf(stack.pidOf('notify.sock')).map((c) => c.pid);
   assert.ok(notify.length >= 2, `the notify processes: ${notify}`);
   const c0 = await settled(stack, 'notify');
-  const polls = [];
-  for (const pid of notify) process.kill(pid, 'SIGSTOP');
-  try {
+  const polls = await queuedWhileStopped(notify, () => {
+    const sent = [];
     for (let round = 0; round < 2; round++)
-      users.forEach((c, i) => polls.push([i, c.get('/badges.json')]));
-    polls.push([-1, new Client(stack.base).get('/badges.json')]);
-    await sleep(400);		// all queued on the notify socket
-  } finally { for (const pid of notify) process.kill(pid, 'SIGCONT'); }
+      users.forEach((c, i) => sent.push([i, c.get('/badges.json')]));
+    sent.push([-1, new Client(stack.base).get('/badges.json')]);
+    return sent;
+  });
   for (const [i, p] of polls) {
     const r = await p;
     if (i < 0) { assert.equal(r.status, 401, 'no cookie: logged out'); continue; }

@@ -116,6 +116,17 @@ export function clusterNodes(runDir) {
   } catch { return null; }
 }
 
+// What send() sends while the processes pids are stopped, so that it
+// queues on their socket (for ms), then they go on; send()'s answer.
+export async function queuedWhileStopped(pids, send, ms = 400) {
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  try {
+    const sent = send();
+    await sleep(ms);
+    return sent;
+  } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
+}
+
 export function childrenOf(pid) {
   const out = [];
   for (const p of fs.readdirSync('/proc')) {

@@ -176,7 +176,7 @@ gather(int max, unsigned flag, int *shared)
 {
 	assert_true(FCGX_Accept_r(&s[0].fr) >= 0);
 	open_slot(&s[0], NULL);
-	return batch_gather(s, max, lfd, routes, 3, flag, open_slot, NULL,
+	return batch_gather(s, max, routes, 3, flag, open_slot, NULL,
 	    shared);
 }
 
