@@ -237,7 +237,6 @@ cmd_flush(struct app *a)
 	 * automatic one): each batch touches pages all over the counters
 	 * table (its buckets are hashes), so each copy wrote most of the
 	 * table again.  The WAL is copied once, by the worker's checkpoint
-	 * or, with no other connection, when this one closes
 	 * (docs/BENCHMARKS.md, "One checkpoint a flush"). */
 	db_exec(&a->db, "PRAGMA wal_autocheckpoint = 0");
 	/* Longer than a flusher's lock lives: a flusher stopped mid-batch
@@ -246,6 +245,10 @@ cmd_flush(struct app *a)
 		fprintf(stderr, "tallyctl: flush failed (Redis or SQLite down?)\n");
 		return 1;
 	}
+	/* Its commits on disk; their copy into the database is the
+	 * worker's checkpoint's (db.h). */
+	if (db_leave_wal(&a->db) == -1)
+		fprintf(stderr, "tallyctl: cannot sync the WAL\n");
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
 	    "%lld in deltas\n", st.buckets, st.batches, st.counters, st.total);
 	if (rc == 1) {

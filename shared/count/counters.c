@@ -176,13 +176,45 @@ counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 	return m;
 }
 
+/* v in decimal at p, which has room for 20 characters; past its end. */
+static char *
+put_num(char *p, long long v)
+{
+	char tmp[20];
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*p++ = '-';
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* By hand, not snprintf(): the flusher writes one a counter, and
+ * snprintf() was a tenth of its taking thread's time. */
 void
 counter_key(const struct delta *d, char *out, size_t sz)
 {
-	if (families[d->fam].obj == OBJ_USER_TOPIC)
-		snprintf(out, sz, "%lld:%lld", d->k1, d->k2);
-	else
-		snprintf(out, sz, "%lld", d->k1);
+	char buf[48], *p = buf;
+	size_t n;
+
+	p = put_num(p, d->k1);
+	if (families[d->fam].obj == OBJ_USER_TOPIC) {
+		*p++ = ':';
+		p = put_num(p, d->k2);
+	}
+	n = (size_t)(p - buf);
+	if (sz == 0)
+		return;
+	if (n >= sz)
+		n = sz - 1;	/* cut short, as snprintf() would */
+	memcpy(out, buf, n);
+	out[n] = '\0';
 }
 
 enum family

@@ -102,12 +102,24 @@ struct batch {
 	int		 rc;		/* of the SQLite part */
 };
 
-/* Whether prev's SQLite part (a thread) is over. */
+/* Whether prev's SQLite part (a thread) will be over by the time bt has
+ * read the round on its way and sorted what it holds: its items left at
+ * most a round's (bt's so far, per round read) and a thirtieth of bt's
+ * (a sort costs about that many UPSERTs).  A batch cut only once prev
+ * was over left SQLite idle for that reading and sorting, a sixth of
+ * the flush's time. */
 static int
-prev_done(const struct batch *prev)
+prev_ending(const struct batch *prev, const struct batch *bt, int rounds)
 {
-	return prev != NULL && prev->running &&
-	    __atomic_load_n(&prev->finished, __ATOMIC_ACQUIRE);
+	int left;
+
+	if (prev == NULL || !prev->running)
+		return 0;
+	if (__atomic_load_n(&prev->finished, __ATOMIC_ACQUIRE))
+		return 1;
+	left = prev->t.nds - __atomic_load_n(&prev->t.applied,
+	    __ATOMIC_RELAXED);
+	return rounds > 0 && left <= bt->t.nds / rounds + bt->t.nds / 30;
 }
 
 static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
@@ -122,7 +134,8 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
     const struct batch *prev, int *next)
 {
 	rds_reply *rep;
-	int sent = from, got = from, n, m, enough = (limit + 7) / 8;
+	int sent = from, got = from, n, m, rounds = 0,
+	    enough = (limit + 7) / 8;
 
 	snprintf(bt->id, sizeof(bt->id), "%lld", bt->b);
 	fbatch_lock_key(bt->b, bt->lkey, sizeof(bt->lkey));
@@ -138,13 +151,14 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		/* the next round is on its way while this one is read */
 		m = 0;
 		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
-		    !(bt->t.nds >= enough && prev_done(prev)) &&
+		    !(bt->t.nds >= enough && prev_ending(prev, bt, rounds)) &&
 		    !bt->t.fenced &&
 		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
 			return -1;	/* the connection is gone */
 		if (read_round(a, got, n, &bt->t) == -1)
 			return -1;
 		got += n;
+		rounds++;
 		sent += m;
 		n = m;
 		if (a->fault_take_ms > 0 && m > 0 && !fault_paused) {

@@ -257,6 +257,7 @@ upsert(struct db *db, struct taken *t)
 			rc = dbq_step(many);
 			dbq_reset(many);
 			i += UPSERT_ROWS;
+			__atomic_store_n(&t->applied, i, __ATOMIC_RELAXED);
 			continue;
 		}
 		e = &t->it[i++];

@@ -24,6 +24,7 @@ struct taken {
 	int		 nb, bcap;
 	struct item	*it;
 	int		 nds, cap;
+	int		 applied;	/* items UPSERTed so far (atomic) */
 	long long	 total;		/* sum of |delta| */
 	int		 skipped;	/* buckets another batch held */
 	int		 fenced;	/* the batch was declared dead */

@@ -1,5 +1,10 @@
 /* ckpt.c -- copying the WAL into the database with the writers held up
  * as briefly as possible; see db_checkpoint() in db.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <sqlite3.h>
 
 #include "base/log.h"
@@ -79,4 +84,29 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	if (truncate)
 		d->ckpt_frames = 0;
 	return 0;
+}
+
+int
+db_leave_wal(struct db *d)
+{
+	const char *path;
+	char wal[4096];
+	int fd, rc = 0;
+
+	if (d->pg != NULL)
+		return 0;
+	if (sqlite3_db_config(d->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if ((path = sqlite3_db_filename(d->h, "main")) == NULL ||
+	    *path == '\0')
+		return 0;	/* in memory: nothing to sync */
+	if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", path) >= sizeof(wal))
+		return -1;
+	if ((fd = open(wal, O_RDONLY | O_CLOEXEC)) == -1)
+		return errno == ENOENT ? 0 : -1;	/* nothing written */
+	if (fdatasync(fd) == -1)
+		rc = -1;
+	close(fd);
+	return rc;
 }

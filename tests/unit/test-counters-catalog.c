@@ -130,6 +130,14 @@ test_counter_key(void **state)
 	d.k2 = LLONG_MAX;
 	counter_key(&d, key, sizeof(key));
 	assert_string_equal(key, "9223372036854775807:9223372036854775807");
+	d.k1 = LLONG_MIN;
+	d.k2 = 0;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "-9223372036854775808:0");
+	d.fam = FAM_USER_POSTS;
+	d.k1 = -17;
+	counter_key(&d, key, sizeof(key));
+	assert_string_equal(key, "-17");
 	d.k1 = 12345;
 	counter_key(&d, small, sizeof(small));
 	assert_string_equal(small, "12");
