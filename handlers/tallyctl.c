@@ -230,9 +230,10 @@ cmd_seed(struct app *a, int argc, char **argv)
 static int
 cmd_flush(struct app *a)
 {
-	struct flush_stats st = { 0, 0, 0, 0, 0 };
+	struct flush_stats st;
 	int rc;
 
+	memset(&st, 0, sizeof(st));
 	/* No checkpoint after each commit past 1,000 pages (SQLite's
 	 * automatic one): each batch touches pages all over the counters
 	 * table (its buckets are hashes), so each copy wrote most of the
@@ -250,7 +251,8 @@ cmd_flush(struct app *a)
 	if (db_leave_wal(&a->db) == -1)
 		fprintf(stderr, "tallyctl: cannot sync the WAL\n");
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
-	    "%lld in deltas\n", st.buckets, st.batches, st.counters, st.total);
+	    "%lld in deltas; SQLite's part %lld us of CPU\n", st.buckets,
+	    st.batches, st.counters, st.total, st.apply_us);
 	if (rc == 1) {
 		fprintf(stderr, "tallyctl: %lld buckets still held by another "
 		    "flusher after %d s\n", st.skipped, FLUSH_WAIT_MS / 1000);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -100,6 +101,7 @@ struct batch {
 	int		 running;
 	int		 finished;	/* its thread is done (atomic) */
 	int		 rc;		/* of the SQLite part */
+	long long	 cpu_us;	/* its thread's CPU */
 };
 
 /* Whether prev's SQLite part (a thread) will be over by the time bt has
@@ -182,6 +184,7 @@ apply_batch(void *arg)
 {
 	struct batch *bt = arg;
 	struct app *a = bt->a;
+	struct timespec c0, c1;
 	sigset_t alrm;
 
 	/* db_begin()'s bounded wait is cut by SIGALRM: this thread takes it
@@ -190,6 +193,7 @@ apply_batch(void *arg)
 	sigaddset(&alrm, SIGALRM);
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	bt->rc = 0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	db_own(&a->db);		/* the main thread does Redis only now */
 	if (bt->t.nds > 0) {
 		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
@@ -198,6 +202,9 @@ apply_batch(void *arg)
 			bt->rc = -1;	/* a fresh id applied elsewhere */
 	}
 	db_disown(&a->db);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	bt->cpu_us = (long long)(c1.tv_sec - c0.tv_sec) * 1000000 +
+	    (c1.tv_nsec - c0.tv_nsec) / 1000;
 	__atomic_store_n(&bt->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -229,6 +236,7 @@ end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
 			st->counters += bt->t.nds;
 			st->total += bt->t.total;
 			st->skipped += bt->t.skipped;
+			st->apply_us += bt->cpu_us;
 		}
 		rc = 0;
 	}

@@ -45,6 +45,7 @@ struct flush_stats {
 	long long	counters;	/* rows written to SQLite */
 	long long	total;		/* sum of |delta| moved */
 	long long	skipped;	/* buckets another flusher's batch held */
+	long long	apply_us;	/* CPU of the batches' SQLite threads */
 };
 
 /* Sweeps every bucket once (at most max_batches batches).  0, or -1

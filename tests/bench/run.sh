@@ -51,7 +51,8 @@
 #           Redis + SQLite, no worker): counters a second against the
 #           goal of 500,000; raw SQLite batched UPSERTs into an identical
 #           counters table (tests/bench/upsert.c) and redis-benchmark for
-#           context
+#           context; and the CPU a row of the flush's SQLite threads (as
+#           tallyctl prints it) against the raw UPSERT's
 #
 # Throughput ratios move with the rest of the machine's load; the stack's
 # own CPU per request (utime + stime of its processes) moves much less and
@@ -905,7 +906,7 @@ say "flush: 200000 counters with pending deltas, $FLUSH_RUNS runs"
 # reconciliation's repairs) goes to disk first, not during the runs: the
 # flush's own syncs would wait behind it.
 sync
-F_RUNS=(); F_FAILS=0; R_RUNS=()
+F_RUNS=(); F_FAILS=0; R_RUNS=(); F_APPLY=(); R_CPUS=()
 for i in $(seq "$FLUSH_RUNS"); do
 	FB=$RD/fb$i
 	mkdir -p "$FB"
@@ -924,8 +925,11 @@ for i in $(seq "$FLUSH_RUNS"); do
 	    "SELECT COUNT(*) || ' ' || COALESCE(SUM(value), 0) FROM counters")
 	[ "$got" = "$F_COUNTERS $F_INCS" ] ||
 	    die "flush: SQLite holds $got counters/increments, not $F_COUNTERS $F_INCS"
-	read -r R_ROWS R_SECS <<<"$("$OUT/upsert" "$FB/raw.db" 100000 2)" || die "upsert"
-	R_RUNS+=("$R_SECS")
+	# the SQLite threads' own CPU, as tallyctl reports it
+	F_APPLY+=("$(grep '^flushed' "$RD/flush-fb$i.out" | tail -1 |
+	    sed -n "s/.*SQLite's part \([0-9]*\) us of CPU.*/\1/p")")
+	read -r R_ROWS R_SECS R_CPU <<<"$("$OUT/upsert" "$FB/raw.db" 100000 2)" || die "upsert"
+	R_RUNS+=("$R_SECS"); R_CPUS+=("$R_CPU")
 	say "flush run $i: $(fmt "$(calc "$F_COUNTERS / $FL_SECS")" 0) counters/s," \
 	    "raw UPSERT $(fmt "$(calc "$R_ROWS / $R_SECS")" 0) rows/s"
 	[ "$i" -lt "$FLUSH_RUNS" ] || R_BENCH=$(timeout 60 redis-benchmark -s "$FB/redis.sock" \
@@ -935,6 +939,8 @@ for i in $(seq "$FLUSH_RUNS"); do
 done
 F_SECS=$(echo "${F_RUNS[*]}" | median)
 R_SECS=$(echo "${R_RUNS[*]}" | median)
+F_APPLY_US=$(echo "${F_APPLY[*]}" | median)
+R_CPU=$(echo "${R_CPUS[*]}" | median)
 stop_all
 unset TALLY_REDIS TALLY_DB
 
@@ -1127,6 +1133,15 @@ row "tallyctl flush, counters (coalesced deltas, one row write each) moved into 
 r=$(calc "($F_INCS / $F_SECS) / ($R_CPS * $F_INCS / $F_COUNTERS)")
 row "tallyctl flush, increments/s ($F_INCS increments)" "$(fmt "$(calc "$F_INCS / $F_SECS")" 0)" \
     "$(fmt "$(calc "$R_CPS * $F_INCS / $F_COUNTERS")" 0) (raw SQLite)" "$(fmt "$r" 2)x" "report" "-"
+# Machine speed apart: what SQLite's part of the flush costs a row, in
+# CPU, against the raw UPSERT's (the same machine, the same minutes).
+if [ -n "$F_APPLY_US" ] && [ -n "$R_CPU" ]; then
+	f=$(calc "$F_APPLY_US / $F_COUNTERS")
+	b=$(calc "$R_CPU * 1000000 / $R_ROWS")
+	row "tallyctl flush: its SQLite threads' CPU per counter row (the batches' UPSERTs and commits), the median of $FLUSH_RUNS runs (ratio: raw/flush, higher is cheaper)" \
+	    "$(fmt "$f" 2) µs" "$(fmt "$b" 2) µs (raw SQLite UPSERT, its CPU per row)" \
+	    "$(fmt "$(calc "$b / $f")" 2)x" "report" "-"
+fi
 row "counter increments applied via cstore_apply (16 a round trip)" \
     "$(fmt "$C_RATE" 0)/s" "$(fmt "$R_BENCH" 0) SET/s (redis-benchmark)" \
     "$(fmt "$(calc "$C_RATE / $R_BENCH")" 2)x" "context" "-"
