@@ -2,7 +2,6 @@
  * as briefly as possible; see db_checkpoint() in db.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -90,7 +89,6 @@ int
 db_leave_wal(struct db *d)
 {
 	const char *path;
-	char wal[4096];
 	int fd, rc = 0;
 
 	if (d->pg != NULL)
@@ -101,9 +99,7 @@ db_leave_wal(struct db *d)
 	if ((path = sqlite3_db_filename(d->h, "main")) == NULL ||
 	    *path == '\0')
 		return 0;	/* in memory: nothing to sync */
-	if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", path) >= sizeof(wal))
-		return -1;
-	if ((fd = open(wal, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(sqlite3_filename_wal(path), O_RDONLY | O_CLOEXEC)) == -1)
 		return errno == ENOENT ? 0 : -1;	/* nothing written */
 	if (fdatasync(fd) == -1)
 		rc = -1;

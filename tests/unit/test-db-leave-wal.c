@@ -49,16 +49,23 @@ wal_size(void)
 	return stat(f, &st) == 0 ? (long long)st.st_size : 0;
 }
 
+/* 500 rows in one transaction, no automatic checkpoint, then the close
+ * (after db_leave_wal() when leave). */
 static void
-write_rows(struct db *d, int n)
+write_and_close(int leave)
 {
+	struct db d;
 	int i;
 
-	assert_int_equal(db_exec(d, "PRAGMA wal_autocheckpoint = 0"), 0);
-	assert_int_equal(db_begin(d), 0);
-	for (i = 0; i < n; i++)
-		assert_int_equal(db_exec(d, "INSERT INTO t(x) VALUES (1)"), 0);
-	assert_int_equal(db_commit(d), 0);
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_exec(&d, "PRAGMA wal_autocheckpoint = 0"), 0);
+	assert_int_equal(db_begin(&d), 0);
+	for (i = 0; i < 500; i++)
+		assert_int_equal(db_exec(&d, "INSERT INTO t(x) VALUES (1)"), 0);
+	assert_int_equal(db_commit(&d), 0);
+	if (leave)
+		assert_int_equal(db_leave_wal(&d), 0);
+	db_close(&d);
 }
 
 static long long
@@ -81,13 +88,8 @@ rows(void)
 static void
 close_leaves_the_wal_and_loses_nothing(void **state)
 {
-	struct db d;
-
 	(void)state;
-	assert_int_equal(db_open(&d, tdb.path), 0);
-	write_rows(&d, 500);
-	assert_int_equal(db_leave_wal(&d), 0);
-	db_close(&d);
+	write_and_close(1);
 	/* Not copied at the close: the frames are still there. */
 	assert_true(wal_size() > 0);
 	assert_int_equal(rows(), 500);
@@ -96,12 +98,8 @@ close_leaves_the_wal_and_loses_nothing(void **state)
 static void
 without_it_the_close_copies_the_wal(void **state)
 {
-	struct db d;
-
 	(void)state;
-	assert_int_equal(db_open(&d, tdb.path), 0);
-	write_rows(&d, 500);
-	db_close(&d);
+	write_and_close(0);
 	/* The last connection's close checkpointed and removed it. */
 	assert_int_equal(wal_size(), 0);
 	assert_int_equal(rows(), 500);
