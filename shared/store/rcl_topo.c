@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "store/rcl_int.h"
 #include "store/rcluster.h"
 
 int
@@ -64,14 +66,17 @@ redisReply *
 rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
     const size_t *lens)
 {
+	long long t0 = clock_mono_ms();
 	redisReply *rep;
 
-	if (idx < 0 || idx >= cl->nnodes)
+	if (idx < 0 || idx >= cl->nnodes || cl->waits_left == 0)
 		return NULL;
 	cl->ncmds++;
 	cl->ntrips++;
-	if ((rep = rconn_cmd(&cl->nodes[idx], argc, argv, lens)) == NULL)
+	if ((rep = rconn_cmd(&cl->nodes[idx], argc, argv, lens)) == NULL) {
 		cl->stale = 1;
+		rcl_waited(cl, t0);
+	}
 	return rep;
 }
 

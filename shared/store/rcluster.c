@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "store/rcl_int.h"
 #include "store/rcluster.h"
 #include "store/rcmd.h"
 
@@ -31,6 +32,7 @@ rcl_open(const char *seeds, int timeout_ms, const char *auth,
 	char *list = xstrdup(seeds), *tok, *save = NULL;
 
 	cl->timeout_ms = timeout_ms;
+	cl->waits_left = -1;
 	cl->auth = auth;
 	cl->sockdir = sockdir;
 	memset(cl->map, RCL_NONE, sizeof(cl->map));
@@ -70,116 +72,6 @@ rcl_close(struct rcl *cl)
 	for (i = 0; i < cl->nnodes; i++)
 		rconn_close(&cl->nodes[i]);
 	free(cl);
-}
-
-/* Reads CLUSTER SLOTS from node i into the map: 0, or -1. */
-static int
-load_map(struct rcl *cl, int i)
-{
-	unsigned char map[RCL_SLOTS];
-	redisReply *rep, *r, *m;
-	char addr[CFG_SOCK_MAX + 1];
-	long long a, b, s;
-	size_t k;
-	int n;
-
-	rep = rconn_cmd(&cl->nodes[i], 2, (const char *[]){ "CLUSTER",
-	    "SLOTS" }, (const size_t[]){ 7, 5 });
-	if (rep == NULL)
-		return -1;
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
-		freeReplyObject(rep);
-		return -1;
-	}
-	memset(map, RCL_NONE, sizeof(map));
-	for (k = 0; k < rep->elements; k++) {
-		r = rep->element[k];
-		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3)
-			continue;
-		m = r->element[2];
-		if (m->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
-		    m->element[0]->type != REDIS_REPLY_STRING)
-			continue;
-		a = r->element[0]->integer;
-		b = r->element[1]->integer;
-		snprintf(addr, sizeof(addr), "%s:%lld",
-		    m->element[0]->len > 0 ? m->element[0]->str : "127.0.0.1",
-		    m->element[1]->integer);
-		if ((n = rcl_node_at(cl, addr)) < 0)
-			continue;
-		for (s = a; s <= b && s < RCL_SLOTS; s++)
-			map[s] = (unsigned char)n;
-	}
-	freeReplyObject(rep);
-	memcpy(cl->map, map, sizeof(map));
-	cl->stale = 0;
-	return 0;
-}
-
-/* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS),
- * starting where the last refresh ended, so a dead node is not asked
- * first every time. */
-static int
-refresh(struct rcl *cl)
-{
-	static int start;
-	long long now = clock_mono_ms();
-	int k, n = cl->nnodes;
-
-	if (now - cl->refreshed_ms < RCL_REFRESH_MS || now < cl->down_until)
-		return -1;
-	cl->refreshed_ms = now;
-	for (k = 0; k < n; k++) {
-		int i = (start + k) % n;
-
-		if (load_map(cl, i) == 0) {
-			start = i;
-			cl->down_ms = 0;
-			return 0;
-		}
-		/* One node that made us wait (hung, or a timeout) is all a
-		 * request pays: the next refresh starts after it.  Nodes in
-		 * their backoff fail at once and cost nothing. */
-		if (clock_mono_ms() - now > 50) {
-			start = (i + 1) % n;
-			break;
-		}
-	}
-	/* No node answered.  When one made us wait (hung), the whole cluster
-	 * is left alone for a growing backoff, as rconn.c does for one
-	 * server (250 ms doubling to 4 s), so a request pays at most one
-	 * wait, not one per command.  Nodes that refused at once (being
-	 * restarted) cost nothing: ask again at the next refresh. */
-	if (clock_mono_ms() - now <= 50) {
-		cl->down_until = now + RCL_REFRESH_MS;
-		return -1;
-	}
-	cl->down_ms = cl->down_ms ? cl->down_ms * 2 : 250;
-	if (cl->down_ms > 4000)
-		cl->down_ms = 4000;
-	cl->down_until = clock_mono_ms() + cl->down_ms;
-	return -1;
-}
-
-/* The node serving slot (-1: any master), refreshing the map when it is
- * stale or has no node for it; -1 when none is known. */
-static int
-node_for(struct rcl *cl, int slot)
-{
-	int s = slot < 0 ? 0 : slot;
-
-	if (cl->stale || cl->map[s] == RCL_NONE)
-		refresh(cl);
-	/* No node answered the last refresh: down until its backoff ends */
-	if (clock_mono_ms() < cl->down_until)
-		return -1;
-	if (slot < 0) {
-		for (s = 0; s < RCL_SLOTS && cl->map[s] == RCL_NONE; s++)
-			;
-		if (s == RCL_SLOTS)
-			return -1;
-	}
-	return cl->map[s] == RCL_NONE ? -1 : cl->map[s];
 }
 
 /* What an error reply asks of us. */
@@ -239,6 +131,11 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 
 	for (;;) {
 		if (rep == NULL) {
+			long long t0 = clock_mono_ms();
+
+			/* the caller was made to wait as often as it allows */
+			if (cl->waits_left == 0)
+				return NULL;
 			if (asking) {
 				redisReply *ok = rconn_cmd(&cl->nodes[n], 1,
 				    (const char *[]){ "ASKING" },
@@ -246,12 +143,14 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 
 				if (ok == NULL) {
 					cl->stale = 1;	/* a node failed */
+					rcl_waited(cl, t0);
 					return NULL;
 				}
 				freeReplyObject(ok);
 			}
 			if ((rep = raw_cmd(cl, n, cmd, len)) == NULL) {
 				cl->stale = 1;	/* a node failed */
+				rcl_waited(cl, t0);
 				return NULL;
 			}
 		}
@@ -279,7 +178,7 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 			/* a failover may be under way: ask for the map again */
 			cl->stale = 1;
 			cl->refreshed_ms = 0;
-			if ((slot = node_for(cl, cslot)) < 0)
+			if ((slot = rcl_node_for(cl, cslot)) < 0)
 				return rep;
 			n = slot;
 		} else {
@@ -312,7 +211,7 @@ rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
 	/* A reply left queued would be read as this command's. */
 	if (rcl_pending(cl) > 0 && rcl_settle(cl) == -1)
 		return NULL;
-	if ((n = node_for(cl, slot)) < 0)
+	if ((n = rcl_node_for(cl, slot)) < 0)
 		return NULL;
 	cmd = rcmd_alloc(argc, argv, lens, &len);
 	cl->ncmds++;
@@ -363,7 +262,7 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 	if (own != NULL)
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);
-	if ((n = node_for(cl, slot)) >= 0)
+	if ((n = rcl_node_for(cl, slot)) >= 0)
 		cmd = rcmd_alloc(argc, argv, lens, &len);
 	free(own);
 	if (n < 0)
@@ -411,10 +310,21 @@ drain(struct rcl *cl)
 	for (k = cl->head; k < cl->nq; k++) {
 		struct rcl_entry *e = &cl->q[k];
 
+		long long t0 = clock_mono_ms();
+
 		if (e->state != 0)
 			continue;
+		/* Once a node made the caller wait as often as it allows,
+		 * the others' replies are not waited for: their connections
+		 * are given up (no backoff: they did nothing wrong). */
+		if (!failed[e->node] && cl->waits_left == 0) {
+			rconn_abandon(&cl->nodes[e->node]);
+			failed[e->node] = 1;
+		}
 		if (failed[e->node] ||
 		    rconn_get_reply(&cl->nodes[e->node], &e->reply) == -1) {
+			if (!failed[e->node])
+				rcl_waited(cl, t0);
 			failed[e->node] = 1;
 			e->state = -1;
 			cl->stale = 1;	/* a node failed */
@@ -477,12 +387,4 @@ rcl_settle(struct rcl *cl)
 		    "unread by the code that queued them)", n, n == 1 ? "y" :
 		    "ies");
 	return rc;
-}
-
-int
-rcl_up(struct rcl *cl)
-{
-	int n = node_for(cl, 0);
-
-	return n >= 0 && rconn_up(&cl->nodes[n]);
 }

@@ -43,6 +43,7 @@ struct rcl {
 	long long	 refreshed_ms;		/* monotonic; last attempt */
 	long long	 down_until;		/* no node answered: wait */
 	int		 down_ms;		/* that backoff */
+	int		 waits_left;		/* rcl_budget(); -1: no limit */
 	int		 timeout_ms;
 	const char	*auth;
 	const char	*sockdir;	/* local nodes' unix sockets, or NULL */
@@ -69,6 +70,14 @@ int		 rcl_cmd_slotof(int argc, const char **argv, const size_t *lens);
 
 /* The node at host:port, added to the table when new; -1 when full. */
 int		 rcl_node_at(struct rcl *, const char *addr);
+
+/* From now on a node may make the caller wait (hang until the timeout)
+ * at most waits times; past that every command fails at once, as a
+ * down Redis does, until the next call.  -1 (from rcl_open()): no
+ * limit.  A request allows one: with every node hung, a page whose keys
+ * are on three masters would otherwise wait three timeouts, and one
+ * more for the slot map. */
+void		 rcl_budget(struct rcl *, int waits);
 
 /* 1 when the map is known and its nodes could be reached. */
 int		 rcl_up(struct rcl *);

@@ -69,6 +69,15 @@ rconn_close(struct rconn *r)
 	r->c = NULL;
 }
 
+void
+rconn_abandon(struct rconn *r)
+{
+	rconn_close(r);
+	r->pending = 0;
+	r->unsent = 0;
+	r->peer_closed = 0;
+}
+
 /* A new connection c to r's server made ready: r's command timeout,
  * then AUTH when r has a password.  -1 when either failed (a refused
  * AUTH is logged unless quiet: once per outage). */

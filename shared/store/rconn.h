@@ -48,6 +48,10 @@ int		 rconn_connect(struct rconn *);
 redisContext	*rconn_dial_another(const struct rconn *);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rconn_up(struct rconn *);
+/* Closes the connection, its queued replies unread, without a backoff
+ * (a pipeline given up for another server's sake): the next call
+ * connects again at once. */
+void		 rconn_abandon(struct rconn *);
 /* Drops the context after a transport error (starts the backoff). */
 void		 rconn_drop(struct rconn *);
 /* One command, waited for (settles queued replies first). */

@@ -48,6 +48,13 @@ rds_is_cluster(const struct rds *r)
 	return r->cl != NULL;
 }
 
+void
+rds_wait_budget(struct rds *r, int waits)
+{
+	if (r->cl != NULL)
+		rcl_budget(r->cl, waits);
+}
+
 int
 rds_same_node(const struct rds *r, const char *a, const char *b)
 {

@@ -66,6 +66,12 @@ int		 rds_signature(struct rds *, char *out, size_t sz);
 void		 rds_close(struct rds *);
 /* 1 on a Redis Cluster. */
 int		 rds_is_cluster(const struct rds *);
+/* From now on Redis may make the caller wait out a timeout at most waits
+ * times (-1, the default: no limit); past that every call fails at once
+ * until the next rds_wait_budget().  Each request allows one.  One
+ * server's backoff does this already (a failure leaves it alone); a
+ * cluster's nodes each have their own (rcl_budget()). */
+void		 rds_wait_budget(struct rds *, int waits);
 /* 1 when keys a and b are served by one node: always on one server; on
  * a cluster, by the slot map as last known (a pipeline of both is then
  * one node's round trip). */

@@ -197,6 +197,9 @@ serve_child(int fd, void *arg)
 	batch_listen_init(fd);
 	while (take(&s[0].fr, fd) >= 0) {
 		a.in_request = 1;
+		/* a request (or those taken with it) waits one Redis
+		 * timeout at most, and what it leaves for after too */
+		rds_wait_budget(&a.rds, 1);
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
 		g = 1;

@@ -228,6 +228,44 @@ const pidOfNode = (node) => Number(/process_id:(\d+)/.exec(redisNode(stack.runDi
 const runsDone = (reason) => Number(stack.sqlite(`SELECT COUNT(*) FROM reconcile_runs WHERE reason='${reason}' AND state='done'`));
 const runsBusy = () => Number(stack.sqlite("SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')"));
 
+// Every node hung (SIGSTOP: a hung node still accepts connections, and
+// nothing answers).  A request waits out one node's timeout (250 ms) at
+// most, then the whole cluster is left alone for its backoff (rcl_map.c):
+// a feed whose posts' counters are on several masters must not wait one
+// timeout per master, nor a refresh of the slot map on top of them.
+test('every node hung: a page that reads from several masters waits one timeout, not one per node', async (t) => {
+  const authors = [];
+  for (let i = 0; i < 6; i++) authors.push(await newUser(stack, `hung${i}`));
+  const fan = await newUser(stack, 'hungfan');
+  const posts = [];
+  for (const a of authors) {
+    const r = await a.c.post('/posts', { body: `hung ${a.login}`, topic: 'general', publish: '1' });
+    posts.push({ id: Number(r.location.split('/')[2]), author: a.id });
+    assert.equal((await fan.c.post(`/follow/${a.login}`)).status, 303);
+  }
+  assert.equal((await fan.c.get('/feed')).status, 200);
+  const homes = posts.map((p) => masters().find((n) =>
+    redisNode(stack.runDir, n, ['EXISTS', redisName('post_likes', p.id, p.author).hash]).trim() === '1'));
+  assert.ok(new Set(homes.filter(Boolean)).size > 1, `the posts' counters are on several masters: ${homes.join(' ')}`);
+  const pids = clusterNodes(stack.runDir).map(pidOfNode);
+  const ms = [];
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  try {
+    // each pause outlasts the first backoff (250 ms), so a process whose
+    // backoff ended meets the hung nodes again
+    for (let i = 0; i < 10; i++) {
+      await sleep(300);
+      const t0 = performance.now();
+      const r = await fan.c.get('/feed');
+      ms.push(Math.round(performance.now() - t0));
+      assert.equal(r.status, 200, 'the feed from SQLite');
+    }
+  } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
+  t.diagnostic(`the feed with every node hung: ${ms.join(' ')} ms`);
+  assert.deepEqual(ms.filter((x) => x >= 450), [], 'no request waits two timeouts (250 ms each)');
+  await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 20000);
+});
+
 // Likes, follows and posts from n clients until stop(); every action
 // answered 303 is recorded as acknowledged.
 function storm(users, posts) {
