@@ -262,7 +262,9 @@ test('every node hung: a page that reads from several masters waits one timeout,
     }
   } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
   t.diagnostic(`the feed with every node hung: ${ms.join(' ')} ms`);
-  assert.deepEqual(ms.filter((x) => x >= 450), [], 'no request waits two timeouts (250 ms each)');
+  // two waits take 500 ms at least (the old code: 517 and 530 ms); one
+  // wait and a slow machine's page stay under it
+  assert.deepEqual(ms.filter((x) => x >= 490), [], 'no request waits two timeouts (250 ms each)');
   await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 20000);
 });
 
