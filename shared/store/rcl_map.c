@@ -58,7 +58,7 @@ load_map(struct rcl *cl, int i)
 int
 rcl_waited(struct rcl *cl, long long t0)
 {
-	if (clock_mono_ms() - t0 <= 50)
+	if (clock_mono_ms() - t0 <= RCL_WAITED_MS)
 		return 0;
 	if (cl->waits_left > 0)
 		cl->waits_left--;
@@ -73,7 +73,7 @@ refresh(struct rcl *cl)
 {
 	static int start;
 	long long now = clock_mono_ms();
-	int k, n = cl->nnodes;
+	int k, n = cl->nnodes, hung = 0;
 
 	if (now - cl->refreshed_ms < RCL_REFRESH_MS || now < cl->down_until)
 		return -1;
@@ -89,7 +89,7 @@ refresh(struct rcl *cl)
 		/* One node that made us wait (hung, or a timeout) is all a
 		 * request pays: the next refresh starts after it.  Nodes in
 		 * their backoff fail at once and cost nothing. */
-		if (clock_mono_ms() - now > 50) {
+		if ((hung = rcl_waited(cl, now))) {
 			start = (i + 1) % n;
 			break;
 		}
@@ -98,7 +98,7 @@ refresh(struct rcl *cl)
 	 * is left alone for a growing backoff, as rconn.c does for one
 	 * server (250 ms doubling to 4 s).  Nodes that refused at once
 	 * (being restarted) cost nothing: ask again at the next refresh. */
-	if (!rcl_waited(cl, now)) {
+	if (!hung) {
 		cl->down_until = now + RCL_REFRESH_MS;
 		return -1;
 	}
@@ -117,8 +117,7 @@ rcl_node_for(struct rcl *cl, int slot)
 {
 	int s = slot < 0 ? 0 : slot;
 
-	/* the caller was made to wait as often as it allows */
-	if (cl->waits_left == 0)
+	if (rcl_spent(cl))
 		return -1;
 	if (cl->stale || cl->map[s] == RCL_NONE)
 		refresh(cl);

@@ -69,7 +69,7 @@ rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
 	long long t0 = clock_mono_ms();
 	redisReply *rep;
 
-	if (idx < 0 || idx >= cl->nnodes || cl->waits_left == 0)
+	if (idx < 0 || idx >= cl->nnodes || rcl_spent(cl))
 		return NULL;
 	cl->ncmds++;
 	cl->ntrips++;

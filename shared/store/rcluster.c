@@ -133,8 +133,7 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 		if (rep == NULL) {
 			long long t0 = clock_mono_ms();
 
-			/* the caller was made to wait as often as it allows */
-			if (cl->waits_left == 0)
+			if (rcl_spent(cl))
 				return NULL;
 			if (asking) {
 				redisReply *ok = rconn_cmd(&cl->nodes[n], 1,
@@ -310,14 +309,15 @@ drain(struct rcl *cl)
 	for (k = cl->head; k < cl->nq; k++) {
 		struct rcl_entry *e = &cl->q[k];
 
-		long long t0 = clock_mono_ms();
+		long long t0;
 
 		if (e->state != 0)
 			continue;
+		t0 = clock_mono_ms();
 		/* Once a node made the caller wait as often as it allows,
 		 * the others' replies are not waited for: their connections
 		 * are given up (no backoff: they did nothing wrong). */
-		if (!failed[e->node] && cl->waits_left == 0) {
+		if (!failed[e->node] && rcl_spent(cl)) {
 			rconn_abandon(&cl->nodes[e->node]);
 			failed[e->node] = 1;
 		}
