@@ -1,9 +1,9 @@
-/* rcl_int.h -- what rcluster.c and rcl_map.c share (nothing outside
- * them). */
+/* rcl_int.h -- what the cluster's own files (rcluster.c, rcl_map.c,
+ * rcl_topo.c) share; nothing outside them. */
 #ifndef TALLY_RCL_INT_H
 #define TALLY_RCL_INT_H
 
-#include "store/rcluster.h"
+struct rcl;
 
 /* A node that failed after this long made its caller wait (hung, or
  * past its timeout); sooner, it refused at once (restarted, dead). */
@@ -20,10 +20,6 @@ int	rcl_waited(struct rcl *, long long t0);
 
 /* 1 when the caller was made to wait as often as its budget allows:
  * every command then fails at once. */
-static inline int
-rcl_spent(const struct rcl *cl)
-{
-	return cl->waits_left == 0;
-}
+int	rcl_spent(const struct rcl *);
 
 #endif

@@ -146,3 +146,9 @@ rcl_budget(struct rcl *cl, int waits)
 {
 	cl->waits_left = waits;
 }
+
+int
+rcl_spent(const struct rcl *cl)
+{
+	return cl->waits_left == 0;
+}
