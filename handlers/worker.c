@@ -298,7 +298,7 @@ main(void)
 		}
 		if (now_ms - last_flush_ms >= 1000) {
 			outbox_drain(&a, OUTBOX_AGE_MS);
-			flush_all(&a, 50, NULL);
+			flush_all(&a, 50, 0, NULL);
 			last_flush_ms = now_ms;
 		}
 		if (now - last_gen >= 5) {

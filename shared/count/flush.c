@@ -101,46 +101,65 @@ struct batch {
 	int		 running;
 	int		 finished;	/* its thread is done (atomic) */
 	int		 rc;		/* of the SQLite part */
+	long long	 start_us;	/* monotonic: its thread started */
 	long long	 cpu_us;	/* its thread's CPU */
+	long long	 sort_ns;	/* its sort's time per item (or a guess) */
+	long long	 round_us;	/* its last round's read (or prev's) */
+	int		 round_items;	/* and how many items it brought */
 };
 
+#define APPLY_NS_GUESS	2000	/* an UPSERT's time before one is timed */
+#define SORT_NS_GUESS	150	/* a sorted item's, before a sort is */
+#define CUT_SLACK_US	300	/* a thread's start, a commit's end */
+
 /* Whether prev's SQLite part (a thread) will be over by the time bt has
- * read the round on its way and sorted what it holds: its items left at
- * most a round's (bt's so far, per round read) and a thirtieth of bt's
- * (a sort costs about that many UPSERTs).  A batch cut only once prev
- * was over left SQLite idle for that reading and sorting, a sixth of
- * the flush's time. */
+ * read the round on its way (as long as the last read took, with as many
+ * items) and sorted what it holds (at the last sort's time per item):
+ * prev's items left, at the pace it has applied so far.  A
+ * batch cut only once prev was over left SQLite idle for that reading
+ * and sorting, a sixth of the flush's time; a fixed guess of the time
+ * left (a round's items and a thirtieth) still left it idle 3-12 ms
+ * before each of a flush's first batches, which the first sorts outran. */
 static int
-prev_ending(const struct batch *prev, const struct batch *bt, int rounds)
+prev_ending(const struct batch *prev, const struct batch *bt)
 {
-	int left;
+	long long done, left, pace_ns, need_us;
 
 	if (prev == NULL || !prev->running)
 		return 0;
 	if (__atomic_load_n(&prev->finished, __ATOMIC_ACQUIRE))
 		return 1;
-	left = prev->t.nds - __atomic_load_n(&prev->t.applied,
-	    __ATOMIC_RELAXED);
-	return rounds > 0 && left <= bt->t.nds / rounds + bt->t.nds / 30;
+	done = __atomic_load_n(&prev->t.applied, __ATOMIC_RELAXED);
+	left = prev->t.nds - done;
+	pace_ns = done > 0 ? (clock_mono_us() - prev->start_us) * 1000 / done :
+	    APPLY_NS_GUESS;
+	need_us = bt->round_us + CUT_SLACK_US +
+	    (bt->t.nds + bt->round_items) * bt->sort_ns / 1000;
+	return left * pace_ns / 1000 <= need_us;
 }
 
 static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
 
 /* Takes batch bt->b from bucket `from` on, while prev (if any) is
  * applied: rounds until it holds limit counters (0: one round), or fewer
- * once prev is applied and bt holds enough to keep SQLite busy (limit /
- * 8), so SQLite seldom waits for a take.  *next: where the next batch
+ * once prev is about to be applied and bt holds enough to be worth a
+ * transaction (limit / 32), so SQLite seldom waits for a take.  A batch
+ * also stops FLUSH_TAIL buckets short of the last: the last batch, small,
+ * leaves few acks after the last commit.  *next: where the next batch
  * starts.  0, or -1 when Redis failed. */
 static int
 take_batch(struct app *a, struct batch *bt, int from, int limit,
     const struct batch *prev, int *next)
 {
 	rds_reply *rep;
-	int sent = from, got = from, n, m, rounds = 0,
-	    enough = (limit + 7) / 8;
+	long long t0, s0;
+	int sent = from, got = from, n, m, had, enough = (limit + 31) / 32;
 
 	snprintf(bt->id, sizeof(bt->id), "%lld", bt->b);
 	fbatch_lock_key(bt->b, bt->lkey, sizeof(bt->lkey));
+	bt->sort_ns = prev != NULL ? prev->sort_ns : SORT_NS_GUESS;
+	bt->round_us = prev != NULL ? prev->round_us : 0;
+	bt->round_items = prev != NULL ? prev->round_items : 0;
 	/* The lock tells recovery this batch has a live flusher. */
 	if ((rep = rds_cmdv(&a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
 	    NULL)) == NULL)
@@ -153,14 +172,18 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		/* the next round is on its way while this one is read */
 		m = 0;
 		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
-		    !(bt->t.nds >= enough && prev_ending(prev, bt, rounds)) &&
-		    !bt->t.fenced &&
+		    sent != CSTORE_BUCKETS - FLUSH_TAIL &&
+		    !(bt->t.nds + bt->round_items >= enough &&
+		    prev_ending(prev, bt)) && !bt->t.fenced &&
 		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
 			return -1;	/* the connection is gone */
+		t0 = clock_mono_us();
+		had = bt->t.nds;
 		if (read_round(a, got, n, &bt->t) == -1)
 			return -1;
+		bt->round_us = clock_mono_us() - t0;
+		bt->round_items = bt->t.nds - had;
 		got += n;
-		rounds++;
 		sent += m;
 		n = m;
 		if (a->fault_take_ms > 0 && m > 0 && !fault_paused) {
@@ -173,7 +196,10 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		    "left to recovery", bt->id);
 		return -1;
 	}
+	s0 = clock_mono_us();
 	taken_sort(&bt->t);	/* here, off the SQLite thread's path */
+	if (bt->t.nds >= 1024)	/* long enough to time */
+		bt->sort_ns = (clock_mono_us() - s0) * 1000 / bt->t.nds;
 	*next = sent;
 	return 0;
 }
@@ -218,17 +244,45 @@ join_batch(struct batch *bt)
 	}
 }
 
+/* The WAL's sync (FLUSH_SYNC), on a thread of its own. */
+struct wal_sync {
+	struct db	*db;
+	pthread_t	 th;
+	int		 rc;
+};
+
+static void *
+sync_wal(void *arg)
+{
+	struct wal_sync *ws = arg;
+
+	ws->rc = db_wal_sync(ws->db);
+	return NULL;
+}
+
 /* Waits for bt's SQLite part; once applied, boards and acks (Redis
  * only: the boards take the values the UPSERTs returned, so this runs
  * while the next batch's thread has the database).  Drops the lock
- * either way (a failed batch is recovery's).  0 or -1. */
+ * either way (a failed batch is recovery's).  When sync (the last
+ * batch), the WAL's sync runs beside the boards and acks: they need the
+ * commit, not its sync (synchronous = NORMAL), and the sync was a tenth
+ * of a flush after them.  0 or -1. */
 static int
-end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
+end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 {
+	struct wal_sync ws = { .db = &a->db, .rc = 0 };
 	rds_reply *rep;
-	int rc = -1;
+	int rc = -1, syncing = 0;
 
 	join_batch(bt);
+	if (bt->rc == 0) {
+		if (sync)
+			syncing = pthread_create(&ws.th, NULL, sync_wal,
+			    &ws) == 0;
+		else	/* its commit on its way to disk: the last sync
+			   waits for less */
+			db_wal_writeback(&a->db);
+	}
 	if (bt->rc == 0 && taken_settle(a, bt->id, &bt->t, 1) == 0) {
 		if (st != NULL) {
 			st->batches += bt->t.nb > 0;
@@ -243,6 +297,11 @@ end_batch(struct app *a, struct batch *bt, struct flush_stats *st)
 	if ((rep = rds_cmdv(&a->rds, "DEL", bt->lkey, NULL)) != NULL)
 		rds_free(rep);
 	taken_free(&bt->t);
+	if (syncing) {
+		pthread_join(ws.th, NULL);
+		if (ws.rc == -1)
+			log_warn("flush: the WAL's sync failed");
+	}
 	return rc;
 }
 
@@ -260,7 +319,7 @@ batch_fields(void)
 }
 
 int
-flush_all(struct app *a, int max_batches, struct flush_stats *st)
+flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 {
 	struct batch bts[2], *cur, *prev = NULL;
 	sigset_t alrm, old;
@@ -288,6 +347,7 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 		/* A batch whose predecessor failed is not applied (it is
 		 * recovery's, as when the flusher dies). */
 		if (cur->rc == 0 && (prev == NULL || prev->rc == 0)) {
+			cur->start_us = clock_mono_us();
 			if (pthread_create(&cur->th, NULL, apply_batch,
 			    cur) == 0)
 				cur->running = 1;
@@ -297,7 +357,7 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 			cur->rc = -1;
 		/* The previous batch's boards and acks while this one is
 		 * applied. */
-		if (prev != NULL && end_batch(a, prev, st) == -1)
+		if (prev != NULL && end_batch(a, prev, 0, st) == -1)
 			rc = -1;
 		prev = cur;
 		from = next;
@@ -306,7 +366,8 @@ flush_all(struct app *a, int max_batches, struct flush_stats *st)
 			break;
 		}
 	}
-	if (prev != NULL && end_batch(a, prev, st) == -1)
+	if (prev != NULL && end_batch(a, prev, (flags & FLUSH_SYNC) != 0,
+	    st) == -1)
 		rc = -1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
@@ -322,7 +383,8 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 		return -1;
 	for (;;) {
 		st->skipped = 0;
-		if (recover_batches(a) < 0 || flush_all(a, INT_MAX, st) == -1)
+		if (recover_batches(a) < 0 ||
+		    flush_all(a, INT_MAX, FLUSH_SYNC, st) == -1)
 			return -1;
 		if (st->skipped == 0)
 			return 0;

@@ -15,8 +15,11 @@
  * SQLite (the database connection is the thread's alone meanwhile; the
  * previous batch's boards and acks, Redis only, run beside it too).  The
  * first batch is one round, so SQLite starts early; a later one stops
- * taking at FLUSH_FIELDS counters, or sooner, once the batch before it
- * is applied and it holds an eighth of that: SQLite seldom waits.
+ * taking at FLUSH_FIELDS counters, or sooner, once it holds a 32nd of
+ * that and the batch before it will be applied by the time this one has
+ * read its last round and sorted (timed as the flush goes): SQLite
+ * seldom waits.  The last batch is FLUSH_TAIL buckets: few acks wait
+ * for the last commit.
  *
  * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
  * flusher killed at any point leaves buckets whose meta names B with no
@@ -35,6 +38,7 @@
 
 #define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
 #define FLUSH_PIPE	16	/* buckets per pipelined round */
+#define FLUSH_TAIL	(2 * FLUSH_PIPE)	/* the last batch's buckets */
 #define FLUSH_WAIT_MS	15000	/* tallyctl flush outwaits a held bucket
 				   (a batch's lock lives 5 s unrefreshed) */
 #define FLUSH_POLL_MS	50	/* ... sweeping again this often */
@@ -48,14 +52,19 @@ struct flush_stats {
 	long long	apply_us;	/* CPU of the batches' SQLite threads */
 };
 
-/* Sweeps every bucket once (at most max_batches batches).  0, or -1
- * when Redis or SQLite failed (what was taken is finished by a later
- * recover_batches). */
-int	flush_all(struct app *, int max_batches, struct flush_stats *);
+#define FLUSH_SYNC	1	/* flush_all(): the WAL synced at the end */
+
+/* Sweeps every bucket once (at most max_batches batches).  With
+ * FLUSH_SYNC in flags, what it committed is on disk when it returns
+ * (the WAL synced beside the last acks), else as SQLite's synchronous =
+ * NORMAL has it.  0, or -1 when Redis or SQLite failed (what was taken
+ * is finished by a later recover_batches). */
+int	flush_all(struct app *, int max_batches, int flags,
+	    struct flush_stats *);
 
 /* "Flush now" (tallyctl flush): recovers, then sweeps until a sweep
  * skips no bucket, so every delta pending when it was called is in
- * SQLite when it returns.  A bucket another live flusher's batch holds
+ * SQLite, on disk, when it returns.  A bucket another live flusher's batch holds
  * (the worker's) is waited for, polling, for at most wait_ms; a dead
  * flusher's is finished once its lock expires.  0; 1 when wait_ms ran
  * out with buckets still held (st->skipped says how many); -1 when

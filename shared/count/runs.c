@@ -205,14 +205,14 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 		rec_report_init(&r.report);
 	/* Fold what is pending first: fewer keys to settle. */
 	recover_batches(a);
-	flush_all(a, 1000, NULL);
+	flush_all(a, 1000, 0, NULL);
 	if (reconcile(a, r.dry, r.checkpoint, &r.report, on_progress, &x) == -1) {
 		finish(&a->db, id, "failed", "Redis or SQLite failed; "
 		    "start a new run");
 		return -1;
 	}
 	if (!r.dry) {		/* counters moved: fold, then rebuild boards */
-		flush_all(a, 1000, NULL);
+		flush_all(a, 1000, 0, NULL);
 		lb_invalidate(a);
 	}
 	finish(&a->db, id, "done", NULL);

@@ -85,24 +85,48 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	return 0;
 }
 
+/* The WAL's descriptor, opened the first time it is there; -1 when it
+ * is not (nothing committed yet, or a database in memory). */
+static int
+wal_fd(struct db *d)
+{
+	if (d->wal_fd > 0)
+		return d->wal_fd;
+	if (d->pg != NULL || d->wal_path == NULL ||
+	    (d->wal_fd = open(d->wal_path, O_RDONLY | O_CLOEXEC)) == -1) {
+		d->wal_fd = 0;
+		return -1;
+	}
+	return d->wal_fd;
+}
+
+void
+db_wal_writeback(struct db *d)
+{
+	int fd = wal_fd(d);
+
+	if (fd != -1)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+int
+db_wal_sync(struct db *d)
+{
+	int fd = wal_fd(d);
+
+	if (fd == -1)
+		return d->pg != NULL || d->wal_path == NULL ||
+		    errno == ENOENT ? 0 : -1;	/* nothing to sync */
+	return fdatasync(fd);
+}
+
 int
 db_leave_wal(struct db *d)
 {
-	const char *path;
-	int fd, rc = 0;
-
 	if (d->pg != NULL)
 		return 0;
 	if (sqlite3_db_config(d->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
 	    NULL) != SQLITE_OK)
 		return -1;
-	if ((path = sqlite3_db_filename(d->h, "main")) == NULL ||
-	    *path == '\0')
-		return 0;	/* in memory: nothing to sync */
-	if ((fd = open(sqlite3_filename_wal(path), O_RDONLY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 0 : -1;	/* nothing written */
-	if (fdatasync(fd) == -1)
-		rc = -1;
-	close(fd);
-	return rc;
+	return db_wal_sync(d);
 }

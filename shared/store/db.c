@@ -382,6 +382,7 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA journal_size_limit = 67108864;";
 
 	struct sigaction sa;
+	const char *file;
 	char lp[4096];
 
 	memset(d, 0, sizeof(*d));
@@ -409,6 +410,9 @@ db_open(struct db *d, const char *path)
 		return -1;
 	}
 	sqlite3_busy_handler(d->h, busy_wait, d);
+	if ((file = sqlite3_db_filename(d->h, "main")) != NULL &&
+	    *file != '\0')		/* not in memory */
+		d->wal_path = sqlite3_filename_wal(file);
 	sqlite3_trace_v2(d->h, SQLITE_TRACE_STMT, count_stmt, d);
 	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
 		db_close(d);
@@ -431,6 +435,8 @@ db_close(struct db *d)
 	sqlite3_close(d->h);
 	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
 		close(d->wlock_fd);
+	if (d->wal_fd > 0)
+		close(d->wal_fd);
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
 	d->busy_ms = DB_BUSY_MS;

@@ -25,6 +25,8 @@ struct db {
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
+	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
+	const char	*wal_path;	/* its name (SQLite's, lives as long) */
 	int		 wlocked;
 	int		 held;		/* a db_hold() transaction not yet joined */
 	int		 group;		/* db_group_begin(): a shared commit open */
@@ -107,6 +109,14 @@ int		 db_checkpoint(struct db *, int min_frames, int truncate);
  * both files, a tenth of a 200,000-counter `tallyctl flush`, for pages
  * the worker's checkpoint copies anyway.  0 or -1. */
 int		 db_leave_wal(struct db *);
+/* Starts writing what was committed to the WAL out to disk, without
+ * waiting for it (sync_file_range()), so that a later sync waits only
+ * for what came after.  db_wal_sync(): waits until the WAL is on disk
+ * (fdatasync()); 0 or -1.  Both use the WAL's file alone, never the
+ * connection: any thread may call them while another owns it (db_own()),
+ * one thread at a time. */
+void		 db_wal_writeback(struct db *);
+int		 db_wal_sync(struct db *);
 /* The connection is the calling thread's alone until db_disown() (the
  * flusher's apply thread): any other thread's statement is a bug, and
  * fails an assertion.  (Connections are opened NOMUTEX: one thread at a
