@@ -397,7 +397,8 @@ db_open(struct db *d, const char *path)
 	/* Opened here, after any fork(): an flock() belongs to the open
 	 * file, so a descriptor inherited across fork() would not exclude
 	 * the other children. */
-	if (snprintf(lp, sizeof(lp), "%s-wlock", path) < (int)sizeof(lp) &&
+	if (strcmp(path, ":memory:") != 0 && *path != '\0' &&	/* a file */
+	    snprintf(lp, sizeof(lp), "%s-wlock", path) < (int)sizeof(lp) &&
 	    (d->wlock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1)
 		log_warn("%s: %s (writers poll SQLite's lock)", lp,
 		    strerror(errno));

@@ -194,6 +194,8 @@ in_memory_nothing_to_sync(void **state)
 	assert_int_equal(db_wal_sync(&d), 0);
 	assert_int_equal(db_leave_wal(&d), 0);
 	db_close(&d);
+	/* and no writers' lock file named after it */
+	assert_int_equal(access(":memory:-wlock", F_OK), -1);
 }
 
 int
