@@ -144,8 +144,9 @@ static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
  * applied: rounds until it holds limit counters (0: one round), or fewer
  * once prev is about to be applied and bt holds enough to be worth a
  * transaction (limit / 32), so SQLite seldom waits for a take.  A batch
- * also stops FLUSH_TAIL buckets short of the last: the last batch, small,
- * leaves few acks after the last commit.  *next: where the next batch
+ * that holds that much also stops FLUSH_TAIL buckets short of the last:
+ * the last batch, small, leaves few acks after the last commit (a small
+ * flush, the worker's every second, stays one batch after the first).  *next: where the next batch
  * starts.  0, or -1 when Redis failed. */
 static int
 take_batch(struct app *a, struct batch *bt, int from, int limit,
@@ -172,7 +173,8 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		/* the next round is on its way while this one is read */
 		m = 0;
 		if (sent < CSTORE_BUCKETS && bt->t.nds < limit &&
-		    sent != CSTORE_BUCKETS - FLUSH_TAIL &&
+		    (sent != CSTORE_BUCKETS - FLUSH_TAIL ||
+		    bt->t.nds < enough) &&
 		    !(bt->t.nds + bt->round_items >= enough &&
 		    prev_ending(prev, bt)) && !bt->t.fenced &&
 		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
