@@ -115,11 +115,11 @@ struct batch {
 /* Whether prev's SQLite part (a thread) will be over by the time bt has
  * read the round on its way (as long as the last read took, with as many
  * items) and sorted what it holds (at the last sort's time per item):
- * prev's items left, at the pace it has applied so far.  A
- * batch cut only once prev was over left SQLite idle for that reading
- * and sorting, a sixth of the flush's time; a fixed guess of the time
- * left (a round's items and a thirtieth) still left it idle 3-12 ms
- * before each of a flush's first batches, which the first sorts outran. */
+ * prev's items left, at the pace it has applied so far.  A batch cut
+ * only once prev was over left SQLite idle for that reading and sorting,
+ * a sixth of the flush's time; a fixed guess of the time left (a round's
+ * items and a thirtieth) still left it idle 3-12 ms before each of a
+ * flush's first batches, which the first sorts outran. */
 static int
 prev_ending(const struct batch *prev, const struct batch *bt)
 {
@@ -146,8 +146,8 @@ static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
  * transaction (limit / 32), so SQLite seldom waits for a take.  A batch
  * that holds that much also stops FLUSH_TAIL buckets short of the last:
  * the last batch, small, leaves few acks after the last commit (a small
- * flush, the worker's every second, stays one batch after the first).  *next: where the next batch
- * starts.  0, or -1 when Redis failed. */
+ * flush, the worker's every second, stays one batch after the first).
+ * *next: where the next batch starts.  0, or -1 when Redis failed. */
 static int
 take_batch(struct app *a, struct batch *bt, int from, int limit,
     const struct batch *prev, int *next)

@@ -64,12 +64,12 @@ int	flush_all(struct app *, int max_batches, int flags,
 
 /* "Flush now" (tallyctl flush): recovers, then sweeps until a sweep
  * skips no bucket, so every delta pending when it was called is in
- * SQLite, on disk, when it returns.  A bucket another live flusher's batch holds
- * (the worker's) is waited for, polling, for at most wait_ms; a dead
- * flusher's is finished once its lock expires.  0; 1 when wait_ms ran
- * out with buckets still held (st->skipped says how many); -1 when
- * Redis or SQLite failed.  st accumulates over the sweeps (skipped:
- * the last sweep's). */
+ * SQLite, on disk, when it returns.  A bucket another live flusher's
+ * batch holds (the worker's) is waited for, polling, for at most
+ * wait_ms; a dead flusher's is finished once its lock expires.  0; 1
+ * when wait_ms ran out with buckets still held (st->skipped says how
+ * many); -1 when Redis or SQLite failed.  st accumulates over the
+ * sweeps (skipped: the last sweep's). */
 int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
 
 /* Counters with deltas not yet in SQLite (pending or in flight), or -1. */

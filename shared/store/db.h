@@ -98,10 +98,11 @@ int		 db_group_end(struct db *);
  * needs older frames, the rest and the restart run under the writers'
  * lock (two syncs: a short stall), readers getting DB_CKPT_WAIT_MS to
  * leave the WAL.  With one pass, the locked part copied everything
- * appended during it and held likes up to 16 ms, which set their p99.  Under a steady write load a
- * passive checkpoint alone never catches up with the last frame, so the
- * WAL would only grow (and every page lookup in it slow down).  0, 1
- * when readers kept the WAL (copied, not restarted), -1 on error. */
+ * appended during it and held likes up to 16 ms, which set their p99.
+ * Under a steady write load a passive checkpoint alone never catches up
+ * with the last frame, so the WAL would only grow (and every page
+ * lookup in it slow down).  0, 1 when readers kept the WAL (copied,
+ * not restarted), -1 on error. */
 int		 db_checkpoint(struct db *, int min_frames, int truncate);
 /* Syncs the WAL (what the connection committed is on disk now) and
  * leaves the copy into the database to the next checkpoint: without it,
