@@ -121,6 +121,13 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 #define RADIX_PASSES	(64 / RADIX_BITS)
 #define RADIX_SIZE	(1 << RADIX_BITS)
 
+/* The p-th digit (from the least significant) of a prefix. */
+static inline unsigned
+digit(unsigned long long prefix, int p)
+{
+	return (unsigned)(prefix >> (p * RADIX_BITS)) & (RADIX_SIZE - 1);
+}
+
 /* Sorts v[0..n) by prefix: a least-significant-digit radix sort, a
  * byte a pass, every pass's counts taken in one read first; a pass whose
  * digit is the same everywhere (a key's NULs, the name's rank) is
@@ -140,11 +147,9 @@ radix_sort(struct order *v, size_t n)
 
 	for (i = 0; i < n; i++)
 		for (p = 0; p < RADIX_PASSES; p++)
-			cnt[p][(v[i].prefix >> (p * RADIX_BITS)) &
-			    (RADIX_SIZE - 1)]++;
+			cnt[p][digit(v[i].prefix, p)]++;
 	for (p = 0; p < RADIX_PASSES; p++) {
-		if (cnt[p][(src[0].prefix >> (p * RADIX_BITS)) &
-		    (RADIX_SIZE - 1)] == n)
+		if (cnt[p][digit(src[0].prefix, p)] == n)
 			continue;	/* one digit: nothing moves */
 		for (d = 0, sum = 0; d < RADIX_SIZE; d++) {
 			c = cnt[p][d];
@@ -152,8 +157,7 @@ radix_sort(struct order *v, size_t n)
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[cnt[p][(src[i].prefix >> (p * RADIX_BITS)) &
-			    (RADIX_SIZE - 1)]++] = src[i];
+			dst[cnt[p][digit(src[i].prefix, p)]++] = src[i];
 		sw = src;
 		src = dst;
 		dst = sw;

@@ -86,14 +86,18 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 }
 
 /* The WAL's descriptor, opened the first time it is there; -1 when it
- * is not (nothing committed yet, or a database in memory). */
+ * is not, errno ENOENT when there is none to have (nothing committed
+ * yet, a database in memory, PostgreSQL). */
 static int
 wal_fd(struct db *d)
 {
 	if (d->wal_fd > 0)
 		return d->wal_fd;
-	if (d->pg != NULL || d->wal_path == NULL ||
-	    (d->wal_fd = open(d->wal_path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if (d->pg != NULL || d->wal_path == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((d->wal_fd = open(d->wal_path, O_RDONLY | O_CLOEXEC)) == -1) {
 		d->wal_fd = 0;
 		return -1;
 	}
@@ -115,8 +119,7 @@ db_wal_sync(struct db *d)
 	int fd = wal_fd(d);
 
 	if (fd == -1)
-		return d->pg != NULL || d->wal_path == NULL ||
-		    errno == ENOENT ? 0 : -1;	/* nothing to sync */
+		return errno == ENOENT ? 0 : -1;	/* nothing to sync */
 	return fdatasync(fd);
 }
 
