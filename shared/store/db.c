@@ -106,13 +106,19 @@ held:
 	return 0;
 }
 
-/* Runs SAVEPOINT act (0) or RELEASE act (1), prepared once: a group
- * commit runs both for each request, and sqlite3_exec() parsed them
- * every time.  0, or -1. */
+enum { SP_SAVE, SP_RELEASE, SP_READ, SP_READ_END, SP_NSTMT };
+_Static_assert(SP_NSTMT == sizeof(((struct db *)0)->spst) /
+    sizeof(((struct db *)0)->spst[0]), "one prepared statement each");
+
+/* Runs SAVEPOINT act (SP_SAVE), RELEASE act (SP_RELEASE), BEGIN
+ * (SP_READ) or COMMIT (SP_READ_END), prepared once: a group commit runs
+ * them for each request or group, and sqlite3_exec() parsed them every
+ * time.  0, or -1. */
 static int
 sp_run(struct db *d, int i)
 {
-	static const char *const sql[2] = { "SAVEPOINT act", "RELEASE act" };
+	static const char *const sql[SP_NSTMT] = { "SAVEPOINT act",
+	    "RELEASE act", "BEGIN", "COMMIT" };
 	int rc;
 
 	db_check_owner(d);
@@ -136,7 +142,7 @@ sp_begin(struct db *d)
 {
 	if (d->sp)
 		return 0;	/* joined: the request's hold opened it */
-	if (sp_run(d, 0) == -1)
+	if (sp_run(d, SP_SAVE) == -1)
 		return -1;
 	d->sp = 1;
 	return 0;
@@ -180,7 +186,7 @@ int
 db_commit(struct db *d)
 {
 	if (d->group) {
-		if (!d->sp || sp_run(d, 1) == -1) {
+		if (!d->sp || sp_run(d, SP_RELEASE) == -1) {
 			db_rollback(d);
 			return -1;
 		}
@@ -227,6 +233,23 @@ db_release(struct db *d)
 {
 	d->held = 0;
 	db_rollback(d);		/* a no-op when nothing is open */
+}
+
+int
+db_read_begin(struct db *d)
+{
+	if (d->pg != NULL || !sqlite3_get_autocommit(d->h))
+		return -1;
+	return sp_run(d, SP_READ);
+}
+
+void
+db_read_end(struct db *d)
+{
+	if (d->pg != NULL || sqlite3_get_autocommit(d->h))
+		return;
+	if (sp_run(d, SP_READ_END) == -1)
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int
@@ -431,8 +454,8 @@ db_close(struct db *d)
 	for (i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_finalize(d->dv);
-	sqlite3_finalize(d->spst[0]);
-	sqlite3_finalize(d->spst[1]);
+	for (i = 0; i < SP_NSTMT; i++)
+		sqlite3_finalize(d->spst[i]);
 	sqlite3_close(d->h);
 	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
 		close(d->wlock_fd);

@@ -20,7 +20,7 @@ struct db {
 	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
 	struct sqlite3_stmt *st[STMT__MAX];
 	struct sqlite3_stmt *dv;	/* db_data_version()'s */
-	struct sqlite3_stmt *spst[2];	/* SAVEPOINT act, RELEASE act */
+	struct sqlite3_stmt *spst[4];	/* SP_SAVE ... (db.c) */
 	unsigned long long nstmt;	/* statements run (for /metrics) */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
@@ -73,6 +73,13 @@ void		 db_rollback(struct db *);
  * after the request: a hold that nobody joined, or a page's leftover. */
 int		 db_hold(struct db *);
 void		 db_release(struct db *);
+/* A read transaction for several reads that belong together (a group
+ * commit's sessions, checked before its write transaction): one snapshot
+ * and one WAL read lock for all, not one a statement.  SQLite only: -1 on
+ * PostgreSQL or inside a transaction (the reads then run as before).
+ * db_read_end() ends it; nothing when none is open. */
+int		 db_read_begin(struct db *);
+void		 db_read_end(struct db *);
 /* Group commit (web/batch.h): one write transaction for the actions of
  * several requests that queued together.  Between db_group_begin() and
  * db_group_end(), db_begin() opens a savepoint, db_commit() releases it

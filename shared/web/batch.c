@@ -52,12 +52,15 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	int kept[BATCH_MAX] = { 0 };
 	int i, todo = 0, ok;
 
-	/* 1. the checks, before any lock; the refused are answered */
+	/* 1. the checks, before any lock, their sessions read in one read
+	 * transaction; the refused are answered */
+	db_read_begin(&a->db);
 	for (i = 0; i < n; i++)
-		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) != NULL)
-			todo++;
-		else
+		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) == NULL)
 			answer(&s[i]);
+	db_read_end(&a->db);
+	for (i = 0; i < n; i++)
+		todo += hit[i] != NULL;
 	if (todo == 0)
 		return;
 	if (db_group_begin(&a->db) == -1) {	/* each its own, as before */

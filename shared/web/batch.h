@@ -11,7 +11,8 @@
  * (up to BATCH_MAX), and:
  *
  *   1. checks each as route_dispatch() would (session, CSRF, throttle:
- *      no lock is taken); a refused one is answered at once;
+ *      no lock is taken), the sessions read in one read transaction
+ *      (db_read_begin()); a refused one is answered at once;
  *   2. runs the admitted pages in one write transaction, each inside its
  *      own savepoint (db_group_begin()): each succeeds or fails alone,
  *      and each sees what the ones before it wrote;

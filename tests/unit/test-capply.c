@@ -246,6 +246,9 @@ test_group_on_one_author(void **state)
 	assert_int_equal(calls(f, "hincrby"),
 	    2 * (nshared + nposts) + 1 /* p101's seq */ + 2 /* loaded */);
 	assert_int_equal(calls(f, "evalsha") + calls(f, "eval"), 1);
+	/* the 7 rows' marks: read in one call, written in one */
+	assert_int_equal(calls(f, "zmscore"), 1);
+	assert_int_equal(calls(f, "zadd"), 1);
 }
 
 static void

@@ -6,7 +6,8 @@
  * db_group_end().  What must follow a commit (app_after_commit()) runs at
  * once outside a group, and inside one waits for the group's end: run in
  * order, calls with the same function in a row as one call, or dropped
- * when the group rolled back. */
+ * when the group rolled back.  The checks before a group read their
+ * sessions in one read transaction (db_read_begin()). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -106,6 +107,35 @@ savepoints_each_action_alone(void **state)
 	db_close(&d);
 }
 
+/* A group's sessions are read in one read transaction: one snapshot
+ * (another connection's commit in between is not seen), nothing held
+ * after db_read_end(), and none opened inside a transaction. */
+static void
+reads_share_one_snapshot(void **state)
+{
+	struct db d, other;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_open(&other, tdb.path), 0);
+	db_exec(&d, "DELETE FROM t");
+	db_read_end(&d);			/* none open: nothing */
+	assert_int_equal(db_read_begin(&d), 0);
+	assert_int_equal(count(&d, "1"), 0);
+	act(&other, 1, 1);
+	assert_int_equal(count(&d, "1"), 0);	/* the snapshot it began */
+	db_read_end(&d);
+	assert_int_equal(count(&d, "1"), 1);
+	/* the writers' lock and a group open at once after it */
+	assert_int_equal(db_group_begin(&d), 0);
+	assert_int_equal(db_read_begin(&d), -1);	/* not inside one */
+	act(&d, 2, 1);
+	assert_int_equal(db_group_end(&d), 0);
+	assert_int_equal(count(&other, "1"), 2);
+	db_close(&other);
+	db_close(&d);
+}
+
 static char trail[64];
 
 static void
@@ -164,6 +194,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(savepoints_each_action_alone),
+		cmocka_unit_test(reads_share_one_snapshot),
 		cmocka_unit_test(after_commit_waits_and_batches),
 	};
 
