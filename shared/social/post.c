@@ -31,10 +31,12 @@ post_free(struct post *p)
 	p->body = NULL;
 }
 
-int
-post_get(struct db *d, long long id, struct post *p)
+/* The post at id, through statement st and fill: 1, 0 absent, -1. */
+static int
+read_post(struct db *d, enum stmt st, long long id, struct post *p,
+    void (*fill)(struct dbq *, struct post *))
 {
-	struct dbq *s = db_stmt(d, STMT_POST_GET);
+	struct dbq *s = db_stmt(d, st);
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -42,9 +44,31 @@ post_get(struct db *d, long long id, struct post *p)
 		return -1;
 	dbq_bind_i64(s, 1, id);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
-		post_from_row(s, p);
+		fill(s, p);
 	db_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+post_get(struct db *d, long long id, struct post *p)
+{
+	return read_post(d, STMT_POST_GET, id, p, post_from_row);
+}
+
+static void
+head_from_row(struct dbq *s, struct post *p)
+{
+	p->id = dbq_i64(s, 0);
+	p->user_id = dbq_i64(s, 1);
+	p->topic_id = dbq_i64(s, 2);
+	p->status = dbq_int(s, 3);
+	p->is_deleted = dbq_int(s, 4);
+}
+
+int
+post_head(struct db *d, long long id, struct post *p)
+{
+	return read_post(d, STMT_POST_HEAD, id, p, head_from_row);
 }
 
 int

@@ -27,6 +27,11 @@ struct post {
 
 /* Reads a post; 1 found, 0 absent, -1 error.  post_free() after 1. */
 int	post_get(struct db *, long long id, struct post *);
+/* Reads what an action on a post needs (a like's, a comment's): its id,
+ * author, topic and visibility, one lookup of the posts table (post_get()
+ * also joins the author and the topic, and copies the body); the rest of
+ * p is zero.  1 found, 0 absent, -1 error; post_free() is not needed. */
+int	post_head(struct db *, long long id, struct post *);
 /* Fills p from a row of a POST_COLS statement (sql.c). */
 void	post_from_row(struct dbq *, struct post *);
 void	post_free(struct post *);

@@ -230,7 +230,8 @@ fail:
 	return rc;
 }
 
-/* Opens a transaction on a post that must be visible to uid's action. */
+/* Opens a transaction on a post that must be visible to uid's action;
+ * p gets its head (post_head()): author, topic, visibility. */
 static int
 begin_on_visible(struct db *d, long long id, struct post *p)
 {
@@ -238,13 +239,12 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
-	if ((ch = post_get(d, id, p)) != 1) {
+	if ((ch = post_head(d, id, p)) != 1) {
 		db_rollback(d);
 		return ch == 0 ? POST_NOTFOUND : POST_ERR;
 	}
 	if (!POST_VISIBLE(p)) {
 		db_rollback(d);
-		post_free(p);
 		return POST_NOTFOUND;
 	}
 	return POST_OK;
@@ -327,11 +327,9 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	    changed && st != STMT_LIKE_DELETE ? &r : NULL, p.user_id,
 	    note) == -1)
 		goto fail;
-	post_free(&p);
 	return POST_OK;
 fail:
 	db_rollback(d);
-	post_free(&p);
 	return POST_ERR;
 }
 
@@ -366,7 +364,6 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
 	author = p.user_id;
-	post_free(&p);
 	if ((s = db_stmt(d, STMT_COMMENT_INSERT)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
@@ -443,11 +440,10 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	if (author != uid && !is_admin) {
 		/* Under a post the caller cannot see, the comment is not
 		 * there for them at all (no existence leak). */
-		rc = post_get(d, *post_id, &p);
-		if (rc == 1) {
+		rc = post_head(d, *post_id, &p);
+		if (rc == 1)
 			rc = POST_VISIBLE(&p) ? POST_FORBIDDEN : POST_NOTFOUND;
-			post_free(&p);
-		} else
+		else
 			rc = POST_NOTFOUND;
 		db_rollback(d);
 		return rc;
@@ -459,11 +455,10 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, cid);
-	if (step_changes(d, s) != 1 || post_get(d, *post_id, &p) != 1)
+	if (step_changes(d, s) != 1 || post_head(d, *post_id, &p) != 1)
 		goto fail;
 	note = notify_withdraw(d, p.user_id, author, "comment", *post_id, cid);
 	post_author = p.user_id;
-	post_free(&p);
 	if (note == -1)
 		goto fail;
 	{

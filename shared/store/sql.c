@@ -52,6 +52,11 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_POST_GET] =
 	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
 	    "JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
+	/* STMT_POST_HEAD: id -- what an action on the post needs: its
+	 * author, topic and visibility (one lookup, no body) */
+	[STMT_POST_HEAD] =
+	    "SELECT id, user_id, topic_id, status, is_deleted FROM posts "
+	    "WHERE id = ?1",
 	/* STMT_POST_UPDATE: id, body, topic, status, now -- keeps the first
 	 * publication time, so a re-published post keeps its place */
 	[STMT_POST_UPDATE] =
