@@ -54,13 +54,13 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 
 	/* 1. the checks, before any lock, their sessions read in one read
 	 * transaction; the refused are answered */
-	db_read_begin(&a->db);
+	db_read_begin(&a->db);	/* on PostgreSQL: none, each reads alone */
 	for (i = 0; i < n; i++)
-		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) == NULL)
+		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) != NULL)
+			todo++;
+		else
 			answer(&s[i]);
 	db_read_end(&a->db);
-	for (i = 0; i < n; i++)
-		todo += hit[i] != NULL;
 	if (todo == 0)
 		return;
 	if (db_group_begin(&a->db) == -1) {	/* each its own, as before */
