@@ -1121,6 +1121,7 @@ describe('7. security headers', () => {
   test('every answer the tests saw carries the security headers; HTML is no-store', (t) => {
     assert.ok(seen.length > 300, `${seen.length} answers`);
     let html = 0;
+    let lengths = 0;
     for (const { what, status, headers, text } of seen) {
       checkSecurity(`${what} (${status})`, headers);
       const ct = headers.get('content-type') ?? '';
@@ -1131,8 +1132,16 @@ describe('7. security headers', () => {
         if (status !== 413 && status !== 429 && text.length > 0) assertSafe(`${what} (${status})`, text);
       }
       if (/^application\/json/.test(ct)) assert.equal(headers.get('cache-control'), 'no-store', what);
+      // a handler's answer says its length (web/resp.c): nginx sends it
+      // as it is, not chunked (nginx's own 413 and 429 pages aside)
+      if (/^(text\/html|application\/json)/.test(ct) && status !== 413 && status !== 429) {
+        assert.equal(headers.get('content-length'), String(Buffer.byteLength(text)), `${what} (${status}): Content-Length`);
+        assert.equal(headers.get('transfer-encoding'), null, `${what} (${status}): Transfer-Encoding`);
+        lengths++;
+      }
     }
-    t.diagnostic(`${seen.length} answers checked, ${html} of them HTML`);
+    assert.ok(lengths > 300, `${lengths} answers with a length`);
+    t.diagnostic(`${seen.length} answers checked, ${html} of them HTML, ${lengths} with their Content-Length`);
   });
 
   test('personalised pages are no-store, for each caller', async () => {

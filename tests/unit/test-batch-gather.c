@@ -23,6 +23,7 @@
 
 #include <fcgiapp.h>
 
+#include "fcgiclient.h"
 #include "web/batch.h"
 #include "web/route.h"
 
@@ -47,55 +48,17 @@ static int	 clients[NCLIENT];
 static int	 nclient;
 static int	 opened;
 
-/* One FastCGI record: header, content, no padding. */
-static size_t
-record(unsigned char *p, int type, const void *c, size_t len)
-{
-	p[0] = 1;
-	p[1] = (unsigned char)type;
-	p[2] = 0;
-	p[3] = 1;			/* request id 1 */
-	p[4] = (unsigned char)(len >> 8);
-	p[5] = (unsigned char)len;
-	p[6] = 0;
-	p[7] = 0;
-	memcpy(p + 8, c, len);
-	return 8 + len;
-}
-
-/* A name-value pair, both shorter than 128 bytes. */
-static size_t
-pair(unsigned char *p, const char *n, const char *v)
-{
-	size_t nl = strlen(n), vl = strlen(v);
-
-	p[0] = (unsigned char)nl;
-	p[1] = (unsigned char)vl;
-	memcpy(p + 2, n, nl);
-	memcpy(p + 2 + nl, v, vl);
-	return 2 + nl + vl;
-}
-
 /* A client asking for method and uri, as nginx does, left queued. */
 static void
 ask(const char *method, const char *uri)
 {
-	static const unsigned char begin[8] = { 0, 1, 0, 0, 0, 0, 0, 0 };
-	unsigned char buf[512], params[256];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t n = 0, pl = 0;
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	assert_true(fd >= 0 && nclient < NCLIENT);
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	pl += pair(params + pl, "REQUEST_METHOD", method);
-	pl += pair(params + pl, "REQUEST_URI", uri);
-	n += record(buf + n, 1, begin, sizeof(begin));	/* BEGIN_REQUEST */
-	n += record(buf + n, 4, params, pl);		/* PARAMS */
-	n += record(buf + n, 4, "", 0);
-	n += record(buf + n, 5, "", 0);			/* STDIN */
-	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	assert_int_equal(fcgi_ask(fd, method, uri), 0);
 	clients[nclient++] = fd;
 }
 
@@ -120,18 +83,11 @@ static struct slot	 s[READ_MAX + 2];
 static int
 setup(void **state)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int i;
 
 	(void)state;
-	snprintf(sock_path, sizeof(sock_path), "/tmp/tally-gather-%d.sock",
-	    (int)getpid());
-	unlink(sock_path);
-	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	lfd = fcgi_listen(sock_path, sizeof(sock_path), "gather");
 	assert_true(lfd >= 0);
-	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(lfd, 64), 0);
 	assert_int_equal(FCGX_Init(), 0);
 	for (i = 0; i < READ_MAX + 2; i++)
 		FCGX_InitRequest(&s[i].fr, lfd, 0);
