@@ -3,7 +3,7 @@
  * An answer leaves in one writev(): its FCGI_STDOUT records, the empty
  * one that ends the stream and FCGI_END_REQUEST.  Through libfcgi's
  * stream it left in 8 KB records, one write() each, the last with the
- * closing records: a 17.5 KB profile was three writes (and three reads
+ * closing records: a 17.5 KB profile was three writes (and five reads
  * by nginx, into its 4 KB buffers by default: tally-fastcgi.conf sizes
  * them for a page).  Those records are what FCGX_Finish_r() would have
  * written; the request's output stream is then marked closed, so that

@@ -6,7 +6,8 @@
 #
 #   HTTP    a minimal libfcgi hello world (tests/bench/hello.c, pre-forked
 #           like tally's handlers; a 1 KB page, or with "?bytes=N" exactly
-#           N bytes: the same-size hello of a page) behind the SAME nginx
+#           N bytes: the same-size hello of a page; with its
+#           Content-Length, as tally's answers) behind the SAME nginx
 #           configuration (plus "gzip on" for the runs that ask for it):
 #           the stack runs under bin/tally-run, and a second nginx, started
 #           from a copy of the rendered $RUN_DIR/nginx/nginx.conf plus one
@@ -1162,7 +1163,7 @@ ELAPSED=$(($(date +%s) - T_START))
 	echo "tests/bench/run.sh): hello = a pre-forked libfcgi hello world ($PROCS"
 	echo "processes, like each tally handler) behind the same nginx configuration,"
 	echo "answering a 1 KB page, or (same-size hello) exactly as many bytes as the"
-	echo "page it is compared with."
+	echo "page it is compared with, with its Content-Length (as tally's answers)."
 	echo "wrk -t$THREADS -c$CONNS -d${DUR}s; values are medians over $ROUNDS rounds, a ratio is"
 	echo "the median of the rounds' ratios (hello and tally run back to back in a"
 	echo "round; a page against the 1 KB hello run right beside it).  A p99 ratio"
