@@ -8,8 +8,11 @@
  * them for a page).  Those records are what FCGX_Finish_r() would have
  * written; the request's output stream is then marked closed, so that
  * FCGX_Finish_r() writes nothing more (its stderr stream, never written,
- * ends with no record).  test-resp-fcgi reads the records back through
- * a real libfcgi request.
+ * ends with no record).  This reads and sets fields that fcgiapp.h
+ * shows but calls libfcgi's own (the request's ipcFd and requestId, the
+ * stream's isClosed and wasFCloseCalled); test-resp-fcgi reads the
+ * records back through a real libfcgi request, so a libfcgi that used
+ * them otherwise fails it.
  *
  * Every answer says its Content-Length: without it nginx sent pages to
  * the client chunked, the last chunk in a write of its own.
