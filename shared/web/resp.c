@@ -18,7 +18,6 @@
  * the client chunked, the last chunk in a write of its own.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,19 +161,16 @@ rec_head(FCGI_Header *hd, int type, int id, size_t len)
 	hd->reserved = 0;
 }
 
-/* All of iov[0..n), resumed after a short write or a signal. */
+/* All of iov[0..n), resumed after a short write or a signal (the
+ * request's socket blocks, as libfcgi's own writes assume). */
 static int
 writev_all(int fd, struct iovec *iov, int n)
 {
-	struct pollfd pf = { fd, POLLOUT, 0 };
 	ssize_t w;
 
 	while (n > 0) {
 		if ((w = writev(fd, iov, n)) == -1) {
 			if (errno == EINTR)
-				continue;
-			if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
-			    poll(&pf, 1, 10000) == 1)
 				continue;
 			return -1;
 		}
@@ -243,7 +239,7 @@ resp_send(struct req *r)
 {
 	struct buf h = { 0 };
 	struct iovec part[2];
-	int rc = 0;
+	int rc = 0, bodied = r->status != 204 && r->status != 304;
 
 	/* Put piece by piece: every answer of every handler goes through
 	 * here, and a printf's format parse cost more than the copies. */
@@ -253,7 +249,7 @@ resp_send(struct req *r)
 	buf_puts(&h, resp_reason(r->status));
 	buf_puts(&h, "\r\nContent-Type: ");
 	buf_puts(&h, r->ctype != NULL ? r->ctype : "text/html; charset=utf-8");
-	if (r->status != 204 && r->status != 304) {
+	if (bodied) {
 		buf_puts(&h, "\r\nContent-Length: ");
 		buf_put_ll(&h, (long long)r->body.len);
 	}
@@ -273,8 +269,8 @@ resp_send(struct req *r)
 	if (r->fr == NULL)
 		goto out;
 	part[0] = (struct iovec){ h.p, h.len };
-	part[1] = (struct iovec){ r->body.p, r->method != METHOD_HEAD &&
-	    r->status != 204 && r->status != 304 ? r->body.len : 0 };
+	part[1] = (struct iovec){ r->body.p,
+	    bodied && r->method != METHOD_HEAD ? r->body.len : 0 };
 	rc = send_records(r->fr, part);
 out:
 	buf_free(&h);
