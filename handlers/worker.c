@@ -1,8 +1,21 @@
 /* worker.c -- tally-worker: the background jobs of the site.
  *
- * One process, supervised by tally-run (or systemd).  Each job runs
- * on its own period; a job that fails logs and is tried again next
- * period.  SIGTERM/SIGINT finish the current job and exit.
+ * One process, supervised by tally-run (or systemd), and its jobs
+ * process.  Each job runs on its own period; a job that fails logs and
+ * is tried again next period.  SIGTERM/SIGINT finish the current job and
+ * exit.
+ *
+ * The jobs that take long -- a reconciliation run, the settle of the
+ * backlog, timelines rebuilt after an outage, the drift check -- run in
+ * a process of their own ("tally-worker jobs", forked and exec'd, its
+ * own SQLite and Redis connections), so that the flush, the outbox
+ * drain, the fan-out, the checkpoints and the lease never wait for them:
+ * a run over a million likes once stopped every flush for its length.
+ * The worker drives it: a tick a round (a byte on a pipe) while it holds
+ * the lease, so a worker that stopped or lost the lease stops its jobs
+ * too; it restarts a jobs process that died, and the jobs process dies
+ * with it (PR_SET_PDEATHSIG).  A run's owner is the worker's pid
+ * (app.pid), whichever of the two executes it.
  *
  * Jobs: the drift check (every TALLY_DRIFT_EVERY seconds, default 60: a
  * few random counters of every family recounted); reconciliation runs (runs.h: queued by the admin page, tallyctl,
@@ -17,9 +30,15 @@
  * 1000); checkpoint the WAL (every second, as the handlers never do;
  * truncated with PRAGMA optimize every 5 min).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -219,23 +238,142 @@ lease_owner(char *out, size_t sz)
 	snprintf(out, sz, "%s:%d:%lld", host, (int)getpid(), clock_wall_ms());
 }
 
+/* The long jobs, one round per tick of the worker (see the header). */
+struct jobs {
+	time_t		last_rec, last_drift, last_outage;
+	long long	every, drift_every;
+};
+
+static void
+jobs_config(struct jobs *j)
+{
+	const char *ev = getenv("TALLY_RECONCILE_EVERY");
+	const char *de = getenv("TALLY_DRIFT_EVERY");
+
+	memset(j, 0, sizeof(*j));
+	j->every = 3600;
+	j->drift_every = 60;
+	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &j->every) == -1)
+		j->every = 3600;
+	if (de != NULL && valid_int(de, 1, 86400, &j->drift_every) == -1)
+		j->drift_every = 60;
+	j->last_rec = j->last_drift = time(NULL);
+}
+
+static void
+jobs_round(struct app *a, struct jobs *j)
+{
+	time_t now = time(NULL);
+
+	/* every two seconds: what a run could not settle waits there */
+	if (now - j->last_outage >= 2) {
+		job_after_outage(a);
+		j->last_outage = now;
+	}
+	job_reconcile(a, now, &j->last_rec, (long)j->every);
+	if (now - j->last_drift >= j->drift_every) {
+		job_drift(a);
+		j->last_drift = now;
+	}
+	app_settle(a);
+}
+
+/* "tally-worker jobs": a round per byte read on standard input; ends
+ * when the worker closes it (or dies: PR_SET_PDEATHSIG). */
+static int
+jobs_main(void)
+{
+	struct app a;
+	struct jobs j;
+	struct pollfd pf = { STDIN_FILENO, POLLIN, 0 };
+	char buf[64];
+	ssize_t n;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (app_open(&a, "worker") == -1)
+		return 1;
+	a.pid = (long long)getppid();	/* the worker's: runs.h's owner */
+	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	a.metrics = metrics_open(&a.cfg);
+	a.db.metrics = a.metrics;
+	a.db.lock_who = METRICS_LOCK_WORKER;
+	jobs_config(&j);
+	for (;;) {
+		if (poll(&pf, 1, 1000) <= 0)
+			continue;	/* no tick: the worker is idle or stopped */
+		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) == 0)
+			break;		/* the worker is gone */
+		if (n < 0)
+			continue;
+		jobs_round(&a, &j);
+	}
+	app_close(&a);
+	return 0;
+}
+
+/* Starts the jobs process; its pid (the tick pipe's end in *tick), or
+ * -1. */
+static pid_t
+jobs_start(int *tick)
+{
+	pid_t parent = getpid(), pid;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		if (dup2(p[0], STDIN_FILENO) == -1)
+			_exit(127);
+		execl("/proc/self/exe", "tally-worker", "jobs", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	*tick = p[1];
+	return pid;
+}
+
+/* Ends the jobs process (it may be in the middle of a run: a kill is as
+ * safe as kill -9, which every job survives). */
+static void
+jobs_stop(pid_t *pid, int *tick)
+{
+	if (*tick >= 0)
+		close(*tick);
+	*tick = -1;
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		while (waitpid(*pid, NULL, 0) == -1 && errno == EINTR)
+			;
+	}
+	*pid = -1;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct app a;
 	time_t now, last_sessions = 0, last_wal = time(NULL), last_recover = 0;
 	long long last_flush_ms = 0, last_ckpt_ms = 0, now_ms;
+	long long jobs_at_ms = 0;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	struct timespec standby = { 0, 200 * 1000 * 1000 };
 	long long lease_next_ms = 0;
 	char owner[128];
-	int recovered, held = -1, was = -1;
-	const char *ev = getenv("TALLY_RECONCILE_EVERY");
-	long long every = 3600;
-	time_t last_rec, last_gen = 0, last_drift = time(NULL), last_topo = 0;
-	long long drift_every = 60;
-	const char *de = getenv("TALLY_DRIFT_EVERY");
+	int recovered, held = -1, was = -1, tick = -1;
+	pid_t jobs = -1;
+	time_t last_gen = 0, last_topo = 0;
 
+	if (argc > 1 && strcmp(argv[1], "jobs") == 0)
+		return jobs_main();
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGPIPE, SIG_IGN);
@@ -250,11 +388,6 @@ main(void)
 	a.metrics = metrics_open(&a.cfg);
 	a.db.metrics = a.metrics;
 	a.db.lock_who = METRICS_LOCK_WORKER;
-	if (ev != NULL && valid_int(ev, 0, 86400 * 365, &every) == -1)
-		every = 3600;
-	last_rec = time(NULL);
-	if (de != NULL && valid_int(de, 1, 86400, &drift_every) == -1)
-		drift_every = 60;
 	lease_owner(owner, sizeof(owner));
 	log_info("worker started (%s)", owner);
 	recovered = 0;
@@ -272,10 +405,28 @@ main(void)
 			was = held;
 			lease_next_ms = now_ms + 1000;
 		}
+		/* the jobs process: reaped when it died, started (at most
+		 * once a second) while the lease is ours, else stopped */
+		if (jobs > 0 && waitpid(jobs, NULL, WNOHANG) == jobs) {
+			log_warn("worker: the jobs process ended; starting "
+			    "another");
+			close(tick);
+			tick = -1;
+			jobs = -1;
+		}
 		if (held != 1) {
+			if (jobs > 0)
+				jobs_stop(&jobs, &tick);
 			nanosleep(&standby, NULL);
 			continue;
 		}
+		if (jobs < 0 && now_ms - jobs_at_ms >= 1000) {
+			jobs_at_ms = now_ms;
+			if ((jobs = jobs_start(&tick)) == -1)
+				log_err("worker: cannot start its jobs process");
+		}
+		if (tick >= 0 && write(tick, "t", 1) == -1 && errno != EAGAIN)
+			log_warn("worker: its jobs process does not listen");
 		if (!recovered)
 			recovered = fanout_recover(&a) >= 0;
 		if (recovered) {
@@ -302,18 +453,12 @@ main(void)
 			last_flush_ms = now_ms;
 		}
 		if (now - last_gen >= 5) {
-			job_after_outage(&a);
 			job_redis_gen(&a);
 			last_gen = now;
 		}
 		if (now != last_topo) {
 			job_topology(&a);
 			last_topo = now;
-		}
-		job_reconcile(&a, now, &last_rec, (long)every);
-		if (now - last_drift >= drift_every) {
-			job_drift(&a);
-			last_drift = now;
 		}
 		if (now - last_sessions >= 10) {
 			job_sessions(&a);
@@ -327,6 +472,7 @@ main(void)
 		}
 		nanosleep(&nap, NULL);
 	}
+	jobs_stop(&jobs, &tick);
 	if (held == 1)
 		lease_drop(&a.db, owner);
 	log_info("worker stopping");

@@ -21,14 +21,17 @@
 #include "base/log.h"
 #include "count/cstore.h"
 
-/* KEYS: pending, meta, outbox marks, seq, live hashes...  ARGV: the
- * number of rows R, their R outbox row ids ("0": none), then per delta
- * (row 1..R, live key index, field, pending field, delta).  A row
- * applies once per bucket (marked in the outbox set; ids up to meta o
- * are finished, outbox.h): the rows' marks are read in one ZMSCORE and
- * the new ones written in one ZADD, not a ZADD a row (each call from Lua
- * costs Redis about as much as the command itself).  -> per row 1
- * applied, or 0 refused. */
+/* KEYS: pending, meta, outbox marks, seq, fence, fence log, live
+ * hashes...  ARGV: the number of rows R, their R outbox row ids ("0":
+ * none), then per delta (row 1..R, live key index, field, pending field,
+ * delta).  A row applies once per bucket (marked in the outbox set; ids
+ * up to meta o are finished, outbox.h): the rows' marks are read in one
+ * ZMSCORE and the new ones written in one ZADD, not a ZADD a row (each
+ * call from Lua costs Redis about as much as the command itself).  A
+ * counter under a correction's fence (settle.h) also gets each applied
+ * delta written to the fence's log with its row id; a fence older than
+ * CSTORE_FENCE_MS (its settler died) is dropped instead.  With no fence in the
+ * bucket that is one EXISTS.  -> per row 1 applied, or 0 refused. */
 static struct rds_script apply_lua = { .src =
 	"#!lua\n"
 	"local nr, o, ok, res = tonumber(ARGV[1]), nil, {}, {}\n"
@@ -45,14 +48,33 @@ static struct rds_script apply_lua = { .src =
 	"  else res[r] = 0 end\n"
 	"end\n"
 	"if #add > 0 then redis.call('ZADD', KEYS[3], 'NX', unpack(add)) end\n"
+	"local fz, fon, now = redis.call('EXISTS', KEYS[5]) == 1, {}, nil\n"
 	"local sum, ord = {}, {}\n"
 	"for i = nr + 2, #ARGV, 5 do\n"
-	"  if ok[tonumber(ARGV[i])] then\n"
+	"  local r = tonumber(ARGV[i])\n"
+	"  if ok[r] then\n"
 	"    local e = sum[ARGV[i + 3]]\n"
 	"    if e == nil then\n"
 	"      e = { KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3], 0, 0 }\n"
 	"      sum[ARGV[i + 3]] = e; ord[#ord + 1] = e end\n"
 	"    e[4] = e[4] + tonumber(ARGV[i + 4]); e[5] = e[5] + 1\n"
+	"    if fz then\n"
+	"      local pf = ARGV[i + 3]\n"
+	"      if fon[pf] == nil then\n"
+	"        local f = redis.call('HGET', KEYS[5], pf)\n"
+	"        fon[pf] = false\n"
+	"        if f then\n"
+	"          if now == nil then local t = redis.call('TIME')\n"
+	"            now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end\n"
+	"          if now - tonumber(string.match(f, '|(%d+)$')) < " CSTORE_FENCE_MS_S " then\n"
+	"            fon[pf] = true\n"
+	"          else redis.call('HDEL', KEYS[5], pf); redis.call('HDEL', KEYS[6], pf) end\n"
+	"        end\n"
+	"      end\n"
+	"      if fon[pf] then\n"
+	"        redis.call('HSET', KEYS[6], pf, (redis.call('HGET', KEYS[6], pf) or '') ..\n"
+	"          ARGV[r + 1] .. ':' .. ARGV[i + 4] .. ';') end\n"
+	"    end\n"
 	"  end\n"
 	"end\n"
 	"for j = 1, #ord do\n"
@@ -145,12 +167,12 @@ queue_one(struct app *a, struct call *c, int s)
 	struct script *sc = &c->scripts[s];
 	struct cstore_keys bk;
 	char marks[32];
-	const char **keys = xcalloc((size_t)c->nents + 4, sizeof(*keys));
+	const char **keys = xcalloc((size_t)c->nents + 6, sizeof(*keys));
 	const char **args = xcalloc((size_t)sc->nrows + 1 +
 	    5 * (size_t)c->nents, sizeof(*args));
 	char nr[LL_CHARS];
 	struct ent *e;
-	int i, k, nkeys = 4, nargs = 0, rc;
+	int i, k, nkeys = 6, nargs = 0, rc;
 
 	cstore_bucket_keys(sc->bucket, &bk);
 	cstore_bucket_key(sc->bucket, "outbox", marks, sizeof(marks));
@@ -158,6 +180,8 @@ queue_one(struct app *a, struct call *c, int s)
 	keys[1] = bk.meta;
 	keys[2] = marks;
 	keys[3] = bk.seq;
+	keys[4] = bk.fence;
+	keys[5] = bk.flog;
 	fmt_ll(nr, sc->nrows);
 	args[nargs++] = nr;
 	for (i = 0; i < sc->nrows; i++)
@@ -166,7 +190,7 @@ queue_one(struct app *a, struct call *c, int s)
 		e = &c->ents[i];
 		if (e->script != s)
 			continue;
-		for (k = 4; k < nkeys; k++)	/* each live hash once */
+		for (k = 6; k < nkeys; k++)	/* each live hash once */
 			if (strcmp(keys[k], e->hash) == 0)
 				break;
 		if (k == nkeys)
@@ -240,8 +264,11 @@ cstore_apply(struct app *a, const struct delta *ds, int n)
 {
 	if (cstore_apply_once(a, 0, ds, n) != -1)
 		return 0;
-	log_warn("counter deltas kept in the SQLite backlog: Redis did not "
-	    "take them");
-	cstore_backlog(a, ds, n);
+	if (cstore_backlog(a, ds, n) == -1)
+		log_err("counter deltas lost: neither Redis nor the SQLite "
+		    "backlog took them");
+	else
+		log_warn("counter deltas kept in the SQLite backlog: Redis did "
+		    "not take them");
 	return -1;
 }

@@ -96,6 +96,8 @@ cstore_bucket_keys(int bucket, struct cstore_keys *k)
 	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
 	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
 	cstore_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
+	cstore_bucket_key(bucket, "fence", k->fence, sizeof(k->fence));
+	cstore_bucket_key(bucket, "flog", k->flog, sizeof(k->flog));
 }
 
 void

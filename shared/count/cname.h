@@ -40,9 +40,10 @@ void	cstore_pfield(const struct delta *, char *out, size_t sz);
 struct cstore_keys {
 	char	live[48], field[48], pfield[64];
 	char	pending[32], inflight[32], meta[32], seq[32];
+	char	fence[32], flog[32];	/* settle.h */
 };
 void	cstore_keys(const struct delta *, struct cstore_keys *);
-/* A bucket's own keys (pending, inflight, meta, seq) into k. */
+/* A bucket's own keys (pending, inflight, meta, seq, fence, flog) into k. */
 void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
 
 /* The counter of a pending field (exactly what cstore_pfield writes, of

@@ -106,26 +106,30 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 	return err ? -1 : 0;
 }
 
-/* Loads one missing live value; -2 when Redis or SQLite failed. */
-static long long
-load_one(struct app *a, const struct delta *d)
+/* Loads one missing live value into *v: 0, or -1 when Redis or SQLite
+ * failed (*v is then no value).  A correction that lands between the
+ * snapshot and the script sets the live value itself (settle.c), which
+ * the script then returns: the backlog it absorbed is not added again. */
+static int
+load_one(struct app *a, const struct delta *d, long long *v)
 {
 	struct cstore_keys k;
 	char ver[24], base_s[24], batch[24];
 	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
 	const char *args[5];
 	rds_reply *info, *rep;
-	long long base, v;
+	long long base;
 	int tries, applied;
 
+	*v = 0;
 	cstore_keys(d, &k);
 	for (tries = 0; tries < 5; tries++) {
 		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
 		    NULL)
-			return -2;
+			return -1;
 		if (info->type != RDS_ARRAY || info->elements != 2) {
 			rds_free(info);
-			return -2;
+			return -1;
 		}
 		snprintf(ver, sizeof(ver), "%s",
 		    info->element[0]->type == RDS_STRING ?
@@ -135,7 +139,7 @@ load_one(struct app *a, const struct delta *d)
 		    info->element[1]->str : "");
 		rds_free(info);
 		if (snapshot(&a->db, d, batch, &base, &applied) == -1)
-			return -2;
+			return -1;
 		snprintf(base_s, sizeof(base_s), "%lld", base);
 		args[0] = k.field;
 		args[1] = k.pfield;
@@ -144,15 +148,15 @@ load_one(struct app *a, const struct delta *d)
 		args[4] = batch[0] != '\0' && !applied ? "1" : "0";
 		if ((rep = rds_eval(&a->rds, &load_lua, 4, keys, 5, args)) ==
 		    NULL)
-			return -2;
+			return -1;
 		if (rep->type == RDS_INTEGER) {
-			v = rep->integer;
+			*v = rep->integer;
 			rds_free(rep);
-			return v;
+			return 0;
 		}
 		rds_free(rep);	/* a flush touched it: again */
 	}
-	return -2;
+	return -1;
 }
 
 void
@@ -240,8 +244,7 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		if (out[i].ok)
 			continue;
 		if (!down && q->rd == &a->rds) {	/* loading writes: master only */
-			val = load_one(a, &ds[i]);
-			if (val != -2) {
+			if (load_one(a, &ds[i], &val) == 0) {
 				out[i].v = val;
 				out[i].ok = 1;
 				continue;

@@ -20,6 +20,10 @@
  *                     finished (outbox.h)
  *   {c<B>}:outbox     the outbox rows applied to this bucket and not yet
  *                     drained (a sorted set of row ids)
+ *   {c<B>}:fence      counters under a correction (settle.h): per pending
+ *                     field, "<token>|<ms>" of the settler holding it
+ *   {c<B>}:flog       per fenced field, the deltas applied meanwhile with
+ *                     their outbox row ids: "<id>:<d>;" each
  *   {c<B>}:seq        per pending field, how many changes it had since
  *                     the bucket's last take (a flush's take drops it):
  *                     what a correction checks nothing arrived in the
@@ -43,6 +47,10 @@
 #include "count/cname.h"
 #include "count/counters.h"
 #include "store/app.h"
+
+/* A fence older than this is a dead settler's (settle.h): dropped. */
+#define CSTORE_FENCE_MS		10000
+#define CSTORE_FENCE_MS_S	"10000"
 
 /* Applies up to 2 x DELTA_MAX deltas that have no outbox row (views) to
  * Redis.  0, or -1 when Redis failed: the deltas then wait in SQLite's

@@ -379,6 +379,39 @@ out:
 	return rc;
 }
 
+int
+outbox_reapply(struct app *a, long long upto,
+    int (*touches)(const struct delta *, void *), void *arg)
+{
+	long long *ids = xcalloc(DRAIN_ROWS, sizeof(*ids)), after = 0;
+	struct delta *ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX,
+	    sizeof(*ds)), *row;
+	int *nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
+	int n = 0, i, j, rc = 0;
+
+	while (rc == 0 &&
+	    (n = read_rows(&a->db, after, upto, ids, ds, nds)) > 0) {
+		for (i = 0; i < n && rc == 0; i++) {
+			row = ds + (size_t)i * OUTBOX_MAX;
+			for (j = 0; j < nds[i]; j++)
+				if (touches(&row[j], arg))
+					break;
+			if (j < nds[i] &&
+			    cstore_apply_once(a, ids[i], row, nds[i]) == -1)
+				rc = -1;
+		}
+		after = ids[n - 1];
+		if (n < DRAIN_ROWS)
+			break;
+	}
+	if (n == -1)
+		rc = -1;
+	free(ids);
+	free(ds);
+	free(nds);
+	return rc;
+}
+
 /* Deletes the drained rows up to `upto` but the newest (cleared). */
 static int
 delete_upto(struct db *d, long long upto)

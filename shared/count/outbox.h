@@ -64,6 +64,13 @@ void	outbox_send(struct app *, struct outbox *);
  * the backlog instead.  Returns how many rows, or -1. */
 int	outbox_drain(struct app *, long long min_age_ms);
 
+/* Applies again (at most once, as ever) every row up to id upto that
+ * has a delta for which touches() says yes: a correction (settle.h)
+ * makes sure that what its recount holds is in Redis.  0, or -1 when
+ * SQLite or Redis failed. */
+int	outbox_reapply(struct app *, long long upto,
+	    int (*touches)(const struct delta *, void *), void *arg);
+
 /* Row text to and from deltas (exposed for tests): encode returns the
  * length written (-1 when it does not fit); decode the number of deltas,
  * or -1 on a malformed text. */

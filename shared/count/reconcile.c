@@ -318,23 +318,63 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 	return 0;
 }
 
+/* A row-less counter's backlog (views: no truth to settle to) goes to
+ * Redis: taken from the row in SQLite first, then applied, which puts
+ * it back in the backlog itself when Redis fails (cstore_apply).  1
+ * done, 0 Redis failed, -1 SQLite failed. */
+static int
+backlog_apply(struct app *a, enum family fam, const char *key,
+    long long delta, long long owner)
+{
+	struct delta d = { fam, 0, 0, delta, owner };
+	struct dbq *s;
+	enum stmt st[2] = { STMT_BACKLOG_TAKE, STMT_BACKLOG_ZERO };
+	int i, rc = 0;
+
+	if (sscanf(key, "%lld:%lld", &d.k1, &d.k2) < 1)
+		return 0;
+	if (db_begin(&a->db) == -1)
+		return -1;
+	for (i = 0; i < 2 && rc == 0; i++) {
+		if ((s = db_stmt(&a->db, st[i])) == NULL) {
+			rc = -1;
+			break;
+		}
+		dbq_bind_text(s, 1, families[fam].name, -1);
+		dbq_bind_text(s, 2, key, -1);
+		if (i == 0)
+			dbq_bind_i64(s, 3, delta);
+		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == -1 || db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
+	if (delta == 0)
+		return 1;
+	return cstore_apply(a, &d, 1) == 0 ? 1 : 0;
+}
+
 int
 reconcile_backlog(struct app *a)
 {
-	struct { char name[40], key[48]; long long delta; } *rows;
+	struct brow { char name[40], key[48]; long long delta; } *rows;
+	struct rec_entry *e;
 	struct rec_family rf;
-	struct rec_entry e;
 	struct dbq *s;
 	enum family fam;
-	int n = 0, i, done = 0;
+	int n = 0, i, k, rc, done = 0;
 
 	rows = xcalloc(500, sizeof(*rows));
+	e = xcalloc(500, sizeof(*e));
 	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
 		free(rows);
+		free(e);
 		return -1;
 	}
 	dbq_bind_int(s, 1, 500);
-	while (n < 500 && dbq_step(s) == DBQ_ROW) {
+	while (n < 500 && (rc = dbq_step(s)) == DBQ_ROW) {
 		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
 		    dbq_text(s, 0));
 		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
@@ -343,32 +383,42 @@ reconcile_backlog(struct app *a)
 		n++;
 	}
 	db_done(s);
-	for (i = 0; i < n; i++) {
-		memset(&e, 0, sizeof(e));
-		memset(&rf, 0, sizeof(rf));
-		fam = family_by_name(rows[i].name);
-		if (fam != FAM__MAX && families[fam].recount_one != NULL) {
-			if (sscanf(rows[i].key, "%lld:%lld", &e.k1, &e.k2) < 1)
+	/* Family by family: the keys with truth settled together (their
+	 * rows go once settled), the others' deltas applied. */
+	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {
+		for (k = 0, i = 0; i < n; i++) {
+			if (family_by_name(rows[i].name) != fam)
+				continue;
+			memset(&e[k], 0, sizeof(e[k]));
+			if (sscanf(rows[i].key, "%lld:%lld", &e[k].k1,
+			    &e[k].k2) < 1)
 				continue;
 			if (families[fam].obj == OBJ_POST &&
-			    cname_post_owner(&a->db, e.k1, &e.owner) == -1)
+			    cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1) {
+				done = -1;
 				break;
-			if (settle_keys(a, fam, 0, &e, 1, &rf) == -1)
-				break;
-			if (rf.unsettled > 0)
-				continue;	/* still moving: next round */
+			}
+			if (families[fam].recount_one == NULL) {
+				rc = backlog_apply(a, fam, rows[i].key,
+				    rows[i].delta, e[k].owner);
+				if (rc == -1)
+					done = -1;
+				else
+					done += rc;
+				continue;
+			}
+			k++;
 		}
-		/* views have no truth: what waited is simply lost */
-		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
-			break;
-		dbq_bind_text(s, 1, rows[i].name, -1);
-		dbq_bind_text(s, 2, rows[i].key, -1);
-		dbq_bind_i64(s, 3, rows[i].delta);
-		dbq_step(s);
-		db_done(s);
-		done++;
+		if (done < 0 || k == 0)
+			continue;
+		memset(&rf, 0, sizeof(rf));
+		if (settle_keys(a, fam, 0, e, (size_t)k, &rf) == -1)
+			done = -1;
+		else
+			done += k - (int)rf.queued;
 	}
 	free(rows);
+	free(e);
 	return done;
 }
 

@@ -58,8 +58,8 @@ rec_report_json(const struct rec_report *r)
 		    r->fam[i].name, "checked", (json_int_t)r->fam[i].checked,
 		    "wrong", (json_int_t)r->fam[i].wrong, "fixed",
 		    (json_int_t)r->fam[i].fixed, "max_error",
-		    (json_int_t)r->fam[i].max_err, "unsettled",
-		    (json_int_t)r->fam[i].unsettled, "examples", ex);
+		    (json_int_t)r->fam[i].max_err, "queued",
+		    (json_int_t)r->fam[i].queued, "examples", ex);
 		json_array_append_new(arr, o);
 	}
 	s = json_dumps(arr, JSON_COMPACT);
@@ -83,9 +83,10 @@ rec_report_parse(const char *js, struct rec_report *r)
 		return -1;
 	}
 	json_array_foreach(arr, i, o) {
-		if (json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I,s:o}", "family",
+		un = 0;		/* reports before it had "unsettled" */
+		if (json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s?I,s:o}", "family",
 		    &name, "checked", &ch, "wrong", &wr, "fixed", &fx,
-		    "max_error", &mx, "unsettled", &un, "examples", &ex) != 0)
+		    "max_error", &mx, "queued", &un, "examples", &ex) != 0)
 			continue;
 		for (k = 0; k < REC_FAMILIES; k++) {
 			if (strcmp(r->fam[k].name, name) != 0)
@@ -94,7 +95,7 @@ rec_report_parse(const char *js, struct rec_report *r)
 			r->fam[k].wrong = wr;
 			r->fam[k].fixed = fx;
 			r->fam[k].max_err = mx;
-			r->fam[k].unsettled = un;
+			r->fam[k].queued = un;
 			/* a family named twice: the later row replaces */
 			r->fam[k].nex = 0;
 			for (j = 0; j < json_array_size(ex) && j < REC_EXAMPLES; j++)

@@ -14,7 +14,8 @@ struct rec_family {
 	long long	wrong;		/* drifted counters found */
 	long long	fixed;		/* of them repaired (0 in a dry run) */
 	long long	max_err;	/* largest |error| */
-	long long	unsettled;	/* kept moving; left to the next run */
+	long long	queued;		/* not settled now: counted wrong, and
+					   queued for the worker (settle.h) */
 	int		nex;
 	char		ex[REC_EXAMPLES][48];
 };

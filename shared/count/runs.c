@@ -183,14 +183,14 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 
 	if (runs_get(&a->db, id, &r) != 1)
 		return -1;
-	if (r.owner != 0 && r.owner != (long long)getpid() &&
+	if (r.owner != 0 && r.owner != a->pid &&
 	    (kill((pid_t)r.owner, 0) == 0 || errno == EPERM))
 		return 0;		/* someone alive is on it */
 	if ((s = db_stmt(&a->db, STMT_RUN_CLAIM)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, clock_wall_ms());
-	dbq_bind_i64(s, 3, (long long)getpid());
+	dbq_bind_i64(s, 3, a->pid);
 	dbq_bind_i64(s, 4, r.owner);
 	rc = dbq_step(s);
 	db_done(s);

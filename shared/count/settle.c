@@ -1,11 +1,13 @@
-/* settle.c -- reading a counter's Redis state and repairing it without
- * losing a concurrent change; see settle.h. */
+/* settle.c -- the exact correction of counters that keep changing while
+ * it runs: a fence per key; see settle.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/fault.h"
 #include "base/log.h"
 #include "count/cstore.h"
@@ -13,66 +15,123 @@
 #include "count/settle.h"
 #include "store/query.h"
 
-#define REC_GRACE_MS	200	/* commit-to-Redis time we wait out */
-#define REC_ROUNDS	6
+#define SETTLE_ROUNDS	12	/* a round fails only when a flush's take
+				   or ack, or another settler, came between */
+#define SETTLE_PAUSE_MS	10	/* before round r: r times this */
 
-/* KEYS: live, pending, inflight, meta, seq (cstore.h).  ARGV: field,
- * pending field.  -> { version, live or "", pending, inflight batch or
- * "", its amount }.  The version is "v:s": the bucket's takes and acks
- * (meta v) and the changes of this counter's pending field since the
- * last take (seq).  The pending value alone is no proof that nothing
- * arrived: a read-all of five and five new notifications leave it where
- * it was, and a correction computed before them lost them (PostgreSQL's
- * fault test caught one, off by five). */
+/* The state of a counter's Redis part.  KEYS: live, pending, inflight,
+ * meta.  ARGV: field, pending field.  -> { version, live or "", pending,
+ * inflight batch or "", its amount }.  The version is the bucket's meta
+ * v, which every flush take and ack bumps. */
+#define STATE_READ \
+	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n" \
+	"local fly = '0'\n" \
+	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n" \
+	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n" \
+	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n" \
+	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n"
+
 static struct rds_script state_lua = { .src =
-	"#!lua flags=no-writes\n"
-	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
-	"local fly = '0'\n"
-	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
-	"return { (redis.call('HGET', KEYS[4], 'v') or '0') .. ':' ..\n"
-	"  (redis.call('HGET', KEYS[5], ARGV[2]) or '0'),\n"
-	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
-	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n" };
+	"#!lua flags=no-writes\n" STATE_READ };
 
-/* KEYS: live, pending, inflight, meta, seq.  ARGV: field, pending field,
- * version, pending (both as first read), truth, durable, dry, add the
- * inflight part (1/0).
- * -> { "retry" } or { correction, live before or "", live was wrong } */
+/* Fences a counter and reads its state (STATE_READ).  KEYS: live,
+ * pending, inflight, meta, fence, fence log.  ARGV: field, pending
+ * field, token.  From now on every delta applied to the counter is
+ * logged with its outbox row id (capply.c).  -> { "busy" } when another
+ * settler's live fence holds it; else the state. */
+static struct rds_script fence_lua = { .src =
+	"#!lua\n"
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	"local f = redis.call('HGET', KEYS[5], ARGV[2])\n"
+	"if f and string.match(f, '^(.*)|') ~= ARGV[3] and\n"
+	"   now - tonumber(string.match(f, '|(%d+)$')) < " CSTORE_FENCE_MS_S " then\n"
+	"  return { 'busy' } end\n"
+	"redis.call('HSET', KEYS[5], ARGV[2], ARGV[3] .. '|' .. now)\n"
+	"redis.call('HDEL', KEYS[6], ARGV[2])\n"
+	STATE_READ };
+
+/* The correction, and the fence's end.  KEYS: live, pending, inflight,
+ * meta, seq, fence, fence log.  ARGV: field, pending field, token,
+ * version, N (the newest outbox row the recount saw), truth, durable,
+ * dry, add the inflight part (1/0).
+ * The counter's Redis value is durable + pending (+ the inflight part
+ * when SQLite has not applied its batch); it should be the truth plus
+ * what was applied since the fence by rows the recount did not see
+ * (ids above N; 0: a row-less delta).  The difference goes to pending,
+ * and live is set to the right value.
+ * -> { "retry" } (the fence is gone or not ours, or a take or ack
+ * came between: nothing changed), or { correction, live before or "",
+ * live was wrong 1/0 }. */
 static struct rds_script fix_lua = { .src =
 	"#!lua\n"
-	"if (redis.call('HGET', KEYS[4], 'v') or '0') .. ':' ..\n"
-	"   (redis.call('HGET', KEYS[5], ARGV[2]) or '0') ~= ARGV[3] or\n"
-	"   (redis.call('HGET', KEYS[2], ARGV[2]) or '0') ~= ARGV[4] then\n"
+	"local f = redis.call('HGET', KEYS[6], ARGV[2])\n"
+	"if not f or string.match(f, '^(.*)|') ~= ARGV[3] then\n"
 	"  return { 'retry' } end\n"
-	"local p = tonumber(ARGV[4])\n"
-	"if ARGV[8] == '1' then\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[4] then\n"
+	"  redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
+	"  return { 'retry' } end\n"
+	"local n, after = tonumber(ARGV[5]), 0\n"
+	"local log = redis.call('HGET', KEYS[7], ARGV[2]) or ''\n"
+	"for id, d in string.gmatch(log, '(%d+):(%-?%d+);') do\n"
+	"  id = tonumber(id)\n"
+	"  if id > n or id == 0 then after = after + tonumber(d) end\n"
+	"end\n"
+	"local p = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
+	"if ARGV[9] == '1' then\n"
 	"  p = p + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
-	"local t = tonumber(ARGV[5])\n"
-	"local c = t - (tonumber(ARGV[6]) + p)\n"
+	"local want = tonumber(ARGV[6]) + after\n"
+	"local have = tonumber(ARGV[7]) + p\n"
+	"local c = want - have\n"
 	"local live = redis.call('HGET', KEYS[1], ARGV[1])\n"
 	"local bad = 0\n"
-	"if live and tonumber(live) ~= tonumber(ARGV[6]) + p then bad = 1 end\n"
-	"if ARGV[7] == '0' then\n"
+	"if live and tonumber(live) ~= have then bad = 1 end\n"
+	"if ARGV[8] == '0' then\n"
 	"  if c ~= 0 then\n"
 	"    redis.call('HINCRBY', KEYS[5], ARGV[2], 1)\n"
 	"    if redis.call('HINCRBY', KEYS[2], ARGV[2], c) == 0 then\n"
 	"      redis.call('HDEL', KEYS[2], ARGV[2]) end\n"
 	"  end\n"
-	"  if live and tonumber(live) ~= t then\n"
-	"    redis.call('HSET', KEYS[1], ARGV[1], t) end\n"
+	"  if not live or tonumber(live) ~= want then\n"
+	"    redis.call('HSET', KEYS[1], ARGV[1], want) end\n"
 	"end\n"
+	"redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
 	"return { tostring(c), live or '', tostring(bad) }\n" };
 
-static void
+/* Releases a fence (after a failure): KEYS fence, fence log; ARGV
+ * pending field, token. */
+static struct rds_script unfence_lua = { .src =
+	"#!lua\n"
+	"local f = redis.call('HGET', KEYS[1], ARGV[1])\n"
+	"if f and string.match(f, '^(.*)|') == ARGV[2] then\n"
+	"  redis.call('HDEL', KEYS[1], ARGV[1]); redis.call('HDEL', KEYS[2], ARGV[1])\n"
+	"end\n"
+	"return 1\n" };
+
+/* A state reply (STATE_READ's five strings) into st; -1 when it is not
+ * one (an error reply, "busy"). */
+static int
 parse_state(rds_reply *rep, struct rstate *st)
 {
+	size_t i;
+	char *end;
+
 	memset(st, 0, sizeof(*st));
+	if (rep->type != RDS_ARRAY || rep->elements != 5)
+		return -1;
+	for (i = 0; i < 5; i++)
+		if (rep->element[i]->type != RDS_STRING)
+			return -1;
 	snprintf(st->ver, sizeof(st->ver), "%s", rep->element[0]->str);
 	st->has_live = rep->element[1]->len > 0;
-	st->live = strtoll(rep->element[1]->str, NULL, 10);
+	st->live = strtoll(rep->element[1]->str, &end, 10);
+	if (st->has_live && *end != '\0')
+		return -1;
 	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
 	snprintf(st->batch, sizeof(st->batch), "%s", rep->element[3]->str);
 	st->fly = strtoll(rep->element[4]->str, NULL, 10);
+	st->ok = 1;
+	return 0;
 }
 
 static void
@@ -88,7 +147,7 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
     struct rstate *st)
 {
 	struct cstore_keys k;
-	const char *keys[5] = { k.live, k.pending, k.inflight, k.meta, k.seq };
+	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
 	const char *args[2];
 	rds_reply *rep;
 	size_t i, queued = 0;
@@ -97,53 +156,20 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
 		keys_of(fam, &e[i], &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
-		if (rds_append_eval(&a->rds, &state_lua, 5, keys, 2, args) == -1)
+		if (rds_append_eval(&a->rds, &state_lua, 4, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
 		if (rds_get_reply(&a->rds, &rep) == -1) {
+			if (i + 1 < queued)
+				rds_collect(&a->rds, (int)(queued - i - 1));
 			return -1;
 		}
-		if (rep->type == RDS_ARRAY && rep->elements == 5)
-			parse_state(rep, &st[i]);
-		else	/* an error reply: nothing known, settle() retries */
-			memset(&st[i], 0, sizeof(st[i]));
+		parse_state(rep, &st[i]);	/* !ok: nothing known */
 		rds_free(rep);
 	}
 	return queued == n ? 0 : -1;
-}
-
-/* The truth and durable value of one key, and whether flush batch
- * `batch` ("": none) is applied, in one read snapshot; s is the family's
- * prepared recount_one statement. */
-static int
-point_read(struct app *a, enum family fam, struct dbq *s,
-    struct rec_entry *e, const char *batch, int *applied)
-{
-	struct delta d = { fam, e->k1, e->k2, 0, e->owner };
-	int rc;
-
-	if (db_exec(&a->db, "BEGIN") == -1)
-		return -1;
-	dbq_bind_i64(s, 1, e->k1);
-	if (families[fam].obj == OBJ_USER_TOPIC)
-		dbq_bind_i64(s, 2, e->k2);
-	rc = dbq_step(s);
-	e->t = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
-	db_done(s);
-	if (rc != DBQ_ROW)
-		goto fail;
-	if (cstore_durable(&a->db, &d, &e->d) == -1)
-		goto fail;
-	*applied = 0;
-	if (batch[0] != '\0' && (*applied = db_batch_applied(&a->db, batch))
-	    == -1)
-		goto fail;
-	return db_exec(&a->db, "COMMIT");
-fail:
-	db_rollback(&a->db);
-	return -1;
 }
 
 static void
@@ -165,83 +191,364 @@ note_wrong(struct rec_family *rf, long long k1, long long k2, int two,
 	}
 }
 
+/* One candidate's progress through the rounds. */
+struct one {
+	struct rstate	st;
+	int		fenced, done, applied;
+	long long	bver;		/* its backlog row's version, -1: none */
+};
+
+/* The fenced keys of a round, sorted, for outbox_reapply(). */
+struct keyset {
+	enum family	 fam;
+	struct rec_entry *k;
+	size_t		 n;
+};
+
+static int
+key_cmp(const void *x, const void *y)
+{
+	const struct rec_entry *a = x, *b = y;
+
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	return (a->k2 > b->k2) - (a->k2 < b->k2);
+}
+
+static int
+touches(const struct delta *d, void *arg)
+{
+	const struct keyset *ks = arg;
+	struct rec_entry e = { d->k1, d->k2, 0, 0, 0 };
+
+	return d->fam == ks->fam && ks->n > 0 &&
+	    bsearch(&e, ks->k, ks->n, sizeof(*ks->k), key_cmp) != NULL;
+}
+
+/* Fences every candidate not done yet (one pipeline) and reads its state;
+ * fenced = 0 where another settler holds it.  -1 when Redis failed. */
+static int
+fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
+    struct one *o, const char *token)
+{
+	struct cstore_keys k;
+	const char *keys[6] = { k.live, k.pending, k.inflight, k.meta, k.fence,
+	    k.flog };
+	const char *args[3];
+	rds_reply *rep;
+	size_t i, queued = 0, sent = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		o[i].fenced = 0;
+		if (o[i].done)
+			continue;
+		keys_of(fam, &cand[i], &k);
+		args[0] = k.field;
+		args[1] = k.pfield;
+		args[2] = token;
+		if (rds_append_eval(&a->rds, &fence_lua, 6, keys, 3, args) == -1) {
+			rc = -1;
+			break;
+		}
+		queued++;
+	}
+	for (i = 0; i < n && sent < queued; i++) {
+		if (o[i].done)
+			continue;
+		sent++;
+		if (rds_get_reply(&a->rds, &rep) == -1) {
+			if (sent < queued)
+				rds_collect(&a->rds, (int)(queued - sent));
+			return -1;
+		}
+		o[i].fenced = parse_state(rep, &o[i].st) == 0;
+		rds_free(rep);
+	}
+	return rc;
+}
+
+/* Ends this settler's fences on the keys still fenced (after a failure:
+ * a fence left would log every delta of its key until it goes stale). */
+static void
+unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
+    size_t n, struct one *o, const char *token)
+{
+	struct cstore_keys k;
+	const char *keys[2] = { k.fence, k.flog };
+	const char *args[2] = { k.pfield, token };
+	size_t i;
+	int queued = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!o[i].fenced || o[i].done)
+			continue;
+		keys_of(fam, &cand[i], &k);
+		if (rds_append_eval(&a->rds, &unfence_lua, 2, keys, 2, args) == -1)
+			break;
+		queued++;
+	}
+	if (queued > 0)
+		rds_collect(&a->rds, queued);
+}
+
+/* One read snapshot: the newest outbox row (*upto), and per fenced key
+ * its truth, durable value, backlog version and whether its inflight
+ * batch is applied.  s: the family's prepared recount_one.  0 or -1. */
+static int
+snapshot(struct app *a, enum family fam, struct dbq *s,
+    struct rec_entry *cand, size_t n, struct one *o, long long *upto)
+{
+	struct dbq *q;
+	struct delta d;
+	char key[48];
+	size_t i;
+	int rc;
+
+	if (db_exec(&a->db, "BEGIN") == -1)
+		return -1;
+	if ((q = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+		goto fail;
+	dbq_bind_i64(q, 1, LLONG_MAX);
+	rc = dbq_step(q);
+	*upto = rc == DBQ_ROW ? dbq_i64(q, 0) : 0;
+	db_done(q);
+	if (rc != DBQ_ROW)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (!o[i].fenced)
+			continue;
+		dbq_bind_i64(s, 1, cand[i].k1);
+		if (families[fam].obj == OBJ_USER_TOPIC)
+			dbq_bind_i64(s, 2, cand[i].k2);
+		rc = dbq_step(s);
+		cand[i].t = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
+		db_done(s);
+		if (rc != DBQ_ROW)
+			goto fail;
+		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0,
+		    cand[i].owner };
+		if (cstore_durable(&a->db, &d, &cand[i].d) == -1)
+			goto fail;
+		if ((q = db_stmt(&a->db, STMT_BACKLOG_GET)) == NULL)
+			goto fail;
+		counter_key(&d, key, sizeof(key));
+		dbq_bind_text(q, 1, families[fam].name, -1);
+		dbq_bind_text_copy(q, 2, key, -1);
+		rc = dbq_step(q);
+		o[i].bver = rc == DBQ_ROW ? dbq_i64(q, 1) : -1;
+		db_done(q);
+		if (rc == DBQ_ERR)
+			goto fail;
+		o[i].applied = 0;
+		if (o[i].st.batch[0] != '\0' &&
+		    (o[i].applied = db_batch_applied(&a->db, o[i].st.batch)) == -1)
+			goto fail;
+	}
+	return db_exec(&a->db, "COMMIT");
+fail:
+	db_rollback(&a->db);
+	return -1;
+}
+
+/* Applies again the outbox rows up to upto that touch a fenced key: what
+ * the recount holds is then in Redis before the correction. */
+static int
+reapply(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
+    const struct one *o, long long upto)
+{
+	struct keyset ks = { fam, xcalloc(n + 1, sizeof(*cand)), 0 };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (o[i].fenced)
+			ks.k[ks.n++] = cand[i];
+	qsort(ks.k, ks.n, sizeof(*ks.k), key_cmp);
+	rc = outbox_reapply(a, upto, touches, &ks);
+	free(ks.k);
+	return rc;
+}
+
+/* The corrections of the fenced keys (one pipeline); a key whose script
+ * answers "retry" stays for the next round.  -1 when Redis failed. */
+static int
+fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
+    size_t n, struct one *o, const char *token, long long upto,
+    struct rec_family *rf)
+{
+	struct cstore_keys k;
+	const char *keys[7] = { k.live, k.pending, k.inflight, k.meta, k.seq,
+	    k.fence, k.flog };
+	const char *args[9];
+	char tb[LL_CHARS], db[LL_CHARS], up[LL_CHARS];
+	rds_reply *rep;
+	long long c, live_err;
+	size_t i, queued = 0, got = 0;
+	int two = families[fam].obj == OBJ_USER_TOPIC;
+
+	fmt_ll(up, upto);
+	for (i = 0; i < n; i++) {
+		if (!o[i].fenced)
+			continue;
+		keys_of(fam, &cand[i], &k);
+		fmt_ll(tb, cand[i].t);
+		fmt_ll(db, cand[i].d);
+		args[0] = k.field;
+		args[1] = k.pfield;
+		args[2] = token;
+		args[3] = o[i].st.ver;
+		args[4] = up;
+		args[5] = tb;
+		args[6] = db;
+		args[7] = dry ? "1" : "0";
+		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
+		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 9, args) == -1)
+			break;
+		queued++;
+	}
+	for (i = 0; i < n && got < queued; i++) {
+		if (!o[i].fenced)
+			continue;
+		got++;
+		if (rds_get_reply(&a->rds, &rep) == -1) {
+			if (got < queued)
+				rds_collect(&a->rds, (int)(queued - got));
+			return -1;
+		}
+		if (rep->type == RDS_ARRAY && rep->elements == 3 &&
+		    rep->element[0]->type == RDS_STRING &&
+		    rep->element[1]->type == RDS_STRING &&
+		    rep->element[2]->type == RDS_STRING) {
+			c = strtoll(rep->element[0]->str, NULL, 10);
+			/* the live value was off from D + P by live_err */
+			live_err = rep->element[2]->str[0] == '1' ?
+			    strtoll(rep->element[1]->str, NULL, 10) -
+			    (cand[i].t - c) : 0;
+			if (c != 0 || live_err != 0) {
+				note_wrong(rf, cand[i].k1, cand[i].k2, two,
+				    c != 0 ? c : live_err);
+				if (!dry)
+					rf->fixed++;
+			}
+			o[i].done = 1;
+			o[i].fenced = 0;	/* the script ended it */
+		} else
+			o[i].fenced = 0;	/* "retry" ended it too */
+		rds_free(rep);
+	}
+	return queued == got ? 0 : -1;
+}
+
+/* The backlog rows of the keys fixed this round, unless a delta was
+ * added to one since the snapshot (its version moved: the next settle
+ * takes it).  One write transaction. */
+static int
+backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
+    size_t n, struct one *o, const int *was_done)
+{
+	struct dbq *s;
+	struct delta d;
+	char key[48];
+	size_t i;
+	int opened = 0, rc;
+
+	for (i = 0; i < n; i++) {
+		if (!o[i].done || was_done[i] || o[i].bver < 0)
+			continue;
+		if (!opened && db_begin(&a->db) == -1)
+			return -1;
+		opened = 1;
+		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+			goto fail;
+		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0, 0 };
+		counter_key(&d, key, sizeof(key));
+		dbq_bind_text(s, 1, families[fam].name, -1);
+		dbq_bind_text_copy(s, 2, key, -1);
+		dbq_bind_i64(s, 3, o[i].bver);
+		rc = dbq_step(s);
+		db_done(s);
+		if (rc != DBQ_DONE)
+			goto fail;
+	}
+	return opened ? db_commit(&a->db) : 0;
+fail:
+	db_rollback(&a->db);
+	return -1;
+}
+
+/* What could not be settled now waits in the backlog (a zero delta: a
+ * key to settle) for the worker, which tries again within seconds. */
+static int
+queue_left(struct app *a, enum family fam, struct rec_entry *cand,
+    size_t n, const struct one *o)
+{
+	struct delta d;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		if (o[i].done)
+			continue;
+		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0,
+		    cand[i].owner };
+		if (cstore_backlog(a, &d, 1) == -1)
+			rc = -1;
+	}
+	return rc;
+}
+
 int
 settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
     size_t n, struct rec_family *rf)
 {
-	struct rstate *st = xcalloc(n, sizeof(*st));
-	int *done = xcalloc(n, sizeof(*done));
-	int *applied = xcalloc(n, sizeof(*applied));
-	char tb[24], db[24];
-	struct cstore_keys ck;
-	const char *keys[5] = { ck.live, ck.pending, ck.inflight, ck.meta,
-	    ck.seq };
-	const char *args[8];
+	struct one *o = xcalloc(n + 1, sizeof(*o));
+	int *was = xcalloc(n + 1, sizeof(*was));
+	char token[64];
 	size_t i, left = n;
-	long long t, d, c, live_err;
-	rds_reply *rep;
+	long long upto;
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
 	if ((one = db_prepare_once(&a->db, families[fam].recount_one)) == NULL)
 		goto out;
-	for (round = 0; round < REC_ROUNDS && left > 0; round++) {
-		if (settle_read_states(a, fam, cand, n, st) == -1)
-			goto out;
+	for (round = 0; round < SETTLE_ROUNDS && left > 0; round++) {
+		if (round > 0)
+			usleep((useconds_t)round * SETTLE_PAUSE_MS * 1000);
+		snprintf(token, sizeof(token), "%d.%lld.%d", (int)getpid(),
+		    clock_mono_us(), round);
 		for (i = 0; i < n; i++)
-			if (!done[i] && point_read(a, fam, one, &cand[i],
-			    st[i].batch, &applied[i]) == -1)
-				goto out;
-		usleep(REC_GRACE_MS * 1000);
-		/* An action counted in the recount but whose deltas wait in
-		 * the outbox (its process died) gets them now, before the
-		 * correction: the fix sees its pending change and retries. */
-		if (outbox_drain(a, 0) == -1)
-			goto out;
+			was[i] = o[i].done;
+		if (fence_all(a, fam, cand, n, o, token) == -1)
+			goto fail;
+		if (snapshot(a, fam, one, cand, n, o, &upto) == -1 ||
+		    reapply(a, fam, cand, n, o, upto) == -1)
+			goto fail;
 		fault_point("reconcile-fix");
-		for (i = 0; i < n; i++) {
-			if (done[i])
-				continue;
-			t = cand[i].t;
-			d = cand[i].d;
-			keys_of(fam, &cand[i], &ck);
-			snprintf(tb, sizeof(tb), "%lld", t);
-			snprintf(db, sizeof(db), "%lld", d);
-			args[0] = ck.field;
-			args[1] = ck.pfield;
-			args[2] = st[i].ver;
-			args[3] = st[i].pend;
-			args[4] = tb;
-			args[5] = db;
-			args[6] = dry ? "1" : "0";
-			args[7] = st[i].batch[0] != '\0' && !applied[i] ? "1" : "0";
-			rep = rds_eval(&a->rds, &fix_lua, 5, keys, 8, args);
-			if (rep == NULL)
-				goto out;
-			if (rep->type == RDS_ARRAY && rep->elements == 3) {
-				c = strtoll(rep->element[0]->str, NULL, 10);
-				/* expected live was D + P = t - c */
-				live_err = rep->element[2]->str[0] == '1' ?
-				    strtoll(rep->element[1]->str, NULL, 10) -
-				    (t - c) : 0;
-				if (c != 0 || live_err != 0) {
-					note_wrong(rf, cand[i].k1, cand[i].k2, two,
-					    c != 0 ? c : live_err);
-					if (!dry)
-						rf->fixed++;
-				}
-				done[i] = 1;
-				left--;
-			}
-			rds_free(rep);
-		}
+		if (fix_all(a, fam, dry, cand, n, o, token, upto, rf) == -1)
+			goto fail;
+		if (!dry)
+			backlog_done(a, fam, cand, n, o, was);
+		for (left = 0, i = 0; i < n; i++)
+			left += !o[i].done;
 	}
-	rf->unsettled += (long long)left;
+	/* Still not settled (another settler's fence, flushes in the way
+	 * every round): counted wrong, and queued for the worker. */
+	for (i = 0; i < n; i++)
+		if (!o[i].done)
+			note_wrong(rf, cand[i].k1, cand[i].k2, two, 0);
+	rf->queued += (long long)left;
+	if (left > 0 && !dry && queue_left(a, fam, cand, n, o) == -1)
+		goto out;
 	rc = 0;
+	goto out;
+fail:
+	unfence_all(a, fam, cand, n, o, token);
+	if (!dry)
+		queue_left(a, fam, cand, n, o);
 out:
 	dbq_finalize(one);
-	free(st);
-	free(done);
-	free(applied);
+	free(o);
+	free(was);
 	return rc;
 }

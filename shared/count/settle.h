@@ -1,15 +1,36 @@
 /* settle.h -- one step of reconciliation (reconcile.h): a counter's Redis
- * state, and the settling of candidates.
+ * state, and the exact correction of candidates that may be busy.
  *
- * settle_read_states() reads, per key, the bucket's flush version, the live
- * value, the pending delta and the in-flight batch with its amount, in
- * one pipeline.  settle_keys() then, per candidate: recounts it alone and
- * reads its durable value in one SQLite snapshot, waits a grace period,
- * applies the outbox's waiting rows, and runs one script that adds the
- * correction T - (D + P) to pending and sets live to T -- only if neither
- * the version nor the pending delta moved since the read (else it tries
- * again, up to a few rounds; what still moves is "unsettled").  The
- * repair is a delta: increments landing meanwhile are kept.
+ * settle_read_states() reads, per key, the bucket's flush version, the
+ * live value, the pending delta and the in-flight batch with its amount,
+ * in one pipeline (no fence: what reconcile.c compares to pick
+ * candidates).
+ *
+ * settle_keys() corrects candidates without waiting for them to go
+ * quiet.  Per round, for every candidate still open:
+ *   1. a fence (fence_lua): from now on every delta Redis applies to the
+ *      key is also written to the fence's log with its outbox row id
+ *      (capply.c), and the key's state is read;
+ *   2. one SQL read snapshot: the newest outbox row id N, and per key
+ *      its recount T, durable value D, backlog version and whether its
+ *      in-flight batch is applied.  Row ids grow with commit order, so
+ *      the snapshot holds exactly the actions of rows up to N;
+ *   3. the outbox rows up to N that touch a key are applied again (at
+ *      most once, as ever): what T holds is now in Redis, or will never
+ *      be (its deltas went to the backlog, which T covers);
+ *   4. one script per key (fix_lua): the value Redis should hold is T
+ *      plus the logged deltas of rows above N (their actions came after
+ *      the snapshot); the difference to D + pending (+ the inflight part)
+ *      goes to pending, live is set, the fence ends.  It refuses only
+ *      when the fence is gone (a stale one dropped, Redis emptied) or a
+ *      flush's take or ack moved the bucket (meta v): the next round,
+ *      milliseconds later, tries again;
+ *   5. the backlog rows of fixed keys go, if their version did not move.
+ * The likes, follows and reads that land meanwhile are neither lost nor
+ * refused: the key never has to be quiet.  A key still open after
+ * SETTLE_ROUNDS (another settler holds it each time, flushes in the way)
+ * counts as wrong and waits in the backlog as a zero delta, which the
+ * worker settles within seconds (reconcile_backlog()).
  */
 #ifndef TALLY_SETTLE_H
 #define TALLY_SETTLE_H
@@ -28,7 +49,8 @@ struct rec_entry {
 
 /* One key's Redis state, parsed from state_lua's reply. */
 struct rstate {
-	char		ver[48];	/* "v:s": meta v, then seq (settle.c) */
+	int		ok;		/* read: 0 when nothing is known */
+	char		ver[48];	/* meta v: takes and acks (settle.c) */
 	char		pend[24];	/* raw pending, as read */
 	int		has_live;
 	long long	live;
@@ -40,7 +62,8 @@ struct rstate {
 int	settle_read_states(struct app *, enum family, struct rec_entry *,
 	    size_t n, struct rstate *);
 /* Settles n candidates (t and d are read again); dry: report only.  Adds
- * to rf.  0, or -1 when SQLite or Redis failed. */
+ * to rf (wrong, fixed, queued).  0, or -1 when SQLite or Redis failed
+ * (what was not settled then is queued too). */
 int	settle_keys(struct app *, enum family, int dry, struct rec_entry *,
 	    size_t n, struct rec_family *rf);
 

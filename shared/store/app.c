@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/auth.h"
 #include "base/fault.h"
@@ -18,6 +19,7 @@ app_open(struct app *a, const char *name)
 
 	memset(a, 0, sizeof(*a));
 	a->name = name;
+	a->pid = (long long)getpid();
 	log_init(name);
 	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
 		return -1;

@@ -24,6 +24,9 @@ struct app_after {
 
 struct app {
 	const char	*name;
+	long long	 pid;		/* whose work this is (a run's owner,
+					   runs.h): getpid(), or the worker's
+					   for its jobs process */
 	struct cfg	 cfg;
 	struct db	 db;
 	struct rds	 rds;

@@ -147,7 +147,13 @@ rds_cmdv(struct rds *r, const char *arg0, ...)
 	int n = 0;
 
 	va_start(ap, arg0);
-	for (a = arg0; a != NULL && n < RDS_ARGS_MAX; a = va_arg(ap, const char *)) {
+	for (a = arg0; a != NULL; a = va_arg(ap, const char *)) {
+		if (n == RDS_ARGS_MAX) {	/* an error, never a cut */
+			va_end(ap);
+			log_err("redis: a command of more than %d arguments (%s)",
+			    RDS_ARGS_MAX, arg0);
+			return NULL;
+		}
 		argv[n] = a;
 		lens[n] = strlen(a);
 		n++;

@@ -81,7 +81,8 @@ int		 rds_up(struct rds *);
 /* Runs one command given as argv; see the header comment. */
 redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
 		    const size_t *lens);
-/* Convenience for NUL-terminated arguments, NULL-terminated list. */
+/* Convenience for NUL-terminated arguments, NULL-terminated list: at
+ * most RDS_ARGS_MAX (more is an error, NULL and logged, never a cut). */
 redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 		    __attribute__((sentinel));
 /* Deletes every key matching pattern (SCAN, so Redis never blocks).

@@ -187,6 +187,10 @@ const char *const schema_migrations[] = {
 	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
 	"  owner TEXT NOT NULL,"
 	"  until INTEGER NOT NULL);",
+	/* 14: a backlog row's version, bumped by every delta added to it:
+	 * a settle deletes the row only if nothing was added since it read
+	 * it (comparing the value let a later delta of the same size go) */
+	"ALTER TABLE counter_backlog ADD COLUMN ver INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int schema_version =

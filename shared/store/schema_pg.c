@@ -143,6 +143,8 @@ const char *const schema_pg_migrations[] = {
 	"  id BIGINT PRIMARY KEY CHECK (id = 1),"
 	"  owner TEXT NOT NULL,"
 	"  until BIGINT NOT NULL);",
+	/* 3: SQLite's 14, the backlog row's version */
+	"ALTER TABLE counter_backlog ADD COLUMN ver BIGINT NOT NULL DEFAULT 0;",
 };
 
 const int schema_pg_version =

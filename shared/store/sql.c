@@ -354,18 +354,29 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
 	/* STMT_BACKLOG_ADD: name, key, delta */
 	[STMT_BACKLOG_ADD] =
-	    "INSERT INTO counter_backlog(name, key, delta) VALUES(?1, ?2, ?3) "
+	    "INSERT INTO counter_backlog(name, key, delta, ver) "
+	    "VALUES(?1, ?2, ?3, 1) "
 	    "ON CONFLICT(name, key) DO UPDATE SET delta = counter_backlog.delta + "
-	    "excluded.delta",
-	/* STMT_BACKLOG_GET: name, key */
+	    "excluded.delta, ver = counter_backlog.ver + 1",
+	/* STMT_BACKLOG_GET: name, key -> delta, version */
 	[STMT_BACKLOG_GET] =
-	    "SELECT delta FROM counter_backlog WHERE name = ?1 AND key = ?2",
+	    "SELECT delta, ver FROM counter_backlog WHERE name = ?1 AND key = ?2",
 	/* STMT_BACKLOG_BATCH: limit */
 	[STMT_BACKLOG_BATCH] =
-	    "SELECT name, key, delta FROM counter_backlog LIMIT ?1",
-	/* STMT_BACKLOG_DONE: name, key, delta -- only if nothing was added */
+	    "SELECT name, key, delta, ver FROM counter_backlog LIMIT ?1",
+	/* STMT_BACKLOG_DONE: name, key, version -- only if nothing was added
+	 * since that version was read */
 	[STMT_BACKLOG_DONE] =
-	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = ?3",
+	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND ver = ?3",
+	/* STMT_BACKLOG_TAKE: name, key, amount -- a row-less delta (views)
+	 * on its way to Redis */
+	[STMT_BACKLOG_TAKE] =
+	    "UPDATE counter_backlog SET delta = delta - ?3, ver = ver + 1 "
+	    "WHERE name = ?1 AND key = ?2",
+	/* STMT_BACKLOG_ZERO: name, key -- a row-less counter's row once
+	 * nothing waits in it */
+	[STMT_BACKLOG_ZERO] =
+	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = 0",
 	/* STMT_FLUSH_MAX */
 	[STMT_FLUSH_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM flushes",

@@ -113,10 +113,10 @@ view_run(struct req *r, const struct run *run, const struct run_names *names,
 				html_raw(b, ", ");
 			example(r, f, f->ex[j], names);
 		}
-		if (f->unsettled > 0) {
+		if (f->queued > 0) {
 			html_raw(b, " (");
-			html_int(b, f->unsettled);
-			html_raw(b, " kept moving; left to the next run)");
+			html_int(b, f->queued);
+			html_raw(b, " not settled during the run: queued, settled by the worker within seconds)");
 		}
 		html_raw(b, "</td></tr>");
 	}

@@ -31,7 +31,7 @@ test_round_trip(void **state)
 		a.fam[i].wrong = i;
 		a.fam[i].fixed = i / 2;
 		a.fam[i].max_err = 7 * i;
-		a.fam[i].unsettled = i % 3;
+		a.fam[i].queued = i % 3;
 		a.fam[i].nex = i % (REC_EXAMPLES + 1);
 		for (int j = 0; j < a.fam[i].nex; j++)
 			snprintf(a.fam[i].ex[j], sizeof(a.fam[i].ex[j]),
@@ -62,7 +62,7 @@ test_family_twice(void **state)
 	buf_printf(&js, "[");
 	for (i = 0; i < 3; i++)
 		buf_printf(&js, "%s{\"family\":\"%s\",\"checked\":%d,\"wrong\":%d,"
-		    "\"fixed\":0,\"max_error\":1,\"unsettled\":0,\"examples\":"
+		    "\"fixed\":0,\"max_error\":1,\"queued\":0,\"examples\":"
 		    "[\"%d1\",\"%d2\",\"%d3\",\"%d4\",\"%d5\"]}", i ? "," : "",
 		    fam, 10 + i, 5, i, i, i, i, i);
 	buf_printf(&js, "]");
@@ -84,7 +84,7 @@ test_not_reports(void **state)
 	struct rec_report r;
 	static const char *bad[] = { "", "{}", "[1,2]", "[{\"family\":1}]",
 	    "not json", "[{\"family\":\"nosuch\",\"checked\":1,\"wrong\":1,"
-	    "\"fixed\":1,\"max_error\":1,\"unsettled\":0,\"examples\":[]}]" };
+	    "\"fixed\":1,\"max_error\":1,\"queued\":0,\"examples\":[]}]" };
 	size_t i;
 
 	(void)state;

@@ -1,0 +1,185 @@
+// hot.test.mjs -- counters repaired while they stay busy (settle.h: a
+// fence per key), against a real stack:
+//  - drift planted on six posts' like counters (+3 in the SQL counters
+//    table, +5 in Redis) while 12 clients like and unlike those posts
+//    without pause for the whole run: the run reports exactly the six as
+//    wrong and fixed, and right after the churn stops and one flush every
+//    count equals its recount, with no second run;
+//  - Redis emptied (FLUSHALL) in the middle of such a storm: within 10 s
+//    of the storm's end every count of every page equals its recount,
+//    with no operator step;
+//  - a reconciliation held at a fault point for 10 s under a like load:
+//    the worker goes on flushing (its jobs process holds the run), every
+//    like reaches SQLite within 2 s.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
+import { compareAll, faults, ownerOf, pageCounters, redisName } from '../lib/counts.mjs';
+import { stormSetup } from '../lib/storm.mjs';
+
+let stack;
+const q = (sql) => stack.sqlite(sql);
+const num = (sql) => Number(stack.sqlite(sql));
+const ACTIVE = "SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued', 'running')";
+
+before(async () => {
+  stack = await startStack({
+    env: {
+      TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400',
+      TALLY_FAULT: 'reconcile-fix:sleep=10000:1',
+    },
+  });
+  faults.disarm(stack, 'reconcile-fix', 1);
+  await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0, 40000, 100);
+  stack.tallyctl('flush');
+});
+after(async () => { await stack?.stop(); });
+
+// n users (stormSetup: four posts by the first four), and nposts posts.
+async function people(prefix, n, nposts) {
+  const { users, posts } = await stormSetup(stack, prefix, n);
+  for (let i = posts.length; i < nposts; i++) {
+    const r = await users[i % n].post('/posts', { body: `${prefix} busy post ${i}`, publish: '1' });
+    assert.equal(r.status, 303);
+    posts.push(Number(r.location.split('/').pop()));
+  }
+  return { users, posts: posts.slice(0, nposts) };
+}
+
+// Every user likes and unlikes the posts without pause until stop() (or
+// for 90 s at most: a failed test never leaves a load running).
+function churn(users, posts) {
+  let stopped = false;
+  let actions = 0;
+  const end = Date.now() + 90000;
+  const done = Promise.all(users.map(async (c, i) => {
+    const liked = new Set();
+    for (let k = 0; !stopped && Date.now() < end; k++) {
+      const p = posts[(i + k) % posts.length];
+      const r = await c.post(`/posts/${p}/${liked.has(p) ? 'unlike' : 'like'}`).catch(() => null);
+      if (r?.status === 303) {
+        if (liked.has(p)) liked.delete(p); else liked.add(p);
+        actions++;
+      }
+    }
+  }));
+  return { stop: async () => { stopped = true; await done; return actions; }, count: () => actions };
+}
+
+async function adminClient() {
+  const admin = new Client(stack.base);
+  assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+  await admin.get('/admin/reconcile');
+  return admin;
+}
+
+// The counts a post's page and its author's profile show, against the
+// recount.
+async function pagesAgainstTruth(viewer, posts) {
+  const bad = [];
+  for (const p of posts) {
+    const c = pageCounters((await viewer.get(`/posts/${p}`)).text);
+    const t = num(`SELECT COUNT(*) FROM likes WHERE post_id=${p}`);
+    if (c[`post-likes|${p}`] !== t) bad.push(`post ${p}: page ${c[`post-likes|${p}`]} truth ${t}`);
+    const author = q(`SELECT u.login || '|' || u.id FROM posts p JOIN users u ON u.id=p.user_id WHERE p.id=${p}`).split('|');
+    const prof = pageCounters((await viewer.get(`/u/${author[0]}`)).text);
+    const tl = num(`SELECT COUNT(*) FROM likes l JOIN posts p ON p.id=l.post_id WHERE p.user_id=${author[1]} AND p.status=1 AND p.is_deleted=0`);
+    if (prof[`likes|${author[0]}`] !== tl) bad.push(`${author[0]}: page likes ${prof[`likes|${author[0]}`]} truth ${tl}`);
+  }
+  return bad;
+}
+
+test('drift on six busy posts, liked and unliked by 12 clients for the whole run: one run fixes exactly those, counts exact after one flush', async (t) => {
+  const { users, posts } = await people('hb', 12, 6);
+  const viewer = users[0];
+  // live values loaded, so that Redis can be planted too
+  for (const p of posts) await viewer.get(`/posts/${p}`);
+  const load = churn(users, posts);
+  await waitFor(() => load.count() > 60, 20000, 50);
+  // planted behind tally's back: +3 in SQL's counters, +5 in Redis
+  for (const p of posts) {
+    q(`INSERT INTO counters(name, key, value) VALUES ('post_likes', '${p}', 3)
+       ON CONFLICT(name, key) DO UPDATE SET value = value + 3`);
+    const n = redisName('post_likes', p, ownerOf(stack, p));
+    stack.redis('HINCRBY', n.hash, n.field, '5');
+  }
+  const admin = await adminClient();
+  const before = load.count();
+  const r = await admin.post('/admin/reconcile', {});
+  assert.equal(r.status, 303);
+  const id = num('SELECT max(id) FROM reconcile_runs');
+  await waitFor(() => ['done', 'failed'].includes(q(`SELECT state FROM reconcile_runs WHERE id=${id}`)), 60000, 100);
+  const during = load.count() - before;
+  const actions = await load.stop();
+  assert.equal(q(`SELECT state FROM reconcile_runs WHERE id=${id}`), 'done');
+  assert.ok(during >= 20, `the clients went on during the run (${during} actions)`);
+  const rep = Object.fromEntries(JSON.parse(q(`SELECT report FROM reconcile_runs WHERE id=${id}`)).map((f) => [f.family, f]));
+  t.diagnostic(`${actions} actions; ${during} while the run ran`);
+  assert.equal(rep.post_likes.wrong, 6, JSON.stringify(rep.post_likes));
+  assert.equal(rep.post_likes.fixed, 6);
+  assert.equal(rep.post_likes.queued, 0);
+  for (const f of Object.values(rep)) {
+    if (f.family !== 'post_likes') assert.equal(f.wrong, 0, `${f.family}: ${JSON.stringify(f)}`);
+  }
+  // the page agrees at once, before any flush
+  assert.deepEqual(await pagesAgainstTruth(viewer, posts), []);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  assert.equal(num('SELECT COUNT(*) FROM counter_backlog'), 0);
+});
+
+test('Redis emptied during a like storm: within 10 s of its end every page shows the recount, no operator step', async (t) => {
+  const { users, posts } = await people('hf', 12, 4);
+  const viewer = users[0];
+  const load = churn(users, posts);
+  await waitFor(() => load.count() > 60, 20000, 50);
+  stack.redis('FLUSHALL');
+  const emptied = load.count();
+  // the storm goes on while the worker finds Redis empty and repairs
+  await sleep(8000);
+  const actions = await load.stop();
+  t.diagnostic(`${actions} actions, ${actions - emptied} after FLUSHALL`);
+  const end = Date.now();
+  let last;
+  await waitFor(async () => {
+    last = [...await pagesAgainstTruth(viewer, posts), ...compareAll(stack)];
+    return last.length === 0;
+  }, 10000, 250).catch(() => assert.fail(`10 s after the storm: ${last.join('; ')}`));
+  t.diagnostic(`exact ${Date.now() - end} ms after the storm`);
+});
+
+test('a reconciliation held 10 s at a fault point under a like load: the worker flushes on (every like in SQLite within 2 s)', async (t) => {
+  const { users, posts } = await people('hh', 8, 4);
+  stack.tallyctl('flush');
+  // a candidate for the run to settle (and so to stop at the fault point)
+  q(`INSERT INTO counters(name, key, value) VALUES ('post_likes', '${posts[0]}', 2)
+     ON CONFLICT(name, key) DO UPDATE SET value = value + 2`);
+  const load = churn(users.slice(0, 6), posts);
+  const admin = await adminClient();
+  faults.arm(stack, 'reconcile-fix');
+  assert.equal((await admin.post('/admin/reconcile', {})).status, 303);	// the worker's
+  await waitFor(() => faults.fired(stack, 'reconcile-fix') === 1, 20000, 50);
+  const held = Date.now();
+  // probes: a fresh post liked once; the time until SQLite's counters
+  // table holds the like is the flush lag
+  const lags = [];
+  const prober = users[7];
+  while (Date.now() - held < 8500) {
+    const r = await users[6].post('/posts', { body: `probe ${lags.length}`, publish: '1' });
+    const p = Number(r.location.split('/').pop());
+    assert.equal((await prober.post(`/posts/${p}/like`)).status, 303);
+    const at = Date.now();
+    await waitFor(() => num(`SELECT coalesce(max(value), 0) FROM counters WHERE name='post_likes' AND key='${p}'`) === 1, 5000, 20);
+    lags.push(Date.now() - at);
+  }
+  const stillHeld = q("SELECT state FROM reconcile_runs ORDER BY id DESC LIMIT 1");
+  await load.stop();
+  t.diagnostic(`flush lags while the run was held (ms): ${lags.join(' ')}`);
+  assert.equal(stillHeld, 'running', 'the run was held the whole time');
+  assert.ok(lags.length >= 3, `${lags.length} probes`);
+  assert.ok(Math.max(...lags) < 2000, `flush lag ${Math.max(...lags)} ms`);
+  await waitFor(() => num(ACTIVE) === 0, 30000, 100);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
