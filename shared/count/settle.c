@@ -62,7 +62,7 @@ static struct rds_script fence_lua = { .src =
  * and live is set to the right value.
  * -> { "retry" } (the fence is gone or not ours, or a take or ack
  * came between: nothing changed), or { correction, live before or "",
- * live was wrong 1/0 }. */
+ * live was wrong 1/0, the value Redis held (durable + pending) }. */
 static struct rds_script fix_lua = { .src =
 	"#!lua\n"
 	"local f = redis.call('HGET', KEYS[6], ARGV[2])\n"
@@ -96,7 +96,7 @@ static struct rds_script fix_lua = { .src =
 	"    redis.call('HSET', KEYS[1], ARGV[1], want) end\n"
 	"end\n"
 	"redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
-	"return { tostring(c), live or '', tostring(bad) }\n" };
+	"return { tostring(c), live or '', tostring(bad), tostring(have) }\n" };
 
 /* Releases a fence (after a failure): KEYS fence, fence log; ARGV
  * pending field, token. */
@@ -416,15 +416,16 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 				rds_collect(&a->rds, (int)(queued - got));
 			return -1;
 		}
-		if (rep->type == RDS_ARRAY && rep->elements == 3 &&
+		if (rep->type == RDS_ARRAY && rep->elements == 4 &&
 		    rep->element[0]->type == RDS_STRING &&
 		    rep->element[1]->type == RDS_STRING &&
-		    rep->element[2]->type == RDS_STRING) {
+		    rep->element[2]->type == RDS_STRING &&
+		    rep->element[3]->type == RDS_STRING) {
 			c = strtoll(rep->element[0]->str, NULL, 10);
 			/* the live value was off from D + P by live_err */
 			live_err = rep->element[2]->str[0] == '1' ?
 			    strtoll(rep->element[1]->str, NULL, 10) -
-			    (cand[i].t - c) : 0;
+			    strtoll(rep->element[3]->str, NULL, 10) : 0;
 			if (c != 0 || live_err != 0) {
 				note_wrong(rf, cand[i].k1, cand[i].k2, two,
 				    c != 0 ? c : live_err);
