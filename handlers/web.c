@@ -6,7 +6,7 @@
  *   GET  /          303 /feed or /login
  *   GET  /signup    the form;  POST /signup  303 /feed | 400 | 409 | 403
  *   GET  /login     the form;  POST /login   303 /feed | 400 | 401 | 403
- *   POST /logout    303 /login | 403
+ *   POST /logout    303 /login | 403 | 503 (the session could not be ended)
  *   GET  /healthz   200 "ok" | 503 "redis" / "sqlite"
  */
 #include <string.h>
@@ -197,8 +197,12 @@ page_logout(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid");
 
-	if (sid != NULL)
-		sesscache_end(&r->app->db, &r->app->rds, sid);
+	/* A session that could not be ended stays valid: say so, and keep
+	 * the cookie (clearing it would tell the user they are out while a
+	 * copy of it still works). */
+	if (sid != NULL && sesscache_end(&r->app->db, &r->app->rds, sid) == -1)
+		return resp_error(r, 503, "You could not be signed out just now "
+		    "(the database is busy). Try again in a moment.");
 	resp_cookie(r, "sid", "", 0);
 	return resp_redirect(r, "/login");
 }

@@ -4,7 +4,9 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client } from '../lib/stack.mjs';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { startStack, Client, onPostgres } from '../lib/stack.mjs';
 
 let stack;
 before(async () => { stack = await startStack(); });
@@ -157,6 +159,34 @@ describe('login and logout', () => {
       assert.equal(r.headers.getSetCookie().some((h) => h.startsWith('sid=')), false);
       assert.equal((await c.get('/')).location, '/login');
     }
+  });
+
+  // A logout whose session delete fails (the database held by another
+  // writer past its 5 s busy timeout) must not clear the cookie and say
+  // "signed out" while the session still works: it answers 503, the
+  // session stays, and the next logout ends it.
+  test('logout while the database refuses the delete: 503, the cookie kept, a later logout ends the session', { skip: onPostgres() }, async () => {
+    const c = new Client(stack.base);
+    await c.login('dave', 'password-dave');
+    const sid = c.jar.get('sid');
+    await c.get('/nope-for-csrf');
+    const holder = spawn('sqlite3', [path.join(stack.runDir, 'tally.db')], { stdio: ['pipe', 'ignore', 'ignore'] });
+    holder.stdin.write('BEGIN IMMEDIATE;\nDELETE FROM sessions WHERE 0;\n');
+    await new Promise((res) => setTimeout(res, 300));
+    let r;
+    try {
+      r = await c.post('/logout');
+    } finally {
+      holder.stdin.end('ROLLBACK;\n');
+      await new Promise((res) => holder.on('exit', res));
+    }
+    assert.equal(r.status, 503, 'the session could not be ended');
+    assert.ok(!r.headers.getSetCookie().some((h) => /^sid=;/.test(h)), 'the cookie is kept');
+    assert.equal(c.jar.get('sid'), sid);
+    assert.equal((await c.get('/feed')).status, 200, 'and the session, which still works, says so');
+    const again = await c.post('/logout');
+    assert.equal(again.status, 303);
+    assert.equal((await clientWith({ sid }).get('/')).location, '/login', 'now it is over');
   });
 
   test('logout: 303 /login, and the old sid no longer works', async () => {
