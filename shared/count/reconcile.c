@@ -364,7 +364,7 @@ reconcile_backlog(struct app *a)
 	struct rec_family rf;
 	struct dbq *s;
 	enum family fam;
-	int n = 0, i, k, rc, done = 0;
+	int n = 0, i, k, rc = DBQ_DONE, done = 0;
 
 	rows = xcalloc(500, sizeof(*rows));
 	e = xcalloc(500, sizeof(*e));
@@ -383,6 +383,11 @@ reconcile_backlog(struct app *a)
 		n++;
 	}
 	db_done(s);
+	if (n < 500 && rc == DBQ_ERR) {
+		free(rows);
+		free(e);
+		return -1;
+	}
 	/* Family by family: the keys with truth settled together (their
 	 * rows go once settled), the others' deltas applied. */
 	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {

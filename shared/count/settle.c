@@ -1,5 +1,11 @@
 /* settle.c -- the exact correction of counters that keep changing while
- * it runs: a fence per key; see settle.h. */
+ * it runs: a fence per key; see settle.h.
+ *
+ * One file: the correction is one protocol -- the three scripts and the
+ * five steps of a round that run them share the keys, the token and the
+ * round's state, and each step is only right given the others (the
+ * snapshot's N means something only to the fix's log test).  Cut in two,
+ * a reader would hold both halves open to check either. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
