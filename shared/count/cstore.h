@@ -25,11 +25,10 @@
  *   {c<B>}:flog       per fenced field, the deltas applied meanwhile with
  *                     their outbox row ids: "<id>:<d>;" each
  *   {c<B>}:seq        per pending field, how many changes it had since
- *                     the bucket's last take (a flush's take drops it):
- *                     what a correction checks nothing arrived in the
- *                     meantime (settle.c; the pending value alone is not
- *                     proof: a read-all of five and five new
- *                     notifications leave it where it was)
+ *                     the bucket's last take (a flush's take drops it);
+ *                     a correction used to compare it to see that nothing
+ *                     arrived meanwhile, which the fence's log replaced
+ *                     (settle.h): nothing reads it now
  * A change is one script per bucket (capply.c), which also carries the
  * other rows of its call in that bucket (a group commit's): live += d
  * where loaded, pending += d (a field back at 0 is dropped), each counter
