@@ -3,15 +3,8 @@
 
 #include "count/fbatch.h"
 #include "store/keys.h"
+#include "store/db.h"
 #include "store/query.h"
-
-/* KEYS: seq.  ARGV: the highest batch id SQLite has applied.  A Redis
- * that lost its data restarts the sequence: never reuse an applied id. */
-struct rds_script fbatch_seq_lua = { .src =
-	"#!lua\n"
-	"local cur = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
-	"if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end\n"
-	"return redis.call('INCR', KEYS[1])\n" };
 
 /* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> 1 taken, 0
  * nothing pending, -1 an unfinished batch still holds the inflight part,
@@ -69,18 +62,19 @@ fbatch_applied_max(struct app *a)
 }
 
 long long
-fbatch_next_id(struct app *a, long long applied)
+fbatch_reserve(struct app *a, long long applied, int n)
 {
-	const char *keys[1] = { KEY_FLUSH_SEQ }, *args[1];
-	char maxid[24];
-	rds_reply *rep;
-	long long b;
+	long long next;
 
-	snprintf(maxid, sizeof(maxid), "%lld", applied);
-	args[0] = maxid;
-	if ((rep = rds_eval(&a->rds, &fbatch_seq_lua, 1, keys, 1, args)) == NULL)
+	if (db_begin(&a->db) == -1)
 		return -1;
-	b = rep->type == RDS_INTEGER ? rep->integer : -1;
-	rds_free(rep);
-	return b;
+	next = db_setting(&a->db, "flush_next_batch", 0);
+	if (next <= applied)
+		next = applied + 1;
+	if (db_setting_put(&a->db, "flush_next_batch", next + n) == -1 ||
+	    db_commit(&a->db) == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
+	return next;
 }

@@ -325,10 +325,15 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 {
 	struct batch bts[2], *cur, *prev = NULL;
 	sigset_t alrm, old;
-	long long done;
+	long long done, first;
 	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
 
-	if ((done = fbatch_applied_max(a)) < 0)
+	/* a batch takes one bucket at least: ids for every batch this
+	 * flush can make, reserved at once */
+	if (max_batches > CSTORE_BUCKETS)
+		max_batches = CSTORE_BUCKETS;
+	if ((done = fbatch_applied_max(a)) < 0 ||
+	    (first = fbatch_reserve(a, done, max_batches)) < 0)
 		return -1;
 	memset(bts, 0, sizeof(bts));
 	sigemptyset(&alrm);
@@ -340,8 +345,8 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 		cur->a = a;
 		/* Taken while the previous batch is applied.  The first is
 		 * one round: SQLite starts early. */
-		if ((cur->b = fbatch_next_id(a, done)) < 0 ||
-		    take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
+		cur->b = first + i;
+		if (take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
 		    prev, &next) == -1)
 			cur->rc = -1;
 		if (prev != NULL)

@@ -71,7 +71,6 @@ void	key_view(char *out, size_t sz, long long post, long long uid,
  * part, whose slot lies in the k-th sixteenth of the slot space. */
 #define KEY_BADGE_COPIES	16
 void	key_badge_copy(char *out, size_t sz, int k);
-#define KEY_FLUSH_SEQ		"{flush}:seq"
 #define KEY_METRICS_DRIFT	"{metrics}:drift"
 #define KEY_METRICS_CACHE	"{metrics}:cache"
 #define KEY_GEN			"{tally}:gen"
