@@ -244,6 +244,32 @@ outbox_send(struct app *a, struct outbox *ob)
 	app_after_commit(a, send_group, copy);
 }
 
+/* Keeps a malformed row aside (counter_outbox_bad) before a drain
+ * deletes it: deleted unread, the deltas it held were gone without a
+ * trace.  0, or -1 (then nothing may be deleted). */
+static int
+quarantine(struct db *d, long long id)
+{
+	struct dbq *s;
+	int rc;
+
+	if (db_begin(d) == -1)
+		return -1;
+	if ((s = db_stmt(d, STMT_OUTBOX_QUARANTINE)) == NULL) {
+		db_rollback(d);
+		return -1;
+	}
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, clock_wall_ms());
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE || db_commit(d) == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	return 0;
+}
+
 /* The rows after `after` up to `upto`, at most DRAIN_ROWS: their ids and
  * deltas into ids/ds/nds (ds has OUTBOX_MAX deltas a row).  The number
  * of rows, or -1. */
@@ -253,7 +279,8 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 {
 	struct dbq *s = db_stmt(d, STMT_OUTBOX_BATCH);
 	const char *t;
-	int rc, i, n = 0;
+	long long *bad = NULL;
+	int rc, i, n = 0, nbad = 0;
 
 	if (s == NULL)
 		return -1;
@@ -265,13 +292,22 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 		t = dbq_text(s, 1);
 		nds[n] = outbox_decode(t,
 		    ds + (size_t)n * OUTBOX_MAX, OUTBOX_MAX);
-		if (nds[n] < 0) {	/* not ours to guess: leave it */
-			log_err("outbox row %lld: malformed deltas", ids[n]);
+		if (nds[n] < 0) {	/* not ours to guess: kept aside */
+			log_err("outbox row %lld: malformed deltas, moved to "
+			    "counter_outbox_bad (a reconciliation repairs what "
+			    "it would have changed)", ids[n]);
 			nds[n] = 0;
+			if (bad == NULL)
+				bad = xcalloc(DRAIN_ROWS, sizeof(*bad));
+			bad[nbad++] = ids[n];
 		}
 		n++;
 	}
 	db_done(s);
+	for (i = 0; rc == DBQ_DONE && i < nbad; i++)
+		if (quarantine(d, bad[i]) == -1)
+			rc = DBQ_ERR;
+	free(bad);
 	if (rc != DBQ_DONE)
 		return -1;
 	for (i = 0; i < n; i++)		/* rows from before owners */

@@ -191,6 +191,13 @@ const char *const schema_migrations[] = {
 	 * a settle deletes the row only if nothing was added since it read
 	 * it (comparing the value let a later delta of the same size go) */
 	"ALTER TABLE counter_backlog ADD COLUMN ver INTEGER NOT NULL DEFAULT 0;",
+	/* 15: outbox rows whose deltas could not be read, kept aside by the
+	 * drain instead of deleted unread (outbox.c) */
+	"CREATE TABLE counter_outbox_bad ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"
+	"  deltas TEXT NOT NULL,"
+	"  found_at INTEGER NOT NULL);",
 };
 
 const int schema_version =

@@ -145,6 +145,12 @@ const char *const schema_pg_migrations[] = {
 	"  until BIGINT NOT NULL);",
 	/* 3: SQLite's 14, the backlog row's version */
 	"ALTER TABLE counter_backlog ADD COLUMN ver BIGINT NOT NULL DEFAULT 0;",
+	/* 4: SQLite's 15, malformed outbox rows kept aside */
+	"CREATE TABLE counter_outbox_bad ("
+	"  id BIGINT PRIMARY KEY,"
+	"  at BIGINT NOT NULL,"
+	"  deltas TEXT NOT NULL,"
+	"  found_at BIGINT NOT NULL);",
 };
 
 const int schema_pg_version =

@@ -420,6 +420,11 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_OUTBOX_DONE: up to -- drained rows, but the newest of them */
 	[STMT_OUTBOX_DONE] =
 	    "DELETE FROM counter_outbox WHERE id < ?1",
+	/* STMT_OUTBOX_QUARANTINE: id, now -- a malformed row kept aside */
+	[STMT_OUTBOX_QUARANTINE] =
+	    "INSERT INTO counter_outbox_bad(id, at, deltas, found_at) "
+	    "SELECT id, at, deltas, ?2 FROM counter_outbox WHERE id = ?1 "
+	    "ON CONFLICT DO NOTHING",
 
 	/* STMT_VIEWER_MARKS: viewer, json post ids -- (post, 1) liked,
 	 * (post, 2) reposted: one key lookup per post and table */
