@@ -18,8 +18,10 @@
  *                  in Redis (taken.c)
  *   action-delta   an action (like, follow, comment...) is committed, its
  *                  counter deltas not yet sent to Redis (outbox.c)
- *   reconcile-fix  reconciliation read a key's Redis state and its truth,
- *                  and has not yet applied the correction (reconcile.c)
+ *   reconcile-fix  reconciliation fenced a key and read its truth, and
+ *                  has not yet applied the correction (settle.c)
+ *   view-delta     a view was told apart (its viewer's key set), its
+ *                  delta not yet sent to Redis (posting.c)
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

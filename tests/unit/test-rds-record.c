@@ -78,6 +78,32 @@ test_too_many_is_said(void **state)
 	rds_close(&r);
 }
 
+/* rds_cmdv() takes at most 32 arguments: one more is an error, never a
+ * command cut short and sent (an HMGET of 33 fields came back with 30
+ * values, a DEL of 33 keys deleted 31).  Nothing is sent, so nothing is
+ * recorded. */
+#define A8(x) x, x, x, x, x, x, x, x
+static void
+test_past_the_argument_limit_is_an_error(void **state)
+{
+	struct rds r;
+	struct rds_keys k;
+
+	(void)state;
+	rds_init(&r, "/nonexistent/redis.sock", 50);
+	rds_record(&r, &k);
+	/* 32: sent (recorded), fails only because no server answers */
+	assert_null(rds_cmdv(&r, "HMGET", "{c1}:p32", A8("f"), A8("f"),
+	    A8("f"), "f", "f", "f", "f", "f", "f", NULL));
+	assert_int_equal(k.n, 1);
+	/* 33: refused before anything is sent */
+	assert_null(rds_cmdv(&r, "HMGET", "{c1}:p33", A8("f"), A8("f"),
+	    A8("f"), "f", "f", "f", "f", "f", "f", "f", NULL));
+	assert_int_equal(k.n, 1);
+	rds_record(&r, NULL);
+	rds_close(&r);
+}
+
 static void
 test_hash_is_fnv1a(void **state)
 {
@@ -94,6 +120,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_path_records),
 		cmocka_unit_test(test_too_many_is_said),
+		cmocka_unit_test(test_past_the_argument_limit_is_an_error),
 		cmocka_unit_test(test_hash_is_fnv1a),
 	};
 
