@@ -46,6 +46,7 @@
 #include "base/log.h"
 #include "base/metrics.h"
 #include "base/valid.h"
+#include "count/backlog.h"
 #include "count/flush.h"
 #include "count/outbox.h"
 #include "count/reconcile.h"
@@ -195,7 +196,7 @@ job_after_outage(struct app *a)
 	if (!rds_up(&a->rds))
 		return;
 	tl_refresh_stale(a);
-	while (reconcile_backlog(a) > 0 && !stopping)
+	while (backlog_settle(a) > 0 && !stopping)
 		;
 }
 

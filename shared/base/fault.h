@@ -20,6 +20,8 @@
  *                  counter deltas not yet sent to Redis (outbox.c)
  *   reconcile-fix  reconciliation fenced a key and read its truth, and
  *                  has not yet applied the correction (settle.c)
+ *   settle-backlog a correction is in Redis, the backlog rows it settled
+ *                  not yet deleted (settle.c)
  *   view-delta     a view was told apart (its viewer's key set), its
  *                  delta not yet sent to Redis (posting.c)
  */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "count/cstore.h"
 
@@ -259,16 +260,56 @@ cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 	return rc;
 }
 
+/* A row-less delta, once per token.  KEYS: pending, seq, tokens, live.
+ * ARGV: token, now (ms), field, pending field, delta.  -> 1 applied, 0
+ * the token was applied before. */
+static struct rds_script token_lua = { .src =
+	"#!lua\n"
+	"if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end\n"
+	"redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
+	"  tonumber(ARGV[2]) - " CSTORE_TOKEN_MS_S ")\n"
+	"local d = tonumber(ARGV[5])\n"
+	"if d ~= 0 then\n"
+	"  if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then\n"
+	"    redis.call('HINCRBY', KEYS[4], ARGV[3], d) end\n"
+	"  if redis.call('HINCRBY', KEYS[1], ARGV[4], d) == 0 then\n"
+	"    redis.call('HDEL', KEYS[1], ARGV[4]) end\n"
+	"end\n"
+	"redis.call('HINCRBY', KEYS[2], ARGV[4], 1)\n"
+	"return 1\n" };
+
 int
-cstore_apply(struct app *a, const struct delta *ds, int n)
+cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 {
-	if (cstore_apply_once(a, 0, ds, n) != -1)
+	struct cstore_keys k;
+	char tokens[32], now[LL_CHARS], num[LL_CHARS];
+	const char *keys[4] = { k.pending, k.seq, tokens, k.live };
+	const char *args[5] = { token, now, k.field, k.pfield, num };
+	rds_reply *rep;
+	int rc;
+
+	cstore_keys(d, &k);
+	cstore_bucket_key(cstore_bucket(d), "tokens", tokens, sizeof(tokens));
+	fmt_ll(now, clock_wall_ms());
+	fmt_ll(num, d->d);
+	if ((rep = rds_eval(&a->rds, &token_lua, 4, keys, 5, args)) == NULL)
+		return -1;
+	rc = rep->type == RDS_INTEGER ? (int)rep->integer : -1;
+	rds_free(rep);
+	return rc;
+}
+
+int
+cstore_apply(struct app *a, const char *token, const struct delta *d)
+{
+	if (cstore_apply_token(a, token, d) != -1)
 		return 0;
-	if (cstore_backlog(a, ds, n) == -1)
-		log_err("counter deltas lost: neither Redis nor the SQLite "
-		    "backlog took them");
+	if (cstore_backlog_token(a, d, token) == -1)
+		log_err("counter delta lost: neither Redis nor the SQLite "
+		    "backlog took it");
 	else
-		log_warn("counter deltas kept in the SQLite backlog: Redis did "
-		    "not take them");
+		log_warn("counter delta kept in the SQLite backlog: Redis did "
+		    "not take it");
 	return -1;
 }

@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -50,6 +51,45 @@ obj_field(const struct delta *d, char *out, size_t sz)
 		    f->field, d->k2) : snprintf(out, sz, "%s", f->field);
 	memcpy(out, f->field, n + 1);
 	return (int)n;
+}
+
+struct idvec {
+	long long	*v;
+	size_t		 n, cap;
+	const char	*tag;
+};
+
+static int
+live_key(struct rds *r, const char *key, void *arg)
+{
+	struct idvec *iv = arg;
+	long long id;
+
+	(void)r;
+	if (key_counters_parse(key, iv->tag, &id) == -1)
+		return 0;		/* another kind's, or a bucket's own */
+	if (iv->n == iv->cap) {
+		iv->cap = iv->cap ? iv->cap * 2 : 256;
+		iv->v = xrealloc(iv->v, iv->cap * sizeof(*iv->v));
+	}
+	iv->v[iv->n++] = id;
+	return 0;
+}
+
+int
+cname_live_objects(struct app *a, enum obj obj, long long **ids, size_t *n)
+{
+	struct idvec iv = { NULL, 0, 0, obj_tag[obj] };
+	char pattern[32];
+
+	key_counters_pattern(pattern, sizeof(pattern), iv.tag);
+	if (rds_scan(&a->rds, pattern, live_key, &iv) == -1) {
+		free(iv.v);
+		return -1;
+	}
+	*ids = iv.v;
+	*n = iv.n;
+	return 0;
 }
 
 void

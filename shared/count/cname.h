@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "count/counters.h"
+#include "store/app.h"
 #include "store/db.h"
 
 #define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
@@ -31,6 +32,11 @@ void	cname_user_cache(long long uid, const char *what, char *out,
 /* A bucket's own keys: what is "pending", "inflight" or "meta". */
 void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
 /* The live hash key and field of a counter. */
+/* The ids of every object of kind obj whose live counters Redis holds
+ * (a SCAN of their hashes), unsorted, into *ids (malloc'd; *n of them).
+ * 0, or -1 when Redis failed. */
+int	cname_live_objects(struct app *, enum obj obj, long long **ids,
+	    size_t *n);
 void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
 	    size_t fsz);
 /* The counter's field in its bucket's pending hash. */

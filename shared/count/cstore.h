@@ -24,6 +24,8 @@
  *                     field, "<token>|<ms>" of the settler holding it
  *   {c<B>}:flog       per fenced field, the deltas applied meanwhile with
  *                     their outbox row ids: "<id>:<d>;" each
+ *   {c<B>}:tokens     the tokens of row-less deltas applied (views, a
+ *                     sorted set by time, kept CSTORE_TOKEN_MS_S)
  *   {c<B>}:seq        per pending field, how many changes it had since
  *                     the bucket's last take (a flush's take drops it);
  *                     a correction used to compare it to see that nothing
@@ -51,10 +53,20 @@
 #define CSTORE_FENCE_MS		10000
 #define CSTORE_FENCE_MS_S	"10000"
 
-/* Applies up to 2 x DELTA_MAX deltas that have no outbox row (views) to
- * Redis.  0, or -1 when Redis failed: the deltas then wait in SQLite's
- * backlog (cstore_backlog). */
-int	cstore_apply(struct app *, const struct delta *, int n);
+/* How long the tokens of row-less deltas are remembered ({cB}:tokens):
+ * a delta that waits in the backlog longer could be applied twice. */
+#define CSTORE_TOKEN_MS_S	"3600000"
+/* Applies a delta that has no outbox row (a view) to Redis, at most once
+ * per token however often it is called (the token names this one delta:
+ * a write that timed out may have been done).  0 (applied now or
+ * before), or -1 when Redis failed: the delta then waits in SQLite's
+ * backlog with its token (cstore_backlog_token), which the worker
+ * applies under the same token (backlog_settle()). */
+int	cstore_apply(struct app *, const char *token, const struct delta *);
+/* The same without the backlog: 1 applied now, 0 applied before, -1
+ * Redis failed. */
+int	cstore_apply_token(struct app *, const char *token,
+	    const struct delta *);
 /* Applies the deltas of outbox row id (outbox.h), at most once per
  * bucket however often it is called: 1 applied now (in at least one
  * bucket), 0 applied before, -1 when Redis failed (nothing known). */
@@ -72,6 +84,10 @@ void	cstore_apply_once_n(struct app *, const long long *ids,
  * values meanwhile and settled exactly (recounted) by the worker when
  * Redis answers again.  0 or -1. */
 int	cstore_backlog(struct app *, const struct delta *, int n);
+/* A row-less delta with its token: its own backlog row, "<key>#<token>"
+ * (not shown while Redis is down: views).  0 or -1. */
+int	cstore_backlog_token(struct app *, const struct delta *,
+	    const char *token);
 
 /* A counter as read: its value, and whether it could be read at all.  A
  * failed read is shown as a failure, never as 0. */

@@ -148,8 +148,59 @@ applied_once(struct app *a, const char *id, char last[24], int *res)
 }
 
 static int
+id_cmp(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The objects of a kind whose live counters Redis holds, sorted, found
+ * once a run (a SCAN of the keyspace's hashes of that kind). */
+struct rec_live {
+	long long	*ids[OBJ_USER_TOPIC];
+	size_t		 n[OBJ_USER_TOPIC];
+	int		 have[OBJ_USER_TOPIC];
+};
+
+/* Adds to all (sorted, every key with truth or a counters row) the keys
+ * only Redis knows: an object whose live value says what neither its rows
+ * nor SQLite's counters do (a value nobody recounted would never be
+ * seen).  Pairs of (user, topic) are not scanned.  0, or -1. */
+static int
+add_redis_only(struct app *a, enum family fam, struct vec *all,
+    struct rec_live *lv)
+{
+	enum obj obj = families[fam].obj;
+	size_t i, j = 0, had = all->n;
+
+	if (obj == OBJ_USER_TOPIC)
+		return 0;
+	if (!lv->have[obj]) {
+		if (cname_live_objects(a, obj, &lv->ids[obj], &lv->n[obj]) == -1)
+			return -1;
+		if (lv->n[obj] > 1)
+			qsort(lv->ids[obj], lv->n[obj], sizeof(long long), id_cmp);
+		lv->have[obj] = 1;
+	}
+	for (i = 0; i < lv->n[obj]; i++) {
+		if (i > 0 && lv->ids[obj][i] == lv->ids[obj][i - 1])
+			continue;	/* SCAN may give a key twice */
+		while (j < had && all->v[j].k1 < lv->ids[obj][i])
+			j++;
+		if (j < had && all->v[j].k1 == lv->ids[obj][i])
+			continue;
+		vec_push(all, lv->ids[obj][i], 0, 0, 0);
+	}
+	if (all->n == had)
+		return 0;
+	qsort(all->v, all->n, sizeof(*all->v), entry_cmp);
+	return obj == OBJ_POST ? post_owners(&a->db, all) : 0;
+}
+
+static int
 reconcile_family(struct app *a, enum family fam, int dry,
-    struct rec_family *rf)
+    struct rec_family *rf, struct rec_live *lv)
 {
 	struct vec all = { 0 }, cand = { 0 };
 	struct rstate *st;
@@ -158,8 +209,11 @@ reconcile_family(struct app *a, enum family fam, int dry,
 	size_t i, j, n;
 	int rc = -1, last_applied = 0;
 
-	if (load_family(&a->db, fam, &all) == -1)
+	if (load_family(&a->db, fam, &all) == -1 ||
+	    add_redis_only(a, fam, &all, lv) == -1) {
+		free(all.v);
 		return -1;
+	}
 	st = xcalloc(REC_CHUNK, sizeof(*st));
 	for (i = 0; i < all.n; i += REC_CHUNK) {
 		n = all.n - i < REC_CHUNK ? all.n - i : REC_CHUNK;
@@ -318,121 +372,14 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 	return 0;
 }
 
-/* A row-less counter's backlog (views: no truth to settle to) goes to
- * Redis: taken from the row in SQLite first, then applied, which puts
- * it back in the backlog itself when Redis fails (cstore_apply).  1
- * done, 0 Redis failed, -1 SQLite failed. */
-static int
-backlog_apply(struct app *a, enum family fam, const char *key,
-    long long delta, long long owner)
-{
-	struct delta d = { fam, 0, 0, delta, owner };
-	struct dbq *s;
-	enum stmt st[2] = { STMT_BACKLOG_TAKE, STMT_BACKLOG_ZERO };
-	int i, rc = 0;
-
-	if (sscanf(key, "%lld:%lld", &d.k1, &d.k2) < 1)
-		return 0;
-	if (db_begin(&a->db) == -1)
-		return -1;
-	for (i = 0; i < 2 && rc == 0; i++) {
-		if ((s = db_stmt(&a->db, st[i])) == NULL) {
-			rc = -1;
-			break;
-		}
-		dbq_bind_text(s, 1, families[fam].name, -1);
-		dbq_bind_text(s, 2, key, -1);
-		if (i == 0)
-			dbq_bind_i64(s, 3, delta);
-		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
-		db_done(s);
-	}
-	if (rc == -1 || db_commit(&a->db) == -1) {
-		db_rollback(&a->db);
-		return -1;
-	}
-	if (delta == 0)
-		return 1;
-	return cstore_apply(a, &d, 1) == 0 ? 1 : 0;
-}
-
-int
-reconcile_backlog(struct app *a)
-{
-	struct brow { char name[40], key[48]; long long delta; } *rows;
-	struct rec_entry *e;
-	struct rec_family rf;
-	struct dbq *s;
-	enum family fam;
-	int n = 0, i, k, rc = DBQ_DONE, done = 0;
-
-	rows = xcalloc(500, sizeof(*rows));
-	e = xcalloc(500, sizeof(*e));
-	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
-		free(rows);
-		free(e);
-		return -1;
-	}
-	dbq_bind_int(s, 1, 500);
-	while (n < 500 && (rc = dbq_step(s)) == DBQ_ROW) {
-		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
-		    dbq_text(s, 0));
-		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
-		    dbq_text(s, 1));
-		rows[n].delta = dbq_i64(s, 2);
-		n++;
-	}
-	db_done(s);
-	if (n < 500 && rc == DBQ_ERR) {
-		free(rows);
-		free(e);
-		return -1;
-	}
-	/* Family by family: the keys with truth settled together (their
-	 * rows go once settled), the others' deltas applied. */
-	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {
-		for (k = 0, i = 0; i < n; i++) {
-			if (family_by_name(rows[i].name) != fam)
-				continue;
-			memset(&e[k], 0, sizeof(e[k]));
-			if (sscanf(rows[i].key, "%lld:%lld", &e[k].k1,
-			    &e[k].k2) < 1)
-				continue;
-			if (families[fam].obj == OBJ_POST &&
-			    cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1) {
-				done = -1;
-				break;
-			}
-			if (families[fam].recount_one == NULL) {
-				rc = backlog_apply(a, fam, rows[i].key,
-				    rows[i].delta, e[k].owner);
-				if (rc == -1)
-					done = -1;
-				else
-					done += rc;
-				continue;
-			}
-			k++;
-		}
-		if (done < 0 || k == 0)
-			continue;
-		memset(&rf, 0, sizeof(rf));
-		if (settle_keys(a, fam, 0, e, (size_t)k, &rf) == -1)
-			done = -1;
-		else
-			done += k - (int)rf.queued;
-	}
-	free(rows);
-	free(e);
-	return done;
-}
-
 int
 reconcile(struct app *a, int dry, int from, struct rec_report *rep,
     rec_progress progress, void *arg)
 {
-	int step, rc;
+	struct rec_live lv;
+	int step, rc = 0, i;
 
+	memset(&lv, 0, sizeof(lv));
 	for (step = from; step < REC_FAMILIES; step++) {
 		if (step == 0)
 			rc = reconcile_like_count(a, dry, &rep->fam[0]);
@@ -440,12 +387,16 @@ reconcile(struct app *a, int dry, int from, struct rec_report *rep,
 			rc = 0;		/* views: no truth rows */
 		else
 			rc = reconcile_family(a, (enum family)(step - 1), dry,
-			    &rep->fam[step]);
+			    &rep->fam[step], &lv);
 		if (rc == -1)
-			return -1;
+			break;
 		if (progress != NULL && progress(arg, (step + 1) * 100 /
-		    REC_FAMILIES, step + 1, rep) == -1)
-			return -1;
+		    REC_FAMILIES, step + 1, rep) == -1) {
+			rc = -1;
+			break;
+		}
 	}
-	return 0;
+	for (i = 0; i < OBJ_USER_TOPIC; i++)
+		free(lv.ids[i]);
+	return rc == -1 ? -1 : 0;
 }

@@ -39,9 +39,4 @@ int	reconcile(struct app *, int dry, int from, struct rec_report *,
 int	reconcile_sample(struct app *, enum family fam, int n,
 	    long long *checked, long long *wrong);
 
-/* Settles (recounts and repairs, as a run would) the counters whose
- * deltas waited in the SQLite backlog while Redis was down, then drops
- * those backlog rows.  Returns how many were settled, or -1. */
-int	reconcile_backlog(struct app *);
-
 #endif

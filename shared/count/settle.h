@@ -30,7 +30,7 @@
  * refused: the key never has to be quiet.  A key still open after
  * SETTLE_ROUNDS (another settler holds it each time, flushes in the way)
  * counts as wrong and waits in the backlog as a zero delta, which the
- * worker settles within seconds (reconcile_backlog()).
+ * worker settles within seconds (backlog_settle()).
  */
 #ifndef TALLY_SETTLE_H
 #define TALLY_SETTLE_H

@@ -1,5 +1,6 @@
 /* posting.c -- the actions on posts, likes, reposts and comments; see
  * posting.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,7 +394,7 @@ post_view(struct app *a, long long id, long long author, long long uid,
     const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
-	char key[KEY_VIEW_MAX];
+	char key[KEY_VIEW_MAX], token[48];
 	rds_reply *rep;
 	int fresh;
 
@@ -408,8 +409,12 @@ post_view(struct app *a, long long id, long long author, long long uid,
 	rds_free(rep);
 	if (!fresh)
 		return 0;
+	/* This view's own token: a write that timed out may have been done,
+	 * and the backlog applies it again under the same token. */
+	snprintf(token, sizeof(token), "%016llx-%lld",
+	    rds_key_hash(key, strlen(key)), clock_wall_ms());
 	fault_point("view-delta");	/* counted once, not yet in Redis */
-	cstore_apply(a, &d, 1);		/* failed: the backlog, applied later */
+	cstore_apply(a, token, &d);	/* failed: the backlog, applied later */
 	return 1;
 }
 

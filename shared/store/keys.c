@@ -1,4 +1,5 @@
 /* keys.c -- Redis key names; see keys.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,51 @@ void
 key_bucket(char *out, size_t sz, int bucket, const char *what)
 {
 	snprintf(out, sz, "{c%d}:%s", bucket, what);
+}
+
+void
+key_counters_pattern(char *out, size_t sz, const char *tag)
+{
+	snprintf(out, sz, "{c*}:%s*", tag);
+}
+
+/* Digits at *p (at least one, no sign, no overflow) into *v. */
+static int
+digits(const char **p, long long *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (*v > (LLONG_MAX - (*s - '0')) / 10)
+			return -1;
+		*v = *v * 10 + (*s - '0');
+	}
+	*p = s;
+	return 0;
+}
+
+int
+key_counters_parse(const char *key, const char *tag, long long *id)
+{
+	const char *p = key;
+	size_t nt = strlen(tag);
+	long long b;
+
+	if (p[0] != '{' || p[1] != 'c')
+		return -1;
+	p += 2;
+	if (digits(&p, &b) == -1 || p[0] != '}' || p[1] != ':')
+		return -1;
+	p += 2;
+	if (strncmp(p, tag, nt) != 0)
+		return -1;
+	p += nt;
+	if (digits(&p, id) == -1 || *p != '\0')
+		return -1;
+	return 0;
 }
 
 void

@@ -43,6 +43,11 @@ void	key_user(char *out, size_t sz, long long uid, const char *what,
 void	key_sub(char *out, size_t sz, const char *key, const char *suffix);
 /* "{c<bucket>}:<what>": a counter bucket's own keys. */
 void	key_bucket(char *out, size_t sz, int bucket, const char *what);
+/* The SCAN pattern of every object's counters of one kind: "{c*}:<tag>*"
+ * (it matches more than them: key_counters_parse() tells). */
+void	key_counters_pattern(char *out, size_t sz, const char *tag);
+/* The object id of key when it is exactly "{c<B>}:<tag><id>": 0, or -1. */
+int	key_counters_parse(const char *key, const char *tag, long long *id);
 /* "{c<bucket>}:<tag><id>": an object's live counters. */
 void	key_counters(char *out, size_t sz, int bucket, const char *tag,
 	    long long id);

@@ -369,12 +369,14 @@ scan_step(struct rds *r, int node, const char *cursor, const char *pattern)
 	return rcl_node_cmd(r->cl, node, 6, argv, lens);
 }
 
-/* DELs every key matching pattern on one node, SCAN 1000 keys a step.
- * Keys deleted, or -1. */
+/* Calls fn on every key matching pattern on one node, SCAN 1000 keys a
+ * step.  Keys seen, or -1 (Redis failed, a reply of the wrong shape, or
+ * fn said -1). */
 static long long
-del_on(struct rds *r, int node, const char *pattern)
+scan_on(struct rds *r, int node, const char *pattern,
+    int (*fn)(struct rds *, const char *, void *), void *arg)
 {
-	redisReply *rep, *del;
+	redisReply *rep, *keys;
 	char cursor[32] = "0";
 	long long n = 0;
 	size_t i;
@@ -382,19 +384,20 @@ del_on(struct rds *r, int node, const char *pattern)
 	do {
 		if ((rep = scan_step(r, node, cursor, pattern)) == NULL)
 			return -1;
-		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) {
+		if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
+		    rep->element[0]->type != REDIS_REPLY_STRING ||
+		    rep->element[1]->type != REDIS_REPLY_ARRAY) {
 			freeReplyObject(rep);
 			return -1;
 		}
 		snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-		for (i = 0; i < rep->element[1]->elements; i++, n++) {
-			del = rds_cmdv(r, "DEL", rep->element[1]->element[i]->str,
-			    NULL);
-			if (del == NULL) {
+		keys = rep->element[1];
+		for (i = 0; i < keys->elements; i++, n++) {
+			if (keys->element[i]->type != REDIS_REPLY_STRING ||
+			    fn(r, keys->element[i]->str, arg) == -1) {
 				freeReplyObject(rep);
 				return -1;
 			}
-			freeReplyObject(del);
 		}
 		freeReplyObject(rep);
 	} while (strcmp(cursor, "0") != 0);
@@ -402,21 +405,40 @@ del_on(struct rds *r, int node, const char *pattern)
 }
 
 long long
-rds_del_matching(struct rds *r, const char *pattern)
+rds_scan(struct rds *r, const char *pattern,
+    int (*fn)(struct rds *, const char *key, void *arg), void *arg)
 {
 	int masters[RCL_NODES], n, i;
 	long long total = 0, k;
 
 	if (r->cl == NULL)
-		return del_on(r, -1, pattern);
+		return scan_on(r, -1, pattern, fn, arg);
 	if ((n = rcl_masters(r->cl, masters, RCL_NODES)) == 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if ((k = del_on(r, masters[i], pattern)) < 0)
+		if ((k = scan_on(r, masters[i], pattern, fn, arg)) < 0)
 			return -1;
 		total += k;
 	}
 	return total;
+}
+
+static int
+del_one(struct rds *r, const char *key, void *arg)
+{
+	redisReply *del = rds_cmdv(r, "DEL", key, NULL);
+
+	(void)arg;
+	if (del == NULL)
+		return -1;
+	freeReplyObject(del);
+	return 0;
+}
+
+long long
+rds_del_matching(struct rds *r, const char *pattern)
+{
+	return rds_scan(r, pattern, del_one, NULL);
 }
 
 int

@@ -85,6 +85,13 @@ redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
  * most RDS_ARGS_MAX (more is an error, NULL and logged, never a cut). */
 redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
 		    __attribute__((sentinel));
+/* Calls fn(r, key, arg) on every key matching pattern, on every master
+ * of a cluster (SCAN, so Redis never blocks; a key may come twice, as
+ * SCAN promises no better).  Keys seen, or -1 when Redis failed or fn
+ * returned -1. */
+long long	 rds_scan(struct rds *, const char *pattern,
+		    int (*fn)(struct rds *, const char *key, void *arg),
+		    void *arg);
 /* Deletes every key matching pattern (SCAN, so Redis never blocks).
  * Returns how many, or -1 when Redis failed. */
 long long	 rds_del_matching(struct rds *, const char *pattern);

@@ -1,4 +1,8 @@
-/* sql.c -- the statement table; see sql.h. */
+/* sql.c -- the statement table; see sql.h.
+ *
+ * One file: the table is one array indexed by enum stmt, and its point is
+ * that every statement of tally is found in one place (PostgreSQL's
+ * differing texts are sql_pg.c). */
 #include "store/sql.h"
 
 const char *const sql_text[STMT__MAX] = {
@@ -368,15 +372,6 @@ const char *const sql_text[STMT__MAX] = {
 	 * since that version was read */
 	[STMT_BACKLOG_DONE] =
 	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND ver = ?3",
-	/* STMT_BACKLOG_TAKE: name, key, amount -- a row-less delta (views)
-	 * on its way to Redis */
-	[STMT_BACKLOG_TAKE] =
-	    "UPDATE counter_backlog SET delta = delta - ?3, ver = ver + 1 "
-	    "WHERE name = ?1 AND key = ?2",
-	/* STMT_BACKLOG_ZERO: name, key -- a row-less counter's row once
-	 * nothing waits in it */
-	[STMT_BACKLOG_ZERO] =
-	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND delta = 0",
 	/* STMT_FLUSH_MAX */
 	[STMT_FLUSH_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM flushes",

@@ -570,21 +570,14 @@ test('a run during 50 parallel clients\' likes, unlikes and follows: every count
     c.jar = new Map(users[i % 10].jar); c.csrf = users[i % 10].csrf;
     clients.push(c);
   }
-  const id = await startRun();
+  // The storm first; the run starts once it is well under way (a run
+  // no longer waits for its keys to go quiet, and may take well under a
+  // second).
   let runDone = false;
   let sawRunning = 0;
-  const watcher = (async () => {
-    const end = Date.now() + 40000;
-    while (!runDone && Date.now() < end) {
-      const st = q(`SELECT state FROM reconcile_runs WHERE id=${id}`);
-      if (st === 'running') sawRunning++;
-      if (st === 'done' || st === 'failed') runDone = true;
-      await sleep(50);
-    }
-  })();
   let actions = 0;
   let firstAt = Infinity; let lastAt = 0;
-  await Promise.all(clients.map(async (c, ci) => {
+  const storming = Promise.all(clients.map(async (c, ci) => {
     for (let i = 0; i < 12 || (!runDone && i < 400); i++) {
       const p = posts[(ci + i) % posts.length];
       const who = `st${(ci * 7 + i) % 10}`;
@@ -599,6 +592,18 @@ test('a run during 50 parallel clients\' likes, unlikes and follows: every count
       firstAt = Math.min(firstAt, Date.now()); lastAt = Date.now();
     }
   }));
+  await waitFor(() => actions >= 100, 30000, 10);
+  const id = await startRun();
+  const watcher = (async () => {
+    const end = Date.now() + 40000;
+    while (!runDone && Date.now() < end) {
+      const st = q(`SELECT state FROM reconcile_runs WHERE id=${id}`);
+      if (st === 'running') sawRunning++;
+      if (st === 'done' || st === 'failed') runDone = true;
+      await sleep(50);
+    }
+  })();
+  await storming;
   await watcher;
   assert.ok(runDone, 'the run ended');
   const run = await waitRun(id);

@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
 import { compareAll, faults, ownerOf, pageCounters, redisName } from '../lib/counts.mjs';
-import { stormSetup } from '../lib/storm.mjs';
+import { likeChurn as churn, stormSetup } from '../lib/storm.mjs';
 
 let stack;
 const q = (sql) => stack.sqlite(sql);
@@ -55,11 +55,12 @@ before(async () => {
   stack = await startStack({
     env: {
       TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400',
-      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1`,
+      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1,settle-backlog:stop:1`,
     },
   });
   faults.disarm(stack, 'reconcile-fix', FIRES);
   faults.disarm(stack, 'view-delta', 1);
+  faults.disarm(stack, 'settle-backlog', 1);
   await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0, 40000, 100);
   stack.tallyctl('flush');
 });
@@ -74,26 +75,6 @@ async function people(prefix, n, nposts) {
     posts.push(Number(r.location.split('/').pop()));
   }
   return { users, posts: posts.slice(0, nposts) };
-}
-
-// Every user likes and unlikes the posts without pause until stop() (or
-// for 90 s at most: a failed test never leaves a load running).
-function churn(users, posts) {
-  let stopped = false;
-  let actions = 0;
-  const end = Date.now() + 90000;
-  const done = Promise.all(users.map(async (c, i) => {
-    const liked = new Set();
-    for (let k = 0; !stopped && Date.now() < end; k++) {
-      const p = posts[(i + k) % posts.length];
-      const r = await c.post(`/posts/${p}/${liked.has(p) ? 'unlike' : 'like'}`).catch(() => null);
-      if (r?.status === 303) {
-        if (liked.has(p)) liked.delete(p); else liked.add(p);
-        actions++;
-      }
-    }
-  }));
-  return { stop: async () => { stopped = true; await done; return actions; }, count: () => actions };
 }
 
 async function adminClient() {
@@ -145,6 +126,7 @@ test('drift on six busy posts, liked and unliked by 12 clients for the whole run
   const actions = await load.stop();
   await release();
   t.diagnostic(`the run stopped ${faults.fired(stack, 'reconcile-fix') - (FIRES - 12)} times at reconcile-fix`);
+  allow(0);
   assert.equal(q(`SELECT state FROM reconcile_runs WHERE id=${id}`), 'done');
   assert.ok(during >= 20, `the clients went on during the run (${during} actions)`);
   const rep = Object.fromEntries(JSON.parse(q(`SELECT report FROM reconcile_runs WHERE id=${id}`)).map((f) => [f.family, f]));
@@ -265,4 +247,63 @@ test('a view whose delta Redis did not take is applied from the backlog, not dro
   assert.equal((await users[3].get(`/posts/${p}`)).status, 200);	// the same viewer: no second view
   stack.tallyctl('flush');
   assert.equal(views(), before + 1);
+});
+
+// A live value loaded (durable + backlog + pending) between a backlog
+// settle's correction and the delete of the backlog rows it settled
+// counted those rows twice: the correction had put them in pending, and
+// the rows were still there.  The correction now sets the live value
+// itself, which a load returns.  Forced: the settle stops between the
+// two (fault point settle-backlog), the live value missing when it
+// corrected, and the page is read then.
+test('a live value loaded while a backlog settle is between its correction and its delete counts the backlog once', async () => {
+  const { users, posts } = await people('hl', 4, 1);
+  const p = posts[0];
+  assert.equal((await users[2].post(`/posts/${p}/like`)).status, 303);
+  stack.tallyctl('flush');
+  // the like as if Redis had refused it: in the truth, in the backlog,
+  // not in Redis; the live value not loaded
+  const n = redisName('post_likes', p, ownerOf(stack, p));
+  q(`UPDATE counters SET value = value - 1 WHERE name='post_likes' AND key='${p}'`);
+  faults.arm(stack, 'settle-backlog');
+  stack.redis('HDEL', n.hash, n.field);
+  q(`INSERT INTO counter_backlog(name, key, delta, ver) VALUES ('post_likes', '${p}', 1, 1)`);
+  const jobs = await waitFor(stoppedJobs, 15000, 20);
+  try {
+    const c = pageCounters((await users[3].get(`/posts/${p}`)).text);
+    assert.equal(c[`post-likes|${p}`], 1, 'the page: the backlog counted once');
+    assert.equal(stack.redis('HGET', n.hash, n.field), '1');
+  } finally {
+    process.kill(jobs, 'SIGCONT');
+  }
+  await waitFor(() => num('SELECT COUNT(*) FROM counter_backlog') === 0, 10000, 100);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+// Reconciliation walked the keys with truth rows or a counters row: a
+// live value in Redis for an object with neither (a post nobody
+// commented on showing 4 comments) was never looked at.  It scans the
+// live hashes of users, posts and topics too.
+test('a live value only Redis holds (no rows, no counters row) is found and repaired by a run', async () => {
+  const { users, posts } = await people('hr', 4, 1);
+  const p = posts[0];
+  const u = num("SELECT id FROM users WHERE login='hr3'");
+  stack.tallyctl('flush');
+  assert.equal(num(`SELECT COUNT(*) FROM counters WHERE (name='post_comments' AND key='${p}') OR (name='user_followers' AND key='${u}')`), 0);
+  const pc = redisName('post_comments', p, ownerOf(stack, p));
+  const uf = redisName('user_followers', u);
+  stack.redis('HSET', pc.hash, pc.field, '4');
+  stack.redis('HSET', uf.hash, uf.field, '3');
+  assert.equal(pageCounters((await users[1].get(`/posts/${p}`)).text)[`post-comments|${p}`], 4, 'the drift shows');
+  const out = stack.tallyctl('reconcile');
+  const id = num("SELECT max(id) FROM reconcile_runs WHERE reason='tallyctl'");
+  const rep = Object.fromEntries(JSON.parse(q(`SELECT report FROM reconcile_runs WHERE id=${id}`)).map((f) => [f.family, f]));
+  assert.equal(rep.post_comments.wrong, 1, out);
+  assert.equal(rep.user_followers.wrong, 1, out);
+  assert.equal(stack.redis('HGET', pc.hash, pc.field), '0');
+  assert.equal(stack.redis('HGET', uf.hash, uf.field), '0');
+  assert.equal(pageCounters((await users[1].get(`/posts/${p}`)).text)[`post-comments|${p}`], 0);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
 });

@@ -90,3 +90,25 @@ export async function assertExactAfterRepair(stack, load, st) {
   assert.deepEqual(compareAll(stack), []);
   assert.match(stack.tallyctl('reconcile'), /: 0 counters wrong/);
 }
+
+// Every user likes and unlikes the posts without pause until stop() (or
+// for maxMs at most: a failed test never leaves a load running), each
+// liking a post it has not liked and unliking one it has.  stop()
+// resolves to the number of acknowledged actions; count() says it so far.
+export function likeChurn(users, posts, maxMs = 90000) {
+  let stopped = false;
+  let actions = 0;
+  const end = Date.now() + maxMs;
+  const done = Promise.all(users.map(async (c, i) => {
+    const liked = new Set();
+    for (let k = 0; !stopped && Date.now() < end; k++) {
+      const p = posts[(i + k) % posts.length];
+      const r = await c.post(`/posts/${p}/${liked.has(p) ? 'unlike' : 'like'}`).catch(() => null);
+      if (r?.status === 303) {
+        if (liked.has(p)) liked.delete(p); else liked.add(p);
+        actions++;
+      }
+    }
+  }));
+  return { stop: async () => { stopped = true; await done; return actions; }, count: () => actions };
+}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
 import { compareAll, faults } from '../lib/counts.mjs';
-import { stormSetup } from '../lib/storm.mjs';
+import { likeChurn, stormSetup } from '../lib/storm.mjs';
 
 let stack;
 before(async () => {
@@ -35,16 +35,7 @@ test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its wo
   // a candidate for the run, so that it reaches the fault point
   q(`INSERT INTO counters(name, key, value) VALUES ('post_likes', '${posts[0]}', 2)
      ON CONFLICT(name, key) DO UPDATE SET value = counters.value + 2`);
-  let stopped = false;
-  const end = Date.now() + 60000;
-  const load = Promise.all(users.slice(0, 6).map(async (c, i) => {
-    const liked = new Set();
-    for (let k = 0; !stopped && Date.now() < end; k++) {
-      const p = posts[(i + k) % posts.length];
-      const r = await c.post(`/posts/${p}/${liked.has(p) ? 'unlike' : 'like'}`).catch(() => null);
-      if (r?.status === 303) { if (liked.has(p)) liked.delete(p); else liked.add(p); }
-    }
-  }));
+  const load = likeChurn(users.slice(0, 6), posts, 60000);
   const admin = new Client(stack.base);
   assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
   await admin.get('/admin/reconcile');
@@ -67,8 +58,7 @@ test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its wo
   assert.equal(procState(jobs), 'T', 'the run was held the whole time');
   const until1 = num('SELECT until FROM worker_lease');
   process.kill(jobs, 'SIGCONT');
-  stopped = true;
-  await load;
+  await load.stop();
   t.diagnostic(`flush lags while held (ms): ${lags.join(' ')}; lease renewed by ${until1 - until0} ms`);
   assert.ok(until1 - until0 >= 8000, `the lease was renewed (${until1 - until0} ms later)`);
   assert.equal(q('SELECT owner FROM worker_lease'), owner);

@@ -1,6 +1,7 @@
 /* test-cstore-backlog.c -- the SQLite backlog of counter deltas Redis did
  * not take (cstore.h), on a real database file with Redis down:
- *   - a delta Redis refused waits in the backlog, and the log says so;
+ *   - a delta Redis refused waits in the backlog under its token, and
+ *     the log says so;
  *   - when the backlog cannot take it either, cstore_apply() says the
  *     delta is lost (it used to log "kept in the SQLite backlog" without
  *     looking whether the write had worked);
@@ -69,7 +70,7 @@ apply_logged(struct fix *f)
 	fd = open(f->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 2);
 	close(fd);
-	rc = cstore_apply(&f->a, &d, 1);
+	rc = cstore_apply(&f->a, "0123abcd-42", &d);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -111,7 +112,7 @@ test_refused_delta_waits_in_backlog(void **state)
 	assert_int_equal(apply_logged(f), -1);
 	assert_non_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
 	assert_int_equal(one(&f->a.db, "SELECT delta FROM counter_backlog "
-	    "WHERE name = 'post_views' AND key = '5'"), 1);
+	    "WHERE name = 'post_views' AND key = '5#0123abcd-42'"), 1);
 }
 
 static void
@@ -121,7 +122,7 @@ test_failed_backlog_write_is_a_loss(void **state)
 
 	assert_int_equal(db_exec(&f->a.db, "DROP TABLE counter_backlog"), 0);
 	assert_int_equal(apply_logged(f), -1);
-	assert_non_null(strstr(slurp(f->log), "counter deltas lost"));
+	assert_non_null(strstr(slurp(f->log), "counter delta lost"));
 	assert_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
 }
 

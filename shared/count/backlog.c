@@ -1,0 +1,116 @@
+/* backlog.c -- the SQLite backlog of counter deltas Redis did not take,
+ * settled; see backlog.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "count/backlog.h"
+#include "count/cstore.h"
+#include "count/settle.h"
+#include "store/query.h"
+
+/* A row-less counter's backlog row (views: no truth to settle to),
+ * "<key>#<token>", goes to Redis under its token: applied once, whether
+ * or not the write that timed out had been done; then the row goes (by
+ * its version).  A row from before tokens ("<key>") gets one of its
+ * own.  1 done, 0 Redis failed (the row stays), -1 SQLite failed. */
+static int
+backlog_apply(struct app *a, enum family fam, const char *key,
+    long long delta, long long ver, long long owner)
+{
+	struct delta d = { fam, 0, 0, delta, owner };
+	const char *hash = strchr(key, '#');
+	char token[128];
+	struct dbq *s;
+	int rc;
+
+	if (sscanf(key, "%lld:%lld", &d.k1, &d.k2) < 1)
+		return 0;
+	if (hash != NULL)
+		snprintf(token, sizeof(token), "%s", hash + 1);
+	else
+		snprintf(token, sizeof(token), "backlog-%s-%lld", key, ver);
+	if (delta != 0 && cstore_apply_token(a, token, &d) == -1)
+		return 0;
+	if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+		return -1;
+	dbq_bind_text(s, 1, families[fam].name, -1);
+	dbq_bind_text(s, 2, key, -1);
+	dbq_bind_i64(s, 3, ver);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 1 : -1;
+}
+
+int
+backlog_settle(struct app *a)
+{
+	struct brow { char name[40], key[112]; long long delta, ver; } *rows;
+	struct rec_entry *e;
+	struct rec_family rf;
+	struct dbq *s;
+	enum family fam;
+	int n = 0, i, k, rc = DBQ_DONE, done = 0;
+
+	rows = xcalloc(500, sizeof(*rows));
+	e = xcalloc(500, sizeof(*e));
+	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
+		free(rows);
+		free(e);
+		return -1;
+	}
+	dbq_bind_int(s, 1, 500);
+	while (n < 500 && (rc = dbq_step(s)) == DBQ_ROW) {
+		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
+		    dbq_text(s, 0));
+		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
+		    dbq_text(s, 1));
+		rows[n].delta = dbq_i64(s, 2);
+		rows[n].ver = dbq_i64(s, 3);
+		n++;
+	}
+	db_done(s);
+	if (n < 500 && rc == DBQ_ERR) {
+		free(rows);
+		free(e);
+		return -1;
+	}
+	/* Family by family: the keys with truth settled together (their
+	 * rows go once settled), the others' deltas applied. */
+	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {
+		for (k = 0, i = 0; i < n; i++) {
+			if (family_by_name(rows[i].name) != fam)
+				continue;
+			memset(&e[k], 0, sizeof(e[k]));
+			if (sscanf(rows[i].key, "%lld:%lld", &e[k].k1,
+			    &e[k].k2) < 1)
+				continue;
+			if (families[fam].obj == OBJ_POST &&
+			    cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1) {
+				done = -1;
+				break;
+			}
+			if (families[fam].recount_one == NULL) {
+				rc = backlog_apply(a, fam, rows[i].key,
+				    rows[i].delta, rows[i].ver, e[k].owner);
+				if (rc == -1)
+					done = -1;
+				else
+					done += rc;
+				continue;
+			}
+			k++;
+		}
+		if (done < 0 || k == 0)
+			continue;
+		memset(&rf, 0, sizeof(rf));
+		if (settle_keys(a, fam, 0, e, (size_t)k, &rf) == -1)
+			done = -1;
+		else
+			done += k - (int)rf.queued;
+	}
+	free(rows);
+	free(e);
+	return done;
+}
