@@ -147,6 +147,7 @@ bench: all
 	@LDLIBS='$(LDLIBS)' tests/bench/run.sh
 	@tests/bench/cluster.sh
 	@LDLIBS='$(LDLIBS)' tests/bench/postgres.sh
+	@node tests/bench/runlag.mjs
 
 # The badge poll and a like on a Redis Cluster against one Redis (part of
 # "make bench").
