@@ -391,7 +391,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	rds_reply *rep;
 	long long c, live_err;
 	size_t i, queued = 0, got = 0;
-	int two = families[fam].obj == OBJ_USER_TOPIC;
+	int two = families[fam].obj == OBJ_USER_TOPIC, cut = 0;
 
 	fmt_ll(up, upto);
 	for (i = 0; i < n; i++) {
@@ -409,8 +409,10 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		args[6] = db;
 		args[7] = dry ? "1" : "0";
 		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
-		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 9, args) == -1)
+		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 9, args) == -1) {
+			cut = 1;	/* the rest stay fenced: unfence_all() */
 			break;
+		}
 		queued++;
 	}
 	for (i = 0; i < n && got < queued; i++) {
@@ -444,7 +446,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 			o[i].fenced = 0;	/* "retry" ended it too */
 		rds_free(rep);
 	}
-	return queued == got ? 0 : -1;
+	return queued == got && !cut ? 0 : -1;
 }
 
 /* The backlog rows of the keys fixed this round, unless a delta was
