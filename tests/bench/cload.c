@@ -1,6 +1,6 @@
 /* cload.c -- counter load for the coalescing and flush benchmarks.
  *
- * Applies counter increments through tally's own cstore_apply() (the
+ * Applies counter increments through tally's own cstore_apply_once() (the
  * apply script per bucket of shared/count/cstore.c, linked
  * from build/libtally.a), so what the flusher finds is exactly what the
  * handlers leave behind.  Finds Redis and SQLite like every tally program
@@ -92,7 +92,7 @@ main(int argc, char *argv[])
 			ds[n].owner = author(ds[n].k1);
 			if (++n == DELTA_MAX || i + 1 == total ||
 			    (nkeys < DELTA_MAX && n == nkeys)) {
-				if (cstore_apply(&a, ds, n) == -1)
+				if (cstore_apply_once(&a, 0, ds, n) == -1)
 					goto fail;
 				done += n;
 				n = 0;
@@ -114,7 +114,7 @@ main(int argc, char *argv[])
 				ds[n].owner = author(base + i);
 				ds[n++].d = 1;
 				if (n == DELTA_MAX || i + 1 == nkeys) {
-					if (cstore_apply(&a, ds, n) == -1)
+					if (cstore_apply_once(&a, 0, ds, n) == -1)
 						goto fail;
 					done += n;
 					n = 0;

@@ -39,7 +39,7 @@
 #           each post once the deferred work is done):
 #           the request's own cost without the earlier posts' fan-out
 #   coalescing 100,000 increments over 100 counters through tally's own
-#           cstore_apply (tests/bench/cload.c) while the worker flushes every
+#           cstore_apply_once (tests/bench/cload.c) while the worker flushes every
 #           second, then "tallyctl flush": counter rows written to SQLite
 #   reconcile "tallyctl reconcile" of a database with 1,000,000 likes and
 #           1,000,000 follows (tests/bench/rcdata.sh, own Redis and SQLite,
