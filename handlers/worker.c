@@ -88,6 +88,52 @@ job_sessions(struct app *a)
 		log_info("expired %d sessions", total);
 }
 
+/* The repairs a run must follow (Redis emptied, the cluster changed
+ * hands): a run already active when it happened may have passed the
+ * counters it touched, so one more starts once that one is over.  The
+ * wish is kept in SQLite (settings deferred_run_<reason>), so a worker
+ * that restarts meanwhile keeps it.  (The worker once ran runs itself, one
+ * loop after the wish; its jobs process runs them beside it now.) */
+static const char *const repair_reasons[] = { "redis-empty",
+    "redis-topology" };
+
+static void
+deferred_name(const char *reason, char *out, size_t sz)
+{
+	snprintf(out, sz, "deferred_run_%s", reason);
+}
+
+static void
+repair_run(struct app *a, const char *reason)
+{
+	char name[64];
+	long long active;
+
+	if (runs_start(&a->db, 0, reason, &active) != 0)
+		return;
+	deferred_name(reason, name, sizeof(name));
+	db_setting_put(&a->db, name, 1);
+	log_info("a reconciliation (%s) will follow run %lld", reason,
+	    active);
+}
+
+static void
+job_deferred_runs(struct app *a)
+{
+	char name[64];
+	long long active;
+	size_t i;
+
+	for (i = 0; i < sizeof(repair_reasons) / sizeof(repair_reasons[0]);
+	    i++) {
+		deferred_name(repair_reasons[i], name, sizeof(name));
+		if (db_setting(&a->db, name, 0) == 0)
+			continue;
+		if (runs_start(&a->db, 0, repair_reasons[i], &active) > 0)
+			db_setting_put(&a->db, name, 0);
+	}
+}
+
 /* A Redis that lost its data (restarted without AOF, a new server,
  * FLUSHALL) has no generation key: mark it, and reconcile. */
 static void
@@ -95,7 +141,6 @@ job_redis_gen(struct app *a)
 {
 	rds_reply *rep = rds_cmdv(&a->rds, "SET", KEY_GEN, "1", "NX",
 	    NULL);
-	long long active;
 
 	if (rep == NULL)
 		return;
@@ -106,7 +151,7 @@ job_redis_gen(struct app *a)
 		 * are applied again now, before the run recounts, which then
 		 * settles whatever that doubled. */
 		outbox_drain(a, 0);
-		runs_start(&a->db, 0, "redis-empty", &active);
+		repair_run(a, "redis-empty");
 	}
 	rds_free(rep);
 }
@@ -122,7 +167,7 @@ job_topology(struct app *a)
 {
 	char sig[4096];
 	unsigned long long h = 1469598103934665603ULL;
-	long long active, was;
+	long long was;
 	const char *p;
 
 	if (rds_signature(&a->rds, sig, sizeof(sig)) == -1)
@@ -138,7 +183,7 @@ job_topology(struct app *a)
 		    "the old masters may have lost", sig);
 		tl_mark_stale(a);
 		outbox_drain(a, 0);
-		runs_start(&a->db, 0, "redis-topology", &active);
+		repair_run(a, "redis-topology");
 	}
 	db_setting_put(&a->db, "redis_topology", (long long)h);
 }
@@ -459,6 +504,7 @@ main(int argc, char **argv)
 		}
 		if (now != last_topo) {
 			job_topology(&a);
+			job_deferred_runs(&a);
 			last_topo = now;
 		}
 		if (now - last_sessions >= 10) {

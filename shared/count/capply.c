@@ -31,7 +31,7 @@
  * call from Lua costs Redis about as much as the command itself).  A
  * counter under a correction's fence (settle.h) also gets each applied
  * delta written to the fence's log with its row id; a fence older than
- * CSTORE_FENCE_MS (its settler died) is dropped instead.  With no fence in the
+ * CSTORE_FENCE_MS (10 s: its settler died) is dropped instead.  With no fence in the
  * bucket that is one EXISTS.  -> per row 1 applied, or 0 refused. */
 static struct rds_script apply_lua = { .src =
 	"#!lua\n"
@@ -67,7 +67,7 @@ static struct rds_script apply_lua = { .src =
 	"        if f then\n"
 	"          if now == nil then local t = redis.call('TIME')\n"
 	"            now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end\n"
-	"          if now - tonumber(string.match(f, '|(%d+)$')) < " CSTORE_FENCE_MS_S " then\n"
+	"          if now - tonumber(string.match(f, '|(%d+)$')) < 10000 then\n"
 	"            fon[pf] = true\n"
 	"          else redis.call('HDEL', KEYS[5], pf); redis.call('HDEL', KEYS[6], pf) end\n"
 	"        end\n"
@@ -268,7 +268,7 @@ static struct rds_script token_lua = { .src =
 	"if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end\n"
 	"redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])\n"
 	"redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
-	"  tonumber(ARGV[2]) - " CSTORE_TOKEN_MS_S ")\n"
+	"  tonumber(ARGV[2]) - 3600000)\n"
 	"local d = tonumber(ARGV[5])\n"
 	"if d ~= 0 then\n"
 	"  if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then\n"

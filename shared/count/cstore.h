@@ -25,7 +25,7 @@
  *   {c<B>}:flog       per fenced field, the deltas applied meanwhile with
  *                     their outbox row ids: "<id>:<d>;" each
  *   {c<B>}:tokens     the tokens of row-less deltas applied (views, a
- *                     sorted set by time, kept CSTORE_TOKEN_MS_S)
+ *                     sorted set by time, kept CSTORE_TOKEN_MS)
  *   {c<B>}:seq        per pending field, how many changes it had since
  *                     the bucket's last take (a flush's take drops it);
  *                     a correction used to compare it to see that nothing
@@ -49,13 +49,15 @@
 #include "count/counters.h"
 #include "store/app.h"
 
-/* A fence older than this is a dead settler's (settle.h): dropped. */
+/* A fence older than this is a dead settler's (settle.h): dropped.  The
+ * scripts (capply.c, settle.c) write it out as 10000: a script is string
+ * literals only. */
 #define CSTORE_FENCE_MS		10000
-#define CSTORE_FENCE_MS_S	"10000"
 
 /* How long the tokens of row-less deltas are remembered ({cB}:tokens):
- * a delta that waits in the backlog longer could be applied twice. */
-#define CSTORE_TOKEN_MS_S	"3600000"
+ * a delta that waits in the backlog longer could be applied twice.
+ * token_lua (capply.c) writes it out as 3600000. */
+#define CSTORE_TOKEN_MS		3600000
 /* Applies a delta that has no outbox row (a view) to Redis, at most once
  * per token however often it is called (the token names this one delta:
  * a write that timed out may have been done).  0 (applied now or

@@ -28,22 +28,22 @@
 /* The state of a counter's Redis part.  KEYS: live, pending, inflight,
  * meta.  ARGV: field, pending field.  -> { version, live or "", pending,
  * inflight batch or "", its amount }.  The version is the bucket's meta
- * v, which every flush take and ack bumps. */
-#define STATE_READ \
-	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n" \
-	"local fly = '0'\n" \
-	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n" \
-	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n" \
-	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n" \
-	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n"
-
+ * v, which every flush take and ack bumps.  (Each script is written out
+ * whole, string literals only: cluster.test.mjs reads them from here.) */
 static struct rds_script state_lua = { .src =
-	"#!lua flags=no-writes\n" STATE_READ };
+	"#!lua flags=no-writes\n"
+	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
+	"local fly = '0'\n"
+	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
+	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n"
+	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
+	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n" };
 
-/* Fences a counter and reads its state (STATE_READ).  KEYS: live,
+/* Fences a counter and reads its state (as state_lua).  KEYS: live,
  * pending, inflight, meta, fence, fence log.  ARGV: field, pending
  * field, token.  From now on every delta applied to the counter is
- * logged with its outbox row id (capply.c).  -> { "busy" } when another
+ * logged with its outbox row id (capply.c).  A fence older than 10 s
+ * (CSTORE_FENCE_MS) is a dead settler's.  -> { "busy" } when another
  * settler's live fence holds it; else the state. */
 static struct rds_script fence_lua = { .src =
 	"#!lua\n"
@@ -51,11 +51,16 @@ static struct rds_script fence_lua = { .src =
 	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 	"local f = redis.call('HGET', KEYS[5], ARGV[2])\n"
 	"if f and string.match(f, '^(.*)|') ~= ARGV[3] and\n"
-	"   now - tonumber(string.match(f, '|(%d+)$')) < " CSTORE_FENCE_MS_S " then\n"
+	"   now - tonumber(string.match(f, '|(%d+)$')) < 10000 then\n"
 	"  return { 'busy' } end\n"
 	"redis.call('HSET', KEYS[5], ARGV[2], ARGV[3] .. '|' .. now)\n"
 	"redis.call('HDEL', KEYS[6], ARGV[2])\n"
-	STATE_READ };
+	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
+	"local fly = '0'\n"
+	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
+	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n"
+	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
+	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n" };
 
 /* The correction, and the fence's end.  KEYS: live, pending, inflight,
  * meta, seq, fence, fence log.  ARGV: field, pending field, token,
@@ -114,7 +119,7 @@ static struct rds_script unfence_lua = { .src =
 	"end\n"
 	"return 1\n" };
 
-/* A state reply (STATE_READ's five strings) into st; -1 when it is not
+/* A state reply (state_lua's five strings) into st; -1 when it is not
  * one (an error reply, "busy"). */
 static int
 parse_state(rds_reply *rep, struct rstate *st)
