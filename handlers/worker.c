@@ -17,6 +17,11 @@
  * with it (PR_SET_PDEATHSIG).  A run's owner is the worker's pid
  * (app.pid), whichever of the two executes it.
  *
+ * One file: it is one program -- its jobs, the loop that runs the short
+ * ones and the process that runs the long ones share the job functions
+ * and their schedule, and a reader follows a job from its period to its
+ * code without leaving the file.
+ *
  * Jobs: the drift check (every TALLY_DRIFT_EVERY seconds, default 60: a
  * few random counters of every family recounted); reconciliation runs (runs.h: queued by the admin page, tallyctl,
  * the schedule TALLY_RECONCILE_EVERY seconds (default 3600, 0 = never),
