@@ -17,7 +17,8 @@
  * with it (PR_SET_PDEATHSIG).  A run's owner is the worker's pid
  * (app.pid), whichever of the two executes it.
  *
- * One file: it is one program -- its jobs, the loop that runs the short
+ * One file: why this file of over 500 lines is one concept --
+ * it is one program -- its jobs, the loop that runs the short
  * ones and the process that runs the long ones share the job functions
  * and their schedule, and a reader follows a job from its period to its
  * code without leaving the file.

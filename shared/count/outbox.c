@@ -1,6 +1,7 @@
 /* outbox.c -- counter deltas recorded with their action; see outbox.h.
  *
- * One file: a row's whole life -- written with its action, sent after the
+ * One file: why this file of over 500 lines is one concept --
+ * a row's whole life -- written with its action, sent after the
  * commit, drained (applied, finished, deleted) and applied again for a
  * correction -- rests on one rule (ids in commit order, applied at most
  * once per bucket), which every part here must keep alike. */

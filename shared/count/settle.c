@@ -1,7 +1,8 @@
 /* settle.c -- the exact correction of counters that keep changing while
  * it runs: a fence per key; see settle.h.
  *
- * One file: the correction is one protocol -- the three scripts and the
+ * One file: why this file of over 500 lines is one concept --
+ * the correction is one protocol -- the three scripts and the
  * five steps of a round that run them share the keys, the token and the
  * round's state, and each step is only right given the others (the
  * snapshot's N means something only to the fix's log test).  Cut in two,

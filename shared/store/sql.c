@@ -1,6 +1,7 @@
 /* sql.c -- the statement table; see sql.h.
  *
- * One file: the table is one array indexed by enum stmt, and its point is
+ * One file: why this file of over 500 lines is one concept --
+ * the table is one array indexed by enum stmt, and its point is
  * that every statement of tally is found in one place (PostgreSQL's
  * differing texts are sql_pg.c). */
 #include "store/sql.h"
