@@ -43,7 +43,7 @@ ASAN_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
-.PHONY: all run test test-scale bench-pg deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
+.PHONY: all run test test-scale bench-pg bench-traffic deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
         install lint clean fuzz soak mutants
 all: $(PROGS)
 
@@ -144,10 +144,17 @@ browser: all
 
 bench: all
 	@scripts/deps.sh bench
+	@tests/bench/traffic.sh
 	@LDLIBS='$(LDLIBS)' tests/bench/run.sh
 	@tests/bench/cluster.sh
 	@LDLIBS='$(LDLIBS)' tests/bench/postgres.sh
 	@node tests/bench/runlag.mjs
+
+# A site's traffic (every request another user's, writes mixed in) against
+# the 1 KB hello, at 300 and 10,000 users (part of "make bench", first).
+bench-traffic: all
+	@scripts/deps.sh bench
+	@tests/bench/traffic.sh
 
 # The badge poll and a like on a Redis Cluster against one Redis (part of
 # "make bench").

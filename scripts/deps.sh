@@ -23,7 +23,7 @@ for p in $pkgs; do
             grep -q 'install ok installed' || missing="$missing $p" ;;
     esac
 done
-if [ "$what" = test ] && ! command -v node >/dev/null 2>&1; then
+if { [ "$what" = test ] || [ "$what" = bench ]; } && ! command -v node >/dev/null 2>&1; then
     missing="$missing nodejs npm"
 fi
 if [ -n "$missing" ]; then

@@ -40,7 +40,10 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 }
 
 /* Whether viewer follows author and has a visit to mark (author posted
- * since their last one): one read.  0, or -1 on a SQLite error. */
+ * since the follow and the last visit): one read.  Only a followed
+ * author's marker counts (the followed badge starts after the later of
+ * the two: STMT_FOLLOWED_MARKS), so the visit of anyone else writes
+ * nothing.  0, or -1 on a SQLite error. */
 static int
 visitor_state(struct app *a, long long viewer, struct profile_view *v)
 {
@@ -52,8 +55,8 @@ visitor_state(struct app *a, long long viewer, struct profile_view *v)
 	dbq_bind_i64(s, 1, v->u.id);
 	dbq_bind_i64(s, 2, viewer);
 	if ((rc = dbq_step(s)) == DBQ_ROW) {
-		v->visit_due = dbq_i64(s, 0) > dbq_i64(s, 1);
-		v->following = dbq_int(s, 2) == 1;
+		v->following = dbq_i64(s, 1) >= 0;
+		v->visit_due = v->following && dbq_i64(s, 0) > dbq_i64(s, 1);
 	}
 	db_done(s);
 	return rc == DBQ_ERR ? -1 : 0;

@@ -19,8 +19,9 @@ struct profile_view {
 	struct delta		 keys[PROFILE_NCOUNTS];
 	int			 self;		/* the viewer's own */
 	int			 following;	/* the viewer follows u */
-	int			 visit_due;	/* u posted since the viewer's
-						 * last visit: profile_visited()
+	int			 visit_due;	/* u, followed, posted since the
+						 * viewer's last visit (or the
+						 * follow): profile_visited()
 						 * has a marker to move */
 	struct post_cards	 all;		/* owns the posts, then the
 						 * drafts: one list, so that

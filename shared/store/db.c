@@ -402,6 +402,7 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA trusted_schema = OFF;"
 	    "PRAGMA temp_store = MEMORY;"
 	    "PRAGMA cache_size = -8000;"
+	    "PRAGMA mmap_size = 1073741824;"
 	    "PRAGMA journal_size_limit = 67108864;";
 
 	struct sigaction sa;

@@ -385,13 +385,15 @@ const char *const sql_text[STMT__MAX] = {
 	    "(SELECT value FROM markers WHERE user_id = ?1 AND kind = 'news' "
 	    "AND key = 0)",
 	/* STMT_AUTHOR_SEEN: author, reader -- the author's newest visible
-	 * post's publish time, the reader's "author" marker (-1: none), and
-	 * whether the reader follows the author (1/0) */
+	 * post's publish time, and where the reader's unread of the author
+	 * starts (the later of the follow and the "author" marker; -1: the
+	 * reader does not follow the author) */
 	[STMT_AUTHOR_SEEN] =
-	    "SELECT coalesce(max(published_at), 0), coalesce((SELECT value "
-	    "FROM markers WHERE user_id = ?2 AND kind = 'author' AND key = ?1), "
-	    "-1), CASE WHEN EXISTS(SELECT 1 FROM follows WHERE follower_id = ?2 "
-	    "AND followee_id = ?1) THEN 1 ELSE 0 END "
+	    "SELECT coalesce(max(published_at), 0), coalesce((SELECT "
+	    "coalesce((SELECT value FROM markers WHERE user_id = ?2 AND "
+	    "kind = 'author' AND key = ?1 AND value > f.created_at), "
+	    "f.created_at) FROM follows f WHERE f.follower_id = ?2 AND "
+	    "f.followee_id = ?1), -1) "
 	    "FROM posts INDEXED BY posts_user_visible WHERE user_id = ?1 "
 	    "AND status = 1 AND is_deleted = 0",
 	/* STMT_RUN_LAST_DONE -- the newest finished run */

@@ -37,6 +37,15 @@ trap cleanup EXIT
 # shellcheck source=tests/bench/cpu.sh
 . tests/bench/cpu.sh
 
+wait_url() {		# wait_url URL TRIES: until it answers 2xx, 0.1 s apart
+	local i
+	for ((i = 0; i < $2; i++)); do
+		curl -fs -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>
 	local name=$1 port dir
 	shift
@@ -49,11 +58,7 @@ start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>
 	    bin/tally-run >"$dir/run.log" 2>&1 &
 	PIDS+=($!)
 	printf -v "PID_$name" '%s' "$!"
-	for _ in $(seq 1 300); do
-		curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break
-		sleep 0.1
-	done
-	curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" ||
+	wait_url "http://127.0.0.1:$port/healthz" 300 ||
 	    die "$name did not come up: $(tail -5 "$dir/run.log")"
 	printf -v "BASE_$name" '%s' "http://127.0.0.1:$port"
 }
@@ -110,3 +115,37 @@ wrk_run() {		# wrk_run FILE args... -> sets RPS P99 (ms)
 	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
 }
 
+
+hello_beside() {	# hello_beside NAME -> sets BASEH_<NAME>, PIDH_<NAME>, PIDHN_<NAME>
+	# The 1 KB hello (tests/bench/hello.c, built as $OUT/hello) beside a
+	# stack: a second nginx from a copy of the stack's rendered
+	# nginx.conf, on a port of its own, with one more location,
+	# /__hello; tally and hello are measured through it.
+	local name=$1 dir=$RD/$1 n2=$RD/$1/nginx2 port ngx
+	ngx=$(command -v nginx || echo /usr/sbin/nginx)
+	port=$("$OUT/freeport") || die "no free port"
+	mkdir -p "$n2"
+	"$OUT/hello" "$dir/hello.sock" 2 >"$dir/hello.log" 2>&1 &
+	PIDS+=($!)
+	printf -v "PIDH_$name" '%s' "$!"
+	for _ in $(seq 1 50); do [ -S "$dir/hello.sock" ] && break; sleep 0.1; done
+	sed -e "s#listen 127.0.0.1:[0-9]*;#listen 127.0.0.1:$port;#" \
+	    -e "s#^pid .*#pid $n2/nginx.pid;#" \
+	    -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $n2/\1;#" \
+	    -e "s#access_log [^;]*;#access_log $n2/access.log;#" \
+	    -e "\#include $dir/nginx/tally.conf;#a\\
+        location = /__hello {\\
+            include $dir/nginx/tally-fastcgi.conf;\\
+            fastcgi_pass unix:$dir/hello.sock;\\
+        }" "$dir/nginx/nginx.conf" >"$n2/nginx.conf"
+	grep -q "location = /__hello" "$n2/nginx.conf" &&
+	    grep -q "listen 127.0.0.1:$port;" "$n2/nginx.conf" ||
+	    die "could not derive a second nginx.conf from $dir/nginx/nginx.conf"
+	"$ngx" -q -p "$n2/" -c "$n2/nginx.conf" -e "$n2/error.log" \
+	    -g 'daemon off;' &
+	PIDS+=($!)
+	printf -v "PIDHN_$name" '%s' "$!"
+	wait_url "http://127.0.0.1:$port/__hello" 100 ||
+	    die "$name: the second nginx or hello does not answer"
+	printf -v "BASEH_$name" '%s' "http://127.0.0.1:$port"
+}

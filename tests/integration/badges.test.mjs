@@ -436,6 +436,16 @@ test('markers only move forward', async () => {
   const m = await user('mkuser');
   const a = await user('mkauthor');
   const val = (kind, key = 0) => stack.sqlite(`SELECT value FROM markers WHERE user_id=${m.id} AND kind='${kind}' AND key=${key}`);
+  // only a followed author's visit is marked, once they posted since:
+  // opening anyone else's profile writes nothing (the followed badge
+  // starts after the follow anyway)
+  await publish(a, 'before the follow');
+  await m.get('/u/mkauthor');
+  assert.equal(val('author', a.id), '', 'a visit to an author not followed is not marked');
+  await ok303(m.post('/follow/mkauthor'));
+  await m.get('/u/mkauthor');
+  assert.equal(val('author', a.id), '', 'nothing posted since the follow: nothing to mark');
+  await publish(a, 'news from the author');
   // concurrent visits: sampled values never decrease
   const seen = [];
   const visits = Promise.all(Array.from({ length: 12 }, (_, i) => m.get(i % 2 ? '/news' : '/u/mkauthor')));

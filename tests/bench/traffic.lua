@@ -1,0 +1,64 @@
+-- traffic.lua -- wrk: a site's traffic, every request another user's
+-- (tests/bench/traffic.sh).  Each request picks a user at random and
+-- sends that user's session cookie (and csrf token, for a POST):
+--   MODE=mix      40 % GET /feed, 20 % GET /u/<random login>, 15 % GET
+--                 /posts/<random post>, 15 % GET /badges.json, 10 % POST
+--                 /posts/<random post>/like or /unlike (half each)
+--   MODE=feed     GET /feed (the "spread" feed)
+--   MODE=profile  GET /u/<random login> (the "spread" profile)
+--   MODE=post, badges, like: one part of the mix alone
+--   MODE=hello    GET /__hello: the baseline, with the same cookies and
+--                 the same per-request work in this script
+-- Environment: SESSIONS (a file of "LOGIN SID CSRF" lines), POSTS (a file
+-- of post ids, one a line), MODE, SEED (the random sequence; each thread
+-- adds its number).
+local counter = 0
+
+function setup(thread)
+  counter = counter + 1
+  thread:set("tid", counter)
+end
+
+local function lines(path)
+  local t = {}
+  for l in io.lines(path) do
+    if l ~= "" then t[#t + 1] = l end
+  end
+  return t
+end
+
+function init(args)
+  users, cookies, bodies, posts = {}, {}, {}, {}
+  for _, l in ipairs(lines(os.getenv("SESSIONS"))) do
+    local login, sid, csrf = l:match("^(%S+) (%S+) (%S+)$")
+    users[#users + 1] = login
+    cookies[#cookies + 1] = { ["Cookie"] = "sid=" .. sid }
+    bodies[#bodies + 1] = "csrf=" .. csrf
+  end
+  for _, l in ipairs(lines(os.getenv("POSTS"))) do posts[#posts + 1] = l end
+  if #users == 0 or #posts == 0 then error("traffic.lua: no users or posts") end
+  mode = os.getenv("MODE") or "mix"
+  math.randomseed(tonumber(os.getenv("SEED") or "1") + tid)
+  form = { ["Content-Type"] = "application/x-www-form-urlencoded" }
+end
+
+function request()
+  local u = math.random(#users)
+  local h = cookies[u]
+  if mode == "hello" then return wrk.format("GET", "/__hello", h) end
+  if mode == "feed" then return wrk.format("GET", "/feed", h) end
+  if mode == "profile" then
+    return wrk.format("GET", "/u/" .. users[math.random(#users)], h)
+  end
+  local r = math.random(100)
+  if mode == "post" then r = 70 elseif mode == "badges" then r = 80
+  elseif mode == "like" then r = 95 end
+  if r <= 40 then return wrk.format("GET", "/feed", h) end
+  if r <= 60 then return wrk.format("GET", "/u/" .. users[math.random(#users)], h) end
+  if r <= 75 then return wrk.format("GET", "/posts/" .. posts[math.random(#posts)], h) end
+  if r <= 90 then return wrk.format("GET", "/badges.json", h) end
+  local hp = { ["Cookie"] = h["Cookie"], ["Content-Type"] = form["Content-Type"] }
+  local what = math.random(2) == 1 and "/like" or "/unlike"
+  return wrk.format("POST", "/posts/" .. posts[math.random(#posts)] .. what, hp,
+    bodies[u])
+end

@@ -1,0 +1,241 @@
+#!/bin/bash
+# traffic.sh -- a site's traffic against the 1 KB hello, in the same run
+# ("make bench"; "make bench-traffic" alone).
+#
+# A stack under bin/tally-run with BENCH_USERS users (300, then a second
+# stack with BENCH_BIG_USERS, 10,000): each follows 20 others and wrote 3
+# posts, and liked 5; every user is signed in (tests/bench/sessions.mjs).
+# From CONNS (64) connections, every request is a random user's, with that
+# user's own cookie and csrf token (tests/bench/traffic.lua):
+#   mix      40 % /feed, 20 % /u/<someone>, 15 % /posts/<id>, 15 %
+#            /badges.json, 10 % like or unlike of a random post
+#   feed     /feed, every request another user's ("spread")
+#   profile  /u/<someone>, every request another user's ("spread")
+# and, labelled as what they are, the kept-page case: one user's /feed and
+# one /u/LOGIN asked again and again.
+# Each is measured in rounds back to back with the 1 KB hello
+# (tests/bench/hello.c) behind a second nginx made from the stack's own
+# configuration (stacks.sh: hello_beside), asked with the same cookies by
+# the same script; a ratio is the median of the rounds' (p99: hello's over
+# the page's, so that for both higher is better).  Beside each: the CPU
+# the stack spends per request by process (cpu.sh), and the SQL
+# statements, Redis commands and Redis round trips per request, from the
+# handlers' own counters (/metrics).  No answer may be other than 2xx/3xx.
+#
+# Goals (issue 45): the mix and both spreads >= 0.5x hello's req/s with
+# p99 >= 0.3x; the 10,000-user figures >= 0.8x the 300-user ones.
+#
+# Environment: BENCH_DURATION (10 s a run), BENCH_ROUNDS (3), BENCH_CONNS
+# (64), BENCH_USERS (300), BENCH_BIG_USERS (10000; 0: no second stack),
+# BENCH_HOLD=1 (set the first stack up, print where it is, and wait an
+# hour instead of measuring: to profile it by hand), BENCH_ONLY (the workloads to run, e.g. "mix feed"), BENCH_STRICT=1 (exit
+# 1 when a goal is missed).  Writes
+# build/bench/traffic.md and copies it to tests/bench/latest/.
+set -u
+cd "$(dirname "$0")/../.."
+DUR=${BENCH_DURATION:-10}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONNS=${BENCH_CONNS:-64}
+USERS=${BENCH_USERS:-300}
+BIG=${BENCH_BIG_USERS:-10000}
+THREADS=2
+OUT=build/bench
+mkdir -p "$OUT" tests/bench/latest
+
+NAME=traffic
+# shellcheck source=tests/bench/stacks.sh
+. tests/bench/stacks.sh
+stacks_init wrk curl sqlite3 node
+cc -O2 -Wall -Wextra -Werror -o "$OUT/hello" tests/bench/hello.c -lfcgi ||
+    die "hello"
+
+# prepare NAME USERS: a RUN_DIR with USERS users, their follows, posts and
+# likes, counters recounted; $RD/NAME/logins lists the users' logins.
+prepare() {
+	local name=$1 n=$2 dir=$RD/$1 now
+	mkdir -p "$dir"
+	now=$(($(date +%s) * 1000))
+	RUN_DIR=$dir TALLY_PWHASH=min bin/tallyctl seed --users "$n" --posts 0 \
+	    --follows 0 --likes 0 --comments 0 --seed 45 >"$dir/seed.log" 2>&1 ||
+	    die "seed: $(tail -3 "$dir/seed.log")"
+	# users in id order 1..n (the admin is not among them); user i
+	# follows 20 others spread over everyone, writes 3 posts (bodies of
+	# a post's usual length, times over the last two days, in id order)
+	# and likes 5 posts
+	sqlite3 -cmd '.timeout 10000' "$dir/tally.db" "BEGIN;
+CREATE TEMP TABLE u AS SELECT row_number() OVER (ORDER BY id) AS i, id
+    FROM users WHERE login NOT IN ('admin');
+CREATE TEMP TABLE k(k INTEGER);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 20)
+INSERT INTO k SELECT x FROM n;
+INSERT INTO follows(follower_id, followee_id, created_at)
+SELECT a.id, b.id, $now - 86400000 * 3 + a.i * 20 + k
+FROM u a JOIN k JOIN u b ON b.i = (a.i * 7 + k * k * 131 + k * 17) % $n + 1
+WHERE a.id != b.id ON CONFLICT DO NOTHING;
+INSERT INTO posts(user_id, topic_id, body, status, created_at,
+    published_at, updated_at)
+SELECT id, 1 + (i * 3 + k) % (SELECT COUNT(*) FROM topics),
+    'Post ' || k || ' of user ' || i || ': the counts on this page are '
+    || 'exact, the feed is fast, and nothing is lost when a process dies '
+    || 'halfway through a write. #bench https://example.org/' || i,
+    1, t, t, t
+FROM (SELECT u.id, u.i, k.k, $now - 172800000 + (u.i + (k.k - 1) * $n) * 172800000
+    / (3 * $n + 1) AS t FROM u JOIN k WHERE k.k <= 3 ORDER BY t);
+INSERT INTO likes(post_id, user_id, created_at)
+SELECT p.id, u.id, $now - 1000 FROM u JOIN k
+JOIN posts p ON p.id = (SELECT min(id) FROM posts)
+    + (u.i * 11 + k.k * 37) % (SELECT COUNT(*) FROM posts)
+WHERE k.k <= 5 AND p.user_id != u.id ON CONFLICT DO NOTHING;
+COMMIT;" || die "SQL of $name"
+	sqlite3 "$dir/tally.db" "SELECT login FROM users WHERE login != 'admin'
+	    ORDER BY id" >"$dir/logins"
+	sqlite3 "$dir/tally.db" "SELECT id FROM posts ORDER BY id" >"$dir/posts"
+	# the counters of the rows above: a tiny seed recounts every family
+	RUN_DIR=$dir TALLY_PWHASH=min bin/tallyctl seed --users 2 --posts 0 \
+	    --follows 0 --likes 0 --comments 0 --seed 46 >>"$dir/seed.log" 2>&1 ||
+	    die "recount: $(tail -3 "$dir/seed.log")"
+}
+
+# metric NAME BASE: the sum over handlers of a cost counter of /metrics
+metric() {
+	curl -fs "$2/metrics" | awk -v m="$1" 'index($1, m "{") == 1 { s += $2 }
+	    END { printf "%d", s }'
+}
+
+# one NAME BASE TAG MODE [URL]: a wrk run; sets RPS P99 REQS and the
+# per-request cost line COST (CPU by process, statements, round trips)
+one() {
+	local name=$1 base=$2 tag=$3 mode=$4 url=${5:-} f st0 tr0 cm0 c0 c1 pid
+	f=$OUT/traffic-$tag.txt
+	pid=$(eval echo "\$PID_$name \$PIDH_$name \$PIDHN_$name")
+	ROOTS=$pid
+	st0=$(metric tally_sqlite_statements_total "$(eval echo "\$BASE_$name")")
+	tr0=$(metric tally_redis_round_trips_total "$(eval echo "\$BASE_$name")")
+	cm0=$(metric tally_redis_commands_total "$(eval echo "\$BASE_$name")")
+	c0=$(tree_cpu)
+	if [ -n "$url" ]; then
+		timeout $((DUR + 30)) wrk --latency -d"${DUR}s" --timeout 10s \
+		    -t"$THREADS" -c"$CONNS" -H "Cookie: sid=$SID1" "$base$url" \
+		    >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
+	else
+		SESSIONS=$RD/$name/sessions POSTS=$RD/$name/posts MODE=$mode \
+		    SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
+		    -d"${DUR}s" --timeout 10s -t"$THREADS" -c"$CONNS" \
+		    -s tests/bench/traffic.lua "$base" >"$f" 2>&1 ||
+		    die "wrk: $(tail -3 "$f")"
+	fi
+	c1=$(tree_cpu)
+	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" ||
+	    die "wrk $tag: answers other than 2xx/3xx: $(grep 'Non-2xx\|Socket' "$f")"
+	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+	REQS=$(awk '/requests in/ { print $1 }' "$f")
+	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
+	[ -n "$RPS" ] && [ -n "$P99" ] && [ -n "$REQS" ] || die "wrk: no result in $f"
+	local st tr cm b
+	b=$(eval echo "\$BASE_$name")
+	st=$(calc "($(metric tally_sqlite_statements_total "$b") - $st0) / $REQS")
+	tr=$(calc "($(metric tally_redis_round_trips_total "$b") - $tr0) / $REQS")
+	cm=$(calc "($(metric tally_redis_commands_total "$b") - $cm0) / $REQS")
+	COST="$(cpu_diff "$c0" "$c1" | per_req "$REQS"); $(printf '%.2f' "$st") SQL statements, $(printf '%.2f' "$tr") Redis round trips ($(printf '%.1f' "$cm") commands) a request"
+}
+
+REPORT=$OUT/traffic.md
+{
+	echo "# A site's traffic against the 1 KB hello (tests/bench/traffic.sh)"
+	echo
+	echo "$(date -u +%Y-%m-%d), $(nproc) cores; wrk -t$THREADS -c$CONNS, ${DUR} s a run, median of $ROUNDS rounds."
+	echo "Every request is a random signed-in user's own; ratios: req/s over hello's, p99 hello's over ours."
+	echo
+	echo "| users | workload | req/s | ratio | p99 ms | p99 ratio | per request (median round) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+} >"$REPORT"
+
+MISSED=0
+declare -A RATIO
+run_stack() {		# run_stack NAME USERS
+	local name=$1 n=$2 w base bh r hr hp k
+	say "preparing $n users"
+	prepare "$name" "$n"
+	start "$name"
+	hello_beside "$name"
+	base=$(eval echo "\$BASE_$name")
+	bh=$(eval echo "\$BASEH_$name")
+	say "signing in $n users"
+	node tests/bench/sessions.mjs "$base" "$RD/$name/logins" \
+	    "$RD/$name/sessions" 32 || die "sessions of $name"
+	SID1=$(awk 'NR == 1 { print $2 }' "$RD/$name/sessions")
+	LOGIN1=$(awk 'NR == 1 { print $1 }' "$RD/$name/sessions")
+	# every home timeline in Redis, as on a site that has been up
+	xargs -n 500 env RUN_DIR="$RD/$name" bin/tallyctl warm <"$RD/$name/logins" \
+	    >"$RD/$name/warm.log" 2>&1 || die "warm: $(tail -3 "$RD/$name/warm.log")"
+	if [ "${BENCH_HOLD:-0}" = 1 ]; then	# to look at it by hand
+		say "holding: $base (hello: $bh), RUN_DIR $RD/$name; stop with kill $$"
+		sleep 3600
+	fi
+	for w in ${BENCH_ONLY:-mix feed profile onefeed oneprofile}; do
+		local rps="" p99="" costs=()
+		for r in $(seq 1 "$ROUNDS"); do
+			one "$name" "$bh" "$name-hello-$w-$r" hello
+			hr=$RPS; hp=$P99
+			case $w in
+			onefeed) one "$name" "$bh" "$name-$w-$r" - /feed ;;
+			oneprofile) one "$name" "$bh" "$name-$w-$r" - "/u/$LOGIN1" ;;
+			*) one "$name" "$bh" "$name-$w-$r" "$w" ;;
+			esac
+			rps="$rps $(calc "$RPS / $hr")"
+			p99="$p99 $(calc "$hp / $P99")"
+			costs+=("$(calc "$RPS / $hr") $RPS $P99|$COST")
+			say "$(printf '%6d users %-10s round %d: %8.0f req/s p99 %6.1f ms (hello %8.0f, p99 %5.1f ms)' \
+			    "$n" "$w" "$r" "$RPS" "$P99" "$hr" "$hp")"
+			say "    $COST"
+		done
+		local mr mp med
+		mr=$(echo "$rps" | median)
+		mp=$(echo "$p99" | median)
+		RATIO[$name-$w]=$mr
+		med=$(printf '%s\n' "${costs[@]}" | sort -g | sed -n "$(( (ROUNDS + 1) / 2 ))p")
+		k=${med%%|*}
+		local label=$w
+		case $w in
+		mix) label="mix (40 % feed, 20 % profile, 15 % post, 15 % badges, 10 % like/unlike)" ;;
+		feed) label="/feed spread (every request another user's)" ;;
+		profile) label="/u/LOGIN spread (every request another user's)" ;;
+		onefeed) label="kept page: one user's /feed again and again" ;;
+		oneprofile) label="kept page: one /u/LOGIN again and again" ;;
+		esac
+		printf '| %d | %s | %.0f | **%.2fx** | %.1f | %.2fx | %s |\n' "$n" \
+		    "$label" "$(echo "$k" | awk '{ print $2 }')" "$mr" \
+		    "$(echo "$k" | awk '{ print $3 }')" "$mp" "${med#*|}" >>"$REPORT"
+		case $w in
+		mix|feed|profile)
+			if awk -v r="$mr" -v p="$mp" 'BEGIN { exit !(r < 0.5 || p < 0.3) }'; then
+				say "GOAL MISSED: $w at $n users: ${mr}x req/s, p99 ${mp}x (goal 0.5x, 0.3x)"
+				MISSED=1
+			fi ;;
+		esac
+	done
+}
+
+run_stack small "$USERS"
+if [ "$BIG" -gt 0 ]; then
+	run_stack big "$BIG"
+	{
+		echo
+		echo "$BIG users against $USERS (goal >= 0.8x):"
+		for w in mix feed profile; do
+			q=$(calc "${RATIO[big-$w]} / ${RATIO[small-$w]}")
+			echo "- $w: $(printf '%.2f' "$q")x"
+			if awk -v q="$q" 'BEGIN { exit !(q < 0.8) }'; then
+				say "GOAL MISSED: $w at $BIG users is ${q}x the $USERS-user ratio"
+				MISSED=1
+			fi
+		done
+	} >>"$REPORT"
+fi
+cp "$REPORT" tests/bench/latest/traffic.md
+cat "$REPORT"
+if [ "$MISSED" = 1 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
+	exit 1
+fi
+exit 0
