@@ -28,19 +28,24 @@
 #include "web/serve.h"
 #include "web/view_admin.h"
 
-static int page_admin(struct req *);
-static int page_notice(struct req *);
-static int page_red_dot(struct req *);
+static const struct page page_admin;
+static int act_badges_notice(struct req *, const struct route *);
+static int act_badges_light(struct req *, const struct route *);
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/admin", page_admin, ROUTE_ADMIN },		/* ROUTE_ADMIN_HOME */
-	{ METHOD_POST, "/admin/notices", page_notice, ROUTE_ADMIN },	/* ROUTE_NOTICE */
-	{ METHOD_POST, "/admin/red-dot", page_red_dot, ROUTE_ADMIN },	/* ROUTE_RED_DOT */
-	{ METHOD_GET, "/admin/top", page_top, ROUTE_ADMIN },		/* ROUTE_TOP */
-	{ METHOD_GET, "/admin/reconcile", page_runs, ROUTE_ADMIN },	/* ROUTE_RUNS */
-	{ METHOD_POST, "/admin/reconcile", page_run_start, ROUTE_ADMIN }, /* ROUTE_RUN_START */
-	{ METHOD_GET, "/admin/reconcile/:id", page_run, ROUTE_ADMIN },	/* ROUTE_RUN */
-	{ METHOD_GET, "/metrics", page_metrics, 0 },			/* ROUTE_METRICS */
+	{ METHOD_GET, "/admin", .page = &page_admin, .flags = ROUTE_ADMIN },
+	{ METHOD_POST, "/admin/notices", .act = act_badges_notice,
+	    .flags = ROUTE_ADMIN },
+	{ METHOD_POST, "/admin/red-dot", .act = act_badges_light,
+	    .flags = ROUTE_ADMIN },
+	{ METHOD_GET, "/admin/top", .page = &page_top, .flags = ROUTE_ADMIN },
+	{ METHOD_GET, "/admin/reconcile", .page = &page_runs,
+	    .flags = ROUTE_ADMIN },
+	{ METHOD_POST, "/admin/reconcile", .act = act_runs_start,
+	    .flags = ROUTE_ADMIN },
+	{ METHOD_GET, "/admin/reconcile/:id", .page = &page_run,
+	    .flags = ROUTE_ADMIN },
+	{ METHOD_GET, "/metrics", .page = &page_metrics },
 };
 
 int
@@ -50,24 +55,25 @@ main(int argc, char *argv[])
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
-static int
-page_admin(struct req *r)
+static enum page_load
+admin_load(struct req *r, void *vm)
 {
-	struct ops_view *v = xcalloc(1, sizeof(*v));
-
-	ops_view_load(r->app, OPS_DASHBOARD, v);
+	ops_view_load(r->app, OPS_DASHBOARD, vm);
 	page_load(r);
-	view_admin(r, v);
-	free(v);
-	return 0;
+	return PAGE_RENDER;
 }
 
+static const struct page page_admin = {
+	sizeof(struct ops_view), admin_load, view_admin, NULL
+};
+
 static int
-page_notice(struct req *r)
+act_badges_notice(struct req *r, const struct route *rt)
 {
 	const char *title, *body;
 	long long id;
 
+	(void)rt;
 	if ((title = field_need(r, "title", VALID_TITLE)) == NULL ||
 	    (body = field_need(r, "body", VALID_BODY)) == NULL)
 		return -1;
@@ -77,8 +83,9 @@ page_notice(struct req *r)
 }
 
 static int
-page_red_dot(struct req *r)
+act_badges_light(struct req *r, const struct route *rt)
 {
+	(void)rt;
 	if (badges_light(r->app) == -1)
 		return resp_error(r, 500, "The red dot could not be lit.");
 	return resp_redirect(r, "/admin");

@@ -1,6 +1,6 @@
 /* admin_pages.c -- leaderboards and reconciliation pages: each loads its
- * model (social/topview.c, count/runs.c), then renders it
- * (web/view_admin.c, web/view_report.c). */
+ * model (social/topview.c, count/runs.c); web/view_admin.c and
+ * web/view_report.c render it. */
 #include <stdlib.h>
 
 #include "admin_pages.h"
@@ -13,54 +13,74 @@
 #include "web/resp.h"
 #include "web/view_admin.h"
 
-int
-page_top(struct req *r)
+static enum page_load
+top_load(struct req *r, void *vm)
 {
+	struct top_model *m = vm;
 	const struct kv *byk = kv_get(&r->query, "by"), *nk = kv_get(&r->query, "n");
-	struct top_view v;
 	long long n = 10;
 	enum family fam;
 	int rc;
 
-	if (byk == NULL || (fam = lb_family(byk->val)) == FAM__MAX)
-		return resp_error(r, 400, "The field \xe2\x80\x9c" "by\xe2\x80\x9d "
+	if (byk == NULL || (fam = lb_family(byk->val)) == FAM__MAX) {
+		resp_error(r, 400, "The field \xe2\x80\x9c" "by\xe2\x80\x9d "
 		    "must be posts, followers, following, likes or rating.");
-	if (nk != NULL && valid_int(nk->val, 1, LB_MAX, &n) == -1)
-		return resp_error(r, 400, "The field \xe2\x80\x9cn\xe2\x80\x9d "
+		return PAGE_ANSWERED;
+	}
+	if (nk != NULL && valid_int(nk->val, 1, LB_MAX, &n) == -1) {
+		resp_error(r, 400, "The field \xe2\x80\x9cn\xe2\x80\x9d "
 		    "must be a number from 1 to 100.");
-	if ((rc = top_view_load(r->app, fam, (int)n, &v)) == -1)
-		return resp_error(r, 503, "The leaderboards need Redis, which "
-		    "is not answering.");
-	if (rc == -2)
-		return resp_error(r, 500, "The leaderboard could not be read.");
-	page_load(r);
-	view_top(r, byk->val, (int)n, &v);
-	top_view_free(&v);
-	return 0;
-}
-
-int
-page_runs(struct req *r)
-{
-	struct run *runs = xcalloc(VIEW_RUNS_MAX, sizeof(*runs));
-	int n;
-
-	if ((n = runs_list(&r->app->db, runs, VIEW_RUNS_MAX)) < 0) {
-		free(runs);
-		return resp_error(r, 500, "The runs could not be read.");
+		return PAGE_ANSWERED;
+	}
+	m->by = byk->val;
+	m->n = (int)n;
+	if ((rc = top_view_load(r->app, fam, (int)n, &m->v)) == -1) {
+		resp_error(r, 503, "The leaderboards need Redis, which is not "
+		    "answering.");
+		return PAGE_ANSWERED;
+	}
+	if (rc == -2) {
+		resp_error(r, 500, "The leaderboard could not be read.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_runs(r, runs, n);
-	free(runs);
-	return 0;
+	return PAGE_RENDER;
 }
 
+static void
+top_done(void *vm)
+{
+	top_view_free(&((struct top_model *)vm)->v);
+}
+
+const struct page page_top = {
+	sizeof(struct top_model), top_load, view_top, top_done
+};
+
+static enum page_load
+runs_load(struct req *r, void *vm)
+{
+	struct runs_model *m = vm;
+
+	if ((m->n = runs_list(&r->app->db, m->runs, VIEW_RUNS_MAX)) < 0) {
+		resp_error(r, 500, "The runs could not be read.");
+		return PAGE_ANSWERED;
+	}
+	page_load(r);
+	return PAGE_RENDER;
+}
+
+const struct page page_runs = {
+	sizeof(struct runs_model), runs_load, view_runs, NULL
+};
+
 int
-page_run_start(struct req *r)
+act_runs_start(struct req *r, const struct route *rt)
 {
 	const char *dry = field_opt(r, "dry_run", VALID_BOOL, "0");
 	long long id, active;
 
+	(void)rt;
 	if (dry == NULL)
 		return -1;
 	id = runs_start(&r->app->db, dry[0] == '1', "admin", &active);
@@ -70,27 +90,23 @@ page_run_start(struct req *r)
 	return resp_redirect(r, "/admin/reconcile");
 }
 
-int
-page_run(struct req *r)
+static enum page_load
+run_load(struct req *r, void *vm)
 {
-	struct run *run = xcalloc(1, sizeof(*run));
-	struct run *all = xcalloc(VIEW_RUNS_MAX, sizeof(*all));
-	struct run_names *names;
-	int rc, n;
+	struct run_model *m = vm;
+	int rc;
 
-	if ((rc = runs_get(&r->app->db, req_arg_id(r, 0), run)) != 1 ||
-	    (n = runs_list(&r->app->db, all, VIEW_RUNS_MAX)) < 0) {
-		free(run);
-		free(all);
-		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
+	if ((rc = runs_get(&r->app->db, req_arg_id(r, 0), &m->run)) != 1 ||
+	    (m->nall = runs_list(&r->app->db, m->all, VIEW_RUNS_MAX)) < 0) {
+		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such run." : "The run could not be read.");
+		return PAGE_ANSWERED;
 	}
-	names = xcalloc(1, sizeof(*names));
-	run_names_load(r->app, &run->report, names);	/* -1: raw keys */
+	run_names_load(r->app, &m->run.report, &m->names);	/* -1: raw keys */
 	page_load(r);
-	view_run(r, run, names, all, n);
-	free(names);
-	free(all);
-	free(run);
-	return 0;
+	return PAGE_RENDER;
 }
+
+const struct page page_run = {
+	sizeof(struct run_model), run_load, view_run, NULL
+};

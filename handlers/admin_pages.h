@@ -1,14 +1,14 @@
 /* admin_pages.h -- leaderboards, reconciliation and metrics pages of
- * tally-admin (routes in admin.c), and pieces of its dashboard. */
+ * tally-admin (routes in admin.c): each a model, its load and its
+ * render (web/page.h, web/view_admin.h). */
 #ifndef TALLY_ADMIN_PAGES_H
 #define TALLY_ADMIN_PAGES_H
 
-#include "web/req.h"
+#include "web/page.h"
+#include "web/route.h"
 
-int		page_top(struct req *);
-int		page_runs(struct req *);
-int		page_run_start(struct req *);
-int		page_run(struct req *);
-int		page_metrics(struct req *);
+extern const struct page page_top, page_runs, page_run, page_metrics;
+
+int	act_runs_start(struct req *, const struct route *);
 
 #endif

@@ -1,5 +1,6 @@
 /* find_pages.c -- tally-social's pages that find people and topics:
- * /people (search and suggestions), /topics, /followed. */
+ * /people (search and suggestions), /topics, /followed; each a model,
+ * its load and its render (web/view_find.h). */
 #include "base/clock.h"
 #include "social/find.h"
 #include "social/followed.h"
@@ -12,62 +13,86 @@
 
 #define FIND_PAGE	20
 
-int
-page_people(struct req *r)
+static enum page_load
+people_find_load(struct req *r, void *vm)
 {
-	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
-	const char *q = field_opt(r, "q", VALID_NAME, "");
-	struct found_list l;
+	struct find_model *m = vm;
+	long long viewer = r->user ? r->sess.user_id : 0;
 	int rc;
 
-	if (page == 0 || q == NULL)
-		return -1;
-	rc = *q != '\0' ? people_find(r->app, q, viewer, page, FIND_PAGE, &l) :
-	    people_suggest(r->app, viewer, page, FIND_PAGE, &l);
+	if ((m->page = field_page(r)) == 0 ||
+	    (m->q = field_opt(r, "q", VALID_NAME, "")) == NULL)
+		return PAGE_ANSWERED;
+	rc = *m->q != '\0' ? people_find(r->app, m->q, viewer, m->page,
+	    FIND_PAGE, &m->found) : people_suggest(r->app, viewer, m->page,
+	    FIND_PAGE, &m->found);
 	if (rc == -1) {
-		found_free(&l);
-		return resp_error(r, 500, "The people could not be read.");
+		resp_error(r, 500, "The people could not be read.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_find_people(r, q, &l, page);
-	found_free(&l);
-	return 0;
+	return PAGE_RENDER;
 }
 
-int
-page_topics(struct req *r)
+static void
+people_find_done(void *vm)
 {
-	struct topic_list l;
+	found_free(&((struct find_model *)vm)->found);
+}
 
-	if (topics_load(r->app, &l) == -1) {
-		topic_list_free(&l);
-		return resp_error(r, 500, "The topics could not be read.");
+const struct page page_people = {
+	sizeof(struct find_model), people_find_load, view_find_people,
+	people_find_done
+};
+
+static enum page_load
+topics_page_load(struct req *r, void *vm)
+{
+	if (topics_load(r->app, vm) == -1) {
+		resp_error(r, 500, "The topics could not be read.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_topics(r, &l);
-	topic_list_free(&l);
-	return 0;
+	return PAGE_RENDER;
 }
 
-int
-page_followed(struct req *r)
+static void
+topics_done(void *vm)
 {
+	topic_list_free(vm);
+}
+
+const struct page page_topics = {
+	sizeof(struct topic_list), topics_page_load, view_topics, topics_done
+};
+
+static enum page_load
+followed_page_load(struct req *r, void *vm)
+{
+	struct people *ps = vm;
 	long long at = clock_wall_ms();
-	struct people ps;
 	int i;
 
-	if (followed_load(r->app, r->sess.user_id, &ps) == -1) {
-		people_free(&ps);
-		return resp_error(r, 500, "The list could not be read.");
+	if (followed_load(r->app, r->sess.user_id, ps) == -1) {
+		resp_error(r, 500, "The list could not be read.");
+		return PAGE_ANSWERED;
 	}
 	/* Seen: what was published up to the list's time is read (a post
 	 * that comes after stays new), on the user's own request only. */
 	if (req_own(r))
-		for (i = 0; i < ps.n; i++)
+		for (i = 0; i < ps->n; i++)
 			marker_put(r->app, r->sess.user_id, "author",
-			    ps.v[i].id, at);
+			    ps->v[i].id, at);
 	page_load(r);
-	view_followed(r, &ps);
-	people_free(&ps);
-	return 0;
+	return PAGE_RENDER;
 }
+
+static void
+followed_done(void *vm)
+{
+	people_free(vm);
+}
+
+const struct page page_followed = {
+	sizeof(struct people), followed_page_load, view_followed, followed_done
+};

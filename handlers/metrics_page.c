@@ -1,20 +1,17 @@
-/* metrics_page.c -- /metrics: loads the gauges (opsview.h), renders the
- * process's own counter mapping with them (view_metrics.c). */
-#include <stdlib.h>
+/* metrics_page.c -- /metrics: the gauges (opsview.h) with the
+ * process's own counter mapping, rendered by view_metrics_page(). */
 #include <string.h>
 
 #include "admin_pages.h"
-#include "base/buf.h"
 #include "social/opsview.h"
 #include "web/resp.h"
 #include "web/view_admin.h"
 
-int
-page_metrics(struct req *r)
+static enum page_load
+metrics_load(struct req *r, void *vm)
 {
+	struct metrics_model *m = vm;
 	const char *addr = req_param(r, "REMOTE_ADDR");
-	struct ops_view *v;
-	struct buf out = { 0 };
 
 	/* nginx allows 127.0.0.1 only; the handler checks again, so a
 	 * reverse proxy on the same host cannot publish it by accident */
@@ -22,14 +19,13 @@ page_metrics(struct req *r)
 	    strcmp(addr, "::1") != 0)) {
 		resp_text(r, 403, "text/plain; charset=utf-8",
 		    "/metrics answers local clients only\n");
-		return 0;
+		return PAGE_ANSWERED;
 	}
-	v = xcalloc(1, sizeof(*v));
-	ops_view_load(r->app, OPS_METRICS, v);
-	/* the process's own mapping (serve.c), not a new one per scrape */
-	view_metrics(&out, r->app->metrics, v);
-	resp_text(r, 200, "text/plain; version=0.0.4; charset=utf-8", out.p);
-	buf_free(&out);
-	free(v);
-	return 0;
+	ops_view_load(r->app, OPS_METRICS, &m->v);
+	m->m = r->app->metrics;	/* the process's own mapping (serve.c) */
+	return PAGE_RENDER;
 }
+
+const struct page page_metrics = {
+	sizeof(struct metrics_model), metrics_load, view_metrics_page, NULL
+};

@@ -40,25 +40,27 @@
 
 #define NOTES_PAGE	30
 
-static int page_notifications(struct req *);
-static int page_note_read(struct req *);
-static int page_note_delete(struct req *);
-static int page_read_all(struct req *);
-static int page_notices(struct req *);
-static int page_news(struct req *);
-static int page_badges_html(struct req *);
-static int page_badges_json(struct req *);
+static const struct page page_notifications, page_notices, page_news,
+	    page_badges_html, page_badges_json;
+static int act_note_with(struct req *, const struct route *);
+static int act_notify_read_all(struct req *, const struct route *);
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/notifications", page_notifications, ROUTE_USER },	/* ROUTE_NOTES */
-	{ METHOD_POST, "/notifications/read-all", page_read_all, ROUTE_USER },	/* ROUTE_READ_ALL */
-	{ METHOD_POST, "/notifications/:id/read", page_note_read, ROUTE_USER },	/* ROUTE_READ */
-	{ METHOD_POST, "/notifications/:id/delete", page_note_delete, ROUTE_USER }, /* ROUTE_DELETE */
-	{ METHOD_GET, "/notices", page_notices, ROUTE_USER },		/* ROUTE_NOTICES */
-	{ METHOD_GET, "/news", page_news, ROUTE_USER },			/* ROUTE_NEWS */
-	{ METHOD_GET, "/badges", page_badges_html, ROUTE_USER },	/* ROUTE_BADGES */
+	{ METHOD_GET, "/notifications", .page = &page_notifications,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/notifications/read-all", .act = act_notify_read_all,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/notifications/:id/read", .act = act_note_with,
+	    .call.note = notify_read, .flags = ROUTE_USER },
+	{ METHOD_POST, "/notifications/:id/delete", .act = act_note_with,
+	    .call.note = notify_delete, .flags = ROUTE_USER },
+	{ METHOD_GET, "/notices", .page = &page_notices, .flags = ROUTE_USER },
+	{ METHOD_GET, "/news", .page = &page_news, .flags = ROUTE_USER },
+	{ METHOD_GET, "/badges", .page = &page_badges_html,
+	    .flags = ROUTE_USER },
 	/* Polled by every open page: the session is checked in Redis. */
-	{ METHOD_GET, "/badges.json", page_badges_json, ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER }, /* ROUTE_BADGES_JSON */
+	{ METHOD_GET, "/badges.json", .page = &page_badges_json,
+	    .flags = ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER },
 };
 
 /* The polls taken together: their badges read in one round trip. */
@@ -89,31 +91,39 @@ main(int argc, char *argv[])
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
-static int
-page_notifications(struct req *r)
+static enum page_load
+notes_page_load(struct req *r, void *vm)
 {
+	struct notes *ns = vm;
 	long long page = field_page(r);
-	struct notes ns;
 
 	if (page == 0)
-		return -1;
-	if (notes_load(r->app, r->sess.user_id, page, NOTES_PAGE, &ns) == -1) {
-		notes_free(&ns);
-		return resp_error(r, 500, "The notifications could not be read.");
+		return PAGE_ANSWERED;
+	if (notes_load(r->app, r->sess.user_id, page, NOTES_PAGE, ns) == -1) {
+		resp_error(r, 500, "The notifications could not be read.");
+		return PAGE_ANSWERED;
 	}
 	/* Opening the list marks what it shows as seen, up to its newest
 	 * (one that arrives meanwhile stays unread); the page still shows
 	 * which were unread when it was built. */
-	if (page == 1 && ns.n > 0 && req_own(r) &&
-	    notify_read_all(r->app, r->sess.user_id, ns.v[0].id) == -1) {
-		notes_free(&ns);
-		return resp_error(r, 500, "The notifications could not be saved.");
+	if (page == 1 && ns->n > 0 && req_own(r) &&
+	    notify_read_all(r->app, r->sess.user_id, ns->v[0].id) == -1) {
+		resp_error(r, 500, "The notifications could not be saved.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_notes(r, &ns);
-	notes_free(&ns);
-	return 0;
+	return PAGE_RENDER;
 }
+
+static void
+notes_done(void *vm)
+{
+	notes_free(vm);
+}
+
+static const struct page page_notifications = {
+	sizeof(struct notes), notes_page_load, view_notes, notes_done
+};
 
 /* How a notification action answers: the badges after it as JSON, or
  * 303 back to the page (default /notifications). */
@@ -129,103 +139,98 @@ note_answer(struct req *r)
 	return act_json(r, bjson_object(&bd));
 }
 
-/* 404 unless notification ID exists and is the user's: someone else's
- * and a missing one answer alike (existence does not leak); a repeated
- * delete of one's own finds it missing: 404, and nothing changes. */
+/* A read or a delete (route.h: call.note, notify_read or notify_delete)
+ * of notification ID: 404 unless it exists and is the user's (someone
+ * else's and a missing one answer alike: existence does not leak; a
+ * repeated delete of one's own finds it missing: 404, nothing changes). */
 static int
-own_note(struct req *r, long long *id)
+act_note_with(struct req *r, const struct route *rt)
 {
-	long long owner;
+	long long id = req_arg_id(r, 0), owner;
 
-	*id = req_arg_id(r, 0);
-	if (note_owner(r->app, *id, &owner) == -1)
+	if (note_owner(r->app, id, &owner) == -1)
 		return resp_error(r, 500, "The notification could not be read.");
 	if (owner == 0 || owner != r->sess.user_id)
 		return resp_error(r, 404, "There is no such notification.");
-	return 0;
-}
-
-static int
-page_note_read(struct req *r)
-{
-	long long id;
-
-	if (own_note(r, &id) == -1)
-		return -1;
-	if (notify_read(r->app, id, r->sess.user_id) == -1)
+	if (rt->call.note(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be saved.");
 	return note_answer(r);
 }
 
 static int
-page_note_delete(struct req *r)
+act_notify_read_all(struct req *r, const struct route *rt)
 {
-	long long id;
-
-	if (own_note(r, &id) == -1)
-		return -1;
-	if (notify_delete(r->app, id, r->sess.user_id) == -1)
-		return resp_error(r, 500, "The notification could not be deleted.");
-	return note_answer(r);
-}
-
-static int
-page_read_all(struct req *r)
-{
+	(void)rt;
 	if (notify_read_all(r->app, r->sess.user_id, NOTE_ALL) == -1)
 		return resp_error(r, 500, "The notifications could not be saved.");
 	return note_answer(r);
 }
 
-static int
-page_notices(struct req *r)
+static enum page_load
+notices_page_load(struct req *r, void *vm)
 {
-	struct notices ns;
+	struct notices *ns = vm;
 
-	if (notices_load(r->app, 50, &ns) == -1) {
-		notices_free(&ns);
-		return resp_error(r, 500, "The notices could not be read.");
+	if (notices_load(r->app, 50, ns) == -1) {
+		resp_error(r, 500, "The notices could not be read.");
+		return PAGE_ANSWERED;
 	}
 	/* Marked read before the badges load: the header then shows 0. */
-	if (ns.n > 0 && req_own(r))
-		marker_put(r->app, r->sess.user_id, "notices", 0, ns.v[0].id);
+	if (ns->n > 0 && req_own(r))
+		marker_put(r->app, r->sess.user_id, "notices", 0, ns->v[0].id);
 	page_load(r);
-	view_notices(r, &ns);
-	notices_free(&ns);
-	return 0;
+	return PAGE_RENDER;
 }
 
-static int
-page_news(struct req *r)
+static void
+notices_done(void *vm)
 {
-	long long lit = db_setting(&r->app->db, "red_dot_at", 0);
+	notices_free(vm);
+}
 
+static const struct page page_notices = {
+	sizeof(struct notices), notices_page_load, view_notices, notices_done
+};
+
+static enum page_load
+news_load(struct req *r, void *vm)
+{
+	struct news_model *m = vm;
+	long long now = clock_wall_ms();
+
+	m->lit = db_setting(&r->app->db, "red_dot_at", 0);
 	if (req_own(r))
 		marker_put(r->app, r->sess.user_id, "news", 0,
-		    clock_wall_ms() > lit ? clock_wall_ms() : lit);
+		    now > m->lit ? now : m->lit);
 	page_load(r);
-	view_news(r, lit);
-	return 0;
+	return PAGE_RENDER;
 }
 
-static int
-page_badges_html(struct req *r)
-{
-	struct badges bd;
+static const struct page page_news = {
+	sizeof(struct news_model), news_load, view_news, NULL
+};
 
-	if (badges_get(r->app, r->sess.user_id, &bd) == -1)
-		return resp_error(r, 500, "The badges could not be read.");
-	page_badges(r, &bd);
-	return 0;
+static enum page_load
+badges_html_load(struct req *r, void *vm)
+{
+	if (badges_get(r->app, r->sess.user_id, vm) == -1) {
+		resp_error(r, 500, "The badges could not be read.");
+		return PAGE_ANSWERED;
+	}
+	return PAGE_RENDER;
 }
 
-static int
-page_badges_json(struct req *r)
+static const struct page page_badges_html = {
+	sizeof(struct badges), badges_html_load, view_badges, NULL
+};
+
+static enum page_load
+badges_json_load(struct req *r, void *vm)
 {
+	struct badges_json_model *m = vm;
 	const char *inm = req_param(r, "HTTP_IF_NONE_MATCH");
 	const char *sid = req_cookie(r, "sid");
 	struct badges bd = r->badges;
-	const char *json, *etag;
 	long long uid = r->poll_uid, gen;
 	int rc = r->polled ? r->poll_rc :
 	    badges_poll(r->app, sid, &uid, &bd);
@@ -238,25 +243,31 @@ page_badges_json(struct req *r)
 		if (!r->user) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
-			return 0;
+			return PAGE_ANSWERED;
 		}
 		sesscache_put(&r->app->rds, sid, &r->sess, gen);
 		rc = badges_get(r->app, r->sess.user_id, &bd) == 0 ? 1 : -1;
 	}
 	if (rc == -1) {
 		resp_text(r, 500, "application/json", "{\"error\":\"database\"}\n");
-		return -1;
+		return PAGE_ANSWERED;
 	}
-	if (bjson_get(&bd, &json, &etag) == -1)
-		return resp_error(r, 500, "out of memory");
-	resp_header(r, "ETag", etag);
+	if (bjson_get(&bd, &m->json, &m->etag) == -1) {
+		resp_error(r, 500, "out of memory");
+		return PAGE_ANSWERED;
+	}
 	/* nginx's gzip weakens the tag (W/"..."): compare the opaque part. */
 	if (inm != NULL && strncmp(inm, "W/", 2) == 0)
 		inm += 2;
-	if (inm != NULL && strcmp(inm, etag) == 0) {
+	if (inm != NULL && strcmp(inm, m->etag) == 0) {
+		resp_header(r, "ETag", m->etag);
 		resp_text(r, 304, "application/json", "");
-		return 0;
+		return PAGE_ANSWERED;
 	}
-	resp_text(r, 200, "application/json", json);
-	return 0;
+	return PAGE_RENDER;
 }
+
+static const struct page page_badges_json = {
+	sizeof(struct badges_json_model), badges_json_load, view_badges_json,
+	NULL
+};

@@ -75,12 +75,13 @@ redirect_post(struct req *r, long long id)
 }
 
 int
-page_post_create(struct req *r)
+act_post_create(struct req *r, const struct route *rt)
 {
 	const char *body, *slug;
 	long long id = 0;
 	int publish;
 
+	(void)rt;
 	if (post_fields(r, &body, &slug, &publish) == -1)
 		return post_refused(r, "/posts", "New post", "Post");
 	if (new_topic_ok(r, slug) == -1)
@@ -105,47 +106,58 @@ arg_post(struct req *r, unsigned flags, struct post_view *v)
 	    "There is no such post." : "The post could not be read.");
 }
 
-int
-page_post(struct req *r)
+static enum page_load
+post_load(struct req *r, void *vm)
 {
-	struct post_view v;
+	struct post_view *v = vm;
 
 	/* the view counted first (this view shows), then the counts and the
 	 * badges in one round trip */
 	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET ?
-	    PV_VIEWED : 0), &v) == -1)
-		return -1;
-	page_load_cards(r, &v.c, 1, NULL, 0, NULL);
-	view_post(r, &v);
-	post_view_free(&v);
-	return 0;
+	    PV_VIEWED : 0), v) == -1)
+		return PAGE_ANSWERED;
+	page_load_cards(r, &v->c, 1, NULL, 0, NULL);
+	return PAGE_RENDER;
 }
 
-int
-page_post_edit_form(struct req *r)
+static void
+post_done(void *vm)
 {
-	struct post_view v;
+	post_view_free(vm);
+}
 
-	if (arg_post(r, 0, &v) == -1)
-		return -1;
-	if (v.c.p.user_id != r->sess.user_id || v.c.p.is_deleted) {
-		post_view_free(&v);
-		return resp_error(r, 403, "Only the author edits a post.");
+const struct page page_post = {
+	sizeof(struct post_view), post_load, view_post, post_done
+};
+
+static enum page_load
+post_edit_load(struct req *r, void *vm)
+{
+	struct post_view *v = vm;
+
+	if (arg_post(r, 0, v) == -1)
+		return PAGE_ANSWERED;
+	if (v->c.p.user_id != r->sess.user_id || v->c.p.is_deleted) {
+		resp_error(r, 403, "Only the author edits a post.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_post_edit(r, &v.c.p);
-	post_view_free(&v);
-	return 0;
+	return PAGE_RENDER;
 }
 
+const struct page page_post_edit_form = {
+	sizeof(struct post_view), post_edit_load, view_post_edit, post_done
+};
+
 int
-page_post_edit(struct req *r)
+act_post_edit(struct req *r, const struct route *rt)
 {
 	const char *body, *slug;
 	long long id = req_arg_id(r, 0);
 	char action[48];
 	int publish;
 
+	(void)rt;
 	snprintf(action, sizeof(action), "/posts/%lld/edit", id);
 	if (post_fields(r, &body, &slug, &publish) == -1)
 		return post_refused(r, action, "Edit post", "Save");
@@ -158,8 +170,9 @@ page_post_edit(struct req *r)
 }
 
 int
-page_post_delete(struct req *r)
+act_post_delete(struct req *r, const struct route *rt)
 {
+	(void)rt;
 	if (post_answer(r, post_delete(r->app, req_arg_id(r, 0),
 	    r->sess.user_id, r->sess.is_admin)) == -1)
 		return -1;
@@ -191,13 +204,15 @@ post_json(struct req *r, long long id)
 	return 0;
 }
 
-static int
-post_action(struct req *r, int (*fn)(struct app *, long long, long long))
+/* A like, an unlike or a repost (route.h: call.post) of the post of
+ * path argument 0. */
+int
+act_post_with(struct req *r, const struct route *rt)
 {
 	long long id = req_arg_id(r, 0);
 	char loc[48];
 
-	if (post_answer(r, fn(r->app, id, r->sess.user_id)) == -1)
+	if (post_answer(r, rt->call.post(r->app, id, r->sess.user_id)) == -1)
 		return -1;
 	if (req_wants_json(r)) {
 		if (!r->app->db.group)
@@ -214,29 +229,12 @@ post_action(struct req *r, int (*fn)(struct app *, long long, long long))
 }
 
 int
-page_post_like(struct req *r)
-{
-	return post_action(r, post_like);
-}
-
-int
-page_post_unlike(struct req *r)
-{
-	return post_action(r, post_unlike);
-}
-
-int
-page_post_repost(struct req *r)
-{
-	return post_action(r, post_repost);
-}
-
-int
-page_comment(struct req *r)
+act_post_comment(struct req *r, const struct route *rt)
 {
 	const char *body;
 	long long id = req_arg_id(r, 0), cid = 0;
 
+	(void)rt;
 	if ((body = field_need(r, "body", VALID_BODY)) == NULL) {
 		if (req_wants_json(r))
 			return -1;
@@ -253,11 +251,12 @@ page_comment(struct req *r)
 }
 
 int
-page_comment_delete(struct req *r)
+act_post_comment_delete(struct req *r, const struct route *rt)
 {
 	long long pid = 0;
 	int rc;
 
+	(void)rt;
 	rc = post_comment_delete(r->app, req_arg_id(r, 0), r->sess.user_id,
 	    r->sess.is_admin, &pid);
 	if (rc == POST_NOTFOUND)

@@ -1,4 +1,6 @@
-/* profile_pages.c -- tally-social's profile, people and follow pages. */
+/* profile_pages.c -- tally-social's profile and follow-list pages (each
+ * a model, its load and its render: web/view_social.h), and the follow
+ * action. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,6 @@
 #include "social/profileview.h"
 #include "social_pages.h"
 #include "web/act.h"
-#include "web/fcache.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -17,149 +18,115 @@
 
 #define PEOPLE_PAGE	50
 
-/* A profile whose Redis part this process may have kept (web/fcache.h):
- * the SQLite part is read while Redis answers the sync.  1 shown, 0 when
- * the page is to be read whole (recording when fcache_hit() said 0).
- * A visit to mark is a write: its session is confirmed in SQLite first,
- * so such a page is read whole. */
-static int
-profile_kept(struct req *r, long long viewer, struct fc_hit *h)
+static enum page_load
+profile_load(struct req *r, void *vm)
 {
-	struct profile_view v;
-	int rc, fc;
-
-	memset(&v, 0, sizeof(v));
-	v.u = h->u;
-	rc = profile_view_rest(r->app, viewer, h->pg.page, FEED_PAGE, h->ids,
-	    h->n, &v);
-	fc = fcache_hit(r, h, rc != 1 || !v.visit_due || !req_own(r));
-	if (rc == 1 && fc == 1 && fcache_counts(h, v.all.v, v.all.n, v.n,
-	    PROFILE_NCOUNTS) == 0) {
-		view_profile(r, &v);
-		if (!v.visit_due)	/* else a visit may be marked */
-			fcache_body(r);
-		profile_view_free(&v);
-		return 1;
-	}
-	profile_view_free(&v);
-	return 0;
-}
-
-int
-page_profile(struct req *r)
-{
-	struct profile_view v;
+	struct profile_view *v = vm;
 	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
-	struct fc_page pg = { FC_PROFILE, page, NULL };
-	struct fc_model m = { ids, 0, NULL, 0, NULL, NULL, 0 };
-	struct fc_hit h;
 	char *login = NULL;
-	int rc, n, w;
+	int rc, n = -1;
 
 	if (page == 0)
-		return -1;
+		return PAGE_ANSWERED;
 	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
-	    strlen(r->args[0]), &login) == -1)
-		return resp_error(r, 404, "There is no such user.");
-	pg.login = login;
-	if (fcache_get(r, &pg, &h) == 1 && ((w = fcache_whole(r, &h)) == 1 ||
-	    (w == 0 && profile_kept(r, viewer, &h)))) {
-		free(login);
-		return 0;
+	    strlen(r->args[0]), &login) == -1) {
+		resp_error(r, 404, "There is no such user.");
+		return PAGE_ANSWERED;
 	}
-	rc = profile_view_redis(r->app, login, page, FEED_PAGE, &v, ids, &n);
+	rc = profile_view_redis(r->app, login, page, FEED_PAGE, v, ids, &n);
+	free(login);
 	if (rc == 1)
 		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
-		    &v);
+		    v);
 	if (rc != 1) {
-		fcache_end(r, &pg, NULL);
-		free(login);
-		return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
+		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such user." : "The profile could not be read.");
+		return PAGE_ANSWERED;
 	}
 	/* The author's posts are read: on the user's own request only, and
 	 * for a user confirmed first (req.h: presumed). */
-	if (v.visit_due && req_own(r)) {
-		if (!req_confirm(r, NULL, -1)) {
-			fcache_end(r, &pg, NULL);
-			profile_view_free(&v);
-			free(login);
-			return 0;	/* route_dispatch() runs it again */
-		}
-		profile_visited(r->app, viewer, v.u.id);
+	if (v->visit_due && req_own(r)) {
+		if (!req_confirm(r, NULL, -1))
+			return PAGE_AGAIN;
+		profile_visited(r->app, viewer, v->u.id);
 	}
-	if (page_load_cards(r, v.all.v, v.all.n, v.keys, PROFILE_NCOUNTS,
-	    v.n) == -1) {
-		fcache_end(r, &pg, NULL);
-		profile_view_free(&v);
-		free(login);
-		return 0;
-	}
-	m.n = n;
-	m.cs = v.all.v;
-	m.ncards = v.all.n;
-	m.u = &v.u;
-	m.more = v.n;
-	m.nmore = PROFILE_NCOUNTS;
-	fcache_end(r, &pg, n >= 0 ? &m : NULL);
-	view_profile(r, &v);
-	if (!v.visit_due)
-		fcache_body(r);
-	profile_view_free(&v);
-	free(login);
-	return 0;
+	if (page_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
+	    v->n) == -1)
+		return PAGE_AGAIN;
+	/* a visit to mark is not kept: the next one marks it */
+	r->keep.ok = n >= 0 && !v->visit_due &&
+	    cards_counted(v->all.v, v->all.n, v->n, PROFILE_NCOUNTS);
+	return PAGE_RENDER;
 }
 
-static int
-people_page(struct req *r, enum tl kind)
+static void
+profile_done(void *vm)
 {
-	struct account u;
-	struct people ps;
-	long long page = field_page(r);
-	int more, rc;
+	profile_view_free(vm);
+}
 
-	if (page == 0 || arg_user(r, &u) == -1)
-		return -1;
-	rc = people_follows(r->app, kind, u.id, page, PEOPLE_PAGE, &ps, &more);
-	if (rc == -1) {
-		people_free(&ps);
-		return resp_error(r, 500, "The list could not be read.");
+const struct page page_profile = {
+	sizeof(struct profile_view), profile_load, view_profile, profile_done
+};
+
+static enum page_load
+people_load(struct req *r, struct people_model *m, enum tl kind)
+{
+	m->kind = kind;
+	if ((m->page = field_page(r)) == 0 || arg_user(r, &m->u) == -1)
+		return PAGE_ANSWERED;
+	if (people_follows(r->app, m->kind, m->u.id, m->page, PEOPLE_PAGE,
+	    &m->ps, &m->more) == -1) {
+		resp_error(r, 500, "The list could not be read.");
+		return PAGE_ANSWERED;
 	}
 	page_load(r);
-	view_people(r, &u, kind, &ps, page, more);
-	people_free(&ps);
-	return 0;
+	return PAGE_RENDER;
 }
 
-int
-page_followers(struct req *r)
+static void
+people_done(void *vm)
 {
-	return people_page(r, TL_FOLLOWERS);
+	people_free(&((struct people_model *)vm)->ps);
 }
 
-int
-page_following(struct req *r)
+static enum page_load
+followers_load(struct req *r, void *vm)
 {
-	return people_page(r, TL_FOLLOWING);
+	return people_load(r, vm, TL_FOLLOWERS);
 }
 
-static int
-follow_action(struct req *r, int add)
+static enum page_load
+following_load(struct req *r, void *vm)
+{
+	return people_load(r, vm, TL_FOLLOWING);
+}
+
+const struct page page_followers = {
+	sizeof(struct people_model), followers_load, view_people, people_done
+};
+
+const struct page page_following = {
+	sizeof(struct people_model), following_load, view_people, people_done
+};
+
+/* A follow or an unfollow (route.h: call.user, follow_add or
+ * follow_remove) of the user of path argument 0. */
+int
+act_follow_with(struct req *r, const struct route *rt)
 {
 	struct delta d = { .fam = FAM_USER_FOLLOWERS };
 	struct count followers;
 	struct account u;
 	char loc[64];
-	int rc;
+	int add = rt->call.user == follow_add;
 
 	if (arg_user(r, &u) == -1)
 		return -1;
 	if (u.id == r->sess.user_id)
 		return resp_error(r, 400, "You cannot follow yourself.");
-	rc = add ? follow_add(r->app, r->sess.user_id, u.id) :
-	    follow_remove(r->app, r->sess.user_id, u.id);
-	if (rc < 0)
+	if (rt->call.user(r->app, r->sess.user_id, u.id) < 0)
 		return resp_error(r, 500, "The follow could not be saved.");
 	if (req_wants_json(r)) {
 		d.k1 = u.id;
@@ -171,16 +138,3 @@ follow_action(struct req *r, int add)
 	snprintf(loc, sizeof(loc), "/u/%s", u.login);
 	return act_redirect(r, loc, 0);
 }
-
-int
-page_follow(struct req *r)
-{
-	return follow_action(r, 1);
-}
-
-int
-page_unfollow(struct req *r)
-{
-	return follow_action(r, 0);
-}
-

@@ -31,7 +31,7 @@
 #include "social/timeline.h"
 #include "social_pages.h"
 #include "web/batch.h"
-#include "web/fcache.h"
+#include "web/keep.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -43,43 +43,60 @@
 /* A like, an unlike, a repost: one transaction that may share its commit
  * with the others queued beside it (web/batch.h). */
 #define ROUTE_ACT	(ROUTE_USER | ROUTE_TXN | ROUTE_WRITE | ROUTE_GROUP)
+/* The feed and a profile: the busiest pages (route.h, web/keep.h). */
+#define ROUTE_BUSY	(ROUTE_LATESESS | ROUTE_TOGETHER | ROUTE_KEEP)
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page_feed, ROUTE_USER | ROUTE_LATESESS | ROUTE_TOGETHER },		/* ROUTE_FEED */
-	{ METHOD_GET, "/u/:s", page_profile, ROUTE_LATESESS | ROUTE_TOGETHER },		/* ROUTE_PROFILE */
-	{ METHOD_GET, "/u/:s/followers", page_followers, 0 },	/* ROUTE_FOLLOWERS */
-	{ METHOD_GET, "/u/:s/following", page_following, 0 },	/* ROUTE_FOLLOWING */
-	{ METHOD_POST, "/follow/:s", page_follow, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_FOLLOW */
-	{ METHOD_POST, "/unfollow/:s", page_unfollow, ROUTE_USER | ROUTE_WRITE }, /* ROUTE_UNFOLLOW */
-	{ METHOD_POST, "/posts", page_post_create, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_POST_NEW */
-	{ METHOD_GET, "/posts/:id", page_post, 0 },		/* ROUTE_POST */
-	{ METHOD_GET, "/posts/:id/edit", page_post_edit_form, ROUTE_USER }, /* ROUTE_POST_EDIT_FORM */
-	{ METHOD_POST, "/posts/:id/edit", page_post_edit, ROUTE_USER },	/* ROUTE_POST_EDIT */
-	{ METHOD_POST, "/posts/:id/delete", page_post_delete, ROUTE_USER }, /* ROUTE_POST_DELETE */
-	{ METHOD_POST, "/posts/:id/like", page_post_like, ROUTE_ACT },	/* ROUTE_LIKE */
-	{ METHOD_POST, "/posts/:id/unlike", page_post_unlike, ROUTE_ACT }, /* ROUTE_UNLIKE */
-	{ METHOD_POST, "/posts/:id/repost", page_post_repost, ROUTE_ACT }, /* ROUTE_REPOST */
-	{ METHOD_POST, "/posts/:id/comments", page_comment, ROUTE_USER | ROUTE_WRITE },	/* ROUTE_COMMENT */
-	{ METHOD_POST, "/comments/:id/delete", page_comment_delete, ROUTE_USER }, /* ROUTE_COMMENT_DELETE */
-	{ METHOD_GET, "/t/:s", page_topic, ROUTE_LATESESS },			/* ROUTE_TOPIC */
-	{ METHOD_GET, "/people", page_people, 0 },		/* ROUTE_PEOPLE */
-	{ METHOD_GET, "/topics", page_topics, 0 },		/* ROUTE_TOPICS */
-	{ METHOD_GET, "/followed", page_followed, ROUTE_USER },	/* ROUTE_FOLLOWED */
+	{ METHOD_GET, "/feed", .page = &page_feed, .flags = ROUTE_USER | ROUTE_BUSY },
+	{ METHOD_GET, "/u/:s", .page = &page_profile, .flags = ROUTE_BUSY },
+	{ METHOD_GET, "/u/:s/followers", .page = &page_followers },
+	{ METHOD_GET, "/u/:s/following", .page = &page_following },
+	{ METHOD_POST, "/follow/:s", .act = act_follow_with,
+	    .call.user = follow_add, .flags = ROUTE_USER | ROUTE_WRITE },
+	{ METHOD_POST, "/unfollow/:s", .act = act_follow_with,
+	    .call.user = follow_remove, .flags = ROUTE_USER | ROUTE_WRITE },
+	{ METHOD_POST, "/posts", .act = act_post_create,
+	    .flags = ROUTE_USER | ROUTE_WRITE },
+	{ METHOD_GET, "/posts/:id", .page = &page_post },
+	{ METHOD_GET, "/posts/:id/edit", .page = &page_post_edit_form,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/posts/:id/edit", .act = act_post_edit,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/posts/:id/delete", .act = act_post_delete,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/posts/:id/like", .act = act_post_with,
+	    .call.post = post_like, .flags = ROUTE_ACT },
+	{ METHOD_POST, "/posts/:id/unlike", .act = act_post_with,
+	    .call.post = post_unlike, .flags = ROUTE_ACT },
+	{ METHOD_POST, "/posts/:id/repost", .act = act_post_with,
+	    .call.post = post_repost, .flags = ROUTE_ACT },
+	{ METHOD_POST, "/posts/:id/comments", .act = act_post_comment,
+	    .flags = ROUTE_USER | ROUTE_WRITE },
+	{ METHOD_POST, "/comments/:id/delete", .act = act_post_comment_delete,
+	    .flags = ROUTE_USER },
+	{ METHOD_GET, "/t/:s", .page = &page_topic, .flags = ROUTE_LATESESS },
+	{ METHOD_GET, "/people", .page = &page_people },
+	{ METHOD_GET, "/topics", .page = &page_topics },
+	{ METHOD_GET, "/followed", .page = &page_followed, .flags = ROUTE_USER },
 };
 
 /* The feeds and profiles taken together: one sync serves them all
- * (fcache_sync_taken(); on failure each page tries its own). */
+ * (web/keep.h; on failure each page tries its own). */
 static void
 kept_taken(struct slot *s, int n)
 {
-	(void)n;
-	fcache_sync_taken(s[0].r.app);
+	struct req *rs[READ_MAX];
+	int i;
+
+	for (i = 0; i < n && i < READ_MAX; i++)
+		rs[i] = &s[i].r;
+	keep_sync_taken(s[0].r.app, rs, i);
 }
 
 int
 main(int argc, char *argv[])
 {
-	serve_together(kept_taken, fcache_sync_end);
+	serve_together(kept_taken, NULL);
 	return serve_run(argc, argv, "social", routes,
 	    sizeof(routes) / sizeof(routes[0]));
 }

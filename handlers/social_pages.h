@@ -1,10 +1,16 @@
-/* social_pages.h -- the page functions of tally-social (routes in social.c). */
+/* social_pages.h -- the pages and actions of tally-social (routes in
+ * social.c): each page a model, its load and its render (web/page.h),
+ * each action the HTTP part of the domain function its route names. */
 #ifndef TALLY_SOCIAL_PAGES_H
 #define TALLY_SOCIAL_PAGES_H
 
+#include "count/cstore.h"
 #include "social/account.h"
+#include "social/postlist.h"
 #include "social/timeline.h"
+#include "web/page.h"
 #include "web/req.h"
+#include "web/route.h"
 
 /* Shared by the page files of tally-social. */
 #define FEED_PAGE	30	/* posts a page of a timeline */
@@ -14,26 +20,20 @@
 int	post_answer(struct req *, int rc);
 /* The user named by path argument 0, or answers 404 and returns -1. */
 int	arg_user(struct req *, struct account *);
+/* 1 when every count of the n cards and the nmore others was read. */
+int	cards_counted(const struct post_card *, int n, const struct count *more,
+	    int nmore);
 
-int	page_feed(struct req *);
-int	page_profile(struct req *);
-int	page_followers(struct req *);
-int	page_following(struct req *);
-int	page_follow(struct req *);
-int	page_unfollow(struct req *);
-int	page_post_create(struct req *);
-int	page_post(struct req *);
-int	page_post_edit_form(struct req *);
-int	page_post_edit(struct req *);
-int	page_post_delete(struct req *);
-int	page_post_like(struct req *);
-int	page_post_unlike(struct req *);
-int	page_post_repost(struct req *);
-int	page_comment(struct req *);
-int	page_comment_delete(struct req *);
-int	page_topic(struct req *);
-int	page_people(struct req *);
-int	page_topics(struct req *);
-int	page_followed(struct req *);
+extern const struct page page_feed, page_topic, page_profile,
+	    page_followers, page_following, page_post, page_post_edit_form,
+	    page_people, page_topics, page_followed;
+
+int	act_follow_with(struct req *, const struct route *);
+int	act_post_create(struct req *, const struct route *);
+int	act_post_edit(struct req *, const struct route *);
+int	act_post_delete(struct req *, const struct route *);
+int	act_post_with(struct req *, const struct route *);
+int	act_post_comment(struct req *, const struct route *);
+int	act_post_comment_delete(struct req *, const struct route *);
 
 #endif

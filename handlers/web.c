@@ -16,30 +16,28 @@
 #include "social/account.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
-#include "web/html.h"
-#include "web/layout.h"
+#include "web/view_account.h"
+#include "web/view_admin.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
 #include "web/serve.h"
 #include "web_pages.h"
 
-static int page_root(struct req *);
-static int page_signup_form(struct req *);
-static int page_signup(struct req *);
-static int page_login_form(struct req *);
-static int page_login(struct req *);
-static int page_logout(struct req *);
-static int page_healthz(struct req *);
+static int act_root(struct req *, const struct route *);
+static const struct page page_signup_form, page_login_form, page_healthz;
+static int act_account_create(struct req *, const struct route *);
+static int act_account_check(struct req *, const struct route *);
+static int act_session_end(struct req *, const struct route *);
 
 static const struct route routes[] = {
-	{ METHOD_GET, "/", page_root, 0 },			/* ROUTE_ROOT */
-	{ METHOD_GET, "/signup", page_signup_form, 0 },		/* ROUTE_SIGNUP */
-	{ METHOD_POST, "/signup", page_signup, 0 },		/* ROUTE_SIGNUP_POST */
-	{ METHOD_GET, "/login", page_login_form, 0 },		/* ROUTE_LOGIN */
-	{ METHOD_POST, "/login", page_login, 0 },		/* ROUTE_LOGIN_POST */
-	{ METHOD_POST, "/logout", page_logout, 0 },		/* ROUTE_LOGOUT */
-	{ METHOD_GET, "/healthz", page_healthz, 0 },		/* ROUTE_HEALTHZ */
+	{ METHOD_GET, "/", .act = act_root },
+	{ METHOD_GET, "/signup", .page = &page_signup_form },
+	{ METHOD_POST, "/signup", .act = act_account_create },
+	{ METHOD_GET, "/login", .page = &page_login_form },
+	{ METHOD_POST, "/login", .act = act_account_check },
+	{ METHOD_POST, "/logout", .act = act_session_end },
+	{ METHOD_GET, "/healthz", .page = &page_healthz },
 };
 
 int
@@ -49,28 +47,45 @@ main(int argc, char *argv[])
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
+/* GET /: nothing to show, only where to go. */
 static int
-page_root(struct req *r)
+act_root(struct req *r, const struct route *rt)
 {
+	(void)rt;
 	return resp_redirect(r, r->user ? "/feed" : "/login");
 }
 
-static int
-page_signup_form(struct req *r)
+/* The signup and login forms: a signed-in visitor goes to the feed. */
+static enum page_load
+form_load(struct req *r, void *vm)
 {
-	if (r->user)
-		return resp_redirect(r, "/feed");
-	web_signup_form(r, 200, NULL);
-	return 0;
+	struct account_form *m = vm;
+
+	if (r->user) {
+		resp_redirect(r, "/feed");
+		return PAGE_ANSWERED;
+	}
+	m->status = 200;
+	return PAGE_RENDER;
 }
 
+static const struct page page_signup_form = {
+	sizeof(struct account_form), form_load, view_signup, NULL
+};
+
+static const struct page page_login_form = {
+	sizeof(struct account_form), form_load, view_login, NULL
+};
+
+/* A form again, refused with status and err. */
 static int
-page_login_form(struct req *r)
+refuse(struct req *r, void (*view)(struct req *, const void *), int status,
+    const char *err)
 {
-	if (r->user)
-		return resp_redirect(r, "/feed");
-	web_login_form(r, 200, NULL);
-	return 0;
+	struct account_form f = { status, err };
+
+	view(r, &f);
+	return -1;
 }
 
 /* A hash slot (base/hashgate.h), or -2 (none needed) when hashing is at
@@ -91,7 +106,7 @@ hash_busy(struct req *r)
 }
 
 static int
-page_signup(struct req *r)
+act_account_create(struct req *r, const struct route *rt)
 {
 	static const struct { const char *field; enum valid kind; } fields[] = {
 		{ "login", VALID_LOGIN },
@@ -105,6 +120,7 @@ page_signup(struct req *r)
 	size_t i;
 	int gate;
 
+	(void)rt;
 	for (i = 0; i < 3; i++) {
 		const struct kv *kv = kv_get(&r->form, fields[i].field);
 		char *norm;
@@ -117,8 +133,7 @@ page_signup(struct req *r)
 			r->bad_field = fields[i].field;
 			snprintf(r->bad_why, sizeof(r->bad_why), "%s",
 			    valid_hint(fields[i].kind, kv == NULL));
-			web_signup_form(r, 400, msg);
-			return -1;
+			return refuse(r, view_signup, 400, msg);
 		}
 		v[i] = req_keep(r, norm);
 	}
@@ -126,8 +141,7 @@ page_signup(struct req *r)
 		r->bad_field = "login";
 		snprintf(r->bad_why, sizeof(r->bad_why), "This login is kept "
 		    "for the site's own accounts; choose another.");
-		web_signup_form(r, 409, "That login is reserved.");
-		return -1;
+		return refuse(r, view_signup, 409, "That login is reserved.");
 	}
 	pw = kv_get(&r->form, "password");
 	if ((gate = gate_enter(r)) == -1)
@@ -141,15 +155,14 @@ page_signup(struct req *r)
 		r->bad_field = "login";
 		snprintf(r->bad_why, sizeof(r->bad_why), "Someone has this login "
 		    "already; try another.");
-		web_signup_form(r, 409, "That login is taken.");
-		return -1;
+		return refuse(r, view_signup, 409, "That login is taken.");
 	}
 	pcache_invalidate(r->app, v[0]);	/* a cached "no such user" */
 	return web_start_session(r, id);
 }
 
 static int
-page_login(struct req *r)
+act_account_check(struct req *r, const struct route *rt)
 {
 	const struct kv *login = kv_get(&r->form, "login");
 	const struct kv *pw = kv_get(&r->form, "password");
@@ -157,12 +170,11 @@ page_login(struct req *r)
 	long long id = 0, left, now = clock_wall_ms();
 	int gate;
 
-	if (login == NULL || pw == NULL) {
-		web_login_form(r, 400, login == NULL ?
+	(void)rt;
+	if (login == NULL || pw == NULL)
+		return refuse(r, view_login, 400, login == NULL ?
 		    "The field \xe2\x80\x9clogin\xe2\x80\x9d is missing." :
 		    "The field \xe2\x80\x9cpassword\xe2\x80\x9d is missing.");
-		return -1;
-	}
 	if (valid_check(VALID_LOGIN, login->val, login->vlen, &norm) == 0) {
 		norm = req_keep(r, norm);
 		/* an account under attack: refused at once, no hash */
@@ -185,18 +197,17 @@ page_login(struct req *r)
 		return resp_error(r, 500, "Login failed.");
 	if (norm != NULL)
 		account_login_result(&r->app->db, norm, id > 0, now);
-	if (id == 0) {
-		web_login_form(r, 401, "Wrong login or password.");
-		return -1;
-	}
+	if (id == 0)
+		return refuse(r, view_login, 401, "Wrong login or password.");
 	return web_start_session(r, id);
 }
 
 static int
-page_logout(struct req *r)
+act_session_end(struct req *r, const struct route *rt)
 {
 	const char *sid = req_cookie(r, "sid");
 
+	(void)rt;
 	/* A session that could not be ended stays valid: say so, and keep
 	 * the cookie (clearing it would tell the user they are out while a
 	 * copy of it still works). */
@@ -207,25 +218,24 @@ page_logout(struct req *r)
 	return resp_redirect(r, "/login");
 }
 
-static int
-page_healthz(struct req *r)
+/* GET /healthz: whether SQLite and Redis answer. */
+static enum page_load
+healthz_load(struct req *r, void *vm)
 {
+	struct health *m = vm;
 	struct dbq *s = db_stmt(&r->app->db, STMT_PING);
 	rds_reply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
-	int db_ok = 0, redis_ok;
 
 	if (s != NULL) {
-		db_ok = dbq_step(s) == DBQ_ROW;
+		m->db_ok = dbq_step(s) == DBQ_ROW;
 		db_done(s);
 	}
-	redis_ok = rep != NULL && rep->type == RDS_STATUS;
+	m->redis_ok = rep != NULL && rep->type == RDS_STATUS;
 	if (rep != NULL)
 		rds_free(rep);
-	if (db_ok && redis_ok)
-		resp_text(r, 200, "text/plain; charset=utf-8", "ok");
-	else
-		resp_text(r, 503, "text/plain; charset=utf-8",
-		    !db_ok && !redis_ok ? "sqlite redis" :
-		    !db_ok ? "sqlite" : "redis");
-	return 0;
+	return PAGE_RENDER;
 }
+
+static const struct page page_healthz = {
+	sizeof(struct health), healthz_load, view_healthz, NULL
+};

@@ -14,6 +14,10 @@
 #      the table: no dead SQL.
 #   6. Redis key names ("{tag}..." literals) are built in shared/store/keys.c
 #      only (log messages may name them).
+#   7. The web layer keeps no request's state in a file-level variable: a
+#      file-scope static that is not const, in shared/web/, must be one of
+#      %PROCESS_STATE below (what a process keeps between requests, each
+#      with its reason); a request's own state lives in struct req.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -26,6 +30,36 @@ my @layers = qw(base store count social web);
 my %rank;
 @rank{@layers} = (0 .. $#layers);
 my $MAX_LINES = 500;
+
+# shared/web/ file-scope variables that are the process's, not a request's.
+my %PROCESS_STATE = (
+	# the kept pages, the invalidation connection, a counter (keep.h)
+	'shared/web/keep.c' => [qw(slots track nwholes)],
+	# the badge poll's answers as JSON, by value (bjson.h)
+	'shared/web/bjson.c' => [qw(slots)],
+	# what a program prepares for the requests it takes together,
+	# set once at start (serve_together())
+	'shared/web/serve.c' => [qw(together_begin together_end)],
+);
+
+# The names of the file-scope objects a C text defines as static and not
+# const (functions, prototypes and consts are not).
+sub static_objects {
+	my $code = shift;
+	1 while $code =~ s/\{[^{}]*\}//g;	# every block, innermost first
+	my @names;
+	for my $st (split /;|/, $code) {
+		$st =~ s/^\s+//;
+		next unless $st =~ /^static\b/ && $st !~ /^static\s+(const|inline)\b/;
+		$st =~ s/=.*//s;			# an initializer
+		if ($st =~ /\(\s*\*\s*(\w+)\s*\)\s*\(/) {	# a function pointer
+			push @names, $1;
+		} elsif ($st !~ /\w\s*\(/) {	# not a function
+			push @names, $1 if $st =~ /(\w+)\s*(?:\[[^\]]*\]\s*)*$/;
+		}
+	}
+	return @names;
+}
 
 my @files;
 find(sub { push @files, $File::Find::name if /\.[ch]$/ }, 'shared', 'handlers');
@@ -57,6 +91,12 @@ for my $f (@files) {
 	$code =~ s{//[^\n]*}{}g;
 	my $nolit = $code;
 	$nolit =~ s{"(?:\\.|[^"\\\n])*"}{""}g;
+	if ($f =~ m{^shared/web/.*\.c$}) {
+		(my $bare = $nolit) =~ s{^\s*#[^\n]*}{}mg;
+		my %ok = map { $_ => 1 } @{ $PROCESS_STATE{$f} // [] };
+		push @faults, "$f: file-level static \"$_\" in the web layer: a request's state goes in struct req (or name it in %PROCESS_STATE with why)"
+		    for grep { !$ok{$_} } static_objects($bare);
+	}
 
 	while ($code =~ /^\s*#\s*include\s+"([^"]+)"/mg) {
 		my $inc = $1;

@@ -41,7 +41,7 @@ struct metrics_slot {
 	uint64_t	sqlite_stmts;	/* statements SQLite ran */
 	uint64_t	redis_cmds;	/* commands sent to Redis */
 	uint64_t	redis_trips;	/* Redis round trips */
-	uint64_t	kept_whole;	/* pages sent as kept (fcache.h) */
+	uint64_t	kept_whole;	/* pages sent as kept (web/keep.h) */
 };
 
 /* What one request cost, beside its time. */

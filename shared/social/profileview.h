@@ -41,7 +41,7 @@ struct profile_view {
  * read), in one round trip when this process knows the login's id; 1,
  * 0 no such user, -1 when the profile could not be read.  Then
  * profile_view_rest(): the rest, from SQLite, for the v->u that the
- * first filled (or a kept copy: web/fcache.h); 1, or -1. */
+ * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
 int	profile_view_redis(struct app *, const char *login, long long page,
 	    int per, struct profile_view *, long long *ids, int *n);
 int	profile_view_rest(struct app *, long long viewer, long long page,

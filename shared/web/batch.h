@@ -34,13 +34,13 @@
  * ROUTE_TOGETHER routes, and its program prepares them at once
  * (serve_together()).  The pages a process may send from what it kept
  * (the feed, a profile) each need a sync with Redis sent after the
- * request arrived (fcache.h), a round trip in which the process sleeps
+ * request arrived (keep.h), a round trip in which the process sleeps
  * and must be woken, and under load it waits for Redis to get a CPU:
  * measured on two CPUs shared with nginx and the load, a third of the
  * answers were there at once, but over a quarter took 0.1 to 1 ms
  * (about 80 us on average).  The requests queued when the process takes
  * one were all there before one sync sent after taking them; that sync
- * serves them all (fcache_sync_taken()).  The badge polls taken together
+ * serves them all (keep_sync_taken()).  The badge polls taken together
  * read their badges in one round trip (badges_poll_many()).  They are
  * then served in turn.
  *

@@ -20,6 +20,18 @@
 #define REQ_BODY_MAX	65536
 #define REQ_ARGS_MAX	4
 
+/* A ROUTE_KEEP page's part of a request (web/keep.h). */
+struct keep_req {
+	struct rds_keys	 rec;		/* what the load read from Redis */
+	int		 recording;
+	unsigned	 rec_gen;	/* the data connection's at the start */
+	unsigned int	 dver;		/* SQLite's version at or before the
+					 * load's reads */
+	int		 dver_ok;
+	int		 synced;	/* a sync was read after it was taken */
+	int		 ok;		/* the load: nothing doubtful */
+};
+
 enum method {
 	METHOD_GET = 1,
 	METHOD_POST = 2,
@@ -66,6 +78,8 @@ struct req {
 	const char	*bad_field;	/* the field field_need() refused */
 	char		 bad_why[96];	/* and why, for the form page */
 	char		 bad_msg[128];	/* "The field ... is not valid." */
+	char		 err_msg[160];	/* the error page's (resp_error()) */
+	struct keep_req	 keep;		/* a ROUTE_KEEP page's (keep.h) */
 	/* what answers once the group commit it shared is durable and its
 	 * counts applied (web/batch.h): then(r, then_arg), or NULL */
 	int		(*then)(struct req *, long long);

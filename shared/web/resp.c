@@ -114,10 +114,10 @@ resp_error(struct req *r, int status, const char *msg)
 		free(s);
 		return -1;
 	}
-	/* The header names the user: a presumed one is confirmed first (if
-	 * not a user after all, route_dispatch() runs the page again). */
-	if (r->presumed && !req_confirm(r, NULL, -1))
-		return -1;
+	/* No I/O.  A presumed reader (req.h) is not named in the header:
+	 * route.c confirms who it is and has the page made again. */
+	if (msg != r->err_msg)
+		snprintf(r->err_msg, sizeof(r->err_msg), "%s", msg);
 	buf_reset(&r->body);
 	r->status = status;
 	r->ctype = NULL;

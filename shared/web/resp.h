@@ -20,8 +20,10 @@ void		 resp_cookie(struct req *, const char *name, const char *value,
 		    long max_age);
 /* 303 See Other to a relative path.  Returns 0. */
 int		 resp_redirect(struct req *, const char *path);
-/* The one error page: status, a title from the status, and msg.
- * Discards any body built so far.  Returns -1, for "return resp_error(...)". */
+/* The one error page: status, a title from the status, and msg (kept in
+ * r->err_msg).  Discards any body built so far; does no I/O (a presumed
+ * reader's is made again by route.c once confirmed).  Returns -1, for
+ * "return resp_error(...)". */
 int		 resp_error(struct req *, int status, const char *msg);
 /* A plain-text answer (healthz, metrics). */
 void		 resp_text(struct req *, int status, const char *ctype,

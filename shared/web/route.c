@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "social/throttle.h"
 #include "web/act.h"
+#include "web/keep.h"
 #include "web/resp.h"
 #include "web/route.h"
 
@@ -126,16 +127,53 @@ admit(struct req *r, const struct route *hit)
 	return 1;
 }
 
-/* Runs the admitted page.  Only now, for a request that passed every
- * check, is the write transaction opened: a refused one (anonymous,
- * forged) never waits for the writers' lock nor makes the writers wait
- * for it. */
+/* A page (page.h): its model loaded, then rendered; around them what
+ * the route keeps (ROUTE_KEEP).  A presumed reader (req.h) whose load
+ * answered by itself (an error page) is confirmed now, and the answer
+ * made again for who really asks: the error page names the user, and
+ * does no I/O of its own. */
+static void
+run_page(struct req *r, const struct route *hit)
+{
+	const struct page *pg = hit->page;
+	enum page_load rc;
+	void *m;
+
+	if ((hit->flags & ROUTE_KEEP) && keep_answer(r) == 1)
+		return;
+	m = xcalloc(1, pg->size > 0 ? pg->size : 1);
+	rc = pg->load(r, m);
+	if (rc == PAGE_RENDER)
+		pg->render(r, m);
+	if (hit->flags & ROUTE_KEEP)
+		keep_store(r, rc == PAGE_RENDER);
+	if (pg->done != NULL)
+		pg->done(m);
+	free(m);
+	if (rc == PAGE_AGAIN)
+		r->redo = 1;
+	else if (rc == PAGE_ANSWERED && r->presumed && r->status >= 400 &&
+	    r->err_msg[0] != '\0') {
+		if (!req_confirm(r, NULL, -1))
+			r->redo = 1;
+		else
+			resp_error(r, r->status, r->err_msg);
+	}
+}
+
+/* Runs the admitted page or action.  Only now, for a request that
+ * passed every check, is the write transaction opened: a refused one
+ * (anonymous, forged) never waits for the writers' lock nor makes the
+ * writers wait for it. */
 static void
 run(struct req *r, const struct route *hit)
 {
 	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
 		db_hold(&r->app->db);	/* on failure the page begins its own */
-	hit->page(r);
+	if (hit->page != NULL && r->method != METHOD_POST)
+		run_page(r, hit);
+	else
+		hit->act(r, hit);
 }
 
 /* The route r asks for, with who asks (r->user); NULL when it answered
@@ -177,7 +215,7 @@ find(struct req *r, const struct route *routes, size_t n)
 	    r->method == METHOD_POST)
 		req_identify(r);
 	else {
-		hit->page(r);
+		run_page(r, hit);
 		return NULL;
 	}
 	if (hit == NULL) {

@@ -1,19 +1,30 @@
 /* route.h -- route tables and dispatch.
  *
- * A handler declares one table: methods, a path pattern, the page
- * function and what the route needs.  Pattern segments are literals,
- * ":id" (a decimal id) or ":s" (any non-empty segment); the matched
- * arguments go to r->args in order.  route_dispatch() answers 404 (no
- * pattern matches), 405 with Allow (a pattern matches, the method does
- * not), 303 to /login or 401 (ROUTE_USER without a session), 403
- * (ROUTE_ADMIN for a non-admin, or a POST whose csrf field is wrong),
- * and otherwise calls the page, which answers for itself.
+ * A handler declares one table: methods, a path pattern, what answers
+ * and what the route needs.  A GET names its page (web/page.h: a model,
+ * its load, its render); a POST names its action, and the domain
+ * function the action calls: `call` when the action is one of a family
+ * that shares its HTTP part (like, unlike, repost ...), else the action
+ * is that function's HTTP part, act_<function>.
+ * Pattern segments are literals, ":id" (a decimal id) or ":s" (any
+ * non-empty segment); the matched arguments go to r->args in order.
+ * route_dispatch() answers 404 (no pattern matches), 405 with Allow (a
+ * pattern matches, the method does not), 303 to /login or 401
+ * (ROUTE_USER without a session), 403 (ROUTE_ADMIN for a non-admin, or a
+ * POST whose csrf field is wrong), and otherwise runs the page or the
+ * action, which answers for itself.
+ *
+ * What a page keeps between requests is decided here, by the route's
+ * flags, around its load and render: a reader taken at the word of its
+ * cookie (ROUTE_LATESESS), a page sent as it was kept (ROUTE_KEEP,
+ * web/keep.h).  Pages know nothing of either.
  */
 #ifndef TALLY_ROUTE_H
 #define TALLY_ROUTE_H
 
 #include <stddef.h>
 
+#include "web/page.h"
 #include "web/req.h"
 
 #define ROUTE_USER	0x01	/* needs a logged-in user */
@@ -51,10 +62,25 @@
 				 * serve.h): the feed and a profile one
 				 * sync, the badge polls one round trip */
 
+#define ROUTE_KEEP	0x400	/* a ROUTE_LATESESS GET whose page a
+				 * process may keep and send again while
+				 * nothing it shows changed (web/keep.h);
+				 * its load says whether this one may be
+				 * kept (r->keep.ok) */
+
+/* The domain function an action of a family calls. */
+union route_call {
+	int	(*post)(struct app *, long long post, long long uid);
+	int	(*user)(struct app *, long long uid, long long other);
+	int	(*note)(struct app *, long long note, long long uid);
+};
+
 struct route {
 	unsigned	  methods;	/* METHOD_GET | METHOD_POST */
 	const char	 *pattern;
-	int		(*page)(struct req *);
+	const struct page *page;	/* a GET's page */
+	int		(*act)(struct req *, const struct route *); /* a POST's */
+	union route_call  call;
 	unsigned	  flags;
 };
 

@@ -15,7 +15,7 @@
 #include "base/valid.h"
 #include "store/app.h"
 #include "web/batch.h"
-#include "web/fcache.h"
+#include "web/keep.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -157,8 +157,8 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->stmts = a->db.nstmt;
 	c->cmds = rds_ncmds(&a->rds) + rds_ncmds(&a->replica);
 	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
-	c->trips += fcache_syncs();	/* its PINGs (fcache.h) */
-	c->kept = fcache_wholes();
+	c->trips += keep_syncs();	/* its PINGs (keep.h) */
+	c->kept = keep_wholes();
 }
 
 static int

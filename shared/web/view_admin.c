@@ -106,8 +106,9 @@ drift_table(struct req *r, const struct ops_view *v)
 }
 
 void
-view_admin(struct req *r, const struct ops_view *v)
+view_admin(struct req *r, const void *vm)
 {
+	const struct ops_view *v = vm;
 	struct buf *b = &r->body;
 
 	page_begin(r, "Admin");
@@ -152,8 +153,12 @@ view_admin(struct req *r, const struct ops_view *v)
 }
 
 void
-view_top(struct req *r, const char *by, int n, const struct top_view *v)
+view_top(struct req *r, const void *vm)
 {
+	const struct top_model *m = vm;
+	const struct top_view *v = &m->v;
+	const char *by = m->by;
+	int n = m->n;
 	static const char *const names[PROFILE_NCOUNTS] = {
 		[PROFILE_POSTS] = "posts", [PROFILE_FOLLOWERS] = "followers",
 		[PROFILE_FOLLOWING] = "following", [PROFILE_LIKES] = "likes",
@@ -229,8 +234,10 @@ view_runs_chart(struct req *r, const struct run *runs, int n)
 }
 
 void
-view_runs(struct req *r, const struct run *runs, int n)
+view_runs(struct req *r, const void *vm)
 {
+	const struct run *runs = ((const struct runs_model *)vm)->runs;
+	int n = ((const struct runs_model *)vm)->n;
 	struct buf *b = &r->body;
 	int i;
 

@@ -63,9 +63,12 @@ view_found(struct req *r, const struct found_list *l)
 }
 
 void
-view_find_people(struct req *r, const char *q, const struct found_list *l,
-    long long page)
+view_find_people(struct req *r, const void *vm)
 {
+	const struct find_model *m = vm;
+	const struct found_list *l = &m->found;
+	const char *q = m->q;
+	long long page = m->page;
 	struct buf *b = &r->body;
 	int searched = q != NULL && *q != '\0';
 
@@ -97,8 +100,9 @@ view_find_people(struct req *r, const char *q, const struct found_list *l,
 }
 
 void
-view_topics(struct req *r, const struct topic_list *l)
+view_topics(struct req *r, const void *vm)
 {
+	const struct topic_list *l = vm;
 	struct buf *b = &r->body;
 	int i;
 
@@ -124,8 +128,9 @@ view_topics(struct req *r, const struct topic_list *l)
 }
 
 void
-view_followed(struct req *r, const struct people *ps)
+view_followed(struct req *r, const void *vm)
 {
+	const struct people *ps = vm;
 	struct buf *b = &r->body;
 	struct count c = { 0, 1 };
 	int i;

@@ -8,13 +8,17 @@
 
 /* /people?q=: the search form, then what q found (q NULL or empty:
  * suggestions). */
-void	view_find_people(struct req *, const char *q,
-	    const struct found_list *, long long page);
+struct find_model {
+	const char		*q;
+	struct found_list	 found;
+	long long		 page;
+};
+void	view_find_people(struct req *, const void *find_model);
 /* The people of a list, each with their follower count and a follow
  * button (a part of a page). */
 void	view_found(struct req *, const struct found_list *);
-void	view_topics(struct req *, const struct topic_list *);
+void	view_topics(struct req *, const void *topic_list);
 /* /followed: the authors with unread posts (num: how many). */
-void	view_followed(struct req *, const struct people *);
+void	view_followed(struct req *, const void *people);
 
 #endif

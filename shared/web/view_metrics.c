@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "web/resp.h"
 #include "web/view_admin.h"
 
 static void
@@ -151,4 +152,29 @@ view_metrics(struct buf *out, const struct metrics *m,
 	metric_head(out, "tally_profile_cache_sql_total", "counter",
 	    "Profile lookups that went to SQLite through the cache.");
 	buf_printf(out, "tally_profile_cache_sql_total %lld\n", v->cache_sql);
+}
+
+void
+view_metrics_page(struct req *r, const void *vm)
+{
+	const struct metrics_model *m = vm;
+	struct buf out = { 0 };
+
+	view_metrics(&out, m->m, &m->v);
+	resp_text(r, 200, "text/plain; version=0.0.4; charset=utf-8",
+	    out.p != NULL ? out.p : "");
+	buf_free(&out);
+}
+
+void
+view_healthz(struct req *r, const void *vm)
+{
+	const struct health *m = vm;
+
+	if (m->db_ok && m->redis_ok)
+		resp_text(r, 200, "text/plain; charset=utf-8", "ok");
+	else
+		resp_text(r, 503, "text/plain; charset=utf-8",
+		    !m->db_ok && !m->redis_ok ? "sqlite redis" :
+		    !m->db_ok ? "sqlite" : "redis");
 }

@@ -4,6 +4,7 @@
 #include "web/act.h"
 #include "web/html.h"
 #include "web/layout.h"
+#include "web/resp.h"
 #include "web/render.h"
 #include "web/view_notes.h"
 
@@ -64,8 +65,9 @@ note(struct req *r, const struct note_item *it)
 }
 
 void
-view_notes(struct req *r, const struct notes *ns)
+view_notes(struct req *r, const void *vm)
 {
+	const struct notes *ns = vm;
 	struct buf *b = &r->body;
 	int i;
 
@@ -86,8 +88,9 @@ view_notes(struct req *r, const struct notes *ns)
 }
 
 void
-view_notices(struct req *r, const struct notices *ns)
+view_notices(struct req *r, const void *vm)
 {
+	const struct notices *ns = vm;
 	struct buf *b = &r->body;
 	int i;
 
@@ -110,8 +113,9 @@ view_notices(struct req *r, const struct notices *ns)
 }
 
 void
-view_news(struct req *r, long long lit)
+view_news(struct req *r, const void *vm)
 {
+	long long lit = ((const struct news_model *)vm)->lit;
 	struct buf *b = &r->body;
 
 	page_begin(r, "News");
@@ -125,4 +129,19 @@ view_news(struct req *r, long long lit)
 		html_raw(b, "<p class=\"muted\">Nothing new yet.</p>");
 	html_raw(b, "</section>");
 	page_end(r);
+}
+
+void
+view_badges(struct req *r, const void *vm)
+{
+	page_badges(r, vm);
+}
+
+void
+view_badges_json(struct req *r, const void *vm)
+{
+	const struct badges_json_model *m = vm;
+
+	resp_header(r, "ETag", m->etag);
+	resp_text(r, 200, "application/json", m->json);
 }

@@ -6,9 +6,20 @@
 #include "social/noteview.h"
 #include "web/req.h"
 
-void	view_notes(struct req *, const struct notes *);
-void	view_notices(struct req *, const struct notices *);
+void	view_notes(struct req *, const void *notes);
+void	view_notices(struct req *, const void *notices);
 /* lit: when the editors last lit the red dot (ms; 0: never). */
-void	view_news(struct req *, long long lit);
+struct news_model {
+	long long	 lit;
+};
+void	view_news(struct req *, const void *news_model);
+/* /badges: the four badges as a fragment (struct badges). */
+void	view_badges(struct req *, const void *badges);
+/* /badges.json: the poll's answer (web/bjson.h), with its ETag. */
+struct badges_json_model {
+	const char	*json;
+	const char	*etag;
+};
+void	view_badges_json(struct req *, const void *badges_json_model);
 
 #endif

@@ -53,8 +53,9 @@ comments(struct req *r, const struct post_view *v)
 }
 
 void
-view_post(struct req *r, const struct post_view *v)
+view_post(struct req *r, const void *vm)
 {
+	const struct post_view *v = vm;
 	const struct post *p = &v->c.p;
 	struct buf *b = &r->body;
 
@@ -80,8 +81,9 @@ view_post(struct req *r, const struct post_view *v)
 }
 
 void
-view_post_edit(struct req *r, const struct post *p)
+view_post_edit(struct req *r, const void *vm)
 {
+	const struct post *p = &((const struct post_view *)vm)->c.p;
 	char action[48];
 	struct post_form f = { action, "Edit post", "Save", p->body, p->slug,
 	    p->status == 1 };

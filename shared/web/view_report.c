@@ -57,9 +57,12 @@ example(struct req *r, const struct rec_family *f, const char *ex,
 }
 
 void
-view_run(struct req *r, const struct run *run, const struct run_names *names,
-    const struct run *all, int nall)
+view_run(struct req *r, const void *vm)
 {
+	const struct run_model *m = vm;
+	const struct run *run = &m->run, *all = m->all;
+	const struct run_names *names = &m->names;
+	int nall = m->nall;
 	struct buf *b = &r->body;
 	int i, j;
 

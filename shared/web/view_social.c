@@ -8,9 +8,14 @@
 #include "web/view_social.h"
 
 void
-view_feed(struct req *r, const struct post_cards *cs, long long page,
-    int more, const struct found_list *suggest)
+view_feed(struct req *r, const void *vm)
 {
+	const struct feed_model *m = vm;
+	const struct post_cards *cs = &m->cards;
+	const struct found_list *suggest = &m->suggest;
+	long long page = m->page;
+	int more = m->more;
+
 	page_begin(r, "Feed");
 	html_raw(&r->body, "<h1>Your feed</h1>");
 	if (page == 1)
@@ -22,7 +27,7 @@ view_feed(struct req *r, const struct post_cards *cs, long long page,
 		    "of people you follow.</p><p><a class=\"button\" "
 		    "href=\"/people\">Find people to follow</a> or "
 		    "<a href=\"/topics\">browse topics</a>.</p>");
-	if (cs->n == 0 && page == 1 && suggest != NULL && suggest->n > 0) {
+	if (cs->n == 0 && page == 1 && suggest->n > 0) {
 		html_raw(&r->body, "<h2>People you might follow</h2>");
 		view_found(r, suggest);
 	}
@@ -35,8 +40,9 @@ view_feed(struct req *r, const struct post_cards *cs, long long page,
 }
 
 void
-view_topic(struct req *r, const struct topic_view *v)
+view_topic(struct req *r, const void *vm)
 {
+	const struct topic_view *v = vm;
 	struct buf *b = &r->body;
 	char path[64];
 	int i;
@@ -108,8 +114,9 @@ profile_counts(struct req *r, const struct profile_view *v)
 }
 
 void
-view_profile(struct req *r, const struct profile_view *v)
+view_profile(struct req *r, const void *vm)
 {
+	const struct profile_view *v = vm;
 	struct buf *b = &r->body;
 	char path[64];
 
@@ -145,9 +152,14 @@ view_profile(struct req *r, const struct profile_view *v)
 }
 
 void
-view_people(struct req *r, const struct account *u, enum tl kind,
-    const struct people *ps, long long page, int more)
+view_people(struct req *r, const void *vm)
 {
+	const struct people_model *m = vm;
+	const struct account *u = &m->u;
+	const struct people *ps = &m->ps;
+	enum tl kind = m->kind;
+	long long page = m->page;
+	int more = m->more;
 	const char *what = kind == TL_FOLLOWERS ? "followers" : "following";
 	struct buf *b = &r->body;
 	char path[80];

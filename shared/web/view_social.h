@@ -11,17 +11,31 @@
 #include "web/form.h"
 #include "web/req.h"
 
+/* The pages: each renders its model (page.h), given as void *. */
+
 /* /feed: page `page` of the reader's timeline; an empty first page
- * offers suggest (NULL: none). */
-void	view_feed(struct req *, const struct post_cards *, long long page,
-	    int more, const struct found_list *suggest);
-void	view_topic(struct req *, const struct topic_view *);
-void	view_profile(struct req *, const struct profile_view *);
+ * offers suggest. */
+struct feed_model {
+	struct post_cards	 cards;
+	long long		 page;
+	int			 more;
+	struct found_list	 suggest;
+};
+void	view_feed(struct req *, const void *feed_model);
+void	view_topic(struct req *, const void *topic_view);
+void	view_profile(struct req *, const void *profile_view);
 /* /u/LOGIN/followers or /following (kind) of u. */
-void	view_people(struct req *, const struct account *u, enum tl kind,
-	    const struct people *, long long page, int more);
-void	view_post(struct req *, const struct post_view *);
-void	view_post_edit(struct req *, const struct post *);
+struct people_model {
+	struct account		 u;
+	enum tl			 kind;
+	struct people		 ps;
+	long long		 page;
+	int			 more;
+};
+void	view_people(struct req *, const void *people_model);
+void	view_post(struct req *, const void *post_view);
+/* The edit form of a post (a post_view: its author's). */
+void	view_post_edit(struct req *, const void *post_view);
 /* A post form again (web/form.h), as refused: what was typed, the field
  * marked. */
 void	view_post_form(struct req *, const struct post_form *);

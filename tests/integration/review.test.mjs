@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startStack, Client, childrenOf } from '../lib/stack.mjs';
 import { measure as measureCost } from '../lib/cost.mjs';
+import { userId } from '../lib/social.mjs';
 
 let stack;
 let me;
@@ -40,6 +41,18 @@ test('the error page costs zero Redis commands and zero SQLite statements', asyn
   }
   assert.equal(m.stmts, 10, '404: the session read, one statement each');
   assert.equal(m.cmds, 0, '404: no Redis command (no badges)');
+  // a profile that does not exist, asked by a reader taken at its
+  // cookie's word (req.h: presumed): the error page does no I/O, so the
+  // route confirms who asks, then has it made again naming the user; a
+  // forged cookie gets a visitor's 404
+  let r = await me.get('/u/nosuchuser_rv');
+  assert.equal(r.status, 404);
+  assert.match(r.text, /data-me="reviewer"/, 'the confirmed reader is named');
+  const forged = new Client(stack.base);
+  forged.jar.set('sid', `${userId(stack, 'reviewer')}.${'A'.repeat(43)}`);
+  r = await forged.get('/u/nosuchuser_rv');
+  assert.equal(r.status, 404);
+  assert.doesNotMatch(r.text, /data-me=/, 'a forged cookie names nobody');
   // a POST refused for its CSRF token: the session check is the only I/O
   // (one statement); the error page adds nothing, no badge read
   m = await measure('social', 10, () => me.post(`/posts/${post}/like`, { csrf: 'f'.repeat(43) }));

@@ -351,7 +351,7 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
   // whether its reader follows and has a visit to mark in one; a topic
   // reads its best authors' board with the board's mark (one trip less)
   // A feed or a profile read again is kept by its handler process
-  // (web/fcache.h): its statements and the sync's one round trip (two
+  // (web/keep.h): its statements and the sync's one round trip (two
   // more when the entry's second ran out, or on the other process's
   // first visit).  A page kept whole (nothing committed to SQLite since
   // it was read) is one statement (the data version) and the sync; one

@@ -1,7 +1,7 @@
 // cost.mjs -- what requests cost a handler, from /metrics' per-handler
 // counters (shared/base/metrics.h): SQLite statements, Redis commands,
 // Redis round trips, and pages sent whole as a handler process kept them
-// (web/fcache.h).
+// (web/keep.h).
 import assert from 'node:assert/strict';
 import { sleep } from './stack.mjs';
 
@@ -61,7 +61,7 @@ export async function measure(stack, handler, n, send) {
 
 // measure() again, up to `tries` times, until ok(m) holds: for what a
 // commit elsewhere (the worker's) may undo for a moment, such as pages
-// kept whole (web/fcache.h).  The last measurement when it never does.
+// kept whole (web/keep.h).  The last measurement when it never does.
 export async function measureUntil(stack, handler, n, send, ok, tries = 3) {
   let m;
   for (let i = 0; i < tries; i++) {

@@ -81,6 +81,24 @@ expect_fail "a statement nobody runs" 'STMT_NOBODY_RUNS is never used'
 fresh; printf 'static const char *k = "{lb}:secret";\n' >>"$tmp/t/shared/count/lb.c"
 expect_fail "a Redis key built outside the key module" 'Redis key built outside shared/store/keys.c'
 
+fresh; printf 'static int last_status;\nstatic struct req *current = NULL;\n' >>"$tmp/t/shared/web/resp.c"
+expect_fail "a request's state in a file-level static of the web layer" 'shared/web/resp.c: file-level static "last_status"'
+fresh; printf 'static void (*hook)(struct req *);\n' >>"$tmp/t/shared/web/keep.c"
+expect_fail "a function pointer kept in a web file" 'shared/web/keep.c: file-level static "hook"'
+
+# Every page a handler declares (web/page.h) has its render tested with a
+# fixed model: the render of each "struct page ... = { size, load, render,
+# done }" is called in a unit test.
+n=$((n + 1))
+renders=$(perl -0777 -ne 'while (/struct page\s+\w+\s*=\s*\{\s*[^,]+,\s*\w+,\s*(\w+),/g) { print "$1\n" }' handlers/*.c | sort -u)
+missing=""
+for f in $renders; do
+	grep -q "\b$f(" tests/unit/test-*.c || missing="$missing $f"
+done
+if [ -z "$renders" ]; then echo "not ok $n - no page found in handlers/"; bad=1
+elif [ -z "$missing" ]; then echo "ok $n - every page's render ($(echo $renders | wc -w)) is unit-tested with a fixed model"
+else echo "not ok $n - page renders no unit test calls:$missing"; bad=1; fi
+
 # The programs that serve no HTTP hold no web-layer code (built by make).
 n=$((n + 1))
 syms=$(for p in bin/tally-worker bin/tallyctl bin/tally-run; do

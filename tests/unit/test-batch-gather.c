@@ -29,17 +29,35 @@
 
 #define NCLIENT	8
 
-static int
-page(struct req *r)
+static enum page_load
+load(struct req *r, void *m)
 {
 	(void)r;
+	(void)m;
+	return PAGE_ANSWERED;
+}
+
+static void
+render(struct req *r, const void *m)
+{
+	(void)r;
+	(void)m;
+}
+
+static int
+act(struct req *r, const struct route *rt)
+{
+	(void)r;
+	(void)rt;
 	return 0;
 }
 
+static const struct page page = { 1, load, render, NULL };
+
 static const struct route routes[] = {
-	{ METHOD_GET, "/feed", page, ROUTE_TOGETHER },
-	{ METHOD_GET, "/people", page, 0 },
-	{ METHOD_POST, "/posts/:id/like", page, ROUTE_GROUP },
+	{ METHOD_GET, "/feed", .page = &page, .flags = ROUTE_TOGETHER },
+	{ METHOD_GET, "/people", .page = &page },
+	{ METHOD_POST, "/posts/:id/like", .act = act, .flags = ROUTE_GROUP },
 };
 
 static char	 sock_path[108];

@@ -1,5 +1,5 @@
 /* test-db-dver.c -- db_data_version() (shared/store/db.h): the version a
- * kept page is checked against (web/fcache.h).  It must change with every
+ * kept page is checked against (web/keep.h).  It must change with every
  * commit to the file -- another connection's, another process's, the
  * connection's own, a group's, one after a checkpoint restarted the WAL
  * -- and not with a read or a rolled-back transaction (a restart of the

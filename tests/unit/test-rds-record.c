@@ -1,5 +1,5 @@
 /* test-rds-record.c -- the keys a stretch of work names (rds_record()):
- * what a kept feed depends on (web/fcache.h).  A key left out would be a
+ * what a kept feed depends on (web/keep.h).  A key left out would be a
  * page kept after Redis changed it, so every way a command leaves rds
  * records its keys: a command, an appended one, a script's KEYS (appended
  * or waited for), with or without argument lengths.  Redis is down here

@@ -13,43 +13,10 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "viewtest.h"
 #include "web/view_admin.h"
 #include "web/view_notes.h"
 #include "web/view_social.h"
-
-static struct req *
-req_new(int user)
-{
-	struct req *r = calloc(1, sizeof(*r));
-
-	assert_non_null(r);
-	memset(r->csrf, 'c', TOKEN_LEN);
-	r->identified = 1;
-	r->user = user;
-	if (user) {
-		strcpy(r->sess.login, "ann");
-		r->sess.user_id = 7;
-		r->have_badges = 1;
-		r->badges = (struct badges){ 2, 0, 1, 0 };
-	}
-	return r;
-}
-
-static const char *
-body(struct req *r)
-{
-	buf_putc(&r->body, '\0');
-	r->body.len--;
-	return r->body.p;
-}
-
-static void
-req_free(struct req *r)
-{
-	buf_free(&r->body);
-	buf_free(&r->head);
-	free(r);
-}
 
 static void
 test_notes(void **state)
@@ -128,6 +95,7 @@ test_topic_and_people(void **state)
 	struct person best[1] = { { 3, "cat<", "Cat", 12 } };
 	struct topic_view v;
 	struct people ps = { best, 1 };
+	struct people_model pm = { 0 };
 	struct account u = { 9, "bob", "Bob", 0 };
 	struct req *r = req_new(0);
 	const char *h;
@@ -146,13 +114,18 @@ test_topic_and_people(void **state)
 	assert_non_null(strstr(h, "No posts in this topic yet."));
 	assert_non_null(strstr(h, "href=\"/login\""));	/* a visitor */
 	buf_reset(&r->body);
-	view_people(r, &u, TL_FOLLOWERS, &ps, 1, 0);
+	pm.u = u;
+	pm.kind = TL_FOLLOWERS;
+	pm.ps = ps;
+	pm.page = 1;
+	view_people(r, &pm);
 	h = body(r);
 	assert_non_null(strstr(h, "Bob \xc2\xb7 followers"));
 	assert_non_null(strstr(h, "<li data-login=\"cat&lt;\">"));
 	buf_reset(&r->body);
-	ps.n = 0;
-	view_people(r, &u, TL_FOLLOWING, &ps, 1, 0);
+	pm.ps.n = 0;
+	pm.kind = TL_FOLLOWING;
+	view_people(r, &pm);
 	assert_non_null(strstr(body(r), "Nobody yet."));
 	req_free(r);
 }
@@ -164,15 +137,16 @@ test_top_and_report(void **state)
 	struct count counts[1][PROFILE_NCOUNTS] = {
 		{ { 1, 1 }, { 0, 0 }, { 2, 1 }, { 99, 1 } },
 	};
-	struct top_view v = { { rows, 1 }, counts };
-	struct run *run = calloc(1, sizeof(*run));
-	struct run_names *names = calloc(1, sizeof(*names));
+	struct top_model tm = { "likes", 10, { { rows, 1 }, counts } };
+	struct run_model *rm = calloc(1, sizeof(*rm));
+	struct run *run = &rm->run;
+	struct run_names *names = &rm->names;
 	struct req *r = req_new(1);
 	const char *h;
 
 	(void)state;
 	r->sess.is_admin = 1;
-	view_top(r, "likes", 10, &v);
+	view_top(r, &tm);
 	h = body(r);
 	assert_non_null(strstr(h, "<tr data-rank=\"1\" data-login=\"cat\" "
 	    "data-value=\"99\">"));
@@ -204,7 +178,9 @@ test_top_and_report(void **state)
 	names->id[1] = 5;
 	names->topic[1] = 1;
 	strcpy(names->name[1], "cats");
-	view_run(r, run, names, run, 1);
+	rm->all[0] = *run;
+	rm->nall = 1;
+	view_run(r, rm);
 	h = body(r);
 	/* examples name the user, the post, the topic -- never a raw id
 	 * where a name is known */
@@ -218,8 +194,7 @@ test_top_and_report(void **state)
 	    "data-progress=\"100\""));
 	assert_non_null(strstr(h, "data-family=\"post_likes\" data-checked=\"10\" "
 	    "data-wrong=\"2\" data-fixed=\"2\""));
-	free(names);
-	free(run);
+	free(rm);
 	req_free(r);
 }
 
@@ -280,7 +255,7 @@ test_lock_metrics(void **state)
 		"tally_http_request_duration_seconds_sum{handler=\"social\"} "
 		    "0.000800\n",
 		"tally_http_request_duration_seconds_count{handler=\"social\"} 1\n",
-		/* a page sent as its handler process kept it (fcache.h) */
+		/* a page sent as its handler process kept it (web/keep.h) */
 		"tally_pages_kept_total{handler=\"social\"} 1\n",
 	};
 	int social = metrics_handler("social");

@@ -1,0 +1,247 @@
+/* keep.c -- pages kept whole per process (keep.h).
+ *
+ * The file-level state is the process's, between requests (the entries,
+ * the invalidation connection, two counters); a request's own is in
+ * r->keep (tests/lint/statics.sh checks that nothing else is here). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "social/sesscache.h"
+#include "store/app.h"
+#include "store/rtrack.h"
+#include "web/keep.h"
+#include "web/req.h"
+
+#define KEEP_SLOTS	64	/* entries, by reader and URI */
+#define KEEP_URI	192	/* a kept page's request URI, at most */
+#define KEEP_BODY_MAX	(128 << 10)	/* a bigger page is not kept */
+
+struct entry {
+	int		 used;
+	long long	 uid;		/* the reader */
+	char		 uri[KEEP_URI];
+	char		 sid_hex[SID_HEX_LEN + 1];
+	long long	 seen_ms;	/* the last visit, kept or not */
+	long long	 until_ms;	/* wall clock; 0: only seen */
+	struct session	 sess;
+	unsigned long long bloom;	/* a bit for each key's hash */
+	struct rds_keys	 keys;		/* what was read for it */
+	struct buf	 body;
+	unsigned int	 dver;		/* what SQLite held */
+};
+
+/* per process: kept between requests */
+static struct entry	 slots[KEEP_SLOTS];
+static struct rtrack	 track;
+static unsigned long long nwholes;	/* pages sent as kept */
+
+static struct entry *
+slot_of(long long uid, const char *uri)
+{
+	unsigned long long h = (unsigned long long)uid * 0x9e3779b97f4a7c15ULL ^
+	    rds_key_hash(uri, strlen(uri));
+
+	return &slots[(h >> 32) % KEEP_SLOTS];
+}
+
+/* rtrack_drop_fn: forgets every entry that read key (NULL: all). */
+static void
+drop(void *arg, const char *key, size_t len)
+{
+	unsigned long long h, bit;
+	int i, k;
+
+	(void)arg;
+	if (key == NULL) {
+		for (i = 0; i < KEEP_SLOTS; i++)
+			slots[i].used = 0;
+		return;
+	}
+	h = rds_key_hash(key, len);
+	bit = 1ULL << (h & 63);
+	for (i = 0; i < KEEP_SLOTS; i++) {
+		if (!slots[i].used || !(slots[i].bloom & bit))
+			continue;
+		for (k = 0; k < slots[i].keys.n; k++)
+			if (slots[i].keys.h[k] == h) {
+				slots[i].used = 0;
+				break;
+			}
+	}
+}
+
+static long long
+now_of(const struct req *r)
+{
+	return r->now_ms > 0 ? r->now_ms : clock_wall_ms();
+}
+
+/* This reader's entry for this URI (used or only seen), or NULL. */
+static struct entry *
+entry_of(const struct req *r)
+{
+	const char *uri = req_uri(r);
+	struct entry *e = slot_of(r->sess.user_id, uri);
+
+	if (e->uid == r->sess.user_id && strcmp(e->uri, uri) == 0 &&
+	    strcmp(e->sid_hex, r->sid_hex) == 0)
+		return e;
+	return NULL;
+}
+
+static int
+sync(struct req *r)
+{
+	if (r->keep.synced)
+		return 0;
+	if (rtrack_sync_send(&track, &r->app->rds, drop, NULL) == -1 ||
+	    rtrack_sync_recv(&track, drop, NULL) == -1)
+		return -1;
+	r->keep.synced = 1;
+	return 0;
+}
+
+/* Marks this visit; 1 when the page was visited within the TTL before
+ * (worth recording), 0 when not. */
+static int
+seen_again(struct req *r)
+{
+	const char *uri = req_uri(r);
+	struct entry *e = slot_of(r->sess.user_id, uri);
+	long long now = now_of(r);
+	int again;
+
+	if (strlen(uri) >= sizeof(e->uri))
+		return 0;
+	if ((again = entry_of(r) != NULL && now - e->seen_ms < FC_TTL_MS))
+		e->seen_ms = now;
+	else if (!e->used || now >= e->until_ms) {
+		/* a free or stale slot becomes this visit's mark */
+		e->used = 0;
+		e->until_ms = 0;
+		e->uid = r->sess.user_id;
+		memcpy(e->uri, uri, strlen(uri) + 1);
+		memcpy(e->sid_hex, r->sid_hex, sizeof(e->sid_hex));
+		e->seen_ms = now;
+	}
+	return again;
+}
+
+int
+keep_answer(struct req *r)
+{
+	struct keep_req *k = &r->keep;
+	struct entry *e;
+	unsigned int v = 0;
+	long long now = now_of(r);
+	int fresh = 0;
+
+	k->recording = 0;
+	k->ok = 0;
+	/* PostgreSQL has no data version: nothing is kept */
+	if (!r->presumed || r->method != METHOD_GET ||
+	    db_data_version_seen(&r->app->db, &v) == -1)
+		return 0;
+	e = entry_of(r);
+	if (e != NULL && e->used && now < e->until_ms &&
+	    now >= e->until_ms - FC_TTL_MS && e->body.len > 0 &&
+	    (fresh = db_data_version(&r->app->db, &v) == 0) && v == e->dver &&
+	    sync(r) == 0 && e->used && req_confirm(r, &e->sess, -1)) {
+		buf_reset(&r->body);
+		buf_put(&r->body, e->body.p, e->body.len);
+		r->status = 200;
+		e->seen_ms = now;
+		nwholes++;
+		return 1;
+	}
+	/* recorded when it costs no sync of its own (taken with others),
+	 * or on a second visit */
+	if ((!seen_again(r) && !k->synced) || sync(r) == -1)
+		return 0;
+	/* what the load reads from SQLite is at this version or later (the
+	 * PRAGMA's read learns of the commits made since this connection
+	 * last read: the version the pager had cached may be older) */
+	k->dver_ok = fresh || db_data_version(&r->app->db, &v) == 0;
+	k->dver = v;
+	k->rec_gen = r->app->rds.one.gen;
+	memset(&k->rec, 0, sizeof(k->rec));
+	rds_record(&r->app->rds, &k->rec);
+	k->recording = 1;
+	return 0;
+}
+
+/* Whether what the load read may be kept (keep.h: nothing doubtful). */
+static int
+keepable(const struct req *r)
+{
+	const struct keep_req *k = &r->keep;
+
+	return k->ok && k->dver_ok && r->user && r->sess_copy &&
+	    r->have_badges && !k->rec.over &&
+	    rtrack_still(&track, &r->app->rds) &&
+	    r->app->rds.one.gen == k->rec_gen && r->status == 200 &&
+	    r->ctype == NULL && r->head.len == 0 && !r->new_pcsrf &&
+	    r->body.len > 0 && r->body.len <= KEEP_BODY_MAX;
+}
+
+void
+keep_store(struct req *r, int rendered)
+{
+	struct keep_req *k = &r->keep;
+	struct entry *e;
+	long long now = now_of(r);
+	const char *uri = req_uri(r);
+	int i;
+
+	if (!k->recording)
+		return;
+	rds_record(&r->app->rds, NULL);
+	k->recording = 0;
+	if (!rendered || !keepable(r) || strlen(uri) >= sizeof(e->uri))
+		return;
+	e = slot_of(r->sess.user_id, uri);
+	e->uid = r->sess.user_id;
+	memcpy(e->uri, uri, strlen(uri) + 1);
+	memcpy(e->sid_hex, r->sid_hex, sizeof(e->sid_hex));
+	e->seen_ms = now;
+	e->until_ms = now + FC_TTL_MS;
+	if (r->sess.expires_at < e->until_ms)
+		e->until_ms = r->sess.expires_at;
+	if (r->sess.copied_at + SESSION_PAGE_MS < e->until_ms)
+		e->until_ms = r->sess.copied_at + SESSION_PAGE_MS;
+	e->sess = r->sess;
+	e->keys = k->rec;
+	e->bloom = 0;
+	for (i = 0; i < e->keys.n; i++)
+		e->bloom |= 1ULL << (e->keys.h[i] & 63);
+	buf_reset(&e->body);
+	buf_put(&e->body, r->body.p, r->body.len);
+	e->dver = k->dver;
+	e->used = 1;
+}
+
+int
+keep_sync_taken(struct app *a, struct req *const *rs, int n)
+{
+	int i;
+
+	if (rtrack_sync_send(&track, &a->rds, drop, NULL) == -1 ||
+	    rtrack_sync_recv(&track, drop, NULL) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		rs[i]->keep.synced = 1;
+	return 0;
+}
+
+unsigned long long
+keep_syncs(void)
+{
+	return track.nsyncs;
+}
+
+unsigned long long
+keep_wholes(void)
+{
+	return nwholes;
+}
