@@ -71,6 +71,30 @@ post_cards_counts(struct app *a, struct post_card *cs, int n)
 	post_cards_counts_with(a, cs, n, NULL, 0, NULL);
 }
 
+/* Puts the cards in the order of ids (the timeline's, or the query's
+ * that chose them): the statement returns them in no order of its own,
+ * which spares SQLite a sorter a page.  A card swaps into its place:
+ * at most n swaps of n searches, n being a page. */
+static void
+in_order_of(const long long *ids, int n, struct post_cards *cs)
+{
+	struct post_card tmp;
+	int i, j, k = 0;
+
+	for (i = 0; i < n && k < cs->n; i++) {
+		for (j = k; j < cs->n && cs->v[j].p.id != ids[i]; j++)
+			;
+		if (j == cs->n)
+			continue;	/* not visible: left out */
+		if (j != k) {
+			tmp = cs->v[k];
+			cs->v[k] = cs->v[j];
+			cs->v[j] = tmp;
+		}
+		k++;
+	}
+}
+
 int
 post_cards_read(struct app *a, const long long *ids, int n,
     long long reader, enum pc_list list, struct post_cards *out)
@@ -105,6 +129,7 @@ post_cards_read(struct app *a, const long long *ids, int n,
 		post_cards_free(out);
 		return -1;
 	}
+	in_order_of(ids, n, out);
 	return 0;
 }
 

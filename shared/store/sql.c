@@ -72,12 +72,12 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_POST_DELETE] =
 	    "UPDATE posts SET is_deleted = 1, updated_at = ?2 "
 	    "WHERE id = ?1 AND is_deleted = 0",
-	/* STMT_POSTS_BY_IDS: json array of ids -- visible posts, newest first */
+	/* STMT_POSTS_BY_IDS: json array of ids -- visible posts, in no order
+	 * (post_cards_read() puts them in the order of the ids: no sorter) */
 	[STMT_POSTS_BY_IDS] =
 	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	    "WHERE p.status = 1 AND p.is_deleted = 0 "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "WHERE p.status = 1 AND p.is_deleted = 0",
 	/* STMT_HOME_SQL: user, limit, offset -- own and followees' posts */
 	[STMT_HOME_SQL] =
 	    "SELECT p.id, p.published_at FROM posts p "
@@ -175,16 +175,14 @@ const char *const sql_text[STMT__MAX] = {
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
-	    "AND f.followee_id = p.user_id)) "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "AND f.followee_id = p.user_id))",
 	/* STMT_POSTS_MARKS_BY_IDS: json ids, reader -- visible posts, with
 	 * the reader's like and repost marks */
 	[STMT_POSTS_MARKS_BY_IDS] =
 	    "SELECT " POST_COLS VIEWER_MARK_COLS
 	    "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	    "WHERE p.status = 1 AND p.is_deleted = 0 "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "WHERE p.status = 1 AND p.is_deleted = 0",
 	/* STMT_DRAFTS_OF_USER: user -- newest 50 drafts */
 	[STMT_DRAFTS_OF_USER] =
 	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "

@@ -25,8 +25,7 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_POSTS_BY_IDS] =
 	    "SELECT " POST_COLS "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	    "WHERE p.status = 1 AND p.is_deleted = 0 "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "WHERE p.status = 1 AND p.is_deleted = 0",
 	[STMT_FOLLOWERS_BY_IDS] =
 	    "SELECT u.id, u.login, u.name, f.created_at FROM " IDS("?2") " "
 	    "JOIN follows f ON f.follower_id = j.value AND f.followee_id = ?1 "
@@ -43,14 +42,12 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
-	    "AND f.followee_id = p.user_id)) "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "AND f.followee_id = p.user_id))",
 	[STMT_POSTS_MARKS_BY_IDS] =
 	    "SELECT " POST_COLS VIEWER_MARK_COLS
 	    "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
-	    "WHERE p.status = 1 AND p.is_deleted = 0 "
-	    "ORDER BY p.published_at DESC, p.id DESC",
+	    "WHERE p.status = 1 AND p.is_deleted = 0",
 	[STMT_NOTE_REMOVE] =
 	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
 	    "kind = ?3 AND kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 "
