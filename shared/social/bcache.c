@@ -275,15 +275,19 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 		args[i] = s[i];
 	}
 	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
-	keys[0] = kbm;
+	copy_name(a, st->copy, kg, sizeof(kg));
 	/* Both scripts in one round trip (an append copies its arguments);
-	 * the global part into the copy the poll read (its node's). */
+	 * the global part into the copy the poll read (its node's).  The
+	 * second is appended behind a pending reply, where it could only go
+	 * as its whole source: loaded first, while nothing is pending. */
+	keys[0] = kg;
+	rds_script_ready(&a->rds, &globals_lua, 1, keys);
+	keys[0] = kbm;
 	if (rds_append_eval(&a->rds, &fill_lua, 1, keys, 6, args) == -1)
 		return;
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
 	snprintf(s[2], sizeof(s[2]), "%lld", st->at);
-	copy_name(a, st->copy, kg, sizeof(kg));
 	keys[0] = kg;
 	queued = 1 + (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
 	    args) == 0);
