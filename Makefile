@@ -3,6 +3,7 @@
 #   make run        install what is missing, build, run the site on PORT (8080)
 #   make test       install what is missing, build, run every test, print a summary
 #   make bench      benchmarks (tests/bench/), ratios against same-run baselines
+#                   (make bench-traffic: a site's traffic alone, its first part)
 #   make install    PREFIX=/usr/local DESTDIR=... programs, www/, nginx snippet, systemd units
 #   make lint       grep-bans (sprintf, strcpy, atoi, ...), the layers (scripts/lint-layers.pl),
 #                   cppcheck and scan-build
