@@ -58,6 +58,7 @@
 #include "count/reconcile.h"
 #include "count/recover.h"
 #include "count/runs.h"
+#include "social/bcache.h"
 #include "social/fanout.h"
 #include "social/session.h"
 #include "social/timeline.h"
@@ -240,13 +241,15 @@ job_drift(struct app *a)
 }
 
 /* After Redis was down: settle the counters whose deltas waited in the
- * SQLite backlog, and let timelines that missed changes be rebuilt. */
+ * SQLite backlog, let timelines that missed changes be rebuilt, and turn
+ * the badges' cache over if it missed a bump. */
 static void
 job_after_outage(struct app *a)
 {
 	if (!rds_up(&a->rds))
 		return;
 	tl_refresh_stale(a);
+	bcache_replay(a);	/* badge bumps Redis missed */
 	while (backlog_settle(a) > 0 && !stopping)
 		;
 }

@@ -10,6 +10,7 @@
 #include "social/bcache.h"
 #include "social/sesscache.h"
 #include "store/keys.h"
+#include "store/query.h"
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
 static struct rds_script fill_lua = { .src =
@@ -314,26 +315,62 @@ bcache_globals(struct app *a, long long latest, long long lit)
 	rds_collect(&a->rds, queued);
 }
 
+/* A bump that did not reach Redis: journaled in SQLite, where the worker
+ * finds it once Redis answers again (bcache_replay()). */
+static void
+missed(struct app *a)
+{
+	db_setting_put(&a->db, BCACHE_MISSED, clock_wall_ms());
+}
+
 void
 bcache_forget(struct app *a, long long uid)
 {
 	char kbm[KEY_MAX];
 	const char *keys[1];
 	rds_reply *rep;
+	int ok;
 
 	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
 	keys[0] = kbm;
-	if ((rep = rds_eval(&a->rds, &forget_lua, 1, keys, 0, NULL)) != NULL)
+	rep = rds_eval(&a->rds, &forget_lua, 1, keys, 0, NULL);
+	ok = rep != NULL && rep->type != RDS_ERROR;
+	if (rep != NULL)
 		rds_free(rep);
+	if (!ok)
+		missed(a);
 }
 
-void
-bcache_timeline_changed(struct app *a)
+/* Bumps the epoch of every copy: 0, or -1 when one was not bumped. */
+static int
+bump_all(struct app *a)
 {
 	int k, n = ncopies(a), queued = 0;
 
 	for (k = 0; k < n; k++)
 		if (append_epoch(a, k, 1) == 0)
 			queued++;
-	rds_collect(&a->rds, queued);
+	return rds_collect(&a->rds, queued) == 0 && queued == n ? 0 : -1;
+}
+
+void
+bcache_timeline_changed(struct app *a)
+{
+	if (bump_all(a) == -1)
+		missed(a);
+}
+
+int
+bcache_replay(struct app *a)
+{
+	long long since = db_setting(&a->db, BCACHE_MISSED, 0);
+
+	if (since == 0)
+		return 0;
+	if (bump_all(a) == -1)
+		return -1;
+	/* Cleared only if no new miss came meanwhile. */
+	if (db_setting(&a->db, BCACHE_MISSED, 0) == since)
+		db_setting_put(&a->db, BCACHE_MISSED, 0);
+	return 1;
 }

@@ -38,9 +38,16 @@
  * never store values older than an invalidation.  Likewise fb carries the
  * epoch read before its ZCOUNTs, and the epoch is bumped after the
  * timeline write.  The global values only grow (notice ids, light
- * times), so they are merged with max().  The ages bound what a missed
- * bump (Redis unreachable just then) leaves behind: BCACHE_USER_MS for a
- * reader's markers and fb, BCACHE_GLOBAL_MS for notices and the red dot.
+ * times), so they are merged with max().  A bump Redis did not take
+ * (unreachable just then) is journaled in SQLite (BCACHE_MISSED), and
+ * the worker, once Redis answers, bumps every copy's epoch: every cached
+ * entry turns over (bcache_replay()).  The ages bound what is left when
+ * even that fails (a bump lost with a master that failed over):
+ * BCACHE_USER_MS for a reader's markers and fb, BCACHE_GLOBAL_MS for
+ * notices and the red dot.  The user part's age is what sets the cost of
+ * many readers: each user's followed badge is recomputed (a script per
+ * followed author) once an age; at 30 s, 10,000 users made a fifth of
+ * Redis's work (docs/BENCHMARKS.md, "A site's traffic").
  *
  * The price of one global epoch: a post published or deleted anywhere
  * turns every reader's fb over, and that reader's next poll recomputes
@@ -60,7 +67,7 @@ struct badges {
 	int		red_dot;
 };
 
-#define BCACHE_USER_MS		30000
+#define BCACHE_USER_MS		120000
 #define BCACHE_GLOBAL_MS	5000
 
 /* What a poll that missed saw: the fill is conditional on it. */
@@ -109,10 +116,19 @@ void	bcache_fill(struct app *, long long uid, const struct bcache_stamp *,
 /* The global part only (a notice was sent, the dot lit): max-merged. */
 void	bcache_globals(struct app *, long long latest, long long lit);
 
-/* uid's markers or follows changed in SQLite: bump gen.  Best effort. */
+/* uid's markers or follows changed in SQLite: bump gen.  A bump Redis
+ * did not take is journaled (BCACHE_MISSED) for bcache_replay(). */
 void	bcache_forget(struct app *, long long uid);
 
-/* A profile timeline changed in Redis: bump the epoch.  Best effort. */
+/* A profile timeline changed in Redis: bump the epoch (journaled when
+ * Redis did not take it). */
 void	bcache_timeline_changed(struct app *);
+
+/* The worker, once Redis answers: when a bump was missed, bumps the
+ * epoch of every copy, which turns every user's cached badges over (the
+ * cache is whole only while fbe == epoch).  1 replayed, 0 nothing to
+ * replay, -1 Redis failed (tried again later). */
+#define BCACHE_MISSED	"badges_missed"
+int	bcache_replay(struct app *);
 
 #endif

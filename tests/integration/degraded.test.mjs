@@ -227,6 +227,7 @@ describe('Redis stopped, then back, then empty', () => {
   });
 
   test('redis-server stopped: every page 200, every action 303 and committed, /healthz 503', async (t) => {
+    const epochBefore = onCluster() ? '' : stack.redis('HGET', '{g}:badge', 'epoch');
     const pids = redisPids(stack);
     for (const pid of pids) sigstop(pid);
     try {
@@ -300,6 +301,10 @@ describe('Redis stopped, then back, then empty', () => {
 
       await ok303(carol.post('/follow/alice'), 'follow');
       assert.equal(num(stack, `select count(*) from follows where follower_id=${carolId} and followee_id=${u.alice.id}`), 1, 'follow committed');
+      // the badges' cache missed the follow's bump: journaled for the
+      // worker (social/bcache.h), which turns the cache over once Redis
+      // answers, instead of leaving carol's badges to their age
+      assert.ok(num(stack, "select value from settings where name='badges_missed'") > 0, 'the missed badge bump is journaled');
       await ok303(u.dave.c.post('/unfollow/alice'), 'unfollow');
       assert.equal(num(stack, `select count(*) from follows where follower_id=${u.dave.id}`), 0, 'unfollow committed');
 
@@ -338,7 +343,9 @@ describe('Redis stopped, then back, then empty', () => {
     // Back: backlog settled, timelines rebuilt, counts exact.
     const t0 = Date.now();
     await waitFor(() => num(stack, 'select count(*) from counter_backlog') === 0 &&
-      num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)") === 0, 40000, 100);
+      num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)") === 0 &&
+      num(stack, "select coalesce((select value from settings where name='badges_missed'), 0)") === 0, 40000, 100);
+    if (!onCluster()) assert.notEqual(stack.redis('HGET', '{g}:badge', 'epoch'), epochBefore, 'the badges\' epoch was bumped: every cached badge turned over');
     t.diagnostic(`backlog empty ${Date.now() - t0} ms after SIGCONT`);
     await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
     // tl_refresh_stale dropped the markers: homes are rebuilt on next read

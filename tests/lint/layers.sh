@@ -35,7 +35,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..15"
+echo "1..18"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
