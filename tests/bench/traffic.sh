@@ -227,7 +227,7 @@ if [ "$BIG" -gt 0 ]; then
 			q=$(calc "${RATIO[big-$w]} / ${RATIO[small-$w]}")
 			echo "- $w: $(printf '%.2f' "$q")x"
 			if awk -v q="$q" 'BEGIN { exit !(q < 0.8) }'; then
-				say "GOAL MISSED: $w at $BIG users is ${q}x the $USERS-user ratio"
+				say "GOAL MISSED: $w at $BIG users is ${q}x the $USERS-user ratio" >&2
 				MISSED=1
 			fi
 		done
