@@ -1,10 +1,8 @@
 /* find_pages.c -- tally-social's pages that find people and topics:
  * /people (search and suggestions), /topics, /followed; each a model,
  * its load and its render (web/view_find.h). */
-#include "base/clock.h"
 #include "social/find.h"
 #include "social/followed.h"
-#include "social/notify.h"
 #include "social_pages.h"
 #include "web/field.h"
 #include "web/layout.h"
@@ -66,23 +64,16 @@ const struct page page_topics = {
 	sizeof(struct topic_list), topics_page_load, view_topics, topics_done
 };
 
+/* The list moves no marker: an author's count clears when the user opens
+ * that author's profile (profileview.h: profile_visited()), so the list
+ * keeps what is still unread (CONTRACT: /followed). */
 static enum page_load
 followed_page_load(struct req *r, void *vm)
 {
-	struct people *ps = vm;
-	long long at = clock_wall_ms();
-	int i;
-
-	if (followed_load(r->app, r->sess.user_id, ps) == -1) {
+	if (followed_load(r->app, r->sess.user_id, vm) == -1) {
 		resp_error(r, 500, "The list could not be read.");
 		return PAGE_ANSWERED;
 	}
-	/* Seen: what was published up to the list's time is read (a post
-	 * that comes after stays new), on the user's own request only. */
-	if (req_own(r))
-		for (i = 0; i < ps->n; i++)
-			marker_put(r->app, r->sess.user_id, "author",
-			    ps->v[i].id, at);
 	page_load(r);
 	return PAGE_RENDER;
 }

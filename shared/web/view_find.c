@@ -136,7 +136,11 @@ view_followed(struct req *r, const void *vm)
 	int i;
 
 	page_begin(r, "Followed");
-	html_raw(b, "<h1>New from people you follow</h1><ul class=\"people\">");
+	html_raw(b, "<h1>New from people you follow</h1>");
+	if (ps->n > 0)
+		html_raw(b, "<p class=\"muted\">A count clears when you open "
+		    "that person\xe2\x80\x99s profile.</p>");
+	html_raw(b, "<ul class=\"people\">");
 	for (i = 0; i < ps->n; i++) {
 		c.v = ps->v[i].num;
 		html_raw(b, "<li data-login=\"");

@@ -158,7 +158,7 @@ test('/topics: the topics with a visible post, busiest first, with their counts'
   assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
 });
 
-test('/followed lists authors with unread posts, most first; opening it clears the badge, a cross-site GET does not', async () => {
+test('/followed lists authors with unread posts, most first; opening it moves no marker, opening an author\'s profile clears that author', async () => {
   const a1 = await person('fw_one');
   const a2 = await person('fw_two');
   const me = await person('fw_me');
@@ -171,20 +171,28 @@ test('/followed lists authors with unread posts, most first; opening it clears t
   assert.equal((await badges(me)).followed, 4);
   const feed = await me.c.get('/feed');
   assert.match(feed.text, /<a href="\/followed">Followed <span class="badge" data-counter="unread-followed">4</);
-  const cross = await me.c.get('/followed', CROSS);
-  assert.deepEqual(items(cross.text).map((x) => x.login), ['fw_two', 'fw_one']);
-  const c = pageCounters(cross.text);
-  assert.equal(c['author-unread|fw_two'], 3);
-  assert.equal(c['author-unread|fw_one'], 1);
-  assert.equal((await badges(me)).followed, 4, 'a cross-site GET moves nothing');
-  const own = await me.c.get('/followed');
-  assert.deepEqual(items(own.text).map((x) => x.login), ['fw_two', 'fw_one'], 'the list as it was');
-  assert.equal((await badges(me)).followed, 0);
-  // a post after that is new again
-  await publish(a1, 'later');
-  await drainQueue(stack);
+  for (const h of [CROSS, {}]) {	// a cross-site GET, then the user's own
+    const l = await me.c.get('/followed', h);
+    assert.deepEqual(items(l.text).map((x) => x.login), ['fw_two', 'fw_one']);
+    const c = pageCounters(l.text);
+    assert.equal(c['author-unread|fw_two'], 3);
+    assert.equal(c['author-unread|fw_one'], 1);
+    assert.equal((await badges(me)).followed, 4, 'opening the list moves nothing');
+  }
+  // the author's own column clears that author only; a cross-site open
+  // of it does not
+  await me.c.get('/u/fw_two', CROSS);
+  assert.equal((await badges(me)).followed, 4, 'a cross-site GET of the profile moves nothing');
+  await me.c.get('/u/fw_two');
   assert.equal((await badges(me)).followed, 1);
-  assert.deepEqual(items((await me.c.get('/followed', CROSS)).text).map((x) => x.login), ['fw_one']);
+  const after = await me.c.get('/followed');
+  assert.deepEqual(items(after.text).map((x) => x.login), ['fw_one'], 'what is still unread stays listed');
+  assert.equal(pageCounters(after.text)['author-unread|fw_one'], 1);
+  // a post after that is new again
+  await publish(a2, 'later');
+  await drainQueue(stack);
+  assert.equal((await badges(me)).followed, 2);
+  assert.deepEqual(items((await me.c.get('/followed', CROSS)).text).map((x) => x.login).sort(), ['fw_one', 'fw_two'], 'one each');
 });
 
 test('read markers move on the user\'s own GETs only: notices, news, profiles, notifications', async () => {

@@ -140,6 +140,7 @@ test_find_pages(void **state)
 	view_followed(r, &ps);
 	h = body(r);
 	assert_non_null(strstr(h, "/u/eve"));
+	assert_non_null(strstr(h, "A count clears when you open"));
 	req_free(r);
 }
 
