@@ -66,7 +66,7 @@ const struct page page_topics = {
 
 /* The list moves no marker: an author's count clears when the user opens
  * that author's profile (profileview.h: profile_visited()), so the list
- * keeps what is still unread (CONTRACT: /followed). */
+ * keeps what is still unread. */
 static enum page_load
 followed_page_load(struct req *r, void *vm)
 {
