@@ -42,11 +42,12 @@ struct metrics_slot {
 	uint64_t	redis_cmds;	/* commands sent to Redis */
 	uint64_t	redis_trips;	/* Redis round trips */
 	uint64_t	kept_whole;	/* pages sent as kept (web/keep.h) */
+	uint64_t	counts_kept;	/* counts read as kept (count/ckeep.h) */
 };
 
 /* What one request cost, beside its time. */
 struct metrics_cost {
-	unsigned long long	stmts, cmds, trips, kept;
+	unsigned long long	stmts, cmds, trips, kept, ckept;
 };
 
 /* The writers' lock: how long each taking waited, and held it. */

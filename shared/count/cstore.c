@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "count/ckeep.h"
 #include "count/cstore.h"
 #include "store/keys.h"
 #include "store/query.h"
@@ -187,19 +188,24 @@ load_one(struct app *a, const struct delta *d, long long *v)
 }
 
 void
-cstore_send(struct app *a, const struct delta *ds, int n,
-    struct cstore_q *q)
+cstore_send_kept(struct app *a, const struct delta *ds, int n,
+    unsigned keep, struct cstore_q *q)
 {
 	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
-	int i, j, argc;
+	int i, j, argc, kept;
 
 	memset(q, 0, sizeof(*q));
 	q->ds = ds;
 	q->n = n;
 	q->rd = app_reader(a);
+	q->keep = q->rd == &a->rds && a->rds.cl == NULL ? keep : 0;
+	q->gen = a->rds.one.gen;
+	q->epoch = ckeep_epoch();
 	q->hash = xcalloc((size_t)n + 1, sizeof(*q->hash));
 	q->field = xcalloc((size_t)n + 1, sizeof(*q->field));
 	q->grp = xcalloc((size_t)n + 1, sizeof(*q->grp));
+	q->hv = xcalloc((size_t)n + 1, sizeof(*q->hv));
+	q->st = xcalloc((size_t)n + 1, sizeof(*q->st));
 	for (i = 0; i < n; i++)
 		cstore_name(&ds[i], q->hash[i], sizeof(q->hash[i]),
 		    q->field[i], sizeof(q->field[i]));
@@ -220,6 +226,18 @@ cstore_send(struct app *a, const struct delta *ds, int n,
 	for (i = 0; i < n && !q->down; i++) {
 		if (q->grp[i] != i)
 			continue;
+		/* a hash whose every counter asked for is kept: no command */
+		for (kept = (q->keep & CKEEP_READ) != 0, j = i; kept && j < n;
+		    j++)
+			if (q->grp[j] == i)
+				kept = ckeep_get(q->hash[i], q->field[j],
+				    &q->hv[j]);
+		if (kept) {
+			for (j = i; j < n; j++)
+				if (q->grp[j] == i)
+					q->st[j] = 1;
+			continue;
+		}
 		argv[0] = "HMGET";
 		argv[1] = q->hash[i];
 		for (argc = 2, j = i; j < n; j++)
@@ -227,10 +245,19 @@ cstore_send(struct app *a, const struct delta *ds, int n,
 				argv[argc++] = q->field[j];
 		if (rds_append_strs(q->rd, argc, argv) == -1)
 			q->down = 1;
-		else
+		else {
+			q->st[i] = 2;
 			q->queued++;
+		}
 	}
 	free(argv);
+}
+
+void
+cstore_send(struct app *a, const struct delta *ds, int n,
+    struct cstore_q *q)
+{
+	cstore_send_kept(a, ds, n, 0, q);
 }
 
 int
@@ -238,15 +265,23 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 {
 	const struct delta *ds = q->ds;
 	rds_reply *rep;
-	int i, j, k, argc, n = q->n, down = q->down, failed = 0;
+	int i, j, k, argc, n = q->n, down = q->down, failed = 0, store;
 	long long val, back;
 
 	for (i = 0; i < n; i++) {
 		out[i].v = 0;
 		out[i].ok = 0;		/* not known yet */
 	}
+	for (i = 0; i < n; i++)
+		if (q->st[i] == 1) {
+			out[i].v = q->hv[i];
+			out[i].ok = 1;
+		}
+	/* what was read is kept when the connection stayed the tracked
+	 * one and no invalidation was read meanwhile (ckeep.h) */
+	store = (q->keep & CKEEP_STORE) && a->rds.one.gen == q->gen;
 	for (i = 0, k = 0; i < n && k < q->queued; i++) {
-		if (q->grp[i] != i)
+		if (q->st[i] != 2)
 			continue;
 		k++;
 		if (rds_get_reply(q->rd, &rep) == -1) {
@@ -262,6 +297,9 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 				out[j].v = strtoll(rep->element[argc]->str,
 				    NULL, 10);
 				out[j].ok = 1;
+				if (store)
+					ckeep_put(q->hash[i], q->field[j],
+					    out[j].v, q->epoch);
 			}
 			argc++;
 		}
@@ -295,6 +333,8 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 	free(q->hash);
 	free(q->field);
 	free(q->grp);
+	free(q->hv);
+	free(q->st);
 	return failed;
 }
 

@@ -115,9 +115,18 @@ struct cstore_q {
 	struct rds		*rd;
 	char			(*hash)[48], (*field)[48];
 	int			*grp;
+	unsigned		 keep;	/* CKEEP_* (ckeep.h) */
+	unsigned		 gen;	/* the data connection's at the send */
+	unsigned long long	 epoch;	/* ckeep_epoch() at the send */
+	long long		*hv;	/* the values kept, where st[i] is 1 */
+	unsigned char		*st;	/* 1 kept, 2 its hash's HMGET queued */
 };
 void	cstore_send(struct app *, const struct delta *keys, int n,
 	    struct cstore_q *);
+/* The same, using and filling the values the process keeps as keep says
+ * (ckeep.h: CKEEP_READ, CKEEP_STORE; on the master's connection only). */
+void	cstore_send_kept(struct app *, const struct delta *keys, int n,
+	    unsigned keep, struct cstore_q *);
 int	cstore_recv(struct app *, struct cstore_q *, struct count *out);
 
 /* The counters-table value of d's counter into *v (0 when absent).  0, or

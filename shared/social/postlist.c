@@ -15,7 +15,7 @@ const enum family post_card_fams[PC_NCOUNTS] = {
 
 void
 post_cards_counts_send(struct app *a, const struct post_card *cs, int n,
-    const struct delta *more, int nmore, struct cards_q *q)
+    const struct delta *more, int nmore, unsigned keep, struct cards_q *q)
 {
 	size_t total = (size_t)n * PC_NCOUNTS + (size_t)nmore;
 	int i, j;
@@ -31,7 +31,7 @@ post_cards_counts_send(struct app *a, const struct post_card *cs, int n,
 		}
 	for (i = 0; i < nmore; i++)
 		q->ds[(size_t)n * PC_NCOUNTS + (size_t)i] = more[i];
-	cstore_send(a, q->ds, (int)total, &q->q);
+	cstore_send_kept(a, q->ds, (int)total, keep, &q->q);
 }
 
 void
@@ -61,7 +61,7 @@ post_cards_counts_with(struct app *a, struct post_card *cs, int n,
 
 	if ((size_t)n * PC_NCOUNTS + (size_t)nmore == 0)
 		return;
-	post_cards_counts_send(a, cs, n, more, nmore, &q);
+	post_cards_counts_send(a, cs, n, more, nmore, 0, &q);
 	post_cards_counts_recv(a, &q, cs, more_out);
 }
 

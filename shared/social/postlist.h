@@ -40,14 +40,16 @@ void	post_cards_counts(struct app *, struct post_card *, int n);
 void	post_cards_counts_with(struct app *, struct post_card *, int n,
 	    const struct delta *more, int nmore, struct count *more_out);
 /* post_cards_counts_with() in two steps (cstore.h says why): the counts
- * are queued, then read (more_out: nmore counts). */
+ * are queued, then read (more_out: nmore counts); keep: what the values
+ * the process keeps may do (count/ckeep.h). */
 struct cards_q {
 	struct cstore_q	 q;
 	struct delta	*ds;
 	int		 n, nmore;
 };
 void	post_cards_counts_send(struct app *, const struct post_card *, int n,
-	    const struct delta *more, int nmore, struct cards_q *);
+	    const struct delta *more, int nmore, unsigned keep,
+	    struct cards_q *);
 void	post_cards_counts_recv(struct app *, struct cards_q *,
 	    struct post_card *, struct count *more_out);
 /* Marks the cards viewer liked or reposted (one SQLite statement).  0,

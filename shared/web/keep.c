@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "count/ckeep.h"
 #include "social/sesscache.h"
 #include "store/app.h"
 #include "store/rtrack.h"
@@ -53,6 +54,7 @@ drop(void *arg, const char *key, size_t len)
 	int i, k;
 
 	(void)arg;
+	ckeep_drop(key, len);	/* the counts kept, too */
 	if (key == NULL) {
 		for (i = 0; i < KEEP_SLOTS; i++)
 			slots[i].used = 0;
@@ -90,16 +92,35 @@ entry_of(const struct req *r)
 	return NULL;
 }
 
-static int
-sync(struct req *r)
+/* A sync in two steps, so that the load's SQLite work overlaps its round
+ * trip: sent before the load, read when the counts are (keep_counts())
+ * or at the end (keep_store()). */
+static void
+sync_start(struct req *r)
 {
-	if (r->keep.synced)
-		return 0;
-	if (rtrack_sync_send(&track, &r->app->rds, drop, NULL) == -1 ||
-	    rtrack_sync_recv(&track, drop, NULL) == -1)
+	if (r->keep.synced || r->keep.pending)
+		return;
+	if (rtrack_sync_send(&track, &r->app->rds, drop, NULL) == 0)
+		r->keep.pending = 1;
+}
+
+static int
+sync_finish(struct req *r)
+{
+	if (!r->keep.pending)
+		return r->keep.synced ? 0 : -1;
+	r->keep.pending = 0;
+	if (rtrack_sync_recv(&track, drop, NULL) == -1)
 		return -1;
 	r->keep.synced = 1;
 	return 0;
+}
+
+static int
+sync(struct req *r)
+{
+	sync_start(r);
+	return sync_finish(r);
 }
 
 /* Marks this visit; 1 when the page was visited within the TTL before
@@ -139,9 +160,12 @@ keep_answer(struct req *r)
 
 	k->recording = 0;
 	k->ok = 0;
-	/* PostgreSQL has no data version: nothing is kept */
-	if (!r->presumed || r->method != METHOD_GET ||
-	    db_data_version_seen(&r->app->db, &v) == -1)
+	if (r->method != METHOD_GET)
+		return 0;
+	/* the counts' values kept (keep_counts()) are used after a sync */
+	sync_start(r);
+	/* PostgreSQL has no data version: no page is kept */
+	if (!r->presumed || db_data_version_seen(&r->app->db, &v) == -1)
 		return 0;
 	e = entry_of(r);
 	if (e != NULL && e->used && now < e->until_ms &&
@@ -194,6 +218,8 @@ keep_store(struct req *r, int rendered)
 	const char *uri = req_uri(r);
 	int i;
 
+	if (k->pending)
+		(void)sync_finish(r);	/* the load read no count */
 	if (!k->recording)
 		return;
 	rds_record(&r->app->rds, NULL);
@@ -232,6 +258,16 @@ keep_sync_taken(struct app *a, struct req *const *rs, int n)
 	for (i = 0; i < n; i++)
 		rs[i]->keep.synced = 1;
 	return 0;
+}
+
+unsigned
+keep_counts(struct req *r)
+{
+	int synced = sync_finish(r) == 0;
+
+	if (!rtrack_still(&track, &r->app->rds))
+		return 0;
+	return CKEEP_STORE | (synced ? CKEEP_READ : 0);
 }
 
 unsigned long long

@@ -60,6 +60,10 @@ void	keep_store(struct req *, int rendered);
 /* One sync for the n requests a pool took together (web/batch.h): each
  * was queued before it was sent.  0, or -1 (each then syncs alone). */
 int	keep_sync_taken(struct app *, struct req *const *rs, int n);
+/* What a page's counter reads may do with the values the process keeps
+ * (count/ckeep.h): store them while the data connection is tracked, use
+ * them when a sync came after r arrived. */
+unsigned keep_counts(struct req *r);
 /* Round trips of the invalidation connection so far, and pages sent as
  * kept (a request's cost, /metrics). */
 unsigned long long keep_syncs(void);

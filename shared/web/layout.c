@@ -6,6 +6,7 @@
 #include "social/postlist.h"
 #include "social/sesscache.h"
 #include "web/html.h"
+#include "web/keep.h"
 #include "web/layout.h"
 
 void
@@ -84,7 +85,8 @@ page_load_cards(struct req *r, struct post_card *cs, int n,
 	if (r->user)
 		badges_send(r->app, r->sess.user_id, &bq);
 	if (counts)
-		post_cards_counts_send(r->app, cs, n, more, nmore, &cq);
+		post_cards_counts_send(r->app, cs, n, more, nmore,
+		    keep_counts(r), &cq);
 	if (r->presumed)
 		cached = sesscache_recv(&r->app->rds, &sq, clock_wall_ms(),
 		    &ss, &gen);

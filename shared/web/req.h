@@ -29,6 +29,7 @@ struct keep_req {
 					 * load's reads */
 	int		 dver_ok;
 	int		 synced;	/* a sync was read after it was taken */
+	int		 pending;	/* a sync sent, its answer not read */
 	int		 ok;		/* the load: nothing doubtful */
 };
 

@@ -13,6 +13,7 @@
 #include "base/metrics.h"
 #include "base/prefork.h"
 #include "base/valid.h"
+#include "count/ckeep.h"
 #include "store/app.h"
 #include "web/batch.h"
 #include "web/keep.h"
@@ -159,6 +160,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
 	c->kept = keep_wholes();
+	c->ckept = ckeep_hits();
 }
 
 static int
@@ -226,6 +228,7 @@ serve_child(int fd, void *arg)
 		cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
 		cost.trips = (c1.trips - c0.trips) / (unsigned)n;
 		cost.kept = (c1.kept - c0.kept) / (unsigned)n;
+		cost.ckept = (c1.ckept - c0.ckept) / (unsigned)n;
 		for (i = 0; i < n; i++)
 			metrics_observe(a.metrics, a.metrics_idx, s[i].status,
 			    s[i].t1 - s[i].t0, &cost);

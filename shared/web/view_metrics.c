@@ -118,6 +118,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	    "Pages sent whole as a handler process kept them (no SQLite read "
 	    "but the data version, no rendering).",
 	    offsetof(struct metrics_slot, kept_whole));
+	cost_metric(out, m, "tally_counts_kept_total",
+	    "Counts read from what a handler process kept, Redis having said "
+	    "they did not change (no command).",
+	    offsetof(struct metrics_slot, counts_kept));
 	lock_metric(out, m, 0);
 	lock_metric(out, m, 1);
 	metric_head(out, "tally_pending_deltas", "gauge",

@@ -68,10 +68,12 @@ test('a feed read again is sent as kept: the data version and one round trip (it
   if (!whole) {
     // PostgreSQL: nothing is kept; the feed read whole is one statement
     // (the posts with the marks) and two round trips (the timeline; the
-    // counts, badges and session)
+    // counts, badges and session), and the sync's PING that tells which
+    // counts kept may be used (count/ckeep.h), sent before the statement
     assert.equal(m.kept, 0);
     assert.equal(m.stmts / 6, 1, 'the posts and the marks: one statement');
-    assert.ok(m.trips <= 2 * 6 + 2, `two round trips a feed (and a badge refill): ${m.trips}`);
+    assert.ok(m.trips <= 3 * 6 + 2, `two round trips and a sync a feed (and a badge refill): ${m.trips}`);
+    assert.ok(m.ckept >= 4 * 6, `its counts kept: ${m.ckept}`);
     return;
   }
   // kept whole: the data version, one statement, and the sync's PING;
@@ -210,6 +212,36 @@ test('concurrent likers and feed readers: every feed after the last like shows t
       assert.equal(c[`post-likes|${id}`], truth(id),
         `${u.login}: post ${id} (Redis holds ${stack.redis('HGET', n.hash, n.field)})`);
     }
+  }
+});
+
+test('a feed read fresh after a commit takes the counts Redis did not change from what its process kept', async () => {
+  // count/ckeep.h: each reader process keeps the counts it read, Redis
+  // telling it (CLIENT TRACKING) which changed; a page read fresh (a
+  // commit came, or PostgreSQL: never kept whole) sends no HMGET for them
+  if (onCluster()) return;	// one Redis only (rtrack.h)
+  const u = await person('fc_counts');
+  const other = await person('fc_counts_liker');
+  assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+  const posts = [...(await u.c.get('/feed')).text.matchAll(/data-post-id="(\d+)"/g)].map((x) => Number(x[1]));
+  assert.ok(posts.length >= 3, `the author's posts on the feed: ${posts.length}`);
+  for (let i = 0; i < 8; i++) assert.equal((await u.c.get('/feed')).status, 200);
+  for (let i = 0; i < 4; i++) {
+    // a commit (a signup): the whole page is not kept, its counts are
+    assert.equal((await new Client(stack.base).signup(`fc_commit${i}`, 'password-123', 'x')).status, 303);
+    const m = await measure(stack, 'social', 1, () => u.c.get('/feed'));
+    assert.equal(m.kept, 0, 'read fresh after a commit');
+    assert.equal(m.ckept, 4 * posts.length, `every count of ${posts.length} posts kept (read ${i})`);
+  }
+  // another user's like: that post's counts are read from Redis again, on
+  // the very next page, whichever process answers it
+  for (let i = 0; i < 4; i++) {
+    const act = i % 2 === 0 ? 'like' : 'unlike';
+    assert.equal((await other.c.post(`/posts/${posts[0]}/${act}`)).status, 303);
+    const m = await measure(stack, 'social', 1, () => u.c.get('/feed'));
+    assert.equal(pageCounters(m.answers[0].text)[`post-likes|${posts[0]}`], truth(posts[0]), `after ${act}`);
+    assert.equal(m.ckept, 4 * (posts.length - 1), `the liked post's counts read again (${act})`);
+    await u.c.get('/feed');	// the other process reads it again too
   }
 });
 

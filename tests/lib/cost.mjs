@@ -19,6 +19,7 @@ export async function handlerCost(stack, handler) {
     trips: get('tally_redis_round_trips_total'),
     reqs: get('tally_http_request_duration_seconds_count'),
     kept: get('tally_pages_kept_total'),
+    ckept: get('tally_counts_kept_total'),
   };
 }
 
@@ -46,7 +47,7 @@ export async function recorded(stack, handler, c0, n) {
   assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
   return {
     stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
-    kept: c1.kept - c0.kept,
+    kept: c1.kept - c0.kept, ckept: c1.ckept - c0.ckept,
   };
 }
 

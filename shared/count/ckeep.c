@@ -1,0 +1,148 @@
+/* ckeep.c -- counters' live values kept per process; see ckeep.h.
+ *
+ * The file-level state is the process's, between requests: the table,
+ * its generation and epoch, two counters. */
+#include <string.h>
+
+#include "base/buf.h"
+#include "count/ckeep.h"
+#include "store/rds.h"
+
+#define CKEEP_WINDOW	8	/* slots a hash's fields may take */
+#define CKEEP_NAME	96	/* "<hash>\n<field>" */
+
+struct ck_entry {
+	unsigned long long hk;		/* rds_key_hash() of the hash */
+	unsigned long long gen;		/* valid when the table's */
+	unsigned long long used_at;	/* lookups so far, when last used */
+	long long	 v;
+	char		 name[CKEEP_NAME];
+};
+
+/* per process: kept between requests */
+static struct ck_entry	*table;		/* CKEEP_SLOTS, allocated on first use */
+static unsigned long long gen = 1;	/* forgetting all is a new generation */
+static unsigned long long epoch;	/* drops so far */
+static unsigned long long nhits, nmisses;
+
+/* "<hash>\n<field>" into out; 0, or -1 when too long to keep. */
+static int
+name_of(const char *hash, const char *field, char *out)
+{
+	size_t hn = strlen(hash), fn = strlen(field);
+
+	if (hn + fn + 2 > CKEEP_NAME)
+		return -1;
+	memcpy(out, hash, hn);
+	out[hn] = '\n';
+	memcpy(out + hn + 1, field, fn + 1);
+	return 0;
+}
+
+static struct ck_entry *
+window_of(unsigned long long hk)
+{
+	return &table[(hk >> 17) % (CKEEP_SLOTS - CKEEP_WINDOW + 1)];
+}
+
+int
+ckeep_get(const char *hash, const char *field, long long *v)
+{
+	char name[CKEEP_NAME];
+	unsigned long long hk;
+	struct ck_entry *w;
+	int i;
+
+	if (table == NULL || name_of(hash, field, name) == -1) {
+		nmisses++;
+		return 0;
+	}
+	hk = rds_key_hash(hash, strlen(hash));
+	w = window_of(hk);
+	for (i = 0; i < CKEEP_WINDOW; i++)
+		if (w[i].gen == gen && w[i].hk == hk &&
+		    strcmp(w[i].name, name) == 0) {
+			w[i].used_at = nhits + nmisses;
+			*v = w[i].v;
+			nhits++;
+			return 1;
+		}
+	nmisses++;
+	return 0;
+}
+
+void
+ckeep_put(const char *hash, const char *field, long long v,
+    unsigned long long at_epoch)
+{
+	char name[CKEEP_NAME];
+	unsigned long long hk;
+	struct ck_entry *w, *e = NULL;
+	int i;
+
+	if (at_epoch != epoch || name_of(hash, field, name) == -1)
+		return;
+	if (table == NULL)
+		table = xcalloc(CKEEP_SLOTS, sizeof(*table));
+	hk = rds_key_hash(hash, strlen(hash));
+	w = window_of(hk);
+	/* the same name, else a free slot, else the least recently used */
+	for (i = 0; i < CKEEP_WINDOW; i++)
+		if (w[i].gen == gen && w[i].hk == hk &&
+		    strcmp(w[i].name, name) == 0) {
+			e = &w[i];
+			break;
+		}
+	for (i = 0; e == NULL && i < CKEEP_WINDOW; i++)
+		if (w[i].gen != gen)
+			e = &w[i];
+	if (e == NULL)
+		for (e = &w[0], i = 1; i < CKEEP_WINDOW; i++)
+			if (w[i].used_at < e->used_at)
+				e = &w[i];
+	e->hk = hk;
+	e->gen = gen;
+	e->used_at = nhits + nmisses;
+	e->v = v;
+	memcpy(e->name, name, strlen(name) + 1);
+}
+
+void
+ckeep_drop(const char *key, size_t len)
+{
+	unsigned long long hk;
+	struct ck_entry *w;
+	int i;
+
+	epoch++;
+	if (table == NULL)
+		return;
+	if (key == NULL) {
+		gen++;
+		return;
+	}
+	hk = rds_key_hash(key, len);
+	w = window_of(hk);
+	for (i = 0; i < CKEEP_WINDOW; i++)
+		if (w[i].gen == gen && w[i].hk == hk &&
+		    strncmp(w[i].name, key, len) == 0 && w[i].name[len] == '\n')
+			w[i].gen = 0;
+}
+
+unsigned long long
+ckeep_epoch(void)
+{
+	return epoch;
+}
+
+unsigned long long
+ckeep_hits(void)
+{
+	return nhits;
+}
+
+unsigned long long
+ckeep_misses(void)
+{
+	return nmisses;
+}

@@ -1,0 +1,58 @@
+/* ckeep.h -- counters' live values a process keeps between requests while
+ * Redis says they did not change.
+ *
+ * A post's counts are read by every follower of its author, on every
+ * feed, and change far less often than they are read: on traffic spread
+ * over 300 users, 30 HMGETs a feed were a third of Redis's time and a
+ * seventh of the handler's (docs/BENCHMARKS.md).  A reader process keeps
+ * what it read, per counter, and the Redis side of store/rtrack.h tells it
+ * which keys changed since: the data connection is tracked, so the first
+ * change of a key this process read (by anyone; an expiry, a flush) sends
+ * the key's name to the process's invalidation connection, and a sync
+ * reads every such name sent before the request arrived (web/keep.h does
+ * the syncs, and says when a request has had one).
+ *
+ * The rules, each checked by cstore.c before it uses this table:
+ *   - a value is stored only when it was read on the tracked data
+ *     connection (not a replica's, not a connection replaced meanwhile)
+ *     and no invalidation was processed between the read's send and its
+ *     reply (ckeep_epoch(): a name dropped in between may be the one);
+ *   - a value is used only by a request that had a sync after it arrived
+ *     (its caller says so: CKEEP_READ), so a change made before the
+ *     request, by anyone, was dropped before the lookup;
+ *   - anything doubtful forgets everything (ckeep_drop(NULL): the
+ *     tracking lost, the connection replaced).
+ * A value missing from Redis (not loaded yet) is never kept: the load
+ * (cstore.c) writes it, and the next reader reads it.
+ *
+ * The table is a process's: CKEEP_SLOTS entries (about 7 MB of address
+ * space, touched as it fills), 8-way by the hash's name, the oldest of a
+ * full window replaced.
+ */
+#ifndef TALLY_CKEEP_H
+#define TALLY_CKEEP_H
+
+#include <stddef.h>
+
+#define CKEEP_SLOTS	(1 << 16)
+
+/* What a read may do with the table (cstore_send_kept()). */
+enum {
+	CKEEP_STORE = 1,	/* the data connection is tracked: keep what is read */
+	CKEEP_READ = 2,		/* a sync came after the request: use what is kept */
+};
+
+/* The value of field in hash, when kept: 1 (and *v), or 0. */
+int	ckeep_get(const char *hash, const char *field, long long *v);
+/* Keeps a value read when ckeep_epoch() was epoch (refused when a drop
+ * came since). */
+void	ckeep_put(const char *hash, const char *field, long long v,
+	    unsigned long long epoch);
+/* Forgets every value of the key named (key NULL: all); bumps the epoch. */
+void	ckeep_drop(const char *key, size_t len);
+unsigned long long ckeep_epoch(void);
+/* Lookups answered and not, so far (/metrics). */
+unsigned long long ckeep_hits(void);
+unsigned long long ckeep_misses(void);
+
+#endif

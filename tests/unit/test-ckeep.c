@@ -1,0 +1,132 @@
+/* test-ckeep.c -- the counts a process keeps (count/ckeep.h): a value is
+ * found only under its own hash and field; a key Redis says changed
+ * forgets every field of that hash and no other; forgetting all forgets
+ * all; a value read before a drop was processed is refused (it may be
+ * the changed one); a full window replaces its least used entry. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "count/ckeep.h"
+
+static void
+test_found_under_its_name(void **state)
+{
+	long long v = -1;
+
+	(void)state;
+	ckeep_drop(NULL, 0);
+	ckeep_put("{c1}:p5", "likes", 7, ckeep_epoch());
+	ckeep_put("{c1}:p5", "views", 70, ckeep_epoch());
+	assert_int_equal(ckeep_get("{c1}:p5", "likes", &v), 1);
+	assert_int_equal(v, 7);
+	assert_int_equal(ckeep_get("{c1}:p5", "views", &v), 1);
+	assert_int_equal(v, 70);
+	assert_int_equal(ckeep_get("{c1}:p5", "comments", &v), 0);
+	assert_int_equal(ckeep_get("{c1}:p50", "likes", &v), 0);
+	assert_int_equal(ckeep_get("{c1}:p", "5\nlikes", &v), 0);
+	/* a second read of the same counter replaces the first */
+	ckeep_put("{c1}:p5", "likes", 8, ckeep_epoch());
+	assert_int_equal(ckeep_get("{c1}:p5", "likes", &v), 1);
+	assert_int_equal(v, 8);
+}
+
+static void
+test_drop_forgets_one_hash(void **state)
+{
+	long long v = -1;
+
+	(void)state;
+	ckeep_drop(NULL, 0);
+	ckeep_put("{c1}:p5", "likes", 7, ckeep_epoch());
+	ckeep_put("{c1}:p5", "views", 70, ckeep_epoch());
+	ckeep_put("{c1}:p55", "likes", 1, ckeep_epoch());
+	ckeep_put("{c2}:u9", "followers", 3, ckeep_epoch());
+	ckeep_drop("{c1}:p5", strlen("{c1}:p5"));
+	assert_int_equal(ckeep_get("{c1}:p5", "likes", &v), 0);
+	assert_int_equal(ckeep_get("{c1}:p5", "views", &v), 0);
+	assert_int_equal(ckeep_get("{c1}:p55", "likes", &v), 1);
+	assert_int_equal(v, 1);
+	assert_int_equal(ckeep_get("{c2}:u9", "followers", &v), 1);
+	ckeep_drop(NULL, 0);
+	assert_int_equal(ckeep_get("{c1}:p55", "likes", &v), 0);
+	assert_int_equal(ckeep_get("{c2}:u9", "followers", &v), 0);
+}
+
+static void
+test_read_before_a_drop_is_refused(void **state)
+{
+	unsigned long long at;
+	long long v = -1;
+
+	(void)state;
+	ckeep_drop(NULL, 0);
+	at = ckeep_epoch();		/* the HMGET is sent */
+	ckeep_drop("{c3}:p1", 7);	/* a sync reads a change meanwhile */
+	ckeep_put("{c1}:p5", "likes", 7, at);	/* its reply */
+	assert_int_equal(ckeep_get("{c1}:p5", "likes", &v), 0);
+	ckeep_put("{c1}:p5", "likes", 7, ckeep_epoch());
+	assert_int_equal(ckeep_get("{c1}:p5", "likes", &v), 1);
+}
+
+static void
+test_a_full_table_keeps_what_is_used(void **state)
+{
+	char hash[32];
+	long long v = -1, hits = 0;
+	int i;
+
+	(void)state;
+	ckeep_drop(NULL, 0);
+	ckeep_put("{c0}:p1", "likes", 11, ckeep_epoch());
+	/* twice the table's size of other posts, the first read between */
+	for (i = 2; i < 2 * CKEEP_SLOTS; i++) {
+		snprintf(hash, sizeof(hash), "{c%d}:p%d", i % 1024, i);
+		ckeep_put(hash, "likes", i, ckeep_epoch());
+		hits += ckeep_get("{c0}:p1", "likes", &v);
+	}
+	assert_int_equal(hits, 2 * CKEEP_SLOTS - 2);
+	assert_int_equal(v, 11);
+	/* and what is kept is what was put */
+	for (i = 2, hits = 0; i < 2 * CKEEP_SLOTS; i++) {
+		snprintf(hash, sizeof(hash), "{c%d}:p%d", i % 1024, i);
+		if (ckeep_get(hash, "likes", &v) == 1) {
+			assert_int_equal(v, i);
+			hits++;
+		}
+	}
+	assert_true(hits > CKEEP_SLOTS / 2);
+}
+
+static void
+test_a_name_too_long_is_not_kept(void **state)
+{
+	char hash[200];
+	long long v = -1;
+
+	(void)state;
+	memset(hash, 'x', sizeof(hash) - 1);
+	hash[sizeof(hash) - 1] = '\0';
+	ckeep_put(hash, "likes", 1, ckeep_epoch());
+	assert_int_equal(ckeep_get(hash, "likes", &v), 0);
+	ckeep_drop(hash, strlen(hash));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_found_under_its_name),
+		cmocka_unit_test(test_drop_forgets_one_hash),
+		cmocka_unit_test(test_read_before_a_drop_is_refused),
+		cmocka_unit_test(test_a_full_table_keeps_what_is_used),
+		cmocka_unit_test(test_a_name_too_long_is_not_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
