@@ -1,11 +1,13 @@
 /* notify.c -- tally-notify: notifications, notices, the red dot, badges.
  *
  * Routes (mirrored by nginx-conf/tally.conf.in):
- *   GET  /notifications?page=N        newest first, 30 a page; unread ones
- *                                     carry data-unread="1"; page 1 marks
- *                                     what it shows as read (login)
- *   POST /notifications/ID/read       303 /notifications | 404 not yours
- *   POST /notifications/ID/delete     303 /notifications | 404 not yours
+ *   GET  /notifications?page=N        groups (social/notify.h), the one
+ *                                     with the newest first, 30 a page;
+ *                                     data-group-size="N", data-unread="K";
+ *                                     page 1 marks what it shows as read
+ *   POST /notifications/ID/read       the whole group of ID; 303
+ *                                     /notifications | 404 not yours
+ *   POST /notifications/ID/delete     the same
  *   POST /notifications/read-all      303 /notifications
  *   GET  /notices                     system notices; marks all read
  *   GET  /news                        the red-dot column; clears the dot
@@ -107,7 +109,7 @@ notes_page_load(struct req *r, void *vm)
 	 * (one that arrives meanwhile stays unread); the page still shows
 	 * which were unread when it was built. */
 	if (page == 1 && ns->n > 0 && req_own(r) &&
-	    notify_read_all(r->app, r->sess.user_id, ns->v[0].id) == -1) {
+	    notify_read_all(r->app, r->sess.user_id, ns->newest) == -1) {
 		resp_error(r, 500, "The notifications could not be saved.");
 		return PAGE_ANSWERED;
 	}

@@ -250,21 +250,39 @@ out:
 	return rc;
 }
 
-/* posts.like_count against its likes rows, 5000 posts a transaction. */
+/* A value SQLite keeps in the rows it describes (posts.like_count, a
+ * notification group's size and unread), checked and repaired by id
+ * range in short transactions, each recount inside its own: a writer
+ * comes between two chunks, never inside one. */
+struct rec_rows {
+	enum stmt	 max_id, drift, fix;
+	const char	*what;
+};
+
+static const struct rec_rows like_counts = {
+	STMT_POST_MAX_ID, STMT_LIKE_COUNT_DRIFT, STMT_LIKE_COUNT_FIX, "posts"
+};
+static const struct rec_rows note_groups = {
+	STMT_NOTE_GROUP_MAX_ID, STMT_NOTE_GROUP_DRIFT, STMT_NOTE_GROUP_FIX,
+	"groups"
+};
+
+/* w's rows against their truth, 5000 ids a transaction. */
 static int
-reconcile_like_count(struct app *a, int dry, struct rec_family *rf)
+reconcile_rows(struct app *a, int dry, struct rec_family *rf,
+    const struct rec_rows *w)
 {
 	struct dbq *s;
 	long long max = 0, lo, n, err;
 	int rc;
 
-	if ((s = db_stmt(&a->db, STMT_POST_MAX_ID)) == NULL)
+	if ((s = db_stmt(&a->db, w->max_id)) == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW)
 		max = dbq_i64(s, 0);
 	db_done(s);
 	for (lo = 1; lo <= max; lo += 5000) {
-		if ((s = db_stmt(&a->db, STMT_LIKE_COUNT_DRIFT)) == NULL)
+		if ((s = db_stmt(&a->db, w->drift)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, lo);
 		dbq_bind_i64(s, 2, lo + 4999);
@@ -284,11 +302,11 @@ reconcile_like_count(struct app *a, int dry, struct rec_family *rf)
 			rf->max_err = err;
 		if (rf->nex < REC_EXAMPLES)
 			snprintf(rf->ex[rf->nex++], sizeof(rf->ex[0]),
-			    "posts %lld-%lld", lo, lo + 4999);
+			    "%s %lld-%lld", w->what, lo, lo + 4999);
 		if (dry)
 			continue;
 		if (db_begin(&a->db) == -1 ||
-		    (s = db_stmt(&a->db, STMT_LIKE_COUNT_FIX)) == NULL) {
+		    (s = db_stmt(&a->db, w->fix)) == NULL) {
 			db_rollback(&a->db);
 			return -1;
 		}
@@ -382,7 +400,10 @@ reconcile(struct app *a, int dry, int from, struct rec_report *rep,
 	memset(&lv, 0, sizeof(lv));
 	for (step = from; step < REC_FAMILIES; step++) {
 		if (step == 0)
-			rc = reconcile_like_count(a, dry, &rep->fam[0]);
+			rc = reconcile_rows(a, dry, &rep->fam[0], &like_counts);
+		else if (step == REC_NOTE_GROUPS)
+			rc = reconcile_rows(a, dry, &rep->fam[step],
+			    &note_groups);
 		else if (families[step - 1].recount == NULL)
 			rc = 0;		/* views: no truth rows */
 		else

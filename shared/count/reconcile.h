@@ -15,7 +15,9 @@
  * T -- but only if neither the pending value nor the flush version moved
  * since the first read; otherwise it is tried again.  The repair is a
  * delta, so increments landing meanwhile are kept.  posts.like_count is
- * checked and repaired first, in short transactions of 5000 posts.
+ * checked and repaired first, in short transactions of 5000 posts; the
+ * notification groups' stored size and unread count (social/notify.h)
+ * last, the same way, 5000 groups a transaction.
  */
 #ifndef TALLY_RECONCILE_H
 #define TALLY_RECONCILE_H

@@ -17,6 +17,8 @@ rec_report_init(struct rec_report *r)
 	for (i = 0; i < FAM__MAX; i++)
 		snprintf(r->fam[i + 1].name, sizeof(r->fam[0].name), "%s",
 		    families[i].name);
+	snprintf(r->fam[REC_NOTE_GROUPS].name, sizeof(r->fam[0].name),
+	    "note_groups");
 }
 
 /* A sum over every family: of the wrong counters, or of the fixed ones. */

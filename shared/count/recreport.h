@@ -20,8 +20,10 @@ struct rec_family {
 	char		ex[REC_EXAMPLES][48];
 };
 
-/* The families of a report: like_count first, then the catalog's. */
-#define REC_FAMILIES	(FAM__MAX + 1)
+/* The families of a report: like_count first, then the catalog's, then
+ * the notification groups' stored size and unread (social/notify.h). */
+#define REC_NOTE_GROUPS	(FAM__MAX + 1)
+#define REC_FAMILIES	(FAM__MAX + 2)
 
 struct rec_report {
 	struct rec_family fam[REC_FAMILIES];

@@ -7,35 +7,83 @@
 #include "social/noteview.h"
 #include "store/sql.h"
 
+/* The newest people of item it's group, and its newest id.  0 or -1. */
+static int
+note_who_load(struct app *a, long long gid, struct note_item *it)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_NOTE_GROUP_MEMBERS);
+	struct note_who *w;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, gid);
+	dbq_bind_int(s, 2, NOTE_NAMED);
+	while (it->nwho < NOTE_NAMED && (rc = dbq_step(s)) == DBQ_ROW) {
+		if (it->nwho == 0) {
+			it->id = dbq_i64(s, 0);
+			it->at = dbq_i64(s, 1);
+		}
+		w = &it->who[it->nwho++];
+		snprintf(w->login, sizeof(w->login), "%s", dbq_text(s, 2));
+		snprintf(w->name, sizeof(w->name), "%s", dbq_text(s, 3));
+	}
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
+}
+
 int
 notes_load(struct app *a, long long uid, long long page, int per,
     struct notes *out)
 {
 	struct dbq *s = db_stmt(&a->db, STMT_NOTES_PAGE);
 	struct note_item *it;
-	int rc = DBQ_DONE;
+	const char *t;
+	long long *gid;
+	int rc = DBQ_DONE, i, n = 0;
 
 	out->v = xcalloc((size_t)per, sizeof(*out->v));
 	out->n = 0;
 	out->page = page;
 	out->more = 0;
+	out->newest = 0;
 	if (s == NULL)
 		return -1;
+	gid = xcalloc((size_t)per, sizeof(*gid));
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_int(s, 2, per);
 	dbq_bind_i64(s, 3, (page - 1) * per);
-	while (out->n < per && (rc = dbq_step(s)) == DBQ_ROW) {
-		it = &out->v[out->n++];
-		it->id = dbq_i64(s, 0);
+	while (n < per && (rc = dbq_step(s)) == DBQ_ROW) {
+		it = &out->v[n];
+		gid[n++] = dbq_i64(s, 0);
 		snprintf(it->kind, sizeof(it->kind), "%s", dbq_text(s, 1));
 		it->post = dbq_i64(s, 2);
-		it->read = dbq_int(s, 3) != 0;
-		it->at = dbq_i64(s, 4);
-		snprintf(it->login, sizeof(it->login), "%s", dbq_text(s, 5));
-		snprintf(it->name, sizeof(it->name), "%s", dbq_text(s, 6));
+		it->size = dbq_i64(s, 3);
+		it->unread = dbq_i64(s, 4);
+		it->at = dbq_i64(s, 5);
+		t = dbq_text(s, 6);
+		snprintf(it->excerpt, sizeof(it->excerpt), "%s", t);
+		it->cut = dbq_int(s, 8) != 0;
+		it->post_shown = dbq_int(s, 7) != 0;
 	}
 	db_done(s);
-	out->more = out->n == per;
+	out->more = n == per;
+	/* the people of each, newest first; a group whose rows are gone
+	 * (reconciliation will find it) is not an item */
+	for (i = 0; rc != DBQ_ERR && i < n; i++) {
+		it = &out->v[out->n];
+		if (i != out->n)
+			*it = out->v[i];
+		it->nwho = 0;
+		if (note_who_load(a, gid[i], it) == -1)
+			rc = DBQ_ERR;
+		else if (it->nwho > 0) {
+			if (it->id > out->newest)
+				out->newest = it->id;
+			out->n++;
+		}
+	}
+	free(gid);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 

@@ -5,14 +5,28 @@
 
 #include "store/app.h"
 
+#define NOTE_NAMED	3	/* people an item names, newest first */
+#define NOTE_EXCERPT	60	/* characters of the post's text it shows */
+
+struct note_who {
+	char		login[40];
+	char		name[264];
+};
+
+/* One item of the list: a group of notifications (social/notify.h). */
 struct note_item {
-	long long	id;
+	long long	id;		/* its newest notification (the forms
+					   act on the whole group) */
 	char		kind[16];	/* like comment repost follow */
 	long long	post;		/* 0: none (a follow) */
-	int		read;
-	long long	at;
-	char		login[40];	/* who did it */
-	char		name[264];
+	int		post_shown;	/* published and not deleted */
+	char		excerpt[4 * NOTE_EXCERPT + 4];	/* the post's start */
+	int		cut;		/* the text goes on */
+	long long	size;		/* notifications in the group */
+	long long	unread;		/* of them unread */
+	long long	at;		/* the newest one's time */
+	int		nwho;
+	struct note_who	who[NOTE_NAMED];
 };
 
 struct notes {
@@ -20,10 +34,13 @@ struct notes {
 	int			 n;
 	long long		 page;
 	int			 more;
+	long long		 newest;	/* the newest notification shown */
 };
 
-/* Page `page` of uid's notifications, newest first, per a page.  0, or
- * -1 on a SQLite error. */
+/* Page `page` of uid's notification groups, the one with the newest
+ * member first, per a page: each group's stored size and unread count
+ * (no row counted) and its newest NOTE_NAMED people.  0, or -1 on a
+ * SQLite error. */
 int	notes_load(struct app *, long long uid, long long page, int per,
 	    struct notes *);
 void	notes_free(struct notes *);

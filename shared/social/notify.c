@@ -1,4 +1,9 @@
-/* notify.c -- notifications and read markers; see notify.h. */
+/* notify.c -- notifications, their groups and read markers; see
+ * notify.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "count/counters.h"
@@ -33,22 +38,96 @@ note_stmt(struct db *d, enum stmt st, long long recipient, long long actor,
 	return s;
 }
 
-int
-notify_add(struct db *d, long long recipient, long long actor,
-    const char *kind, long long post, long long comment, long long *id)
+/* Moves group gid's stored size and unread by ds and du (at: a new
+ * member's time, 0 none); a group left empty goes.  0 or -1. */
+static int
+group_move(struct db *d, long long gid, long long ds, long long du,
+    long long at)
 {
 	struct dbq *s;
-	long long nid;
+	int rc;
+
+	if (gid <= 0 || (ds == 0 && du == 0))
+		return 0;
+	if ((s = db_stmt(d, STMT_NOTE_GROUP_ADD)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, gid);
+	dbq_bind_i64(s, 2, ds);
+	dbq_bind_i64(s, 3, du);
+	dbq_bind_i64(s, 4, at);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE)
+		return -1;
+	if (ds >= 0)
+		return 0;
+	if ((s = db_stmt(d, STMT_NOTE_GROUP_DROP_EMPTY)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, gid);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
+/* The group a notification of this kind about post, made at at, joins:
+ * its id, 0 none (a new one begins), -1. */
+static long long
+group_open(struct db *d, long long recipient, const char *kind,
+    long long post, long long at)
+{
+	struct dbq *s;
+	long long gid = 0;
+	int rc;
+
+	if (strcmp(kind, "comment") == 0)
+		return 0;		/* never grouped */
+	if ((s = db_stmt(d, STMT_NOTE_GROUP_OPEN)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, recipient);
+	dbq_bind_text(s, 2, kind, -1);
+	bind_opt(s, 3, post);
+	dbq_bind_i64(s, 4, at - NOTE_GROUP_MS);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		gid = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : gid;
+}
+
+int
+notify_add_at(struct db *d, long long recipient, long long actor,
+    const char *kind, long long post, long long comment, long long at,
+    long long *id)
+{
+	struct dbq *s;
+	long long nid, gid;
 	int rc;
 
 	if (id != NULL)
 		*id = 0;
 	if (recipient == actor)
 		return 0;
+	if ((gid = group_open(d, recipient, kind, post, at)) == -1)
+		return -1;
+	if (gid > 0) {
+		if (group_move(d, gid, 1, 1, at) == -1)
+			return -1;
+	} else {
+		if ((s = db_stmt(d, STMT_NOTE_GROUP_NEW)) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, recipient);
+		dbq_bind_text(s, 2, kind, -1);
+		bind_opt(s, 3, post);
+		dbq_bind_i64(s, 4, at);
+		rc = db_insert_id(d, s, &gid);
+		db_done(s);
+		if (rc != 1)
+			return -1;
+	}
 	if ((s = note_stmt(d, STMT_NOTE_INSERT, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
-	dbq_bind_i64(s, 6, clock_wall_ms());
+	dbq_bind_i64(s, 6, at);
+	dbq_bind_i64(s, 7, gid);
 	rc = db_insert_id(d, s, &nid);
 	db_done(s);
 	if (id != NULL)
@@ -56,16 +135,39 @@ notify_add(struct db *d, long long recipient, long long actor,
 	return rc == 1 ? 1 : -1;
 }
 
-/* Steps a withdrawing statement: the unread ones it removed, or -1. */
-static int
-withdrawn(struct dbq *s)
+int
+notify_add(struct db *d, long long recipient, long long actor,
+    const char *kind, long long post, long long comment, long long *id)
 {
-	int rc, unread = 0;
+	return notify_add_at(d, recipient, actor, kind, post, comment,
+	    clock_wall_ms(), id);
+}
 
-	while ((rc = dbq_step(s)) == DBQ_ROW)
-		unread += dbq_int(s, 0) == 0;
+/* Steps a withdrawing statement (each removed row's is_read, group),
+ * then takes each from its group: the unread ones it removed, or -1. */
+static int
+withdrawn(struct db *d, struct dbq *s)
+{
+	long long gid[16], read[16];
+	int rc, i, n = 0, unread = 0, over = 0;
+
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (n == 16) {
+			over = 1;	/* one source notifies once: never */
+			continue;
+		}
+		read[n] = dbq_int(s, 0) != 0;
+		gid[n++] = dbq_i64(s, 1);
+	}
 	db_done(s);
-	return rc == DBQ_DONE ? unread : -1;
+	if (rc != DBQ_DONE || over)
+		return -1;
+	for (i = 0; i < n; i++) {
+		unread += read[i] == 0;
+		if (group_move(d, gid[i], -1, read[i] ? 0 : -1, 0) == -1)
+			return -1;
+	}
+	return unread;
 }
 
 int
@@ -79,15 +181,16 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
 	if ((s = note_stmt(d, STMT_NOTE_REMOVE, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
-	return withdrawn(s);
+	return withdrawn(d, s);
 }
 
-/* The notification id with those fields: 1 with its is_read in *read,
- * 0 none, -1.  (SQLite's way to what STMT_NOTE_REMOVE_ID returns on
- * PostgreSQL: db_cheap_returning().) */
+/* The notification id with those fields: 1 with its is_read in *read
+ * and its group in *gid, 0 none, -1.  (SQLite's way to what
+ * STMT_NOTE_REMOVE_ID returns on PostgreSQL: db_cheap_returning().) */
 static int
 read_of(struct db *d, long long id, long long recipient, long long actor,
-    const char *kind, long long post, long long comment, int *read)
+    const char *kind, long long post, long long comment, int *read,
+    long long *gid)
 {
 	struct dbq *s;
 	int rc;
@@ -96,8 +199,10 @@ read_of(struct db *d, long long id, long long recipient, long long actor,
 	    comment)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 6, id);
-	if ((rc = dbq_step(s)) == DBQ_ROW)
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
 		*read = dbq_int(s, 0) != 0;
+		*gid = dbq_i64(s, 1);
+	}
 	db_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
@@ -107,24 +212,29 @@ notify_withdraw_id(struct db *d, long long id, long long recipient,
     long long actor, const char *kind, long long post, long long comment)
 {
 	struct dbq *s;
+	long long gid = 0;
 	int rc, read = 1, cheap = db_cheap_returning(d);
 
 	if (id <= 0 || recipient == actor)
 		return 0;
 	if (!cheap && (rc = read_of(d, id, recipient, actor, kind, post,
-	    comment, &read)) != 1)
+	    comment, &read, &gid)) != 1)
 		return rc;	/* none (nothing to delete), or an error */
 	if ((s = note_stmt(d, STMT_NOTE_REMOVE_ID, recipient, actor, kind, post,
 	    comment)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 6, id);
 	if (cheap)
-		return withdrawn(s);
+		return withdrawn(d, s);
 	rc = dbq_step(s);
 	db_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
-	return db_changes(d) == 1 && !read;
+	if (db_changes(d) != 1)
+		return 0;
+	if (group_move(d, gid, -1, read ? 0 : -1, 0) == -1)
+		return -1;
+	return !read;
 }
 
 int
@@ -166,20 +276,46 @@ commit_read(struct app *a, long long user, long long n)
 	return 0;
 }
 
-/* Runs a statement on one of uid's notifications in a transaction and
- * returns how many unread ones it turned read or removed. */
+/* The group of uid's notification id: 1 (*gid), 0 none, -1. */
+static int
+group_of(struct db *d, long long id, long long uid, long long *gid)
+{
+	struct dbq *s = db_stmt(d, STMT_NOTE_GROUP_OF);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, uid);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		*gid = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
+/* A read or a delete of the group of uid's notification id, in a
+ * transaction: how many unread ones it turned read or removed. */
 static int
 owner_change(struct app *a, enum stmt st, long long id, long long uid)
 {
 	struct db *d = &a->db;
 	struct dbq *s;
+	long long gid = 0;
 	int rc, n = 0;
 
-	if (db_begin(d) == -1 || (s = db_stmt(d, st)) == NULL) {
+	if (db_begin(d) == -1 || (rc = group_of(d, id, uid, &gid)) == -1) {
 		db_rollback(d);
 		return -1;
 	}
-	dbq_bind_i64(s, 1, id);
+	if (rc == 0) {			/* not the user's, or gone */
+		db_rollback(d);
+		return 0;
+	}
+	if ((s = db_stmt(d, st)) == NULL) {
+		db_rollback(d);
+		return -1;
+	}
+	dbq_bind_i64(s, 1, gid);
 	dbq_bind_i64(s, 2, uid);
 	while ((rc = dbq_step(s)) == DBQ_ROW)
 		n += dbq_int(s, 0) == 0;	/* DELETE: was unread */
@@ -188,9 +324,20 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 		db_rollback(d);
 		return -1;
 	}
-	if (st == STMT_NOTE_READ)
+	if (st == STMT_NOTE_READ) {
+		/* exactly the rows this statement changed: of concurrent
+		 * reads of one group, one changes each row */
 		n = db_changes(d);
-	if (commit_read(a, uid, n) == -1) {
+		rc = group_move(d, gid, 0, -n, 0);
+	} else if ((s = db_stmt(d, STMT_NOTE_GROUP_DELETE)) == NULL)
+		rc = -1;
+	else {
+		dbq_bind_i64(s, 1, gid);
+		dbq_bind_i64(s, 2, uid);
+		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
+		db_done(s);
+	}
+	if (rc == -1 || commit_read(a, uid, n) == -1) {
 		db_rollback(d);
 		return -1;
 	}
@@ -209,12 +356,22 @@ notify_delete(struct app *a, long long id, long long uid)
 	return owner_change(a, STMT_NOTE_DELETE, id, uid);
 }
 
+static int
+ll_cmp(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
 int
 notify_read_all(struct app *a, long long uid, long long upto)
 {
 	struct db *d = &a->db;
 	struct dbq *s;
-	int rc, n;
+	long long *gids = NULL;
+	size_t n = 0, cap = 0, i, j;
+	int rc;
 
 	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
 		db_rollback(d);
@@ -222,16 +379,30 @@ notify_read_all(struct app *a, long long uid, long long upto)
 	}
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_i64(s, 2, upto);
-	rc = dbq_step(s);
+	/* each one read names its group: as many rows as were unread */
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			gids = xrealloc(gids, cap * sizeof(*gids));
+		}
+		gids[n++] = dbq_i64(s, 0);
+	}
 	db_done(s);
-	n = db_changes(d);
+	qsort(gids, n, sizeof(*gids), ll_cmp);
+	for (i = 0; rc == DBQ_DONE && i < n; i = j) {
+		for (j = i; j < n && gids[j] == gids[i]; j++)
+			;
+		if (group_move(d, gids[i], 0, -(long long)(j - i), 0) == -1)
+			rc = DBQ_ERR;
+	}
+	free(gids);
 	/* Exactly the rows this statement changed: one that arrives after
 	 * it stays unread and counted. */
-	if (rc != DBQ_DONE || commit_read(a, uid, n) == -1) {
+	if (rc != DBQ_DONE || commit_read(a, uid, (long long)n) == -1) {
 		db_rollback(d);
 		return -1;
 	}
-	return n;
+	return (int)n;
 }
 
 int

@@ -9,6 +9,19 @@
  * notification, -1 when one is read (a conditional UPDATE ... AND
  * is_read = 0: of two concurrent reads one changes a row), -1 when an
  * unread one is deleted; read-all subtracts exactly the rows it changed.
+ *
+ * Groups (what /notifications lists): likes of one post, reposts of one
+ * post, and follows, made within NOTE_GROUP_MS of the group's first, are
+ * one group (note_groups; notifications.group_id); a comment is a group
+ * of its own.  A group keeps its size and its unread count, moved in the
+ * same transaction as the rows they count, by the same rule as any
+ * counter (each row change's before and after: created +1/+1, read 0/-1,
+ * withdrawn or deleted -1/-(was unread)), so the list never counts rows
+ * (a user with 100,000 notifications costs what one with 10 does), and
+ * reconciliation recounts them (reconcile.h).  A group whose last member
+ * is withdrawn goes.  Read and delete act on the whole group of the id
+ * named; a read group that gets a new member is unread again.  The
+ * list's order is the newest member's time (last_at).
  */
 #ifndef TALLY_NOTIFY_H
 #define TALLY_NOTIFY_H
@@ -23,8 +36,13 @@
  * one, -1 error; notify_withdraw_id the same for the one notification id
  * (a like's: likes never go through notify_withdraw).  post/comment 0 =
  * none. */
+#define NOTE_GROUP_MS	(12LL * 3600 * 1000)
 int	notify_add(struct db *, long long recipient, long long actor,
 	    const char *kind, long long post, long long comment,
+	    long long *id);
+/* The same, made at ms (the demo's past events). */
+int	notify_add_at(struct db *, long long recipient, long long actor,
+	    const char *kind, long long post, long long comment, long long at,
 	    long long *id);
 int	notify_withdraw(struct db *, long long recipient, long long actor,
 	    const char *kind, long long post, long long comment);
@@ -38,9 +56,10 @@ int	notify_deltas(long long user, long long n, struct delta *out);
 /* The same deltas appended to an action's outbox (outbox.h). */
 void	notify_outbox(struct outbox *, long long user, long long n);
 
-/* The owner's actions.  Return the number of notifications that went
- * from unread to read (or unread ones deleted), 0 when nothing changed
- * (already read, not the owner's, absent), -1 on error. */
+/* The owner's actions, on the whole group of notification id.  Return
+ * the number of notifications that went from unread to read (or unread
+ * ones deleted), 0 when nothing changed (already read, not the owner's,
+ * absent), -1 on error. */
 int	notify_read(struct app *, long long id, long long uid);
 int	notify_delete(struct app *, long long id, long long uid);
 /* notify_read_all: every unread one with an id up to upto (NOTE_ALL:

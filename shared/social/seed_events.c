@@ -3,6 +3,7 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "social/notify.h"
 #include "social/seed_events.h"
 #include "store/query.h"
 
@@ -81,27 +82,13 @@ event_row(struct db *d, const struct seed_event *e, unsigned long long *rs,
 static int
 notify(struct db *d, const struct seed_event *e, long long cid)
 {
-	struct dbq *s = db_stmt(d, STMT_NOTE_INSERT);
+	struct dbq *s;
 	long long id = 0;
-	int rc;
 
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, e->owner);
-	dbq_bind_i64(s, 2, e->actor);
-	dbq_bind_text(s, 3, kinds[e->kind], -1);
-	if (e->kind == SEED_FOLLOW)
-		dbq_bind_null(s, 4);
-	else
-		dbq_bind_i64(s, 4, e->target);
-	if (e->kind == SEED_COMMENT)
-		dbq_bind_i64(s, 5, cid);
-	else
-		dbq_bind_null(s, 5);
-	dbq_bind_i64(s, 6, e->t);
-	rc = db_insert_id(d, s, &id);
-	db_done(s);
-	if (rc != 1) {
+	/* grouped as a live one is (social/notify.h), at the event's time */
+	if (notify_add_at(d, e->owner, e->actor, kinds[e->kind],
+	    e->kind == SEED_FOLLOW ? 0 : e->target,
+	    e->kind == SEED_COMMENT ? cid : 0, e->t, &id) != 1) {
 		log_err("seed: %s", db_errmsg(d));
 		return -1;
 	}
@@ -146,5 +133,11 @@ seed_events_write(struct db *d, struct seed_event *evs, long n,
 		return -1;
 	dbq_bind_i64(s, 1, first);
 	dbq_bind_i64(s, 2, read_before);
+	if (run(d, s, NULL) == -1)
+		return -1;
+	/* and their groups' unread counts follow */
+	if ((s = db_stmt(d, STMT_SEED_GROUPS_UNREAD)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, first);
 	return run(d, s, NULL) == -1 ? -1 : 0;
 }

@@ -198,6 +198,32 @@ const char *const schema_migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  deltas TEXT NOT NULL,"
 	"  found_at INTEGER NOT NULL);",
+	/* 16: notifications in groups (social/notify.h): likes of one post,
+	 * reposts of one post, follows, within 12 hours of the group's
+	 * first; each group keeps its size and unread count.  Those before
+	 * are groups of one.  The owner's unread ones are indexed again: a
+	 * group read and a read-all touch as many rows as are unread, not
+	 * every notification the user has. */
+	"CREATE TABLE note_groups ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL,"
+	"  post_id INTEGER,"
+	"  first_at INTEGER NOT NULL,"
+	"  last_at INTEGER NOT NULL,"
+	"  size INTEGER NOT NULL,"
+	"  unread INTEGER NOT NULL);"
+	"ALTER TABLE notifications ADD COLUMN group_id INTEGER;"
+	"INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at,"
+	"  size, unread) SELECT id, user_id, kind, post_id, created_at,"
+	"  created_at, 1, 1 - is_read FROM notifications;"
+	"UPDATE notifications SET group_id = id;"
+	"CREATE INDEX note_groups_list ON note_groups(user_id, last_at);"
+	"CREATE INDEX note_groups_open ON note_groups(user_id, kind, post_id,"
+	"  first_at);"
+	"CREATE INDEX notifications_group ON notifications(group_id, id);"
+	"CREATE INDEX notifications_unread ON notifications(user_id, id)"
+	"  WHERE is_read = 0;",
 };
 
 const int schema_version =

@@ -151,6 +151,28 @@ const char *const schema_pg_migrations[] = {
 	"  at BIGINT NOT NULL,"
 	"  deltas TEXT NOT NULL,"
 	"  found_at BIGINT NOT NULL);",
+	/* 5: SQLite's 16, notifications in groups */
+	"CREATE TABLE note_groups (" ID ","
+	"  user_id BIGINT NOT NULL REFERENCES users(id),"
+	"  kind TEXT NOT NULL,"
+	"  post_id BIGINT,"
+	"  first_at BIGINT NOT NULL,"
+	"  last_at BIGINT NOT NULL,"
+	"  size BIGINT NOT NULL,"
+	"  unread BIGINT NOT NULL);"
+	"ALTER TABLE notifications ADD COLUMN group_id BIGINT;"
+	"INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at,"
+	"  size, unread) SELECT id, user_id, kind, post_id, created_at,"
+	"  created_at, 1, 1 - is_read FROM notifications;"
+	"SELECT setval(pg_get_serial_sequence('note_groups', 'id'),"
+	"  coalesce(max(id), 0) + 1, false) FROM note_groups;"
+	"UPDATE notifications SET group_id = id;"
+	"CREATE INDEX note_groups_list ON note_groups(user_id, last_at, id);"
+	"CREATE INDEX note_groups_open ON note_groups(user_id, kind, post_id,"
+	"  first_at);"
+	"CREATE INDEX notifications_group ON notifications(group_id, id);"
+	"CREATE INDEX notifications_unread ON notifications(user_id, id)"
+	"  WHERE is_read = 0;",
 };
 
 const int schema_pg_version =

@@ -216,8 +216,8 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_FLUSH_APPLIED: id */
 	[STMT_FLUSH_APPLIED] =
 	    "SELECT 1 FROM flushes WHERE id = ?1",
-	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now -> its id
-	 * (db_insert_id()) */
+	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now, group ->
+	 * its id (db_insert_id()) */
 	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL,
 	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went
 	 * (not a like: those go by id, and notifications_source leaves them
@@ -225,29 +225,37 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_NOTE_REMOVE] =
 	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
 	    "kind = ?3 AND kind <> 'like' AND post_id IS ?4 AND comment_id IS ?5 "
-	    "RETURNING is_read",
+	    "RETURNING is_read, group_id",
 	/* STMT_NOTE_REMOVE_ID: user, actor, kind, post, comment, id -- the one
 	 * the source remembered, if it is still that one (an id can be reused
 	 * once its owner deleted it) */
 	[STMT_NOTE_REMOVE_ID] =
 	    "DELETE FROM notifications " NOTE_BY_ID_SQL("IS"),
-	/* STMT_NOTE_READ: id, user -- only an unread one of the owner */
+	/* STMT_NOTE_READ: group, user -- the owner's unread ones of the group
+	 * (notifications_unread: as many rows as the user has unread) */
 	[STMT_NOTE_READ] =
-	    "UPDATE notifications SET is_read = 1 WHERE id = ?1 AND user_id = ?2 "
-	    "AND is_read = 0",
-	/* STMT_NOTE_DELETE: id, user */
+	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?2 "
+	    "AND is_read = 0 AND group_id = ?1",
+	/* STMT_NOTE_DELETE: group, user -> each removed one's is_read */
 	[STMT_NOTE_DELETE] =
-	    "DELETE FROM notifications WHERE id = ?1 AND user_id = ?2 RETURNING is_read",
-	/* STMT_NOTE_READ_ALL: user */
-	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed */
+	    "DELETE FROM notifications WHERE group_id = ?1 AND user_id = ?2 "
+	    "RETURNING is_read",
+	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed
+	 * -> the group of each one read */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
-	    "AND is_read = 0 AND id <= ?2",
-	/* STMT_NOTES_PAGE: user, limit, offset */
+	    "AND is_read = 0 AND id <= ?2 RETURNING group_id",
+	/* STMT_NOTES_PAGE: user, limit, offset -- a page of groups, the one
+	 * with the newest member first; the post's start, and whether it is
+	 * still shown */
 	[STMT_NOTES_PAGE] =
-	    "SELECT n.id, n.kind, n.post_id, n.is_read, n.created_at, u.login, u.name "
-	    "FROM notifications n JOIN users u ON u.id = n.actor_id "
-	    "WHERE n.user_id = ?1 ORDER BY n.id DESC LIMIT ?2 OFFSET ?3",
+	    "SELECT g.id, g.kind, g.post_id, g.size, g.unread, g.last_at, "
+	    "coalesce(substr(p.body, 1, 60), ''), "
+	    "CASE WHEN p.status = 1 AND p.is_deleted = 0 THEN 1 ELSE 0 END, "
+	    "CASE WHEN length(p.body) > 60 THEN 1 ELSE 0 END "
+	    "FROM note_groups g LEFT JOIN posts p ON p.id = g.post_id "
+	    "WHERE g.user_id = ?1 ORDER BY g.last_at DESC, g.id DESC "
+	    "LIMIT ?2 OFFSET ?3",
 	/* STMT_NOTICE_INSERT: title, body, now */
 	[STMT_NOTICE_INSERT] =
 	    "INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "
@@ -482,6 +490,13 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_SEED_NOTES_READ] =
 	    "UPDATE notifications SET is_read = 1 WHERE id > ?1 "
 	    "AND created_at < ?2",
+	/* STMT_SEED_GROUPS_UNREAD: after id -- the groups of a seed's
+	 * notifications, their unread counted again after the above */
+	[STMT_SEED_GROUPS_UNREAD] =
+	    "UPDATE note_groups SET unread = (SELECT COUNT(*) FROM "
+	    "notifications n WHERE n.group_id = note_groups.id AND "
+	    "n.is_read = 0) WHERE id IN (SELECT group_id FROM notifications "
+	    "WHERE id > ?1)",
 	/* STMT_LEASE_TAKE: owner, now, ms -- a row back when owner holds
 	 * the lease now: taken free or expired, or renewed */
 	[STMT_LEASE_TAKE] =
@@ -495,7 +510,53 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LIKE_NOTE_OF: post, user -> the like's notification id */
 	[STMT_LIKE_NOTE_OF] =
 	    "SELECT note_id FROM likes WHERE post_id = ?1 AND user_id = ?2",
-	/* STMT_NOTE_READ_OF: as STMT_NOTE_REMOVE_ID -> its is_read */
+	/* STMT_NOTE_READ_OF: as STMT_NOTE_REMOVE_ID -> its is_read, group */
 	[STMT_NOTE_READ_OF] =
-	    "SELECT is_read FROM notifications " NOTE_BY_ID_SQL("IS"),
+	    "SELECT is_read, group_id FROM notifications " NOTE_BY_ID_SQL("IS"),
+	/* STMT_NOTE_GROUP_OPEN: user, kind, post, since -> the group a new
+	 * notification joins: begun after since (social/notify.h) */
+	[STMT_NOTE_GROUP_OPEN] =
+	    "SELECT id FROM note_groups WHERE user_id = ?1 AND kind = ?2 AND "
+	    "post_id IS ?3 AND first_at > ?4 ORDER BY first_at DESC LIMIT 1",
+	/* STMT_NOTE_GROUP_NEW: user, kind, post, at -> its id (one unread) */
+	[STMT_NOTE_GROUP_NEW] = NOTE_GROUP_NEW_SQL,
+	/* STMT_NOTE_GROUP_ADD: id, size delta, unread delta, at (0: none) */
+	[STMT_NOTE_GROUP_ADD] =
+	    "UPDATE note_groups SET size = size + ?2, unread = unread + ?3, "
+	    "last_at = max(last_at, ?4) WHERE id = ?1",
+	/* STMT_NOTE_GROUP_DROP_EMPTY: id -- a group whose last one went */
+	[STMT_NOTE_GROUP_DROP_EMPTY] =
+	    "DELETE FROM note_groups WHERE id = ?1 AND size <= 0",
+	/* STMT_NOTE_GROUP_OF: notification id, user -> its group */
+	[STMT_NOTE_GROUP_OF] =
+	    "SELECT group_id FROM notifications WHERE id = ?1 AND user_id = ?2",
+	/* STMT_NOTE_GROUP_DELETE: group, user */
+	[STMT_NOTE_GROUP_DELETE] =
+	    "DELETE FROM note_groups WHERE id = ?1 AND user_id = ?2",
+	/* STMT_NOTE_GROUP_MEMBERS: group, n -- its newest n, with who */
+	[STMT_NOTE_GROUP_MEMBERS] =
+	    "SELECT n.id, n.created_at, u.login, u.name FROM notifications n "
+	    "JOIN users u ON u.id = n.actor_id WHERE n.group_id = ?1 "
+	    "ORDER BY n.id DESC LIMIT ?2",
+	/* STMT_NOTE_GROUP_MAX_ID */
+	[STMT_NOTE_GROUP_MAX_ID] =
+	    "SELECT coalesce(max(id), 0) FROM note_groups",
+	/* STMT_NOTE_GROUP_DRIFT: first id, last id -- groups whose stored
+	 * size or unread differs from their rows, the largest error */
+	[STMT_NOTE_GROUP_DRIFT] =
+	    "SELECT COUNT(*), coalesce(max(max(abs(size - rs), abs(unread - ru))), 0) "
+	    "FROM (SELECT size, unread, (SELECT COUNT(*) FROM notifications n "
+	    "WHERE n.group_id = g.id) AS rs, (SELECT COUNT(*) FROM "
+	    "notifications n WHERE n.group_id = g.id AND n.is_read = 0) AS ru "
+	    "FROM note_groups g WHERE g.id BETWEEN ?1 AND ?2) AS d "
+	    "WHERE size <> rs OR unread <> ru",
+	/* STMT_NOTE_GROUP_FIX: first id, last id -- one chunk, short txn */
+	[STMT_NOTE_GROUP_FIX] =
+	    "UPDATE note_groups SET size = (SELECT COUNT(*) FROM notifications n "
+	    "WHERE n.group_id = note_groups.id), unread = (SELECT COUNT(*) FROM "
+	    "notifications n WHERE n.group_id = note_groups.id AND "
+	    "n.is_read = 0) WHERE id BETWEEN ?1 AND ?2 AND (size <> (SELECT "
+	    "COUNT(*) FROM notifications n WHERE n.group_id = note_groups.id) "
+	    "OR unread <> (SELECT COUNT(*) FROM notifications n WHERE "
+	    "n.group_id = note_groups.id AND n.is_read = 0))",
 };

@@ -23,7 +23,10 @@
  * PostgreSQL with " RETURNING id" (sql_pg.c). */
 #define NOTE_INSERT_SQL \
 	"INSERT INTO notifications(user_id, actor_id, kind, post_id, " \
-	"comment_id, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+	"comment_id, created_at, group_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+#define NOTE_GROUP_NEW_SQL \
+	"INSERT INTO note_groups(user_id, kind, post_id, first_at, last_at, " \
+	"size, unread) VALUES(?1, ?2, ?3, ?4, ?4, 1, 1)"
 #define OUTBOX_ADD_SQL \
 	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
 /* Deletes whose removed row's column the caller needs: PostgreSQL
@@ -151,6 +154,17 @@ enum stmt {
 	STMT_LEASE_DROP,
 	STMT_LIKE_NOTE_OF,
 	STMT_NOTE_READ_OF,
+	STMT_NOTE_GROUP_OPEN,
+	STMT_NOTE_GROUP_NEW,
+	STMT_NOTE_GROUP_ADD,
+	STMT_NOTE_GROUP_DROP_EMPTY,
+	STMT_NOTE_GROUP_OF,
+	STMT_NOTE_GROUP_DELETE,
+	STMT_NOTE_GROUP_MEMBERS,
+	STMT_NOTE_GROUP_MAX_ID,
+	STMT_NOTE_GROUP_DRIFT,
+	STMT_NOTE_GROUP_FIX,
+	STMT_SEED_GROUPS_UNREAD,
 	STMT__MAX
 };
 

@@ -51,13 +51,28 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_NOTE_REMOVE] =
 	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
 	    "kind = ?3 AND kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 "
-	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read",
+	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read, group_id",
 	[STMT_NOTE_REMOVE_ID] =
 	    "DELETE FROM notifications "
-	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read",
+	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read, group_id",
 	[STMT_NOTE_READ_OF] =
-	    "SELECT is_read FROM notifications "
+	    "SELECT is_read, group_id FROM notifications "
 	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM"),
+	[STMT_NOTE_GROUP_OPEN] =
+	    "SELECT id FROM note_groups WHERE user_id = ?1 AND kind = ?2 AND "
+	    "post_id IS NOT DISTINCT FROM ?3 AND first_at > ?4 "
+	    "ORDER BY first_at DESC LIMIT 1",
+	[STMT_NOTE_GROUP_NEW] = NOTE_GROUP_NEW_SQL " RETURNING id",
+	[STMT_NOTE_GROUP_ADD] =
+	    "UPDATE note_groups SET size = size + ?2, unread = unread + ?3, "
+	    "last_at = greatest(last_at, ?4) WHERE id = ?1",
+	[STMT_NOTE_GROUP_DRIFT] =
+	    "SELECT COUNT(*), coalesce(max(greatest(abs(size - rs), abs(unread - ru))), 0) "
+	    "FROM (SELECT size, unread, (SELECT COUNT(*) FROM notifications n "
+	    "WHERE n.group_id = g.id) AS rs, (SELECT COUNT(*) FROM "
+	    "notifications n WHERE n.group_id = g.id AND n.is_read = 0) AS ru "
+	    "FROM note_groups g WHERE g.id BETWEEN ?1 AND ?2) AS d "
+	    "WHERE size <> rs OR unread <> ru",
 	[STMT_LIKE_DELETE] = LIKE_DELETE_SQL " RETURNING note_id",
 	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL " RETURNING id",
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL " RETURNING id",

@@ -9,11 +9,12 @@
 #include "web/view_notes.h"
 
 static void
-note_form(struct req *r, long long id, const char *action, const char *label)
+note_form(struct req *r, long long id, const char *action, const char *label,
+    const char *cls)
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<form method=\"post\" class=\"inline note-act\" "
+	html_raw(b, "<form method=\"post\" class=\"inline\" "
 	    "action=\"/notifications/");
 	html_int(b, id);
 	html_raw(b, "/");
@@ -21,47 +22,105 @@ note_form(struct req *r, long long id, const char *action, const char *label)
 	html_raw(b, "\">");
 	page_csrf(r);
 	act_back_field(r);
-	html_raw(b, "<button type=\"submit\" class=\"link\">");
+	html_raw(b, "<button type=\"submit\" class=\"");
+	html_attr(b, cls);
+	html_raw(b, "\">");
 	html_text(b, label);
 	html_raw(b, "</button></form>");
+}
+
+/* "ana", "ana and bo", "ana, bo and cy", "ana, bo, cy and 2 others":
+ * the newest first, each a link to the person. */
+static void
+note_people(struct buf *b, const struct note_item *it)
+{
+	long long others = it->size - it->nwho;
+	int i;
+
+	for (i = 0; i < it->nwho; i++) {
+		if (i > 0 && i == it->nwho - 1 && others <= 0)
+			html_raw(b, " and ");
+		else if (i > 0)
+			html_raw(b, ", ");
+		html_raw(b, "<a href=\"/u/");
+		html_url(b, it->who[i].login);
+		html_raw(b, "\"><b>");
+		html_text(b, it->who[i].name);
+		html_raw(b, "</b></a>");
+	}
+	if (others > 0) {
+		html_raw(b, " and ");
+		html_int(b, others);
+		if (others == 1)
+			html_raw(b, " other");
+		else
+			html_raw(b, " others");
+	}
+}
+
+/* The post an item is about, named by the start of its text. */
+static void
+note_post(struct buf *b, const struct note_item *it)
+{
+	html_raw(b, " <a class=\"note-post\" href=\"/posts/");
+	html_int(b, it->post);
+	html_raw(b, "\">");
+	if (!it->post_shown)
+		html_raw(b, "(a post no longer shown)");
+	else if (it->excerpt[0] == '\0')
+		html_int(b, it->post);
+	else {
+		html_raw(b, "\xe2\x80\x9c");
+		html_text(b, it->excerpt);
+		if (it->cut)
+			html_raw(b, "\xe2\x80\xa6");
+		html_raw(b, "\xe2\x80\x9d");
+	}
+	html_raw(b, "</a>");
 }
 
 static void
 note(struct req *r, const struct note_item *it)
 {
 	static const struct { const char *kind, *text; } verbs[] = {
-		{ "like", " liked your post" }, { "comment", " commented on your post" },
-		{ "repost", " reposted your post" }, { "follow", " followed you" },
+		{ "like", " liked your post" },
+		{ "comment", " commented on your post" },
+		{ "repost", " reposted your post" },
+		{ "follow", " followed you" },
 	};
 	struct buf *b = &r->body;
 	size_t i;
 
 	html_raw(b, "<li data-notification-id=\"");
 	html_int(b, it->id);
+	html_raw(b, "\" data-group-size=\"");
+	html_int(b, it->size);
 	html_raw(b, "\" data-unread=\"");
-	html_int(b, !it->read);
-	html_raw(b, "\"><a href=\"/u/");
-	html_url(b, it->login);
-	html_raw(b, "\"><b>");
-	html_text(b, it->name);
-	html_raw(b, "</b></a>");
+	html_int(b, it->unread);
+	if (it->unread > 0)
+		html_raw(b, "\" class=\"note unread\">");
+	else
+		html_raw(b, "\" class=\"note\">");
+	html_raw(b, "<p class=\"note-text\">");
+	if (it->unread > 0) {
+		html_raw(b, "<span class=\"note-new\">");
+		html_int(b, it->unread);
+		html_raw(b, " new</span> ");
+	}
+	note_people(b, it);
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (strcmp(it->kind, verbs[i].kind) == 0)
 			html_text(b, verbs[i].text);
-	if (it->post > 0) {
-		html_raw(b, " <a href=\"/posts/");
-		html_int(b, it->post);
-		html_raw(b, "\">#");
-		html_int(b, it->post);
-		html_raw(b, "</a>");
-	}
-	html_raw(b, " <span class=\"muted\">");
+	if (it->post > 0)
+		note_post(b, it);
+	html_raw(b, "</p><p class=\"note-meta\"><span class=\"muted\">");
 	render_time(r, it->at);
-	html_raw(b, "</span> ");
-	if (!it->read)
-		note_form(r, it->id, "read", "Mark read");
-	note_form(r, it->id, "delete", "Delete");
-	html_raw(b, "</li>");
+	html_raw(b, "</span>");
+	if (it->unread > 0)
+		note_form(r, it->id, "read", "Mark read", "secondary");
+	note_form(r, it->id, "delete", it->size > 1 ? "Delete all" : "Delete",
+	    "secondary");
+	html_raw(b, "</p></li>");
 }
 
 void
@@ -77,7 +136,7 @@ view_notes(struct req *r, const void *vm)
 	page_csrf(r);
 	act_back_field(r);
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
-	    "</button></form><ul class=\"people notes\">");
+	    "</button></form><ul class=\"notes\">");
 	for (i = 0; i < ns->n; i++)
 		note(r, &ns->v[i]);
 	html_raw(b, "</ul>");

@@ -119,7 +119,7 @@ for (const width of [1280, 390]) {
       await Promise.all([page.waitForURL((u) => u.pathname === '/notifications'),
         page.click('header a[href="/notifications"]')]);
       assert.equal(await badge(page, 'unread-notifications'), 0);
-      assert.ok(await page.locator('li[data-unread="1"]').count() >= 1, 'what was new stays highlighted');
+      assert.ok(await page.locator('li.note.unread').count() >= 1, 'what was new stays highlighted');
       await shot(page, '8-notifications', width);
 
       assert.deepEqual(errors, []);

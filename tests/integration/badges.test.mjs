@@ -215,10 +215,9 @@ test('16 concurrent reads of one unread notification decrement the count once', 
 
 test('deleting a read vs an unread notification; repeats change nothing; others get 404', async () => {
   const r = await user('ndel');
-  const p = await publish(r, 'del');
-  await ok303(crowd[1].post(`/posts/${p}/like`));
-  await ok303(crowd[2].post(`/posts/${p}/like`));
-  await ok303(crowd[3].post(`/posts/${p}/like`));
+  // three posts, a like each: three groups of one (a group is read and
+  // deleted whole: groups.test.mjs)
+  for (let i = 1; i <= 3; i++) await ok303(crowd[i].post(`/posts/${await publish(r, `del ${i}`)}/like`));
   const [n1, n2, n3] = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id`).split('\n').map(Number);
   await r.get('/feed');	// a form token; /notifications would mark the list seen
   await ok303(r.post(`/notifications/${n1}/read`));
@@ -317,18 +316,18 @@ test('read-all while 20 clients create and withdraw notifications ends exact', a
   assert.deepEqual(compareAll(stack), []);
 });
 
-test('/notifications: newest first, data-unread="1" on unread ones, 30 a page', async () => {
+test('/notifications: newest first, data-unread on unread ones, 30 items a page', async () => {
+  // 35 posts, each liked by one of the crowd: 35 groups of one
   const r = await user('npage');
-  const p1 = await publish(r, 'p1');
-  const p2 = await publish(r, 'p2');
-  for (const c of crowd) await ok303(c.post(`/posts/${p1}/like`));
-  for (const c of crowd.slice(0, 15)) await ok303(c.post(`/posts/${p2}/like`));
+  const posts = [];
+  for (let i = 0; i < 35; i++) posts.push(await publish(r, `p${i}`));
+  for (let i = 0; i < 35; i++) await ok303(crowd[i % crowd.length].post(`/posts/${posts[i]}/like`));
   const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id=${r.id} ORDER BY id DESC`).split('\n').map(Number);
   assert.equal(ids.length, 35);
   await r.get('/feed');	// a form token; /notifications would mark the list seen
   for (const id of [ids[0], ids[7], ids[33]]) await ok303(r.post(`/notifications/${id}/read`));
   await assertUnreadExact(r, 32);
-  const parse = (html) => [...html.matchAll(/<li data-notification-id="(\d+)" data-unread="([01])"/g)]
+  const parse = (html) => [...html.matchAll(/<li data-notification-id="(\d+)" data-group-size="1" data-unread="([01])"/g)]
     .map((m) => [Number(m[1]), m[2]]);
   const readSet = new Set([ids[0], ids[7], ids[33]]);
   const expect = (list) => list.map((id) => [id, readSet.has(id) ? '0' : '1']);
@@ -352,8 +351,8 @@ test('/notifications: newest first, data-unread="1" on unread ones, 30 a page', 
     ids.slice(30).map((id) => [id, '0']));
   const page3 = await r.get('/notifications?page=3');
   assert.deepEqual(parse(page3.text), []);
-  // the notifications carry who did what
-  assert.match(page1.text, /liked your post/);
+  // the notifications carry who did what, and name the post by its text
+  assert.match(page1.text, /liked your post <a class="note-post" href="\/posts\/\d+">\u201cp\d+\u201d<\/a>/);
   // logged out: to /login
   const anon = await new Client(stack.base).get('/notifications');
   assert.equal(anon.status, 303);

@@ -112,6 +112,17 @@ export function compareAll(stack) {
       }
     }
   }
+  // the notification groups' stored size and unread (social/notify.h)
+  const groups = stack.sqlite('SELECT g.id, g.size, g.unread, (SELECT COUNT(*) FROM notifications n ' +
+    'WHERE n.group_id = g.id), (SELECT COUNT(*) FROM notifications n WHERE n.group_id = g.id ' +
+    'AND n.is_read = 0) FROM note_groups g');
+  for (const line of groups ? groups.split('\n') : []) {
+    const [id, size, unread, rs, ru] = line.split('|').map(Number);
+    if (size !== rs || unread !== ru) bad.push(`note_groups[${id}] size=${size}/${rs} unread=${unread}/${ru}`);
+  }
+  const orphans = Number(stack.sqlite('SELECT COUNT(*) FROM notifications n WHERE NOT EXISTS ' +
+    '(SELECT 1 FROM note_groups g WHERE g.id = n.group_id)'));
+  if (orphans) bad.push(`${orphans} notifications in no group`);
   return bad;
 }
 

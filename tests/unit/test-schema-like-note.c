@@ -117,6 +117,12 @@ test_backfill_and_plans(void **state)
 	assert_int_equal(one("SELECT COUNT(*) FROM notifications "
 	    "INDEXED BY notifications_source WHERE kind <> 'like' AND "
 	    "actor_id > 0"), 2);
+	/* the schema since, and the groups made of the rows before: one each */
+	for (int v = 9; v < schema_version; v++)
+		exec(schema_migrations[v]);
+	assert_int_equal(one("SELECT COUNT(*) FROM note_groups g JOIN "
+	    "notifications n ON n.group_id = g.id AND n.id = g.id WHERE "
+	    "g.size = 1 AND g.unread = 1"), 4);
 	/* a follow's or comment's withdrawal searches the partial index; a
 	 * like's goes by rowid */
 	plan(STMT_NOTE_REMOVE, p, sizeof(p));
@@ -132,6 +138,23 @@ test_backfill_and_plans(void **state)
 	assert_non_null(strstr(p, "INTEGER PRIMARY KEY"));
 	plan(STMT_LIKE_NOTE_OF, p, sizeof(p));
 	assert_null(strstr(p, "SCAN"));
+	/* the groups (social/notify.h): nothing a user's notifications are
+	 * scanned for, however many there are */
+	plan(STMT_NOTE_GROUP_OPEN, p, sizeof(p));
+	assert_non_null(strstr(p, "INDEX note_groups_open"));
+	plan(STMT_NOTES_PAGE, p, sizeof(p));
+	assert_non_null(strstr(p, "INDEX note_groups_list"));
+	assert_null(strstr(p, "TEMP B-TREE"));
+	plan(STMT_NOTE_GROUP_MEMBERS, p, sizeof(p));
+	assert_non_null(strstr(p, "INDEX notifications_group"));
+	assert_null(strstr(p, "TEMP B-TREE"));
+	/* a group's read and a read-all: the owner's unread ones only */
+	plan(STMT_NOTE_READ, p, sizeof(p));
+	assert_non_null(strstr(p, "notifications_unread"));
+	plan(STMT_NOTE_READ_ALL, p, sizeof(p));
+	assert_non_null(strstr(p, "notifications_unread"));
+	plan(STMT_NOTE_DELETE, p, sizeof(p));
+	assert_non_null(strstr(p, "INDEX notifications_group"));
 }
 
 int

@@ -21,23 +21,67 @@
 static void
 test_notes(void **state)
 {
-	struct note_item it[2] = {
-		{ 5, "like", 42, 0, 1700000000000LL, "bob", "Bob <b>" },
-		{ 4, "follow", 0, 1, 1700000000000LL, "eve", "Eve" },
-	};
-	struct notes ns = { it, 2, 1, 0 };
+	struct note_item it[4];
+	struct notes ns = { it, 4, 1, 0, 9 };
 	struct req *r = req_new(1);
 	const char *h;
 
 	(void)state;
+	memset(it, 0, sizeof(it));
+	/* five likes of one post, three of them unread: three named */
+	it[0] = (struct note_item){ .id = 9, .kind = "like", .post = 42,
+	    .post_shown = 1, .excerpt = "Morning <run> by the river", .cut = 1,
+	    .size = 5, .unread = 3, .at = 1700000000000LL, .nwho = 3 };
+	strcpy(it[0].who[0].login, "bob");
+	strcpy(it[0].who[0].name, "Bob <b>");
+	strcpy(it[0].who[1].login, "cy");
+	strcpy(it[0].who[1].name, "Cy");
+	strcpy(it[0].who[2].login, "di");
+	strcpy(it[0].who[2].name, "Di");
+	/* two follows, read */
+	it[1] = (struct note_item){ .id = 7, .kind = "follow", .size = 2,
+	    .at = 1700000000000LL, .nwho = 2 };
+	strcpy(it[1].who[0].login, "eve");
+	strcpy(it[1].who[0].name, "Eve");
+	strcpy(it[1].who[1].login, "fay");
+	strcpy(it[1].who[1].name, "Fay");
+	/* a comment on a post since deleted */
+	it[2] = (struct note_item){ .id = 4, .kind = "comment", .post = 40,
+	    .size = 1, .unread = 1, .at = 1700000000000LL, .nwho = 1 };
+	strcpy(it[2].who[0].login, "gus");
+	strcpy(it[2].who[0].name, "Gus");
+	/* one more than three: "and 1 other" */
+	it[3] = (struct note_item){ .id = 3, .kind = "repost", .post = 41,
+	    .post_shown = 1, .excerpt = "short", .size = 4, .unread = 0,
+	    .at = 1700000000000LL, .nwho = 3 };
+	strcpy(it[3].who[0].login, "a1");
+	strcpy(it[3].who[0].name, "A1");
+	strcpy(it[3].who[1].login, "a2");
+	strcpy(it[3].who[1].name, "A2");
+	strcpy(it[3].who[2].login, "a3");
+	strcpy(it[3].who[2].name, "A3");
 	view_notes(r, &ns);
 	h = body(r);
-	assert_non_null(strstr(h, "data-notification-id=\"5\" data-unread=\"1\""));
-	assert_non_null(strstr(h, "data-notification-id=\"4\" data-unread=\"0\""));
-	assert_non_null(strstr(h, "Bob &lt;b&gt;</b></a> liked your post"));
-	assert_non_null(strstr(h, "href=\"/posts/42\""));
-	assert_non_null(strstr(h, "/notifications/5/read"));
-	assert_null(strstr(h, "/notifications/4/read"));	/* read already */
+	assert_non_null(strstr(h, "<li data-notification-id=\"9\" "
+	    "data-group-size=\"5\" data-unread=\"3\" class=\"note unread\">"));
+	assert_non_null(strstr(h, "<span class=\"note-new\">3 new</span> "
+	    "<a href=\"/u/bob\"><b>Bob &lt;b&gt;</b></a>, <a href=\"/u/cy\">"
+	    "<b>Cy</b></a>, <a href=\"/u/di\"><b>Di</b></a> and 2 others "
+	    "liked your post <a class=\"note-post\" href=\"/posts/42\">"
+	    "\xe2\x80\x9cMorning &lt;run&gt; by the river\xe2\x80\xa6"
+	    "\xe2\x80\x9d</a>"));
+	assert_non_null(strstr(h, "/notifications/9/read"));
+	assert_non_null(strstr(h, ">Delete all</button>"));
+	assert_non_null(strstr(h, "<li data-notification-id=\"7\" "
+	    "data-group-size=\"2\" data-unread=\"0\" class=\"note\">"));
+	assert_non_null(strstr(h, "<b>Eve</b></a> and <a href=\"/u/fay\">"
+	    "<b>Fay</b></a> followed you</p>"));
+	assert_null(strstr(h, "/notifications/7/read"));	/* read already */
+	assert_non_null(strstr(h, "<b>Gus</b></a> commented on your post "
+	    "<a class=\"note-post\" href=\"/posts/40\">(a post no longer "
+	    "shown)</a>"));
+	assert_non_null(strstr(h, "<b>A3</b></a> and 1 other reposted your post"));
+	assert_non_null(strstr(h, "\xe2\x80\x9cshort\xe2\x80\x9d</a>"));
 	assert_non_null(strstr(h, "data-counter=\"unread-notifications\">2<"));
 	assert_null(strstr(h, "No notifications."));
 	buf_reset(&r->body);
@@ -232,7 +276,7 @@ test_lock_metrics(void **state)
 	struct ops_view *v = calloc(1, sizeof(*v));
 	struct metrics *m = calloc(1, sizeof(*m));
 	struct buf out = { 0 };
-	struct metrics_cost cost = { 1, 2, 1, 1 };
+	struct metrics_cost cost = { 1, 2, 1, 1, 30 };
 	static const char *const want[] = {
 #define H "tally_sqlite_writer_lock_hold_seconds_"
 #define W "tally_sqlite_writer_lock_wait_seconds_"
@@ -254,6 +298,8 @@ test_lock_metrics(void **state)
 		    "le=\"+Inf\"} 1\n",
 		"tally_http_request_duration_seconds_sum{handler=\"social\"} "
 		    "0.000800\n",
+		/* the counts a process kept (count/ckeep.h) */
+		"tally_counts_kept_total{handler=\"social\"} 30\n",
 		"tally_http_request_duration_seconds_count{handler=\"social\"} 1\n",
 		/* a page sent as its handler process kept it (web/keep.h) */
 		"tally_pages_kept_total{handler=\"social\"} 1\n",
