@@ -114,6 +114,55 @@ sentence(struct buf *b, unsigned long long *s)
 	buf_putc(b, '.');
 }
 
+/* The demo's first user (alice) comes back to what a busy hour left:
+ * SEED_BURST likes of her newest post and SEED_BURST new followers, all
+ * in the last hour, so her first page of notifications shows groups
+ * (social/notify.h).  Events appended at evs[nev]; how many. */
+static long
+demo_burst(struct seed_event *evs, long nev, const long long *uids, long nu,
+    const long long *pids, const long long *pauthor, const long long *ptime,
+    long np, long long now)
+{
+	long i, j, k, n = 0, post = -1, liked = 0, followed = 0;
+	int dup;
+
+	for (k = 0; k < np; k++)
+		if (pauthor[k] == uids[0] && (post < 0 || ptime[k] > ptime[post]))
+			post = k;
+	for (i = 1; i < nu && (liked < SEED_BURST || followed < SEED_BURST);
+	    i++) {
+		if (post >= 0 && liked < SEED_BURST) {
+			for (dup = 0, j = 0; j < nev && !dup; j++)
+				dup = evs[j].kind == SEED_LIKE &&
+				    evs[j].actor == uids[i] &&
+				    evs[j].target == pids[post];
+			if (!dup) {
+				evs[nev + n] = (struct seed_event){
+				    .t = now - 3600 * 1000 + liked * 60000,
+				    .actor = uids[i], .target = pids[post],
+				    .owner = uids[0], .kind = SEED_LIKE };
+				n++;
+				liked++;
+			}
+		}
+		if (followed < SEED_BURST) {
+			for (dup = 0, j = 0; j < nev && !dup; j++)
+				dup = evs[j].kind == SEED_FOLLOW &&
+				    evs[j].actor == uids[i] &&
+				    evs[j].target == uids[0];
+			if (!dup) {
+				evs[nev + n] = (struct seed_event){
+				    .t = now - 3000 * 1000 + followed * 60000,
+				    .actor = uids[i], .target = uids[0],
+				    .owner = uids[0], .kind = SEED_FOLLOW };
+				n++;
+				followed++;
+			}
+		}
+	}
+	return n;
+}
+
 int
 seed_run(struct app *a, const struct seed_opts *o)
 {
@@ -205,7 +254,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 		db_done(s);
 	}
 	nev = o->follows + (np > 0 ? o->likes + o->comments + nrep : 0);
-	evs = xcalloc((size_t)nev + 1, sizeof(*evs));
+	evs = xcalloc((size_t)nev + 1 + SEED_BURST * 2, sizeof(*evs));
 	nev = 0;
 	/* Follows in the first half of the span; o->follows draws (a pair
 	 * drawn twice is one follow). */
@@ -235,6 +284,9 @@ seed_run(struct app *a, const struct seed_opts *o)
 			    (double)(now - ptime[k] - 1));
 		}
 	}
+	if (o->demo)
+		nev += demo_burst(evs, nev, uids, nu, pids, pauthor, ptime, np,
+		    now);
 	if (seed_events_write(d, evs, nev, now - SEED_READ_AGE, &rs, made) == -1)
 		goto fail;
 	if (db_commit(d) == -1)

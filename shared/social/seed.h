@@ -28,6 +28,8 @@ struct seed_opts {
 
 /* Notifications older than this (ms) are seeded read, newer ones unread. */
 #define SEED_READ_AGE	(8LL * 3600 * 1000)
+/* The demo's first user's busy last hour: likes and new followers. */
+#define SEED_BURST	5
 
 /* Returns 0 or -1 (logged; nothing written). */
 int	seed_run(struct app *, const struct seed_opts *);

@@ -28,6 +28,12 @@ test('alice\'s first login: notifications, notices, followed posts and the red d
   // its items' data-unread is the badge (one page holds the demo's)
   const unread = [...notes.text.matchAll(/data-unread="(\d+)"/g)].reduce((s, m) => s + Number(m[1]), 0);
   assert.equal(unread, b.notifications);
+  // a busy last hour, in groups: several likes of one post, several
+  // new followers (social/notify.h)
+  const items = [...notes.text.matchAll(/data-group-size="(\d+)" data-unread="(\d+)"[^>]*>(.*?)<\/li>/gs)];
+  const big = (re) => items.filter((m) => Number(m[1]) >= 3 && Number(m[2]) >= 3 && re.test(m[3]));
+  assert.ok(big(/ liked your post/).length >= 1, 'a group of several unread likes');
+  assert.ok(big(/ followed you/).length >= 1, 'a group of several new followers');
   const fol = await c.get('/followed', { headers: { 'sec-fetch-site': 'cross-site' } });
   const sum = [...fol.text.matchAll(/data-counter="author-unread" data-login="[^"]+">(\d+)</g)]
     .reduce((s, m) => s + Number(m[1]), 0);
