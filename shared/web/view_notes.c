@@ -113,14 +113,16 @@ note(struct req *r, const struct note_item *it)
 			html_text(b, verbs[i].text);
 	if (it->post > 0)
 		note_post(b, it);
-	html_raw(b, "</p><p class=\"note-meta\"><span class=\"muted\">");
+	html_raw(b, "</p><div class=\"note-meta\"><span class=\"muted\">");
 	render_time(r, it->at);
-	html_raw(b, "</span>");
-	if (it->unread > 0)
+	html_raw(b, "</span> ");	/* words apart without the stylesheet */
+	if (it->unread > 0) {
 		note_form(r, it->id, "read", "Mark read", "secondary");
+		html_raw(b, " ");
+	}
 	note_form(r, it->id, "delete", it->size > 1 ? "Delete all" : "Delete",
 	    "secondary");
-	html_raw(b, "</p></li>");
+	html_raw(b, "</div></li>");
 }
 
 void

@@ -100,6 +100,13 @@ for (const width of [1280, 390]) {
         page.click('main form[action="/posts"] button[type=submit]')]);
       const myPost = new URL(page.url()).pathname.split('/')[2];
       assert.equal((await alicec.post(`/posts/${myPost}/like`)).status, 303);
+      // and two more: the likes of one post are one item of the list
+      for (const who of ['bob', 'carol']) {
+        const c = new Client(S.stack.base);
+        assert.equal((await c.login(who, 'password')).status, 303);
+        await c.get('/t/general');
+        assert.equal((await c.post(`/posts/${myPost}/like`)).status, 303);
+      }
       assert.equal((await alicec.post('/posts', { body: `news for the tour ${width}`, topic: '', publish: '1' })).status, 303);
       await page.waitForTimeout(300);	// the fan-out after alice's answer
       await page.goto(`${S.stack.base}/feed`);
@@ -120,6 +127,18 @@ for (const width of [1280, 390]) {
         page.click('header a[href="/notifications"]')]);
       assert.equal(await badge(page, 'unread-notifications'), 0);
       assert.ok(await page.locator('li.note.unread').count() >= 1, 'what was new stays highlighted');
+      // the three likes, one item: three people named, the post by its text
+      const group = page.locator('li[data-group-size="3"]', { hasText: 'liked your post' });
+      assert.equal(await group.count(), 1, 'the likes of one post are one item');
+      assert.equal(await group.getAttribute('data-unread'), '3');
+      assert.match(await group.textContent(), /^3 new Carol \S+, Bob \S+ and Alice \S+ liked your post \u201chello from the tour at \d+\u201d\s*just now Mark read Delete all$/);
+      // its two actions are buttons apart, on the item, not run together
+      const [mark, del] = await Promise.all([group.locator('button', { hasText: 'Mark read' }).boundingBox(),
+        group.locator('button', { hasText: 'Delete all' }).boundingBox()]);
+      assert.ok(mark && del && (del.x >= mark.x + mark.width + 4 || del.y >= mark.y + mark.height), 'the buttons are apart');
+      const box = await group.boundingBox();
+      assert.ok(del.x + del.width <= box.x + box.width, 'inside the item');
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
       await shot(page, '8-notifications', width);
 
       assert.deepEqual(errors, []);
