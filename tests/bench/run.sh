@@ -27,6 +27,10 @@
 #   badges  GET /badges.json vs hello; a user with 1,000,000 unread
 #           notifications vs one with 10 (bulk INSERT ... SELECT, counters
 #           recounted; the JSON is checked to say 1000000)
+#   notes   GET /notifications of the same two users, each list 10 groups
+#           (social/notify.h): 1,000,000 notifications behind it vs 10;
+#           asked as a link from elsewhere (Sec-Fetch-Site: cross-site),
+#           the page without its read-all, so the million stay unread
 #   notices POST /admin/notices (a system notice to everyone) on this
 #           stack with 1,000,000 users vs on a second stack (its own
 #           tally-run, RUN_DIR and database) with 10 users: notices write
@@ -296,7 +300,10 @@ NOW=$(($(date +%s) * 1000))
 # Posts: a full first profile page (40) for star and small, 64 to like for
 # "liked".  bench, note10 and note1m follow star and liked (bench's feed:
 # a full page; the two badge users: the same "followed" work).  note10 has
-# 10 unread notifications, note1m $NNOTES.
+# 10 unread notifications, in 10 groups of one; note1m $NNOTES, in 10
+# groups (social/notify.h: a celebrity's 10 busy days), so that both lists
+# show 10 items and differ only in how many notifications are behind them.
+NOTE_PER=$(((NNOTES + 9) / 10))
 sq "BEGIN;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 64)
 INSERT INTO posts(user_id, topic_id, body, status, created_at, published_at,
@@ -318,13 +325,26 @@ WHERE u.login IN ('bench', 'note10', 'note1m') AND a.id IN ($STAR, $LIKED)
 ON CONFLICT DO NOTHING;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < $NNOTES)
 INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
-    is_read, created_at)
+    is_read, created_at, group_id)
 SELECT $NOTE1M, (x - 1) % $NUSERS + 1, 'follow', NULL, NULL, 0,
-    $NOW - 200000000 + x FROM n;
+    $NOW - 200000000 + x, (x - 1) / $NOTE_PER + 1 FROM n;
+WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 10)
+INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at, size,
+    unread)
+SELECT x, $NOTE1M, 'follow', NULL, $NOW - 200000000 + (x - 1) * $NOTE_PER + 1,
+    $NOW - 200000000 + min(x * $NOTE_PER, $NNOTES),
+    min($NOTE_PER, $NNOTES - (x - 1) * $NOTE_PER),
+    min($NOTE_PER, $NNOTES - (x - 1) * $NOTE_PER)
+FROM g WHERE (x - 1) * $NOTE_PER < $NNOTES;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10)
 INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
-    is_read, created_at)
-SELECT $NOTE10, x, 'follow', NULL, NULL, 0, $NOW - 200000000 + x FROM n;
+    is_read, created_at, group_id)
+SELECT $NOTE10, x, 'follow', NULL, NULL, 0, $NOW - 200000000 + x, 10 + x FROM n;
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10)
+INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at, size,
+    unread)
+SELECT 10 + x, $NOTE10, 'follow', NULL, $NOW - 200000000 + x,
+    $NOW - 200000000 + x, 1, 1 FROM n;
 COMMIT;" || die "bulk SQL"
 # Counters of the bulk rows (user_unread included): a tiny reseed
 # recounts everything.
@@ -486,6 +506,17 @@ for u in note10:10 note1m:$NNOTES; do
 	case $js in *"\"notifications\":${u##*:},"*) ;;
 	*) die "/badges.json of ${u%%:*} is $js, not ${u##*:} notifications" ;; esac
 done
+# The lists, as the benchmark reads them: a link from elsewhere
+# (Sec-Fetch-Site: cross-site) shows the page without its read-all, so
+# the badges above keep their million.
+for u in note10:1 note1m:$NOTE_PER; do
+	case ${u%%:*} in note10) s=$SIDN10 ;; *) s=$SIDN1M ;; esac
+	f=$RD/page.notes.${u%%:*}
+	curl -fs -H 'Sec-Fetch-Site: cross-site' -b "sid=$s" -o "$f" "$B/notifications" ||
+	    die "/notifications check (${u%%:*})"
+	[ "$(grep -o "data-group-size=\"${u##*:}\"" "$f" | wc -l)" -ge 9 ] ||
+	    die "/notifications of ${u%%:*}: not 10 groups of ${u##*:}"
+done
 for x in 1 3; do
 	case $x in
 	1) h=$B1 s=$SIDA c=$CSRFA ;;
@@ -597,6 +628,10 @@ run_page() {		# key round
 		    "$B/badges.json" ;;
 	badges1m) wrk_run "badges1m-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN1M" \
 		    "$B/badges.json" ;;
+	notes10) wrk_run "notes10-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN10" \
+		    -H 'Sec-Fetch-Site: cross-site' "$B/notifications" ;;
+	notes1m) wrk_run "notes1m-$2" "${WRK[@]}" -H "Cookie: sid=$SIDN1M" \
+		    -H 'Sec-Fetch-Site: cross-site' "$B/notifications" ;;
 	notice1m) SID=$SIDA CSRF=$CSRFA WDUR=$NDUR wrk_run "notice1m-$2" -t1 -c1 \
 		    -s tests/bench/notice.lua "$B1" ;;
 	notice10) ROOTS=$SMALL_PID SID=$SIDA3 CSRF=$CSRFA3 WDUR=$NDUR \
@@ -607,9 +642,9 @@ run_page() {		# key round
 # page compared with it: a page's ratio is to the hello nearest it in its
 # round (pair_of), not to one a minute earlier, as the machine's load
 # drifts within a round too.
-PAGES="hello like hellopost helloprof hello profile10 people profiles hello profile1m hellofeed hello feed feedgz hello badges10 badges1m notice1m notice10"
+PAGES="hello like hellopost helloprof hello profile10 people profiles hello profile1m hellofeed hello feed feedgz hello badges10 badges1m notes10 notes1m notice1m notice10"
 # even rounds run the two sides of each comparison the other way round
-PAGES2="hello like hellopost profile1m hello profiles people profile10 hello helloprof feedgz feed hello hellofeed badges1m badges10 hello notice10 notice1m"
+PAGES2="hello like hellopost profile1m hello profiles people profile10 hello helloprof feedgz feed hello hellofeed badges1m badges10 notes1m notes10 hello notice10 notice1m"
 # Warm-up (not recorded): caches, the first checkpoints, Redis' first AOF
 # rewrite after the warm-up of the homes.
 say "warm-up"
@@ -707,6 +742,8 @@ for r in $(seq "$ROUNDS"); do
 	addv profile.rps "${X[profile10.rps]} / ${X[profile1m.rps]}"
 	addv badges.cpu "${X[badges1m.cpu]} / ${X[badges10.cpu]}"
 	addv badges.rps "${X[badges10.rps]} / ${X[badges1m.rps]}"
+	addv notes.cpu "${X[notes1m.cpu]} / ${X[notes10.cpu]}"
+	addv notes.rps "${X[notes10.rps]} / ${X[notes1m.rps]}"
 	addv notice.avg "${X[notice1m.avg]} / ${X[notice10.avg]}"
 	addv notice.p50 "${X[notice1m.p50]} / ${X[notice10.p50]}"
 	addv notice.p99 "${X[notice1m.p99]} / ${X[notice10.p99]}"
@@ -1054,6 +1091,13 @@ grow "/badges.json cost: stack CPU per request, $NNOTES vs 10 unread notificatio
 row "/badges.json cost: 1 / req/s, $NNOTES vs 10 unread notifications" \
     "$(ms "$(calc "1000 / $(med badges1m.rps)")" 3)" \
     "$(ms "$(calc "1000 / $(med badges10.rps)")" 3)" "$(fmt "$(mr badges.rps)" 2)x" \
+    "report (≤ 1.2x)" "-"
+grow "GET /notifications cost: stack CPU per request, $NNOTES vs 10 notifications (10 groups each)" \
+    "$(fmt "$(med notes1m.cpu)" 0) µs" "$(fmt "$(med notes10.cpu)" 0) µs" \
+    "$(mr notes.cpu)" '<=' 1.2 "notifications list CPU/req, 1M vs 10 notifications"
+row "GET /notifications cost: 1 / req/s, $NNOTES vs 10 notifications" \
+    "$(ms "$(calc "1000 / $(med notes1m.rps)")" 3)" \
+    "$(ms "$(calc "1000 / $(med notes10.rps)")" 3)" "$(fmt "$(mr notes.rps)" 2)x" \
     "report (≤ 1.2x)" "-"
 grow "POST /admin/notices (a notice to everyone) median latency, $NBIGDB vs $NSMALLDB users (-c1)" \
     "$(ms "$(med notice1m.p50)" 3)" "$(ms "$(med notice10.p50)" 3)" "$(mr notice.p50)" \
