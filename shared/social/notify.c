@@ -388,7 +388,8 @@ notify_read_all(struct app *a, long long uid, long long upto)
 		gids[n++] = dbq_i64(s, 0);
 	}
 	db_done(s);
-	qsort(gids, n, sizeof(*gids), ll_cmp);
+	if (n > 1)
+		qsort(gids, n, sizeof(*gids), ll_cmp);
 	for (i = 0; rc == DBQ_DONE && i < n; i = j) {
 		for (j = i; j < n && gids[j] == gids[i]; j++)
 			;
