@@ -13,7 +13,7 @@ note_who_load(struct app *a, long long gid, struct note_item *it)
 {
 	struct dbq *s = db_stmt(&a->db, STMT_NOTE_GROUP_MEMBERS);
 	struct note_who *w;
-	int rc;
+	int rc = DBQ_DONE;
 
 	if (s == NULL)
 		return -1;

@@ -20,6 +20,12 @@ void	html_int(struct buf *, long long);
 /* Percent-encodes everything but [A-Za-z0-9-._~/], then escapes. */
 void	html_url(struct buf *, const char *);
 void	html_raw_lit(struct buf *, const char *, size_t);
+/* Text as html_text() writes it, with every http:// or https:// URL in it
+ * (starting a word, up to a space, a quote or an angle bracket, without
+ * trailing punctuation or an unopened closing parenthesis) a link:
+ * <a href="URL" rel="nofollow ugc noopener">URL</a>, both escaped.  No
+ * other scheme is linked (javascript: stays text). */
+void	html_linked(struct buf *, const char *);
 /* Literal markup: html_raw(b, "<p>") -- a non-literal does not compile. */
 #define html_raw(b, s)	html_raw_lit((b), LIT(s))
 

@@ -231,7 +231,7 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 	html_raw(b, ">");
 	post_byline(r, p, flags);
 	html_raw(b, "<p>");
-	html_text(b, p->body);
+	html_linked(b, p->body);
 	html_raw(b, "</p><p>");
 	for (j = 0; j < PC_NCOUNTS; j++) {
 		/* in a list, the comment count leads to the post's page */

@@ -23,7 +23,7 @@ comment(struct req *r, const struct comment *c)
 	html_raw(b, "</b></a> ");
 	render_time(r, c->created_at);
 	html_raw(b, "<div class=\"body\">");
-	html_text(b, c->body);
+	html_linked(b, c->body);
 	html_raw(b, "</div>");
 	if (r->user && (c->user_id == r->sess.user_id || r->sess.is_admin)) {
 		html_raw(b, "<form method=\"post\" class=\"inline\" "

@@ -304,6 +304,7 @@ NOW=$(($(date +%s) * 1000))
 # groups (social/notify.h: a celebrity's 10 busy days), so that both lists
 # show 10 items and differ only in how many notifications are behind them.
 NOTE_PER=$(((NNOTES + 9) / 10))
+G0=$(sq "SELECT coalesce(max(id), 0) FROM note_groups")	# the seed's groups
 sq "BEGIN;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 64)
 INSERT INTO posts(user_id, topic_id, body, status, created_at, published_at,
@@ -327,11 +328,11 @@ WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < $NNOTES
 INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
     is_read, created_at, group_id)
 SELECT $NOTE1M, (x - 1) % $NUSERS + 1, 'follow', NULL, NULL, 0,
-    $NOW - 200000000 + x, (x - 1) / $NOTE_PER + 1 FROM n;
+    $NOW - 200000000 + x, $G0 + (x - 1) / $NOTE_PER + 1 FROM n;
 WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 10)
 INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at, size,
     unread)
-SELECT x, $NOTE1M, 'follow', NULL, $NOW - 200000000 + (x - 1) * $NOTE_PER + 1,
+SELECT $G0 + x, $NOTE1M, 'follow', NULL, $NOW - 200000000 + (x - 1) * $NOTE_PER + 1,
     $NOW - 200000000 + min(x * $NOTE_PER, $NNOTES),
     min($NOTE_PER, $NNOTES - (x - 1) * $NOTE_PER),
     min($NOTE_PER, $NNOTES - (x - 1) * $NOTE_PER)
@@ -339,11 +340,11 @@ FROM g WHERE (x - 1) * $NOTE_PER < $NNOTES;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10)
 INSERT INTO notifications(user_id, actor_id, kind, post_id, comment_id,
     is_read, created_at, group_id)
-SELECT $NOTE10, x, 'follow', NULL, NULL, 0, $NOW - 200000000 + x, 10 + x FROM n;
+SELECT $NOTE10, x, 'follow', NULL, NULL, 0, $NOW - 200000000 + x, $G0 + 10 + x FROM n;
 WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10)
 INSERT INTO note_groups(id, user_id, kind, post_id, first_at, last_at, size,
     unread)
-SELECT 10 + x, $NOTE10, 'follow', NULL, $NOW - 200000000 + x,
+SELECT $G0 + 10 + x, $NOTE10, 'follow', NULL, $NOW - 200000000 + x,
     $NOW - 200000000 + x, 1, 1 FROM n;
 COMMIT;" || die "bulk SQL"
 # Counters of the bulk rows (user_unread included): a tiny reseed

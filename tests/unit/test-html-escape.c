@@ -1,4 +1,4 @@
-/* test-html-escape.c -- html_text/html_textn/html_attr escape & < > " ' and NUL; html_url percent-encodes; html_int. */
+/* test-html-escape.c -- html_text/html_textn/html_attr escape & < > " ' and NUL; html_url percent-encodes; html_int; html_linked links http(s) URLs only, escaped. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -159,11 +159,49 @@ test_url_output_alphabet(void **state)
 	buf_free(&b);
 }
 
+/* One linked text and what it must become. */
+static void
+linked(const char *in, const char *want)
+{
+	struct buf b = { NULL, 0, 0 };
+
+	html_linked(&b, in);
+	assert_string_equal(b.p != NULL ? b.p : "", want);
+	buf_free(&b);
+}
+
+#define A(u) "<a href=\"" u "\" rel=\"nofollow ugc noopener\">" u "</a>"
+
+static void
+test_linked_urls(void **state)
+{
+	(void)state;
+	linked("see https://example.com/a?b=1&c=2 now",
+	    "see " A("https://example.com/a?b=1&amp;c=2") " now");
+	linked("http://x.org.", A("http://x.org") ".");
+	linked("(see https://en.wikipedia.org/wiki/C_(language)) ok",
+	    "(see " A("https://en.wikipedia.org/wiki/C_(language)") ") ok");
+	linked("two: https://a.io, HTTPS://B.io!",
+	    "two: " A("https://a.io") ", " A("HTTPS://B.io") "!");
+	/* no other scheme, no URL inside a word, nothing without a host */
+	linked("javascript:alert(1) x", "javascript:alert(1) x");
+	linked("javascript://%0aalert(1)", "javascript://%0aalert(1)");
+	linked("xhttps://a.io", "xhttps://a.io");
+	linked("https:// and http://", "https:// and http://");
+	/* quotes and brackets end it, and are escaped */
+	linked("<https://a.io/\"onmouseover=x>",
+	    "&lt;" A("https://a.io/") "&quot;onmouseover=x&gt;");
+	linked("https://a.io/'x'", A("https://a.io/") "&#39;x&#39;");
+	linked("", "");
+	linked("plain & simple", "plain &amp; simple");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_escapes_all_five),
+		cmocka_unit_test(test_linked_urls),
 		cmocka_unit_test(test_text_plain_unchanged),
 		cmocka_unit_test(test_textn_nul_becomes_fffd),
 		cmocka_unit_test(test_attr_same_as_text),
