@@ -21,6 +21,7 @@
 #include "social/badges.h"
 #include "social/opsview.h"
 #include "web/field.h"
+#include "web/flash.h"
 #include "web/layout.h"
 #include "web/req.h"
 #include "web/resp.h"
@@ -79,6 +80,7 @@ act_badges_notice(struct req *r, const struct route *rt)
 		return -1;
 	if (badges_notice(r->app, title, body, &id) == -1)
 		return resp_error(r, 500, "The notice could not be saved.");
+	resp_flash(r, FLASH_NOTICE_SENT);
 	return resp_redirect(r, "/admin");
 }
 
@@ -88,5 +90,6 @@ act_badges_light(struct req *r, const struct route *rt)
 	(void)rt;
 	if (badges_light(r->app) == -1)
 		return resp_error(r, 500, "The red dot could not be lit.");
+	resp_flash(r, FLASH_RED_DOT);
 	return resp_redirect(r, "/admin");
 }

@@ -18,11 +18,13 @@ top_load(struct req *r, void *vm)
 {
 	struct top_model *m = vm;
 	const struct kv *byk = kv_get(&r->query, "by"), *nk = kv_get(&r->query, "n");
+	const char *by = byk != NULL ? byk->val : "followers";
 	long long n = 10;
 	enum family fam;
 	int rc;
 
-	if (byk == NULL || (fam = lb_family(byk->val)) == FAM__MAX) {
+	/* no board named: the followers' (the README's link has none) */
+	if ((fam = lb_family(by)) == FAM__MAX) {
 		resp_error(r, 400, "The field \xe2\x80\x9c" "by\xe2\x80\x9d "
 		    "must be posts, followers, following, likes or rating.");
 		return PAGE_ANSWERED;
@@ -32,7 +34,7 @@ top_load(struct req *r, void *vm)
 		    "must be a number from 1 to 100.");
 		return PAGE_ANSWERED;
 	}
-	m->by = byk->val;
+	m->by = by;
 	m->n = (int)n;
 	if ((rc = top_view_load(r->app, fam, (int)n, &m->v)) == -1) {
 		resp_error(r, 503, "The leaderboards need Redis, which is not "

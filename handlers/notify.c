@@ -59,7 +59,7 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/notices", .page = &page_notices, .flags = ROUTE_USER },
 	{ METHOD_GET, "/news", .page = &page_news, .flags = ROUTE_USER },
 	{ METHOD_GET, "/badges", .page = &page_badges_html,
-	    .flags = ROUTE_USER },
+	    .flags = ROUTE_USER | ROUTE_PART },
 	/* Polled by every open page: the session is checked in Redis. */
 	{ METHOD_GET, "/badges.json", .page = &page_badges_json,
 	    .flags = ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER },

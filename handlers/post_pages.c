@@ -8,6 +8,7 @@
 #include "social_pages.h"
 #include "web/act.h"
 #include "web/field.h"
+#include "web/flash.h"
 #include "web/layout.h"
 #include "web/resp.h"
 #include "web/view_social.h"
@@ -89,6 +90,7 @@ act_post_create(struct req *r, const struct route *rt)
 	if (post_answer(r, post_create(r->app, r->sess.user_id, slug, body,
 	    publish, &id)) == -1)
 		return -1;
+	resp_flash(r, publish ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
 	return redirect_post(r, id);
 }
 
@@ -166,6 +168,7 @@ act_post_edit(struct req *r, const struct route *rt)
 	if (post_answer(r, post_edit(r->app, id, r->sess.user_id, body, slug,
 	    publish)) == -1)
 		return -1;
+	resp_flash(r, publish ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
 	return redirect_post(r, id);
 }
 

@@ -12,6 +12,7 @@
 #include "social_pages.h"
 #include "web/act.h"
 #include "web/field.h"
+#include "web/flash.h"
 #include "web/layout.h"
 #include "web/resp.h"
 #include "web/view_social.h"
@@ -136,5 +137,6 @@ act_follow_with(struct req *r, const struct route *rt)
 		    "following", add, "followers", (json_int_t)followers.v));
 	}
 	snprintf(loc, sizeof(loc), "/u/%s", u.login);
+	resp_flash(r, add ? FLASH_FOLLOWED : FLASH_UNFOLLOWED);
 	return act_redirect(r, loc, 0);
 }

@@ -8,14 +8,20 @@
  *   GET  /login     the form;  POST /login   303 /feed | 400 | 401 | 403
  *   POST /logout    303 /login | 403 | 503 (the session could not be ended)
  *   GET  /healthz   200 "ok" | 503 "redis" / "sqlite"
+ *   GET  /settings  the form;  POST /settings (name; current, password)
+ *                   303 /settings | 400 | 403 (current password wrong)
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
 #include "base/hashgate.h"
+#include "base/valid.h"
 #include "social/account.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
+#include "web/flash.h"
 #include "web/view_account.h"
 #include "web/view_admin.h"
 #include "web/req.h"
@@ -25,7 +31,9 @@
 #include "web_pages.h"
 
 static int act_root(struct req *, const struct route *);
-static const struct page page_signup_form, page_login_form, page_healthz;
+static const struct page page_signup_form, page_login_form, page_healthz,
+    page_settings_form;
+static int act_account_settings(struct req *, const struct route *);
 static int act_account_create(struct req *, const struct route *);
 static int act_account_check(struct req *, const struct route *);
 static int act_session_end(struct req *, const struct route *);
@@ -38,6 +46,10 @@ static const struct route routes[] = {
 	{ METHOD_POST, "/login", .act = act_account_check },
 	{ METHOD_POST, "/logout", .act = act_session_end },
 	{ METHOD_GET, "/healthz", .page = &page_healthz },
+	{ METHOD_GET, "/settings", .page = &page_settings_form,
+	    .flags = ROUTE_USER },
+	{ METHOD_POST, "/settings", .act = act_account_settings,
+	    .flags = ROUTE_USER },
 };
 
 int
@@ -239,3 +251,95 @@ healthz_load(struct req *r, void *vm)
 static const struct page page_healthz = {
 	sizeof(struct health), healthz_load, view_healthz, NULL
 };
+
+/* /settings: the form with the current display name. */
+static enum page_load
+settings_load(struct req *r, void *vm)
+{
+	struct settings_form *m = vm;
+	struct account u;
+	int rc;
+
+	if ((rc = account_by_login(&r->app->db, r->sess.login, &u)) != 1) {
+		resp_error(r, rc == 0 ? 404 : 500, "The account could not be "
+		    "read.");
+		return PAGE_ANSWERED;
+	}
+	m->status = 200;
+	snprintf(m->name, sizeof(m->name), "%s", u.name);
+	return PAGE_RENDER;
+}
+
+static const struct page page_settings_form = {
+	sizeof(struct settings_form), settings_load, view_settings, NULL
+};
+
+/* The settings form again, refused with status and err, field marked. */
+static int
+settings_refuse(struct req *r, int status, const char *field,
+    const char *why, const char *err)
+{
+	struct settings_form f = { status, err, "" };
+	struct account u;
+
+	r->bad_field = field;
+	snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
+	if (account_by_login(&r->app->db, r->sess.login, &u) == 1)
+		snprintf(f.name, sizeof(f.name), "%s", u.name);
+	view_settings(r, &f);
+	return -1;
+}
+
+/* POST /settings: field name renames; fields current and password change
+ * the password (a wrong current is 403) and end every other session. */
+static int
+act_account_settings(struct req *r, const struct route *rt)
+{
+	const struct kv *name = kv_get(&r->form, "name");
+	const struct kv *cur = kv_get(&r->form, "current");
+	const struct kv *pw = kv_get(&r->form, "password");
+	char *norm = NULL;
+	int gate, rc;
+
+	(void)rt;
+	if (name == NULL && pw == NULL)
+		return settings_refuse(r, 400, "name", valid_hint(VALID_NAME, 1),
+		    "Nothing to change: send a name, or a password.");
+	if (name != NULL) {
+		if (valid_check(VALID_NAME, name->val, name->vlen, &norm) == -1)
+			return settings_refuse(r, 400, "name",
+			    valid_hint(VALID_NAME, 0), "The field \xe2\x80\x9c"
+			    "name\xe2\x80\x9d is not valid.");
+		rc = account_rename(r->app, r->sess.user_id, req_keep(r, norm));
+		if (rc != 1)
+			return resp_error(r, 500, "The name could not be saved.");
+		pcache_invalidate(r->app, r->sess.login);
+		if (pw == NULL) {
+			resp_flash(r, FLASH_NAME_SAVED);
+			return resp_redirect(r, "/settings");
+		}
+	}
+	if (cur == NULL || cur->vlen == 0)
+		return settings_refuse(r, 400, "current", "Your current "
+		    "password, to show it is you.", "The field \xe2\x80\x9c"
+		    "current\xe2\x80\x9d is missing.");
+	if (valid_check(VALID_PASSWORD, pw->val, pw->vlen, &norm) == -1)
+		return settings_refuse(r, 400, "password",
+		    valid_hint(VALID_PASSWORD, 0), "The field \xe2\x80\x9c"
+		    "password\xe2\x80\x9d is not valid.");
+	free(norm);
+	if ((gate = gate_enter(r)) == -1)
+		return hash_busy(r);
+	rc = account_change_password(r->app, r->sess.user_id, r->sess.login,
+	    cur->val, cur->vlen, pw->val, pw->vlen, req_cookie(r, "sid"),
+	    r->app->cfg.pwhash_min);
+	hashgate_leave(gate);
+	if (rc == -1)
+		return resp_error(r, 500, "The password could not be saved.");
+	if (rc == 0)
+		return settings_refuse(r, 403, "current", "This is not your "
+		    "current password.", "The current password is wrong; "
+		    "nothing was changed.");
+	resp_flash(r, FLASH_PASSWORD_SAVED);
+	return resp_redirect(r, "/settings");
+}

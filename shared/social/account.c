@@ -1,4 +1,5 @@
 /* account.c -- accounts; see account.h. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -257,6 +258,85 @@ account_set_password(struct app *a, const char *login, const char *pw,
 	if (id > 0)	/* and their copies in Redis with them */
 		sesscache_forget(&a->rds, id, NULL);
 	return id;
+fail:
+	db_rollback(d);
+	return -1;
+}
+
+int
+account_rename(struct app *a, long long uid, const char *name)
+{
+	struct db *d = &a->db;
+	struct dbq *s;
+	char login[40] = "";
+	int rc;
+
+	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_USER_SET_NAME)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, uid);
+	dbq_bind_text(s, 2, name, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		snprintf(login, sizeof(login), "%s", dbq_text(s, 0));
+	db_done(s);
+	if (rc == DBQ_ERR)
+		goto fail;
+	if (login[0] == '\0') {
+		db_rollback(d);
+		return 0;
+	}
+	if ((s = db_stmt(d, STMT_NAME_WORDS_DROP)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, uid);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE || account_index(d, uid, login, name) == -1 ||
+	    db_commit(d) == -1)
+		goto fail;
+	return 1;
+fail:
+	db_rollback(d);
+	return -1;
+}
+
+int
+account_change_password(struct app *a, long long uid, const char *login,
+    const char *current, size_t curlen, const char *pw, size_t pwlen,
+    const char *keep_sid, int min_cost)
+{
+	char hash[AUTH_HASH_MAX];
+	unsigned char keep[TOKEN_HASH_LEN];
+	struct db *d = &a->db;
+	struct dbq *s;
+	long long id;
+	int rc;
+
+	if ((id = account_check(d, login, current, curlen)) == -1)
+		return -1;
+	if (id != uid)
+		return 0;
+	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
+		return -1;
+	token_hash(keep_sid != NULL ? keep_sid : "", keep);
+	if (db_begin(d) == -1 ||
+	    (s = db_stmt(d, STMT_USER_SET_PWHASH_ID)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, uid);
+	dbq_bind_text(s, 2, hash, -1);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE ||
+	    (s = db_stmt(d, STMT_SESSIONS_OTHERS_DELETE)) == NULL)
+		goto fail;
+	/* every other session ends with the old password */
+	dbq_bind_i64(s, 1, uid);
+	dbq_bind_blob_copy(s, 2, keep, sizeof(keep));
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE || db_commit(d) == -1)
+		goto fail;
+	/* and their copies in Redis (the asking one's is read again) */
+	sesscache_forget(&a->rds, uid, NULL);
+	return 1;
 fail:
 	db_rollback(d);
 	return -1;

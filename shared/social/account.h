@@ -59,6 +59,17 @@ long long	account_throttled(struct db *, const char *login,
 int		account_login_result(struct db *, const char *login, int ok,
 		    long long now);
 
+/* The account's own settings (/settings).  account_rename: the display
+ * name (already valid), the people search's words with it (the caller
+ * forgets the profile's cached copy: pcache.h); 1, 0 no such user, -1.  account_change_password: when current is the account's
+ * password, sets the new one and ends every session of the account but
+ * keep_sid's (the one asking); 1 changed, 0 current is wrong, -1. */
+int		account_rename(struct app *, long long uid, const char *name);
+int		account_change_password(struct app *, long long uid,
+		    const char *login, const char *current, size_t curlen,
+		    const char *pw, size_t pwlen, const char *keep_sid,
+		    int min_cost);
+
 /* Sets login's password (tallyctl passwd): every session of the account
  * ends, its failed-login count too.  The user's id, 0 no such login, -1
  * error. */

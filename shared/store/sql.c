@@ -538,6 +538,19 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT n.id, n.created_at, u.login, u.name FROM notifications n "
 	    "JOIN users u ON u.id = n.actor_id WHERE n.group_id = ?1 "
 	    "ORDER BY n.id DESC LIMIT ?2",
+	/* STMT_USER_SET_NAME: id, name -> the login */
+	[STMT_USER_SET_NAME] =
+	    "UPDATE users SET name = ?2 WHERE id = ?1 RETURNING login",
+	/* STMT_NAME_WORDS_DROP: user -- the people search's words of a name
+	 * about to change */
+	[STMT_NAME_WORDS_DROP] =
+	    "DELETE FROM name_words WHERE user_id = ?1",
+	/* STMT_USER_SET_PWHASH_ID: id, hash */
+	[STMT_USER_SET_PWHASH_ID] =
+	    "UPDATE users SET pwhash = ?2 WHERE id = ?1",
+	/* STMT_SESSIONS_OTHERS_DELETE: user, the hash of the one kept */
+	[STMT_SESSIONS_OTHERS_DELETE] =
+	    "DELETE FROM sessions WHERE user_id = ?1 AND hash <> ?2",
 	/* STMT_NOTE_GROUP_MAX_ID */
 	[STMT_NOTE_GROUP_MAX_ID] =
 	    "SELECT coalesce(max(id), 0) FROM note_groups",

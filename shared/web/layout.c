@@ -5,6 +5,7 @@
 #include "social/badges.h"
 #include "social/postlist.h"
 #include "social/sesscache.h"
+#include "web/flash.h"
 #include "web/html.h"
 #include "web/keep.h"
 #include "web/layout.h"
@@ -156,6 +157,13 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 	} else		/* not looked up (an error page): who it is is unknown */
 		html_raw(b, "<a href=\"/feed\">Feed</a>");
 	html_raw(b, "</nav></header><main>");
+	if (r->flash != FLASH_NONE) {
+		html_raw(b, "<p class=\"flash\" role=\"status\" data-flash=\"");
+		html_attr(b, flash_code((enum flash)r->flash));
+		html_raw(b, "\">");
+		html_text(b, flash_text((enum flash)r->flash));
+		html_raw(b, "</p>");
+	}
 }
 
 void

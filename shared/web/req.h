@@ -80,6 +80,8 @@ struct req {
 	char		 bad_why[96];	/* and why, for the form page */
 	char		 bad_msg[128];	/* "The field ... is not valid." */
 	char		 err_msg[160];	/* the error page's (resp_error()) */
+	int		 flash;		/* the one-time message the page shows
+					 * (web/flash.h: an enum flash) */
 	struct keep_req	 keep;		/* a ROUTE_KEEP page's (keep.h) */
 	/* what answers once the group commit it shared is durable and its
 	 * counts applied (web/batch.h): then(r, then_arg), or NULL */

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "base/log.h"
+#include "web/flash.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -87,6 +88,14 @@ resp_cookie(struct req *r, const char *name, const char *value, long max_age)
 		    "SameSite=Lax%s", name, value, max_age,
 		    resp_tls(r) ? "; Secure" : "");
 	resp_header(r, "Set-Cookie", v);
+}
+
+void
+resp_flash(struct req *r, int f)
+{
+	if (*flash_code((enum flash)f) != '\0')
+		resp_cookie(r, FLASH_COOKIE, flash_code((enum flash)f),
+		    FLASH_MAX_AGE);
 }
 
 int

@@ -16,6 +16,9 @@ void		 resp_header(struct req *, const char *name, const char *value);
 int		 resp_tls(const struct req *);
 /* Set-Cookie name=value; Path=/; HttpOnly; SameSite=Lax[; Secure]
  * (max_age < 0: session cookie; 0: delete). */
+/* The one-time message (web/flash.h: an enum flash) the page this
+ * answer's redirect leads to shows. */
+void		 resp_flash(struct req *, int flash);
 void		 resp_cookie(struct req *, const char *name, const char *value,
 		    long max_age);
 /* 303 See Other to a relative path.  Returns 0. */

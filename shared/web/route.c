@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "social/throttle.h"
 #include "web/act.h"
+#include "web/flash.h"
 #include "web/keep.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -139,7 +140,15 @@ run_page(struct req *r, const struct route *hit)
 	enum page_load rc;
 	void *m;
 
-	if ((hit->flags & ROUTE_KEEP) && keep_answer(r) == 1)
+	/* a one-time message: taken before the load, shown by the page's
+	 * header, and never from a kept page (web/flash.h) */
+	if (!(hit->flags & (ROUTE_JSON | ROUTE_PART)) &&
+	    req_cookie(r, FLASH_COOKIE) != NULL) {
+		r->flash = flash_parse(req_cookie(r, FLASH_COOKIE));
+		resp_cookie(r, FLASH_COOKIE, "", 0);	/* once */
+	}
+	if ((hit->flags & ROUTE_KEEP) && r->flash == FLASH_NONE &&
+	    keep_answer(r) == 1)
 		return;
 	m = xcalloc(1, pg->size > 0 ? pg->size : 1);
 	rc = pg->load(r, m);

@@ -67,6 +67,9 @@
 				 * nothing it shows changed (web/keep.h);
 				 * its load says whether this one may be
 				 * kept (r->keep.ok) */
+#define ROUTE_PART	0x800	/* a GET answering a part of a page (no
+				 * header): it leaves the one-time message
+				 * for the next whole page (web/flash.h) */
 
 /* The domain function an action of a family calls. */
 union route_call {

@@ -89,3 +89,46 @@ view_login(struct req *r, const void *vm)
 	    "</section>");
 	page_end(r);
 }
+
+void
+view_settings(struct req *r, const void *vm)
+{
+	const struct settings_form *m = vm;
+	const char *typed = form_typed(r, "name", 0);
+	struct buf *b = &r->body;
+
+	buf_reset(b);
+	r->status = m->status;
+	page_begin(r, "Settings");
+	html_raw(b, "<section class=\"card narrow\"><h1>Settings</h1>");
+	error_note(r, m->err);
+	html_raw(b, "<form method=\"post\" action=\"/settings\" class=\"stack\">");
+	page_csrf(r);
+	html_raw(b, "<h2>Your name</h2><label>Display name "
+	    "<input name=\"name\" required maxlength=\"64\" "
+	    "autocomplete=\"name\" value=\"");
+	html_attr(b, typed != NULL ? typed : m->name);
+	html_raw(b, "\"");
+	form_mark(r, "name");
+	html_raw(b, "></label>");
+	form_reason(r, "name");
+	html_raw(b, "<button type=\"submit\">Save name</button></form>"
+	    "<form method=\"post\" action=\"/settings\" class=\"stack\">");
+	page_csrf(r);
+	html_raw(b, "<h2>Password</h2><p class=\"muted\">Changing it ends "
+	    "every other session of your account.</p>"
+	    "<label>Current password <input type=\"password\" "
+	    "name=\"current\" required autocomplete=\"current-password\"");
+	form_mark(r, "current");
+	html_raw(b, "></label>");
+	form_reason(r, "current");
+	html_raw(b, "<label>New password <small>at least 8 characters</small>"
+	    "<input type=\"password\" name=\"password\" required "
+	    "minlength=\"8\" maxlength=\"128\" autocomplete=\"new-password\"");
+	form_mark(r, "password");
+	html_raw(b, "></label>");
+	form_reason(r, "password");
+	html_raw(b, "<button type=\"submit\">Change password</button></form>"
+	    "</section>");
+	page_end(r);
+}

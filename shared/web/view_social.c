@@ -136,7 +136,8 @@ view_profile(struct req *r, const void *vm)
 		render_follow(r, v->u.login, v->following);
 	else if (v->self)
 		html_raw(b, "<p><a href=\"/people\">Find people to follow"
-		    "</a> \xc2\xb7 <a href=\"/topics\">Browse topics</a></p>");
+		    "</a> \xc2\xb7 <a href=\"/topics\">Browse topics</a> "
+		    "\xc2\xb7 <a href=\"/settings\">Settings</a></p>");
 	html_raw(b, "</section>");
 	if (v->drafts.n > 0) {
 		html_raw(b, "<h2>Your drafts</h2>");

@@ -30,7 +30,7 @@ const ACTIVE = "SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued', 'r
 // The families of a drift report, in its order.
 const REPORT_FAMILIES = ['post_like_count', 'user_posts', 'user_followers', 'user_following',
   'user_likes', 'post_likes', 'post_comments', 'post_reposts', 'post_views', 'topic_posts',
-  'user_topic_posts', 'user_topic_rating', 'user_unread'];
+  'user_topic_posts', 'user_topic_rating', 'user_unread', 'note_groups'];
 
 const q = (sql) => stack.sqlite(sql);
 const num = (sql) => Number(stack.sqlite(sql));
@@ -324,7 +324,7 @@ test('/metrics answers Prometheus text with the tally families', async () => {
   for (const k of wrong) assert.equal(samples.get(k), 0, k);
   const drift = has(/^tally_drift_checked_total\{family="[a-z_]+"\}$/);
   assert.deepEqual(drift.map((k) => k.match(/"(.*)"/)[1]).sort(),
-    REPORT_FAMILIES.filter((f) => f !== 'post_like_count' && f !== 'post_views').sort());
+    REPORT_FAMILIES.filter((f) => !['post_like_count', 'post_views', 'note_groups'].includes(f)).sort());
 });
 
 // ---- 2. leaderboards ----
@@ -384,7 +384,13 @@ test('leaderboards: /admin/top equals the recount order for every board and n', 
   assert.deepEqual((await board('posts', 1))[0], { rank: 1, login: 'lb4', value: 4 });
   assert.deepEqual(await board('posts', 100), expectedBoard('posts'));
 
-  for (const bad of ['by=bogus', '', 'by=', 'by=POSTS', 'by=posts&n=0', 'by=posts&n=101', 'by=posts&n=abc',
+  // no board named: the followers' (the README links /admin/top)
+  for (const q of ['', 'n=3']) {
+    const r = await admin.get(`/admin/top${q ? `?${q}` : ''}`);
+    assert.equal(r.status, 200, `/admin/top?${q}`);
+    assert.deepEqual(boardRows(r.text), q ? (await board('followers', 3)) : (await board('followers')));
+  }
+  for (const bad of ['by=bogus', 'by=', 'by=POSTS', 'by=posts&n=0', 'by=posts&n=101', 'by=posts&n=abc',
     'by=posts&n=-1', 'by=posts&n=1.5', 'by=likes&n=', 'by=rating&n=1e2']) {
     const r = await admin.get(`/admin/top?${bad}`);
     assert.equal(r.status, 400, `/admin/top?${bad}`);
@@ -462,6 +468,7 @@ test('drift from raw SQL and Redis edits: found per family, dry run changes noth
     user_topic_posts: 1,	// d1:drift-b
     user_topic_rating: 2,	// d0:drift-a, d1:drift-b
     user_unread: 1,		// d0
+    note_groups: 1,		// d0's group of that notification: its unread
   };
 
   // A dry run (tallyctl) reports the drift and changes nothing.

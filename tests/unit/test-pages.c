@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "web/flash.h"
 #include "web/view_account.h"
 #include "viewtest.h"
 #include "web/view_admin.h"
@@ -243,11 +244,41 @@ test_account_forms(void **state)
 	req_free(r);
 }
 
+static void
+test_settings(void **state)
+{
+	struct settings_form ok = { 200, NULL, "Ada \"L\"" };
+	struct settings_form bad = { 403, "The current password is wrong.",
+	    "Ada" };
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	view_settings(r, &ok);
+	h = body(r);
+	assert_int_equal(r->status, 200);
+	assert_non_null(strstr(h, "autocomplete=\"name\" value=\"Ada &quot;L&quot;\""));
+	assert_non_null(strstr(h, "name=\"current\" required "
+	    "autocomplete=\"current-password\""));
+	assert_non_null(strstr(h, "autocomplete=\"new-password\""));
+	assert_null(strstr(h, "role=\"alert\""));
+	/* a message after a redirect shows atop the page, once taken */
+	r->flash = FLASH_PASSWORD_SAVED;
+	view_settings(r, &bad);
+	h = body(r);
+	assert_int_equal(r->status, 403);
+	assert_non_null(strstr(h, "The current password is wrong."));
+	assert_non_null(strstr(h, "<p class=\"flash\" role=\"status\" "
+	    "data-flash=\"password-saved\">Your password is changed;"));
+	req_free(r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_feed),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_post_and_edit),
 		cmocka_unit_test(test_find_pages),
 		cmocka_unit_test(test_notice_pages),
