@@ -1,5 +1,6 @@
 /* view_post.c -- a post's page and its forms; see view_social.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include "web/form.h"
 #include "web/html.h"
@@ -52,18 +53,52 @@ comments(struct req *r, const struct post_view *v)
 	html_raw(b, "</section>");
 }
 
+/* A post's tab title: "@login: " and the start of its text (whole UTF-8
+ * characters, an ellipsis when cut). */
+static void
+post_title(const struct post *p, char *out, size_t sz)
+{
+	size_t n = strlen(p->body), max = 60;
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)p->body[n] & 0xC0) == 0x80)
+			n--;	/* not inside a character */
+	}
+	snprintf(out, sz, "@%s: %.*s%s", p->login, (int)n, p->body,
+	    n < strlen(p->body) ? "\xe2\x80\xa6" : "");
+}
+
 void
 view_post(struct req *r, const void *vm)
 {
 	const struct post_view *v = vm;
 	const struct post *p = &v->c.p;
 	struct buf *b = &r->body;
+	char title[128];
 
-	page_begin(r, "Post");
+	post_title(p, title, sizeof(title));
+	page_begin(r, title);
 	render_posts_in(r, &v->c, 1, RENDER_FULL);
 	if (r->user && (p->user_id == r->sess.user_id || r->sess.is_admin) &&
 	    !p->is_deleted) {
-		html_raw(b, "<p class=\"actions\">");
+		html_raw(b, "<div class=\"actions\">");
+		if (p->user_id == r->sess.user_id && p->status != 1) {
+			/* a draft is published from its page, as it is */
+			html_raw(b, "<form method=\"post\" class=\"inline\" "
+			    "action=\"/posts/");
+			html_int(b, p->id);
+			html_raw(b, "/edit\">");
+			page_csrf(r);
+			html_raw(b, "<input type=\"hidden\" name=\"body\" value=\"");
+			html_attr(b, p->body);
+			html_raw(b, "\"><input type=\"hidden\" name=\"topic\" "
+			    "value=\"");
+			html_attr(b, p->slug);
+			html_raw(b, "\"><input type=\"hidden\" name=\"publish\" "
+			    "value=\"1\"><button type=\"submit\">Publish</button>"
+			    "</form> ");
+		}
 		if (p->user_id == r->sess.user_id) {
 			html_raw(b, "<a class=\"button secondary\" href=\"/posts/");
 			html_int(b, p->id);
@@ -74,7 +109,7 @@ view_post(struct req *r, const void *vm)
 		html_raw(b, "/delete\" data-confirm=\"Delete this post?\">");
 		page_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"danger\">Delete"
-		    "</button></form></p>");
+		    "</button></form></div>");
 	}
 	comments(r, v);
 	page_end(r);

@@ -290,8 +290,10 @@ test('a feed sent whole is the page read fresh, and any commit reads it again at
   // kept whole in both processes of the pool
   const warm = async () => {
     for (let i = 0; i < 6; i++) await feed();
+    // (a loaded machine: the worker's commits each second can undo a
+    // kept page between two visits; enough tries that one keeps)
     const m = await measureUntil(stack, 'social', 4, () => u.c.get('/feed'),
-      (x) => !whole || x.kept >= 1);
+      (x) => !whole || x.kept >= 1, 8);
     if (whole) assert.ok(m.kept >= 1, `kept whole before the change: ${m.kept} of 4`);
     else assert.equal(m.kept, 0, 'PostgreSQL: never kept whole');
     return m.answers.map((r) => strip(r.text));

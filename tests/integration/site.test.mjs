@@ -456,8 +456,9 @@ test('follow and unfollow: back, JSON equal to the profile, data-following', asy
 test('notification actions: back, or the badges after the change as JSON', async () => {
   const me = await person('nj_me');
   const fans = [await person('nj_f1'), await person('nj_f2')];
-  const p = await publish(me, 'notify me');
-  for (const f of fans) await f.c.post(`/posts/${p}/like`);
+  // two posts, a like each: two groups (a group is read whole)
+  const ps = [await publish(me, 'notify me'), await publish(me, 'notify me too')];
+  for (const [i, f] of fans.entries()) await f.c.post(`/posts/${ps[i]}/like`);
   const [n1] = stack.sqlite(`select id from notifications where user_id=${me.id} order by id`).split('\n').map(Number);
   let r = await me.c.post(`/notifications/${n1}/read`, { back: '/feed' });
   assert.equal(r.location, '/feed');
@@ -607,3 +608,41 @@ test('logging in from /admin returns to /admin; the post page\'s Edit and Delete
 });
 
 void addFollowers;
+
+test('links in posts and comments: http and https only, escaped, rel="nofollow ugc noopener"', async () => {
+  const u = await person('link_author');
+  const body = 'Read https://example.org/a?b=1&c=(2) and http://x.test/p. Not javascript:alert(1) nor <b>bold</b>';
+  const id = await publish(u, body);
+  const page = (await u.c.get(`/posts/${id}`)).text;
+  const link = (url) => `<a href="${url}" rel="nofollow ugc noopener">${url}</a>`;
+  assert.ok(page.includes(`Read ${link('https://example.org/a?b=1&amp;c=(2)')} and ${link('http://x.test/p')}.`), 'both linked');
+  assert.ok(page.includes('Not javascript:alert(1) nor &lt;b&gt;bold&lt;/b&gt;'), 'nothing else is markup');
+  assert.doesNotMatch(page, /href="javascript:/);
+  // the same in the feed, and in a comment
+  assert.ok((await u.c.get('/feed')).text.includes(link('http://x.test/p')));
+  assert.equal((await u.c.post(`/posts/${id}/comments`, { body: 'see https://c.test/x, too' })).status, 303);
+  assert.ok((await u.c.get(`/posts/${id}`)).text.includes(`see ${link('https://c.test/x')}, too`));
+});
+
+test('a draft\'s page publishes it; a post\'s tab title is its start', async () => {
+  const u = await person('draft_author');
+  let r = await u.c.post('/posts', { body: 'An unfinished thought about the harbour at dawn, and the gulls that wait there', topic: 'drafts', publish: '0' });
+  assert.equal(r.status, 303);
+  const id = Number(r.location.split('/').pop());
+  let page = (await u.c.get(`/posts/${id}`)).text;
+  assert.match(page, /<title>@draft_author: An unfinished thought about the harbour at dawn, and the gul\u2026 \u00b7 tally<\/title>/);
+  assert.match(page, new RegExp(`<form method="post" class="inline" action="/posts/${id}/edit">`));
+  assert.match(page, />Publish<\/button>/);
+  // its button sends the post as it is, published
+  const form = Object.fromEntries([...page.matchAll(/<input type="hidden" name="(body|topic|publish)" value="([^"]*)">/g)]
+    .map((m) => [m[1], m[2].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&')]));
+  r = await u.c.post(`/posts/${id}/edit`, form);
+  assert.equal(r.status, 303);
+  page = (await u.c.get(r.location)).text;
+  assert.match(page, /data-flash="published"/);
+  assert.doesNotMatch(page, />Publish<\/button>/, 'published: no button');
+  assert.equal(stack.sqlite(`SELECT status || ':' || (SELECT slug FROM topics WHERE id = topic_id) FROM posts WHERE id=${id}`), '1:drafts');
+  // someone else sees it now
+  const v = await person('draft_reader');
+  assert.equal((await v.c.get(`/posts/${id}`)).status, 200);
+});
