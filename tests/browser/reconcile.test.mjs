@@ -148,7 +148,8 @@ test('the admin starts a run, watches its progress reach 100, reads the drift re
       wrong: Number(tr.getAttribute('data-wrong')),
       fixed: Number(tr.getAttribute('data-fixed')),
     })));
-    assert.equal(report.length, 13, 'every family has a row');
+    assert.equal(report.length, 14, 'every family has a row (like_count, the 12 families, the notification groups)');
+    assert.ok(report.find((r) => r.family === 'note_groups').checked > 0);
     assert.ok(report.find((r) => r.family === 'post_likes').checked > 10000);
     const wrong = Object.fromEntries(report.filter((r) => r.wrong > 0).map((r) => [r.family, r.wrong]));
     assert.deepEqual(wrong, expected);
