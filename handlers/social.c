@@ -11,7 +11,7 @@
  *   GET  /posts/ID/edit               the edit form (author) | 403 | 404
  *   POST /posts/ID/edit               303 /posts/ID | 400 | 403 | 404
  *   POST /posts/ID/delete             303 /feed | 403 | 404
- *   POST /posts/ID/like, /unlike, /repost     303 /posts/ID | 404
+ *   POST /posts/ID/like, /unlike, /repost, /unrepost   303 /posts/ID | 404
  *   POST /posts/ID/comments           303 /posts/ID | 400 | 404
  *   POST /comments/ID/delete          303 /posts/PID | 403 | 404
  *   GET  /t/SLUG?page=N               a topic's posts | 404
@@ -70,6 +70,8 @@ static const struct route routes[] = {
 	    .call.post = post_unlike, .flags = ROUTE_ACT },
 	{ METHOD_POST, "/posts/:id/repost", .act = act_post_with,
 	    .call.post = post_repost, .flags = ROUTE_ACT },
+	{ METHOD_POST, "/posts/:id/unrepost", .act = act_post_with,
+	    .call.post = post_unrepost, .flags = ROUTE_ACT },
 	{ METHOD_POST, "/posts/:id/comments", .act = act_post_comment,
 	    .flags = ROUTE_USER | ROUTE_WRITE },
 	{ METHOD_POST, "/comments/:id/delete", .act = act_post_comment_delete,

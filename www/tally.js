@@ -60,7 +60,8 @@
       if (act === 'like' || act === 'unlike') {
         b.setAttribute('formaction', base + (data.liked ? 'unlike' : 'like'));
         b.textContent = data.liked ? 'Liked' : 'Like';
-      } else if (act === 'repost') {
+      } else if (act === 'repost' || act === 'unrepost') {
+        b.setAttribute('formaction', base + (data.reposted ? 'unrepost' : 'repost'));
         b.textContent = data.reposted ? 'Reposted' : 'Repost';
       }
     });

@@ -252,9 +252,10 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 	return POST_OK;
 }
 
-/* A like, unlike or repost: the row, the post's like count and the
- * deltas of what really changed in one transaction.  A like keeps its
- * notification's id (likes.note_id); unlike withdraws that one by id. */
+/* A like, unlike, repost or unrepost: the row, the post's like count and
+ * the deltas of what really changed in one transaction.  A like keeps its
+ * notification's id (likes.note_id); unlike withdraws that one by id, an
+ * unrepost its repost's by its source (notify.h). */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
     int with_time)
@@ -266,6 +267,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	long long note_id = 0;
 	int rc, changed, note = 0;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
+	int undo = st == STMT_LIKE_DELETE || st == STMT_REPOST_DELETE;
 	int read_first = st == STMT_LIKE_DELETE && !db_cheap_returning(d);
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
@@ -293,12 +295,14 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		if (st == STMT_LIKE_DELETE)
 			rc = notify_withdraw_id(d, note_id, p.user_id, uid,
 			    "like", id, 0);
+		else if (st == STMT_REPOST_DELETE)
+			rc = notify_withdraw(d, p.user_id, uid, "repost", id, 0);
 		else
 			rc = notify_add(d, p.user_id, uid, like ? "like" :
 			    "repost", id, 0, &note_id);
 		if (rc == -1)
 			goto fail;
-		note = st == STMT_LIKE_DELETE ? -rc : rc;
+		note = undo ? -rc : rc;
 	}
 	if (changed && st == STMT_LIKE_INSERT && note_id > 0) {
 		if ((s = db_stmt(d, STMT_LIKE_NOTE)) == NULL)
@@ -325,9 +329,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	r.topic = p.topic_id;
 	r.visible = 1;
 	/* The row's deltas and the notification's: one outbox row. */
-	if (commit_counted(a, changed && st == STMT_LIKE_DELETE ? &r : NULL,
-	    changed && st != STMT_LIKE_DELETE ? &r : NULL, p.user_id,
-	    note) == -1)
+	if (commit_counted(a, changed && undo ? &r : NULL,
+	    changed && !undo ? &r : NULL, p.user_id, note) == -1)
 		goto fail;
 	return POST_OK;
 fail:
@@ -351,6 +354,12 @@ int
 post_repost(struct app *a, long long id, long long uid)
 {
 	return pair_action(a, STMT_REPOST_INSERT, id, uid, 1);
+}
+
+int
+post_unrepost(struct app *a, long long id, long long uid)
+{
+	return pair_action(a, STMT_REPOST_DELETE, id, uid, 0);
 }
 
 int

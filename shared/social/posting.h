@@ -34,6 +34,7 @@ int	post_delete(struct app *, long long id, long long uid, int is_admin);
 int	post_like(struct app *, long long id, long long uid);
 int	post_unlike(struct app *, long long id, long long uid);
 int	post_repost(struct app *, long long id, long long uid);
+int	post_unrepost(struct app *, long long id, long long uid);
 
 /* Adds a comment to a visible post; its id goes in *cid. */
 int	post_comment(struct app *, long long id, long long uid,

@@ -551,6 +551,9 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_SESSIONS_OTHERS_DELETE: user, the hash of the one kept */
 	[STMT_SESSIONS_OTHERS_DELETE] =
 	    "DELETE FROM sessions WHERE user_id = ?1 AND hash <> ?2",
+	/* STMT_REPOST_DELETE: post, user -- an unrepost */
+	[STMT_REPOST_DELETE] =
+	    "DELETE FROM reposts WHERE post_id = ?1 AND user_id = ?2",
 	/* STMT_NOTE_GROUP_MAX_ID */
 	[STMT_NOTE_GROUP_MAX_ID] =
 	    "SELECT coalesce(max(id), 0) FROM note_groups",

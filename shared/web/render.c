@@ -251,7 +251,8 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 	if (r->user && POST_VISIBLE(p)) {
 		toggle(r, p->id, c->liked ? "unlike" : "like",
 		    c->liked ? "Liked" : "Like");
-		toggle(r, p->id, "repost", c->reposted ? "Reposted" : "Repost");
+		toggle(r, p->id, c->reposted ? "unrepost" : "repost",
+		    c->reposted ? "Reposted" : "Repost");
 	}
 	html_raw(b, "</p></article>");
 }

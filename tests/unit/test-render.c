@@ -146,7 +146,7 @@ test_post_liked(void **state)
 	/* the label says the state; no aria-pressed beside it */
 	assert_non_null(strstr(h, "<button formaction=\"/posts/42/unlike\">"
 	    "Liked</button>"));
-	assert_non_null(strstr(h, "<button formaction=\"/posts/42/repost\">"
+	assert_non_null(strstr(h, "<button formaction=\"/posts/42/unrepost\">"
 	    "Reposted</button>"));
 	assert_null(strstr(h, "aria-pressed"));
 	assert_non_null(strstr(h, ">1</b>\xc2\xa0like "));
