@@ -19,8 +19,12 @@ struct ck_entry {
 	char		 name[CKEEP_NAME];
 };
 
-/* per process: kept between requests */
+/* per process: kept between requests.  A lookup reads the window's tags
+ * (the hash of each slot's whole name, 0 free: eight in one cache line)
+ * and touches an entry only when its tag matches: on a feed of 30 posts
+ * over 30,000 a window of whole entries was 16 cache misses a counter. */
 static struct ck_entry	*table;		/* CKEEP_SLOTS, allocated on first use */
+static unsigned long long *tags;	/* CKEEP_SLOTS, beside it */
 static unsigned long long gen = 1;	/* forgetting all is a new generation */
 static unsigned long long epoch;	/* drops so far */
 static unsigned long long nhits, nmisses;
@@ -39,31 +43,41 @@ name_of(const char *hash, const char *field, char *out)
 	return 0;
 }
 
-static struct ck_entry *
+/* The first slot of a hash's window (its fields' slots). */
+static size_t
 window_of(unsigned long long hk)
 {
-	return &table[(hk >> 17) % (CKEEP_SLOTS - CKEEP_WINDOW + 1)];
+	return (size_t)((hk >> 17) % (CKEEP_SLOTS - CKEEP_WINDOW + 1));
+}
+
+/* The tag of a whole name: never 0 (a free slot's). */
+static unsigned long long
+tag_of(const char *name)
+{
+	unsigned long long t = rds_key_hash(name, strlen(name));
+
+	return t != 0 ? t : 1;
 }
 
 int
 ckeep_get(const char *hash, const char *field, long long *v)
 {
 	char name[CKEEP_NAME];
-	unsigned long long hk;
-	struct ck_entry *w;
+	unsigned long long t;
+	size_t w;
 	int i;
 
 	if (table == NULL || name_of(hash, field, name) == -1) {
 		nmisses++;
 		return 0;
 	}
-	hk = rds_key_hash(hash, strlen(hash));
-	w = window_of(hk);
+	w = window_of(rds_key_hash(hash, strlen(hash)));
+	t = tag_of(name);
 	for (i = 0; i < CKEEP_WINDOW; i++)
-		if (w[i].gen == gen && w[i].hk == hk &&
-		    strcmp(w[i].name, name) == 0) {
-			w[i].used_at = nhits + nmisses;
-			*v = w[i].v;
+		if (tags[w + i] == t && table[w + i].gen == gen &&
+		    strcmp(table[w + i].name, name) == 0) {
+			table[w + i].used_at = nhits + nmisses;
+			*v = table[w + i].v;
 			nhits++;
 			return 1;
 		}
@@ -76,42 +90,45 @@ ckeep_put(const char *hash, const char *field, long long v,
     unsigned long long at_epoch)
 {
 	char name[CKEEP_NAME];
-	unsigned long long hk;
-	struct ck_entry *w, *e = NULL;
+	unsigned long long hk, t;
+	struct ck_entry *e = NULL;
+	size_t w, k = 0;
 	int i;
 
 	if (at_epoch != epoch || name_of(hash, field, name) == -1)
 		return;
-	if (table == NULL)
+	if (table == NULL) {
 		table = xcalloc(CKEEP_SLOTS, sizeof(*table));
+		tags = xcalloc(CKEEP_SLOTS, sizeof(*tags));
+	}
 	hk = rds_key_hash(hash, strlen(hash));
 	w = window_of(hk);
+	t = tag_of(name);
 	/* the same name, else a free slot, else the least recently used */
-	for (i = 0; i < CKEEP_WINDOW; i++)
-		if (w[i].gen == gen && w[i].hk == hk &&
-		    strcmp(w[i].name, name) == 0) {
-			e = &w[i];
-			break;
-		}
 	for (i = 0; e == NULL && i < CKEEP_WINDOW; i++)
-		if (w[i].gen != gen)
-			e = &w[i];
+		if (tags[w + i] == t && table[w + i].gen == gen &&
+		    strcmp(table[w + i].name, name) == 0)
+			e = &table[k = w + (size_t)i];
+	for (i = 0; e == NULL && i < CKEEP_WINDOW; i++)
+		if (tags[w + i] == 0 || table[w + i].gen != gen)
+			e = &table[k = w + (size_t)i];
 	if (e == NULL)
-		for (e = &w[0], i = 1; i < CKEEP_WINDOW; i++)
-			if (w[i].used_at < e->used_at)
-				e = &w[i];
+		for (e = &table[k = w], i = 1; i < CKEEP_WINDOW; i++)
+			if (table[w + i].used_at < e->used_at)
+				e = &table[k = w + (size_t)i];
 	e->hk = hk;
 	e->gen = gen;
 	e->used_at = nhits + nmisses;
 	e->v = v;
 	memcpy(e->name, name, strlen(name) + 1);
+	tags[k] = t;
 }
 
 void
 ckeep_drop(const char *key, size_t len)
 {
 	unsigned long long hk;
-	struct ck_entry *w;
+	size_t w;
 	int i;
 
 	epoch++;
@@ -124,9 +141,11 @@ ckeep_drop(const char *key, size_t len)
 	hk = rds_key_hash(key, len);
 	w = window_of(hk);
 	for (i = 0; i < CKEEP_WINDOW; i++)
-		if (w[i].gen == gen && w[i].hk == hk &&
-		    strncmp(w[i].name, key, len) == 0 && w[i].name[len] == '\n')
-			w[i].gen = 0;
+		if (tags[w + i] != 0 && table[w + i].gen == gen &&
+		    table[w + i].hk == hk &&
+		    strncmp(table[w + i].name, key, len) == 0 &&
+		    table[w + i].name[len] == '\n')
+			tags[w + i] = 0;
 }
 
 unsigned long long

@@ -182,10 +182,11 @@ view_news(struct req *r, const void *vm)
 	page_begin(r, "News");
 	html_raw(b, "<h1>What\xe2\x80\x99s new</h1><section class=\"card\">");
 	if (lit > 0) {
-		html_raw(b, "<p>The editors flagged something new on ");
+		html_raw(b, "<p>The editors flagged something new (");
 		render_time(r, lit);
-		html_raw(b, ". Catch up on the <a href=\"/notices\">notices</a> "
-		    "and your <a href=\"/feed\">feed</a>.</p>");
+		html_raw(b, "): the latest <a href=\"/notices\">notices</a> "
+		    "say what it is, and your <a href=\"/feed\">feed</a> has "
+		    "what the people you follow posted since.</p>");
 	} else
 		html_raw(b, "<p class=\"muted\">Nothing new yet.</p>");
 	html_raw(b, "</section>");
