@@ -1,5 +1,11 @@
 /* posting.c -- the actions on posts, likes, reposts and comments; see
- * posting.h. */
+ * posting.h.
+ *
+ * One file: every action here writes a post's rows through the same
+ * transaction helpers (begin_on_visible(), step_first(), commit_counted():
+ * the row's old state, what really changed, the formula's deltas in one
+ * outbox row), which split across files would be exported for no reader
+ * but each other. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
