@@ -12,37 +12,88 @@ static struct rds_script tl_count_lua = { .src =
 	"if redis.call('GET', KEYS[2]) ~= '1' then return -1 end\n"
 	"return redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')\n" };
 
+/* KEYS: set, marker, set, marker...  ARGV: after, after...  Each
+ * author's count, -1 unless complete: one script for many authors on one
+ * Redis, where a script costs about ten plain commands and the followed
+ * badge's cold path asked for one an author. */
+static struct rds_script tl_count_many_lua = { .src =
+	"#!lua flags=no-writes\n"
+	"local out = {}\n"
+	"for i = 1, #ARGV do\n"
+	"  if redis.call('GET', KEYS[2 * i]) ~= '1' then out[i] = -1 else\n"
+	"  out[i] = redis.call('ZCOUNT', KEYS[2 * i - 1], '(' .. ARGV[i], '+inf')"
+	" end\n"
+	"end\n"
+	"return out\n" };
+
+#define TL_COUNT_MANY	128	/* authors a script, well inside its arguments */
+
+/* Queues the counts of authors [from, from + n): one script on one Redis,
+ * a script each on a cluster (their timelines are in many slots).  How
+ * many replies to read, or -1. */
+static int
+send_counts(struct rds *rd, int many, int n, const long long *authors,
+    const long long *after)
+{
+	struct tl_keys k[TL_COUNT_MANY];
+	const char *keys[2 * TL_COUNT_MANY], *args[TL_COUNT_MANY];
+	char num[TL_COUNT_MANY][24];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		tl_keys(&k[i], TL_PROFILE, authors[i]);
+		keys[2 * i] = k[i].set;
+		keys[2 * i + 1] = k[i].ok;
+		snprintf(num[i], sizeof(num[i]), "%lld", after[i]);
+		args[i] = num[i];
+	}
+	if (many)
+		return rds_append_eval(rd, &tl_count_many_lua, 2 * n, keys, n,
+		    args) == -1 ? -1 : 1;
+	for (i = 0; i < n; i++)
+		if (rds_append_eval(rd, &tl_count_lua, 2, keys + 2 * i, 1,
+		    args + i) == -1)
+			return i;
+	return n;
+}
+
+/* Reads what send_counts() queued into out[0..n). */
+static void
+read_counts(struct rds *rd, int many, int replies, int n, long long *out)
+{
+	rds_reply *rep;
+	size_t j;
+	int i;
+
+	for (i = 0; i < replies; i++) {
+		if (rds_get_reply(rd, &rep) == -1)
+			return;
+		if (!many && rep->type == RDS_INTEGER)
+			out[i] = rep->integer;
+		for (j = 0; many && rep->type == RDS_ARRAY &&
+		    rep->elements == (size_t)n && j < rep->elements; j++)
+			if (rep->element[j]->type == RDS_INTEGER)
+				out[j] = rep->element[j]->integer;
+		rds_free(rep);
+	}
+}
+
 int
 tl_count_after(struct app *a, int n, const long long *authors,
     const long long *after, long long *out)
 {
-	struct tl_keys k;
-	const char *keys[2], *args[1];
-	char num[24];
-	rds_reply *rep;
 	struct dbq *s;
 	struct rds *rd = app_reader(a);
-	int i, queued = 0;
+	int i, m, sent, from, many = !rds_is_cluster(rd);
 
 	for (i = 0; i < n; i++)
 		out[i] = -1;
-	for (i = 0; i < n; i++) {
-		tl_keys(&k, TL_PROFILE, authors[i]);
-		keys[0] = k.set;
-		keys[1] = k.ok;
-		snprintf(num, sizeof(num), "%lld", after[i]);
-		args[0] = num;
-		if (rds_append_eval(rd, &tl_count_lua, 2, keys, 1, args) == -1)
+	for (from = 0; from < n; from += TL_COUNT_MANY) {
+		m = n - from < TL_COUNT_MANY ? n - from : TL_COUNT_MANY;
+		if ((sent = send_counts(rd, many, m, authors + from,
+		    after + from)) == -1)
 			break;
-		queued++;
-	}
-	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(rd, &rep) == -1) {
-			break;
-		}
-		if (rep->type == RDS_INTEGER)
-			out[i] = rep->integer;
-		rds_free(rep);
+		read_counts(rd, many, sent, m, out + from);
 	}
 	for (i = 0; i < n; i++) {
 		if (out[i] >= 0)

@@ -6,6 +6,9 @@
 --                 /posts/<random post>/like or /unlike (half each)
 --   MODE=feed     GET /feed (the "spread" feed)
 --   MODE=profile  GET /u/<random login> (the "spread" profile)
+--   MODE=first    GET /feed of every user once, each thread its share in
+--                 order (THREADS: how many threads): every request is its
+--                 user's first since signing in, nothing of it kept yet
 --   MODE=post, badges, like: one part of the mix alone
 --   MODE=hello    GET /__hello: the baseline, with the same cookies and
 --                 the same per-request work in this script
@@ -39,6 +42,17 @@ function init(args)
   if #users == 0 or #posts == 0 then error("traffic.lua: no users or posts") end
   mode = os.getenv("MODE") or "mix"
   math.randomseed(tonumber(os.getenv("SEED") or "1") + tid)
+  threads = tonumber(os.getenv("THREADS") or "1")
+  share = 0
+  for u = tid, #users, threads do share = share + 1 end
+  nxt, done = tid - threads, 0
+  if mode == "first" then
+    -- only here: a response() makes wrk parse every answer (slower)
+    response = function(status, headers, body)
+      done = done + 1
+      if done >= share then wrk.thread:stop() end
+    end
+  end
   form = { ["Content-Type"] = "application/x-www-form-urlencoded" }
 end
 
@@ -47,6 +61,11 @@ function request()
   local h = cookies[u]
   if mode == "hello" then return wrk.format("GET", "/__hello", h) end
   if mode == "feed" then return wrk.format("GET", "/feed", h) end
+  if mode == "first" then
+    nxt = nxt + threads
+    if nxt <= #users then h = cookies[nxt] end
+    return wrk.format("GET", "/feed", h)
+  end
   if mode == "profile" then
     return wrk.format("GET", "/u/" .. users[math.random(#users)], h)
   end
@@ -62,3 +81,4 @@ function request()
   return wrk.format("POST", "/posts/" .. posts[math.random(#posts)] .. what, hp,
     bodies[u])
 end
+

@@ -11,6 +11,9 @@
 #            /badges.json, 10 % like or unlike of a random post
 #   feed     /feed, every request another user's ("spread")
 #   profile  /u/<someone>, every request another user's ("spread")
+#   first    every user's /feed once, the first request of each since
+#            signing in: measured first, on a stack nothing has been asked
+#            of but the sign-ins (no goal: what a cold visit costs)
 # and, labelled as what they are, the kept-page case: one user's /feed and
 # one /u/LOGIN asked again and again.
 # Each is measured in rounds back to back with the 1 KB hello
@@ -118,7 +121,7 @@ one() {
 		    -t"$THREADS" -c"$CONNS" -H "Cookie: sid=$SID1" "$base$url" \
 		    >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
 	else
-		SESSIONS=$RD/$name/sessions POSTS=$RD/$name/posts MODE=$mode \
+		SESSIONS=$RD/$name/sessions POSTS=$RD/$name/posts MODE=$mode THREADS=$THREADS \
 		    SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
 		    -d"${DUR}s" --timeout 10s -t"$THREADS" -c"$CONNS" \
 		    -s tests/bench/traffic.lua "$base" >"$f" 2>&1 ||
@@ -128,6 +131,12 @@ one() {
 	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" ||
 	    die "wrk $tag: answers other than 2xx/3xx: $(grep 'Non-2xx\|Socket' "$f")"
 	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+	# a sweep's threads stop when done, wrk's clock does not: its rate
+	# from the connections and the mean latency (Little's law)
+	[ "$mode" = first ] && RPS=$(awk -v c="$CONNS" '$1 == "Latency" {
+		v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1;
+		printf "%.1f", c * 1000 / (v * m) }' "$f")
 	REQS=$(awk '/requests in/ { print $1 }' "$f")
 	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
 		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
@@ -173,9 +182,10 @@ run_stack() {		# run_stack NAME USERS
 		say "holding: $base (hello: $bh), RUN_DIR $RD/$name; stop with kill $$"
 		sleep 3600
 	fi
-	for w in ${BENCH_ONLY:-mix feed profile onefeed oneprofile}; do
-		local rps="" p99="" costs=()
-		for r in $(seq 1 "$ROUNDS"); do
+	for w in ${BENCH_ONLY:-first mix feed profile onefeed oneprofile}; do
+		local rps="" p99="" costs=() rounds=$ROUNDS
+		[ "$w" = first ] && rounds=1	# only the first is first
+		for r in $(seq 1 "$rounds"); do
 			one "$name" "$bh" "$name-hello-$w-$r" hello
 			hr=$RPS; hp=$P99
 			case $w in
@@ -194,12 +204,13 @@ run_stack() {		# run_stack NAME USERS
 		mr=$(echo "$rps" | median)
 		mp=$(echo "$p99" | median)
 		RATIO[$name-$w]=$mr
-		med=$(printf '%s\n' "${costs[@]}" | sort -g | sed -n "$(( (ROUNDS + 1) / 2 ))p")
+		med=$(printf '%s\n' "${costs[@]}" | sort -g | sed -n "$(( (rounds + 1) / 2 ))p")
 		k=${med%%|*}
 		local label=$w
 		case $w in
 		mix) label="mix (40 % feed, 20 % profile, 15 % post, 15 % badges, 10 % like/unlike)" ;;
 		feed) label="/feed spread (every request another user's)" ;;
+		first) label="first visits: every user's /feed once, nothing kept yet (no goal)" ;;
 		profile) label="/u/LOGIN spread (every request another user's)" ;;
 		onefeed) label="kept page: one user's /feed again and again" ;;
 		oneprofile) label="kept page: one /u/LOGIN again and again" ;;
