@@ -13,7 +13,7 @@ OPT      ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Wstrict-prototypes -Wwrite-strings -Werror
 CPPFLAGS += -D_GNU_SOURCE -Ishared -Ihandlers -I/usr/include/postgresql -MMD -MP
 CFLAGS   += $(OPT) $(WARN)
-LDLIBS    = -lhiredis -lsqlite3 -lpq -lsodium -ljansson -lm -pthread
+LDLIBS    = -lhiredis -lsqlite3 -lpq -lsodium -ljansson -lcurl -lm -pthread
 
 PORT     ?= 8080
 RUN_DIR  ?= ./run
@@ -26,14 +26,14 @@ export PORT RUN_DIR DEMO REPLICA
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate
-SHARED_store  = sql sql_pg schema schema_pg pg pg_stmt db ckpt query lease rcmd rconn rcl_slot rcluster rcl_map rcl_topo rds rtrack rebuild keys app
+SHARED_store  = sql sql_pg schema schema_pg pg pg_stmt db ckpt query lease rcmd rconn rcl_slot rcluster rcl_map rcl_topo rds rtrack rebuild keys liveq pubsub app
 SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist postview profileview people noteview topview opsview posting follow fanout timeline tlstale tlcount notify badges bcache \
-                pcache seed seed_events followed find runnames throttle
+                pcache seed seed_events followed find runnames throttle live
 SHARED_web    = serve batch req field resp flash route html layout keep act bjson form render view_social view_find view_post view_notes view_admin view_report view_metrics view_account chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
-PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tallyctl bin/tally-run
+PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tally-live bin/tallyctl bin/tally-run
 
 SHARED_OBJS = $(SHARED_SRCS:%=build/shared/%.o)
 LIB         = build/libtally.a
@@ -70,6 +70,7 @@ bin/tally-notify: build/handlers/notify.o $(LIB)
 bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
     build/handlers/metrics_page.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
+bin/tally-live: build/handlers/live.o $(LIB)
 bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \

@@ -17,7 +17,18 @@
  *   GET  /badges.json                 {"notifications":N,"notices":N,
  *                                     "followed":N,"red_dot":B}; ETag and
  *                                     If-None-Match (304) | 401 logged out
+ *   GET  /badges/live                 the same object as a live stream:
+ *                                     the session checked here, the
+ *                                     badges now published to the user's
+ *                                     channel, the stream handed to nginx
+ *                                     (nchan: X-Accel-Redirect), which
+ *                                     holds it | 401 logged out | 406
+ *                                     without Accept: text/event-stream |
+ *                                     503 when Redis is down (the page
+ *                                     polls)
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +36,7 @@
 
 #include "base/clock.h"
 #include "social/badges.h"
+#include "social/live.h"
 #include "social/notify.h"
 #include "social/session.h"
 #include "social/sesscache.h"
@@ -32,6 +44,9 @@
 #include "web/act.h"
 #include "web/batch.h"
 #include "web/bjson.h"
+#include "store/liveq.h"
+#include "store/pubsub.h"
+#include "base/metrics.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/req.h"
@@ -43,7 +58,7 @@
 #define NOTES_PAGE	30
 
 static const struct page page_notifications, page_notices, page_news,
-	    page_badges_html, page_badges_json;
+	    page_badges_html, page_badges_json, page_badges_live;
 static int act_note_with(struct req *, const struct route *);
 static int act_notify_read_all(struct req *, const struct route *);
 
@@ -63,6 +78,8 @@ static const struct route routes[] = {
 	/* Polled by every open page: the session is checked in Redis. */
 	{ METHOD_GET, "/badges.json", .page = &page_badges_json,
 	    .flags = ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER },
+	{ METHOD_GET, "/badges/live", .page = &page_badges_live,
+	    .flags = ROUTE_USER | ROUTE_JSON },
 };
 
 /* The polls taken together: their badges read in one round trip. */
@@ -272,4 +289,62 @@ badges_json_load(struct req *r, void *vm)
 static const struct page page_badges_json = {
 	sizeof(struct badges_json_model), badges_json_load, view_badges_json,
 	NULL
+};
+
+/* The publisher towards nginx's nchan (process state: one kept-alive
+ * connection, opened at the first stream). */
+static struct pubsub live_pub;
+static int live_pub_open;
+
+static enum page_load
+badges_live_load(struct req *r, void *vm)
+{
+	struct app *a = r->app;
+	struct badges bd;
+	const char *json, *etag;
+	char sock[PATH_MAX + 16], channel[32], where[64];
+	long long uid = r->sess.user_id;
+
+	(void)vm;
+	/* nginx's module serves EventSource only (as a browser asks) */
+	if (req_param(r, "HTTP_ACCEPT") == NULL ||
+	    strstr(req_param(r, "HTTP_ACCEPT"), "text/event-stream") == NULL) {
+		resp_text(r, 406, "application/json", "{\"error\":\"an "
+		    "EventSource stream: send Accept: text/event-stream\"}\n");
+		return PAGE_ANSWERED;
+	}
+	/* Registered first: a change from now on is told to this stream;
+	 * without Redis there is nothing to tell it, and the page polls. */
+	if (liveq_join(&a->rds, uid, clock_wall_ms() + LIVEQ_STREAM_MS) == -1) {
+		resp_header(r, "Retry-After", "5");
+		resp_text(r, 503, "application/json",
+		    "{\"error\":\"live badges unavailable\"}\n");
+		return PAGE_ANSWERED;
+	}
+	if (!live_pub_open && cfg_path(&a->cfg, "live.sock", sock,
+	    sizeof(sock)) == 0 && pubsub_open(&live_pub, sock) == 0)
+		live_pub_open = 1;
+	/* The first event is the badges now: published, so the channel's
+	 * last message (which nginx sends a new subscriber first) is it. */
+	snprintf(channel, sizeof(channel), "u%lld", uid);
+	if (badges_get(a, uid, &bd) == -1 ||
+	    bjson_get(&bd, &json, &etag) == -1 || !live_pub_open ||
+	    pubsub_publish(&live_pub, channel, json, strlen(json)) == -1) {
+		metrics_live(a->metrics, METRICS_LIVE_FAILED);
+		resp_header(r, "Retry-After", "5");
+		resp_text(r, 503, "application/json",
+		    "{\"error\":\"live badges unavailable\"}\n");
+		return PAGE_ANSWERED;
+	}
+	metrics_live(a->metrics, METRICS_LIVE_PUBLISHED);
+	metrics_live(a->metrics, METRICS_LIVE_OPENED);
+	snprintf(where, sizeof(where), "/internal/badges/%lld", uid);
+	resp_header(r, "X-Accel-Redirect", where);
+	resp_header(r, "X-Accel-Buffering", "no");
+	resp_text(r, 200, "text/plain", "");
+	return PAGE_ANSWERED;
+}
+
+static const struct page page_badges_live = {
+	0, badges_live_load, NULL, NULL
 };

@@ -65,7 +65,7 @@ static const struct pool {
 	{ "admin", "admin", NULL },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
-#define NSVC		(NHANDLERS + RUN_HOSTS_MAX + 3 + RUN_REDIS_MAX)
+#define NSVC		(NHANDLERS + RUN_HOSTS_MAX + 4 + RUN_REDIS_MAX)
 
 struct paths {
 	char	bin[PATH_MAX];		/* our programs */
@@ -104,7 +104,7 @@ render_nginx(const struct paths *p, const struct cfg *c, const char *port,
     int hosts, int base)
 {
 	static const char *const files[] = { "nginx.conf", "tally-http.conf",
-	    "tally.conf", "tally-headers.conf", "tally-fastcgi.conf" };
+	    "tally-live.conf", "tally.conf", "tally-headers.conf", "tally-fastcgi.conf" };
 	char in[PATH_MAX + 64], out[PATH_MAX + 64], www[PATH_MAX + 8];
 	char user[256] = "", ups[4096];
 	const char *rate = getenv("TALLY_LOGIN_RATE");
@@ -243,6 +243,14 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 	argvs[*k][0] = xstrdup(prog);
 	argvs[*k][1] = NULL;
 	svcs[*k].name = "worker";
+	svcs[*k].stop_group = 1;
+	(*k)++;
+	/* the live badges' publisher (handlers/live.c): one a host, each
+	 * taking its share of the changes */
+	pathf(prog, sizeof(prog), "%s/tally-live", p->bin);
+	argvs[*k][0] = xstrdup(prog);
+	argvs[*k][1] = NULL;
+	svcs[*k].name = "live";
 	svcs[*k].stop_group = 1;
 	(*k)++;
 	return 0;

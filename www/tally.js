@@ -131,9 +131,14 @@
     setTimeout(function () { window.location.reload(); }, 1000);
   }
 
-  // Badges: poll /badges.json with If-None-Match; a 304 changes nothing.
+  // Badges, live: an EventSource on /badges/live (nginx holds it), each
+  // event the /badges.json object.  While it is open, a slow poll of
+  // /badges.json (If-None-Match: a 304 changes nothing) is the safety
+  // net; while it is not (refused, blocked, no EventSource), the poll
+  // comes every 5 s and a stream is tried again every 10 s.
   var box = document.querySelector('[data-badges]');
-  var etag = null, delay = 15000;
+  var etag = null, stopped = false, stream = null, timer = null;
+  var SLOW = 60000, FAST = 5000, RETRY = 10000;
   var names = {
     notifications: 'unread-notifications', notices: 'unread-notices',
     followed: 'unread-followed', red_dot: 'red-dot'
@@ -148,6 +153,10 @@
       if (v === 0) el.setAttribute('data-zero', ''); else el.removeAttribute('data-zero');
     });
   }
+  function schedule() {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(poll, stream && stream.readyState === 1 ? SLOW : FAST);
+  }
   function poll(once) {
     if (!box || !window.fetch) return;
     var headers = etag ? { 'If-None-Match': etag } : {};
@@ -157,13 +166,33 @@
           etag = r.headers.get('ETag');
           return r.json().then(show);
         }
-        if (r.status === 401) delay = 0;	// logged out: stop
+        if (r.status === 401) {	// logged out: stop
+          stopped = true;
+          if (stream) stream.close();
+        }
       })
       .catch(function () { /* offline: try again later */ })
-      .then(function () { if (delay && once !== true) setTimeout(poll, delay); });
+      .then(function () { if (once !== true) schedule(); });
+  }
+  function live() {
+    if (stopped || !window.EventSource) return;
+    stream = new EventSource('/badges/live');
+    stream.onopen = schedule;
+    stream.onmessage = function (e) {
+      try { show(JSON.parse(e.data)); } catch (x) { /* not badges */ }
+    };
+    stream.onerror = function () {
+      // closed for good (refused, or Redis gone): poll, and try again
+      if (stream.readyState === 2) {
+        stream = null;
+        setTimeout(live, RETRY);
+      }
+      schedule();	// reconnecting by itself meanwhile: poll fast
+    };
   }
   if (!box || !window.fetch) return;
-  setTimeout(poll, delay);
+  live();
+  schedule();
   document.addEventListener('visibilitychange', function () {
     if (document.visibilityState === 'visible') poll(true);
   });

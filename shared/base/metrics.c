@@ -104,6 +104,13 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 }
 
 void
+metrics_live(struct metrics *m, int what)
+{
+	if (m != NULL && what >= 0 && what < METRICS_LIVE__MAX)
+		__atomic_fetch_add(&m->live[what], 1, __ATOMIC_RELAXED);
+}
+
+void
 metrics_lock(struct metrics *m, int who, long long wait_us, long long hold_us)
 {
 	struct metrics_lock *l;

@@ -58,9 +58,19 @@ struct metrics_lock {
 	uint64_t	hold_us;
 };
 
+/* The live badges (social/live.h): events published to nginx, those
+ * that failed, and streams opened, from tally's side. */
+enum metrics_live {
+	METRICS_LIVE_PUBLISHED,
+	METRICS_LIVE_FAILED,
+	METRICS_LIVE_OPENED,
+	METRICS_LIVE__MAX
+};
+
 struct metrics {
 	struct metrics_slot	slot[METRICS_HANDLERS];
 	struct metrics_lock	lock[METRICS_LOCKERS];
+	uint64_t		live[METRICS_LIVE__MAX];
 };
 
 /* Maps the shared file; NULL (metrics off) on failure, logged. */
@@ -69,6 +79,8 @@ struct metrics	*metrics_open(const struct cfg *);
 int		 metrics_handler(const char *name);
 void		 metrics_observe(struct metrics *, int handler, int status,
 		    long long us, const struct metrics_cost *);
+/* One more of what (enum metrics_live); m may be NULL. */
+void		 metrics_live(struct metrics *, int what);
 /* One taking of the writers' lock by holder `who`. */
 void		 metrics_lock(struct metrics *, int who, long long wait_us,
 		    long long hold_us);

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "count/cstore.h"
+#include "store/liveq.h"
 
 /* KEYS: pending, meta, outbox marks, seq, fence, fence log, live
  * hashes...  ARGV: the number of rows R, their R outbox row ids ("0":
@@ -209,13 +210,38 @@ queue_one(struct app *a, struct call *c, int s)
 	return rc;
 }
 
+/* The live badges (store/liveq.h): every user whose unread count the
+ * rows move, each once, queued behind the scripts (no round trip of its
+ * own).  How many replies to collect. */
+static int
+tell_live(struct app *a, const struct delta *const *ds, const int *n,
+    int rows)
+{
+	long long told[DELTA_MAX];
+	int r, i, j, k = 0, q = 0, got;
+
+	for (r = 0; r < rows; r++)
+		for (i = 0; i < n[r]; i++) {
+			if (ds[r][i].fam != FAM_USER_UNREAD)
+				continue;
+			for (j = 0; j < k && told[j] != ds[r][i].k1; j++)
+				;
+			if (j < k || k == DELTA_MAX)
+				continue;
+			told[k++] = ds[r][i].k1;
+			if ((got = liveq_append(&a->rds, 'u', ds[r][i].k1)) > 0)
+				q += got;
+		}
+	return q;
+}
+
 void
 cstore_apply_once_n(struct app *a, const long long *ids,
     const struct delta *const *ds, const int *n, int rows, int *rc)
 {
 	struct call c;
 	rds_reply *rep;
-	int s, i, r, q;
+	int s, i, r, q, told;
 
 	assert(rows >= 0);
 	call_make(&c, ids, ds, n, rows);
@@ -227,6 +253,7 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 	for (q = 0; q < c.nscripts; q++)
 		if (queue_one(a, &c, q) == -1)
 			break;
+	told = q == c.nscripts ? tell_live(a, ds, n, rows) : 0;
 	for (s = 0; s < c.nscripts; s++) {
 		struct script *sc = &c.scripts[s];
 
@@ -248,6 +275,8 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 		if (rep != NULL)
 			rds_free(rep);
 	}
+	if (told > 0)
+		rds_collect(&a->rds, told);
 	call_free(&c);
 }
 

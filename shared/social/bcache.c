@@ -8,8 +8,10 @@
 #include "count/cname.h"
 #include "count/cstore.h"
 #include "social/bcache.h"
+#include "social/live.h"
 #include "social/sesscache.h"
 #include "store/keys.h"
+#include "store/liveq.h"
 #include "store/query.h"
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
@@ -306,12 +308,17 @@ bcache_globals(struct app *a, long long latest, long long lit)
 
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
+	int told;
+
 	for (k = 0; k < n; k++) {
 		copy_name(a, k, key, sizeof(key));
 		if (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
 		    args) == 0)
 			queued++;
 	}
+	/* every open stream, in the same round trip */
+	if ((told = liveq_append(&a->rds, 'g', 0)) > 0)
+		queued += told;
 	rds_collect(&a->rds, queued);
 }
 
@@ -339,6 +346,8 @@ bcache_forget(struct app *a, long long uid)
 		rds_free(rep);
 	if (!ok)
 		missed(a);
+	else
+		live_user(a, uid);	/* its stream, if one is open */
 }
 
 /* Bumps the epoch of every copy: 0, or -1 when one was not bumped. */

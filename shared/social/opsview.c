@@ -8,6 +8,7 @@
 #include "social/fanout.h"
 #include "social/opsview.h"
 #include "store/keys.h"
+#include "store/liveq.h"
 #include "store/rds.h"
 #include "store/sql.h"
 
@@ -39,6 +40,17 @@ hash_get(const rds_reply *h, const char *f)
 	return 0;
 }
 
+/* Streams registered and not lapsed (store/liveq.h); -1 unknown. */
+static long long
+live_streams(struct app *a)
+{
+	long long *uids, n;
+
+	n = liveq_members(&a->rds, clock_wall_ms(), &uids);
+	free(uids);
+	return n;
+}
+
 void
 ops_view_load(struct app *a, unsigned parts, struct ops_view *v)
 {
@@ -50,6 +62,7 @@ ops_view_load(struct app *a, unsigned parts, struct ops_view *v)
 	v->pending = flush_pending(a);
 	v->fanout_jobs = fanout_pending(a);
 	v->flush_lag = flush_lag(a);
+	v->live_streams = live_streams(a);
 	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
 	for (i = 0; i < FAM__MAX; i++) {
 		struct drift_row *d = &v->drift[v->ndrift];

@@ -18,6 +18,7 @@ struct ops_view {
 	long long		pending;	/* counters with unflushed deltas */
 	long long		fanout_jobs;	/* deferred, waiting or running */
 	long long		flush_lag;	/* s since the last batch; -1 none */
+	long long		live_streams;	/* registered open streams (live.h) */
 	struct drift_row	drift[FAM__MAX];
 	int			ndrift;
 	long long		cache_rebuilds, cache_sql;

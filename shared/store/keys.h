@@ -13,7 +13,8 @@
  * {jobs}:inline the batches handlers do after answering (fanout.h); the
  * badges' global part is {g}:badge on one Redis, and on a cluster one
  * copy in each sixteenth of the slot space, {g42}:badge ... {g12}:badge,
- * so that every node holds one (bcache.h).
+ * so that every node holds one (bcache.h); {g}:live:q and {g}:live, what
+ * the live badges tell and to whom (liveq.h).
  * Counters live in 1024 buckets, each its own hash tag (cstore.h):
  *   {c<B>}:<what>      a bucket's pending, inflight, meta, outbox
  *   {c<B>}:<tag><id>   the live values of one object ("p42", "u7")
@@ -72,6 +73,9 @@ void	key_view(char *out, size_t sz, long long post, long long uid,
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
 #define KEY_JOBS_INLINE		"{jobs}:inline"
 #define KEY_BADGE_GLOBAL	"{g}:badge"
+/* The live badges' queue and open streams (liveq.h). */
+#define KEY_LIVE_QUEUE		"{g}:live:q"
+#define KEY_LIVE_SET		"{g}:live"
 /* On a cluster: copy k (0 <= k < KEY_BADGE_COPIES) of the badges' global
  * part, whose slot lies in the k-th sixteenth of the slot space. */
 #define KEY_BADGE_COPIES	16

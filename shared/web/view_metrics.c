@@ -130,6 +130,22 @@ view_metrics(struct buf *out, const struct metrics *m,
 	metric_head(out, "tally_flush_lag_seconds", "gauge",
 	    "Seconds since the last applied flush batch (-1: none yet).");
 	buf_printf(out, "tally_flush_lag_seconds %lld\n", v->flush_lag);
+	metric_head(out, "tally_live_streams", "gauge",
+	    "Live badge streams open, as registered by tally (-1: Redis down).");
+	buf_printf(out, "tally_live_streams %lld\n", v->live_streams);
+	metric_head(out, "tally_live_publishes_total", "counter",
+	    "Live badge events published to nginx.");
+	buf_printf(out, "tally_live_publishes_total %llu\n", m != NULL ?
+	    (unsigned long long)m->live[METRICS_LIVE_PUBLISHED] : 0ULL);
+	metric_head(out, "tally_live_publish_failures_total", "counter",
+	    "Live badge events nginx or Redis did not take (the pages' polls "
+	    "correct them).");
+	buf_printf(out, "tally_live_publish_failures_total %llu\n", m != NULL ?
+	    (unsigned long long)m->live[METRICS_LIVE_FAILED] : 0ULL);
+	metric_head(out, "tally_live_streams_opened_total", "counter",
+	    "Live badge streams handed to nginx.");
+	buf_printf(out, "tally_live_streams_opened_total %llu\n", m != NULL ?
+	    (unsigned long long)m->live[METRICS_LIVE_OPENED] : 0ULL);
 	metric_head(out, "tally_fanout_jobs", "gauge",
 	    "Deferred fan-out jobs waiting or running.");
 	buf_printf(out, "tally_fanout_jobs %lld\n", v->fanout_jobs);

@@ -1,0 +1,93 @@
+/* live.c -- live badges: who is told; see live.h. */
+#include <stdlib.h>
+
+#include "base/buf.h"
+#include "social/live.h"
+#include "store/query.h"
+
+void
+live_user(struct app *a, long long uid)
+{
+	liveq_push(&a->rds, 'u', uid);
+}
+
+void
+live_everyone(struct app *a)
+{
+	liveq_push(&a->rds, 'g', 0);
+}
+
+void
+live_author(struct app *a, long long author)
+{
+	liveq_push(&a->rds, 'a', author);
+}
+
+static int
+in(const long long *v, int n, long long x)
+{
+	int lo = 0, hi = n - 1, mid;
+
+	while (lo <= hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid] == x)
+			return 1;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return 0;
+}
+
+/* Whether follower follows followee: 1, 0, or -1. */
+static int
+follows(struct app *a, long long follower, long long followee)
+{
+	struct dbq *s = db_stmt(&a->db, STMT_IS_FOLLOWING);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, follower);
+	dbq_bind_i64(s, 2, followee);
+	rc = dbq_step(s);
+	db_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}
+
+static int
+by_id(const void *x, const void *y)
+{
+	long long p = *(const long long *)x, q = *(const long long *)y;
+
+	return p < q ? -1 : p > q;
+}
+
+int
+live_targets(struct app *a, const struct liveq_batch *b,
+    const long long *live, int nlive, long long **out)
+{
+	long long users[LIVEQ_TAKE_MAX];
+	int i, j, n = 0, f, hit;
+
+	for (i = 0; i < b->nusers; i++)
+		users[i] = b->users[i];
+	qsort(users, (size_t)b->nusers, sizeof(users[0]), by_id);
+	*out = xcalloc((size_t)nlive + 1, sizeof(**out));
+	for (i = 0; i < nlive; i++) {
+		hit = b->everyone || in(users, b->nusers, live[i]);
+		/* a stream per live user is few: one indexed look-up each */
+		for (j = 0; !hit && j < b->nauthors; j++) {
+			if ((f = follows(a, live[i], b->authors[j])) == -1) {
+				free(*out);
+				*out = NULL;
+				return -1;
+			}
+			hit = f;
+		}
+		if (hit)
+			(*out)[n++] = live[i];
+	}
+	return n;
+}

@@ -1,0 +1,38 @@
+/* live.h -- live badges: which changes move whose badges, and whom a
+ * taken batch of changes reaches.
+ *
+ * Every change that moves a user's badges says so after it is written
+ * (store/liveq.h): an unread count that moved (count/capply.c, for the
+ * user whose FAM_USER_UNREAD changed: a like, comment, repost or follow
+ * notified or withdrawn, a read, a read-all, a delete), a read marker or
+ * a follow (bcache_forget()), a notice or the red dot (everyone), an
+ * author's post published or deleted (the author's followers).  The
+ * publisher (handlers/live.c) takes what came, coalesced over a few
+ * milliseconds, keeps the users who have a stream open (liveq_members()),
+ * reads each one's badges (badges.h: the cache, so mostly one round trip)
+ * and publishes them to the user's channel in nginx.
+ *
+ * Nothing exact depends on it: a change that is not told (Redis down, the
+ * queue capped, a publish refused) is corrected by the page's next poll
+ * of /badges.json, which the page keeps, slowly, while a stream is open.
+ */
+#ifndef TALLY_LIVE_H
+#define TALLY_LIVE_H
+
+#include "store/app.h"
+#include "store/liveq.h"
+
+/* uid's badges moved: told to its stream.  Never fails the caller. */
+void	live_user(struct app *, long long uid);
+/* Everyone's (a notice, the red dot). */
+void	live_everyone(struct app *);
+/* The followers of author (a post of theirs published or deleted). */
+void	live_author(struct app *, long long author);
+
+/* The users of b with an open stream: b's users, everyone for "g", the
+ * followers of b's authors -- each among live[0..nlive) (each once).
+ * Into *out (malloc'd); how many, or -1 (SQLite failed). */
+int	live_targets(struct app *, const struct liveq_batch *b,
+	    const long long *live, int nlive, long long **out);
+
+#endif

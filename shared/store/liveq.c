@@ -1,0 +1,178 @@
+/* liveq.c -- the live badges' queue and open streams; see liveq.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "store/keys.h"
+#include "store/liveq.h"
+
+#define CAP_STR	"-100000"	/* LTRIM's start: the newest LIVEQ_CAP */
+
+int
+liveq_append(struct rds *r, char kind, long long id)
+{
+	char item[24];
+	const char *push[3] = { "RPUSH", KEY_LIVE_QUEUE, item };
+	const char *trim[4] = { "LTRIM", KEY_LIVE_QUEUE, CAP_STR, "-1" };
+
+	if (kind == 'g')
+		snprintf(item, sizeof(item), "g");
+	else
+		snprintf(item, sizeof(item), "%c%lld", kind, id);
+	if (rds_append_strs(r, 3, push) == -1)
+		return -1;
+	if (rds_append_strs(r, 4, trim) == -1) {
+		rds_collect(r, 1);
+		return -1;
+	}
+	return 2;
+}
+
+int
+liveq_push(struct rds *r, char kind, long long id)
+{
+	int n = liveq_append(r, kind, id);
+
+	return n < 0 ? -1 : rds_collect(r, n);
+}
+
+int
+liveq_join(struct rds *r, long long uid, long long until_ms)
+{
+	rds_reply *rep;
+	char score[24], member[24];
+	int ok;
+
+	snprintf(score, sizeof(score), "%lld", until_ms);
+	snprintf(member, sizeof(member), "%lld", uid);
+	rep = rds_cmdv(r, "ZADD", KEY_LIVE_SET, "GT", score, member, NULL);
+	ok = rep != NULL && rep->type == RDS_INTEGER;
+	if (rep != NULL)
+		rds_free(rep);
+	return ok ? 0 : -1;
+}
+
+static int
+add_id(long long *v, int *n, long long id)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == id)
+			return 0;
+	if (*n == LIVEQ_TAKE_MAX)
+		return -1;
+	v[(*n)++] = id;
+	return 0;
+}
+
+int
+liveq_parse(const char *item, size_t len, struct liveq_batch *b)
+{
+	char buf[24], *end;
+	long long id;
+
+	if (len == 1 && item[0] == 'g') {
+		b->everyone = 1;
+		return 0;
+	}
+	if (len < 2 || len >= sizeof(buf) || (item[0] != 'u' && item[0] != 'a'))
+		return -1;
+	memcpy(buf, item + 1, len - 1);
+	buf[len - 1] = '\0';
+	id = strtoll(buf, &end, 10);
+	if (*end != '\0' || id <= 0 || buf[0] < '0' || buf[0] > '9')
+		return -1;
+	if (item[0] == 'u')
+		return add_id(b->users, &b->nusers, id);
+	return add_id(b->authors, &b->nauthors, id);
+}
+
+static void
+take_reply(const rds_reply *rep, struct liveq_batch *b)
+{
+	size_t i;
+
+	if (rep->type == RDS_STRING)
+		liveq_parse(rep->str, rep->len, b);
+	for (i = 0; rep->type == RDS_ARRAY && i < rep->elements; i++)
+		if (rep->element[i]->type == RDS_STRING)
+			liveq_parse(rep->element[i]->str,
+			    rep->element[i]->len, b);
+}
+
+int
+liveq_take(struct rds *r, int wait_ms, int coalesce_ms, struct liveq_batch *b)
+{
+	rds_reply *rep;
+	char secs[24], count[16];
+
+	memset(b, 0, sizeof(*b));
+	snprintf(secs, sizeof(secs), "%d.%03d", wait_ms / 1000, wait_ms % 1000);
+	if ((rep = rds_cmdv(r, "BLPOP", KEY_LIVE_QUEUE, secs, NULL)) == NULL)
+		return -1;
+	if (rep->type == RDS_ERROR) {
+		rds_free(rep);
+		return -1;
+	}
+	if (rep->type != RDS_ARRAY || rep->elements != 2) {
+		rds_free(rep);		/* nil: the wait ran out */
+		return 0;
+	}
+	take_reply(rep->element[1], b);
+	rds_free(rep);
+	/* what comes within a few milliseconds goes out as one event */
+	if (coalesce_ms > 0) {
+		struct timespec ts = { 0, (long)coalesce_ms * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	snprintf(count, sizeof(count), "%d", LIVEQ_TAKE_MAX);
+	if ((rep = rds_cmdv(r, "LPOP", KEY_LIVE_QUEUE, count, NULL)) == NULL)
+		return 1;		/* the first is taken: tell it */
+	take_reply(rep, b);
+	rds_free(rep);
+	return 1;
+}
+
+int
+liveq_members(struct rds *r, long long now_ms, long long **uids)
+{
+	rds_reply *rep;
+	char from[24];
+	size_t i;
+	int n = 0;
+
+	*uids = NULL;
+	snprintf(from, sizeof(from), "(%lld", now_ms);
+	if ((rep = rds_cmdv(r, "ZRANGEBYSCORE", KEY_LIVE_SET, from, "+inf",
+	    NULL)) == NULL)
+		return -1;
+	if (rep->type != RDS_ARRAY) {
+		rds_free(rep);
+		return -1;
+	}
+	*uids = xcalloc(rep->elements + 1, sizeof(**uids));
+	for (i = 0; i < rep->elements; i++)
+		if (rep->element[i]->type == RDS_STRING)
+			(*uids)[n++] = strtoll(rep->element[i]->str, NULL, 10);
+	rds_free(rep);
+	return n;
+}
+
+int
+liveq_expire(struct rds *r, long long now_ms)
+{
+	rds_reply *rep;
+	char to[24];
+	int ok;
+
+	snprintf(to, sizeof(to), "(%lld", now_ms);
+	rep = rds_cmdv(r, "ZREMRANGEBYSCORE", KEY_LIVE_SET, "-inf", to, NULL);
+	ok = rep != NULL && rep->type == RDS_INTEGER;
+	if (rep != NULL)
+		rds_free(rep);
+	return ok ? 0 : -1;
+}

@@ -1,0 +1,54 @@
+/* liveq.h -- what the live badges must tell, and to whom: a queue and a
+ * set in Redis (social/live.h says when; handlers/live.c publishes).
+ *
+ *   {g}:live:q  a list of changes: "u<uid>" (that user's badges moved),
+ *               "a<uid>" (that author published or deleted a post: the
+ *               followed badge of each follower), "g" (a notice or the
+ *               red dot: everyone's).  Capped at LIVEQ_CAP: a change
+ *               that falls off is corrected by the page's next poll.
+ *   {g}:live    the users with an open stream, each scored by the time
+ *               (ms) its registration lapses; a stream registers when it
+ *               opens (LIVEQ_STREAM_MS: longer than nginx keeps one).
+ * The queue is written blind (a change does not ask whether its user
+ * listens): one RPUSH and one LTRIM in the pipeline the change already
+ * sends, cheaper than asking.  The publisher filters by the set.
+ */
+#ifndef TALLY_LIVEQ_H
+#define TALLY_LIVEQ_H
+
+#include "store/rds.h"
+
+#define LIVEQ_CAP	100000
+#define LIVEQ_STREAM_MS	(11 * 60 * 1000)
+#define LIVEQ_TAKE_MAX	1024	/* changes taken at once */
+
+/* What one take brought, deduplicated. */
+struct liveq_batch {
+	long long	 users[LIVEQ_TAKE_MAX];
+	int		 nusers;
+	long long	 authors[LIVEQ_TAKE_MAX];
+	int		 nauthors;
+	int		 everyone;	/* a "g" was among them */
+};
+
+/* Appends change (kind 'u', 'a' or 'g'; id ignored for 'g') to r's
+ * pipeline: two commands.  How many replies to collect (2), or -1. */
+int	liveq_append(struct rds *, char kind, long long id);
+/* The same, sent and collected: 0 or -1 (Redis down). */
+int	liveq_push(struct rds *, char kind, long long id);
+/* uid has an open stream until until_ms. 0 or -1. */
+int	liveq_join(struct rds *, long long uid, long long until_ms);
+/* Waits up to wait_ms for a change, then coalesce_ms more for others,
+ * and takes them all (at most LIVEQ_TAKE_MAX) into b.  1: something
+ * taken; 0: nothing came; -1: Redis failed. */
+int	liveq_take(struct rds *, int wait_ms, int coalesce_ms,
+	    struct liveq_batch *b);
+/* The users whose streams are registered after now_ms, into *uids
+ * (malloc'd).  How many, or -1. */
+int	liveq_members(struct rds *, long long now_ms, long long **uids);
+/* Forgets registrations lapsed before now_ms. 0 or -1. */
+int	liveq_expire(struct rds *, long long now_ms);
+/* Parses one queue item into b (pure: unit-tested). 0, or -1 unknown. */
+int	liveq_parse(const char *item, size_t len, struct liveq_batch *b);
+
+#endif

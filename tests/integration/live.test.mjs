@@ -1,0 +1,258 @@
+// live.test.mjs -- the live badges (/badges/live: handlers/notify.c,
+// handlers/live.c, shared/social/live.h, nginx's nchan module), read as a
+// raw EventSource stream.  Each change that moves someone's badges
+// reaches that user's open streams within a second: a like by another
+// user, a read-all in another session, a notice and the red dot
+// (everyone's), a followed author's post.  Every event's data is the
+// /badges.json object.  With Redis stopped, actions still succeed, the
+// streams are closed and refused (the page polls); once Redis answers,
+// streams open and carry events again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, Client, sleep, waitFor, onCluster } from '../lib/stack.mjs';
+
+let stack;
+let admin;
+
+// An open stream: its events as they come, parsed.
+async function openStream(c) {
+  const ctl = new AbortController();
+  const t0 = Date.now();
+  const res = await fetch(`${stack.base}/badges/live`, {
+    headers: { cookie: c.cookieHeader(), accept: 'text/event-stream' }, signal: ctl.signal,
+  });
+  const s = { status: res.status, type: res.headers.get('content-type'), events: [], ended: false, waiters: [] };
+  if (res.status !== 200) {
+    await res.text();
+    return s;
+  }
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const event = (block.split('\n').find((l) => l.startsWith('event:')) ?? 'event: message').slice(6).trim();
+          if (data === '' ) continue;	// a comment or a ping
+          s.events.push({ at: Date.now() - t0, event, data: JSON.parse(data) });
+          for (const w of s.waiters.splice(0)) w();
+        }
+      }
+    } catch { /* aborted */ }
+    s.ended = true;
+    for (const w of s.waiters.splice(0)) w();
+  })();
+  s.close = () => ctl.abort();
+  // The first event that satisfies pred, from index `from` on, within ms.
+  s.next = async (pred, from = 0, ms = 1000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const e = s.events.slice(from).find((x) => pred(x.data));
+      if (e) return e;
+      const left = deadline - Date.now();
+      if (left <= 0 || s.ended) return null;
+      await new Promise((r) => { s.waiters.push(r); setTimeout(r, left); });
+    }
+  };
+  return s;
+}
+
+async function user(login) {
+  const c = new Client(stack.base);
+  const r = await c.signup(login);
+  assert.equal(r.status, 303, `signup ${login}: ${r.status}`);
+  await c.get('/feed');
+  c.name = login;
+  return c;
+}
+
+async function badges(c) {
+  const r = await c.get('/badges.json');
+  assert.equal(r.status, 200);
+  return JSON.parse(r.text);
+}
+
+async function publish(c, body) {
+  const r = await c.post('/posts', { body, topic: 'general', publish: '1' });
+  assert.equal(r.status, 303, `publish: ${r.status}`);
+  return Number(r.location.split('/').pop());
+}
+
+before(async () => {
+  stack = await startStack();
+  admin = new Client(stack.base);
+  assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+});
+
+after(async () => {
+  await stack?.stop();
+});
+
+test('logged out 401; without Accept: text/event-stream 406', async () => {
+  const anon = await fetch(`${stack.base}/badges/live`, { headers: { accept: 'text/event-stream' } });
+  assert.equal(anon.status, 401);
+  const c = await user('lv_plain');
+  const r = await c.get('/badges/live');
+  assert.equal(r.status, 406);
+});
+
+test('the first event is /badges.json; a like, a read-all elsewhere, a notice and the red dot arrive within 1 s', async () => {
+  const ann = await user('lv_ann');
+  const bob = await user('lv_bob');
+  const ann2 = new Client(stack.base);	// ann's second session (another device)
+  assert.equal((await ann2.login('lv_ann', 'password-123')).status, 303);
+  await ann2.get('/notifications');
+
+  const s = await openStream(ann);
+  assert.equal(s.status, 200);
+  assert.match(s.type, /text\/event-stream/);
+  const first = await s.next(() => true, 0, 2000);
+  assert.ok(first, 'a first event');
+  assert.deepEqual(first.data, await badges(ann), 'the first event is /badges.json');
+
+  // bob likes ann's post: her notifications badge moves within a second
+  const post = await publish(ann, 'live one');
+  await bob.get(`/posts/${post}`);
+  let from = s.events.length;
+  let t = Date.now();
+  assert.equal((await bob.post(`/posts/${post}/like`)).status, 303);
+  const liked = await s.next((d) => d.notifications === first.data.notifications + 1, from);
+  assert.ok(liked, `the like's event within 1 s (got ${JSON.stringify(s.events.slice(from))})`);
+  const likeMs = Date.now() - t;
+  assert.deepEqual(liked.data, await badges(ann));
+
+  // read-all in ann's other session: this stream shows 0 within a second
+  from = s.events.length;
+  t = Date.now();
+  await ann2.get('/notifications');
+  assert.equal((await ann2.post('/notifications/read-all')).status, 303);
+  const read = await s.next((d) => d.notifications === 0, from);
+  assert.ok(read, 'the read-all of another session within 1 s');
+  const readMs = Date.now() - t;
+
+  // a notice and the red dot: every open stream
+  const sb = await openStream(bob);
+  const s2 = await openStream(ann2);
+  const bobFirst = await sb.next(() => true, 0, 2000);
+  await s2.next(() => true, 0, 2000);
+  const notices = first.data.notices;
+  const marks = [s, sb, s2].map((x) => x.events.length);
+  await admin.get('/admin');
+  t = Date.now();
+  assert.equal((await admin.post('/admin/notices', { title: 'Live', body: 'to every stream' })).status, 303);
+  for (const [i, x] of [s, sb, s2].entries()) {
+    const e = await x.next((d) => d.notices === (i === 1 ? bobFirst.data.notices : notices) + 1, marks[i]);
+    assert.ok(e, `the notice reached stream ${i} within 1 s`);
+  }
+  const noticeMs = Date.now() - t;
+  await admin.get('/admin');
+  const dots = [s, sb].map((x) => x.events.length);
+  assert.equal((await admin.post('/admin/red-dot')).status, 303);
+  for (const [i, x] of [s, sb].entries()) {
+    assert.ok(await x.next((d) => d.red_dot === true, dots[i]), `the red dot reached stream ${i} within 1 s`);
+  }
+  for (const x of [s, sb, s2]) x.close();
+  process.stderr.write(`live: like ${likeMs} ms, read-all ${readMs} ms, notice ${noticeMs} ms\n`);
+});
+
+test("a followed author's post reaches the follower's stream within 1 s", async () => {
+  const cid = await user('lv_cid');
+  const dee = await user('lv_dee');
+  await dee.get('/u/lv_cid');
+  assert.equal((await dee.post('/follow/lv_cid')).status, 303);
+  const s = await openStream(dee);
+  const first = await s.next(() => true, 0, 2000);
+  const from = s.events.length;
+  await publish(cid, 'for my follower');
+  const e = await s.next((d) => d.followed === first.data.followed + 1, from);
+  assert.ok(e, `the post's event within 1 s (got ${JSON.stringify(s.events.slice(from))})`);
+  assert.deepEqual(e.data, await badges(dee));
+  s.close();
+});
+
+test('changes to one user within a few ms become fewer events; the last equals /badges.json', async () => {
+  const eve = await user('lv_eve');
+  const post = await publish(eve, 'liked by many at once');
+  const fans = [];
+  for (let i = 0; i < 10; i++) {
+    const f = await user(`lv_fan${i}`);
+    await f.get(`/posts/${post}`);
+    fans.push(f);
+  }
+  const s = await openStream(eve);
+  const first = await s.next(() => true, 0, 2000);
+  const from = s.events.length;
+  const rs = await Promise.all(fans.map((f) => f.post(`/posts/${post}/like`)));
+  for (const r of rs) assert.equal(r.status, 303);
+  const last = await s.next((d) => d.notifications === first.data.notifications + 10, from, 2000);
+  assert.ok(last, `all ten likes shown (got ${JSON.stringify(s.events.slice(from))})`);
+  await sleep(300);
+  const n = s.events.length - from;
+  assert.ok(n < 10, `ten likes in a few ms made ${n} events`);
+  assert.deepEqual(s.events.at(-1).data, await badges(eve));
+  s.close();
+});
+
+test('/metrics counts publishes and open streams', async () => {
+  const c = await user('lv_metrics');
+  const s = await openStream(c);
+  await s.next(() => true, 0, 2000);
+  const m = await (await fetch(`${stack.base}/metrics`)).text();
+  const val = (name) => Number((m.match(new RegExp(`^${name} (\\S+)$`, 'm')) ?? [])[1]);
+  assert.ok(val('tally_live_publishes_total') > 0, 'publishes counted');
+  assert.ok(val('tally_live_streams_opened_total') > 0, 'streams counted');
+  assert.ok(val('tally_live_streams') >= 1, 'an open stream registered');
+  assert.ok(val('tally_live_publish_failures_total') >= 0);
+  s.close();
+});
+
+test('Redis stopped: actions succeed, streams close and are refused; Redis back: streams resume', { skip: onCluster() && 'one Redis stopped here' }, async () => {
+  const fay = await user('lv_fay');
+  const gus = await user('lv_gus');
+  const post = await publish(fay, 'through an outage');
+  await gus.get(`/posts/${post}`);
+  const s = await openStream(fay);
+  await s.next(() => true, 0, 2000);
+  const pid = stack.pidOf('redis-server');
+  assert.ok(pid, 'the stack has a redis-server');
+  process.kill(pid, 'SIGSTOP');
+  let resumed = false;
+  try {
+    const like = await gus.post(`/posts/${post}/like`);
+    assert.equal(like.status, 303, 'the like succeeds without Redis');
+    await waitFor(() => s.ended, 10000);
+    const refused = await openStream(fay);
+    assert.equal(refused.status, 503, 'a stream is refused while Redis is stopped: the page polls');
+    const polled = await badges(fay);
+    assert.ok(polled.notifications >= 1, 'the poll shows the like');
+  } finally {
+    process.kill(pid, 'SIGCONT');
+    resumed = true;
+  }
+  assert.ok(resumed);
+  let again = null;
+  await waitFor(async () => {
+    again = await openStream(fay);
+    if (again.status !== 200) return false;
+    return true;
+  }, 15000, 500);
+  const first = await again.next(() => true, 0, 2000);
+  assert.deepEqual(first.data, await badges(fay));
+  const from = again.events.length;
+  const hal = await user('lv_hal');
+  await hal.get(`/posts/${post}`);
+  assert.equal((await hal.post(`/posts/${post}/like`)).status, 303);
+  const e = await again.next(() => true, from);
+  assert.ok(e, 'events flow again after Redis returns');
+  await sleep(300);
+  assert.deepEqual(again.events.at(-1).data, await badges(fay));
+  again.close();
+});
