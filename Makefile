@@ -225,7 +225,7 @@ install: all
 	ups=$$(for h in web social social-writer notify admin; do \
 	  printf 'upstream tally_%s { server unix:/run/tally/%s.sock; }\n' \
 	    "$$(echo $$h | tr - _)" "$$h"; done); \
-	for f in tally-http.conf tally.conf tally-headers.conf tally-fastcgi.conf; do \
+	for f in tally-http.conf tally-live.conf tally.conf tally-headers.conf tally-fastcgi.conf; do \
 	  TALLY_SOCK_DIR=/run/tally TALLY_WWW=$(PREFIX)/share/tally/www \
 	  TALLY_CONF_DIR=/etc/nginx/snippets TALLY_LOGIN_RATE=30r/m \
 	  TALLY_UPSTREAMS="$$ups" \

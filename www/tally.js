@@ -153,9 +153,15 @@
       if (v === 0) el.setAttribute('data-zero', ''); else el.removeAttribute('data-zero');
     });
   }
+  // The next poll: never later than one already due (a stream that keeps
+  // failing calls this at each try, and must not keep pushing it away).
+  var due = 0;
   function schedule() {
+    var ms = stream && stream.readyState === 1 ? SLOW : FAST;
+    if (stopped || (timer && due <= Date.now() + ms)) return;
     clearTimeout(timer);
-    if (!stopped) timer = setTimeout(poll, stream && stream.readyState === 1 ? SLOW : FAST);
+    due = Date.now() + ms;
+    timer = setTimeout(function () { timer = null; poll(); }, ms);
   }
   function poll(once) {
     if (!box || !window.fetch) return;

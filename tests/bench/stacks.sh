@@ -133,6 +133,7 @@ hello_beside() {	# hello_beside NAME -> sets BASEH_<NAME>, PIDH_<NAME>, PIDHN_<N
 	    -e "s#^pid .*#pid $n2/nginx.pid;#" \
 	    -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $n2/\1;#" \
 	    -e "s#access_log [^;]*;#access_log $n2/access.log;#" \
+	    -e "\#include .*/tally-live.conf;#d" \
 	    -e "\#include $dir/nginx/tally.conf;#a\\
         location = /__hello {\\
             include $dir/nginx/tally-fastcgi.conf;\\

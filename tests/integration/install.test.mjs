@@ -15,9 +15,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const PREFIX = '/usr/local';
-const SNIPPETS = ['tally-http.conf', 'tally.conf', 'tally-headers.conf', 'tally-fastcgi.conf'];
-const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-social.service', 'tally-social-writer.service', 'tally-notify.service', 'tally-admin.service', 'tally-worker.service', 'tally.target'];
-const PROGRAMS = ['tally-web', 'tally-social', 'tally-notify', 'tally-admin', 'tally-worker', 'tallyctl', 'tally-run'];
+const SNIPPETS = ['tally-http.conf', 'tally-live.conf', 'tally.conf', 'tally-headers.conf', 'tally-fastcgi.conf'];
+const UNITS = ['tally-redis.service', 'tally-web.service', 'tally-social.service', 'tally-social-writer.service', 'tally-notify.service', 'tally-admin.service', 'tally-worker.service', 'tally-live.service', 'tally.target'];
+const PROGRAMS = ['tally-web', 'tally-social', 'tally-notify', 'tally-admin', 'tally-worker', 'tally-live', 'tallyctl', 'tally-run'];
 
 let dest;	// DESTDIR: the staged tree stands in for /
 let tmp;	// nginx prefix, config, logs, temp paths
@@ -145,6 +145,7 @@ test('systemd units and /etc/tally are installed', () => {
     'ReadWritePaths=/var/lib/tally /run/tally'])
     assert.ok(web.split('\n').includes(line), `tally-web.service: ${line}`);
   assert.match(unit('tally-worker.service'), /^ExecStart=\/usr\/local\/bin\/tally-worker$/m);
+  assert.match(unit('tally-live.service'), /^ExecStart=\/usr\/local\/bin\/tally-live$/m);
   // every socket the nginx snippet names is served by a unit; the social
   // writer is one process
   const tally = fs.readFileSync(staged('/etc/nginx/snippets/tally.conf'), 'utf8');
@@ -205,7 +206,10 @@ test('nginx -t accepts the snippets included in an operator nginx.conf', async (
   }
   const port = await freePort();
   const conf = path.join(tmp, 'nginx.conf');
-  fs.writeFileSync(conf, `worker_processes 1;
+  // Debian's nginx.conf loads the modules installed (modules-enabled):
+  // the nchan module of the live badges among them.
+  fs.writeFileSync(conf, `load_module /usr/lib/nginx/modules/ngx_nchan_module.so;
+worker_processes 1;
 events {
     worker_connections 64;
 }
@@ -220,6 +224,7 @@ http {
     scgi_temp_path ${tmp}/scgi;
 
     include ${staged('/etc/nginx/snippets/tally-http.conf')};
+    include ${staged('/etc/nginx/snippets/tally-live.conf')};
 
     server {
         listen 127.0.0.1:${port};

@@ -1,0 +1,97 @@
+// live.test.mjs -- the live badges in a real browser: two people in two
+// browsers; one likes the other's post, and the other's header badge
+// changes within a second with no reload (EventSource on /badges/live,
+// www/tally.js).  With the stream blocked, the badge still changes, by
+// polling /badges.json.  Leaves build/screenshots/live.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { launch } from '../lib/browser.mjs';
+import { ROOT, startStack, Client } from '../lib/stack.mjs';
+
+const SHOTS = path.join(ROOT, 'build', 'screenshots');
+let stack;
+let browsers = [];
+let postId;
+
+before(async () => {
+  stack = await startStack();
+  for (const login of ['lv_owner', 'lv_liker', 'lv_liker2']) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(login, 'live-password-1')).status, 303);
+    if (login === 'lv_owner') {
+      await c.get('/feed');
+      const r = await c.post('/posts', { body: 'like me, live', topic: 'general', publish: '1' });
+      assert.equal(r.status, 303);
+      postId = Number(r.location.split('/').pop());
+    }
+  }
+  browsers = [await launch(), await launch()];
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+
+after(async () => {
+  for (const b of browsers) await b?.close();
+  await stack?.stop();
+});
+
+async function signIn(browser, login, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+  const page = await context.newPage();
+  if (opts.blockStream) await page.route('**/badges/live', (r) => r.abort());
+  await page.goto(`${stack.base}/login`);
+  await page.fill('form[action="/login"] [name=login]', login);
+  await page.fill('form[action="/login"] [name=password]', 'live-password-1');
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === '/feed'),
+    page.click('form[action="/login"] button[type=submit]'),
+  ]);
+  return { context, page };
+}
+
+const badge = (page) => page.locator('header [data-counter="unread-notifications"]').textContent();
+
+test("a like shows on the other browser's header badge within 1 s, no reload", async () => {
+  const owner = await signIn(browsers[0], 'lv_owner');
+  const liker = await signIn(browsers[1], 'lv_liker');
+  try {
+    const live = owner.page.waitForResponse((r) => r.url().endsWith('/badges/live'));
+    await owner.page.goto(`${stack.base}/feed`);
+    assert.equal((await live).status(), 200, 'the stream opened');
+    const before = Number(await badge(owner.page));
+    let reloaded = false;
+    owner.page.on('framenavigated', () => { reloaded = true; });
+    await liker.page.goto(`${stack.base}/posts/${postId}`);
+    const t = Date.now();
+    await liker.page.click(`button[formaction="/posts/${postId}/like"]`);
+    await owner.page.waitForFunction((want) => Number(document.querySelector(
+      'header [data-counter="unread-notifications"]').textContent) === want, before + 1, { timeout: 1000 });
+    const ms = Date.now() - t;
+    assert.equal(reloaded, false, 'no reload');
+    await owner.page.screenshot({ path: path.join(SHOTS, 'live.png') });
+    process.stderr.write(`live badge after ${ms} ms\n`);
+  } finally {
+    await owner.context.close();
+    await liker.context.close();
+  }
+});
+
+test('with the stream blocked, the badge changes by polling', async () => {
+  const owner = await signIn(browsers[0], 'lv_owner', { blockStream: true });
+  const liker = await signIn(browsers[1], 'lv_liker2');
+  try {
+    await owner.page.goto(`${stack.base}/feed`);
+    const before = Number(await badge(owner.page));
+    await liker.page.goto(`${stack.base}/posts/${postId}`);
+    const polled = owner.page.waitForResponse((r) => r.url().endsWith('/badges.json') && r.status() === 200, { timeout: 15000 });
+    await liker.page.click(`button[formaction="/posts/${postId}/like"]`);
+    await owner.page.waitForFunction((want) => Number(document.querySelector(
+      'header [data-counter="unread-notifications"]').textContent) === want, before + 1, { timeout: 15000 });
+    await polled;
+  } finally {
+    await owner.context.close();
+    await liker.context.close();
+  }
+});
