@@ -44,7 +44,7 @@ ASAN_BINS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
 ASAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer -g -O1
 
-.PHONY: all run test test-scale bench-pg bench-traffic deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
+.PHONY: all run test test-scale bench-pg bench-traffic bench-live deps deps-test unit unit-asan integration browser bench bench-cluster scan-objs deps-lint \
         install lint clean fuzz soak mutants
 all: $(PROGS)
 
@@ -147,6 +147,7 @@ browser: all
 bench: all
 	@scripts/deps.sh bench
 	@tests/bench/traffic.sh
+	@tests/bench/live.sh
 	@LDLIBS='$(LDLIBS)' tests/bench/run.sh
 	@tests/bench/cluster.sh
 	@LDLIBS='$(LDLIBS)' tests/bench/postgres.sh
@@ -157,6 +158,12 @@ bench: all
 bench-traffic: all
 	@scripts/deps.sh bench
 	@tests/bench/traffic.sh
+
+# A like with 1,000 live-badge streams open against one with none (part of
+# "make bench").
+bench-live: all
+	@scripts/deps.sh bench
+	@tests/bench/live.sh
 
 # The badge poll and a like on a Redis Cluster against one Redis (part of
 # "make bench").

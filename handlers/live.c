@@ -8,6 +8,15 @@
  * nginx (store/pubsub.h), which holds the streams: no process of tally
  * sits on a connection.
  *
+ * A user is published to at most once in LIVE_GAP_MS: a change within
+ * that time of the last event waits for its end, and whatever else came
+ * meanwhile goes in the same event (read when it is sent, so always the
+ * badges then).  Without it, a busy author (thousands of likes a second)
+ * cost nginx a write to each of their streams every few milliseconds:
+ * with 100 of them open, a like cost nginx a third more
+ * (docs/BENCHMARKS.md, "Live badges").  An event still comes within
+ * LIVE_GAP_MS + a publish of any change.
+ *
  * Redis down: nothing can be taken nor read, and the streams would stay
  * open and silent.  Their channels are deleted instead, which closes
  * them: each page polls /badges.json until a new stream opens, which
@@ -37,6 +46,20 @@
 #define LIVE_WAIT_MS		150	/* a wait for the queue (< Redis's 250) */
 #define LIVE_COALESCE_MS	5	/* what comes meanwhile is one event */
 #define LIVE_EXPIRE_MS		10000	/* lapsed registrations dropped */
+#define LIVE_GAP_MS		100	/* a user's events, this far apart */
+#define LIVE_SLOTS		65536	/* users remembered (a power of 2) */
+
+/* When each user was last published to: open addressing on the uid, an
+ * entry older than LIVE_GAP_MS free for any other (unless waiting). */
+struct sent {
+	long long	uid;
+	long long	at;		/* ms, monotonic; 0: never */
+	int		waiting;	/* in the waiting list */
+};
+
+static struct sent sent[LIVE_SLOTS];
+static long long waiting[LIVE_SLOTS];	/* uids whose event waits */
+static int nwaiting;
 
 static volatile sig_atomic_t stopping;
 
@@ -89,6 +112,70 @@ publish(struct app *a, struct pubsub *ps, long long uid)
 	metrics_live(a->metrics, METRICS_LIVE_PUBLISHED);
 }
 
+/* The slot of uid: its own, or a free one for it; NULL when every slot
+ * on its way is taken (then it is published at once, as without). */
+static struct sent *
+slot(long long uid, long long now)
+{
+	unsigned long long h = (unsigned long long)uid * 0x9E3779B97F4A7C15ULL;
+	struct sent *e;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		e = &sent[(h + (unsigned long long)i) & (LIVE_SLOTS - 1)];
+		if (e->uid == uid)
+			return e;
+		if (!e->waiting && now - e->at >= LIVE_GAP_MS) {
+			e->uid = uid;
+			e->at = 0;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* uid's badges moved: published now, or once its gap ends. */
+static void
+offer(struct app *a, struct pubsub *ps, long long uid, long long now)
+{
+	struct sent *e = slot(uid, now);
+
+	if (e == NULL || e->at == 0 || now - e->at >= LIVE_GAP_MS) {
+		publish(a, ps, uid);
+		if (e != NULL)
+			e->at = now;
+	} else if (!e->waiting) {
+		e->waiting = 1;
+		waiting[nwaiting++] = uid;
+	}
+}
+
+/* Publishes the waiting users whose gap is over; how long until the
+ * next one's is (LIVE_WAIT_MS when none waits). */
+static int
+send_due(struct app *a, struct pubsub *ps, long long now)
+{
+	struct sent *e;
+	long long left, soonest = LIVE_WAIT_MS;
+	int i, k = 0;
+
+	for (i = 0; i < nwaiting; i++) {
+		e = slot(waiting[i], now);	/* waiting: still its own */
+		left = e->at + LIVE_GAP_MS - now;
+		if (left <= 0) {
+			publish(a, ps, waiting[i]);
+			e->at = now;
+			e->waiting = 0;
+			continue;
+		}
+		if (left < soonest)
+			soonest = left;
+		waiting[k++] = waiting[i];
+	}
+	nwaiting = k;
+	return (int)soonest;
+}
+
 /* Redis is gone: every stream known open is closed (its page polls). */
 static void
 close_all(struct pubsub *ps, const long long *known, int n)
@@ -112,9 +199,9 @@ main(void)
 	struct pubsub ps;
 	struct liveq_batch b;
 	char sock[PATH_MAX + 16];
-	long long *known = NULL, *targets, expire_at = 0, now;
+	long long *known = NULL, *targets, expire_at = 0, refresh_at = 0, now;
 	struct timespec nap = { 0, 500 * 1000 * 1000 };
-	int nknown = 0, rc, n, i, down = 0;
+	int nknown = 0, rc, n, i, down = 0, wait = LIVE_WAIT_MS;
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
@@ -127,7 +214,8 @@ main(void)
 		return 1;
 	log_info("live: publishing to %s", sock);
 	while (!stopping) {
-		rc = liveq_take(&a.rds, LIVE_WAIT_MS, LIVE_COALESCE_MS, &b);
+		rc = liveq_take(&a.rds, wait > 0 ? wait : 1, LIVE_COALESCE_MS,
+		    &b);
 		if (rc == -1) {
 			if (!down)
 				close_all(&ps, known, nknown);
@@ -141,15 +229,28 @@ main(void)
 			liveq_expire(&a.rds, clock_wall_ms());
 			expire_at = now + LIVE_EXPIRE_MS;
 		}
-		if ((n = refresh(&a, &known)) >= 0)
-			nknown = n;
-		if (rc == 0 || nknown == 0)
-			continue;
-		if ((n = live_targets(&a, &b, known, nknown, &targets)) == -1)
-			continue;
-		for (i = 0; i < n && !stopping; i++)
-			publish(&a, &ps, targets[i]);
-		free(targets);
+		/* every stream open: for everyone or an author's followers,
+		 * and each second for close_all(); a change to a few users
+		 * asks about them alone */
+		if ((rc == 1 && (b.everyone || b.nauthors > 0)) ||
+		    now >= refresh_at) {
+			if ((n = refresh(&a, &known)) >= 0)
+				nknown = n;
+			refresh_at = now + 1000;
+		}
+		if (rc == 1 && !b.everyone && b.nauthors == 0 &&
+		    (n = liveq_filter(&a.rds, clock_wall_ms(), b.users,
+		    b.nusers)) > 0) {
+			for (i = 0; i < n && !stopping; i++)
+				offer(&a, &ps, b.users[i], clock_mono_ms());
+		} else if (rc == 1 && (b.everyone || b.nauthors > 0) &&
+		    nknown > 0 && (n = live_targets(&a, &b, known, nknown,
+		    &targets)) >= 0) {
+			for (i = 0; i < n && !stopping; i++)
+				offer(&a, &ps, targets[i], clock_mono_ms());
+			free(targets);
+		}
+		wait = send_due(&a, &ps, clock_mono_ms());
 	}
 	pubsub_close(&ps);
 	free(known);

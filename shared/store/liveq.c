@@ -163,6 +163,40 @@ liveq_members(struct rds *r, long long now_ms, long long **uids)
 }
 
 int
+liveq_filter(struct rds *r, long long now_ms, long long *uids, int n)
+{
+	const char **argv;
+	char (*num)[24];
+	rds_reply *rep;
+	int i, k = 0;
+
+	if (n == 0)
+		return 0;
+	argv = xcalloc((size_t)n + 2, sizeof(*argv));
+	num = xcalloc((size_t)n, sizeof(*num));
+	argv[0] = "ZMSCORE";
+	argv[1] = KEY_LIVE_SET;
+	for (i = 0; i < n; i++) {
+		snprintf(num[i], sizeof(num[i]), "%lld", uids[i]);
+		argv[i + 2] = num[i];
+	}
+	rep = rds_cmd(r, n + 2, argv, NULL);
+	free(argv);
+	free(num);
+	if (rep == NULL || rep->type != RDS_ARRAY || rep->elements != (size_t)n) {
+		if (rep != NULL)
+			rds_free(rep);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (rep->element[i]->type == RDS_STRING &&
+		    strtoll(rep->element[i]->str, NULL, 10) > now_ms)
+			uids[k++] = uids[i];
+	rds_free(rep);
+	return k;
+}
+
+int
 liveq_expire(struct rds *r, long long now_ms)
 {
 	rds_reply *rep;

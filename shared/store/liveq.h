@@ -46,6 +46,9 @@ int	liveq_take(struct rds *, int wait_ms, int coalesce_ms,
 /* The users whose streams are registered after now_ms, into *uids
  * (malloc'd).  How many, or -1. */
 int	liveq_members(struct rds *, long long now_ms, long long **uids);
+/* Keeps of uids[0..n) those with a stream registered after now_ms, in
+ * place (one ZMSCORE).  How many are left, or -1. */
+int	liveq_filter(struct rds *, long long now_ms, long long *uids, int n);
 /* Forgets registrations lapsed before now_ms. 0 or -1. */
 int	liveq_expire(struct rds *, long long now_ms);
 /* Parses one queue item into b (pure: unit-tested). 0, or -1 unknown. */
