@@ -94,6 +94,33 @@ refresh(struct app *a, long long **known)
 	return n;
 }
 
+/* Streams that opened since the last refresh: known at once (*known
+ * stays ascending, each user once). */
+static void
+learn(long long **known, int *n, const long long *opened, int nopened)
+{
+	int i, lo, hi, mid;
+
+	for (i = 0; i < nopened; i++) {
+		lo = 0;
+		hi = *n;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if ((*known)[mid] < opened[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < *n && (*known)[lo] == opened[i])
+			continue;
+		*known = xrealloc(*known, (size_t)(*n + 1) * sizeof(**known));
+		memmove(*known + lo + 1, *known + lo,
+		    (size_t)(*n - lo) * sizeof(**known));
+		(*known)[lo] = opened[i];
+		(*n)++;
+	}
+}
+
 /* Publishes uid's badges now. */
 static void
 publish(struct app *a, struct pubsub *ps, long long uid)
@@ -238,6 +265,8 @@ main(void)
 				nknown = n;
 			refresh_at = now + 1000;
 		}
+		if (rc == 1)
+			learn(&known, &nknown, b.opened, b.nopened);
 		if (rc == 1 && !b.everyone && b.nauthors == 0 &&
 		    (n = liveq_filter(&a.rds, clock_wall_ms(), b.users,
 		    b.nusers)) > 0) {

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "social/fanout.h"
+#include "social/live.h"
 #include "social/post.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
@@ -219,6 +220,7 @@ fanout_publish(struct app *a, long long post, long long author,
 	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
 	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
 		return -1;
+	live_author(a, author);	/* the followed badge of their streams */
 	if ((s = job_encode(&j)) == NULL)
 		return -1;
 	/* The note makes the batch durable before the response: should
@@ -268,6 +270,7 @@ fanout_remove(struct app *a, long long post, long long author)
 	if (tl_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
 	    tl_rem(a, TL_HOME, author, 1, &post) < -1)
 		return -1;
+	live_author(a, author);
 	return job_push(a, &j);
 }
 

@@ -1,5 +1,6 @@
 /* live.c -- live badges: who is told; see live.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "social/live.h"
@@ -71,8 +72,7 @@ live_targets(struct app *a, const struct liveq_batch *b,
 	long long users[LIVEQ_TAKE_MAX];
 	int i, j, n = 0, f, hit;
 
-	for (i = 0; i < b->nusers; i++)
-		users[i] = b->users[i];
+	memcpy(users, b->users, sizeof(users));
 	qsort(users, (size_t)b->nusers, sizeof(users[0]), by_id);
 	*out = xcalloc((size_t)nlive + 1, sizeof(**out));
 	for (i = 0; i < nlive; i++) {

@@ -6,7 +6,6 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "social/bcache.h"
-#include "social/live.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
 #include "store/keys.h"
@@ -148,10 +147,8 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 	}
 	/* After the write, done or not (a reader without this set counts
 	 * from SQLite): the followed badges recount. */
-	if (kind == TL_PROFILE && n > 0) {
+	if (kind == TL_PROFILE && n > 0)
 		bcache_timeline_changed(a);
-		live_author(a, uid);	/* the followers' streams */
-	}
 	return rc;
 }
 

@@ -45,12 +45,21 @@ liveq_join(struct rds *r, long long uid, long long until_ms)
 	char score[24], member[24];
 	int ok;
 
+	const char *zadd[5] = { "ZADD", KEY_LIVE_SET, "GT", score, member };
+	int told;
+
 	snprintf(score, sizeof(score), "%lld", until_ms);
 	snprintf(member, sizeof(member), "%lld", uid);
-	rep = rds_cmdv(r, "ZADD", KEY_LIVE_SET, "GT", score, member, NULL);
-	ok = rep != NULL && rep->type == RDS_INTEGER;
-	if (rep != NULL)
-		rds_free(rep);
+	if (rds_append_strs(r, 5, zadd) == -1)
+		return -1;
+	/* the registration's reply first, then the queue's */
+	told = liveq_append(r, 'o', uid);
+	if (rds_get_reply(r, &rep) == -1)
+		return -1;
+	ok = rep->type == RDS_INTEGER;
+	rds_free(rep);
+	if (told > 0)
+		rds_collect(r, told);
 	return ok ? 0 : -1;
 }
 
@@ -78,7 +87,8 @@ liveq_parse(const char *item, size_t len, struct liveq_batch *b)
 		b->everyone = 1;
 		return 0;
 	}
-	if (len < 2 || len >= sizeof(buf) || (item[0] != 'u' && item[0] != 'a'))
+	if (len < 2 || len >= sizeof(buf) ||
+	    (item[0] != 'u' && item[0] != 'a' && item[0] != 'o'))
 		return -1;
 	memcpy(buf, item + 1, len - 1);
 	buf[len - 1] = '\0';
@@ -87,6 +97,8 @@ liveq_parse(const char *item, size_t len, struct liveq_batch *b)
 		return -1;
 	if (item[0] == 'u')
 		return add_id(b->users, &b->nusers, id);
+	if (item[0] == 'o')
+		return add_id(b->opened, &b->nopened, id);
 	return add_id(b->authors, &b->nauthors, id);
 }
 

@@ -4,7 +4,9 @@
  *   {g}:live:q  a list of changes: "u<uid>" (that user's badges moved),
  *               "a<uid>" (that author published or deleted a post: the
  *               followed badge of each follower), "g" (a notice or the
- *               red dot: everyone's).  Capped at LIVEQ_CAP: a change
+ *               red dot: everyone's), "o<uid>" (a stream of that user
+ *               opened: the publisher knows it at once, to close it
+ *               should Redis fail).  Capped at LIVEQ_CAP: a change
  *               that falls off is corrected by the page's next poll.
  *   {g}:live    the users with an open stream, each scored by the time
  *               (ms) its registration lapses; a stream registers when it
@@ -28,15 +30,18 @@ struct liveq_batch {
 	int		 nusers;
 	long long	 authors[LIVEQ_TAKE_MAX];
 	int		 nauthors;
+	long long	 opened[LIVEQ_TAKE_MAX];	/* streams that opened */
+	int		 nopened;
 	int		 everyone;	/* a "g" was among them */
 };
 
-/* Appends change (kind 'u', 'a' or 'g'; id ignored for 'g') to r's
+/* Appends change (kind 'u', 'a', 'o' or 'g'; id ignored for 'g') to r's
  * pipeline: two commands.  How many replies to collect (2), or -1. */
 int	liveq_append(struct rds *, char kind, long long id);
 /* The same, sent and collected: 0 or -1 (Redis down). */
 int	liveq_push(struct rds *, char kind, long long id);
-/* uid has an open stream until until_ms. 0 or -1. */
+/* uid has an open stream until until_ms (and "o<uid>" is queued).
+ * 0 or -1. */
 int	liveq_join(struct rds *, long long uid, long long until_ms);
 /* Waits up to wait_ms for a change, then coalesce_ms more for others,
  * and takes them all (at most LIVEQ_TAKE_MAX) into b.  1: something

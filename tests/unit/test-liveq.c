@@ -1,5 +1,5 @@
 /* test-liveq.c -- the live badges' queue items (shared/store/liveq.h):
- * "u<uid>", "a<uid>" and "g" parse into a batch, each user or author
+ * "u<uid>", "a<uid>", "o<uid>" and "g" parse into a batch, each user or author
  * once; anything bent is refused and leaves the batch as it was; a
  * batch holds at most LIVEQ_TAKE_MAX of each. */
 #include <stdarg.h>
@@ -30,6 +30,9 @@ test_items(void **state)
 	assert_int_equal(parse("u42", &b), 0);		/* once */
 	assert_int_equal(parse("u7", &b), 0);
 	assert_int_equal(parse("a9", &b), 0);
+	assert_int_equal(parse("o11", &b), 0);
+	assert_int_equal(b.nopened, 1);
+	assert_true(b.opened[0] == 11);
 	assert_int_equal(b.nusers, 2);
 	assert_true(b.users[0] == 42 && b.users[1] == 7);
 	assert_int_equal(b.nauthors, 1);
@@ -52,7 +55,7 @@ test_bent(void **state)
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse(bad[i], &b), -1);
-	assert_int_equal(b.nusers + b.nauthors + b.everyone, 0);
+	assert_int_equal(b.nusers + b.nauthors + b.nopened + b.everyone, 0);
 	assert_int_equal(liveq_parse("u5", 1, &b), -1);	/* "u": length */
 }
 
