@@ -19,6 +19,7 @@
 #include "base/hashgate.h"
 #include "base/valid.h"
 #include "social/account.h"
+#include "social/device.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
 #include "web/flash.h"
@@ -170,7 +171,7 @@ act_account_create(struct req *r, const struct route *rt)
 		return refuse(r, view_signup, 409, "That login is taken.");
 	}
 	pcache_invalidate(r->app, v[0]);	/* a cached "no such user" */
-	return web_start_session(r, id);
+	return web_start_session(r, id, v[0]);
 }
 
 static int
@@ -179,7 +180,7 @@ act_account_check(struct req *r, const struct route *rt)
 	const struct kv *login = kv_get(&r->form, "login");
 	const struct kv *pw = kv_get(&r->form, "password");
 	char *norm = NULL, secs[24];
-	long long id = 0, left, now = clock_wall_ms();
+	long long id = 0, left = 0, now = clock_wall_ms();
 	int gate;
 
 	(void)rt;
@@ -189,8 +190,11 @@ act_account_check(struct req *r, const struct route *rt)
 		    "The field \xe2\x80\x9cpassword\xe2\x80\x9d is missing.");
 	if (valid_check(VALID_LOGIN, login->val, login->vlen, &norm) == 0) {
 		norm = req_keep(r, norm);
-		/* an account under attack: refused at once, no hash */
-		if ((left = account_throttled(&r->app->db, norm, now)) > 0) {
+		/* an account under attack: refused at once, no hash --
+		 * unless this browser has logged in to it before */
+		if ((left = account_throttled(&r->app->db, norm, now)) > 0 &&
+		    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE),
+		    norm)) {
 			snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
 			resp_header(r, "Retry-After", secs);
 			return resp_error(r, 429, "Too many failed logins for "
@@ -207,11 +211,14 @@ act_account_check(struct req *r, const struct route *rt)
 		id = 0;
 	if (id == -1)
 		return resp_error(r, 500, "Login failed.");
-	if (norm != NULL)
+	/* a success clears the account's failures -- but not a lock this
+	 * browser passed with its device cookie: the guessing goes on
+	 * elsewhere, and new browsers stay refused for the window */
+	if (norm != NULL && !(id > 0 && left > 0))
 		account_login_result(&r->app->db, norm, id > 0, now);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
-	return web_start_session(r, id);
+	return web_start_session(r, id, norm);
 }
 
 static int

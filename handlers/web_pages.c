@@ -1,13 +1,14 @@
 /* web_pages.c -- starting a session (the forms: web/view_account.c). */
+#include "social/device.h"
 #include "social/sesscache.h"
 #include "web/act.h"
 #include "web/resp.h"
 #include "web_pages.h"
 
 int
-web_start_session(struct req *r, long long uid)
+web_start_session(struct req *r, long long uid, const char *login)
 {
-	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1];
+	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1], dev[DEVICE_VALUE_MAX + 1];
 	const char *old = req_cookie(r, "sid"), *next;
 
 	if (old != NULL)
@@ -16,6 +17,11 @@ web_start_session(struct req *r, long long uid)
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);
+	/* this browser has logged in to login: never locked out of it
+	 * (social/device.h) */
+	if (device_issue(&r->app->cfg, login, req_cookie(r, DEVICE_COOKIE),
+	    dev) == 0)
+		resp_cookie(r, DEVICE_COOKIE, dev, DEVICE_MAX_AGE);
 	/* the pre-session token ends with the login: a visitor's token that
 	 * leaked before it cannot serve after it */
 	if (req_cookie(r, "pcsrf") != NULL)

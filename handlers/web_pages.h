@@ -4,8 +4,9 @@
 
 #include "web/req.h"
 
-/* Ends any current session, starts one for uid, sets the cookie and
- * answers 303 /feed.  Returns 0, or -1 after a 500. */
-int	web_start_session(struct req *, long long uid);
+/* Ends any current session, starts one for uid, sets the cookie, puts
+ * login first in the device cookie (social/device.h) and answers 303
+ * /feed.  Returns 0, or -1 after a 500. */
+int	web_start_session(struct req *, long long uid, const char *login);
 
 #endif

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 
 import { startStack, Client, BIN, freePort, waitFor } from '../lib/stack.mjs';
@@ -190,6 +191,67 @@ test('tallyctl takes passwords on standard input; passwd ends the sessions of th
   // a short one is refused, nothing changes
   assert.throws(() => ctl(['passwd', 'piped'], 'short\n'));
   assert.throws(() => ctl(['passwd', 'nosuchuser'], 'long-enough-3\n'));
+});
+
+// A browser at another loopback address: GET /login (its tokens), then
+// POST the pair.  The status.
+function loginFrom(address, login, password) {
+  const req = (method, p, headers, body) => new Promise((resolve, reject) => {
+    const u = new URL(stack.base);
+    const r = http.request({ host: u.hostname, port: u.port, path: p, method, localAddress: address,
+      agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+    });
+    r.on('error', reject);
+    if (body) r.write(body);
+    r.end();
+  });
+  return (async () => {
+    const page = await req('GET', '/login', {});
+    const cookie = (page.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+    const csrf = (page.text.match(/name="csrf" value="([^"]+)"/) ?? [])[1];
+    const body = new URLSearchParams({ login, password, csrf }).toString();
+    return (await req('POST', '/login', { cookie, 'content-type': 'application/x-www-form-urlencoded',
+      'content-length': Buffer.byteLength(body) }, body)).status;
+  })();
+}
+
+test('guessing from many addresses locks new browsers out, never the owner\'s (the device cookie)', async () => {
+  await person('owner_dev');
+  const owner = new Client(stack.base);
+  await owner.get('/login');
+  const first = await owner.post('/login', { login: 'owner_dev', password: 'password-123' });
+  assert.equal(first.status, 303);
+  const dev = first.headers.getSetCookie().find((c) => c.startsWith('dev='));
+  assert.ok(dev, 'a login sets the device cookie');
+  assert.match(dev, /HttpOnly/i);
+  assert.match(dev, /Max-Age=31536000/);
+  await owner.get('/feed');
+  assert.equal((await owner.post('/logout')).status, 303);
+  for (let i = 0; i < 12; i++) {
+    const st = await loginFrom(`127.0.0.${20 + i}`, 'owner_dev', `wrong-guess-${i}`);
+    assert.ok(st === 401 || st === 429, `guess ${i}: ${st}`);
+  }
+  assert.ok(num("select failures from login_failures where login = 'owner_dev'") >= 10);
+  // the owner's browser (its device cookie) logs in as usual
+  await owner.get('/login');
+  assert.equal((await owner.post('/login', { login: 'owner_dev', password: 'password-123' })).status, 303);
+  // a new browser, right password: refused for the rest of the window
+  const stranger = new Client(stack.base);
+  await stranger.get('/login');
+  assert.equal((await stranger.post('/login', { login: 'owner_dev', password: 'password-123' })).status, 429);
+  // a forged or borrowed entry does not open it: another account's, or bent
+  const other = new Client(stack.base);
+  await other.get('/login');
+  const otherDev = owner.jar.get('dev').replace('owner_dev.', 'bystander.');
+  other.jar.set('dev', otherDev);
+  assert.equal((await other.post('/login', { login: 'owner_dev', password: 'password-123' })).status, 429);
+  const bent = owner.jar.get('dev').replace(/.$/, (ch) => (ch === '0' ? '1' : '0'));
+  other.jar.set('dev', bent);
+  assert.equal((await other.post('/login', { login: 'owner_dev', password: 'password-123' })).status, 429);
 });
 
 test('one user makes only so many new topics an hour (TALLY_TOPIC_RATE)', async () => {
