@@ -99,8 +99,17 @@ act_post_create(struct req *r, const struct route *rt)
 static int
 arg_post(struct req *r, unsigned flags, struct post_view *v)
 {
-	int rc = post_view_load(r->app, req_arg_id(r, 0), r->user ?
-	    r->sess.user_id : 0, req_param(r, "REMOTE_ADDR"), flags, v);
+	char who[REQ_ADDR_MAX];
+	int rc;
+
+	/* a view is a navigation to the page (not an <img> or a fetch of
+	 * it), counted once a half hour per user, or per address (an IPv6
+	 * client's /64) for an anonymous one */
+	if (!req_navigation(r))
+		flags &= ~PV_VIEWED;
+	req_client_key(r, who, sizeof(who));
+	rc = post_view_load(r->app, req_arg_id(r, 0), r->user ?
+	    r->sess.user_id : 0, who, flags, v);
 
 	if (rc == 1)
 		return 0;

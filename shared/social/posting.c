@@ -404,6 +404,34 @@ fail:
 	return POST_ERR;
 }
 
+/* An anonymous address's view of one more post in the window: 1 when it
+ * is past its budget (then its view key goes too: nothing is kept for
+ * it), else 0.  Redis failing: 1 (no view counted). */
+static int
+over_budget(struct app *a, const char *view_key, const char *addr)
+{
+	char bk[KEY_VIEW_MAX];
+	const char *set[6] = { "SET", bk, "0", "NX", "PX", VIEW_WINDOW_MS };
+	const char *incr[2] = { "INCR", bk };
+	rds_reply *rep = NULL;
+	long long n = VIEW_ADDR_MAX + 1;
+
+	key_view_addr(bk, sizeof(bk), addr);
+	if (rds_append_strs(&a->rds, 6, set) == 0 &&
+	    rds_append_strs(&a->rds, 2, incr) == 0 &&
+	    rds_collect(&a->rds, 1) == 0 &&
+	    rds_get_reply(&a->rds, &rep) == 0 && rep->type == RDS_INTEGER)
+		n = rep->integer;
+	if (rep != NULL)
+		rds_free(rep);
+	if (n <= VIEW_ADDR_MAX)
+		return 0;
+	rep = rds_cmdv(&a->rds, "DEL", view_key, NULL);
+	if (rep != NULL)
+		rds_free(rep);
+	return 1;
+}
+
 int
 post_view(struct app *a, long long id, long long author, long long uid,
     const char *addr)
@@ -422,7 +450,7 @@ post_view(struct app *a, long long id, long long author, long long uid,
 	    NULL);
 	fresh = rep != NULL && rep->type == RDS_STATUS;
 	rds_free(rep);
-	if (!fresh)
+	if (!fresh || (uid == 0 && over_budget(a, key, addr)))
 		return 0;
 	/* This view's own token: a write that timed out may have been done,
 	 * and the backlog applies it again under the same token. */

@@ -45,8 +45,13 @@ int	post_comment(struct app *, long long id, long long uid,
  * in Redis and flushed like any other; reconciliation has nothing to
  * recount them from and leaves them as they are.  The author's own views
  * are never counted (the caller, who knows the author, skips them).
+ * An anonymous address (an IPv6 client's /64: req_client_key()) counts
+ * views on VIEW_ADDR_MAX posts at most in VIEW_WINDOW_MS: what bounds
+ * the Redis memory of view keys to VIEW_ADDR_MAX + 1 keys of ~100 bytes
+ * an address a half hour, however many posts it asks for.
  * 1 counted, 0 not. */
 #define VIEW_WINDOW_MS	"1800000"
+#define VIEW_ADDR_MAX	100
 int	post_view(struct app *, long long id, long long author, long long uid,
 	    const char *addr);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */

@@ -134,6 +134,12 @@ key_login(char *out, size_t sz, const char *login)
 }
 
 void
+key_view_addr(char *out, size_t sz, const char *addr)
+{
+	snprintf(out, sz, "{va%s}", addr);
+}
+
+void
 key_view(char *out, size_t sz, long long post, long long uid,
     const char *addr)
 {

@@ -23,7 +23,8 @@
  *   {c<B>}:u7:ss   cached sessions (session.h)
  *   {c<B>}:u7:bm   cached badge inputs (bcache.h)
  * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
- * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>.
+ * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>,
+ * and an anonymous address's budget {va<addr>}.
  * Leaderboards: {lb}:<field>, {lb}:rating:<topic>, each with :ok,
  * :lock, :tmp and :touched (lb.h).  Profiles: {login:<login>} and its
  * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
@@ -68,6 +69,9 @@ void	key_login(char *out, size_t sz, const char *login);
 #define KEY_VIEW_MAX	96
 void	key_view(char *out, size_t sz, long long post, long long uid,
 	    const char *addr);
+/* "{va<address>}": how many posts an anonymous address's views counted
+ * on in the last 30 minutes (its budget, posting.h). */
+void	key_view_addr(char *out, size_t sz, const char *addr);
 
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"

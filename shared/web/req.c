@@ -1,4 +1,5 @@
 /* req.c -- reading and decoding one FastCGI request; see req.h. */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,6 +30,49 @@ req_own(const struct req *r)
 
 	return site == NULL || (strcmp(site, "cross-site") != 0 &&
 	    strcmp(site, "same-site") != 0);
+}
+
+int
+req_navigation(const struct req *r)
+{
+	const char *dest = req_param(r, "HTTP_SEC_FETCH_DEST");
+
+	return dest == NULL || strcmp(dest, "document") == 0;
+}
+
+void
+req_addr_key(const char *addr, char *out, size_t sz)
+{
+	unsigned char a6[16];
+	struct in_addr a4;
+	char txt[INET6_ADDRSTRLEN];
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0xff, 0xff };
+
+	if (sz > 0)
+		out[0] = '\0';
+	if (addr == NULL || sz < REQ_ADDR_MAX)
+		return;
+	if (inet_pton(AF_INET, addr, &a4) == 1) {
+		inet_ntop(AF_INET, &a4, out, (socklen_t)sz);
+		return;
+	}
+	if (inet_pton(AF_INET6, addr, a6) != 1)
+		return;
+	if (memcmp(a6, mapped, sizeof(mapped)) == 0) {
+		memcpy(&a4, a6 + 12, 4);
+		inet_ntop(AF_INET, &a4, out, (socklen_t)sz);
+		return;
+	}
+	memset(a6 + 8, 0, 8);
+	if (inet_ntop(AF_INET6, a6, txt, sizeof(txt)) != NULL)
+		snprintf(out, sz, "%s/64", txt);
+}
+
+void
+req_client_key(const struct req *r, char *out, size_t sz)
+{
+	req_addr_key(req_param(r, "REMOTE_ADDR"), out, sz);
 }
 
 const char *

@@ -132,6 +132,18 @@ int		 req_wants_json(const struct req *);
  * same-site (a link elsewhere); a client that sends no such header is
  * taken at its word. */
 int		 req_own(const struct req *);
+/* 1 when the request is a navigation (Sec-Fetch-Dest: document, or a
+ * client that sends no such header): what counts as a post's view, not
+ * an <img> or a fetch pointing at the page. */
+int		 req_navigation(const struct req *);
+/* The client as anonymous views and limits key it: an IPv4 address as
+ * is, an IPv6 one by its /64 ("2001:db8:1:2::/64": one host owns a whole
+ * /64), an IPv4-mapped IPv6 one as IPv4.  out: at least REQ_ADDR_MAX
+ * bytes; "" when REMOTE_ADDR is missing or not an address. */
+#define REQ_ADDR_MAX	48
+void		 req_client_key(const struct req *, char *out, size_t sz);
+/* The same from an address string (pure: unit-tested). */
+void		 req_addr_key(const char *addr, char *out, size_t sz);
 /* The request's path and query as the client sent them (REQUEST_URI), or
  * the decoded path when there is none (unit tests). */
 const char	*req_uri(const struct req *);

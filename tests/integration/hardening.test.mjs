@@ -279,7 +279,7 @@ test('nginx builds no absolute redirect from the Host header', async () => {
 // rendered snippets (a login rate of 1 a minute, burst 10), takes the
 // client address from X-Real-IP (the realip module, trusted from
 // loopback only) and passes on to the stack's handler sockets.
-test('the login limit keys IPv6 clients on their /64, IPv4 clients on their address', async () => {
+test('the login limit and anonymous views key IPv6 clients on their /64, IPv4 clients on their address', async () => {
   const dir = fs.mkdtempSync(path.join(stack.runDir, 'front-'));
   const conf = path.join(stack.runDir, 'nginx');
   const port = await freePort();
@@ -329,6 +329,35 @@ test('the login limit keys IPv6 clients on their /64, IPv4 clients on their addr
     };
     for (let i = 1; i <= 10; i++) assert.equal(await attempt(`203.0.113.${i}`, `wrong-${i}-xx`), 401, `failure ${i}`);
     assert.equal(await attempt('203.0.113.77', 'password-123'), 429, 'the right password, from an 11th address');
+
+    // Anonymous views: one an IPv6 /64 (or IPv4 address) a half hour,
+    // navigations only, VIEW_ADDR_MAX posts an address a half hour.
+    const author = await person('viewed');
+    const made = await author.c.post('/posts', { body: 'look at me', topic: 'general', publish: '1' });
+    const post = Number(made.location.split('/').pop());
+    const view = async (addr, headers = {}) => (await fetch(`${front}/posts/${post}`, {
+      headers: { 'x-real-ip': addr, ...headers } })).status;
+    const views = async () => {
+      stack.tallyctl('flush');
+      const page = await author.c.get(`/posts/${post}`);	// the author's own: not a view
+      return Number(/data-counter="post-views"[^>]*>(\d+)/.exec(page.text)[1]);
+    };
+    const v0 = await views();
+    assert.equal(await view('2001:db8:bb:1::1', { 'sec-fetch-dest': 'document' }), 200);
+    assert.equal(await view('2001:db8:bb:1:ffff::2'), 200);		// the same /64
+    assert.equal(await views(), v0 + 1, 'two addresses of one /64 are one viewer');
+    assert.equal(await view('2001:db8:bb:2::1'), 200);
+    assert.equal(await views(), v0 + 2, 'the next /64 is another');
+    // an <img> on another site pointing at the post: not a view
+    assert.equal(await view('198.51.100.9', { 'sec-fetch-dest': 'image', 'sec-fetch-site': 'cross-site' }), 200);
+    assert.equal(await views(), v0 + 2, 'a cross-site image request counts no view');
+    // an address past its budget of posts: no view, and no key kept
+    stack.redis('SET', '{va198.51.100.10}', '100', 'PX', '60000');
+    assert.equal(await view('198.51.100.10'), 200);
+    assert.equal(await views(), v0 + 2, 'past its budget, an address counts no view');
+    assert.equal(stack.redis('EXISTS', `{v${post}}:a198.51.100.10`), '0');
+    assert.equal(await view('198.51.100.11'), 200);
+    assert.equal(await views(), v0 + 3, 'an IPv4 address within its budget counts');
   } finally {
     nginx.kill('SIGTERM');
     await new Promise((res) => (nginx.exitCode !== null ? res() : nginx.on('exit', res)));
