@@ -89,13 +89,18 @@ static void
 entry(const char *login, const char *nonce_hex, char out[DEVICE_ENTRY + 1])
 {
 	unsigned char mac[crypto_auth_BYTES];
-	char signed_part[DEVICE_ENTRY + 1], machex[2 * MAC_BYTES + 1];
+	size_t l = strlen(login), m = strlen(nonce_hex);
 
-	snprintf(signed_part, sizeof(signed_part), "%s.%s", login, nonce_hex);
-	crypto_auth(mac, (const unsigned char *)signed_part,
-	    strlen(signed_part), key);
-	hex(mac, MAC_BYTES, machex);
-	snprintf(out, DEVICE_ENTRY + 1, "%s.%s", signed_part, machex);
+	out[0] = '\0';
+	if (l > 32 || m != 2 * NONCE_BYTES)
+		return;
+	/* login.nonce, signed; then .mac */
+	memcpy(out, login, l);
+	out[l] = '.';
+	memcpy(out + l + 1, nonce_hex, m);
+	crypto_auth(mac, (const unsigned char *)out, l + 1 + m, key);
+	out[l + 1 + m] = '.';
+	hex(mac, MAC_BYTES, out + l + 2 + m);
 }
 
 /* Whether e (n bytes) is a valid entry, and for which login (into

@@ -8,45 +8,64 @@
 #include "store/rcl_int.h"
 #include "store/rcluster.h"
 
-/* Reads CLUSTER SLOTS from node i into the map: 0, or -1. */
-static int
-load_map(struct rcl *cl, int i)
+int
+rcl_map_parse(struct rcl *cl, const redisReply *rep, unsigned char *map)
 {
-	unsigned char map[RCL_SLOTS];
-	redisReply *rep, *r, *m;
+	const redisReply *r, *m;
 	char addr[CFG_SOCK_MAX + 1];
 	long long a, b, s;
 	size_t k;
 	int n;
 
+	if (rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)
+		return -1;
+	memset(map, RCL_NONE, RCL_SLOTS);
+	for (k = 0; k < rep->elements; k++) {
+		r = rep->element[k];
+		/* [start, end, [host, port, ...], replicas...]: every part
+		 * of the type it must be, the range within the slots */
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
+		    r->element[0]->type != REDIS_REPLY_INTEGER ||
+		    r->element[1]->type != REDIS_REPLY_INTEGER)
+			continue;
+		a = r->element[0]->integer;
+		b = r->element[1]->integer;
+		if (a < 0 || b < a || b >= RCL_SLOTS)
+			continue;
+		m = r->element[2];
+		if (m->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
+		    m->element[0]->type != REDIS_REPLY_STRING ||
+		    m->element[1]->type != REDIS_REPLY_INTEGER ||
+		    m->element[1]->integer < 1 || m->element[1]->integer > 65535)
+			continue;
+		if (snprintf(addr, sizeof(addr), "%s:%lld",
+		    m->element[0]->len > 0 ? m->element[0]->str : "127.0.0.1",
+		    m->element[1]->integer) >= (int)sizeof(addr))
+			continue;
+		if ((n = rcl_node_at(cl, addr)) < 0)
+			continue;
+		for (s = a; s <= b; s++)
+			map[s] = (unsigned char)n;
+	}
+	return 0;
+}
+
+/* Reads CLUSTER SLOTS from node i into the map: 0, or -1. */
+static int
+load_map(struct rcl *cl, int i)
+{
+	unsigned char map[RCL_SLOTS];
+	redisReply *rep;
+	int rc;
+
 	rep = rconn_cmd(&cl->nodes[i], 2, (const char *[]){ "CLUSTER",
 	    "SLOTS" }, (const size_t[]){ 7, 5 });
 	if (rep == NULL)
 		return -1;
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
-		freeReplyObject(rep);
-		return -1;
-	}
-	memset(map, RCL_NONE, sizeof(map));
-	for (k = 0; k < rep->elements; k++) {
-		r = rep->element[k];
-		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3)
-			continue;
-		m = r->element[2];
-		if (m->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
-		    m->element[0]->type != REDIS_REPLY_STRING)
-			continue;
-		a = r->element[0]->integer;
-		b = r->element[1]->integer;
-		snprintf(addr, sizeof(addr), "%s:%lld",
-		    m->element[0]->len > 0 ? m->element[0]->str : "127.0.0.1",
-		    m->element[1]->integer);
-		if ((n = rcl_node_at(cl, addr)) < 0)
-			continue;
-		for (s = a; s <= b && s < RCL_SLOTS; s++)
-			map[s] = (unsigned char)n;
-	}
+	rc = rcl_map_parse(cl, rep, map);
 	freeReplyObject(rep);
+	if (rc == -1)
+		return -1;
 	memcpy(cl->map, map, sizeof(map));
 	cl->stale = 0;
 	return 0;

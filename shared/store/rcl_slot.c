@@ -51,3 +51,52 @@ rcl_cmd_slotof(int argc, const char **argv, const size_t *lens)
 	return rcl_keyslot(argv[1], lens[1]);
 }
 
+
+int
+rcl_addr_valid(const char *addr)
+{
+	const char *colon = strrchr(addr, ':'), *p;
+	long port = 0;
+
+	if (colon == NULL || colon == addr || colon - addr > 253 ||
+	    colon[1] == '\0' || strlen(colon + 1) > 5)
+		return 0;
+	for (p = addr; p < colon; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-'))
+			return 0;
+	for (p = colon + 1; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		port = port * 10 + (*p - '0');
+	}
+	return port >= 1 && port <= 65535;
+}
+
+int
+rcl_redirect_parse(const char *err, int *slot, char *addr, size_t sz)
+{
+	const char *p, *sp;
+	char *end;
+	long s;
+	int kind;
+
+	if (strncmp(err, "MOVED ", 6) == 0)
+		kind = 'M';
+	else if (strncmp(err, "ASK ", 4) == 0)
+		kind = 'A';
+	else
+		return 0;
+	p = strchr(err, ' ') + 1;
+	if (*p < '0' || *p > '9')
+		return 0;
+	s = strtol(p, &end, 10);
+	if (*end != ' ' || s < 0 || s >= RCL_SLOTS)
+		return 0;
+	sp = end + 1;
+	if (strlen(sp) >= sz || !rcl_addr_valid(sp))
+		return 0;
+	memcpy(addr, sp, strlen(sp) + 1);
+	*slot = (int)s;
+	return kind;
+}

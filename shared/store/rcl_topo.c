@@ -19,7 +19,8 @@ rcl_node_at(struct rcl *cl, const char *addr)
 	for (i = 0; i < cl->nnodes; i++)
 		if (strcmp(cl->nodes[i].addr, addr) == 0)
 			return i;
-	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX)
+	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX ||
+	    !rcl_addr_valid(addr))
 		return -1;
 	c = &cl->nodes[cl->nnodes];
 	rconn_init(c, addr, cl->timeout_ms);

@@ -80,19 +80,12 @@ enum redir { R_NONE, R_MOVED, R_ASK, R_WAIT, R_NOSCRIPT };
 static enum redir
 redirection(const redisReply *rep, int *slot, char *addr, size_t sz)
 {
-	const char *p;
+	int kind;
 
-	if (rep == NULL || rep->type != REDIS_REPLY_ERROR)
+	if (rep == NULL || rep->type != REDIS_REPLY_ERROR || rep->str == NULL)
 		return R_NONE;
-	if (strncmp(rep->str, "MOVED ", 6) == 0 ||
-	    strncmp(rep->str, "ASK ", 4) == 0) {
-		p = strchr(rep->str, ' ') + 1;
-		*slot = (int)strtol(p, NULL, 10);
-		if ((p = strchr(p, ' ')) == NULL)
-			return R_NONE;
-		snprintf(addr, sz, "%s", p + 1);
-		return rep->str[0] == 'M' ? R_MOVED : R_ASK;
-	}
+	if ((kind = rcl_redirect_parse(rep->str, slot, addr, sz)) != 0)
+		return kind == 'M' ? R_MOVED : R_ASK;
 	if (strncmp(rep->str, "TRYAGAIN", 8) == 0 ||
 	    strncmp(rep->str, "CLUSTERDOWN", 11) == 0 ||
 	    strncmp(rep->str, "LOADING", 7) == 0)
@@ -100,6 +93,22 @@ redirection(const redisReply *rep, int *slot, char *addr, size_t sz)
 	if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
 		return R_NOSCRIPT;
 	return R_NONE;
+}
+
+int
+rcl_node_known(const struct rcl *cl, const char *addr)
+{
+	int i, s;
+
+	for (i = 0; i < cl->nnodes; i++) {
+		if (strcmp(cl->nodes[i].addr, addr) != 0)
+			continue;
+		for (s = 0; s < RCL_SLOTS; s++)
+			if (cl->map[s] == i)
+				return i;
+		return -1;
+	}
+	return -1;
 }
 
 /* Sends a formatted command to node n and waits for its reply. */
@@ -181,8 +190,17 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 				return rep;
 			n = slot;
 		} else {
-			int to = rcl_node_at(cl, addr);
+			/* only to a node of the cluster's own map: a stranger
+			 * is asked for nothing (the map read again first, in
+			 * case it is a new master) */
+			int to = rcl_node_known(cl, addr);
 
+			if (to < 0) {
+				cl->stale = 1;
+				cl->refreshed_ms = 0;
+				rcl_node_for(cl, slot);
+				to = rcl_node_known(cl, addr);
+			}
 			if (to < 0)
 				return rep;
 			if (d == R_MOVED) {

@@ -68,8 +68,27 @@ int		 rcl_keyslot(const char *key, size_t len);
  * or -1 when it has none (PING, SCRIPT, SCAN, INFO, CLUSTER...). */
 int		 rcl_cmd_slotof(int argc, const char **argv, const size_t *lens);
 
-/* The node at host:port, added to the table when new; -1 when full. */
+/* The node at host:port, added to the table when new; -1 when full or
+ * addr is not a host:port (rcl_addr_valid()). */
 int		 rcl_node_at(struct rcl *, const char *addr);
+/* 1 when addr is "host:port": a host of letters, digits, '.' and '-'
+ * (at most 253), a port of digits from 1 to 65535; else 0.  What a
+ * cluster tells us goes through it: no path, no option, no stranger's
+ * syntax becomes a connection. */
+int		 rcl_addr_valid(const char *addr);
+/* A CLUSTER SLOTS reply into map (RCL_SLOTS entries, RCL_NONE where no
+ * node), the nodes it names added to the table: ranges of two integers
+ * within 0..RCL_SLOTS-1, start <= end, each with a valid host:port;
+ * anything else is skipped.  0, or -1 when the reply is no map at all. */
+int		 rcl_map_parse(struct rcl *, const redisReply *rep,
+		    unsigned char *map);
+/* The node at addr when the cluster's map has it serve a slot; -1
+ * otherwise: a MOVED or ASK elsewhere is not followed. */
+int		 rcl_node_known(const struct rcl *, const char *addr);
+/* A MOVED or ASK error: its slot (0..RCL_SLOTS-1) and host:port (valid)
+ * into *slot and addr; 'M', 'A', or 0 when err is neither or bent. */
+int		 rcl_redirect_parse(const char *err, int *slot, char *addr,
+		    size_t sz);
 
 /* From now on a node may make the caller wait (hang until the timeout)
  * at most waits times; past that every command fails at once, as a

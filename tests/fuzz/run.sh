@@ -11,13 +11,18 @@ CC=${FUZZ_CC:-clang-14}
 out=build/fuzz
 mkdir -p "$out"
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -Ishared"
-targets="form cookies html valid"
+targets="form cookies html valid rcl"
 echo "1..$(echo $targets | wc -w)"
 i=0; fail=0
 for t in $targets; do
 	i=$((i + 1))
 	srcs="shared/base/buf.c shared/base/log.c shared/base/kv.c shared/web/html.c shared/base/valid.c shared/base/ucd.c"
-	if ! $CC $flags -fsanitize=fuzzer -o "$out/fuzz_$t" tests/fuzz/fuzz_$t.c $srcs 2>"$out/$t.build.log"; then
+	libs=""
+	# the cluster client's parsers, with hiredis's reader for the input
+	[ "$t" = rcl ] && srcs="shared/base/buf.c shared/base/log.c shared/base/clock.c
+	    shared/store/rcl_map.c shared/store/rcl_topo.c shared/store/rcl_slot.c
+	    shared/store/rcluster.c shared/store/rconn.c shared/store/rcmd.c" && libs=-lhiredis
+	if ! $CC $flags -fsanitize=fuzzer -o "$out/fuzz_$t" tests/fuzz/fuzz_$t.c $srcs $libs 2>"$out/$t.build.log"; then
 		echo "not ok $i - fuzz_$t (build failed: $out/$t.build.log)"; fail=1; continue
 	fi
 	mkdir -p "$out/corpus/$t"
