@@ -86,8 +86,18 @@ req_uri(const struct req *r)
 const char *
 req_cookie(const struct req *r, const char *name)
 {
-	const struct kv *kv = kv_get(&r->cookies, name);
+	const char *https = req_param(r, "HTTPS");
+	char host[64];
+	const struct kv *kv;
 
+	/* over HTTPS only the __Host- name: a sibling subdomain can plant
+	 * "sid" for this site, never "__Host-sid" (resp_cookie()) */
+	if (https != NULL && strcmp(https, "on") == 0 &&
+	    (size_t)snprintf(host, sizeof(host), "__Host-%s", name) <
+	    sizeof(host))
+		kv = kv_get(&r->cookies, host);
+	else
+		kv = kv_get(&r->cookies, name);
 	return kv != NULL ? kv->val : NULL;
 }
 

@@ -147,7 +147,10 @@ void		 req_addr_key(const char *addr, char *out, size_t sz);
 /* The request's path and query as the client sent them (REQUEST_URI), or
  * the decoded path when there is none (unit tests). */
 const char	*req_uri(const struct req *);
-/* A cookie's value, or NULL. */
+/* A cookie's value, or NULL.  Over HTTPS the cookie named
+ * "__Host-<name>" (resp_cookie() sets that one there): the browser takes
+ * such a cookie only from this host, with Secure and Path=/, so no
+ * sibling subdomain can plant a session or a csrf token. */
 const char	*req_cookie(const struct req *, const char *);
 
 /* Path argument i as an id; 0 when it is not one. */

@@ -78,15 +78,18 @@ resp_tls(const struct req *r)
 void
 resp_cookie(struct req *r, const char *name, const char *value, long max_age)
 {
-	char v[600];
+	char v[800];
+	int tls = resp_tls(r);
+	const char *pre = tls ? "__Host-" : "";
 
+	/* over HTTPS "__Host-<name>" (Secure, Path=/, no Domain): req.h */
 	if (max_age < 0)
-		snprintf(v, sizeof(v), "%s=%s; Path=/; HttpOnly; SameSite=Lax%s",
-		    name, value, resp_tls(r) ? "; Secure" : "");
+		snprintf(v, sizeof(v), "%s%s=%s; Path=/; HttpOnly; SameSite=Lax%s",
+		    pre, name, value, tls ? "; Secure" : "");
 	else
-		snprintf(v, sizeof(v), "%s=%s; Path=/; Max-Age=%ld; HttpOnly; "
-		    "SameSite=Lax%s", name, value, max_age,
-		    resp_tls(r) ? "; Secure" : "");
+		snprintf(v, sizeof(v), "%s%s=%s; Path=/; Max-Age=%ld; HttpOnly; "
+		    "SameSite=Lax%s", pre, name, value, max_age,
+		    tls ? "; Secure" : "");
 	resp_header(r, "Set-Cookie", v);
 }
 

@@ -1,5 +1,7 @@
 /* test-tls-cookies.c -- behind TLS (nginx passes HTTPS=on) cookies carry
- * Secure and answers Strict-Transport-Security; over plain HTTP neither. */
+ * Secure and the __Host- prefix, are read only under that name (a
+ * sibling subdomain's plain "sid" is not), and answers carry
+ * Strict-Transport-Security; over plain HTTP none of it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kv.h"
+#include "web/req.h"
 #include "web/resp.h"
 
 /* FCGX keeps its environment as char ** (writable strings) */
@@ -37,11 +41,18 @@ test_secure_over_tls(void **state)
 	r.fr = &fr;
 	assert_true(resp_tls(&r));
 	resp_cookie(&r, "sid", "7.abc", 3600);
-	assert_non_null(strstr(head(&r), "Set-Cookie: sid=7.abc; Path=/; "
+	assert_non_null(strstr(head(&r), "Set-Cookie: __Host-sid=7.abc; Path=/; "
 	    "Max-Age=3600; HttpOnly; SameSite=Lax; Secure\r\n"));
 	resp_cookie(&r, "pcsrf", "", 0);
-	assert_non_null(strstr(head(&r), "pcsrf=; Path=/; Max-Age=0; HttpOnly; "
-	    "SameSite=Lax; Secure\r\n"));
+	assert_non_null(strstr(head(&r), "__Host-pcsrf=; Path=/; Max-Age=0; "
+	    "HttpOnly; SameSite=Lax; Secure\r\n"));
+	/* read back under the prefixed name only */
+	kv_parse_cookies(&r.cookies, "sid=planted; __Host-sid=7.abc");
+	assert_string_equal(req_cookie(&r, "sid"), "7.abc");
+	kv_free(&r.cookies);
+	kv_parse_cookies(&r.cookies, "sid=planted");
+	assert_null(req_cookie(&r, "sid"));
+	kv_free(&r.cookies);
 	buf_free(&r.head);
 }
 
@@ -61,6 +72,10 @@ test_plain_http(void **state)
 	assert_non_null(strstr(head(&r), "sid=7.abc; Path=/; HttpOnly; "
 	    "SameSite=Lax\r\n"));
 	assert_null(strstr(head(&r), "Secure"));
+	assert_null(strstr(head(&r), "__Host-"));
+	kv_parse_cookies(&r.cookies, "sid=7.abc; __Host-sid=other");
+	assert_string_equal(req_cookie(&r, "sid"), "7.abc");
+	kv_free(&r.cookies);
 	buf_free(&r.head);
 }
 
