@@ -137,13 +137,29 @@ test('systemd units and /etc/tally are installed', () => {
   const unit = (u) => fs.readFileSync(staged(`/etc/systemd/system/${u}`), 'utf8');
   const web = unit('tally-web.service');
   assert.match(web, /^ExecStart=\/usr\/local\/bin\/tally-web -s \/run\/tally\/web\.sock -n 4$/m);
-  for (const line of ['User=tally', 'Group=www-data', 'RuntimeDirectory=tally',
+  for (const line of ['User=tally', 'Group=tally-www', 'RuntimeDirectory=tally',
     'RuntimeDirectoryPreserve=yes', 'RuntimeDirectoryMode=0750', 'StateDirectory=tally',
     'Environment=RUN_DIR=/var/lib/tally', 'Environment=TALLY_REDIS=/run/tally/redis.sock',
     'EnvironmentFile=-/etc/tally/tally.env', 'Restart=always', 'RestartSec=1',
     'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes',
     'ReadWritePaths=/var/lib/tally /run/tally'])
     assert.ok(web.split('\n').includes(line), `tally-web.service: ${line}`);
+  // every service: the socket group of tally's own (not www-data, which
+  // any PHP-FPM of the host runs as), and the sandbox
+  for (const u of UNITS.filter((x) => x.endsWith('.service'))) {
+    const lines = unit(u).split('\n');
+    for (const line of ['User=tally', 'Group=tally-www', 'NoNewPrivileges=yes',
+      'ProtectProc=invisible', 'PrivateIPC=yes', 'SystemCallFilter=@system-service',
+      'CapabilityBoundingSet=', 'RestrictAddressFamilies=AF_UNIX'])
+      assert.ok(lines.includes(line), `${u}: ${line}`);
+    assert.ok(!lines.includes('Group=www-data'), `${u}: no Group=www-data`);
+  }
+  const users = fs.readFileSync(staged('/etc/sysusers.d/tally.conf'), 'utf8');
+  assert.match(users, /^g\s+tally-www\s/m);
+  assert.match(users, /^m\s+www-data\s+tally-www$/m);
+  assert.match(users, /^m\s+tally\s+tally-www$/m);
+  // the admin password never on a command line
+  assert.doesNotMatch(unit('tally.target'), /useradd --admin admin Admin '/);
   assert.match(unit('tally-worker.service'), /^ExecStart=\/usr\/local\/bin\/tally-worker$/m);
   assert.match(unit('tally-live.service'), /^ExecStart=\/usr\/local\/bin\/tally-live$/m);
   // every socket the nginx snippet names is served by a unit; the social
@@ -184,6 +200,21 @@ test('the units use only directives systemd knows (systemd-analyze verify)', (t)
   const out = `${r.stdout}${r.stderr}`;
   assert.doesNotMatch(out, /Unknown (key|section)|Invalid|Failed to parse|bad unit file/i, out);
   assert.equal(r.status, 0, out);
+});
+
+test('every service unit rates OK in systemd-analyze security (exposure 2.0 at most)', (t) => {
+  const analyze = which('systemd-analyze');
+  if (!analyze) { t.skip('systemd-analyze not installed'); return; }
+  const rated = [];
+  for (const u of UNITS.filter((x) => x.endsWith('.service'))) {
+    const r = spawnSync(analyze, ['security', '--offline=true', staged(`/etc/systemd/system/${u}`)],
+      { encoding: 'utf8', timeout: 60_000 });
+    const m = /Overall exposure level for \S+: ([0-9.]+)/.exec(`${r.stdout}${r.stderr}`);
+    assert.ok(m, `${u}: ${r.stdout}${r.stderr}`);
+    rated.push(`${u} ${m[1]}`);
+    assert.ok(Number(m[1]) <= 2.0, `${u}: exposure ${m[1]}`);
+  }
+  t.diagnostic(rated.join(', '));
 });
 
 test('re-installing keeps an edited /etc/tally/tally.env', () => {
