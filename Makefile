@@ -30,7 +30,7 @@ SHARED_store  = sql sql_pg schema schema_pg pg pg_stmt db ckpt query lease rcmd 
 SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist postview profileview people noteview topview opsview posting follow fanout timeline tlstale tlcount notify badges bcache \
                 pcache seed seed_events followed find runnames throttle live device
-SHARED_web    = serve batch req field resp flash route html layout keep act bjson form render view_social view_find view_post view_notes view_admin view_report view_metrics view_account chart
+SHARED_web    = serve peer batch req field resp flash route html layout keep act bjson form render view_social view_find view_post view_notes view_admin view_report view_metrics view_account chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
 PROGS       = $(HANDLERS:%=bin/tally-%) bin/tally-worker bin/tally-live bin/tallyctl bin/tally-run

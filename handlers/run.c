@@ -352,6 +352,10 @@ main(int argc, char **argv)
 	}
 	if (hosts > 1 && (base = run_hosts_base(hosts, (int)NHANDLERS)) == -1)
 		return 1;
+	/* the hosts' pools answer this machine's nginx only (web/peer.h):
+	 * it reaches 127.0.0.(K+1) from 127.0.0.1 */
+	if (hosts > 1)
+		setenv("TALLY_FCGI_ALLOW", "127.0.0.1", 0);
 	chmod(c.run_dir, 0700);
 	if (!port_free((int)portn)) {
 		log_err("port %s on 127.0.0.1 is in use; set PORT", port);

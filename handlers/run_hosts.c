@@ -43,6 +43,18 @@ run_hosts_base(int hosts, int npools)
 			log_err("HOSTS_PORT must be 1024..%d", 65535 - npools);
 			return -1;
 		}
+		/* checked free first: a port another program holds would
+		 * take the pool's requests (login bodies, session cookies) */
+		for (k = 1; k <= hosts; k++) {
+			run_host_addr(k, addr, sizeof(addr));
+			for (i = 0; i < npools; i++)
+				if (!addr_port_free(addr, (int)b + i)) {
+					log_err("HOSTS_PORT=%lld: port %d on %s is "
+					    "in use; choose another HOSTS_PORT",
+					    b, (int)b + i, addr);
+					return -1;
+				}
+		}
 		return (int)b;
 	}
 	srand((unsigned)getpid());

@@ -40,6 +40,9 @@ my %PROCESS_STATE = (
 	# what a program prepares for the requests it takes together,
 	# set once at start (serve_together())
 	'shared/web/serve.c' => [qw(together_begin together_end)],
+	# the pool's listening socket and the peers it answers, set once at
+	# start (peer_setup())
+	'shared/web/peer.c' => [qw(listen_fd tcp allow)],
 );
 
 # The names of the file-scope objects a C text defines as static and not

@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "store/app.h"
 #include "web/batch.h"
+#include "web/peer.h"
 #include "web/resp.h"
 #include "web/route.h"
 
@@ -30,7 +31,7 @@ batch_gather(struct slot *s, int max, const struct route *routes,
 		return 1;
 	/* non-blocking (batch_listen_init()): fails at once when nothing
 	 * more is queued, the usual case */
-	while (n < max && FCGX_Accept_r(&s[n].fr) >= 0) {
+	while (n < max && peer_accept(&s[n].fr) >= 0) {
 		open(&s[n], arg);
 		if (s[n].st != 0 ||
 		    !route_flagged(&s[n].r, routes, nroutes, flag)) {

@@ -17,6 +17,7 @@
 #include "store/app.h"
 #include "web/batch.h"
 #include "web/keep.h"
+#include "web/peer.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -96,7 +97,7 @@ slot_close(struct slot *sl)
 	sl->t1 = clock_mono_us();
 }
 
-/* Takes the next request: FCGX_Accept_r() on the non-blocking listening
+/* Takes the next request: peer_accept() on the non-blocking listening
  * socket (batch.h), waiting in poll() while nothing is queued.  As
  * FCGX_Accept_r(). */
 static int
@@ -104,7 +105,7 @@ take(FCGX_Request *fr, int fd)
 {
 	int rc;
 
-	while ((rc = FCGX_Accept_r(fr)) == -EAGAIN || rc == -EWOULDBLOCK)
+	while ((rc = peer_accept(fr)) == -EAGAIN || rc == -EWOULDBLOCK)
 		if (poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, -1) == -1 &&
 		    errno != EINTR)
 			return -1;
@@ -195,7 +196,7 @@ serve_child(int fd, void *arg)
 		return -1;
 	}
 	for (i = 0; i < nslot; i++)
-		FCGX_InitRequest(&s[i].fr, fd, 0);
+		peer_init_request(&s[i].fr);
 	batch_listen_init(fd);
 	while (take(&s[0].fr, fd) >= 0) {
 		a.in_request = 1;
@@ -289,7 +290,8 @@ serve_run(int argc, char **argv, const char *name,
 			return 1;
 		}
 	}
-	if ((fd = prefork_listen(sock, 0660)) == -1)
+	if ((fd = prefork_listen(sock, 0660)) == -1 ||
+	    peer_setup(fd, sock) == -1)
 		return 1;
 	log_info("listening on %s with %d processes", sock, nproc);
 	ctx.nproc = nproc;

@@ -136,8 +136,10 @@ test('cookies carry Secure and answers HSTS when the request came over HTTPS', (
   const cookies = tls.split('\r\n').filter((l) => /^Set-Cookie:/i.test(l));
   assert.ok(cookies.length > 0, tls);
   for (const c of cookies) assert.match(c, /; Secure(;|$)/, c);
+  // __Host- names: only this host sets them, with Secure and Path=/
+  for (const c of cookies) assert.match(c, /^Set-Cookie: __Host-[a-z]+=/i, c);
   assert.match(tls, /^Strict-Transport-Security: max-age=\d+/m);
   const plain = get({});
   assert.ok(plain.split('\r\n').some((l) => /^Set-Cookie:/i.test(l)), plain);
-  assert.doesNotMatch(plain, /Secure|Strict-Transport-Security/);
+  assert.doesNotMatch(plain, /Secure|Strict-Transport-Security|__Host-/);
 });
