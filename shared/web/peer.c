@@ -134,6 +134,7 @@ peer_accept(FCGX_Request *fr)
 	if (!tcp)
 		return FCGX_Accept_r(fr);
 	for (;;) {
+		memset(&ss, 0, sizeof(ss));	/* AF_UNSPEC if accept says nothing */
 		len = sizeof(ss);
 		if ((c = accept4(listen_fd, (struct sockaddr *)&ss, &len,
 		    SOCK_CLOEXEC)) == -1)
