@@ -193,6 +193,24 @@ sub scc {
 }
 for my $v (sort keys %graph) { scc($v) unless exists $idx{$v} }
 
+# The module map (the first code block of docs/ARCHITECTURE.md) names every
+# module of shared/: a line "  <module>  <what it is>" under its layer.
+if (open my $fh, '<', 'docs/ARCHITECTURE.md') {
+	my ($in, %mapped) = (0);
+	while (my $l = <$fh>) {
+		if ($l =~ /^```/) { last if $in; $in = 1; next }
+		$mapped{$1} = 1 if $in && $l =~ /^  +(\w+)(\s|$)/;
+	}
+	close $fh;
+	for my $f (sort grep { m{^shared/\w+/\w+\.c$} } @files) {
+		my ($m) = $f =~ m{/(\w+)\.c$};
+		push @faults, "$f: not in the module map of docs/ARCHITECTURE.md"
+		    unless $mapped{$m};
+	}
+} else {
+	push @faults, "docs/ARCHITECTURE.md: missing (the module map)";
+}
+
 if (@faults) {
 	print "lint: $_\n" for @faults;
 	exit 1;

@@ -14,7 +14,7 @@ enum valid {
 	VALID_TOPIC,	/* 0-32 of [a-z0-9-], folded; empty becomes "general" */
 	VALID_TITLE,	/* 1-120 characters, no control characters */
 	VALID_BOOL,	/* "0" or "1" */
-	VALID_PAGE,	/* decimal 1..1000 (CONTRACT §4) */
+	VALID_PAGE,	/* decimal 1..1000 (docs/INTERFACE.md §4) */
 	VALID_ID,	/* decimal 1..2^53 */
 	VALID__MAX
 };

@@ -40,8 +40,8 @@ int	post_unrepost(struct app *, long long id, long long uid);
 int	post_comment(struct app *, long long id, long long uid,
 	    const char *body, long long *cid);
 /* A view of post id by user uid (0: anonymous, known by addr): counted
- * when it is this viewer's first in VIEW_WINDOW_MS (CONTRACT §2 "What a
- * view is").  Views have no truth rows: the counter is the record, kept
+ * when it is this viewer's first in VIEW_WINDOW_MS (docs/INTERFACE.md §2,
+ * "What a view is").  Views have no truth rows: the counter is the record, kept
  * in Redis and flushed like any other; reconciliation has nothing to
  * recount them from and leaves them as they are.  The author's own views
  * are never counted (the caller, who knows the author, skips them).

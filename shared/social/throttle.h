@@ -1,4 +1,4 @@
-/* throttle.h -- how often one user may act (TALLY_WRITE_RATE, CONTRACT
+/* throttle.h -- how often one user may act (TALLY_WRITE_RATE, docs/INTERFACE.md
  * §1): posts, comments, likes, reposts and follows together, counted per
  * minute in Redis ({u<ID>}:wr:<minute>, one script call).  A burst far
  * beyond a person's is refused with 429 before any lock or write.  With

@@ -1,5 +1,5 @@
-/* act.h -- how an action answers (CONTRACT §2, "Actions without leaving
- * the page").
+/* act.h -- how an action answers (docs/INTERFACE.md §2, "Actions
+ * without leaving the page").
  *
  * A form's POST answers 303 to its `back` field when that names a path on
  * this site ("/" then neither "/" nor "\", printable ASCII only, so no

@@ -1,7 +1,7 @@
 /* form.h -- forms that keep what the user typed.
  *
  * A refused post, comment, edit or signup comes back as its form page
- * (CONTRACT §4): the values typed (those that are valid UTF-8 without
+ * (docs/INTERFACE.md §4): the values typed (those that are valid UTF-8 without
  * control characters; a body keeps its line breaks and tabs), the
  * refused field marked (aria-invalid, its reason beside it, linked by
  * aria-describedby) and the answer's status as before.  field_need()

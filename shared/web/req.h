@@ -128,9 +128,9 @@ const char	*req_param(const struct req *, const char *);
  * action then answers JSON instead of a redirect, errors included. */
 int		 req_wants_json(const struct req *);
 /* 1 when a GET is the user's own request on this site, so it may move a
- * read marker (CONTRACT §2): not when Sec-Fetch-Site says cross-site or
- * same-site (a link elsewhere); a client that sends no such header is
- * taken at its word. */
+ * read marker (docs/INTERFACE.md §2): not when Sec-Fetch-Site says
+ * cross-site or same-site (a link elsewhere); a client that sends no such
+ * header is taken at its word. */
 int		 req_own(const struct req *);
 /* 1 when the request is a navigation (Sec-Fetch-Dest: document, or a
  * client that sends no such header): what counts as a post's view, not

@@ -1,4 +1,4 @@
-// a11y.test.mjs -- every page of CONTRACT §2 in a real browser at 1280 and
+// a11y.test.mjs -- every page of docs/INTERFACE.md §2 in a real browser at 1280 and
 // 390 px: axe-core (@axe-core/playwright) finds no serious or critical
 // violation, no page scrolls sideways on a phone, no table cell splits a
 // word across lines and no table sticks out of its box.  Screenshots of

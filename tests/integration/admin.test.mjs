@@ -678,7 +678,7 @@ test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-ro
 test('tallyctl flush outwaits a bucket another flusher holds: everything pending when it ran is in SQLite when it returns', async (t) => {
   await quiet();
   const author = await newUser('heldauthor');
-  // five viewers: a view counts once per viewer (CONTRACT §2)
+  // five viewers: a view counts once per viewer (docs/INTERFACE.md §2)
   const fans = [];
   for (let i = 0; i < 5; i++) fans.push(await newUser(`heldfan${i}`));
   await whileWorkerStopped(async () => {
@@ -721,7 +721,7 @@ test('a flusher that stalls past its lock and wakes loses nothing: recovery fenc
     if (b >= 16 && b < 32) [author, login] = [u, `stallauthor${k}`];
   }
   assert.ok(author, 'an author whose bucket the stalled batch takes');
-  // two viewers: a view counts once per viewer (CONTRACT §2)
+  // two viewers: a view counts once per viewer (docs/INTERFACE.md §2)
   const fans = [await newUser('stallfan'), await newUser('stallfan2')];
   await whileWorkerStopped(async () => {
     const posts = [];

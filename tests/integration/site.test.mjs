@@ -1,5 +1,5 @@
 // site.test.mjs -- the site as people use it, against a real stack
-// (CONTRACT §2 new rows, "Actions without leaving the page", "What a view
+// (docs/INTERFACE.md §2 new rows, "Actions without leaving the page", "What a view
 // is, and which requests move read markers", §3, §4): finding people and
 // topics, /followed, back and JSON answers, the viewer's marks, views,
 // the Sec-Fetch-Site rule, page ranges.

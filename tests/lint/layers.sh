@@ -1,7 +1,8 @@
 #!/bin/sh
 # layers.sh -- "make lint" fails on every structural fault it promises to
 # catch (scripts/lint-layers.pl), and passes on the tree.  Each fault is
-# planted alone in a copy of shared/, handlers/, scripts/ and the Makefile;
+# planted alone in a copy of shared/, handlers/, scripts/, docs/ and the
+# Makefile;
 # the copy's "make lint" must fail naming it.  TAP.
 set -u
 cd "$(dirname "$0")/../.."
@@ -13,7 +14,7 @@ n=0; bad=0
 fresh() {
 	rm -rf "$tmp/t"
 	mkdir -p "$tmp/t"
-	cp -R "$root/shared" "$root/handlers" "$root/scripts" "$root/Makefile" "$tmp/t/"
+	cp -R "$root/shared" "$root/handlers" "$root/scripts" "$root/docs" "$root/Makefile" "$tmp/t/"
 }
 
 # expect_fail NAME PATTERN: the copy's make lint fails and says PATTERN.
@@ -35,7 +36,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..18"
+echo "1..19"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -77,6 +78,9 @@ expect_fail "a file over 500 lines" 'shared/base/log.c: [0-9]* lines'
 
 fresh; sed 's/^\tSTMT_PING,$/\tSTMT_PING,\n\tSTMT_NOBODY_RUNS,/' "$root/shared/store/sql.h" >"$tmp/t/shared/store/sql.h"
 expect_fail "a statement nobody runs" 'STMT_NOBODY_RUNS is never used'
+
+fresh; printf '/* orphan.c -- a module nobody mapped. */\nint orphan_x;\n' >"$tmp/t/shared/base/orphan.c"
+expect_fail "a module missing from the module map" 'shared/base/orphan.c: not in the module map'
 
 fresh; printf 'static const char *k = "{lb}:secret";\n' >>"$tmp/t/shared/count/lb.c"
 expect_fail "a Redis key built outside the key module" 'Redis key built outside shared/store/keys.c'
