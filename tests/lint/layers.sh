@@ -36,7 +36,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..19"
+echo "1..20"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -119,4 +119,19 @@ else echo "not ok $n - web symbols in programs that serve no HTTP:"; printf '%s\
 n=$((n + 1))
 if out=$(tests/mutants/run.sh --check 2>&1); then echo "ok $n - every mutant of make mutants applies to the tree"
 else echo "not ok $n - mutants that no longer apply:"; printf '%s\n' "$out" | grep -v ' ok$' | sed 's/^/# /'; bad=1; fi
+# The docs a newcomer reads: README.md at most 12 KB with the two commands
+# in its first 40 lines, docs/BENCHMARKS.md reference (at most 30 KB),
+# the interface in the repository (docs/INTERFACE.md), and no source
+# citing a document outside it.
+n=$((n + 1))
+why=""
+[ "$(wc -c <README.md)" -le 12288 ] || why="$why README.md over 12 KB;"
+head -40 README.md | grep -q '^make run' && head -40 README.md | grep -q '^make test' ||
+    why="$why the two commands not in README.md's first 40 lines;"
+[ "$(wc -c <docs/BENCHMARKS.md)" -le 30720 ] || why="$why docs/BENCHMARKS.md over 30 KB;"
+[ -s docs/INTERFACE.md ] || why="$why no docs/INTERFACE.md;"
+cites=$(grep -rlE 'CONTRACT|\.\./shared/' shared handlers www nginx-conf scripts tests/unit tests/integration tests/browser tests/lib 2>/dev/null | grep -v layers.sh)
+[ -z "$cites" ] || why="$why sources cite a document outside the repository: $(echo $cites);"
+if [ -z "$why" ]; then echo "ok $n - README.md, docs/BENCHMARKS.md and docs/INTERFACE.md are what a newcomer reads"
+else echo "not ok $n -$why"; bad=1; fi
 exit $bad
