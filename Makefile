@@ -75,7 +75,7 @@ bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \
     build/handlers/run_redis.o build/handlers/run_pg.o \
-    build/handlers/run_hosts.o $(LIB)
+    build/handlers/run_hosts.o build/handlers/run_user.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi

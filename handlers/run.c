@@ -23,6 +23,7 @@
  */
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
@@ -41,6 +42,7 @@
 #include "run_os.h"
 #include "run_hosts.h"
 #include "run_pg.h"
+#include "run_user.h"
 #include "run_redis.h"
 #include "social/account.h"
 #include "social/badges.h"
@@ -99,6 +101,26 @@ find_paths(struct paths *p, const struct cfg *c)
 	return cfg_path(c, "nginx", p->nginx, sizeof(p->nginx));
 }
 
+/* Whom the stack runs as when tally-run is root (run_user.h): the
+ * program's state, set once in main(). */
+static struct run_user ru;
+
+/* Gives every service that serves its user (not nginx's master, not a
+ * host's supervisor, which stay root and serve nothing). */
+static void
+as_user(struct svc *svcs, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k && ru.uid != 0; i++) {
+		if (strcmp(svcs[i].name, "nginx") == 0 ||
+		    strncmp(svcs[i].name, "host", 4) == 0 || svcs[i].uid != 0)
+			continue;
+		svcs[i].uid = ru.uid;
+		svcs[i].gid = ru.gid;
+	}
+}
+
 static int
 render_nginx(const struct paths *p, const struct cfg *c, const char *port,
     int hosts, int base)
@@ -117,7 +139,9 @@ render_nginx(const struct paths *p, const struct cfg *c, const char *port,
 	 * neither our 0660 sockets nor a www/ under a private home: run the
 	 * development workers as the invoking user instead.  Production
 	 * (systemd) uses www-data and group-readable sockets. */
-	if (geteuid() == 0 && (pw = getpwuid(getuid())) != NULL &&
+	if (ru.uid != 0)	/* nginx's workers as the stack's user */
+		pathf(user, sizeof(user), "user %s %s;", ru.name, ru.group);
+	else if (geteuid() == 0 && (pw = getpwuid(getuid())) != NULL &&
 	    (gr = getgrgid(getgid())) != NULL)
 		pathf(user, sizeof(user), "user %s %s;", pw->pw_name,
 		    gr->gr_name);
@@ -299,6 +323,7 @@ host_main(const struct paths *p, const struct cfg *c, int host, int base,
 	if (plan_pools(svcs, &k, argvs, p, c, procs, host, base) == -1)
 		return 1;
 	finish_plan(svcs, k, argvs, logdir);
+	as_user(svcs, k);
 	supervise_init();
 	for (i = 0; i < k; i++)
 		if (svc_start(&svcs[i]) == -1) {
@@ -343,6 +368,22 @@ main(int argc, char **argv)
 	}
 	if (cfg_load(&c) == -1 || find_paths(&p, &c) == -1)
 		return 1;
+	if (run_user_get(&ru) == -1)
+		return 1;
+	{
+		char prog_web[PATH_MAX + 32], www[PATH_MAX + 8];
+
+		pathf(prog_web, sizeof(prog_web), "%s/tally-web", p.bin);
+		pathf(www, sizeof(www), "%s/www", p.share);
+		if (!run_user_reaches(&ru, c.run_dir, prog_web, www)) {
+			log_warn("user %s cannot reach %s, the programs or www/ "
+			    "(a directory above them is closed to others): the "
+			    "stack runs as root; move the checkout or RUN_DIR "
+			    "under a directory others may search", ru.name,
+			    c.run_dir);
+			memset(&ru, 0, sizeof(ru));
+		}
+	}
 	if (host > 0)
 		return host_main(&p, &c, host, base, procs);
 	if (hosts > 1 && !run_pg_wanted()) {
@@ -357,6 +398,12 @@ main(int argc, char **argv)
 	if (hosts > 1)
 		setenv("TALLY_FCGI_ALLOW", "127.0.0.1", 0);
 	chmod(c.run_dir, 0700);
+	/* the user's from now on (everything in it, once planned, below) */
+	if (ru.uid != 0 && chown(c.run_dir, ru.uid, ru.gid) == -1) {
+		log_err("%s: %s", c.run_dir, strerror(errno));
+		return 1;
+	}
+	run_pg_user(ru.uid, ru.gid);
 	if (!port_free((int)portn)) {
 		log_err("port %s on 127.0.0.1 is in use; set PORT", port);
 		return 1;
@@ -427,6 +474,11 @@ main(int argc, char **argv)
 	k++;
 	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
 	finish_plan(svcs, k, argvs, rdir);
+	as_user(svcs, k);
+	if (run_user_own(&ru, c.run_dir) == -1) {
+		supervise_stop(svcs, (int)k);
+		return 1;
+	}
 
 	for (i = 0; i < k; i++) {
 		if (svcs[i].pid == 0 && svc_start(&svcs[i]) == -1) {

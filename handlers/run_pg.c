@@ -167,6 +167,17 @@ reachable(const char *dir)
 	}
 }
 
+/* The stack's own user (run_user.h), when tally-run is root and has one. */
+static uid_t pg_uid;
+static gid_t pg_gid;
+
+void
+run_pg_user(uid_t uid, gid_t gid)
+{
+	pg_uid = uid;
+	pg_gid = gid;
+}
+
 int
 run_pg_start(struct svc *s, struct cfg *c)
 {
@@ -186,7 +197,18 @@ run_pg_start(struct svc *s, struct cfg *c)
 		log_err("%s: %s", pgdir, strerror(errno));
 		return -1;
 	}
-	if (geteuid() == 0) {
+	if (geteuid() == 0 && pg_uid != 0) {
+		/* as the stack's user, who owns RUN_DIR: nothing widened */
+		static struct passwd mine;
+
+		mine.pw_uid = pg_uid;
+		mine.pw_gid = pg_gid;
+		pw = &mine;
+		if (chown(pgdir, pw->pw_uid, pw->pw_gid) == -1) {
+			log_err("%s: %s", pgdir, strerror(errno));
+			return -1;
+		}
+	} else if (geteuid() == 0) {
 		if ((pw = getpwnam("postgres")) == NULL) {
 			log_err("DB=postgres as root needs the user \"postgres\" "
 			    "(apt-get install postgresql)");

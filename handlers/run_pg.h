@@ -2,6 +2,8 @@
 #ifndef TALLY_RUN_PG_H
 #define TALLY_RUN_PG_H
 
+#include <sys/types.h>
+
 #include "base/cfg.h"
 #include "base/supervise.h"
 
@@ -16,5 +18,9 @@ int	run_pg_start(struct svc *s, struct cfg *c);
 
 /* A run on SQLite: a database-url left by an earlier run goes. */
 void	run_pg_none(const struct cfg *c);
+
+/* As root: run initdb and the server as this user (the stack's own,
+ * run_user.h), not as "postgres" (0: as before). */
+void	run_pg_user(uid_t uid, gid_t gid);
 
 #endif

@@ -267,7 +267,9 @@ resp_send(struct req *r)
 	}
 	buf_puts(&h, "\r\nCache-Control: no-store\r\n");
 	if (r->new_pcsrf) {
-		buf_puts(&h, "Set-Cookie: pcsrf=");
+		/* over TLS a __Host- cookie, as resp_cookie() sets them */
+		buf_puts(&h, resp_tls(r) ? "Set-Cookie: __Host-pcsrf=" :
+		    "Set-Cookie: pcsrf=");
 		buf_puts(&h, r->csrf);
 		buf_puts(&h, "; Path=/; HttpOnly; SameSite=Lax");
 		buf_puts(&h, resp_tls(r) ? "; Secure\r\n" : "\r\n");

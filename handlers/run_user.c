@@ -1,0 +1,121 @@
+/* run_user.c -- the unprivileged user of a stack started as root; see
+ * run_user.h. */
+#include <errno.h>
+#include <ftw.h>
+#include <grp.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "run_user.h"
+
+/* Runs argv, waits: its exit status, or -1. */
+static int
+run(const char *const *argv)
+{
+	pid_t pid;
+	int st;
+
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) == -1)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int
+run_user_get(struct run_user *ru)
+{
+	const char *name = getenv("TALLY_USER");
+	struct passwd *pw;
+	struct group *gr;
+
+	memset(ru, 0, sizeof(*ru));
+	if (geteuid() != 0)
+		return 0;
+	if (name == NULL || *name == '\0')
+		name = "tally";
+	if (strcmp(name, "root") == 0)
+		return 0;
+	if ((pw = getpwnam(name)) == NULL) {
+		const char *add[] = { "/usr/sbin/useradd", "--system",
+		    "--user-group", "--no-create-home", "--home-dir",
+		    "/nonexistent", "--shell", "/usr/sbin/nologin", name, NULL };
+
+		if (run(add) != 0 || (pw = getpwnam(name)) == NULL) {
+			log_err("could not make the system user %s (useradd)",
+			    name);
+			return -1;
+		}
+		log_info("made the system user %s: the stack runs as it", name);
+	}
+	ru->uid = pw->pw_uid;
+	ru->gid = pw->pw_gid;
+	snprintf(ru->name, sizeof(ru->name), "%s", pw->pw_name);
+	gr = getgrgid(pw->pw_gid);
+	snprintf(ru->group, sizeof(ru->group), "%s", gr != NULL ?
+	    gr->gr_name : pw->pw_name);
+	return 0;
+}
+
+int
+run_user_reaches(const struct run_user *ru, const char *dir,
+    const char *prog, const char *www)
+{
+	char parent[PATH_MAX];
+	pid_t pid;
+	int st;
+
+	if (ru->uid == 0)
+		return 1;
+	snprintf(parent, sizeof(parent), "%s", dir);
+	if ((pid = fork()) == -1)
+		return 0;
+	if (pid == 0) {
+		if (setgroups(0, NULL) == -1 || setgid(ru->gid) == -1 ||
+		    setuid(ru->uid) == -1)
+			_exit(2);
+		_exit(access(dirname(parent), X_OK) == 0 &&
+		    access(prog, X_OK) == 0 && access(www, R_OK | X_OK) == 0 ?
+		    0 : 1);
+	}
+	if (waitpid(pid, &st, 0) == -1)
+		return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static uid_t own_uid;
+static gid_t own_gid;
+
+static int
+own_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	if (lchown(path, own_uid, own_gid) == -1 && errno != ENOENT) {
+		log_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+run_user_own(const struct run_user *ru, const char *dir)
+{
+	if (ru->uid == 0)
+		return 0;
+	own_uid = ru->uid;
+	own_gid = ru->gid;
+	return nftw(dir, own_one, 32, FTW_PHYS) == 0 ? 0 : -1;
+}

@@ -1,0 +1,48 @@
+// rootless.test.mjs -- run as root, a stack serves nothing as root
+// (handlers/run_user.h): nginx's workers, every handler pool, the worker,
+// tally-live, redis-server (and PostgreSQL with TALLY_TEST_DB=postgres)
+// run as the stack's own system user; only the supervisor and nginx's
+// master, which serve nothing, stay root.  $RUN_DIR is that user's, 0700:
+// no other user reads it.  Skipped when the tests do not run as root.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { startStack, childrenOf, onPostgres } from '../lib/stack.mjs';
+
+const root = process.getuid?.() === 0;
+let stack;
+
+before(async () => {
+  if (root) stack = await startStack();
+});
+
+after(async () => {
+  await stack?.stop();
+});
+
+const uidOf = (pid) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+
+// Every process under pid, with its command line.
+function tree(pid) {
+  const out = [];
+  for (const c of childrenOf(pid)) {
+    out.push(c);
+    out.push(...tree(c.pid));
+  }
+  return out;
+}
+
+test('every serving process of the stack has a non-zero uid; RUN_DIR is closed to others', { skip: !root && 'not root' }, () => {
+  const all = tree(stack.proc.pid);
+  const serving = all.filter((c) => !/nginx: master/.test(c.cmd) && !/tally-run/.test(c.cmd));
+  const names = ['nginx: worker', 'tally-web', 'tally-social', 'tally-notify', 'tally-admin', 'tally-worker',
+    'tally-live', 'redis-server', ...(onPostgres() ? ['postgres'] : [])];
+  for (const n of names) assert.ok(serving.some((c) => c.cmd.includes(n)), `a ${n} process (${all.map((c) => c.cmd).join(' | ')})`);
+  const asRoot = serving.filter((c) => { try { return uidOf(c.pid) === 0; } catch { return false; } });
+  assert.deepEqual(asRoot.map((c) => c.cmd), [], 'nothing that serves runs as root');
+  const st = fs.statSync(stack.runDir);
+  assert.notEqual(st.uid, 0, 'RUN_DIR belongs to the stack\'s user');
+  assert.equal(st.mode & 0o077, 0, `RUN_DIR mode ${(st.mode & 0o777).toString(8)}: nobody else reads it`);
+  const user = uidOf(serving.find((c) => c.cmd.includes('tally-web')).pid);
+  assert.equal(st.uid, user, 'the handlers\' user owns RUN_DIR');
+});
