@@ -29,7 +29,8 @@
 #include "store/pg.h"
 
 #define PG_DBNAME	"tally"
-#define PG_ROLE		"tally"
+#define PG_ROLE		"tally"		/* initdb's superuser: upkeep */
+#define PG_APP_ROLE	"tally_app"	/* what the programs log in as */
 
 static char bindir[4096];
 static char pgdir[4096 + 8], datadir[4096 + 16], url[8192];
@@ -100,10 +101,10 @@ run_as(const char *const *argv, uid_t uid, gid_t gid, const char *log)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* url = postgresql:///tally?host=<dir>&user=tally, the directory
+/* url = postgresql:///tally?host=<dir>&user=<role>, the directory
  * percent-encoded where it needs it. */
 static void
-make_url(const char *dir)
+make_url(const char *dir, const char *role)
 {
 	size_t n;
 	const char *p;
@@ -118,12 +119,12 @@ make_url(const char *dir)
 			n += (size_t)snprintf(url + n, sizeof(url) - n, "%%%02X",
 			    (unsigned char)*p);
 	}
-	snprintf(url + n, sizeof(url) - n, "&user=%s", PG_ROLE);
+	snprintf(url + n, sizeof(url) - n, "&user=%s", role);
 }
 
 /* Waits until the server takes connections, then makes the database. */
 static int
-wait_ready(const char *maint)
+wait_ready(const char *maint, int *owned)
 {
 	char sock[sizeof(pgdir) + 32];
 	struct stat st;
@@ -134,7 +135,8 @@ wait_ready(const char *maint)
 		usleep(100 * 1000);
 	for (i = 0; i < 50; i++) {
 		if (stat(sock, &st) == 0 &&
-		    pg_create_database(maint, PG_DBNAME) == 0)
+		    pg_create_database(maint, PG_DBNAME, PG_APP_ROLE,
+		    owned) == 0)
 			return 0;
 		usleep(200 * 1000);
 	}
@@ -187,7 +189,7 @@ run_pg_start(struct svc *s, struct cfg *c)
 	struct passwd *pw = NULL;
 	struct stat st;
 	FILE *f;
-	int i = 0;
+	int i = 0, owned = 0;
 
 	if (find_bindir() == -1)
 		return -1;
@@ -262,11 +264,17 @@ run_pg_start(struct svc *s, struct cfg *c)
 	pathf(s->log, sizeof(s->log), "%s", log);
 	if (svc_start(s) == -1)
 		return -1;
-	make_url(pgdir);
 	pathf(maint, sizeof(maint), "host='%s' user=%s dbname=postgres", pgdir,
 	    PG_ROLE);
-	if (wait_ready(maint) == -1)
+	if (wait_ready(maint, &owned) == -1)
 		return -1;
+	/* the programs log in as a role that is no superuser; a database
+	 * made before that role existed stays its maker's (said once) */
+	if (!owned)
+		log_warn("DB=postgres: the database of %s predates the role %s: "
+		    "the programs log in as %s, a superuser", pgdir, PG_APP_ROLE,
+		    PG_ROLE);
+	make_url(pgdir, owned ? PG_APP_ROLE : PG_ROLE);
 	pathf(file, sizeof(file), "%s/database-url", c->run_dir);
 	if ((f = fopen(file, "w")) == NULL) {
 		log_err("%s: %s", file, strerror(errno));

@@ -48,9 +48,13 @@ int		 pg_begin(struct pgdb *);	/* BEGIN + the writers' lock */
 int		 pg_in_txn(struct pgdb *);
 const char	*pg_errmsg(struct pgdb *);
 int		 pg_changes(struct pgdb *);
-/* Creates database dbname through conninfo (a maintenance database) if
- * it does not exist: 0, or -1 (logged). */
-int		 pg_create_database(const char *conninfo, const char *dbname);
+/* Makes database dbname if missing, over conninfo (a superuser's).  With
+ * owner: a new database belongs to that role (made when missing: it may
+ * log in, and is no superuser, cannot create roles or databases), and
+ * *owned tells whether dbname belongs to owner (a database made before
+ * owner existed stays its maker's).  0, or -1 (logged). */
+int		 pg_create_database(const char *conninfo, const char *dbname,
+		    const char *owner, int *owned);
 
 /* The translated text of sql: "$N" parameters, no SQLite hints
  * (malloc'ed). */

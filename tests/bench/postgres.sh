@@ -74,7 +74,9 @@ done
 say "flush: 200000 counters with pending deltas, into PostgreSQL"
 URL=$(cat "$RD/pg/database-url")
 HOSTQ=${URL#*\?}
-psql -X -q -d "$URL" -c "CREATE DATABASE flushbench TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" ||
+# made by the server's superuser (the programs' role creates no
+# database), owned by the programs' role as tally's own is
+psql -X -q -d "${URL/user=tally_app/user=tally}" -c "CREATE DATABASE flushbench TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' OWNER tally_app" ||
     die "create database flushbench"
 FB=$RD/fb
 mkdir -p "$FB"

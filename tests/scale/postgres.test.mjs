@@ -28,9 +28,12 @@ const q = (sql) => stack.sqlite(sql);
 
 test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-url, the tables of the contract', () => {
   const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
-  assert.match(url, /^postgresql:\/\/\/tally\?host=.*\/pg&user=tally$/);
+  assert.match(url, /^postgresql:\/\/\/tally\?host=.*\/pg&user=tally_app$/);
   assert.ok(fs.existsSync(path.join(stack.runDir, 'pg', 'data', 'PG_VERSION')));
   assert.ok(!fs.existsSync(path.join(stack.runDir, 'tally.db')), 'no SQLite file');
+  // the programs' role is no superuser: it owns its database, no more
+  assert.equal(stack.sqlite('SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user'), 'f|f|f');
+  assert.equal(stack.sqlite('SELECT current_user'), 'tally_app');
   const pg = stack.children().find((c) => /\/postgres -D /.test(c.cmd));
   assert.ok(pg, 'tally-run supervises postgres');
   assert.match(q('SELECT version()'), /^PostgreSQL 1\d/);
@@ -83,7 +86,7 @@ test('connections cut while idle are made again unseen; a session PostgreSQL can
   const reconnects = () => ['social', 'social-writer', 'web'].map((n) => stack.log(n).split('postgres: connected again').length - 1).reduce((a, b) => a + b);
   // every connection of the handlers cut at once, while they are idle
   const before = reconnects();
-  const cut = Number(q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'tally' AND pid <> pg_backend_pid() AND backend_type = 'client backend'"));
+  const cut = Number(q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'tally_app' AND pid <> pg_backend_pid() AND backend_type = 'client backend'"));
   assert.ok(cut > 0, 'connections were cut');
   await sleep(200);
   for (let i = 0; i < 8; i++) {
@@ -136,7 +139,7 @@ test('PostgreSQL killed with SIGKILL under load (a backend, then the postmaster)
   await sleep(2000);
   // one backend: the server ends every session and recovers
   const pm = postmaster();
-  const backend = childrenOf(pm).find((c) => /postgres: tally tally/.test(c.cmd));
+  const backend = childrenOf(pm).find((c) => /postgres: tally_app tally/.test(c.cmd));
   assert.ok(backend, `a client backend of ${pm}`);
   process.kill(backend.pid, 'SIGKILL');
   await sleep(3000);
