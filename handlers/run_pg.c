@@ -4,9 +4,10 @@
  * authentication, the role "tally", UTF-8 with the C locale), and the
  * server listens on no TCP port: only on its unix socket in $RUN_DIR/pg.
  * initdb and postgres refuse to run as root, so when tally-run is root
- * they run as the system's "postgres" user: $RUN_DIR/pg is theirs, and
- * $RUN_DIR and the directories above it open to traversal (o+x) where
- * they were closed, nothing more.  The socket directory
+ * they run as the stack's own user (run_user.h), whose $RUN_DIR is;
+ * nothing above it is opened to anyone.  The programs log in as
+ * tally_app, the owner of their database and no superuser; "tally",
+ * initdb's superuser, is for upkeep (making the database).  The socket directory
  * is the server's own (0700): only it and root reach the socket, which
  * is what trust authentication relies on.
  */
@@ -144,31 +145,6 @@ wait_ready(const char *maint, int *owned)
 	return -1;
 }
 
-/* The server, running as another user, must reach dir: every directory
- * above it gets search permission for others (o+x: names known, nothing
- * listed), with a warning, where it lacks it. */
-static void
-reachable(const char *dir)
-{
-	char path[4096];
-	struct stat st;
-	size_t i, n = strlen(dir);
-
-	if (n >= sizeof(path))
-		return;
-	for (i = 1; i <= n; i++) {
-		if (dir[i] != '/' && dir[i] != '\0')
-			continue;
-		memcpy(path, dir, i);
-		path[i] = '\0';
-		if (stat(path, &st) == -1 || (st.st_mode & S_IXOTH))
-			continue;
-		if (chmod(path, (st.st_mode & 07777) | S_IXOTH) == 0)
-			log_warn("DB=postgres: %s made searchable (o+x) so that "
-			    "the postgres user reaches its data", path);
-	}
-}
-
 /* The stack's own user (run_user.h), when tally-run is root and has one. */
 static uid_t pg_uid;
 static gid_t pg_gid;
@@ -211,16 +187,11 @@ run_pg_start(struct svc *s, struct cfg *c)
 			return -1;
 		}
 	} else if (geteuid() == 0) {
-		if ((pw = getpwnam("postgres")) == NULL) {
-			log_err("DB=postgres as root needs the user \"postgres\" "
-			    "(apt-get install postgresql)");
-			return -1;
-		}
-		reachable(c->run_dir);	/* the server reaches pg/ */
-		if (chown(pgdir, pw->pw_uid, pw->pw_gid) == -1) {
-			log_err("%s: %s", pgdir, strerror(errno));
-			return -1;
-		}
+		/* initdb and postgres refuse root, and no directory above
+		 * RUN_DIR is opened to another user for them */
+		log_err("DB=postgres as root needs the stack's own user "
+		    "(TALLY_USER, not root) to reach RUN_DIR (run_user.h)");
+		return -1;
 	}
 	pathf(log, sizeof(log), "%s/logs/postgres.log", c->run_dir);
 	pathf(vers, sizeof(vers), "%s/PG_VERSION", datadir);

@@ -91,7 +91,8 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/degraded.test.mjs tests/integration/faults.test.mjs \
     tests/integration/killpoints.test.mjs tests/integration/site.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
-    tests/integration/live.test.mjs $(ls tests/scale/*.test.mjs 2>/dev/null)
+    tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
+    $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"
