@@ -105,22 +105,6 @@ find_paths(struct paths *p, const struct cfg *c)
  * program's state, set once in main(). */
 static struct run_user ru;
 
-/* Gives every service that serves its user (not nginx's master, not a
- * host's supervisor, which stay root and serve nothing). */
-static void
-as_user(struct svc *svcs, size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < k && ru.uid != 0; i++) {
-		if (strcmp(svcs[i].name, "nginx") == 0 ||
-		    strncmp(svcs[i].name, "host", 4) == 0 || svcs[i].uid != 0)
-			continue;
-		svcs[i].uid = ru.uid;
-		svcs[i].gid = ru.gid;
-	}
-}
-
 static int
 render_nginx(const struct paths *p, const struct cfg *c, const char *port,
     int hosts, int base)
@@ -323,7 +307,7 @@ host_main(const struct paths *p, const struct cfg *c, int host, int base,
 	if (plan_pools(svcs, &k, argvs, p, c, procs, host, base) == -1)
 		return 1;
 	finish_plan(svcs, k, argvs, logdir);
-	as_user(svcs, k);
+	run_user_apply(&ru, svcs, k);
 	supervise_init();
 	for (i = 0; i < k; i++)
 		if (svc_start(&svcs[i]) == -1) {
@@ -368,22 +352,8 @@ main(int argc, char **argv)
 	}
 	if (cfg_load(&c) == -1 || find_paths(&p, &c) == -1)
 		return 1;
-	if (run_user_get(&ru) == -1)
+	if (run_user_get(&ru, c.run_dir, p.bin, p.share) == -1)
 		return 1;
-	{
-		char prog_web[PATH_MAX + 32], www[PATH_MAX + 8];
-
-		pathf(prog_web, sizeof(prog_web), "%s/tally-web", p.bin);
-		pathf(www, sizeof(www), "%s/www", p.share);
-		if (!run_user_reaches(&ru, c.run_dir, prog_web, www)) {
-			log_warn("user %s cannot reach %s, the programs or www/ "
-			    "(a directory above them is closed to others): the "
-			    "stack runs as root; move the checkout or RUN_DIR "
-			    "under a directory others may search", ru.name,
-			    c.run_dir);
-			memset(&ru, 0, sizeof(ru));
-		}
-	}
 	if (host > 0)
 		return host_main(&p, &c, host, base, procs);
 	if (hosts > 1 && !run_pg_wanted()) {
@@ -474,7 +444,7 @@ main(int argc, char **argv)
 	k++;
 	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
 	finish_plan(svcs, k, argvs, rdir);
-	as_user(svcs, k);
+	run_user_apply(&ru, svcs, k);
 	if (run_user_own(&ru, c.run_dir) == -1) {
 		supervise_stop(svcs, (int)k);
 		return 1;

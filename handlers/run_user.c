@@ -33,8 +33,47 @@ run(const char *const *argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static int user(struct run_user *);
+static int reaches(const struct run_user *, const char *, const char *,
+    const char *);
+
 int
-run_user_get(struct run_user *ru)
+run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
+    const char *share)
+{
+	char prog[PATH_MAX + 32], www[PATH_MAX + 8];
+
+	if (user(ru) == -1)
+		return -1;
+	snprintf(prog, sizeof(prog), "%s/tally-web", bin);
+	snprintf(www, sizeof(www), "%s/www", share);
+	if (!reaches(ru, run_dir, prog, www)) {
+		log_warn("user %s cannot reach %s, the programs or www/ (a "
+		    "directory above them is closed to others): the stack runs "
+		    "as root; move the checkout or RUN_DIR under a directory "
+		    "others may search", ru->name, run_dir);
+		memset(ru, 0, sizeof(*ru));
+	}
+	return 0;
+}
+
+void
+run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k && ru->uid != 0; i++) {
+		if (strcmp(svcs[i].name, "nginx") == 0 ||
+		    strncmp(svcs[i].name, "host", 4) == 0 || svcs[i].uid != 0)
+			continue;
+		svcs[i].uid = ru->uid;
+		svcs[i].gid = ru->gid;
+	}
+}
+
+/* The user (ru->uid 0: none), made when missing.  0 or -1. */
+static int
+user(struct run_user *ru)
 {
 	const char *name = getenv("TALLY_USER");
 	struct passwd *pw;
@@ -68,9 +107,11 @@ run_user_get(struct run_user *ru)
 	return 0;
 }
 
-int
-run_user_reaches(const struct run_user *ru, const char *dir,
-    const char *prog, const char *www)
+/* Whether ru reaches dir's parent (search), runs prog and reads www:
+ * tried by a child as ru.  1 or 0. */
+static int
+reaches(const struct run_user *ru, const char *dir, const char *prog,
+    const char *www)
 {
 	char parent[PATH_MAX];
 	pid_t pid;

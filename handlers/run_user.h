@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/supervise.h"
+
 struct run_user {
 	uid_t	uid;		/* 0: as we are */
 	gid_t	gid;
@@ -25,12 +27,14 @@ struct run_user {
 };
 
 /* The user to run as (ru->uid 0 when not root, or TALLY_USER=root),
- * made when missing.  0, or -1 (logged). */
-int	run_user_get(struct run_user *ru);
-/* Whether ru reaches dir's parent (search), runs prog and reads www:
- * tried by a child as ru.  1 or 0. */
-int	run_user_reaches(const struct run_user *ru, const char *dir,
-	    const char *prog, const char *www);
+ * made when missing, and able to reach run_dir's parent, the programs in
+ * bin and share/www (tried by a child as it; when not, 0 and said).
+ * 0, or -1 (logged). */
+int	run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
+	    const char *share);
+/* Gives the user to every service that serves (not nginx's master, not a
+ * host's supervisor: they stay root and serve nothing). */
+void	run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k);
 /* dir and everything under it become ru's (no link followed).  0 or -1. */
 int	run_user_own(const struct run_user *ru, const char *dir);
 
