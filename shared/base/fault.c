@@ -16,6 +16,7 @@
  * start, read-only after (one process, one configuration). */
 static const char *fault_spec;
 static char fault_dir[PATH_MAX];
+static char fault_run_dir[PATH_MAX];
 
 void
 fault_init(const struct cfg *c)
@@ -26,6 +27,20 @@ fault_init(const struct cfg *c)
 	if (fault_spec != NULL &&
 	    cfg_path(c, "faults", fault_dir, sizeof(fault_dir)) == -1)
 		fault_spec = NULL;
+	snprintf(fault_run_dir, sizeof(fault_run_dir), "%s", c->run_dir);
+}
+
+/* Run as root (tallyctl in a test) beside a stack that runs as its own
+ * user (handlers/run_user.h), what this makes becomes RUN_DIR's owner's:
+ * the stack's processes append to the same files. */
+static void
+own(const char *path)
+{
+	struct stat st;
+
+	if (geteuid() == 0 && stat(fault_run_dir, &st) == 0 && st.st_uid != 0 &&
+	    chown(path, st.st_uid, st.st_gid) == -1)
+		log_warn("fault %s: chown: %s", path, strerror(errno));
 }
 
 /* The entry of spec for name: its action into act (NUL-terminated) and
@@ -63,11 +78,14 @@ count_one(const char *name, long times)
 	struct stat st;
 	int fd, ok;
 
-	if (mkdir(fault_dir, 0700) == -1 && errno != EEXIST)
+	if (mkdir(fault_dir, 0700) == 0)
+		own(fault_dir);
+	else if (errno != EEXIST)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", fault_dir, name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600)) == -1)
 		return -1;
+	own(path);
 	/* O_APPEND: concurrent processes each add their own byte; the size
 	 * after our write says how many fired before us. */
 	ok = fstat(fd, &st) == 0 && st.st_size < times &&

@@ -163,11 +163,22 @@ export async function quietRuns(stack, ms = 30000) {
 // holds fewer than TIMES bytes.  disarm() fills the file (nothing fires),
 // arm() empties it (TIMES firings from now), fired() says how many.
 const faultFile = (stack, name) => path.join(stack.runDir, 'faults', name);
+// The stack's processes append to these files: run as root, they are
+// the stack's own user's (handlers/run_user.h), as RUN_DIR is.
+const own = (stack, p) => {
+  const st = fs.statSync(stack.runDir);
+  if (process.getuid?.() === 0 && st.uid !== 0) fs.chownSync(p, st.uid, st.gid);
+};
 export const faults = {
   disarm(stack, name, times) {
     fs.mkdirSync(path.join(stack.runDir, 'faults'), { recursive: true });
+    own(stack, path.join(stack.runDir, 'faults'));
     fs.writeFileSync(faultFile(stack, name), 'x'.repeat(times));
+    own(stack, faultFile(stack, name));
   },
-  arm(stack, name) { fs.writeFileSync(faultFile(stack, name), ''); },
+  arm(stack, name) {
+    fs.writeFileSync(faultFile(stack, name), '');
+    own(stack, faultFile(stack, name));
+  },
   fired(stack, name) { try { return fs.statSync(faultFile(stack, name)).size; } catch { return 0; } },
 };
