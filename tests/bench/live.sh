@@ -62,15 +62,21 @@ for k in $(seq 1 9); do
 done
 ROOTS=$PID_s
 
-rps0="" rps1="" p0="" p1=""
-for r in $(seq 1 "$ROUNDS"); do
+# likes TAG: one wrk run of the liker's likes; sets RPS P99 N COST
+likes() {
+	local c0 c1
 	c0=$(tree_cpu)
 	SID=$sid_l CSRF=$csrf_l POSTS=$posts THREADS=$THREADS \
-	    wrk_run "none-$r" -s tests/bench/like.lua "$base"
+	    wrk_run "$1" -s tests/bench/like.lua "$base"
 	c1=$(tree_cpu)
-	n0=$(awk '/requests in/ { print $1 }' "$OUT/live-wrk-none-$r.txt")
-	cost0=$(cpu_diff "$c0" "$c1" | per_req "$n0")
-	a0=$RPS b0=$P99
+	N=$(awk '/requests in/ { print $1 }' "$OUT/live-wrk-$1.txt")
+	COST=$(cpu_diff "$c0" "$c1" | per_req "$N")
+}
+
+rps0="" rps1="" p0="" p1=""
+for r in $(seq 1 "$ROUNDS"); do
+	likes "none-$r"
+	cost0=$COST a0=$RPS b0=$P99
 	m0=$(nginx_pss)
 	node tests/bench/streams.mjs "$base" "$RD/streams" >"$RD/streams.out" 2>&1 &
 	spid=$!
@@ -82,12 +88,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	opened=$(awk '/^open/ { print $2 }' "$RD/streams.out")
 	[ "$opened" = "$((per * 10))" ] || die "streams: opened ${opened:-none}: $(tail -3 "$RD/streams.out")"
 	m1=$(nginx_pss)
-	c0=$(tree_cpu)
-	SID=$sid_l CSRF=$csrf_l POSTS=$posts THREADS=$THREADS \
-	    wrk_run "with-$r" -s tests/bench/like.lua "$base"
-	c1=$(tree_cpu)
-	n1=$(awk '/requests in/ { print $1 }' "$OUT/live-wrk-with-$r.txt")
-	cost1=$(cpu_diff "$c0" "$c1" | per_req "$n1")
+	likes "with-$r"
+	cost1=$COST n1=$N
 	kill -TERM "$spid"
 	wait "$spid" 2>/dev/null
 	ev=$(awk '/^events/ { print $2 }' "$RD/streams.out")
