@@ -44,10 +44,16 @@ static struct rds_script job_done_lua = { .src =
 	"if ARGV[2] ~= '' then redis.call('LPUSH', KEYS[1], ARGV[2]) end\n"
 	"return 1\n" };
 
+/* What a job does in the home timelines of a user's followers: add or
+ * remove a post of theirs, add a post they reposted (at the repost's
+ * time), or put a post they no longer repost back where it belongs. */
+enum job_kind { JOB_REM, JOB_ADD, JOB_REPOST, JOB_UNREPOST };
+static const char *const job_names[] = { "rem", "add", "rp", "urp" };
+
 struct job {
-	int		add;		/* 1 add, 0 remove */
+	enum job_kind	kind;
 	long long	post;
-	long long	author;
+	long long	author;		/* or the reposter */
 	long long	score;
 	long long	after_t;	/* follower cursor: (created_at, id) */
 	long long	after_id;
@@ -57,7 +63,7 @@ static char *
 job_encode(const struct job *j)
 {
 	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "k",
-	    j->add ? "add" : "rem", "p", (json_int_t)j->post, "a",
+	    job_names[j->kind], "p", (json_int_t)j->post, "a",
 	    (json_int_t)j->author, "s", (json_int_t)j->score, "t",
 	    (json_int_t)j->after_t, "i", (json_int_t)j->after_id);
 	char *s;
@@ -76,14 +82,19 @@ job_decode(const char *s, size_t len, struct job *j)
 	json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &err);
 	json_int_t p, a, sc, t, i;
 	const char *k;
-	int rc;
+	int rc, kind = 0;
 
 	if (o == NULL)
 		return -1;
 	rc = json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I}", "k", &k, "p", &p,
 	    "a", &a, "s", &sc, "t", &t, "i", &i);
+	while (rc == 0 && kind <= JOB_UNREPOST &&
+	    strcmp(k, job_names[kind]) != 0)
+		kind++;
+	if (rc == 0 && kind > JOB_UNREPOST)
+		rc = -1;
 	if (rc == 0) {
-		j->add = strcmp(k, "add") == 0;
+		j->kind = (enum job_kind)kind;
 		j->post = p;
 		j->author = a;
 		j->score = sc;
@@ -115,19 +126,31 @@ job_push(struct app *a, const struct job *j)
 	return rc;
 }
 
-/* 1 when the add job j is still current: its post visible, published at
- * the job's score (not unpublished, deleted or republished since); 0 not;
- * -1 on a SQLite error. */
+/* 1 when the add or repost job j is still current: its post visible,
+ * published (an add) or reposted by the job's user (a repost) at the
+ * job's score -- not unpublished, deleted, republished, unreposted or
+ * reposted again since; 0 not; -1 on a SQLite error. */
 static int
 current(struct app *a, const struct job *j)
 {
 	struct post p;
+	struct dbq *s;
 	int rc = post_get(&a->db, j->post, &p);
 
 	if (rc != 1)
 		return rc;
-	rc = POST_VISIBLE(&p) && p.published_at == j->score;
+	rc = POST_VISIBLE(&p) && (j->kind == JOB_REPOST ||
+	    p.published_at == j->score);
 	post_free(&p);
+	if (rc != 1 || j->kind != JOB_REPOST)
+		return rc;
+	if ((s = db_stmt(&a->db, STMT_REPOST_AT)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, j->post);
+	dbq_bind_i64(s, 2, j->author);
+	rc = dbq_step(s);
+	rc = rc == DBQ_ROW ? dbq_i64(s, 0) == j->score : rc == DBQ_DONE ? 0 : -1;
+	db_done(s);
 	return rc;
 }
 
@@ -138,11 +161,12 @@ current(struct app *a, const struct job *j)
 static int
 job_batch(struct app *a, struct job *j)
 {
-	long long uids[FANOUT_BATCH];
+	long long uids[FANOUT_BATCH], scores[FANOUT_BATCH];
 	struct dbq *s;
 	int n = 0, rc;
 
-	if (j->add && (rc = current(a, j)) != 1)
+	if ((j->kind == JOB_ADD || j->kind == JOB_REPOST) &&
+	    (rc = current(a, j)) != 1)
 		return rc;
 	if ((s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
 		return -1;
@@ -161,8 +185,21 @@ job_batch(struct app *a, struct job *j)
 		return -1;
 	if (n == 0)
 		return 0;
-	rc = j->add ? tl_add_many(a, TL_HOME, n, uids, j->score, j->post) :
-	    tl_rem_many(a, TL_HOME, n, uids, j->post);
+	switch (j->kind) {
+	case JOB_ADD:
+	case JOB_REPOST:
+		rc = tl_add_many(a, TL_HOME, n, uids, j->score, j->post);
+		break;
+	case JOB_REM:
+		rc = tl_rem_many(a, TL_HOME, n, uids, j->post);
+		break;
+	default:	/* JOB_UNREPOST: read after the unrepost's commit */
+		rc = tl_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,
+		    uids, n, scores);
+		if (rc == 0)
+			rc = tl_put_many(a, TL_HOME, n, uids, scores, j->post);
+		break;
+	}
 	return rc == -1 ? -1 : n;
 }
 
@@ -189,13 +226,14 @@ inline_run(struct app *a, char *raw)
 		return;			/* the note stays: the worker redoes it */
 	if (n == FANOUT_BATCH)
 		next = job_encode(&j);
-	/* Unpublished or deleted while we wrote: its remove job may have run
-	 * before our adds, so queue one more after them (ZREMs repeat
-	 * harmlessly), and no continuation. */
-	if (n > 0 && current(a, &j) == 0) {
+	/* Unpublished, deleted or unreposted while we wrote: its undoing
+	 * job may have run before our adds, so queue one more after them
+	 * (ZREMs and exact places repeat harmlessly), and no continuation. */
+	if (n > 0 && (j.kind == JOB_ADD || j.kind == JOB_REPOST) &&
+	    current(a, &j) == 0) {
 		free(next);
 		undo = j;
-		undo.add = 0;
+		undo.kind = j.kind == JOB_ADD ? JOB_REM : JOB_UNREPOST;
 		undo.after_t = undo.after_id = -1;
 		next = job_encode(&undo);
 	}
@@ -208,23 +246,18 @@ inline_run(struct app *a, char *raw)
 	free(next);
 }
 
-int
-fanout_publish(struct app *a, long long post, long long author,
-    long long published_at)
+/* Notes the first batch of j, to be done right after the response. The
+ * note makes it durable before the response: should this process die
+ * before doing it, the worker does. */
+static int
+note_inline(struct app *a, const struct job *j)
 {
-	struct job j = { 1, post, author, published_at, -1, -1 };
 	rds_reply *rep;
 	char *s, now[24];
 	int ok;
 
-	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
-	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
+	if ((s = job_encode(j)) == NULL)
 		return -1;
-	live_author(a, author);	/* the followed badge of their streams */
-	if ((s = job_encode(&j)) == NULL)
-		return -1;
-	/* The note makes the batch durable before the response: should
-	 * this process die before doing it, the worker does. */
 	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
 	rep = rds_cmdv(&a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
 	ok = rep != NULL && rep->type == RDS_INTEGER;
@@ -232,12 +265,42 @@ fanout_publish(struct app *a, long long post, long long author,
 		rds_free(rep);
 	if (!ok) {
 		free(s);
-		log_warn("fan-out of post %lld not noted", post);
+		log_warn("fan-out of post %lld not noted", j->post);
 		tl_mark_stale(a);
 		return -1;
 	}
 	app_after(a, inline_run, s);
 	return 0;
+}
+
+int
+fanout_publish(struct app *a, long long post, long long author,
+    long long published_at)
+{
+	struct job j = { JOB_ADD, post, author, published_at, -1, -1 };
+
+	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
+	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
+		return -1;
+	live_author(a, author);	/* the followed badge of their streams */
+	return note_inline(a, &j);
+}
+
+int
+fanout_repost(struct app *a, long long post, long long reposter,
+    long long at)
+{
+	struct job j = { JOB_REPOST, post, reposter, at, -1, -1 };
+
+	return note_inline(a, &j);
+}
+
+int
+fanout_unrepost(struct app *a, long long post, long long reposter)
+{
+	struct job j = { JOB_UNREPOST, post, reposter, 0, -1, -1 };
+
+	return note_inline(a, &j);
 }
 
 int
@@ -265,7 +328,7 @@ fanout_reclaim(struct app *a, long long grace_ms)
 int
 fanout_remove(struct app *a, long long post, long long author)
 {
-	struct job j = { 0, post, author, 0, -1, -1 };
+	struct job j = { JOB_REM, post, author, 0, -1, -1 };
 
 	if (tl_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
 	    tl_rem(a, TL_HOME, author, 1, &post) < -1)

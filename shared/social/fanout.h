@@ -12,6 +12,7 @@
  * note older than FANOUT_INLINE_GRACE_MS belongs to a handler that died
  * in between: the worker moves it to the queue (fanout_reclaim()).  Unpublishing or deleting removes the post from the
  * author's own timelines at once and from followers' lazily, by jobs.
+ * A repost or an unrepost goes to the reposter's followers the same way.
  *
  * The queue is a Redis list ({jobs}:queue, persisted by AOF).  The worker
  * moves a job atomically to {jobs}:processing (LMOVE), does it, and in
@@ -33,6 +34,15 @@
 int	fanout_publish(struct app *, long long post, long long author,
 	    long long published_at);
 int	fanout_remove(struct app *, long long post, long long author);
+/* A repost made at `at`: the post goes to the top of the reposter's
+ * followers' home timelines (those placing it later keep their place).
+ * An unrepost: each of them gets the post back at its place without that
+ * repost (its publication, or another followee's repost), or loses it.
+ * Both as a publication's fan-out: the first 1000 followers after the
+ * response, the rest as jobs.  0, or -1 when Redis failed. */
+int	fanout_repost(struct app *, long long post, long long reposter,
+	    long long at);
+int	fanout_unrepost(struct app *, long long post, long long reposter);
 
 /* Worker side.  fanout_recover() puts jobs left in processing back in
  * the queue (call once at start); fanout_work() runs up to max jobs and

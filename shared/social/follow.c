@@ -12,25 +12,33 @@
 #include "social/timeline.h"
 #include "store/query.h"
 
-/* The followee's newest visible posts (ids and publish times). */
+/* What the followee brings to a home timeline: their newest visible
+ * posts at their publication, then the newest posts they reposted at the
+ * repost's time (ids and scores, at most 2 * TL_CAP); the count, -1. */
 static int
-recent_posts(struct app *a, long long uid, long long *ids, long long *scores)
+followee_entries(struct app *a, long long uid, long long *ids,
+    long long *scores)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_PROFILE_SQL);
-	int n = 0;
+	static const enum stmt sts[2] = { STMT_PROFILE_SQL,
+	    STMT_REPOSTS_OF_USER };
+	struct dbq *s;
+	int i, n = 0, rc = DBQ_DONE;
 
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, uid);
-	dbq_bind_int(s, 2, TL_CAP);
-	dbq_bind_i64(s, 3, 0);
-	while (n < TL_CAP && dbq_step(s) == DBQ_ROW) {
-		ids[n] = dbq_i64(s, 0);
-		scores[n] = dbq_i64(s, 1);
-		n++;
+	for (i = 0; i < 2 && rc != DBQ_ERR; i++) {
+		if ((s = db_stmt(&a->db, sts[i])) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, uid);
+		dbq_bind_int(s, 2, TL_CAP);
+		if (i == 0)
+			dbq_bind_i64(s, 3, 0);
+		while (n < (i + 1) * TL_CAP && (rc = dbq_step(s)) == DBQ_ROW) {
+			ids[n] = dbq_i64(s, 0);
+			scores[n] = dbq_i64(s, 1);
+			n++;
+		}
+		db_done(s);
 	}
-	db_done(s);
-	return n;
+	return rc == DBQ_ERR ? -1 : n;
 }
 
 /* Runs the follow INSERT or DELETE; the follow time, 0 when nothing
@@ -98,9 +106,9 @@ follow_add(struct app *a, long long follower, long long followee)
 	/* Committed (autocommit); now the caches. */
 	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
 	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
-	ids = xcalloc(TL_CAP, sizeof(*ids));
-	scores = xcalloc(TL_CAP, sizeof(*scores));
-	if ((n = recent_posts(a, followee, ids, scores)) > 0)
+	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
+	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
+	if ((n = followee_entries(a, followee, ids, scores)) > 0)
 		tl_add(a, TL_HOME, follower, n, scores, ids);
 	free(ids);
 	free(scores);
@@ -124,10 +132,17 @@ follow_remove(struct app *a, long long follower, long long followee)
 	bcache_forget(a, follower);
 	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
-	ids = xcalloc(TL_CAP, sizeof(*ids));
-	scores = xcalloc(TL_CAP, sizeof(*scores));
-	if ((n = recent_posts(a, followee, ids, scores)) > 0)
-		left = tl_rem(a, TL_HOME, follower, n, ids);
+	/* Each entry the followee brought goes, or moves back to where
+	 * someone else still places it (their post reposted by another
+	 * followee, a post another followee reposted too). */
+	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
+	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
+	if ((n = followee_entries(a, followee, ids, scores)) > 0 &&
+	    tl_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
+	    scores) == 0)
+		left = tl_put(a, TL_HOME, follower, n, scores, ids);
+	else if (n > 0)		/* not known: the rebuild knows */
+		left = 0;
 	free(ids);
 	free(scores);
 	if (left >= 0 && left < TL_REFILL)

@@ -261,10 +261,11 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 /* A like, unlike, repost or unrepost: the row, the post's like count and
  * the deltas of what really changed in one transaction.  A like keeps its
  * notification's id (likes.note_id); unlike withdraws that one by id, an
- * unrepost its repost's by its source (notify.h). */
+ * unrepost its repost's by its source (notify.h).  *at: the action's
+ * time when it changed a row, else 0. */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
-    int with_time)
+    int with_time, long long *at)
 {
 	struct db *d = &a->db;
 	struct post p;
@@ -292,11 +293,14 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, uid);
+	*at = clock_wall_ms();
 	if (with_time)
-		dbq_bind_i64(s, 3, clock_wall_ms());
+		dbq_bind_i64(s, 3, *at);
 	if ((changed = step_first(d, s, st == STMT_LIKE_DELETE && !read_first ?
 	    &note_id : NULL)) < 0)
 		goto fail;
+	if (!changed)
+		*at = 0;
 	if (changed) {		/* tell the author, or take it back */
 		if (st == STMT_LIKE_DELETE)
 			rc = notify_withdraw_id(d, note_id, p.user_id, uid,
@@ -347,25 +351,42 @@ fail:
 int
 post_like(struct app *a, long long id, long long uid)
 {
-	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1);
+	long long at;
+
+	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1, &at);
 }
 
 int
 post_unlike(struct app *a, long long id, long long uid)
 {
-	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0);
+	long long at;
+
+	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0, &at);
 }
 
+/* A repost reaches the reposter's followers' feeds, and an unrepost
+ * leaves them, once committed (fanout.h; a failed fan-out leaves the
+ * timelines to their rebuild, as a post's does). */
 int
 post_repost(struct app *a, long long id, long long uid)
 {
-	return pair_action(a, STMT_REPOST_INSERT, id, uid, 1);
+	long long at;
+	int rc = pair_action(a, STMT_REPOST_INSERT, id, uid, 1, &at);
+
+	if (rc == POST_OK && at > 0)
+		fanout_repost(a, id, uid, at);
+	return rc;
 }
 
 int
 post_unrepost(struct app *a, long long id, long long uid)
 {
-	return pair_action(a, STMT_REPOST_DELETE, id, uid, 0);
+	long long at;
+	int rc = pair_action(a, STMT_REPOST_DELETE, id, uid, 0, &at);
+
+	if (rc == POST_OK && at > 0)
+		fanout_unrepost(a, id, uid);
+	return rc;
 }
 
 int

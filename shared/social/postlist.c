@@ -122,6 +122,9 @@ post_cards_read(struct app *a, const long long *ids, int n,
 			out->v[out->n].liked = dbq_int(s, POST_NCOLS);
 			out->v[out->n].reposted = dbq_int(s, POST_NCOLS + 1);
 		}
+		if (list == PC_HOME)	/* "" when NULL */
+			db_col_text(s, POST_NCOLS + 2, out->v[out->n].reposted_by,
+			    sizeof(out->v[out->n].reposted_by));
 		out->n++;
 	}
 	db_done(s);

@@ -16,6 +16,9 @@ struct post_card {
 	struct count	n[PC_NCOUNTS];
 	int		liked;		/* by the viewer (post_cards_marks) */
 	int		reposted;
+	/* In a home feed: the login of the newest repost by someone the
+	 * reader follows, "" when none (the card says who reposted it). */
+	char		reposted_by[40];
 };
 
 struct post_cards {

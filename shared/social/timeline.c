@@ -1,4 +1,10 @@
-/* timeline.c -- timelines and follow lists in Redis; see timeline.h. */
+/* timeline.c -- timelines and follow lists in Redis; see timeline.h.
+ *
+ * One file: the writers, the rebuild and the readers follow one protocol
+ * on the same keys (the marker that says a set is whole, the lock of its
+ * rebuild, the member format that breaks ties as SQLite does), and each
+ * side is correct only against the other's code; split, that protocol
+ * would be exported for no reader but each other. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +28,20 @@ static const struct {
 	{ "following", 0 },		/* TL_FOLLOWING */
 };
 
-/* KEYS: set, marker.  ARGV: cap, score, id, score, id... */
-static struct rds_script tl_add_lua = { .src =
+/* KEYS: set, marker.  ARGV: cap, mode, score, id, score, id...  A score
+ * "-" removes its id; mode "gt" keeps an entry already placed later (a
+ * post reposted since), "set" places each exactly. */
+static struct rds_script tl_put_lua = { .src =
 	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
-	"for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
+	"for i = 3, #ARGV, 2 do\n"
+	"  if ARGV[i] == '-' then redis.call('ZREM', KEYS[1], ARGV[i+1])\n"
+	"  elseif ARGV[2] == 'gt' then\n"
+	"    redis.call('ZADD', KEYS[1], 'GT', ARGV[i], ARGV[i+1])\n"
+	"  else redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
+	"end\n"
 	"local cap = tonumber(ARGV[1])\n"
 	"if cap > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) end\n"
-	"return redis.call('ZCARD', KEYS[1])\n" };
-
-/* KEYS: set, marker.  ARGV: ids. */
-static struct rds_script tl_rem_lua = { .src =
-	"#!lua\nif redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
-	"for i = 1, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
 /* KEYS: set, marker.  ARGV: start, stop.  nil unless complete. */
@@ -77,6 +84,19 @@ numargs_add(struct numargs *a, long long v)
 	a->v[a->n++] = p;
 }
 
+/* A score, or "-" (remove) for a negative one. */
+static void
+numargs_add_score(struct numargs *a, long long v)
+{
+	char *p = a->buf + (size_t)a->n * 24;
+
+	if (v < 0)
+		snprintf(p, 24, "-");
+	else
+		snprintf(p, 24, "%lld", v);
+	a->v[a->n++] = p;
+}
+
 /* Members are ids zero-padded to 16 digits, so Redis breaks score ties
  * (posts of the same millisecond) the way SQLite does: by id. */
 #define TL_MEMBER_FMT	"%016lld"
@@ -113,32 +133,31 @@ reply_int(rds_reply *rep)
 	return v;
 }
 
-/* Adds (scores != NULL) or removes n entries, TL_BATCH per script. */
+/* Puts n entries, TL_BATCH per script: scores NULL removes them all. */
 static long long
 tl_change(struct app *a, enum tl kind, long long uid, int n,
-    const long long *scores, const long long *ids)
+    const long long *scores, const long long *ids, const char *mode)
 {
 	struct tl_keys k;
 	struct numargs args;
 	const char *keys[2];
 	long long rc = 0;
-	int i, j, add = scores != NULL;
+	int i, j;
 
 	tl_keys(&k, kind, uid);
 	keys[0] = k.set;
 	keys[1] = k.ok;
-	/* An add of nothing still reports the set's size. */
-	for (i = 0; i < n || (add && n == 0 && i == 0); i += TL_BATCH) {
-		numargs_init(&args, 1 + 2 * TL_BATCH);
-		if (add)
-			numargs_add(&args, tl_info[kind].cap);
+	/* A put of nothing still reports the set's size. */
+	for (i = 0; i < n || (n == 0 && i == 0); i += TL_BATCH) {
+		numargs_init(&args, 2 + 2 * TL_BATCH);
+		numargs_add(&args, tl_info[kind].cap);
+		args.v[args.n++] = mode;
 		for (j = i; j < n && j < i + TL_BATCH; j++) {
-			if (scores != NULL)	/* add */
-				numargs_add(&args, scores[j]);
+			numargs_add_score(&args, scores != NULL ? scores[j] : -1);
 			numargs_add_member(&args, ids[j]);
 		}
-		rc = reply_int(rds_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
-		    2, keys, args.n, args.v));
+		rc = reply_int(rds_eval(&a->rds, &tl_put_lua, 2, keys, args.n,
+		    args.v));
 		numargs_free(&args);
 		if (rc == -2)
 			tl_mark_stale(a);
@@ -156,46 +175,69 @@ long long
 tl_add(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids)
 {
-	return tl_change(a, kind, uid, n, scores, ids);
+	return tl_change(a, kind, uid, n, scores, ids, "gt");
 }
 
 long long
 tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
 {
-	return tl_change(a, kind, uid, n, NULL, ids);
+	return n > 0 ? tl_change(a, kind, uid, n, NULL, ids, "set") : 0;
 }
 
+long long
+tl_put(struct app *a, enum tl kind, long long uid, int n,
+    const long long *scores, const long long *ids)
+{
+	return tl_change(a, kind, uid, n, scores, ids, "set");
+}
+
+/* One entry for many users in one pipeline, at scores[i] for uids[i] (a
+ * negative one removes it). */
 static int
 tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
-    int add, long long score, long long id)
+    const long long *scores, const char *mode, long long id)
 {
 	struct tl_keys k;
 	struct numargs args;
 	const char *keys[2];
 	int i, queued = 0, rc = 0;
 
-	numargs_init(&args, 3);
-	if (add) {
-		numargs_add(&args, tl_info[kind].cap);
-		numargs_add(&args, score);
-	}
-	numargs_add_member(&args, id);
 	for (i = 0; i < nusers; i++) {
+		numargs_init(&args, 4);
+		numargs_add(&args, tl_info[kind].cap);
+		args.v[args.n++] = mode;
+		numargs_add_score(&args, scores[i]);
+		numargs_add_member(&args, id);
 		tl_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
 		keys[1] = k.ok;
-		if (rds_append_eval(&a->rds, add ? &tl_add_lua : &tl_rem_lua,
-		    2, keys, args.n, args.v) == -1) {
-			rc = -1;
+		rc = rds_append_eval(&a->rds, &tl_put_lua, 2, keys, args.n,
+		    args.v);
+		numargs_free(&args);
+		if (rc == -1)
 			break;
-		}
 		queued++;
 	}
 	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
 		rc = -1;
-	numargs_free(&args);
 	if (rc == -1)
 		tl_mark_stale(a);
+	return rc;
+}
+
+/* The same score for every user: score, or -1 to remove. */
+static int
+tl_many_same(struct app *a, enum tl kind, int nusers, const long long *uids,
+    long long score, long long id)
+{
+	long long *scores = xcalloc((size_t)nusers + 1, sizeof(*scores));
+	int i, rc;
+
+	for (i = 0; i < nusers; i++)
+		scores[i] = score;
+	rc = tl_many(a, kind, nusers, uids, scores, score < 0 ? "set" : "gt",
+	    id);
+	free(scores);
 	return rc;
 }
 
@@ -203,14 +245,45 @@ int
 tl_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long score, long long id)
 {
-	return tl_many(a, kind, nusers, uids, 1, score, id);
+	return tl_many_same(a, kind, nusers, uids, score, id);
 }
 
 int
 tl_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long id)
 {
-	return tl_many(a, kind, nusers, uids, 0, 0, id);
+	return tl_many_same(a, kind, nusers, uids, -1, id);
+}
+
+int
+tl_put_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+    const long long *scores, long long id)
+{
+	return tl_many(a, kind, nusers, uids, scores, "set", id);
+}
+
+int
+tl_home_scores(struct app *a, enum stmt st, long long one,
+    const long long *many, int n, long long *scores)
+{
+	struct dbq *s = db_stmt(&a->db, st);
+	long long id;
+	int i, rc;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		scores[i] = -1;
+	dbq_bind_i64(s, 1, one);
+	dbq_bind_ids(s, 2, many, n);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		for (i = 0; i < n; i++)
+			if (many[i] == id)
+				scores[i] = dbq_i64(s, 1);
+	}
+	db_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
 }
 
 /* The SQLite source of each kind, as (id, score) rows. */

@@ -39,13 +39,20 @@ struct tl_keys {
 void		tl_keys(struct tl_keys *, enum tl, long long uid);
 
 /* Adds n (score, id) entries to uid's set if it is materialised, then
- * trims to the cap.  Returns the set's size, -1 when the set is not
- * materialised (nothing to do), -2 when Redis failed. */
+ * trims to the cap.  An entry already there at a later score keeps it
+ * (ZADD GT: a post reposted since stays at the repost's place).  Returns
+ * the set's size, -1 when the set is not materialised (nothing to do),
+ * -2 when Redis failed. */
 long long	tl_add(struct app *, enum tl, long long uid, int n,
 		    const long long *scores, const long long *ids);
 /* Removes ids; returns the size left, -1 not materialised, -2 failed. */
 long long	tl_rem(struct app *, enum tl, long long uid, int n,
 		    const long long *ids);
+
+/* Places n entries exactly: each at its score, or removed when the
+ * score is negative (an unfollow's corrections).  Returns as tl_add(). */
+long long	tl_put(struct app *, enum tl, long long uid, int n,
+		    const long long *scores, const long long *ids);
 
 /* Queues tl_add of one entry for many users in one pipeline (fan-out).
  * Returns 0, or -1 when Redis failed. */
@@ -54,6 +61,10 @@ int		tl_add_many(struct app *, enum tl, int nusers,
 /* Same, removing one id from many users' sets. */
 int		tl_rem_many(struct app *, enum tl, int nusers,
 		    const long long *uids, long long id);
+/* Same, placing one id exactly: at scores[i] in uids[i]'s set, removed
+ * where the score is negative (an unrepost's fan-out). */
+int		tl_put_many(struct app *, enum tl, int nusers,
+		    const long long *uids, const long long *scores, long long id);
 
 /* Ids of one page (offset, at most limit) newest first, into ids.
  * Rebuilds a missing set first.  Returns the count; -1 when the page
@@ -87,6 +98,12 @@ void		tl_ids_send(struct app *, enum tl, long long uid,
 		    long long page, int per, struct tl_q *);
 void		tl_ids_read(struct app *, struct tl_q *);
 int		tl_ids_end(struct app *, struct tl_q *, long long *ids);
+/* Where posts belong in home timelines now (store/sql.h: HOME_SCORE):
+ * st is STMT_HOME_SCORES (one user, n posts) or STMT_HOME_SCORES_OF_POST
+ * (one post, n users); scores[i] is the i-th of the n's, -1 when it is
+ * not there.  0, or -1 on a SQL error. */
+int		tl_home_scores(struct app *, enum stmt st, long long one,
+		    const long long *many, int n, long long *scores);
 /* Rebuilds uid's set from SQLite now, unless another process holds the
  * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
 int		tl_rebuild(struct app *, enum tl, long long uid);

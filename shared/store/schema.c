@@ -224,6 +224,10 @@ const char *const schema_migrations[] = {
 	"CREATE INDEX notifications_group ON notifications(group_id, id);"
 	"CREATE INDEX notifications_unread ON notifications(user_id, id)"
 	"  WHERE is_read = 0;",
+	/* 17: reposts reach the reposter's followers' feeds (sql.h): a feed
+	 * rebuilt from SQLite, and a follow, read a user's reposts newest
+	 * first.  One index page more per repost and unrepost. */
+	"CREATE INDEX reposts_user_time ON reposts(user_id, created_at);",
 };
 
 const int schema_version =

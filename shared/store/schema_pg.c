@@ -173,6 +173,8 @@ const char *const schema_pg_migrations[] = {
 	"CREATE INDEX notifications_group ON notifications(group_id, id);"
 	"CREATE INDEX notifications_unread ON notifications(user_id, id)"
 	"  WHERE is_read = 0;",
+	/* 6: SQLite's 17, a user's reposts newest first */
+	"CREATE INDEX reposts_user_time ON reposts(user_id, created_at);",
 };
 
 const int schema_pg_version =

@@ -78,12 +78,17 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0",
-	/* STMT_HOME_SQL: user, limit, offset -- own and followees' posts */
+	/* STMT_HOME_SQL: user, limit, offset -- own and followees' posts,
+	 * and what followees reposted, each once at its newest place (sql.h) */
 	[STMT_HOME_SQL] =
-	    "SELECT p.id, p.published_at FROM posts p "
-	    "WHERE p.status = 1 AND p.is_deleted = 0 AND p.user_id IN "
-	    "(SELECT followee_id FROM follows WHERE follower_id = ?1 UNION ALL "
-	    "SELECT ?1) ORDER BY p.published_at DESC, p.id DESC LIMIT ?2 OFFSET ?3",
+	    "SELECT id, max(at) FROM (SELECT p.id AS id, p.published_at AS at "
+	    "FROM posts p WHERE p.status = 1 AND p.is_deleted = 0 AND p.user_id "
+	    "IN (SELECT followee_id FROM follows WHERE follower_id = ?1 "
+	    "UNION ALL SELECT ?1) UNION ALL SELECT r.post_id, r.created_at "
+	    "FROM follows f JOIN reposts r ON r.user_id = f.followee_id "
+	    "JOIN posts p ON p.id = r.post_id WHERE f.follower_id = ?1 AND "
+	    "p.status = 1 AND p.is_deleted = 0) AS h GROUP BY id "
+	    "ORDER BY 2 DESC, id DESC LIMIT ?2 OFFSET ?3",
 	/* STMT_PROFILE_SQL: user, limit, offset */
 	[STMT_PROFILE_SQL] =
 	    "SELECT id, published_at FROM posts INDEXED BY posts_user_visible "
@@ -167,15 +172,17 @@ const char *const sql_text[STMT__MAX] = {
 	    "FROM comments c JOIN users u ON u.id = c.user_id "
 	    "WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
 	/* STMT_HOME_BY_IDS: json ids, reader -- visible, and by the reader
-	 * or someone the reader follows now (a stale entry is skipped); with
-	 * the reader's like and repost marks (one statement, not two) */
+	 * or someone the reader follows now, or reposted by someone the
+	 * reader follows (a stale entry is skipped); with the reader's like
+	 * and repost marks (one statement, not two) and who reposted it */
 	[STMT_HOME_BY_IDS] =
-	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "SELECT " POST_COLS VIEWER_MARK_COLS HOME_REPOSTED_BY("?2")
 	    "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
-	    "AND f.followee_id = p.user_id))",
+	    "AND f.followee_id = p.user_id) OR EXISTS(SELECT 1 "
+	    HOME_REPOST_BY("?2") "WHERE r.post_id = p.id))",
 	/* STMT_POSTS_MARKS_BY_IDS: json ids, reader -- visible posts, with
 	 * the reader's like and repost marks */
 	[STMT_POSTS_MARKS_BY_IDS] =
@@ -554,6 +561,25 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_REPOST_DELETE: post, user -- an unrepost */
 	[STMT_REPOST_DELETE] =
 	    "DELETE FROM reposts WHERE post_id = ?1 AND user_id = ?2",
+	/* STMT_HOME_SCORES: user, json post ids -- each post's place in the
+	 * user's feed, -1 none (an unfollow puts them right) */
+	[STMT_HOME_SCORES] =
+	    "SELECT j.value, " HOME_SCORE("max", "?1", "j.value")
+	    " FROM json_each(?2) j",
+	/* STMT_HOME_SCORES_OF_POST: post, json user ids -- the post's place
+	 * in each user's feed, -1 none (an unrepost's fan-out) */
+	[STMT_HOME_SCORES_OF_POST] =
+	    "SELECT j.value, " HOME_SCORE("max", "j.value", "?1")
+	    " FROM json_each(?2) j",
+	/* STMT_REPOSTS_OF_USER: user, limit -- visible posts they reposted,
+	 * newest repost first (a follow brings them into the feed) */
+	[STMT_REPOSTS_OF_USER] =
+	    "SELECT r.post_id, r.created_at FROM reposts r JOIN posts p ON "
+	    "p.id = r.post_id WHERE r.user_id = ?1 AND p.status = 1 AND "
+	    "p.is_deleted = 0 ORDER BY r.created_at DESC LIMIT ?2",
+	/* STMT_REPOST_AT: post, user -- when the repost was made */
+	[STMT_REPOST_AT] =
+	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",
 	/* STMT_NOTE_GROUP_MAX_ID */
 	[STMT_NOTE_GROUP_MAX_ID] =
 	    "SELECT coalesce(max(id), 0) FROM note_groups",

@@ -42,6 +42,30 @@
 	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \
 	"CASE WHEN EXISTS(SELECT 1 FROM reposts r WHERE r.user_id = ?2 " \
 	"AND r.post_id = p.id) THEN 1 ELSE 0 END "
+/*
+ * Reposts in home feeds.  A post is in user U's feed when U wrote it, U
+ * follows its author, or someone U follows reposted it; its place is the
+ * newest of its publication (in the first two cases) and those reposts.
+ * HOME_REPOSTED_BY(u) is, after the marks in STMT_HOME_BY_IDS, the login
+ * of the newest repost by someone u follows (NULL: none).
+ * HOME_SCORE(max, u, p) is the place of post p in u's feed, -1 when it
+ * has none; max is the dialect's two-argument maximum.
+ */
+#define HOME_REPOST_BY(u) "FROM reposts r JOIN follows f ON " \
+	"f.follower_id = " u " AND f.followee_id = r.user_id "
+#define HOME_VISIBLE(p) "SELECT 1 FROM posts v WHERE v.id = " p " AND " \
+	"v.status = 1 AND v.is_deleted = 0"
+#define HOME_REPOSTED_BY(u) \
+	", (SELECT ru.login " HOME_REPOST_BY(u) "JOIN users ru ON " \
+	"ru.id = r.user_id WHERE r.post_id = p.id ORDER BY r.created_at " \
+	"DESC, r.user_id DESC LIMIT 1) "
+#define HOME_SCORE(max, u, p) \
+	max "(coalesce((SELECT a.published_at FROM posts a WHERE a.id = " p \
+	" AND a.status = 1 AND a.is_deleted = 0 AND (a.user_id = " u " OR " \
+	"EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = " u " AND " \
+	"f.followee_id = a.user_id))), -1), coalesce((SELECT max(r.created_at) " \
+	HOME_REPOST_BY(u) "WHERE r.post_id = " p " AND EXISTS(" \
+	HOME_VISIBLE(p) ")), -1))"
 
 enum stmt {
 	STMT_PING,
@@ -170,6 +194,10 @@ enum stmt {
 	STMT_USER_SET_PWHASH_ID,
 	STMT_SESSIONS_OTHERS_DELETE,
 	STMT_REPOST_DELETE,
+	STMT_HOME_SCORES,
+	STMT_HOME_SCORES_OF_POST,
+	STMT_REPOSTS_OF_USER,
+	STMT_REPOST_AT,
 	STMT__MAX
 };
 

@@ -37,12 +37,19 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "JOIN users u ON u.id = j.value "
 	    "ORDER BY f.created_at DESC, f.followee_id DESC",
 	[STMT_HOME_BY_IDS] =
-	    "SELECT " POST_COLS VIEWER_MARK_COLS
+	    "SELECT " POST_COLS VIEWER_MARK_COLS HOME_REPOSTED_BY("?2")
 	    "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0 AND (p.user_id = ?2 OR "
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
-	    "AND f.followee_id = p.user_id))",
+	    "AND f.followee_id = p.user_id) OR EXISTS(SELECT 1 "
+	    HOME_REPOST_BY("?2") "WHERE r.post_id = p.id))",
+	[STMT_HOME_SCORES] =
+	    "SELECT j.value, " HOME_SCORE("greatest", "?1", "j.value")
+	    " FROM " IDS("?2"),
+	[STMT_HOME_SCORES_OF_POST] =
+	    "SELECT j.value, " HOME_SCORE("greatest", "j.value", "?1")
+	    " FROM " IDS("?2"),
 	[STMT_POSTS_MARKS_BY_IDS] =
 	    "SELECT " POST_COLS VIEWER_MARK_COLS
 	    "FROM " IDS("?1") " JOIN posts p ON p.id = j.value "

@@ -188,14 +188,24 @@ post_when(struct req *r, const struct post *p, unsigned flags)
  * A post's byline: who, where, when.  The article's three parts are
  * plain <p>s: a <header> or <footer> inside an <article> has no role of
  * its own for assistive technology, only bytes (tally.css styles them by
- * position).
+ * position).  In a home feed, a followee's repost says first whose it is
+ * (via: their login, or "").
  */
 static void
-post_byline(struct req *r, const struct post *p, unsigned flags)
+post_byline(struct req *r, const struct post *p, const char *via,
+    unsigned flags)
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<p><a href=\"/u/");
+	html_raw(b, "<p>");
+	if (via[0] != '\0') {
+		html_raw(b, "<span class=\"via\">\xe2\x86\xbb <a href=\"/u/");
+		html_url(b, via);
+		html_raw(b, "\">@");
+		html_text(b, via);
+		html_raw(b, "</a> reposted</span>");
+	}
+	html_raw(b, "<a href=\"/u/");
 	html_url(b, p->login);
 	html_raw(b, "\"><b>");
 	html_text(b, p->name);
@@ -228,8 +238,13 @@ render_post(struct req *r, const struct post_card *c, unsigned flags)
 		html_raw(b, " data-liked=\"1\"");
 	if (c->reposted)
 		html_raw(b, " data-reposted=\"1\"");
+	if (c->reposted_by[0] != '\0') {
+		html_raw(b, " data-reposted-by=\"");
+		html_text(b, c->reposted_by);
+		html_raw(b, "\"");
+	}
 	html_raw(b, ">");
-	post_byline(r, p, flags);
+	post_byline(r, p, c->reposted_by, flags);
 	html_raw(b, "<p>");
 	html_linked(b, p->body);
 	html_raw(b, "</p><p>");

@@ -154,6 +154,30 @@ test_post_liked(void **state)
 	req_free(r);
 }
 
+/* A followee's repost in a home feed: the mark, and a line naming the
+ * reposter (escaped, linked) before the byline; none without one. */
+static void
+test_post_reposted_by(void **state)
+{
+	struct post_card c = fixed_card(1, 0, 1, 2);
+	struct req *r = req_new(1);
+	const char *h;
+
+	(void)state;
+	strcpy(c.reposted_by, "bo&b");
+	h = one_post(r, &c, 0);
+	assert_non_null(strstr(h, "<article data-post-id=\"42\" id=\"post-42\" "
+	    "data-reposted-by=\"bo&amp;b\"><p><span class=\"via\">\xe2\x86\xbb "
+	    "<a href=\"/u/bo%26b\">@bo&amp;b</a> reposted</span><a href=\"/u/ann\">"));
+	req_free(r);
+	r = req_new(1);
+	c.reposted_by[0] = '\0';
+	h = one_post(r, &c, 0);
+	assert_null(strstr(h, "reposted-by"));
+	assert_null(strstr(h, "class=\"via\""));
+	req_free(r);
+}
+
 /*
  * The weight of a feed item: an 80-character post by a user with a
  * 10-character login and name, in a 7-character topic, with two- and
@@ -367,6 +391,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_post_article),
 		cmocka_unit_test(test_post_liked),
+		cmocka_unit_test(test_post_reposted_by),
 		cmocka_unit_test(test_post_bytes),
 		cmocka_unit_test(test_relative_times),
 		cmocka_unit_test(test_post_anonymous_draft_deleted),
