@@ -16,14 +16,18 @@ people_find_load(struct req *r, void *vm)
 {
 	struct find_model *m = vm;
 	long long viewer = r->user ? r->sess.user_id : 0;
-	int rc;
 
+	long long keep[FIND_KEEP_MAX];
+	int nkeep, rc;
+
+	/* keep: the suggestions followed from this list (view_find.h) */
 	if ((m->page = field_page(r)) == 0 ||
-	    (m->q = field_opt(r, "q", VALID_NAME, "")) == NULL)
+	    (m->q = field_opt(r, "q", VALID_NAME, "")) == NULL ||
+	    (nkeep = field_ids(r, "keep", keep, FIND_KEEP_MAX)) == -1)
 		return PAGE_ANSWERED;
 	rc = *m->q != '\0' ? people_find(r->app, m->q, viewer, m->page,
-	    FIND_PAGE, &m->found) : people_suggest(r->app, viewer, m->page,
-	    FIND_PAGE, &m->found);
+	    FIND_PAGE, &m->found) : people_suggest(r->app, viewer, keep, nkeep,
+	    m->page, FIND_PAGE, &m->found);
 	if (rc == -1) {
 		resp_error(r, 500, "The people could not be read.");
 		return PAGE_ANSWERED;

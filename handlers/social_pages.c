@@ -90,7 +90,7 @@ feed_load(struct req *r, void *vm)
 	m->more = n == FEED_PAGE;
 	/* an empty feed offers people to follow */
 	if (m->cards.n == 0 && m->page == 1 && people_suggest(r->app,
-	    r->sess.user_id, 1, FEED_SUGGEST, &m->suggest) == -1)
+	    r->sess.user_id, NULL, 0, 1, FEED_SUGGEST, &m->suggest) == -1)
 		found_free(&m->suggest);
 	if (page_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
 		return PAGE_AGAIN;	/* one round trip */

@@ -150,6 +150,9 @@
       if (!el) return;
       var v = k === 'red_dot' ? (data[k] ? 1 : 0) : Number(data[k]);
       el.textContent = String(v);
+      el.removeAttribute('data-pending');
+      el.removeAttribute('data-failed');
+      el.removeAttribute('title');
       if (v === 0) el.setAttribute('data-zero', ''); else el.removeAttribute('data-zero');
     });
   }
@@ -197,6 +200,9 @@
     };
   }
   if (!box || !window.fetch) return;
+  // The error page reads nothing (its render does no I/O): its badges
+  // come pending, and are read now rather than at the first poll.
+  if (box.querySelector('[data-pending]')) poll(true);
   live();
   schedule();
   document.addEventListener('visibilitychange', function () {

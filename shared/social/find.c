@@ -143,9 +143,20 @@ people_find(struct app *a, const char *q, long long viewer, long long page,
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
+static int
+kept(const long long *keep, int nkeep, long long id)
+{
+	int i;
+
+	for (i = 0; i < nkeep; i++)
+		if (keep[i] == id)
+			return 1;
+	return 0;
+}
+
 int
-people_suggest(struct app *a, long long viewer, long long page, int per,
-    struct found_list *out)
+people_suggest(struct app *a, long long viewer, const long long *keep,
+    int nkeep, long long page, int per, struct found_list *out)
 {
 	long long top[FIND_SUGGEST_MAX], vals[FIND_SUGGEST_MAX], *ids;
 	struct dbq *s;
@@ -157,14 +168,15 @@ people_suggest(struct app *a, long long viewer, long long page, int per,
 	    vals)) == -1)
 		return -1;
 	ids = xcalloc((size_t)n + 1, sizeof(*ids));
-	/* the viewer and those they follow leave the list */
+	/* the viewer and those they follow leave the list, but for keep */
 	if (viewer != 0 && n > 0 &&
 	    (s = db_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
 		dbq_bind_i64(s, 1, viewer);
 		dbq_bind_ids(s, 2, top, n);
 		while ((rc = dbq_step(s)) == DBQ_ROW)
 			for (j = 0; j < n; j++)
-				if (top[j] == dbq_i64(s, 0))
+				if (top[j] == dbq_i64(s, 0) &&
+				    !kept(keep, nkeep, top[j]))
 					top[j] = 0;
 		db_done(s);
 	}

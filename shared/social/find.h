@@ -35,9 +35,13 @@ struct found_list {
  * (0: nobody) sees them.  0, or -1 on error. */
 int	people_find(struct app *, const char *q, long long viewer,
 	    long long page, int per, struct found_list *);
-/* People viewer does not follow, most followed first (0, or -1). */
-int	people_suggest(struct app *, long long viewer, long long page, int per,
-	    struct found_list *);
+/* People viewer does not follow, most followed first (0, or -1); the
+ * nkeep ids of keep stay in it followed (marked following): a follow
+ * made from the list without script comes back to the list, and the
+ * person followed is still there (view_find.h). */
+#define FIND_KEEP_MAX	FIND_SUGGEST_MAX
+int	people_suggest(struct app *, long long viewer, const long long *keep,
+	    int nkeep, long long page, int per, struct found_list *);
 void	found_free(struct found_list *);
 
 struct topic_item {

@@ -63,11 +63,15 @@ act_json(struct req *r, json_t *o)
 void
 act_back_field(struct req *r)
 {
-	const char *uri = req_uri(r);
+	act_back_to(r, req_uri(r));
+}
 
-	if (!act_back_ok(uri))
+void
+act_back_to(struct req *r, const char *path)
+{
+	if (!act_back_ok(path))
 		return;
 	html_raw(&r->body, "<input type=\"hidden\" name=\"back\" value=\"");
-	html_attr(&r->body, uri);
+	html_attr(&r->body, path);
 	html_raw(&r->body, "\">");
 }

@@ -30,5 +30,8 @@ int	act_json(struct req *, json_t *o);
 /* The hidden `back` field of a form on this page: where the request that
  * built the page came from (nothing when that cannot be a target). */
 void	act_back_field(struct req *);
+/* The same field naming path instead (nothing when it cannot be a
+ * target). */
+void	act_back_to(struct req *, const char *path);
 
 #endif

@@ -1,5 +1,6 @@
 /* field.c -- validated request fields; see field.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/kv.h"
 #include "base/valid.h"
@@ -13,20 +14,28 @@ req_field(const struct req *r, const char *field)
 	return kv_get(r->method == METHOD_POST ? &r->form : &r->query, field);
 }
 
+/* Answers 400 naming field: missing, or not valid (why: the hint). */
+static void
+refuse(struct req *r, const char *field, int missing, const char *why)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s\xe2\x80\x9d "
+	    "is %s.", field, missing ? "missing" : "not valid");
+	r->bad_field = field;
+	snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", msg);
+	snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
+	resp_error(r, 400, msg);
+}
+
 const char *
 field_need(struct req *r, const char *field, enum valid kind)
 {
 	const struct kv *kv = req_field(r, field);
-	char *norm, msg[128];
+	char *norm;
 
 	if (kv == NULL || valid_check(kind, kv->val, kv->vlen, &norm) == -1) {
-		snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s\xe2\x80\x9d "
-		    "is %s.", field, kv == NULL ? "missing" : "not valid");
-		r->bad_field = field;
-		snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", msg);
-		snprintf(r->bad_why, sizeof(r->bad_why), "%s", valid_hint(kind,
-		    kv == NULL));
-		resp_error(r, 400, msg);
+		refuse(r, field, kv == NULL, valid_hint(kind, kv == NULL));
 		return NULL;
 	}
 	return req_keep(r, norm);
@@ -52,4 +61,33 @@ field_page(struct req *r)
 		return 0;
 	valid_int(p, 1, 1000, &v);
 	return v;
+}
+
+int
+field_ids(struct req *r, const char *field, long long *out, int max)
+{
+	const struct kv *kv = req_field(r, field);
+	char one[24];
+	size_t len, at = 0;
+	long long v;
+	int n = 0;
+
+	if (kv == NULL || kv->vlen == 0)
+		return 0;
+	while (at <= kv->vlen) {
+		len = strcspn(kv->val + at, ".");
+		if (len == 0 || len >= sizeof(one))
+			goto bad;
+		memcpy(one, kv->val + at, len);
+		one[len] = '\0';
+		if (valid_int(one, 1, 1LL << 53, &v) == -1)
+			goto bad;
+		if (n < max)
+			out[n++] = v;
+		at += len + 1;	/* past the '.' (or the end) */
+	}
+	return n;
+bad:
+	refuse(r, field, 0, "ids separated by dots");
+	return -1;
 }

@@ -18,4 +18,8 @@ const char	*field_opt(struct req *, const char *field, enum valid kind,
 		    const char *dflt);
 /* ?page=N (1 when absent); 0 after answering 400. */
 long long	 field_page(struct req *);
+/* A list of ids, "ID.ID..." (each decimal 1..2^53): the first max into
+ * out; how many (0 when absent or empty), or -1 after answering 400. */
+int		 field_ids(struct req *, const char *field, long long *out,
+		    int max);
 #endif

@@ -71,8 +71,15 @@ void
 form_post(struct req *r, const struct post_form *f)
 {
 	struct buf *b = &r->body;
+	int compose = f->title == NULL;	/* the feed's: compact on a phone */
 
-	html_raw(b, "<section class=\"card\">");
+	/* The feed's box on a phone (tally.css): a small textarea, and the
+	 * topic and the publish box (div.more) only once the form has the
+	 * focus or a text; CSS alone, so it works without script too. */
+	if (compose)
+		html_raw(b, "<section class=\"card compose\">");
+	else
+		html_raw(b, "<section class=\"card\">");
 	if (f->title != NULL) {
 		html_raw(b, "<h1>");
 		html_text(b, f->title);
@@ -92,7 +99,7 @@ form_post(struct req *r, const struct post_form *f)
 		html_text(b, f->body);
 	html_raw(b, "</textarea>");
 	form_reason(r, "body");
-	html_raw(b, "<label for=\"post-topic\">Topic <small>letters, digits "
+	html_raw(b, "<div class=\"more\"><label for=\"post-topic\">Topic <small>letters, digits "
 	    "and -; empty means general</small></label>"
 	    /* a valid pattern in Chromium's v mode: the - escaped */
 	    "<input id=\"post-topic\" name=\"topic\" maxlength=\"32\" "
@@ -109,7 +116,7 @@ form_post(struct req *r, const struct post_form *f)
 		html_raw(b, " checked");
 	html_raw(b, "> Publish now (unchecked: keep as a draft)</label>"
 	    /* after the checkbox: the first "publish" field wins */
-	    "<input type=\"hidden\" name=\"publish\" value=\"0\">"
+	    "<input type=\"hidden\" name=\"publish\" value=\"0\"></div>"
 	    "<button type=\"submit\">");
 	html_text(b, f->button);
 	html_raw(b, "</button></form></section>");

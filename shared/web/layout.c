@@ -18,7 +18,11 @@ page_csrf(struct req *r)
 	html_raw(&r->body, "\">");
 }
 
-/* One badge; v < 0: it could not be read ("?", data-failed). */
+/* One badge; v == BADGE_PENDING: not read for this page (the error
+ * page's, below); v < 0 otherwise: it could not be read ("?",
+ * data-failed). */
+#define BADGE_PENDING	(-2)
+
 static void
 badge(struct req *r, const char *href, const char *label, const char *name,
     long long v)
@@ -34,6 +38,11 @@ badge(struct req *r, const char *href, const char *label, const char *name,
 		html_raw(b, " data-zero");
 	html_raw(b, " data-counter=\"");
 	html_attr(b, name);
+	if (v == BADGE_PENDING) {
+		html_raw(b, "\" data-pending=\"1\" title=\"This count is read "
+		    "by the page\xe2\x80\x99s script\">\xe2\x80\xa6</span></a>");
+		return;
+	}
 	if (v < 0) {
 		html_raw(b, "\" data-failed=\"1\" title=\"This count could not "
 		    "be read just now\">?</span></a>");
@@ -47,6 +56,16 @@ badge(struct req *r, const char *href, const char *label, const char *name,
 void
 page_badges(struct req *r, const struct badges *bd)
 {
+	/* NULL: the error page, which reads nothing (resp_error() does no
+	 * I/O, issue 45) and may run before any load, or after one that
+	 * failed.  Its header still has the four badges, marked pending:
+	 * tally.js reads /badges.json at once and fills them, as it keeps
+	 * every page's badges live; without script the links stay. */
+	static const struct badges pending = { BADGE_PENDING, BADGE_PENDING,
+	    BADGE_PENDING, BADGE_PENDING };
+
+	if (bd == NULL)
+		bd = &pending;
 	html_raw(&r->body, "<span class=\"badges\" data-badges>");
 	badge(r, "/notifications", "Notifications", "unread-notifications",
 	    bd->notifications);
@@ -129,11 +148,13 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 	    "<link rel=\"stylesheet\" href=\"/static/tally.css\">"
 	    "<link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">"
 	    "<script src=\"/static/tally.js\" defer></script>"
-	    "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">tally</a>"
-	    "<nav>");
+	    "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">tally</a>");
+	/* the badges beside the navigation, not in it: a phone shows the
+	 * links on the brand's row and the badges on a row of their own */
+	if (r->user)
+		page_badges(r, bd);
+	html_raw(b, "<nav>");
 	if (r->user) {
-		if (bd != NULL)
-			page_badges(r, bd);
 		html_raw(b, "<a href=\"/feed\">Feed</a>"
 		    "<a href=\"/people\">People</a>"
 		    "<a href=\"/topics\">Topics</a>");

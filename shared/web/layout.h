@@ -11,7 +11,9 @@ struct badges;
 /* A page loads its model, page_load() included (the user's badges,
  * badges.h, into r->badges), then renders it: page_begin() frames the
  * page with what page_load() read, page_frame() with the badges given
- * (NULL: none, as on the error page).  Neither does I/O. */
+ * (NULL: not read, as on the error page; a signed-in user's header then
+ * shows them pending, and tally.js fills them from /badges.json).
+ * Neither does I/O. */
 void	page_load(struct req *);
 /* page_load() and the counts of a page's post cards (and nmore other
  * counters into more_out, postlist.h) in one Redis round trip; a
@@ -29,7 +31,8 @@ void	page_end(struct req *);
 /* <input type="hidden" name="csrf" value="..."> for the current visitor. */
 void	page_csrf(struct req *);
 
-/* The four badges as links with data-counter spans (header and /badges). */
+/* The four badges as links with data-counter spans (header and /badges);
+ * NULL: pending (data-pending, "\u2026"), not read for this page. */
 void	page_badges(struct req *, const struct badges *);
 
 #endif

@@ -354,6 +354,13 @@ render_compose(struct req *r)
 void
 render_follow(struct req *r, const char *login, int following)
 {
+	render_follow_to(r, login, following, NULL);
+}
+
+void
+render_follow_to(struct req *r, const char *login, int following,
+    const char *back)
+{
 	struct buf *b = &r->body;
 
 	html_raw(b, "<form method=\"post\" class=\"inline follow\" action=\"/");
@@ -364,7 +371,7 @@ render_follow(struct req *r, const char *login, int following)
 	html_url(b, login);
 	html_raw(b, "\">");
 	page_csrf(r);
-	act_back_field(r);
+	act_back_to(r, back != NULL ? back : req_uri(r));
 	if (following)
 		html_raw(b, "<button type=\"submit\" class=\"secondary\" "
 		    "aria-pressed=\"true\" data-following=\"1\">Following"

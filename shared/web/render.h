@@ -44,6 +44,10 @@ void	render_pager(struct req *, const char *path, long long page,
 /* The follow toggle of login: "Follow", or "Following" (pressed) that
  * unfollows. */
 void	render_follow(struct req *, const char *login, int following);
+/* The same, answering to back (a path on this site) rather than to the
+ * page's own address; NULL: the page's. */
+void	render_follow_to(struct req *, const char *login, int following,
+	    const char *back);
 /* The compose form (new post). */
 void	render_compose(struct req *);
 

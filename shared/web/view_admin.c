@@ -33,13 +33,15 @@ view_run_row(struct req *r, const struct run *run)
 		html_raw(b, " (dry run)");
 	html_raw(b, "</td><td>");
 	html_text(b, run->reason);
-	html_raw(b, "</td><td><progress max=\"100\" value=\"");
+	/* the bar and its figure on one line (span.bar: no wrap) */
+	html_raw(b, "</td><td><span class=\"bar\"><progress max=\"100\" "
+	    "value=\"");
 	html_int(b, run->progress);
 	html_raw(b, "\">");
 	html_int(b, run->progress);
-	html_raw(b, "%</progress> ");
+	html_raw(b, "%</progress> <span class=\"pct\">");
 	html_int(b, run->progress);
-	html_raw(b, "%</td><td class=\"num\">");
+	html_raw(b, "%</span></span></td><td class=\"num\">");
 	html_int(b, rec_report_wrong(&run->report));
 	html_raw(b, "</td><td class=\"num\" data-fixed>");
 	html_int(b, rec_report_fixed(&run->report));
@@ -134,8 +136,10 @@ view_admin(struct req *r, const void *vm)
 	    "<a href=\"/admin/top?by=posts\">posts</a> \xc2\xb7 "
 	    "<a href=\"/admin/top?by=followers\">followers</a> \xc2\xb7 "
 	    "<a href=\"/admin/top?by=following&amp;n=100\">following</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=likes\">likes</a> \xc2\xb7 "
-	    "<a href=\"/admin/top?by=rating\">rating</a></p></section>");
+	    "<a href=\"/admin/top?by=likes\">likes</a></p><p class=\"muted\">"
+	    "Rating is per topic: the likes of an author\xe2\x80\x99s posts "
+	    "in that topic, ranked on each <a href=\"/topics\">topic\xe2\x80"
+	    "\x99s page</a>.</p></section>");
 	html_raw(b, "<section class=\"card\"><h2>Send a notice "
 	    "to everyone</h2><form method=\"post\" action=\"/admin/notices\" "
 	    "class=\"stack\">");
@@ -212,6 +216,18 @@ view_top(struct req *r, const void *vm)
 	}
 	html_raw(b, "</table><p class=\"muted\">Equal values: the newer account "
 	    "ranks first.</p>");
+	/* by=rating stays an address (docs/INTERFACE.md), but over every
+	 * topic at once a rating is the likes count (count/counters.c:
+	 * user_topic_rating counts the likes of an author's published posts
+	 * per topic, user_likes the same likes over all topics): say so
+	 * rather than show a second likes board unexplained */
+	if (strcmp(by, "rating") == 0)
+		html_raw(b, "<p class=\"muted\" data-note=\"rating\">Rating is "
+		    "kept per topic: the likes of an author\xe2\x80\x99s "
+		    "published posts in that topic (each topic\xe2\x80\x99s page "
+		    "ranks its best authors by it).  Over every topic together "
+		    "it is the likes count, so this board is the "
+		    "<a href=\"/admin/top?by=likes\">likes board</a>.</p>");
 	page_end(r);
 }
 
@@ -243,10 +259,10 @@ view_runs(struct req *r, const void *vm)
 
 	page_begin(r, "Reconciliation");
 	html_raw(b, "<h1>Reconciliation</h1><section class=\"card\">"
-	    "<form method=\"post\" action=\"/admin/reconcile\" class=\"inline\">");
+	    "<form method=\"post\" action=\"/admin/reconcile\" class=\"row\">");
 	page_csrf(r);
-	html_raw(b, "<label><span><input type=\"checkbox\" name=\"dry_run\" "
-	    "value=\"1\" class=\"check\"> Dry run (report only)</span></label> "
+	html_raw(b, "<label class=\"check\"><input type=\"checkbox\" "
+	    "name=\"dry_run\" value=\"1\"> Dry run (report only)</label> "
 	    "<button type=\"submit\">Start a run</button></form></section>"
 	    "<section class=\"card\">");
 	view_runs_head(r);

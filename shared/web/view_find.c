@@ -1,6 +1,7 @@
 /* view_find.c -- /people, /topics, /followed; see view_find.h. */
 #include <stdio.h>
 
+#include "web/act.h"
 #include "web/html.h"
 #include "web/layout.h"
 #include "web/render.h"
@@ -33,10 +34,44 @@ search_form(struct req *r, const char *q)
 	html_raw(b, "\"><button type=\"submit\">Search</button></form>");
 }
 
+/* The back of a follow form on /people's suggestions (page): the list
+ * again, keeping those it shows followed, plus (following 0) id: a
+ * follow made without script comes back to the person still listed,
+ * marked Following; an unfollow leaves its person to the list. */
+static void
+keep_back(const struct found_list *l, long long page, long long id,
+    int following, char *out, size_t sz)
+{
+	char ids[ACT_BACK_MAX] = "";
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < l->n && n < sizeof(ids); i++)
+		if (l->v[i].following && l->v[i].p.id != id)
+			n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%lld",
+			    n > 0 ? "." : "", l->v[i].p.id);
+	if (!following && n < sizeof(ids))
+		snprintf(ids + n, sizeof(ids) - n, "%s%lld", n > 0 ? "." : "",
+		    id);
+	if (page > 1)
+		snprintf(out, sz, "/people?page=%lld%s%s", page,
+		    ids[0] != '\0' ? "&keep=" : "", ids);
+	else
+		snprintf(out, sz, "/people%s%s", ids[0] != '\0' ? "?keep=" : "",
+		    ids);
+}
+
 void
 view_found(struct req *r, const struct found_list *l)
 {
+	view_found_on(r, l, 0);
+}
+
+void
+view_found_on(struct req *r, const struct found_list *l, long long page)
+{
 	struct buf *b = &r->body;
+	char back[ACT_BACK_MAX];
 	int i;
 
 	html_raw(b, "<ul class=\"people\">");
@@ -55,7 +90,11 @@ view_found(struct req *r, const struct found_list *l)
 		    f->p.login);
 		render_plural(r, &f->followers, " follower");
 		html_raw(b, "</span>");
-		if (r->user && !f->self)
+		if (r->user && !f->self && page > 0) {
+			keep_back(l, page, f->p.id, f->following, back,
+			    sizeof(back));
+			render_follow_to(r, f->p.login, f->following, back);
+		} else if (r->user && !f->self)
 			render_follow(r, f->p.login, f->following);
 		html_raw(b, "</li>");
 	}
@@ -80,7 +119,7 @@ view_find_people(struct req *r, const void *vm)
 	else
 		html_raw(b, "<h2>Suggestions <small class=\"muted\">the most "
 		    "followed people you do not follow yet</small></h2>");
-	view_found(r, l);
+	view_found_on(r, l, searched ? 0 : page);
 	if (l->n == 0 && searched)
 		html_raw(b, "<p class=\"muted\">Nobody by that name yet.</p>");
 	else if (l->n == 0)

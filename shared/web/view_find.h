@@ -17,6 +17,11 @@ void	view_find_people(struct req *, const void *find_model);
 /* The people of a list, each with their follower count and a follow
  * button (a part of a page). */
 void	view_found(struct req *, const struct found_list *);
+/* The same for the suggestions of /people's page `page` (0: as
+ * view_found()): each follow form comes back to the list with the
+ * people it follows kept in it (?keep=ID.ID, social/find.h). */
+void	view_found_on(struct req *, const struct found_list *,
+	    long long page);
 void	view_topics(struct req *, const void *topic_list);
 /* /followed: the authors with unread posts (num: how many). */
 void	view_followed(struct req *, const void *people);

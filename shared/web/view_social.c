@@ -57,7 +57,8 @@ view_topic(struct req *r, const void *vm)
 	html_raw(b, "</b> posts</span></p>");
 	if (v->best.n > 0) {
 		html_raw(b, "<section class=\"card\"><h2>Best authors</h2>"
-		    "<ol class=\"best\">");
+		    "<p class=\"muted\">By rating: the likes of their posts "
+		    "in this topic.</p><ol class=\"best\">");
 		for (i = 0; i < v->best.n; i++) {
 			const struct person *p = &v->best.v[i];
 

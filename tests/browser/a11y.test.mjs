@@ -102,10 +102,11 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
     ['/u/alice/following', 'following'], [`/posts/${post}`, 'post'], [`/posts/${post}/edit`, 'edit'],
     ['/t/general', 'topic'], ['/notifications', 'notifications'], ['/notices', 'notices'],
     ['/news', 'news'], ['/people', 'people'], ['/people?q=bo', 'people-search'], ['/topics', 'topics'],
-    ['/followed', 'followed'],
+    ['/followed', 'followed'], ['/no/such/page', 'not-found-user'],
   ];
   const admin = [
-    ['/admin', 'admin'], ['/admin/top?by=followers&n=10', 'top'], ['/admin/reconcile', 'runs'],
+    ['/admin', 'admin'], ['/admin/top?by=followers&n=10', 'top'],
+    ['/admin/top?by=rating&n=10', 'top-rating'], ['/admin/reconcile', 'runs'],
     [`/admin/reconcile/${run}`, 'run'],
   ];
   // The visitor's, the user's and the admin's pages at each width, the

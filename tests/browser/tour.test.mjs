@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 
 import { demoSession } from '../lib/browser.mjs';
-import { Client } from '../lib/stack.mjs';
+import { Client, waitFor } from '../lib/stack.mjs';
 
 const S = demoSession('tour');
 
@@ -182,6 +182,186 @@ for (const width of [1280, 390]) {
       await shot(p2, '10-no-js-liked', width);
     } finally {
       await plain.close();
+    }
+  });
+}
+
+// Issue 47, round two: what a person saw broken, walked at both widths
+// with a screenshot each (build/screenshots/tour/r2-*): the post a
+// like without script lands on is below the sticky header; a phone's
+// header is two rows and its first screen shows posts, not just the
+// composer; the reconcile form is one row and "100%" stays on its bar's
+// line; no card opens with an empty band; a signed-in error page has
+// its badges; a person followed from the suggestions without script
+// stays listed, marked Following; the rating board says what rating is.
+async function formLogin(width, login, password, js = true) {
+  const context = await S.browser.newContext({ viewport: { width, height: 844 }, javaScriptEnabled: js });
+  const page = await context.newPage();
+  await page.goto(`${S.stack.base}/login`);
+  await page.fill('form[action="/login"] [name=login]', login);
+  await page.fill('form[action="/login"] [name=password]', password);
+  await Promise.all([page.waitForURL((u) => u.pathname !== '/login'),
+    page.click('form[action="/login"] button[type=submit]')]);
+  return { context, page };
+}
+
+// Cards whose first element starts below the card's padding (an empty
+// band at the top), as "selector: gap px".
+const bandedCards = (page) => page.evaluate(() => [...document.querySelectorAll('main .card, main article')]
+  .filter((c) => c.firstElementChild && getComputedStyle(c).display !== 'none').map((c) => {
+    const pad = parseFloat(getComputedStyle(c).paddingTop) + parseFloat(getComputedStyle(c).borderTopWidth);
+    const gap = c.firstElementChild.getBoundingClientRect().top - c.getBoundingClientRect().top - pad;
+    return { what: `${c.tagName.toLowerCase()}.${c.className} > ${c.firstElementChild.tagName.toLowerCase()}`, gap };
+  }).filter((x) => x.gap > 1).map((x) => `${x.what}: ${Math.round(x.gap)}px`));
+
+for (const width of [1280, 390]) {
+  test(`issue 47, the site people use, round two, at ${width} px`, async () => {
+    const r2 = (page, name) => shot(page, `r2-${name}`, width);
+    const me = `round2_${width}`;
+    // a user who follows alice, bob and carol: a feed of posts
+    const c = new Client(S.stack.base);
+    const up = await c.signup(me, 'round-two-pass-1', `Round Two ${width}`);
+    assert.equal(up.status, 303);
+    await c.get('/t/general');	// the session's csrf
+    for (const who of ['alice', 'bob', 'carol']) assert.equal((await c.post(`/follow/${who}`)).status, 303);
+
+    // (1, 2) the feed: header rows, posts on the first screen, and a
+    // like without script lands below the sticky header
+    {
+      const { context, page } = await formLogin(width, me, 'round-two-pass-1', false);
+      try {
+        await page.goto(`${S.stack.base}/feed`);
+        const head = await page.locator('header.top').boundingBox();
+        const vh = page.viewportSize().height;
+        const tops = await page.locator('main article[data-post-id]').evaluateAll((as) =>
+          as.map((a) => a.getBoundingClientRect().top));
+        const onScreen = tops.filter((t) => t < vh - 40).length;
+        await r2(page, '1-feed-first-screen');
+        assert.ok(onScreen >= 2, `the first screen shows ${onScreen} posts`);
+        if (width === 390) {
+          assert.ok(head.height <= 84, `the phone's header is ${head.height}px high`);
+          // the badges on one row, the links on the brand's
+          const rows = await page.evaluate(() => [...document.querySelectorAll(
+            'header.top .brand, header.top nav > *, header.top [data-badges] > a')]
+            .map((e) => e.getBoundingClientRect()).filter((b) => b.width > 0)
+            .map((b) => b.top + b.height / 2).sort((x, y) => x - y)
+            .reduce((rs, m) => (rs.length && m - rs.at(-1) < 10 ? rs : [...rs, m]), []).length);
+          assert.ok(rows <= 2, `the header's items sit on ${rows} rows`);
+          assert.equal(await page.locator('#post-topic').isVisible(), false, 'the topic waits for the focus');
+          await page.focus('#post-body');
+          assert.equal(await page.locator('#post-topic').isVisible(), true, 'and shows with it, without script');
+          await r2(page, '2-composer-focused');
+        }
+        // like the fifth post: the redirect's anchor must clear the header
+        const art = page.locator('article[data-post-id]:not([data-liked])').nth(4);
+        const id = await art.getAttribute('data-post-id');
+        await Promise.all([page.waitForURL((u) => u.hash === `#post-${id}`),
+          art.locator('button', { hasText: /^Like$/ }).click()]);
+        const landed = await page.locator(`article[data-post-id="${id}"]`).boundingBox();
+        const bottom = await page.evaluate(() => document.querySelector('header.top').getBoundingClientRect().bottom);
+        await r2(page, '3-no-js-like-landed');
+        assert.ok(landed.y >= bottom, `the post (top ${landed.y}) is below the header (bottom ${bottom})`);
+        assert.ok(landed.y < page.viewportSize().height / 3, `and near the top (${landed.y})`);
+      } finally {
+        await context.close();
+      }
+    }
+
+    // (7) following from the suggestions without script: the people
+    // followed stay listed, marked Following, and the flash says so
+    {
+      const { context, page } = await formLogin(width, me, 'round-two-pass-1', false);
+      try {
+        await page.goto(`${S.stack.base}/people`);
+        const logins = await page.locator('ul.people li[data-login]:not([data-following])').evaluateAll((ls) =>
+          ls.slice(0, 2).map((l) => l.getAttribute('data-login')));
+        assert.equal(logins.length, 2);
+        for (const [k, who] of logins.entries()) {
+          await Promise.all([page.waitForURL((u) => u.pathname === '/people' && u.search.includes('keep=')),
+            page.click(`ul.people li[data-login="${who}"] form.follow button`)]);
+          assert.equal(await page.locator('[data-flash="followed"]').count(), 1, 'the flash says it worked');
+          for (const w of logins.slice(0, k + 1)) {
+            const li = page.locator(`ul.people li[data-login="${w}"]`);
+            assert.equal(await li.count(), 1, `${w} is still listed`);
+            assert.equal(await li.getAttribute('data-following'), '1');
+            assert.equal((await li.locator('form.follow button').textContent()).trim(), 'Following');
+          }
+        }
+        await r2(page, '4-no-js-followed-kept');
+        // a reload shows no flash again; the list still keeps them
+        await page.reload();
+        assert.equal(await page.locator('[data-flash]').count(), 0);
+        assert.equal(await page.locator('ul.people li[data-following="1"]').count(), 2);
+      } finally {
+        await context.close();
+      }
+    }
+
+    // (6) an error page for a signed-in user: its header's badges
+    {
+      const { context, page } = await formLogin(width, me, 'round-two-pass-1');
+      try {
+        const res = await page.goto(`${S.stack.base}/no/such/page`);
+        assert.equal(res.status(), 404);
+        for (const name of ['unread-notifications', 'unread-notices', 'unread-followed', 'red-dot']) {
+          const el = page.locator(`header [data-badges] [data-counter="${name}"]`);
+          assert.equal(await el.count(), 1, `the 404 page has the ${name} badge`);
+        }
+        // filled from /badges.json, as on every page
+        await page.locator('header [data-counter][data-pending]').first().waitFor({ state: 'detached', timeout: 5000 });
+        const json = await (await page.request.get(`${S.stack.base}/badges.json`)).json();
+        assert.equal(await badge(page, 'unread-notices'), json.notices);
+        assert.equal(await badge(page, 'unread-notifications'), json.notifications);
+        await r2(page, '5-not-found-badges');
+      } finally {
+        await context.close();
+      }
+    }
+
+    // (3, 4, 5, 8) the admin's pages
+    {
+      const { context, page } = await formLogin(width, 'admin', 'admin-pass-1');
+      try {
+        const admin = new Client(S.stack.base);
+        assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+        await admin.get('/admin/reconcile');
+        await admin.post('/admin/reconcile');
+        const run = Number(S.stack.sqlite('select max(id) from reconcile_runs'));
+        await waitFor(() => S.stack.sqlite(`select state from reconcile_runs where id = ${run}`) === 'done', 60000, 200);
+        await page.goto(`${S.stack.base}/admin/reconcile`);
+        await r2(page, '6-reconcile');
+        const box = await page.locator('form[action="/admin/reconcile"] input[name=dry_run]').boundingBox();
+        const label = await page.locator('form[action="/admin/reconcile"] label.check').boundingBox();
+        const btn = await page.locator('form[action="/admin/reconcile"] button[type=submit]').boundingBox();
+        const mid = (b) => b.y + b.height / 2;
+        assert.ok(Math.abs(mid(box) - mid(btn)) < 8, `the checkbox (${mid(box)}) and the button (${mid(btn)}) share a row`);
+        assert.ok(box.x < btn.x && label.x + label.width <= btn.x, 'the checkbox and its label come before the button');
+        const bar = page.locator(`tr[data-run-id="${run}"] progress`);
+        const pct = page.locator(`tr[data-run-id="${run}"] .pct`);
+        assert.equal((await pct.textContent()).trim(), '100%');
+        const [b, p] = [await bar.boundingBox(), await pct.boundingBox()];
+        assert.ok(p.y < mid(b) && mid(b) < p.y + p.height && p.x >= b.x + b.width,
+          `"100%" (${JSON.stringify(p)}) is on its bar's line (${JSON.stringify(b)})`);
+        const banded = [];
+        for (const url of ['/admin', '/admin/reconcile', `/admin/reconcile/${run}`, '/t/general', '/feed', `/u/${me}`]) {
+          await page.goto(`${S.stack.base}${url}`);
+          banded.push(...(await bandedCards(page)).map((x) => `${url} ${x}`));
+        }
+        await page.goto(`${S.stack.base}/admin`);
+        await r2(page, '7-admin-cards');
+        assert.deepEqual(banded, [], 'no card opens with an empty band');
+        // rating: explained, and no second likes board offered
+        assert.equal(await page.locator('main a[href*="by=rating"]').count(), 0);
+        assert.match(await page.locator('main').textContent(), /Rating is per topic/);
+        await page.goto(`${S.stack.base}/admin/top?by=rating`);
+        assert.match(await page.locator('[data-note="rating"]').textContent(), /likes count/);
+        await r2(page, '8-top-rating');
+        await page.goto(`${S.stack.base}/t/general`);
+        assert.match(await page.locator('main').textContent(), /By rating: the likes of their posts in this topic/);
+        await r2(page, '9-topic-rating');
+      } finally {
+        await context.close();
+      }
     }
   });
 }

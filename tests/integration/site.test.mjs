@@ -105,6 +105,53 @@ test('suggestions without q: most followed first, never oneself nor someone foll
   void star; void mid;
 });
 
+// Issue 47: a follow from the suggestions without script came back to a
+// list the person had left (it lists people one does not follow yet).
+// Each follow form's back keeps whom the list shows followed (?keep=ID.ID).
+test('a follow from the suggestions without script keeps the person listed, marked Following, with the flash', async () => {
+  const stars = [];
+  for (let i = 0; i < 2; i++) stars.push(await person(`kp_star${i}`));
+  const fans = [];
+  for (let i = 0; i < 3; i++) fans.push(await person(`kp_fan${i}`));
+  for (const f of fans) for (const s of stars) await f.c.post(`/follow/${s.login}`);
+  stack.tallyctl('flush');	// the followers board follows the flushes
+  const me = await person('kp_me');
+  const backOf = (html, login) => html.match(new RegExp(
+    `<li data-login="${login}"[^>]*>.*?name="back" value="([^"]*)"`))?.[1].replace(/&amp;/g, '&');
+  let page = await me.c.get('/people');
+  let back = backOf(page.text, 'kp_star0');
+  assert.equal(back, `/people?keep=${stars[0].id}`);
+  let r = await me.c.post('/follow/kp_star0', { back });
+  assert.equal(r.status, 303);
+  assert.equal(r.location, back);
+  assert.equal(me.c.jar.get('flash'), 'followed');
+  page = await me.c.get(r.location);
+  assert.match(page.text, /<p class="flash" role="status" data-flash="followed">/);
+  let it = items(page.text);
+  assert.deepEqual(it.find((x) => x.login === 'kp_star0'), { login: 'kp_star0', following: true });
+  assert.match(page.text, /<li data-login="kp_star0" data-following="1">.*?action="\/unfollow\/kp_star0".*?>Following<\/button>/);
+  // a second follow keeps both
+  back = backOf(page.text, 'kp_star1');
+  assert.equal(back, `/people?keep=${stars[0].id}.${stars[1].id}`);
+  r = await me.c.post('/follow/kp_star1', { back });
+  page = await me.c.get(r.location);
+  it = items(page.text);
+  for (const s of stars) assert.equal(it.find((x) => x.login === s.login)?.following, true, s.login);
+  // without keep it is a suggestion list again: neither is offered
+  it = items((await me.c.get('/people')).text);
+  assert.ok(!it.some((x) => x.login.startsWith('kp_star')), JSON.stringify(it));
+  // an unfollow from the kept list leaves the other kept
+  page = await me.c.get(`/people?keep=${stars[0].id}.${stars[1].id}`);
+  back = backOf(page.text, 'kp_star0');
+  assert.equal(back, `/people?keep=${stars[1].id}`);
+  // a bad keep is refused, naming the field
+  for (const bad of ['x', '1..2', '1.', String(2 ** 60)]) {
+    r = await me.c.get(`/people?keep=${encodeURIComponent(bad)}`);
+    assert.equal(r.status, 400, bad);
+    assert.match(r.text, /keep/);
+  }
+});
+
 test('/people?q= over 100,000 users reads an index range, not the table', async () => {
   if (num('select count(*) from users') < 100000) seedUsers(stack, 100000);
   // the statement's plan (STMT_PEOPLE_FIND): a range of the primary key,

@@ -133,6 +133,22 @@ test_find_pages(void **state)
 	assert_non_null(strstr(h, "Eve &lt;x&gt;"));
 	assert_non_null(strstr(h, "page=2"));
 	buf_reset(&r->body);
+	/* issue 47: the suggestions' follow forms come back to the list
+	 * keeping whom it shows followed (eve, 9) and whom they follow */
+	{
+		struct found two[2] = { f, { { 11, "zed", "Zed", 0 }, { 1, 1 },
+		    0, 0 } };
+		struct find_model sm = { "", { two, 2, 0 }, 2 };
+
+		view_find_people(r, &sm);
+		h = body(r);
+		assert_non_null(strstr(h, "action=\"/unfollow/eve\">"));
+		assert_non_null(strstr(h, "name=\"back\" value=\"/people?"
+		    "page=2\">"));		/* eve's unfollow: nobody kept */
+		assert_non_null(strstr(h, "name=\"back\" value=\"/people?"
+		    "page=2&amp;keep=9.11\">"));	/* zed's follow */
+		buf_reset(&r->body);
+	}
 	view_topics(r, &tl);
 	h = body(r);
 	assert_non_null(strstr(h, "href=\"/t/cats\""));
@@ -203,7 +219,15 @@ test_operator_pages(void **state)
 	strcpy(rs->runs[0].state, "running");
 	rs->runs[0].progress = 40;
 	view_runs(r, rs);
-	assert_non_null(strstr(body(r), "data-run-id=\"8\" data-state=\"running\""));
+	h = body(r);
+	assert_non_null(strstr(h, "data-run-id=\"8\" data-state=\"running\""));
+	/* issue 47: the checkbox with its label beside the button; the bar
+	 * and its figure in one unbreakable span */
+	assert_non_null(strstr(h, "class=\"row\"><input type=\"hidden\""));
+	assert_non_null(strstr(h, "<label class=\"check\"><input "
+	    "type=\"checkbox\" name=\"dry_run\""));
+	assert_non_null(strstr(h, "<span class=\"bar\"><progress max=\"100\" "
+	    "value=\"40\">40%</progress> <span class=\"pct\">40%</span></span>"));
 	buf_reset(&r->body);
 	mm->v.pending = 17;
 	view_metrics_page(r, mm);	/* no mapping: the gauges */
