@@ -16,6 +16,9 @@
  * The points:
  *   flush-ack      a flush batch is committed to SQLite, not yet acked
  *                  in Redis (taken.c)
+ *   outbox-commit  an action took its outbox row's id and has not yet
+ *                  committed: another writer's later id commits first
+ *                  on PostgreSQL (outbox.c)
  *   action-delta   an action (like, follow, comment...) is committed, its
  *                  counter deltas not yet sent to Redis (outbox.c)
  *   reconcile-fix  reconciliation fenced a key and read its truth, and

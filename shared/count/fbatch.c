@@ -66,8 +66,14 @@ fbatch_reserve(struct app *a, long long applied, int n)
 {
 	long long next;
 
+	/* two flushers (the worker's, a run's, tallyctl's) never take the
+	 * same ids: the setting is read and written alone */
 	if (db_begin(&a->db) == -1)
 		return -1;
+	if (db_lock_key(&a->db, "setting:flush_next_batch") == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
 	next = db_setting(&a->db, "flush_next_batch", 0);
 	if (next <= applied)
 		next = applied + 1;

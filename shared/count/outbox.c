@@ -3,12 +3,14 @@
  * One file: why this file of over 500 lines is one concept --
  * a row's whole life -- written with its action, sent after the
  * commit, drained (applied, finished, deleted) and applied again for a
- * correction -- rests on one rule (ids in commit order, applied at most
- * once per bucket), which every part here must keep alike. */
+ * correction -- rests on one rule (nothing is finished past the horizon,
+ * applied at most once per bucket), which every part here must keep
+ * alike. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -164,6 +166,7 @@ outbox_add(struct db *d, struct outbox *ob)
 		log_err("outbox: %s", db_errmsg(d));
 		return -1;
 	}
+	fault_point("outbox-commit");	/* an id taken, not yet committed */
 	return 0;
 }
 
@@ -454,6 +457,49 @@ outbox_reapply(struct app *a, long long upto,
 	return rc;
 }
 
+/* One integer from a statement without parameters; 0, or -1. */
+static int
+one_value(struct db *d, enum stmt st, long long *v)
+{
+	struct dbq *s = db_stmt(d, st);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	rc = dbq_step(s);
+	if (rc == DBQ_ROW)
+		*v = dbq_i64(s, 0);
+	db_done(s);
+	return rc == DBQ_ROW ? 0 : -1;
+}
+
+long long
+outbox_horizon(struct db *d)
+{
+	long long taken, next, oldest, waited = 0, pause = 1;
+
+	/* The id first, then the transaction counter: a writer that took
+	 * an id up to `taken` had its transaction id before, so below
+	 * `next`; once none below `next` runs, none of them can commit. */
+	if (one_value(d, STMT_OUTBOX_ID_TAKEN, &taken) == -1 ||
+	    one_value(d, STMT_TXN_NEXT, &next) == -1)
+		return -1;
+	for (;;) {
+		if (one_value(d, STMT_TXN_OLDEST, &oldest) == -1)
+			return -1;
+		if (oldest >= next)
+			return taken;
+		if (waited >= OUTBOX_WAIT_MS) {
+			log_warn("outbox: a write transaction has been open "
+			    "for over %d ms; its rows wait", OUTBOX_WAIT_MS);
+			return -1;
+		}
+		usleep((useconds_t)pause * 1000);
+		waited += pause;
+		pause = pause < 64 ? pause * 2 : pause;
+	}
+}
+
 /* Deletes the drained rows up to `upto` but the newest (cleared). */
 static int
 delete_upto(struct db *d, long long upto)
@@ -484,7 +530,7 @@ int
 outbox_drain(struct app *a, long long min_age_ms)
 {
 	struct dbq *s;
-	long long cutoff = 0, after = 0, *ids;
+	long long cutoff = 0, after = 0, *ids, horizon;
 	struct delta *ds;
 	int *nds, *done, n, i, total = 0, up;
 
@@ -494,7 +540,10 @@ outbox_drain(struct app *a, long long min_age_ms)
 	if (dbq_step(s) == DBQ_ROW)
 		cutoff = dbq_i64(s, 0);
 	db_done(s);
-	if (cutoff == 0)
+	/* never past a row that may still commit (ids out of order) */
+	if (cutoff > 0 && (horizon = outbox_horizon(&a->db)) < cutoff)
+		cutoff = horizon;
+	if (cutoff <= 0)
 		return 0;
 	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));
 	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));

@@ -22,9 +22,15 @@
  * before the correction, or it would be counted twice), and tallyctl
  * flush drains before it flushes.
  *
- * Row ids grow with commit order (SQLite has one writer at a time), which
- * the finished-up-to mark relies on; the newest row is never deleted, so
- * an id is never handed out twice (a cleared row keeps deltas '').
+ * The finished-up-to mark must never pass a row that may still commit.
+ * On SQLite (one writer at a time) ids commit in their order; on
+ * PostgreSQL writers run at once, and a transaction that took id 10 may
+ * commit after one that took id 11.  So the drain goes no further than
+ * the horizon (outbox_horizon()): the newest id handed out before the
+ * transactions then running had all ended.  A row below it is committed
+ * or never will be; a row above it waits for a later drain, its action
+ * having applied it meanwhile.  The newest row is never deleted, so an
+ * id is never handed out twice (a cleared row keeps deltas '').
  *
  * A row's deltas, as text: "family k1 k2 d owner" per counter, ';' between
  * (rows written before owners existed end at d: owner 0, cname.h).
@@ -63,6 +69,15 @@ void	outbox_send(struct app *, struct outbox *);
  * them and marks their buckets finished.  With Redis down, moves them to
  * the backlog instead.  Returns how many rows, or -1. */
 int	outbox_drain(struct app *, long long min_age_ms);
+
+/* The newest outbox id below which every row is committed or never
+ * will be: on PostgreSQL, the newest id handed out now, once every
+ * transaction running now has ended (each writer takes its transaction
+ * id at BEGIN, before its outbox id: pg.c); waits up to OUTBOX_WAIT_MS
+ * for them, else -1 (logged).  On SQLite any id (LLONG_MAX).  Outside a
+ * transaction: it must see transactions end. */
+#define OUTBOX_WAIT_MS	2000
+long long outbox_horizon(struct db *);
 
 /* Applies again (at most once, as ever) every row up to id upto that
  * has a delta for which touches() says yes: a correction (settle.h)

@@ -253,19 +253,40 @@ out:
 /* A value SQLite keeps in the rows it describes (posts.like_count, a
  * notification group's size and unread), checked and repaired by id
  * range in short transactions, each recount inside its own: a writer
- * comes between two chunks, never inside one. */
+ * comes between two chunks, never inside one.  On PostgreSQL, whose
+ * writers run at once, the chunk's rows are locked first (in id order),
+ * so the recount's snapshot, taken after, holds every writer that
+ * changed them, and a later one adds its change to the repaired value. */
 struct rec_rows {
-	enum stmt	 max_id, drift, fix;
+	enum stmt	 max_id, drift, lock, fix;
 	const char	*what;
 };
 
 static const struct rec_rows like_counts = {
-	STMT_POST_MAX_ID, STMT_LIKE_COUNT_DRIFT, STMT_LIKE_COUNT_FIX, "posts"
+	STMT_POST_MAX_ID, STMT_LIKE_COUNT_DRIFT, STMT_LIKE_COUNT_LOCK,
+	STMT_LIKE_COUNT_FIX, "posts"
 };
 static const struct rec_rows note_groups = {
-	STMT_NOTE_GROUP_MAX_ID, STMT_NOTE_GROUP_DRIFT, STMT_NOTE_GROUP_FIX,
-	"groups"
+	STMT_NOTE_GROUP_MAX_ID, STMT_NOTE_GROUP_DRIFT, STMT_NOTE_GROUP_LOCK,
+	STMT_NOTE_GROUP_FIX, "groups"
 };
+
+/* Runs statement st on the id range; 0, or -1. */
+static int
+range_run(struct db *d, enum stmt st, long long lo, long long hi)
+{
+	struct dbq *s = db_stmt(d, st);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, lo);
+	dbq_bind_i64(s, 2, hi);
+	while ((rc = dbq_step(s)) == DBQ_ROW)
+		;
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
 
 /* w's rows against their truth, 5000 ids a transaction. */
 static int
@@ -306,19 +327,17 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 		if (dry)
 			continue;
 		if (db_begin(&a->db) == -1 ||
-		    (s = db_stmt(&a->db, w->fix)) == NULL) {
+		    range_run(&a->db, w->lock, lo, lo + 4999) == -1 ||
+		    range_run(&a->db, w->fix, lo, lo + 4999) == -1) {
 			db_rollback(&a->db);
 			return -1;
 		}
-		dbq_bind_i64(s, 1, lo);
-		dbq_bind_i64(s, 2, lo + 4999);
-		rc = dbq_step(s);
-		db_done(s);
-		if (rc != DBQ_DONE || db_commit(&a->db) == -1) {
+		n = db_changes(&a->db);
+		if (db_commit(&a->db) == -1) {
 			db_rollback(&a->db);
 			return -1;
 		}
-		rf->fixed += db_changes(&a->db);
+		rf->fixed += n;
 	}
 	return 0;
 }

@@ -65,12 +65,13 @@ static struct rds_script fence_lua = { .src =
 
 /* The correction, and the fence's end.  KEYS: live, pending, inflight,
  * meta, seq, fence, fence log.  ARGV: field, pending field, token,
- * version, N (the newest outbox row the recount saw), truth, durable,
- * dry, add the inflight part (1/0).
+ * version, N (every outbox row up to it is in the recount, or never
+ * committed), truth, durable, dry, add the inflight part (1/0), the ids
+ * above N that the recount saw (" 12 15 ").
  * The counter's Redis value is durable + pending (+ the inflight part
  * when SQLite has not applied its batch); it should be the truth plus
  * what was applied since the fence by rows the recount did not see
- * (ids above N; 0: a row-less delta).  The difference goes to pending,
+ * (ids above N but those listed; 0: a row-less delta).  The difference goes to pending,
  * and live is set to the right value.
  * -> { "retry" } (the fence is gone or not ours, or a take or ack
  * came between: nothing changed), or { correction, live before or "",
@@ -83,11 +84,13 @@ static struct rds_script fix_lua = { .src =
 	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[4] then\n"
 	"  redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
 	"  return { 'retry' } end\n"
-	"local n, after = tonumber(ARGV[5]), 0\n"
+	"local n, after, seen = tonumber(ARGV[5]), 0, {}\n"
+	"for id in string.gmatch(ARGV[10], '%d+') do seen[tonumber(id)] = 1 end\n"
 	"local log = redis.call('HGET', KEYS[7], ARGV[2]) or ''\n"
 	"for id, d in string.gmatch(log, '(%d+):(%-?%d+);') do\n"
 	"  id = tonumber(id)\n"
-	"  if id > n or id == 0 then after = after + tonumber(d) end\n"
+	"  if (id > n and not seen[id]) or id == 0 then\n"
+	"    after = after + tonumber(d) end\n"
 	"end\n"
 	"local p = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
 	"if ARGV[9] == '1' then\n"
@@ -304,28 +307,72 @@ unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
 		rds_collect(&a->rds, queued);
 }
 
-/* One read snapshot: the newest outbox row (*upto), and per fenced key
+/* Which outbox rows a read snapshot holds: every row up to n that ever
+ * commits, and above it (up to top, the newest it sees) those in seen
+ * (" 12 15 ": PostgreSQL's ids commit out of order, outbox.h). */
+struct seen {
+	long long	 n, top;
+	struct buf	 ids;
+};
+
+#define SEEN_MAX	10000	/* ids above the horizon in one snapshot */
+
+/* The ids above h->n that the open snapshot sees, into h->ids; 0, or -1
+ * (an error, or more than SEEN_MAX: the round is tried again). */
+static int
+seen_above(struct db *d, struct seen *h)
+{
+	struct dbq *q = db_stmt(d, STMT_OUTBOX_IDS_BETWEEN);
+	char id[LL_CHARS];
+	int rc, k = 0;
+
+	if (q == NULL)
+		return -1;
+	dbq_bind_i64(q, 1, h->n);
+	dbq_bind_i64(q, 2, h->top);
+	dbq_bind_int(q, 3, SEEN_MAX);
+	buf_puts(&h->ids, " ");
+	while ((rc = dbq_step(q)) == DBQ_ROW) {
+		fmt_ll(id, dbq_i64(q, 0));
+		buf_puts(&h->ids, id);
+		buf_puts(&h->ids, " ");
+		k++;
+	}
+	db_done(q);
+	return rc == DBQ_DONE && k < SEEN_MAX ? 0 : -1;
+}
+
+/* One read snapshot: which outbox rows it holds (h), and per fenced key
  * its truth, durable value, backlog version and whether its inflight
  * batch is applied.  s: the family's prepared recount_one.  0 or -1. */
 static int
 snapshot(struct app *a, enum family fam, struct dbq *s,
-    struct rec_entry *cand, size_t n, struct one *o, long long *upto)
+    struct rec_entry *cand, size_t n, struct one *o, struct seen *h)
 {
 	struct dbq *q;
 	struct delta d;
 	char key[48];
 	size_t i;
+	long long horizon;
 	int rc;
 
+	/* before the snapshot: every row up to it is then in the snapshot
+	 * or never commits */
+	if ((horizon = outbox_horizon(&a->db)) == -1)
+		return -1;
 	if (db_exec(&a->db, "BEGIN") == -1)
 		return -1;
 	if ((q = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		goto fail;
 	dbq_bind_i64(q, 1, LLONG_MAX);
 	rc = dbq_step(q);
-	*upto = rc == DBQ_ROW ? dbq_i64(q, 0) : 0;
+	h->top = rc == DBQ_ROW ? dbq_i64(q, 0) : 0;
 	db_done(q);
 	if (rc != DBQ_ROW)
+		goto fail;
+	h->n = horizon < h->top ? horizon : h->top;
+	buf_reset(&h->ids);
+	if (h->top > h->n && seen_above(&a->db, h) == -1)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
@@ -386,20 +433,20 @@ reapply(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
  * answers "retry" stays for the next round.  -1 when Redis failed. */
 static int
 fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
-    size_t n, struct one *o, const char *token, long long upto,
+    size_t n, struct one *o, const char *token, const struct seen *h,
     struct rec_family *rf)
 {
 	struct cstore_keys k;
 	const char *keys[7] = { k.live, k.pending, k.inflight, k.meta, k.seq,
 	    k.fence, k.flog };
-	const char *args[9];
+	const char *args[10];
 	char tb[LL_CHARS], db[LL_CHARS], up[LL_CHARS];
 	rds_reply *rep;
 	long long c, live_err;
 	size_t i, queued = 0, got = 0;
 	int two = families[fam].obj == OBJ_USER_TOPIC, cut = 0;
 
-	fmt_ll(up, upto);
+	fmt_ll(up, h->n);
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
 			continue;
@@ -415,7 +462,8 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		args[6] = db;
 		args[7] = dry ? "1" : "0";
 		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
-		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 9, args) == -1) {
+		args[9] = h->ids.len > 0 ? h->ids.p : "";
+		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 10, args) == -1) {
 			cut = 1;	/* the rest stay fenced: unfence_all() */
 			break;
 		}
@@ -526,7 +574,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	int *was = xcalloc(n + 1, sizeof(*was));
 	char token[64];
 	size_t i, left = n;
-	long long upto;
+	struct seen h = { 0, 0, { NULL, 0, 0 } };
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
@@ -541,11 +589,11 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 			was[i] = o[i].done;
 		if (fence_all(a, fam, cand, n, o, token) == -1)
 			goto fail;
-		if (snapshot(a, fam, one, cand, n, o, &upto) == -1 ||
-		    reapply(a, fam, cand, n, o, upto) == -1)
+		if (snapshot(a, fam, one, cand, n, o, &h) == -1 ||
+		    reapply(a, fam, cand, n, o, h.top) == -1)
 			goto fail;
 		fault_point("reconcile-fix");
-		if (fix_all(a, fam, dry, cand, n, o, token, upto, rf) == -1)
+		if (fix_all(a, fam, dry, cand, n, o, token, &h, rf) == -1)
 			goto fail;
 		if (!dry)
 			backlog_done(a, fam, cand, n, o, was);
@@ -568,6 +616,7 @@ fail:
 		queue_left(a, fam, cand, n, o);
 out:
 	dbq_finalize(one);
+	buf_free(&h.ids);
 	free(o);
 	free(was);
 	return rc;

@@ -190,6 +190,10 @@ badges_light(struct app *a)
 	/* Strictly later than any earlier light and any visit so far. */
 	if (db_begin(&a->db) == -1)
 		return -1;
+	if (db_lock_key(&a->db, "setting:red_dot_at") == -1) {
+		db_rollback(&a->db);
+		return -1;
+	}
 	prev = db_setting(&a->db, "red_dot_at", 0);
 	/* Later than this millisecond's visits too (a visit stores
 	 * max(now, light)), so a light is never hidden by a visit made in

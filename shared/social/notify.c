@@ -100,18 +100,26 @@ notify_add_at(struct db *d, long long recipient, long long actor,
 {
 	struct dbq *s;
 	long long nid, gid;
+	char lock[80];
 	int rc;
 
 	if (id != NULL)
 		*id = 0;
 	if (recipient == actor)
 		return 0;
+	/* Found, or else made, alone: two likes of one post at once make
+	 * one group (PostgreSQL's writers run at once: query.h). */
+	snprintf(lock, sizeof(lock), "note:%lld:%s:%lld", recipient, kind, post);
+	if (strcmp(kind, "comment") != 0 && db_lock_key(d, lock) == -1)
+		return -1;
 	if ((gid = group_open(d, recipient, kind, post, at)) == -1)
 		return -1;
-	if (gid > 0) {
-		if (group_move(d, gid, 1, 1, at) == -1)
-			return -1;
-	} else {
+	/* a group deleted or emptied meanwhile moves nothing: a new one */
+	if (gid > 0 && group_move(d, gid, 1, 1, at) == -1)
+		return -1;
+	if (gid > 0 && db_changes(d) == 0)
+		gid = 0;
+	if (gid == 0) {
 		if ((s = db_stmt(d, STMT_NOTE_GROUP_NEW)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, recipient);

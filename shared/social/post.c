@@ -72,6 +72,18 @@ post_head(struct db *d, long long id, struct post *p)
 }
 
 int
+post_get_locked(struct db *d, long long id, struct post *p)
+{
+	return read_post(d, STMT_POST_GET_LOCK, id, p, post_from_row);
+}
+
+int
+post_head_locked(struct db *d, long long id, struct post *p)
+{
+	return read_post(d, STMT_POST_HEAD_LOCK, id, p, head_from_row);
+}
+
+int
 post_can_see(const struct post *p, long long viewer)
 {
 	/* A draft or deleted post is 404 to all but its author. */

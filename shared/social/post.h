@@ -32,6 +32,11 @@ int	post_get(struct db *, long long id, struct post *);
  * also joins the author and the topic, and copies the body); the rest of
  * p is zero.  1 found, 0 absent, -1 error; post_free() is not needed. */
 int	post_head(struct db *, long long id, struct post *);
+/* The same in a write transaction that changes the post on what it read:
+ * the row stays as read until the transaction ends (on PostgreSQL, whose
+ * writers run at once, a row lock; store/sql.h). */
+int	post_get_locked(struct db *, long long id, struct post *);
+int	post_head_locked(struct db *, long long id, struct post *);
 /* Fills p from a row of a POST_COLS statement (sql.c). */
 void	post_from_row(struct dbq *, struct post *);
 void	post_free(struct post *);

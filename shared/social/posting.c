@@ -147,7 +147,7 @@ post_edit(struct app *a, long long id, long long uid, const char *body,
 	memset(&new, 0, sizeof(new));
 	if (db_begin(d) == -1)
 		return POST_ERR;
-	if ((ch = post_get(d, id, &old)) != 1) {
+	if ((ch = post_get_locked(d, id, &old)) != 1) {
 		rc = ch == 0 ? POST_NOTFOUND : POST_ERR;
 		goto fail;
 	}
@@ -199,7 +199,7 @@ post_delete(struct app *a, long long id, long long uid, int is_admin)
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
-	if ((ch = post_get(d, id, &old)) != 1) {
+	if ((ch = post_get_locked(d, id, &old)) != 1) {
 		db_rollback(d);
 		return ch == 0 ? POST_NOTFOUND : POST_ERR;
 	}
@@ -247,7 +247,7 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
-	if ((ch = post_head(d, id, p)) != 1) {
+	if ((ch = post_head_locked(d, id, p)) != 1) {
 		db_rollback(d);
 		return ch == 0 ? POST_NOTFOUND : POST_ERR;
 	}
@@ -492,7 +492,8 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	long long author = 0, post_author;
 	int deleted = 0, rc, note;
 
-	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_COMMENT_GET)) == NULL) {
+	if (db_begin(d) == -1 ||
+	    (s = db_stmt(d, STMT_COMMENT_GET_LOCK)) == NULL) {
 		db_rollback(d);
 		return POST_ERR;
 	}

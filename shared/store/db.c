@@ -236,6 +236,12 @@ db_release(struct db *d)
 }
 
 int
+db_retryable(struct db *d)
+{
+	return d->pg != NULL && pg_retryable(d->pg);
+}
+
+int
 db_read_begin(struct db *d)
 {
 	if (d->pg != NULL || !sqlite3_get_autocommit(d->h))

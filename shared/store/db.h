@@ -73,6 +73,10 @@ void		 db_rollback(struct db *);
  * after the request: a hold that nobody joined, or a page's leftover. */
 int		 db_hold(struct db *);
 void		 db_release(struct db *);
+/* 1 when the write transaction that failed last lost to another one (a
+ * deadlock on PostgreSQL, whose writers run at once) and was rolled back
+ * whole: running the action again may pass.  0 on SQLite. */
+int		 db_retryable(struct db *);
 /* A read transaction for several reads that belong together (a group
  * commit's sessions, checked before its write transaction): one snapshot
  * and one WAL read lock for all, not one a statement.  SQLite only: -1 on

@@ -14,10 +14,6 @@
 
 int pg_engine;
 
-/* The writers' lock: one advisory lock key for every write transaction
- * ("tall" in ASCII). */
-#define PG_WRITERS_KEY	"1952541804"
-
 int
 pg_is_url(const char *s)
 {
@@ -68,17 +64,28 @@ pg_exec(struct pgdb *p, const char *sql)
 int
 pg_begin(struct pgdb *p)
 {
-	/* One round trip: BEGIN and the lock in one simple query. */
+	/* One round trip: BEGIN and the transaction's id, taken now so that
+	 * it comes before any outbox id the transaction takes (the outbox's
+	 * horizon stands on that: count/outbox.h).  No lock: writers run at
+	 * once, each waiting only on the rows it shares with another. */
 	pg_check_conn(p);
+	p->state[0] = '\0';
 	if (run(p->c, "BEGIN ISOLATION LEVEL READ COMMITTED; "
-	    "SELECT pg_advisory_xact_lock(" PG_WRITERS_KEY ")", p->err,
-	    sizeof(p->err)) == -1) {
+	    "SELECT pg_current_xact_id()", p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: begin: %s", p->err);
 		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
 			run(p->c, "ROLLBACK", p->err, sizeof(p->err));
 		return -1;
 	}
 	return 0;
+}
+
+int
+pg_retryable(struct pgdb *p)
+{
+	/* a deadlock, or a serialization failure: the transaction was
+	 * rolled back whole, and the same one again may well pass */
+	return strcmp(p->state, "40P01") == 0 || strcmp(p->state, "40001") == 0;
 }
 
 int
@@ -122,8 +129,13 @@ migrate(struct pgdb *p)
 	char sql[96];
 	int v;
 
-	if (pg_begin(p) == -1)	/* one migrator at a time */
+	/* One migrator at a time, across processes and hosts: a lock of
+	 * its own ("tall" in ASCII), held to the migration's commit. */
+	if (pg_begin(p) == -1)
 		return -1;
+	if (run(p->c, "SELECT pg_advisory_xact_lock(1952541804)", p->err,
+	    sizeof(p->err)) == -1)
+		goto fail;
 	if ((v = version(p)) == -1)
 		goto fail;
 	for (; v < schema_pg_version; v++) {

@@ -14,13 +14,12 @@
  * life of the connection.  A run fetches its whole result; columns come
  * back as text.
  *
- * Writers: db_begin() opens a READ COMMITTED transaction and takes one
- * transaction-scoped advisory lock, so write transactions run one at a
- * time across every process and host, as SQLite's writers do.  That
- * keeps each invariant the SQLite store was built on (the outbox's ids
- * commit in order, a read-modify-write sees no other writer) without
- * the SQLite machinery (flock, WAL checkpoints, the one writing
- * process).  A bare "BEGIN" (a read snapshot: cstore.c, settle.c) is
+ * Writers: db_begin() opens a READ COMMITTED transaction and takes its
+ * transaction id at once (before any outbox id: count/outbox.h).  Write
+ * transactions run concurrently, across every process and host; two
+ * that touch one row wait on its lock, and what a read-modify-write
+ * needs alone it locks itself (db_lock_key(), query.h).  A bare "BEGIN"
+ * (a read snapshot: cstore.c, settle.c) is
  * REPEATABLE READ.
  */
 #ifndef TALLY_PG_H
@@ -44,8 +43,11 @@ struct pgdb	*pg_open(const char *conninfo, unsigned long long *nstmt);
 void		 pg_close(struct pgdb *);
 /* Runs SQL without results; PRAGMAs are SQLite's and do nothing here. */
 int		 pg_exec(struct pgdb *, const char *sql);
-int		 pg_begin(struct pgdb *);	/* BEGIN + the writers' lock */
+int		 pg_begin(struct pgdb *);	/* BEGIN, its transaction id */
 int		 pg_in_txn(struct pgdb *);
+/* 1 when the last transaction failed on a deadlock or a serialization
+ * failure (run again whole, it may pass). */
+int		 pg_retryable(struct pgdb *);
 const char	*pg_errmsg(struct pgdb *);
 int		 pg_changes(struct pgdb *);
 /* Makes database dbname if missing, over conninfo (a superuser's).  With

@@ -10,6 +10,7 @@ struct pgdb {
 	PGconn		*c;
 	struct pgq	*st[STMT__MAX];	/* the table's, prepared on use */
 	char		 err[256];	/* the last error */
+	char		 state[6];	/* its SQLSTATE ("" none) */
 	int		 changes;	/* rows the last write changed */
 	unsigned	 epoch;		/* bumped when the connection is new */
 	unsigned	 seq;		/* names of once-statements */

@@ -267,6 +267,8 @@ execute(struct pgq *q)
 		snprintf(p->err, sizeof(p->err), "%s",
 		    PQresultErrorMessage(q->res));
 		p->err[strcspn(p->err, "\n")] = '\0';
+		tag = PQresultErrorField(q->res, PG_DIAG_SQLSTATE);
+		snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");
 		return -1;
 	}
 	q->nrows = st == PGRES_TUPLES_OK ? PQntuples(q->res) : 0;

@@ -301,6 +301,23 @@ db_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
+int
+db_lock_key(struct db *d, const char *name)
+{
+	struct dbq *s;
+	int rc;
+
+	if (d->pg == NULL)	/* SQLite: the writer is alone already */
+		return 0;
+	if ((s = db_stmt(d, STMT_LOCK_KEY)) == NULL)
+		return -1;
+	dbq_bind_text_copy(s, 1, name, -1);
+	while ((rc = dbq_step(s)) == DBQ_ROW)
+		;
+	db_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
 long long
 db_setting(struct db *d, const char *name, long long dflt)
 {

@@ -96,6 +96,14 @@ int		 db_batch_applied(struct db *, const char *id);
 int		 db_i64_by_id(struct db *, enum stmt st, long long id,
 		    long long *v);
 
+/* In a write transaction: waits until no other transaction holds the
+ * lock named name, and holds it to the end of this one.  For what a
+ * read-modify-write needs alone that no row lock covers (a setting read
+ * then written, a group found or else made).  PostgreSQL's writers run
+ * at once (pg.h); SQLite's writer is alone, and the call costs nothing.
+ * 0, or -1 on an error. */
+int		 db_lock_key(struct db *, const char *name);
+
 /* Integer setting by name; dflt when absent or on error. */
 long long	 db_setting(struct db *, const char *name, long long dflt);
 int		 db_setting_put(struct db *, const char *name, long long value);

@@ -54,14 +54,10 @@ const char *const sql_text[STMT__MAX] = {
 	    "published_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, "
 	    "CASE WHEN ?4 = 1 THEN ?5 END, ?5) RETURNING id",
 	/* STMT_POST_GET: id */
-	[STMT_POST_GET] =
-	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
-	    "JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1",
+	[STMT_POST_GET] = POST_GET_SQL,
 	/* STMT_POST_HEAD: id -- what an action on the post needs: its
 	 * author, topic and visibility (one lookup, no body) */
-	[STMT_POST_HEAD] =
-	    "SELECT id, user_id, topic_id, status, is_deleted FROM posts "
-	    "WHERE id = ?1",
+	[STMT_POST_HEAD] = POST_HEAD_SQL,
 	/* STMT_POST_UPDATE: id, body, topic, status, now -- keeps the first
 	 * publication time, so a re-published post keeps its place */
 	[STMT_POST_UPDATE] =
@@ -160,9 +156,6 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_COMMENT_INSERT] =
 	    "INSERT INTO comments(post_id, user_id, body, created_at) "
 	    "VALUES(?1, ?2, ?3, ?4) RETURNING id",
-	/* STMT_COMMENT_GET: id */
-	[STMT_COMMENT_GET] =
-	    "SELECT id, post_id, user_id, is_deleted FROM comments WHERE id = ?1",
 	/* STMT_COMMENT_DELETE: id */
 	[STMT_COMMENT_DELETE] =
 	    "UPDATE comments SET is_deleted = 1 WHERE id = ?1 AND is_deleted = 0",
@@ -577,6 +570,33 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT r.post_id, r.created_at FROM reposts r JOIN posts p ON "
 	    "p.id = r.post_id WHERE r.user_id = ?1 AND p.status = 1 AND "
 	    "p.is_deleted = 0 ORDER BY r.created_at DESC LIMIT ?2",
+	/* STMT_OUTBOX_ID_TAKEN -- the newest outbox id handed out.  The
+	 * three statements of outbox_horizon() (outbox.h): SQLite's ids
+	 * commit in their order, so every id is below the horizon and no
+	 * transaction is waited for; PostgreSQL's are in sql_pg.c. */
+	[STMT_OUTBOX_ID_TAKEN] = "SELECT 9223372036854775807",
+	/* STMT_TXN_NEXT -- the next transaction id to be handed out */
+	[STMT_TXN_NEXT] = "SELECT 0",
+	/* STMT_TXN_OLDEST -- the oldest transaction id still running */
+	[STMT_TXN_OLDEST] = "SELECT 0",
+	/* STMT_OUTBOX_IDS_BETWEEN: after, up to, limit -- the ids a read
+	 * snapshot sees above the horizon (settle.c) */
+	[STMT_OUTBOX_IDS_BETWEEN] =
+	    "SELECT id FROM counter_outbox WHERE id > ?1 AND id <= ?2 "
+	    "ORDER BY id LIMIT ?3",
+	/* STMT_POST_GET_LOCK, STMT_POST_HEAD_LOCK, STMT_COMMENT_GET_LOCK:
+	 * id -- in a write transaction, what it will change on what it
+	 * reads (sql.h) */
+	[STMT_POST_GET_LOCK] = POST_GET_SQL,
+	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL,
+	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL,
+	/* STMT_LOCK_KEY: name -- a lock of one name until the transaction
+	 * ends (db_lock_key()); SQLite's writer is alone already */
+	[STMT_LOCK_KEY] = "SELECT ?1 WHERE 0",
+	/* STMT_LIKE_COUNT_LOCK, STMT_NOTE_GROUP_LOCK: first id, last id --
+	 * a repair's rows locked before its recount (reconcile.c) */
+	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	/* STMT_REPOST_AT: post, user -- when the repost was made */
 	[STMT_REPOST_AT] =
 	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",

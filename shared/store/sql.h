@@ -37,6 +37,16 @@
 #define NOTE_BY_ID_SQL(is) "WHERE id = ?6 AND user_id = ?1 AND " \
 	"actor_id = ?2 AND kind = ?3 AND post_id " is " ?4 AND " \
 	"comment_id " is " ?5"
+/* Rows an action reads, then changes on what it read: the same text on
+ * SQLite (its writer is alone) and, locking the row (FOR NO KEY UPDATE:
+ * a like's insert may still take its key share), on PostgreSQL, whose
+ * writers run at once (sql_pg.c). */
+#define POST_GET_SQL "SELECT " POST_COLS "FROM posts p JOIN users u ON " \
+	"u.id = p.user_id JOIN topics t ON t.id = p.topic_id WHERE p.id = ?1"
+#define POST_HEAD_SQL "SELECT id, user_id, topic_id, status, is_deleted " \
+	"FROM posts WHERE id = ?1"
+#define COMMENT_GET_SQL "SELECT id, post_id, user_id, is_deleted FROM " \
+	"comments WHERE id = ?1"
 #define VIEWER_MARK_COLS \
 	", CASE WHEN EXISTS(SELECT 1 FROM likes l WHERE l.user_id = ?2 " \
 	"AND l.post_id = p.id) THEN 1 ELSE 0 END, " \
@@ -102,7 +112,6 @@ enum stmt {
 	STMT_LIKE_NOTE,
 	STMT_REPOST_INSERT,
 	STMT_COMMENT_INSERT,
-	STMT_COMMENT_GET,
 	STMT_COMMENT_DELETE,
 	STMT_COMMENTS_OF_POST,
 	STMT_HOME_BY_IDS,
@@ -198,6 +207,16 @@ enum stmt {
 	STMT_HOME_SCORES_OF_POST,
 	STMT_REPOSTS_OF_USER,
 	STMT_REPOST_AT,
+	STMT_OUTBOX_ID_TAKEN,
+	STMT_TXN_NEXT,
+	STMT_TXN_OLDEST,
+	STMT_OUTBOX_IDS_BETWEEN,
+	STMT_POST_GET_LOCK,
+	STMT_POST_HEAD_LOCK,
+	STMT_COMMENT_GET_LOCK,
+	STMT_LOCK_KEY,
+	STMT_LIKE_COUNT_LOCK,
+	STMT_NOTE_GROUP_LOCK,
 	STMT__MAX
 };
 

@@ -44,6 +44,24 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "EXISTS(SELECT 1 FROM follows f WHERE f.follower_id = ?2 "
 	    "AND f.followee_id = p.user_id) OR EXISTS(SELECT 1 "
 	    HOME_REPOST_BY("?2") "WHERE r.post_id = p.id))",
+	/* every writer takes its transaction id at BEGIN (pg.c), before
+	 * any outbox id: see outbox_horizon() */
+	[STMT_OUTBOX_ID_TAKEN] =
+	    "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence("
+	    "'counter_outbox', 'id')::regclass), 0)",
+	[STMT_TXN_NEXT] =
+	    "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint",
+	[STMT_TXN_OLDEST] =
+	    "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+	[STMT_POST_GET_LOCK] = POST_GET_SQL " FOR NO KEY UPDATE OF p",
+	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
+	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",
+	[STMT_LOCK_KEY] = "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
+	/* in id order, as every writer that takes several of them */
+	[STMT_LIKE_COUNT_LOCK] = "SELECT id FROM posts WHERE id BETWEEN ?1 "
+	    "AND ?2 ORDER BY id FOR NO KEY UPDATE",
+	[STMT_NOTE_GROUP_LOCK] = "SELECT id FROM note_groups WHERE id BETWEEN "
+	    "?1 AND ?2 ORDER BY id FOR NO KEY UPDATE",
 	[STMT_HOME_SCORES] =
 	    "SELECT j.value, " HOME_SCORE("greatest", "?1", "j.value")
 	    " FROM " IDS("?2"),

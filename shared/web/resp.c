@@ -290,3 +290,15 @@ out:
 	buf_free(&h);
 	return rc;
 }
+
+void
+resp_reset(struct req *r)
+{
+	r->status = 200;
+	r->ctype = NULL;
+	buf_reset(&r->head);
+	buf_reset(&r->body);
+	r->err_msg[0] = '\0';
+	r->then = NULL;
+	r->then_arg = 0;
+}

@@ -35,4 +35,8 @@ const char	*resp_reason(int status);
 /* Writes status line, headers and body to the client; 0 or -1 (gone). */
 int		 resp_send(struct req *);
 
+/* Forgets the response made so far (status 200, no header, no body, no
+ * error message, nothing to answer later): an action run again. */
+void	resp_reset(struct req *);
+
 #endif

@@ -170,19 +170,36 @@ run_page(struct req *r, const struct route *hit)
 	}
 }
 
+#define ROUTE_TRIES	3	/* an action lost to a deadlock, run again */
+
 /* Runs the admitted page or action.  Only now, for a request that
  * passed every check, is the write transaction opened: a refused one
  * (anonymous, forged) never waits for the writers' lock nor makes the
- * writers wait for it. */
+ * writers wait for it.  An action whose transaction lost to another
+ * (db_retryable(): PostgreSQL's writers run at once) was rolled back
+ * whole, its Redis work not begun (that follows a commit): it runs again
+ * with a clean response, and the client never sees the deadlock. */
 static void
 run(struct req *r, const struct route *hit)
 {
-	if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
-		db_hold(&r->app->db);	/* on failure the page begins its own */
-	if (hit->page != NULL && r->method != METHOD_POST)
-		run_page(r, hit);
-	else
+	int tries;
+
+	for (tries = 1; ; tries++) {
+		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
+			db_hold(&r->app->db);	/* on failure the page
+						   begins its own */
+		if (hit->page != NULL && r->method != METHOD_POST) {
+			run_page(r, hit);
+			return;
+		}
 		hit->act(r, hit);
+		if (tries == ROUTE_TRIES || !db_retryable(&r->app->db))
+			return;
+		log_info("%s: lost to another transaction, run again",
+		    r->path);
+		db_release(&r->app->db);
+		resp_reset(r);
+	}
 }
 
 /* The route r asks for, with who asks (r->user); NULL when it answered
