@@ -29,7 +29,7 @@ SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork superv
 SHARED_store  = sql sql_pg schema schema_pg pg pg_stmt db ckpt query lease rcmd rconn rcl_slot rcluster rcl_map rcl_topo rds rtrack rebuild keys liveq pubsub app
 SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist postview profileview people noteview topview opsview posting follow fanout timeline tlstale tlcount notify badges bcache \
-                pcache seed seed_events followed find runnames throttle live device
+                pcache seed seed_events seed_views followed find runnames throttle live device
 SHARED_web    = serve peer batch req field resp flash route html layout keep act bjson form render view_social view_find view_post view_notes view_admin view_report view_metrics view_account chart
 SHARED_SRCS   = $(foreach l,$(LAYERS),$(SHARED_$(l):%=$(l)/%))
 HANDLERS    = web social notify admin
@@ -75,7 +75,8 @@ bin/tallyctl: build/handlers/tallyctl.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \
     build/handlers/run_redis.o build/handlers/run_pg.o \
-    build/handlers/run_hosts.o build/handlers/run_user.o $(LIB)
+    build/handlers/run_hosts.o build/handlers/run_user.o \
+    build/handlers/run_demo.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
 # a dependency of theirs on the web layer fails the build.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi

@@ -3,7 +3,8 @@
  *
  * It renders the nginx configuration for PORT and RUN_DIR, creates the
  * database and the admin account, then starts and supervises
- * redis-server, one pre-fork pool per handler, the worker and nginx.
+ * redis-server, one pre-fork pool per handler, the worker and nginx; the
+ * demo data is seeded once Redis runs (run_demo.h).
  * SIGINT/SIGTERM stop them all (nginx first, Redis last) and nothing else.
  *
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
@@ -39,14 +40,13 @@
 #include "base/tmpl.h"
 #include "base/valid.h"
 #include "run_cluster.h"
+#include "run_demo.h"
 #include "run_os.h"
 #include "run_hosts.h"
 #include "run_pg.h"
 #include "run_user.h"
 #include "run_redis.h"
 #include "social/account.h"
-#include "social/badges.h"
-#include "social/seed.h"
 #include "store/app.h"
 
 /* One pre-fork pool per handler, plus the social writer: the single
@@ -165,7 +165,6 @@ prepare_db(const struct cfg *c)
 {
 	struct app a;
 	char pw[128], file[PATH_MAX + 32];
-	const char *demo;
 	FILE *f;
 	int rc;
 
@@ -173,28 +172,6 @@ prepare_db(const struct cfg *c)
 		return -1;
 	rc = account_ensure_admin(&a.db, getenv("TALLY_ADMIN_PASSWORD"), pw,
 	    sizeof(pw), c->pwhash_min);
-	demo = getenv("DEMO");
-	if (rc >= 0 && (demo == NULL || strcmp(demo, "0") != 0) &&
-	    db_setting(&a.db, "demo_seeded", 0) == 0) {
-		struct seed_opts o = { .users = 60, .posts = 400, .follows = 500,
-		    .likes = 1500, .comments = 300, .reposts = 150, .rng = 42,
-		    .demo = 1, .quiet = 1 };
-		long long nid;
-
-		/* The demo's own notices and red dot, through the admin's
-		 * code, so every badge shows something on a first login. */
-		if (seed_run(&a, &o) == 0 &&
-		    badges_notice(&a, "Welcome to tally", "Every count you see "
-		    "here is exact: likes, followers, views and these badges. "
-		    "Try liking a post, then watch the numbers.", &nid) == 0 &&
-		    badges_notice(&a, "New: find people", "Search for people by "
-		    "name or login on the People page, or browse Topics.",
-		    &nid) == 0 && badges_light(&a) == 0) {
-			db_setting_put(&a.db, "demo_seeded", 1);
-			printf("tally: demo data: 60 people (alice, bob, carol, ...; "
-			    "password \"password\"), 400 posts\n");
-		}
-	}
 	app_close(&a);
 	cfg_path(c, "admin-password", file, sizeof(file));
 	if (rc == 1) {
@@ -460,6 +437,12 @@ main(int argc, char **argv)
 		    cluster_ready(run_redis_password()) == -1) {
 			supervise_stop(svcs, (int)i + 1);
 			return 1;
+		}
+		/* The demo, its views in Redis, before anything serves; what
+		 * it wrote as root becomes the user's. */
+		if (i + 1 == nredis) {
+			run_demo();
+			run_user_own(&ru, c.run_dir);
 		}
 	}
 	for (i = 0; i < 100 && !port_answers((int)portn); i++)

@@ -14,6 +14,7 @@
 #include "social/account.h"
 #include "social/seed.h"
 #include "social/seed_events.h"
+#include "social/seed_views.h"
 #include "store/query.h"
 
 /* First names: the demo logins, and with surnames every seeded name. */
@@ -163,6 +164,46 @@ demo_burst(struct seed_event *evs, long nev, const long long *uids, long nu,
 	return n;
 }
 
+static int
+by_id(const void *x, const void *y)
+{
+	const long long *a = x, *b = y;
+
+	return *a < *b ? -1 : *a > *b;
+}
+
+/* react[i]: the likes and comments that post pids[i] got (ids ascending:
+ * they grow with the insert order). */
+static void
+reactions(const struct seed_event *evs, long nev, const long long *pids,
+    long np, long *react)
+{
+	const long long *at;
+	long i;
+
+	for (i = 0; i < nev; i++) {
+		if (!evs[i].made || (evs[i].kind != SEED_LIKE &&
+		    evs[i].kind != SEED_COMMENT))
+			continue;
+		at = bsearch(&evs[i].target, pids, (size_t)np, sizeof(*pids),
+		    by_id);
+		if (at != NULL)
+			react[at - pids]++;
+	}
+}
+
+/* The user behind Zipf rank r of the authors: rank r's, but in the demo
+ * its first user (alice), the most followed, swaps with rank
+ * SEED_FIRST_RANK: a star of a reader, not the site's busiest author, so
+ * that her feed is mostly the people she follows. */
+static long
+author_rank(const struct seed_opts *o, long r, long nu)
+{
+	if (!o->demo || nu <= SEED_FIRST_RANK)
+		return r;
+	return r == 0 ? SEED_FIRST_RANK : r == SEED_FIRST_RANK ? 0 : r;
+}
+
 int
 seed_run(struct app *a, const struct seed_opts *o)
 {
@@ -170,6 +211,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 	unsigned long long rs = o->rng ? o->rng : 0x9E3779B97F4A7C15ULL;
 	long long *uids = NULL, *pids = NULL, tids[8], now = clock_wall_ms();
 	long long *pauthor = NULL, *ptime = NULL;
+	long *react = NULL;	/* per published post: likes and comments */
 	long long span = 30LL * 86400 * 1000, t;
 	struct seed_event *evs = NULL;
 	long made[4] = { 0, 0, 0, 0 }, nev, nrep = o->reposts;
@@ -178,7 +220,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 	char hash[AUTH_HASH_MAX], own[AUTH_HASH_MAX], login[40], name[64];
 	long long uid;
 	struct dbq *s;
-	long i, nu = 0, np = 0, ndemo = (long)(sizeof(demo_names) /
+	long i, nu = 0, np = 0, nviews = 0, ndemo = (long)(sizeof(demo_names) /
 	    sizeof(demo_names[0]));
 	int rc = -1;
 	size_t k;
@@ -191,6 +233,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 	pids = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
 	pauthor = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
 	ptime = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*pids));
+	react = xcalloc((size_t)(o->posts > 0 ? o->posts : 1), sizeof(*react));
 	if (db_begin(d) == -1)
 		goto out;
 	for (k = 0; k < sizeof(topics) / sizeof(topics[0]); k++) {
@@ -234,7 +277,8 @@ seed_run(struct app *a, const struct seed_opts *o)
 	}
 	uz = zipf_table(nu, 1.05);
 	for (i = 0; i < o->posts; i++) {
-		long long author = uids[zipf_pick(uz, nu, &rs) % nu];
+		long long author = uids[author_rank(o, zipf_pick(uz, nu, &rs),
+		    nu)];
 		int pub = rnd(&rs) % 20 != 0;	/* 5% drafts */
 
 		/* Times grow with i, so ids and publish order agree. */
@@ -260,12 +304,16 @@ seed_run(struct app *a, const struct seed_opts *o)
 	 * drawn twice is one follow). */
 	for (i = 0; i < o->follows; i++) {
 		struct seed_event *e = &evs[nev];
+		long who = (long)(rnd(&rs) % (unsigned long long)nu);
 
 		e->kind = SEED_FOLLOW;
-		e->actor = uids[rnd(&rs) % (unsigned long long)nu];
+		e->actor = uids[who];
 		e->target = e->owner = uids[zipf_pick(uz, nu, &rs)];
 		e->t = now - span + (long long)(rnd01(&rs) * (double)span / 2);
-		if (e->actor != e->target)
+		/* the demo's last SEED_BURST users follow its first in her
+		 * busy hour (demo_burst()), not before */
+		if (e->actor != e->target && !(o->demo && e->target == uids[0] &&
+		    who >= nu - SEED_BURST))
 			nev++;
 	}
 	if (np > 0) {
@@ -276,9 +324,14 @@ seed_run(struct app *a, const struct seed_opts *o)
 
 			e->kind = i < o->likes ? SEED_LIKE : i < o->likes +
 			    o->comments ? SEED_COMMENT : SEED_REPOST;
-			e->actor = uids[rnd(&rs) % (unsigned long long)nu];
 			e->target = pids[k];
 			e->owner = pauthor[k];
+			/* nobody likes or reposts their own post (a comment
+			 * of one's own is a reply: it stays) */
+			do
+				e->actor = uids[rnd(&rs) %
+				    (unsigned long long)nu];
+			while (e->actor == e->owner && e->kind != SEED_COMMENT);
 			/* after the post: nothing reacts before its cause */
 			e->t = ptime[k] + 1 + (long long)(rnd01(&rs) *
 			    (double)(now - ptime[k] - 1));
@@ -291,15 +344,21 @@ seed_run(struct app *a, const struct seed_opts *o)
 		goto fail;
 	if (db_commit(d) == -1)
 		goto fail;
+	reactions(evs, nev, pids, np, react);
 	/* The counters of the new rows, by the catalog's own recount. */
 	if (recount_write_all(a) == -1)
 		goto out;
 	lb_invalidate(a);	/* boards are rebuilt from the new counters */
+	/* after the rows: a view counts only on a post that is there */
+	if (o->views > 0 && (nviews = seed_views(a, pids, pauthor, react, np,
+	    o->views, &rs)) == -1)
+		log_warn("seed: too many posts for seeded views");
 	if (!o->quiet)
 		log_info("seeded %ld users, %ld published posts, %ld follows, "
-		    "%ld likes, %ld comments and %ld reposts, with their "
-		    "notifications", nu, np, made[SEED_FOLLOW], made[SEED_LIKE],
-		    made[SEED_COMMENT], made[SEED_REPOST]);
+		    "%ld likes, %ld comments, %ld reposts and %ld views, with "
+		    "their notifications", nu, np, made[SEED_FOLLOW],
+		    made[SEED_LIKE], made[SEED_COMMENT], made[SEED_REPOST],
+		    nviews > 0 ? nviews : 0);
 	rc = 0;
 	goto out;
 fail:
@@ -309,6 +368,7 @@ out:
 	free(pids);
 	free(pauthor);
 	free(ptime);
+	free(react);
 	free(evs);
 	free(uz);
 	free(pz);

@@ -118,11 +118,11 @@ seed_events_write(struct db *d, struct seed_event *evs, long n,
 	    == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct seed_event *e = &evs[i];
+		struct seed_event *e = &evs[i];
 
 		if ((rc = event_row(d, e, rs, &cid)) == -1)
 			return -1;
-		if (rc == 0)
+		if ((e->made = rc) == 0)
 			continue;
 		made[e->kind]++;
 		if (e->actor != e->owner && notify(d, e, cid) == -1)

@@ -23,6 +23,8 @@ struct seed_event {
 	long long	target;		/* followee id, or post id */
 	long long	owner;		/* followee, or the post's author */
 	enum seed_ev	kind;
+	int		made;		/* set by seed_events_write(): 1 when
+					   its row was new */
 };
 
 /* Writes n events (sorted here) inside the caller's transaction;

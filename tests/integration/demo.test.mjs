@@ -1,12 +1,15 @@
 // demo.test.mjs -- the demo data of a fresh `make run` (DEMO on): every
 // badge shows something on alice's first login, the data is in time order
-// with the rows the actions write, and a reconciliation finds nothing
-// wrong.
+// with the rows the actions write, posts were viewed through the view path
+// in proportion to their likes and comments, nobody liked or reposted
+// their own post, alice's feed is mostly the people she follows, and a
+// reconciliation finds nothing wrong.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startStack, Client } from '../lib/stack.mjs';
-import { quietRuns } from '../lib/counts.mjs';
+import { quietRuns, pageCounters } from '../lib/counts.mjs';
+import { postIds } from '../lib/social.mjs';
 
 let stack;
 before(async () => { stack = await startStack({ demo: '1' }); });
@@ -61,6 +64,72 @@ test('demo rows: nothing before its cause, nothing on drafts, real names, notifi
   // ids follow time: a newer notification has a larger id
   assert.equal(num(`select count(*) from notifications a join notifications b
     on b.id = a.id + 1 where b.created_at < a.created_at`), 0);
+});
+
+// Views have no rows: the counter is their record (social/posting.h).
+// The seed counts them as page views do, so every post somebody liked
+// shows views, at least as many as its likes and comments.
+test('demo views: every liked post was viewed, more often than liked and commented', async () => {
+  // what the pages show: the busiest authors' first pages, read
+  // anonymously (a list counts no view)
+  const anon = new Client(stack.base);
+  const authors = stack.sqlite(`select u.login from users u join posts p on p.user_id = u.id
+    where p.status = 1 group by u.id order by count(*) desc limit 4`).split('\n');
+  let shown = 0;
+  for (const login of authors) {
+    const page = await anon.get(`/u/${login}`);
+    assert.equal(page.status, 200, login);
+    const n = pageCounters(page.text);
+    for (const id of postIds(page.text)) {
+      const likes = n[`post-likes|${id}`], comments = n[`post-comments|${id}`], views = n[`post-views|${id}`];
+      assert.ok(likes !== undefined && views !== undefined, `post ${id}: counts on ${login}'s page`);
+      if (likes > 0) {
+        shown++;
+        assert.ok(views >= likes + comments && views > 0, `post ${id}: ${views} views, ${likes} likes, ${comments} comments`);
+      }
+    }
+  }
+  assert.ok(shown >= 10, `${shown} liked posts on the pages`);
+  // and in SQL, once flushed: every published post with likes
+  stack.tallyctl('flush');
+  const short = stack.sqlite(`select p.id || ': ' || coalesce(v.value, 0) || ' views, ' || p.n || ' likes and comments'
+    from (select p.id, (select count(*) from likes l where l.post_id = p.id)
+            + (select count(*) from comments c where c.post_id = p.id and c.is_deleted = 0) n,
+            (select count(*) from likes l where l.post_id = p.id) likes
+          from posts p where p.status = 1) p
+    left join counters v on v.name = 'post_views' and v.key = cast(p.id as text)
+    where p.likes > 0 and coalesce(v.value, 0) < p.n`);
+  assert.equal(short, '', 'posts with likes and too few views');
+  assert.ok(num(`select sum(value) from counters where name = 'post_views'`)
+    >= 2 * num('select (select count(*) from likes) + (select count(*) from comments)'));
+  // through the view path: anonymous viewers' keys, each address within
+  // its budget (VIEW_ADDR_MAX, social/posting.h)
+  const used = Number(stack.redis('GET', '{va198.18.0.0}'));
+  assert.ok(used > 0 && used <= 100, `198.18.0.0 viewed ${used} posts`);
+  const first = num(`select min(p.id) from posts p where p.status = 1`);
+  assert.equal(stack.redis('EXISTS', `{v${first}}:a198.18.0.0`), '1');
+});
+
+test('demo rows: nobody likes or reposts their own post', () => {
+  for (const t of ['likes', 'reposts']) {
+    assert.equal(num(`select count(*) from ${t} x join posts p on p.id = x.post_id
+      where x.user_id = p.user_id`), 0, `${t} of one's own post`);
+    assert.ok(num(`select count(*) from ${t}`) > 0, t);
+  }
+});
+
+test('alice\'s feed is mostly the people she follows', async () => {
+  const c = new Client(stack.base);
+  assert.equal((await c.login('alice', 'password')).status, 303);
+  const feed = await c.get('/feed', { headers: { 'sec-fetch-site': 'cross-site' } });
+  assert.equal(feed.status, 200);
+  const ids = postIds(feed.text);
+  assert.ok(ids.length >= 10, `${ids.length} posts on alice's first page`);
+  const own = num(`select count(*) from posts p join users u on u.id = p.user_id
+    where u.login = 'alice' and p.id in (${ids.join(',')})`);
+  assert.ok((ids.length - own) / ids.length >= 0.75, `${own} of ${ids.length} are alice's own`);
+  assert.ok(num(`select count(*) from follows f join users u on u.id = f.follower_id
+    where u.login = 'alice'`) >= 10, 'alice follows at least ten people');
 });
 
 test('a reconciliation of the demo data finds 0 wrong', async () => {
