@@ -50,6 +50,12 @@ comments(struct req *r, const struct post_view *v)
 		comment(r, &v->comments[i]);
 	if (r->user && POST_VISIBLE(p))
 		form_comment(r, p->id, NULL);
+	else if (v->ncomments == 0 && p->status != 1 && !p->is_deleted)
+		/* never a heading over nothing */
+		html_raw(b, "<p class=\"muted\">Comments open once it is "
+		    "published.</p>");
+	else if (v->ncomments == 0)
+		html_raw(b, "<p class=\"muted\">No comments yet.</p>");
 	html_raw(b, "</section>");
 }
 

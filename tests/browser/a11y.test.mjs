@@ -11,6 +11,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 
 import { demoSession } from '../lib/browser.mjs';
 import { Client, waitFor } from '../lib/stack.mjs';
+import { drainQueue } from '../lib/social.mjs';
 
 const S = demoSession('pages');
 const WIDTHS = [1280, 390];
@@ -93,6 +94,32 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
       S.stack.sqlite(`select state from reconcile_runs where id = ${id}`)), 60000, 200);
     return id;
   })();
+  // Issue 47's pages: /settings, a feed with a followee's repost (its
+  // "@LOGIN reposted" line), a post with links, a draft with its
+  // Publish button -- the reader's
+  const linked = await (async () => {
+    const reader = new Client(S.stack.base);
+    assert.equal((await reader.signup('a11y_reader', 'a11y-pass-1', 'Ally Reader')).status, 303);
+    const rp = new Client(S.stack.base);
+    assert.equal((await rp.signup('a11y_rp', 'a11y-pass-1', 'Ally Reposter')).status, 303);
+    const alice = new Client(S.stack.base);
+    assert.equal((await alice.login('alice', 'password')).status, 303);
+    for (const c of [reader, rp, alice]) await c.get('/t/general');
+    assert.equal((await reader.post('/follow/a11y_rp')).status, 303);
+    const r = await alice.post('/posts', { body: 'Links: https://example.com/a?b=1 and ' +
+      'http://example.org/a-long-path/to-wrap/on-a-phone. Not javascript:alert(1).', topic: '', publish: '1' });
+    const id = Number(r.location.split('/').pop());
+    assert.equal((await rp.post(`/posts/${id}/repost`)).status, 303);
+    const d = await reader.post('/posts', { body: 'a draft of mine', topic: '', publish: '0' });
+    await drainQueue(S.stack);
+    const feed = await reader.get('/feed');
+    assert.match(feed.text, new RegExp(`<article data-post-id="${id}"[^>]* data-reposted-by="a11y_rp"`), 'the feed has the repost line');
+    return { id, draft: Number(d.location.split('/').pop()) };
+  })();
+  const reader = [
+    ['/settings', 'settings'], ['/feed', 'feed-repost'], [`/posts/${linked.id}`, 'post-links'],
+    [`/posts/${linked.draft}`, 'draft'],
+  ];
   const anon = [
     ['/login', 'login'], ['/signup', 'signup'], ['/u/alice', 'profile-anon'],
     ['/people?q=al', 'people-anon'], ['/topics', 'topics-anon'], ['/no/such/page', 'not-found'],
@@ -126,7 +153,8 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
   const problems = [];
   for (const width of WIDTHS) {
     const found = await Promise.all([pages(width, null, anon),
-      pages(width, ['alice', 'password'], user), pages(width, ['admin', 'admin-pass-1'], admin)]);
+      pages(width, ['alice', 'password'], user), pages(width, ['admin', 'admin-pass-1'], admin),
+      pages(width, ['a11y_reader', 'a11y-pass-1'], reader)]);
     problems.push(...found.flat());
   }
   assert.deepEqual(problems, []);

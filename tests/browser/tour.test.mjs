@@ -11,6 +11,7 @@ import path from 'node:path';
 
 import { demoSession } from '../lib/browser.mjs';
 import { Client, waitFor } from '../lib/stack.mjs';
+import { drainQueue } from '../lib/social.mjs';
 
 const S = demoSession('tour');
 
@@ -359,6 +360,353 @@ for (const width of [1280, 390]) {
         await page.goto(`${S.stack.base}/t/general`);
         assert.match(await page.locator('main').textContent(), /By rating: the likes of their posts in this topic/);
         await r2(page, '9-topic-rating');
+      } finally {
+        await context.close();
+      }
+    }
+  });
+}
+
+// Issue 47's items, walked at both widths with a screenshot each
+// (build/screenshots/tour/r2-repost-*, r2-unrepost-*, r2-links-*,
+// r2-settings-*, r2-draft-*, r2-flash-*): a followee's repost in the
+// feed, marked and said ("@LOGIN reposted"), the post once; the
+// "Reposted" button undoing it, with script and without, and the
+// follower's feed losing the line; /settings (name, password, a wrong
+// current password refused with its field marked); the one-time
+// messages, each shown once; a draft's Publish button; links in a post.
+
+// What sticks out of the window sideways: the page, or the element.
+const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth -
+  document.documentElement.clientWidth);
+async function inWidth(page, loc, what) {
+  const b = await loc.boundingBox();
+  const vw = page.viewportSize().width;
+  assert.ok(b, `${what} is laid out`);
+  assert.ok(b.x >= 0 && b.x + b.width <= vw + 0.5, `${what} (${Math.round(b.x)}..${Math.round(b.x + b.width)}) within ${vw} px`);
+  return b;
+}
+
+// The one-time message after a redirect: exactly one, the named one,
+// on the first screen and within its width; a reload shows none.
+async function flashOnce(page, code, text, what) {
+  const f = page.locator(`[data-flash="${code}"]`);
+  await f.waitFor();
+  assert.equal(await page.locator('[data-flash]').count(), 1, `${what}: one message`);
+  assert.equal(await f.getAttribute('role'), 'status');
+  assert.match(await f.textContent(), text);
+  assert.ok(await f.isVisible(), `${what}: the message is visible`);
+  const b = await inWidth(page, f, `${what}: the message`);
+  assert.ok(b.y >= 0 && b.y + b.height <= page.viewportSize().height, `${what}: the message is on the first screen (top ${b.y})`);
+  assert.equal(await sideways(page), 0, `${what}: no sideways scroll`);
+}
+async function noFlashOnReload(page, what) {
+  await page.reload();
+  assert.equal(await page.locator('[data-flash]').count(), 0, `${what}: a reload shows no message again`);
+}
+
+for (const width of [1280, 390]) {
+  test(`issue 47's items (reposts, unrepost, settings, messages, drafts, links) at ${width} px`, async () => {
+    const shot2 = (page, name, full = false) => page.screenshot({
+      path: path.join(S.shots, `r2-${name}-${width}.png`), fullPage: full });
+    const reader = `i47_reader_${width}`;
+    const rp = `i47_rp_${width}`;
+    const pw = 'issue-47-pass-1';
+    // the reader follows alice and the reposter; alice posts links
+    const rc = new Client(S.stack.base);
+    assert.equal((await rc.signup(reader, pw, `Reader ${width}`)).status, 303);
+    const pc = new Client(S.stack.base);
+    assert.equal((await pc.signup(rp, pw, `Reposter ${width}`)).status, 303);
+    await rc.get('/t/general');
+    for (const who of ['alice', rp]) assert.equal((await rc.post(`/follow/${who}`)).status, 303);
+    const alicec = new Client(S.stack.base);
+    assert.equal((await alicec.login('alice', 'password')).status, 303);
+    await alicec.get('/t/general');
+    const longUrl = `http://example.org/guides/a-rather-long-path-to-read-on-a-phone/${'section-'.repeat(4)}${width}`;
+    const body = `Worth reading: https://example.com/tally?from=tour-${width}. And ${longUrl} too. ` +
+      'But not javascript:alert(1) \u2014 that stays text.';
+    let r = await alicec.post('/posts', { body, topic: '', publish: '1' });
+    assert.equal(r.status, 303);
+    const post = Number(r.location.split('/').pop());
+    await drainQueue(S.stack);
+
+    const rd = await formLogin(width, reader, pw);
+    const rep = await formLogin(width, rp, pw);
+    const errors = [];
+    for (const p of [rd.page, rep.page]) {
+      p.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
+      p.on('console', (m) => { if (m.type() === 'error' && !/status of 403/.test(m.text())) errors.push(`console: ${m.text()}`); });
+    }
+    try {
+      // (6) links in a post: two links, nofollow ugc noopener; the
+      // javascript: one stays text; the long one wraps on a phone
+      {
+        const page = rep.page;
+        await page.goto(`${S.stack.base}/posts/${post}`);
+        const art = page.locator(`article[data-post-id="${post}"]`);
+        const links = art.locator('p:nth-child(2) a');
+        assert.deepEqual(await links.evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.rel, a.textContent])), [
+          [`https://example.com/tally?from=tour-${width}`, 'nofollow ugc noopener', `https://example.com/tally?from=tour-${width}`],
+          [longUrl, 'nofollow ugc noopener', longUrl],
+        ]);
+        assert.equal(await page.locator('a[href^="javascript:" i]').count(), 0, 'no javascript: link');
+        assert.match(await art.locator('p:nth-child(2)').textContent(), /not javascript:alert\(1\) \u2014 that stays text\./);
+        for (let i = 0; i < 2; i++) await inWidth(page, links.nth(i), `link ${i + 1}`);
+        assert.equal(await sideways(page), 0, 'no sideways scroll');
+        // a link looks like one: underlined, not colour alone
+        assert.match(await links.first().evaluate((a) => getComputedStyle(a).textDecorationLine), /underline/);
+        await shot2(page, 'links-post');
+      }
+
+      // (2) the reposter reposts in place: the button says Reposted
+      let before;
+      {
+        const page = rep.page;
+        const art = page.locator(`article[data-post-id="${post}"]`);
+        const n = art.locator('[data-counter="post-reposts"]');
+        before = Number(await n.textContent());
+        await art.locator('button', { hasText: /^Repost$/ }).click();
+        await art.locator('button', { hasText: /^Reposted$/ }).waitFor();
+        assert.equal(await art.getAttribute('data-reposted'), '1');
+        assert.equal(Number(await n.textContent()), before + 1);
+        assert.equal(new URL(page.url()).pathname, `/posts/${post}`, 'in place');
+        await inWidth(page, art.locator('button', { hasText: /^Reposted$/ }), 'the Reposted button');
+        await shot2(page, 'repost-1-pressed');
+      }
+      await drainQueue(S.stack);
+
+      // (1) the reader's feed: the repost first, marked and said, the
+      // post once although the reader follows its author too
+      {
+        const page = rd.page;
+        await page.goto(`${S.stack.base}/feed`);
+        const first = page.locator('main article[data-post-id]').first();
+        assert.equal(await first.getAttribute('data-post-id'), String(post), 'the repost is the newest entry');
+        assert.equal(await first.getAttribute('data-reposted-by'), rp);
+        assert.equal(await page.locator(`article[data-post-id="${post}"]`).count(), 1, 'the post shows once');
+        const via = first.locator('> p:first-child > span.via');
+        assert.equal(await via.count(), 1, 'the "reposted" line is in the byline');
+        assert.equal((await via.textContent()).trim(), `\u21bb @${rp} reposted`);
+        assert.ok(await via.isVisible());
+        assert.equal(await via.locator(`a[href="/u/${rp}"]`).count(), 1, 'naming the reposter, a link');
+        // the line is a line of its own, above the author's
+        const [vb, ab] = [await inWidth(page, via, 'the reposted line'),
+          await first.locator(`> p:first-child > a[href="/u/alice"]`).boundingBox()];
+        assert.ok(ab.y >= vb.y + vb.height - 1, 'the author below the reposted line');
+        await inWidth(page, first, 'the reposted post');
+        assert.equal(await sideways(page), 0, 'no sideways scroll');
+        await shot2(page, 'repost-2-feed');
+      }
+
+      // (2) undone in place: Repost again, the count back
+      {
+        const page = rep.page;
+        const art = page.locator(`article[data-post-id="${post}"]`);
+        await art.locator('button', { hasText: /^Reposted$/ }).click();
+        await art.locator('button', { hasText: /^Repost$/ }).waitFor();
+        assert.equal(await art.getAttribute('data-reposted'), null);
+        assert.equal(Number(await art.locator('[data-counter="post-reposts"]').textContent()), before);
+        assert.equal(new URL(page.url()).pathname, `/posts/${post}`);
+        await shot2(page, 'unrepost-1-js');
+        await page.reload();
+        assert.equal(Number(await art.locator('[data-counter="post-reposts"]').textContent()), before, 'as the next page says');
+        assert.equal(await art.locator('button', { hasText: /^Repost$/ }).count(), 1);
+      }
+      await drainQueue(S.stack);
+      {
+        const page = rd.page;
+        await page.goto(`${S.stack.base}/feed`);
+        // (alice's own reposts from the demo data stay)
+        assert.equal(await page.locator(`main article[data-reposted-by="${rp}"]`).count(), 0, 'the reposted entry is gone');
+        assert.equal(await page.locator(`main article[data-post-id="${post}"] span.via`).count(), 0);
+        assert.equal(await page.locator(`article[data-post-id="${post}"]`).count(), 1, 'the post stays, as alice\'s own');
+        await shot2(page, 'unrepost-2-feed');
+      }
+
+      // (2) the same without script: a form POST to /posts/ID/unrepost
+      // and back to the page, at the post
+      {
+        const { context, page } = await formLogin(width, rp, pw, false);
+        try {
+          await page.goto(`${S.stack.base}/u/alice`);
+          const art = page.locator(`article[data-post-id="${post}"]`);
+          await Promise.all([page.waitForURL((u) => u.hash === `#post-${post}`),
+            art.locator('button', { hasText: /^Repost$/ }).click()]);
+          assert.equal(new URL(page.url()).pathname, '/u/alice');
+          assert.equal(await art.getAttribute('data-reposted'), '1');
+          assert.equal(Number(await art.locator('[data-counter="post-reposts"]').textContent()), before + 1);
+          await shot2(page, 'unrepost-3-no-js-reposted');
+          await drainQueue(S.stack);
+          await rd.page.goto(`${S.stack.base}/feed`);
+          assert.equal(await rd.page.locator(`article[data-reposted-by="${rp}"]`).count(), 1, 'back in the reader\'s feed');
+          const [req] = await Promise.all([
+            page.waitForRequest((q) => q.method() === 'POST' && new URL(q.url()).pathname === `/posts/${post}/unrepost`),
+            art.locator('button', { hasText: /^Reposted$/ }).click()]);
+          assert.ok(req);
+          // the page it is sent back to (the same address, #post-ID)
+          await page.locator(`article[data-post-id="${post}"]:not([data-reposted])`).waitFor();
+          assert.equal(new URL(page.url()).pathname, '/u/alice');
+          assert.equal(await art.getAttribute('data-reposted'), null);
+          assert.equal(Number(await art.locator('[data-counter="post-reposts"]').textContent()), before);
+          assert.equal((await art.locator('button[formaction$="repost"]').textContent()), 'Repost');
+          const landed = await art.boundingBox();
+          assert.ok(landed.y >= 0 && landed.y < page.viewportSize().height, `the post is on screen (top ${landed.y})`);
+          await shot2(page, 'unrepost-4-no-js-undone');
+        } finally {
+          await context.close();
+        }
+        await drainQueue(S.stack);
+        await rd.page.goto(`${S.stack.base}/feed`);
+        assert.equal(await rd.page.locator(`article[data-reposted-by="${rp}"]`).count(), 0, 'and gone again');
+      }
+
+      // (3, 4) /settings, reached from the profile: the name saved and
+      // said once; a wrong current password refused; the change said once
+      {
+        const page = rd.page;
+        await page.goto(`${S.stack.base}/u/${reader}`);
+        await Promise.all([page.waitForURL((u) => u.pathname === '/settings'),
+          page.click('main a[href="/settings"]')]);
+        assert.equal(await page.inputValue('input[name=name]'), `Reader ${width}`);
+        for (const sel of ['input[name=name]', 'input[name=current]', 'input[name=password]',
+          'button:has-text("Save name")', 'button:has-text("Change password")']) {
+          assert.ok(await page.locator(`main ${sel}`).isVisible(), `${sel} is visible`);
+          await inWidth(page, page.locator(`main ${sel}`), sel);
+        }
+        assert.equal(await sideways(page), 0);
+        // each form's heading sits with its own fields, nearer them than
+        // the form above
+        const [saveName, pwHead, pwNote] = await Promise.all([page.locator('button:has-text("Save name")').boundingBox(),
+          page.locator('main h2', { hasText: 'Password' }).boundingBox(), page.locator('main form p.muted').boundingBox()]);
+        const above = pwHead.y - (saveName.y + saveName.height);
+        const below = pwNote.y - (pwHead.y + pwHead.height);
+        assert.ok(below < above, `"Password" is ${Math.round(above)} px below the name form and ${Math.round(below)} px above its own text`);
+        await shot2(page, 'settings-1-page', true);
+        await page.fill('input[name=name]', `Ada Reader ${width}`);
+        await Promise.all([page.waitForURL((u) => u.pathname === '/settings'),
+          page.click('button:has-text("Save name")')]);
+        await flashOnce(page, 'name-saved', /Your name is saved\./, 'name saved');
+        // as wide as the form it answers
+        const [fb, cb] = [await page.locator('[data-flash]').boundingBox(), await page.locator('main section.card').boundingBox()];
+        assert.ok(Math.abs(fb.x - cb.x) < 1 && Math.abs(fb.width - cb.width) < 1, 'the message lines up with the settings card');
+        assert.equal(await page.inputValue('input[name=name]'), `Ada Reader ${width}`);
+        await shot2(page, 'settings-2-name-saved');
+        await noFlashOnReload(page, 'name saved');
+        assert.match(await page.locator('header').textContent(), new RegExp(`@${reader}`));
+
+        // a wrong current password: 403, the field marked and said, the
+        // name kept, nothing changed
+        await page.fill('input[name=current]', 'not-my-password');
+        await page.fill('input[name=password]', 'a-new-password-2');
+        const [res] = await Promise.all([
+          page.waitForResponse((x) => x.request().method() === 'POST' && new URL(x.url()).pathname === '/settings'),
+          page.click('button:has-text("Change password")')]);
+        assert.equal(res.status(), 403);
+        await page.locator('input[name=current][aria-invalid="true"]').waitFor();
+        const err = page.locator('main p.flash.error');
+        assert.match(await err.textContent(), /current password is wrong/);
+        assert.ok(await err.isVisible());
+        await inWidth(page, err, 'the error');
+        const why = page.locator(`main #${await page.getAttribute('input[name=current]', 'aria-describedby')}`);
+        assert.match(await why.textContent(), /not your current password/, 'the field says why');
+        assert.ok(await why.isVisible());
+        assert.equal(await page.inputValue('input[name=name]'), `Ada Reader ${width}`, 'the name kept');
+        assert.equal(await page.locator('[data-flash]').count(), 0);
+        assert.equal(await sideways(page), 0);
+        await shot2(page, 'settings-3-wrong-current', true);
+        assert.equal((await new Client(S.stack.base).login(reader, pw)).status, 303, 'the password unchanged');
+
+        await page.fill('input[name=current]', pw);
+        await page.fill('input[name=password]', 'a-new-password-2');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/settings'),
+          page.click('button:has-text("Change password")')]);
+        await flashOnce(page, 'password-saved', /Your password is changed/, 'password saved');
+        await shot2(page, 'settings-4-password-saved');
+        await noFlashOnReload(page, 'password saved');
+        assert.equal((await new Client(S.stack.base).login(reader, 'a-new-password-2')).status, 303, 'the new password');
+      }
+
+      // (4, 5) a draft: said once, its page's Publish button; published:
+      // said once, and the author sees the post in the feed
+      {
+        const page = rd.page;
+        await page.goto(`${S.stack.base}/feed`);
+        const text = `a draft from the tour at ${width}`;
+        await page.fill('#post-body', text);
+        await page.uncheck('main form[action="/posts"] input[type=checkbox][name=publish]');
+        await Promise.all([page.waitForURL((u) => /^\/posts\/\d+$/.test(u.pathname)),
+          page.click('main form[action="/posts"] button[type=submit]')]);
+        const id = new URL(page.url()).pathname.split('/')[2];
+        await flashOnce(page, 'draft-saved', /Saved as a draft/, 'draft saved');
+        const art = page.locator(`article[data-post-id="${id}"]`);
+        assert.match(await art.locator('> p:first-child').textContent(), /draft/);
+        const publish = page.locator('main .actions button', { hasText: /^Publish$/ });
+        assert.ok(await publish.isVisible(), 'the Publish button');
+        await inWidth(page, publish, 'the Publish button');
+        assert.match(await page.locator('main section.comments').textContent(), /Comments open once it is published\./,
+          'no "Comments" heading over nothing');
+        await shot2(page, 'draft-1-saved');
+        await noFlashOnReload(page, 'draft saved');
+        assert.equal(await page.locator('main .actions button', { hasText: /^Publish$/ }).count(), 1);
+        await Promise.all([page.waitForURL((u) => u.pathname === `/posts/${id}`),
+          publish.click()]);
+        await flashOnce(page, 'published', /^Published\.$/, 'published');
+        assert.equal(await page.locator('main .actions button', { hasText: /^Publish$/ }).count(), 0, 'no Publish button once published');
+        assert.doesNotMatch(await art.locator('> p:first-child').textContent(), /draft/);
+        assert.match(await art.locator('> p:nth-child(2)').textContent(), new RegExp(`^${text}$`));
+        await shot2(page, 'draft-2-published');
+        await noFlashOnReload(page, 'published');
+        await page.goto(`${S.stack.base}/feed`);
+        const mine = page.locator(`main article[data-post-id="${id}"]`);
+        assert.equal(await mine.count(), 1, 'the author sees the post in the feed');
+        assert.ok(await mine.isVisible());
+        await shot2(page, 'draft-3-in-feed');
+      }
+    } finally {
+      await rd.context.close();
+      await rep.context.close();
+    }
+    assert.deepEqual(errors, []);
+
+    // (4) follow and unfollow from a profile without script: said once
+    {
+      const { context, page } = await formLogin(width, reader, 'a-new-password-2', false);
+      try {
+        await page.goto(`${S.stack.base}/u/carol`);
+        await Promise.all([page.waitForURL((u) => u.pathname === '/u/carol'),
+          page.click('main form.follow button')]);
+        await flashOnce(page, 'followed', /^Followed\.$/, 'followed');
+        assert.equal(await page.locator('main section[data-login="carol"]').getAttribute('data-following'), '1');
+        await shot2(page, 'flash-1-followed');
+        await noFlashOnReload(page, 'followed');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/u/carol'),
+          page.click('main form.follow button', { hasText: 'Following' })]);
+        await flashOnce(page, 'unfollowed', /^Unfollowed\.$/, 'unfollowed');
+        assert.equal(await page.locator('main section[data-login="carol"]').getAttribute('data-following'), null);
+        await shot2(page, 'flash-2-unfollowed');
+        await noFlashOnReload(page, 'unfollowed');
+      } finally {
+        await context.close();
+      }
+    }
+
+    // (4) the admin's notice sent and red dot lit: said once
+    {
+      const { context, page } = await formLogin(width, 'admin', 'admin-pass-1');
+      try {
+        await page.goto(`${S.stack.base}/admin`);
+        await page.fill('form[action="/admin/notices"] [name=title]', `Tour notice ${width}`);
+        await page.fill('form[action="/admin/notices"] [name=body]', 'Nothing to worry about.');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/admin'),
+          page.click('form[action="/admin/notices"] button[type=submit]')]);
+        await flashOnce(page, 'notice-sent', /Notice sent to everyone\./, 'notice sent');
+        await shot2(page, 'flash-3-notice-sent');
+        await noFlashOnReload(page, 'notice sent');
+        await Promise.all([page.waitForURL((u) => u.pathname === '/admin'),
+          page.click('form[action="/admin/red-dot"] button[type=submit]')]);
+        await flashOnce(page, 'red-dot', /The red dot is lit for everyone\./, 'red dot');
+        await shot2(page, 'flash-4-red-dot');
+        await noFlashOnReload(page, 'red dot');
       } finally {
         await context.close();
       }
