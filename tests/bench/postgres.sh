@@ -9,8 +9,13 @@
 #   profile  GET /u/bench, logged in
 # req/s and p99 as ratios PostgreSQL over SQLite (p99: SQLite's over
 # PostgreSQL's, so that for both "higher is better"); a ratio is the
-# median of the rounds'.  No goal: the ratio is what a site pays for a
-# database that several hosts share.
+# median of the rounds'.
+#
+# Then many users (the realistic case): 300 on each store, every request
+# a random user's, likes and unlikes of random posts and the spread feed;
+# and likes on PostgreSQL with 1 against 4 writer processes.  Goals
+# (issue 49): PostgreSQL's spread like >= 0.5x SQLite's, p99 too; its
+# spread feed >= 0.5x; 4 writers >= 1.8x one.
 #
 # Then the flush: 200,000 counters given pending deltas in a Redis of its
 # own (tests/bench/cload.c, through tally's cstore), moved into a fresh
@@ -34,7 +39,7 @@ mkdir -p "$OUT" tests/bench/latest
 NAME=pg
 # shellcheck source=tests/bench/stacks.sh
 . tests/bench/stacks.sh
-stacks_init wrk redis-cli curl psql
+stacks_init wrk redis-cli curl psql sqlite3 node
 cc -O2 -Wall -Wextra -Werror -I/usr/include/postgresql -o "$OUT/upsert_pg" \
     tests/bench/upsert_pg.c -lpq || die "upsert_pg"
 cc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Ishared -I/usr/include/postgresql \
@@ -68,6 +73,79 @@ for r in $(seq 1 "$ROUNDS"); do
 		R[${k}_rps_ratio]="${R[${k}_rps_ratio]:-} $(calc "$rp / $rs")"
 		R[${k}_p99_ratio]="${R[${k}_p99_ratio]:-} $(calc "$ps / $pp")"
 	done
+done
+
+# ---- many users: like/unlike and the spread feed, and writers ---------------
+# SPREAD_USERS (300) users seeded on each store (posts, follows, likes),
+# all signed in; from CONNS_SPREAD (64) connections every request is a
+# random user's (tests/bench/traffic.lua): "like" likes or unlikes a
+# random post, "feed" reads the user's /feed.  Then the likes on
+# PostgreSQL with 1 and with 4 writer processes (TALLY_PROCS): writers
+# that run at once should scale where one lock made them take turns.
+SPREAD_USERS=${BENCH_SPREAD_USERS:-300}
+CONNS_SPREAD=${BENCH_CONNS_SPREAD:-64}
+
+sq() {			# sq NAME SQL: one query on NAME's store, rows a line
+	local dir=$RD/$1
+	if [ -f "$dir/database-url" ]; then
+		psql -X -A -t -q -d "$(cat "$dir/database-url")" -c "$2"
+	else
+		sqlite3 -cmd '.timeout 10000' "$dir/tally.db" "$2"
+	fi
+}
+
+spread_prepare() {	# spread_prepare NAME: users, sessions, warm homes
+	local name=$1 dir=$RD/$1 base
+	base=$(eval echo "\$BASE_$name")
+	RUN_DIR=$dir TALLY_PWHASH=min bin/tallyctl seed --users "$SPREAD_USERS" \
+	    --posts $((SPREAD_USERS * 3)) --follows $((SPREAD_USERS * 20)) \
+	    --likes $((SPREAD_USERS * 5)) --comments 0 --seed 49 \
+	    >"$dir/spread-seed.log" 2>&1 || die "seed $name: $(tail -3 "$dir/spread-seed.log")"
+	sq "$name" "SELECT login FROM users WHERE login NOT IN ('admin', 'bench')
+	    ORDER BY id" >"$dir/logins" || die "logins of $name"
+	sq "$name" "SELECT id FROM posts WHERE status = 1 AND is_deleted = 0
+	    ORDER BY id" >"$dir/spread-posts" || die "posts of $name"
+	node tests/bench/sessions.mjs "$base" "$dir/logins" "$dir/sessions" 32 \
+	    >"$dir/sessions.log" 2>&1 || die "sessions of $name: $(tail -3 "$dir/sessions.log")"
+	xargs -n 500 env RUN_DIR="$dir" bin/tallyctl warm <"$dir/logins" \
+	    >"$dir/warm.log" 2>&1 || die "warm $name: $(tail -3 "$dir/warm.log")"
+}
+
+spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms)
+	local name=$1 f=$OUT/pgspread-$3.txt base
+	base=$(eval echo "\$BASE_$name")
+	SESSIONS=$RD/$name/sessions POSTS=$RD/$name/spread-posts MODE=$2 \
+	    THREADS=$THREADS SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
+	    -d"${DUR}s" --timeout 10s -t"$THREADS" -c"$CONNS_SPREAD" \
+	    -s tests/bench/traffic.lua "$base" >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
+	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" ||
+	    die "wrk $3: answers other than 2xx/3xx: $(grep 'Non-2xx\|Socket' "$f")"
+	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
+	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
+}
+
+say "spread: $SPREAD_USERS users on each store"
+start pg1 DB=postgres TALLY_PROCS=1
+start pg4 DB=postgres TALLY_PROCS=4
+for s in sqlite pg pg1 pg4; do spread_prepare "$s"; done
+for r in $(seq 1 "$ROUNDS"); do
+	for k in like feed; do
+		for s in sqlite pg; do
+			spread_run "$s" "$k" "$k-$s-$r"
+			R[s${k}_rps_$s]="${R[s${k}_rps_$s]:-} $RPS"; R[s${k}_p99_$s]="${R[s${k}_p99_$s]:-} $P99"
+			say "$(printf 'round %d %-7s %-5s spread %8.1f req/s p99 %6.2f ms' "$r" "$s" "$k" "$RPS" "$P99")"
+		done
+		R[s${k}_rps_ratio]="${R[s${k}_rps_ratio]:-} $(calc "$(echo "${R[s${k}_rps_pg]}" | awk '{ print $NF }') / $(echo "${R[s${k}_rps_sqlite]}" | awk '{ print $NF }')")"
+		R[s${k}_p99_ratio]="${R[s${k}_p99_ratio]:-} $(calc "$(echo "${R[s${k}_p99_sqlite]}" | awk '{ print $NF }') / $(echo "${R[s${k}_p99_pg]}" | awk '{ print $NF }')")"
+	done
+	for s in pg1 pg4; do
+		spread_run "$s" like "writers-$s-$r"
+		R[w_rps_$s]="${R[w_rps_$s]:-} $RPS"
+		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms' "$r" "$s" "${s#pg}" "$RPS" "$P99")"
+	done
+	R[w_ratio]="${R[w_ratio]:-} $(calc "$(echo "${R[w_rps_pg4]}" | awk '{ print $NF }') / $(echo "${R[w_rps_pg1]}" | awk '{ print $NF }')")"
 done
 
 # ---- the flush on PostgreSQL -----------------------------------------------
@@ -110,6 +188,24 @@ md=$OUT/postgres.md
 		    "$(echo "${R[${k}_p99_sqlite]}" | median)" "$(echo "${R[${k}_p99_pg]}" | median)" \
 		    "$(echo "${R[${k}_p99_ratio]}" | median)"
 	done
+	echo
+	echo "$SPREAD_USERS users, $CONNS_SPREAD connections, every request a random user's (median of $ROUNDS):"
+	echo
+	echo "| spread | SQLite | PostgreSQL | ratio PostgreSQL/SQLite |"
+	echo "| --- | --- | --- | --- |"
+	for k in like feed; do
+		printf '| %s req/s | %s | %s | %s |\n' "$k" \
+		    "$(echo "${R[s${k}_rps_sqlite]}" | median)" "$(echo "${R[s${k}_rps_pg]}" | median)" \
+		    "$(echo "${R[s${k}_rps_ratio]}" | median)"
+		printf '| %s p99 ms | %s | %s | %s |\n' "$k" \
+		    "$(echo "${R[s${k}_p99_sqlite]}" | median)" "$(echo "${R[s${k}_p99_pg]}" | median)" \
+		    "$(echo "${R[s${k}_p99_ratio]}" | median)"
+	done
+	echo
+	echo "| likes on PostgreSQL | 1 writer process | 4 writer processes | ratio 4/1 |"
+	echo "| --- | --- | --- | --- |"
+	printf '| req/s | %s | %s | %s |\n' "$(echo "${R[w_rps_pg1]}" | median)" \
+	    "$(echo "${R[w_rps_pg4]}" | median)" "$(echo "${R[w_ratio]}" | median)"
 	echo
 	echo "| flush into PostgreSQL | tallyctl flush | raw batched UPSERT (64 rows a statement) | ratio |"
 	echo "| --- | --- | --- | --- |"

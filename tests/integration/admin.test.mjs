@@ -912,7 +912,7 @@ test('tallyctl reconcile prints a progress line and a summary', async () => {
   const m = r.stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
   assert.ok(m, r.stdout);
   assert.equal(Number(m[1]), before + 1);
-  assert.equal(Number(m[2]), expected.user_followers + expected.post_likes);
+  assert.equal(Number(m[2]), expected.user_followers + expected.post_likes, r.stdout);
   for (const f of ['user_followers', 'post_likes']) {
     const line = r.stdout.match(new RegExp(`^\\s+${f}\\s+checked (\\d+), wrong (\\d+), fixed (\\d+)`, 'm'));
     assert.ok(line, `${f} in ${r.stdout}`);

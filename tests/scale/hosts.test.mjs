@@ -102,6 +102,7 @@ test('16 clients like and unlike the same posts through two hosts, one host kill
   for (let i = 0; i < N; i++) {
     const c = new Client(stack.base);
     assert.equal((await c.signup(`hw${i}`)).status, 303);
+    await c.get('/feed');
     users.push(c);
   }
   const posts = [];
