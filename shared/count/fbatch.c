@@ -6,10 +6,15 @@
 #include "store/db.h"
 #include "store/query.h"
 
-/* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> 1 taken, 0
+/* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> what it took
+ * (the inflight hash's fields and values, as HGETALL gives them), 0
  * nothing pending, -1 an unfinished batch still holds the inflight part,
  * -2 the batch was declared dead (fenced: see recover_batches()).  A
- * take bumps v, so the changes counted in seq start over. */
+ * take bumps v, so the changes counted in seq start over.  What it took
+ * comes back from the take itself, not from a command queued after it:
+ * on a cluster a take answered NOSCRIPT or MOVED runs again after the
+ * commands queued behind it (rcluster.h), which would read the bucket
+ * before the take and drop what it set aside. */
 struct rds_script fbatch_take_lua = { .src =
 	"#!lua\n"
 	"local f = redis.call('HGET', KEYS[3], 'f')\n"
@@ -20,7 +25,7 @@ struct rds_script fbatch_take_lua = { .src =
 	"redis.call('DEL', KEYS[4])\n"
 	"redis.call('HSET', KEYS[3], 'b', ARGV[1])\n"
 	"redis.call('HINCRBY', KEYS[3], 'v', 1)\n"
-	"return 1\n" };
+	"return redis.call('HGETALL', KEYS[2])\n" };
 
 /* KEYS: inflight, meta.  ARGV: batch.  -> the inflight hash while the
  * batch holds it, else nil. */

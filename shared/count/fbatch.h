@@ -11,9 +11,10 @@
  * again, and the second batch applied under it was refused as applied:
  * its deltas were lost.)  Flushers in several processes take disjoint
  * blocks; one that recovery fenced (below) gives up what it took and
- * reserves above the fence next time.  Per bucket: take_lua renames pending to inflight and names the
- * batch in meta (b); held_lua returns inflight while the batch still
- * holds it; fence_lua makes every batch up to an id unable to take
+ * reserves above the fence next time.  Per bucket: take_lua renames
+ * pending to inflight, names the batch in meta (b) and answers with what
+ * it took; held_lua returns inflight while the batch still holds it;
+ * fence_lua makes every batch up to an id unable to take
  * (meta f), so a flusher declared dead that wakes up gives up.
  */
 #ifndef TALLY_FBATCH_H

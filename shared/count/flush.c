@@ -23,8 +23,8 @@
 
 #define LOCK_MS		"5000"
 
-/* Queues one round: the lock's refresh, then per bucket the take and
- * an HGETALL of what it took.  How many buckets, or -1. */
+/* Queues one round: the lock's refresh, then per bucket the take (which
+ * answers with what it took).  How many buckets, or -1. */
 static int
 send_round(struct app *a, const char *batch, const char *lkey, int from)
 {
@@ -45,10 +45,8 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 		return -1;
 	for (b = from; b < to; b++) {
 		cstore_bucket_keys(b, &k);
-		cmd[0] = "HGETALL";
-		cmd[1] = k.inflight;
-		if (rds_append_eval(&a->rds, &fbatch_take_lua, 4, keys, 1, args) == -1 ||
-		    rds_append_strs(&a->rds, 2, cmd) == -1)
+		if (rds_append_eval(&a->rds, &fbatch_take_lua, 4, keys, 1,
+		    args) == -1)
 			return -1;
 	}
 	return to - from;
@@ -59,7 +57,7 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 static int
 read_round(struct app *a, int from, int n, struct taken *t)
 {
-	rds_reply *take, *all;
+	rds_reply *take;
 	int i;
 
 	if (rds_get_reply(&a->rds, &take) == -1)	/* PEXPIRE */
@@ -68,12 +66,8 @@ read_round(struct app *a, int from, int n, struct taken *t)
 	for (i = 0; i < n; i++) {
 		if (rds_get_reply(&a->rds, &take) == -1)
 			return -1;
-		if (rds_get_reply(&a->rds, &all) == -1) {
-			rds_free(take);
-			return -1;
-		}
-		if (take->type == RDS_INTEGER && take->integer == 1)
-			taken_add(t, from + i, all);
+		if (take->type == RDS_ARRAY)
+			taken_add(t, from + i, take);
 		else if (take->type == RDS_INTEGER &&
 		    take->integer == -2)
 			t->fenced = 1;
@@ -85,7 +79,6 @@ read_round(struct app *a, int from, int n, struct taken *t)
 				    take->str);
 		}
 		rds_free(take);
-		rds_free(all);
 	}
 	return 0;
 }

@@ -31,8 +31,8 @@ struct taken {
 };
 
 void	taken_free(struct taken *);
-/* Adds bucket b's fields (an HGETALL reply of its inflight hash) to t;
- * how many. */
+/* Adds bucket b's fields (its inflight hash as HGETALL gives it: what
+ * fbatch_take_lua took) to t; how many. */
 int	taken_add(struct taken *, int b, const rds_reply *);
 /* Puts t in the counters table's order (once all is in). */
 void	taken_sort(struct taken *);

@@ -16,6 +16,10 @@
  *     command timeout; NOSCRIPT in a pipeline loads the script on that node
  *     and retries.  Past that, the caller sees what rds.h promises: NULL
  *     for a transport failure (the degraded path), or the error reply.
+ *     A pipeline's retries run once all its replies are in: a command
+ *     retried runs after the commands queued behind it, so no command of
+ *     a pipeline may rely on what an earlier one did (a script that
+ *     changes a key answers with what the caller must read of it).
  * A node that fails marks the map stale: the next command (at most once
  * per RCL_REFRESH_MS) asks any reachable node for CLUSTER SLOTS, which is
  * how a promoted replica is found after a master dies.
