@@ -1,6 +1,7 @@
 /* admin_pages.c -- leaderboards and reconciliation pages: each loads its
  * model (social/topview.c, count/runs.c); web/view_admin.c and
  * web/view_report.c render it. */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "admin_pages.h"
@@ -17,23 +18,18 @@ static enum page_load
 top_load(struct req *r, void *vm)
 {
 	struct top_model *m = vm;
-	const struct kv *byk = kv_get(&r->query, "by"), *nk = kv_get(&r->query, "n");
-	const char *by = byk != NULL ? byk->val : "followers";
-	long long n = 10;
+	const char *by = "followers";
+	long long n;
 	enum family fam;
 	int rc;
 
-	/* no board named: the followers' (the README's link has none) */
-	if ((fam = lb_family(by)) == FAM__MAX) {
-		resp_error(r, 400, "The field \xe2\x80\x9c" "by\xe2\x80\x9d "
-		    "must be posts, followers, following, likes or rating.");
+	/* no board named: the followers' (the README's link has none); a
+	 * field sent empty is refused, not taken as absent */
+	if ((field_has(r, "by") && (by = field_need(r, "by", VALID_BOARD))
+	    == NULL) || (n = field_int(r, "n", VALID_TOP_N, 10)) == -1)
 		return PAGE_ANSWERED;
-	}
-	if (nk != NULL && valid_int(nk->val, 1, LB_MAX, &n) == -1) {
-		resp_error(r, 400, "The field \xe2\x80\x9cn\xe2\x80\x9d "
-		    "must be a number from 1 to 100.");
-		return PAGE_ANSWERED;
-	}
+	fam = lb_family(by);
+	assert(fam != FAM__MAX);	/* VALID_BOARD names lb's boards */
 	m->by = by;
 	m->n = (int)n;
 	if ((rc = top_view_load(r->app, fam, (int)n, &m->v)) == -1) {

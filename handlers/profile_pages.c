@@ -2,8 +2,6 @@
  * a model, its load and its render: web/view_social.h), and the follow
  * action. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/valid.h"
 #include "social/follow.h"
@@ -25,18 +23,13 @@ profile_load(struct req *r, void *vm)
 	struct profile_view *v = vm;
 	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
-	char *login = NULL;
+	const char *login;
 	int rc, n = -1;
 
-	if (page == 0)
+	if (page == 0 || (login = field_arg(r, 0, VALID_LOGIN,
+	    "There is no such user.")) == NULL)
 		return PAGE_ANSWERED;
-	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
-	    strlen(r->args[0]), &login) == -1) {
-		resp_error(r, 404, "There is no such user.");
-		return PAGE_ANSWERED;
-	}
 	rc = profile_view_redis(r->app, login, page, FEED_PAGE, v, ids, &n);
-	free(login);
 	if (rc == 1)
 		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);

@@ -1,8 +1,6 @@
 /* social_pages.c -- the home feed and a topic: each page's model, its
  * load through shared/ (the models) and its render (web/view_social.c);
  * and the answers tally-social's pages share. */
-#include <stdlib.h>
-#include <string.h>
 
 #include "social/find.h"
 #include "social/pcache.h"
@@ -33,15 +31,13 @@ post_answer(struct req *r, int rc)
 int
 arg_user(struct req *r, struct account *u)
 {
-	char *login = NULL;
+	const char *login;
 	int rc;
 
-	if (r->nargs < 1 || valid_check(VALID_LOGIN, r->args[0],
-	    strlen(r->args[0]), &login) == -1)
-		return resp_error(r, 404, "There is no such user.");
-	rc = pcache_get(r->app, login, u);
-	free(login);
-	if (rc == 1)
+	if ((login = field_arg(r, 0, VALID_LOGIN, "There is no such user."))
+	    == NULL)
+		return -1;
+	if ((rc = pcache_get(r->app, login, u)) == 1)
 		return 0;
 	return resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 	    "There is no such user." : "The user could not be read.");
@@ -117,19 +113,14 @@ topic_load(struct req *r, void *vm)
 {
 	struct topic_view *v = vm;
 	long long page = field_page(r);
-	char *slug = NULL;
+	const char *slug;
 	int rc;
 
-	if (page == 0)
+	if (page == 0 || (slug = field_arg(r, 0, VALID_TOPIC,
+	    "There is no such topic.")) == NULL)
 		return PAGE_ANSWERED;
-	if (valid_check(VALID_TOPIC, r->args[0], strlen(r->args[0]), &slug)
-	    == -1) {
-		resp_error(r, 404, "There is no such topic.");
-		return PAGE_ANSWERED;
-	}
 	rc = topic_view_load(r->app, slug, r->user ? r->sess.user_id : 0,
 	    page, FEED_PAGE, v);
-	free(slug);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such topic." : "The topic could not be read.");

@@ -12,7 +12,6 @@
  *                   303 /settings | 400 | 403 (current password wrong)
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -22,6 +21,7 @@
 #include "social/device.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
+#include "web/field.h"
 #include "web/flash.h"
 #include "web/view_account.h"
 #include "web/view_admin.h"
@@ -118,48 +118,37 @@ hash_busy(struct req *r)
 	    "again in a second.");
 }
 
+/* The form again after field_need() refused a field: the status and
+ * message of the refusal, the field marked (form.h), no error page. */
+static int
+refused(struct req *r, void (*view)(struct req *, const void *))
+{
+	r->ctype = NULL;	/* a JSON refusal's: the form is HTML */
+	return refuse(r, view, r->status, r->bad_msg);
+}
+
 static int
 act_account_create(struct req *r, const struct route *rt)
 {
-	static const struct { const char *field; enum valid kind; } fields[] = {
-		{ "login", VALID_LOGIN },
-		{ "name", VALID_NAME },
-		{ "password", VALID_PASSWORD },
-	};
-	const char *v[3];
-	const struct kv *pw;
-	char msg[96];
+	const char *login, *name, *pw;
 	long long id;
-	size_t i;
 	int gate;
 
 	(void)rt;
-	for (i = 0; i < 3; i++) {
-		const struct kv *kv = kv_get(&r->form, fields[i].field);
-		char *norm;
-
-		if (kv == NULL || valid_check(fields[i].kind, kv->val,
-		    kv->vlen, &norm) == -1) {
-			snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s"
-			    "\xe2\x80\x9d is %s.", fields[i].field,
-			    kv == NULL ? "missing" : "not valid");
-			r->bad_field = fields[i].field;
-			snprintf(r->bad_why, sizeof(r->bad_why), "%s",
-			    valid_hint(fields[i].kind, kv == NULL));
-			return refuse(r, view_signup, 400, msg);
-		}
-		v[i] = req_keep(r, norm);
-	}
-	if (account_reserved(v[0])) {
+	if ((login = field_need(r, "login", VALID_LOGIN)) == NULL ||
+	    (name = field_need(r, "name", VALID_NAME)) == NULL ||
+	    (pw = field_need(r, "password", VALID_PASSWORD)) == NULL)
+		return refused(r, view_signup);
+	if (account_reserved(login)) {
 		r->bad_field = "login";
 		snprintf(r->bad_why, sizeof(r->bad_why), "This login is kept "
 		    "for the site's own accounts; choose another.");
 		return refuse(r, view_signup, 409, "That login is reserved.");
 	}
-	pw = kv_get(&r->form, "password");
 	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
-	id = account_create(&r->app->db, v[0], v[1], pw->val, pw->vlen, 0,
+	/* a password holds no NUL (VALID_PASSWORD): strlen is its length */
+	id = account_create(&r->app->db, login, name, pw, strlen(pw), 0,
 	    r->app->cfg.pwhash_min);
 	hashgate_leave(gate);
 	if (id == -1)
@@ -170,55 +159,55 @@ act_account_create(struct req *r, const struct route *rt)
 		    "already; try another.");
 		return refuse(r, view_signup, 409, "That login is taken.");
 	}
-	pcache_invalidate(r->app, v[0]);	/* a cached "no such user" */
-	return web_start_session(r, id, v[0]);
+	pcache_invalidate(r->app, login);	/* a cached "no such user" */
+	return web_start_session(r, id, login);
 }
 
+/* POST /login.  A login or password that could be no account's is a
+ * wrong pair (401), found after the same hashing as any other. */
 static int
 act_account_check(struct req *r, const struct route *rt)
 {
-	const struct kv *login = kv_get(&r->form, "login");
-	const struct kv *pw = kv_get(&r->form, "password");
-	char *norm = NULL, secs[24];
+	const char *login, *pw;
+	char secs[24];
 	long long id = 0, left = 0, now = clock_wall_ms();
 	int gate;
 
 	(void)rt;
-	if (login == NULL || pw == NULL)
-		return refuse(r, view_login, 400, login == NULL ?
+	if (!field_has(r, "login") || !field_has(r, "password"))
+		return refuse(r, view_login, 400, !field_has(r, "login") ?
 		    "The field \xe2\x80\x9clogin\xe2\x80\x9d is missing." :
 		    "The field \xe2\x80\x9cpassword\xe2\x80\x9d is missing.");
-	if (valid_check(VALID_LOGIN, login->val, login->vlen, &norm) == 0) {
-		norm = req_keep(r, norm);
-		/* an account under attack: refused at once, no hash --
-		 * unless this browser has logged in to it before */
-		if ((left = account_throttled(&r->app->db, norm, now)) > 0 &&
-		    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE),
-		    norm)) {
-			snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
-			resp_header(r, "Retry-After", secs);
-			return resp_error(r, 429, "Too many failed logins for "
-			    "this account. Try again later.");
-		}
-	} else
-		norm = NULL;	/* hashed all the same: the same time */
+	login = field_try(r, "login", VALID_LOGIN);
+	pw = field_try(r, "password", VALID_SECRET);
+	/* an account under attack: refused at once, no hash -- unless this
+	 * browser has logged in to it before */
+	if (login != NULL &&
+	    (left = account_throttled(&r->app->db, login, now)) > 0 &&
+	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login)) {
+		snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
+		resp_header(r, "Retry-After", secs);
+		return resp_error(r, 429, "Too many failed logins for this "
+		    "account. Try again later.");
+	}
 	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
-	id = account_check(&r->app->db, norm != NULL ? norm : "", pw->val,
-	    pw->vlen);
+	/* hashed all the same: the same time */
+	id = account_check(&r->app->db, login != NULL ? login : "",
+	    pw != NULL ? pw : "", pw != NULL ? strlen(pw) : 0);
 	hashgate_leave(gate);
-	if (norm == NULL)
+	if (login == NULL || pw == NULL)
 		id = 0;
 	if (id == -1)
 		return resp_error(r, 500, "Login failed.");
 	/* a success clears the account's failures -- but not a lock this
 	 * browser passed with its device cookie: the guessing goes on
 	 * elsewhere, and new browsers stay refused for the window */
-	if (norm != NULL && !(id > 0 && left > 0))
-		account_login_result(&r->app->db, norm, id > 0, now);
+	if (login != NULL && !(id > 0 && left > 0))
+		account_login_result(&r->app->db, login, id > 0, now);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
-	return web_start_session(r, id, norm);
+	return web_start_session(r, id, login);
 }
 
 static int
@@ -281,7 +270,8 @@ static const struct page page_settings_form = {
 	sizeof(struct settings_form), settings_load, view_settings, NULL
 };
 
-/* The settings form again, refused with status and err, field marked. */
+/* The settings form again, refused with status and err, field marked
+ * (why: beside it; field_need()'s own refusal may be passed as is). */
 static int
 settings_refuse(struct req *r, int status, const char *field,
     const char *why, const char *err)
@@ -290,7 +280,9 @@ settings_refuse(struct req *r, int status, const char *field,
 	struct account u;
 
 	r->bad_field = field;
-	snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
+	if (why != r->bad_why)
+		snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
+	r->ctype = NULL;	/* a JSON refusal's: the form is HTML */
 	if (account_by_login(&r->app->db, r->sess.login, &u) == 1)
 		snprintf(f.name, sizeof(f.name), "%s", u.name);
 	view_settings(r, &f);
@@ -298,49 +290,50 @@ settings_refuse(struct req *r, int status, const char *field,
 }
 
 /* POST /settings: field name renames; fields current and password change
- * the password (a wrong current is 403) and end every other session. */
+ * the password (a wrong current is 403) and end every other session.
+ * A field sent empty is there: an empty name is refused, not skipped. */
 static int
 act_account_settings(struct req *r, const struct route *rt)
 {
-	const struct kv *name = kv_get(&r->form, "name");
-	const struct kv *cur = kv_get(&r->form, "current");
-	const struct kv *pw = kv_get(&r->form, "password");
-	char *norm = NULL;
+	const char *name, *cur, *pw;
 	int gate, rc;
 
 	(void)rt;
-	if (name == NULL && pw == NULL)
+	if (!field_has(r, "name") && !field_has(r, "password"))
 		return settings_refuse(r, 400, "name", valid_hint(VALID_NAME, 1),
 		    "Nothing to change: send a name, or a password.");
-	if (name != NULL) {
-		if (valid_check(VALID_NAME, name->val, name->vlen, &norm) == -1)
-			return settings_refuse(r, 400, "name",
-			    valid_hint(VALID_NAME, 0), "The field \xe2\x80\x9c"
-			    "name\xe2\x80\x9d is not valid.");
-		rc = account_rename(r->app, r->sess.user_id, req_keep(r, norm));
+	if (field_has(r, "name")) {
+		if ((name = field_need(r, "name", VALID_NAME)) == NULL)
+			return settings_refuse(r, 400, "name", r->bad_why,
+			    r->bad_msg);
+		rc = account_rename(r->app, r->sess.user_id, name);
 		if (rc != 1)
 			return resp_error(r, 500, "The name could not be saved.");
 		pcache_invalidate(r->app, r->sess.login);
-		if (pw == NULL) {
+		if (!field_has(r, "password")) {
 			resp_flash(r, FLASH_NAME_SAVED);
 			return resp_redirect(r, "/settings");
 		}
 	}
-	if (cur == NULL || cur->vlen == 0)
+	/* current: any secret (VALID_SECRET) goes to the hash, which says
+	 * whether it is the password; one that is not a secret is wrong */
+	cur = field_try(r, "current", VALID_SECRET);
+	if (!field_has(r, "current") || (cur != NULL && cur[0] == '\0'))
 		return settings_refuse(r, 400, "current", "Your current "
 		    "password, to show it is you.", "The field \xe2\x80\x9c"
 		    "current\xe2\x80\x9d is missing.");
-	if (valid_check(VALID_PASSWORD, pw->val, pw->vlen, &norm) == -1)
-		return settings_refuse(r, 400, "password",
-		    valid_hint(VALID_PASSWORD, 0), "The field \xe2\x80\x9c"
-		    "password\xe2\x80\x9d is not valid.");
-	free(norm);
-	if ((gate = gate_enter(r)) == -1)
-		return hash_busy(r);
-	rc = account_change_password(r->app, r->sess.user_id, r->sess.login,
-	    cur->val, cur->vlen, pw->val, pw->vlen, req_cookie(r, "sid"),
-	    r->app->cfg.pwhash_min);
-	hashgate_leave(gate);
+	if ((pw = field_need(r, "password", VALID_PASSWORD)) == NULL)
+		return settings_refuse(r, 400, "password", r->bad_why,
+		    r->bad_msg);
+	rc = 0;
+	if (cur != NULL) {
+		if ((gate = gate_enter(r)) == -1)
+			return hash_busy(r);
+		rc = account_change_password(r->app, r->sess.user_id,
+		    r->sess.login, cur, strlen(cur), pw, strlen(pw),
+		    req_cookie(r, "sid"), r->app->cfg.pwhash_min);
+		hashgate_leave(gate);
+	}
 	if (rc == -1)
 		return resp_error(r, 500, "The password could not be saved.");
 	if (rc == 0)

@@ -18,6 +18,14 @@
 #      file-scope static that is not const, in shared/web/, must be one of
 #      %PROCESS_STATE below (what a process keeps between requests, each
 #      with its reason); a request's own state lives in struct req.
+#   8. Handlers read a request's fields only through web/field.h (the
+#      field table, base/valid.c's kinds): in handlers/, no kv_* call or
+#      struct kv, no r->form, r->query, r->args, r->nargs or r->cookies,
+#      no QUERY_STRING or REQUEST_URI through req_param(); and a handler
+#      file that serves HTTP (it includes a web/ header) calls no
+#      validator itself (valid_check, valid_int, valid_utf8): the programs
+#      that serve none (tallyctl, tally-run, the worker) check their
+#      arguments and environment with them.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -138,6 +146,20 @@ for my $f (@files) {
 				push @faults, "$f: Redis key built outside shared/store/keys.c: $1";
 				last;
 			}
+		}
+	}
+	if ($f =~ m{^handlers/}) {
+		for my $re (qr/\bkv_\w+\s*\(/, qr/\bstruct\s+kv(?:list)?\b/,
+		    qr/->\s*(?:form|query|args|nargs|cookies)\b/,
+		    qr/\breq_param\s*\([^;]*"(?:QUERY_STRING|REQUEST_URI)"/) {
+			if ($code =~ /($re)/) {
+				push @faults, "$f: a request field read raw: $1 (read it with web/field.h)";
+				last;
+			}
+		}
+		if ($code =~ m{^\s*#\s*include\s+"web/}m &&
+		    $nolit =~ /(\bvalid_(?:check|int|utf8)\s*\()/) {
+			push @faults, "$f: a field validated by hand: $1 (web/field.h validates by the field table)";
 		}
 	}
 	unless ($f =~ m{^shared/web/}) {

@@ -150,6 +150,21 @@ slug_ok(const char *s, size_t len, size_t lo, size_t hi, char extra,
 	return 1;
 }
 
+/* One of the leaderboards' names, exactly (no folding). */
+static int
+board_ok(const char *s, size_t len)
+{
+	static const char *const boards[] = {
+		"posts", "followers", "following", "likes", "rating",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++)
+		if (strlen(boards[i]) == len && memcmp(boards[i], s, len) == 0)
+			return 1;
+	return 0;
+}
+
 int
 valid_check(enum valid kind, const char *s, size_t len, char **norm)
 {
@@ -190,6 +205,15 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 		break;
 	case VALID_ID:
 		ok = int_ok(s, len, 1, 9007199254740992LL);
+		break;
+	case VALID_SECRET:	/* the hash decides; a NUL would cut it */
+		ok = len <= 1024 && memchr(s, '\0', len) == NULL;
+		break;
+	case VALID_BOARD:
+		ok = board_ok(s, len);
+		break;
+	case VALID_TOP_N:
+		ok = int_ok(s, len, 1, 100);
 		break;
 	case VALID__MAX:
 		break;
@@ -232,8 +256,27 @@ valid_hint(enum valid kind, int missing)
 		return "A page number from 1 to 1000.";
 	case VALID_ID:
 		return "A number.";
+	case VALID_SECRET:
+		return "At most 1024 bytes.";
+	case VALID_BOARD:
+		return "One of posts, followers, following, likes or rating.";
+	case VALID_TOP_N:
+		return "A number from 1 to 100.";
 	case VALID__MAX:
 		break;
 	}
 	return "Not valid.";
+}
+
+const char *
+valid_must(enum valid kind)
+{
+	switch (kind) {
+	case VALID_BOARD:
+		return "posts, followers, following, likes or rating";
+	case VALID_TOP_N:
+		return "a number from 1 to 100";
+	default:
+		return NULL;
+	}
 }

@@ -16,6 +16,13 @@ enum valid {
 	VALID_BOOL,	/* "0" or "1" */
 	VALID_PAGE,	/* decimal 1..1000 (docs/INTERFACE.md §4) */
 	VALID_ID,	/* decimal 1..2^53 */
+	VALID_SECRET,	/* 0-1024 bytes, no NUL: a password as typed to be
+			 * checked against its hash (login, settings'
+			 * current), not held to VALID_PASSWORD: the admin's
+			 * may come from TALLY_ADMIN_PASSWORD */
+	VALID_BOARD,	/* a leaderboard: posts followers following likes
+			 * rating (count/lb.h maps it), exactly */
+	VALID_TOP_N,	/* decimal 1..100: a leaderboard's length (LB_MAX) */
 	VALID__MAX
 };
 
@@ -33,5 +40,10 @@ int	valid_int(const char *s, long long min, long long max, long long *out);
 /* What a valid value of kind looks like, for a person (missing: the
  * field was absent). */
 const char	*valid_hint(enum valid kind, int missing);
+
+/* What a value of kind must be, for a refusal that lists it ("posts,
+ * followers, following, likes or rating"), or NULL when a refusal only
+ * says the value is not valid. */
+const char	*valid_must(enum valid kind);
 
 #endif

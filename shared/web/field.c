@@ -14,14 +14,21 @@ req_field(const struct req *r, const char *field)
 	return kv_get(r->method == METHOD_POST ? &r->form : &r->query, field);
 }
 
-/* Answers 400 naming field: missing, or not valid (why: the hint). */
+/* Answers 400 naming field: missing, or not valid (why: the hint;
+ * must: what it must be, or NULL). */
 static void
-refuse(struct req *r, const char *field, int missing, const char *why)
+refuse(struct req *r, const char *field, int missing, const char *why,
+    const char *must)
 {
 	char msg[128];
 
-	snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s\xe2\x80\x9d "
-	    "is %s.", field, missing ? "missing" : "not valid");
+	if (!missing && must != NULL)
+		snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s"
+		    "\xe2\x80\x9d must be %s.", field, must);
+	else
+		snprintf(msg, sizeof(msg), "The field \xe2\x80\x9c%s"
+		    "\xe2\x80\x9d is %s.", field, missing ? "missing" :
+		    "not valid");
 	r->bad_field = field;
 	snprintf(r->bad_msg, sizeof(r->bad_msg), "%s", msg);
 	snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
@@ -35,7 +42,38 @@ field_need(struct req *r, const char *field, enum valid kind)
 	char *norm;
 
 	if (kv == NULL || valid_check(kind, kv->val, kv->vlen, &norm) == -1) {
-		refuse(r, field, kv == NULL, valid_hint(kind, kv == NULL));
+		refuse(r, field, kv == NULL, valid_hint(kind, kv == NULL),
+		    valid_must(kind));
+		return NULL;
+	}
+	return req_keep(r, norm);
+}
+
+int
+field_has(const struct req *r, const char *field)
+{
+	return req_field(r, field) != NULL;
+}
+
+const char *
+field_try(struct req *r, const char *field, enum valid kind)
+{
+	const struct kv *kv = req_field(r, field);
+	char *norm;
+
+	if (kv == NULL || valid_check(kind, kv->val, kv->vlen, &norm) == -1)
+		return NULL;
+	return req_keep(r, norm);
+}
+
+const char *
+field_arg(struct req *r, int i, enum valid kind, const char *msg)
+{
+	char *norm;
+
+	if (i < 0 || i >= r->nargs || r->args[i] == NULL ||
+	    valid_check(kind, r->args[i], strlen(r->args[i]), &norm) == -1) {
+		resp_error(r, 404, msg);
 		return NULL;
 	}
 	return req_keep(r, norm);
@@ -49,6 +87,20 @@ field_opt(struct req *r, const char *field, enum valid kind, const char *dflt)
 	if (kv == NULL || kv->vlen == 0)
 		return dflt;
 	return field_need(r, field, kind);
+}
+
+long long
+field_int(struct req *r, const char *field, enum valid kind, long long dflt)
+{
+	const char *s;
+	long long v = 0;
+
+	if (!field_has(r, field))
+		return dflt;
+	if ((s = field_need(r, field, kind)) == NULL)
+		return -1;
+	valid_int(s, 0, 9007199254740992LL, &v);	/* kind bounds it */
+	return v;
 }
 
 long long
@@ -88,6 +140,6 @@ field_ids(struct req *r, const char *field, long long *out, int max)
 	}
 	return n;
 bad:
-	refuse(r, field, 0, "ids separated by dots");
+	refuse(r, field, 0, "ids separated by dots", NULL);
 	return -1;
 }

@@ -36,7 +36,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..20"
+echo "1..23"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -89,6 +89,14 @@ fresh; printf 'static int last_status;\nstatic struct req *current = NULL;\n' >>
 expect_fail "a request's state in a file-level static of the web layer" 'shared/web/resp.c: file-level static "last_status"'
 fresh; printf 'static void (*hook)(struct req *);\n' >>"$tmp/t/shared/web/keep.c"
 expect_fail "a function pointer kept in a web file" 'shared/web/keep.c: file-level static "hook"'
+
+# Handlers read request fields through web/field.h only (the field table).
+fresh; printf 'static const char *q(struct req *r) { const struct kv *k = kv_get(&r->query, "q"); return k ? k->val : 0; }\n' >>"$tmp/t/handlers/find_pages.c"
+expect_fail "a query field read raw in a handler" 'handlers/find_pages.c: a request field read raw: kv_get'
+fresh; printf 'static const char *a(struct req *r) { return r->args[0]; }\n' >>"$tmp/t/handlers/profile_pages.c"
+expect_fail "a path argument read raw in a handler" 'handlers/profile_pages.c: a request field read raw: ->args'
+fresh; printf 'static int v(struct req *r) { return valid_check(VALID_LOGIN, r->path, 3, 0); }\n' >>"$tmp/t/handlers/web.c"
+expect_fail "a field validated by hand in a handler" 'handlers/web.c: a field validated by hand: valid_check'
 
 # Every page a handler declares (web/page.h) has its render tested with a
 # fixed model: the render of each "struct page ... = { size, load, render,

@@ -1,4 +1,4 @@
-/* test-valid-bad-fields.c -- valid_check rejects malformed UTF-8, control characters, bad lengths, blank bodies and loose numbers. */
+/* test-valid-bad-fields.c -- valid_check rejects malformed UTF-8, control characters, bad lengths, blank bodies, loose numbers, a secret with a NUL or too long, and boards that are not leaderboards. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -248,6 +248,44 @@ test_numbers_bad(void **state)
 }
 
 static void
+test_secret_bad(void **state)
+{
+	char *s;
+
+	(void)state;
+	/* a NUL would cut the secret short before the hash */
+	assert_badn(VALID_SECRET, "\0", 1);
+	assert_badn(VALID_SECRET, "password\0", 9);
+	assert_badn(VALID_SECRET, "pass\0word", 9);
+	s = repeat("x", 1025);
+	assert_bad(VALID_SECRET, s);
+	free(s);
+}
+
+/* Exactly a leaderboard's name: no folding, no padding, no NUL. */
+static const char *const bad_boards[] = {
+	"", "POSTS", "Posts", "post", "postsx", " posts", "posts ",
+	"posts'--", "posts OR 1=1", "views", "bogus",
+};
+
+static void
+test_board_top_n_bad(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_boards) / sizeof(bad_boards[0]); i++)
+		assert_bad(VALID_BOARD, bad_boards[i]);
+	assert_badn(VALID_BOARD, "posts\0", 6);
+	assert_badn(VALID_BOARD, "\0", 1);
+	for (i = 0; i < sizeof(bad_numbers) / sizeof(bad_numbers[0]); i++)
+		assert_bad(VALID_TOP_N, bad_numbers[i]);
+	assert_bad(VALID_TOP_N, "101");
+	assert_bad(VALID_TOP_N, "1000");
+	assert_badn(VALID_TOP_N, "10\0", 3);
+}
+
+static void
 test_null_and_unknown_kind(void **state)
 {
 	(void)state;
@@ -267,6 +305,8 @@ main(void)
 		cmocka_unit_test(test_blank),
 		cmocka_unit_test(test_topic_bool_bad),
 		cmocka_unit_test(test_numbers_bad),
+		cmocka_unit_test(test_secret_bad),
+		cmocka_unit_test(test_board_top_n_bad),
 		cmocka_unit_test(test_null_and_unknown_kind),
 	};
 

@@ -1,4 +1,4 @@
-/* test-valid-fields.c -- valid_check accepts and normalises good fields: login, name, password, body, topic, title, bool, page, id. */
+/* test-valid-fields.c -- valid_check accepts and normalises good fields: login, name, password, body, topic, title, bool, page, id, secret, board, top n. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -166,6 +166,44 @@ test_id_bounds(void **state)
 	assert_ok(VALID_ID, "9007199254740992");	/* 2^53 */
 }
 
+/* A password as typed at login or as the current one: any bytes but
+ * NUL, up to 1024, kept as they are -- the hash decides. */
+static void
+test_secret(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_SECRET, "");
+	assert_ok(VALID_SECRET, "admin");	/* shorter than a new one */
+	assert_ok(VALID_SECRET, "admin-pass-1");
+	assert_ok(VALID_SECRET, "tab\there\x01 \xff");	/* not UTF-8 */
+	assert_ok(VALID_SECRET, "  Mixed Case  ");
+	s = repeat("x", 1024);
+	assert_ok(VALID_SECRET, s);
+	free(s);
+}
+
+static void
+test_board_top_n(void **state)
+{
+	(void)state;
+	assert_ok(VALID_BOARD, "posts");
+	assert_ok(VALID_BOARD, "followers");
+	assert_ok(VALID_BOARD, "following");
+	assert_ok(VALID_BOARD, "likes");
+	assert_ok(VALID_BOARD, "rating");
+	assert_ok(VALID_TOP_N, "1");
+	assert_ok(VALID_TOP_N, "10");
+	assert_ok(VALID_TOP_N, "100");
+	/* the refusal lists what they must be */
+	assert_string_equal(valid_must(VALID_BOARD),
+	    "posts, followers, following, likes or rating");
+	assert_string_equal(valid_must(VALID_TOP_N), "a number from 1 to 100");
+	assert_null(valid_must(VALID_NAME));
+	assert_null(valid_must(VALID_SECRET));
+}
+
 static void
 test_int_direct(void **state)
 {
@@ -241,6 +279,8 @@ main(void)
 		cmocka_unit_test(test_title_bool),
 		cmocka_unit_test(test_page_bounds),
 		cmocka_unit_test(test_id_bounds),
+		cmocka_unit_test(test_secret),
+		cmocka_unit_test(test_board_top_n),
 		cmocka_unit_test(test_int_direct),
 		cmocka_unit_test(test_len_is_the_input),
 		cmocka_unit_test(test_utf8_counts),
