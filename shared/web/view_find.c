@@ -53,12 +53,16 @@ keep_back(const struct found_list *l, long long page, long long id,
 	if (!following && n < sizeof(ids))
 		snprintf(ids + n, sizeof(ids) - n, "%s%lld", n > 0 ? "." : "",
 		    id);
+	int w;
+
 	if (page > 1)
-		snprintf(out, sz, "/people?page=%lld%s%s", page,
+		w = snprintf(out, sz, "/people?page=%lld%s%s", page,
 		    ids[0] != '\0' ? "&keep=" : "", ids);
 	else
-		snprintf(out, sz, "/people%s%s", ids[0] != '\0' ? "?keep=" : "",
-		    ids);
+		w = snprintf(out, sz, "/people%s%s",
+		    ids[0] != '\0' ? "?keep=" : "", ids);
+	if (w < 0 || (size_t)w >= sz)	/* too many kept: the plain list */
+		snprintf(out, sz, "/people");
 }
 
 void
