@@ -1,10 +1,12 @@
 /* sql.h -- every SQL statement tally runs, by number.
  *
  * The text lives in sql.c's table and nowhere else (PostgreSQL's where it
- * differs in sql_pg.c); a statement of several shapes (N rows) is an
- * entry per shape.  Values are only ever bound (sqlite3_bind_*), never
- * pasted.  db_stmt() prepares a statement on first use and keeps it for
- * the life of the process.
+ * differs in sql_pg.c; make lint refuses SQL text elsewhere, but for the
+ * schema's migrations and the engines' own transaction and pragma
+ * statements: scripts/lint-layers.pl); a statement of several shapes (N
+ * rows) is an entry per shape.  Values are only ever bound
+ * (sqlite3_bind_*), never pasted.  db_stmt() prepares a statement on
+ * first use and keeps it for the life of the process.
  */
 #ifndef TALLY_SQL_H
 #define TALLY_SQL_H
