@@ -246,7 +246,7 @@ cmd_flush(struct app *a)
 	 * table (its buckets are hashes), so each copy wrote most of the
 	 * table again.  The WAL is copied once, by the worker's checkpoint
 	 * (docs/BENCHMARKS.md, "One checkpoint a flush"). */
-	db_exec(&a->db, "PRAGMA wal_autocheckpoint = 0");
+	db_autocheckpoint_off(&a->db);
 	/* Longer than a flusher's lock lives: a flusher stopped mid-batch
 	 * is outwaited, then its batch finished here. */
 	if ((rc = flush_now(a, FLUSH_WAIT_MS, &st)) == -1) {

@@ -221,7 +221,7 @@ job_drift(struct app *a)
 
 	for (i = 0; i < FAM__MAX; i++) {
 		checked = wrong = 0;
-		if (families[i].recount_one == NULL ||
+		if (families[i].recount_one == NO_RECOUNT ||
 		    reconcile_sample(a, (enum family)i, 5, &checked, &wrong) == -1)
 			continue;
 		snprintf(f1, sizeof(f1), "%s:checked", families[i].name);
@@ -254,7 +254,7 @@ job_after_outage(struct app *a)
 		;
 }
 
-/* The handlers never checkpoint (wal_autocheckpoint = 0 in app.c).  Every
+/* The handlers never checkpoint (db_autocheckpoint_off(), serve.c).  Every
  * WAL_EVERY_MS the WAL is copied into the database and started over
  * (db_checkpoint: the copy runs beside the writers, only the last frames
  * and the restart under their lock); every five minutes it is also
@@ -277,7 +277,7 @@ job_wal(struct app *a, int full)
 		log_info("checkpoint: readers have kept the WAL from "
 		    "starting over for %d s", kept * WAL_EVERY_MS / 1000);
 	if (full)
-		db_exec(&a->db, "PRAGMA optimize;");
+		db_optimize(&a->db);
 }
 
 /* This worker's name in the lease: host, pid and start time, so that
@@ -348,7 +348,7 @@ jobs_main(void)
 	if (app_open(&a, "worker") == -1)
 		return 1;
 	a.pid = (long long)getppid();	/* the worker's: runs.h's owner */
-	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	db_autocheckpoint_off(&a.db);
 	a.metrics = metrics_open(&a.cfg);
 	a.db.metrics = a.metrics;
 	a.db.lock_who = METRICS_LOCK_WORKER;
@@ -437,7 +437,7 @@ main(int argc, char **argv)
 	/* Checkpoints come from job_wal() only, outside any transaction: an
 	 * automatic one would run inside a flush's commit, with the writers'
 	 * lock held (db.h), and every like would wait for its fsync. */
-	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	db_autocheckpoint_off(&a.db);
 	/* its holds of the writers' lock (flushes, the drain, runs) and
 	 * the checkpoints' in /metrics */
 	a.metrics = metrics_open(&a.cfg);

@@ -26,6 +26,13 @@
 #      validator itself (valid_check, valid_int, valid_utf8): the programs
 #      that serve none (tallyctl, tally-run, the worker) check their
 #      arguments and environment with them.
+#   9. SQL is the statement table's (shared/store/sql.c, sql_pg.c, sql.h):
+#      no string literal elsewhere says SELECT, INSERT INTO, UPDATE ... SET,
+#      DELETE FROM, CREATE/DROP/ALTER TABLE..., PRAGMA, BEGIN, COMMIT,
+#      ROLLBACK, SAVEPOINT or ON CONFLICT (adjacent literals joined first;
+#      log messages may name them), but what %SQL_ELSEWHERE allows, each
+#      with its reason; and no statement is prepared from text outside the
+#      table (db_prepare_once(), for tests' own SQL, is not called).
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -52,6 +59,23 @@ my %PROCESS_STATE = (
 	# start (peer_setup())
 	'shared/web/peer.c' => [qw(listen_fd tcp allow)],
 );
+
+# SQL text outside the statement table: the file, and what its literals
+# may start with.
+my %SQL_ELSEWHERE = (
+	# the schema as numbered migrations is the schema itself (schema.h)
+	'shared/store/schema.c' => qr/^/,
+	'shared/store/schema_pg.c' => qr/^/,
+	# SQLite's transaction control and a connection's pragmas: the engine
+	# runs them as they are (a pragma's value is never a parameter), and
+	# PostgreSQL prepares no transaction control
+	'shared/store/db.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/,
+	# PostgreSQL's: transaction control and the texts pg_exec() tells
+	# apart, a session's settings, the schema's version table and its
+	# lock, the database and its owner made (names are not parameters)
+	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|PRAGMA|SET |DO \$\$|CREATE (?:TABLE IF NOT EXISTS tally_schema|DATABASE)|DELETE FROM tally_schema|SELECT (?:pg_|coalesce\(max\(version\), 0\) FROM tally_schema))/,
+);
+my $SQL_WORDS = qr/\b(?:SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|DROP|ALTER)\s+(?:TABLE|(?:UNIQUE\s+)?INDEX|VIEW|TRIGGER|DATABASE|ROLE)|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|ON\s+CONFLICT)\b/;
 
 # The names of the file-scope objects a C text defines as static and not
 # const (functions, prototypes and consts are not).
@@ -102,6 +126,31 @@ for my $f (@files) {
 	$code =~ s{//[^\n]*}{}g;
 	my $nolit = $code;
 	$nolit =~ s{"(?:\\.|[^"\\\n])*"}{""}g;
+	unless ($f =~ m{^shared/store/sql(?:_pg)?\.[ch]$}) {
+		my $allow = $SQL_ELSEWHERE{$f};
+		my ($c, $end, @lits) = ($code, -1);
+		$c =~ s{\blog_\w+\s*\((?:"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[^;"'])*\);}{}g;
+		# string literals, adjacent ones joined ("SELECT " "1"); a
+		# character literal ('"') is not one
+		while ($c =~ /"((?:\\.|[^"\\\n])*)"|'(?:\\.|[^'\\\n])*'/g) {
+			my ($lit, $at, $to) = ($1, $-[0], $+[0]);
+			next unless defined $lit;
+			if (@lits && substr($c, $end, $at - $end) =~ /^\s*$/) {
+				$lits[-1] .= $lit;
+			} else {
+				push @lits, $lit;
+			}
+			$end = $to;
+		}
+		for my $lit (@lits) {
+			next unless $lit =~ $SQL_WORDS;
+			next if defined $allow && $lit =~ $allow;
+			push @faults, "$f: SQL outside the statement table (shared/store/sql.c): \"" .
+			    (length $lit > 60 ? substr($lit, 0, 60) . '...' : $lit) . '"';
+		}
+		push @faults, "$f: a statement prepared outside the table: db_prepare_once"
+		    if $f !~ m{^shared/store/query\.[ch]$} && $nolit =~ /\bdb_prepare_once\b/;
+	}
 	if ($f =~ m{^shared/web/.*\.c$}) {
 		(my $bare = $nolit) =~ s{^\s*#[^\n]*}{}mg;
 		my %ok = map { $_ => 1 } @{ $PROCESS_STATE{$f} // [] };

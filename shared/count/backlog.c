@@ -91,7 +91,7 @@ backlog_settle(struct app *a)
 				done = -1;
 				break;
 			}
-			if (families[fam].recount_one == NULL) {
+			if (families[fam].recount_one == NO_RECOUNT) {
 				rc = backlog_apply(a, fam, rows[i].key,
 				    rows[i].delta, rows[i].ver, e[k].owner);
 				if (rc == -1)

@@ -6,57 +6,32 @@
 #include "base/buf.h"
 #include "count/counters.h"
 
-#define VISIBLE "status = 1 AND is_deleted = 0"
-
+/* The recounts' text is the statement table's (store/sql.c). */
 const struct family_info families[FAM__MAX] = {
-	{ "user_posts", OBJ_USER, "posts",		/* FAM_USER_POSTS */
-	  "SELECT user_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY user_id",
-	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND " VISIBLE },
+	{ "user_posts", OBJ_USER, "posts",	/* FAM_USER_POSTS */
+	  STMT_RECOUNT_USER_POSTS, STMT_RECOUNT_ONE_USER_POSTS },
 	{ "user_followers", OBJ_USER, "followers",	/* FAM_USER_FOLLOWERS */
-	  "SELECT followee_id, COUNT(*) FROM follows GROUP BY followee_id",
-	  "SELECT COUNT(*) FROM follows WHERE followee_id = ?1" },
+	  STMT_RECOUNT_USER_FOLLOWERS, STMT_RECOUNT_ONE_USER_FOLLOWERS },
 	{ "user_following", OBJ_USER, "following",	/* FAM_USER_FOLLOWING */
-	  "SELECT follower_id, COUNT(*) FROM follows GROUP BY follower_id",
-	  "SELECT COUNT(*) FROM follows WHERE follower_id = ?1" },
-	{ "user_likes", OBJ_USER, "likes",		/* FAM_USER_LIKES */
-	  "SELECT p.user_id, COUNT(*) FROM likes l JOIN posts p ON "
-	  "p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
-	  "GROUP BY p.user_id",
-	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
-	  "WHERE p.user_id = ?1 AND p.status = 1 AND p.is_deleted = 0" },
-	{ "post_likes", OBJ_POST, "likes",		/* FAM_POST_LIKES */
-	  "SELECT post_id, COUNT(*) FROM likes GROUP BY post_id",
-	  "SELECT COUNT(*) FROM likes WHERE post_id = ?1" },
+	  STMT_RECOUNT_USER_FOLLOWING, STMT_RECOUNT_ONE_USER_FOLLOWING },
+	{ "user_likes", OBJ_USER, "likes",	/* FAM_USER_LIKES */
+	  STMT_RECOUNT_USER_LIKES, STMT_RECOUNT_ONE_USER_LIKES },
+	{ "post_likes", OBJ_POST, "likes",	/* FAM_POST_LIKES */
+	  STMT_RECOUNT_POST_LIKES, STMT_RECOUNT_ONE_POST_LIKES },
 	{ "post_comments", OBJ_POST, "comments",	/* FAM_POST_COMMENTS */
-	  "SELECT post_id, COUNT(*) FROM comments WHERE is_deleted = 0 "
-	  "GROUP BY post_id",
-	  "SELECT COUNT(*) FROM comments WHERE post_id = ?1 AND is_deleted = 0" },
-	{ "post_reposts", OBJ_POST, "reposts",		/* FAM_POST_REPOSTS */
-	  "SELECT post_id, COUNT(*) FROM reposts GROUP BY post_id",
-	  "SELECT COUNT(*) FROM reposts WHERE post_id = ?1" },
-	{ "post_views", OBJ_POST, "views", NULL, NULL }, /* FAM_POST_VIEWS */
-	{ "topic_posts", OBJ_TOPIC, "posts",		/* FAM_TOPIC_POSTS */
-	  "SELECT topic_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY topic_id",
-	  "SELECT COUNT(*) FROM posts WHERE topic_id = ?1 AND " VISIBLE },
+	  STMT_RECOUNT_POST_COMMENTS, STMT_RECOUNT_ONE_POST_COMMENTS },
+	{ "post_reposts", OBJ_POST, "reposts",	/* FAM_POST_REPOSTS */
+	  STMT_RECOUNT_POST_REPOSTS, STMT_RECOUNT_ONE_POST_REPOSTS },
+	{ "post_views", OBJ_POST, "views",	/* FAM_POST_VIEWS */
+	  NO_RECOUNT, NO_RECOUNT },
+	{ "topic_posts", OBJ_TOPIC, "posts",	/* FAM_TOPIC_POSTS */
+	  STMT_RECOUNT_TOPIC_POSTS, STMT_RECOUNT_ONE_TOPIC_POSTS },
 	{ "user_topic_posts", OBJ_USER_TOPIC, "posts",	/* FAM_UT_POSTS */
-	  "SELECT user_id, topic_id, COUNT(*) FROM posts WHERE " VISIBLE
-	  " GROUP BY user_id, topic_id",
-	  "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND topic_id = ?2 "
-	  "AND " VISIBLE },
-	{ "user_topic_rating", OBJ_USER_TOPIC, "rating", /* FAM_UT_RATING */
-	  "SELECT p.user_id, p.topic_id, COUNT(*) FROM likes l JOIN posts p "
-	  "ON p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
-	  "GROUP BY p.user_id, p.topic_id",
-	  "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
-	  "WHERE p.user_id = ?1 AND p.topic_id = ?2 AND p.status = 1 AND "
-	  "p.is_deleted = 0" },
-	{ "user_unread", OBJ_USER, "unread",		/* FAM_USER_UNREAD */
-	  "SELECT user_id, COUNT(*) FROM notifications WHERE is_read = 0 "
-	  "GROUP BY user_id",
-	  "SELECT COUNT(*) FROM notifications WHERE user_id = ?1 AND "
-	  "is_read = 0" },
+	  STMT_RECOUNT_UT_POSTS, STMT_RECOUNT_ONE_UT_POSTS },
+	{ "user_topic_rating", OBJ_USER_TOPIC, "rating",	/* FAM_UT_RATING */
+	  STMT_RECOUNT_UT_RATING, STMT_RECOUNT_ONE_UT_RATING },
+	{ "user_unread", OBJ_USER, "unread",	/* FAM_USER_UNREAD */
+	  STMT_RECOUNT_USER_UNREAD, STMT_RECOUNT_ONE_USER_UNREAD },
 };
 
 /* The rules: which family counts which kind of row, keyed and valued how. */

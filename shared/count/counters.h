@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "store/sql.h"
+
 enum family {
 	FAM_USER_POSTS,		/* per user: visible posts */
 	FAM_USER_FOLLOWERS,	/* per user: follows of them */
@@ -47,9 +49,13 @@ struct family_info {
 	const char	*name;		/* counters.name in SQLite */
 	enum obj	 obj;
 	const char	*field;		/* field in the object's Redis hash */
-	const char	*recount;	/* SQL: key1[, key2], value -- NULL: no rows */
-	const char	*recount_one;	/* SQL: the value of key ?1[, ?2] */
+	enum stmt	 recount;	/* key1[, key2], value of each counter */
+	enum stmt	 recount_one;	/* the value of key ?1[, ?2] */
 };
+
+/* recount and recount_one of a family without truth rows (views):
+ * nothing to recount it from. */
+#define NO_RECOUNT	STMT__MAX
 
 extern const struct family_info families[FAM__MAX];
 

@@ -119,7 +119,7 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 
 	/* One read transaction: a batch that commits between the reads
 	 * would otherwise be counted twice or not at all. */
-	if (own && db_exec(db, "BEGIN") == -1)
+	if (own && db_snapshot_begin(db) == -1)
 		return -1;
 	if (cstore_durable(db, d, base) == -1 ||
 	    counter_row(db, STMT_BACKLOG_GET, d, &back) == -1)
@@ -129,7 +129,7 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 	if (!err && batch != NULL && batch[0] != '\0' &&
 	    (*applied = db_batch_applied(db, batch)) == -1)
 		err = 1;
-	if (own && db_exec(db, err ? "ROLLBACK" : "COMMIT") == -1)
+	if (own && db_snapshot_end(db, err) == -1)
 		err = 1;
 	return err ? -1 : 0;
 }

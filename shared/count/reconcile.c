@@ -352,7 +352,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 	long long mu = 0, mp = 0, mt = 0, id;
 	int i, k = 0;
 
-	if (families[fam].recount_one == NULL)
+	if (families[fam].recount_one == NO_RECOUNT)
 		return 0;
 	if ((s = db_stmt(&a->db, STMT_MAX_IDS)) == NULL)
 		return -1;
@@ -423,7 +423,7 @@ reconcile(struct app *a, int dry, int from, struct rec_report *rep,
 		else if (step == REC_NOTE_GROUPS)
 			rc = reconcile_rows(a, dry, &rep->fam[step],
 			    &note_groups);
-		else if (families[step - 1].recount == NULL)
+		else if (families[step - 1].recount == NO_RECOUNT)
 			rc = 0;		/* views: no truth rows */
 		else
 			rc = reconcile_family(a, (enum family)(step - 1), dry,

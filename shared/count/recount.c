@@ -1,4 +1,5 @@
 /* recount.c -- recounts from the truth rows; see recount.h. */
+#include <limits.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -15,9 +16,9 @@ recount_family(struct db *d, enum family fam,
 	long n = 0;
 	int rc, two = f->obj == OBJ_USER_TOPIC;
 
-	if (f->recount == NULL)
+	if (f->recount == NO_RECOUNT)
 		return 0;
-	if ((s = db_prepare_once(d, f->recount)) == NULL)
+	if ((s = db_stmt(d, f->recount)) == NULL)
 		return -1;
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		dl.fam = fam;
@@ -30,7 +31,7 @@ recount_family(struct db *d, enum family fam,
 			break;
 		}
 	}
-	dbq_finalize(s);
+	db_done(s);
 	return rc == DBQ_DONE ? n : -1;
 }
 
@@ -57,14 +58,25 @@ int
 recount_write_all(struct app *a)
 {
 	struct db *d = &a->db;
-	int i;
+	struct dbq *s;
+	int i, rc;
 
 	if (db_begin(d) == -1)
 		return -1;
-	if (db_exec(d, "UPDATE posts SET like_count = (SELECT COUNT(*) FROM "
-	    "likes WHERE post_id = posts.id) WHERE like_count != (SELECT "
-	    "COUNT(*) FROM likes WHERE post_id = posts.id);"
-	    "DELETE FROM counters WHERE name != 'post_views';") == -1)
+	/* every post's like_count (its chunk repair over all ids), then
+	 * every counter but the views' */
+	if ((s = db_stmt(d, STMT_LIKE_COUNT_FIX)) == NULL)
+		goto fail;
+	dbq_bind_i64(s, 1, 0);
+	dbq_bind_i64(s, 2, LLONG_MAX);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE || (s = db_stmt(d, STMT_COUNTERS_CLEAR)) == NULL)
+		goto fail;
+	dbq_bind_text(s, 1, families[FAM_POST_VIEWS].name, -1);
+	rc = dbq_step(s);
+	db_done(s);
+	if (rc != DBQ_DONE)
 		goto fail;
 	for (i = 0; i < FAM__MAX; i++)
 		if (recount_family(d, (enum family)i, write_one, d) < 0)

@@ -360,7 +360,7 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 	 * or never commits */
 	if ((horizon = outbox_horizon(&a->db)) == -1)
 		return -1;
-	if (db_exec(&a->db, "BEGIN") == -1)
+	if (db_snapshot_begin(&a->db) == -1)
 		return -1;
 	if ((q = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		goto fail;
@@ -404,7 +404,7 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 		    (o[i].applied = db_batch_applied(&a->db, o[i].st.batch)) == -1)
 			goto fail;
 	}
-	return db_exec(&a->db, "COMMIT");
+	return db_snapshot_end(&a->db, 0);
 fail:
 	db_rollback(&a->db);
 	return -1;
@@ -578,7 +578,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
-	if ((one = db_prepare_once(&a->db, families[fam].recount_one)) == NULL)
+	if ((one = db_stmt(&a->db, families[fam].recount_one)) == NULL)
 		goto out;
 	for (round = 0; round < SETTLE_ROUNDS && left > 0; round++) {
 		if (round > 0)
@@ -615,7 +615,7 @@ fail:
 	if (!dry)
 		queue_left(a, fam, cand, n, o);
 out:
-	dbq_finalize(one);
+	db_done(one);
 	buf_free(&h.ids);
 	free(o);
 	free(was);

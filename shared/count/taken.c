@@ -216,31 +216,12 @@ taken_sort(struct taken *t)
 	t->cap = t->nds;
 }
 
-#define UPSERT_ROWS	64	/* rows of one multi-row UPSERT */
-
-/* STMT_COUNTER_ADD_PLAIN with UPSERT_ROWS rows: SQLite's cost per
- * statement (step, reset, opening the cursor) is most of a one-row
- * UPSERT's; in one statement of 64 sorted rows the flusher writes twice
- * the rows a second (measured: ~1,000,000 -> ~1,900,000 new rows, ~700,000
- * -> ~1,100,000 updates).  NULL when it cannot be prepared (the one-row
- * statement does all then). */
-static struct dbq *
-upsert_many(struct db *db)
-{
-	struct buf b = { 0 };
-	struct dbq *s;
-	int i;
-
-	buf_puts(&b, "INSERT INTO counters(name, key, value) VALUES ");
-	for (i = 0; i < UPSERT_ROWS; i++)
-		buf_puts(&b, i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
-	buf_puts(&b, " ON CONFLICT(name, key) DO UPDATE SET "
-	    "value = counters.value + excluded.value");
-	buf_putc(&b, '\0');
-	s = db_prepare_once(db, b.p);
-	buf_free(&b);
-	return s;
-}
+/* STMT_COUNTER_ADD_MANY: STMT_COUNTER_ADD_PLAIN with UPSERT_ROWS rows.
+ * SQLite's cost per statement (step, reset, opening the cursor) is most
+ * of a one-row UPSERT's; in one statement of 64 sorted rows the flusher
+ * writes twice the rows a second (measured: ~1,000,000 -> ~1,900,000 new
+ * rows, ~700,000 -> ~1,100,000 updates). */
+#define UPSERT_ROWS	COUNTER_ADD_ROWS
 
 /* Whether the n items from i on all go without a returned value. */
 static int
@@ -266,8 +247,9 @@ upsert(struct db *db, struct taken *t)
 	struct dbq *s, *many = NULL;
 	int i, j, rc = DBQ_DONE, ranked;
 
+	/* NULL when it cannot be prepared: the one-row statement does all */
 	if (t->nds >= UPSERT_ROWS)
-		many = upsert_many(db);
+		many = db_stmt(db, STMT_COUNTER_ADD_MANY);
 	for (i = 0; i < t->nds && rc == DBQ_DONE; ) {
 		if (many != NULL && plain_run(t, i, UPSERT_ROWS)) {
 			for (j = 0; j < UPSERT_ROWS; j++) {
@@ -300,7 +282,7 @@ upsert(struct db *db, struct taken *t)
 		db_done(s);
 		__atomic_store_n(&t->applied, i, __ATOMIC_RELAXED);
 	}
-	dbq_finalize(many);
+	db_done(many);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 

@@ -67,7 +67,7 @@ ops_view_load(struct app *a, unsigned parts, struct ops_view *v)
 	for (i = 0; i < FAM__MAX; i++) {
 		struct drift_row *d = &v->drift[v->ndrift];
 
-		if (families[i].recount_one == NULL)
+		if (families[i].recount_one == NO_RECOUNT)
 			continue;
 		d->family = families[i].name;
 		snprintf(f, sizeof(f), "%s:checked", d->family);

@@ -133,3 +133,11 @@ db_leave_wal(struct db *d)
 		return -1;
 	return db_wal_sync(d);
 }
+
+void
+db_autocheckpoint_off(struct db *d)
+{
+	db_check_owner(d);
+	if (d->pg == NULL)	/* PRAGMA wal_autocheckpoint = 0 */
+		sqlite3_wal_autocheckpoint(d->h, 0);
+}

@@ -259,6 +259,24 @@ db_read_end(struct db *d)
 }
 
 int
+db_snapshot_begin(struct db *d)
+{
+	return db_exec(d, "BEGIN");	/* pg_exec(): REPEATABLE READ */
+}
+
+int
+db_snapshot_end(struct db *d, int failed)
+{
+	return db_exec(d, failed ? "ROLLBACK" : "COMMIT");
+}
+
+int
+db_optimize(struct db *d)
+{
+	return db_exec(d, "PRAGMA optimize");	/* pg_exec(): nothing */
+}
+
+int
 db_group_begin(struct db *d)
 {
 	if (d->pg != NULL || d->group || db_wlock(d) == -1)

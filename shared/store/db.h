@@ -84,6 +84,13 @@ int		 db_retryable(struct db *);
  * db_read_end() ends it; nothing when none is open. */
 int		 db_read_begin(struct db *);
 void		 db_read_end(struct db *);
+/* A read snapshot for reads that must agree with each other, on either
+ * engine (a counter's durable value and its backlog; a correction's
+ * recounts): BEGIN, REPEATABLE READ on PostgreSQL.  db_snapshot_end()
+ * commits it, or rolls it back when failed.  Not inside a transaction
+ * (db_in_txn(), query.h).  Both 0, or -1 (logged). */
+int		 db_snapshot_begin(struct db *);
+int		 db_snapshot_end(struct db *, int failed);
 /* Group commit (web/batch.h): one write transaction for the actions of
  * several requests that queued together.  Between db_group_begin() and
  * db_group_end(), db_begin() opens a savepoint, db_commit() releases it
@@ -121,6 +128,13 @@ int		 db_checkpoint(struct db *, int min_frames, int truncate);
  * both files, a tenth of a 200,000-counter `tallyctl flush`, for pages
  * the worker's checkpoint copies anyway.  0 or -1. */
 int		 db_leave_wal(struct db *);
+/* SQLite checkpoints the WAL no more after a commit on this connection
+ * (wal_autocheckpoint 0): its checkpoint would run inside a request's
+ * or a flush's commit; the worker checkpoints (db_checkpoint()).
+ * db_optimize(): refreshes the planner's statistics (PRAGMA optimize),
+ * 0 or -1.  Both nothing on PostgreSQL. */
+void		 db_autocheckpoint_off(struct db *);
+int		 db_optimize(struct db *);
 /* Starts writing what was committed to the WAL out to disk, without
  * waiting for it (sync_file_range()), so that a later sync waits only
  * for what came after.  db_wal_sync(): waits until the WAL is on disk
@@ -155,7 +169,9 @@ int		 db_data_version(struct db *, unsigned int *v);
  * as above. */
 int		 db_data_version_seen(struct db *, unsigned int *v);
 
-/* Runs SQL without results (pragmas, maintenance); 0 or -1 (logged). */
+/* Runs SQL without results: the store layer's own (transactions, a
+ * connection's pragmas) and tests'; the program's statements are the
+ * table's (sql.h).  0 or -1 (logged). */
 int		 db_exec(struct db *, const char *sql);
 
 #endif

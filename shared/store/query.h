@@ -33,9 +33,9 @@ struct dbq;
 struct dbq	*db_stmt(struct db *, enum stmt);
 void		 db_done(struct dbq *);
 
-/* A statement that is not in the table (the counter catalog's recount
- * queries); the caller releases it with dbq_finalize().  NULL on error
- * (logged). */
+/* A statement that is not in the table, for tests' own SQL: the
+ * program's are all the table's (make lint); the caller releases it
+ * with dbq_finalize().  NULL on error (logged). */
 struct dbq	*db_prepare_once(struct db *, const char *sql);
 void		 dbq_finalize(struct dbq *);
 /* Back to its start, bindings kept (a statement run once per item). */

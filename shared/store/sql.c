@@ -6,6 +6,18 @@
  * differing texts are sql_pg.c). */
 #include "store/sql.h"
 
+/* A post the counters count: published, not deleted (the recounts). */
+#define VISIBLE "status = 1 AND is_deleted = 0"
+/* STMT_COUNTER_ADD_MANY's rows, written out: COUNTER_ADD_ROWS of them. */
+#define ADD_ROW		"(?, ?, ?)"
+#define ADD_ROWS4	ADD_ROW ", " ADD_ROW ", " ADD_ROW ", " ADD_ROW
+#define ADD_ROWS16	ADD_ROWS4 ", " ADD_ROWS4 ", " ADD_ROWS4 ", " ADD_ROWS4
+#define ADD_ROWS64	ADD_ROWS16 ", " ADD_ROWS16 ", " ADD_ROWS16 ", " \
+			ADD_ROWS16
+_Static_assert(sizeof(ADD_ROWS64) - 1 == COUNTER_ADD_ROWS *
+    (sizeof(ADD_ROW ", ") - 1) - (sizeof(", ") - 1),
+    "STMT_COUNTER_ADD_MANY has COUNTER_ADD_ROWS rows");
+
 const char *const sql_text[STMT__MAX] = {
 	/* STMT_PING */
 	[STMT_PING] =
@@ -429,6 +441,79 @@ const char *const sql_text[STMT__MAX] = {
 	    "INSERT INTO counter_outbox_bad(id, at, deltas, found_at) "
 	    "SELECT id, at, deltas, ?2 FROM counter_outbox WHERE id = ?1 "
 	    "ON CONFLICT DO NOTHING",
+
+	/* Counting's statements once built beside their callers (sql.h) */
+	/* STMT_COUNTER_ADD_MANY: COUNTER_ADD_ROWS of (name, key, delta) --
+	 * a flush's sorted rows, 64 a statement (taken.c) */
+	[STMT_COUNTER_ADD_MANY] =
+	    "INSERT INTO counters(name, key, value) VALUES " ADD_ROWS64
+	    " ON CONFLICT(name, key) DO UPDATE SET "
+	    "value = counters.value + excluded.value",
+	/* STMT_COUNTERS_CLEAR: the family kept (views: no truth rows) --
+	 * before a full recount writes every other family again */
+	[STMT_COUNTERS_CLEAR] =
+	    "DELETE FROM counters WHERE name != ?1",
+	/* STMT_RECOUNT_<FAMILY> -- key1[, key2], value of every counter of
+	 * the family, from the truth rows; STMT_RECOUNT_ONE_<FAMILY>: key1[,
+	 * key2] -- the value of one (the catalog: count/counters.c) */
+	[STMT_RECOUNT_USER_POSTS] =
+	    "SELECT user_id, COUNT(*) FROM posts WHERE " VISIBLE
+	    " GROUP BY user_id",
+	[STMT_RECOUNT_ONE_USER_POSTS] =
+	    "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND " VISIBLE,
+	[STMT_RECOUNT_USER_FOLLOWERS] =
+	    "SELECT followee_id, COUNT(*) FROM follows GROUP BY followee_id",
+	[STMT_RECOUNT_ONE_USER_FOLLOWERS] =
+	    "SELECT COUNT(*) FROM follows WHERE followee_id = ?1",
+	[STMT_RECOUNT_USER_FOLLOWING] =
+	    "SELECT follower_id, COUNT(*) FROM follows GROUP BY follower_id",
+	[STMT_RECOUNT_ONE_USER_FOLLOWING] =
+	    "SELECT COUNT(*) FROM follows WHERE follower_id = ?1",
+	[STMT_RECOUNT_USER_LIKES] =
+	    "SELECT p.user_id, COUNT(*) FROM likes l JOIN posts p ON "
+	    "p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
+	    "GROUP BY p.user_id",
+	[STMT_RECOUNT_ONE_USER_LIKES] =
+	    "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	    "WHERE p.user_id = ?1 AND p.status = 1 AND p.is_deleted = 0",
+	[STMT_RECOUNT_POST_LIKES] =
+	    "SELECT post_id, COUNT(*) FROM likes GROUP BY post_id",
+	[STMT_RECOUNT_ONE_POST_LIKES] =
+	    "SELECT COUNT(*) FROM likes WHERE post_id = ?1",
+	[STMT_RECOUNT_POST_COMMENTS] =
+	    "SELECT post_id, COUNT(*) FROM comments WHERE is_deleted = 0 "
+	    "GROUP BY post_id",
+	[STMT_RECOUNT_ONE_POST_COMMENTS] =
+	    "SELECT COUNT(*) FROM comments WHERE post_id = ?1 AND is_deleted = 0",
+	[STMT_RECOUNT_POST_REPOSTS] =
+	    "SELECT post_id, COUNT(*) FROM reposts GROUP BY post_id",
+	[STMT_RECOUNT_ONE_POST_REPOSTS] =
+	    "SELECT COUNT(*) FROM reposts WHERE post_id = ?1",
+	[STMT_RECOUNT_TOPIC_POSTS] =
+	    "SELECT topic_id, COUNT(*) FROM posts WHERE " VISIBLE
+	    " GROUP BY topic_id",
+	[STMT_RECOUNT_ONE_TOPIC_POSTS] =
+	    "SELECT COUNT(*) FROM posts WHERE topic_id = ?1 AND " VISIBLE,
+	[STMT_RECOUNT_UT_POSTS] =
+	    "SELECT user_id, topic_id, COUNT(*) FROM posts WHERE " VISIBLE
+	    " GROUP BY user_id, topic_id",
+	[STMT_RECOUNT_ONE_UT_POSTS] =
+	    "SELECT COUNT(*) FROM posts WHERE user_id = ?1 AND topic_id = ?2 "
+	    "AND " VISIBLE,
+	[STMT_RECOUNT_UT_RATING] =
+	    "SELECT p.user_id, p.topic_id, COUNT(*) FROM likes l JOIN posts p "
+	    "ON p.id = l.post_id WHERE p.status = 1 AND p.is_deleted = 0 "
+	    "GROUP BY p.user_id, p.topic_id",
+	[STMT_RECOUNT_ONE_UT_RATING] =
+	    "SELECT COUNT(*) FROM likes l JOIN posts p ON p.id = l.post_id "
+	    "WHERE p.user_id = ?1 AND p.topic_id = ?2 AND p.status = 1 AND "
+	    "p.is_deleted = 0",
+	[STMT_RECOUNT_USER_UNREAD] =
+	    "SELECT user_id, COUNT(*) FROM notifications WHERE is_read = 0 "
+	    "GROUP BY user_id",
+	[STMT_RECOUNT_ONE_USER_UNREAD] =
+	    "SELECT COUNT(*) FROM notifications WHERE user_id = ?1 AND "
+	    "is_read = 0",
 
 	/* STMT_VIEWER_MARKS: viewer, json post ids -- (post, 1) liked,
 	 * (post, 2) reposted: one key lookup per post and table */

@@ -1,7 +1,11 @@
 /* sql.h -- every SQL statement tally runs, by number.
  *
- * The text lives in sql.c's table and nowhere else; values are only ever
- * bound (sqlite3_bind_*), never pasted.  db_stmt() prepares a statement on
+ * The text lives in sql.c's table and nowhere else (PostgreSQL's where it
+ * differs in sql_pg.c; make lint refuses SQL text elsewhere, but for the
+ * schema's migrations and the engines' own transaction and pragma
+ * statements: scripts/lint-layers.pl); a statement of several shapes (N
+ * rows) is an entry per shape.  Values are only ever bound
+ * (sqlite3_bind_*), never pasted.  db_stmt() prepares a statement on
  * first use and keeps it for the life of the process.
  */
 #ifndef TALLY_SQL_H
@@ -29,6 +33,10 @@
 	"size, unread) VALUES(?1, ?2, ?3, ?4, ?4, 1, 1)"
 #define OUTBOX_ADD_SQL \
 	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
+/* The rows of STMT_COUNTER_ADD_MANY: COUNTER_ADD_ROWS times
+ * STMT_COUNTER_ADD_PLAIN's (name, key, delta), parameters ? in order
+ * (row i's name is 3i + 1).  sql.c checks its text has that many. */
+#define COUNTER_ADD_ROWS	64
 /* Deletes whose removed row's column the caller needs: PostgreSQL
  * returns it (" RETURNING ...", sql_pg.c); SQLite reads it first with
  * the statement named beside (db_cheap_returning(), query.h). */
@@ -169,6 +177,34 @@ enum stmt {
 	STMT_OUTBOX_CLEAR,
 	STMT_OUTBOX_DONE,
 	STMT_OUTBOX_QUARANTINE,
+	/* Counting's statements that were once built beside their callers:
+	 * the multi-row UPSERT of a flush (taken.c), the catalog's recounts
+	 * (count/counters.c: one family's every key, and one key), the
+	 * clean slate of a full recount (recount.c). */
+	STMT_COUNTER_ADD_MANY,
+	STMT_COUNTERS_CLEAR,
+	STMT_RECOUNT_USER_POSTS,
+	STMT_RECOUNT_ONE_USER_POSTS,
+	STMT_RECOUNT_USER_FOLLOWERS,
+	STMT_RECOUNT_ONE_USER_FOLLOWERS,
+	STMT_RECOUNT_USER_FOLLOWING,
+	STMT_RECOUNT_ONE_USER_FOLLOWING,
+	STMT_RECOUNT_USER_LIKES,
+	STMT_RECOUNT_ONE_USER_LIKES,
+	STMT_RECOUNT_POST_LIKES,
+	STMT_RECOUNT_ONE_POST_LIKES,
+	STMT_RECOUNT_POST_COMMENTS,
+	STMT_RECOUNT_ONE_POST_COMMENTS,
+	STMT_RECOUNT_POST_REPOSTS,
+	STMT_RECOUNT_ONE_POST_REPOSTS,
+	STMT_RECOUNT_TOPIC_POSTS,
+	STMT_RECOUNT_ONE_TOPIC_POSTS,
+	STMT_RECOUNT_UT_POSTS,
+	STMT_RECOUNT_ONE_UT_POSTS,
+	STMT_RECOUNT_UT_RATING,
+	STMT_RECOUNT_ONE_UT_RATING,
+	STMT_RECOUNT_USER_UNREAD,
+	STMT_RECOUNT_ONE_USER_UNREAD,
 	STMT_VIEWER_MARKS,
 	STMT_FOLLOWING_AMONG,
 	STMT_NAME_WORD_PUT,

@@ -179,7 +179,7 @@ serve_child(int fd, void *arg)
 	ctx->app = &a;
 	/* Requests never run a WAL checkpoint (an fdatasync in the middle
 	 * of someone's like): the worker checkpoints every second. */
-	db_exec(&a.db, "PRAGMA wal_autocheckpoint = 0");
+	db_autocheckpoint_off(&a.db);
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
 	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */

@@ -71,10 +71,15 @@ test_recount_queries(void **state)
 
 	(void)state;
 	for (i = 0; i < FAM__MAX; i++)
-		if (i == FAM_POST_VIEWS)
-			assert_null(families[i].recount);
-		else
-			assert_non_null(families[i].recount);
+		if (i == FAM_POST_VIEWS) {
+			assert_int_equal(families[i].recount, NO_RECOUNT);
+			assert_int_equal(families[i].recount_one, NO_RECOUNT);
+		} else {
+			assert_true(families[i].recount < STMT__MAX);
+			assert_true(families[i].recount_one < STMT__MAX);
+			assert_int_not_equal(families[i].recount,
+			    families[i].recount_one);
+		}
 }
 
 /* One field per counter in an object's hash, or cstore_parse could not

@@ -222,7 +222,7 @@ modelled(enum family f)
 	}
 }
 
-/* The catalog's recount SQL (counters.c), over the model's rows. */
+/* The catalog's recounts (STMT_RECOUNT_*), over the model's rows. */
 static void
 recount_model(struct model *m)
 {
