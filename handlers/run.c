@@ -9,7 +9,8 @@
  *
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
  * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
- * 2; the social writer always has 1),
+ * 2; the social writer has 1 on SQLite, TALLY_WRITERS on PostgreSQL:
+ * 4 x TALLY_PROCS by default),
  * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
  * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
  * read by the handlers, social/throttle.h),
@@ -190,6 +191,23 @@ prepare_db(const struct cfg *c)
 /* The handler pools and the worker into svcs from *k: on unix sockets in
  * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
  * address, ports base + pool.  0, or -1 (logged). */
+/* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else four
+ * times procs (at most 64). */
+static const char *
+pg_writers(const char *procs)
+{
+	static char n[24];
+	const char *w = getenv("TALLY_WRITERS");
+	long long v;
+
+	if (w != NULL && *w != '\0' && valid_int(w, 1, 64, &v) == 0)
+		return w;
+	if (valid_int(procs, 1, 64, &v) == -1)
+		v = 2;
+	snprintf(n, sizeof(n), "%lld", v * 4 > 64 ? 64 : v * 4);
+	return n;
+}
+
 static int
 plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
     const struct paths *p, const struct cfg *c, const char *procs, int host,
@@ -214,12 +232,14 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		argvs[*k][1] = "-s";
 		argvs[*k][2] = xstrdup(sock);
 		argvs[*k][3] = "-n";
-		/* The one social writer is SQLite's rule (its page cache):
-		 * on PostgreSQL writers queue on the lock in the server, and
-		 * while one holds it the others read, answer and talk to
-		 * Redis. */
-		argvs[*k][4] = pools[i].procs != NULL && !run_pg_wanted() ?
-		    pools[i].procs : procs;
+		/* The one social writer is SQLite's rule (its page cache).
+		 * PostgreSQL's writers run at once, each waiting mostly on
+		 * the server (its round trips, its commit's flush): the pool
+		 * has TALLY_WRITERS processes, 4 x TALLY_PROCS by default
+		 * (likes measured 3.3x with 4 processes than with 1,
+		 * docs/BENCHMARKS.md). */
+		argvs[*k][4] = pools[i].procs == NULL ? procs :
+		    !run_pg_wanted() ? pools[i].procs : pg_writers(procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
 		svcs[*k].stop_group = 1;

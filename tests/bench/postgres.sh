@@ -80,7 +80,7 @@ done
 # all signed in; from CONNS_SPREAD (64) connections every request is a
 # random user's (tests/bench/traffic.lua): "like" likes or unlikes a
 # random post, "feed" reads the user's /feed.  Then the likes on
-# PostgreSQL with 1 and with 4 writer processes (TALLY_PROCS): writers
+# PostgreSQL with 1 and with 4 writer processes (TALLY_WRITERS): writers
 # that run at once should scale where one lock made them take turns.
 SPREAD_USERS=${BENCH_SPREAD_USERS:-300}
 CONNS_SPREAD=${BENCH_CONNS_SPREAD:-64}
@@ -127,8 +127,8 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms)
 }
 
 say "spread: $SPREAD_USERS users on each store"
-start pg1 DB=postgres TALLY_PROCS=1
-start pg4 DB=postgres TALLY_PROCS=4
+start pg1 DB=postgres TALLY_WRITERS=1
+start pg4 DB=postgres TALLY_WRITERS=4
 for s in sqlite pg pg1 pg4; do spread_prepare "$s"; done
 for r in $(seq 1 "$ROUNDS"); do
 	for k in like feed; do

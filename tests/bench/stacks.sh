@@ -23,6 +23,9 @@ stacks_init() {		# stacks_init TOOL...
 }
 
 RD=$(mktemp -d /tmp/tally-bench-$NAME.XXXXXX)
+# searchable by the stacks' own user (handlers/run_user.h): a stack run
+# as root gives its processes a user of their own
+chmod 711 "$RD"
 PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
