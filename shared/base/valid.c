@@ -169,6 +169,7 @@ int
 valid_check(enum valid kind, const char *s, size_t len, char **norm)
 {
 	char *n = NULL;
+	size_t chars;
 	int ok = 0;
 
 	if (s == NULL)
@@ -206,8 +207,10 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 	case VALID_ID:
 		ok = int_ok(s, len, 1, 9007199254740992LL);
 		break;
-	case VALID_SECRET:	/* the hash decides; a NUL would cut it */
-		ok = len <= 1024 && memchr(s, '\0', len) == NULL;
+	case VALID_SECRET:	/* the hash decides; a NUL would cut it, and
+				 * what a form sends is UTF-8 */
+		ok = len <= 1024 && memchr(s, '\0', len) == NULL &&
+		    valid_utf8(s, len, &chars) == 0;
 		break;
 	case VALID_BOARD:
 		ok = board_ok(s, len);

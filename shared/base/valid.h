@@ -16,7 +16,7 @@ enum valid {
 	VALID_BOOL,	/* "0" or "1" */
 	VALID_PAGE,	/* decimal 1..1000 (docs/INTERFACE.md §4) */
 	VALID_ID,	/* decimal 1..2^53 */
-	VALID_SECRET,	/* 0-1024 bytes, no NUL: a password as typed to be
+	VALID_SECRET,	/* 0-1024 bytes of UTF-8, no NUL: a password as typed to be
 			 * checked against its hash (login, settings'
 			 * current), not held to VALID_PASSWORD: the admin's
 			 * may come from TALLY_ADMIN_PASSWORD */
