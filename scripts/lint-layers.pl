@@ -33,6 +33,13 @@
 #      log messages may name them), but what %SQL_ELSEWHERE allows, each
 #      with its reason; and no statement is prepared from text outside the
 #      table (db_prepare_once(), for tests' own SQL, is not called).
+#  10. No call cycle between the files of one folder (each layer of shared/,
+#      and handlers/): file A calls file B when A's .c calls a function B's
+#      .c defines at file scope, not static and not defined in A too.  A
+#      cycle means one concept cut in two by line count (merge them) or a
+#      function in the wrong file (move it so calls go one way).  Calls in
+#      macro bodies count; a function's address taken without a call does
+#      not.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -96,12 +103,113 @@ sub static_objects {
 	return @names;
 }
 
+# The functions a C text (comments and literals removed) defines at file
+# scope: name => 1 when not static, 0 when static.
+sub defined_functions {
+	my $code = shift;
+	$code =~ s{^[ \t]*#(?:[^\n]*\\\n)*[^\n]*}{}mg;	# preprocessor lines
+	1 while $code =~ s/\{[^{}]*\}/\x01/g;	# every block, innermost first
+	my %defs;
+	while ($code =~ /([^;\x01]*)\x01/g) {
+		my $decl = $1;
+		next if $decl =~ /=/;
+		next unless $decl =~ /\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*$/;
+		my $name = $1;
+		next if $name =~ /^(?:if|while|for|switch|sizeof|return)$/;
+		$defs{$name} = $decl =~ /\bstatic\b/ ? 0 : 1;
+	}
+	return %defs;
+}
+
+# The names a C text calls: "name(" not preceded by a type (a
+# declaration: "int name(", "char *name(").
+sub called_names {
+	my $code = shift;
+	$code =~ s{^[ \t]*#[ \t]*include\b[^\n]*}{}mg;
+	my %calls;
+	while ($code =~ /\b([A-Za-z_]\w*)\s*\(/g) {
+		my ($name, $at) = ($1, $-[0]);
+		my $before = substr($code, $at > 80 ? $at - 80 : 0, $at > 80 ? 80 : $at);
+		next if $before =~ /\b(?!(?:return|else|case|sizeof|goto|do)\b)[A-Za-z_]\w*(?:\s+\**|\s*\*+)$/ &&
+		    $before !~ /^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+$/m;	# a macro's body
+		$calls{$name} = 1;
+	}
+	return keys %calls;
+}
+
+# Strongly connected components of a graph (node => { node => 1 }),
+# Tarjan's: the components of more than one node, each sorted.
+sub cycles {
+	my $g = shift;
+	my ($index, %idx, %low, @stack, %on, @found) = (0);
+	my $visit;
+	$visit = sub {
+		my $v = shift;
+		$idx{$v} = $low{$v} = $index++;
+		push @stack, $v;
+		$on{$v} = 1;
+		for my $w (sort keys %{ $g->{$v} // {} }) {
+			if (!exists $idx{$w}) {
+				$visit->($w);
+				$low{$v} = $low{$w} if $low{$w} < $low{$v};
+			} elsif ($on{$w}) {
+				$low{$v} = $idx{$w} if $idx{$w} < $low{$v};
+			}
+		}
+		if ($low{$v} == $idx{$v}) {
+			my @comp;
+			while (1) {
+				my $w = pop @stack;
+				delete $on{$w};
+				push @comp, $w;
+				last if $w eq $v;
+			}
+			push @found, [sort @comp] if @comp > 1;
+		}
+	};
+	for my $v (sort keys %$g) { $visit->($v) unless exists $idx{$v} }
+	undef $visit;
+	return @found;
+}
+
+# One cycle through the first node of a component: the nodes in order,
+# the first again at the end (a shortest one, breadth first).
+sub one_cycle {
+	my ($g, $comp) = @_;
+	my %in = map { $_ => 1 } @$comp;
+	my $start = $comp->[0];
+	my (%from, @queue);
+	for my $w (sort keys %{ $g->{$start} }) {
+		next unless $in{$w};
+		$from{$w} = $start;
+		push @queue, $w;
+	}
+	while (defined(my $v = shift @queue)) {
+		for my $w (sort keys %{ $g->{$v} }) {
+			next unless $in{$w};
+			if ($w eq $start) {
+				my @path = ($start);
+				for (my $x = $v; $x ne $start; $x = $from{$x}) { unshift @path, $x }
+				unshift @path, $start;
+				return @path;
+			}
+			next if exists $from{$w};
+			$from{$w} = $v;
+			push @queue, $w;
+		}
+	}
+	return @$comp;
+}
+
 my @files;
 find(sub { push @files, $File::Find::name if /\.[ch]$/ }, 'shared', 'handlers');
 @files = sort @files;
 
 my @faults;
 my %graph;			# module -> { module included }
+my %cdefs;			# folder -> function -> [files defining it, not static]
+my %cdefined;			# file -> { functions it defines, static or not }
+my %ccalls;			# file -> [names it calls]
 sub module { my $p = shift; $p =~ s/\.[ch]$//; return $p }
 
 for my $f (@files) {
@@ -122,10 +230,19 @@ for my $f (@files) {
 	}
 	$graph{module($f)} //= {};
 	# Code without comments and string literals, for the storage rules.
-	(my $code = $text) =~ s{/\*.*?\*/}{ }gs;
-	$code =~ s{//[^\n]*}{}g;
+	# (one pass, so that a literal's "/*" opens no comment)
+	(my $code = $text) =~ s{(/\*.*?\*/|//[^\n]*)|("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')}{defined $1 ? ($1 =~ m{^/\*} ? ' ' : '') : $2}gse;
 	my $nolit = $code;
 	$nolit =~ s{"(?:\\.|[^"\\\n])*"}{""}g;
+	if ($f =~ m{^(.*)/[^/]+\.c$}) {
+		my $dir = $1;
+		# calls and definitions: code without any literal
+		(my $bare = $code) =~ s{("(?:\\.|[^"\\\n])*")|'(?:\\.|[^'\\\n])*'}{defined $1 ? '""' : "''"}ge;
+		my %defs = defined_functions($bare);
+		$cdefined{$f} = \%defs;
+		push @{ $cdefs{$dir}{$_} }, $f for grep { $defs{$_} && $_ ne 'main' } keys %defs;
+		$ccalls{$f} = [called_names($bare)];
+	}
 	unless ($f =~ m{^shared/store/sql(?:_pg)?\.[ch]$}) {
 		my $allow = $SQL_ELSEWHERE{$f};
 		my ($c, $end, @lits) = ($code, -1);
@@ -236,33 +353,33 @@ for my $f (@files) {
 	push @faults, "shared/store/sql.h: $_ is never used" for grep { !$used{$_} } @names;
 }
 
-# Cycles: Tarjan's strongly connected components.
-my ($index, %idx, %low, @stack, %on) = (0);
-sub scc {
-	my $v = shift;
-	$idx{$v} = $low{$v} = $index++;
-	push @stack, $v;
-	$on{$v} = 1;
-	for my $w (sort keys %{ $graph{$v} // {} }) {
-		if (!exists $idx{$w}) {
-			scc($w);
-			$low{$v} = $low{$w} if $low{$w} < $low{$v};
-		} elsif ($on{$w}) {
-			$low{$v} = $idx{$w} if $idx{$w} < $low{$v};
+# Include cycles.
+push @faults, "include cycle: " . join(' -> ', @$_) for cycles(\%graph);
+
+# Call cycles between the files of one folder.
+{
+	my (%calls, %why);		# file -> { file it calls }; "A B" -> names
+	for my $f (sort keys %ccalls) {
+		my ($dir) = $f =~ m{^(.*)/[^/]+$};
+		for my $name (@{ $ccalls{$f} }) {
+			next if exists $cdefined{$f}{$name};
+			for my $t (@{ $cdefs{$dir}{$name} // [] }) {
+				$calls{$f}{$t} = 1;
+				push @{ $why{"$f $t"} }, $name;
+			}
 		}
 	}
-	if ($low{$v} == $idx{$v}) {
-		my @comp;
-		while (1) {
-			my $w = pop @stack;
-			delete $on{$w};
-			push @comp, $w;
-			last if $w eq $v;
-		}
-		push @faults, "include cycle: " . join(' -> ', sort @comp) if @comp > 1;
+	for my $comp (cycles(\%calls)) {
+		my @path = one_cycle(\%calls, $comp);
+		my @edges = map {
+			my @n = sort @{ $why{"$path[$_] $path[$_ + 1]"} };
+			my $more = @n > 3 ? ', ...' : '';
+			"$path[$_] calls $path[$_ + 1] (" . join(', ', @n[0 .. ($#n < 2 ? $#n : 2)]) . "$more)";
+		} 0 .. $#path - 1;
+		push @faults, "call cycle: " . join(' -> ', @path) . ": " . join('; ', @edges) .
+		    (@$comp > @path - 1 ? " (the cycle's files: @$comp)" : '');
 	}
 }
-for my $v (sort keys %graph) { scc($v) unless exists $idx{$v} }
 
 # The module map (the first code block of docs/ARCHITECTURE.md) names every
 # module of shared/: a line "  <module>  <what it is>" under its layer.
@@ -286,6 +403,6 @@ if (@faults) {
 	print "lint: $_\n" for @faults;
 	exit 1;
 }
-printf "lint: layers ok (%d files, %d modules, no cycle)\n", scalar @files,
+printf "lint: layers ok (%d files, %d modules, no include or call cycle)\n", scalar @files,
     scalar keys %graph;
 exit 0;

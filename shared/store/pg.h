@@ -73,7 +73,13 @@ void		 pgq_reset(struct pgq *);	/* results go, values stay */
  * stay valid until the statement runs. */
 void		 pgq_bind(struct pgq *, int i, int kind, const void *p,
 		    int len, int copy);
-int		 pgq_step(struct pgq *);	/* DBQ_ROW, DBQ_DONE, DBQ_ERR */
+/* A step's answer: the values of query.h's DBQ_ROW, DBQ_DONE and DBQ_ERR
+ * (query.c checks), named here so that the engine needs nothing of the
+ * layer that calls it. */
+#define PGQ_ROW		1
+#define PGQ_DONE	0
+#define PGQ_ERR		(-1)
+int		 pgq_step(struct pgq *);	/* PGQ_ROW, PGQ_DONE, PGQ_ERR */
 /* Column col of the current row as text; NULL for SQL NULL. */
 const char	*pgq_value(struct pgq *, int col);
 

@@ -161,6 +161,10 @@ dbq_bind_blob_copy(struct dbq *q, int i, const void *p, int len)
 		sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
 }
 
+/* pgq_step()'s answers are dbq_step()'s, as they are. */
+_Static_assert(PGQ_ROW == DBQ_ROW && PGQ_DONE == DBQ_DONE &&
+    PGQ_ERR == DBQ_ERR, "pg.h's PGQ_* are query.h's DBQ_*");
+
 int
 dbq_step(struct dbq *q)
 {

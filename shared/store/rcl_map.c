@@ -1,12 +1,82 @@
-/* rcl_map.c -- a Redis Cluster's slot map (CLUSTER SLOTS, refreshed
- * when stale) and its backoff when no node answers or one made us wait;
- * see rcluster.h. */
+/* rcl_map.c -- who serves a Redis Cluster: its nodes (and how each is
+ * reached), the slot map (CLUSTER SLOTS, refreshed when stale) with its
+ * backoff when no node answers, a caller's wait budget, the masters, and
+ * the signature that changes when a replica is promoted or a master
+ * restarts; see rcluster.h.
+ *
+ * In this order, each part calling only the parts above it: the node
+ * table; the wait budget; the map; what the map tells (masters, a key's
+ * node); one node's command and the signature.  rcluster.c routes with
+ * it and is not called from here. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "store/rcl_int.h"
 #include "store/rcluster.h"
+
+/* The nodes: every master and replica seen, by host:port. */
+
+int
+rcl_node_at(struct rcl *cl, const char *addr)
+{
+	struct rconn *c;
+	const char *port;
+	int i;
+
+	for (i = 0; i < cl->nnodes; i++)
+		if (strcmp(cl->nodes[i].addr, addr) == 0)
+			return i;
+	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX ||
+	    !rcl_addr_valid(addr))
+		return -1;
+	c = &cl->nodes[cl->nnodes];
+	rconn_init(c, addr, cl->timeout_ms);
+	c->auth = cl->auth;
+	/* A node of this machine that also listens on a unix socket
+	 * (sockdir/<port>/redis.sock, as tally-run starts them): the same
+	 * node, without TCP's cost. */
+	if (cl->sockdir != NULL && strncmp(addr, "127.0.0.1:", 10) == 0 &&
+	    (port = strchr(addr, ':') + 1) != NULL) {
+		char path[CFG_SOCK_MAX + 32];
+		int n = snprintf(path, sizeof(path), "%s/%s/redis.sock",
+		    cl->sockdir, port);
+
+		if (n > 0 && n <= CFG_SOCK_MAX && access(path, F_OK) == 0)
+			memcpy(c->local, path, (size_t)n + 1);
+	}
+	return cl->nnodes++;
+}
+
+/* The caller's wait budget: a node that made it wait spends one. */
+
+void
+rcl_budget(struct rcl *cl, int waits)
+{
+	cl->waits_left = waits;
+}
+
+int
+rcl_spent(const struct rcl *cl)
+{
+	return cl->waits_left == 0;
+}
+
+/* After a node failed: 1 when it made us wait since t0 (hung, or past
+ * its timeout), which spends the caller's wait budget (rcl_budget());
+ * 0 when it failed at once (being restarted, or dead: a failover). */
+int
+rcl_waited(struct rcl *cl, long long t0)
+{
+	if (clock_mono_ms() - t0 <= RCL_WAITED_MS)
+		return 0;
+	if (cl->waits_left > 0)
+		cl->waits_left--;
+	return 1;
+}
+
+/* The slot map. */
 
 int
 rcl_map_parse(struct rcl *cl, const redisReply *rep, unsigned char *map)
@@ -69,19 +139,6 @@ load_map(struct rcl *cl, int i)
 	memcpy(cl->map, map, sizeof(map));
 	cl->stale = 0;
 	return 0;
-}
-
-/* After a node failed: 1 when it made us wait since t0 (hung, or past
- * its timeout), which spends the caller's wait budget (rcl_budget());
- * 0 when it failed at once (being restarted, or dead: a failover). */
-int
-rcl_waited(struct rcl *cl, long long t0)
-{
-	if (clock_mono_ms() - t0 <= RCL_WAITED_MS)
-		return 0;
-	if (cl->waits_left > 0)
-		cl->waits_left--;
-	return 1;
 }
 
 /* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS),
@@ -160,14 +217,100 @@ rcl_up(struct rcl *cl)
 	return n >= 0 && rconn_up(&cl->nodes[n]);
 }
 
-void
-rcl_budget(struct rcl *cl, int waits)
+/* What the map tells. */
+
+int
+rcl_masters(struct rcl *cl, int *idx, int max)
 {
-	cl->waits_left = waits;
+	int seen[RCL_NODES] = { 0 }, s, k = 0;
+
+	if (!rcl_up(cl))
+		return 0;
+	for (s = 0; s < RCL_SLOTS; s++)
+		if (cl->map[s] != RCL_NONE && !seen[cl->map[s]] && k < max) {
+			seen[cl->map[s]] = 1;
+			idx[k++] = cl->map[s];
+		}
+	return k;
 }
 
 int
-rcl_spent(const struct rcl *cl)
+rcl_same_node(const struct rcl *cl, const char *a, const char *b)
 {
-	return cl->waits_left == 0;
+	unsigned char na = cl->map[rcl_keyslot(a, strlen(a))];
+
+	return na != RCL_NONE && na == cl->map[rcl_keyslot(b, strlen(b))];
+}
+
+/* One node asked directly; who serves what. */
+
+redisReply *
+rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
+    const size_t *lens)
+{
+	long long t0 = clock_mono_ms();
+	redisReply *rep;
+
+	if (idx < 0 || idx >= cl->nnodes || rcl_spent(cl))
+		return NULL;
+	cl->ncmds++;
+	cl->ntrips++;
+	if ((rep = rconn_cmd(&cl->nodes[idx], argc, argv, lens)) == NULL) {
+		cl->stale = 1;
+		rcl_waited(cl, t0);
+	}
+	return rep;
+}
+
+/* A master's run_id (changes when it restarts), or "?". */
+static void
+run_id(struct rcl *cl, int n, char *out, size_t sz)
+{
+	redisReply *rep = rcl_node_cmd(cl, n, 2, (const char *[]){ "INFO",
+	    "server" }, (const size_t[]){ 4, 6 });
+	const char *p;
+
+	snprintf(out, sz, "?");
+	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	    (p = strstr(rep->str, "run_id:")) != NULL)
+		snprintf(out, sz, "%.40s", p + 7);
+	if (rep != NULL)
+		freeReplyObject(rep);
+}
+
+int
+rcl_signature(struct rcl *cl, char *out, size_t sz)
+{
+	char rid[48], addr[CFG_SOCK_MAX + 1];
+	redisReply *rep = NULL, *r, *m;
+	size_t k, at = 0;
+	int i, n;
+
+	for (i = 0; i < cl->nnodes && rep == NULL; i++)
+		if ((rep = rcl_node_cmd(cl, i, 2, (const char *[]){ "CLUSTER",
+		    "SLOTS" }, (const size_t[]){ 7, 5 })) != NULL &&
+		    rep->type != REDIS_REPLY_ARRAY) {
+			freeReplyObject(rep);
+			rep = NULL;
+		}
+	if (rep == NULL)
+		return -1;
+	out[0] = '\0';
+	for (k = 0; k < rep->elements && at < sz; k++) {
+		r = rep->element[k];
+		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
+		    (m = r->element[2])->type != REDIS_REPLY_ARRAY ||
+		    m->elements < 3 || m->element[2]->type != REDIS_REPLY_STRING)
+			continue;
+		snprintf(addr, sizeof(addr), "%s:%lld", m->element[0]->str,
+		    m->element[1]->integer);
+		if ((n = rcl_node_at(cl, addr)) < 0)
+			continue;
+		run_id(cl, n, rid, sizeof(rid));
+		at += (size_t)snprintf(out + at, sz - at, "%lld-%lld:%s@%s;",
+		    r->element[0]->integer, r->element[1]->integer,
+		    m->element[2]->str, rid);
+	}
+	freeReplyObject(rep);
+	return at < sz ? 0 : -1;
 }

@@ -36,7 +36,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..27"
+echo "1..29"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -71,6 +71,17 @@ expect_fail "libfcgi outside the web layer" 'FastCGI outside shared/web/'
 fresh; before '#include "social/follow.h"' shared/social/post.h
 before '#include "social/post.h"' shared/social/follow.h
 expect_fail "an include cycle inside a layer" 'include cycle: shared/social/follow -> shared/social/post'
+
+# Files of one folder that call each other in a circle: one concept cut
+# in two, or a function in the wrong file.  A call in a comment or a
+# string is none.
+fresh; printf '\n/* rcl_cmd(cl, ...) */\nstatic redisReply *\nping(struct rcl *cl)\n{\n\treturn rcl_cmd(cl, 1, (const char *[]){ "PING" }, NULL);\n}\n' >>"$tmp/t/shared/store/rcl_map.c"
+expect_fail "a call cycle between two files (rcl_map.c -> rcluster.c)" 'call cycle: shared/store/rcl_map.c -> shared/store/rcluster.c -> shared/store/rcl_map.c'
+fresh
+printf '\nint\npost_planted(int n)\n{\n\treturn n > 0 ? follow_planted(n - 1) : 0;\n}\n' >>"$tmp/t/shared/social/post.c"
+printf '\nint\nfollow_planted(int n)\n{\n\treturn n > 0 ? timeline_planted(n - 1) : 0;\n}\n' >>"$tmp/t/shared/social/follow.c"
+printf '\nint\ntimeline_planted(int n)\n{\n\treturn n > 0 ? post_planted(n - 1) : 0;\n}\n' >>"$tmp/t/shared/social/timeline.c"
+expect_fail "a call cycle through three files" 'call cycle: shared/social/follow.c -> shared/social/timeline.c -> shared/social/post.c -> shared/social/follow.c'
 
 fresh; awk '{ print } END { for (i = 0; i < 600; i++) print "/* padding */" }' \
     "$root/shared/base/log.c" >"$tmp/t/shared/base/log.c"
