@@ -95,11 +95,22 @@ test('sign up, log in, follow alice, see her posts on the feed', async () => {
     await items.first().waitFor({ timeout: 5000 });
     const onFeed = await items.evaluateAll((els) => els.map((e) => ({
       id: Number(e.getAttribute('data-post-id')),
-      author: e.querySelector('a[href^="/u/"]')?.getAttribute('href'),
+      by: e.getAttribute('data-reposted-by'),
+      author: e.querySelector('p > a[href^="/u/"]')?.getAttribute('href'),
     })));
     assert.ok(onFeed.length > 0);
-    assert.deepEqual(onFeed.map((p) => p.author), onFeed.map(() => '/u/alice'), 'every item is alice\'s');
-    assert.deepEqual(onFeed.map((p) => p.id), alicePosts.slice(0, 30));
+    // alice's posts, and the posts she reposted (marked so), each once
+    // at its newest place (docs/INTERFACE.md, /feed)
+    assert.deepEqual(onFeed.filter((p) => p.by === null).map((p) => p.author),
+      onFeed.filter((p) => p.by === null).map(() => '/u/alice'), 'every item not a repost is alice\'s');
+    assert.deepEqual(onFeed.filter((p) => p.by !== null).map((p) => p.by),
+      onFeed.filter((p) => p.by !== null).map(() => 'alice'), 'every repost is alice\'s');
+    const placed = stack.sqlite(`select id from (select p.id, p.published_at as at from posts p
+      join users u on u.id = p.user_id where u.login = 'alice' and p.status = 1 and p.is_deleted = 0
+      union all select r.post_id, r.created_at from reposts r join users u on u.id = r.user_id
+      join posts p on p.id = r.post_id where u.login = 'alice' and p.status = 1 and p.is_deleted = 0) as h
+      group by id order by max(at) desc, id desc limit 30`).split('\n').filter(Boolean).map(Number);
+    assert.deepEqual(onFeed.map((p) => p.id), placed);
 
     fs.mkdirSync(path.dirname(SHOT), { recursive: true });
     fs.rmSync(SHOT, { force: true });
