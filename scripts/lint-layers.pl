@@ -60,8 +60,8 @@ my %PROCESS_STATE = (
 	# the badge poll's answers as JSON, by value (bjson.h)
 	'shared/web/bjson.c' => [qw(slots)],
 	# what a program prepares for the requests it takes together,
-	# set once at start (serve_together())
-	'shared/web/serve.c' => [qw(together_begin together_end)],
+	# set once at start (serve_together()); whether SIGTERM came
+	'shared/web/serve.c' => [qw(together_begin together_end stopping)],
 	# the pool's listening socket and the peers it answers, set once at
 	# start (peer_setup())
 	'shared/web/peer.c' => [qw(listen_fd tcp allow)],

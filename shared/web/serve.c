@@ -1,6 +1,7 @@
 /* serve.c -- the FastCGI serving loop of a handler program; see serve.h. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,19 +98,36 @@ slot_close(struct slot *sl)
 	sl->t1 = clock_mono_us();
 }
 
+/* SIGTERM (the pool's master stopping, or dead: PR_SET_PDEATHSIG) asks
+ * the process to end once its request is answered.  libfcgi's own
+ * handler only sets a flag its accept looks at, and over TCP the accept
+ * is peer_accept()'s: an idle process never saw it and outlived its
+ * pool.  Set once a signal came; read between requests. */
+static volatile sig_atomic_t stopping;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+	FCGX_ShutdownPending();		/* libfcgi's accept too */
+}
+
 /* Takes the next request: peer_accept() on the non-blocking listening
- * socket (batch.h), waiting in poll() while nothing is queued.  As
- * FCGX_Accept_r(). */
+ * socket (batch.h), waiting in poll() while nothing is queued (a second
+ * at a time: a SIGTERM between the check and the wait is seen then).
+ * As FCGX_Accept_r(); -1 once the process is to stop. */
 static int
 take(FCGX_Request *fr, int fd)
 {
-	int rc;
+	int rc = -1;
 
-	while ((rc = peer_accept(fr)) == -EAGAIN || rc == -EWOULDBLOCK)
-		if (poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, -1) == -1 &&
+	while (!stopping && ((rc = peer_accept(fr)) == -EAGAIN ||
+	    rc == -EWOULDBLOCK))
+		if (poll(&(struct pollfd){ fd, POLLIN, 0 }, 1, 1000) == -1 &&
 		    errno != EINTR)
 			return -1;
-	return rc;
+	return rc == 0 ? 0 : stopping ? -1 : rc;	/* one taken: answered */
 }
 
 static void	(*together_begin)(struct slot *, int);
@@ -195,6 +213,8 @@ serve_child(int fd, void *arg)
 		app_close(&a);
 		return -1;
 	}
+	/* after FCGX_Init(), which installs libfcgi's handler */
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_term }, NULL);
 	for (i = 0; i < nslot; i++)
 		peer_init_request(&s[i].fr);
 	batch_listen_init(fd);

@@ -143,3 +143,20 @@ test('16 clients like and unlike the same posts through two hosts, one host kill
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
+
+// Stopped, the site leaves no process behind: a pool's processes end
+// when their master does (SIGTERM, and PR_SET_PDEATHSIG if it died),
+// those over TCP too, whose accept is tally's own (web/serve.c) -- they
+// once ignored it and outlived the stack, the host killed above among
+// them.
+test('the stack stopped after a host was killed and restarted: no process of it is left', async () => {
+  const mine = stack.children().flatMap((c) => tree(c.pid));
+  assert.ok(mine.length > 10);
+  const s = stack;
+  stack = null;
+  await s.stop();
+  await waitFor(() => mine.every((p) => !alive(p)), 10000, 200).catch(() => {});
+  const left = mine.filter(alive);
+  for (const p of left) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+  assert.deepEqual(left, [], 'processes left running');
+});
