@@ -1,7 +1,8 @@
 /* posting.c -- the actions on posts, likes, reposts and comments; see
  * posting.h.
  *
- * One file: every action here writes a post's rows through the same
+ * One file: why this file of over 500 lines is one concept -- every
+ * action here writes a post's rows through the same
  * transaction helpers (begin_on_visible(), step_first(), commit_counted():
  * the row's old state, what really changed, the formula's deltas in one
  * outbox row), which split across files would be exported for no reader

@@ -1,6 +1,7 @@
 /* timeline.c -- timelines and follow lists in Redis; see timeline.h.
  *
- * One file: the writers, the rebuild and the readers follow one protocol
+ * One file: why this file of over 500 lines is one concept -- the
+ * writers, the rebuild and the readers follow one protocol
  * on the same keys (the marker that says a set is whole, the lock of its
  * rebuild, the member format that breaks ties as SQLite does), and each
  * side is correct only against the other's code; split, that protocol
@@ -191,11 +192,11 @@ tl_put(struct app *a, enum tl kind, long long uid, int n,
 	return tl_change(a, kind, uid, n, scores, ids, "set");
 }
 
-/* One entry for many users in one pipeline, at scores[i] for uids[i] (a
- * negative one removes it). */
+/* One entry for many users in one pipeline: at scores[i] for uids[i], or
+ * at score for all when scores is NULL (a negative one removes it). */
 static int
 tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
-    const long long *scores, const char *mode, long long id)
+    const long long *scores, long long score, const char *mode, long long id)
 {
 	struct tl_keys k;
 	struct numargs args;
@@ -206,7 +207,7 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 		numargs_init(&args, 4);
 		numargs_add(&args, tl_info[kind].cap);
 		args.v[args.n++] = mode;
-		numargs_add_score(&args, scores[i]);
+		numargs_add_score(&args, scores != NULL ? scores[i] : score);
 		numargs_add_member(&args, id);
 		tl_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
@@ -225,41 +226,25 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 	return rc;
 }
 
-/* The same score for every user: score, or -1 to remove. */
-static int
-tl_many_same(struct app *a, enum tl kind, int nusers, const long long *uids,
-    long long score, long long id)
-{
-	long long *scores = xcalloc((size_t)nusers + 1, sizeof(*scores));
-	int i, rc;
-
-	for (i = 0; i < nusers; i++)
-		scores[i] = score;
-	rc = tl_many(a, kind, nusers, uids, scores, score < 0 ? "set" : "gt",
-	    id);
-	free(scores);
-	return rc;
-}
-
 int
 tl_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long score, long long id)
 {
-	return tl_many_same(a, kind, nusers, uids, score, id);
+	return tl_many(a, kind, nusers, uids, NULL, score, "gt", id);
 }
 
 int
 tl_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long id)
 {
-	return tl_many_same(a, kind, nusers, uids, -1, id);
+	return tl_many(a, kind, nusers, uids, NULL, -1, "set", id);
 }
 
 int
 tl_put_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     const long long *scores, long long id)
 {
-	return tl_many(a, kind, nusers, uids, scores, "set", id);
+	return tl_many(a, kind, nusers, uids, scores, -1, "set", id);
 }
 
 int
