@@ -2,8 +2,8 @@
  *
  * A file-backed mmap ($RUN_DIR/metrics.bin) of atomic counters: per
  * handler, requests by status class, a latency histogram, and the SQLite
- * statements, Redis commands and Redis round trips the requests made; and
- * per holder (each handler, the worker, the checkpoint) how long SQLite's
+ * statements (also by their number in the table), Redis commands and
+ * Redis round trips the requests made; and per holder (each handler, the worker, the checkpoint) how long SQLite's
  * writers' lock was waited for and held, which is what sets a like's tail
  * (the one writer queues every like behind any long hold).  Each
  * pre-forked child adds to it with relaxed atomics (no lock, no syscall
@@ -18,6 +18,8 @@
 #include "base/cfg.h"
 
 #define METRICS_HANDLERS	8
+#define METRICS_STMTS		256	/* SQL statement numbers counted (at
+					   least store/sql.h's STMT__MAX) */
 #define METRICS_BUCKETS		9	/* le 1 5 10 25 50 100 250 1000 +Inf ms */
 
 /* Holders of the writers' lock: the handlers' slots, then these two. */
@@ -71,6 +73,9 @@ struct metrics {
 	struct metrics_slot	slot[METRICS_HANDLERS];
 	struct metrics_lock	lock[METRICS_LOCKERS];
 	uint64_t		live[METRICS_LIVE__MAX];
+	/* Per handler, the runs of each statement of the table by its
+	 * number (store/sql.h): which statements a request's count is. */
+	uint64_t		stmt_runs[METRICS_HANDLERS][METRICS_STMTS];
 };
 
 /* Maps the shared file; NULL (metrics off) on failure, logged. */

@@ -10,6 +10,7 @@
 #define TALLY_DB_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "store/sql.h"
 
@@ -22,6 +23,8 @@ struct db {
 	struct sqlite3_stmt *dv;	/* db_data_version()'s */
 	struct sqlite3_stmt *spst[4];	/* SP_SAVE ... (db.c) */
 	unsigned long long nstmt;	/* statements run (for /metrics) */
+	uint64_t	*stmt_runs;	/* each one's runs by number, shared
+					   (metrics.h); NULL: not counted */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "base/metrics.h"
 #include "store/db.h"
 #include "store/pg.h"
 #include "store/query.h"
@@ -17,10 +18,14 @@
 #define Q(s)	((struct dbq *)(void *)(s))
 #define P(q)	((struct pgq *)(void *)(q))
 
+_Static_assert(STMT__MAX <= METRICS_STMTS, "metrics.h counts fewer statements");
+
 struct dbq *
 db_stmt(struct db *d, enum stmt id)
 {
 	db_check_owner(d);
+	if (d->stmt_runs != NULL)
+		__atomic_fetch_add(&d->stmt_runs[id], 1, __ATOMIC_RELAXED);
 	if (d->pg != NULL)
 		return Q(pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
 		    sql_pg_text[id] : sql_text[id]));

@@ -29,7 +29,8 @@ struct dbq;
 #define DBQ_DONE	0
 #define DBQ_ERR		(-1)
 
-/* The cached statement, or NULL if it cannot be prepared (logged). */
+/* The cached statement, or NULL if it cannot be prepared (logged); each
+ * call is counted as a run of id where the db counts them (db.h). */
 struct dbq	*db_stmt(struct db *, enum stmt);
 void		 db_done(struct dbq *);
 

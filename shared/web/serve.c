@@ -202,6 +202,8 @@ serve_child(int fd, void *arg)
 	a.metrics_idx = metrics_handler(ctx->name);
 	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
 	a.db.lock_who = a.metrics_idx;
+	if (a.metrics != NULL && a.metrics_idx >= 0)
+		a.db.stmt_runs = a.metrics->stmt_runs[a.metrics_idx];
 	/* a pool of one gathers group commits, one of several what its
 	 * program prepares together (batch.h) */
 	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;

@@ -89,6 +89,7 @@ view_metrics(struct buf *out, const struct metrics *m,
 {
 	static const char *const cls[6] = { "other", "1xx", "2xx", "3xx",
 	    "4xx", "5xx" };
+	uint64_t n;
 	int i, j;
 
 	metric_head(out, "tally_http_requests_total", "counter",
@@ -108,6 +109,16 @@ view_metrics(struct buf *out, const struct metrics *m,
 	cost_metric(out, m, "tally_sqlite_statements_total",
 	    "SQLite statements run while answering requests.",
 	    offsetof(struct metrics_slot, sqlite_stmts));
+	metric_head(out, "tally_sqlite_statement_runs_total", "counter",
+	    "Runs of each statement of the table (by its number in "
+	    "store/sql.h) while answering requests; those run at all.");
+	for (i = 0; m != NULL && i < METRICS_HANDLERS; i++)
+		for (j = 0; *metrics_handlers[i] && j < METRICS_STMTS; j++)
+			if ((n = __atomic_load_n(&m->stmt_runs[i][j],
+			    __ATOMIC_RELAXED)) > 0)
+				buf_printf(out, "tally_sqlite_statement_runs_total"
+				    "{handler=\"%s\",stmt=\"%d\"} %llu\n",
+				    metrics_handlers[i], j, (unsigned long long)n);
 	cost_metric(out, m, "tally_redis_commands_total",
 	    "Redis commands sent while answering requests.",
 	    offsetof(struct metrics_slot, redis_cmds));

@@ -33,7 +33,9 @@
 # BENCH_HOLD=1 (set the first stack up, print where it is, and wait an
 # hour instead of measuring: to profile it by hand), BENCH_ONLY (the workloads to run, e.g. "mix feed"), BENCH_STRICT=1 (exit
 # 1 when a goal is missed).  Writes
-# build/bench/traffic.md and copies it to tests/bench/latest/.
+# build/bench/traffic.md and, what a request of each workload ran by SQL
+# statement and Redis command, build/bench/traffic-costs.md; copies both
+# to tests/bench/latest/.
 set -u
 cd "$(dirname "$0")/../.."
 DUR=${BENCH_DURATION:-10}
@@ -105,8 +107,37 @@ metric() {
 	    END { printf "%d", s }'
 }
 
+# costs NAME: the statements run so far by the table's name (summed over
+# handlers, /metrics) and the commands Redis ran by name (INFO
+# commandstats: a script's own commands counted, EVALSHA too), "what n"
+# a line
+costs() {
+	local b
+	b=$(eval echo "\$BASE_$1")
+	curl -fs "$b/metrics" | awk -v names=shared/store/sql.h '
+	    BEGIN { while ((getline l < names) > 0) {
+		if (l ~ /^enum stmt \{/) { f = 1; continue }
+		if (f && l ~ /STMT__MAX/) f = 0
+		if (f && l ~ /^\tSTMT_/) { gsub(/[\t,]/, "", l); nm[k++] = l } } }
+	    /^tally_sqlite_statement_runs_total\{/ {
+		match($1, /stmt="[0-9]+"/); i = substr($1, RSTART + 6, RLENGTH - 7)
+		s[i in nm ? nm[i] : "STMT#" i] += $2 }
+	    END { for (x in s) print x, s[x] }'
+	redis-cli -s "$RD/$1/redis.sock" info commandstats | tr -d '\r' |
+	    awk -F'[:=,]' '/^cmdstat_/ { print substr($1, 9), $3 }'
+}
+
+# costs_diff BEFORE AFTER REQS: what a request ran, most first
+costs_diff() {
+	awk -v n="$3" 'FNR == NR { a[$1] = $2; next }
+	    $2 - a[$1] > 0 { printf "%s %.3f\n", $1, ($2 - a[$1]) / n }' \
+	    "$1" "$2" | sort -k2,2gr -k1,1
+}
+
 # one NAME BASE TAG MODE [URL]: a wrk run; sets RPS P99 REQS and the
-# per-request cost line COST (CPU by process, statements, round trips)
+# per-request cost line COST (CPU by process, statements, round trips);
+# what its requests ran, by statement and Redis command, is in
+# $OUT/traffic-TAG.costs
 one() {
 	local name=$1 base=$2 tag=$3 mode=$4 url=${5:-} f st0 tr0 cm0 c0 c1 pid
 	f=$OUT/traffic-$tag.txt
@@ -115,6 +146,7 @@ one() {
 	st0=$(metric tally_sqlite_statements_total "$(eval echo "\$BASE_$name")")
 	tr0=$(metric tally_redis_round_trips_total "$(eval echo "\$BASE_$name")")
 	cm0=$(metric tally_redis_commands_total "$(eval echo "\$BASE_$name")")
+	costs "$name" >"$f.c0"
 	c0=$(tree_cpu)
 	if [ -n "$url" ]; then
 		timeout $((DUR + 30)) wrk --latency -d"${DUR}s" --timeout 10s \
@@ -128,12 +160,13 @@ one() {
 		    die "wrk: $(tail -3 "$f")"
 	fi
 	c1=$(tree_cpu)
+	costs "$name" >"$f.c1"
 	! grep -q 'Non-2xx or 3xx\|Socket errors' "$f" ||
 	    die "wrk $tag: answers other than 2xx/3xx: $(grep 'Non-2xx\|Socket' "$f")"
 	RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
 	# a sweep's threads stop when done, wrk's clock does not: its rate
 	# from the connections and the mean latency (Little's law)
-	[ "$mode" = first ] && RPS=$(awk -v c="$CONNS" '$1 == "Latency" {
+	[ "$mode" = first ] && RPS=$(awk -v c="$CONNS" '$1 == "Latency" && $2 ~ /^[0-9]/ {
 		v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
 		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1;
 		printf "%.1f", c * 1000 / (v * m) }' "$f")
@@ -141,6 +174,8 @@ one() {
 	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
 		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
 	[ -n "$RPS" ] && [ -n "$P99" ] && [ -n "$REQS" ] || die "wrk: no result in $f"
+	costs_diff "$f.c0" "$f.c1" "$REQS" >"$OUT/traffic-$tag.costs"
+	rm -f "$f.c0" "$f.c1"
 	local st tr cm b
 	b=$(eval echo "\$BASE_$name")
 	st=$(calc "($(metric tally_sqlite_statements_total "$b") - $st0) / $REQS")
@@ -159,6 +194,19 @@ REPORT=$OUT/traffic.md
 	echo "| users | workload | req/s | ratio | p99 ms | p99 ratio | per request (median round) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 } >"$REPORT"
+# what a request of each workload's median round ran: statements by name
+# (the handlers' /metrics) and Redis's commands by name (INFO
+# commandstats: a script's own commands counted beside its EVALSHA, and
+# the worker's background work divided among the requests too)
+DETAIL=$OUT/traffic-costs.md
+{
+	echo "# What a request ran (tests/bench/traffic.sh), $(date -u +%Y-%m-%d)"
+	echo
+	echo "Per request, the median round's: SQL statements by the table's name"
+	echo "(store/sql.h), then Redis commands by name as Redis counts them (the"
+	echo "commands of a script beside its EVALSHA; the worker's background work,"
+	echo "about 2,000 EXISTS and 200 HLEN a second, divided among the requests)."
+} >"$DETAIL"
 
 MISSED=0
 declare -A RATIO
@@ -195,7 +243,7 @@ run_stack() {		# run_stack NAME USERS
 			esac
 			rps="$rps $(calc "$RPS / $hr")"
 			p99="$p99 $(calc "$hp / $P99")"
-			costs+=("$(calc "$RPS / $hr") $RPS $P99|$COST")
+			costs+=("$(calc "$RPS / $hr") $RPS $P99 $name-$w-$r|$COST")
 			say "$(printf '%6d users %-10s round %d: %8.0f req/s p99 %6.1f ms (hello %8.0f, p99 %5.1f ms)' \
 			    "$n" "$w" "$r" "$RPS" "$P99" "$hr" "$hp")"
 			say "    $COST"
@@ -218,6 +266,12 @@ run_stack() {		# run_stack NAME USERS
 		printf '| %d | %s | %.0f | **%.2fx** | %.1f | %.2fx | %s |\n' "$n" \
 		    "$label" "$(echo "$k" | awk '{ print $2 }')" "$mr" \
 		    "$(echo "$k" | awk '{ print $3 }')" "$mp" "${med#*|}" >>"$REPORT"
+		{
+			echo
+			echo "$n users, $w ($(echo "$k" | awk '{ print $4 }')): $(awk '
+			    { printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' \
+			    "$OUT/traffic-$(echo "$k" | awk '{ print $4 }').costs")"
+		} >>"$DETAIL"
 		case $w in
 		mix|feed|profile)
 			if awk -v r="$mr" -v p="$mp" 'BEGIN { exit !(r < 0.5 || p < 0.3) }'; then
@@ -245,6 +299,7 @@ if [ "$BIG" -gt 0 ]; then
 	} >>"$REPORT"
 fi
 cp "$REPORT" tests/bench/latest/traffic.md
+cp "$DETAIL" tests/bench/latest/traffic-costs.md
 cat "$REPORT"
 if [ "$MISSED" = 1 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
 	exit 1

@@ -303,6 +303,9 @@ test_lock_metrics(void **state)
 		"tally_http_request_duration_seconds_count{handler=\"social\"} 1\n",
 		/* a page sent as its handler process kept it (web/keep.h) */
 		"tally_pages_kept_total{handler=\"social\"} 1\n",
+		/* a statement's runs, by its number (store/sql.h) */
+		"tally_sqlite_statement_runs_total{handler=\"social\","
+		    "stmt=\"36\"} 3\n",
 	};
 	int social = metrics_handler("social");
 	size_t i;
@@ -315,12 +318,15 @@ test_lock_metrics(void **state)
 	metrics_lock(m, METRICS_LOCK_WORKER, 0, 500000);	/* +Inf */
 	metrics_lock(m, METRICS_LOCKERS, 0, 1);	/* no such holder */
 	metrics_observe(m, social, 200, 800, &cost);	/* a request, <= 1 ms */
+	m->stmt_runs[social][36] = 3;
 	view_metrics(&out, m, v);
 	buf_putc(&out, '\0');
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (strstr(out.p, want[i]) == NULL)
 			fail_msg("no \"%s\" in:\n%s", want[i], out.p);
 	assert_null(strstr(out.p, "holder=\"\""));	/* unused slots */
+	/* statements never run are not listed */
+	assert_null(strstr(out.p, "stmt=\"35\""));
 	buf_free(&out);
 	free(m);
 	free(v);
