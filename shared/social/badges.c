@@ -41,7 +41,11 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 	struct count unread;
 	struct dbq *s;
 
-	if (cstore_get(a, &d, 1, &unread) != 0)
+	/* the counter as the poll read it, in its round trip; read (or
+	 * loaded) now only when it was not there */
+	if (st->have_unread)
+		unread.v = st->unread > 0 ? st->unread : 0;
+	else if (cstore_get(a, &d, 1, &unread) != 0)
 		return -1;	/* a failed read is no badge, never a 0 */
 	b->notifications = unread.v;
 	if ((s = db_stmt(&a->db, STMT_BADGE_SCALARS)) == NULL)

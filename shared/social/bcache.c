@@ -207,6 +207,7 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	int i, have[8], ghave[4], rc = q->hex ? -1 : 0;
 
 	st->ok = 0;
+	st->have_unread = 0;
 	st->at = t;
 	st->copy = q->copy;
 	if (!q->whole)
@@ -219,6 +220,8 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 		goto out;		/* error replies: ask SQLite */
 	rc = 0;
 	have[0] = num(rep[1], &v[0]);
+	st->have_unread = have[0];
+	st->unread = v[0];
 	for (i = 1; i < 8; i++)
 		have[i] = num(rep[2]->element[i - 1], &v[i]);
 	for (i = 0; i < 4; i++)

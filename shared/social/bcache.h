@@ -70,13 +70,17 @@ struct badges {
 #define BCACHE_USER_MS		120000
 #define BCACHE_GLOBAL_MS	5000
 
-/* What a poll that missed saw: the fill is conditional on it. */
+/* What a poll that missed saw: the fill is conditional on it.  The
+ * unread counter it read is the value itself (cstore.h), which the
+ * slow path then need not read again. */
 struct bcache_stamp {
 	int		ok;	/* 0: nothing to fill against */
 	long long	gen;
 	long long	epoch;
 	long long	at;	/* when the poll ran (ms) */
 	int		copy;	/* the copy of the global part read */
+	int		have_unread;	/* 1: unread was read (loaded) */
+	long long	unread;
 };
 
 /* Reads uid's badges.  With hex (session.h) the session is checked

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor, onCluster, onPostgres } from '../lib/stack.mjs';
-import { handlerCost } from '../lib/cost.mjs';
+import { handlerCost, stmtRuns, stmtsBetween } from '../lib/cost.mjs';
 import { BADGE_GLOBALS, compareAll, pageCounters, redisName, userCache } from '../lib/counts.mjs';
 
 let stack;
@@ -734,4 +734,52 @@ test('the badge poll costs one Redis round trip and no SQLite, and stays exact a
   const gone = new Client(stack.base);
   gone.jar.set('sid', sid);
   assert.equal((await gone.get('/badges.json')).status, 401, 'a logged-out sid, though it was cached');
+});
+
+// What the cache's slow path costs (bcache.h): a reader whose part aged
+// out (BCACHE_USER_MS) is recomputed on the next poll: two statements
+// (the markers, the followed authors), the followed counts and the
+// refill, one round trip each, beside the poll's own.  The unread
+// counter is the value the poll read in its round trip, not read again
+// (issue 45: a third round trip on every recompute, which 10,000 users
+// make once each two minutes).
+test('a recompute reads the markers and the followed counts, and takes the unread count from its poll', async () => {
+  if (onCluster()) return;	// there the followed counts are a script per node
+  const r = await user('agedr');
+  const a = await user('ageda');
+  await ok303(r.post(`/follow/${a.name}`));
+  await publish(a, 'a post after the follow');
+  await a.get(`/u/${a.name}`);	// the author's timeline in Redis
+  const liker = crowd[8];
+  const mine = await publish(r, 'a post of the aged reader');
+  await ok303(liker.post(`/posts/${mine}/like`));
+  const bm = userCache(r.id, 'bm');
+  const age = () => stack.redis('HSET', bm, 'at', '1');
+  const want = await badges(r);
+  assert.equal(want.followed, 1);
+  assert.equal(want.notifications, 1);
+  // both notify processes load the scripts of the slow path first
+  for (let i = 0; i < 4; i++) {
+    age();
+    await Promise.all([1, 2, 3, 4].map(() => badges(r)));
+  }
+  const loads = () => Number(stack.redis('INFO', 'commandstats').match(/cmdstat_script\|load:calls=(\d+)/)?.[1] ?? 0);
+  for (let i = 0; i < 3; i++) {
+    age();
+    const c0 = await notifyCost();
+    const s0 = await stmtRuns(stack, 'notify');
+    const l0 = loads();
+    assert.deepEqual(await badges(r), want, 'recomputed');
+    let c1 = await notifyCost();
+    for (let k = 0; k < 100 && c1.reqs === c0.reqs; k++) {
+      await sleep(20);
+      c1 = await notifyCost();
+    }
+    const ran = stmtsBetween(s0, await stmtRuns(stack, 'notify'));
+    assert.deepEqual(ran, { STMT_BADGE_SCALARS: 1, STMT_FOLLOWED_MARKS: 1 },
+      'the markers and the followed authors, no counter read');
+    assert.equal(c1.trips - c0.trips - (loads() - l0), 3,
+      'the poll, the followed counts and the refill: three round trips');
+    assert.notEqual(stack.redis('HGET', bm, 'at'), '1', 'refilled');
+  }
 });

@@ -3,7 +3,37 @@
 // Redis round trips, and pages sent whole as a handler process kept them
 // (web/keep.h).
 import assert from 'node:assert/strict';
-import { sleep } from './stack.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, sleep } from './stack.mjs';
+
+// The statements of the table by number (shared/store/sql.h's enum).
+let stmtNames;
+function stmtName(i) {
+  if (!stmtNames) {
+    const h = fs.readFileSync(path.join(ROOT, 'shared', 'store', 'sql.h'), 'utf8');
+    const body = h.slice(h.indexOf('enum stmt {'), h.indexOf('STMT__MAX'));
+    stmtNames = [...body.matchAll(/^\t(STMT_\w+),/gm)].map((m) => m[1]);
+  }
+  return stmtNames[i] ?? `STMT#${i}`;
+}
+
+// One handler's runs of each statement so far, by name
+// (tally_sqlite_statement_runs_total).
+export async function stmtRuns(stack, handler) {
+  const text = await (await fetch(`${stack.base}/metrics`)).text();
+  const out = {};
+  const re = new RegExp(`^tally_sqlite_statement_runs_total\\{handler="${handler}",stmt="(\\d+)"\\} (\\d+)$`, 'gm');
+  for (const m of text.matchAll(re)) out[stmtName(Number(m[1]))] = Number(m[2]);
+  return out;
+}
+
+// What ran between two stmtRuns() readings: { NAME: runs }, those that did.
+export function stmtsBetween(r0, r1) {
+  const out = {};
+  for (const [k, v] of Object.entries(r1)) if (v - (r0[k] ?? 0) > 0) out[k] = v - (r0[k] ?? 0);
+  return out;
+}
 
 // One handler's counters now.
 export async function handlerCost(stack, handler) {
