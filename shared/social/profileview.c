@@ -114,13 +114,8 @@ profile_view_redis(struct app *a, const char *login, long long page, int per,
 		n = tl_ids_end(a, &tq, ids);
 	} else
 		rc = pcache_get(a, login, &v->u);
-	/* Not known before (or changed): the page of ids from SQLite, one
-	 * index range, rather than a second round trip to Redis for the
-	 * timeline (issue 45: a process knows 1,024 logins at most, pcache.c, so
-	 * on a site of many users this is most profiles' path). */
-	if (rc == 1 && v->u.id != uid)
-		n = tl_page_sql(a, TL_PROFILE, v->u.id, (page - 1) * per, per,
-		    ids);
+	if (rc == 1 && v->u.id != uid)	/* not known before (or changed) */
+		n = tl_ids(a, TL_PROFILE, v->u.id, page, per, ids);
 	*np = n;
 	return rc;
 }

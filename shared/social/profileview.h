@@ -38,9 +38,8 @@ struct profile_view {
  * the page reads those with its badges in one round trip (web/layout.h,
  * page_load_cards).  In two parts.  profile_view_redis(): the profile
  * (pcache.h) and its page of ids (n of them; -1 when they could not be
- * read), in one round trip when this process knows the login's id (else
- * the profile's round trip, then the ids from SQLite); 1, 0 no such
- * user, -1 when the profile could not be read.  Then
+ * read), in one round trip when this process knows the login's id; 1,
+ * 0 no such user, -1 when the profile could not be read.  Then
  * profile_view_rest(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
 int	profile_view_redis(struct app *, const char *login, long long page,
