@@ -21,15 +21,29 @@ static enum page_load
 profile_load(struct req *r, void *vm)
 {
 	struct profile_view *v = vm;
+	struct sesscache_q sq;
+	struct profile_q pq;
 	long long ids[FEED_PAGE];
-	long long page = field_page(r), viewer = r->user ? r->sess.user_id : 0;
+	long long page = field_page(r), viewer;
 	const char *login;
 	int rc, n = -1;
 
 	if (page == 0 || (login = field_arg(r, 0, VALID_LOGIN,
 	    "There is no such user.")) == NULL)
 		return PAGE_ANSWERED;
-	rc = profile_view_redis(r->app, login, page, FEED_PAGE, v, ids, &n);
+	/* One round trip: the profile, its page of ids (when this process
+	 * knows the login's id) and, for a reader not confirmed yet (req.h:
+	 * presumed), the session's copy; a copy that SQLite renews rides in
+	 * the page's last round trip. */
+	profile_view_send(r->app, login, page, FEED_PAGE, &pq);
+	req_session_send(r, &sq);
+	profile_view_read(r->app, &pq);
+	if (!req_session_recv(r, &sq)) {
+		profile_view_drop(&pq);
+		return PAGE_AGAIN;
+	}
+	viewer = r->user ? r->sess.user_id : 0;
+	rc = profile_view_end(r->app, &pq, v, ids, &n);
 	if (rc == 1)
 		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);

@@ -63,21 +63,26 @@ static enum page_load
 feed_load(struct req *r, void *vm)
 {
 	struct feed_model *m = vm;
+	struct sesscache_q sq;
+	struct tl_q tq;
 	long long ids[FEED_PAGE];
-	int n, redis;
+	int n;
 
 	if ((m->page = field_page(r)) == 0)
 		return PAGE_ANSWERED;
-	/* A reader not confirmed yet (req.h: presumed) reads a timeline
-	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
-	n = r->presumed ? tl_ids_cached(r->app, TL_HOME, r->sess.user_id,
-	    m->page, FEED_PAGE, ids) : -1;
-	redis = n >= 0;
-	if (n < 0 && !req_confirm(r, NULL, -1))
+	/* One round trip: the timeline's page and, for a reader not
+	 * confirmed yet (req.h: presumed), the session's copy.  A timeline
+	 * to rebuild is rebuilt for a confirmed reader only; a copy that
+	 * SQLite renews rides in the page's last round trip. */
+	tl_ids_send(r->app, TL_HOME, r->sess.user_id, m->page, FEED_PAGE,
+	    &tq);
+	req_session_send(r, &sq);
+	tl_ids_read(r->app, &tq);
+	if (!req_session_recv(r, &sq)) {
+		tl_ids_drop(&tq);
 		return PAGE_AGAIN;
-	if (n < 0)
-		n = tl_ids(r->app, TL_HOME, r->sess.user_id, m->page,
-		    FEED_PAGE, ids);
+	}
+	n = tl_ids_end(r->app, &tq, ids);
 	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &m->cards) == -1) {
 		resp_error(r, 500, "The feed could not be read.");
@@ -90,7 +95,7 @@ feed_load(struct req *r, void *vm)
 		found_free(&m->suggest);
 	if (page_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
 		return PAGE_AGAIN;	/* one round trip */
-	r->keep.ok = redis && m->cards.n > 0 &&
+	r->keep.ok = tq.cached && m->cards.n > 0 &&
 	    cards_counted(m->cards.v, m->cards.n, NULL, 0);
 	return PAGE_RENDER;
 }

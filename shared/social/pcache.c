@@ -184,22 +184,40 @@ pcache_send(struct app *a, const char *login, struct pcache_q *q)
 
 	snprintf(q->login, sizeof(q->login), "%s", login);
 	key_login(q->key, sizeof(q->key), login);
+	q->read = 0;
+	q->rep = NULL;
 	q->queued = rds_append_strs(app_reader(a), 2, argv) == 0;
+}
+
+void
+pcache_read(struct app *a, struct pcache_q *q)
+{
+	q->read = 1;
+	q->down = !q->queued || rds_get_reply(app_reader(a), &q->rep) == -1;
+	if (q->down)
+		q->rep = NULL;
+}
+
+void
+pcache_drop(struct pcache_q *q)
+{
+	if (q->rep != NULL)
+		rds_free(q->rep);
+	q->rep = NULL;
 }
 
 int
 pcache_recv(struct app *a, struct pcache_q *q, struct account *u)
 {
-	rds_reply *rep;
-	int rc = -1, down = 1;
+	int rc = -1;
 
-	if (q->queued && rds_get_reply(app_reader(a), &rep) == 0) {
-		down = 0;
-		rc = parse(rep, u);
-		rds_free(rep);
-	}
+	if (!q->read)
+		pcache_read(a, q);
+	if (!q->down)
+		rc = parse(q->rep, u);
+	pcache_drop(q);
 	if (rc < 0)
-		rc = missed(a, q->login, q->key, u, down);
+		rc = missed(a, q->login, q->key, u, q->down);
 	if (rc == 1)
 		remember(u);
 	return rc;

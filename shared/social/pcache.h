@@ -21,16 +21,25 @@
 int	pcache_get(struct app *, const char *login, struct account *);
 void	pcache_invalidate(struct app *, const char *login);
 
-/* pcache_get() in two steps, so that a page can queue commands of its
- * own behind the GET (their replies are read after pcache_recv(), which
- * may send commands: the rebuild). */
+/* pcache_get() in steps, so that a page can queue commands of its own
+ * behind the GET: pcache_send() queues it, pcache_read() reads its reply
+ * (it sends nothing), pcache_recv() decides as pcache_get() does (it may
+ * send commands: the rebuild), reading the reply first if pcache_read()
+ * did not; so the replies queued behind it are read before
+ * pcache_recv(), or after it when nothing read its own first. */
 struct pcache_q {
-	char	login[40];
-	char	key[80];
-	int	queued;
+	char		 login[40];
+	char		 key[80];
+	int		 queued;
+	int		 read;		/* pcache_read() ran: rep, down */
+	int		 down;
+	rds_reply	*rep;
 };
 void	pcache_send(struct app *, const char *login, struct pcache_q *);
+void	pcache_read(struct app *, struct pcache_q *);
 int	pcache_recv(struct app *, struct pcache_q *, struct account *);
+/* Frees what pcache_read() read, for a queue that is not decided. */
+void	pcache_drop(struct pcache_q *);
 /* The id of a login this process has read (logins never change and
  * users are never deleted), or 0. */
 long long pcache_known(const char *login);

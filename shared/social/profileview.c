@@ -94,28 +94,54 @@ profile_view_rest(struct app *a, long long viewer, long long page, int per,
 	return 1;
 }
 
-int
-profile_view_redis(struct app *a, const char *login, long long page, int per,
-    struct profile_view *v, long long *ids, int *np)
+void
+profile_view_send(struct app *a, const char *login, long long page, int per,
+    struct profile_q *q)
 {
-	long long uid = pcache_known(login);
-	struct pcache_q pq;
-	struct tl_q tq;
+	/* The timeline first (its reply is read first; its rebuild, if
+	 * any, after the profile's GET), when this process knows the id. */
+	q->uid = pcache_known(login);
+	q->page = page;
+	q->per = per;
+	if (q->uid != 0)
+		tl_ids_send(a, TL_PROFILE, q->uid, page, per, &q->tq);
+	pcache_send(a, login, &q->pq);
+}
+
+void
+profile_view_read(struct app *a, struct profile_q *q)
+{
+	if (q->uid != 0)
+		tl_ids_read(a, &q->tq);
+	pcache_read(a, &q->pq);
+}
+
+void
+profile_view_drop(struct profile_q *q)
+{
+	if (q->uid != 0)
+		tl_ids_drop(&q->tq);
+	pcache_drop(&q->pq);
+}
+
+int
+profile_view_end(struct app *a, struct profile_q *q, struct profile_view *v,
+    long long *ids, int *np)
+{
 	int rc, n = -1;
 
 	memset(v, 0, sizeof(*v));
-	if (uid != 0) {
-		/* One round trip: the timeline first (its reply is read
-		 * first; its rebuild, if any, after the profile's GET). */
-		tl_ids_send(a, TL_PROFILE, uid, page, per, &tq);
-		pcache_send(a, login, &pq);
-		tl_ids_read(a, &tq);
-		rc = pcache_recv(a, &pq, &v->u);
-		n = tl_ids_end(a, &tq, ids);
-	} else
-		rc = pcache_get(a, login, &v->u);
-	if (rc == 1 && v->u.id != uid)	/* not known before (or changed) */
-		n = tl_ids(a, TL_PROFILE, v->u.id, page, per, ids);
+	rc = pcache_recv(a, &q->pq, &v->u);
+	if (q->uid != 0)
+		n = tl_ids_end(a, &q->tq, ids);
+	/* Not known before (or changed): the timeline's page now.  A round
+	 * trip of its own, but the one read that materialises a profile's
+	 * timeline, which the followed badges count in Redis (tlcount.h):
+	 * read from SQLite instead, most timelines of a site of many users
+	 * stayed out of Redis and every recount of the badge asked SQLite
+	 * for each such author. */
+	if (rc == 1 && v->u.id != q->uid)
+		n = tl_ids(a, TL_PROFILE, v->u.id, q->page, q->per, ids);
 	*np = n;
 	return rc;
 }

@@ -4,8 +4,10 @@
 #define TALLY_PROFILEVIEW_H
 
 #include "social/account.h"
+#include "social/pcache.h"
 #include "social/people.h"
 #include "social/postlist.h"
+#include "social/timeline.h"
 
 enum { PROFILE_POSTS, PROFILE_FOLLOWERS, PROFILE_FOLLOWING, PROFILE_LIKES,
     PROFILE_NCOUNTS };
@@ -36,14 +38,32 @@ struct profile_view {
 /* Page `page` of the profile of login (folded) as viewer (0: nobody)
  * sees it, but for the counts of posts and of the profile (keys into n):
  * the page reads those with its badges in one round trip (web/layout.h,
- * page_load_cards).  In two parts.  profile_view_redis(): the profile
- * (pcache.h) and its page of ids (n of them; -1 when they could not be
- * read), in one round trip when this process knows the login's id; 1,
- * 0 no such user, -1 when the profile could not be read.  Then
+ * page_load_cards).  In parts.  First the Redis part, in steps so that
+ * the page can queue its own commands in the same round trip (its
+ * session's copy): profile_view_send() queues the profile's GET
+ * (pcache.h), and the timeline's page when this process knows the
+ * login's id; profile_view_read() reads their replies (it sends
+ * nothing); profile_view_end() fills v->u and the page of ids (n of
+ * them; -1 when they could not be read), in a round trip of its own
+ * when the id was not known (it may send commands: a rebuild); 1, 0 no
+ * such user, -1 when the profile could not be read.  A queue read and
+ * not ended is freed with profile_view_drop().  Then
  * profile_view_rest(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
-int	profile_view_redis(struct app *, const char *login, long long page,
-	    int per, struct profile_view *, long long *ids, int *n);
+struct profile_q {
+	struct pcache_q	 pq;
+	struct tl_q	 tq;
+	long long	 uid;		/* the login's id as this process
+					   knew it, or 0 */
+	long long	 page;
+	int		 per;
+};
+void	profile_view_send(struct app *, const char *login, long long page,
+	    int per, struct profile_q *);
+void	profile_view_read(struct app *, struct profile_q *);
+int	profile_view_end(struct app *, struct profile_q *,
+	    struct profile_view *, long long *ids, int *n);
+void	profile_view_drop(struct profile_q *);
 int	profile_view_rest(struct app *, long long viewer, long long page,
 	    int per, const long long *ids, int n, struct profile_view *);
 void	profile_view_free(struct profile_view *);

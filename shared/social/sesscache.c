@@ -147,27 +147,77 @@ sesscache_gen(struct rds *rd, long long uid)
 	return g;
 }
 
+/* put_lua's keys and arguments for s under sid at gen, into the
+ * caller's buffers: 0, or -1 when there is nothing to put. */
+struct put_args {
+	char	hex[SID_HEX_LEN + 1], key[KEY_MAX], val[SESSCACHE_VALUE_MAX];
+	char	until[24], now[24], g[24], keep[24];
+};
+
+static int
+put_args(const char *sid, const struct session *s, long long gen,
+    struct put_args *p, const char **keys, const char **args)
+{
+	long long uid, t = clock_wall_ms();
+
+	if (gen < 0 || session_id_parse(sid, &uid, p->hex) == -1 ||
+	    uid != s->user_id || sesscache_format(s, t, p->val,
+	    sizeof(p->val)) < 0)
+		return -1;
+	snprintf(p->until, sizeof(p->until), "%lld", copy_until(s, t));
+	snprintf(p->now, sizeof(p->now), "%lld", t);
+	snprintf(p->g, sizeof(p->g), "%lld", gen);
+	snprintf(p->keep, sizeof(p->keep), "%lld", SESSION_CACHE_MS);
+	cname_user_cache(uid, "ss", p->key, sizeof(p->key));
+	keys[0] = p->key;
+	args[0] = p->hex;
+	args[1] = p->val;
+	args[2] = p->until;
+	args[3] = p->now;
+	args[4] = p->g;
+	args[5] = p->keep;
+	return 0;
+}
+
 int
 sesscache_put(struct rds *rd, const char *sid, const struct session *s,
     long long gen)
 {
-	char hex[SID_HEX_LEN + 1], key[KEY_MAX], val[SESSCACHE_VALUE_MAX];
-	char until[24], now[24], g[24], keep[24];
-	const char *keys[1] = { key }, *args[6] = { hex, val, until, now, g,
-	    keep };
-	long long uid, t = clock_wall_ms();
+	struct put_args p;
+	const char *keys[1], *args[6];
 	rds_reply *rep;
 	int rc;
 
-	if (gen < 0 || session_id_parse(sid, &uid, hex) == -1 ||
-	    uid != s->user_id || sesscache_format(s, t, val, sizeof(val)) < 0)
+	if (put_args(sid, s, gen, &p, keys, args) == -1)
 		return 0;
-	snprintf(until, sizeof(until), "%lld", copy_until(s, t));
-	snprintf(now, sizeof(now), "%lld", t);
-	snprintf(g, sizeof(g), "%lld", gen);
-	snprintf(keep, sizeof(keep), "%lld", SESSION_CACHE_MS);
-	cname_user_cache(uid, "ss", key, sizeof(key));
 	if ((rep = rds_eval(rd, &put_lua, 1, keys, 6, args)) == NULL)
+		return -1;
+	rc = rep->type == RDS_INTEGER && rep->integer == 1;
+	rds_free(rep);
+	return rc;
+}
+
+void
+sesscache_put_send(struct rds *rd, const char *sid, const struct session *s,
+    long long gen, struct sesscache_q *q)
+{
+	struct put_args p;
+	const char *keys[1], *args[6];
+
+	q->queued = put_args(sid, s, gen, &p, keys, args) == 0 &&
+	    rds_append_eval(rd, &put_lua, 1, keys, 6, args) == 0;
+}
+
+int
+sesscache_put_recv(struct rds *rd, struct sesscache_q *q)
+{
+	rds_reply *rep;
+	int rc;
+
+	if (!q->queued)
+		return 0;
+	q->queued = 0;
+	if (rds_get_reply(rd, &rep) == -1)
 		return -1;
 	rc = rep->type == RDS_INTEGER && rep->integer == 1;
 	rds_free(rep);

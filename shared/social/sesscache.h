@@ -78,7 +78,8 @@ void	sesscache_forget(struct rds *, long long uid, const char *hex);
  * then its copy here.  0, or -1 when SQLite failed. */
 int	sesscache_end(struct db *, struct rds *, const char *sid);
 
-/* A page's read in steps, to ride in the page's last round trip:
+/* A page's read in steps, to ride in a round trip of the page's own
+ * (its first: a copy that SQLite must renew then rides in its last):
  * sesscache_send() queues one HMGET of the entry and g,
  * sesscache_recv() reads its reply (it sends nothing): 1 and out filled
  * when the entry may serve the page; 0 when SQLite must decide.  *gen
@@ -90,5 +91,11 @@ void	sesscache_send(struct rds *, long long uid, const char *hex,
 	    struct sesscache_q *);
 int	sesscache_recv(struct rds *, struct sesscache_q *, long long now,
 	    struct session *out, long long *gen);
+/* sesscache_put() in two steps, to ride in a page's pipeline: queued
+ * (nothing when gen < 0), then its reply read, as sesscache_put()
+ * answers (0 when nothing was queued). */
+void	sesscache_put_send(struct rds *, const char *sid,
+	    const struct session *s, long long gen, struct sesscache_q *);
+int	sesscache_put_recv(struct rds *, struct sesscache_q *);
 
 #endif

@@ -479,16 +479,6 @@ tl_page(struct app *a, enum tl kind, long long uid, long long offset,
 	    page_redis(a, &k, offset, limit, ids));
 }
 
-int
-tl_ids_cached(struct app *a, enum tl kind, long long uid, long long page,
-    int per, long long *ids)
-{
-	struct tl_keys k;
-
-	tl_keys(&k, kind, uid);
-	return page_redis(a, &k, (page - 1) * per, per, ids);
-}
-
 void
 tl_ids_send(struct app *a, enum tl kind, long long uid, long long page,
     int per, struct tl_q *q)
@@ -499,6 +489,7 @@ tl_ids_send(struct app *a, enum tl kind, long long uid, long long page,
 	q->uid = uid;
 	q->offset = (page - 1) * per;
 	q->per = per;
+	q->cached = 0;
 	q->rep = NULL;
 	tl_keys(&k, kind, uid);
 	q->queued = page_send(app_reader(a), &k, q->offset, per) == 0;
@@ -521,9 +512,18 @@ tl_ids_end(struct app *a, struct tl_q *q, long long *ids)
 		rds_free(q->rep);
 		q->rep = NULL;
 	}
+	q->cached = n >= 0;
 	n = page_again(a, q->kind, q->uid, q->offset, q->per, ids, n);
 	return n >= 0 ? n : tl_page_sql(a, q->kind, q->uid, q->offset,
 	    q->per, ids);
+}
+
+void
+tl_ids_drop(struct tl_q *q)
+{
+	if (q->rep != NULL)
+		rds_free(q->rep);
+	q->rep = NULL;
 }
 
 int

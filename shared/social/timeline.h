@@ -78,26 +78,25 @@ int		tl_page_sql(struct app *, enum tl, long long uid,
  * The count, or -1 when neither answered. */
 int		tl_ids(struct app *, enum tl, long long uid, long long page,
 		    int per, long long *ids);
-/* tl_ids() from Redis only: the count, or < 0 when the set must first be
- * rebuilt or Redis failed (a page whose reader is not confirmed yet,
- * req.h, rebuilds nothing for them). */
-int		tl_ids_cached(struct app *, enum tl, long long uid,
-		    long long page, int per, long long *ids);
 /* tl_ids() in three steps, so that a page can queue its timeline read
  * with other commands: tl_ids_send() queues it, tl_ids_read() reads its
  * reply (and sends nothing), tl_ids_end() gives the count as tl_ids()
  * does (it may rebuild the set, so after every other queued reply is
- * read).  Every sent queue is ended. */
+ * read), and says in cached whether Redis held the page at the first
+ * ask.  Every sent queue is ended, or dropped with tl_ids_drop() (a page
+ * whose reader did not hold: nothing rebuilt for them). */
 struct tl_q {
 	enum tl		 kind;
 	long long	 uid, offset;
 	int		 per, queued;
+	int		 cached;
 	rds_reply	*rep;
 };
 void		tl_ids_send(struct app *, enum tl, long long uid,
 		    long long page, int per, struct tl_q *);
 void		tl_ids_read(struct app *, struct tl_q *);
 int		tl_ids_end(struct app *, struct tl_q *, long long *ids);
+void		tl_ids_drop(struct tl_q *);
 /* Where posts belong in home timelines now (store/sql.h: HOME_SCORE):
  * st is STMT_HOME_SCORES (one user, n posts) or STMT_HOME_SCORES_OF_POST
  * (one post, n users); scores[i] is the i-th of the n's, -1 when it is

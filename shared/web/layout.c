@@ -89,36 +89,45 @@ int
 page_load_cards(struct req *r, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
-	struct sesscache_q sq;
+	struct sesscache_q sq, pq = { 0 };
 	struct badges_q bq;
 	struct cards_q cq;
 	struct session ss;
 	long long gen = -1;
-	int cached = 0, counts = n + nmore > 0;
+	int cached = 0, counts = n + nmore > 0, presumed = r->presumed;
 
-	/* In the queue: the presumed session, the badges, the counts.  The
-	 * session and badge replies are read before the counts' (whose
+	/* In the queue: the presumed session (or the copy of one SQLite
+	 * confirmed, to renew: req_session_recv()), the badges, the counts.
+	 * The session and badge replies are read before the counts' (whose
 	 * misses send loads); the session is decided before the badges'
 	 * end (a miss sends more, and computes for the user it names). */
-	if (r->presumed)
+	if (presumed)
 		sesscache_send(&r->app->rds, r->sess.user_id, r->sid_hex, &sq);
+	else if (r->sess_put && req_cookie(r, "sid") != NULL) {
+		sesscache_put_send(&r->app->rds, req_cookie(r, "sid"), &r->sess,
+		    r->sess_gen, &pq);
+		r->sess_put = 0;
+	}
 	if (r->user)
 		badges_send(r->app, r->sess.user_id, &bq);
 	if (counts)
 		post_cards_counts_send(r->app, cs, n, more, nmore,
 		    keep_counts(r), &cq);
-	if (r->presumed)
+	if (presumed)
 		cached = sesscache_recv(&r->app->rds, &sq, clock_wall_ms(),
 		    &ss, &gen);
+	else
+		sesscache_put_recv(&r->app->rds, &pq);
 	if (r->user)
 		badges_read(r->app, &bq);
 	if (counts)
 		post_cards_counts_recv(r->app, &cq, cs, more_out);
-	if (r->presumed && !req_confirm(r, cached ? &ss : NULL, gen)) {
+	if (presumed && !req_confirm(r, cached ? &ss : NULL, gen)) {
 		badges_drop(&bq);
 		return -1;
 	}
-	r->sess_copy = cached;
+	if (presumed)
+		r->sess_copy = cached;
 	r->have_badges = r->user && badges_end(r->app, &bq, &r->badges) == 0;
 	return 0;
 }

@@ -17,9 +17,10 @@ struct badges;
 void	page_load(struct req *);
 /* page_load() and the counts of a page's post cards (and nmore other
  * counters into more_out, postlist.h) in one Redis round trip; a
- * presumed session (req.h) is confirmed in it too.  0, or -1 when the
- * presumed session did not hold (req_confirm()): the page frees its
- * model and returns without answering. */
+ * presumed session (req.h) is confirmed in it too, and a session's copy
+ * that SQLite renewed before (req_session_recv()) is put in it.  0, or
+ * -1 when the presumed session did not hold (req_confirm()): the page
+ * frees its model and returns without answering. */
 struct post_card;
 struct delta;
 struct count;

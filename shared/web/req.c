@@ -217,8 +217,11 @@ req_presume(struct req *r)
 	return 1;
 }
 
-int
-req_confirm(struct req *r, const struct session *cached, long long gen)
+/* req_confirm(); later: a copy SQLite renews is left to put
+ * (r->sess_put) rather than put now. */
+static int
+confirm(struct req *r, const struct session *cached, long long gen,
+    int later)
 {
 	const char *sid = req_cookie(r, "sid");
 	long long uid = r->sess.user_id;
@@ -233,12 +236,16 @@ req_confirm(struct req *r, const struct session *cached, long long gen)
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
 		return 1;
 	}
-	if (gen < 0)
+	if (gen < 0 && !later)
 		gen = sesscache_gen(&r->app->rds, uid);
 	rc = session_load(&r->app->db, sid, &r->sess);
 	if (rc == 1) {
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
-		sesscache_put(&r->app->rds, sid, &r->sess, gen);
+		if (later) {	/* none when Redis failed: no generation */
+			r->sess_put = gen >= 0;
+			r->sess_gen = gen;
+		} else
+			sesscache_put(&r->app->rds, sid, &r->sess, gen);
 		return 1;
 	}
 	r->user = 0;
@@ -246,6 +253,44 @@ req_confirm(struct req *r, const struct session *cached, long long gen)
 	visitor(r);
 	r->redo = 1;
 	return 0;
+}
+
+int
+req_confirm(struct req *r, const struct session *cached, long long gen)
+{
+	return confirm(r, cached, gen, 0);
+}
+
+void
+req_session_send(struct req *r, struct sesscache_q *q)
+{
+	q->queued = 0;
+	if (r->presumed)
+		sesscache_send(&r->app->rds, r->sess.user_id, r->sid_hex, q);
+}
+
+int
+req_session_recv(struct req *r, struct sesscache_q *q)
+{
+	struct session ss;
+	long long gen = -1;
+	int cached;
+
+	if (!r->presumed)	/* nothing to confirm: a visitor, or done */
+		return 1;
+	cached = sesscache_recv(&r->app->rds, q, clock_wall_ms(), &ss, &gen);
+	r->sess_copy = cached;
+	return confirm(r, cached ? &ss : NULL, gen, 1);
+}
+
+void
+req_session_put(struct req *r)
+{
+	const char *sid = req_cookie(r, "sid");
+
+	if (r->sess_put && sid != NULL)
+		sesscache_put(&r->app->rds, sid, &r->sess, r->sess_gen);
+	r->sess_put = 0;
 }
 
 int

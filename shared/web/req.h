@@ -15,6 +15,7 @@
 #include "base/valid.h"
 #include "social/bcache.h"
 #include "social/session.h"
+#include "social/sesscache.h"
 #include "store/app.h"
 
 #define REQ_BODY_MAX	65536
@@ -67,6 +68,10 @@ struct req {
 					 * for who really asks */
 	char		 sid_hex[SID_HEX_LEN + 1];	/* when presumed */
 	int		 sess_copy;	/* confirmed by its Redis copy */
+	int		 sess_put;	/* confirmed by SQLite, its copy to
+					 * renew in the page's last round trip
+					 * (req_session_recv()) */
+	long long	 sess_gen;	/* the copy's generation read before */
 	struct badges	 badges;	/* page_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
 	/* a badge poll's, read with the polls taken together (web/batch.h):
@@ -109,7 +114,8 @@ void		 req_identify(struct req *);
  * it names as the user, unchecked (r->presumed); 1, or 0 when there is
  * no such cookie.  The page loads its model with that id, reading only
  * (a timeline that must be rebuilt, a marker to move: req_confirm()
- * first), and confirms the session in its last Redis round trip
+ * first), and confirms the session in a Redis round trip of its own:
+ * its first (req_session_recv(): the feed, a profile) or its last
  * (page_load_cards()). */
 int		 req_presume(struct req *);
 /* Confirms a presumed session: with cached (the session's Redis copy,
@@ -120,6 +126,19 @@ int		 req_presume(struct req *);
  * is set: the page returns without answering.  Not presumed: r->user. */
 int		 req_confirm(struct req *, const struct session *cached,
 		    long long gen);
+/* A presumed session confirmed in a round trip of the page's own before
+ * its last (the feed's and a profile's first): req_session_send() queues
+ * the read of its copy (nothing when not presumed), req_session_recv()
+ * reads the reply (it sends nothing) and confirms as req_confirm() does,
+ * from the copy, or from SQLite; a copy SQLite renewed is put in the
+ * page's last round trip (page_load_cards(): r->sess_put), or alone
+ * after the page when no round trip carried it (req_session_put()).
+ * 1, or 0 when the presumed session did not hold (as req_confirm(): r
+ * is a visitor now, r->redo set); 1 when nothing was presumed. */
+void		 req_session_send(struct req *, struct sesscache_q *);
+int		 req_session_recv(struct req *, struct sesscache_q *);
+/* Puts the copy SQLite renewed, if still to put (r->sess_put). */
+void		 req_session_put(struct req *);
 void		 req_finish(struct req *);
 
 /* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */

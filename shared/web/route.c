@@ -152,6 +152,9 @@ run_page(struct req *r, const struct route *hit)
 		return;
 	m = xcalloc(1, pg->size > 0 ? pg->size : 1);
 	rc = pg->load(r, m);
+	/* a session's copy SQLite renewed that no round trip of the load
+	 * carried (req_session_recv()) */
+	req_session_put(r);
 	if (rc == PAGE_RENDER)
 		pg->render(r, m);
 	if (hit->flags & ROUTE_KEEP)
@@ -231,8 +234,8 @@ find(struct req *r, const struct route *routes, size_t n)
 	/* Who asks, for every route but those that find their session
 	 * themselves; a 404 or 405 too (its header shows the visitor's
 	 * navigation and carries their CSRF token).  The busiest pages
-	 * take the cookie's word until their last round trip confirms it
-	 * (route.h, ROUTE_LATESESS). */
+	 * take the cookie's word until a round trip of their own confirms
+	 * it (route.h, ROUTE_LATESESS). */
 	if (hit != NULL && (hit->flags & ROUTE_LATESESS) &&
 	    !(hit->flags & ROUTE_ADMIN) && r->method != METHOD_POST &&
 	    req_presume(r))

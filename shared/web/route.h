@@ -38,10 +38,10 @@
 				 * (throttle.h): 429 beyond it, before
 				 * any lock or write */
 #define ROUTE_LATESESS	0x80	/* a GET whose page confirms its session
-				 * in its last Redis round trip
-				 * (req_presume(), page_load_cards()),
-				 * not from SQLite first; never with
-				 * ROUTE_ADMIN */
+				 * in a Redis round trip of its own
+				 * (req_presume(); req_session_recv()
+				 * or page_load_cards()), not from
+				 * SQLite first; never with ROUTE_ADMIN */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
 				 * transaction (db_begin) before any
 				 * Redis I/O or autocommit write: it is

@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 
 import { startStack, Client, onCluster, onPostgres, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
-import { pageCounters, redisName } from '../lib/counts.mjs';
-import { measure, measureUntil, recorded, settled } from '../lib/cost.mjs';
+import { pageCounters, redisName, userCache } from '../lib/counts.mjs';
+import { measure, measureUntil, recorded, settled, stmtRuns, stmtsBetween } from '../lib/cost.mjs';
 
 let stack;
 after(async () => { await stack?.stop(); });
@@ -351,4 +351,44 @@ test('a profile sent whole: the follow button and an edit show on the very next 
   const r = await author.c.post(`/posts/${ids[0]}/edit`, { body: 'kept post 0, edited on a kept profile', topic: '', publish: '1' });
   assert.equal(r.status, 303);
   for (let k = 0; k < 4; k++) assert.match(await prof(), /kept post 0, edited on a kept profile/, `after the edit, visit ${k}`);
+});
+
+// A session's copy in Redis serves the feed and a profile for a minute
+// after SQLite last confirmed it (sesscache.h: SESSION_PAGE_MS); a page
+// that finds it older asks SQLite and renews the copy.  The copy is read
+// in the page's first round trip, so the renewal rides in its last one:
+// no round trip of its own (issue 45: on a site of many users, most
+// readers come back more than a minute later).
+test('a session copy older than a minute: SQLite confirms it, and its renewal rides in the page\'s last round trip', async () => {
+  if (onCluster()) return;	// round trips per node there
+  const u = await person('fc_returning');
+  assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+  const key = userCache(u.id, 'ss');
+  const field = stack.redis('HKEYS', key).split('\n').find((f) => f !== 'g');
+  assert.ok(field, `a copy of the session in ${key}`);
+  // every reader process has served some first (its first request
+  // connects: the tracking's own connection), and each page's counts
+  // are loaded
+  for (let i = 0; i < 4; i++) {
+    await Promise.all([1, 2, 3, 4].map((k) => u.c.get(k % 2 ? '/feed' : '/u/fc_author')));
+  }
+  for (const page of ['/feed', '/u/fc_author', '/feed']) {
+    // the copy written long ago: "<until> <written> <admin> <csrf> <login>"
+    const v = stack.redis('HGET', key, field).split(' ');
+    v[1] = String(Date.now() - 3600 * 1000);
+    stack.redis('HSET', key, field, v.join(' '));
+    // the badges' global part fresh (younger than BCACHE_GLOBAL_MS)
+    assert.equal((await u.c.get('/badges.json')).status, 200);
+    const c0 = await settled(stack, 'social');
+    const s0 = await stmtRuns(stack, 'social');
+    const r = await u.c.get(page);
+    assert.equal(r.status, 200);
+    assert.match(r.text, /data-me="fc_returning"/, `${page}: the reader's own page`);
+    const m = await recorded(stack, 'social', c0, 1);
+    const ran = stmtsBetween(s0, await stmtRuns(stack, 'social'));
+    assert.equal(ran.STMT_SESSION_GET, 1, `${page}: SQLite confirmed the session`);
+    assert.equal(m.trips, 3, `${page}: the first round trip, the last with the renewal, the sync`);
+    const w = Number(stack.redis('HGET', key, field).split(' ')[1]);
+    assert.ok(Date.now() - w < 60 * 1000, `${page}: the copy renewed (written ${w})`);
+  }
 });
