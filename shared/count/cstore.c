@@ -107,84 +107,193 @@ cstore_durable(struct db *db, const struct delta *d, long long *v)
 	return counter_row(db, STMT_COUNTER_GET, d, v);
 }
 
-/* In one SQLite read snapshot: the durable value plus what waits in the
- * backlog (base), and whether flush batch `batch` ("": none) is applied.
- * 0, or -1 on a SQLite error. */
+/* A counter Redis does not hold yet, being loaded (load_all()). */
+struct load {
+	int			 i;		/* its index in the caller's */
+	struct cstore_keys	 k;
+	char			 ver[24];	/* its bucket's meta: v */
+	char			 batch[24];	/* b ("": none) */
+	char			 base[24];	/* durable + backlog */
+	int			 applied;	/* batch applied in SQLite */
+	int			 done;
+};
+
+/* Reads each bucket's meta (version, batch holding inflight) for the
+ * loads not done, one HMGET per bucket in one round trip: 0, or -1 when
+ * Redis failed. */
 static int
-snapshot(struct db *db, const struct delta *d, const char *batch,
-    long long *base, int *applied)
+load_metas(struct app *a, struct load *ls, int n)
 {
-	int err = 0, own = !db_in_txn(db);
-	long long back = 0;
+	rds_reply *rep;
+	int i, j, queued = 0, rc = 0;
+	int *first = xcalloc((size_t)n + 1, sizeof(*first));
+
+	for (i = 0; i < n; i++) {
+		first[i] = -1;
+		if (ls[i].done)
+			continue;
+		for (j = 0; j < i && first[i] == -1; j++)
+			if (!ls[j].done && first[j] == j &&
+			    strcmp(ls[j].k.meta, ls[i].k.meta) == 0)
+				first[i] = j;
+		if (first[i] != -1)
+			continue;
+		first[i] = i;
+		if (rds_append_strs(&a->rds, 4, (const char *[]){ "HMGET",
+		    ls[i].k.meta, "v", "b" }) == -1) {
+			rc = -1;
+			break;
+		}
+		queued++;
+	}
+	for (i = 0; i < n && queued > 0; i++) {
+		if (ls[i].done || first[i] != i)
+			continue;
+		queued--;
+		if (rds_get_reply(&a->rds, &rep) == -1) {
+			rc = -1;
+			break;
+		}
+		if (rep->type != RDS_ARRAY || rep->elements != 2)
+			rc = -1;
+		else {
+			snprintf(ls[i].ver, sizeof(ls[i].ver), "%s",
+			    rep->element[0]->type == RDS_STRING ?
+			    rep->element[0]->str : "0");
+			snprintf(ls[i].batch, sizeof(ls[i].batch), "%s",
+			    rep->element[1]->type == RDS_STRING ?
+			    rep->element[1]->str : "");
+		}
+		rds_free(rep);
+	}
+	while (queued-- > 0 && rds_get_reply(&a->rds, &rep) == 0)
+		rds_free(rep);		/* after a failure: what is left */
+	for (i = 0; rc == 0 && i < n; i++)
+		if (!ls[i].done && first[i] != i) {
+			memcpy(ls[i].ver, ls[first[i]].ver, sizeof(ls[i].ver));
+			memcpy(ls[i].batch, ls[first[i]].batch,
+			    sizeof(ls[i].batch));
+		}
+	free(first);
+	return rc;
+}
+
+/* In one SQLite read snapshot, for each load not done: the durable
+ * value plus what waits in the backlog (base), and whether the flush
+ * batch holding its bucket's inflight part is applied.  0, or -1 on a
+ * SQLite error. */
+static int
+load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
+{
+	struct db *db = &a->db;
+	int i, j, err = 0, own = !db_in_txn(db);
+	long long base, back;
 
 	/* One read transaction: a batch that commits between the reads
 	 * would otherwise be counted twice or not at all. */
 	if (own && db_snapshot_begin(db) == -1)
 		return -1;
-	if (cstore_durable(db, d, base) == -1 ||
-	    counter_row(db, STMT_BACKLOG_GET, d, &back) == -1)
-		err = 1;
-	*base += back;
-	*applied = 0;
-	if (!err && batch != NULL && batch[0] != '\0' &&
-	    (*applied = db_batch_applied(db, batch)) == -1)
-		err = 1;
+	for (i = 0; i < n && !err; i++) {
+		if (ls[i].done)
+			continue;
+		back = 0;
+		if (cstore_durable(db, &ds[ls[i].i], &base) == -1 ||
+		    counter_row(db, STMT_BACKLOG_GET, &ds[ls[i].i], &back) == -1) {
+			err = 1;
+			break;
+		}
+		snprintf(ls[i].base, sizeof(ls[i].base), "%lld", base + back);
+		ls[i].applied = 0;
+		if (ls[i].batch[0] == '\0')
+			continue;
+		/* a batch is asked about once */
+		for (j = 0; j < i; j++)
+			if (!ls[j].done && strcmp(ls[j].batch, ls[i].batch) == 0)
+				break;
+		if (j < i)
+			ls[i].applied = ls[j].applied;
+		else if ((ls[i].applied = db_batch_applied(db, ls[i].batch)) ==
+		    -1)
+			err = 1;
+	}
 	if (own && db_snapshot_end(db, err) == -1)
 		err = 1;
 	return err ? -1 : 0;
 }
 
-/* Loads one missing live value into *v: 0, or -1 when Redis or SQLite
- * failed (*v is then no value).  A correction that lands between the
- * snapshot and the script sets the live value itself (settle.c), which
- * the script then returns: the backlog it absorbed is not added again. */
+/* Loads the counters Redis does not hold (out[i].ok == 0 of ds[0..n)):
+ * each one's bucket version, then one SQLite snapshot of their durable
+ * parts, then load_lua for each, every step for all of them at once (two
+ * round trips, where each counter alone took two); a counter whose
+ * bucket a flush touched meanwhile (the script refuses) goes round
+ * again.  A correction that lands between the snapshot and the script
+ * sets the live value itself (settle.c), which the script then returns:
+ * the backlog it absorbed is not added again.  0, or -1 when Redis or
+ * SQLite failed (the counters not loaded keep ok == 0). */
 static int
-load_one(struct app *a, const struct delta *d, long long *v)
+load_all(struct app *a, const struct delta *ds, int n, struct count *out)
 {
-	struct cstore_keys k;
-	char ver[24], base_s[24], batch[24];
-	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
-	const char *args[5];
-	rds_reply *info, *rep;
-	long long base;
-	int tries, applied;
+	struct load *ls;
+	rds_reply *rep;
+	const char *keys[4], *args[5];
+	int i, m = 0, left, tries, queued, rc = 0;
 
-	*v = 0;
-	cstore_keys(d, &k);
-	for (tries = 0; tries < 5; tries++) {
-		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
-		    NULL)
-			return -1;
-		if (info->type != RDS_ARRAY || info->elements != 2) {
-			rds_free(info);
-			return -1;
+	for (i = 0; i < n; i++)
+		m += !out[i].ok;
+	if (m == 0)
+		return 0;
+	ls = xcalloc((size_t)m, sizeof(*ls));
+	for (i = 0, m = 0; i < n; i++)
+		if (!out[i].ok) {
+			ls[m].i = i;
+			cstore_keys(&ds[i], &ls[m].k);
+			m++;
 		}
-		snprintf(ver, sizeof(ver), "%s",
-		    info->element[0]->type == RDS_STRING ?
-		    info->element[0]->str : "0");
-		snprintf(batch, sizeof(batch), "%s",
-		    info->element[1]->type == RDS_STRING ?
-		    info->element[1]->str : "");
-		rds_free(info);
-		if (snapshot(&a->db, d, batch, &base, &applied) == -1)
-			return -1;
-		snprintf(base_s, sizeof(base_s), "%lld", base);
-		args[0] = k.field;
-		args[1] = k.pfield;
-		args[2] = ver;
-		args[3] = base_s;
-		args[4] = batch[0] != '\0' && !applied ? "1" : "0";
-		if ((rep = rds_eval(&a->rds, &load_lua, 4, keys, 5, args)) ==
-		    NULL)
-			return -1;
-		if (rep->type == RDS_INTEGER) {
-			*v = rep->integer;
-			rds_free(rep);
-			return 0;
+	for (tries = 0, left = m; left > 0 && tries < 5 && rc == 0; tries++) {
+		if (load_metas(a, ls, m) == -1 ||
+		    load_bases(a, ds, ls, m) == -1) {
+			rc = -1;
+			break;
 		}
-		rds_free(rep);	/* a flush touched it: again */
+		for (i = 0, queued = 0; i < m; i++) {
+			if (ls[i].done)
+				continue;
+			keys[0] = ls[i].k.live;
+			keys[1] = ls[i].k.pending;
+			keys[2] = ls[i].k.inflight;
+			keys[3] = ls[i].k.meta;
+			args[0] = ls[i].k.field;
+			args[1] = ls[i].k.pfield;
+			args[2] = ls[i].ver;
+			args[3] = ls[i].base;
+			args[4] = ls[i].batch[0] != '\0' && !ls[i].applied ?
+			    "1" : "0";
+			if (rds_append_eval(&a->rds, &load_lua, 4, keys, 5,
+			    args) == -1) {
+				rc = -1;
+				break;
+			}
+			queued++;
+		}
+		for (i = 0; i < m && queued > 0; i++) {
+			if (ls[i].done)
+				continue;
+			queued--;
+			if (rds_get_reply(&a->rds, &rep) == -1) {
+				rc = -1;
+				break;
+			}
+			if (rep->type == RDS_INTEGER) {
+				out[ls[i].i].v = rep->integer;
+				out[ls[i].i].ok = 1;
+				ls[i].done = 1;
+				left--;
+			}
+			rds_free(rep);	/* nil: a flush touched it: again */
+		}
 	}
-	return -1;
+	free(ls);
+	return rc == 0 && left == 0 ? 0 : -1;
 }
 
 void
@@ -305,17 +414,13 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		}
 		rds_free(rep);
 	}
+	/* the values Redis does not hold yet, loaded together (loading
+	 * writes: on the master only) */
+	if (!down && q->rd == &a->rds && load_all(a, ds, n, out) == -1)
+		down = 1;
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;
-		if (!down && q->rd == &a->rds) {	/* loading writes: master only */
-			if (load_one(a, &ds[i], &val) == 0) {
-				out[i].v = val;
-				out[i].ok = 1;
-				continue;
-			}
-			down = 1;
-		}
 		/* Redis is down: the durable value and the backlog. */
 		if (cstore_durable(&a->db, &ds[i], &val) == 0 &&
 		    counter_row(&a->db, STMT_BACKLOG_GET,

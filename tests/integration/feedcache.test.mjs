@@ -353,6 +353,47 @@ test('a profile sent whole: the follow button and an edit show on the very next 
   for (let k = 0; k < 4; k++) assert.match(await prof(), /kept post 0, edited on a kept profile/, `after the edit, visit ${k}`);
 });
 
+// A count Redis does not hold yet (a new post's, or after Redis lost its
+// data) is loaded (cstore.h): its bucket's version, one SQLite read
+// snapshot of its durable value and backlog, then the script that sets
+// it.  A page loads all its missing counts together: two round trips
+// for all of them, where each count alone took two (issue 45: a feed
+// showing one new post took eight round trips more).
+test('the counts Redis never held are loaded together: two round trips for all, one snapshot', async () => {
+  if (onCluster()) return;	// round trips per node there
+  const u = await person('fc_newsreader');
+  assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+  // every reader process has served some first (its first request
+  // connects: the tracking's own connection)
+  for (let i = 0; i < 4; i++) await Promise.all([1, 2, 3, 4].map(() => u.c.get('/feed')));
+  for (let i = 0; i < 2; i++) {
+    const post = await publish(author, `a post nobody read yet ${i}`);
+    const member = String(post).padStart(16, '0');
+    for (let k = 0; k < 100 && stack.redis('ZSCORE', `{u${u.id}}:home`, member) === ''; k++) {
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    // the badges' global part fresh (younger than BCACHE_GLOBAL_MS)
+    assert.equal((await u.c.get('/badges.json')).status, 200);
+    const c0 = await settled(stack, 'social');
+    const s0 = await stmtRuns(stack, 'social');
+    const r = await u.c.get('/feed');
+    assert.equal(r.status, 200);
+    const counts = pageCounters(r.text);
+    assert.equal(counts[`post-likes|${post}`], 0);
+    assert.equal(counts[`post-views|${post}`], 0);
+    const m = await recorded(stack, 'social', c0, 1);
+    const ran = stmtsBetween(s0, await stmtRuns(stack, 'social'));
+    assert.deepEqual(ran, { STMT_HOME_BY_IDS: 1, STMT_COUNTER_GET: 4, STMT_BACKLOG_GET: 4 },
+      'the posts; the four counts\' durable values and backlogs');
+    // the timeline with the session, the counts with the badges, the
+    // sync; the versions, the loads
+    assert.equal(m.trips, 3 + 2, 'round trips');
+    for (const f of ['likes', 'comments', 'reposts', 'views']) {
+      assert.equal(stack.redis('HGET', redisName(`post_${f}`, post, author.id).hash, f), '0', `${f} loaded`);
+    }
+  }
+});
+
 // A session's copy in Redis serves the feed and a profile for a minute
 // after SQLite last confirmed it (sesscache.h: SESSION_PAGE_MS); a page
 // that finds it older asks SQLite and renews the copy.  The copy is read
