@@ -182,6 +182,27 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->ckept = ckeep_hits();
 }
 
+/* Request i's share of what n requests taken together cost from c0 to
+ * c1: the whole divided, the remainder one each to the first ones, so
+ * that the shares add up to the whole (a floor each lost up to n - 1 of
+ * every count: a quarter of a round trip a request, four taken). */
+static unsigned long long
+share(unsigned long long total, int i, int n)
+{
+	return total / (unsigned)n + ((unsigned)i < total % (unsigned)n);
+}
+
+static void
+cost_share(struct metrics_cost *c, const struct metrics_cost *c0,
+    const struct metrics_cost *c1, int i, int n)
+{
+	c->stmts = share(c1->stmts - c0->stmts, i, n);
+	c->cmds = share(c1->cmds - c0->cmds, i, n);
+	c->trips = share(c1->trips - c0->trips, i, n);
+	c->kept = share(c1->kept - c0->kept, i, n);
+	c->ckept = share(c1->ckept - c0->ckept, i, n);
+}
+
 static int
 serve_child(int fd, void *arg)
 {
@@ -247,14 +268,11 @@ serve_child(int fd, void *arg)
 		 * the requests left for after their responses, shared. */
 		app_run_after(&a);
 		cost_now(&a, &c1);
-		cost.stmts = (c1.stmts - c0.stmts) / (unsigned)n;
-		cost.cmds = (c1.cmds - c0.cmds) / (unsigned)n;
-		cost.trips = (c1.trips - c0.trips) / (unsigned)n;
-		cost.kept = (c1.kept - c0.kept) / (unsigned)n;
-		cost.ckept = (c1.ckept - c0.ckept) / (unsigned)n;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			cost_share(&cost, &c0, &c1, i, n);
 			metrics_observe(a.metrics, a.metrics_idx, s[i].status,
 			    s[i].t1 - s[i].t0, &cost);
+		}
 	}
 	for (i = 0; i < nslot; i++)
 		buf_free(&s[i].keep);
