@@ -165,11 +165,10 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	key_sub(lock, sizeof(lock), board, "lock");
 	key_sub(tmp, sizeof(tmp), board, "tmp");
 	key_sub(touched, sizeof(touched), board, "touched");
-	if ((got = rebuild_lock(&a->rds, lock, 10000)) != 1)
+	/* "b": readers wait, the flusher notes whom it changes meanwhile
+	 * (the lock, the scratch keys cleared and the marker at once). */
+	if ((got = rebuild_begin(&a->rds, lock, 10000, ok, clear, 2)) != 1)
 		return got;
-	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
-	if (rebuild_start(&a->rds, lock, ok, clear, 2) == -1)
-		return -1;
 	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
 	if (s == NULL)

@@ -107,12 +107,15 @@ lookup(struct app *a, const char *key, struct account *u, int *down)
 	return rc;
 }
 
-static void
+/* Queues the SET of the entry (found: u; else the negative one): 1
+ * queued, 0 not. */
+static int
 store(struct app *a, const char *key, int found, const struct account *u)
 {
 	char ttl[16], *js;
+	const char *argv[5];
 	json_t *o;
-	rds_reply *rep;
+	int queued;
 
 	if (found) {
 		o = json_pack("{s:I,s:s,s:s}", "id", (json_int_t)u->id, "login",
@@ -126,10 +129,15 @@ store(struct app *a, const char *key, int found, const struct account *u)
 		snprintf(ttl, sizeof(ttl), "%d", PC_NEG_TTL);
 	}
 	if (js == NULL)
-		return;
-	if ((rep = rds_cmdv(&a->rds, "SET", key, js, "EX", ttl, NULL)) != NULL)
-		rds_free(rep);
+		return 0;
+	argv[0] = "SET";
+	argv[1] = key;
+	argv[2] = js;
+	argv[3] = "EX";
+	argv[4] = ttl;
+	queued = rds_append_strs(&a->rds, 5, argv) == 0;
 	free(js);
+	return queued;
 }
 
 static int
@@ -137,6 +145,46 @@ from_sqlite(struct app *a, const char *login, struct account *u)
 {
 	count(a, "sql_reads");
 	return account_by_login(&a->db, login, u);
+}
+
+/* Queues a count of what (the {metrics}:cache hash): 1 queued, 0 not. */
+static int
+count_later(struct app *a, const char *what)
+{
+	const char *argv[4] = { "HINCRBY", KEY_METRICS_CACHE, what, "1" };
+
+	return rds_append_strs(&a->rds, 4, argv) == 0;
+}
+
+/* The lock, and the entry again (another may have rebuilt it between
+ * our miss and our lock), in one round trip: 1 the lock taken, 0 not,
+ * -1 Redis failed; *rc what the entry holds (lookup()'s answer). */
+static int
+lock_and_look(struct app *a, const char *lock, const char *key,
+    struct account *u, int *rc)
+{
+	const char *set[6] = { "SET", lock, "1", "NX", "PX", "2000" };
+	const char *get[2] = { "GET", key };
+	rds_reply *rep;
+	int got = -1, queued;
+
+	*rc = -1;
+	queued = rds_append_strs(&a->rds, 6, set) == 0;
+	queued += queued && rds_append_strs(&a->rds, 2, get) == 0;
+	if (queued == 2 && rds_get_reply(&a->rds, &rep) == 0) {
+		got = rep->type == RDS_STATUS;
+		rds_free(rep);
+		queued--;
+		if (rds_get_reply(&a->rds, &rep) == 0) {
+			*rc = parse(rep, u);
+			rds_free(rep);
+			queued--;
+		} else
+			got = -1;
+	}
+	if (queued > 0)
+		rds_collect(&a->rds, queued);
+	return got;
 }
 
 /* After a miss (or Redis down: down) of key: the rebuild, a wait for
@@ -147,26 +195,32 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 {
 	struct timespec wait = { 0, 25 * 1000 * 1000 };
 	char lock[96];
-	int rc, got, i;
+	int rc, got, i, queued;
 
 	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
 		return account_by_login(&a->db, login, u);
 	key_sub(lock, sizeof(lock), key, "lock");
-	if ((got = rebuild_lock(&a->rds, lock, 2000)) == -1)
+	if ((got = lock_and_look(a, lock, key, u, &rc)) == -1)
 		return account_by_login(&a->db, login, u);
-	if (got) {		/* ours to rebuild */
-		/* Another may have rebuilt it between our miss and our lock. */
-		if ((rc = lookup(a, key, u, &down)) >= 0 || down) {
-			rebuild_done(&a->rds, lock, NULL);
-			return rc >= 0 ? rc : account_by_login(&a->db, login, u);
-		}
-		count(a, "rebuilds");
-		rc = from_sqlite(a, login, u);
-		if (rc >= 0)
-			store(a, key, rc, u);
+	if (got && rc >= 0) {	/* rebuilt meanwhile by another */
 		rebuild_done(&a->rds, lock, NULL);
 		return rc;
 	}
+	if (got) {		/* ours to rebuild */
+		/* the entry, the counts and the lock's release: one round
+		 * trip */
+		rc = account_by_login(&a->db, login, u);
+		queued = count_later(a, "rebuilds") + count_later(a,
+		    "sql_reads");
+		if (rc >= 0)
+			queued += store(a, key, rc, u);
+		queued += rds_append_strs(&a->rds, 2, (const char *[]){ "DEL",
+		    lock }) == 0;
+		rds_collect(&a->rds, queued);
+		return rc;
+	}
+	if (rc >= 0)		/* rebuilt by another just before */
+		return rc;
 	for (i = 0; i < 4; i++) {	/* someone else rebuilds: wait a bit */
 		nanosleep(&wait, NULL);
 		if ((rc = lookup(a, key, u, &down)) >= 0)

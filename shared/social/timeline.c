@@ -364,12 +364,11 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 	int n, queued = 0, got, chunk, done = 0, eof;
 
 	tl_keys(&k, kind, uid);
-	if ((got = rebuild_lock(&a->rds, k.lock, 10000)) != 1)
-		return got;
 	/* Marker first ("b"): writers start adding while we read SQLite,
-	 * readers keep using SQLite until the set is whole. */
-	if (rebuild_start(&a->rds, k.lock, k.ok, clear, 1) == -1)
-		return -1;
+	 * readers keep using SQLite until the set is whole.  The lock, the
+	 * old set cleared and the marker: one round trip. */
+	if ((got = rebuild_begin(&a->rds, k.lock, 10000, k.ok, clear, 1)) != 1)
+		return got;
 	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
 	while (!done) {
 		s = tl_source(a, kind, uid, last_s, last_id, offset, chunk);

@@ -17,13 +17,16 @@
 /* Takes lock for ms milliseconds.  1 taken, 0 another process holds it,
  * -1 Redis failed. */
 int	rebuild_lock(struct rds *, const char *lock, int ms);
-/* Starts the rebuild: deletes the n keys of clear (the old structure, a
- * scratch copy), then sets ok (when not NULL) to "b".  0, or -1 after
- * rebuild_fail(). */
-int	rebuild_start(struct rds *, const char *lock, const char *ok,
+/* Takes lock for ms milliseconds and, when taken, starts the rebuild:
+ * deletes the n keys of clear (the old structure, a scratch copy; 6 at
+ * most), then sets ok (when not NULL) to "b"; one script, one round trip
+ * (lock, ok and clear share a hash tag).  1 taken and started, 0 another
+ * process holds the lock, -1 Redis failed (nothing known held: a lock
+ * the script took lapses as a dead rebuilder's). */
+int	rebuild_begin(struct rds *, const char *lock, int ms, const char *ok,
 	    const char *const *clear, int n);
 /* The structure is whole: ok (when not NULL) becomes "1", the lock is
- * released.  0, or -1 after rebuild_fail(). */
+ * released, in one round trip.  0, or -1 after rebuild_fail(). */
 int	rebuild_done(struct rds *, const char *lock, const char *ok);
 /* Drops ok (when not NULL) and the lock; best effort. */
 void	rebuild_fail(struct rds *, const char *lock, const char *ok);
