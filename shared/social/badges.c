@@ -30,7 +30,7 @@ followed(struct app *a, long long uid, long long *total)
 	return 0;
 }
 
-/* The slow path: SQLite markers and ZCOUNTs, then a refill of the cache
+/* The slow path: SQLite markers and counts, then a refill of the cache
  * against the stamp of the poll that missed. */
 static int
 badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,

@@ -7,9 +7,9 @@
  *                  write on a broadcast
  *   followed       over followed authors, their visible posts published
  *                  after max(follow time, last visit to their profile):
- *                  ZCOUNT over each author's profile timeline, so a
- *                  deleted post stops counting at once (a count of
- *                  "published minus read" would not)
+ *                  counted over each author's visible posts in SQLite
+ *                  (followed.h), so a deleted post stops counting at
+ *                  once (a count of "published minus read" would not)
  *   red_dot        the admin's light time is later than the user's last
  *                  visit to /news (or the user never visited)
  * Markers live in SQLite (notify.h) and only move forward.

@@ -2,7 +2,7 @@
  *
  * Every open page polls /badges.json, so its steady state must be one
  * Redis round trip and no SQLite (a 304 then costs no SQLite work at
- * all).  badges_get() computes the badges from SQLite markers and ZCOUNTs
+ * all).  badges_get() computes the badges from SQLite markers and counts
  * (badges.h); this cache keeps what that computation read, each part next
  * to what changes it:
  *   {c<B>}:u<ID>:ss  the session (session.h)
@@ -13,7 +13,8 @@
  *               at (fill time, ms); and gen
  *   {g}:badge   latest (newest notice id), lit (the red dot's time), at
  *               (when they were read from SQLite, ms), epoch (bumped
- *               after every change of any profile timeline)
+ *               after every post published or withdrawn, once the
+ *               author's profile timeline took it)
  * B is the bucket of the user's counters (cname.h): the user's three
  * keys share one slot.  On a Redis Cluster the global part is kept in
  * KEY_BADGE_COPIES copies, one in each sixteenth of the slot space
@@ -36,8 +37,9 @@
  * bumps gen after its SQLite write, and a fill is written only if gen is
  * still what the poll that missed saw (before it read SQLite): a fill can
  * never store values older than an invalidation.  Likewise fb carries the
- * epoch read before its ZCOUNTs, and the epoch is bumped after the
- * timeline write.  The global values only grow (notice ids, light
+ * epoch read before its counts (SQLite's: followed.h), and the epoch is
+ * bumped after the post's commit and its timeline write.  The global
+ * values only grow (notice ids, light
  * times), so they are merged with max().  A bump Redis did not take
  * (unreachable just then) is journaled in SQLite (BCACHE_MISSED), and
  * the worker, once Redis answers, bumps every copy's epoch: every cached
@@ -45,9 +47,10 @@
  * even that fails (a bump lost with a master that failed over):
  * BCACHE_USER_MS for a reader's markers and fb, BCACHE_GLOBAL_MS for
  * notices and the red dot.  The user part's age is what sets the cost of
- * many readers: each user's followed badge is recomputed (a script per
- * followed author) once an age; at 30 s, 10,000 users made a fifth of
- * Redis's work (docs/BENCHMARKS.md, "A site's traffic").
+ * many readers: each user's followed badge is recomputed (one statement,
+ * an index range per followed author) once an age; at 30 s, 10,000 users
+ * made a fifth of Redis's work when that was a ZCOUNT per author in
+ * Redis (docs/BENCHMARKS.md, "A site's traffic").
  *
  * The price of one global epoch: a post published or deleted anywhere
  * turns every reader's fb over, and that reader's next poll recomputes

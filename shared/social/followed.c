@@ -3,8 +3,6 @@
 
 #include "base/buf.h"
 #include "social/followed.h"
-#include "social/timeline.h"
-#include "social/tlcount.h"
 #include "store/query.h"
 
 int
@@ -12,30 +10,27 @@ followed_unread(struct app *a, long long uid, long long **authors,
     long long **unread)
 {
 	struct dbq *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
-	long long *after = NULL;
 	int n = 0, cap = 0, rc;
 
 	*authors = *unread = NULL;
 	if (s == NULL)
 		return -1;
+	/* the counts with the authors: one statement, one index range an
+	 * author (issue 45: the cold path of the followed badge, which a
+	 * reader's cached badges take each time they age out, was a script
+	 * on every author's timeline in Redis, a round trip of its own) */
 	dbq_bind_i64(s, 1, uid);
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*authors = xrealloc(*authors, (size_t)cap * sizeof(**authors));
-			after = xrealloc(after, (size_t)cap * sizeof(*after));
+			*unread = xrealloc(*unread, (size_t)cap * sizeof(**unread));
 		}
 		(*authors)[n] = dbq_i64(s, 0);
-		after[n] = dbq_i64(s, 1);
+		(*unread)[n] = dbq_i64(s, 2);
 		n++;
 	}
 	db_done(s);
-	if (rc == DBQ_DONE && n > 0) {
-		*unread = xcalloc((size_t)n, sizeof(**unread));
-		if (tl_count_after(a, n, *authors, after, *unread) == -1)
-			rc = DBQ_ERR;
-	}
-	free(after);
 	if (rc != DBQ_DONE) {
 		free(*authors);
 		free(*unread);

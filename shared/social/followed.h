@@ -1,8 +1,10 @@
 /* followed.h -- the authors a user follows that have posts the user has
  * not seen: the "followed" badge is their sum, /followed lists them.
  * An author's unread posts are their visible posts published after the
- * later of the follow and the user's last visit to the author's profile
- * (tlcount.h tl_count_after: one ZCOUNT each, SQLite when Redis misses).
+ * later of the follow and the user's last visit to the author's profile,
+ * at most 1000 (a profile timeline's cap): counted in SQLite, one index
+ * range an author, all in the statement that finds the authors, so a
+ * deleted post stops counting at once.
  */
 #ifndef TALLY_FOLLOWED_H
 #define TALLY_FOLLOWED_H

@@ -165,8 +165,8 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		if (rc < 0)
 			break;
 	}
-	/* After the write, done or not (a reader without this set counts
-	 * from SQLite): the followed badges recount. */
+	/* After the write, done or not (the badges count in SQLite, where
+	 * the change is committed by now): the followed badges recount. */
 	if (kind == TL_PROFILE && n > 0)
 		bcache_timeline_changed(a);
 	return rc;
@@ -386,10 +386,9 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 		offset += n;
 		done = n < chunk || tl_info[kind].cap > 0;
 	}
+	/* (no badge moves: the followed counts are SQLite's, followed.h) */
 	if (rebuild_done(&a->rds, k.lock, k.ok) == -1)
 		return -1;
-	if (kind == TL_PROFILE)
-		bcache_timeline_changed(a);
 	return 1;
 fail:
 	if (queued > 0)

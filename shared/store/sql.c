@@ -281,16 +281,17 @@ const char *const sql_text[STMT__MAX] = {
 	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
 	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
 	    "value = max(value, excluded.value)",
-	/* STMT_FOLLOWED_MARKS: reader -- per followee, unread starts after */
+	/* STMT_FOLLOWED_MARKS: reader -- per followee, unread starts after,
+	 * and the followee's visible posts published after that: one index
+	 * range each, bounded like a profile timeline (1000) */
 	[STMT_FOLLOWED_MARKS] =
-	    "SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)) "
+	    "SELECT f.followee_id, max(f.created_at, coalesce(m.value, 0)), "
+	    "(SELECT COUNT(*) FROM (SELECT 1 FROM posts p INDEXED BY "
+	    "posts_user_visible WHERE p.user_id = f.followee_id AND "
+	    "p.status = 1 AND p.is_deleted = 0 AND p.published_at > "
+	    "max(f.created_at, coalesce(m.value, 0)) LIMIT 1000)) "
 	    "FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
 	    "AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
-	/* STMT_AUTHOR_UNREAD_SQL: author, after -- bounded like the timeline */
-	[STMT_AUTHOR_UNREAD_SQL] =
-	    "SELECT COUNT(*) FROM (SELECT 1 FROM posts INDEXED BY posts_user_visible "
-	    "WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
-	    "published_at > ?2 LIMIT 1000)",
 	/* STMT_NOTE_OWNER: id */
 	[STMT_NOTE_OWNER] =
 	    "SELECT user_id FROM notifications WHERE id = ?1",

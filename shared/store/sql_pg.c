@@ -106,13 +106,13 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "
 	    "value = greatest(markers.value, excluded.value)",
 	[STMT_FOLLOWED_MARKS] =
-	    "SELECT f.followee_id, greatest(f.created_at, coalesce(m.value, 0)) "
+	    "SELECT f.followee_id, greatest(f.created_at, coalesce(m.value, 0)), "
+	    "(SELECT COUNT(*) FROM (SELECT 1 FROM posts p WHERE "
+	    "p.user_id = f.followee_id AND p.status = 1 AND p.is_deleted = 0 "
+	    "AND p.published_at > greatest(f.created_at, coalesce(m.value, 0)) "
+	    "LIMIT 1000) s) "
 	    "FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
 	    "AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
-	[STMT_AUTHOR_UNREAD_SQL] =
-	    "SELECT COUNT(*) FROM (SELECT 1 FROM posts "
-	    "WHERE user_id = ?1 AND status = 1 AND is_deleted = 0 AND "
-	    "published_at > ?2 LIMIT 1000) s",
 	/* one active run: the partial unique index reconcile_runs_active
 	 * stops a second one that a concurrent check let through */
 	[STMT_RUN_CREATE] =
