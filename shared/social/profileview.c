@@ -134,14 +134,15 @@ profile_view_end(struct app *a, struct profile_q *q, struct profile_view *v,
 	rc = pcache_recv(a, &q->pq, &v->u);
 	if (q->uid != 0)
 		n = tl_ids_end(a, &q->tq, ids);
-	/* Not known before (or changed): the timeline's page now.  A round
-	 * trip of its own, but the one read that materialises a profile's
-	 * timeline, which the followed badges count in Redis (tlcount.h):
-	 * read from SQLite instead, most timelines of a site of many users
-	 * stayed out of Redis and every recount of the badge asked SQLite
-	 * for each such author. */
+	/* Not known before (or changed): the page of ids from SQLite, one
+	 * index range, rather than a second round trip for the timeline
+	 * (issue 45: a process knows 1,024 logins at most, pcache.c, so on
+	 * a site of many users this is most profiles' path).  The timeline
+	 * is materialised by the process's next visit, which knows the id;
+	 * nothing else reads it (the followed badges count in SQLite). */
 	if (rc == 1 && v->u.id != q->uid)
-		n = tl_ids(a, TL_PROFILE, v->u.id, q->page, q->per, ids);
+		n = tl_page_sql(a, TL_PROFILE, v->u.id, (q->page - 1) * q->per,
+		    q->per, ids);
 	*np = n;
 	return rc;
 }

@@ -44,9 +44,9 @@ struct profile_view {
  * (pcache.h), and the timeline's page when this process knows the
  * login's id; profile_view_read() reads their replies (it sends
  * nothing); profile_view_end() fills v->u and the page of ids (n of
- * them; -1 when they could not be read), in a round trip of its own
- * when the id was not known (it may send commands: a rebuild); 1, 0 no
- * such user, -1 when the profile could not be read.  A queue read and
+ * them; -1 when they could not be read; from SQLite when the id was not
+ * known), and may send commands (a rebuild); 1, 0 no such user, -1 when
+ * the profile could not be read.  A queue read and
  * not ended is freed with profile_view_drop().  Then
  * profile_view_rest(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */

@@ -434,6 +434,56 @@ test('a session copy older than a minute: SQLite confirms it, and its renewal ri
   }
 });
 
+// A profile whose login a reader process never read (pcache.h: it knows
+// the ids of the logins it read, 1,024 at most, so on a site of many
+// users most profiles are such): the profile's own round trip, then the
+// page of posts from SQLite, one index range, and never a second round
+// trip for the timeline (issue 45: nothing else reads a profile's
+// timeline since the followed badges count in SQLite, followed.h); then,
+// as ever, the page's last round trip (counts, badges, session) and the
+// sync's PING.
+test('a profile whose login the reader process never read: its posts from SQLite, no round trip for its timeline', async () => {
+  if (onCluster()) return;	// round trips per node there
+  const visitor = await person('fc_stranger');
+  const fan = await person('fc_primer');
+  // a process's first use of a script loads it: a round trip of its own
+  const scriptLoads = () => Number(stack.redis('INFO', 'commandstats')
+    .match(/cmdstat_script\|load:calls=(\d+)/)?.[1] ?? 0);
+  // and its first request connects (the tracking's own connection):
+  // every reader process has served some first
+  for (let i = 0; i < 4; i++) {
+    await Promise.all([1, 2, 3, 4].map(() => visitor.c.get('/u/fc_primer')));
+  }
+  for (let i = 0; i < 2; i++) {
+    const t = await person(`fc_unseen${i}`);
+    const post = await publish(t, `the post of fc_unseen${i}`);
+    // its profile cached in Redis by the writer (arg_user), a process
+    // that serves no profile page
+    assert.equal((await fan.c.post(`/follow/fc_unseen${i}`)).status, 303);
+    // the badges' global part fresh (younger than BCACHE_GLOBAL_MS)
+    assert.equal((await visitor.c.get('/badges.json')).status, 200);
+    const c0 = await settled(stack, 'social');
+    const s0 = await stmtRuns(stack, 'social');
+    const l0 = scriptLoads();
+    const r = await visitor.c.get(`/u/fc_unseen${i}`);
+    assert.equal(r.status, 200);
+    assert.match(r.text, new RegExp(`data-post-id="${post}"`));
+    const m = await recorded(stack, 'social', c0, 1);
+    const ran = stmtsBetween(s0, await stmtRuns(stack, 'social'));
+    // the new post's four counts and the profile's four, never read
+    // before, are loaded together (cstore.h): two round trips
+    assert.equal(ran.STMT_COUNTER_GET, 8, 'eight counts loaded');
+    delete ran.STMT_COUNTER_GET;
+    delete ran.STMT_BACKLOG_GET;
+    assert.deepEqual(ran, { STMT_AUTHOR_SEEN: 1, STMT_POSTS_MARKS_BY_IDS: 1, STMT_PROFILE_SQL: 1 },
+      'the follow state, the page of ids, the posts');
+    assert.equal(m.trips - (scriptLoads() - l0), 3 + 2,
+      'the profile, the counts with badges and session, the sync; the loads');
+    // the timeline was not asked for, so not rebuilt either
+    assert.equal(stack.redis('EXISTS', `{u${t.id}}:profile:ok`), '0');
+  }
+});
+
 // What Redis lost is rebuilt by the first reader, under a lock
 // (store/rebuild.h), in as few round trips as the protocol allows: the
 // lock, the old structure cleared and the marker at once (one script),
