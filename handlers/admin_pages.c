@@ -32,7 +32,7 @@ top_load(struct req *r, void *vm)
 	assert(fam != FAM__MAX);	/* VALID_BOARD names lb's boards */
 	m->by = by;
 	m->n = (int)n;
-	if ((rc = top_view_load(r->app, fam, (int)n, &m->v)) == -1) {
+	if ((rc = topview_load(r->app, fam, (int)n, &m->v)) == -1) {
 		resp_error(r, 503, "The leaderboards need Redis, which is not "
 		    "answering.");
 		return PAGE_ANSWERED;
@@ -41,14 +41,14 @@ top_load(struct req *r, void *vm)
 		resp_error(r, 500, "The leaderboard could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 top_done(void *vm)
 {
-	top_view_free(&((struct top_model *)vm)->v);
+	topview_free(&((struct top_model *)vm)->v);
 }
 
 const struct page page_top = {
@@ -60,11 +60,11 @@ runs_load(struct req *r, void *vm)
 {
 	struct runs_model *m = vm;
 
-	if ((m->n = runs_list(&r->app->db, m->runs, VIEW_RUNS_MAX)) < 0) {
+	if ((m->n = runs_list(r->app->db, m->runs, VIEW_RUNS_MAX)) < 0) {
 		resp_error(r, 500, "The runs could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
@@ -81,7 +81,7 @@ act_runs_start(struct req *r, const struct route *rt)
 	(void)rt;
 	if (dry == NULL)
 		return -1;
-	id = runs_start(&r->app->db, dry[0] == '1', "admin", &active);
+	id = runs_start(r->app->db, dry[0] == '1', "admin", &active);
 	if (id < 0)
 		return resp_error(r, 500, "The run could not be started.");
 	/* A second start while one runs starts nothing: the list shows it. */
@@ -94,14 +94,14 @@ run_load(struct req *r, void *vm)
 	struct run_model *m = vm;
 	int rc;
 
-	if ((rc = runs_get(&r->app->db, req_arg_id(r, 0), &m->run)) != 1 ||
-	    (m->nall = runs_list(&r->app->db, m->all, VIEW_RUNS_MAX)) < 0) {
+	if ((rc = runs_get(r->app->db, req_arg_id(r, 0), &m->run)) != 1 ||
+	    (m->nall = runs_list(r->app->db, m->all, VIEW_RUNS_MAX)) < 0) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such run." : "The run could not be read.");
 		return PAGE_ANSWERED;
 	}
-	run_names_load(r->app, &m->run.report, &m->names);	/* -1: raw keys */
-	page_load(r);
+	runnames_load(r->app, &m->run.report, &m->names);	/* -1: raw keys */
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

@@ -45,7 +45,7 @@ profile_load(struct req *r, void *vm)
 	viewer = r->user ? r->sess.user_id : 0;
 	rc = profile_view_end(r->app, &pq, v, ids, &n);
 	if (rc == 1)
-		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
+		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
@@ -57,9 +57,9 @@ profile_load(struct req *r, void *vm)
 	if (v->visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1))
 			return PAGE_AGAIN;
-		profile_visited(r->app, viewer, v->u.id);
+		profileview_visited(r->app, viewer, v->u.id);
 	}
-	if (page_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
+	if (layout_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
 	    v->n) == -1)
 		return PAGE_AGAIN;
 	/* a visit to mark is not kept: the next one marks it */
@@ -71,7 +71,7 @@ profile_load(struct req *r, void *vm)
 static void
 profile_done(void *vm)
 {
-	profile_view_free(vm);
+	profileview_free(vm);
 }
 
 const struct page page_profile = {
@@ -89,7 +89,7 @@ people_load(struct req *r, struct people_model *m, enum tl kind)
 		resp_error(r, 500, "The list could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

@@ -74,26 +74,26 @@ feed_load(struct req *r, void *vm)
 	 * confirmed yet (req.h: presumed), the session's copy.  A timeline
 	 * to rebuild is rebuilt for a confirmed reader only; a copy that
 	 * SQLite renews rides in the page's last round trip. */
-	tl_ids_send(r->app, TL_HOME, r->sess.user_id, m->page, FEED_PAGE,
+	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, m->page, FEED_PAGE,
 	    &tq);
 	req_session_send(r, &sq);
-	tl_ids_read(r->app, &tq);
+	timeline_ids_read(r->app, &tq);
 	if (!req_session_recv(r, &sq)) {
 		tl_ids_drop(&tq);
 		return PAGE_AGAIN;
 	}
-	n = tl_ids_end(r->app, &tq, ids);
-	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
+	n = timeline_ids_end(r->app, &tq, ids);
+	if (n < 0 || postlist_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &m->cards) == -1) {
 		resp_error(r, 500, "The feed could not be read.");
 		return PAGE_ANSWERED;
 	}
 	m->more = n == FEED_PAGE;
 	/* an empty feed offers people to follow */
-	if (m->cards.n == 0 && m->page == 1 && people_suggest(r->app,
+	if (m->cards.n == 0 && m->page == 1 && find_suggest(r->app,
 	    r->sess.user_id, NULL, 0, 1, FEED_SUGGEST, &m->suggest) == -1)
-		found_free(&m->suggest);
-	if (page_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
+		find_free(&m->suggest);
+	if (layout_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
 		return PAGE_AGAIN;	/* one round trip */
 	r->keep.ok = tq.cached && m->cards.n > 0 &&
 	    cards_counted(m->cards.v, m->cards.n, NULL, 0);
@@ -105,8 +105,8 @@ feed_done(void *vm)
 {
 	struct feed_model *m = vm;
 
-	found_free(&m->suggest);
-	post_cards_free(&m->cards);
+	find_free(&m->suggest);
+	postlist_free(&m->cards);
 }
 
 const struct page page_feed = {
@@ -124,14 +124,14 @@ topic_load(struct req *r, void *vm)
 	if (page == 0 || (slug = field_arg(r, 0, VALID_TOPIC,
 	    "There is no such topic.")) == NULL)
 		return PAGE_ANSWERED;
-	rc = topic_view_load(r->app, slug, r->user ? r->sess.user_id : 0,
+	rc = profileview_topic_load(r->app, slug, r->user ? r->sess.user_id : 0,
 	    page, FEED_PAGE, v);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such topic." : "The topic could not be read.");
 		return PAGE_ANSWERED;
 	}
-	if (page_load_cards(r, v->cards.v, v->cards.n, &v->key, 1,
+	if (layout_load_cards(r, v->cards.v, v->cards.n, &v->key, 1,
 	    &v->posts) == -1)
 		return PAGE_AGAIN;
 	return PAGE_RENDER;
@@ -140,7 +140,7 @@ topic_load(struct req *r, void *vm)
 static void
 topic_done(void *vm)
 {
-	topic_view_free(vm);
+	profileview_topic_free(vm);
 }
 
 const struct page page_topic = {

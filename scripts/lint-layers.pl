@@ -12,7 +12,7 @@
 #      comment says why it is one concept ("One file: ...").
 #   5. Every statement of the table (shared/store/sql.h) is used outside
 #      the table: no dead SQL.
-#   6. Redis key names ("{tag}..." literals) are built in shared/store/keys.c
+#   6. Redis key names ("{tag}..." literals) are built in shared/store/key.c
 #      only (log messages may name them).
 #   7. The web layer keeps no request's state in a file-level variable: a
 #      file-scope static that is not const, in shared/web/, must be one of
@@ -32,7 +32,7 @@
 #      ROLLBACK, SAVEPOINT or ON CONFLICT (adjacent literals joined first;
 #      log messages may name them), but what %SQL_ELSEWHERE allows, each
 #      with its reason; and no statement is prepared from text outside the
-#      table (db_prepare_once(), for tests' own SQL, is not called).
+#      table (dbq_prepare_once(), for tests' own SQL, is not called).
 #  10. No call cycle between the files of one folder (each layer of shared/,
 #      and handlers/): file A calls file B when A's .c calls a function B's
 #      .c defines at file scope, not static and not defined in A too.  A
@@ -265,8 +265,8 @@ for my $f (@files) {
 			push @faults, "$f: SQL outside the statement table (shared/store/sql.c): \"" .
 			    (length $lit > 60 ? substr($lit, 0, 60) . '...' : $lit) . '"';
 		}
-		push @faults, "$f: a statement prepared outside the table: db_prepare_once"
-		    if $f !~ m{^shared/store/query\.[ch]$} && $nolit =~ /\bdb_prepare_once\b/;
+		push @faults, "$f: a statement prepared outside the table: dbq_prepare_once"
+		    if $f !~ m{^shared/store/dbq\.[ch]$} && $nolit =~ /\bdb_prepare_once\b/;
 	}
 	if ($f =~ m{^shared/web/.*\.c$}) {
 		(my $bare = $nolit) =~ s{^\s*#[^\n]*}{}mg;
@@ -309,7 +309,7 @@ for my $f (@files) {
 		for my $line (split /\n/, $code) {
 			next if $line =~ /\blog_\w+\(/;
 			if ($line =~ /("[^"\n]*\{[a-z][a-z0-9%*]*\}[^"\n]*")/) {
-				push @faults, "$f: Redis key built outside shared/store/keys.c: $1";
+				push @faults, "$f: Redis key built outside shared/store/key.c: $1";
 				last;
 			}
 		}

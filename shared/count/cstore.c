@@ -7,8 +7,8 @@
 #include "base/log.h"
 #include "count/ckeep.h"
 #include "count/cstore.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 
 /* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
  * version, base, add the inflight part (1/0).
@@ -34,18 +34,18 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_BACKLOG_ADD)) == NULL)
 			return -1;
-		counter_key(&ds[i], key, sizeof(key));
+		counters_key(&ds[i], key, sizeof(key));
 		dbq_bind_text(s, 1, families[ds[i].fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, ds[i].d);
 		if (dbq_step(s) != DBQ_DONE) {
-			log_err("counter backlog: %s", db_errmsg(&a->db));
-			db_done(s);
+			log_err("counter backlog: %s", dbq_errmsg(a->db));
+			dbq_done(s);
 			return -1;
 		}
-		db_done(s);
+		dbq_done(s);
 	}
 	return 0;
 }
@@ -58,20 +58,20 @@ cstore_backlog_token(struct app *a, const struct delta *d, const char *token)
 	size_t n;
 	int rc;
 
-	counter_key(d, key, 48);
+	counters_key(d, key, 48);
 	n = strlen(key);
 	if (snprintf(key + n, sizeof(key) - n, "#%s", token) >=
 	    (int)(sizeof(key) - n))
 		return -1;
-	if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_BACKLOG_ADD)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	dbq_bind_i64(s, 3, d->d);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("counter backlog: %s", db_errmsg(&a->db));
+		log_err("counter backlog: %s", dbq_errmsg(a->db));
 		return -1;
 	}
 	return 0;
@@ -85,19 +85,19 @@ static int
 counter_row(struct db *db, enum stmt st, const struct delta *d,
     long long *v)
 {
-	struct dbq *s = db_stmt(db, st);
+	struct dbq *s = dbq_stmt(db, st);
 	char key[48];
 	int rc;
 
 	*v = 0;
 	if (s == NULL)
 		return -1;
-	counter_key(d, key, sizeof(key));
+	counters_key(d, key, sizeof(key));
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		*v = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;	/* after an error *v is still 0 */
 }
 
@@ -110,7 +110,7 @@ cstore_durable(struct db *db, const struct delta *d, long long *v)
 /* A counter Redis does not hold yet, being loaded (load_all()). */
 struct load {
 	int			 i;		/* its index in the caller's */
-	struct cstore_keys	 k;
+	struct cname_keys	 k;
 	char			 ver[24];	/* its bucket's meta: v */
 	char			 batch[24];	/* b ("": none) */
 	char			 base[24];	/* durable + backlog */
@@ -139,7 +139,7 @@ load_metas(struct app *a, struct load *ls, int n)
 		if (first[i] != -1)
 			continue;
 		first[i] = i;
-		if (rds_append_strs(&a->rds, 4, (const char *[]){ "HMGET",
+		if (rds_append_strs(a->rds, 4, (const char *[]){ "HMGET",
 		    ls[i].k.meta, "v", "b" }) == -1) {
 			rc = -1;
 			break;
@@ -150,23 +150,23 @@ load_metas(struct app *a, struct load *ls, int n)
 		if (ls[i].done || first[i] != i)
 			continue;
 		queued--;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			rc = -1;
 			break;
 		}
-		if (rep->type != RDS_ARRAY || rep->elements != 2)
+		if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 2)
 			rc = -1;
 		else {
 			snprintf(ls[i].ver, sizeof(ls[i].ver), "%s",
-			    rep->element[0]->type == RDS_STRING ?
-			    rep->element[0]->str : "0");
+			    rds_type(rds_at(rep, 0)) == RDS_STRING ?
+			    rds_str(rds_at(rep, 0)) : "0");
 			snprintf(ls[i].batch, sizeof(ls[i].batch), "%s",
-			    rep->element[1]->type == RDS_STRING ?
-			    rep->element[1]->str : "");
+			    rds_type(rds_at(rep, 1)) == RDS_STRING ?
+			    rds_str(rds_at(rep, 1)) : "");
 		}
 		rds_free(rep);
 	}
-	while (queued-- > 0 && rds_get_reply(&a->rds, &rep) == 0)
+	while (queued-- > 0 && rds_get_reply(a->rds, &rep) == 0)
 		rds_free(rep);		/* after a failure: what is left */
 	for (i = 0; rc == 0 && i < n; i++)
 		if (!ls[i].done && first[i] != i) {
@@ -185,8 +185,8 @@ load_metas(struct app *a, struct load *ls, int n)
 static int
 load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
 {
-	struct db *db = &a->db;
-	int i, j, err = 0, own = !db_in_txn(db);
+	struct db *db = a->db;
+	int i, j, err = 0, own = !dbq_in_txn(db);
 	long long base, back;
 
 	/* One read transaction: a batch that commits between the reads
@@ -212,7 +212,7 @@ load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
 				break;
 		if (j < i)
 			ls[i].applied = ls[j].applied;
-		else if ((ls[i].applied = db_batch_applied(db, ls[i].batch)) ==
+		else if ((ls[i].applied = dbq_batch_applied(db, ls[i].batch)) ==
 		    -1)
 			err = 1;
 	}
@@ -246,7 +246,7 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out)
 	for (i = 0, m = 0; i < n; i++)
 		if (!out[i].ok) {
 			ls[m].i = i;
-			cstore_keys(&ds[i], &ls[m].k);
+			cname_keys(&ds[i], &ls[m].k);
 			m++;
 		}
 	for (tries = 0, left = m; left > 0 && tries < 5 && rc == 0; tries++) {
@@ -268,7 +268,7 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out)
 			args[3] = ls[i].base;
 			args[4] = ls[i].batch[0] != '\0' && !ls[i].applied ?
 			    "1" : "0";
-			if (rds_append_eval(&a->rds, &load_lua, 4, keys, 5,
+			if (rds_append_eval(a->rds, &load_lua, 4, keys, 5,
 			    args) == -1) {
 				rc = -1;
 				break;
@@ -279,12 +279,12 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out)
 			if (ls[i].done)
 				continue;
 			queued--;
-			if (rds_get_reply(&a->rds, &rep) == -1) {
+			if (rds_get_reply(a->rds, &rep) == -1) {
 				rc = -1;
 				break;
 			}
-			if (rep->type == RDS_INTEGER) {
-				out[ls[i].i].v = rep->integer;
+			if (rds_type(rep) == RDS_INTEGER) {
+				out[ls[i].i].v = rds_int(rep);
 				out[ls[i].i].ok = 1;
 				ls[i].done = 1;
 				left--;
@@ -307,8 +307,8 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->ds = ds;
 	q->n = n;
 	q->rd = app_reader(a);
-	q->keep = q->rd == &a->rds && a->rds.cl == NULL ? keep : 0;
-	q->gen = a->rds.one.gen;
+	q->keep = q->rd == a->rds && !rds_is_cluster(a->rds) ? keep : 0;
+	q->gen = rds_gen(a->rds);
 	q->epoch = ckeep_epoch();
 	q->hash = xcalloc((size_t)n + 1, sizeof(*q->hash));
 	q->field = xcalloc((size_t)n + 1, sizeof(*q->field));
@@ -316,7 +316,7 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->hv = xcalloc((size_t)n + 1, sizeof(*q->hv));
 	q->st = xcalloc((size_t)n + 1, sizeof(*q->st));
 	for (i = 0; i < n; i++)
-		cstore_name(&ds[i], q->hash[i], sizeof(q->hash[i]),
+		cname_of(&ds[i], q->hash[i], sizeof(q->hash[i]),
 		    q->field[i], sizeof(q->field[i]));
 	/* One HMGET per live hash (a post's four counters are one command,
 	 * not four): grp[i] is the first counter of i's hash.  An object's
@@ -388,7 +388,7 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		}
 	/* what was read is kept when the connection stayed the tracked
 	 * one and no invalidation was read meanwhile (ckeep.h) */
-	store = (q->keep & CKEEP_STORE) && a->rds.one.gen == q->gen;
+	store = (q->keep & CKEEP_STORE) && rds_gen(a->rds) == q->gen;
 	for (i = 0, k = 0; i < n && k < q->queued; i++) {
 		if (q->st[i] != 2)
 			continue;
@@ -400,10 +400,10 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		for (argc = 0, j = i; j < n; j++) {
 			if (q->grp[j] != i)
 				continue;
-			if (rep->type == RDS_ARRAY &&
-			    (size_t)argc < rep->elements &&
-			    rep->element[argc]->type == RDS_STRING) {
-				out[j].v = strtoll(rep->element[argc]->str,
+			if (rds_type(rep) == RDS_ARRAY &&
+			    (size_t)argc < rds_n(rep) &&
+			    rds_type(rds_at(rep, argc)) == RDS_STRING) {
+				out[j].v = strtoll(rds_str(rds_at(rep, argc)),
 				    NULL, 10);
 				out[j].ok = 1;
 				if (store)
@@ -416,14 +416,14 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 	}
 	/* the values Redis does not hold yet, loaded together (loading
 	 * writes: on the master only) */
-	if (!down && q->rd == &a->rds && load_all(a, ds, n, out) == -1)
+	if (!down && q->rd == a->rds && load_all(a, ds, n, out) == -1)
 		down = 1;
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;
 		/* Redis is down: the durable value and the backlog. */
-		if (cstore_durable(&a->db, &ds[i], &val) == 0 &&
-		    counter_row(&a->db, STMT_BACKLOG_GET,
+		if (cstore_durable(a->db, &ds[i], &val) == 0 &&
+		    counter_row(a->db, STMT_BACKLOG_GET,
 		    &ds[i], &back) == 0) {
 			out[i].v = val + back;
 			out[i].ok = 1;

@@ -20,7 +20,7 @@
 #include "count/cstore.h"
 #include "count/outbox.h"
 #include "count/settle.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 #define SETTLE_ROUNDS	12	/* a round fails only when a flush's take
 				   or ack, or another settler, came between */
@@ -132,36 +132,36 @@ parse_state(rds_reply *rep, struct rstate *st)
 	char *end;
 
 	memset(st, 0, sizeof(*st));
-	if (rep->type != RDS_ARRAY || rep->elements != 5)
+	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 5)
 		return -1;
 	for (i = 0; i < 5; i++)
-		if (rep->element[i]->type != RDS_STRING)
+		if (rds_type(rds_at(rep, i)) != RDS_STRING)
 			return -1;
-	snprintf(st->ver, sizeof(st->ver), "%s", rep->element[0]->str);
-	st->has_live = rep->element[1]->len > 0;
-	st->live = strtoll(rep->element[1]->str, &end, 10);
+	snprintf(st->ver, sizeof(st->ver), "%s", rds_str(rds_at(rep, 0)));
+	st->has_live = rds_len(rds_at(rep, 1)) > 0;
+	st->live = strtoll(rds_str(rds_at(rep, 1)), &end, 10);
 	if (st->has_live && *end != '\0')
 		return -1;
-	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
-	snprintf(st->batch, sizeof(st->batch), "%s", rep->element[3]->str);
-	st->fly = strtoll(rep->element[4]->str, NULL, 10);
+	snprintf(st->pend, sizeof(st->pend), "%s", rds_str(rds_at(rep, 2)));
+	snprintf(st->batch, sizeof(st->batch), "%s", rds_str(rds_at(rep, 3)));
+	st->fly = strtoll(rds_str(rds_at(rep, 4)), NULL, 10);
 	st->ok = 1;
 	return 0;
 }
 
 static void
-keys_of(enum family fam, const struct rec_entry *e, struct cstore_keys *k)
+keys_of(enum family fam, const struct rec_entry *e, struct cname_keys *k)
 {
 	struct delta dl = { fam, e->k1, e->k2, 0, e->owner };
 
-	cstore_keys(&dl, k);
+	cname_keys(&dl, k);
 }
 
 int
 settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n,
     struct rstate *st)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
 	const char *args[2];
 	rds_reply *rep;
@@ -171,14 +171,14 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
 		keys_of(fam, &e[i], &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
-		if (rds_append_eval(&a->rds, &state_lua, 4, keys, 2, args) == -1)
+		if (rds_append_eval(a->rds, &state_lua, 4, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (i + 1 < queued)
-				rds_collect(&a->rds, (int)(queued - i - 1));
+				rds_collect(a->rds, (int)(queued - i - 1));
 			return -1;
 		}
 		parse_state(rep, &st[i]);	/* !ok: nothing known */
@@ -246,7 +246,7 @@ static int
 fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
     struct one *o, const char *token)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[6] = { k.live, k.pending, k.inflight, k.meta, k.fence,
 	    k.flog };
 	const char *args[3];
@@ -262,7 +262,7 @@ fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
 		args[0] = k.field;
 		args[1] = k.pfield;
 		args[2] = token;
-		if (rds_append_eval(&a->rds, &fence_lua, 6, keys, 3, args) == -1) {
+		if (rds_append_eval(a->rds, &fence_lua, 6, keys, 3, args) == -1) {
 			rc = -1;
 			break;
 		}
@@ -272,9 +272,9 @@ fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
 		if (o[i].done)
 			continue;
 		sent++;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (sent < queued)
-				rds_collect(&a->rds, (int)(queued - sent));
+				rds_collect(a->rds, (int)(queued - sent));
 			return -1;
 		}
 		o[i].fenced = parse_state(rep, &o[i].st) == 0;
@@ -289,7 +289,7 @@ static void
 unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
     size_t n, struct one *o, const char *token)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[2] = { k.fence, k.flog };
 	const char *args[2] = { k.pfield, token };
 	size_t i;
@@ -299,12 +299,12 @@ unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
 		if (!o[i].fenced || o[i].done)
 			continue;
 		keys_of(fam, &cand[i], &k);
-		if (rds_append_eval(&a->rds, &unfence_lua, 2, keys, 2, args) == -1)
+		if (rds_append_eval(a->rds, &unfence_lua, 2, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	if (queued > 0)
-		rds_collect(&a->rds, queued);
+		rds_collect(a->rds, queued);
 }
 
 /* Which outbox rows a read snapshot holds: every row up to n that ever
@@ -322,7 +322,7 @@ struct seen {
 static int
 seen_above(struct db *d, struct seen *h)
 {
-	struct dbq *q = db_stmt(d, STMT_OUTBOX_IDS_BETWEEN);
+	struct dbq *q = dbq_stmt(d, STMT_OUTBOX_IDS_BETWEEN);
 	char id[LL_CHARS];
 	int rc, k = 0;
 
@@ -333,12 +333,12 @@ seen_above(struct db *d, struct seen *h)
 	dbq_bind_int(q, 3, SEEN_MAX);
 	buf_puts(&h->ids, " ");
 	while ((rc = dbq_step(q)) == DBQ_ROW) {
-		fmt_ll(id, dbq_i64(q, 0));
+		buf_fmt_ll(id, dbq_i64(q, 0));
 		buf_puts(&h->ids, id);
 		buf_puts(&h->ids, " ");
 		k++;
 	}
-	db_done(q);
+	dbq_done(q);
 	return rc == DBQ_DONE && k < SEEN_MAX ? 0 : -1;
 }
 
@@ -358,21 +358,21 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 
 	/* before the snapshot: every row up to it is then in the snapshot
 	 * or never commits */
-	if ((horizon = outbox_horizon(&a->db)) == -1)
+	if ((horizon = outbox_horizon(a->db)) == -1)
 		return -1;
-	if (db_snapshot_begin(&a->db) == -1)
+	if (db_snapshot_begin(a->db) == -1)
 		return -1;
-	if ((q = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+	if ((q = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		goto fail;
 	dbq_bind_i64(q, 1, LLONG_MAX);
 	rc = dbq_step(q);
 	h->top = rc == DBQ_ROW ? dbq_i64(q, 0) : 0;
-	db_done(q);
+	dbq_done(q);
 	if (rc != DBQ_ROW)
 		goto fail;
 	h->n = horizon < h->top ? horizon : h->top;
 	buf_reset(&h->ids);
-	if (h->top > h->n && seen_above(&a->db, h) == -1)
+	if (h->top > h->n && seen_above(a->db, h) == -1)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
@@ -382,31 +382,31 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 			dbq_bind_i64(s, 2, cand[i].k2);
 		rc = dbq_step(s);
 		cand[i].t = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_ROW)
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0,
 		    cand[i].owner };
-		if (cstore_durable(&a->db, &d, &cand[i].d) == -1)
+		if (cstore_durable(a->db, &d, &cand[i].d) == -1)
 			goto fail;
-		if ((q = db_stmt(&a->db, STMT_BACKLOG_GET)) == NULL)
+		if ((q = dbq_stmt(a->db, STMT_BACKLOG_GET)) == NULL)
 			goto fail;
-		counter_key(&d, key, sizeof(key));
+		counters_key(&d, key, sizeof(key));
 		dbq_bind_text(q, 1, families[fam].name, -1);
 		dbq_bind_text_copy(q, 2, key, -1);
 		rc = dbq_step(q);
 		o[i].bver = rc == DBQ_ROW ? dbq_i64(q, 1) : -1;
-		db_done(q);
+		dbq_done(q);
 		if (rc == DBQ_ERR)
 			goto fail;
 		o[i].applied = 0;
 		if (o[i].st.batch[0] != '\0' &&
-		    (o[i].applied = db_batch_applied(&a->db, o[i].st.batch)) == -1)
+		    (o[i].applied = dbq_batch_applied(a->db, o[i].st.batch)) == -1)
 			goto fail;
 	}
-	return db_snapshot_end(&a->db, 0);
+	return db_snapshot_end(a->db, 0);
 fail:
-	db_rollback(&a->db);
+	db_rollback(a->db);
 	return -1;
 }
 
@@ -436,7 +436,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
     size_t n, struct one *o, const char *token, const struct seen *h,
     struct rec_family *rf)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[7] = { k.live, k.pending, k.inflight, k.meta, k.seq,
 	    k.fence, k.flog };
 	const char *args[10];
@@ -446,13 +446,13 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	size_t i, queued = 0, got = 0;
 	int two = families[fam].obj == OBJ_USER_TOPIC, cut = 0;
 
-	fmt_ll(up, h->n);
+	buf_fmt_ll(up, h->n);
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
 			continue;
 		keys_of(fam, &cand[i], &k);
-		fmt_ll(tb, cand[i].t);
-		fmt_ll(db, cand[i].d);
+		buf_fmt_ll(tb, cand[i].t);
+		buf_fmt_ll(db, cand[i].d);
 		args[0] = k.field;
 		args[1] = k.pfield;
 		args[2] = token;
@@ -463,7 +463,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		args[7] = dry ? "1" : "0";
 		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
 		args[9] = h->ids.len > 0 ? h->ids.p : "";
-		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 10, args) == -1) {
+		if (rds_append_eval(a->rds, &fix_lua, 7, keys, 10, args) == -1) {
 			cut = 1;	/* the rest stay fenced: unfence_all() */
 			break;
 		}
@@ -473,21 +473,21 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		if (!o[i].fenced)
 			continue;
 		got++;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (got < queued)
-				rds_collect(&a->rds, (int)(queued - got));
+				rds_collect(a->rds, (int)(queued - got));
 			return -1;
 		}
-		if (rep->type == RDS_ARRAY && rep->elements == 4 &&
-		    rep->element[0]->type == RDS_STRING &&
-		    rep->element[1]->type == RDS_STRING &&
-		    rep->element[2]->type == RDS_STRING &&
-		    rep->element[3]->type == RDS_STRING) {
-			c = strtoll(rep->element[0]->str, NULL, 10);
+		if (rds_type(rep) == RDS_ARRAY && rds_n(rep) == 4 &&
+		    rds_type(rds_at(rep, 0)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 1)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 2)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 3)) == RDS_STRING) {
+			c = strtoll(rds_str(rds_at(rep, 0)), NULL, 10);
 			/* the live value was off from D + P by live_err */
-			live_err = rep->element[2]->str[0] == '1' ?
-			    strtoll(rep->element[1]->str, NULL, 10) -
-			    strtoll(rep->element[3]->str, NULL, 10) : 0;
+			live_err = rds_str(rds_at(rep, 2))[0] == '1' ?
+			    strtoll(rds_str(rds_at(rep, 1)), NULL, 10) -
+			    strtoll(rds_str(rds_at(rep, 3)), NULL, 10) : 0;
 			if (c != 0 || live_err != 0) {
 				note_wrong(rf, cand[i].k1, cand[i].k2, two,
 				    c != 0 ? c : live_err);
@@ -523,25 +523,25 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 			/* fixed in Redis, their rows still in the backlog: a
 			 * load of a live value now must not add them again */
 			fault_point("settle-backlog");
-			if (db_begin(&a->db) == -1)
+			if (db_begin(a->db) == -1)
 				return -1;
 		}
 		opened = 1;
-		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_BACKLOG_DONE)) == NULL)
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0, 0 };
-		counter_key(&d, key, sizeof(key));
+		counters_key(&d, key, sizeof(key));
 		dbq_bind_text(s, 1, families[fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, o[i].bver);
 		rc = dbq_step(s);
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_DONE)
 			goto fail;
 	}
-	return opened ? db_commit(&a->db) : 0;
+	return opened ? db_commit(a->db) : 0;
 fail:
-	db_rollback(&a->db);
+	db_rollback(a->db);
 	return -1;
 }
 
@@ -578,7 +578,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
-	if ((one = db_stmt(&a->db, families[fam].recount_one)) == NULL)
+	if ((one = dbq_stmt(a->db, families[fam].recount_one)) == NULL)
 		goto out;
 	for (round = 0; round < SETTLE_ROUNDS && left > 0; round++) {
 		if (round > 0)
@@ -615,7 +615,7 @@ fail:
 	if (!dry)
 		queue_left(a, fam, cand, n, o);
 out:
-	db_done(one);
+	dbq_done(one);
 	buf_free(&h.ids);
 	free(o);
 	free(was);

@@ -3,13 +3,13 @@
 
 #include "base/buf.h"
 #include "social/followed.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 int
 followed_unread(struct app *a, long long uid, long long **authors,
     long long **unread)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
+	struct dbq *s = dbq_stmt(a->db, STMT_FOLLOWED_MARKS);
 	int n = 0, cap = 0, rc;
 
 	*authors = *unread = NULL;
@@ -30,7 +30,7 @@ followed_unread(struct app *a, long long uid, long long **authors,
 		(*unread)[n] = dbq_i64(s, 2);
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
 		free(*authors);
 		free(*unread);

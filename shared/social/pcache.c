@@ -9,7 +9,7 @@
 
 #include "base/log.h"
 #include "social/pcache.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/rebuild.h"
 
 #define PC_TTL		3600
@@ -19,7 +19,7 @@
 static void
 count(struct app *a, const char *what)
 {
-	rds_reply *rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_CACHE, what,
+	rds_reply *rep = rds_cmdv(a->rds, "HINCRBY", KEY_METRICS_CACHE, what,
 	    "1", NULL);
 
 	if (rep != NULL)
@@ -74,8 +74,8 @@ parse(const rds_reply *rep, struct account *u)
 	const char *login, *name;
 	int rc = -1;
 
-	if (rep->type == RDS_STRING) {
-		o = json_loadb(rep->str, rep->len, JSON_DECODE_ANY, &err);
+	if (rds_type(rep) == RDS_STRING) {
+		o = json_loadb(rds_str(rep), rds_len(rep), JSON_DECODE_ANY, &err);
 		if (o != NULL && json_is_null(o))
 			rc = 0;
 		else if (o != NULL && json_unpack(o, "{s:I,s:s,s:s}", "id", &id,
@@ -135,7 +135,7 @@ store(struct app *a, const char *key, int found, const struct account *u)
 	argv[2] = js;
 	argv[3] = "EX";
 	argv[4] = ttl;
-	queued = rds_append_strs(&a->rds, 5, argv) == 0;
+	queued = rds_append_strs(a->rds, 5, argv) == 0;
 	free(js);
 	return queued;
 }
@@ -144,7 +144,7 @@ static int
 from_sqlite(struct app *a, const char *login, struct account *u)
 {
 	count(a, "sql_reads");
-	return account_by_login(&a->db, login, u);
+	return account_by_login(a->db, login, u);
 }
 
 /* Queues a count of what (the {metrics}:cache hash): 1 queued, 0 not. */
@@ -153,7 +153,7 @@ count_later(struct app *a, const char *what)
 {
 	const char *argv[4] = { "HINCRBY", KEY_METRICS_CACHE, what, "1" };
 
-	return rds_append_strs(&a->rds, 4, argv) == 0;
+	return rds_append_strs(a->rds, 4, argv) == 0;
 }
 
 /* The lock, and the entry again (another may have rebuilt it between
@@ -169,13 +169,13 @@ lock_and_look(struct app *a, const char *lock, const char *key,
 	int got = -1, queued;
 
 	*rc = -1;
-	queued = rds_append_strs(&a->rds, 6, set) == 0;
-	queued += queued && rds_append_strs(&a->rds, 2, get) == 0;
-	if (queued == 2 && rds_get_reply(&a->rds, &rep) == 0) {
-		got = rep->type == RDS_STATUS;
+	queued = rds_append_strs(a->rds, 6, set) == 0;
+	queued += queued && rds_append_strs(a->rds, 2, get) == 0;
+	if (queued == 2 && rds_get_reply(a->rds, &rep) == 0) {
+		got = rds_type(rep) == RDS_STATUS;
 		rds_free(rep);
 		queued--;
-		if (rds_get_reply(&a->rds, &rep) == 0) {
+		if (rds_get_reply(a->rds, &rep) == 0) {
 			*rc = parse(rep, u);
 			rds_free(rep);
 			queued--;
@@ -183,7 +183,7 @@ lock_and_look(struct app *a, const char *lock, const char *key,
 			got = -1;
 	}
 	if (queued > 0)
-		rds_collect(&a->rds, queued);
+		rds_collect(a->rds, queued);
 	return got;
 }
 
@@ -197,26 +197,26 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 	char lock[96];
 	int rc, got, i, queued;
 
-	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
-		return account_by_login(&a->db, login, u);
+	if (down || app_reader(a) != a->rds)	/* no rebuild on a replica */
+		return account_by_login(a->db, login, u);
 	key_sub(lock, sizeof(lock), key, "lock");
 	if ((got = lock_and_look(a, lock, key, u, &rc)) == -1)
-		return account_by_login(&a->db, login, u);
+		return account_by_login(a->db, login, u);
 	if (got && rc >= 0) {	/* rebuilt meanwhile by another */
-		rebuild_done(&a->rds, lock, NULL);
+		rebuild_done(a->rds, lock, NULL);
 		return rc;
 	}
 	if (got) {		/* ours to rebuild */
 		/* the entry, the counts and the lock's release: one round
 		 * trip */
-		rc = account_by_login(&a->db, login, u);
+		rc = account_by_login(a->db, login, u);
 		queued = count_later(a, "rebuilds") + count_later(a,
 		    "sql_reads");
 		if (rc >= 0)
 			queued += store(a, key, rc, u);
-		queued += rds_append_strs(&a->rds, 2, (const char *[]){ "DEL",
+		queued += rds_append_strs(a->rds, 2, (const char *[]){ "DEL",
 		    lock }) == 0;
-		rds_collect(&a->rds, queued);
+		rds_collect(a->rds, queued);
 		return rc;
 	}
 	if (rc >= 0)		/* rebuilt by another just before */
@@ -293,6 +293,6 @@ pcache_invalidate(struct app *a, const char *login)
 	rds_reply *rep;
 
 	key_login(key, sizeof(key), login);
-	if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
+	if ((rep = rds_cmdv(a->rds, "DEL", key, NULL)) != NULL)
 		rds_free(rep);
 }

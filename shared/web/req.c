@@ -179,7 +179,7 @@ visitor(struct req *r)
 		memcpy(r->csrf, pc, TOKEN_LEN + 1);
 		return;
 	}
-	token_new(r->csrf);
+	auth_token_new(r->csrf);
 	r->new_pcsrf = 1;
 }
 
@@ -189,7 +189,7 @@ void
 req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid");
-	int rc = sid != NULL ? session_load(&r->app->db, sid, &r->sess) : 0;
+	int rc = sid != NULL ? session_load(r->app->db, sid, &r->sess) : 0;
 
 	r->identified = 1;
 	if (rc == 1) {
@@ -237,15 +237,15 @@ confirm(struct req *r, const struct session *cached, long long gen,
 		return 1;
 	}
 	if (gen < 0 && !later)
-		gen = sesscache_gen(&r->app->rds, uid);
-	rc = session_load(&r->app->db, sid, &r->sess);
+		gen = sesscache_gen(r->app->rds, uid);
+	rc = session_load(r->app->db, sid, &r->sess);
 	if (rc == 1) {
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
 		if (later) {	/* none when Redis failed: no generation */
 			r->sess_put = gen >= 0;
 			r->sess_gen = gen;
 		} else
-			sesscache_put(&r->app->rds, sid, &r->sess, gen);
+			sesscache_put(r->app->rds, sid, &r->sess, gen);
 		return 1;
 	}
 	r->user = 0;
@@ -266,7 +266,7 @@ req_session_send(struct req *r, struct sesscache_q *q)
 {
 	q->queued = 0;
 	if (r->presumed)
-		sesscache_send(&r->app->rds, r->sess.user_id, r->sid_hex, q);
+		sesscache_send(r->app->rds, r->sess.user_id, r->sid_hex, q);
 }
 
 int
@@ -278,7 +278,7 @@ req_session_recv(struct req *r, struct sesscache_q *q)
 
 	if (!r->presumed)	/* nothing to confirm: a visitor, or done */
 		return 1;
-	cached = sesscache_recv(&r->app->rds, q, clock_wall_ms(), &ss, &gen);
+	cached = sesscache_recv(r->app->rds, q, clock_wall_ms(), &ss, &gen);
 	r->sess_copy = cached;
 	return confirm(r, cached ? &ss : NULL, gen, 1);
 }
@@ -289,7 +289,7 @@ req_session_put(struct req *r)
 	const char *sid = req_cookie(r, "sid");
 
 	if (r->sess_put && sid != NULL)
-		sesscache_put(&r->app->rds, sid, &r->sess, r->sess_gen);
+		sesscache_put(r->app->rds, sid, &r->sess, r->sess_gen);
 	r->sess_put = 0;
 }
 

@@ -72,7 +72,7 @@ struct req {
 					 * renew in the page's last round trip
 					 * (req_session_recv()) */
 	long long	 sess_gen;	/* the copy's generation read before */
-	struct badges	 badges;	/* page_load(): the header's badges */
+	struct badges	 badges;	/* layout_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
 	/* a badge poll's, read with the polls taken together (web/batch.h):
 	 * badges_poll()'s answer, its user id, and badges */
@@ -116,7 +116,7 @@ void		 req_identify(struct req *);
  * (a timeline that must be rebuilt, a marker to move: req_confirm()
  * first), and confirms the session in a Redis round trip of its own:
  * its first (req_session_recv(): the feed, a profile) or its last
- * (page_load_cards()). */
+ * (layout_load_cards()). */
 int		 req_presume(struct req *);
 /* Confirms a presumed session: with cached (the session's Redis copy,
  * sesscache.h) it is taken as it is; without, SQLite decides and the
@@ -131,7 +131,7 @@ int		 req_confirm(struct req *, const struct session *cached,
  * the read of its copy (nothing when not presumed), req_session_recv()
  * reads the reply (it sends nothing) and confirms as req_confirm() does,
  * from the copy, or from SQLite; a copy SQLite renewed is put in the
- * page's last round trip (page_load_cards(): r->sess_put), or alone
+ * page's last round trip (layout_load_cards(): r->sess_put), or alone
  * after the page when no round trip carried it (req_session_put()).
  * 1, or 0 when the presumed session did not hold (as req_confirm(): r
  * is a visitor now, r->redo set); 1 when nothing was presumed. */

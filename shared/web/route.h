@@ -40,7 +40,7 @@
 #define ROUTE_LATESESS	0x80	/* a GET whose page confirms its session
 				 * in a Redis round trip of its own
 				 * (req_presume(); req_session_recv()
-				 * or page_load_cards()), not from
+				 * or layout_load_cards()), not from
 				 * SQLite first; never with ROUTE_ADMIN */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
 				 * transaction (db_begin) before any

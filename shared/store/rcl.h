@@ -1,4 +1,4 @@
-/* rcluster.h -- Redis Cluster routing: the part of rds.h that makes a
+/* rcl.h -- Redis Cluster routing: the part of rds.h that makes a
  * cluster of nodes look like one Redis.
  *
  * Debian's hiredis 0.14 has no cluster support, so this is the project's
