@@ -26,7 +26,7 @@ export PORT RUN_DIR DEMO REPLICA
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate
-SHARED_store  = sql sql_pg schema schema_pg pg db ckpt query lease rcmd rconn rcl_slot rcluster rcl_map rds rtrack rebuild keys liveq pubsub app
+SHARED_store  = sql sql_pg schema schema_pg pg db ckpt dbq lease rcmd rconn rcl_slot rcl rcl_map rds rtrack rebuild key liveq pubsub app
 SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist postview profileview people noteview topview opsview posting follow fanout timeline tlstale tlcount notify badges bcache \
                 pcache seed seed_events seed_views followed find runnames throttle live device
@@ -203,8 +203,8 @@ lint: deps-lint
 	    || (echo "lint: banned call"; false)
 	@! grep -nE 'FCGX_Put|FCGX_FPrintF' $(SRC_ALL) | grep -v '^shared/web/resp.c' \
 	    || (echo "lint: FastCGI output outside resp.c"; false)
-	@! grep -nE 'sqlite3_prepare' $(SRC_ALL) | grep -vE '^shared/store/(db|query).c' \
-	    || (echo "lint: sqlite3_prepare outside db.c and query.c"; false)
+	@! grep -nE 'sqlite3_prepare' $(SRC_ALL) | grep -vE '^shared/store/(db|dbq).c' \
+	    || (echo "lint: sqlite3_prepare outside db.c and dbq.c"; false)
 	@perl scripts/lint-layers.pl .
 	@# cppcheck on the project's C; every kept suppression is explained
 	@# in scripts/cppcheck.md

@@ -59,8 +59,8 @@ main(int argc, char *argv[])
 static enum page_load
 admin_load(struct req *r, void *vm)
 {
-	ops_view_load(r->app, OPS_DASHBOARD, vm);
-	page_load(r);
+	opsview_load(r->app, OPS_DASHBOARD, vm);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

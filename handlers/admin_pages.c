@@ -32,7 +32,7 @@ top_load(struct req *r, void *vm)
 	assert(fam != FAM__MAX);	/* VALID_BOARD names lb's boards */
 	m->by = by;
 	m->n = (int)n;
-	if ((rc = top_view_load(r->app, fam, (int)n, &m->v)) == -1) {
+	if ((rc = topview_load(r->app, fam, (int)n, &m->v)) == -1) {
 		resp_error(r, 503, "The leaderboards need Redis, which is not "
 		    "answering.");
 		return PAGE_ANSWERED;
@@ -41,14 +41,14 @@ top_load(struct req *r, void *vm)
 		resp_error(r, 500, "The leaderboard could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 top_done(void *vm)
 {
-	top_view_free(&((struct top_model *)vm)->v);
+	topview_free(&((struct top_model *)vm)->v);
 }
 
 const struct page page_top = {
@@ -64,7 +64,7 @@ runs_load(struct req *r, void *vm)
 		resp_error(r, 500, "The runs could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
@@ -100,8 +100,8 @@ run_load(struct req *r, void *vm)
 		    "There is no such run." : "The run could not be read.");
 		return PAGE_ANSWERED;
 	}
-	run_names_load(r->app, &m->run.report, &m->names);	/* -1: raw keys */
-	page_load(r);
+	runnames_load(r->app, &m->run.report, &m->names);	/* -1: raw keys */
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

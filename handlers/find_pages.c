@@ -25,21 +25,21 @@ people_find_load(struct req *r, void *vm)
 	    (m->q = field_opt(r, "q", VALID_NAME, "")) == NULL ||
 	    (nkeep = field_ids(r, "keep", keep, FIND_KEEP_MAX)) == -1)
 		return PAGE_ANSWERED;
-	rc = *m->q != '\0' ? people_find(r->app, m->q, viewer, m->page,
-	    FIND_PAGE, &m->found) : people_suggest(r->app, viewer, keep, nkeep,
+	rc = *m->q != '\0' ? find_people(r->app, m->q, viewer, m->page,
+	    FIND_PAGE, &m->found) : find_suggest(r->app, viewer, keep, nkeep,
 	    m->page, FIND_PAGE, &m->found);
 	if (rc == -1) {
 		resp_error(r, 500, "The people could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 people_find_done(void *vm)
 {
-	found_free(&((struct find_model *)vm)->found);
+	find_free(&((struct find_model *)vm)->found);
 }
 
 const struct page page_people = {
@@ -50,18 +50,18 @@ const struct page page_people = {
 static enum page_load
 topics_page_load(struct req *r, void *vm)
 {
-	if (topics_load(r->app, vm) == -1) {
+	if (find_topics(r->app, vm) == -1) {
 		resp_error(r, 500, "The topics could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 topics_done(void *vm)
 {
-	topic_list_free(vm);
+	find_topics_free(vm);
 }
 
 const struct page page_topics = {
@@ -69,7 +69,7 @@ const struct page page_topics = {
 };
 
 /* The list moves no marker: an author's count clears when the user opens
- * that author's profile (profileview.h: profile_visited()), so the list
+ * that author's profile (profileview.h: profileview_visited()), so the list
  * keeps what is still unread. */
 static enum page_load
 followed_page_load(struct req *r, void *vm)
@@ -78,7 +78,7 @@ followed_page_load(struct req *r, void *vm)
 		resp_error(r, 500, "The list could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

@@ -21,7 +21,7 @@ metrics_load(struct req *r, void *vm)
 		    "/metrics answers local clients only\n");
 		return PAGE_ANSWERED;
 	}
-	ops_view_load(r->app, OPS_METRICS, &m->v);
+	opsview_load(r->app, OPS_METRICS, &m->v);
 	m->m = r->app->metrics;	/* the process's own mapping (serve.c) */
 	return PAGE_RENDER;
 }

@@ -118,7 +118,7 @@ notes_page_load(struct req *r, void *vm)
 
 	if (page == 0)
 		return PAGE_ANSWERED;
-	if (notes_load(r->app, r->sess.user_id, page, NOTES_PAGE, ns) == -1) {
+	if (noteview_load(r->app, r->sess.user_id, page, NOTES_PAGE, ns) == -1) {
 		resp_error(r, 500, "The notifications could not be read.");
 		return PAGE_ANSWERED;
 	}
@@ -130,14 +130,14 @@ notes_page_load(struct req *r, void *vm)
 		resp_error(r, 500, "The notifications could not be saved.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 notes_done(void *vm)
 {
-	notes_free(vm);
+	noteview_free(vm);
 }
 
 static const struct page page_notifications = {
@@ -167,7 +167,7 @@ act_note_with(struct req *r, const struct route *rt)
 {
 	long long id = req_arg_id(r, 0), owner;
 
-	if (note_owner(r->app, id, &owner) == -1)
+	if (noteview_owner(r->app, id, &owner) == -1)
 		return resp_error(r, 500, "The notification could not be read.");
 	if (owner == 0 || owner != r->sess.user_id)
 		return resp_error(r, 404, "There is no such notification.");
@@ -190,21 +190,21 @@ notices_page_load(struct req *r, void *vm)
 {
 	struct notices *ns = vm;
 
-	if (notices_load(r->app, 50, ns) == -1) {
+	if (noteview_notices_load(r->app, 50, ns) == -1) {
 		resp_error(r, 500, "The notices could not be read.");
 		return PAGE_ANSWERED;
 	}
 	/* Marked read before the badges load: the header then shows 0. */
 	if (ns->n > 0 && req_own(r))
-		marker_put(r->app, r->sess.user_id, "notices", 0, ns->v[0].id);
-	page_load(r);
+		notify_marker_put(r->app, r->sess.user_id, "notices", 0, ns->v[0].id);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
 static void
 notices_done(void *vm)
 {
-	notices_free(vm);
+	noteview_notices_free(vm);
 }
 
 static const struct page page_notices = {
@@ -217,11 +217,11 @@ news_load(struct req *r, void *vm)
 	struct news_model *m = vm;
 	long long now = clock_wall_ms();
 
-	m->lit = db_setting(&r->app->db, "red_dot_at", 0);
+	m->lit = dbq_setting(&r->app->db, "red_dot_at", 0);
 	if (req_own(r))
-		marker_put(r->app, r->sess.user_id, "news", 0,
+		notify_marker_put(r->app, r->sess.user_id, "news", 0,
 		    now > m->lit ? now : m->lit);
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

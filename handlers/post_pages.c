@@ -43,7 +43,7 @@ post_refused(struct req *r, const char *action, const char *title,
 	if (r->bad_field == NULL || req_wants_json(r))
 		return -1;
 	buf_reset(&r->body);
-	page_load(r);
+	layout_load(r);
 	view_post_form(r, &f);
 	r->status = status;
 	return -1;
@@ -57,7 +57,7 @@ new_topic_ok(struct req *r, const char *slug)
 	char secs[16];
 	int retry;
 
-	if (topic_exists(r->app, slug) != 0 ||
+	if (posting_topic_exists(r->app, slug) != 0 ||
 	    (retry = throttle_topic(r->app, r->sess.user_id)) == 0)
 		return 0;
 	snprintf(secs, sizeof(secs), "%d", retry);
@@ -87,7 +87,7 @@ act_post_create(struct req *r, const struct route *rt)
 		return post_refused(r, "/posts", "New post", "Post");
 	if (new_topic_ok(r, slug) == -1)
 		return -1;
-	if (post_answer(r, post_create(r->app, r->sess.user_id, slug, body,
+	if (post_answer(r, posting_create(r->app, r->sess.user_id, slug, body,
 	    publish, &id)) == -1)
 		return -1;
 	resp_flash(r, publish ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
@@ -108,7 +108,7 @@ arg_post(struct req *r, unsigned flags, struct post_view *v)
 	if (!req_navigation(r))
 		flags &= ~PV_VIEWED;
 	req_client_key(r, who, sizeof(who));
-	rc = post_view_load(r->app, req_arg_id(r, 0), r->user ?
+	rc = postview_load(r->app, req_arg_id(r, 0), r->user ?
 	    r->sess.user_id : 0, who, flags, v);
 
 	if (rc == 1)
@@ -127,14 +127,14 @@ post_load(struct req *r, void *vm)
 	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET ?
 	    PV_VIEWED : 0), v) == -1)
 		return PAGE_ANSWERED;
-	page_load_cards(r, &v->c, 1, NULL, 0, NULL);
+	layout_load_cards(r, &v->c, 1, NULL, 0, NULL);
 	return PAGE_RENDER;
 }
 
 static void
 post_done(void *vm)
 {
-	post_view_free(vm);
+	postview_free(vm);
 }
 
 const struct page page_post = {
@@ -152,7 +152,7 @@ post_edit_load(struct req *r, void *vm)
 		resp_error(r, 403, "Only the author edits a post.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 
@@ -174,7 +174,7 @@ act_post_edit(struct req *r, const struct route *rt)
 		return post_refused(r, action, "Edit post", "Save");
 	if (new_topic_ok(r, slug) == -1)
 		return -1;
-	if (post_answer(r, post_edit(r->app, id, r->sess.user_id, body, slug,
+	if (post_answer(r, posting_edit(r->app, id, r->sess.user_id, body, slug,
 	    publish)) == -1)
 		return -1;
 	resp_flash(r, publish ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
@@ -185,7 +185,7 @@ int
 act_post_delete(struct req *r, const struct route *rt)
 {
 	(void)rt;
-	if (post_answer(r, post_delete(r->app, req_arg_id(r, 0),
+	if (post_answer(r, posting_delete(r->app, req_arg_id(r, 0),
 	    r->sess.user_id, r->sess.is_admin)) == -1)
 		return -1;
 	return resp_redirect(r, "/feed");
@@ -204,7 +204,7 @@ post_json(struct req *r, long long id)
 	n = v.c.n;
 	if (!n[PC_LIKES].ok || !n[PC_COMMENTS].ok || !n[PC_REPOSTS].ok ||
 	    !n[PC_VIEWS].ok) {
-		post_view_free(&v);
+		postview_free(&v);
 		return resp_error(r, 503, "The counts could not be read.");
 	}
 	act_json(r, json_pack("{s:I,s:b,s:b,s:I,s:I,s:I,s:I}", "post_id",
@@ -212,7 +212,7 @@ post_json(struct req *r, long long id)
 	    "likes", (json_int_t)n[PC_LIKES].v, "comments",
 	    (json_int_t)n[PC_COMMENTS].v, "reposts", (json_int_t)n[PC_REPOSTS].v,
 	    "views", (json_int_t)n[PC_VIEWS].v));
-	post_view_free(&v);
+	postview_free(&v);
 	return 0;
 }
 
@@ -251,12 +251,12 @@ act_post_comment(struct req *r, const struct route *rt)
 		if (req_wants_json(r))
 			return -1;
 		buf_reset(&r->body);
-		page_load(r);
+		layout_load(r);
 		view_comment_form(r, id, form_typed(r, "body", 1));
 		r->status = 400;
 		return -1;
 	}
-	if (post_answer(r, post_comment(r->app, id, r->sess.user_id, body,
+	if (post_answer(r, posting_comment(r->app, id, r->sess.user_id, body,
 	    &cid)) == -1)
 		return -1;
 	return redirect_post(r, id);
@@ -269,7 +269,7 @@ act_post_comment_delete(struct req *r, const struct route *rt)
 	int rc;
 
 	(void)rt;
-	rc = post_comment_delete(r->app, req_arg_id(r, 0), r->sess.user_id,
+	rc = posting_comment_delete(r->app, req_arg_id(r, 0), r->sess.user_id,
 	    r->sess.is_admin, &pid);
 	if (rc == POST_NOTFOUND)
 		return resp_error(r, 404, "There is no such comment.");

@@ -29,9 +29,9 @@ profile_load(struct req *r, void *vm)
 	if (page == 0 || (login = field_arg(r, 0, VALID_LOGIN,
 	    "There is no such user.")) == NULL)
 		return PAGE_ANSWERED;
-	rc = profile_view_redis(r->app, login, page, FEED_PAGE, v, ids, &n);
+	rc = profileview_redis(r->app, login, page, FEED_PAGE, v, ids, &n);
 	if (rc == 1)
-		rc = profile_view_rest(r->app, viewer, page, FEED_PAGE, ids, n,
+		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
@@ -43,9 +43,9 @@ profile_load(struct req *r, void *vm)
 	if (v->visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1))
 			return PAGE_AGAIN;
-		profile_visited(r->app, viewer, v->u.id);
+		profileview_visited(r->app, viewer, v->u.id);
 	}
-	if (page_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
+	if (layout_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
 	    v->n) == -1)
 		return PAGE_AGAIN;
 	/* a visit to mark is not kept: the next one marks it */
@@ -57,7 +57,7 @@ profile_load(struct req *r, void *vm)
 static void
 profile_done(void *vm)
 {
-	profile_view_free(vm);
+	profileview_free(vm);
 }
 
 const struct page page_profile = {
@@ -75,7 +75,7 @@ people_load(struct req *r, struct people_model *m, enum tl kind)
 		resp_error(r, 500, "The list could not be read.");
 		return PAGE_ANSWERED;
 	}
-	page_load(r);
+	layout_load(r);
 	return PAGE_RENDER;
 }
 

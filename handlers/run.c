@@ -307,7 +307,7 @@ host_main(const struct paths *p, const struct cfg *c, int host, int base,
 	run_user_apply(&ru, svcs, k);
 	supervise_init();
 	for (i = 0; i < k; i++)
-		if (svc_start(&svcs[i]) == -1) {
+		if (supervise_start(&svcs[i]) == -1) {
 			supervise_stop(svcs, (int)k);
 			return 1;
 		}
@@ -448,7 +448,7 @@ main(int argc, char **argv)
 	}
 
 	for (i = 0; i < k; i++) {
-		if (svcs[i].pid == 0 && svc_start(&svcs[i]) == -1) {
+		if (svcs[i].pid == 0 && supervise_start(&svcs[i]) == -1) {
 			supervise_stop(svcs, (int)k);
 			return 1;
 		}

@@ -11,7 +11,7 @@
  * dead master within a few seconds; cluster-require-full-coverage is
  * off, so the other masters' slots keep answering meanwhile.  Each node
  * also listens on <its directory>/redis.sock: the programs of this run
- * reach it there (store/rcluster.h), other clients over TCP.
+ * reach it there (store/rcl.h), other clients over TCP.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>

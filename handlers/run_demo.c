@@ -47,7 +47,7 @@ run_demo(void)
 		return;
 	if (app_open(&a, "tally-run") == -1)
 		return;
-	if (db_setting(&a.db, "demo_seeded", 0) != 0)
+	if (dbq_setting(&a.db, "demo_seeded", 0) != 0)
 		goto out;
 	if (!redis_answers(&a)) {
 		log_warn("demo: Redis does not answer: no views seeded");
@@ -62,7 +62,7 @@ run_demo(void)
 	    badges_notice(&a, "New: find people", "Search for people by "
 	    "name or login on the People page, or browse Topics.",
 	    &nid) == 0 && badges_light(&a) == 0) {
-		db_setting_put(&a.db, "demo_seeded", 1);
+		dbq_setting_put(&a.db, "demo_seeded", 1);
 		printf("tally: demo data: 60 people (alice, bob, carol, ...; "
 		    "password \"password\"), 400 posts\n");
 	} else

@@ -233,7 +233,7 @@ run_pg_start(struct svc *s, struct cfg *c)
 	s->uid = pw ? pw->pw_uid : 0;
 	s->gid = pw ? pw->pw_gid : 0;
 	pathf(s->log, sizeof(s->log), "%s", log);
-	if (svc_start(s) == -1)
+	if (supervise_start(s) == -1)
 		return -1;
 	pathf(maint, sizeof(maint), "host='%s' user=%s dbname=postgres", pgdir,
 	    PG_ROLE);

@@ -70,25 +70,25 @@ feed_load(struct req *r, void *vm)
 		return PAGE_ANSWERED;
 	/* A reader not confirmed yet (req.h: presumed) reads a timeline
 	 * Redis holds; one to rebuild is rebuilt for a confirmed one. */
-	n = r->presumed ? tl_ids_cached(r->app, TL_HOME, r->sess.user_id,
+	n = r->presumed ? timeline_ids_cached(r->app, TL_HOME, r->sess.user_id,
 	    m->page, FEED_PAGE, ids) : -1;
 	redis = n >= 0;
 	if (n < 0 && !req_confirm(r, NULL, -1))
 		return PAGE_AGAIN;
 	if (n < 0)
-		n = tl_ids(r->app, TL_HOME, r->sess.user_id, m->page,
+		n = timeline_ids(r->app, TL_HOME, r->sess.user_id, m->page,
 		    FEED_PAGE, ids);
-	if (n < 0 || post_cards_read(r->app, ids, n, r->sess.user_id, PC_HOME,
+	if (n < 0 || postlist_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &m->cards) == -1) {
 		resp_error(r, 500, "The feed could not be read.");
 		return PAGE_ANSWERED;
 	}
 	m->more = n == FEED_PAGE;
 	/* an empty feed offers people to follow */
-	if (m->cards.n == 0 && m->page == 1 && people_suggest(r->app,
+	if (m->cards.n == 0 && m->page == 1 && find_suggest(r->app,
 	    r->sess.user_id, NULL, 0, 1, FEED_SUGGEST, &m->suggest) == -1)
-		found_free(&m->suggest);
-	if (page_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
+		find_free(&m->suggest);
+	if (layout_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
 		return PAGE_AGAIN;	/* one round trip */
 	r->keep.ok = redis && m->cards.n > 0 &&
 	    cards_counted(m->cards.v, m->cards.n, NULL, 0);
@@ -100,8 +100,8 @@ feed_done(void *vm)
 {
 	struct feed_model *m = vm;
 
-	found_free(&m->suggest);
-	post_cards_free(&m->cards);
+	find_free(&m->suggest);
+	postlist_free(&m->cards);
 }
 
 const struct page page_feed = {
@@ -119,14 +119,14 @@ topic_load(struct req *r, void *vm)
 	if (page == 0 || (slug = field_arg(r, 0, VALID_TOPIC,
 	    "There is no such topic.")) == NULL)
 		return PAGE_ANSWERED;
-	rc = topic_view_load(r->app, slug, r->user ? r->sess.user_id : 0,
+	rc = profileview_topic_load(r->app, slug, r->user ? r->sess.user_id : 0,
 	    page, FEED_PAGE, v);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such topic." : "The topic could not be read.");
 		return PAGE_ANSWERED;
 	}
-	if (page_load_cards(r, v->cards.v, v->cards.n, &v->key, 1,
+	if (layout_load_cards(r, v->cards.v, v->cards.n, &v->key, 1,
 	    &v->posts) == -1)
 		return PAGE_AGAIN;
 	return PAGE_RENDER;
@@ -135,7 +135,7 @@ topic_load(struct req *r, void *vm)
 static void
 topic_done(void *vm)
 {
-	topic_view_free(vm);
+	profileview_topic_free(vm);
 }
 
 const struct page page_topic = {

@@ -315,7 +315,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		return 1;
 	}
 	printf("reconciliation %lld%s: %lld counters wrong\n", id,
-	    dry ? " (dry run)" : "", rec_report_wrong(&r.report));
+	    dry ? " (dry run)" : "", recreport_wrong(&r.report));
 	for (i = 0; i < REC_FAMILIES; i++)
 		if (r.report.fam[i].checked > 0)
 			printf("  %-20s checked %lld, wrong %lld, fixed %lld, "
@@ -345,7 +345,7 @@ warm_one(struct app *a, long long uid)
 	int tries;
 
 	for (tries = 0; tries < 50; tries++) {
-		switch (tl_rebuild(a, TL_HOME, uid)) {
+		switch (timeline_rebuild(a, TL_HOME, uid)) {
 		case 1:
 			return 0;
 		case 0:		/* someone else is rebuilding it */
@@ -375,7 +375,7 @@ cmd_warm(struct app *a, int argc, char **argv)
 				return 1;
 			}
 			do {	/* chunks of 5000: no statement open during Redis I/O */
-				s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
+				s = dbq_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
 				dbq_bind_i64(s, 1, star);
 				dbq_bind_i64(s, 2, last_t);
 				dbq_bind_i64(s, 3, last_id);
@@ -384,11 +384,11 @@ cmd_warm(struct app *a, int argc, char **argv)
 					ids[k] = last_id = dbq_i64(s, 0);
 					last_t = dbq_i64(s, 1);
 				}
-				db_done(s);
+				dbq_done(s);
 				if (rc == DBQ_ERR) {
 					fprintf(stderr, "tallyctl: the followers "
 					    "could not be read: %s\n",
-					    db_errmsg(&a->db));
+					    dbq_errmsg(&a->db));
 					free(ids);
 					return 1;
 				}

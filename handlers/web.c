@@ -231,12 +231,12 @@ static enum page_load
 healthz_load(struct req *r, void *vm)
 {
 	struct health *m = vm;
-	struct dbq *s = db_stmt(&r->app->db, STMT_PING);
+	struct dbq *s = dbq_stmt(&r->app->db, STMT_PING);
 	rds_reply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
 
 	if (s != NULL) {
 		m->db_ok = dbq_step(s) == DBQ_ROW;
-		db_done(s);
+		dbq_done(s);
 	}
 	m->redis_ok = rep != NULL && rep->type == RDS_STATUS;
 	if (rep != NULL)

@@ -64,7 +64,7 @@
 #include "social/timeline.h"
 #include "social/tlstale.h"
 #include "store/app.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/lease.h"
 
 /* How often the WAL is checkpointed and started over (job_wal): often
@@ -119,7 +119,7 @@ repair_run(struct app *a, const char *reason)
 	if (runs_start(&a->db, 0, reason, &active) != 0)
 		return;
 	deferred_name(reason, name, sizeof(name));
-	db_setting_put(&a->db, name, 1);
+	dbq_setting_put(&a->db, name, 1);
 	log_info("a reconciliation (%s) will follow run %lld", reason,
 	    active);
 }
@@ -134,10 +134,10 @@ job_deferred_runs(struct app *a)
 	for (i = 0; i < sizeof(repair_reasons) / sizeof(repair_reasons[0]);
 	    i++) {
 		deferred_name(repair_reasons[i], name, sizeof(name));
-		if (db_setting(&a->db, name, 0) == 0)
+		if (dbq_setting(&a->db, name, 0) == 0)
 			continue;
 		if (runs_start(&a->db, 0, repair_reasons[i], &active) > 0)
-			db_setting_put(&a->db, name, 0);
+			dbq_setting_put(&a->db, name, 0);
 	}
 }
 
@@ -182,17 +182,17 @@ job_topology(struct app *a)
 	for (p = sig; *p != '\0'; p++)		/* FNV-1a */
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 	h &= 0x7fffffffffffffffULL;
-	was = db_setting(&a->db, "redis_topology", 0);
+	was = dbq_setting(&a->db, "redis_topology", 0);
 	if ((unsigned long long)was == h)
 		return;
 	if (was != 0) {
 		log_warn("the Redis Cluster changed hands (%s): repairing what "
 		    "the old masters may have lost", sig);
-		tl_mark_stale(a);
+		tlstale_mark(a);
 		outbox_drain(a, 0);
 		repair_run(a, "redis-topology");
 	}
-	db_setting_put(&a->db, "redis_topology", (long long)h);
+	dbq_setting_put(&a->db, "redis_topology", (long long)h);
 }
 
 static void
@@ -248,7 +248,7 @@ job_after_outage(struct app *a)
 {
 	if (!rds_up(&a->rds))
 		return;
-	tl_refresh_stale(a);
+	tlstale_refresh(a);
 	bcache_replay(a);	/* badge bumps Redis missed */
 	while (backlog_settle(a) > 0 && !stopping)
 		;

@@ -12,7 +12,7 @@
 #      comment says why it is one concept ("One file: ...").
 #   5. Every statement of the table (shared/store/sql.h) is used outside
 #      the table: no dead SQL.
-#   6. Redis key names ("{tag}..." literals) are built in shared/store/keys.c
+#   6. Redis key names ("{tag}..." literals) are built in shared/store/key.c
 #      only (log messages may name them).
 #   7. The web layer keeps no request's state in a file-level variable: a
 #      file-scope static that is not const, in shared/web/, must be one of
@@ -32,7 +32,7 @@
 #      ROLLBACK, SAVEPOINT or ON CONFLICT (adjacent literals joined first;
 #      log messages may name them), but what %SQL_ELSEWHERE allows, each
 #      with its reason; and no statement is prepared from text outside the
-#      table (db_prepare_once(), for tests' own SQL, is not called).
+#      table (dbq_prepare_once(), for tests' own SQL, is not called).
 #  10. No call cycle between the files of one folder (each layer of shared/,
 #      and handlers/): file A calls file B when A's .c calls a function B's
 #      .c defines at file scope, not static and not defined in A too.  A
@@ -40,6 +40,13 @@
 #      function in the wrong file (move it so calls go one way).  Calls in
 #      macro bodies count; a function's address taken without a call does
 #      not.
+#  11. A module's names carry its name: every function a header of shared/
+#      declares (a prototype or a static inline) is the header's name or
+#      starts with it and "_" (timeline.h: timeline_*), or, for a header named
+#      FAMILY_PART.h, with "FAMILY_" (view_social.h: view_*, rcl_int.h:
+#      rcl_*), but the few names %NAME_ELSEWHERE allows, each with its
+#      reason.  So a reader who meets a call knows the header to open, and
+#      one prefix means one module.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -66,6 +73,30 @@ my %PROCESS_STATE = (
 	# start (peer_setup())
 	'shared/web/peer.c' => [qw(listen_fd tcp allow)],
 );
+
+# Functions a header of shared/ declares without its name as prefix.
+my %NAME_ELSEWHERE = (
+	# allocation that exits on failure, named as C programs have long
+	# named it (OpenBSD, git): one letter, used in every file
+	'shared/base/buf.h' => [qw(xmalloc xcalloc xrealloc xstrdup xstrndup)],
+);
+
+# The functions a header declares (comments and literals removed):
+# prototypes and static inline definitions, not macros, typedefs or
+# pointers to functions.
+sub declared_functions {
+	my $code = shift;
+	$code =~ s{^[ \t]*#(?:[^\n]*\\\n)*[^\n]*}{}mg;	# preprocessor lines
+	1 while $code =~ s/\{[^{}]*\}/;/g;	# every block, innermost first
+	my @names;
+	for my $st (split /;/, $code) {
+		next if $st =~ /\btypedef\b/ || $st =~ /=/;
+		$st =~ s/\s*__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*$//;
+		push @names, $1
+		    if $st =~ /(?<![(*]\s)(?<![(*])\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*$/;
+	}
+	return @names;
+}
 
 # SQL text outside the statement table: the file, and what its literals
 # may start with.
@@ -265,8 +296,19 @@ for my $f (@files) {
 			push @faults, "$f: SQL outside the statement table (shared/store/sql.c): \"" .
 			    (length $lit > 60 ? substr($lit, 0, 60) . '...' : $lit) . '"';
 		}
-		push @faults, "$f: a statement prepared outside the table: db_prepare_once"
-		    if $f !~ m{^shared/store/query\.[ch]$} && $nolit =~ /\bdb_prepare_once\b/;
+		push @faults, "$f: a statement prepared outside the table: dbq_prepare_once"
+		    if $f !~ m{^shared/store/dbq\.[ch]$} && $nolit =~ /\bdbq_prepare_once\b/;
+	}
+	if ($f =~ m{^shared/\w+/(\w+)\.h$}) {
+		my $base = $1;
+		my ($family) = $base =~ /^([a-z]+)_/;
+		my %ok = map { $_ => 1 } @{ $NAME_ELSEWHERE{$f} // [] };
+		for my $name (declared_functions($nolit)) {
+			next if $ok{$name} || $name eq $base || $name =~ /^\Q$base\E_/ ||
+			    (defined $family && $name =~ /^\Q$family\E_/);
+			push @faults, "$f: declares $name(): a name of this header starts with ${base}_" .
+			    (defined $family ? " or ${family}_" : '') . " (or name it in %NAME_ELSEWHERE with why)";
+		}
 	}
 	if ($f =~ m{^shared/web/.*\.c$}) {
 		(my $bare = $nolit) =~ s{^\s*#[^\n]*}{}mg;
@@ -305,11 +347,11 @@ for my $f (@files) {
 			}
 		}
 	}
-	unless ($f =~ m{^shared/store/keys\.[ch]$}) {
+	unless ($f =~ m{^shared/store/key\.[ch]$}) {
 		for my $line (split /\n/, $code) {
 			next if $line =~ /\blog_\w+\(/;
 			if ($line =~ /("[^"\n]*\{[a-z][a-z0-9%*]*\}[^"\n]*")/) {
-				push @faults, "$f: Redis key built outside shared/store/keys.c: $1";
+				push @faults, "$f: Redis key built outside shared/store/key.c: $1";
 				last;
 			}
 		}

@@ -54,7 +54,7 @@ auth_verify(const char *hash, const char *pw, size_t len)
 }
 
 void
-token_new(char out[TOKEN_LEN + 1])
+auth_token_new(char out[TOKEN_LEN + 1])
 {
 	unsigned char raw[32];
 
@@ -65,14 +65,14 @@ token_new(char out[TOKEN_LEN + 1])
 }
 
 void
-token_hash(const char *tok, unsigned char out[TOKEN_HASH_LEN])
+auth_token_hash(const char *tok, unsigned char out[TOKEN_HASH_LEN])
 {
 	crypto_generichash(out, TOKEN_HASH_LEN, (const unsigned char *)tok,
 	    strlen(tok), NULL, 0);
 }
 
 int
-token_equal(const char *a, const char *b)
+auth_token_equal(const char *a, const char *b)
 {
 	size_t la, lb;
 

@@ -27,12 +27,12 @@ int	auth_hash(const char *pw, size_t len, int min_cost,
 int	auth_verify(const char *hash, const char *pw, size_t len);
 
 /* A fresh random token, NUL-terminated. */
-void	token_new(char out[TOKEN_LEN + 1]);
+void	auth_token_new(char out[TOKEN_LEN + 1]);
 
 /* The stored form of a token. */
-void	token_hash(const char *tok, unsigned char out[TOKEN_HASH_LEN]);
+void	auth_token_hash(const char *tok, unsigned char out[TOKEN_HASH_LEN]);
 
 /* Constant-time comparison; 1 when equal and of the same length, non-empty. */
-int	token_equal(const char *a, const char *b);
+int	auth_token_equal(const char *a, const char *b);
 
 #endif

@@ -123,7 +123,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 }
 
 size_t
-fmt_ll(char *out, long long v)
+buf_fmt_ll(char *out, long long v)
 {
 	char d[LL_CHARS], *p = d + sizeof(d);
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
@@ -146,7 +146,7 @@ void
 buf_put_ll(struct buf *b, long long v)
 {
 	char d[LL_CHARS];
-	size_t n = fmt_ll(d, v);
+	size_t n = buf_fmt_ll(d, v);
 
 	buf_put(b, d, n);
 }

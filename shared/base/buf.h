@@ -32,7 +32,7 @@ void	 buf_put_ll(struct buf *, long long v);
 /* The same into out (at least LL_CHARS bytes, NUL-terminated); returns
  * the length. */
 #define LL_CHARS	21
-size_t	 fmt_ll(char *out, long long v);
+size_t	 buf_fmt_ll(char *out, long long v);
 void	 buf_reset(struct buf *);
 void	 buf_free(struct buf *);
 /* Moves the contents out: the caller frees the returned string. */

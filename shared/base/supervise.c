@@ -30,7 +30,7 @@ supervise_init(void)
 }
 
 int
-svc_start(struct svc *s)
+supervise_start(struct svc *s)
 {
 	pid_t pid;
 	int fd;
@@ -124,7 +124,7 @@ supervise_loop(struct svc *svcs, int n, void (*tick)(void *), void *arg)
 					    svcs[i].name, svcs[i].log);
 				continue;	/* retried on a later tick */
 			}
-			if (svc_start(&svcs[i]) == -1)
+			if (supervise_start(&svcs[i]) == -1)
 				svcs[i].quick_deaths++;
 		}
 		if (tick != NULL)

@@ -27,9 +27,9 @@ struct svc {
 };
 
 /* Starts one service; 0 or -1 (logged). */
-int	svc_start(struct svc *);
+int	supervise_start(struct svc *);
 
-/* Blocks TERM/INT/HUP/CHLD; call before the first svc_start(). */
+/* Blocks TERM/INT/HUP/CHLD; call before the first supervise_start(). */
 void	supervise_init(void);
 
 /* Restarts services that exit, until TERM, INT or HUP arrives (returns

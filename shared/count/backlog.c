@@ -8,7 +8,7 @@
 #include "count/backlog.h"
 #include "count/cstore.h"
 #include "count/settle.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* A row-less counter's backlog row (views: no truth to settle to),
  * "<key>#<token>", goes to Redis under its token: applied once, whether
@@ -33,13 +33,13 @@ backlog_apply(struct app *a, enum family fam, const char *key,
 		snprintf(token, sizeof(token), "backlog-%s-%lld", key, ver);
 	if (delta != 0 && cstore_apply_token(a, token, &d) == -1)
 		return 0;
-	if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, families[fam].name, -1);
 	dbq_bind_text(s, 2, key, -1);
 	dbq_bind_i64(s, 3, ver);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 1 : -1;
 }
 
@@ -55,7 +55,7 @@ backlog_settle(struct app *a)
 
 	rows = xcalloc(500, sizeof(*rows));
 	e = xcalloc(500, sizeof(*e));
-	if ((s = db_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
+	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
 		free(rows);
 		free(e);
 		return -1;
@@ -70,7 +70,7 @@ backlog_settle(struct app *a)
 		rows[n].ver = dbq_i64(s, 3);
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (n < 500 && rc == DBQ_ERR) {
 		free(rows);
 		free(e);
@@ -80,7 +80,7 @@ backlog_settle(struct app *a)
 	 * rows go once settled), the others' deltas applied. */
 	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {
 		for (k = 0, i = 0; i < n; i++) {
-			if (family_by_name(rows[i].name) != fam)
+			if (counters_family(rows[i].name) != fam)
 				continue;
 			memset(&e[k], 0, sizeof(e[k]));
 			if (sscanf(rows[i].key, "%lld:%lld", &e[k].k1,

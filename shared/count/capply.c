@@ -136,14 +136,14 @@ call_make(struct call *c, const long long *ids,
 	c->ents = xcalloc((size_t)total + 1, sizeof(*c->ents));
 	c->scripts = xcalloc((size_t)total + 1, sizeof(*c->scripts));
 	for (r = 0; r < rows; r++) {
-		fmt_ll(c->ids[r], ids[r]);
+		buf_fmt_ll(c->ids[r], ids[r]);
 		for (i = 0; i < n[r]; i++) {
 			e = &c->ents[c->nents++];
-			bucket = cstore_bucket(&ds[r][i]);
-			cstore_name(&ds[r][i], e->hash, sizeof(e->hash),
+			bucket = cname_bucket(&ds[r][i]);
+			cname_of(&ds[r][i], e->hash, sizeof(e->hash),
 			    e->field, sizeof(e->field));
-			cstore_pfield(&ds[r][i], e->pfield, sizeof(e->pfield));
-			fmt_ll(e->num, ds[r][i].d);
+			cname_pfield(&ds[r][i], e->pfield, sizeof(e->pfield));
+			buf_fmt_ll(e->num, ds[r][i].d);
 			for (s = 0; s < c->nscripts; s++)
 				if (c->scripts[s].bucket == bucket)
 					break;
@@ -157,7 +157,7 @@ call_make(struct call *c, const long long *ids,
 			if (c->scripts[s].nrows == 0 ||
 			    c->scripts[s].rows[c->scripts[s].nrows - 1] != r)
 				c->scripts[s].rows[c->scripts[s].nrows++] = r;
-			fmt_ll(e->lrow, c->scripts[s].nrows);
+			buf_fmt_ll(e->lrow, c->scripts[s].nrows);
 		}
 	}
 }
@@ -167,7 +167,7 @@ static int
 queue_one(struct app *a, struct call *c, int s)
 {
 	struct script *sc = &c->scripts[s];
-	struct cstore_keys bk;
+	struct cname_keys bk;
 	char marks[32];
 	const char **keys = xcalloc((size_t)c->nents + 6, sizeof(*keys));
 	const char **args = xcalloc((size_t)sc->nrows + 1 +
@@ -176,15 +176,15 @@ queue_one(struct app *a, struct call *c, int s)
 	struct ent *e;
 	int i, k, nkeys = 6, nargs = 0, rc;
 
-	cstore_bucket_keys(sc->bucket, &bk);
-	cstore_bucket_key(sc->bucket, "outbox", marks, sizeof(marks));
+	cname_bucket_keys(sc->bucket, &bk);
+	cname_bucket_key(sc->bucket, "outbox", marks, sizeof(marks));
 	keys[0] = bk.pending;
 	keys[1] = bk.meta;
 	keys[2] = marks;
 	keys[3] = bk.seq;
 	keys[4] = bk.fence;
 	keys[5] = bk.flog;
-	fmt_ll(nr, sc->nrows);
+	buf_fmt_ll(nr, sc->nrows);
 	args[nargs++] = nr;
 	for (i = 0; i < sc->nrows; i++)
 		args[nargs++] = c->ids[sc->rows[i]];
@@ -197,7 +197,7 @@ queue_one(struct app *a, struct call *c, int s)
 				break;
 		if (k == nkeys)
 			keys[nkeys++] = e->hash;
-		fmt_ll(e->kidx, k + 1);
+		buf_fmt_ll(e->kidx, k + 1);
 		args[nargs++] = e->lrow;
 		args[nargs++] = e->kidx;
 		args[nargs++] = e->field;
@@ -311,17 +311,17 @@ static struct rds_script token_lua = { .src =
 int
 cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	char tokens[32], now[LL_CHARS], num[LL_CHARS];
 	const char *keys[4] = { k.pending, k.seq, tokens, k.live };
 	const char *args[5] = { token, now, k.field, k.pfield, num };
 	rds_reply *rep;
 	int rc;
 
-	cstore_keys(d, &k);
-	cstore_bucket_key(cstore_bucket(d), "tokens", tokens, sizeof(tokens));
-	fmt_ll(now, clock_wall_ms());
-	fmt_ll(num, d->d);
+	cname_keys(d, &k);
+	cname_bucket_key(cname_bucket(d), "tokens", tokens, sizeof(tokens));
+	buf_fmt_ll(now, clock_wall_ms());
+	buf_fmt_ll(num, d->d);
 	if ((rep = rds_eval(&a->rds, &token_lua, 4, keys, 5, args)) == NULL)
 		return -1;
 	rc = rep->type == RDS_INTEGER ? (int)rep->integer : -1;

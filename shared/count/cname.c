@@ -7,8 +7,8 @@
 
 #include "base/buf.h"
 #include "count/cname.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 
 /* Object kinds: key prefix, in the order of enum obj. */
 static const char *const obj_tag[] = { "u", "p", "t", "ut" };
@@ -22,7 +22,7 @@ bucket_of(long long id)
 }
 
 int
-cstore_bucket(const struct delta *d)
+cname_bucket(const struct delta *d)
 {
 	return bucket_of(families[d->fam].obj == OBJ_POST ? d->owner : d->k1);
 }
@@ -34,7 +34,7 @@ cname_user_cache(long long uid, const char *what, char *out, size_t sz)
 }
 
 void
-cstore_bucket_key(int bucket, const char *what, char *out, size_t sz)
+cname_bucket_key(int bucket, const char *what, char *out, size_t sz)
 {
 	key_bucket(out, sz, bucket, what);
 }
@@ -93,16 +93,16 @@ cname_live_objects(struct app *a, enum obj obj, long long **ids, size_t *n)
 }
 
 void
-cstore_name(const struct delta *d, char *hash, size_t hsz, char *field,
+cname_of(const struct delta *d, char *hash, size_t hsz, char *field,
     size_t fsz)
 {
-	key_counters(hash, hsz, cstore_bucket(d), obj_tag[families[d->fam].obj],
+	key_counters(hash, hsz, cname_bucket(d), obj_tag[families[d->fam].obj],
 	    d->k1);
 	obj_field(d, field, fsz);
 }
 
 void
-cstore_pfield(const struct delta *d, char *out, size_t sz)
+cname_pfield(const struct delta *d, char *out, size_t sz)
 {
 	const char *tag = obj_tag[families[d->fam].obj];
 	char buf[4 + 2 * LL_CHARS], *p = buf;
@@ -113,10 +113,10 @@ cstore_pfield(const struct delta *d, char *out, size_t sz)
 	n = strlen(tag);
 	memcpy(p, tag, n);
 	p += n;
-	p += fmt_ll(p, d->k1);
+	p += buf_fmt_ll(p, d->k1);
 	if (families[d->fam].obj == OBJ_POST) {
 		*p++ = '@';
-		p += fmt_ll(p, d->owner);
+		p += buf_fmt_ll(p, d->owner);
 	}
 	*p++ = ':';
 	n = (size_t)(p - buf);
@@ -130,22 +130,22 @@ cstore_pfield(const struct delta *d, char *out, size_t sz)
 }
 
 void
-cstore_bucket_keys(int bucket, struct cstore_keys *k)
+cname_bucket_keys(int bucket, struct cname_keys *k)
 {
-	cstore_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
-	cstore_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
-	cstore_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
-	cstore_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
-	cstore_bucket_key(bucket, "fence", k->fence, sizeof(k->fence));
-	cstore_bucket_key(bucket, "flog", k->flog, sizeof(k->flog));
+	cname_bucket_key(bucket, "pending", k->pending, sizeof(k->pending));
+	cname_bucket_key(bucket, "inflight", k->inflight, sizeof(k->inflight));
+	cname_bucket_key(bucket, "meta", k->meta, sizeof(k->meta));
+	cname_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
+	cname_bucket_key(bucket, "fence", k->fence, sizeof(k->fence));
+	cname_bucket_key(bucket, "flog", k->flog, sizeof(k->flog));
 }
 
 void
-cstore_keys(const struct delta *d, struct cstore_keys *k)
+cname_keys(const struct delta *d, struct cname_keys *k)
 {
-	cstore_name(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
-	cstore_pfield(d, k->pfield, sizeof(k->pfield));
-	cstore_bucket_keys(cstore_bucket(d), k);
+	cname_of(d, k->live, sizeof(k->live), k->field, sizeof(k->field));
+	cname_pfield(d, k->pfield, sizeof(k->pfield));
+	cname_bucket_keys(cname_bucket(d), k);
 }
 
 /* The length of a canonical decimal at s[0..len) (no sign, leading 0 or
@@ -171,7 +171,7 @@ canonical_id(const char *s, size_t len, long long *out)
 }
 
 int
-cstore_parse(const char *p, size_t len, struct delta *d)
+cname_parse(const char *p, size_t len, struct delta *d)
 {
 	const char *colon, *end = p + len;
 	long long id, topic = 0, owner = 0;
@@ -230,7 +230,7 @@ cname_ownerless(const struct delta *d)
 int
 cname_post_owner(struct db *db, long long id, long long *owner)
 {
-	return db_i64_by_id(db, STMT_POST_OWNER, id, owner);
+	return dbq_i64_by_id(db, STMT_POST_OWNER, id, owner);
 }
 
 int

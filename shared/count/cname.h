@@ -21,41 +21,41 @@
 #include "store/app.h"
 #include "store/db.h"
 
-#define CSTORE_BUCKETS	1024	/* cstore_bucket() gives 10 bits */
+#define CSTORE_BUCKETS	1024	/* cname_bucket() gives 10 bits */
 
 /* The bucket of a counter. */
-int	cstore_bucket(const struct delta *);
+int	cname_bucket(const struct delta *);
 /* A user's cached session ("ss") or badge inputs ("bm"), in the slot of
- * the user's counters (keys.h), so that a badge poll is one node's. */
+ * the user's counters (key.h), so that a badge poll is one node's. */
 void	cname_user_cache(long long uid, const char *what, char *out,
 	    size_t sz);
 /* A bucket's own keys: what is "pending", "inflight" or "meta". */
-void	cstore_bucket_key(int bucket, const char *what, char *out, size_t sz);
+void	cname_bucket_key(int bucket, const char *what, char *out, size_t sz);
 /* The live hash key and field of a counter. */
 /* The ids of every object of kind obj whose live counters Redis holds
  * (a SCAN of their hashes), unsorted, into *ids (malloc'd; *n of them).
  * 0, or -1 when Redis failed. */
 int	cname_live_objects(struct app *, enum obj obj, long long **ids,
 	    size_t *n);
-void	cstore_name(const struct delta *, char *hash, size_t hsz, char *field,
+void	cname_of(const struct delta *, char *hash, size_t hsz, char *field,
 	    size_t fsz);
 /* The counter's field in its bucket's pending hash. */
-void	cstore_pfield(const struct delta *, char *out, size_t sz);
+void	cname_pfield(const struct delta *, char *out, size_t sz);
 /* Every Redis name of one counter: its live hash and field, its field
  * in the pending and inflight hashes, and its bucket's own keys. */
-struct cstore_keys {
+struct cname_keys {
 	char	live[48], field[48], pfield[64];
 	char	pending[32], inflight[32], meta[32], seq[32];
 	char	fence[32], flog[32];	/* settle.h */
 };
-void	cstore_keys(const struct delta *, struct cstore_keys *);
+void	cname_keys(const struct delta *, struct cname_keys *);
 /* A bucket's own keys (pending, inflight, meta, seq, fence, flog) into k. */
-void	cstore_bucket_keys(int bucket, struct cstore_keys *k);
+void	cname_bucket_keys(int bucket, struct cname_keys *k);
 
-/* The counter of a pending field (exactly what cstore_pfield writes, of
+/* The counter of a pending field (exactly what cname_pfield writes, of
  * len bytes, or a post's "p<id>:<field>" without its owner, which leaves
  * owner 0); d->d is 0.  0, or -1 when not a counter. */
-int	cstore_parse(const char *pfield, size_t len, struct delta *);
+int	cname_parse(const char *pfield, size_t len, struct delta *);
 
 /* 1 when d is a post's counter whose owner is not known. */
 int	cname_ownerless(const struct delta *);

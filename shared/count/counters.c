@@ -115,7 +115,7 @@ add(struct delta *out, int n, enum family fam, long long k1, long long k2,
 }
 
 int
-counter_deltas(const struct row *old, const struct row *new, struct delta *out)
+counters_deltas(const struct row *old, const struct row *new, struct delta *out)
 {
 	const struct row *any = old != NULL ? old : new;
 	long long k1, k2, want[FAM__MAX] = { 0 }, got[FAM__MAX] = { 0 };
@@ -152,17 +152,17 @@ counter_deltas(const struct row *old, const struct row *new, struct delta *out)
 	return m;
 }
 
-/* fmt_ll(), not snprintf(): the flusher writes one a counter, and
+/* buf_fmt_ll(), not snprintf(): the flusher writes one a counter, and
  * snprintf() was a tenth of its taking thread's time. */
 void
-counter_key(const struct delta *d, char *out, size_t sz)
+counters_key(const struct delta *d, char *out, size_t sz)
 {
 	char buf[2 * LL_CHARS];
-	size_t n = fmt_ll(buf, d->k1);
+	size_t n = buf_fmt_ll(buf, d->k1);
 
 	if (families[d->fam].obj == OBJ_USER_TOPIC) {
 		buf[n++] = ':';
-		n += fmt_ll(buf + n, d->k2);
+		n += buf_fmt_ll(buf + n, d->k2);
 	}
 	if (sz == 0)
 		return;
@@ -173,7 +173,7 @@ counter_key(const struct delta *d, char *out, size_t sz)
 }
 
 enum family
-family_by_name(const char *name)
+counters_family(const char *name)
 {
 	int i;
 

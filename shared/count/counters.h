@@ -94,13 +94,13 @@ struct delta {
 /* The universal formula: deltas for a row going from old to new (either
  * may be NULL, not both; both of the same kind).  Writes at most
  * DELTA_MAX merged non-zero deltas into out and returns their number. */
-int	counter_deltas(const struct row *old, const struct row *new,
+int	counters_deltas(const struct row *old, const struct row *new,
 	    struct delta *out);
 
 /* The key string of a counter in SQLite ("42" or "42:7"). */
-void	counter_key(const struct delta *, char *out, size_t sz);
+void	counters_key(const struct delta *, char *out, size_t sz);
 
 /* Family by its SQLite name; FAM__MAX when unknown. */
-enum family family_by_name(const char *);
+enum family counters_family(const char *);
 
 #endif

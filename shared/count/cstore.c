@@ -7,8 +7,8 @@
 #include "base/log.h"
 #include "count/ckeep.h"
 #include "count/cstore.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 
 /* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
  * version, base, add the inflight part (1/0).
@@ -34,18 +34,18 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+		if ((s = dbq_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
 			return -1;
-		counter_key(&ds[i], key, sizeof(key));
+		counters_key(&ds[i], key, sizeof(key));
 		dbq_bind_text(s, 1, families[ds[i].fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, ds[i].d);
 		if (dbq_step(s) != DBQ_DONE) {
-			log_err("counter backlog: %s", db_errmsg(&a->db));
-			db_done(s);
+			log_err("counter backlog: %s", dbq_errmsg(&a->db));
+			dbq_done(s);
 			return -1;
 		}
-		db_done(s);
+		dbq_done(s);
 	}
 	return 0;
 }
@@ -58,20 +58,20 @@ cstore_backlog_token(struct app *a, const struct delta *d, const char *token)
 	size_t n;
 	int rc;
 
-	counter_key(d, key, 48);
+	counters_key(d, key, 48);
 	n = strlen(key);
 	if (snprintf(key + n, sizeof(key) - n, "#%s", token) >=
 	    (int)(sizeof(key) - n))
 		return -1;
-	if ((s = db_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	dbq_bind_i64(s, 3, d->d);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("counter backlog: %s", db_errmsg(&a->db));
+		log_err("counter backlog: %s", dbq_errmsg(&a->db));
 		return -1;
 	}
 	return 0;
@@ -85,19 +85,19 @@ static int
 counter_row(struct db *db, enum stmt st, const struct delta *d,
     long long *v)
 {
-	struct dbq *s = db_stmt(db, st);
+	struct dbq *s = dbq_stmt(db, st);
 	char key[48];
 	int rc;
 
 	*v = 0;
 	if (s == NULL)
 		return -1;
-	counter_key(d, key, sizeof(key));
+	counters_key(d, key, sizeof(key));
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		*v = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;	/* after an error *v is still 0 */
 }
 
@@ -114,7 +114,7 @@ static int
 snapshot(struct db *db, const struct delta *d, const char *batch,
     long long *base, int *applied)
 {
-	int err = 0, own = !db_in_txn(db);
+	int err = 0, own = !dbq_in_txn(db);
 	long long back = 0;
 
 	/* One read transaction: a batch that commits between the reads
@@ -127,7 +127,7 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 	*base += back;
 	*applied = 0;
 	if (!err && batch != NULL && batch[0] != '\0' &&
-	    (*applied = db_batch_applied(db, batch)) == -1)
+	    (*applied = dbq_batch_applied(db, batch)) == -1)
 		err = 1;
 	if (own && db_snapshot_end(db, err) == -1)
 		err = 1;
@@ -141,7 +141,7 @@ snapshot(struct db *db, const struct delta *d, const char *batch,
 static int
 load_one(struct app *a, const struct delta *d, long long *v)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	char ver[24], base_s[24], batch[24];
 	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
 	const char *args[5];
@@ -150,7 +150,7 @@ load_one(struct app *a, const struct delta *d, long long *v)
 	int tries, applied;
 
 	*v = 0;
-	cstore_keys(d, &k);
+	cname_keys(d, &k);
 	for (tries = 0; tries < 5; tries++) {
 		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
 		    NULL)
@@ -207,7 +207,7 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->hv = xcalloc((size_t)n + 1, sizeof(*q->hv));
 	q->st = xcalloc((size_t)n + 1, sizeof(*q->st));
 	for (i = 0; i < n; i++)
-		cstore_name(&ds[i], q->hash[i], sizeof(q->hash[i]),
+		cname_of(&ds[i], q->hash[i], sizeof(q->hash[i]),
 		    q->field[i], sizeof(q->field[i]));
 	/* One HMGET per live hash (a post's four counters are one command,
 	 * not four): grp[i] is the first counter of i's hash.  An object's

@@ -1,7 +1,7 @@
 /* cstore.h -- live counter values in Redis, with their pending deltas.
  *
  * Counters live in CSTORE_BUCKETS buckets (an object's bucket: a
- * multiplicative hash of its id, cstore_bucket(); a post's counters are
+ * multiplicative hash of its id, cname_bucket(); a post's counters are
  * in its author's bucket, so that a like, which moves the post's and the
  * author's counters, is one script on one Redis Cluster node); every key
  * of bucket B carries the hash tag {c<B>}, so each script below touches

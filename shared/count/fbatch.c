@@ -2,9 +2,9 @@
 #include <stdio.h>
 
 #include "count/fbatch.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/db.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> what it took
  * (the inflight hash's fields and values, as HGETALL gives them), 0
@@ -13,7 +13,7 @@
  * take bumps v, so the changes counted in seq start over.  What it took
  * comes back from the take itself, not from a command queued after it:
  * on a cluster a take answered NOSCRIPT or MOVED runs again after the
- * commands queued behind it (rcluster.h), which would read the bucket
+ * commands queued behind it (rcl.h), which would read the bucket
  * before the take and drop what it set aside. */
 struct rds_script fbatch_take_lua = { .src =
 	"#!lua\n"
@@ -54,7 +54,7 @@ fbatch_lock_key(long long b, char *out, size_t sz)
 long long
 fbatch_applied_max(struct app *a)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_FLUSH_MAX);
+	struct dbq *s = dbq_stmt(&a->db, STMT_FLUSH_MAX);
 	long long m = 0;
 	int rc;
 
@@ -62,7 +62,7 @@ fbatch_applied_max(struct app *a)
 		return -1;
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		m = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW || rc == DBQ_DONE ? m : -1;
 }
 
@@ -75,14 +75,14 @@ fbatch_reserve(struct app *a, long long applied, int n)
 	 * same ids: the setting is read and written alone */
 	if (db_begin(&a->db) == -1)
 		return -1;
-	if (db_lock_key(&a->db, "setting:flush_next_batch") == -1) {
+	if (dbq_lock_key(&a->db, "setting:flush_next_batch") == -1) {
 		db_rollback(&a->db);
 		return -1;
 	}
-	next = db_setting(&a->db, "flush_next_batch", 0);
+	next = dbq_setting(&a->db, "flush_next_batch", 0);
 	if (next <= applied)
 		next = applied + 1;
-	if (db_setting_put(&a->db, "flush_next_batch", next + n) == -1 ||
+	if (dbq_setting_put(&a->db, "flush_next_batch", next + n) == -1 ||
 	    db_commit(&a->db) == -1) {
 		db_rollback(&a->db);
 		return -1;

@@ -19,7 +19,7 @@
 #include "count/outbox.h"
 #include "count/recover.h"
 #include "count/taken.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 #define LOCK_MS		"5000"
 
@@ -28,7 +28,7 @@
 static int
 send_round(struct app *a, const char *batch, const char *lkey, int from)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[4] = { k.pending, k.inflight, k.meta, k.seq };
 	const char *args[1] = { batch };
 	const char *cmd[3];
@@ -39,12 +39,12 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	cmd[1] = lkey;
 	cmd[2] = LOCK_MS;
 	/* the take by SHA1: its source (1,024 times a flush) only once */
-	cstore_bucket_keys(from, &k);
+	cname_bucket_keys(from, &k);
 	if (rds_script_ready(&a->rds, &fbatch_take_lua, 4, keys) == -1 ||
 	    rds_append_strs(&a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
-		cstore_bucket_keys(b, &k);
+		cname_bucket_keys(b, &k);
 		if (rds_append_eval(&a->rds, &fbatch_take_lua, 4, keys, 1,
 		    args) == -1)
 			return -1;
@@ -405,7 +405,7 @@ flush_pending(struct app *a)
 
 	for (b = 0; b < CSTORE_BUCKETS; b++)
 		for (k = 0; k < 2; k++) {
-			cstore_bucket_key(b, k ? "inflight" : "pending", key,
+			cname_bucket_key(b, k ? "inflight" : "pending", key,
 			    sizeof(key));
 			cmd[0] = "HLEN";
 			cmd[1] = key;

@@ -8,8 +8,8 @@
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/lb.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 #include "store/rebuild.h"
 
 static const struct {
@@ -170,7 +170,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
 	if (rebuild_start(&a->rds, lock, ok, clear, 2) == -1)
 		return -1;
-	s = db_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
+	s = dbq_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
 	if (s == NULL)
 		goto fail;
@@ -201,7 +201,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 			queued = 0;
 		}
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rds_collect(&a->rds, queued) != 0)
 		goto fail;
 	swap[0] = tmp;

@@ -18,7 +18,7 @@
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/outbox.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 #define DRAIN_ROWS	2000	/* rows a drain reads at a time */
 
@@ -46,7 +46,7 @@ outbox_formula(struct outbox *ob, const struct row *old,
     const struct row *new)
 {
 	struct delta ds[DELTA_MAX];
-	int n = counter_deltas(old, new, ds);
+	int n = counters_deltas(old, new, ds);
 
 	outbox_deltas(ob, ds, n);
 }
@@ -86,7 +86,7 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 		v[3] = ds[i].owner;
 		for (j = 0; j < 4; j++) {
 			*p++ = ' ';
-			p += fmt_ll(p, v[j]);
+			p += buf_fmt_ll(p, v[j]);
 		}
 		k = (size_t)(p - one);
 		if (k >= sz - len)
@@ -130,7 +130,7 @@ outbox_decode(const char *s, struct delta *ds, int max)
 			return -1;
 		memcpy(name, p, nl);
 		name[nl] = '\0';
-		if ((ds[n].fam = family_by_name(name)) == FAM__MAX)
+		if ((ds[n].fam = counters_family(name)) == FAM__MAX)
 			return -1;
 		p += nl + 1;
 		ds[n].owner = 0;	/* rows from before owners have none */
@@ -156,14 +156,14 @@ outbox_add(struct db *d, struct outbox *ob)
 	if (ob->n == 0)
 		return 0;
 	if (outbox_encode(ob->ds, ob->n, text, sizeof(text)) == -1 ||
-	    (s = db_stmt(d, STMT_OUTBOX_ADD)) == NULL)
+	    (s = dbq_stmt(d, STMT_OUTBOX_ADD)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms());
 	dbq_bind_text(s, 2, text, -1);
-	db_insert_id(d, s, &ob->id);	/* 0 unless a row was made */
-	db_done(s);
+	dbq_insert_id(d, s, &ob->id);	/* 0 unless a row was made */
+	dbq_done(s);
 	if (ob->id <= 0) {
-		log_err("outbox: %s", db_errmsg(d));
+		log_err("outbox: %s", dbq_errmsg(d));
 		return -1;
 	}
 	fault_point("outbox-commit");	/* an id taken, not yet committed */
@@ -180,11 +180,11 @@ to_backlog(struct app *a, long long id, const struct delta *ds, int n)
 
 	if (db_begin(&a->db) == -1)
 		return -1;
-	if ((s = db_stmt(&a->db, STMT_OUTBOX_CLEAR)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_OUTBOX_CLEAR)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
-	ch = dbq_step(s) == DBQ_DONE ? db_changes(&a->db) : -1;
-	db_done(s);
+	ch = dbq_step(s) == DBQ_DONE ? dbq_changes(&a->db) : -1;
+	dbq_done(s);
 	if (ch == -1 || (ch == 1 && cstore_backlog(a, ds, n) == -1))
 		goto fail;
 	return db_commit(&a->db);
@@ -259,14 +259,14 @@ quarantine(struct db *d, long long id)
 
 	if (db_begin(d) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_OUTBOX_QUARANTINE)) == NULL) {
+	if ((s = dbq_stmt(d, STMT_OUTBOX_QUARANTINE)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, clock_wall_ms());
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE || db_commit(d) == -1) {
 		db_rollback(d);
 		return -1;
@@ -281,7 +281,7 @@ static int
 read_rows(struct db *d, long long after, long long upto, long long *ids,
     struct delta *ds, int *nds)
 {
-	struct dbq *s = db_stmt(d, STMT_OUTBOX_BATCH);
+	struct dbq *s = dbq_stmt(d, STMT_OUTBOX_BATCH);
 	const char *t;
 	long long *bad = NULL;
 	int rc, i, n = 0, nbad = 0;
@@ -307,7 +307,7 @@ read_rows(struct db *d, long long after, long long upto, long long *ids,
 		}
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	for (i = 0; rc == DBQ_DONE && i < nbad; i++)
 		if (quarantine(d, bad[i]) == -1)
 			rc = DBQ_ERR;
@@ -331,7 +331,7 @@ row_buckets(const struct delta *ds, const int *nds, int n, int *bs)
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < n; i++)
 		for (j = 0; j < nds[i]; j++) {
-			b = cstore_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
+			b = cname_bucket(&ds[(size_t)i * OUTBOX_MAX + j]);
 			if (seen[b / 64] & (1ULL << (b % 64)))
 				continue;
 			seen[b / 64] |= 1ULL << (b % 64);
@@ -346,7 +346,7 @@ finish(struct app *a, const struct delta *ds, const int *nds, int n,
     long long upto)
 {
 	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[2] = { k.meta, NULL };
 	char marks[32], up[24];
 	const char *args[1] = { up };
@@ -355,8 +355,8 @@ finish(struct app *a, const struct delta *ds, const int *nds, int n,
 	snprintf(up, sizeof(up), "%lld", upto);
 	keys[1] = marks;
 	for (i = 0; i < nb; i++) {
-		cstore_bucket_keys(bs[i], &k);
-		cstore_bucket_key(bs[i], "outbox", marks, sizeof(marks));
+		cname_bucket_keys(bs[i], &k);
+		cname_bucket_key(bs[i], "outbox", marks, sizeof(marks));
 		if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1, args) ==
 		    -1) {
 			rc = -1;
@@ -388,7 +388,7 @@ applied_rows(struct app *a, const long long *ids, const struct delta *ds,
 	snprintf(lo, sizeof(lo), "%lld", ids[0]);
 	snprintf(hi, sizeof(hi), "%lld", ids[n - 1]);
 	for (k = 0; k < nb; k++) {
-		cstore_bucket_key(bs[k], "outbox", key, sizeof(key));
+		cname_bucket_key(bs[k], "outbox", key, sizeof(key));
 		if (rds_append_strs(&a->rds, 4, argv) == -1) {
 			if (k > 0)
 				rds_collect(&a->rds, k);
@@ -408,7 +408,7 @@ applied_rows(struct app *a, const long long *ids, const struct delta *ds,
 			i = (int)(hit - ids);
 			for (d = ds + (size_t)i * OUTBOX_MAX; d < ds +
 			    (size_t)i * OUTBOX_MAX + nds[i]; d++)
-				if (cstore_bucket(d) == bs[k])
+				if (cname_bucket(d) == bs[k])
 					ok[i] |= 1u << (d - (ds +
 					    (size_t)i * OUTBOX_MAX));
 		}
@@ -461,7 +461,7 @@ outbox_reapply(struct app *a, long long upto,
 static int
 one_value(struct db *d, enum stmt st, long long *v)
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 	int rc;
 
 	if (s == NULL)
@@ -469,7 +469,7 @@ one_value(struct db *d, enum stmt st, long long *v)
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW)
 		*v = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 0 : -1;
 }
 
@@ -509,15 +509,15 @@ delete_upto(struct db *d, long long upto)
 
 	if (db_begin(d) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_OUTBOX_CLEAR)) != NULL) {
+	if ((s = dbq_stmt(d, STMT_OUTBOX_CLEAR)) != NULL) {
 		dbq_bind_i64(s, 1, upto);
 		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
-		db_done(s);
+		dbq_done(s);
 	}
-	if (rc == 0 && (s = db_stmt(d, STMT_OUTBOX_DONE)) != NULL) {
+	if (rc == 0 && (s = dbq_stmt(d, STMT_OUTBOX_DONE)) != NULL) {
 		dbq_bind_i64(s, 1, upto);
 		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
-		db_done(s);
+		dbq_done(s);
 	}
 	if (rc == -1 || db_commit(d) == -1) {
 		db_rollback(d);
@@ -534,12 +534,12 @@ outbox_drain(struct app *a, long long min_age_ms)
 	struct delta *ds;
 	int *nds, *done, n, i, total = 0, up;
 
-	if ((s = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms() - min_age_ms);
 	if (dbq_step(s) == DBQ_ROW)
 		cutoff = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	/* never past a row that may still commit (ids out of order) */
 	if (cutoff > 0 && (horizon = outbox_horizon(&a->db)) < cutoff)
 		cutoff = horizon;

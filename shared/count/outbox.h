@@ -52,7 +52,7 @@ struct outbox {
 	long long	id;		/* its row, once added */
 };
 
-/* Appends the formula's deltas for a row change (counter_deltas). */
+/* Appends the formula's deltas for a row change (counters_deltas). */
 void	outbox_formula(struct outbox *, const struct row *old,
 	    const struct row *new);
 /* Appends n deltas (merged later by Redis, not here). */

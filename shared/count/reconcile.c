@@ -11,7 +11,7 @@
 #include "count/reconcile.h"
 #include "count/recount.h"
 #include "count/settle.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 #define REC_CHUNK	500	/* keys per Redis pipeline */
 #define REC_SETTLE	2000	/* candidates settled together */
@@ -53,7 +53,7 @@ vec_push(struct vec *v, long long k1, long long k2, long long t, long long d)
 static int
 post_owners(struct db *db, struct vec *v)
 {
-	struct dbq *s = db_stmt(db, STMT_POST_OWNERS);
+	struct dbq *s = dbq_stmt(db, STMT_POST_OWNERS);
 	size_t i = 0;
 	long long id;
 	int rc = DBQ_DONE;
@@ -67,7 +67,7 @@ post_owners(struct db *db, struct vec *v)
 		while (i < v->n && v->v[i].k1 == id)
 			v->v[i++].owner = dbq_i64(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	return i < v->n && rc == DBQ_ERR ? -1 : 0;
 }
 
@@ -91,7 +91,7 @@ load_family(struct db *db, enum family fam, struct vec *out)
 
 	if (recount_family(db, fam, push_truth, &truth) < 0)
 		goto fail;
-	if ((s = db_stmt(db, STMT_COUNTERS_OF_FAMILY)) == NULL)
+	if ((s = dbq_stmt(db, STMT_COUNTERS_OF_FAMILY)) == NULL)
 		goto fail;
 	dbq_bind_text(s, 1, families[fam].name, -1);
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
@@ -101,7 +101,7 @@ load_family(struct db *db, enum family fam, struct vec *out)
 			continue;
 		vec_push(&dur, k1, k2, 0, dbq_i64(s, 1));
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		goto fail;
 	if (truth.n > 1)
@@ -141,7 +141,7 @@ static int
 applied_once(struct app *a, const char *id, char last[24], int *res)
 {
 	if (strcmp(id, last) != 0) {
-		*res = db_batch_applied(&a->db, id);
+		*res = dbq_batch_applied(&a->db, id);
 		snprintf(last, 24, "%s", id);
 	}
 	return *res;
@@ -275,7 +275,7 @@ static const struct rec_rows note_groups = {
 static int
 range_run(struct db *d, enum stmt st, long long lo, long long hi)
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 	int rc;
 
 	if (s == NULL)
@@ -284,7 +284,7 @@ range_run(struct db *d, enum stmt st, long long lo, long long hi)
 	dbq_bind_i64(s, 2, hi);
 	while ((rc = dbq_step(s)) == DBQ_ROW)
 		;
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -297,13 +297,13 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 	long long max = 0, lo, n, err;
 	int rc;
 
-	if ((s = db_stmt(&a->db, w->max_id)) == NULL)
+	if ((s = dbq_stmt(&a->db, w->max_id)) == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW)
 		max = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	for (lo = 1; lo <= max; lo += 5000) {
-		if ((s = db_stmt(&a->db, w->drift)) == NULL)
+		if ((s = dbq_stmt(&a->db, w->drift)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, lo);
 		dbq_bind_i64(s, 2, lo + 4999);
@@ -312,7 +312,7 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 			n = dbq_i64(s, 0);
 			err = dbq_i64(s, 1);
 		}
-		db_done(s);
+		dbq_done(s);
 		if (rc == DBQ_ERR)	/* a failed check is no "0 wrong" */
 			return -1;
 		rf->checked += (lo + 4999 < max ? 5000 : max - lo + 1);
@@ -332,7 +332,7 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 			db_rollback(&a->db);
 			return -1;
 		}
-		n = db_changes(&a->db);
+		n = dbq_changes(&a->db);
 		if (db_commit(&a->db) == -1) {
 			db_rollback(&a->db);
 			return -1;
@@ -354,14 +354,14 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 
 	if (families[fam].recount_one == NO_RECOUNT)
 		return 0;
-	if ((s = db_stmt(&a->db, STMT_MAX_IDS)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_MAX_IDS)) == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW) {
 		mu = dbq_i64(s, 0);
 		mp = dbq_i64(s, 1);
 		mt = dbq_i64(s, 2);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (n > 16)
 		n = 16;
 	for (i = 0; i < n; i++) {
@@ -386,7 +386,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 			break;
 		case OBJ_USER_TOPIC:
 			if (mp == 0 ||
-			    (s = db_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
+			    (s = dbq_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
 				continue;
 			id = 1 + rnd_below(mp);
 			dbq_bind_i64(s, 1, id);
@@ -394,7 +394,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 				e[k].k1 = dbq_i64(s, 0);
 				e[k].k2 = dbq_i64(s, 1);
 			}
-			db_done(s);
+			dbq_done(s);
 			if (e[k].k1 == 0)
 				continue;
 			break;

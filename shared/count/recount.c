@@ -4,7 +4,7 @@
 
 #include "base/log.h"
 #include "count/recount.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 long
 recount_family(struct db *d, enum family fam,
@@ -18,7 +18,7 @@ recount_family(struct db *d, enum family fam,
 
 	if (f->recount == NO_RECOUNT)
 		return 0;
-	if ((s = db_stmt(d, f->recount)) == NULL)
+	if ((s = dbq_stmt(d, f->recount)) == NULL)
 		return -1;
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		dl.fam = fam;
@@ -31,7 +31,7 @@ recount_family(struct db *d, enum family fam,
 			break;
 		}
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? n : -1;
 }
 
@@ -39,18 +39,18 @@ static int
 write_one(const struct delta *dl, void *arg)
 {
 	struct db *d = arg;
-	struct dbq *s = db_stmt(d, STMT_COUNTER_SET);
+	struct dbq *s = dbq_stmt(d, STMT_COUNTER_SET);
 	char key[48];
 	int rc;
 
 	if (s == NULL)
 		return -1;
-	counter_key(dl, key, sizeof(key));
+	counters_key(dl, key, sizeof(key));
 	dbq_bind_text(s, 1, families[dl->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
 	dbq_bind_i64(s, 3, dl->d);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -65,17 +65,17 @@ recount_write_all(struct app *a)
 		return -1;
 	/* every post's like_count (its chunk repair over all ids), then
 	 * every counter but the views' */
-	if ((s = db_stmt(d, STMT_LIKE_COUNT_FIX)) == NULL)
+	if ((s = dbq_stmt(d, STMT_LIKE_COUNT_FIX)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, 0);
 	dbq_bind_i64(s, 2, LLONG_MAX);
 	rc = dbq_step(s);
-	db_done(s);
-	if (rc != DBQ_DONE || (s = db_stmt(d, STMT_COUNTERS_CLEAR)) == NULL)
+	dbq_done(s);
+	if (rc != DBQ_DONE || (s = dbq_stmt(d, STMT_COUNTERS_CLEAR)) == NULL)
 		goto fail;
 	dbq_bind_text(s, 1, families[FAM_POST_VIEWS].name, -1);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		goto fail;
 	for (i = 0; i < FAM__MAX; i++)

@@ -9,14 +9,14 @@
 #include "count/fbatch.h"
 #include "count/recover.h"
 #include "count/taken.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* Finishes batch b of a dead flusher, which holds the n buckets bs. */
 static int
 finish_batch(struct app *a, long long b, const int *bs, int n)
 {
 	char batch[24];
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[2] = { k.inflight, k.meta }, *args[1] = { batch };
 	struct taken t;
 	rds_reply *rep;
@@ -24,10 +24,10 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 
 	memset(&t, 0, sizeof(t));
 	snprintf(batch, sizeof(batch), "%lld", b);
-	if ((applied = db_batch_applied(&a->db, batch)) == -1)
+	if ((applied = dbq_batch_applied(&a->db, batch)) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
-		cstore_bucket_keys(bs[i], &k);
+		cname_bucket_keys(bs[i], &k);
 		if (rds_append_eval(&a->rds, &fbatch_held_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
@@ -63,7 +63,7 @@ scan_owners(struct app *a, long long *owner)
 	int b, queued = 0;
 
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
-		cstore_bucket_key(b, "meta", meta, sizeof(meta));
+		cname_bucket_key(b, "meta", meta, sizeof(meta));
 		cmd[0] = "HGET";
 		cmd[1] = meta;
 		cmd[2] = "b";
@@ -109,7 +109,7 @@ fence_all(struct app *a, long long b)
 
 	snprintf(batch, sizeof(batch), "%lld", b);
 	for (i = 0; i < CSTORE_BUCKETS; i++) {
-		cstore_bucket_key(i, "meta", meta, sizeof(meta));
+		cname_bucket_key(i, "meta", meta, sizeof(meta));
 		if (rds_append_eval(&a->rds, &fbatch_fence_lua, 1, keys, 1, args) == -1)
 			break;
 		queued++;

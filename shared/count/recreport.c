@@ -8,7 +8,7 @@
 #include "count/recreport.h"
 
 void
-rec_report_init(struct rec_report *r)
+recreport_init(struct rec_report *r)
 {
 	int i;
 
@@ -34,19 +34,19 @@ total(const struct rec_report *r, int fixed)
 }
 
 long long
-rec_report_wrong(const struct rec_report *r)
+recreport_wrong(const struct rec_report *r)
 {
 	return total(r, 0);
 }
 
 long long
-rec_report_fixed(const struct rec_report *r)
+recreport_fixed(const struct rec_report *r)
 {
 	return total(r, 1);
 }
 
 char *
-rec_report_json(const struct rec_report *r)
+recreport_json(const struct rec_report *r)
 {
 	json_t *arr = json_array(), *o, *ex;
 	char *s;
@@ -70,7 +70,7 @@ rec_report_json(const struct rec_report *r)
 }
 
 int
-rec_report_parse(const char *js, struct rec_report *r)
+recreport_parse(const char *js, struct rec_report *r)
 {
 	json_error_t err;
 	json_t *arr = json_loads(js, 0, &err), *o, *ex;
@@ -79,7 +79,7 @@ rec_report_parse(const char *js, struct rec_report *r)
 	size_t i, j;
 	int k;
 
-	rec_report_init(r);
+	recreport_init(r);
 	if (arr == NULL || !json_is_array(arr)) {
 		json_decref(arr);
 		return -1;

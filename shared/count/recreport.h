@@ -30,12 +30,12 @@ struct rec_report {
 };
 
 /* Report to and from JSON (jansson); the caller frees the string. */
-char	*rec_report_json(const struct rec_report *);
-int	rec_report_parse(const char *json, struct rec_report *);
-void	rec_report_init(struct rec_report *);
+char	*recreport_json(const struct rec_report *);
+int	recreport_parse(const char *json, struct rec_report *);
+void	recreport_init(struct rec_report *);
 /* Sum of wrong over families. */
-long long rec_report_wrong(const struct rec_report *);
+long long recreport_wrong(const struct rec_report *);
 /* The counters a run repaired, over every family. */
-long long	rec_report_fixed(const struct rec_report *);
+long long	recreport_fixed(const struct rec_report *);
 
 #endif

@@ -12,7 +12,7 @@
 #include "count/lb.h"
 #include "count/recover.h"
 #include "count/runs.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 long long
 runs_start(struct db *d, int dry, const char *reason, long long *active)
@@ -22,7 +22,7 @@ runs_start(struct db *d, int dry, const char *reason, long long *active)
 	int rc;
 
 	*active = 0;
-	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_RUN_CREATE)) == NULL) {
+	if (db_begin(d) == -1 || (s = dbq_stmt(d, STMT_RUN_CREATE)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}
@@ -32,7 +32,7 @@ runs_start(struct db *d, int dry, const char *reason, long long *active)
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW)
 		id = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	if (id == 0)
 		*active = runs_active(d);
 	if (db_commit(d) == -1)
@@ -43,7 +43,7 @@ runs_start(struct db *d, int dry, const char *reason, long long *active)
 long long
 runs_active(struct db *d)
 {
-	struct dbq *s = db_stmt(d, STMT_RUN_ACTIVE);
+	struct dbq *s = dbq_stmt(d, STMT_RUN_ACTIVE);
 	long long id = 0;
 	int rc;
 
@@ -52,7 +52,7 @@ runs_active(struct db *d)
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW)
 		id = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW || rc == DBQ_DONE ? id : -1;
 }
 
@@ -72,7 +72,7 @@ run_from_row(struct dbq *s, struct run *r)
 	copy(r->reason, sizeof(r->reason), s, 3);
 	r->progress = dbq_int(s, 4);
 	r->checkpoint = dbq_int(s, 5);
-	rec_report_parse(dbq_text(s, 6), &r->report);
+	recreport_parse(dbq_text(s, 6), &r->report);
 	copy(r->error, sizeof(r->error), s, 7);
 	r->created_at = dbq_i64(s, 8);
 	r->started_at = dbq_i64(s, 9);
@@ -83,7 +83,7 @@ run_from_row(struct dbq *s, struct run *r)
 int
 runs_get(struct db *d, long long id, struct run *r)
 {
-	struct dbq *s = db_stmt(d, STMT_RUN_GET);
+	struct dbq *s = dbq_stmt(d, STMT_RUN_GET);
 	int rc;
 
 	memset(r, 0, sizeof(*r));	/* no garbage for a caller to print */
@@ -92,28 +92,28 @@ runs_get(struct db *d, long long id, struct run *r)
 	dbq_bind_i64(s, 1, id);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		run_from_row(s, r);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
 int
 runs_last_done(struct db *d, struct run *r)
 {
-	struct dbq *s = db_stmt(d, STMT_RUN_LAST_DONE);
+	struct dbq *s = dbq_stmt(d, STMT_RUN_LAST_DONE);
 	int rc;
 
 	if (s == NULL)
 		return -1;
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		run_from_row(s, r);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
 int
 runs_list(struct db *d, struct run *out, int max)
 {
-	struct dbq *s = db_stmt(d, STMT_RUN_LIST);
+	struct dbq *s = dbq_stmt(d, STMT_RUN_LIST);
 	int n = 0, rc = DBQ_DONE;
 
 	if (s == NULL)
@@ -121,7 +121,7 @@ runs_list(struct db *d, struct run *out, int max)
 	dbq_bind_int(s, 1, max);
 	while (n < max && (rc = dbq_step(s)) == DBQ_ROW)
 		run_from_row(s, &out[n++]);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : n;
 }
 
@@ -135,8 +135,8 @@ static int
 on_progress(void *arg, int pct, int next, const struct rec_report *rep)
 {
 	struct exec_ctx *x = arg;
-	struct dbq *s = db_stmt(&x->a->db, STMT_RUN_PROGRESS);
-	char *js = rec_report_json(rep);
+	struct dbq *s = dbq_stmt(&x->a->db, STMT_RUN_PROGRESS);
+	char *js = recreport_json(rep);
 	int rc;
 
 	if (s == NULL || js == NULL) {
@@ -148,7 +148,7 @@ on_progress(void *arg, int pct, int next, const struct rec_report *rep)
 	dbq_bind_int(s, 3, next);
 	dbq_bind_text_copy(s, 4, js, -1);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	free(js);
 	if (x->line != NULL)
 		x->line(pct, next < REC_FAMILIES ? rep->fam[next].name : "done");
@@ -158,7 +158,7 @@ on_progress(void *arg, int pct, int next, const struct rec_report *rep)
 static void
 finish(struct db *d, long long id, const char *state, const char *err)
 {
-	struct dbq *s = db_stmt(d, STMT_RUN_FINISH);
+	struct dbq *s = dbq_stmt(d, STMT_RUN_FINISH);
 
 	if (s == NULL)
 		return;
@@ -170,7 +170,7 @@ finish(struct db *d, long long id, const char *state, const char *err)
 		dbq_bind_null(s, 3);
 	dbq_bind_i64(s, 4, clock_wall_ms());
 	dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 }
 
 int
@@ -186,23 +186,23 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	if (r.owner != 0 && r.owner != a->pid &&
 	    (kill((pid_t)r.owner, 0) == 0 || errno == EPERM))
 		return 0;		/* someone alive is on it */
-	if ((s = db_stmt(&a->db, STMT_RUN_CLAIM)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_RUN_CLAIM)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, clock_wall_ms());
 	dbq_bind_i64(s, 3, a->pid);
 	dbq_bind_i64(s, 4, r.owner);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
-	if (db_changes(&a->db) != 1)
+	if (dbq_changes(&a->db) != 1)
 		return 0;		/* another process claimed it first */
 	if (r.checkpoint > 0)
 		log_info("reconciliation %lld resumes at step %d", id,
 		    r.checkpoint);
 	else
-		rec_report_init(&r.report);
+		recreport_init(&r.report);
 	/* Fold what is pending first: fewer keys to settle. */
 	recover_batches(a);
 	flush_all(a, 1000, 0, NULL);
@@ -217,6 +217,6 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	}
 	finish(&a->db, id, "done", NULL);
 	log_info("reconciliation %lld done: %lld counters were wrong", id,
-	    rec_report_wrong(&r.report));
+	    recreport_wrong(&r.report));
 	return 1;
 }

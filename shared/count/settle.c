@@ -20,7 +20,7 @@
 #include "count/cstore.h"
 #include "count/outbox.h"
 #include "count/settle.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 #define SETTLE_ROUNDS	12	/* a round fails only when a flush's take
 				   or ack, or another settler, came between */
@@ -150,18 +150,18 @@ parse_state(rds_reply *rep, struct rstate *st)
 }
 
 static void
-keys_of(enum family fam, const struct rec_entry *e, struct cstore_keys *k)
+keys_of(enum family fam, const struct rec_entry *e, struct cname_keys *k)
 {
 	struct delta dl = { fam, e->k1, e->k2, 0, e->owner };
 
-	cstore_keys(&dl, k);
+	cname_keys(&dl, k);
 }
 
 int
 settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n,
     struct rstate *st)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
 	const char *args[2];
 	rds_reply *rep;
@@ -246,7 +246,7 @@ static int
 fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
     struct one *o, const char *token)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[6] = { k.live, k.pending, k.inflight, k.meta, k.fence,
 	    k.flog };
 	const char *args[3];
@@ -289,7 +289,7 @@ static void
 unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
     size_t n, struct one *o, const char *token)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[2] = { k.fence, k.flog };
 	const char *args[2] = { k.pfield, token };
 	size_t i;
@@ -322,7 +322,7 @@ struct seen {
 static int
 seen_above(struct db *d, struct seen *h)
 {
-	struct dbq *q = db_stmt(d, STMT_OUTBOX_IDS_BETWEEN);
+	struct dbq *q = dbq_stmt(d, STMT_OUTBOX_IDS_BETWEEN);
 	char id[LL_CHARS];
 	int rc, k = 0;
 
@@ -333,12 +333,12 @@ seen_above(struct db *d, struct seen *h)
 	dbq_bind_int(q, 3, SEEN_MAX);
 	buf_puts(&h->ids, " ");
 	while ((rc = dbq_step(q)) == DBQ_ROW) {
-		fmt_ll(id, dbq_i64(q, 0));
+		buf_fmt_ll(id, dbq_i64(q, 0));
 		buf_puts(&h->ids, id);
 		buf_puts(&h->ids, " ");
 		k++;
 	}
-	db_done(q);
+	dbq_done(q);
 	return rc == DBQ_DONE && k < SEEN_MAX ? 0 : -1;
 }
 
@@ -362,12 +362,12 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 		return -1;
 	if (db_snapshot_begin(&a->db) == -1)
 		return -1;
-	if ((q = db_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+	if ((q = dbq_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		goto fail;
 	dbq_bind_i64(q, 1, LLONG_MAX);
 	rc = dbq_step(q);
 	h->top = rc == DBQ_ROW ? dbq_i64(q, 0) : 0;
-	db_done(q);
+	dbq_done(q);
 	if (rc != DBQ_ROW)
 		goto fail;
 	h->n = horizon < h->top ? horizon : h->top;
@@ -382,26 +382,26 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 			dbq_bind_i64(s, 2, cand[i].k2);
 		rc = dbq_step(s);
 		cand[i].t = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_ROW)
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0,
 		    cand[i].owner };
 		if (cstore_durable(&a->db, &d, &cand[i].d) == -1)
 			goto fail;
-		if ((q = db_stmt(&a->db, STMT_BACKLOG_GET)) == NULL)
+		if ((q = dbq_stmt(&a->db, STMT_BACKLOG_GET)) == NULL)
 			goto fail;
-		counter_key(&d, key, sizeof(key));
+		counters_key(&d, key, sizeof(key));
 		dbq_bind_text(q, 1, families[fam].name, -1);
 		dbq_bind_text_copy(q, 2, key, -1);
 		rc = dbq_step(q);
 		o[i].bver = rc == DBQ_ROW ? dbq_i64(q, 1) : -1;
-		db_done(q);
+		dbq_done(q);
 		if (rc == DBQ_ERR)
 			goto fail;
 		o[i].applied = 0;
 		if (o[i].st.batch[0] != '\0' &&
-		    (o[i].applied = db_batch_applied(&a->db, o[i].st.batch)) == -1)
+		    (o[i].applied = dbq_batch_applied(&a->db, o[i].st.batch)) == -1)
 			goto fail;
 	}
 	return db_snapshot_end(&a->db, 0);
@@ -436,7 +436,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
     size_t n, struct one *o, const char *token, const struct seen *h,
     struct rec_family *rf)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[7] = { k.live, k.pending, k.inflight, k.meta, k.seq,
 	    k.fence, k.flog };
 	const char *args[10];
@@ -446,13 +446,13 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	size_t i, queued = 0, got = 0;
 	int two = families[fam].obj == OBJ_USER_TOPIC, cut = 0;
 
-	fmt_ll(up, h->n);
+	buf_fmt_ll(up, h->n);
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
 			continue;
 		keys_of(fam, &cand[i], &k);
-		fmt_ll(tb, cand[i].t);
-		fmt_ll(db, cand[i].d);
+		buf_fmt_ll(tb, cand[i].t);
+		buf_fmt_ll(db, cand[i].d);
 		args[0] = k.field;
 		args[1] = k.pfield;
 		args[2] = token;
@@ -527,15 +527,15 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 				return -1;
 		}
 		opened = 1;
-		if ((s = db_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+		if ((s = dbq_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0, 0 };
-		counter_key(&d, key, sizeof(key));
+		counters_key(&d, key, sizeof(key));
 		dbq_bind_text(s, 1, families[fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, o[i].bver);
 		rc = dbq_step(s);
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_DONE)
 			goto fail;
 	}
@@ -578,7 +578,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
-	if ((one = db_stmt(&a->db, families[fam].recount_one)) == NULL)
+	if ((one = dbq_stmt(&a->db, families[fam].recount_one)) == NULL)
 		goto out;
 	for (round = 0; round < SETTLE_ROUNDS && left > 0; round++) {
 		if (round > 0)
@@ -615,7 +615,7 @@ fail:
 	if (!dry)
 		queue_left(a, fam, cand, n, o);
 out:
-	db_done(one);
+	dbq_done(one);
 	buf_free(&h.ids);
 	free(o);
 	free(was);

@@ -11,7 +11,7 @@
 #include "count/cstore.h"
 #include "count/lb.h"
 #include "count/taken.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* KEYS: inflight, meta.  ARGV: batch.  Drops what the batch holds. */
 static struct rds_script ack_lua = { .src =
@@ -93,8 +93,8 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 	t->buckets[t->nb++] = b;
 	for (j = 0; rep->type == RDS_ARRAY && j + 1 < rep->elements;
 	    j += 2) {
-		if (cstore_parse(rep->element[j]->str, rep->element[j]->len,
-		    &d) == -1 || (cstore_bucket(&d) != b &&
+		if (cname_parse(rep->element[j]->str, rep->element[j]->len,
+		    &d) == -1 || (cname_bucket(&d) != b &&
 		    !cname_ownerless(&d))) {	/* ownerless: from before owners */
 			log_warn("flush: skipping {c%d} %s", b,
 			    rep->element[j]->str);
@@ -109,7 +109,7 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 		}
 		t->it[t->nds].d = d;
 		t->it[t->nds].val = -1;
-		counter_key(&d, t->it[t->nds].key, sizeof(t->it[0].key));
+		counters_key(&d, t->it[t->nds].key, sizeof(t->it[0].key));
 		t->nds++;
 		t->total += d.d < 0 ? -d.d : d.d;
 		n++;
@@ -249,7 +249,7 @@ upsert(struct db *db, struct taken *t)
 
 	/* NULL when it cannot be prepared: the one-row statement does all */
 	if (t->nds >= UPSERT_ROWS)
-		many = db_stmt(db, STMT_COUNTER_ADD_MANY);
+		many = dbq_stmt(db, STMT_COUNTER_ADD_MANY);
 	for (i = 0; i < t->nds && rc == DBQ_DONE; ) {
 		if (many != NULL && plain_run(t, i, UPSERT_ROWS)) {
 			for (j = 0; j < UPSERT_ROWS; j++) {
@@ -267,7 +267,7 @@ upsert(struct db *db, struct taken *t)
 		}
 		e = &t->it[i++];
 		ranked = lb_ranked(e->d.fam);
-		if ((s = db_stmt(db, ranked ? STMT_COUNTER_ADD :
+		if ((s = dbq_stmt(db, ranked ? STMT_COUNTER_ADD :
 		    STMT_COUNTER_ADD_PLAIN)) == NULL) {
 			rc = DBQ_ERR;
 			break;
@@ -279,10 +279,10 @@ upsert(struct db *db, struct taken *t)
 			e->val = dbq_i64(s, 0);
 			rc = dbq_step(s);
 		}
-		db_done(s);
+		dbq_done(s);
 		__atomic_store_n(&t->applied, i, __ATOMIC_RELAXED);
 	}
-	db_done(many);
+	dbq_done(many);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -291,7 +291,7 @@ upsert(struct db *db, struct taken *t)
 static int
 record(struct db *db, long long b, const struct taken *t)
 {
-	struct dbq *s = db_stmt(db, STMT_FLUSH_RECORD);
+	struct dbq *s = dbq_stmt(db, STMT_FLUSH_RECORD);
 	int rc;
 
 	if (s == NULL)
@@ -301,10 +301,10 @@ record(struct db *db, long long b, const struct taken *t)
 	dbq_bind_int(s, 3, t->nds);
 	dbq_bind_i64(s, 4, t->total);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
-	return db_changes(db) == 1;
+	return dbq_changes(db) == 1;
 }
 
 /* Batch b's one SQLite transaction: t's UPSERTs and its flushes row.
@@ -317,7 +317,7 @@ taken_apply(struct db *db, long long b, struct taken *t)
 
 	if (db_begin(db) == -1 || upsert(db, t) == -1 ||
 	    (rc = record(db, b, t)) == -1) {
-		log_err("flush %lld: %s", b, db_errmsg(db));
+		log_err("flush %lld: %s", b, dbq_errmsg(db));
 		db_rollback(db);
 		return -1;
 	}
@@ -332,12 +332,12 @@ taken_apply(struct db *db, long long b, struct taken *t)
 static int
 ack_all(struct app *a, const char *batch, const struct taken *t)
 {
-	struct cstore_keys k;
+	struct cname_keys k;
 	const char *keys[2] = { k.inflight, k.meta }, *args[1] = { batch };
 	int i, queued = 0;
 
 	for (i = 0; i < t->nb; i++) {
-		cstore_bucket_keys(t->buckets[i], &k);
+		cname_bucket_keys(t->buckets[i], &k);
 		if (rds_append_eval(&a->rds, &ack_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;

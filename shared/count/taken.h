@@ -15,7 +15,7 @@
 struct item {
 	struct delta	d;
 	long long	val;		/* -1 until the UPSERT returns it */
-	char		key[40];	/* counter_key() */
+	char		key[40];	/* counters_key() */
 };
 
 /* What a batch took: its buckets and counters. */

@@ -11,13 +11,13 @@
 #include "base/words.h"
 #include "social/account.h"
 #include "social/sesscache.h"
-#include "store/query.h"
+#include "store/dbq.h"
 #include "store/rds.h"
 
 static int
 word_put(struct db *d, const char *w, long long uid)
 {
-	struct dbq *s = db_stmt(d, STMT_NAME_WORD_PUT);
+	struct dbq *s = dbq_stmt(d, STMT_NAME_WORD_PUT);
 	int rc;
 
 	if (s == NULL)
@@ -25,7 +25,7 @@ word_put(struct db *d, const char *w, long long uid)
 	dbq_bind_text(s, 1, w, -1);
 	dbq_bind_i64(s, 2, uid);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -77,10 +77,10 @@ account_create(struct db *d, const char *login, const char *name,
 
 	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
 		return -1;
-	own = !db_in_txn(d);
+	own = !dbq_in_txn(d);
 	if (own && db_begin(d) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_USER_INSERT)) == NULL) {
+	if ((s = dbq_stmt(d, STMT_USER_INSERT)) == NULL) {
 		if (own)
 			db_rollback(d);
 		return -1;
@@ -94,10 +94,10 @@ account_create(struct db *d, const char *login, const char *name,
 	if (rc == DBQ_ROW)
 		id = dbq_i64(s, 0);
 	else if (rc != DBQ_DONE) {
-		log_err("user insert: %s", db_errmsg(d));
+		log_err("user insert: %s", dbq_errmsg(d));
 		id = -1;
 	}
-	db_done(s);
+	dbq_done(s);
 	/* the user and their words of the search in one transaction */
 	if (id > 0 && account_index(d, id, login, name) == -1)
 		id = -1;
@@ -111,7 +111,7 @@ account_create(struct db *d, const char *login, const char *name,
 int
 account_by_login(struct db *d, const char *login, struct account *out)
 {
-	struct dbq *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	struct dbq *s = dbq_stmt(d, STMT_USER_BY_LOGIN);
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -121,18 +121,18 @@ account_by_login(struct db *d, const char *login, struct account *out)
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW) {
 		out->id = dbq_i64(s, 0);
-		db_col_text(s, 1, out->login, sizeof(out->login));
-		db_col_text(s, 2, out->name, sizeof(out->name));
+		dbq_col_text(s, 1, out->login, sizeof(out->login));
+		dbq_col_text(s, 2, out->name, sizeof(out->name));
 		out->is_admin = dbq_int(s, 4);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
 long long
 account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
 {
-	struct dbq *s = db_stmt(d, STMT_USER_BY_LOGIN);
+	struct dbq *s = dbq_stmt(d, STMT_USER_BY_LOGIN);
 	char hash[AUTH_HASH_MAX] = "";
 	long long id = 0;
 	int rc;
@@ -143,9 +143,9 @@ account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW) {
 		id = dbq_i64(s, 0);
-		db_col_text(s, 3, hash, sizeof(hash));
+		dbq_col_text(s, 3, hash, sizeof(hash));
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_ROW && rc != DBQ_DONE)
 		return -1;
 	if (auth_verify(id ? hash : NULL, pw, pwlen) == -1)
@@ -165,7 +165,7 @@ account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
 	if ((rc = account_by_login(d, "admin", &a)) != 0)
 		return rc == 1 ? 0 : -1;
 	if (pw == NULL || *pw == '\0') {
-		token_new(gen);
+		auth_token_new(gen);
 		gen[20] = '\0';		/* 120 bits is plenty to type */
 		pw = gen;
 	}
@@ -182,7 +182,7 @@ account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
 long long
 account_throttled(struct db *d, const char *login, long long now)
 {
-	struct dbq *s = db_stmt(d, STMT_LOGIN_FAIL_GET);
+	struct dbq *s = dbq_stmt(d, STMT_LOGIN_FAIL_GET);
 	long long since = 0, left = 0;
 	int rc, n = 0;
 
@@ -193,7 +193,7 @@ account_throttled(struct db *d, const char *login, long long now)
 		since = dbq_i64(s, 0);
 		n = dbq_int(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR)
 		return -1;
 	if (n >= LOGIN_FAIL_MAX && since + LOGIN_FAIL_WINDOW > now)
@@ -204,7 +204,7 @@ account_throttled(struct db *d, const char *login, long long now)
 int
 account_login_result(struct db *d, const char *login, int ok, long long now)
 {
-	struct dbq *s = db_stmt(d, ok ? STMT_LOGIN_FAIL_CLEAR :
+	struct dbq *s = dbq_stmt(d, ok ? STMT_LOGIN_FAIL_CLEAR :
 	    STMT_LOGIN_FAIL_ADD);
 	int rc;
 
@@ -216,7 +216,7 @@ account_login_result(struct db *d, const char *login, int ok, long long now)
 		dbq_bind_i64(s, 3, LOGIN_FAIL_WINDOW);
 	}
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -232,22 +232,22 @@ account_set_password(struct app *a, const char *login, const char *pw,
 
 	if (auth_hash(pw, pwlen, min_cost, hash) == -1 || db_begin(d) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_USER_SET_PWHASH)) == NULL)
+	if ((s = dbq_stmt(d, STMT_USER_SET_PWHASH)) == NULL)
 		goto fail;
 	dbq_bind_text(s, 1, login, -1);
 	dbq_bind_text(s, 2, hash, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		id = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR)
 		goto fail;
 	/* every session of the account ends with its old password */
 	if (id > 0) {
-		if ((s = db_stmt(d, STMT_SESSIONS_OF_USER_DELETE)) == NULL)
+		if ((s = dbq_stmt(d, STMT_SESSIONS_OF_USER_DELETE)) == NULL)
 			goto fail;
 		dbq_bind_i64(s, 1, id);
 		rc = dbq_step(s);
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_DONE)
 			goto fail;
 		if (account_login_result(d, login, 1, 0) == -1)
@@ -271,24 +271,24 @@ account_rename(struct app *a, long long uid, const char *name)
 	char login[40] = "";
 	int rc;
 
-	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_USER_SET_NAME)) == NULL)
+	if (db_begin(d) == -1 || (s = dbq_stmt(d, STMT_USER_SET_NAME)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_text(s, 2, name, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		snprintf(login, sizeof(login), "%s", dbq_text(s, 0));
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR)
 		goto fail;
 	if (login[0] == '\0') {
 		db_rollback(d);
 		return 0;
 	}
-	if ((s = db_stmt(d, STMT_NAME_WORDS_DROP)) == NULL)
+	if ((s = dbq_stmt(d, STMT_NAME_WORDS_DROP)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, uid);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE || account_index(d, uid, login, name) == -1 ||
 	    db_commit(d) == -1)
 		goto fail;
@@ -316,22 +316,22 @@ account_change_password(struct app *a, long long uid, const char *login,
 		return 0;
 	if (auth_hash(pw, pwlen, min_cost, hash) == -1)
 		return -1;
-	token_hash(keep_sid != NULL ? keep_sid : "", keep);
+	auth_token_hash(keep_sid != NULL ? keep_sid : "", keep);
 	if (db_begin(d) == -1 ||
-	    (s = db_stmt(d, STMT_USER_SET_PWHASH_ID)) == NULL)
+	    (s = dbq_stmt(d, STMT_USER_SET_PWHASH_ID)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_text(s, 2, hash, -1);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE ||
-	    (s = db_stmt(d, STMT_SESSIONS_OTHERS_DELETE)) == NULL)
+	    (s = dbq_stmt(d, STMT_SESSIONS_OTHERS_DELETE)) == NULL)
 		goto fail;
 	/* every other session ends with the old password */
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_blob_copy(s, 2, keep, sizeof(keep));
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE || db_commit(d) == -1)
 		goto fail;
 	/* and their copies in Redis (the asking one's is read again) */

@@ -12,7 +12,7 @@
 #include "social/notify.h"
 #include "social/session.h"
 #include "social/timeline.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 static int
 followed(struct app *a, long long uid, long long *total)
@@ -44,7 +44,7 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 	if (cstore_get(a, &d, 1, &unread) != 0)
 		return -1;	/* a failed read is no badge, never a 0 */
 	b->notifications = unread.v;
-	if ((s = db_stmt(&a->db, STMT_BADGE_SCALARS)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_BADGE_SCALARS)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, uid);
 	latest = seen = lit = 0;
@@ -56,7 +56,7 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 		if (!dbq_is_null(s, 3))
 			visited = dbq_i64(s, 3);
 	}
-	db_done(s);
+	dbq_done(s);
 	b->notices = latest > seen ? latest - seen : 0;
 	b->red_dot = lit > 0 && lit > visited;
 	if (followed(a, uid, &b->followed) == -1)
@@ -165,7 +165,7 @@ int
 badges_notice(struct app *a, const char *title, const char *body,
     long long *id)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_NOTICE_INSERT);
+	struct dbq *s = dbq_stmt(&a->db, STMT_NOTICE_INSERT);
 	int rc;
 
 	if (s == NULL)
@@ -175,7 +175,7 @@ badges_notice(struct app *a, const char *title, const char *body,
 	dbq_bind_i64(s, 3, clock_wall_ms());
 	rc = dbq_step(s);
 	*id = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
-	db_done(s);
+	dbq_done(s);
 	if (*id > 0)
 		bcache_globals(a, *id, -1);
 	return *id > 0 ? 0 : -1;
@@ -190,15 +190,15 @@ badges_light(struct app *a)
 	/* Strictly later than any earlier light and any visit so far. */
 	if (db_begin(&a->db) == -1)
 		return -1;
-	if (db_lock_key(&a->db, "setting:red_dot_at") == -1) {
+	if (dbq_lock_key(&a->db, "setting:red_dot_at") == -1) {
 		db_rollback(&a->db);
 		return -1;
 	}
-	prev = db_setting(&a->db, "red_dot_at", 0);
+	prev = dbq_setting(&a->db, "red_dot_at", 0);
 	/* Later than this millisecond's visits too (a visit stores
 	 * max(now, light)), so a light is never hidden by a visit made in
 	 * the same millisecond. */
-	rc = db_setting_put(&a->db, "red_dot_at", (now > prev ? now : prev) + 1);
+	rc = dbq_setting_put(&a->db, "red_dot_at", (now > prev ? now : prev) + 1);
 	if (rc == -1 || db_commit(&a->db) == -1) {
 		db_rollback(&a->db);
 		return -1;

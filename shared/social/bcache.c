@@ -10,9 +10,9 @@
 #include "social/bcache.h"
 #include "social/live.h"
 #include "social/sesscache.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/liveq.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
 static struct rds_script fill_lua = { .src =
@@ -75,7 +75,7 @@ num(const rds_reply *e, long long *v)
 }
 
 /* How many copies of the global part there are: one on one Redis, one
- * in each sixteenth of the slot space on a cluster (keys.h). */
+ * in each sixteenth of the slot space on a cluster (key.h). */
 static int
 ncopies(const struct app *a)
 {
@@ -156,7 +156,7 @@ bcache_send(struct app *a, long long uid, const char *hex,
 	q->hex = hex != NULL;
 	q->t = clock_wall_ms();
 	cname_user_cache(uid, "ss", kss, sizeof(kss));
-	cstore_name(&d, kn, sizeof(kn), field, sizeof(field));
+	cname_of(&d, kn, sizeof(kn), field, sizeof(field));
 	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
 	q->copy = near_copy(a, kbm, kg, sizeof(kg));
 	ss[0] = "HGET", ss[1] = kss, ss[2] = hex;
@@ -327,7 +327,7 @@ bcache_globals(struct app *a, long long latest, long long lit)
 static void
 missed(struct app *a)
 {
-	db_setting_put(&a->db, BCACHE_MISSED, clock_wall_ms());
+	dbq_setting_put(&a->db, BCACHE_MISSED, clock_wall_ms());
 }
 
 void
@@ -372,14 +372,14 @@ bcache_timeline_changed(struct app *a)
 int
 bcache_replay(struct app *a)
 {
-	long long since = db_setting(&a->db, BCACHE_MISSED, 0);
+	long long since = dbq_setting(&a->db, BCACHE_MISSED, 0);
 
 	if (since == 0)
 		return 0;
 	if (bump_all(a) == -1)
 		return -1;
 	/* Cleared only if no new miss came meanwhile. */
-	if (db_setting(&a->db, BCACHE_MISSED, 0) == since)
-		db_setting_put(&a->db, BCACHE_MISSED, 0);
+	if (dbq_setting(&a->db, BCACHE_MISSED, 0) == since)
+		dbq_setting_put(&a->db, BCACHE_MISSED, 0);
 	return 1;
 }

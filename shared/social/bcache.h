@@ -17,7 +17,7 @@
  * B is the bucket of the user's counters (cname.h): the user's three
  * keys share one slot.  On a Redis Cluster the global part is kept in
  * KEY_BADGE_COPIES copies, one in each sixteenth of the slot space
- * (keys.h), so every master holds one; a poll reads the copy on the node
+ * (key.h), so every master holds one; a poll reads the copy on the node
  * of the user's keys, and a poll is one node's round trip.  Whatever
  * changes the global part writes every copy (a post bumps the epoch of
  * each: 16 scripts, one round trip per node); a fill writes the copy its

@@ -14,8 +14,8 @@
 #include "social/post.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 
 /* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
  * own batch is done: its note goes, its continuation (if any) queues. */
@@ -120,7 +120,7 @@ job_push(struct app *a, const struct job *j)
 	}
 	if (rc == -1) {
 		log_warn("fan-out job for post %lld not queued", j->post);
-		tl_mark_stale(a);
+		tlstale_mark(a);
 	}
 	free(s);
 	return rc;
@@ -144,13 +144,13 @@ current(struct app *a, const struct job *j)
 	post_free(&p);
 	if (rc != 1 || j->kind != JOB_REPOST)
 		return rc;
-	if ((s = db_stmt(&a->db, STMT_REPOST_AT)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_REPOST_AT)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, j->post);
 	dbq_bind_i64(s, 2, j->author);
 	rc = dbq_step(s);
 	rc = rc == DBQ_ROW ? dbq_i64(s, 0) == j->score : rc == DBQ_DONE ? 0 : -1;
-	db_done(s);
+	dbq_done(s);
 	return rc;
 }
 
@@ -168,7 +168,7 @@ job_batch(struct app *a, struct job *j)
 	if ((j->kind == JOB_ADD || j->kind == JOB_REPOST) &&
 	    (rc = current(a, j)) != 1)
 		return rc;
-	if ((s = db_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, j->author);
 	dbq_bind_i64(s, 2, j->after_t);
@@ -180,7 +180,7 @@ job_batch(struct app *a, struct job *j)
 		j->after_id = uids[n];
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR)
 		return -1;
 	if (n == 0)
@@ -188,16 +188,16 @@ job_batch(struct app *a, struct job *j)
 	switch (j->kind) {
 	case JOB_ADD:
 	case JOB_REPOST:
-		rc = tl_add_many(a, TL_HOME, n, uids, j->score, j->post);
+		rc = timeline_add_many(a, TL_HOME, n, uids, j->score, j->post);
 		break;
 	case JOB_REM:
-		rc = tl_rem_many(a, TL_HOME, n, uids, j->post);
+		rc = timeline_rem_many(a, TL_HOME, n, uids, j->post);
 		break;
 	default:	/* JOB_UNREPOST: read after the unrepost's commit */
-		rc = tl_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,
+		rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,
 		    uids, n, scores);
 		if (rc == 0)
-			rc = tl_put_many(a, TL_HOME, n, uids, scores, j->post);
+			rc = timeline_put_many(a, TL_HOME, n, uids, scores, j->post);
 		break;
 	}
 	return rc == -1 ? -1 : n;
@@ -266,7 +266,7 @@ note_inline(struct app *a, const struct job *j)
 	if (!ok) {
 		free(s);
 		log_warn("fan-out of post %lld not noted", j->post);
-		tl_mark_stale(a);
+		tlstale_mark(a);
 		return -1;
 	}
 	app_after(a, inline_run, s);
@@ -279,8 +279,8 @@ fanout_publish(struct app *a, long long post, long long author,
 {
 	struct job j = { JOB_ADD, post, author, published_at, -1, -1 };
 
-	if (tl_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
-	    tl_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
+	if (timeline_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
+	    timeline_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
 		return -1;
 	live_author(a, author);	/* the followed badge of their streams */
 	return note_inline(a, &j);
@@ -330,8 +330,8 @@ fanout_remove(struct app *a, long long post, long long author)
 {
 	struct job j = { JOB_REM, post, author, 0, -1, -1 };
 
-	if (tl_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
-	    tl_rem(a, TL_HOME, author, 1, &post) < -1)
+	if (timeline_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
+	    timeline_rem(a, TL_HOME, author, 1, &post) < -1)
 		return -1;
 	live_author(a, author);
 	return job_push(a, &j);

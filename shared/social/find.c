@@ -6,7 +6,7 @@
 #include "base/words.h"
 #include "count/lb.h"
 #include "social/find.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* A set of user ids seen while reading the index (a user matches once
  * per word): open addressing, sized for every id the page can need. */
@@ -72,14 +72,14 @@ found_fill(struct app *a, const long long *ids, int n, long long viewer,
 	for (i = 0; i < ps.n; i++)
 		list->v[i].followers = cs[i];
 	if (viewer != 0 && ps.n > 0 &&
-	    (s = db_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
+	    (s = dbq_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
 		dbq_bind_i64(s, 1, viewer);
 		dbq_bind_ids(s, 2, ids, n);
 		while ((rc = dbq_step(s)) == DBQ_ROW)
 			for (j = 0; j < list->n; j++)
 				if (list->v[j].p.id == dbq_i64(s, 0))
 					list->v[j].following = 1;
-		db_done(s);
+		dbq_done(s);
 	}
 	free(ds);
 	free(cs);
@@ -88,7 +88,7 @@ found_fill(struct app *a, const long long *ids, int n, long long viewer,
 }
 
 int
-people_find(struct app *a, const char *q, long long viewer, long long page,
+find_people(struct app *a, const char *q, long long viewer, long long page,
     int per, struct found_list *out)
 {
 	char lo[WORD_MAX], hi[WORD_MAX], last[WORD_MAX];
@@ -107,7 +107,7 @@ people_find(struct app *a, const char *q, long long viewer, long long page,
 	/* Chunks of the key range, each resuming after the last row read,
 	 * until the page and one more person are found or the range ends. */
 	while (n <= per) {
-		if ((s = db_stmt(&a->db, STMT_PEOPLE_FIND)) == NULL) {
+		if ((s = dbq_stmt(&a->db, STMT_PEOPLE_FIND)) == NULL) {
 			rc = DBQ_ERR;
 			break;
 		}
@@ -118,7 +118,7 @@ people_find(struct app *a, const char *q, long long viewer, long long page,
 		rows = 0;
 		while (n <= per && (rc = dbq_step(s)) == DBQ_ROW) {
 			rows++;
-			db_col_text(s, 0, last, sizeof(last));
+			dbq_col_text(s, 0, last, sizeof(last));
 			uid = last_uid = dbq_i64(s, 1);
 			if (!idset_add(&seen, uid))
 				continue;
@@ -127,7 +127,7 @@ people_find(struct app *a, const char *q, long long viewer, long long page,
 			else
 				ids[n++] = uid;
 		}
-		db_done(s);
+		dbq_done(s);
 		if (rc == DBQ_ERR || rows < chunk)
 			break;
 	}
@@ -155,7 +155,7 @@ kept(const long long *keep, int nkeep, long long id)
 }
 
 int
-people_suggest(struct app *a, long long viewer, const long long *keep,
+find_suggest(struct app *a, long long viewer, const long long *keep,
     int nkeep, long long page, int per, struct found_list *out)
 {
 	long long top[FIND_SUGGEST_MAX], vals[FIND_SUGGEST_MAX], *ids;
@@ -170,7 +170,7 @@ people_suggest(struct app *a, long long viewer, const long long *keep,
 	ids = xcalloc((size_t)n + 1, sizeof(*ids));
 	/* the viewer and those they follow leave the list, but for keep */
 	if (viewer != 0 && n > 0 &&
-	    (s = db_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
+	    (s = dbq_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
 		dbq_bind_i64(s, 1, viewer);
 		dbq_bind_ids(s, 2, top, n);
 		while ((rc = dbq_step(s)) == DBQ_ROW)
@@ -178,7 +178,7 @@ people_suggest(struct app *a, long long viewer, const long long *keep,
 				if (top[j] == dbq_i64(s, 0) &&
 				    !kept(keep, nkeep, top[j]))
 					top[j] = 0;
-		db_done(s);
+		dbq_done(s);
 	}
 	for (i = 0; i < n && rc != DBQ_ERR; i++) {
 		followed = top[i] == 0 || top[i] == viewer;
@@ -201,7 +201,7 @@ people_suggest(struct app *a, long long viewer, const long long *keep,
 }
 
 void
-found_free(struct found_list *l)
+find_free(struct found_list *l)
 {
 	free(l->v);
 	l->v = NULL;
@@ -221,9 +221,9 @@ by_posts(const void *x, const void *y)
 }
 
 int
-topics_load(struct app *a, struct topic_list *out)
+find_topics(struct app *a, struct topic_list *out)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_TOPICS_ALL);
+	struct dbq *s = dbq_stmt(&a->db, STMT_TOPICS_ALL);
 	struct delta *ds;
 	struct count *cs;
 	int n = 0, k = 0, i, rc = DBQ_DONE;
@@ -235,10 +235,10 @@ topics_load(struct app *a, struct topic_list *out)
 	dbq_bind_int(s, 1, TOPICS_MAX);
 	while (n < TOPICS_MAX && (rc = dbq_step(s)) == DBQ_ROW) {
 		out->v[n].id = dbq_i64(s, 0);
-		db_col_text(s, 1, out->v[n].slug, sizeof(out->v[n].slug));
+		dbq_col_text(s, 1, out->v[n].slug, sizeof(out->v[n].slug));
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR)
 		return -1;
 	ds = xcalloc((size_t)n + 1, sizeof(*ds));
@@ -262,7 +262,7 @@ topics_load(struct app *a, struct topic_list *out)
 }
 
 void
-topic_list_free(struct topic_list *l)
+find_topics_free(struct topic_list *l)
 {
 	free(l->v);
 	l->v = NULL;

@@ -33,16 +33,16 @@ struct found_list {
 /* Page `page` (from 1, per a page) of the people whose login, name or a
  * word of their name starts with q (folded), in word order, as viewer
  * (0: nobody) sees them.  0, or -1 on error. */
-int	people_find(struct app *, const char *q, long long viewer,
+int	find_people(struct app *, const char *q, long long viewer,
 	    long long page, int per, struct found_list *);
 /* People viewer does not follow, most followed first (0, or -1); the
  * nkeep ids of keep stay in it followed (marked following): a follow
  * made from the list without script comes back to the list, and the
  * person followed is still there (view_find.h). */
 #define FIND_KEEP_MAX	FIND_SUGGEST_MAX
-int	people_suggest(struct app *, long long viewer, const long long *keep,
+int	find_suggest(struct app *, long long viewer, const long long *keep,
 	    int nkeep, long long page, int per, struct found_list *);
-void	found_free(struct found_list *);
+void	find_free(struct found_list *);
 
 struct topic_item {
 	long long	id;
@@ -57,7 +57,7 @@ struct topic_list {
 
 /* The topics with at least one visible post, busiest first (a count that
  * could not be read keeps its topic, last).  0, or -1 on error. */
-int	topics_load(struct app *, struct topic_list *);
-void	topic_list_free(struct topic_list *);
+int	find_topics(struct app *, struct topic_list *);
+void	find_topics_free(struct topic_list *);
 
 #endif

@@ -10,7 +10,7 @@
 #include "social/follow.h"
 #include "social/notify.h"
 #include "social/timeline.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* What the followee brings to a home timeline: their newest visible
  * posts at their publication, then the newest posts they reposted at the
@@ -25,7 +25,7 @@ followee_entries(struct app *a, long long uid, long long *ids,
 	int i, n = 0, rc = DBQ_DONE;
 
 	for (i = 0; i < 2 && rc != DBQ_ERR; i++) {
-		if ((s = db_stmt(&a->db, sts[i])) == NULL)
+		if ((s = dbq_stmt(&a->db, sts[i])) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, uid);
 		dbq_bind_int(s, 2, TL_CAP);
@@ -36,7 +36,7 @@ followee_entries(struct app *a, long long uid, long long *ids,
 			scores[n] = dbq_i64(s, 1);
 			n++;
 		}
-		db_done(s);
+		dbq_done(s);
 	}
 	return rc == DBQ_ERR ? -1 : n;
 }
@@ -46,7 +46,7 @@ followee_entries(struct app *a, long long uid, long long *ids,
 static long long
 follow_row(struct db *d, enum stmt st, long long follower, long long followee)
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 	long long t = 0;
 	int rc;
 
@@ -61,9 +61,9 @@ follow_row(struct db *d, enum stmt st, long long follower, long long followee)
 		t = dbq_i64(s, 0);
 		rc = dbq_step(s);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("follow: %s", db_errmsg(d));
+		log_err("follow: %s", dbq_errmsg(d));
 		return -1;
 	}
 	return t;
@@ -104,12 +104,12 @@ follow_add(struct app *a, long long follower, long long followee)
 	}
 	bcache_forget(a, follower);	/* its followed badge */
 	/* Committed (autocommit); now the caches. */
-	tl_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
-	tl_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
+	timeline_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
+	timeline_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
 	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
 	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
 	if ((n = followee_entries(a, followee, ids, scores)) > 0)
-		tl_add(a, TL_HOME, follower, n, scores, ids);
+		timeline_add(a, TL_HOME, follower, n, scores, ids);
 	free(ids);
 	free(scores);
 	return 1;
@@ -130,30 +130,30 @@ follow_remove(struct app *a, long long follower, long long followee)
 		return t == 0 ? 0 : -1;
 	}
 	bcache_forget(a, follower);
-	tl_rem(a, TL_FOLLOWERS, followee, 1, &follower);
-	tl_rem(a, TL_FOLLOWING, follower, 1, &followee);
+	timeline_rem(a, TL_FOLLOWERS, followee, 1, &follower);
+	timeline_rem(a, TL_FOLLOWING, follower, 1, &followee);
 	/* Each entry the followee brought goes, or moves back to where
 	 * someone else still places it (their post reposted by another
 	 * followee, a post another followee reposted too). */
 	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
 	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
 	if ((n = followee_entries(a, followee, ids, scores)) > 0 &&
-	    tl_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
+	    timeline_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
 	    scores) == 0)
-		left = tl_put(a, TL_HOME, follower, n, scores, ids);
+		left = timeline_put(a, TL_HOME, follower, n, scores, ids);
 	else if (n > 0)		/* not known: the rebuild knows */
 		left = 0;
 	free(ids);
 	free(scores);
 	if (left >= 0 && left < TL_REFILL)
-		tl_rebuild(a, TL_HOME, follower);
+		timeline_rebuild(a, TL_HOME, follower);
 	return 1;
 }
 
 int
 follow_exists(struct db *d, long long follower, long long followee)
 {
-	struct dbq *s = db_stmt(d, STMT_IS_FOLLOWING);
+	struct dbq *s = dbq_stmt(d, STMT_IS_FOLLOWING);
 	int rc;
 
 	if (s == NULL)
@@ -161,6 +161,6 @@ follow_exists(struct db *d, long long follower, long long followee)
 	dbq_bind_i64(s, 1, follower);
 	dbq_bind_i64(s, 2, followee);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }

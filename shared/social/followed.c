@@ -5,13 +5,13 @@
 #include "social/followed.h"
 #include "social/timeline.h"
 #include "social/tlcount.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 int
 followed_unread(struct app *a, long long uid, long long **authors,
     long long **unread)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_FOLLOWED_MARKS);
+	struct dbq *s = dbq_stmt(&a->db, STMT_FOLLOWED_MARKS);
 	long long *after = NULL;
 	int n = 0, cap = 0, rc;
 
@@ -29,10 +29,10 @@ followed_unread(struct app *a, long long uid, long long **authors,
 		after[n] = dbq_i64(s, 1);
 		n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_DONE && n > 0) {
 		*unread = xcalloc((size_t)n, sizeof(**unread));
-		if (tl_count_after(a, n, *authors, after, *unread) == -1)
+		if (tlcount_after(a, n, *authors, after, *unread) == -1)
 			rc = DBQ_ERR;
 	}
 	free(after);

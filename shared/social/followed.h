@@ -2,7 +2,7 @@
  * not seen: the "followed" badge is their sum, /followed lists them.
  * An author's unread posts are their visible posts published after the
  * later of the follow and the user's last visit to the author's profile
- * (tlcount.h tl_count_after: one ZCOUNT each, SQLite when Redis misses).
+ * (tlcount.h tlcount_after: one ZCOUNT each, SQLite when Redis misses).
  */
 #ifndef TALLY_FOLLOWED_H
 #define TALLY_FOLLOWED_H

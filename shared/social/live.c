@@ -4,7 +4,7 @@
 
 #include "base/buf.h"
 #include "social/live.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 void
 live_user(struct app *a, long long uid)
@@ -47,7 +47,7 @@ in(const long long *v, int n, long long x)
 static int
 follows(struct app *a, long long follower, long long followee)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_IS_FOLLOWING);
+	struct dbq *s = dbq_stmt(&a->db, STMT_IS_FOLLOWING);
 	int rc;
 
 	if (s == NULL)
@@ -55,7 +55,7 @@ follows(struct app *a, long long follower, long long followee)
 	dbq_bind_i64(s, 1, follower);
 	dbq_bind_i64(s, 2, followee);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 

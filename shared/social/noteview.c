@@ -11,7 +11,7 @@
 static int
 note_who_load(struct app *a, long long gid, struct note_item *it)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_NOTE_GROUP_MEMBERS);
+	struct dbq *s = dbq_stmt(&a->db, STMT_NOTE_GROUP_MEMBERS);
 	struct note_who *w;
 	int rc = DBQ_DONE;
 
@@ -28,15 +28,15 @@ note_who_load(struct app *a, long long gid, struct note_item *it)
 		snprintf(w->login, sizeof(w->login), "%s", dbq_text(s, 2));
 		snprintf(w->name, sizeof(w->name), "%s", dbq_text(s, 3));
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int
-notes_load(struct app *a, long long uid, long long page, int per,
+noteview_load(struct app *a, long long uid, long long page, int per,
     struct notes *out)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_NOTES_PAGE);
+	struct dbq *s = dbq_stmt(&a->db, STMT_NOTES_PAGE);
 	struct note_item *it;
 	const char *t;
 	long long *gid;
@@ -66,7 +66,7 @@ notes_load(struct app *a, long long uid, long long page, int per,
 		it->cut = dbq_int(s, 8) != 0;
 		it->post_shown = dbq_int(s, 7) != 0;
 	}
-	db_done(s);
+	dbq_done(s);
 	out->more = n == per;
 	/* the people of each, newest first; a group whose rows are gone
 	 * (reconciliation will find it) is not an item */
@@ -88,7 +88,7 @@ notes_load(struct app *a, long long uid, long long page, int per,
 }
 
 void
-notes_free(struct notes *ns)
+noteview_free(struct notes *ns)
 {
 	free(ns->v);
 	ns->v = NULL;
@@ -96,15 +96,15 @@ notes_free(struct notes *ns)
 }
 
 int
-note_owner(struct app *a, long long id, long long *owner)
+noteview_owner(struct app *a, long long id, long long *owner)
 {
-	return db_i64_by_id(&a->db, STMT_NOTE_OWNER, id, owner);
+	return dbq_i64_by_id(&a->db, STMT_NOTE_OWNER, id, owner);
 }
 
 int
-notices_load(struct app *a, int max, struct notices *out)
+noteview_notices_load(struct app *a, int max, struct notices *out)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_NOTICES_PAGE);
+	struct dbq *s = dbq_stmt(&a->db, STMT_NOTICES_PAGE);
 	struct notice *n;
 	int rc = DBQ_DONE;
 
@@ -121,12 +121,12 @@ notices_load(struct app *a, int max, struct notices *out)
 		n->body = xstrdup(dbq_text(s, 2));
 		n->at = dbq_i64(s, 3);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 void
-notices_free(struct notices *ns)
+noteview_notices_free(struct notices *ns)
 {
 	int i;
 

@@ -41,11 +41,11 @@ struct notes {
  * member first, per a page: each group's stored size and unread count
  * (no row counted) and its newest NOTE_NAMED people.  0, or -1 on a
  * SQLite error. */
-int	notes_load(struct app *, long long uid, long long page, int per,
+int	noteview_load(struct app *, long long uid, long long page, int per,
 	    struct notes *);
-void	notes_free(struct notes *);
+void	noteview_free(struct notes *);
 /* The recipient of notification id into *owner (0: none).  0 or -1. */
-int	note_owner(struct app *, long long id, long long *owner);
+int	noteview_owner(struct app *, long long id, long long *owner);
 
 struct notice {
 	long long	 id;
@@ -60,7 +60,7 @@ struct notices {
 };
 
 /* The newest max system notices.  0, or -1 on a SQLite error. */
-int	notices_load(struct app *, int max, struct notices *);
-void	notices_free(struct notices *);
+int	noteview_notices_load(struct app *, int max, struct notices *);
+void	noteview_notices_free(struct notices *);
 
 #endif

@@ -10,7 +10,7 @@
 #include "count/cstore.h"
 #include "social/bcache.h"
 #include "social/notify.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 static void
 bind_opt(struct dbq *s, int i, long long v)
@@ -26,7 +26,7 @@ static struct dbq *
 note_stmt(struct db *d, enum stmt st, long long recipient, long long actor,
     const char *kind, long long post, long long comment)
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 
 	if (s == NULL)
 		return NULL;
@@ -49,23 +49,23 @@ group_move(struct db *d, long long gid, long long ds, long long du,
 
 	if (gid <= 0 || (ds == 0 && du == 0))
 		return 0;
-	if ((s = db_stmt(d, STMT_NOTE_GROUP_ADD)) == NULL)
+	if ((s = dbq_stmt(d, STMT_NOTE_GROUP_ADD)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, gid);
 	dbq_bind_i64(s, 2, ds);
 	dbq_bind_i64(s, 3, du);
 	dbq_bind_i64(s, 4, at);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
 	if (ds >= 0)
 		return 0;
-	if ((s = db_stmt(d, STMT_NOTE_GROUP_DROP_EMPTY)) == NULL)
+	if ((s = dbq_stmt(d, STMT_NOTE_GROUP_DROP_EMPTY)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, gid);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -81,7 +81,7 @@ group_open(struct db *d, long long recipient, const char *kind,
 
 	if (strcmp(kind, "comment") == 0)
 		return 0;		/* never grouped */
-	if ((s = db_stmt(d, STMT_NOTE_GROUP_OPEN)) == NULL)
+	if ((s = dbq_stmt(d, STMT_NOTE_GROUP_OPEN)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, recipient);
 	dbq_bind_text(s, 2, kind, -1);
@@ -89,7 +89,7 @@ group_open(struct db *d, long long recipient, const char *kind,
 	dbq_bind_i64(s, 4, at - NOTE_GROUP_MS);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		gid = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : gid;
 }
 
@@ -108,26 +108,26 @@ notify_add_at(struct db *d, long long recipient, long long actor,
 	if (recipient == actor)
 		return 0;
 	/* Found, or else made, alone: two likes of one post at once make
-	 * one group (PostgreSQL's writers run at once: query.h). */
+	 * one group (PostgreSQL's writers run at once: dbq.h). */
 	snprintf(lock, sizeof(lock), "note:%lld:%s:%lld", recipient, kind, post);
-	if (strcmp(kind, "comment") != 0 && db_lock_key(d, lock) == -1)
+	if (strcmp(kind, "comment") != 0 && dbq_lock_key(d, lock) == -1)
 		return -1;
 	if ((gid = group_open(d, recipient, kind, post, at)) == -1)
 		return -1;
 	/* a group deleted or emptied meanwhile moves nothing: a new one */
 	if (gid > 0 && group_move(d, gid, 1, 1, at) == -1)
 		return -1;
-	if (gid > 0 && db_changes(d) == 0)
+	if (gid > 0 && dbq_changes(d) == 0)
 		gid = 0;
 	if (gid == 0) {
-		if ((s = db_stmt(d, STMT_NOTE_GROUP_NEW)) == NULL)
+		if ((s = dbq_stmt(d, STMT_NOTE_GROUP_NEW)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, recipient);
 		dbq_bind_text(s, 2, kind, -1);
 		bind_opt(s, 3, post);
 		dbq_bind_i64(s, 4, at);
-		rc = db_insert_id(d, s, &gid);
-		db_done(s);
+		rc = dbq_insert_id(d, s, &gid);
+		dbq_done(s);
 		if (rc != 1)
 			return -1;
 	}
@@ -136,8 +136,8 @@ notify_add_at(struct db *d, long long recipient, long long actor,
 		return -1;
 	dbq_bind_i64(s, 6, at);
 	dbq_bind_i64(s, 7, gid);
-	rc = db_insert_id(d, s, &nid);
-	db_done(s);
+	rc = dbq_insert_id(d, s, &nid);
+	dbq_done(s);
 	if (id != NULL)
 		*id = nid;
 	return rc == 1 ? 1 : -1;
@@ -167,7 +167,7 @@ withdrawn(struct db *d, struct dbq *s)
 		read[n] = dbq_int(s, 0) != 0;
 		gid[n++] = dbq_i64(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE || over)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -194,7 +194,7 @@ notify_withdraw(struct db *d, long long recipient, long long actor,
 
 /* The notification id with those fields: 1 with its is_read in *read
  * and its group in *gid, 0 none, -1.  (SQLite's way to what
- * STMT_NOTE_REMOVE_ID returns on PostgreSQL: db_cheap_returning().) */
+ * STMT_NOTE_REMOVE_ID returns on PostgreSQL: dbq_cheap_returning().) */
 static int
 read_of(struct db *d, long long id, long long recipient, long long actor,
     const char *kind, long long post, long long comment, int *read,
@@ -211,7 +211,7 @@ read_of(struct db *d, long long id, long long recipient, long long actor,
 		*read = dbq_int(s, 0) != 0;
 		*gid = dbq_i64(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -221,7 +221,7 @@ notify_withdraw_id(struct db *d, long long id, long long recipient,
 {
 	struct dbq *s;
 	long long gid = 0;
-	int rc, read = 1, cheap = db_cheap_returning(d);
+	int rc, read = 1, cheap = dbq_cheap_returning(d);
 
 	if (id <= 0 || recipient == actor)
 		return 0;
@@ -235,10 +235,10 @@ notify_withdraw_id(struct db *d, long long id, long long recipient,
 	if (cheap)
 		return withdrawn(d, s);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
-	if (db_changes(d) != 1)
+	if (dbq_changes(d) != 1)
 		return 0;
 	if (group_move(d, gid, -1, read ? 0 : -1, 0) == -1)
 		return -1;
@@ -255,7 +255,7 @@ notify_deltas(long long user, long long n, struct delta *out)
 		return 0;
 	/* The formula for one unread row created (n > 0) or gone (n < 0),
 	 * times |n| identical row changes. */
-	k = counter_deltas(n < 0 ? &r : NULL, n < 0 ? NULL : &r, out);
+	k = counters_deltas(n < 0 ? &r : NULL, n < 0 ? NULL : &r, out);
 	for (i = 0; i < k; i++)
 		out[i].d *= n < 0 ? -n : n;
 	return k;
@@ -288,7 +288,7 @@ commit_read(struct app *a, long long user, long long n)
 static int
 group_of(struct db *d, long long id, long long uid, long long *gid)
 {
-	struct dbq *s = db_stmt(d, STMT_NOTE_GROUP_OF);
+	struct dbq *s = dbq_stmt(d, STMT_NOTE_GROUP_OF);
 	int rc;
 
 	if (s == NULL)
@@ -297,7 +297,7 @@ group_of(struct db *d, long long id, long long uid, long long *gid)
 	dbq_bind_i64(s, 2, uid);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		*gid = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
@@ -319,7 +319,7 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 		db_rollback(d);
 		return 0;
 	}
-	if ((s = db_stmt(d, st)) == NULL) {
+	if ((s = dbq_stmt(d, st)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}
@@ -327,7 +327,7 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 	dbq_bind_i64(s, 2, uid);
 	while ((rc = dbq_step(s)) == DBQ_ROW)
 		n += dbq_int(s, 0) == 0;	/* DELETE: was unread */
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
 		db_rollback(d);
 		return -1;
@@ -335,15 +335,15 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 	if (st == STMT_NOTE_READ) {
 		/* exactly the rows this statement changed: of concurrent
 		 * reads of one group, one changes each row */
-		n = db_changes(d);
+		n = dbq_changes(d);
 		rc = group_move(d, gid, 0, -n, 0);
-	} else if ((s = db_stmt(d, STMT_NOTE_GROUP_DELETE)) == NULL)
+	} else if ((s = dbq_stmt(d, STMT_NOTE_GROUP_DELETE)) == NULL)
 		rc = -1;
 	else {
 		dbq_bind_i64(s, 1, gid);
 		dbq_bind_i64(s, 2, uid);
 		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
-		db_done(s);
+		dbq_done(s);
 	}
 	if (rc == -1 || commit_read(a, uid, n) == -1) {
 		db_rollback(d);
@@ -381,7 +381,7 @@ notify_read_all(struct app *a, long long uid, long long upto)
 	size_t n = 0, cap = 0, i, j;
 	int rc;
 
-	if (db_begin(d) == -1 || (s = db_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
+	if (db_begin(d) == -1 || (s = dbq_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}
@@ -395,7 +395,7 @@ notify_read_all(struct app *a, long long uid, long long upto)
 		}
 		gids[n++] = dbq_i64(s, 0);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (n > 1)
 		qsort(gids, n, sizeof(*gids), ll_cmp);
 	for (i = 0; rc == DBQ_DONE && i < n; i = j) {
@@ -415,10 +415,10 @@ notify_read_all(struct app *a, long long uid, long long upto)
 }
 
 int
-marker_put(struct app *a, long long uid, const char *kind, long long key,
+notify_marker_put(struct app *a, long long uid, const char *kind, long long key,
     long long value)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_MARKER_PUT);
+	struct dbq *s = dbq_stmt(&a->db, STMT_MARKER_PUT);
 	int rc;
 
 	if (s == NULL)
@@ -428,7 +428,7 @@ marker_put(struct app *a, long long uid, const char *kind, long long key,
 	dbq_bind_i64(s, 3, key);
 	dbq_bind_i64(s, 4, value);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
 	bcache_forget(a, uid);

@@ -70,9 +70,9 @@ int	notify_read_all(struct app *, long long uid, long long upto);
 
 /* Markers only move forward (max merge).  kind: "notices" (last notice
  * id seen), "news" (ms of the last visit), "author" (key = author id,
- * ms of the last visit to the author's profile).  marker_put() also
+ * ms of the last visit to the author's profile).  notify_marker_put() also
  * tells the badge cache (bcache_forget) once SQLite has the marker. */
-int	marker_put(struct app *, long long uid, const char *kind, long long key,
+int	notify_marker_put(struct app *, long long uid, const char *kind, long long key,
 	    long long value);
 
 #endif

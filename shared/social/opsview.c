@@ -7,7 +7,7 @@
 #include "count/flush.h"
 #include "social/fanout.h"
 #include "social/opsview.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/liveq.h"
 #include "store/rds.h"
 #include "store/sql.h"
@@ -16,14 +16,14 @@
 static long long
 flush_lag(struct app *a)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_LAST_FLUSH);
+	struct dbq *s = dbq_stmt(&a->db, STMT_LAST_FLUSH);
 	long long at = 0;
 
 	if (s == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW)
 		at = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return at > 0 ? (clock_wall_ms() - at) / 1000 : -1;
 }
 
@@ -52,7 +52,7 @@ live_streams(struct app *a)
 }
 
 void
-ops_view_load(struct app *a, unsigned parts, struct ops_view *v)
+opsview_load(struct app *a, unsigned parts, struct ops_view *v)
 {
 	rds_reply *h;
 	char f[64];

@@ -36,6 +36,6 @@ struct ops_view {
 /* Loads the gauges, the drift check and the parts named; a part that
  * cannot be read is left at 0 (the Redis-side gauges) or absent (the
  * runs). */
-void	ops_view_load(struct app *, unsigned parts, struct ops_view *);
+void	opsview_load(struct app *, unsigned parts, struct ops_view *);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "base/log.h"
 #include "social/pcache.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/rebuild.h"
 
 #define PC_TTL		3600

@@ -26,7 +26,7 @@ people_by_ids(struct app *a, const long long *ids, const long long *nums,
 	out->n = 0;
 	if (n <= 0)
 		return 0;
-	if ((s = db_stmt(&a->db, STMT_USERS_BY_IDS)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_USERS_BY_IDS)) == NULL)
 		return -1;
 	dbq_bind_ids(s, 1, ids, n);
 	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW) {
@@ -38,7 +38,7 @@ people_by_ids(struct app *a, const long long *ids, const long long *nums,
 		out->v[out->n++].num = nums != NULL ? nums[i] : 0;
 		i++;
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
@@ -53,8 +53,8 @@ people_follows(struct app *a, enum tl kind, long long uid, long long page,
 	out->v = xcalloc((size_t)per, sizeof(*out->v));
 	out->n = 0;
 	*more = 0;
-	n = tl_ids(a, kind, uid, page, per, ids);
-	s = n < 0 ? NULL : db_stmt(&a->db, kind == TL_FOLLOWERS ?
+	n = timeline_ids(a, kind, uid, page, per, ids);
+	s = n < 0 ? NULL : dbq_stmt(&a->db, kind == TL_FOLLOWERS ?
 	    STMT_FOLLOWERS_BY_IDS : STMT_FOLLOWING_BY_IDS);
 	if (s == NULL) {
 		free(ids);
@@ -67,7 +67,7 @@ people_follows(struct app *a, enum tl kind, long long uid, long long page,
 		from_row(s, &out->v[out->n]);
 		out->v[out->n++].num = dbq_i64(s, 3);
 	}
-	db_done(s);
+	dbq_done(s);
 	free(ids);
 	return rc == DBQ_ERR ? -1 : 0;
 }

@@ -4,7 +4,7 @@
 
 #include "base/buf.h"
 #include "social/post.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 void
 post_from_row(struct dbq *s, struct post *p)
@@ -12,9 +12,9 @@ post_from_row(struct dbq *s, struct post *p)
 	memset(p, 0, sizeof(*p));
 	p->id = dbq_i64(s, 0);
 	p->user_id = dbq_i64(s, 1);
-	db_col_text(s, 2, p->login, sizeof(p->login));
-	db_col_text(s, 3, p->name, sizeof(p->name));
-	db_col_text(s, 4, p->slug, sizeof(p->slug));
+	dbq_col_text(s, 2, p->login, sizeof(p->login));
+	dbq_col_text(s, 3, p->name, sizeof(p->name));
+	dbq_col_text(s, 4, p->slug, sizeof(p->slug));
 	p->body = xstrdup(dbq_text(s, 5));
 	p->status = dbq_int(s, 6);
 	p->is_deleted = dbq_int(s, 7);
@@ -36,7 +36,7 @@ static int
 read_post(struct db *d, enum stmt st, long long id, struct post *p,
     void (*fill)(struct dbq *, struct post *))
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -45,7 +45,7 @@ read_post(struct db *d, enum stmt st, long long id, struct post *p,
 	dbq_bind_i64(s, 1, id);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		fill(s, p);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 

@@ -6,7 +6,7 @@
 #define TALLY_POST_H
 
 #include "store/app.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 struct post {
 	long long	 id;

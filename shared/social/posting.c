@@ -21,8 +21,8 @@
 #include "social/notify.h"
 #include "social/post.h"
 #include "social/posting.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 #include "store/rds.h"
 
 /* The formula's view of a post row. */
@@ -59,7 +59,7 @@ commit_counted(struct app *a, const struct row *old, const struct row *new,
 static long long
 topic_id(struct db *d, const char *slug, long long now)
 {
-	struct dbq *s = db_stmt(d, STMT_TOPIC_UPSERT);
+	struct dbq *s = dbq_stmt(d, STMT_TOPIC_UPSERT);
 	long long id = -1;
 
 	if (s == NULL)
@@ -68,7 +68,7 @@ topic_id(struct db *d, const char *slug, long long now)
 	dbq_bind_i64(s, 2, now);
 	if (dbq_step(s) == DBQ_ROW)
 		id = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return id;
 }
 
@@ -83,12 +83,12 @@ step_first(struct db *d, struct dbq *s, long long *first)
 		*first = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
 	while (rc == DBQ_ROW)
 		rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("sqlite: %s", db_errmsg(d));
+		log_err("sqlite: %s", dbq_errmsg(d));
 		return -1;
 	}
-	return db_changes(d);
+	return dbq_changes(d);
 }
 
 /* Runs a statement without result rows; its changes(), or -1. */
@@ -99,7 +99,7 @@ step_changes(struct db *d, struct dbq *s)
 }
 
 int
-post_create(struct app *a, long long uid, const char *slug, const char *body,
+posting_create(struct app *a, long long uid, const char *slug, const char *body,
     int publish, long long *id)
 {
 	struct db *d = &a->db;
@@ -109,7 +109,7 @@ post_create(struct app *a, long long uid, const char *slug, const char *body,
 	if (db_begin(d) == -1)
 		return POST_ERR;
 	if ((tid = topic_id(d, slug, now)) == -1 ||
-	    (s = db_stmt(d, STMT_POST_INSERT)) == NULL)
+	    (s = dbq_stmt(d, STMT_POST_INSERT)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_i64(s, 2, tid);
@@ -117,7 +117,7 @@ post_create(struct app *a, long long uid, const char *slug, const char *body,
 	dbq_bind_int(s, 4, publish ? 1 : 0);
 	dbq_bind_i64(s, 5, now);
 	*id = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
-	db_done(s);
+	dbq_done(s);
 	if (*id == 0)
 		goto fail;
 	{
@@ -135,7 +135,7 @@ fail:
 }
 
 int
-post_edit(struct app *a, long long id, long long uid, const char *body,
+posting_edit(struct app *a, long long id, long long uid, const char *body,
     const char *slug, int publish)
 {
 	struct db *d = &a->db;
@@ -159,7 +159,7 @@ post_edit(struct app *a, long long id, long long uid, const char *body,
 		goto fail;
 	}
 	if ((tid = topic_id(d, slug, now)) == -1 ||
-	    (s = db_stmt(d, STMT_POST_UPDATE)) == NULL)
+	    (s = dbq_stmt(d, STMT_POST_UPDATE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_text(s, 2, body, -1);
@@ -191,7 +191,7 @@ fail:
 }
 
 int
-post_delete(struct app *a, long long id, long long uid, int is_admin)
+posting_delete(struct app *a, long long id, long long uid, int is_admin)
 {
 	struct db *d = &a->db;
 	struct post old;
@@ -214,7 +214,7 @@ post_delete(struct app *a, long long id, long long uid, int is_admin)
 		post_free(&old);
 		return POST_OK;
 	}
-	if ((s = db_stmt(d, STMT_POST_DELETE)) == NULL)
+	if ((s = dbq_stmt(d, STMT_POST_DELETE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, clock_wall_ms());
@@ -276,21 +276,21 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	int rc, changed, note = 0;
 	int like = st == STMT_LIKE_INSERT || st == STMT_LIKE_DELETE;
 	int undo = st == STMT_LIKE_DELETE || st == STMT_REPOST_DELETE;
-	int read_first = st == STMT_LIKE_DELETE && !db_cheap_returning(d);
+	int read_first = st == STMT_LIKE_DELETE && !dbq_cheap_returning(d);
 
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
 	/* an unlike withdraws the notification its like made: its id read
-	 * first on SQLite (the delete returns it on PostgreSQL, query.h) */
+	 * first on SQLite (the delete returns it on PostgreSQL, dbq.h) */
 	if (read_first) {
-		if ((s = db_stmt(d, STMT_LIKE_NOTE_OF)) == NULL)
+		if ((s = dbq_stmt(d, STMT_LIKE_NOTE_OF)) == NULL)
 			goto fail;
 		dbq_bind_i64(s, 1, id);
 		dbq_bind_i64(s, 2, uid);
 		if (step_first(d, s, &note_id) < 0)
 			goto fail;
 	}
-	if ((s = db_stmt(d, st)) == NULL)
+	if ((s = dbq_stmt(d, st)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, uid);
@@ -316,7 +316,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		note = undo ? -rc : rc;
 	}
 	if (changed && st == STMT_LIKE_INSERT && note_id > 0) {
-		if ((s = db_stmt(d, STMT_LIKE_NOTE)) == NULL)
+		if ((s = dbq_stmt(d, STMT_LIKE_NOTE)) == NULL)
 			goto fail;
 		dbq_bind_i64(s, 1, id);
 		dbq_bind_i64(s, 2, uid);
@@ -325,7 +325,7 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 			goto fail;
 	}
 	if (changed && like) {
-		if ((s = db_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
+		if ((s = dbq_stmt(d, STMT_POST_LIKES_ADD)) == NULL)
 			goto fail;
 		dbq_bind_i64(s, 1, id);
 		dbq_bind_int(s, 2, st == STMT_LIKE_INSERT ? 1 : -1);
@@ -350,7 +350,7 @@ fail:
 }
 
 int
-post_like(struct app *a, long long id, long long uid)
+posting_like(struct app *a, long long id, long long uid)
 {
 	long long at;
 
@@ -358,7 +358,7 @@ post_like(struct app *a, long long id, long long uid)
 }
 
 int
-post_unlike(struct app *a, long long id, long long uid)
+posting_unlike(struct app *a, long long id, long long uid)
 {
 	long long at;
 
@@ -369,7 +369,7 @@ post_unlike(struct app *a, long long id, long long uid)
  * leaves them, once committed (fanout.h; a failed fan-out leaves the
  * timelines to their rebuild, as a post's does). */
 int
-post_repost(struct app *a, long long id, long long uid)
+posting_repost(struct app *a, long long id, long long uid)
 {
 	long long at;
 	int rc = pair_action(a, STMT_REPOST_INSERT, id, uid, 1, &at);
@@ -380,7 +380,7 @@ post_repost(struct app *a, long long id, long long uid)
 }
 
 int
-post_unrepost(struct app *a, long long id, long long uid)
+posting_unrepost(struct app *a, long long id, long long uid)
 {
 	long long at;
 	int rc = pair_action(a, STMT_REPOST_DELETE, id, uid, 0, &at);
@@ -391,7 +391,7 @@ post_unrepost(struct app *a, long long id, long long uid)
 }
 
 int
-post_comment(struct app *a, long long id, long long uid, const char *body,
+posting_comment(struct app *a, long long id, long long uid, const char *body,
     long long *cid)
 {
 	struct db *d = &a->db;
@@ -403,14 +403,14 @@ post_comment(struct app *a, long long id, long long uid, const char *body,
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
 	author = p.user_id;
-	if ((s = db_stmt(d, STMT_COMMENT_INSERT)) == NULL)
+	if ((s = dbq_stmt(d, STMT_COMMENT_INSERT)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, uid);
 	dbq_bind_text(s, 3, body, -1);
 	dbq_bind_i64(s, 4, clock_wall_ms());
 	*cid = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
-	db_done(s);
+	dbq_done(s);
 	if (*cid == 0 || (note = notify_add(d, author, uid, "comment", id,
 	    *cid, NULL)) == -1)
 		goto fail;
@@ -455,7 +455,7 @@ over_budget(struct app *a, const char *view_key, const char *addr)
 }
 
 int
-post_view(struct app *a, long long id, long long author, long long uid,
+posting_view(struct app *a, long long id, long long author, long long uid,
     const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
@@ -484,7 +484,7 @@ post_view(struct app *a, long long id, long long author, long long uid,
 }
 
 int
-post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
+posting_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
     long long *post_id)
 {
 	struct db *d = &a->db;
@@ -494,7 +494,7 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 	int deleted = 0, rc, note;
 
 	if (db_begin(d) == -1 ||
-	    (s = db_stmt(d, STMT_COMMENT_GET_LOCK)) == NULL) {
+	    (s = dbq_stmt(d, STMT_COMMENT_GET_LOCK)) == NULL) {
 		db_rollback(d);
 		return POST_ERR;
 	}
@@ -504,7 +504,7 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 		author = dbq_i64(s, 2);
 		deleted = dbq_int(s, 3);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_ROW || (deleted && author != uid && !is_admin)) {
 		db_rollback(d);
 		return rc == DBQ_DONE || rc == DBQ_ROW ? POST_NOTFOUND :
@@ -525,7 +525,7 @@ post_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
 		db_rollback(d);
 		return POST_OK;
 	}
-	if ((s = db_stmt(d, STMT_COMMENT_DELETE)) == NULL)
+	if ((s = dbq_stmt(d, STMT_COMMENT_DELETE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, cid);
 	if (step_changes(d, s) != 1 || post_head(d, *post_id, &p) != 1)
@@ -550,15 +550,15 @@ fail:
 }
 
 int
-topic_exists(struct app *a, const char *slug)
+posting_topic_exists(struct app *a, const char *slug)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_TOPIC_BY_SLUG);
+	struct dbq *s = dbq_stmt(&a->db, STMT_TOPIC_BY_SLUG);
 	int rc;
 
 	if (s == NULL)
 		return -1;
 	dbq_bind_text(s, 1, slug, -1);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }

@@ -22,22 +22,22 @@ enum post_rc {
 };
 
 /* Creates a post; its id goes in *id.  Publishing fans it out. */
-int	post_create(struct app *, long long uid, const char *slug,
+int	posting_create(struct app *, long long uid, const char *slug,
 	    const char *body, int publish, long long *id);
 /* Edits body, topic and publish state; author only. */
-int	post_edit(struct app *, long long id, long long uid, const char *body,
+int	posting_edit(struct app *, long long id, long long uid, const char *body,
 	    const char *slug, int publish);
 /* Soft delete by the author or an admin. */
-int	post_delete(struct app *, long long id, long long uid, int is_admin);
+int	posting_delete(struct app *, long long id, long long uid, int is_admin);
 
 /* Likes, unlikes and reposts of a visible post; idempotent per user. */
-int	post_like(struct app *, long long id, long long uid);
-int	post_unlike(struct app *, long long id, long long uid);
-int	post_repost(struct app *, long long id, long long uid);
-int	post_unrepost(struct app *, long long id, long long uid);
+int	posting_like(struct app *, long long id, long long uid);
+int	posting_unlike(struct app *, long long id, long long uid);
+int	posting_repost(struct app *, long long id, long long uid);
+int	posting_unrepost(struct app *, long long id, long long uid);
 
 /* Adds a comment to a visible post; its id goes in *cid. */
-int	post_comment(struct app *, long long id, long long uid,
+int	posting_comment(struct app *, long long id, long long uid,
 	    const char *body, long long *cid);
 /* A view of post id by user uid (0: anonymous, known by addr): counted
  * when it is this viewer's first in VIEW_WINDOW_MS (docs/INTERFACE.md §2,
@@ -52,13 +52,13 @@ int	post_comment(struct app *, long long id, long long uid,
  * 1 counted, 0 not. */
 #define VIEW_WINDOW_MS	"1800000"
 #define VIEW_ADDR_MAX	100
-int	post_view(struct app *, long long id, long long author, long long uid,
+int	posting_view(struct app *, long long id, long long author, long long uid,
 	    const char *addr);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */
-int	post_comment_delete(struct app *, long long cid, long long uid,
+int	posting_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);
 
 /* 1 when topic slug exists, 0 not (a post would create it), -1 error. */
-int	topic_exists(struct app *, const char *slug);
+int	posting_topic_exists(struct app *, const char *slug);
 
 #endif

@@ -14,7 +14,7 @@ const enum family post_card_fams[PC_NCOUNTS] = {
 };
 
 void
-post_cards_counts_send(struct app *a, const struct post_card *cs, int n,
+postlist_counts_send(struct app *a, const struct post_card *cs, int n,
     const struct delta *more, int nmore, unsigned keep, struct cards_q *q)
 {
 	size_t total = (size_t)n * PC_NCOUNTS + (size_t)nmore;
@@ -35,7 +35,7 @@ post_cards_counts_send(struct app *a, const struct post_card *cs, int n,
 }
 
 void
-post_cards_counts_recv(struct app *a, struct cards_q *q,
+postlist_counts_recv(struct app *a, struct cards_q *q,
     struct post_card *cs, struct count *more_out)
 {
 	size_t total = (size_t)q->n * PC_NCOUNTS + (size_t)q->nmore;
@@ -54,21 +54,21 @@ post_cards_counts_recv(struct app *a, struct cards_q *q,
 }
 
 void
-post_cards_counts_with(struct app *a, struct post_card *cs, int n,
+postlist_counts_with(struct app *a, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
 	struct cards_q q;
 
 	if ((size_t)n * PC_NCOUNTS + (size_t)nmore == 0)
 		return;
-	post_cards_counts_send(a, cs, n, more, nmore, 0, &q);
-	post_cards_counts_recv(a, &q, cs, more_out);
+	postlist_counts_send(a, cs, n, more, nmore, 0, &q);
+	postlist_counts_recv(a, &q, cs, more_out);
 }
 
 void
-post_cards_counts(struct app *a, struct post_card *cs, int n)
+postlist_counts(struct app *a, struct post_card *cs, int n)
 {
-	post_cards_counts_with(a, cs, n, NULL, 0, NULL);
+	postlist_counts_with(a, cs, n, NULL, 0, NULL);
 }
 
 /* Puts the cards in the order of ids (the timeline's, or the query's
@@ -96,7 +96,7 @@ in_order_of(const long long *ids, int n, struct post_cards *cs)
 }
 
 int
-post_cards_read(struct app *a, const long long *ids, int n,
+postlist_read(struct app *a, const long long *ids, int n,
     long long reader, enum pc_list list, struct post_cards *out)
 {
 	struct dbq *s;
@@ -108,7 +108,7 @@ post_cards_read(struct app *a, const long long *ids, int n,
 		return 0;
 	if (list == PC_HOME && reader == 0)
 		return -1;
-	s = db_stmt(&a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
+	s = dbq_stmt(&a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
 	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
 	if (s == NULL)
 		return -1;
@@ -123,13 +123,13 @@ post_cards_read(struct app *a, const long long *ids, int n,
 			out->v[out->n].reposted = dbq_int(s, POST_NCOLS + 1);
 		}
 		if (list == PC_HOME)	/* "" when NULL */
-			db_col_text(s, POST_NCOLS + 2, out->v[out->n].reposted_by,
+			dbq_col_text(s, POST_NCOLS + 2, out->v[out->n].reposted_by,
 			    sizeof(out->v[out->n].reposted_by));
 		out->n++;
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR) {
-		post_cards_free(out);
+		postlist_free(out);
 		return -1;
 	}
 	in_order_of(ids, n, out);
@@ -137,7 +137,7 @@ post_cards_read(struct app *a, const long long *ids, int n,
 }
 
 int
-post_cards_marks(struct app *a, struct post_card *cs, int n, long long viewer)
+postlist_marks(struct app *a, struct post_card *cs, int n, long long viewer)
 {
 	long long *ids, id;
 	struct dbq *s;
@@ -145,7 +145,7 @@ post_cards_marks(struct app *a, struct post_card *cs, int n, long long viewer)
 
 	if (viewer == 0 || n <= 0)
 		return 0;
-	if ((s = db_stmt(&a->db, STMT_VIEWER_MARKS)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_VIEWER_MARKS)) == NULL)
 		return -1;
 	ids = xcalloc((size_t)n, sizeof(*ids));
 	for (i = 0; i < n; i++)
@@ -162,13 +162,13 @@ post_cards_marks(struct app *a, struct post_card *cs, int n, long long viewer)
 					cs[i].reposted = 1;
 			}
 	}
-	db_done(s);
+	dbq_done(s);
 	free(ids);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 void
-post_cards_free(struct post_cards *cs)
+postlist_free(struct post_cards *cs)
 {
 	int i;
 
@@ -180,10 +180,10 @@ post_cards_free(struct post_cards *cs)
 }
 
 void
-post_cards_append(struct post_cards *to, struct post_cards *from)
+postlist_append(struct post_cards *to, struct post_cards *from)
 {
 	if (from->n == 0) {
-		post_cards_free(from);
+		postlist_free(from);
 		return;
 	}
 	to->v = xrealloc(to->v, (size_t)(to->n + from->n) * sizeof(*to->v));

@@ -14,7 +14,7 @@ extern const enum family post_card_fams[PC_NCOUNTS];
 struct post_card {
 	struct post	p;
 	struct count	n[PC_NCOUNTS];
-	int		liked;		/* by the viewer (post_cards_marks) */
+	int		liked;		/* by the viewer (postlist_marks) */
 	int		reposted;
 	/* In a home feed: the login of the newest repost by someone the
 	 * reader follows, "" when none (the card says who reposted it). */
@@ -34,15 +34,15 @@ enum pc_list { PC_VISIBLE, PC_HOME };
  * SQLite statement; reader != 0 also marks the ones the reader liked or
  * reposted, in the same statement (PC_HOME needs a reader).  The counts
  * are not read.  0, or -1 when SQLite failed. */
-int	post_cards_read(struct app *, const long long *ids, int n,
+int	postlist_read(struct app *, const long long *ids, int n,
 	    long long reader, enum pc_list, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */
-void	post_cards_counts(struct app *, struct post_card *, int n);
+void	postlist_counts(struct app *, struct post_card *, int n);
 /* The same, and in the same round trip nmore other counters (a page's
  * own: the profile's, the topic's) into more_out. */
-void	post_cards_counts_with(struct app *, struct post_card *, int n,
+void	postlist_counts_with(struct app *, struct post_card *, int n,
 	    const struct delta *more, int nmore, struct count *more_out);
-/* post_cards_counts_with() in two steps (cstore.h says why): the counts
+/* postlist_counts_with() in two steps (cstore.h says why): the counts
  * are queued, then read (more_out: nmore counts); keep: what the values
  * the process keeps may do (count/ckeep.h). */
 struct cards_q {
@@ -50,18 +50,18 @@ struct cards_q {
 	struct delta	*ds;
 	int		 n, nmore;
 };
-void	post_cards_counts_send(struct app *, const struct post_card *, int n,
+void	postlist_counts_send(struct app *, const struct post_card *, int n,
 	    const struct delta *more, int nmore, unsigned keep,
 	    struct cards_q *);
-void	post_cards_counts_recv(struct app *, struct cards_q *,
+void	postlist_counts_recv(struct app *, struct cards_q *,
 	    struct post_card *, struct count *more_out);
 /* Marks the cards viewer liked or reposted (one SQLite statement).  0,
  * or -1 (the marks stay 0). */
-int	post_cards_marks(struct app *, struct post_card *, int n,
+int	postlist_marks(struct app *, struct post_card *, int n,
 	    long long viewer);
-void	post_cards_free(struct post_cards *);
+void	postlist_free(struct post_cards *);
 /* Moves from's cards to the end of to (from is left empty): two lists
  * of one page whose counts are read in one round trip. */
-void	post_cards_append(struct post_cards *to, struct post_cards *from);
+void	postlist_append(struct post_cards *to, struct post_cards *from);
 
 #endif

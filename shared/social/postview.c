@@ -11,7 +11,7 @@
 static int
 comments(struct app *a, struct post_view *v)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_COMMENTS_OF_POST);
+	struct dbq *s = dbq_stmt(&a->db, STMT_COMMENTS_OF_POST);
 	struct comment *c;
 	int cap = 500, rc = DBQ_DONE;
 
@@ -28,12 +28,12 @@ comments(struct app *a, struct post_view *v)
 		c->body = xstrdup(dbq_text(s, 4));
 		c->created_at = dbq_i64(s, 5);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int
-post_view_load(struct app *a, long long id, long long viewer,
+postview_load(struct app *a, long long id, long long viewer,
     const char *addr, unsigned flags, struct post_view *v)
 {
 	int rc;
@@ -50,21 +50,21 @@ post_view_load(struct app *a, long long id, long long viewer,
 	if (!(flags & (PV_FULL | PV_COUNTS)))
 		return 1;
 	if ((flags & PV_FULL) && comments(a, v) == -1) {
-		post_view_free(v);
+		postview_free(v);
 		return -1;
 	}
 	/* before the counts: this view shows; never the author's own */
 	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p) &&
 	    viewer != v->c.p.user_id)
-		post_view(a, id, v->c.p.user_id, viewer, addr);
+		posting_view(a, id, v->c.p.user_id, viewer, addr);
 	if (!(flags & PV_CALLER_COUNTS))
-		post_cards_counts(a, &v->c, 1);
-	post_cards_marks(a, &v->c, 1, viewer);
+		postlist_counts(a, &v->c, 1);
+	postlist_marks(a, &v->c, 1, viewer);
 	return 1;
 }
 
 void
-post_view_free(struct post_view *v)
+postview_free(struct post_view *v)
 {
 	int i;
 

@@ -25,13 +25,13 @@ struct post_view {
 #define PV_COUNTS	0x04	/* counts and the viewer's marks, no comments */
 #define PV_CALLER_COUNTS 0x08	/* with PV_FULL or PV_COUNTS: the counts
 				 * not read here (the page reads them with
-				 * its badges: page_load_cards()) */
+				 * its badges: layout_load_cards()) */
 
 /* Loads post id as viewer (0: nobody, known by addr for a view) may see
  * it: 1, 0 no such post (or not the viewer's to see), -1 on error.
  * flags: PV_*; without PV_FULL only the post (the edit form). */
-int	post_view_load(struct app *, long long id, long long viewer,
+int	postview_load(struct app *, long long id, long long viewer,
 	    const char *addr, unsigned flags, struct post_view *);
-void	post_view_free(struct post_view *);
+void	postview_free(struct post_view *);
 
 #endif

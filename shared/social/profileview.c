@@ -24,7 +24,7 @@ const enum family profile_fams[PROFILE_NCOUNTS] = {
 static int
 drafts(struct app *a, long long uid, struct post_cards *out)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_DRAFTS_OF_USER);
+	struct dbq *s = dbq_stmt(&a->db, STMT_DRAFTS_OF_USER);
 	int cap = 50, rc = DBQ_DONE;
 
 	out->v = NULL;
@@ -35,7 +35,7 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 	dbq_bind_i64(s, 1, uid);
 	while (out->n < cap && (rc = dbq_step(s)) == DBQ_ROW)
 		post_from_row(s, &out->v[out->n++].p);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
@@ -47,7 +47,7 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 static int
 visitor_state(struct app *a, long long viewer, struct profile_view *v)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_AUTHOR_SEEN);
+	struct dbq *s = dbq_stmt(&a->db, STMT_AUTHOR_SEEN);
 	int rc;
 
 	if (s == NULL)
@@ -58,12 +58,12 @@ visitor_state(struct app *a, long long viewer, struct profile_view *v)
 		v->following = dbq_i64(s, 1) >= 0;
 		v->visit_due = v->following && dbq_i64(s, 0) > dbq_i64(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int
-profile_view_rest(struct app *a, long long viewer, long long page, int per,
+profileview_rest(struct app *a, long long viewer, long long page, int per,
     const long long *ids, int n, struct profile_view *v)
 {
 	long long uid = v->u.id;
@@ -73,18 +73,18 @@ profile_view_rest(struct app *a, long long viewer, long long page, int per,
 	v->self = viewer != 0 && viewer == uid;
 	if (n < 0 || (viewer != 0 && !v->self &&
 	    visitor_state(a, viewer, v) == -1) ||
-	    post_cards_read(a, ids, n, viewer, PC_VISIBLE, &v->posts) == -1 ||
+	    postlist_read(a, ids, n, viewer, PC_VISIBLE, &v->posts) == -1 ||
 	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
-		post_cards_free(&v->posts);
-		post_cards_free(&v->drafts);
+		postlist_free(&v->posts);
+		postlist_free(&v->drafts);
 		return -1;
 	}
 	v->more = n == per;
-	post_cards_marks(a, v->drafts.v, v->drafts.n, viewer);
+	postlist_marks(a, v->drafts.v, v->drafts.n, viewer);
 	np = v->posts.n;
 	nd = v->drafts.n;
 	v->all = v->posts;
-	post_cards_append(&v->all, &v->drafts);
+	postlist_append(&v->all, &v->drafts);
 	v->posts = (struct post_cards){ v->all.v, np };
 	v->drafts = (struct post_cards){ v->all.v + np, nd };
 	for (i = 0; i < PROFILE_NCOUNTS; i++) {
@@ -95,7 +95,7 @@ profile_view_rest(struct app *a, long long viewer, long long page, int per,
 }
 
 int
-profile_view_redis(struct app *a, const char *login, long long page, int per,
+profileview_redis(struct app *a, const char *login, long long page, int per,
     struct profile_view *v, long long *ids, int *np)
 {
 	long long uid = pcache_known(login);
@@ -107,30 +107,30 @@ profile_view_redis(struct app *a, const char *login, long long page, int per,
 	if (uid != 0) {
 		/* One round trip: the timeline first (its reply is read
 		 * first; its rebuild, if any, after the profile's GET). */
-		tl_ids_send(a, TL_PROFILE, uid, page, per, &tq);
+		timeline_ids_send(a, TL_PROFILE, uid, page, per, &tq);
 		pcache_send(a, login, &pq);
-		tl_ids_read(a, &tq);
+		timeline_ids_read(a, &tq);
 		rc = pcache_recv(a, &pq, &v->u);
-		n = tl_ids_end(a, &tq, ids);
+		n = timeline_ids_end(a, &tq, ids);
 	} else
 		rc = pcache_get(a, login, &v->u);
 	if (rc == 1 && v->u.id != uid)	/* not known before (or changed) */
-		n = tl_ids(a, TL_PROFILE, v->u.id, page, per, ids);
+		n = timeline_ids(a, TL_PROFILE, v->u.id, page, per, ids);
 	*np = n;
 	return rc;
 }
 
 void
-profile_view_free(struct profile_view *v)
+profileview_free(struct profile_view *v)
 {
-	post_cards_free(&v->all);
+	postlist_free(&v->all);
 	v->drafts = v->posts = (struct post_cards){ NULL, 0 };
 }
 
 void
-profile_visited(struct app *a, long long viewer, long long author)
+profileview_visited(struct app *a, long long viewer, long long author)
 {
-	marker_put(a, viewer, "author", author, clock_wall_ms());
+	notify_marker_put(a, viewer, "author", author, clock_wall_ms());
 }
 
 /* The topic's best authors by rating (likes of their visible posts in
@@ -145,7 +145,7 @@ best_authors(struct app *a, long long tid, struct people *out)
 }
 
 int
-topic_view_load(struct app *a, const char *slug, long long viewer,
+profileview_topic_load(struct app *a, const char *slug, long long viewer,
     long long page, int per, struct topic_view *v)
 {
 	long long *ids;
@@ -155,29 +155,29 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 	memset(v, 0, sizeof(*v));
 	v->page = page;
 	snprintf(v->slug, sizeof(v->slug), "%s", slug);
-	if ((s = db_stmt(&a->db, STMT_TOPIC_BY_SLUG)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_TOPIC_BY_SLUG)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, slug, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		v->id = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_ROW)
 		return rc == DBQ_DONE ? 0 : -1;
 	/* A topic a draft created is not public until a post in it is
 	 * (general always is). */
 	if (strcmp(slug, "general") != 0) {
-		if ((s = db_stmt(&a->db, STMT_TOPIC_PUBLIC)) == NULL)
+		if ((s = dbq_stmt(&a->db, STMT_TOPIC_PUBLIC)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, v->id);
 		rc = dbq_step(s);
 		pub = rc == DBQ_ROW && dbq_int(s, 0) == 1;
-		db_done(s);
+		dbq_done(s);
 		if (rc != DBQ_ROW)
 			return -1;
 		if (!pub)
 			return 0;
 	}
-	if ((s = db_stmt(&a->db, STMT_TOPIC_SQL)) == NULL)
+	if ((s = dbq_stmt(&a->db, STMT_TOPIC_SQL)) == NULL)
 		return -1;
 	ids = xcalloc((size_t)per, sizeof(*ids));
 	dbq_bind_i64(s, 1, v->id);
@@ -185,12 +185,12 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 	dbq_bind_i64(s, 3, (page - 1) * per);
 	while (n < per && (rc = dbq_step(s)) == DBQ_ROW)
 		ids[n++] = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	v->more = n == per;
-	if (rc == DBQ_ERR || post_cards_read(a, ids, n, viewer, PC_VISIBLE,
+	if (rc == DBQ_ERR || postlist_read(a, ids, n, viewer, PC_VISIBLE,
 	    &v->cards) == -1 || best_authors(a, v->id, &v->best) == -1) {
 		free(ids);
-		topic_view_free(v);
+		profileview_topic_free(v);
 		return -1;
 	}
 	free(ids);
@@ -200,8 +200,8 @@ topic_view_load(struct app *a, const char *slug, long long viewer,
 }
 
 void
-topic_view_free(struct topic_view *v)
+profileview_topic_free(struct topic_view *v)
 {
 	people_free(&v->best);
-	post_cards_free(&v->cards);
+	postlist_free(&v->cards);
 }

@@ -21,7 +21,7 @@ struct profile_view {
 	int			 following;	/* the viewer follows u */
 	int			 visit_due;	/* u, followed, posted since the
 						 * viewer's last visit (or the
-						 * follow): profile_visited()
+						 * follow): profileview_visited()
 						 * has a marker to move */
 	struct post_cards	 all;		/* owns the posts, then the
 						 * drafts: one list, so that
@@ -36,20 +36,20 @@ struct profile_view {
 /* Page `page` of the profile of login (folded) as viewer (0: nobody)
  * sees it, but for the counts of posts and of the profile (keys into n):
  * the page reads those with its badges in one round trip (web/layout.h,
- * page_load_cards).  In two parts.  profile_view_redis(): the profile
+ * layout_load_cards).  In two parts.  profileview_redis(): the profile
  * (pcache.h) and its page of ids (n of them; -1 when they could not be
  * read), in one round trip when this process knows the login's id; 1,
  * 0 no such user, -1 when the profile could not be read.  Then
- * profile_view_rest(): the rest, from SQLite, for the v->u that the
+ * profileview_rest(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
-int	profile_view_redis(struct app *, const char *login, long long page,
+int	profileview_redis(struct app *, const char *login, long long page,
 	    int per, struct profile_view *, long long *ids, int *n);
-int	profile_view_rest(struct app *, long long viewer, long long page,
+int	profileview_rest(struct app *, long long viewer, long long page,
 	    int per, const long long *ids, int n, struct profile_view *);
-void	profile_view_free(struct profile_view *);
+void	profileview_free(struct profile_view *);
 /* viewer opened author's profile, whose visit_due was set: their posts
  * so far are read (the marker moves; it only ever moves forward). */
-void	profile_visited(struct app *, long long viewer, long long author);
+void	profileview_visited(struct app *, long long viewer, long long author);
 
 struct topic_view {
 	long long		 id;
@@ -64,10 +64,10 @@ struct topic_view {
 
 /* Loads page `page` of the topic named slug as viewer (0: nobody) sees
  * it, but for the counts (the posts', and the topic's: key into posts),
- * which the page reads with its badges (page_load_cards).  1, 0 no such
+ * which the page reads with its badges (layout_load_cards).  1, 0 no such
  * topic, -1 on error. */
-int	topic_view_load(struct app *, const char *slug, long long viewer,
+int	profileview_topic_load(struct app *, const char *slug, long long viewer,
 	    long long page, int per, struct topic_view *);
-void	topic_view_free(struct topic_view *);
+void	profileview_topic_free(struct topic_view *);
 
 #endif

@@ -6,7 +6,7 @@
 #include "count/counters.h"
 #include "social/people.h"
 #include "social/runnames.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 static void
 want(struct run_names *rn, long long id, int topic)
@@ -27,20 +27,20 @@ want(struct run_names *rn, long long id, int topic)
 static int
 topic_slug(struct app *a, long long id, char *out, size_t sz)
 {
-	struct dbq *s = db_stmt(&a->db, STMT_TOPIC_BY_ID);
+	struct dbq *s = dbq_stmt(&a->db, STMT_TOPIC_BY_ID);
 	int rc;
 
 	if (s == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, id);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
-		db_col_text(s, 0, out, sz);
-	db_done(s);
+		dbq_col_text(s, 0, out, sz);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int
-run_names_load(struct app *a, const struct rec_report *rep,
+runnames_load(struct app *a, const struct rec_report *rep,
     struct run_names *rn)
 {
 	long long ids[RUN_NAMES_MAX], k1, k2;
@@ -52,7 +52,7 @@ run_names_load(struct app *a, const struct rec_report *rep,
 	for (i = 0; i < REC_FAMILIES; i++) {
 		const struct rec_family *f = &rep->fam[i];
 
-		if ((fam = family_by_name(f->name)) == FAM__MAX)
+		if ((fam = counters_family(f->name)) == FAM__MAX)
 			continue;	/* like_count: ranges of posts */
 		for (j = 0; j < f->nex; j++) {
 			k2 = 0;
@@ -93,7 +93,7 @@ run_names_load(struct app *a, const struct rec_report *rep,
 }
 
 const char *
-run_name(const struct run_names *rn, long long id, int topic)
+runnames_get(const struct run_names *rn, long long id, int topic)
 {
 	int i;
 

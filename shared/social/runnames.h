@@ -18,9 +18,9 @@ struct run_names {
 
 /* Looks up the users and topics the report's examples name.  0, or -1
  * (then the page shows the raw keys). */
-int		 run_names_load(struct app *, const struct rec_report *,
+int		 runnames_load(struct app *, const struct rec_report *,
 		    struct run_names *);
 /* The login of user id, or the slug of topic id; NULL when unknown. */
-const char	*run_name(const struct run_names *, long long id, int topic);
+const char	*runnames_get(const struct run_names *, long long id, int topic);
 
 #endif

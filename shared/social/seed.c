@@ -15,7 +15,7 @@
 #include "social/seed.h"
 #include "social/seed_events.h"
 #include "social/seed_views.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* First names: the demo logins, and with surnames every seeded name. */
 static const char *const demo_names[] = {
@@ -237,12 +237,12 @@ seed_run(struct app *a, const struct seed_opts *o)
 	if (db_begin(d) == -1)
 		goto out;
 	for (k = 0; k < sizeof(topics) / sizeof(topics[0]); k++) {
-		s = db_stmt(d, STMT_TOPIC_UPSERT);
+		s = dbq_stmt(d, STMT_TOPIC_UPSERT);
 		dbq_bind_text(s, 1, topics[k], -1);
 		dbq_bind_i64(s, 2, now - span);
 		tids[k] = dbq_step(s) == DBQ_ROW ?
 		    dbq_i64(s, 0) : 1;
-		db_done(s);
+		dbq_done(s);
 	}
 	for (i = 0; i < o->users; i++) {
 		k = o->demo && i < ndemo ? (size_t)i : rnd(&rs) % NFIRST;
@@ -258,14 +258,14 @@ seed_run(struct app *a, const struct seed_opts *o)
 		if (o->demo && i < ndemo &&
 		    auth_hash("password", 8, 1, own) == -1)
 			goto fail;
-		s = db_stmt(d, STMT_USER_INSERT);
+		s = dbq_stmt(d, STMT_USER_INSERT);
 		dbq_bind_text_copy(s, 1, login, -1);
 		dbq_bind_text_copy(s, 2, name, -1);
 		dbq_bind_text(s, 3, o->demo && i < ndemo ? own : hash, -1);
 		dbq_bind_int(s, 4, 0);
 		dbq_bind_i64(s, 5, now - span);
 		uid = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : 0;
-		db_done(s);
+		dbq_done(s);
 		if (uid > 0 && account_index(d, uid, login, name) == -1)
 			goto fail;
 		if (uid > 0)
@@ -284,7 +284,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 		/* Times grow with i, so ids and publish order agree. */
 		t = now - span + span * i / (o->posts + 1);
 		sentence(&text, &rs);
-		s = db_stmt(d, STMT_POST_INSERT);
+		s = dbq_stmt(d, STMT_POST_INSERT);
 		dbq_bind_i64(s, 1, author);
 		dbq_bind_i64(s, 2, tids[rnd(&rs) % 8]);
 		dbq_bind_text_copy(s, 3, text.p, -1);
@@ -295,7 +295,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 			pauthor[np] = author;
 			ptime[np++] = t;
 		}
-		db_done(s);
+		dbq_done(s);
 	}
 	nev = o->follows + (np > 0 ? o->likes + o->comments + nrep : 0);
 	evs = xcalloc((size_t)nev + 1 + SEED_BURST * 2, sizeof(*evs));

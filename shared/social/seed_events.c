@@ -5,7 +5,7 @@
 #include "base/log.h"
 #include "social/notify.h"
 #include "social/seed_events.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 static const char *const kinds[] = {
 	[SEED_FOLLOW] = "follow", [SEED_LIKE] = "like",
@@ -36,9 +36,9 @@ run(struct db *d, struct dbq *s, long long *out)
 	while ((rc = dbq_step(s)) == DBQ_ROW)
 		if (!row++ && out != NULL)
 			*out = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("seed: %s", db_errmsg(d));
+		log_err("seed: %s", dbq_errmsg(d));
 		return -1;
 	}
 	return row > 0;
@@ -55,7 +55,7 @@ event_row(struct db *d, const struct seed_event *e, unsigned long long *rs,
 		[SEED_COMMENT] = STMT_COMMENT_INSERT,
 		[SEED_REPOST] = STMT_REPOST_INSERT,
 	};
-	struct dbq *s = db_stmt(d, ins[e->kind]);
+	struct dbq *s = dbq_stmt(d, ins[e->kind]);
 
 	if (s == NULL)
 		return -1;
@@ -76,7 +76,7 @@ event_row(struct db *d, const struct seed_event *e, unsigned long long *rs,
 	}
 	dbq_bind_i64(s, 3, e->t);
 	/* a like's or repost's insert has no result row: its changes() */
-	return run(d, s, NULL) == -1 ? -1 : db_changes(d) > 0;
+	return run(d, s, NULL) == -1 ? -1 : dbq_changes(d) > 0;
 }
 
 static int
@@ -89,13 +89,13 @@ notify(struct db *d, const struct seed_event *e, long long cid)
 	if (notify_add_at(d, e->owner, e->actor, kinds[e->kind],
 	    e->kind == SEED_FOLLOW ? 0 : e->target,
 	    e->kind == SEED_COMMENT ? cid : 0, e->t, &id) != 1) {
-		log_err("seed: %s", db_errmsg(d));
+		log_err("seed: %s", dbq_errmsg(d));
 		return -1;
 	}
 	if (e->kind != SEED_LIKE)
 		return 0;
 	/* a like remembers its notification, as posting.c does */
-	if ((s = db_stmt(d, STMT_LIKE_NOTE)) == NULL)
+	if ((s = dbq_stmt(d, STMT_LIKE_NOTE)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, e->target);
 	dbq_bind_i64(s, 2, e->actor);
@@ -114,7 +114,7 @@ seed_events_write(struct db *d, struct seed_event *evs, long n,
 
 	made[0] = made[1] = made[2] = made[3] = 0;
 	qsort(evs, (size_t)n, sizeof(*evs), by_time);
-	if ((s = db_stmt(d, STMT_SEED_NOTE_MAX)) == NULL || run(d, s, &first)
+	if ((s = dbq_stmt(d, STMT_SEED_NOTE_MAX)) == NULL || run(d, s, &first)
 	    == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -129,14 +129,14 @@ seed_events_write(struct db *d, struct seed_event *evs, long n,
 			return -1;
 	}
 	/* what came before read_before was seen */
-	if ((s = db_stmt(d, STMT_SEED_NOTES_READ)) == NULL)
+	if ((s = dbq_stmt(d, STMT_SEED_NOTES_READ)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, first);
 	dbq_bind_i64(s, 2, read_before);
 	if (run(d, s, NULL) == -1)
 		return -1;
 	/* and their groups' unread counts follow */
-	if ((s = db_stmt(d, STMT_SEED_GROUPS_UNREAD)) == NULL)
+	if ((s = dbq_stmt(d, STMT_SEED_GROUPS_UNREAD)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, first);
 	return run(d, s, NULL) == -1 ? -1 : 0;

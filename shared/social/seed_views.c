@@ -1,4 +1,4 @@
-/* seed_views.c -- seeded views through post_view(); see seed_views.h. */
+/* seed_views.c -- seeded views through posting_view(); see seed_views.h. */
 #include <stdio.h>
 
 #include "social/posting.h"
@@ -40,7 +40,7 @@ seed_views(struct app *a, const long long *ids, const long long *authors,
 			snprintf(addr, sizeof(addr), "198.%ld.%ld.%ld",
 			    18 + addr_no / 65536, addr_no / 256 % 256,
 			    addr_no % 256);
-			counted += post_view(a, ids[i], authors[i], 0, addr);
+			counted += posting_view(a, ids[i], authors[i], 0, addr);
 		}
 	}
 	return counted;

@@ -1,15 +1,15 @@
 /* seed_views.h -- the views of seeded posts, counted by the view path.
  *
  * Views have no truth rows (posting.h): a count is only ever the sum of
- * post_view() calls.  The seed therefore makes its views as page views
- * do, one post_view() each, deduplicated and budgeted like real ones, so
+ * posting_view() calls.  The seed therefore makes its views as page views
+ * do, one posting_view() each, deduplicated and budgeted like real ones, so
  * Redis, the counters table after a flush and a reconciliation agree.
  * The viewers are anonymous addresses of 198.18.0.0/15 (RFC 2544's
  * benchmarking range, never a real client): the demo's accounts have no
  * view already counted, so someone trying the site sees their own first
  * view of a post move its count.  Each address views at most
  * VIEW_ADDR_MAX posts, its budget, and a post's viewers are distinct.
- * Needs Redis: without it post_view() counts nothing.
+ * Needs Redis: without it posting_view() counts nothing.
  */
 #ifndef TALLY_SEED_VIEWS_H
 #define TALLY_SEED_VIEWS_H

@@ -6,7 +6,7 @@
 #include "base/clock.h"
 #include "count/cname.h"
 #include "social/sesscache.h"
-#include "store/keys.h"
+#include "store/key.h"
 
 /* KEYS: the user's ss.  ARGV: field, value, until, now, gen, keep (ms).
  * Only when g is still gen.  Entries past their time go (a user has a

@@ -7,7 +7,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "social/session.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 int
 session_id_parse(const char *sid, long long *uid, char hex[SID_HEX_LEN + 1])
@@ -34,7 +34,7 @@ session_id_parse(const char *sid, long long *uid, char hex[SID_HEX_LEN + 1])
 			return -1;
 	*uid = v;
 	if (hex != NULL) {
-		token_hash(sid, h);
+		auth_token_hash(sid, h);
 		sodium_bin2hex(hex, SID_HEX_LEN + 1, h, sizeof(h));
 	}
 	return 0;
@@ -46,25 +46,25 @@ session_create(struct db *d, long long uid, long secs,
 {
 	unsigned char h[TOKEN_HASH_LEN];
 	char tok[TOKEN_LEN + 1];
-	struct dbq *s = db_stmt(d, STMT_SESSION_INSERT);
+	struct dbq *s = dbq_stmt(d, STMT_SESSION_INSERT);
 	long long now = clock_wall_ms();
 	int rc;
 
 	if (s == NULL)
 		return -1;
-	token_new(tok);
+	auth_token_new(tok);
 	snprintf(sid, SID_MAX + 1, "%lld.%s", uid, tok);
-	token_new(csrf);
-	token_hash(sid, h);
+	auth_token_new(csrf);
+	auth_token_hash(sid, h);
 	dbq_bind_blob_copy(s, 1, h, sizeof(h));
 	dbq_bind_i64(s, 2, uid);
 	dbq_bind_text_copy(s, 3, csrf, -1);
 	dbq_bind_i64(s, 4, now);
 	dbq_bind_i64(s, 5, now + (long long)secs * 1000);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("session insert: %s", db_errmsg(d));
+		log_err("session insert: %s", dbq_errmsg(d));
 		return -1;
 	}
 	return 0;
@@ -81,20 +81,20 @@ session_load(struct db *d, const char *sid, struct session *out)
 	memset(out, 0, sizeof(*out));
 	if (session_id_parse(sid, &uid, NULL) == -1)
 		return 0;
-	if ((s = db_stmt(d, STMT_SESSION_GET)) == NULL)
+	if ((s = dbq_stmt(d, STMT_SESSION_GET)) == NULL)
 		return -1;
-	token_hash(sid, h);
+	auth_token_hash(sid, h);
 	dbq_bind_blob_copy(s, 1, h, sizeof(h));
 	dbq_bind_i64(s, 2, clock_wall_ms());
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW) {
 		out->user_id = dbq_i64(s, 0);
-		db_col_text(s, 1, out->csrf, sizeof(out->csrf));
-		db_col_text(s, 2, out->login, sizeof(out->login));
+		dbq_col_text(s, 1, out->csrf, sizeof(out->csrf));
+		dbq_col_text(s, 2, out->login, sizeof(out->login));
 		out->is_admin = dbq_int(s, 3);
 		out->expires_at = dbq_i64(s, 4);
 	}
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ROW && out->user_id != uid) {
 		/* Cannot happen with ids this code made; refuse anyway. */
 		memset(out, 0, sizeof(*out));
@@ -109,22 +109,22 @@ int
 session_delete(struct db *d, const char *sid)
 {
 	unsigned char h[TOKEN_HASH_LEN];
-	struct dbq *s = db_stmt(d, STMT_SESSION_DELETE);
+	struct dbq *s = dbq_stmt(d, STMT_SESSION_DELETE);
 	int rc;
 
 	if (s == NULL)
 		return -1;
-	token_hash(sid, h);
+	auth_token_hash(sid, h);
 	dbq_bind_blob_copy(s, 1, h, sizeof(h));
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
 int
 session_expire(struct db *d, int limit)
 {
-	struct dbq *s = db_stmt(d, STMT_SESSION_EXPIRE);
+	struct dbq *s = dbq_stmt(d, STMT_SESSION_EXPIRE);
 	int rc;
 
 	if (s == NULL)
@@ -132,6 +132,6 @@ session_expire(struct db *d, int limit)
 	dbq_bind_i64(s, 1, clock_wall_ms());
 	dbq_bind_int(s, 2, limit);
 	rc = dbq_step(s);
-	db_done(s);
-	return rc == DBQ_DONE ? db_changes(d) : -1;
+	dbq_done(s);
+	return rc == DBQ_DONE ? dbq_changes(d) : -1;
 }

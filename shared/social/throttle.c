@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "social/throttle.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/rds.h"
 
 /* KEYS: the minute's counter.  Returns the count after this action. */

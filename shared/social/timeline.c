@@ -15,8 +15,8 @@
 #include "social/bcache.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 #include "store/rebuild.h"
 
 static const struct {
@@ -54,7 +54,7 @@ static struct rds_script tl_page_lua = { .src =
 #define TL_BATCH	256	/* entries per Redis command */
 
 void
-tl_keys(struct tl_keys *k, enum tl kind, long long uid)
+timeline_keys(struct timeline_keys *k, enum tl kind, long long uid)
 {
 	key_user(k->set, sizeof(k->set), uid, tl_info[kind].name, NULL);
 	key_user(k->ok, sizeof(k->ok), uid, tl_info[kind].name, "ok");
@@ -139,13 +139,13 @@ static long long
 tl_change(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids, const char *mode)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 	struct numargs args;
 	const char *keys[2];
 	long long rc = 0;
 	int i, j;
 
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	keys[0] = k.set;
 	keys[1] = k.ok;
 	/* A put of nothing still reports the set's size. */
@@ -161,7 +161,7 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		    args.v));
 		numargs_free(&args);
 		if (rc == -2)
-			tl_mark_stale(a);
+			tlstale_mark(a);
 		if (rc < 0)
 			break;
 	}
@@ -173,20 +173,20 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 }
 
 long long
-tl_add(struct app *a, enum tl kind, long long uid, int n,
+timeline_add(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids)
 {
 	return tl_change(a, kind, uid, n, scores, ids, "gt");
 }
 
 long long
-tl_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
+timeline_rem(struct app *a, enum tl kind, long long uid, int n, const long long *ids)
 {
 	return n > 0 ? tl_change(a, kind, uid, n, NULL, ids, "set") : 0;
 }
 
 long long
-tl_put(struct app *a, enum tl kind, long long uid, int n,
+timeline_put(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids)
 {
 	return tl_change(a, kind, uid, n, scores, ids, "set");
@@ -198,7 +198,7 @@ static int
 tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     const long long *scores, long long score, const char *mode, long long id)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 	struct numargs args;
 	const char *keys[2];
 	int i, queued = 0, rc = 0;
@@ -209,7 +209,7 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 		args.v[args.n++] = mode;
 		numargs_add_score(&args, scores != NULL ? scores[i] : score);
 		numargs_add_member(&args, id);
-		tl_keys(&k, kind, uids[i]);
+		timeline_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
 		keys[1] = k.ok;
 		rc = rds_append_eval(&a->rds, &tl_put_lua, 2, keys, args.n,
@@ -222,36 +222,36 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
 		rc = -1;
 	if (rc == -1)
-		tl_mark_stale(a);
+		tlstale_mark(a);
 	return rc;
 }
 
 int
-tl_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+timeline_add_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long score, long long id)
 {
 	return tl_many(a, kind, nusers, uids, NULL, score, "gt", id);
 }
 
 int
-tl_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+timeline_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long id)
 {
 	return tl_many(a, kind, nusers, uids, NULL, -1, "set", id);
 }
 
 int
-tl_put_many(struct app *a, enum tl kind, int nusers, const long long *uids,
+timeline_put_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     const long long *scores, long long id)
 {
 	return tl_many(a, kind, nusers, uids, scores, -1, "set", id);
 }
 
 int
-tl_home_scores(struct app *a, enum stmt st, long long one,
+timeline_home_scores(struct app *a, enum stmt st, long long one,
     const long long *many, int n, long long *scores)
 {
-	struct dbq *s = db_stmt(&a->db, st);
+	struct dbq *s = dbq_stmt(&a->db, st);
 	long long id;
 	int i, rc;
 
@@ -267,7 +267,7 @@ tl_home_scores(struct app *a, enum stmt st, long long one,
 			if (many[i] == id)
 				scores[i] = dbq_i64(s, 1);
 	}
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
@@ -281,7 +281,7 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 	switch (kind) {
 	case TL_HOME:
 	case TL_PROFILE:
-		s = db_stmt(&a->db, kind == TL_HOME ? STMT_HOME_SQL :
+		s = dbq_stmt(&a->db, kind == TL_HOME ? STMT_HOME_SQL :
 		    STMT_PROFILE_SQL);
 		if (s == NULL)
 			return NULL;
@@ -291,7 +291,7 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 		return s;
 	case TL_FOLLOWERS:
 	case TL_FOLLOWING:
-		s = db_stmt(&a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
+		s = dbq_stmt(&a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
 		    STMT_FOLLOWING_CHUNK);
 		if (s == NULL)
 			return NULL;
@@ -345,25 +345,25 @@ rebuild_chunk(struct app *a, const char *set, struct dbq *s,
 }
 
 int
-tl_ids(struct app *a, enum tl kind, long long uid, long long page, int per,
+timeline_ids(struct app *a, enum tl kind, long long uid, long long page, int per,
     long long *ids)
 {
 	long long off = (page - 1) * per;
-	int n = tl_page(a, kind, uid, off, per, ids);
+	int n = timeline_page(a, kind, uid, off, per, ids);
 
-	return n >= 0 ? n : tl_page_sql(a, kind, uid, off, per, ids);
+	return n >= 0 ? n : timeline_page_sql(a, kind, uid, off, per, ids);
 }
 
 int
-tl_rebuild(struct app *a, enum tl kind, long long uid)
+timeline_rebuild(struct app *a, enum tl kind, long long uid)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 	const char *clear[1] = { k.set };
 	struct dbq *s;
 	long long last_s = -1, last_id = -1, offset = 0;
 	int n, queued = 0, got, chunk, done = 0, eof;
 
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	if ((got = rebuild_lock(&a->rds, k.lock, 10000)) != 1)
 		return got;
 	/* Marker first ("b"): writers start adding while we read SQLite,
@@ -380,7 +380,7 @@ tl_rebuild(struct app *a, enum tl kind, long long uid)
 		while ((got = rebuild_chunk(a, k.set, s, &last_s, &last_id,
 		    &queued, &eof)) > 0)
 			n += got;
-		db_done(s);
+		dbq_done(s);
 		if (got < 0 || rds_collect(&a->rds, queued) != 0)
 			goto fail;
 		queued = 0;
@@ -417,7 +417,7 @@ page_parse(rds_reply *rep, int limit, long long *ids)
 
 /* Queues tl_page_lua for a page: 0, or -1 when Redis is down. */
 static int
-page_send(struct rds *rd, const struct tl_keys *k, long long offset,
+page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
     int limit)
 {
 	const char *keys[2] = { k->set, k->ok };
@@ -434,7 +434,7 @@ page_send(struct rds *rd, const struct tl_keys *k, long long offset,
 
 /* One round trip: the count, -1 not complete, -2 Redis down. */
 static int
-page_redis(struct app *a, const struct tl_keys *k, long long offset,
+page_redis(struct app *a, const struct timeline_keys *k, long long offset,
     int limit, long long *ids)
 {
 	struct rds *rd = app_reader(a);
@@ -455,64 +455,64 @@ static int
 page_again(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids, int n)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 
 	if (n >= 0)
 		return n;
 	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
 		return -1;
-	if (tl_rebuild(a, kind, uid) != 1)
+	if (timeline_rebuild(a, kind, uid) != 1)
 		return -1;
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	n = page_redis(a, &k, offset, limit, ids);
 	return n >= 0 ? n : -1;
 }
 
 int
-tl_page(struct app *a, enum tl kind, long long uid, long long offset,
+timeline_page(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	return page_again(a, kind, uid, offset, limit, ids,
 	    page_redis(a, &k, offset, limit, ids));
 }
 
 int
-tl_ids_cached(struct app *a, enum tl kind, long long uid, long long page,
+timeline_ids_cached(struct app *a, enum tl kind, long long uid, long long page,
     int per, long long *ids)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	return page_redis(a, &k, (page - 1) * per, per, ids);
 }
 
 void
-tl_ids_send(struct app *a, enum tl kind, long long uid, long long page,
+timeline_ids_send(struct app *a, enum tl kind, long long uid, long long page,
     int per, struct tl_q *q)
 {
-	struct tl_keys k;
+	struct timeline_keys k;
 
 	q->kind = kind;
 	q->uid = uid;
 	q->offset = (page - 1) * per;
 	q->per = per;
 	q->rep = NULL;
-	tl_keys(&k, kind, uid);
+	timeline_keys(&k, kind, uid);
 	q->queued = page_send(app_reader(a), &k, q->offset, per) == 0;
 }
 
 void
-tl_ids_read(struct app *a, struct tl_q *q)
+timeline_ids_read(struct app *a, struct tl_q *q)
 {
 	if (q->queued && rds_get_reply(app_reader(a), &q->rep) == -1)
 		q->rep = NULL;
 }
 
 int
-tl_ids_end(struct app *a, struct tl_q *q, long long *ids)
+timeline_ids_end(struct app *a, struct tl_q *q, long long *ids)
 {
 	int n = -2;
 
@@ -522,12 +522,12 @@ tl_ids_end(struct app *a, struct tl_q *q, long long *ids)
 		q->rep = NULL;
 	}
 	n = page_again(a, q->kind, q->uid, q->offset, q->per, ids, n);
-	return n >= 0 ? n : tl_page_sql(a, q->kind, q->uid, q->offset,
+	return n >= 0 ? n : timeline_page_sql(a, q->kind, q->uid, q->offset,
 	    q->per, ids);
 }
 
 int
-tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
+timeline_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids)
 {
 	struct dbq *s;
@@ -539,7 +539,7 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 		s = tl_source(a, kind, uid, 0, 0, offset, limit);
 		break;
 	default:
-		s = db_stmt(&a->db, kind == TL_FOLLOWERS ?
+		s = dbq_stmt(&a->db, kind == TL_FOLLOWERS ?
 		    STMT_FOLLOWERS_PAGE_SQL : STMT_FOLLOWING_PAGE_SQL);
 		if (s != NULL) {
 			dbq_bind_i64(s, 1, uid);
@@ -552,6 +552,6 @@ tl_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 		return -1;
 	while (n < limit && (rc = dbq_step(s)) == DBQ_ROW)
 		ids[n++] = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : n;
 }

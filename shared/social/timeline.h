@@ -1,6 +1,6 @@
 /* timeline.h -- the Redis sorted sets behind feeds and follow lists.
  *
- * Four kinds per user (keys.h): home (own and followees' posts, capped
+ * Four kinds per user (key.h): home (own and followees' posts, capped
  * at 1000), profile (own posts, capped at 1000), followers and following
  * (uncapped), all newest first by score (milliseconds).  SQLite is the
  * truth; a set is a cache that is either complete (marker "1") or absent.
@@ -16,7 +16,7 @@
 #define TALLY_TIMELINE_H
 
 #include "store/app.h"
-#include "store/keys.h"
+#include "store/key.h"
 
 enum tl {
 	TL_HOME,
@@ -30,62 +30,62 @@ enum tl {
 #define TL_REFILL	750	/* home below this after an unfollow: rebuild */
 
 /* A timeline's keys: the set, its marker ("1": complete), the rebuild
- * lock (keys.h). */
-struct tl_keys {
+ * lock (key.h). */
+struct timeline_keys {
 	char	set[KEY_MAX];
 	char	ok[KEY_MAX];
 	char	lock[KEY_MAX];
 };
-void		tl_keys(struct tl_keys *, enum tl, long long uid);
+void		timeline_keys(struct timeline_keys *, enum tl, long long uid);
 
 /* Adds n (score, id) entries to uid's set if it is materialised, then
  * trims to the cap.  An entry already there at a later score keeps it
  * (ZADD GT: a post reposted since stays at the repost's place).  Returns
  * the set's size, -1 when the set is not materialised (nothing to do),
  * -2 when Redis failed. */
-long long	tl_add(struct app *, enum tl, long long uid, int n,
+long long	timeline_add(struct app *, enum tl, long long uid, int n,
 		    const long long *scores, const long long *ids);
 /* Removes ids; returns the size left, -1 not materialised, -2 failed. */
-long long	tl_rem(struct app *, enum tl, long long uid, int n,
+long long	timeline_rem(struct app *, enum tl, long long uid, int n,
 		    const long long *ids);
 
 /* Places n entries exactly: each at its score, or removed when the
- * score is negative (an unfollow's corrections).  Returns as tl_add(). */
-long long	tl_put(struct app *, enum tl, long long uid, int n,
+ * score is negative (an unfollow's corrections).  Returns as timeline_add(). */
+long long	timeline_put(struct app *, enum tl, long long uid, int n,
 		    const long long *scores, const long long *ids);
 
-/* Queues tl_add of one entry for many users in one pipeline (fan-out).
+/* Queues timeline_add of one entry for many users in one pipeline (fan-out).
  * Returns 0, or -1 when Redis failed. */
-int		tl_add_many(struct app *, enum tl, int nusers,
+int		timeline_add_many(struct app *, enum tl, int nusers,
 		    const long long *uids, long long score, long long id);
 /* Same, removing one id from many users' sets. */
-int		tl_rem_many(struct app *, enum tl, int nusers,
+int		timeline_rem_many(struct app *, enum tl, int nusers,
 		    const long long *uids, long long id);
 /* Same, placing one id exactly: at scores[i] in uids[i]'s set, removed
  * where the score is negative (an unrepost's fan-out). */
-int		tl_put_many(struct app *, enum tl, int nusers,
+int		timeline_put_many(struct app *, enum tl, int nusers,
 		    const long long *uids, const long long *scores, long long id);
 
 /* Ids of one page (offset, at most limit) newest first, into ids.
  * Rebuilds a missing set first.  Returns the count; -1 when the page
- * must come from SQLite (tl_page_sql) instead. */
-int		tl_page(struct app *, enum tl, long long uid, long long offset,
+ * must come from SQLite (timeline_page_sql) instead. */
+int		timeline_page(struct app *, enum tl, long long uid, long long offset,
 		    int limit, long long *ids);
 /* The same page straight from SQLite; count or -1. */
-int		tl_page_sql(struct app *, enum tl, long long uid,
+int		timeline_page_sql(struct app *, enum tl, long long uid,
 		    long long offset, int limit, long long *ids);
 /* Page `page` (from 1, per ids a page): from Redis, else from SQLite.
  * The count, or -1 when neither answered. */
-int		tl_ids(struct app *, enum tl, long long uid, long long page,
+int		timeline_ids(struct app *, enum tl, long long uid, long long page,
 		    int per, long long *ids);
-/* tl_ids() from Redis only: the count, or < 0 when the set must first be
+/* timeline_ids() from Redis only: the count, or < 0 when the set must first be
  * rebuilt or Redis failed (a page whose reader is not confirmed yet,
  * req.h, rebuilds nothing for them). */
-int		tl_ids_cached(struct app *, enum tl, long long uid,
+int		timeline_ids_cached(struct app *, enum tl, long long uid,
 		    long long page, int per, long long *ids);
-/* tl_ids() in three steps, so that a page can queue its timeline read
- * with other commands: tl_ids_send() queues it, tl_ids_read() reads its
- * reply (and sends nothing), tl_ids_end() gives the count as tl_ids()
+/* timeline_ids() in three steps, so that a page can queue its timeline read
+ * with other commands: timeline_ids_send() queues it, timeline_ids_read() reads its
+ * reply (and sends nothing), timeline_ids_end() gives the count as timeline_ids()
  * does (it may rebuild the set, so after every other queued reply is
  * read).  Every sent queue is ended. */
 struct tl_q {
@@ -94,18 +94,18 @@ struct tl_q {
 	int		 per, queued;
 	rds_reply	*rep;
 };
-void		tl_ids_send(struct app *, enum tl, long long uid,
+void		timeline_ids_send(struct app *, enum tl, long long uid,
 		    long long page, int per, struct tl_q *);
-void		tl_ids_read(struct app *, struct tl_q *);
-int		tl_ids_end(struct app *, struct tl_q *, long long *ids);
+void		timeline_ids_read(struct app *, struct tl_q *);
+int		timeline_ids_end(struct app *, struct tl_q *, long long *ids);
 /* Where posts belong in home timelines now (store/sql.h: HOME_SCORE):
  * st is STMT_HOME_SCORES (one user, n posts) or STMT_HOME_SCORES_OF_POST
  * (one post, n users); scores[i] is the i-th of the n's, -1 when it is
  * not there.  0, or -1 on a SQL error. */
-int		tl_home_scores(struct app *, enum stmt st, long long one,
+int		timeline_home_scores(struct app *, enum stmt st, long long one,
 		    const long long *many, int n, long long *scores);
 /* Rebuilds uid's set from SQLite now, unless another process holds the
  * lock.  Returns 1 rebuilt, 0 locked elsewhere, -1 on error. */
-int		tl_rebuild(struct app *, enum tl, long long uid);
+int		timeline_rebuild(struct app *, enum tl, long long uid);
 
 #endif

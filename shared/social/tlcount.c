@@ -4,7 +4,7 @@
 
 #include "social/timeline.h"
 #include "social/tlcount.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* KEYS: set, marker.  ARGV: after.  -1 unless complete. */
 static struct rds_script tl_count_lua = { .src =
@@ -35,13 +35,13 @@ static int
 send_counts(struct rds *rd, int many, int n, const long long *authors,
     const long long *after)
 {
-	struct tl_keys k[TL_COUNT_MANY];
+	struct timeline_keys k[TL_COUNT_MANY];
 	const char *keys[2 * TL_COUNT_MANY], *args[TL_COUNT_MANY];
 	char num[TL_COUNT_MANY][24];
 	int i;
 
 	for (i = 0; i < n; i++) {
-		tl_keys(&k[i], TL_PROFILE, authors[i]);
+		timeline_keys(&k[i], TL_PROFILE, authors[i]);
 		keys[2 * i] = k[i].set;
 		keys[2 * i + 1] = k[i].ok;
 		snprintf(num[i], sizeof(num[i]), "%lld", after[i]);
@@ -79,7 +79,7 @@ read_counts(struct rds *rd, int many, int replies, int n, long long *out)
 }
 
 int
-tl_count_after(struct app *a, int n, const long long *authors,
+tlcount_after(struct app *a, int n, const long long *authors,
     const long long *after, long long *out)
 {
 	struct dbq *s;
@@ -98,13 +98,13 @@ tl_count_after(struct app *a, int n, const long long *authors,
 	for (i = 0; i < n; i++) {
 		if (out[i] >= 0)
 			continue;
-		if ((s = db_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
+		if ((s = dbq_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, authors[i]);
 		dbq_bind_i64(s, 2, after[i]);
 		out[i] = dbq_step(s) == DBQ_ROW ?
 		    dbq_i64(s, 0) : 0;
-		db_done(s);
+		dbq_done(s);
 	}
 	return 0;
 }

@@ -10,7 +10,7 @@
  * one round trip (on one Redis one script for up to 128 authors, a
  * script each on a cluster); authors whose timeline is not materialised
  * are counted from SQLite, bounded the same way.  0 or -1. */
-int	tl_count_after(struct app *, int n, const long long *authors,
+int	tlcount_after(struct app *, int n, const long long *authors,
 	    const long long *after, long long *out);
 
 #endif

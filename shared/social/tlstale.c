@@ -2,30 +2,30 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "social/tlstale.h"
-#include "store/keys.h"
-#include "store/query.h"
+#include "store/key.h"
+#include "store/dbq.h"
 
 void
-tl_mark_stale(struct app *a)
+tlstale_mark(struct app *a)
 {
-	if (db_setting(&a->db, "timelines_stale", 0) == 0)
+	if (dbq_setting(&a->db, "timelines_stale", 0) == 0)
 		log_warn("Redis missed timeline changes; timelines will be "
 		    "rebuilt from SQLite when it is back");
-	db_setting_put(&a->db, "timelines_stale", clock_wall_ms());
+	dbq_setting_put(&a->db, "timelines_stale", clock_wall_ms());
 }
 
 int
-tl_refresh_stale(struct app *a)
+tlstale_refresh(struct app *a)
 {
-	long long since = db_setting(&a->db, "timelines_stale", 0);
+	long long since = dbq_setting(&a->db, "timelines_stale", 0);
 
 	if (since == 0)
 		return 0;
 	if (rds_del_matching(&a->rds, KEY_TIMELINE_MARKS) < 0)
 		return -1;
 	/* Clear only if no new miss happened meanwhile. */
-	if (db_setting(&a->db, "timelines_stale", 0) == since)
-		db_setting_put(&a->db, "timelines_stale", 0);
+	if (dbq_setting(&a->db, "timelines_stale", 0) == since)
+		dbq_setting_put(&a->db, "timelines_stale", 0);
 	log_info("timelines marked for rebuild after Redis missed changes");
 	return 1;
 }

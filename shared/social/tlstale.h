@@ -8,8 +8,8 @@
 #include "store/app.h"
 
 /* Remembers in SQLite that a timeline change did not reach Redis. */
-void		tl_mark_stale(struct app *);
+void		tlstale_mark(struct app *);
 /* 1 when it dropped the markers, 0 nothing to do, -1 Redis failed. */
-int		tl_refresh_stale(struct app *);
+int		tlstale_refresh(struct app *);
 
 #endif

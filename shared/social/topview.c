@@ -5,7 +5,7 @@
 #include "social/topview.h"
 
 int
-top_view_load(struct app *a, enum family fam, int n, struct top_view *v)
+topview_load(struct app *a, enum family fam, int n, struct top_view *v)
 {
 	long long uids[LB_MAX], vals[LB_MAX];
 	struct delta *ds;
@@ -40,7 +40,7 @@ top_view_load(struct app *a, enum family fam, int n, struct top_view *v)
 }
 
 void
-top_view_free(struct top_view *v)
+topview_free(struct top_view *v)
 {
 	people_free(&v->rows);
 	free(v->counts);

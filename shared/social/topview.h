@@ -14,7 +14,7 @@ struct top_view {
 
 /* Loads the top n (1..LB_MAX) by fam.  0, -1 when the leaderboard (Redis)
  * did not answer, -2 when SQLite failed. */
-int	top_view_load(struct app *, enum family fam, int n, struct top_view *);
-void	top_view_free(struct top_view *);
+int	topview_load(struct app *, enum family fam, int n, struct top_view *);
+void	topview_free(struct top_view *);
 
 #endif

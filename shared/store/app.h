@@ -7,7 +7,7 @@
 
 #include "base/cfg.h"
 #include "store/db.h"
-#include "store/query.h"
+#include "store/dbq.h"
 #include "store/rds.h"
 
 struct app;

@@ -2,7 +2,7 @@
  * pg.h), with its statement cache.
  *
  * Open after fork(), never share across processes.  Every statement from
- * db_stmt() must be handed back with db_done() (reset + clear bindings) on
+ * dbq_stmt() must be handed back with dbq_done() (reset + clear bindings) on
  * every path, or it holds its read snapshot.  Write transactions are
  * BEGIN IMMEDIATE (db_begin), short, and never contain Redis I/O.
  */
@@ -88,7 +88,7 @@ void		 db_read_end(struct db *);
  * engine (a counter's durable value and its backlog; a correction's
  * recounts): BEGIN, REPEATABLE READ on PostgreSQL.  db_snapshot_end()
  * commits it, or rolls it back when failed.  Not inside a transaction
- * (db_in_txn(), query.h).  Both 0, or -1 (logged). */
+ * (dbq_in_txn(), dbq.h).  Both 0, or -1 (logged). */
 int		 db_snapshot_begin(struct db *);
 int		 db_snapshot_end(struct db *, int failed);
 /* Group commit (web/batch.h): one write transaction for the actions of

@@ -1,7 +1,7 @@
 /* lease.c -- the workers' lease; see lease.h. */
 #include "store/db.h"
 #include "store/lease.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 int
 lease_hold(struct db *d, const char *owner, long long now_ms)
@@ -13,7 +13,7 @@ lease_hold(struct db *d, const char *owner, long long now_ms)
 		return 1;	/* SQLite: one machine, one worker */
 	if (db_begin(d) == -1)
 		return -1;
-	if ((s = db_stmt(d, STMT_LEASE_TAKE)) == NULL) {
+	if ((s = dbq_stmt(d, STMT_LEASE_TAKE)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}
@@ -24,7 +24,7 @@ lease_hold(struct db *d, const char *owner, long long now_ms)
 	if (rc == DBQ_ROW)
 		while (dbq_step(s) == DBQ_ROW)
 			;
-	db_done(s);
+	dbq_done(s);
 	if (rc == DBQ_ERR || db_commit(d) == -1) {
 		db_rollback(d);
 		return -1;
@@ -37,9 +37,9 @@ lease_drop(struct db *d, const char *owner)
 {
 	struct dbq *s;
 
-	if (d->pg == NULL || (s = db_stmt(d, STMT_LEASE_DROP)) == NULL)
+	if (d->pg == NULL || (s = dbq_stmt(d, STMT_LEASE_DROP)) == NULL)
 		return;
 	dbq_bind_text(s, 1, owner, -1);
 	dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 }

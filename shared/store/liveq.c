@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "base/buf.h"
-#include "store/keys.h"
+#include "store/key.h"
 #include "store/liveq.h"
 
 #define CAP_STR	"-100000"	/* LTRIM's start: the newest LIVEQ_CAP */

@@ -40,7 +40,7 @@ struct pgq {
 	char		 name[16];
 	int		 prepared;
 	unsigned	 epoch;		/* of the connection it was prepared on */
-	int		 once;		/* deallocated by pgq_finalize() */
+	int		 once;		/* deallocated by pg_stmt_finalize() */
 	int		 n;		/* parameters */
 	const char	**val;
 	int		*len, *fmt;
@@ -437,7 +437,7 @@ pgq_free(struct pgq *q)
 {
 	if (q == NULL)
 		return;
-	pgq_done(q);
+	pg_stmt_done(q);
 	free(q->sql);
 	free(q->val);
 	free(q->len);
@@ -463,7 +463,7 @@ pg_prepare_once(struct pgdb *p, const char *sql)
 }
 
 void
-pgq_finalize(struct pgq *q)
+pg_stmt_finalize(struct pgq *q)
 {
 	char sql[40];
 	PGresult *r;
@@ -479,7 +479,7 @@ pgq_finalize(struct pgq *q)
 }
 
 void
-pgq_reset(struct pgq *q)
+pg_stmt_reset(struct pgq *q)
 {
 	PQclear(q->res);
 	q->res = NULL;
@@ -488,11 +488,11 @@ pgq_reset(struct pgq *q)
 }
 
 void
-pgq_done(struct pgq *q)
+pg_stmt_done(struct pgq *q)
 {
 	int i;
 
-	pgq_reset(q);
+	pg_stmt_reset(q);
 	for (i = 1; i <= q->n; i++) {
 		free(q->own[i]);
 		q->own[i] = NULL;
@@ -502,7 +502,7 @@ pgq_done(struct pgq *q)
 }
 
 void
-pgq_bind(struct pgq *q, int i, int kind, const void *v, int len, int copy)
+pg_stmt_bind(struct pgq *q, int i, int kind, const void *v, int len, int copy)
 {
 	char *c;
 
@@ -608,7 +608,7 @@ execute(struct pgq *q)
 }
 
 int
-pgq_step(struct pgq *q)
+pg_stmt_step(struct pgq *q)
 {
 	if (q == NULL)
 		return PGQ_ERR;
@@ -628,7 +628,7 @@ pgq_step(struct pgq *q)
 }
 
 const char *
-pgq_value(struct pgq *q, int col)
+pg_stmt_value(struct pgq *q, int col)
 {
 	if (q == NULL || q->res == NULL || q->row < 0 || q->row >= q->nrows ||
 	    col >= PQnfields(q->res) || PQgetisnull(q->res, q->row, col))

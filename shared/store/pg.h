@@ -1,8 +1,8 @@
-/* pg.h -- the PostgreSQL engine behind db.h and query.h (store/ only).
+/* pg.h -- the PostgreSQL engine behind db.h and dbq.h (store/ only).
  *
  * A database named by a libpq connection string ("postgresql://...",
  * "postgres://..." or "key=value ...") is opened here instead of a
- * SQLite file; db.c and query.c send every call on to these functions
+ * SQLite file; db.c and dbq.c send every call on to these functions
  * when db_is_pg().  The statement table is the same (sql.c), with the
  * PostgreSQL text of the statements whose dialects differ (sql_pg.c);
  * the rest is translated: "?N" and "?" become "$N", "INDEXED BY name"
@@ -18,7 +18,7 @@
  * transaction id at once (before any outbox id: count/outbox.h).  Write
  * transactions run concurrently, across every process and host; two
  * that touch one row wait on its lock, and what a read-modify-write
- * needs alone it locks itself (db_lock_key(), query.h).  A bare "BEGIN"
+ * needs alone it locks itself (dbq_lock_key(), dbq.h).  A bare "BEGIN"
  * (a read snapshot: cstore.c, settle.c) is
  * REPEATABLE READ.
  */
@@ -64,23 +64,23 @@ char		*pg_translate(const char *sql);
 
 struct pgq	*pg_stmt(struct pgdb *, int id, const char *sql);
 struct pgq	*pg_prepare_once(struct pgdb *, const char *sql);
-void		 pgq_finalize(struct pgq *);
-void		 pgq_done(struct pgq *);	/* results and values go */
-void		 pgq_reset(struct pgq *);	/* results go, values stay */
+void		 pg_stmt_finalize(struct pgq *);
+void		 pg_stmt_done(struct pgq *);	/* results and values go */
+void		 pg_stmt_reset(struct pgq *);	/* results go, values stay */
 
 /* Binds parameter i (from 1).  kind: 'i' integer (p is a long long *),
  * 't' text, 'b' blob, 'n' NULL.  copy: p is copied now, else it must
  * stay valid until the statement runs. */
-void		 pgq_bind(struct pgq *, int i, int kind, const void *p,
+void		 pg_stmt_bind(struct pgq *, int i, int kind, const void *p,
 		    int len, int copy);
-/* A step's answer: the values of query.h's DBQ_ROW, DBQ_DONE and DBQ_ERR
- * (query.c checks), named here so that the engine needs nothing of the
+/* A step's answer: the values of dbq.h's DBQ_ROW, DBQ_DONE and DBQ_ERR
+ * (dbq.c checks), named here so that the engine needs nothing of the
  * layer that calls it. */
 #define PGQ_ROW		1
 #define PGQ_DONE	0
 #define PGQ_ERR		(-1)
-int		 pgq_step(struct pgq *);	/* PGQ_ROW, PGQ_DONE, PGQ_ERR */
+int		 pg_stmt_step(struct pgq *);	/* PGQ_ROW, PGQ_DONE, PGQ_ERR */
 /* Column col of the current row as text; NULL for SQL NULL. */
-const char	*pgq_value(struct pgq *, int col);
+const char	*pg_stmt_value(struct pgq *, int col);
 
 #endif

@@ -1,5 +1,5 @@
 /* rcl_int.h -- what the cluster's own files share: rcl_map.c defines
- * these, rcluster.c calls them; nothing outside them. */
+ * these, rcl.c calls them; nothing outside them. */
 #ifndef TALLY_RCL_INT_H
 #define TALLY_RCL_INT_H
 

@@ -2,11 +2,11 @@
  * reached), the slot map (CLUSTER SLOTS, refreshed when stale) with its
  * backoff when no node answers, a caller's wait budget, the masters, and
  * the signature that changes when a replica is promoted or a master
- * restarts; see rcluster.h.
+ * restarts; see rcl.h.
  *
  * In this order, each part calling only the parts above it: the node
  * table; the wait budget; the map; what the map tells (masters, a key's
- * node); one node's command and the signature.  rcluster.c routes with
+ * node); one node's command and the signature.  rcl.c routes with
  * it and is not called from here. */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 
 #include "base/clock.h"
 #include "store/rcl_int.h"
-#include "store/rcluster.h"
+#include "store/rcl.h"
 
 /* The nodes: every master and replica seen, by host:port. */
 

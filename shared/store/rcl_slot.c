@@ -1,10 +1,10 @@
 /* rcl_slot.c -- which Redis Cluster slot a key and a command belong to;
- * see rcluster.h. */
+ * see rcl.h. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "store/rcluster.h"
+#include "store/rcl.h"
 
 int
 rcl_keyslot(const char *key, size_t len)

@@ -1,5 +1,5 @@
 /* rds.h -- the Redis of one process: one server (rconn.h), or a Redis
- * Cluster routed by key slot (rcluster.h), behind the same calls.
+ * Cluster routed by key slot (rcl.h), behind the same calls.
  *
  * hiredis has two error channels and so does this module: rds_cmd()
  * returns NULL when the transport failed (the context is then dropped,
@@ -20,7 +20,7 @@
 #include <hiredis/hiredis.h>
 
 #include "base/cfg.h"
-#include "store/rcluster.h"
+#include "store/rcl.h"
 #include "store/rconn.h"
 
 typedef redisReply rds_reply;
@@ -43,7 +43,7 @@ struct rds_keys {
 
 struct rds {
 	struct rconn	 one;	/* the server, when not a cluster */
-	struct rcl	*cl;	/* a Redis Cluster (rcluster.h), or NULL */
+	struct rcl	*cl;	/* a Redis Cluster (rcl.h), or NULL */
 	struct rds_keys	*rec;	/* rds_record(), or NULL */
 };
 

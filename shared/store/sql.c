@@ -81,7 +81,7 @@ const char *const sql_text[STMT__MAX] = {
 	    "UPDATE posts SET is_deleted = 1, updated_at = ?2 "
 	    "WHERE id = ?1 AND is_deleted = 0",
 	/* STMT_POSTS_BY_IDS: json array of ids -- visible posts, in no order
-	 * (post_cards_read() puts them in the order of the ids: no sorter) */
+	 * (postlist_read() puts them in the order of the ids: no sorter) */
 	[STMT_POSTS_BY_IDS] =
 	    "SELECT " POST_COLS "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
@@ -150,7 +150,7 @@ const char *const sql_text[STMT__MAX] = {
 	    "JOIN follows f ON f.followee_id = j.value AND f.follower_id = ?1 "
 	    "JOIN users u ON u.id = j.value "
 	    "ORDER BY f.created_at DESC, f.followee_id DESC",
-	/* STMT_LIKE_INSERT: post, user, now (db_changes(): 1 new, 0 there) */
+	/* STMT_LIKE_INSERT: post, user, now (dbq_changes(): 1 new, 0 there) */
 	[STMT_LIKE_INSERT] =
 	    "INSERT INTO likes(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
 	    "ON CONFLICT DO NOTHING",
@@ -160,7 +160,7 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LIKE_NOTE: post, user, notification */
 	[STMT_LIKE_NOTE] =
 	    "UPDATE likes SET note_id = ?3 WHERE post_id = ?1 AND user_id = ?2",
-	/* STMT_REPOST_INSERT: post, user, now (db_changes() as a like) */
+	/* STMT_REPOST_INSERT: post, user, now (dbq_changes() as a like) */
 	[STMT_REPOST_INSERT] =
 	    "INSERT INTO reposts(post_id, user_id, created_at) VALUES(?1, ?2, ?3) "
 	    "ON CONFLICT DO NOTHING",
@@ -229,7 +229,7 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_FLUSH_APPLIED] =
 	    "SELECT 1 FROM flushes WHERE id = ?1",
 	/* STMT_NOTE_INSERT: user, actor, kind, post, comment, now, group ->
-	 * its id (db_insert_id()) */
+	 * its id (dbq_insert_id()) */
 	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL,
 	/* STMT_NOTE_REMOVE: user, actor, kind, post, comment -- the source went
 	 * (not a like: those go by id, and notifications_source leaves them
@@ -420,7 +420,7 @@ const char *const sql_text[STMT__MAX] = {
 	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
 	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
 	    "ORDER BY id DESC LIMIT 1",
-	/* STMT_OUTBOX_ADD: at, deltas -> its id (db_insert_id()) */
+	/* STMT_OUTBOX_ADD: at, deltas -> its id (dbq_insert_id()) */
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL,
 	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
 	[STMT_OUTBOX_CUTOFF] =
@@ -676,7 +676,7 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL,
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL,
 	/* STMT_LOCK_KEY: name -- a lock of one name until the transaction
-	 * ends (db_lock_key()); SQLite's writer is alone already */
+	 * ends (dbq_lock_key()); SQLite's writer is alone already */
 	[STMT_LOCK_KEY] = "SELECT ?1 WHERE 0",
 	/* STMT_LIKE_COUNT_LOCK, STMT_NOTE_GROUP_LOCK: first id, last id --
 	 * a repair's rows locked before its recount (reconcile.c) */

@@ -5,7 +5,7 @@
  * schema's migrations and the engines' own transaction and pragma
  * statements: scripts/lint-layers.pl); a statement of several shapes (N
  * rows) is an entry per shape.  Values are only ever bound
- * (sqlite3_bind_*), never pasted.  db_stmt() prepares a statement on
+ * (sqlite3_bind_*), never pasted.  dbq_stmt() prepares a statement on
  * first use and keeps it for the life of the process.
  */
 #ifndef TALLY_SQL_H
@@ -22,8 +22,8 @@
 #define POST_COLS "p.id, p.user_id, u.login, u.name, t.slug, p.body, " \
 	"p.status, p.is_deleted, p.created_at, p.published_at, p.topic_id, " \
 	"p.like_count "
-/* Inserts whose new row's id the caller reads with db_insert_id()
- * (query.h): SQLite runs them as they are (its last insert rowid),
+/* Inserts whose new row's id the caller reads with dbq_insert_id()
+ * (dbq.h): SQLite runs them as they are (its last insert rowid),
  * PostgreSQL with " RETURNING id" (sql_pg.c). */
 #define NOTE_INSERT_SQL \
 	"INSERT INTO notifications(user_id, actor_id, kind, post_id, " \
@@ -39,7 +39,7 @@
 #define COUNTER_ADD_ROWS	64
 /* Deletes whose removed row's column the caller needs: PostgreSQL
  * returns it (" RETURNING ...", sql_pg.c); SQLite reads it first with
- * the statement named beside (db_cheap_returning(), query.h). */
+ * the statement named beside (dbq_cheap_returning(), dbq.h). */
 #define LIKE_DELETE_SQL \
 	"DELETE FROM likes WHERE post_id = ?1 AND user_id = ?2"
 #define NOTE_BY_ID_SQL(is) "WHERE id = ?6 AND user_id = ?1 AND " \

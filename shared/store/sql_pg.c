@@ -10,9 +10,9 @@
  *   FROM (SELECT ...)   needs an alias
  *   an insert's id      RETURNING id (SQLite's is its last insert rowid:
  *                       a RETURNING clause costs SQLite a temporary table
- *                       each run; db_insert_id())
+ *                       each run; dbq_insert_id())
  *   a deleted row's     RETURNING it (SQLite reads it first:
- *   column              db_cheap_returning())
+ *   column              dbq_cheap_returning())
  */
 #include "store/sql.h"
 

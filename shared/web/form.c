@@ -89,7 +89,7 @@ form_post(struct req *r, const struct post_form *f)
 	html_raw(b, "<form method=\"post\" class=\"stack\" action=\"");
 	html_attr(b, f->action);
 	html_raw(b, "\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label for=\"post-body\">What is happening?</label>"
 	    "<textarea id=\"post-body\" name=\"body\" required "
 	    "maxlength=\"2000\" data-count");
@@ -132,7 +132,7 @@ form_comment(struct req *r, long long post_id, const char *body)
 	html_int(b, post_id);
 	html_raw(b, "/comments\">");
 	form_flash(r);
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label for=\"comment-body\">Your comment</label>"
 	    "<textarea id=\"comment-body\" name=\"body\" required "
 	    "maxlength=\"2000\" data-count");

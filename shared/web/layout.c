@@ -11,7 +11,7 @@
 #include "web/layout.h"
 
 void
-page_csrf(struct req *r)
+layout_csrf(struct req *r)
 {
 	html_raw(&r->body, "<input type=\"hidden\" name=\"csrf\" value=\"");
 	html_attr(&r->body, r->csrf);
@@ -54,7 +54,7 @@ badge(struct req *r, const char *href, const char *label, const char *name,
 }
 
 void
-page_badges(struct req *r, const struct badges *bd)
+layout_badges(struct req *r, const struct badges *bd)
 {
 	/* NULL: the error page, which reads nothing (resp_error() does no
 	 * I/O, issue 45) and may run before any load, or after one that
@@ -76,9 +76,9 @@ page_badges(struct req *r, const struct badges *bd)
 }
 
 void
-page_load(struct req *r)
+layout_load(struct req *r)
 {
-	/* (a presumed page loads with page_load_cards(): not here) */
+	/* (a presumed page loads with layout_load_cards(): not here) */
 	if (r->presumed && !req_confirm(r, NULL, -1))
 		return;
 	r->have_badges = r->user &&
@@ -86,7 +86,7 @@ page_load(struct req *r)
 }
 
 int
-page_load_cards(struct req *r, struct post_card *cs, int n,
+layout_load_cards(struct req *r, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
 	struct sesscache_q sq;
@@ -105,7 +105,7 @@ page_load_cards(struct req *r, struct post_card *cs, int n,
 	if (r->user)
 		badges_send(r->app, r->sess.user_id, &bq);
 	if (counts)
-		post_cards_counts_send(r->app, cs, n, more, nmore,
+		postlist_counts_send(r->app, cs, n, more, nmore,
 		    keep_counts(r), &cq);
 	if (r->presumed)
 		cached = sesscache_recv(&r->app->rds, &sq, clock_wall_ms(),
@@ -113,7 +113,7 @@ page_load_cards(struct req *r, struct post_card *cs, int n,
 	if (r->user)
 		badges_read(r->app, &bq);
 	if (counts)
-		post_cards_counts_recv(r->app, &cq, cs, more_out);
+		postlist_counts_recv(r->app, &cq, cs, more_out);
 	if (r->presumed && !req_confirm(r, cached ? &ss : NULL, gen)) {
 		badges_drop(&bq);
 		return -1;
@@ -124,17 +124,17 @@ page_load_cards(struct req *r, struct post_card *cs, int n,
 }
 
 void
-page_begin(struct req *r, const char *title)
+layout_begin(struct req *r, const char *title)
 {
 	/* badges that could not be read show as "?", never as 0 */
 	static const struct badges failed = { -1, -1, -1, -1 };
 
-	page_frame(r, title, r->have_badges ? &r->badges : r->user ? &failed :
+	layout_frame(r, title, r->have_badges ? &r->badges : r->user ? &failed :
 	    NULL);
 }
 
 void
-page_frame(struct req *r, const char *title, const struct badges *bd)
+layout_frame(struct req *r, const char *title, const struct badges *bd)
 {
 
 	struct buf *b = &r->body;
@@ -152,7 +152,7 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 	/* the badges beside the navigation, not in it: a phone shows the
 	 * links on the brand's row and the badges on a row of their own */
 	if (r->user)
-		page_badges(r, bd);
+		layout_badges(r, bd);
 	html_raw(b, "<nav>");
 	if (r->user) {
 		html_raw(b, "<a href=\"/feed\">Feed</a>"
@@ -168,7 +168,7 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 		if (r->sess.is_admin)
 			html_raw(b, "<a href=\"/admin\">Admin</a>");
 		html_raw(b, "<form method=\"post\" action=\"/logout\" class=\"inline\">");
-		page_csrf(r);
+		layout_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"link\">Log out</button></form>");
 	} else if (r->identified) {
 		html_raw(b, "<a href=\"/people\">People</a>"
@@ -188,7 +188,7 @@ page_frame(struct req *r, const char *title, const struct badges *bd)
 }
 
 void
-page_end(struct req *r)
+layout_end(struct req *r)
 {
 	html_raw(&r->body, "</main><footer>tally \xc2\xb7 every count right, "
 	    "fast, and never lost</footer></body></html>\n");

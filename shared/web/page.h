@@ -5,8 +5,8 @@
  * so, render(r, m), then done(m).
  *
  *   load    fills the model through the domain layer (social/, count/),
- *           the header's badges with it (layout.h: page_load(),
- *           page_load_cards()).  It may answer by itself (an error page,
+ *           the header's badges with it (layout.h: layout_load(),
+ *           layout_load_cards()).  It may answer by itself (an error page,
  *           a redirect): PAGE_ANSWERED.  A reader taken at the word of
  *           its cookie (req.h: presumed) whose session did not hold:
  *           PAGE_AGAIN, and route.c runs the page again for who really

@@ -289,7 +289,7 @@ render_posts_in(struct req *r, const struct post_card *v, int n,
 	 */
 	if (acts) {
 		html_raw(b, "<form method=\"post\" class=\"acts\">");
-		page_csrf(r);
+		layout_csrf(r);
 		act_back_field(r);
 	}
 	for (i = 0; i < n; i++)
@@ -370,7 +370,7 @@ render_follow_to(struct req *r, const char *login, int following,
 		html_raw(b, "follow/");
 	html_url(b, login);
 	html_raw(b, "\">");
-	page_csrf(r);
+	layout_csrf(r);
 	act_back_to(r, back != NULL ? back : req_uri(r));
 	if (following)
 		html_raw(b, "<button type=\"submit\" class=\"secondary\" "

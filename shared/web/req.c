@@ -179,7 +179,7 @@ visitor(struct req *r)
 		memcpy(r->csrf, pc, TOKEN_LEN + 1);
 		return;
 	}
-	token_new(r->csrf);
+	auth_token_new(r->csrf);
 	r->new_pcsrf = 1;
 }
 

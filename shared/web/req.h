@@ -67,7 +67,7 @@ struct req {
 					 * for who really asks */
 	char		 sid_hex[SID_HEX_LEN + 1];	/* when presumed */
 	int		 sess_copy;	/* confirmed by its Redis copy */
-	struct badges	 badges;	/* page_load(): the header's badges */
+	struct badges	 badges;	/* layout_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
 	/* a badge poll's, read with the polls taken together (web/batch.h):
 	 * badges_poll()'s answer, its user id, and badges */
@@ -110,7 +110,7 @@ void		 req_identify(struct req *);
  * no such cookie.  The page loads its model with that id, reading only
  * (a timeline that must be rebuilt, a marker to move: req_confirm()
  * first), and confirms the session in its last Redis round trip
- * (page_load_cards()). */
+ * (layout_load_cards()). */
 int		 req_presume(struct req *);
 /* Confirms a presumed session: with cached (the session's Redis copy,
  * sesscache.h) it is taken as it is; without, SQLite decides and the

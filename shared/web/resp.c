@@ -134,7 +134,7 @@ resp_error(struct req *r, int status, const char *msg)
 	r->status = status;
 	r->ctype = NULL;
 	/* no I/O: the badges only when the page had read them already */
-	page_frame(r, resp_reason(status), r->have_badges ? &r->badges : NULL);
+	layout_frame(r, resp_reason(status), r->have_badges ? &r->badges : NULL);
 	html_raw(&r->body, "<section class=\"error\" data-status=\"");
 	html_int(&r->body, status);
 	html_raw(&r->body, "\"><h1>");
@@ -144,7 +144,7 @@ resp_error(struct req *r, int status, const char *msg)
 	html_raw(&r->body, "</h1><p>");
 	html_text(&r->body, msg);
 	html_raw(&r->body, "</p><p><a href=\"/\">Back to tally</a></p></section>");
-	page_end(r);
+	layout_end(r);
 	return -1;
 }
 

@@ -110,7 +110,7 @@ admit(struct req *r, const struct route *hit)
 	if (r->method == METHOD_POST && !(hit->flags & ROUTE_NOCSRF)) {
 		tok = kv_get(&r->form, "csrf");
 		if (tok == NULL || r->new_pcsrf ||
-		    !token_equal(tok->val, r->csrf)) {
+		    !auth_token_equal(tok->val, r->csrf)) {
 			resp_error(r, 403, "The form was stale or forged "
 			    "(CSRF check failed). Reload the page and try again.");
 			return 0;

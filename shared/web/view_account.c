@@ -35,11 +35,11 @@ view_signup(struct req *r, const void *vm)
 
 	buf_reset(b);
 	r->status = m->status;
-	page_begin(r, "Sign up");
+	layout_begin(r, "Sign up");
 	html_raw(b, "<section class=\"card narrow\"><h1>Create your account</h1>");
 	error_note(r, err);
 	html_raw(b, "<form method=\"post\" action=\"/signup\" class=\"stack\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label>Login <small>3\xe2\x80\x93" "32 letters, digits or _</small>"
 	    "<input name=\"login\" required minlength=\"3\" maxlength=\"32\" "
 	    "pattern=\"[A-Za-z0-9_]{3,32}\" autocomplete=\"username\"");
@@ -62,7 +62,7 @@ view_signup(struct req *r, const void *vm)
 	html_raw(b, "<button type=\"submit\">Sign up</button></form>"
 	    "<p>Already have an account? <a href=\"/login\">Log in</a></p>"
 	    "</section>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -74,11 +74,11 @@ view_login(struct req *r, const void *vm)
 
 	buf_reset(b);
 	r->status = m->status;
-	page_begin(r, "Log in");
+	layout_begin(r, "Log in");
 	html_raw(b, "<section class=\"card narrow\"><h1>Log in</h1>");
 	error_note(r, err);
 	html_raw(b, "<form method=\"post\" action=\"/login\" class=\"stack\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label>Login <input name=\"login\" required "
 	    "autocomplete=\"username\"");
 	field_value(r, "login");
@@ -87,7 +87,7 @@ view_login(struct req *r, const void *vm)
 	    "</label><button type=\"submit\">Log in</button></form>"
 	    "<p>New here? <a href=\"/signup\">Create an account</a></p>"
 	    "</section>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -99,11 +99,11 @@ view_settings(struct req *r, const void *vm)
 
 	buf_reset(b);
 	r->status = m->status;
-	page_begin(r, "Settings");
+	layout_begin(r, "Settings");
 	html_raw(b, "<section class=\"card narrow\"><h1>Settings</h1>");
 	error_note(r, m->err);
 	html_raw(b, "<form method=\"post\" action=\"/settings\" class=\"stack\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<h2>Your name</h2><label>Display name "
 	    "<input name=\"name\" required maxlength=\"64\" "
 	    "autocomplete=\"name\" value=\"");
@@ -114,7 +114,7 @@ view_settings(struct req *r, const void *vm)
 	form_reason(r, "name");
 	html_raw(b, "<button type=\"submit\">Save name</button></form>"
 	    "<form method=\"post\" action=\"/settings\" class=\"stack\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<h2>Password</h2><p class=\"muted\">Changing it ends "
 	    "every other session of your account.</p>"
 	    "<label>Current password <input type=\"password\" "
@@ -130,5 +130,5 @@ view_settings(struct req *r, const void *vm)
 	form_reason(r, "password");
 	html_raw(b, "<button type=\"submit\">Change password</button></form>"
 	    "</section>");
-	page_end(r);
+	layout_end(r);
 }

@@ -42,9 +42,9 @@ view_run_row(struct req *r, const struct run *run)
 	html_raw(b, "%</progress> <span class=\"pct\">");
 	html_int(b, run->progress);
 	html_raw(b, "%</span></span></td><td class=\"num\">");
-	html_int(b, rec_report_wrong(&run->report));
+	html_int(b, recreport_wrong(&run->report));
 	html_raw(b, "</td><td class=\"num\" data-fixed>");
-	html_int(b, rec_report_fixed(&run->report));
+	html_int(b, recreport_fixed(&run->report));
 	html_raw(b, "</td><td>");
 	render_time(r, run->created_at);
 	html_raw(b, "</td></tr>");
@@ -113,7 +113,7 @@ view_admin(struct req *r, const void *vm)
 	const struct ops_view *v = vm;
 	struct buf *b = &r->body;
 
-	page_begin(r, "Admin");
+	layout_begin(r, "Admin");
 	html_raw(b, "<h1>Admin</h1><section class=\"card\"><h2>Right now</h2>"
 	    "<table>");
 	stat_row(r, "Counters with pending deltas", "pending-deltas",
@@ -143,17 +143,17 @@ view_admin(struct req *r, const void *vm)
 	html_raw(b, "<section class=\"card\"><h2>Send a notice "
 	    "to everyone</h2><form method=\"post\" action=\"/admin/notices\" "
 	    "class=\"stack\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label>Title <input name=\"title\" required maxlength=\"120\">"
 	    "</label><label>Text <textarea name=\"body\" required maxlength=\"2000\">"
 	    "</textarea></label><button type=\"submit\">Send notice</button></form>"
 	    "</section><section class=\"card\"><h2>Red dot</h2><p>Lights the dot on "
 	    "everyone\xe2\x80\x99s News badge until they open /news.</p>"
 	    "<form method=\"post\" action=\"/admin/red-dot\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<button type=\"submit\">Light the red dot</button></form>"
 	    "</section>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -170,7 +170,7 @@ view_top(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i, j;
 
-	page_begin(r, "Leaderboard");
+	layout_begin(r, "Leaderboard");
 	html_raw(b, "<h1>Top ");
 	html_int(b, n);
 	html_raw(b, " by ");
@@ -228,7 +228,7 @@ view_top(struct req *r, const void *vm)
 		    "ranks its best authors by it).  Over every topic together "
 		    "it is the likes count, so this board is the "
 		    "<a href=\"/admin/top?by=likes\">likes board</a>.</p>");
-	page_end(r);
+	layout_end(r);
 }
 
 /* Drift per finished run, oldest first, as an SVG bar chart. */
@@ -241,7 +241,7 @@ view_runs_chart(struct req *r, const struct run *runs, int n)
 	html_raw(&r->body, "<section class=\"card\"><h2>Drift per run</h2>");
 	for (i = n - 1; i >= 0; i--)
 		if (strcmp(runs[i].state, "done") == 0 && k < VIEW_RUNS_MAX) {
-			vals[k] = rec_report_wrong(&runs[i].report);
+			vals[k] = recreport_wrong(&runs[i].report);
 			labels[k++] = runs[i].id;
 		}
 	chart_bars(&r->body, "Counters found wrong per reconciliation run",
@@ -257,10 +257,10 @@ view_runs(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i;
 
-	page_begin(r, "Reconciliation");
+	layout_begin(r, "Reconciliation");
 	html_raw(b, "<h1>Reconciliation</h1><section class=\"card\">"
 	    "<form method=\"post\" action=\"/admin/reconcile\" class=\"row\">");
-	page_csrf(r);
+	layout_csrf(r);
 	html_raw(b, "<label class=\"check\"><input type=\"checkbox\" "
 	    "name=\"dry_run\" value=\"1\"> Dry run (report only)</label> "
 	    "<button type=\"submit\">Start a run</button></form></section>"
@@ -273,5 +273,5 @@ view_runs(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">No run yet.</p>");
 	html_raw(b, "</section>");
 	view_runs_chart(r, runs, n);
-	page_end(r);
+	layout_end(r);
 }

@@ -115,7 +115,7 @@ view_find_people(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int searched = q != NULL && *q != '\0';
 
-	page_begin(r, "People");
+	layout_begin(r, "People");
 	html_raw(b, "<h1>People</h1>");
 	search_form(r, q);
 	if (searched)
@@ -139,7 +139,7 @@ view_find_people(struct req *r, const void *vm)
 		render_page_link(r, "next", "/people", q, page + 1,
 		    "Next \xe2\x86\x92");
 	html_raw(b, "</span></nav>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -149,7 +149,7 @@ view_topics(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i;
 
-	page_begin(r, "Topics");
+	layout_begin(r, "Topics");
 	html_raw(b, "<h1>Topics</h1><ul class=\"topics\">");
 	for (i = 0; i < l->n; i++) {
 		html_raw(b, "<li data-topic=\"");
@@ -167,7 +167,7 @@ view_topics(struct req *r, const void *vm)
 	html_raw(b, "</ul>");
 	if (l->n == 0)
 		html_raw(b, "<p class=\"muted\">No topic has a post yet.</p>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -178,7 +178,7 @@ view_followed(struct req *r, const void *vm)
 	struct count c = { 0, 1 };
 	int i;
 
-	page_begin(r, "Followed");
+	layout_begin(r, "Followed");
 	html_raw(b, "<h1>New from people you follow</h1>");
 	if (ps->n > 0)
 		html_raw(b, "<p class=\"muted\">A count clears when you open "
@@ -201,5 +201,5 @@ view_followed(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">You have seen every post of the "
 		    "people you follow. <a href=\"/people\">Find more people"
 		    "</a>.</p>");
-	page_end(r);
+	layout_end(r);
 }

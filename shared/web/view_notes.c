@@ -20,7 +20,7 @@ note_form(struct req *r, long long id, const char *action, const char *label,
 	html_raw(b, "/");
 	html_text(b, action);
 	html_raw(b, "\">");
-	page_csrf(r);
+	layout_csrf(r);
 	act_back_field(r);
 	html_raw(b, "<button type=\"submit\" class=\"");
 	html_attr(b, cls);
@@ -132,10 +132,10 @@ view_notes(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i;
 
-	page_begin(r, "Notifications");
+	layout_begin(r, "Notifications");
 	html_raw(b, "<h1>Notifications</h1><form method=\"post\" "
 	    "action=\"/notifications/read-all\" class=\"inline\">");
-	page_csrf(r);
+	layout_csrf(r);
 	act_back_field(r);
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
 	    "</button></form><ul class=\"notes\">");
@@ -145,7 +145,7 @@ view_notes(struct req *r, const void *vm)
 	if (ns->n == 0)
 		html_raw(b, "<p class=\"muted\">No notifications.</p>");
 	render_pager(r, "/notifications", ns->page, ns->more);
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -155,7 +155,7 @@ view_notices(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i;
 
-	page_begin(r, "Notices");
+	layout_begin(r, "Notices");
 	html_raw(b, "<h1>System notices</h1>");
 	for (i = 0; i < ns->n; i++) {
 		html_raw(b, "<article class=\"notice\" data-notice-id=\"");
@@ -170,7 +170,7 @@ view_notices(struct req *r, const void *vm)
 	}
 	if (ns->n == 0)
 		html_raw(b, "<p class=\"muted\">No notices yet.</p>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -179,7 +179,7 @@ view_news(struct req *r, const void *vm)
 	long long lit = ((const struct news_model *)vm)->lit;
 	struct buf *b = &r->body;
 
-	page_begin(r, "News");
+	layout_begin(r, "News");
 	html_raw(b, "<h1>What\xe2\x80\x99s new</h1><section class=\"card\">");
 	if (lit > 0) {
 		html_raw(b, "<p>The editors flagged something new (");
@@ -190,13 +190,13 @@ view_news(struct req *r, const void *vm)
 	} else
 		html_raw(b, "<p class=\"muted\">Nothing new yet.</p>");
 	html_raw(b, "</section>");
-	page_end(r);
+	layout_end(r);
 }
 
 void
 view_badges(struct req *r, const void *vm)
 {
-	page_badges(r, vm);
+	layout_badges(r, vm);
 }
 
 void

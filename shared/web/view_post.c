@@ -31,7 +31,7 @@ comment(struct req *r, const struct comment *c)
 		    "action=\"/comments/");
 		html_int(b, c->id);
 		html_raw(b, "/delete\" data-confirm=\"Delete this comment?\">");
-		page_csrf(r);
+		layout_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"link\">Delete"
 		    "</button></form>");
 	}
@@ -84,7 +84,7 @@ view_post(struct req *r, const void *vm)
 	char title[128];
 
 	post_title(p, title, sizeof(title));
-	page_begin(r, title);
+	layout_begin(r, title);
 	render_posts_in(r, &v->c, 1, RENDER_FULL);
 	if (r->user && (p->user_id == r->sess.user_id || r->sess.is_admin) &&
 	    !p->is_deleted) {
@@ -95,7 +95,7 @@ view_post(struct req *r, const void *vm)
 			    "action=\"/posts/");
 			html_int(b, p->id);
 			html_raw(b, "/edit\">");
-			page_csrf(r);
+			layout_csrf(r);
 			html_raw(b, "<input type=\"hidden\" name=\"body\" value=\"");
 			html_attr(b, p->body);
 			html_raw(b, "\"><input type=\"hidden\" name=\"topic\" "
@@ -113,12 +113,12 @@ view_post(struct req *r, const void *vm)
 		html_raw(b, "<form method=\"post\" class=\"inline\" action=\"/posts/");
 		html_int(b, p->id);
 		html_raw(b, "/delete\" data-confirm=\"Delete this post?\">");
-		page_csrf(r);
+		layout_csrf(r);
 		html_raw(b, "<button type=\"submit\" class=\"danger\">Delete"
 		    "</button></form></div>");
 	}
 	comments(r, v);
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -130,17 +130,17 @@ view_post_edit(struct req *r, const void *vm)
 	    p->status == 1 };
 
 	snprintf(action, sizeof(action), "/posts/%lld/edit", p->id);
-	page_begin(r, "Edit post");
+	layout_begin(r, "Edit post");
 	form_post(r, &f);
-	page_end(r);
+	layout_end(r);
 }
 
 void
 view_post_form(struct req *r, const struct post_form *f)
 {
-	page_begin(r, f->title);
+	layout_begin(r, f->title);
 	form_post(r, f);
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -148,10 +148,10 @@ view_comment_form(struct req *r, long long post_id, const char *body)
 {
 	struct buf *b = &r->body;
 
-	page_begin(r, "Comment");
+	layout_begin(r, "Comment");
 	html_raw(b, "<h1>Your comment</h1><p><a href=\"/posts/");
 	html_int(b, post_id);
 	html_raw(b, "\">Back to the post</a></p>");
 	form_comment(r, post_id, body);
-	page_end(r);
+	layout_end(r);
 }

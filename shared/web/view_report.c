@@ -14,7 +14,7 @@ example(struct req *r, const struct rec_family *f, const char *ex,
     const struct run_names *names)
 {
 	struct buf *b = &r->body;
-	enum family fam = family_by_name(f->name);
+	enum family fam = counters_family(f->name);
 	long long k1 = 0, k2 = 0;
 	const char *user, *topic;
 
@@ -22,8 +22,8 @@ example(struct req *r, const struct rec_family *f, const char *ex,
 		html_text(b, ex);
 		return;
 	}
-	user = run_name(names, k1, 0);
-	topic = run_name(names, families[fam].obj == OBJ_TOPIC ? k1 : k2, 1);
+	user = runnames_get(names, k1, 0);
+	topic = runnames_get(names, families[fam].obj == OBJ_TOPIC ? k1 : k2, 1);
 	switch (families[fam].obj) {
 	case OBJ_POST:
 		html_raw(b, "<a href=\"/posts/");
@@ -66,7 +66,7 @@ view_run(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	int i, j;
 
-	page_begin(r, "Drift report");
+	layout_begin(r, "Drift report");
 	html_raw(b, "<h1>Run #");
 	html_int(b, run->id);
 	html_raw(b, "</h1><section class=\"card\">");
@@ -125,5 +125,5 @@ view_run(struct req *r, const void *vm)
 	}
 	html_raw(b, "</table></div></section>");
 	view_runs_chart(r, all, nall);
-	page_end(r);
+	layout_end(r);
 }

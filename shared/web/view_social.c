@@ -16,7 +16,7 @@ view_feed(struct req *r, const void *vm)
 	long long page = m->page;
 	int more = m->more;
 
-	page_begin(r, "Feed");
+	layout_begin(r, "Feed");
 	html_raw(&r->body, "<h1>Your feed</h1>");
 	if (page == 1)
 		render_compose(r);
@@ -36,7 +36,7 @@ view_feed(struct req *r, const void *vm)
 	else if (cs->n == 0)
 		html_raw(&r->body, "<p class=\"muted\">No older posts.</p>");
 	render_pager(r, "/feed", page, more);
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -47,7 +47,7 @@ view_topic(struct req *r, const void *vm)
 	char path[64];
 	int i;
 
-	page_begin(r, v->slug);
+	layout_begin(r, v->slug);
 	html_raw(b, "<h1 data-topic=\"");
 	html_attr(b, v->slug);
 	html_raw(b, "\">#");
@@ -79,7 +79,7 @@ view_topic(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">No posts in this topic yet.</p>");
 	snprintf(path, sizeof(path), "/t/%s", v->slug);
 	render_pager(r, path, v->page, v->more);
-	page_end(r);
+	layout_end(r);
 }
 
 static void
@@ -121,7 +121,7 @@ view_profile(struct req *r, const void *vm)
 	struct buf *b = &r->body;
 	char path[64];
 
-	page_begin(r, v->u.name);
+	layout_begin(r, v->u.name);
 	html_raw(b, "<section class=\"card profile\" data-login=\"");
 	html_attr(b, v->u.login);
 	if (v->following)
@@ -150,7 +150,7 @@ view_profile(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">No posts yet.</p>");
 	snprintf(path, sizeof(path), "/u/%s", v->u.login);
 	render_pager(r, path, v->page, v->more);
-	page_end(r);
+	layout_end(r);
 }
 
 void
@@ -167,7 +167,7 @@ view_people(struct req *r, const void *vm)
 	char path[80];
 	int i;
 
-	page_begin(r, kind == TL_FOLLOWERS ? "Followers" : "Following");
+	layout_begin(r, kind == TL_FOLLOWERS ? "Followers" : "Following");
 	html_raw(b, "<h1>");
 	html_text(b, u->name);
 	html_raw(b, " \xc2\xb7 ");
@@ -193,5 +193,5 @@ view_people(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">Nobody yet.</p>");
 	snprintf(path, sizeof(path), "/u/%s/%s", u->login, what);
 	render_pager(r, path, page, more);
-	page_end(r);
+	layout_end(r);
 }

@@ -33,9 +33,9 @@ struct people_model {
 	int			 more;
 };
 void	view_people(struct req *, const void *people_model);
-void	view_post(struct req *, const void *post_view);
-/* The edit form of a post (a post_view: its author's). */
-void	view_post_edit(struct req *, const void *post_view);
+void	view_post(struct req *, const void *posting_view);
+/* The edit form of a post (a posting_view: its author's). */
+void	view_post_edit(struct req *, const void *posting_view);
 /* A post form again (web/form.h), as refused: what was typed, the field
  * marked. */
 void	view_post_form(struct req *, const struct post_form *);

@@ -13,7 +13,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "store/rcluster.h"
+#include "store/rcl.h"
 
 static unsigned char map[RCL_SLOTS];
 

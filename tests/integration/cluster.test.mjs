@@ -179,7 +179,7 @@ test('a like is one script on one master: a post\'s counters live in its author\
 
 // A badge poll reads the user's session and badge inputs, the unread
 // counter and the global part: the first three share the slot of the
-// user's counters (keys.h) and the global part has a copy on every
+// user's counters (key.h) and the global part has a copy on every
 // master (bcache.h), so a poll is one round trip to one master, the
 // master of that user's bucket, whoever the user is.
 test('a badge poll is one master\'s work: the user\'s keys share a slot, the global part has a copy on each master', async () => {
@@ -219,7 +219,7 @@ test('a badge poll is one master\'s work: the user\'s keys share a slot, the glo
 
 // A master that lost its scripts (restarted, a replica promoted, SCRIPT
 // FLUSH) answers the flusher's take with NOSCRIPT.  The cluster client
-// runs such a command again once the round's replies are in (rcluster.h),
+// runs such a command again once the round's replies are in (rcl.h),
 // so after the commands queued behind it: a take must hand back what it
 // took itself, or the batch reads the bucket before the take, finds it
 // empty and drops what the take set aside.  Views have no truth rows: a

@@ -283,7 +283,7 @@ describe('Redis stopped, then back, then empty', () => {
       p2 = await publish(u.alice.c, 'during the outage');
       assert.equal(num(stack, `select count(*) from posts where id=${p2} and status=1`), 1, 'post committed');
       assert.notEqual(num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)"), 0,
-        'the missed fan-out is remembered (tl_mark_stale)');
+        'the missed fan-out is remembered (tlstale_mark)');
 
       await ok303(carol.post(`/posts/${p1}/like`), 'like');
       assert.equal(num(stack, `select count(*) from likes where post_id=${p1} and user_id=${carolId}`), 1, 'like committed');
@@ -348,7 +348,7 @@ describe('Redis stopped, then back, then empty', () => {
     if (!onCluster()) assert.notEqual(stack.redis('HGET', '{g}:badge', 'epoch'), epochBefore, 'the badges\' epoch was bumped: every cached badge turned over');
     t.diagnostic(`backlog empty ${Date.now() - t0} ms after SIGCONT`);
     await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);
-    // tl_refresh_stale dropped the markers: homes are rebuilt on next read
+    // tlstale_refresh dropped the markers: homes are rebuilt on next read
     for (const l of ['bob', 'dave']) assert.equal(stack.redis('GET', `{u${u[l].id}}:home:ok`), '', `${l}'s home marker dropped`);
     stack.tallyctl('flush');
     assert.deepEqual(compareAll(stack), []);

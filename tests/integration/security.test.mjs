@@ -484,7 +484,7 @@ describe('1c. existence must not leak', () => {
     assert.equal(theirs.status, missing.status, `someone else's: ${theirs.status}, missing: ${missing.status}`);
   });
 
-  // shared/social/post.c post_comment_delete once answered 403 to others for a
+  // shared/social/post.c posting_comment_delete once answered 403 to others for a
   // comment under a post hidden again (the post itself is a 404) but 404
   // for a missing comment, so the hidden post's comments showed.
   test('deleting a comment under a hidden post answers like deleting a missing one', async () => {

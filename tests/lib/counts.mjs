@@ -19,7 +19,7 @@ export const RECOUNT = {
 };
 
 // Redis names of a counter (cstore.h, cname.h): its bucket is the top 10
-// bits of the low 32 bits of id x 2654435761 (cstore_bucket()), where the
+// bits of the low 32 bits of id x 2654435761 (cname_bucket()), where the
 // id is the object's, but for a post's counters their author's (owner):
 // a like moves the post's and its author's counters in one bucket.  The
 // live value is `field` of `hash`, what waits for a flush is `pfield` of
@@ -27,10 +27,10 @@ export const RECOUNT = {
 export const BUCKETS = 1024;
 export const bucketOf = (id) => Number(BigInt.asUintN(32, BigInt.asUintN(32, BigInt(id)) * 2654435761n) >> 22n);
 // A user's cached sessions ('ss') and badge inputs ('bm') share the slot
-// of the user's counters (keys.h), so a badge poll is one node's.
+// of the user's counters (key.h), so a badge poll is one node's.
 export const userCache = (uid, what) => `{c${bucketOf(uid)}}:u${uid}:${what}`;
 // The badges' global part: {g}:badge on one Redis; on a cluster, a copy
-// in each sixteenth of the slot space (keys.c), one on every master.
+// in each sixteenth of the slot space (key.c), one on every master.
 export const BADGE_GLOBALS = ['{g}:badge', ...['g42', 'g2', 'g20', 'g11', 'g43',
   'g3', 'g21', 'g10', 'g40', 'g0', 'g22', 'g13', 'g41', 'g1', 'g23', 'g12'].map((t) => `{${t}}:badge`)];
 export function redisName(family, key, owner) {

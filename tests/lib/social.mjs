@@ -88,7 +88,7 @@ export function insertPosts(stack, uid, n, { t0 = Date.now() - 10 * 86400000, st
 
 // Redis key of one of a user's sets.
 export const key = (uid, what) => `{u${uid}}:${what}`;
-// Timeline members are ids zero-padded to 16 digits (shared/store/keys.h).
+// Timeline members are ids zero-padded to 16 digits (shared/store/key.h).
 export const member = (id) => String(id).padStart(16, '0');
 
 // A user's home (or profile...) timeline, newest first, or null when it

@@ -1,4 +1,4 @@
-/* test-auth-tokens.c -- token_new (43-char base64url, distinct), token_hash (BLAKE2b-256, deterministic), token_equal. */
+/* test-auth-tokens.c -- auth_token_new (43-char base64url, distinct), auth_token_hash (BLAKE2b-256, deterministic), auth_token_equal. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -27,7 +27,7 @@ test_new_format(void **state)
 	(void)state;
 	for (k = 0; k < 16; k++) {
 		memset(t, '!', sizeof(t));
-		token_new(t);
+		auth_token_new(t);
 		assert_int_equal(strlen(t), 43);
 		assert_int_equal(TOKEN_LEN, 43);
 		for (i = 0; i < TOKEN_LEN; i++)
@@ -46,7 +46,7 @@ test_new_distinct(void **state)
 
 	(void)state;
 	for (i = 0; i < NTOK; i++)
-		token_new(t[i]);
+		auth_token_new(t[i]);
 	for (i = 0; i < NTOK; i++)
 		for (j = i + 1; j < NTOK; j++)
 			assert_string_not_equal(t[i], t[j]);
@@ -66,17 +66,17 @@ test_hash(void **state)
 	char t[TOKEN_LEN + 1];
 
 	(void)state;
-	token_hash("abc", h1);
+	auth_token_hash("abc", h1);
 	assert_memory_equal(h1, abc, TOKEN_HASH_LEN);
 
-	token_new(t);
-	token_hash(t, h1);
-	token_hash(t, h2);
+	auth_token_new(t);
+	auth_token_hash(t, h1);
+	auth_token_hash(t, h2);
 	assert_memory_equal(h1, h2, TOKEN_HASH_LEN);
 	t[0] = t[0] == 'A' ? 'B' : 'A';
-	token_hash(t, h2);
+	auth_token_hash(t, h2);
 	assert_memory_not_equal(h1, h2, TOKEN_HASH_LEN);
-	token_hash("abd", h2);
+	auth_token_hash("abd", h2);
 	assert_memory_not_equal(h2, abc, TOKEN_HASH_LEN);
 }
 
@@ -86,17 +86,17 @@ test_equal(void **state)
 	char a[TOKEN_LEN + 1], b[TOKEN_LEN + 1], c[TOKEN_LEN + 1];
 
 	(void)state;
-	token_new(a);
+	auth_token_new(a);
 	memcpy(b, a, sizeof(a));
-	token_new(c);
-	assert_int_equal(token_equal(a, b), 1);
-	assert_int_equal(token_equal(a, a), 1);
-	assert_int_equal(token_equal(a, c), 0);
+	auth_token_new(c);
+	assert_int_equal(auth_token_equal(a, b), 1);
+	assert_int_equal(auth_token_equal(a, a), 1);
+	assert_int_equal(auth_token_equal(a, c), 0);
 	b[TOKEN_LEN - 1] = b[TOKEN_LEN - 1] == 'A' ? 'B' : 'A';
-	assert_int_equal(token_equal(a, b), 0);	/* last byte differs */
-	assert_int_equal(token_equal("abc", "abc"), 1);
-	assert_int_equal(token_equal("abc", "abd"), 0);
-	assert_int_equal(token_equal("abc", "ABC"), 0);
+	assert_int_equal(auth_token_equal(a, b), 0);	/* last byte differs */
+	assert_int_equal(auth_token_equal("abc", "abc"), 1);
+	assert_int_equal(auth_token_equal("abc", "abd"), 0);
+	assert_int_equal(auth_token_equal("abc", "ABC"), 0);
 }
 
 static void
@@ -105,19 +105,19 @@ test_equal_length_and_empty(void **state)
 	char a[TOKEN_LEN + 1], b[TOKEN_LEN + 1];
 
 	(void)state;
-	token_new(a);
+	auth_token_new(a);
 	memcpy(b, a, sizeof(a));
 	b[TOKEN_LEN - 1] = '\0';	/* a proper prefix */
-	assert_int_equal(token_equal(a, b), 0);
-	assert_int_equal(token_equal(b, a), 0);
-	assert_int_equal(token_equal("abc", "abcd"), 0);
-	assert_int_equal(token_equal("abcd", "abc"), 0);
-	assert_int_equal(token_equal("", ""), 0);
-	assert_int_equal(token_equal("", a), 0);
-	assert_int_equal(token_equal(a, ""), 0);
-	assert_int_equal(token_equal(NULL, a), 0);
-	assert_int_equal(token_equal(a, NULL), 0);
-	assert_int_equal(token_equal(NULL, NULL), 0);
+	assert_int_equal(auth_token_equal(a, b), 0);
+	assert_int_equal(auth_token_equal(b, a), 0);
+	assert_int_equal(auth_token_equal("abc", "abcd"), 0);
+	assert_int_equal(auth_token_equal("abcd", "abc"), 0);
+	assert_int_equal(auth_token_equal("", ""), 0);
+	assert_int_equal(auth_token_equal("", a), 0);
+	assert_int_equal(auth_token_equal(a, ""), 0);
+	assert_int_equal(auth_token_equal(NULL, a), 0);
+	assert_int_equal(auth_token_equal(a, NULL), 0);
+	assert_int_equal(auth_token_equal(NULL, NULL), 0);
 }
 
 int

@@ -104,15 +104,15 @@ hget(struct fix *f, const char *key, const char *field)
  * its bucket's pending and seq keys. */
 struct where {
 	char	hash[48], field[48], pfield[64];
-	struct cstore_keys k;
+	struct cname_keys k;
 };
 
 static void
 where(const struct delta *d, struct where *w)
 {
-	cstore_name(d, w->hash, sizeof(w->hash), w->field, sizeof(w->field));
-	cstore_pfield(d, w->pfield, sizeof(w->pfield));
-	cstore_keys(d, &w->k);
+	cname_of(d, w->hash, sizeof(w->hash), w->field, sizeof(w->field));
+	cname_pfield(d, w->pfield, sizeof(w->pfield));
+	cname_keys(d, &w->k);
 }
 
 static long long
@@ -188,8 +188,8 @@ likes(void)
 
 	for (i = 0; i < ROWS; i++) {
 		r.id = i < 6 ? 101 + i : 101;
-		nds[i] = i < 6 ? counter_deltas(NULL, &r, ds[i]) :
-		    counter_deltas(&r, NULL, ds[i]);
+		nds[i] = i < 6 ? counters_deltas(NULL, &r, ds[i]) :
+		    counters_deltas(&r, NULL, ds[i]);
 		assert_true(nds[i] > 0);
 		dp[i] = ds[i];
 	}
@@ -283,13 +283,13 @@ static void
 test_finished_rows_refused(void **state)
 {
 	struct fix *f = *state;
-	struct cstore_keys k;
+	struct cname_keys k;
 	const struct delta *ulikes;
 
 	flushall(f);
 	likes();
 	ulikes = find(0, FAM_USER_LIKES);
-	cstore_keys(ulikes, &k);
+	cname_keys(ulikes, &k);
 	/* the drain finished every row up to 20 (outbox.h) */
 	rds_free(rds_cmdv(&f->a.rds, "HSET", k.meta, "o", "20", NULL));
 	assert_int_equal(cstore_apply_once(&f->a, 15, ds[0], nds[0]), 0);
@@ -315,11 +315,11 @@ test_rows_across_buckets(void **state)
 		struct delta a = { .fam = FAM_USER_FOLLOWERS }, b = {
 		    .fam = FAM_USER_FOLLOWING, .k1 = 1 };
 
-		for (a.k1 = cand; cstore_bucket(&a) == cstore_bucket(&b);)
+		for (a.k1 = cand; cname_bucket(&a) == cname_bucket(&b);)
 			a.k1++;
 		fo.other = a.k1;
 		cand = a.k1 + 1;
-		n[i] = counter_deltas(NULL, &fo, fds[i]);
+		n[i] = counters_deltas(NULL, &fo, fds[i]);
 		assert_int_equal(n[i], 2);
 		fp[i] = fds[i];
 	}

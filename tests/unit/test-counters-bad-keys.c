@@ -1,4 +1,4 @@
-/* test-counters-bad-keys.c -- cstore_parse rejects every pending-hash field that cstore_pfield would not write (bad object tag, non-canonical or overflowing id, unknown or wrong-object field, missing or bad topic); family_by_name rejects unknown names. */
+/* test-counters-bad-key.c -- cname_parse rejects every pending-hash field that cname_pfield would not write (bad object tag, non-canonical or overflowing id, unknown or wrong-object field, missing or bad topic); counters_family rejects unknown names. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,8 +15,8 @@ reject(const char *pfield)
 {
 	struct delta d;
 
-	if (cstore_parse(pfield, strlen(pfield), &d) != -1)
-		fail_msg("cstore_parse(\"%s\") accepted: %s %lld:%lld", pfield,
+	if (cname_parse(pfield, strlen(pfield), &d) != -1)
+		fail_msg("cname_parse(\"%s\") accepted: %s %lld:%lld", pfield,
 		    (int)d.fam >= 0 && d.fam < FAM__MAX ?
 		    families[d.fam].name : "?", d.k1, d.k2);
 }
@@ -26,7 +26,7 @@ parse_ok(const char *pfield, enum family fam, long long k1, long long k2)
 {
 	struct delta d;
 
-	assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
+	assert_int_equal(cname_parse(pfield, strlen(pfield), &d), 0);
 	assert_int_equal(d.fam, fam);
 	assert_true(d.k1 == k1);
 	assert_true(d.k2 == k2);
@@ -108,13 +108,13 @@ test_length_bounds(void **state)
 	struct delta d;
 
 	(void)state;
-	assert_int_equal(cstore_parse("p12:likes", 9, &d), 0);
+	assert_int_equal(cname_parse("p12:likes", 9, &d), 0);
 	assert_int_equal(d.k1, 12);
-	assert_int_equal(cstore_parse("p12:likesx", 9, &d), 0);
-	assert_int_equal(cstore_parse("p12:likes", 8, &d), -1);
-	assert_int_equal(cstore_parse("ut12:posts:345", 12, &d), 0);
+	assert_int_equal(cname_parse("p12:likesx", 9, &d), 0);
+	assert_int_equal(cname_parse("p12:likes", 8, &d), -1);
+	assert_int_equal(cname_parse("ut12:posts:345", 12, &d), 0);
 	assert_int_equal(d.k2, 3);
-	assert_int_equal(cstore_parse("p12:likes", 0, &d), -1);
+	assert_int_equal(cname_parse("p12:likes", 0, &d), -1);
 }
 
 static void
@@ -128,10 +128,10 @@ test_unknown_family_names(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(family_by_name("nope"), FAM__MAX);
+	assert_int_equal(counters_family("nope"), FAM__MAX);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (family_by_name(bad[i]) != FAM__MAX)
-			fail_msg("family_by_name(\"%s\") accepted", bad[i]);
+		if (counters_family(bad[i]) != FAM__MAX)
+			fail_msg("counters_family(\"%s\") accepted", bad[i]);
 }
 
 int

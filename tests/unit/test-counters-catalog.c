@@ -1,4 +1,4 @@
-/* test-counters-catalog.c -- the counter catalog: family names round-trip, counter_key "42" / "42:7", Redis names (live hash, field, pending field, bucket; a post's counters in its author's bucket) and cstore_pfield + cstore_parse round-trip for every family. */
+/* test-counters-catalog.c -- the counter catalog: family names round-trip, counters_key "42" / "42:7", Redis names (live hash, field, pending field, bucket; a post's counters in its author's bucket) and cname_pfield + cname_parse round-trip for every family. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -50,7 +50,7 @@ test_family_names_round_trip(void **state)
 		assert_non_null(families[i].name);
 		assert_non_null(families[i].field);
 		assert_true(strlen(families[i].name) > 0);
-		assert_int_equal(family_by_name(families[i].name), i);
+		assert_int_equal(counters_family(families[i].name), i);
 		for (j = 0; j < i; j++)
 			assert_string_not_equal(families[i].name,
 			    families[j].name);
@@ -59,7 +59,7 @@ test_family_names_round_trip(void **state)
 	assert_int_equal(sizeof(known) / sizeof(known[0]), FAM__MAX);
 	for (i = 0; i < (int)(sizeof(known) / sizeof(known[0])); i++) {
 		assert_string_equal(families[known[i].fam].name, known[i].name);
-		assert_int_equal(family_by_name(known[i].name), known[i].fam);
+		assert_int_equal(counters_family(known[i].name), known[i].fam);
 	}
 }
 
@@ -82,7 +82,7 @@ test_recount_queries(void **state)
 		}
 }
 
-/* One field per counter in an object's hash, or cstore_parse could not
+/* One field per counter in an object's hash, or cname_parse could not
  * tell them apart; fields are plain lowercase words. */
 static void
 test_fields_unique_per_object(void **state)
@@ -112,39 +112,39 @@ test_counter_key(void **state)
 	int i;
 
 	(void)state;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "42");
 	d.fam = FAM_UT_POSTS;
 	d.k2 = 7;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "42:7");
 	d.fam = FAM_UT_RATING;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "42:7");
 	/* every family, by hand */
 	for (i = 0; i < (int)(sizeof(known) / sizeof(known[0])); i++) {
 		d.fam = known[i].fam;
 		d.k1 = 42;
 		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
-		counter_key(&d, key, sizeof(key));
+		counters_key(&d, key, sizeof(key));
 		assert_string_equal(key, known[i].key);
 	}
 	/* the largest ids fit; a short buffer is cut, never overrun */
 	d.fam = FAM_UT_RATING;
 	d.k1 = LLONG_MAX;
 	d.k2 = LLONG_MAX;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "9223372036854775807:9223372036854775807");
 	d.k1 = LLONG_MIN;
 	d.k2 = 0;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "-9223372036854775808:0");
 	d.fam = FAM_USER_POSTS;
 	d.k1 = -17;
-	counter_key(&d, key, sizeof(key));
+	counters_key(&d, key, sizeof(key));
 	assert_string_equal(key, "-17");
 	d.k1 = 12345;
-	counter_key(&d, small, sizeof(small));
+	counters_key(&d, small, sizeof(small));
 	assert_string_equal(small, "12");
 }
 
@@ -162,16 +162,16 @@ test_cstore_names(void **state)
 		d.k1 = 42;
 		d.k2 = families[d.fam].obj == OBJ_USER_TOPIC ? 7 : 0;
 		d.owner = families[d.fam].obj == OBJ_POST ? 7 : 0;
-		cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
-		cstore_pfield(&d, pfield, sizeof(pfield));
+		cname_of(&d, hash, sizeof(hash), field, sizeof(field));
+		cname_pfield(&d, pfield, sizeof(pfield));
 		assert_string_equal(hash, known[i].hash);
 		assert_string_equal(field, known[i].field);
 		assert_string_equal(pfield, known[i].pfield);
-		assert_int_equal(cstore_bucket(&d),
+		assert_int_equal(cname_bucket(&d),
 		    families[d.fam].obj == OBJ_POST ? 334 : 980);
 		/* and back, the stored delta (d) not carried */
 		d.d = 99;
-		assert_int_equal(cstore_parse(pfield, strlen(pfield), &d), 0);
+		assert_int_equal(cname_parse(pfield, strlen(pfield), &d), 0);
 		assert_int_equal(d.fam, known[i].fam);
 		assert_int_equal(d.k1, 42);
 		assert_int_equal(d.k2, families[d.fam].obj == OBJ_USER_TOPIC ?
@@ -181,7 +181,7 @@ test_cstore_names(void **state)
 		assert_int_equal(d.d, 0);
 	}
 	/* a post's field written before owners: the counter, owner 0 */
-	assert_int_equal(cstore_parse("p42:likes", 9, &d), 0);
+	assert_int_equal(cname_parse("p42:likes", 9, &d), 0);
 	assert_int_equal(d.fam, FAM_POST_LIKES);
 	assert_int_equal(d.k1, 42);
 	assert_int_equal(d.owner, 0);
@@ -189,20 +189,20 @@ test_cstore_names(void **state)
 	d.owner = 7;
 	assert_false(cname_ownerless(&d));
 	/* an owner only after a post's id, and a whole one */
-	assert_int_equal(cstore_parse("u42@7:likes", 11, &d), -1);
-	assert_int_equal(cstore_parse("p42@:likes", 10, &d), -1);
-	assert_int_equal(cstore_parse("p42@07:likes", 12, &d), -1);
-	assert_int_equal(cstore_parse("p42@7", 5, &d), -1);
+	assert_int_equal(cname_parse("u42@7:likes", 11, &d), -1);
+	assert_int_equal(cname_parse("p42@:likes", 10, &d), -1);
+	assert_int_equal(cname_parse("p42@07:likes", 12, &d), -1);
+	assert_int_equal(cname_parse("p42@7", 5, &d), -1);
 	/* a bucket's own keys share its tag */
-	cstore_bucket_key(7, "pending", key, sizeof(key));
+	cname_bucket_key(7, "pending", key, sizeof(key));
 	assert_string_equal(key, "{c7}:pending");
 	/* by hand: (id x 2654435761 mod 2^32) >> 22 */
 	memset(&d, 0, sizeof(d));
 	d.k1 = 7;
-	assert_int_equal(cstore_bucket(&d), 334);
+	assert_int_equal(cname_bucket(&d), 334);
 	d.k1 = 1031;
-	assert_int_equal(cstore_bucket(&d), 197);
-	cstore_name(&d, hash, sizeof(hash), field, sizeof(field));
+	assert_int_equal(cname_bucket(&d), 197);
+	cname_of(&d, hash, sizeof(hash), field, sizeof(field));
 	assert_int_equal(strncmp(hash, "{c197}:", 7), 0);
 }
 
@@ -218,17 +218,17 @@ test_buckets_spread(void **state)
 	(void)state;
 	for (id = 1; id <= CSTORE_BUCKETS; id++) {
 		d.k1 = id;
-		b = cstore_bucket(&d);
+		b = cname_bucket(&d);
 		assert_true(b >= 0 && b < CSTORE_BUCKETS);
 		n += used[b]++ == 0;
 	}
 	assert_true(n > CSTORE_BUCKETS / 2);
 	d.k1 = LLONG_MAX;
-	b = cstore_bucket(&d);
+	b = cname_bucket(&d);
 	assert_true(b >= 0 && b < CSTORE_BUCKETS);
 }
 
-/* cstore_pfield then cstore_parse gives the counter back, every family,
+/* cname_pfield then cname_parse gives the counter back, every family,
  * small and huge ids; its live hash is in the same bucket. */
 static void
 test_cstore_round_trip(void **state)
@@ -254,8 +254,8 @@ test_cstore_round_trip(void **state)
 				else if (b > 0)
 					continue;
 				in.d = -3;
-				cstore_pfield(&in, pfield, sizeof(pfield));
-				if (cstore_parse(pfield, strlen(pfield), &out)
+				cname_pfield(&in, pfield, sizeof(pfield));
+				if (cname_parse(pfield, strlen(pfield), &out)
 				    != 0)
 					fail_msg("%s %lld:%lld: %s does not "
 					    "parse", families[f].name, in.k1,
@@ -264,12 +264,12 @@ test_cstore_round_trip(void **state)
 				assert_true(out.k1 == in.k1);
 				assert_true(out.k2 == in.k2);
 				assert_true(out.owner == in.owner);
-				cstore_pfield(&out, again, sizeof(again));
+				cname_pfield(&out, again, sizeof(again));
 				assert_string_equal(again, pfield);
-				cstore_name(&in, hash, sizeof(hash), field,
+				cname_of(&in, hash, sizeof(hash), field,
 				    sizeof(field));
 				snprintf(tag, sizeof(tag), "{c%d}:",
-				    cstore_bucket(&in));
+				    cname_bucket(&in));
 				assert_int_equal(strncmp(hash, tag, strlen(tag)),
 				    0);
 				n++;
@@ -293,11 +293,11 @@ test_one_hash_per_object(void **state)
 			d.k1 = 5;
 			d.k2 = families[i].obj == OBJ_USER_TOPIC ? 3 : 0;
 			d.owner = families[i].obj == OBJ_POST ? 11 : 0;
-			cstore_name(&d, h1, sizeof(h1), f1, sizeof(f1));
+			cname_of(&d, h1, sizeof(h1), f1, sizeof(f1));
 			d.fam = (enum family)j;
 			d.k2 = families[j].obj == OBJ_USER_TOPIC ? 3 : 0;
 			d.owner = families[j].obj == OBJ_POST ? 11 : 0;
-			cstore_name(&d, h2, sizeof(h2), f2, sizeof(f2));
+			cname_of(&d, h2, sizeof(h2), f2, sizeof(f2));
 			if (families[i].obj == families[j].obj)
 				assert_string_equal(h1, h2);
 			else
@@ -334,7 +334,7 @@ test_post_changes_one_bucket(void **state)
 				r.topic = 3;
 				r.visible = 1;
 				r.likes = 2;
-				n = counter_deltas(NULL, &r, ds);
+				n = counters_deltas(NULL, &r, ds);
 				assert_true(n > 0);
 				author.k1 = who;
 				for (i = 0; i < n; i++) {
@@ -342,13 +342,13 @@ test_post_changes_one_bucket(void **state)
 						continue;
 					if (families[ds[i].fam].obj == OBJ_POST)
 						assert_true(ds[i].owner == who);
-					assert_int_equal(cstore_bucket(&ds[i]),
-					    cstore_bucket(&author));
+					assert_int_equal(cname_bucket(&ds[i]),
+					    cname_bucket(&author));
 				}
 				/* the post's id alone would have split them */
 				author.k1 = post;
-				other += cstore_bucket(&author) !=
-				    cstore_bucket(&ds[0]);
+				other += cname_bucket(&author) !=
+				    cname_bucket(&ds[0]);
 			}
 	assert_true(other > 0);
 }

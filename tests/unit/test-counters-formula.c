@@ -1,4 +1,4 @@
-/* test-counters-formula.c -- counter_deltas() against the catalog's recount: a model of the truth rows (mirrored into SQLite) through scripted and 5,000 random actions, every family compared after every step. */
+/* test-counters-formula.c -- counters_deltas() against the catalog's recount: a model of the truth rows (mirrored into SQLite) through scripted and 5,000 random actions, every family compared after every step. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@
  * changes them as the application would (shared/social/post.c, follow.c,
  * notify.c), writes the same change into an in-memory SQLite database
  * with tally's schema, and feeds each row's (old, new) state to
- * counter_deltas(), adding the deltas to m->cnt.  After every action
+ * counters_deltas(), adding the deltas to m->cnt.  After every action
  * m->cnt must equal both the catalog's own recount SQL (recount_family)
  * run on the mirror and a recount of the model rows written here.
  */
@@ -163,9 +163,9 @@ feed(struct model *m, const struct row *old, const struct row *new)
 	int n, i, j;
 
 	memset(out, 0, sizeof(out));
-	n = counter_deltas(old, new, out);
+	n = counters_deltas(old, new, out);
 	if (n < 0 || n > DELTA_MAX)
-		fail_msg("%s: counter_deltas returned %d", m->what, n);
+		fail_msg("%s: counters_deltas returned %d", m->what, n);
 	if (old != NULL && new != NULL && same_row(old, new) && n != 0)
 		fail_msg("%s: %d deltas for an unchanged row", m->what, n);
 	for (i = 0; i < n; i++) {
@@ -475,7 +475,7 @@ act_create(struct model *m, long long u, long long t, int publish)
 	return id;
 }
 
-/* post_edit: topic and publish state at once; not on a deleted post. */
+/* posting_edit: topic and publish state at once; not on a deleted post. */
 static int
 act_edit(struct model *m, long long id, long long t, int publish)
 {
@@ -605,7 +605,7 @@ act_comment(struct model *m, long long id, long long u)
 	return cid;
 }
 
-/* post_comment_delete: also on a hidden post; once. */
+/* posting_comment_delete: also on a hidden post; once. */
 static int
 act_uncomment(struct model *m, long long cid)
 {
@@ -770,17 +770,17 @@ test_delta_shapes(void **state)
 	a.visible = 1;
 	a.likes = 0;
 	/* a published post, no likes: user, topic, user-topic posts only */
-	assert_int_equal(counter_deltas(NULL, &a, out), 3);
+	assert_int_equal(counters_deltas(NULL, &a, out), 3);
 	/* the same state again: nothing */
-	assert_int_equal(counter_deltas(&a, &a, out), 0);
+	assert_int_equal(counters_deltas(&a, &a, out), 0);
 	/* a draft appears, or a draft with likes moves: nothing */
 	b = a;
 	b.visible = 0;
 	b.likes = 4;
-	assert_int_equal(counter_deltas(NULL, &b, out), 0);
+	assert_int_equal(counters_deltas(NULL, &b, out), 0);
 	a = b;
 	a.topic = 3;
-	assert_int_equal(counter_deltas(&b, &a, out), 0);
+	assert_int_equal(counters_deltas(&b, &a, out), 0);
 	/* a published post with 2 likes moves from topic 2 to 3: user
 	 * posts and user likes cancel; topic, user-topic posts and rating
 	 * move: 6 deltas */
@@ -788,7 +788,7 @@ test_delta_shapes(void **state)
 	a.likes = b.likes = 2;
 	b.topic = 2;
 	a.topic = 3;
-	n = counter_deltas(&b, &a, out);
+	n = counters_deltas(&b, &a, out);
 	assert_int_equal(n, 6);
 	while (n-- > 0) {
 		assert_true(out[n].fam == FAM_TOPIC_POSTS ||
@@ -800,7 +800,7 @@ test_delta_shapes(void **state)
 	/* unpublishing it takes 1 post and 2 likes from everything */
 	b = a;
 	b.visible = 0;
-	n = counter_deltas(&a, &b, out);
+	n = counters_deltas(&a, &b, out);
 	assert_int_equal(n, 5);
 	while (n-- > 0)
 		assert_true(out[n].d == (out[n].fam == FAM_USER_LIKES ||

@@ -23,7 +23,7 @@
 
 #include "count/cstore.h"
 #include "store/app.h"
-#include "store/query.h"
+#include "store/dbq.h"
 #include "tmpdb.h"
 
 struct fix {
@@ -95,7 +95,7 @@ slurp(const char *path)
 static long long
 one(struct db *d, const char *sql)
 {
-	struct dbq *s = db_prepare_once(d, sql);
+	struct dbq *s = dbq_prepare_once(d, sql);
 	long long v = -1;
 
 	if (s != NULL && dbq_step(s) == DBQ_ROW)
@@ -130,31 +130,31 @@ test_failed_backlog_write_is_a_loss(void **state)
 static int
 add(struct db *d, long long delta)
 {
-	struct dbq *s = db_stmt(d, STMT_BACKLOG_ADD);
+	struct dbq *s = dbq_stmt(d, STMT_BACKLOG_ADD);
 	int rc;
 
 	dbq_bind_text(s, 1, "post_likes", -1);
 	dbq_bind_text(s, 2, "9", -1);
 	dbq_bind_i64(s, 3, delta);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
 static long long
 done_if(struct db *d, long long ver)
 {
-	struct dbq *s = db_stmt(d, STMT_BACKLOG_DONE);
+	struct dbq *s = dbq_stmt(d, STMT_BACKLOG_DONE);
 
 	dbq_bind_text(s, 1, "post_likes", -1);
 	dbq_bind_text(s, 2, "9", -1);
 	dbq_bind_i64(s, 3, ver);
 	if (dbq_step(s) != DBQ_DONE) {
-		db_done(s);
+		dbq_done(s);
 		return -1;
 	}
-	db_done(s);
-	return db_changes(d);
+	dbq_done(s);
+	return dbq_changes(d);
 }
 
 static void

@@ -1,8 +1,8 @@
-/* test-db-insert-id.c -- db_insert_id() (shared/store/query.h) on a real
+/* test-db-insert-id.c -- dbq_insert_id() (shared/store/dbq.h) on a real
  * SQLite file: an insert's new id from the last insert rowid, 0 for an
  * insert a conflict turned into nothing (and no stale id from the insert
  * before it), -1 for an error; and a like's insert, with no result row,
- * told new or not by db_changes(). */
+ * told new or not by dbq_changes(). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "store/db.h"
-#include "store/query.h"
+#include "store/dbq.h"
 #include "tmpdb.h"
 
 static struct tmpdb tdb;
@@ -33,18 +33,18 @@ teardown(void **state)
 	return tmpdb_remove(&tdb);
 }
 
-/* One outbox row: db_insert_id()'s result, its id in *id. */
+/* One outbox row: dbq_insert_id()'s result, its id in *id. */
 static int
 outbox_row(long long at, long long *id)
 {
-	struct dbq *s = db_stmt(&d, STMT_OUTBOX_ADD);
+	struct dbq *s = dbq_stmt(&d, STMT_OUTBOX_ADD);
 	int rc;
 
 	assert_non_null(s);
 	dbq_bind_i64(s, 1, at);
 	dbq_bind_text(s, 2, "1:2:3:4", -1);
-	rc = db_insert_id(&d, s, id);
-	db_done(s);
+	rc = dbq_insert_id(&d, s, id);
+	dbq_done(s);
 	return rc;
 }
 
@@ -60,7 +60,7 @@ test_new_rows_ids(void **state)
 	assert_true(a > 0);
 	assert_int_equal(b, a + 1);
 	/* the id is the row's: the table holds it at that time */
-	s = db_prepare_once(&d, "SELECT at FROM counter_outbox WHERE id = ?1");
+	s = dbq_prepare_once(&d, "SELECT at FROM counter_outbox WHERE id = ?1");
 	assert_non_null(s);
 	dbq_bind_i64(s, 1, b);
 	assert_int_equal(dbq_step(s), DBQ_ROW);
@@ -77,11 +77,11 @@ test_nothing_inserted_is_zero(void **state)
 
 	(void)state;
 	assert_int_equal(outbox_row(20, &a), 1);
-	s = db_prepare_once(&d, "INSERT INTO counter_outbox(id, at, deltas) "
+	s = dbq_prepare_once(&d, "INSERT INTO counter_outbox(id, at, deltas) "
 	    "VALUES(?1, 0, '') ON CONFLICT DO NOTHING");
 	assert_non_null(s);
 	dbq_bind_i64(s, 1, a);
-	assert_int_equal(db_insert_id(&d, s, &id), 0);
+	assert_int_equal(dbq_insert_id(&d, s, &id), 0);
 	assert_int_equal(id, 0);		/* not the row before's */
 	dbq_finalize(s);
 }
@@ -94,10 +94,10 @@ test_error_is_minus_one(void **state)
 
 	(void)state;
 	/* deltas is NOT NULL */
-	s = db_prepare_once(&d, "INSERT INTO counter_outbox(at, deltas) "
+	s = dbq_prepare_once(&d, "INSERT INTO counter_outbox(at, deltas) "
 	    "VALUES(1, NULL)");
 	assert_non_null(s);
-	assert_int_equal(db_insert_id(&d, s, &id), -1);
+	assert_int_equal(dbq_insert_id(&d, s, &id), -1);
 	assert_int_equal(id, 0);
 	dbq_finalize(s);
 }
@@ -115,14 +115,14 @@ test_like_insert_changes(void **state)
 	    "created_at, published_at, updated_at, like_count) "
 	    "VALUES(1, 1, 1, 'hi', 1, 0, 0, 0, 0)"), 0);
 	for (i = 0; i < 2; i++) {	/* new, then already there */
-		s = db_stmt(&d, STMT_LIKE_INSERT);
+		s = dbq_stmt(&d, STMT_LIKE_INSERT);
 		assert_non_null(s);
 		dbq_bind_i64(s, 1, 1);
 		dbq_bind_i64(s, 2, 1);
 		dbq_bind_i64(s, 3, 5);
 		assert_int_equal(dbq_step(s), DBQ_DONE);
-		db_done(s);
-		assert_int_equal(db_changes(&d), i == 0 ? 1 : 0);
+		dbq_done(s);
+		assert_int_equal(dbq_changes(&d), i == 0 ? 1 : 0);
 	}
 }
 

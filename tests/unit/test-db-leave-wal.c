@@ -23,7 +23,7 @@
 #include <pthread.h>
 
 #include "store/db.h"
-#include "store/query.h"
+#include "store/dbq.h"
 #include "tmpdb.h"
 
 static struct tmpdb tdb;
@@ -80,7 +80,7 @@ rows(void)
 	long long n;
 
 	assert_int_equal(db_open(&d, tdb.path), 0);
-	q = db_prepare_once(&d, "SELECT COUNT(*) FROM t");
+	q = dbq_prepare_once(&d, "SELECT COUNT(*) FROM t");
 	assert_non_null(q);
 	assert_int_equal(dbq_step(q), DBQ_ROW);
 	n = dbq_i64(q, 0);

@@ -1,5 +1,5 @@
 /* test-rcl-slot.c -- the Redis Cluster slot of a key and of a command
- * (store/rcluster.h), against what a real cluster node answers to
+ * (store/rcl.h), against what a real cluster node answers to
  * CLUSTER KEYSLOT for the same keys. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "store/keys.h"
-#include "store/rcluster.h"
+#include "store/key.h"
+#include "store/rcl.h"
 
 static int
 slot(const char *key)
@@ -64,7 +64,7 @@ test_command_slot(void **state)
 }
 
 /* The badges' global part has a copy in every sixteenth of the slot
- * space (keys.h), so a master with a range of 1024 slots or more holds
+ * space (key.h), so a master with a range of 1024 slots or more holds
  * one; and a user's cached keys share the slot of the user's bucket. */
 static void
 test_badge_copies_spread(void **state)

@@ -1,5 +1,5 @@
 /* test-rcl-trust.c -- what the Redis Cluster client believes of what a
- * cluster tells it (store/rcluster.h): a CLUSTER SLOTS reply with a
+ * cluster tells it (store/rcl.h): a CLUSTER SLOTS reply with a
  * negative, reversed or out-of-range range, parts of the wrong type, a
  * host that is a path or a port out of range changes nothing of the map
  * and adds no node; a MOVED or ASK is parsed only when its slot and
@@ -17,7 +17,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "store/rcluster.h"
+#include "store/rcl.h"
 
 static redisReply *
 num(long long v)

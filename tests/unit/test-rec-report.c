@@ -25,7 +25,7 @@ test_round_trip(void **state)
 	int i;
 
 	(void)state;
-	rec_report_init(&a);
+	recreport_init(&a);
 	for (i = 0; i < REC_FAMILIES; i++) {
 		a.fam[i].checked = 1000 + i;
 		a.fam[i].wrong = i;
@@ -37,12 +37,12 @@ test_round_trip(void **state)
 			snprintf(a.fam[i].ex[j], sizeof(a.fam[i].ex[j]),
 			    "%d:%d", i, j);
 	}
-	js = rec_report_json(&a);
+	js = recreport_json(&a);
 	assert_non_null(js);
-	assert_int_equal(rec_report_parse(js, &b), 0);
+	assert_int_equal(recreport_parse(js, &b), 0);
 	free(js);
 	assert_memory_equal(&a, &b, sizeof(a));
-	assert_int_equal(rec_report_wrong(&b), rec_report_wrong(&a));
+	assert_int_equal(recreport_wrong(&b), recreport_wrong(&a));
 }
 
 static void
@@ -55,7 +55,7 @@ test_family_twice(void **state)
 
 	(void)state;
 	assert_non_null(r);
-	rec_report_init(r);
+	recreport_init(r);
 	/* the last family, so examples past its array leave the struct */
 	k = REC_FAMILIES - 1;
 	fam = r->fam[k].name;
@@ -66,12 +66,12 @@ test_family_twice(void **state)
 		    "[\"%d1\",\"%d2\",\"%d3\",\"%d4\",\"%d5\"]}", i ? "," : "",
 		    fam, 10 + i, 5, i, i, i, i, i);
 	buf_printf(&js, "]");
-	assert_int_equal(rec_report_parse(js.p, r), 0);
+	assert_int_equal(recreport_parse(js.p, r), 0);
 	assert_int_equal(r->fam[k].nex, REC_EXAMPLES);
 	assert_int_equal(r->fam[k].checked, 12);
 	assert_string_equal(r->fam[k].ex[0], "21");
 	assert_string_equal(r->fam[k].ex[REC_EXAMPLES - 1], "25");
-	assert_int_equal(rec_report_wrong(r), 5);
+	assert_int_equal(recreport_wrong(r), 5);
 	for (i = 0; i < k; i++)
 		assert_int_equal(r->fam[i].nex, 0);
 	buf_free(&js);
@@ -89,10 +89,10 @@ test_not_reports(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = rec_report_parse(bad[i], &r);
+		int rc = recreport_parse(bad[i], &r);
 
 		assert_true(rc == 0 || rc == -1);
-		assert_int_equal(rec_report_wrong(&r), 0);
+		assert_int_equal(recreport_wrong(&r), 0);
 	}
 }
 

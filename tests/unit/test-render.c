@@ -283,8 +283,8 @@ test_frame_badges(void **state)
 	const char *h;
 
 	(void)state;
-	page_frame(r, "Feed <1>", &bd);
-	page_end(r);
+	layout_frame(r, "Feed <1>", &bd);
+	layout_end(r);
 	h = body(r);
 	assert_non_null(strstr(h, "<title>Feed &lt;1&gt; \xc2\xb7 tally</title>"));
 	assert_non_null(strstr(h, "data-counter=\"unread-notifications\">5<"));
@@ -296,7 +296,7 @@ test_frame_badges(void **state)
 	assert_non_null(strstr(h, "</main>"));
 	buf_reset(&r->body);
 	r->sess.is_admin = 1;
-	page_frame(r, "x", NULL);	/* none read: the four, pending */
+	layout_frame(r, "x", NULL);	/* none read: the four, pending */
 	h = body(r);
 	assert_non_null(strstr(h, "data-badges"));
 	assert_non_null(strstr(h, "data-counter=\"unread-notifications\" "
@@ -314,13 +314,13 @@ test_frame_visitors(void **state)
 	const char *h;
 
 	(void)state;
-	page_frame(r, "x", NULL);
+	layout_frame(r, "x", NULL);
 	h = body(r);
 	assert_non_null(strstr(h, "href=\"/login\""));
 	assert_null(strstr(h, "data-me"));
 	buf_reset(&r->body);
 	r->identified = 0;		/* an error page: nobody looked up */
-	page_frame(r, "x", NULL);
+	layout_frame(r, "x", NULL);
 	h = body(r);
 	assert_null(strstr(h, "href=\"/login\""));
 	assert_null(strstr(h, "data-me"));
@@ -367,7 +367,7 @@ test_failed_count(void **state)
 	/* badges a signed-in page could not read: "?", not 0 */
 	buf_reset(&r->body);
 	r->have_badges = 0;
-	page_begin(r, "x");
+	layout_begin(r, "x");
 	h = body(r);
 	assert_non_null(strstr(h, "data-counter=\"unread-notifications\" "
 	    "data-failed=\"1\""));

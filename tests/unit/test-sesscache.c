@@ -28,7 +28,7 @@ setup(void **state)
 	s.user_id = 42;
 	s.expires_at = NOW + 30LL * 86400000;
 	s.is_admin = 1;
-	token_new(s.csrf);
+	auth_token_new(s.csrf);
 	snprintf(s.login, sizeof(s.login), "alice_1");
 	return 0;
 }

@@ -21,7 +21,7 @@ setup(void **state)
 	(void)state;
 	if (auth_init() != 0)
 		return -1;
-	token_new(tok);
+	auth_token_new(tok);
 	return 0;
 }
 

@@ -105,9 +105,9 @@ test_bounded_plans(void **state)
 
 /* A like writes its row, its notification and its outbox row, a repost
  * its row: on SQLite each insert has no result columns (no RETURNING: the
- * id is the last insert rowid, db_insert_id()).  An unlike deletes its
+ * id is the last insert rowid, dbq_insert_id()).  An unlike deletes its
  * row and its notification, their columns read first by a SELECT
- * (db_cheap_returning()).  A RETURNING clause makes SQLite fill and read a
+ * (dbq_cheap_returning()).  A RETURNING clause makes SQLite fill and read a
  * temporary table every run: ~4 us a statement, ~10 % of the social
  * writer's time a like. */
 static void

@@ -1,10 +1,10 @@
-/* keys.c -- Redis key names; see keys.h. */
+/* key.c -- Redis key names; see key.h. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
-#include "store/keys.h"
+#include "store/key.h"
 
 void
 key_user(char *out, size_t sz, long long uid, const char *what,
@@ -77,7 +77,7 @@ void
 key_counters(char *out, size_t sz, int bucket, const char *tag, long long id)
 {
 	char b[LL_CHARS], i[LL_CHARS];
-	size_t nb = fmt_ll(b, bucket), nt = strlen(tag), ni = fmt_ll(i, id);
+	size_t nb = buf_fmt_ll(b, bucket), nt = strlen(tag), ni = buf_fmt_ll(i, id);
 
 	/* "{c<B>}:<tag><id>", built by hand: a page names ~30 of these */
 	if (nb + nt + ni + 5 > sz) {

@@ -1,4 +1,4 @@
-/* keys.h -- every Redis key name, built in one place.
+/* key.h -- every Redis key name, built in one place.
  *
  * Per-user keys carry the Redis Cluster hash tag {u<ID>}, so the scripts
  * that touch a user's timeline and its marker stay in one slot:
@@ -30,8 +30,8 @@
  * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
  * {metrics}:cache.  {tally}:gen: this Redis has been filled (worker).
  */
-#ifndef TALLY_KEYS_H
-#define TALLY_KEYS_H
+#ifndef TALLY_KEY_H
+#define TALLY_KEY_H
 
 #include <stddef.h>
 
@@ -65,7 +65,7 @@ void	key_board(char *out, size_t sz, const char *field, long long topic);
 void	key_login(char *out, size_t sz, const char *login);
 
 /* "{v<post>}:u<uid>" or "{v<post>}:a<address>": one viewer's view of a
- * post in the last 30 minutes (posting.h post_view); KEY_VIEW_MAX long. */
+ * post in the last 30 minutes (posting.h posting_view); KEY_VIEW_MAX long. */
 #define KEY_VIEW_MAX	96
 void	key_view(char *out, size_t sz, long long post, long long uid,
 	    const char *addr);

@@ -1,4 +1,4 @@
-/* query.c -- statements through an opaque handle; see query.h. */
+/* dbq.c -- statements through an opaque handle; see dbq.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "store/db.h"
 #include "store/pg.h"
-#include "store/query.h"
+#include "store/dbq.h"
 
 /* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *, or
  * in a process on PostgreSQL (pg_engine: one engine a process) the
@@ -18,7 +18,7 @@
 #define P(q)	((struct pgq *)(void *)(q))
 
 struct dbq *
-db_stmt(struct db *d, enum stmt id)
+dbq_stmt(struct db *d, enum stmt id)
 {
 	db_check_owner(d);
 	if (d->pg != NULL)
@@ -36,10 +36,10 @@ db_stmt(struct db *d, enum stmt id)
 }
 
 void
-db_done(struct dbq *q)
+dbq_done(struct dbq *q)
 {
 	if (q != NULL && pg_engine)
-		pgq_done(P(q));
+		pg_stmt_done(P(q));
 	else if (q != NULL) {
 		sqlite3_reset(S(q));
 		sqlite3_clear_bindings(S(q));
@@ -47,7 +47,7 @@ db_done(struct dbq *q)
 }
 
 struct dbq *
-db_prepare_once(struct db *d, const char *sql)
+dbq_prepare_once(struct db *d, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 
@@ -65,7 +65,7 @@ void
 dbq_finalize(struct dbq *q)
 {
 	if (pg_engine)
-		pgq_finalize(P(q));
+		pg_stmt_finalize(P(q));
 	else
 		sqlite3_finalize(S(q));
 }
@@ -74,7 +74,7 @@ void
 dbq_reset(struct dbq *q)
 {
 	if (pg_engine)
-		pgq_reset(P(q));
+		pg_stmt_reset(P(q));
 	else
 		sqlite3_reset(S(q));
 }
@@ -83,7 +83,7 @@ void
 dbq_bind_i64(struct dbq *q, int i, long long v)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 'i', &v, 0, 0);
+		pg_stmt_bind(P(q), i, 'i', &v, 0, 0);
 	else
 		sqlite3_bind_int64(S(q), i, v);
 }
@@ -98,7 +98,7 @@ void
 dbq_bind_null(struct dbq *q, int i)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 'n', NULL, 0, 0);
+		pg_stmt_bind(P(q), i, 'n', NULL, 0, 0);
 	else
 		sqlite3_bind_null(S(q), i);
 }
@@ -107,7 +107,7 @@ void
 dbq_bind_text(struct dbq *q, int i, const char *s, int len)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 't', s, len, 0);
+		pg_stmt_bind(P(q), i, 't', s, len, 0);
 	else
 		sqlite3_bind_text(S(q), i, s, len, SQLITE_STATIC);
 }
@@ -116,7 +116,7 @@ void
 dbq_bind_text_copy(struct dbq *q, int i, const char *s, int len)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 't', s, len, 1);
+		pg_stmt_bind(P(q), i, 't', s, len, 1);
 	else
 		sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
 }
@@ -137,7 +137,7 @@ dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
 	buf_putc(&b, pg_engine ? '}' : ']');
 	k = (int)b.len;
 	if (pg_engine) {
-		pgq_bind(P(q), i, 't', b.p, k, 1);
+		pg_stmt_bind(P(q), i, 't', b.p, k, 1);
 		buf_free(&b);
 	} else
 		sqlite3_bind_text(S(q), i, buf_take(&b), k, free);
@@ -147,7 +147,7 @@ void
 dbq_bind_blob(struct dbq *q, int i, const void *p, int len)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 'b', p, len, 0);
+		pg_stmt_bind(P(q), i, 'b', p, len, 0);
 	else
 		sqlite3_bind_blob(S(q), i, p, len, SQLITE_STATIC);
 }
@@ -156,20 +156,20 @@ void
 dbq_bind_blob_copy(struct dbq *q, int i, const void *p, int len)
 {
 	if (pg_engine)
-		pgq_bind(P(q), i, 'b', p, len, 1);
+		pg_stmt_bind(P(q), i, 'b', p, len, 1);
 	else
 		sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
 }
 
-/* pgq_step()'s answers are dbq_step()'s, as they are. */
+/* pg_stmt_step()'s answers are dbq_step()'s, as they are. */
 _Static_assert(PGQ_ROW == DBQ_ROW && PGQ_DONE == DBQ_DONE &&
-    PGQ_ERR == DBQ_ERR, "pg.h's PGQ_* are query.h's DBQ_*");
+    PGQ_ERR == DBQ_ERR, "pg.h's PGQ_* are dbq.h's DBQ_*");
 
 int
 dbq_step(struct dbq *q)
 {
 	if (pg_engine)
-		return pgq_step(P(q));
+		return pg_stmt_step(P(q));
 	switch (sqlite3_step(S(q))) {
 	case SQLITE_ROW:
 		return DBQ_ROW;
@@ -187,7 +187,7 @@ dbq_i64(struct dbq *q, int col)
 
 	if (!pg_engine)
 		return sqlite3_column_int64(S(q), col);
-	if ((v = pgq_value(P(q), col)) == NULL)
+	if ((v = pg_stmt_value(P(q), col)) == NULL)
 		return 0;
 	if (v[0] == 't' || v[0] == 'f')		/* a boolean */
 		return v[0] == 't';
@@ -208,7 +208,7 @@ dbq_text(struct dbq *q, int col)
 	const unsigned char *v;
 
 	if (pg_engine) {
-		const char *t = pgq_value(P(q), col);
+		const char *t = pg_stmt_value(P(q), col);
 
 		return t != NULL ? t : "";
 	}
@@ -220,12 +220,12 @@ int
 dbq_is_null(struct dbq *q, int col)
 {
 	if (pg_engine)
-		return pgq_value(P(q), col) == NULL;
+		return pg_stmt_value(P(q), col) == NULL;
 	return sqlite3_column_type(S(q), col) == SQLITE_NULL;
 }
 
 void
-db_col_text(struct dbq *q, int col, char *dst, size_t sz)
+dbq_col_text(struct dbq *q, int col, char *dst, size_t sz)
 {
 	const char *v = dbq_text(q, col);
 	size_t n = strlen(v);
@@ -238,7 +238,7 @@ db_col_text(struct dbq *q, int col, char *dst, size_t sz)
 }
 
 const char *
-db_errmsg(struct db *d)
+dbq_errmsg(struct db *d)
 {
 	if (d->pg != NULL)
 		return pg_errmsg(d->pg);
@@ -246,7 +246,7 @@ db_errmsg(struct db *d)
 }
 
 int
-db_insert_id(struct db *d, struct dbq *q, long long *id)
+dbq_insert_id(struct db *d, struct dbq *q, long long *id)
 {
 	int rc = dbq_step(q), n;
 
@@ -268,13 +268,13 @@ db_insert_id(struct db *d, struct dbq *q, long long *id)
 }
 
 int
-db_cheap_returning(struct db *d)
+dbq_cheap_returning(struct db *d)
 {
 	return d->pg != NULL;
 }
 
 int
-db_changes(struct db *d)
+dbq_changes(struct db *d)
 {
 	if (d->pg != NULL)
 		return pg_changes(d->pg);
@@ -282,7 +282,7 @@ db_changes(struct db *d)
 }
 
 int
-db_in_txn(struct db *d)
+dbq_in_txn(struct db *d)
 {
 	if (d->pg != NULL)
 		return pg_in_txn(d->pg);
@@ -290,9 +290,9 @@ db_in_txn(struct db *d)
 }
 
 int
-db_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
+dbq_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
 {
-	struct dbq *s = db_stmt(d, st);
+	struct dbq *s = dbq_stmt(d, st);
 	int rc;
 
 	*v = 0;
@@ -301,31 +301,31 @@ db_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
 	dbq_bind_i64(s, 1, id);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
 		*v = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int
-db_lock_key(struct db *d, const char *name)
+dbq_lock_key(struct db *d, const char *name)
 {
 	struct dbq *s;
 	int rc;
 
 	if (d->pg == NULL)	/* SQLite: the writer is alone already */
 		return 0;
-	if ((s = db_stmt(d, STMT_LOCK_KEY)) == NULL)
+	if ((s = dbq_stmt(d, STMT_LOCK_KEY)) == NULL)
 		return -1;
 	dbq_bind_text_copy(s, 1, name, -1);
 	while ((rc = dbq_step(s)) == DBQ_ROW)
 		;
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
 long long
-db_setting(struct db *d, const char *name, long long dflt)
+dbq_setting(struct db *d, const char *name, long long dflt)
 {
-	struct dbq *s = db_stmt(d, STMT_SETTING_GET);
+	struct dbq *s = dbq_stmt(d, STMT_SETTING_GET);
 	long long v = dflt;
 
 	if (s == NULL)
@@ -333,14 +333,14 @@ db_setting(struct db *d, const char *name, long long dflt)
 	dbq_bind_text(s, 1, name, -1);
 	if (dbq_step(s) == DBQ_ROW)
 		v = dbq_i64(s, 0);
-	db_done(s);
+	dbq_done(s);
 	return v;
 }
 
 int
-db_setting_put(struct db *d, const char *name, long long value)
+dbq_setting_put(struct db *d, const char *name, long long value)
 {
-	struct dbq *s = db_stmt(d, STMT_SETTING_PUT);
+	struct dbq *s = dbq_stmt(d, STMT_SETTING_PUT);
 	int rc;
 
 	if (s == NULL)
@@ -348,20 +348,20 @@ db_setting_put(struct db *d, const char *name, long long value)
 	dbq_bind_text(s, 1, name, -1);
 	dbq_bind_i64(s, 2, value);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
 int
-db_batch_applied(struct db *d, const char *id)
+dbq_batch_applied(struct db *d, const char *id)
 {
-	struct dbq *s = db_stmt(d, STMT_FLUSH_APPLIED);
+	struct dbq *s = dbq_stmt(d, STMT_FLUSH_APPLIED);
 	int rc;
 
 	if (s == NULL)
 		return -1;
 	dbq_bind_text_copy(s, 1, id, -1);
 	rc = dbq_step(s);
-	db_done(s);
+	dbq_done(s);
 	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }

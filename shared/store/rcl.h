@@ -1,4 +1,4 @@
-/* rcluster.h -- Redis Cluster routing: the part of rds.h that makes a
+/* rcl.h -- Redis Cluster routing: the part of rds.h that makes a
  * cluster of nodes look like one Redis.
  *
  * Debian's hiredis 0.14 has no cluster support, so this is the project's
@@ -24,8 +24,8 @@
  * per RCL_REFRESH_MS) asks any reachable node for CLUSTER SLOTS, which is
  * how a promoted replica is found after a master dies.
  */
-#ifndef TALLY_RCLUSTER_H
-#define TALLY_RCLUSTER_H
+#ifndef TALLY_RCL_H
+#define TALLY_RCL_H
 
 #include <stddef.h>
 #include <hiredis/hiredis.h>

@@ -1,4 +1,4 @@
-/* rcluster.c -- Redis Cluster routing; see rcluster.h. */
+/* rcl.c -- Redis Cluster routing; see rcl.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/rcl_int.h"
-#include "store/rcluster.h"
+#include "store/rcl.h"
 #include "store/rcmd.h"
 
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */

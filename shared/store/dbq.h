@@ -1,20 +1,20 @@
-/* query.h -- a statement of the table (sql.h) as the layers above store/
+/* dbq.h -- a statement of the table (sql.h) as the layers above store/
  * see it: bind values, step through rows, read columns.
  *
  * struct dbq is opaque: no engine type or call leaves store/ (make lint
  * checks it), so the code that counts, posts and renders is the same
- * whatever engine runs the statement.  A statement from db_stmt() is
- * cached for the life of the connection and handed back with db_done()
+ * whatever engine runs the statement.  A statement from dbq_stmt() is
+ * cached for the life of the connection and handed back with dbq_done()
  * on every path (reset + bindings cleared), or it keeps its read
  * snapshot.  Columns and parameters are numbered as in SQL: parameters
  * from 1, columns from 0.
  *
  * Text bound with dbq_bind_text() must stay valid until the statement is
  * stepped to its end or handed back; dbq_bind_text_copy() copies it.  A
- * column's text is valid until the next step or db_done() (NULL: "").
+ * column's text is valid until the next step or dbq_done() (NULL: "").
  */
-#ifndef TALLY_QUERY_H
-#define TALLY_QUERY_H
+#ifndef TALLY_DBQ_H
+#define TALLY_DBQ_H
 
 #include <stddef.h>
 
@@ -24,19 +24,19 @@ struct db;
 struct dbq;
 
 /* dbq_step(): a row, the end, or an error (logged by the caller, with
- * db_errmsg(), when it matters). */
+ * dbq_errmsg(), when it matters). */
 #define DBQ_ROW		1
 #define DBQ_DONE	0
 #define DBQ_ERR		(-1)
 
 /* The cached statement, or NULL if it cannot be prepared (logged). */
-struct dbq	*db_stmt(struct db *, enum stmt);
-void		 db_done(struct dbq *);
+struct dbq	*dbq_stmt(struct db *, enum stmt);
+void		 dbq_done(struct dbq *);
 
 /* A statement that is not in the table, for tests' own SQL: the
  * program's are all the table's (make lint); the caller releases it
  * with dbq_finalize().  NULL on error (logged). */
-struct dbq	*db_prepare_once(struct db *, const char *sql);
+struct dbq	*dbq_prepare_once(struct db *, const char *sql);
 void		 dbq_finalize(struct dbq *);
 /* Back to its start, bindings kept (a statement run once per item). */
 void		 dbq_reset(struct dbq *);
@@ -62,7 +62,7 @@ const char	*dbq_text(struct dbq *, int col);
 int		 dbq_is_null(struct dbq *, int col);
 /* Copies text column col into dst (truncated, NUL-terminated; "" for
  * NULL). */
-void		 db_col_text(struct dbq *, int col, char *dst, size_t sz);
+void		 dbq_col_text(struct dbq *, int col, char *dst, size_t sz);
 
 /* Steps an INSERT of at most one row to its end: 1 with the new row's id
  * in *id, 0 when it inserted nothing (a conflict it ignores), -1 on an
@@ -70,30 +70,30 @@ void		 db_col_text(struct dbq *, int col, char *dst, size_t sz);
  * with no RETURNING on SQLite (its last insert rowid: a RETURNING clause
  * costs SQLite a temporary table, opened and closed, every run) and
  * "RETURNING id" on PostgreSQL (sql_pg.c).  The caller hands the
- * statement back with db_done(). */
-int		 db_insert_id(struct db *, struct dbq *, long long *id);
+ * statement back with dbq_done(). */
+int		 dbq_insert_id(struct db *, struct dbq *, long long *id);
 /* 1 when a statement's RETURNING clause is the cheap way to what it
  * changed (PostgreSQL: one round trip instead of two), 0 on SQLite,
  * where it costs a temporary table every run and a SELECT of the row
  * first, in the same transaction, costs a B-tree seek.  For the deletes
  * of sql.h that name their SELECT. */
-int		 db_cheap_returning(struct db *);
+int		 dbq_cheap_returning(struct db *);
 
 /* About the connection's last statement: its error message, and the
  * rows the last INSERT, UPDATE or DELETE changed. */
-const char	*db_errmsg(struct db *);
-int		 db_changes(struct db *);
+const char	*dbq_errmsg(struct db *);
+int		 dbq_changes(struct db *);
 /* 1 inside a transaction (BEGIN not yet committed), else 0. */
-int		 db_in_txn(struct db *);
+int		 dbq_in_txn(struct db *);
 
 /* Whether flush batch id (decimal text) is recorded as applied:
  * 1 yes, 0 no, -1 error. */
-int		 db_batch_applied(struct db *, const char *id);
+int		 dbq_batch_applied(struct db *, const char *id);
 
 
 /* The first column of statement st's first row, its ?1 bound to id,
  * into *v (0 when there is no row).  0, or -1 on an error. */
-int		 db_i64_by_id(struct db *, enum stmt st, long long id,
+int		 dbq_i64_by_id(struct db *, enum stmt st, long long id,
 		    long long *v);
 
 /* In a write transaction: waits until no other transaction holds the
@@ -102,10 +102,10 @@ int		 db_i64_by_id(struct db *, enum stmt st, long long id,
  * then written, a group found or else made).  PostgreSQL's writers run
  * at once (pg.h); SQLite's writer is alone, and the call costs nothing.
  * 0, or -1 on an error. */
-int		 db_lock_key(struct db *, const char *name);
+int		 dbq_lock_key(struct db *, const char *name);
 
 /* Integer setting by name; dflt when absent or on error. */
-long long	 db_setting(struct db *, const char *name, long long dflt);
-int		 db_setting_put(struct db *, const char *name, long long value);
+long long	 dbq_setting(struct db *, const char *name, long long dflt);
+int		 dbq_setting_put(struct db *, const char *name, long long value);
 
 #endif
