@@ -60,7 +60,7 @@ runs_load(struct req *r, void *vm)
 {
 	struct runs_model *m = vm;
 
-	if ((m->n = runs_list(&r->app->db, m->runs, VIEW_RUNS_MAX)) < 0) {
+	if ((m->n = runs_list(r->app->db, m->runs, VIEW_RUNS_MAX)) < 0) {
 		resp_error(r, 500, "The runs could not be read.");
 		return PAGE_ANSWERED;
 	}
@@ -81,7 +81,7 @@ act_runs_start(struct req *r, const struct route *rt)
 	(void)rt;
 	if (dry == NULL)
 		return -1;
-	id = runs_start(&r->app->db, dry[0] == '1', "admin", &active);
+	id = runs_start(r->app->db, dry[0] == '1', "admin", &active);
 	if (id < 0)
 		return resp_error(r, 500, "The run could not be started.");
 	/* A second start while one runs starts nothing: the list shows it. */
@@ -94,8 +94,8 @@ run_load(struct req *r, void *vm)
 	struct run_model *m = vm;
 	int rc;
 
-	if ((rc = runs_get(&r->app->db, req_arg_id(r, 0), &m->run)) != 1 ||
-	    (m->nall = runs_list(&r->app->db, m->all, VIEW_RUNS_MAX)) < 0) {
+	if ((rc = runs_get(r->app->db, req_arg_id(r, 0), &m->run)) != 1 ||
+	    (m->nall = runs_list(r->app->db, m->all, VIEW_RUNS_MAX)) < 0) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such run." : "The run could not be read.");
 		return PAGE_ANSWERED;

@@ -84,7 +84,7 @@ static int
 refresh(struct app *a, long long **known)
 {
 	long long *uids;
-	int n = liveq_members(&a->rds, clock_wall_ms(), &uids);
+	int n = liveq_members(a->rds, clock_wall_ms(), &uids);
 
 	if (n < 0)
 		return -1;
@@ -241,7 +241,7 @@ main(void)
 		return 1;
 	log_info("live: publishing to %s", sock);
 	while (!stopping) {
-		rc = liveq_take(&a.rds, wait > 0 ? wait : 1, LIVE_COALESCE_MS,
+		rc = liveq_take(a.rds, wait > 0 ? wait : 1, LIVE_COALESCE_MS,
 		    &b);
 		if (rc == -1) {
 			if (!down)
@@ -253,7 +253,7 @@ main(void)
 		down = 0;
 		now = clock_mono_ms();
 		if (now >= expire_at) {
-			liveq_expire(&a.rds, clock_wall_ms());
+			liveq_expire(a.rds, clock_wall_ms());
 			expire_at = now + LIVE_EXPIRE_MS;
 		}
 		/* every stream open: for everyone or an author's followers,
@@ -268,7 +268,7 @@ main(void)
 		if (rc == 1)
 			learn(&known, &nknown, b.opened, b.nopened);
 		if (rc == 1 && !b.everyone && b.nauthors == 0 &&
-		    (n = liveq_filter(&a.rds, clock_wall_ms(), b.users,
+		    (n = liveq_filter(a.rds, clock_wall_ms(), b.users,
 		    b.nusers)) > 0) {
 			for (i = 0; i < n && !stopping; i++)
 				offer(&a, &ps, b.users[i], clock_mono_ms());

@@ -217,7 +217,7 @@ news_load(struct req *r, void *vm)
 	struct news_model *m = vm;
 	long long now = clock_wall_ms();
 
-	m->lit = dbq_setting(&r->app->db, "red_dot_at", 0);
+	m->lit = dbq_setting(r->app->db, "red_dot_at", 0);
 	if (req_own(r))
 		notify_marker_put(r->app, r->sess.user_id, "news", 0,
 		    now > m->lit ? now : m->lit);
@@ -257,14 +257,14 @@ badges_json_load(struct req *r, void *vm)
 	if (rc == 0) {
 		/* Not in the cache: SQLite decides, and the cache learns
 		 * (unless a logout came in between: sesscache.h). */
-		gen = sesscache_gen(&r->app->rds, uid);
+		gen = sesscache_gen(r->app->rds, uid);
 		req_identify(r);
 		if (!r->user) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
 			return PAGE_ANSWERED;
 		}
-		sesscache_put(&r->app->rds, sid, &r->sess, gen);
+		sesscache_put(r->app->rds, sid, &r->sess, gen);
 		rc = badges_get(r->app, r->sess.user_id, &bd) == 0 ? 1 : -1;
 	}
 	if (rc == -1) {
@@ -315,7 +315,7 @@ badges_live_load(struct req *r, void *vm)
 	}
 	/* Registered first: a change from now on is told to this stream;
 	 * without Redis there is nothing to tell it, and the page polls. */
-	if (liveq_join(&a->rds, uid, clock_wall_ms() + LIVEQ_STREAM_MS) == -1) {
+	if (liveq_join(a->rds, uid, clock_wall_ms() + LIVEQ_STREAM_MS) == -1) {
 		resp_header(r, "Retry-After", "5");
 		resp_text(r, 503, "application/json",
 		    "{\"error\":\"live badges unavailable\"}\n");

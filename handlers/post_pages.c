@@ -227,7 +227,7 @@ act_post_with(struct req *r, const struct route *rt)
 	if (post_answer(r, rt->call.post(r->app, id, r->sess.user_id)) == -1)
 		return -1;
 	if (req_wants_json(r)) {
-		if (!r->app->db.group)
+		if (!db_grouped(r->app->db))
 			return post_json(r, id);
 		/* the counts once the group is committed and applied */
 		r->then = post_json;

@@ -171,7 +171,7 @@ prepare_db(const struct cfg *c)
 
 	if (app_open(&a, "tally-run") == -1)
 		return -1;
-	rc = account_ensure_admin(&a.db, getenv("TALLY_ADMIN_PASSWORD"), pw,
+	rc = account_ensure_admin(a.db, getenv("TALLY_ADMIN_PASSWORD"), pw,
 	    sizeof(pw), c->pwhash_min);
 	app_close(&a);
 	cfg_path(c, "admin-password", file, sizeof(file));

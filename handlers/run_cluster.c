@@ -125,8 +125,8 @@ info_field(int i, const char *field)
 	const char *p;
 	long long v = -1;
 
-	if (rep != NULL && rep->type == RDS_STRING &&
-	    (p = strstr(rep->str, field)) != NULL &&
+	if (rep != NULL && rds_type(rep) == RDS_STRING &&
+	    (p = strstr(rds_str(rep), field)) != NULL &&
 	    p[strlen(field)] == ':') {
 		if (strncmp(p + strlen(field) + 1, "ok", 2) == 0)
 			v = 1;
@@ -192,9 +192,9 @@ synced(int i)
 {
 	rds_reply *rep = rconn_cmd(&nodes[i], 2, (const char *[]){ "INFO",
 	    "replication" }, (const size_t[]){ 4, 11 });
-	int ok = rep != NULL && rep->type == RDS_STRING &&
-	    (strstr(rep->str, "role:master") != NULL ||
-	    strstr(rep->str, "master_link_status:up") != NULL);
+	int ok = rep != NULL && rds_type(rep) == RDS_STRING &&
+	    (strstr(rds_str(rep), "role:master") != NULL ||
+	    strstr(rds_str(rep), "master_link_status:up") != NULL);
 
 	if (rep != NULL)
 		rds_free(rep);
@@ -251,12 +251,12 @@ cluster_nodes(int i, struct cnode *out, int max)
 	char *line, *save = NULL, *text;
 	int n = 0;
 
-	if (rep == NULL || rep->type != RDS_STRING) {
+	if (rep == NULL || rds_type(rep) != RDS_STRING) {
 		if (rep != NULL)
 			rds_free(rep);
 		return -1;
 	}
-	text = xstrdup(rep->str);
+	text = xstrdup(rds_str(rep));
 	rds_free(rep);
 	for (line = strtok_r(text, "\n", &save); line != NULL && n < max;
 	    line = strtok_r(NULL, "\n", &save)) {

@@ -21,8 +21,8 @@ redis_answers(struct app *a)
 	/* a failure leaves Redis alone for a backoff (store/rconn.h):
 	 * the tries in it cost nothing */
 	for (i = 0; i < 100 && !ok; i++) {
-		rep = rds_cmdv(&a->rds, "PING", NULL);
-		ok = rep != NULL && rep->type == RDS_STATUS;
+		rep = rds_cmdv(a->rds, "PING", NULL);
+		ok = rep != NULL && rds_type(rep) == RDS_STATUS;
 		if (rep != NULL)
 			rds_free(rep);
 		if (!ok)
@@ -47,7 +47,7 @@ run_demo(void)
 		return;
 	if (app_open(&a, "tally-run") == -1)
 		return;
-	if (dbq_setting(&a.db, "demo_seeded", 0) != 0)
+	if (dbq_setting(a.db, "demo_seeded", 0) != 0)
 		goto out;
 	if (!redis_answers(&a)) {
 		log_warn("demo: Redis does not answer: no views seeded");
@@ -62,7 +62,7 @@ run_demo(void)
 	    badges_notice(&a, "New: find people", "Search for people by "
 	    "name or login on the People page, or browse Topics.",
 	    &nid) == 0 && badges_light(&a) == 0) {
-		dbq_setting_put(&a.db, "demo_seeded", 1);
+		dbq_setting_put(a.db, "demo_seeded", 1);
 		printf("tally: demo data: 60 people (alice, bob, carol, ...; "
 		    "password \"password\"), 400 posts\n");
 	} else

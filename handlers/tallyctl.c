@@ -164,7 +164,7 @@ cmd_useradd(struct app *a, int argc, char **argv)
 		free(login);
 		return 1;
 	}
-	id = account_create(&a->db, login, argv[i + 1], pw, strlen(pw), admin,
+	id = account_create(a->db, login, argv[i + 1], pw, strlen(pw), admin,
 	    a->cfg.pwhash_min);
 	explicit_bzero(buf, sizeof(buf));
 	if (id <= 0) {
@@ -246,7 +246,7 @@ cmd_flush(struct app *a)
 	 * table (its buckets are hashes), so each copy wrote most of the
 	 * table again.  The WAL is copied once, by the worker's checkpoint
 	 * (docs/BENCHMARKS.md, "One checkpoint a flush"). */
-	db_autocheckpoint_off(&a->db);
+	db_autocheckpoint_off(a->db);
 	/* Longer than a flusher's lock lives: a flusher stopped mid-batch
 	 * is outwaited, then its batch finished here. */
 	if ((rc = flush_now(a, FLUSH_WAIT_MS, &st)) == -1) {
@@ -255,7 +255,7 @@ cmd_flush(struct app *a)
 	}
 	/* Its commits on disk; their copy into the database is the
 	 * worker's checkpoint's (db.h). */
-	if (db_leave_wal(&a->db) == -1)
+	if (db_leave_wal(a->db) == -1)
 		fprintf(stderr, "tallyctl: cannot sync the WAL\n");
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
 	    "%lld in deltas; SQLite's part %lld us of CPU\n", st.buckets,
@@ -288,14 +288,14 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		else
 			return usage();
 	}
-	if ((id = runs_start(&a->db, dry, "tallyctl", &active)) <= 0) {
+	if ((id = runs_start(a->db, dry, "tallyctl", &active)) <= 0) {
 		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "a reconciliation "
 		    "is already running (see /admin/reconcile)" : "database error");
 		return 1;
 	}
 	if (runs_execute(a, id, progress_line) == 0) {
 		/* The worker took it first: follow its progress. */
-		while (runs_get(&a->db, id, &r) == 1 &&
+		while (runs_get(a->db, id, &r) == 1 &&
 		    (strcmp(r.state, "queued") == 0 ||
 		    strcmp(r.state, "running") == 0)) {
 			if (r.progress != last)
@@ -304,7 +304,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "\n");
-	if ((rc = runs_get(&a->db, id, &r)) != 1) {
+	if ((rc = runs_get(a->db, id, &r)) != 1) {
 		fprintf(stderr, "tallyctl: reconciliation %lld: its row could "
 		    "not be read (%s)\n", id, rc == 0 ? "gone" : "database error");
 		return 1;
@@ -334,7 +334,7 @@ login_id(struct app *a, const char *login)
 
 	if (valid_check(VALID_LOGIN, login, strlen(login), &norm) == -1)
 		return 0;
-	rc = account_by_login(&a->db, norm, &u);
+	rc = account_by_login(a->db, norm, &u);
 	free(norm);
 	return rc == 1 ? u.id : 0;
 }
@@ -375,7 +375,7 @@ cmd_warm(struct app *a, int argc, char **argv)
 				return 1;
 			}
 			do {	/* chunks of 5000: no statement open during Redis I/O */
-				s = dbq_stmt(&a->db, STMT_FOLLOWERS_CHUNK);
+				s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK);
 				dbq_bind_i64(s, 1, star);
 				dbq_bind_i64(s, 2, last_t);
 				dbq_bind_i64(s, 3, last_id);
@@ -388,7 +388,7 @@ cmd_warm(struct app *a, int argc, char **argv)
 				if (rc == DBQ_ERR) {
 					fprintf(stderr, "tallyctl: the followers "
 					    "could not be read: %s\n",
-					    dbq_errmsg(&a->db));
+					    dbq_errmsg(a->db));
 					free(ids);
 					return 1;
 				}

@@ -148,7 +148,7 @@ act_account_create(struct req *r, const struct route *rt)
 	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
 	/* a password holds no NUL (VALID_PASSWORD): strlen is its length */
-	id = account_create(&r->app->db, login, name, pw, strlen(pw), 0,
+	id = account_create(r->app->db, login, name, pw, strlen(pw), 0,
 	    r->app->cfg.pwhash_min);
 	hashgate_leave(gate);
 	if (id == -1)
@@ -183,7 +183,7 @@ act_account_check(struct req *r, const struct route *rt)
 	/* an account under attack: refused at once, no hash -- unless this
 	 * browser has logged in to it before */
 	if (login != NULL &&
-	    (left = account_throttled(&r->app->db, login, now)) > 0 &&
+	    (left = account_throttled(r->app->db, login, now)) > 0 &&
 	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login)) {
 		snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
 		resp_header(r, "Retry-After", secs);
@@ -193,7 +193,7 @@ act_account_check(struct req *r, const struct route *rt)
 	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
 	/* hashed all the same: the same time */
-	id = account_check(&r->app->db, login != NULL ? login : "",
+	id = account_check(r->app->db, login != NULL ? login : "",
 	    pw != NULL ? pw : "", pw != NULL ? strlen(pw) : 0);
 	hashgate_leave(gate);
 	if (login == NULL || pw == NULL)
@@ -204,7 +204,7 @@ act_account_check(struct req *r, const struct route *rt)
 	 * browser passed with its device cookie: the guessing goes on
 	 * elsewhere, and new browsers stay refused for the window */
 	if (login != NULL && !(id > 0 && left > 0))
-		account_login_result(&r->app->db, login, id > 0, now);
+		account_login_result(r->app->db, login, id > 0, now);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
 	return web_start_session(r, id, login);
@@ -219,7 +219,7 @@ act_session_end(struct req *r, const struct route *rt)
 	/* A session that could not be ended stays valid: say so, and keep
 	 * the cookie (clearing it would tell the user they are out while a
 	 * copy of it still works). */
-	if (sid != NULL && sesscache_end(&r->app->db, &r->app->rds, sid) == -1)
+	if (sid != NULL && sesscache_end(r->app->db, r->app->rds, sid) == -1)
 		return resp_error(r, 503, "You could not be signed out just now "
 		    "(the database is busy). Try again in a moment.");
 	resp_cookie(r, "sid", "", 0);
@@ -231,14 +231,14 @@ static enum page_load
 healthz_load(struct req *r, void *vm)
 {
 	struct health *m = vm;
-	struct dbq *s = dbq_stmt(&r->app->db, STMT_PING);
-	rds_reply *rep = rds_cmdv(&r->app->rds, "PING", NULL);
+	struct dbq *s = dbq_stmt(r->app->db, STMT_PING);
+	rds_reply *rep = rds_cmdv(r->app->rds, "PING", NULL);
 
 	if (s != NULL) {
 		m->db_ok = dbq_step(s) == DBQ_ROW;
 		dbq_done(s);
 	}
-	m->redis_ok = rep != NULL && rep->type == RDS_STATUS;
+	m->redis_ok = rep != NULL && rds_type(rep) == RDS_STATUS;
 	if (rep != NULL)
 		rds_free(rep);
 	return PAGE_RENDER;
@@ -256,7 +256,7 @@ settings_load(struct req *r, void *vm)
 	struct account u;
 	int rc;
 
-	if ((rc = account_by_login(&r->app->db, r->sess.login, &u)) != 1) {
+	if ((rc = account_by_login(r->app->db, r->sess.login, &u)) != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, "The account could not be "
 		    "read.");
 		return PAGE_ANSWERED;
@@ -283,7 +283,7 @@ settings_refuse(struct req *r, int status, const char *field,
 	if (why != r->bad_why)
 		snprintf(r->bad_why, sizeof(r->bad_why), "%s", why);
 	r->ctype = NULL;	/* a JSON refusal's: the form is HTML */
-	if (account_by_login(&r->app->db, r->sess.login, &u) == 1)
+	if (account_by_login(r->app->db, r->sess.login, &u) == 1)
 		snprintf(f.name, sizeof(f.name), "%s", u.name);
 	view_settings(r, &f);
 	return -1;

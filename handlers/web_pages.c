@@ -12,8 +12,8 @@ web_start_session(struct req *r, long long uid, const char *login)
 	const char *old = req_cookie(r, "sid"), *next;
 
 	if (old != NULL)
-		sesscache_end(&r->app->db, &r->app->rds, old);
-	if (session_create(&r->app->db, uid, r->app->cfg.session_secs, sid,
+		sesscache_end(r->app->db, r->app->rds, old);
+	if (session_create(r->app->db, uid, r->app->cfg.session_secs, sid,
 	    csrf) == -1)
 		return resp_error(r, 500, "The session could not be started.");
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);

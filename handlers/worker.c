@@ -89,7 +89,7 @@ job_sessions(struct app *a)
 {
 	int n, total = 0;
 
-	while ((n = session_expire(&a->db, 1000)) > 0 && !stopping)
+	while ((n = session_expire(a->db, 1000)) > 0 && !stopping)
 		total += n;
 	if (total > 0)
 		log_info("expired %d sessions", total);
@@ -116,10 +116,10 @@ repair_run(struct app *a, const char *reason)
 	char name[64];
 	long long active;
 
-	if (runs_start(&a->db, 0, reason, &active) != 0)
+	if (runs_start(a->db, 0, reason, &active) != 0)
 		return;
 	deferred_name(reason, name, sizeof(name));
-	dbq_setting_put(&a->db, name, 1);
+	dbq_setting_put(a->db, name, 1);
 	log_info("a reconciliation (%s) will follow run %lld", reason,
 	    active);
 }
@@ -134,10 +134,10 @@ job_deferred_runs(struct app *a)
 	for (i = 0; i < sizeof(repair_reasons) / sizeof(repair_reasons[0]);
 	    i++) {
 		deferred_name(repair_reasons[i], name, sizeof(name));
-		if (dbq_setting(&a->db, name, 0) == 0)
+		if (dbq_setting(a->db, name, 0) == 0)
 			continue;
-		if (runs_start(&a->db, 0, repair_reasons[i], &active) > 0)
-			dbq_setting_put(&a->db, name, 0);
+		if (runs_start(a->db, 0, repair_reasons[i], &active) > 0)
+			dbq_setting_put(a->db, name, 0);
 	}
 }
 
@@ -146,12 +146,12 @@ job_deferred_runs(struct app *a)
 static void
 job_redis_gen(struct app *a)
 {
-	rds_reply *rep = rds_cmdv(&a->rds, "SET", KEY_GEN, "1", "NX",
+	rds_reply *rep = rds_cmdv(a->rds, "SET", KEY_GEN, "1", "NX",
 	    NULL);
 
 	if (rep == NULL)
 		return;
-	if (rep->type == RDS_STATUS) {
+	if (rds_type(rep) == RDS_STATUS) {
 		log_warn("Redis has no generation key: empty or new; "
 		    "starting a reconciliation");
 		/* Outbox rows applied before the loss lost their marks: they
@@ -177,12 +177,12 @@ job_topology(struct app *a)
 	long long was;
 	const char *p;
 
-	if (rds_signature(&a->rds, sig, sizeof(sig)) == -1)
+	if (rds_signature(a->rds, sig, sizeof(sig)) == -1)
 		return;
 	for (p = sig; *p != '\0'; p++)		/* FNV-1a */
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 	h &= 0x7fffffffffffffffULL;
-	was = dbq_setting(&a->db, "redis_topology", 0);
+	was = dbq_setting(a->db, "redis_topology", 0);
 	if ((unsigned long long)was == h)
 		return;
 	if (was != 0) {
@@ -192,7 +192,7 @@ job_topology(struct app *a)
 		outbox_drain(a, 0);
 		repair_run(a, "redis-topology");
 	}
-	dbq_setting_put(&a->db, "redis_topology", (long long)h);
+	dbq_setting_put(a->db, "redis_topology", (long long)h);
 }
 
 static void
@@ -201,10 +201,10 @@ job_reconcile(struct app *a, time_t now, time_t *last, long every)
 	long long id, active;
 
 	if (every > 0 && now - *last >= every) {
-		runs_start(&a->db, 0, "schedule", &active);
+		runs_start(a->db, 0, "schedule", &active);
 		*last = now;
 	}
-	if ((id = runs_active(&a->db)) > 0)
+	if ((id = runs_active(a->db)) > 0)
 		runs_execute(a, id, NULL);
 }
 
@@ -228,10 +228,10 @@ job_drift(struct app *a)
 		snprintf(f2, sizeof(f2), "%s:wrong", families[i].name);
 		snprintf(n1, sizeof(n1), "%lld", checked);
 		snprintf(n2, sizeof(n2), "%lld", wrong);
-		if ((rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_DRIFT, f1, n1,
+		if ((rep = rds_cmdv(a->rds, "HINCRBY", KEY_METRICS_DRIFT, f1, n1,
 		    NULL)) != NULL)
 			rds_free(rep);
-		if ((rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_DRIFT, f2, n2,
+		if ((rep = rds_cmdv(a->rds, "HINCRBY", KEY_METRICS_DRIFT, f2, n2,
 		    NULL)) != NULL)
 			rds_free(rep);
 		if (wrong > 0)
@@ -246,7 +246,7 @@ job_drift(struct app *a)
 static void
 job_after_outage(struct app *a)
 {
-	if (!rds_up(&a->rds))
+	if (!rds_up(a->rds))
 		return;
 	tlstale_refresh(a);
 	bcache_replay(a);	/* badge bumps Redis missed */
@@ -271,13 +271,13 @@ job_wal(struct app *a, int full)
 {
 	static int kept;
 
-	if (db_checkpoint(&a->db, WAL_RESTART_FRAMES, full) != 1)
+	if (db_checkpoint(a->db, WAL_RESTART_FRAMES, full) != 1)
 		kept = 0;
 	else if (++kept % (60000 / WAL_EVERY_MS) == 0)	/* each minute */
 		log_info("checkpoint: readers have kept the WAL from "
 		    "starting over for %d s", kept * WAL_EVERY_MS / 1000);
 	if (full)
-		db_optimize(&a->db);
+		db_optimize(a->db);
 }
 
 /* This worker's name in the lease: host, pid and start time, so that
@@ -348,10 +348,9 @@ jobs_main(void)
 	if (app_open(&a, "worker") == -1)
 		return 1;
 	a.pid = (long long)getppid();	/* the worker's: runs.h's owner */
-	db_autocheckpoint_off(&a.db);
+	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
-	a.db.metrics = a.metrics;
-	a.db.lock_who = METRICS_LOCK_WORKER;
+	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
 	jobs_config(&j);
 	for (;;) {
 		if (poll(&pf, 1, 1000) <= 0)
@@ -437,12 +436,11 @@ main(int argc, char **argv)
 	/* Checkpoints come from job_wal() only, outside any transaction: an
 	 * automatic one would run inside a flush's commit, with the writers'
 	 * lock held (db.h), and every like would wait for its fsync. */
-	db_autocheckpoint_off(&a.db);
+	db_autocheckpoint_off(a.db);
 	/* its holds of the writers' lock (flushes, the drain, runs) and
 	 * the checkpoints' in /metrics */
 	a.metrics = metrics_open(&a.cfg);
-	a.db.metrics = a.metrics;
-	a.db.lock_who = METRICS_LOCK_WORKER;
+	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
 	lease_owner(owner, sizeof(owner));
 	log_info("worker started (%s)", owner);
 	recovered = 0;
@@ -450,7 +448,7 @@ main(int argc, char **argv)
 		/* One worker of the site runs the jobs (store/lease.h). */
 		now_ms = clock_mono_ms();
 		if (now_ms >= lease_next_ms) {
-			held = lease_hold(&a.db, owner, clock_wall_ms());
+			held = lease_hold(a.db, owner, clock_wall_ms());
 			if (held == 1 && was != 1) {
 				log_info("worker: holds the lease, runs the jobs");
 				recovered = 0;	/* what a dead one left */
@@ -530,7 +528,7 @@ main(int argc, char **argv)
 	}
 	jobs_stop(&jobs, &tick);
 	if (held == 1)
-		lease_drop(&a.db, owner);
+		lease_drop(a.db, owner);
 	log_info("worker stopping");
 	app_close(&a);
 	return 0;

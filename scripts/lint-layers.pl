@@ -47,6 +47,11 @@
 #      rcl_*), but the few names %NAME_ELSEWHERE allows, each with its
 #      reason.  So a reader who meets a call knows the header to open, and
 #      one prefix means one module.
+#  12. Storage is opaque above store/: a file outside shared/store/ reaches,
+#      through the headers it includes, no store/*_int.h (the store's
+#      inside) and no SQLite, libpq or hiredis header; and the store's
+#      handles (struct db, rds, pgdb, pgq, dbq) are defined only in a
+#      *_int.h or a .c of store/.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -237,6 +242,8 @@ find(sub { push @files, $File::Find::name if /\.[ch]$/ }, 'shared', 'handlers');
 @files = sort @files;
 
 my @faults;
+my %hinc;			# file -> [project files it includes]
+my %sysinc;			# file -> [system headers it includes]
 my %graph;			# module -> { module included }
 my %cdefs;			# folder -> function -> [files defining it, not static]
 my %cdefined;			# file -> { functions it defines, static or not }
@@ -317,6 +324,11 @@ for my $f (@files) {
 		    for grep { !$ok{$_} } static_objects($bare);
 	}
 
+	$sysinc{$f} = [$code =~ /^\s*#\s*include\s+<([^>]+)>/mg];
+	if ($f =~ m{^shared/store/(?!\w+_int\.h$)[^/]+\.h$}) {
+		push @faults, "$f: defines struct $1: the store's handles are defined in a *_int.h or .c of store/"
+		    while $nolit =~ /\bstruct\s+(db|rds|pgdb|pgq|dbq)\s*\{/g;
+	}
 	while ($code =~ /^\s*#\s*include\s+"([^"]+)"/mg) {
 		my $inc = $1;
 		my $target;
@@ -333,6 +345,7 @@ for my $f (@files) {
 			next;
 		}
 		push @faults, "$f: includes \"$inc\": no such file" unless -e $target;
+		push @{ $hinc{$f} }, $target;
 		my ($m, $t) = (module($f), module($target));
 		$graph{$m}{$t} = 1 if $m ne $t;
 	}
@@ -420,6 +433,28 @@ push @faults, "include cycle: " . join(' -> ', @$_) for cycles(\%graph);
 		} 0 .. $#path - 1;
 		push @faults, "call cycle: " . join(' -> ', @path) . ": " . join('; ', @edges) .
 		    (@$comp > @path - 1 ? " (the cycle's files: @$comp)" : '');
+	}
+}
+
+# Storage is opaque above store/: what a file outside it reaches through
+# headers.
+for my $f (grep { !m{^shared/store/} } @files) {
+	my (%seen, @todo);
+	@todo = map { [$_, $_] } @{ $hinc{$f} // [] };
+	while (my $t = shift @todo) {
+		my ($h, $via) = @$t;
+		next if $seen{$h}++ || $h !~ /\.h$/;
+		if ($h =~ m{^shared/store/\w+_int\.h$}) {
+			push @faults, "$f: reaches the store's inside $h" .
+			    ($via ne $h ? " (through $via)" : '');
+		}
+		if ($h =~ m{^shared/store/}) {
+			for my $sys (@{ $sysinc{$h} // [] }) {
+				push @faults, "$f: reaches a storage header <$sys> through $h"
+				    if $sys =~ m{^(?:sqlite3|hiredis/|libpq|postgresql/)};
+			}
+		}
+		push @todo, map { [$_, $via] } @{ $hinc{$h} // [] };
 	}
 }
 

@@ -33,7 +33,7 @@ backlog_apply(struct app *a, enum family fam, const char *key,
 		snprintf(token, sizeof(token), "backlog-%s-%lld", key, ver);
 	if (delta != 0 && cstore_apply_token(a, token, &d) == -1)
 		return 0;
-	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_BACKLOG_DONE)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, families[fam].name, -1);
 	dbq_bind_text(s, 2, key, -1);
@@ -55,7 +55,7 @@ backlog_settle(struct app *a)
 
 	rows = xcalloc(500, sizeof(*rows));
 	e = xcalloc(500, sizeof(*e));
-	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_BATCH)) == NULL) {
+	if ((s = dbq_stmt(a->db, STMT_BACKLOG_BATCH)) == NULL) {
 		free(rows);
 		free(e);
 		return -1;
@@ -87,7 +87,7 @@ backlog_settle(struct app *a)
 			    &e[k].k2) < 1)
 				continue;
 			if (families[fam].obj == OBJ_POST &&
-			    cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1) {
+			    cname_post_owner(a->db, e[k].k1, &e[k].owner) == -1) {
 				done = -1;
 				break;
 			}

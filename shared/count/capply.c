@@ -204,7 +204,7 @@ queue_one(struct app *a, struct call *c, int s)
 		args[nargs++] = e->pfield;
 		args[nargs++] = e->num;
 	}
-	rc = rds_append_eval(&a->rds, &apply_lua, nkeys, keys, nargs, args);
+	rc = rds_append_eval(a->rds, &apply_lua, nkeys, keys, nargs, args);
 	free(keys);
 	free(args);
 	return rc;
@@ -229,7 +229,7 @@ tell_live(struct app *a, const struct delta *const *ds, const int *n,
 			if (j < k || k == DELTA_MAX)
 				continue;
 			told[k++] = ds[r][i].k1;
-			if ((got = liveq_append(&a->rds, 'u', ds[r][i].k1)) > 0)
+			if ((got = liveq_append(a->rds, 'u', ds[r][i].k1)) > 0)
 				q += got;
 		}
 	return q;
@@ -258,16 +258,16 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 		struct script *sc = &c.scripts[s];
 
 		rep = NULL;
-		if (s >= q || rds_get_reply(&a->rds, &rep) == -1 ||
-		    rep->type != RDS_ARRAY || rep->elements != (size_t)sc->nrows) {
+		if (s >= q || rds_get_reply(a->rds, &rep) == -1 ||
+		    rds_type(rep) != RDS_ARRAY || rds_n(rep) != (size_t)sc->nrows) {
 			for (i = 0; i < sc->nrows; i++)
 				rc[sc->rows[i]] = -1;
 		} else {
 			for (i = 0; i < sc->nrows; i++) {
 				r = sc->rows[i];
-				if (rep->element[i]->type != RDS_INTEGER)
+				if (rds_type(rds_at(rep, i)) != RDS_INTEGER)
 					rc[r] = -1;
-				else if (rep->element[i]->integer == 1 &&
+				else if (rds_int(rds_at(rep, i)) == 1 &&
 				    rc[r] == 0)
 					rc[r] = 1;
 			}
@@ -276,7 +276,7 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 			rds_free(rep);
 	}
 	if (told > 0)
-		rds_collect(&a->rds, told);
+		rds_collect(a->rds, told);
 	call_free(&c);
 }
 
@@ -322,9 +322,9 @@ cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 	cname_bucket_key(cname_bucket(d), "tokens", tokens, sizeof(tokens));
 	buf_fmt_ll(now, clock_wall_ms());
 	buf_fmt_ll(num, d->d);
-	if ((rep = rds_eval(&a->rds, &token_lua, 4, keys, 5, args)) == NULL)
+	if ((rep = rds_eval(a->rds, &token_lua, 4, keys, 5, args)) == NULL)
 		return -1;
-	rc = rep->type == RDS_INTEGER ? (int)rep->integer : -1;
+	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
 	rds_free(rep);
 	return rc;
 }

@@ -83,7 +83,7 @@ cname_live_objects(struct app *a, enum obj obj, long long **ids, size_t *n)
 	char pattern[32];
 
 	key_counters_pattern(pattern, sizeof(pattern), iv.tag);
-	if (rds_scan(&a->rds, pattern, live_key, &iv) == -1) {
+	if (rds_scan(a->rds, pattern, live_key, &iv) == -1) {
 		free(iv.v);
 		return -1;
 	}

@@ -34,14 +34,14 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if ((s = dbq_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_BACKLOG_ADD)) == NULL)
 			return -1;
 		counters_key(&ds[i], key, sizeof(key));
 		dbq_bind_text(s, 1, families[ds[i].fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, ds[i].d);
 		if (dbq_step(s) != DBQ_DONE) {
-			log_err("counter backlog: %s", dbq_errmsg(&a->db));
+			log_err("counter backlog: %s", dbq_errmsg(a->db));
 			dbq_done(s);
 			return -1;
 		}
@@ -63,7 +63,7 @@ cstore_backlog_token(struct app *a, const struct delta *d, const char *token)
 	if (snprintf(key + n, sizeof(key) - n, "#%s", token) >=
 	    (int)(sizeof(key) - n))
 		return -1;
-	if ((s = dbq_stmt(&a->db, STMT_BACKLOG_ADD)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_BACKLOG_ADD)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
@@ -71,7 +71,7 @@ cstore_backlog_token(struct app *a, const struct delta *d, const char *token)
 	rc = dbq_step(s);
 	dbq_done(s);
 	if (rc != DBQ_DONE) {
-		log_err("counter backlog: %s", dbq_errmsg(&a->db));
+		log_err("counter backlog: %s", dbq_errmsg(a->db));
 		return -1;
 	}
 	return 0;
@@ -152,21 +152,21 @@ load_one(struct app *a, const struct delta *d, long long *v)
 	*v = 0;
 	cname_keys(d, &k);
 	for (tries = 0; tries < 5; tries++) {
-		if ((info = rds_cmdv(&a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
+		if ((info = rds_cmdv(a->rds, "HMGET", k.meta, "v", "b", NULL)) ==
 		    NULL)
 			return -1;
-		if (info->type != RDS_ARRAY || info->elements != 2) {
+		if (rds_type(info) != RDS_ARRAY || rds_n(info) != 2) {
 			rds_free(info);
 			return -1;
 		}
 		snprintf(ver, sizeof(ver), "%s",
-		    info->element[0]->type == RDS_STRING ?
-		    info->element[0]->str : "0");
+		    rds_type(rds_at(info, 0)) == RDS_STRING ?
+		    rds_str(rds_at(info, 0)) : "0");
 		snprintf(batch, sizeof(batch), "%s",
-		    info->element[1]->type == RDS_STRING ?
-		    info->element[1]->str : "");
+		    rds_type(rds_at(info, 1)) == RDS_STRING ?
+		    rds_str(rds_at(info, 1)) : "");
 		rds_free(info);
-		if (snapshot(&a->db, d, batch, &base, &applied) == -1)
+		if (snapshot(a->db, d, batch, &base, &applied) == -1)
 			return -1;
 		snprintf(base_s, sizeof(base_s), "%lld", base);
 		args[0] = k.field;
@@ -174,11 +174,11 @@ load_one(struct app *a, const struct delta *d, long long *v)
 		args[2] = ver;
 		args[3] = base_s;
 		args[4] = batch[0] != '\0' && !applied ? "1" : "0";
-		if ((rep = rds_eval(&a->rds, &load_lua, 4, keys, 5, args)) ==
+		if ((rep = rds_eval(a->rds, &load_lua, 4, keys, 5, args)) ==
 		    NULL)
 			return -1;
-		if (rep->type == RDS_INTEGER) {
-			*v = rep->integer;
+		if (rds_type(rep) == RDS_INTEGER) {
+			*v = rds_int(rep);
 			rds_free(rep);
 			return 0;
 		}
@@ -198,8 +198,8 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->ds = ds;
 	q->n = n;
 	q->rd = app_reader(a);
-	q->keep = q->rd == &a->rds && a->rds.cl == NULL ? keep : 0;
-	q->gen = a->rds.one.gen;
+	q->keep = q->rd == a->rds && !rds_is_cluster(a->rds) ? keep : 0;
+	q->gen = rds_gen(a->rds);
 	q->epoch = ckeep_epoch();
 	q->hash = xcalloc((size_t)n + 1, sizeof(*q->hash));
 	q->field = xcalloc((size_t)n + 1, sizeof(*q->field));
@@ -279,7 +279,7 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		}
 	/* what was read is kept when the connection stayed the tracked
 	 * one and no invalidation was read meanwhile (ckeep.h) */
-	store = (q->keep & CKEEP_STORE) && a->rds.one.gen == q->gen;
+	store = (q->keep & CKEEP_STORE) && rds_gen(a->rds) == q->gen;
 	for (i = 0, k = 0; i < n && k < q->queued; i++) {
 		if (q->st[i] != 2)
 			continue;
@@ -291,10 +291,10 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		for (argc = 0, j = i; j < n; j++) {
 			if (q->grp[j] != i)
 				continue;
-			if (rep->type == RDS_ARRAY &&
-			    (size_t)argc < rep->elements &&
-			    rep->element[argc]->type == RDS_STRING) {
-				out[j].v = strtoll(rep->element[argc]->str,
+			if (rds_type(rep) == RDS_ARRAY &&
+			    (size_t)argc < rds_n(rep) &&
+			    rds_type(rds_at(rep, argc)) == RDS_STRING) {
+				out[j].v = strtoll(rds_str(rds_at(rep, argc)),
 				    NULL, 10);
 				out[j].ok = 1;
 				if (store)
@@ -308,7 +308,7 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;
-		if (!down && q->rd == &a->rds) {	/* loading writes: master only */
+		if (!down && q->rd == a->rds) {	/* loading writes: master only */
 			if (load_one(a, &ds[i], &val) == 0) {
 				out[i].v = val;
 				out[i].ok = 1;
@@ -317,8 +317,8 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 			down = 1;
 		}
 		/* Redis is down: the durable value and the backlog. */
-		if (cstore_durable(&a->db, &ds[i], &val) == 0 &&
-		    counter_row(&a->db, STMT_BACKLOG_GET,
+		if (cstore_durable(a->db, &ds[i], &val) == 0 &&
+		    counter_row(a->db, STMT_BACKLOG_GET,
 		    &ds[i], &back) == 0) {
 			out[i].v = val + back;
 			out[i].ok = 1;

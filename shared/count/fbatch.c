@@ -54,7 +54,7 @@ fbatch_lock_key(long long b, char *out, size_t sz)
 long long
 fbatch_applied_max(struct app *a)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_FLUSH_MAX);
+	struct dbq *s = dbq_stmt(a->db, STMT_FLUSH_MAX);
 	long long m = 0;
 	int rc;
 
@@ -73,18 +73,18 @@ fbatch_reserve(struct app *a, long long applied, int n)
 
 	/* two flushers (the worker's, a run's, tallyctl's) never take the
 	 * same ids: the setting is read and written alone */
-	if (db_begin(&a->db) == -1)
+	if (db_begin(a->db) == -1)
 		return -1;
-	if (dbq_lock_key(&a->db, "setting:flush_next_batch") == -1) {
-		db_rollback(&a->db);
+	if (dbq_lock_key(a->db, "setting:flush_next_batch") == -1) {
+		db_rollback(a->db);
 		return -1;
 	}
-	next = dbq_setting(&a->db, "flush_next_batch", 0);
+	next = dbq_setting(a->db, "flush_next_batch", 0);
 	if (next <= applied)
 		next = applied + 1;
-	if (dbq_setting_put(&a->db, "flush_next_batch", next + n) == -1 ||
-	    db_commit(&a->db) == -1) {
-		db_rollback(&a->db);
+	if (dbq_setting_put(a->db, "flush_next_batch", next + n) == -1 ||
+	    db_commit(a->db) == -1) {
+		db_rollback(a->db);
 		return -1;
 	}
 	return next;

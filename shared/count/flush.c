@@ -40,12 +40,12 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	cmd[2] = LOCK_MS;
 	/* the take by SHA1: its source (1,024 times a flush) only once */
 	cname_bucket_keys(from, &k);
-	if (rds_script_ready(&a->rds, &fbatch_take_lua, 4, keys) == -1 ||
-	    rds_append_strs(&a->rds, 3, cmd) == -1)
+	if (rds_script_ready(a->rds, &fbatch_take_lua, 4, keys) == -1 ||
+	    rds_append_strs(a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
 		cname_bucket_keys(b, &k);
-		if (rds_append_eval(&a->rds, &fbatch_take_lua, 4, keys, 1,
+		if (rds_append_eval(a->rds, &fbatch_take_lua, 4, keys, 1,
 		    args) == -1)
 			return -1;
 	}
@@ -60,23 +60,23 @@ read_round(struct app *a, int from, int n, struct taken *t)
 	rds_reply *take;
 	int i;
 
-	if (rds_get_reply(&a->rds, &take) == -1)	/* PEXPIRE */
+	if (rds_get_reply(a->rds, &take) == -1)	/* PEXPIRE */
 		return -1;
 	rds_free(take);
 	for (i = 0; i < n; i++) {
-		if (rds_get_reply(&a->rds, &take) == -1)
+		if (rds_get_reply(a->rds, &take) == -1)
 			return -1;
-		if (take->type == RDS_ARRAY)
+		if (rds_type(take) == RDS_ARRAY)
 			taken_add(t, from + i, take);
-		else if (take->type == RDS_INTEGER &&
-		    take->integer == -2)
+		else if (rds_type(take) == RDS_INTEGER &&
+		    rds_int(take) == -2)
 			t->fenced = 1;
-		else if (take->type != RDS_INTEGER ||
-		    take->integer != 0) {	/* held, or an error: later */
+		else if (rds_type(take) != RDS_INTEGER ||
+		    rds_int(take) != 0) {	/* held, or an error: later */
 			t->skipped++;
-			if (take->type == RDS_ERROR)
+			if (rds_type(take) == RDS_ERROR)
 				log_warn("flush take {c%d}: %s", from + i,
-				    take->str);
+				    rds_str(take));
 		}
 		rds_free(take);
 	}
@@ -155,7 +155,7 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 	bt->round_us = prev != NULL ? prev->round_us : 0;
 	bt->round_items = prev != NULL ? prev->round_items : 0;
 	/* The lock tells recovery this batch has a live flusher. */
-	if ((rep = rds_cmdv(&a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
+	if ((rep = rds_cmdv(a->rds, "SET", bt->lkey, "1", "PX", LOCK_MS,
 	    NULL)) == NULL)
 		return -1;
 	rds_free(rep);
@@ -215,14 +215,14 @@ apply_batch(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	bt->rc = 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-	db_own(&a->db);		/* the main thread does Redis only now */
+	db_own(a->db);		/* the main thread does Redis only now */
 	if (bt->t.nds > 0) {
 		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
 			usleep((useconds_t)a->fault_delay_ms * 1000);
-		if (taken_apply(&a->db, bt->b, &bt->t) != 1)
+		if (taken_apply(a->db, bt->b, &bt->t) != 1)
 			bt->rc = -1;	/* a fresh id applied elsewhere */
 	}
-	db_disown(&a->db);
+	db_disown(a->db);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	bt->cpu_us = (long long)(c1.tv_sec - c0.tv_sec) * 1000000 +
 	    (c1.tv_nsec - c0.tv_nsec) / 1000;
@@ -265,7 +265,7 @@ sync_wal(void *arg)
 static int
 end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 {
-	struct wal_sync ws = { .db = &a->db, .rc = 0 };
+	struct wal_sync ws = { .db = a->db, .rc = 0 };
 	rds_reply *rep;
 	int rc = -1, syncing = 0;
 
@@ -276,7 +276,7 @@ end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 			    &ws) == 0;
 		else	/* its commit on its way to disk: the last sync
 			   waits for less */
-			db_wal_writeback(&a->db);
+			db_wal_writeback(a->db);
 	}
 	if (bt->rc == 0 && taken_settle(a, bt->id, &bt->t, 1) == 0) {
 		if (st != NULL) {
@@ -289,7 +289,7 @@ end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 		}
 		rc = 0;
 	}
-	if ((rep = rds_cmdv(&a->rds, "DEL", bt->lkey, NULL)) != NULL)
+	if ((rep = rds_cmdv(a->rds, "DEL", bt->lkey, NULL)) != NULL)
 		rds_free(rep);
 	taken_free(&bt->t);
 	if (syncing) {
@@ -409,19 +409,19 @@ flush_pending(struct app *a)
 			    sizeof(key));
 			cmd[0] = "HLEN";
 			cmd[1] = key;
-			if (rds_append_strs(&a->rds, 2, cmd) == -1)
+			if (rds_append_strs(a->rds, 2, cmd) == -1)
 				goto fail;
 			queued++;
 		}
 	for (b = 0; b < queued; b++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1)
 			return -1;
-		if (rep->type == RDS_INTEGER)
-			n += rep->integer;
+		if (rds_type(rep) == RDS_INTEGER)
+			n += rds_int(rep);
 		rds_free(rep);
 	}
 	return n;
 fail:
-	rds_collect(&a->rds, queued);
+	rds_collect(a->rds, queued);
 	return -1;
 }

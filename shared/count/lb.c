@@ -101,7 +101,7 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 		 * calls this while its apply thread holds the connection. */
 		if (vals != NULL)
 			e[m].value = vals[i];
-		else if (cstore_durable(&a->db, &ds[i], &e[m].value) == -1)
+		else if (cstore_durable(a->db, &ds[i], &e[m].value) == -1)
 			goto out;
 		m++;
 	}
@@ -121,12 +121,12 @@ lb_update(struct app *a, const struct delta *ds, const long long *vals, int n)
 			args[2 * k] = num[2 * k];
 			args[2 * k + 1] = num[2 * k + 1];
 		}
-		if (rds_append_eval(&a->rds, &lb_set_lua, 3, keys, 2 * k,
+		if (rds_append_eval(a->rds, &lb_set_lua, 3, keys, 2 * k,
 		    args) == -1)
 			break;
 		queued++;
 	}
-	rc = rds_collect(&a->rds, queued) == 0 && i >= m ? 0 : -1;
+	rc = rds_collect(a->rds, queued) == 0 && i >= m ? 0 : -1;
 out:
 	free(e);
 	free(num);
@@ -165,12 +165,12 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	key_sub(lock, sizeof(lock), board, "lock");
 	key_sub(tmp, sizeof(tmp), board, "tmp");
 	key_sub(touched, sizeof(touched), board, "touched");
-	if ((got = rebuild_lock(&a->rds, lock, 10000)) != 1)
+	if ((got = rebuild_lock(a->rds, lock, 10000)) != 1)
 		return got;
 	/* "b": readers wait, the flusher notes whom it changes meanwhile. */
-	if (rebuild_start(&a->rds, lock, ok, clear, 2) == -1)
+	if (rebuild_start(a->rds, lock, ok, clear, 2) == -1)
 		return -1;
-	s = dbq_stmt(&a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
+	s = dbq_stmt(a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
 	if (s == NULL)
 		goto fail;
@@ -191,39 +191,39 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 
 			for (k = 0; k < 4; k++)
 				zl[k] = strlen(zargv[k]);
-			if (rds_append(&a->rds, 4, zargv, zl) == -1)
+			if (rds_append(a->rds, 4, zargv, zl) == -1)
 				break;
 		}
 		queued++;
 		if (queued == 1000) {
-			if (rds_collect(&a->rds, queued) != 0)
+			if (rds_collect(a->rds, queued) != 0)
 				break;
 			queued = 0;
 		}
 	}
 	dbq_done(s);
-	if (rds_collect(&a->rds, queued) != 0)
+	if (rds_collect(a->rds, queued) != 0)
 		goto fail;
 	swap[0] = tmp;
 	swap[1] = board;
 	swap[2] = ok;
 	swap[3] = touched;
-	if ((rep = rds_eval(&a->rds, &lb_swap_lua, 4, swap, 0, NULL)) == NULL)
+	if ((rep = rds_eval(a->rds, &lb_swap_lua, 4, swap, 0, NULL)) == NULL)
 		goto fail;
 	/* Members the flusher changed during the build: their values from
 	 * SQLite now, newer than our snapshot. */
-	for (j = 0; rep->type == RDS_ARRAY && j < rep->elements; j++) {
+	for (j = 0; rds_type(rep) == RDS_ARRAY && j < rds_n(rep); j++) {
 		memset(&dl, 0, sizeof(dl));
 		dl.fam = fam;
-		dl.k1 = strtoll(rep->element[j]->str, NULL, 10);
+		dl.k1 = strtoll(rds_str(rds_at(rep, j)), NULL, 10);
 		dl.k2 = fam == FAM_UT_RATING ? topic : 0;
 		lb_update(a, &dl, NULL, 1);
 	}
 	rds_free(rep);
 	/* the swap set the marker to "1": only the lock is left */
-	return rebuild_done(&a->rds, lock, NULL) == 0 ? 1 : -1;
+	return rebuild_done(a->rds, lock, NULL) == 0 ? 1 : -1;
 fail:
-	rebuild_fail(&a->rds, lock, ok);
+	rebuild_fail(a->rds, lock, ok);
 	return -1;
 }
 
@@ -247,19 +247,19 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 	/* The mark and the board in one round trip: the board is used only
 	 * when the mark says it is complete. */
 	for (tries = 0; ; tries++) {
-		if (rds_append_strs(&a->rds, 2, get) == -1)
+		if (rds_append_strs(a->rds, 2, get) == -1)
 			return -1;
-		if (rds_append_strs(&a->rds, 5, range) == -1) {
-			rds_collect(&a->rds, 1);
+		if (rds_append_strs(a->rds, 5, range) == -1) {
+			rds_collect(a->rds, 1);
 			return -1;
 		}
-		if (rds_get_reply(&a->rds, &mark) == -1)
+		if (rds_get_reply(a->rds, &mark) == -1)
 			return -1;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			rds_free(mark);
 			return -1;
 		}
-		done = mark->type == RDS_STRING && strcmp(mark->str, "1") == 0;
+		done = rds_type(mark) == RDS_STRING && strcmp(rds_str(mark), "1") == 0;
 		rds_free(mark);
 		if (done)
 			break;
@@ -271,10 +271,10 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 		if (got == 0)		/* another reader rebuilds it: wait */
 			nanosleep(&wait, NULL);
 	}
-	for (i = 0; rep->type == RDS_ARRAY && i + 1 < rep->elements &&
+	for (i = 0; rds_type(rep) == RDS_ARRAY && i + 1 < rds_n(rep) &&
 	    k < n; i += 2) {
-		uids[k] = strtoll(rep->element[i]->str, NULL, 10);
-		vals[k] = strtoll(rep->element[i + 1]->str, NULL, 10);
+		uids[k] = strtoll(rds_str(rds_at(rep, i)), NULL, 10);
+		vals[k] = strtoll(rds_str(rds_at(rep, i + 1)), NULL, 10);
 		k++;
 	}
 	rds_free(rep);
@@ -284,5 +284,5 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 int
 lb_invalidate(struct app *a)
 {
-	return rds_del_matching(&a->rds, KEY_BOARD_MARKS) < 0 ? -1 : 0;
+	return rds_del_matching(a->rds, KEY_BOARD_MARKS) < 0 ? -1 : 0;
 }

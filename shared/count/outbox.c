@@ -178,18 +178,18 @@ to_backlog(struct app *a, long long id, const struct delta *ds, int n)
 	struct dbq *s;
 	int ch;
 
-	if (db_begin(&a->db) == -1)
+	if (db_begin(a->db) == -1)
 		return -1;
-	if ((s = dbq_stmt(&a->db, STMT_OUTBOX_CLEAR)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CLEAR)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
-	ch = dbq_step(s) == DBQ_DONE ? dbq_changes(&a->db) : -1;
+	ch = dbq_step(s) == DBQ_DONE ? dbq_changes(a->db) : -1;
 	dbq_done(s);
 	if (ch == -1 || (ch == 1 && cstore_backlog(a, ds, n) == -1))
 		goto fail;
-	return db_commit(&a->db);
+	return db_commit(a->db);
 fail:
-	db_rollback(&a->db);
+	db_rollback(a->db);
 	return -1;
 }
 
@@ -237,7 +237,7 @@ outbox_send(struct app *a, struct outbox *ob)
 
 	if (ob->id <= 0)
 		return;
-	if (!a->db.group) {
+	if (!db_grouped(a->db)) {
 		fault_point("action-delta");	/* committed, not in Redis */
 		sent(a, ob, cstore_apply_once(a, ob->id, ob->ds, ob->n));
 		return;
@@ -357,13 +357,13 @@ finish(struct app *a, const struct delta *ds, const int *nds, int n,
 	for (i = 0; i < nb; i++) {
 		cname_bucket_keys(bs[i], &k);
 		cname_bucket_key(bs[i], "outbox", marks, sizeof(marks));
-		if (rds_append_eval(&a->rds, &finish_lua, 2, keys, 1, args) ==
+		if (rds_append_eval(a->rds, &finish_lua, 2, keys, 1, args) ==
 		    -1) {
 			rc = -1;
 			break;
 		}
 	}
-	if (i > 0 && rds_collect(&a->rds, i) != 0)
+	if (i > 0 && rds_collect(a->rds, i) != 0)
 		rc = -1;
 	free(bs);
 	return rc;
@@ -389,18 +389,18 @@ applied_rows(struct app *a, const long long *ids, const struct delta *ds,
 	snprintf(hi, sizeof(hi), "%lld", ids[n - 1]);
 	for (k = 0; k < nb; k++) {
 		cname_bucket_key(bs[k], "outbox", key, sizeof(key));
-		if (rds_append_strs(&a->rds, 4, argv) == -1) {
+		if (rds_append_strs(a->rds, 4, argv) == -1) {
 			if (k > 0)
-				rds_collect(&a->rds, k);
+				rds_collect(a->rds, k);
 			goto out;
 		}
 	}
 	for (k = 0; k < nb; k++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1)
 			goto out;
-		for (j = 0; rep->type == RDS_ARRAY &&
-		    (size_t)j < rep->elements; j++) {
-			long long id = strtoll(rep->element[j]->str, NULL, 10);
+		for (j = 0; rds_type(rep) == RDS_ARRAY &&
+		    (size_t)j < rds_n(rep); j++) {
+			long long id = strtoll(rds_str(rds_at(rep, j)), NULL, 10);
 
 			if ((hit = bsearch(&id, ids, (size_t)n, sizeof(*ids),
 			    id_cmp)) == NULL)
@@ -435,7 +435,7 @@ outbox_reapply(struct app *a, long long upto,
 	int n = 0, i, j, rc = 0;
 
 	while (rc == 0 &&
-	    (n = read_rows(&a->db, after, upto, ids, ds, nds)) > 0) {
+	    (n = read_rows(a->db, after, upto, ids, ds, nds)) > 0) {
 		for (i = 0; i < n && rc == 0; i++) {
 			row = ds + (size_t)i * OUTBOX_MAX;
 			for (j = 0; j < nds[i]; j++)
@@ -534,14 +534,14 @@ outbox_drain(struct app *a, long long min_age_ms)
 	struct delta *ds;
 	int *nds, *done, n, i, total = 0, up;
 
-	if ((s = dbq_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms() - min_age_ms);
 	if (dbq_step(s) == DBQ_ROW)
 		cutoff = dbq_i64(s, 0);
 	dbq_done(s);
 	/* never past a row that may still commit (ids out of order) */
-	if (cutoff > 0 && (horizon = outbox_horizon(&a->db)) < cutoff)
+	if (cutoff > 0 && (horizon = outbox_horizon(a->db)) < cutoff)
 		cutoff = horizon;
 	if (cutoff <= 0)
 		return 0;
@@ -549,9 +549,9 @@ outbox_drain(struct app *a, long long min_age_ms)
 	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
 	done = xcalloc(DRAIN_ROWS, sizeof(*done));
 	ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX, sizeof(*ds));
-	up = rds_up(&a->rds);
+	up = rds_up(a->rds);
 	for (;;) {
-		if ((n = read_rows(&a->db, after, cutoff, ids, ds, nds)) <= 0)
+		if ((n = read_rows(a->db, after, cutoff, ids, ds, nds)) <= 0)
 			break;
 		/* Most rows were applied by their actions: only the others
 		 * are applied here (again is harmless: at most once). */
@@ -582,7 +582,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 	}
 	/* Every row up to cutoff is applied and finished, or cleared (its
 	 * deltas in the backlog): they go, but the newest. */
-	if (n != -1 && up && delete_upto(&a->db, cutoff) == -1)
+	if (n != -1 && up && delete_upto(a->db, cutoff) == -1)
 		n = -1;
 	free(ids);
 	free(nds);

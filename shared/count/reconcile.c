@@ -141,7 +141,7 @@ static int
 applied_once(struct app *a, const char *id, char last[24], int *res)
 {
 	if (strcmp(id, last) != 0) {
-		*res = dbq_batch_applied(&a->db, id);
+		*res = dbq_batch_applied(a->db, id);
 		snprintf(last, 24, "%s", id);
 	}
 	return *res;
@@ -195,7 +195,7 @@ add_redis_only(struct app *a, enum family fam, struct vec *all,
 	if (all->n == had)
 		return 0;
 	qsort(all->v, all->n, sizeof(*all->v), entry_cmp);
-	return obj == OBJ_POST ? post_owners(&a->db, all) : 0;
+	return obj == OBJ_POST ? post_owners(a->db, all) : 0;
 }
 
 static int
@@ -209,7 +209,7 @@ reconcile_family(struct app *a, enum family fam, int dry,
 	size_t i, j, n;
 	int rc = -1, last_applied = 0;
 
-	if (load_family(&a->db, fam, &all) == -1 ||
+	if (load_family(a->db, fam, &all) == -1 ||
 	    add_redis_only(a, fam, &all, lv) == -1) {
 		free(all.v);
 		return -1;
@@ -297,13 +297,13 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 	long long max = 0, lo, n, err;
 	int rc;
 
-	if ((s = dbq_stmt(&a->db, w->max_id)) == NULL)
+	if ((s = dbq_stmt(a->db, w->max_id)) == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW)
 		max = dbq_i64(s, 0);
 	dbq_done(s);
 	for (lo = 1; lo <= max; lo += 5000) {
-		if ((s = dbq_stmt(&a->db, w->drift)) == NULL)
+		if ((s = dbq_stmt(a->db, w->drift)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, lo);
 		dbq_bind_i64(s, 2, lo + 4999);
@@ -326,15 +326,15 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 			    "%s %lld-%lld", w->what, lo, lo + 4999);
 		if (dry)
 			continue;
-		if (db_begin(&a->db) == -1 ||
-		    range_run(&a->db, w->lock, lo, lo + 4999) == -1 ||
-		    range_run(&a->db, w->fix, lo, lo + 4999) == -1) {
-			db_rollback(&a->db);
+		if (db_begin(a->db) == -1 ||
+		    range_run(a->db, w->lock, lo, lo + 4999) == -1 ||
+		    range_run(a->db, w->fix, lo, lo + 4999) == -1) {
+			db_rollback(a->db);
 			return -1;
 		}
-		n = dbq_changes(&a->db);
-		if (db_commit(&a->db) == -1) {
-			db_rollback(&a->db);
+		n = dbq_changes(a->db);
+		if (db_commit(a->db) == -1) {
+			db_rollback(a->db);
 			return -1;
 		}
 		rf->fixed += n;
@@ -354,7 +354,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 
 	if (families[fam].recount_one == NO_RECOUNT)
 		return 0;
-	if ((s = dbq_stmt(&a->db, STMT_MAX_IDS)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_MAX_IDS)) == NULL)
 		return -1;
 	if (dbq_step(s) == DBQ_ROW) {
 		mu = dbq_i64(s, 0);
@@ -376,7 +376,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 			if (mp == 0)
 				continue;
 			e[k].k1 = 1 + rnd_below(mp);
-			if (cname_post_owner(&a->db, e[k].k1, &e[k].owner) == -1)
+			if (cname_post_owner(a->db, e[k].k1, &e[k].owner) == -1)
 				return -1;
 			break;
 		case OBJ_TOPIC:
@@ -386,7 +386,7 @@ reconcile_sample(struct app *a, enum family fam, int n, long long *checked,
 			break;
 		case OBJ_USER_TOPIC:
 			if (mp == 0 ||
-			    (s = dbq_stmt(&a->db, STMT_POST_AT_OR_AFTER)) == NULL)
+			    (s = dbq_stmt(a->db, STMT_POST_AT_OR_AFTER)) == NULL)
 				continue;
 			id = 1 + rnd_below(mp);
 			dbq_bind_i64(s, 1, id);

@@ -57,7 +57,7 @@ write_one(const struct delta *dl, void *arg)
 int
 recount_write_all(struct app *a)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	int i, rc;
 

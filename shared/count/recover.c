@@ -24,18 +24,18 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 
 	memset(&t, 0, sizeof(t));
 	snprintf(batch, sizeof(batch), "%lld", b);
-	if ((applied = dbq_batch_applied(&a->db, batch)) == -1)
+	if ((applied = dbq_batch_applied(a->db, batch)) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
 		cname_bucket_keys(bs[i], &k);
-		if (rds_append_eval(&a->rds, &fbatch_held_lua, 2, keys, 1, args) == -1)
+		if (rds_append_eval(a->rds, &fbatch_held_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1)
 			goto out;
-		if (rep->type == RDS_ARRAY)
+		if (rds_type(rep) == RDS_ARRAY)
 			taken_add(&t, bs[i], rep);
 		rds_free(rep);
 	}
@@ -43,7 +43,7 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 		goto out;
 	if (!applied && t.nds > 0) {
 		taken_sort(&t);
-		if ((now = taken_apply(&a->db, b, &t)) == -1)
+		if ((now = taken_apply(a->db, b, &t)) == -1)
 			goto out;
 		applied = now == 0;	/* 0: another flusher had it */
 	}
@@ -67,15 +67,15 @@ scan_owners(struct app *a, long long *owner)
 		cmd[0] = "HGET";
 		cmd[1] = meta;
 		cmd[2] = "b";
-		if (rds_append_strs(&a->rds, 3, cmd) == -1)
+		if (rds_append_strs(a->rds, 3, cmd) == -1)
 			break;
 		queued++;
 	}
 	for (b = 0; b < queued; b++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1)
 			return -1;
-		owner[b] = rep->type == RDS_STRING ?
-		    strtoll(rep->str, NULL, 10) : 0;
+		owner[b] = rds_type(rep) == RDS_STRING ?
+		    strtoll(rds_str(rep), NULL, 10) : 0;
 		rds_free(rep);
 	}
 	return queued == CSTORE_BUCKETS ? 0 : -1;
@@ -90,9 +90,9 @@ batch_alive(struct app *a, long long b)
 	int alive;
 
 	fbatch_lock_key(b, lkey, sizeof(lkey));
-	if ((rep = rds_cmdv(&a->rds, "EXISTS", lkey, NULL)) == NULL)
+	if ((rep = rds_cmdv(a->rds, "EXISTS", lkey, NULL)) == NULL)
 		return -1;
-	alive = rep->type != RDS_INTEGER || rep->integer != 0;
+	alive = rds_type(rep) != RDS_INTEGER || rds_int(rep) != 0;
 	rds_free(rep);
 	return alive;
 }
@@ -110,14 +110,14 @@ fence_all(struct app *a, long long b)
 	snprintf(batch, sizeof(batch), "%lld", b);
 	for (i = 0; i < CSTORE_BUCKETS; i++) {
 		cname_bucket_key(i, "meta", meta, sizeof(meta));
-		if (rds_append_eval(&a->rds, &fbatch_fence_lua, 1, keys, 1, args) == -1)
+		if (rds_append_eval(a->rds, &fbatch_fence_lua, 1, keys, 1, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1)
 			return -1;
-		if (rep->type == RDS_ERROR)
+		if (rds_type(rep) == RDS_ERROR)
 			rc = -1;
 		rds_free(rep);
 	}

@@ -135,7 +135,7 @@ static int
 on_progress(void *arg, int pct, int next, const struct rec_report *rep)
 {
 	struct exec_ctx *x = arg;
-	struct dbq *s = dbq_stmt(&x->a->db, STMT_RUN_PROGRESS);
+	struct dbq *s = dbq_stmt(x->a->db, STMT_RUN_PROGRESS);
 	char *js = recreport_json(rep);
 	int rc;
 
@@ -181,12 +181,12 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	struct run r;
 	int rc;
 
-	if (runs_get(&a->db, id, &r) != 1)
+	if (runs_get(a->db, id, &r) != 1)
 		return -1;
 	if (r.owner != 0 && r.owner != a->pid &&
 	    (kill((pid_t)r.owner, 0) == 0 || errno == EPERM))
 		return 0;		/* someone alive is on it */
-	if ((s = dbq_stmt(&a->db, STMT_RUN_CLAIM)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_RUN_CLAIM)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_i64(s, 2, clock_wall_ms());
@@ -196,7 +196,7 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	dbq_done(s);
 	if (rc != DBQ_DONE)
 		return -1;
-	if (dbq_changes(&a->db) != 1)
+	if (dbq_changes(a->db) != 1)
 		return 0;		/* another process claimed it first */
 	if (r.checkpoint > 0)
 		log_info("reconciliation %lld resumes at step %d", id,
@@ -207,7 +207,7 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	recover_batches(a);
 	flush_all(a, 1000, 0, NULL);
 	if (reconcile(a, r.dry, r.checkpoint, &r.report, on_progress, &x) == -1) {
-		finish(&a->db, id, "failed", "Redis or SQLite failed; "
+		finish(a->db, id, "failed", "Redis or SQLite failed; "
 		    "start a new run");
 		return -1;
 	}
@@ -215,7 +215,7 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 		flush_all(a, 1000, 0, NULL);
 		lb_invalidate(a);
 	}
-	finish(&a->db, id, "done", NULL);
+	finish(a->db, id, "done", NULL);
 	log_info("reconciliation %lld done: %lld counters were wrong", id,
 	    recreport_wrong(&r.report));
 	return 1;

@@ -132,19 +132,19 @@ parse_state(rds_reply *rep, struct rstate *st)
 	char *end;
 
 	memset(st, 0, sizeof(*st));
-	if (rep->type != RDS_ARRAY || rep->elements != 5)
+	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 5)
 		return -1;
 	for (i = 0; i < 5; i++)
-		if (rep->element[i]->type != RDS_STRING)
+		if (rds_type(rds_at(rep, i)) != RDS_STRING)
 			return -1;
-	snprintf(st->ver, sizeof(st->ver), "%s", rep->element[0]->str);
-	st->has_live = rep->element[1]->len > 0;
-	st->live = strtoll(rep->element[1]->str, &end, 10);
+	snprintf(st->ver, sizeof(st->ver), "%s", rds_str(rds_at(rep, 0)));
+	st->has_live = rds_len(rds_at(rep, 1)) > 0;
+	st->live = strtoll(rds_str(rds_at(rep, 1)), &end, 10);
 	if (st->has_live && *end != '\0')
 		return -1;
-	snprintf(st->pend, sizeof(st->pend), "%s", rep->element[2]->str);
-	snprintf(st->batch, sizeof(st->batch), "%s", rep->element[3]->str);
-	st->fly = strtoll(rep->element[4]->str, NULL, 10);
+	snprintf(st->pend, sizeof(st->pend), "%s", rds_str(rds_at(rep, 2)));
+	snprintf(st->batch, sizeof(st->batch), "%s", rds_str(rds_at(rep, 3)));
+	st->fly = strtoll(rds_str(rds_at(rep, 4)), NULL, 10);
 	st->ok = 1;
 	return 0;
 }
@@ -171,14 +171,14 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
 		keys_of(fam, &e[i], &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
-		if (rds_append_eval(&a->rds, &state_lua, 4, keys, 2, args) == -1)
+		if (rds_append_eval(a->rds, &state_lua, 4, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (i + 1 < queued)
-				rds_collect(&a->rds, (int)(queued - i - 1));
+				rds_collect(a->rds, (int)(queued - i - 1));
 			return -1;
 		}
 		parse_state(rep, &st[i]);	/* !ok: nothing known */
@@ -262,7 +262,7 @@ fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
 		args[0] = k.field;
 		args[1] = k.pfield;
 		args[2] = token;
-		if (rds_append_eval(&a->rds, &fence_lua, 6, keys, 3, args) == -1) {
+		if (rds_append_eval(a->rds, &fence_lua, 6, keys, 3, args) == -1) {
 			rc = -1;
 			break;
 		}
@@ -272,9 +272,9 @@ fence_all(struct app *a, enum family fam, struct rec_entry *cand, size_t n,
 		if (o[i].done)
 			continue;
 		sent++;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (sent < queued)
-				rds_collect(&a->rds, (int)(queued - sent));
+				rds_collect(a->rds, (int)(queued - sent));
 			return -1;
 		}
 		o[i].fenced = parse_state(rep, &o[i].st) == 0;
@@ -299,12 +299,12 @@ unfence_all(struct app *a, enum family fam, struct rec_entry *cand,
 		if (!o[i].fenced || o[i].done)
 			continue;
 		keys_of(fam, &cand[i], &k);
-		if (rds_append_eval(&a->rds, &unfence_lua, 2, keys, 2, args) == -1)
+		if (rds_append_eval(a->rds, &unfence_lua, 2, keys, 2, args) == -1)
 			break;
 		queued++;
 	}
 	if (queued > 0)
-		rds_collect(&a->rds, queued);
+		rds_collect(a->rds, queued);
 }
 
 /* Which outbox rows a read snapshot holds: every row up to n that ever
@@ -358,11 +358,11 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 
 	/* before the snapshot: every row up to it is then in the snapshot
 	 * or never commits */
-	if ((horizon = outbox_horizon(&a->db)) == -1)
+	if ((horizon = outbox_horizon(a->db)) == -1)
 		return -1;
-	if (db_snapshot_begin(&a->db) == -1)
+	if (db_snapshot_begin(a->db) == -1)
 		return -1;
-	if ((q = dbq_stmt(&a->db, STMT_OUTBOX_CUTOFF)) == NULL)
+	if ((q = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		goto fail;
 	dbq_bind_i64(q, 1, LLONG_MAX);
 	rc = dbq_step(q);
@@ -372,7 +372,7 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 		goto fail;
 	h->n = horizon < h->top ? horizon : h->top;
 	buf_reset(&h->ids);
-	if (h->top > h->n && seen_above(&a->db, h) == -1)
+	if (h->top > h->n && seen_above(a->db, h) == -1)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (!o[i].fenced)
@@ -387,9 +387,9 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0,
 		    cand[i].owner };
-		if (cstore_durable(&a->db, &d, &cand[i].d) == -1)
+		if (cstore_durable(a->db, &d, &cand[i].d) == -1)
 			goto fail;
-		if ((q = dbq_stmt(&a->db, STMT_BACKLOG_GET)) == NULL)
+		if ((q = dbq_stmt(a->db, STMT_BACKLOG_GET)) == NULL)
 			goto fail;
 		counters_key(&d, key, sizeof(key));
 		dbq_bind_text(q, 1, families[fam].name, -1);
@@ -401,12 +401,12 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 			goto fail;
 		o[i].applied = 0;
 		if (o[i].st.batch[0] != '\0' &&
-		    (o[i].applied = dbq_batch_applied(&a->db, o[i].st.batch)) == -1)
+		    (o[i].applied = dbq_batch_applied(a->db, o[i].st.batch)) == -1)
 			goto fail;
 	}
-	return db_snapshot_end(&a->db, 0);
+	return db_snapshot_end(a->db, 0);
 fail:
-	db_rollback(&a->db);
+	db_rollback(a->db);
 	return -1;
 }
 
@@ -463,7 +463,7 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		args[7] = dry ? "1" : "0";
 		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
 		args[9] = h->ids.len > 0 ? h->ids.p : "";
-		if (rds_append_eval(&a->rds, &fix_lua, 7, keys, 10, args) == -1) {
+		if (rds_append_eval(a->rds, &fix_lua, 7, keys, 10, args) == -1) {
 			cut = 1;	/* the rest stay fenced: unfence_all() */
 			break;
 		}
@@ -473,21 +473,21 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		if (!o[i].fenced)
 			continue;
 		got++;
-		if (rds_get_reply(&a->rds, &rep) == -1) {
+		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (got < queued)
-				rds_collect(&a->rds, (int)(queued - got));
+				rds_collect(a->rds, (int)(queued - got));
 			return -1;
 		}
-		if (rep->type == RDS_ARRAY && rep->elements == 4 &&
-		    rep->element[0]->type == RDS_STRING &&
-		    rep->element[1]->type == RDS_STRING &&
-		    rep->element[2]->type == RDS_STRING &&
-		    rep->element[3]->type == RDS_STRING) {
-			c = strtoll(rep->element[0]->str, NULL, 10);
+		if (rds_type(rep) == RDS_ARRAY && rds_n(rep) == 4 &&
+		    rds_type(rds_at(rep, 0)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 1)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 2)) == RDS_STRING &&
+		    rds_type(rds_at(rep, 3)) == RDS_STRING) {
+			c = strtoll(rds_str(rds_at(rep, 0)), NULL, 10);
 			/* the live value was off from D + P by live_err */
-			live_err = rep->element[2]->str[0] == '1' ?
-			    strtoll(rep->element[1]->str, NULL, 10) -
-			    strtoll(rep->element[3]->str, NULL, 10) : 0;
+			live_err = rds_str(rds_at(rep, 2))[0] == '1' ?
+			    strtoll(rds_str(rds_at(rep, 1)), NULL, 10) -
+			    strtoll(rds_str(rds_at(rep, 3)), NULL, 10) : 0;
 			if (c != 0 || live_err != 0) {
 				note_wrong(rf, cand[i].k1, cand[i].k2, two,
 				    c != 0 ? c : live_err);
@@ -523,11 +523,11 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 			/* fixed in Redis, their rows still in the backlog: a
 			 * load of a live value now must not add them again */
 			fault_point("settle-backlog");
-			if (db_begin(&a->db) == -1)
+			if (db_begin(a->db) == -1)
 				return -1;
 		}
 		opened = 1;
-		if ((s = dbq_stmt(&a->db, STMT_BACKLOG_DONE)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_BACKLOG_DONE)) == NULL)
 			goto fail;
 		d = (struct delta){ fam, cand[i].k1, cand[i].k2, 0, 0 };
 		counters_key(&d, key, sizeof(key));
@@ -539,9 +539,9 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 		if (rc != DBQ_DONE)
 			goto fail;
 	}
-	return opened ? db_commit(&a->db) : 0;
+	return opened ? db_commit(a->db) : 0;
 fail:
-	db_rollback(&a->db);
+	db_rollback(a->db);
 	return -1;
 }
 
@@ -578,7 +578,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	struct dbq *one = NULL;
 	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
 
-	if ((one = dbq_stmt(&a->db, families[fam].recount_one)) == NULL)
+	if ((one = dbq_stmt(a->db, families[fam].recount_one)) == NULL)
 		goto out;
 	for (round = 0; round < SETTLE_ROUNDS && left > 0; round++) {
 		if (round > 0)

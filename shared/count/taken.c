@@ -91,16 +91,16 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 		    sizeof(*t->buckets));
 	}
 	t->buckets[t->nb++] = b;
-	for (j = 0; rep->type == RDS_ARRAY && j + 1 < rep->elements;
+	for (j = 0; rds_type(rep) == RDS_ARRAY && j + 1 < rds_n(rep);
 	    j += 2) {
-		if (cname_parse(rep->element[j]->str, rep->element[j]->len,
+		if (cname_parse(rds_str(rds_at(rep, j)), rds_len(rds_at(rep, j)),
 		    &d) == -1 || (cname_bucket(&d) != b &&
 		    !cname_ownerless(&d))) {	/* ownerless: from before owners */
 			log_warn("flush: skipping {c%d} %s", b,
-			    rep->element[j]->str);
+			    rds_str(rds_at(rep, j)));
 			continue;
 		}
-		d.d = strtoll(rep->element[j + 1]->str, &end, 10);
+		d.d = strtoll(rds_str(rds_at(rep, j + 1)), &end, 10);
 		if (*end != '\0' || d.d == 0)
 			continue;
 		if (t->nds == t->cap) {
@@ -338,11 +338,11 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 
 	for (i = 0; i < t->nb; i++) {
 		cname_bucket_keys(t->buckets[i], &k);
-		if (rds_append_eval(&a->rds, &ack_lua, 2, keys, 1, args) == -1)
+		if (rds_append_eval(a->rds, &ack_lua, 2, keys, 1, args) == -1)
 			break;
 		queued++;
 	}
-	if (rds_collect(&a->rds, queued) != 0 || i != t->nb)
+	if (rds_collect(a->rds, queued) != 0 || i != t->nb)
 		return -1;
 	return 0;
 }

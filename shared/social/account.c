@@ -225,7 +225,7 @@ account_set_password(struct app *a, const char *login, const char *pw,
     size_t pwlen, int min_cost)
 {
 	char hash[AUTH_HASH_MAX];
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	long long id = 0;
 	int rc;
@@ -256,7 +256,7 @@ account_set_password(struct app *a, const char *login, const char *pw,
 	if (db_commit(d) == -1)
 		return -1;
 	if (id > 0)	/* and their copies in Redis with them */
-		sesscache_forget(&a->rds, id, NULL);
+		sesscache_forget(a->rds, id, NULL);
 	return id;
 fail:
 	db_rollback(d);
@@ -266,7 +266,7 @@ fail:
 int
 account_rename(struct app *a, long long uid, const char *name)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	char login[40] = "";
 	int rc;
@@ -305,7 +305,7 @@ account_change_password(struct app *a, long long uid, const char *login,
 {
 	char hash[AUTH_HASH_MAX];
 	unsigned char keep[TOKEN_HASH_LEN];
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	long long id;
 	int rc;
@@ -335,7 +335,7 @@ account_change_password(struct app *a, long long uid, const char *login,
 	if (rc != DBQ_DONE || db_commit(d) == -1)
 		goto fail;
 	/* and their copies in Redis (the asking one's is read again) */
-	sesscache_forget(&a->rds, uid, NULL);
+	sesscache_forget(a->rds, uid, NULL);
 	return 1;
 fail:
 	db_rollback(d);

@@ -44,7 +44,7 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 	if (cstore_get(a, &d, 1, &unread) != 0)
 		return -1;	/* a failed read is no badge, never a 0 */
 	b->notifications = unread.v;
-	if ((s = dbq_stmt(&a->db, STMT_BADGE_SCALARS)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_BADGE_SCALARS)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, uid);
 	latest = seen = lit = 0;
@@ -165,7 +165,7 @@ int
 badges_notice(struct app *a, const char *title, const char *body,
     long long *id)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_NOTICE_INSERT);
+	struct dbq *s = dbq_stmt(a->db, STMT_NOTICE_INSERT);
 	int rc;
 
 	if (s == NULL)
@@ -188,19 +188,19 @@ badges_light(struct app *a)
 	int rc;
 
 	/* Strictly later than any earlier light and any visit so far. */
-	if (db_begin(&a->db) == -1)
+	if (db_begin(a->db) == -1)
 		return -1;
-	if (dbq_lock_key(&a->db, "setting:red_dot_at") == -1) {
-		db_rollback(&a->db);
+	if (dbq_lock_key(a->db, "setting:red_dot_at") == -1) {
+		db_rollback(a->db);
 		return -1;
 	}
-	prev = dbq_setting(&a->db, "red_dot_at", 0);
+	prev = dbq_setting(a->db, "red_dot_at", 0);
 	/* Later than this millisecond's visits too (a visit stores
 	 * max(now, light)), so a light is never hidden by a visit made in
 	 * the same millisecond. */
-	rc = dbq_setting_put(&a->db, "red_dot_at", (now > prev ? now : prev) + 1);
-	if (rc == -1 || db_commit(&a->db) == -1) {
-		db_rollback(&a->db);
+	rc = dbq_setting_put(a->db, "red_dot_at", (now > prev ? now : prev) + 1);
+	if (rc == -1 || db_commit(a->db) == -1) {
+		db_rollback(a->db);
 		return -1;
 	}
 	bcache_globals(a, -1, (now > prev ? now : prev) + 1);

@@ -64,13 +64,13 @@ num(const rds_reply *e, long long *v)
 {
 	char *end;
 
-	if (e->type == RDS_INTEGER) {
-		*v = e->integer;
+	if (rds_type(e) == RDS_INTEGER) {
+		*v = rds_int(e);
 		return 1;
 	}
-	if (e->type != RDS_STRING || e->len == 0)
+	if (rds_type(e) != RDS_STRING || rds_len(e) == 0)
 		return 0;
-	*v = strtoll(e->str, &end, 10);
+	*v = strtoll(rds_str(e), &end, 10);
 	return *end == '\0';
 }
 
@@ -79,7 +79,7 @@ num(const rds_reply *e, long long *v)
 static int
 ncopies(const struct app *a)
 {
-	return rds_is_cluster(&a->rds) ? KEY_BADGE_COPIES : 1;
+	return rds_is_cluster(a->rds) ? KEY_BADGE_COPIES : 1;
 }
 
 static void
@@ -101,7 +101,7 @@ near_copy(const struct app *a, const char *ukey, char *out, size_t sz)
 
 	for (k = 0; k < n; k++) {
 		copy_name(a, k, out, sz);
-		if (rds_same_node(&a->rds, ukey, out))
+		if (rds_same_node(a->rds, ukey, out))
 			return k;
 	}
 	copy_name(a, 0, out, sz);
@@ -120,7 +120,7 @@ append_epoch(struct app *a, int k, int bump)
 	copy_name(a, k, key, sizeof(key));
 	snprintf(fresh, sizeof(fresh), "%lld", clock_wall_ms() * 1000 * n + k);
 	snprintf(step, sizeof(step), "%d", n);
-	return rds_append_eval(&a->rds, &epoch_lua, 1, keys, 3, args);
+	return rds_append_eval(a->rds, &epoch_lua, 1, keys, 3, args);
 }
 
 /* The epoch of copy k, set when missing; -1 when Redis failed. */
@@ -132,7 +132,7 @@ epoch(struct app *a, int k)
 
 	if (append_epoch(a, k, 0) == -1)
 		return -1;
-	if (rds_get_reply(&a->rds, &rep) == -1)
+	if (rds_get_reply(a->rds, &rep) == -1)
 		return -1;
 	if (!num(rep, &v))
 		v = -1;
@@ -166,7 +166,7 @@ bcache_send(struct app *a, long long uid, const char *hex,
 	/* One round trip: plain commands (cheaper for Redis than a script),
 	 * all sent before the first reply is read. */
 	for (i = !q->hex; i < 4; i++) {
-		if (rds_append_strs(&a->rds, argc[i], cmd[i]) == -1)
+		if (rds_append_strs(a->rds, argc[i], cmd[i]) == -1)
 			return;		/* bcache_read() reads what is queued */
 		q->queued++;
 	}
@@ -178,7 +178,7 @@ bcache_read(struct app *a, struct bcache_q *q)
 	int i;
 
 	for (i = 0; i < q->queued; i++)
-		if (rds_get_reply(&a->rds, &q->rep[!q->hex + i]) == -1)
+		if (rds_get_reply(a->rds, &q->rep[!q->hex + i]) == -1)
 			break;		/* the transport failed: all gone */
 	q->whole = i == 4 - !q->hex;
 	if (!q->whole)
@@ -211,18 +211,18 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	st->copy = q->copy;
 	if (!q->whole)
 		goto out;
-	if (q->hex && (rep[0]->type != RDS_STRING ||
-	    !sesscache_parse(rep[0]->str, rep[0]->len, t, 0, &ss)))
+	if (q->hex && (rds_type(rep[0]) != RDS_STRING ||
+	    !sesscache_parse(rds_str(rep[0]), rds_len(rep[0]), t, 0, &ss)))
 		goto out;		/* no session here, or past its time */
-	if (rep[2]->type != RDS_ARRAY || rep[2]->elements != 7 ||
-	    rep[3]->type != RDS_ARRAY || rep[3]->elements != 4)
+	if (rds_type(rep[2]) != RDS_ARRAY || rds_n(rep[2]) != 7 ||
+	    rds_type(rep[3]) != RDS_ARRAY || rds_n(rep[3]) != 4)
 		goto out;		/* error replies: ask SQLite */
 	rc = 0;
 	have[0] = num(rep[1], &v[0]);
 	for (i = 1; i < 8; i++)
-		have[i] = num(rep[2]->element[i - 1], &v[i]);
+		have[i] = num(rds_at(rep[2], i - 1), &v[i]);
 	for (i = 0; i < 4; i++)
-		ghave[i] = num(rep[3]->element[i], &gv[i]);
+		ghave[i] = num(rds_at(rep[3], i), &gv[i]);
 	/* v: unread gen fg at fbe seen visited fb; gv: latest lit at epoch */
 	st->gen = have[1] ? v[1] : 0;
 	st->epoch = ghave[3] ? gv[3] : epoch(a, st->copy);
@@ -284,17 +284,17 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 	 * second is appended behind a pending reply, where it could only go
 	 * as its whole source: loaded first, while nothing is pending. */
 	keys[0] = kg;
-	rds_script_ready(&a->rds, &globals_lua, 1, keys);
+	rds_script_ready(a->rds, &globals_lua, 1, keys);
 	keys[0] = kbm;
-	if (rds_append_eval(&a->rds, &fill_lua, 1, keys, 6, args) == -1)
+	if (rds_append_eval(a->rds, &fill_lua, 1, keys, 6, args) == -1)
 		return;
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
 	snprintf(s[2], sizeof(s[2]), "%lld", st->at);
 	keys[0] = kg;
-	queued = 1 + (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
+	queued = 1 + (rds_append_eval(a->rds, &globals_lua, 1, keys, 3,
 	    args) == 0);
-	rds_collect(&a->rds, queued);
+	rds_collect(a->rds, queued);
 }
 
 /* Every copy gets the change: one pipeline (on a cluster, each node's
@@ -312,14 +312,14 @@ bcache_globals(struct app *a, long long latest, long long lit)
 
 	for (k = 0; k < n; k++) {
 		copy_name(a, k, key, sizeof(key));
-		if (rds_append_eval(&a->rds, &globals_lua, 1, keys, 3,
+		if (rds_append_eval(a->rds, &globals_lua, 1, keys, 3,
 		    args) == 0)
 			queued++;
 	}
 	/* every open stream, in the same round trip */
-	if ((told = liveq_append(&a->rds, 'g', 0)) > 0)
+	if ((told = liveq_append(a->rds, 'g', 0)) > 0)
 		queued += told;
-	rds_collect(&a->rds, queued);
+	rds_collect(a->rds, queued);
 }
 
 /* A bump that did not reach Redis: journaled in SQLite, where the worker
@@ -327,7 +327,7 @@ bcache_globals(struct app *a, long long latest, long long lit)
 static void
 missed(struct app *a)
 {
-	dbq_setting_put(&a->db, BCACHE_MISSED, clock_wall_ms());
+	dbq_setting_put(a->db, BCACHE_MISSED, clock_wall_ms());
 }
 
 void
@@ -340,8 +340,8 @@ bcache_forget(struct app *a, long long uid)
 
 	cname_user_cache(uid, "bm", kbm, sizeof(kbm));
 	keys[0] = kbm;
-	rep = rds_eval(&a->rds, &forget_lua, 1, keys, 0, NULL);
-	ok = rep != NULL && rep->type != RDS_ERROR;
+	rep = rds_eval(a->rds, &forget_lua, 1, keys, 0, NULL);
+	ok = rep != NULL && rds_type(rep) != RDS_ERROR;
 	if (rep != NULL)
 		rds_free(rep);
 	if (!ok)
@@ -359,7 +359,7 @@ bump_all(struct app *a)
 	for (k = 0; k < n; k++)
 		if (append_epoch(a, k, 1) == 0)
 			queued++;
-	return rds_collect(&a->rds, queued) == 0 && queued == n ? 0 : -1;
+	return rds_collect(a->rds, queued) == 0 && queued == n ? 0 : -1;
 }
 
 void
@@ -372,14 +372,14 @@ bcache_timeline_changed(struct app *a)
 int
 bcache_replay(struct app *a)
 {
-	long long since = dbq_setting(&a->db, BCACHE_MISSED, 0);
+	long long since = dbq_setting(a->db, BCACHE_MISSED, 0);
 
 	if (since == 0)
 		return 0;
 	if (bump_all(a) == -1)
 		return -1;
 	/* Cleared only if no new miss came meanwhile. */
-	if (dbq_setting(&a->db, BCACHE_MISSED, 0) == since)
-		dbq_setting_put(&a->db, BCACHE_MISSED, 0);
+	if (dbq_setting(a->db, BCACHE_MISSED, 0) == since)
+		dbq_setting_put(a->db, BCACHE_MISSED, 0);
 	return 1;
 }

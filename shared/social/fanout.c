@@ -114,8 +114,8 @@ job_push(struct app *a, const struct job *j)
 
 	if (s == NULL)
 		return -1;
-	if ((rep = rds_cmdv(&a->rds, "LPUSH", KEY_JOBS_QUEUE, s, NULL)) != NULL) {
-		rc = rep->type == RDS_INTEGER ? 0 : -1;
+	if ((rep = rds_cmdv(a->rds, "LPUSH", KEY_JOBS_QUEUE, s, NULL)) != NULL) {
+		rc = rds_type(rep) == RDS_INTEGER ? 0 : -1;
 		rds_free(rep);
 	}
 	if (rc == -1) {
@@ -135,7 +135,7 @@ current(struct app *a, const struct job *j)
 {
 	struct post p;
 	struct dbq *s;
-	int rc = post_get(&a->db, j->post, &p);
+	int rc = post_get(a->db, j->post, &p);
 
 	if (rc != 1)
 		return rc;
@@ -144,7 +144,7 @@ current(struct app *a, const struct job *j)
 	post_free(&p);
 	if (rc != 1 || j->kind != JOB_REPOST)
 		return rc;
-	if ((s = dbq_stmt(&a->db, STMT_REPOST_AT)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_REPOST_AT)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, j->post);
 	dbq_bind_i64(s, 2, j->author);
@@ -168,7 +168,7 @@ job_batch(struct app *a, struct job *j)
 	if ((j->kind == JOB_ADD || j->kind == JOB_REPOST) &&
 	    (rc = current(a, j)) != 1)
 		return rc;
-	if ((s = dbq_stmt(&a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, j->author);
 	dbq_bind_i64(s, 2, j->after_t);
@@ -217,9 +217,9 @@ inline_run(struct app *a, char *raw)
 	if (a->fault_delay_ms > 0)	/* tests: a window to kill -9 in */
 		usleep((useconds_t)a->fault_delay_ms * 1000);
 	/* Not there any more: the worker took it over (we were slow). */
-	if ((rep = rds_cmdv(&a->rds, "ZSCORE", KEY_JOBS_INLINE, raw, NULL)) == NULL)
+	if ((rep = rds_cmdv(a->rds, "ZSCORE", KEY_JOBS_INLINE, raw, NULL)) == NULL)
 		return;
-	noted = rep->type == RDS_STRING;
+	noted = rds_type(rep) == RDS_STRING;
 	rds_free(rep);
 	if (!noted || job_decode(raw, strlen(raw), &j) == -1 ||
 	    (n = job_batch(a, &j)) < 0)
@@ -241,7 +241,7 @@ inline_run(struct app *a, char *raw)
 		return;
 	args[0] = raw;
 	args[1] = next != NULL ? next : "";
-	if ((rep = rds_eval(&a->rds, &inline_done_lua, 2, keys, 2, args)) != NULL)
+	if ((rep = rds_eval(a->rds, &inline_done_lua, 2, keys, 2, args)) != NULL)
 		rds_free(rep);
 	free(next);
 }
@@ -259,8 +259,8 @@ note_inline(struct app *a, const struct job *j)
 	if ((s = job_encode(j)) == NULL)
 		return -1;
 	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
-	rep = rds_cmdv(&a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
-	ok = rep != NULL && rep->type == RDS_INTEGER;
+	rep = rds_cmdv(a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
+	ok = rep != NULL && rds_type(rep) == RDS_INTEGER;
 	if (rep != NULL)
 		rds_free(rep);
 	if (!ok) {
@@ -314,10 +314,10 @@ fanout_reclaim(struct app *a, long long grace_ms)
 	snprintf(before, sizeof(before), "%lld", clock_wall_ms() - grace_ms);
 	args[0] = before;
 	args[1] = "100";
-	if ((rep = rds_eval(&a->rds, &reclaim_lua, 2, keys, 2, args)) == NULL)
+	if ((rep = rds_eval(a->rds, &reclaim_lua, 2, keys, 2, args)) == NULL)
 		return -1;
-	if (rep->type == RDS_INTEGER)
-		n = (int)rep->integer;
+	if (rds_type(rep) == RDS_INTEGER)
+		n = (int)rds_int(rep);
 	rds_free(rep);
 	if (n > 0)
 		log_info("took over %d fan-out batches of handlers that died "
@@ -344,11 +344,11 @@ fanout_recover(struct app *a)
 	int n = 0;
 
 	for (;;) {
-		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_PROCESSING,
+		rep = rds_cmdv(a->rds, "LMOVE", KEY_JOBS_PROCESSING,
 		    KEY_JOBS_QUEUE, "RIGHT", "RIGHT", NULL);
 		if (rep == NULL)
 			return -1;
-		if (rep->type != RDS_STRING) {
+		if (rds_type(rep) != RDS_STRING) {
 			rds_free(rep);
 			break;
 		}
@@ -371,15 +371,15 @@ fanout_work(struct app *a, int max)
 	int ran = 0, n;
 
 	while (ran < max) {
-		rep = rds_cmdv(&a->rds, "LMOVE", KEY_JOBS_QUEUE,
+		rep = rds_cmdv(a->rds, "LMOVE", KEY_JOBS_QUEUE,
 		    KEY_JOBS_PROCESSING, "RIGHT", "LEFT", NULL);
 		if (rep == NULL)
 			return -1;
-		if (rep->type != RDS_STRING) {
+		if (rds_type(rep) != RDS_STRING) {
 			rds_free(rep);
 			break;
 		}
-		raw = xstrndup(rep->str, rep->len);
+		raw = xstrndup(rds_str(rep), rds_len(rep));
 		rds_free(rep);
 		next = NULL;
 		if (job_decode(raw, strlen(raw), &j) == -1) {
@@ -393,7 +393,7 @@ fanout_work(struct app *a, int max)
 			usleep((useconds_t)a->fault_delay_ms * 1000);
 		args[0] = raw;
 		args[1] = next != NULL ? next : "";
-		done = rds_eval(&a->rds, &job_done_lua, 2, keys, 2, args);
+		done = rds_eval(a->rds, &job_done_lua, 2, keys, 2, args);
 		if (done != NULL)
 			rds_free(done);
 		free(raw);
@@ -408,20 +408,20 @@ fanout_work(struct app *a, int max)
 long long
 fanout_pending(struct app *a)
 {
-	rds_reply *q = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_QUEUE, NULL), *p;
+	rds_reply *q = rds_cmdv(a->rds, "LLEN", KEY_JOBS_QUEUE, NULL), *p;
 	long long n = -1;
 
 	if (q == NULL)
 		return -1;
-	if ((p = rds_cmdv(&a->rds, "LLEN", KEY_JOBS_PROCESSING, NULL)) != NULL) {
-		if (q->type == RDS_INTEGER &&
-		    p->type == RDS_INTEGER)
-			n = q->integer + p->integer;
+	if ((p = rds_cmdv(a->rds, "LLEN", KEY_JOBS_PROCESSING, NULL)) != NULL) {
+		if (rds_type(q) == RDS_INTEGER &&
+		    rds_type(p) == RDS_INTEGER)
+			n = rds_int(q) + rds_int(p);
 		rds_free(p);
 	}
-	if (n >= 0 && (p = rds_cmdv(&a->rds, "ZCARD", KEY_JOBS_INLINE,
+	if (n >= 0 && (p = rds_cmdv(a->rds, "ZCARD", KEY_JOBS_INLINE,
 	    NULL)) != NULL) {
-		n = p->type == RDS_INTEGER ? n + p->integer : -1;
+		n = rds_type(p) == RDS_INTEGER ? n + rds_int(p) : -1;
 		rds_free(p);
 	}
 	rds_free(q);

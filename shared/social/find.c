@@ -1,4 +1,5 @@
 /* find.c -- finding people and topics; see find.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,7 @@ found_fill(struct app *a, const long long *ids, int n, long long viewer,
 	for (i = 0; i < ps.n; i++)
 		list->v[i].followers = cs[i];
 	if (viewer != 0 && ps.n > 0 &&
-	    (s = dbq_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
+	    (s = dbq_stmt(a->db, STMT_FOLLOWING_AMONG)) != NULL) {
 		dbq_bind_i64(s, 1, viewer);
 		dbq_bind_ids(s, 2, ids, n);
 		while ((rc = dbq_step(s)) == DBQ_ROW)
@@ -107,7 +108,7 @@ find_people(struct app *a, const char *q, long long viewer, long long page,
 	/* Chunks of the key range, each resuming after the last row read,
 	 * until the page and one more person are found or the range ends. */
 	while (n <= per) {
-		if ((s = dbq_stmt(&a->db, STMT_PEOPLE_FIND)) == NULL) {
+		if ((s = dbq_stmt(a->db, STMT_PEOPLE_FIND)) == NULL) {
 			rc = DBQ_ERR;
 			break;
 		}
@@ -170,7 +171,7 @@ find_suggest(struct app *a, long long viewer, const long long *keep,
 	ids = xcalloc((size_t)n + 1, sizeof(*ids));
 	/* the viewer and those they follow leave the list, but for keep */
 	if (viewer != 0 && n > 0 &&
-	    (s = dbq_stmt(&a->db, STMT_FOLLOWING_AMONG)) != NULL) {
+	    (s = dbq_stmt(a->db, STMT_FOLLOWING_AMONG)) != NULL) {
 		dbq_bind_i64(s, 1, viewer);
 		dbq_bind_ids(s, 2, top, n);
 		while ((rc = dbq_step(s)) == DBQ_ROW)
@@ -223,7 +224,7 @@ by_posts(const void *x, const void *y)
 int
 find_topics(struct app *a, struct topic_list *out)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_TOPICS_ALL);
+	struct dbq *s = dbq_stmt(a->db, STMT_TOPICS_ALL);
 	struct delta *ds;
 	struct count *cs;
 	int n = 0, k = 0, i, rc = DBQ_DONE;

@@ -25,7 +25,7 @@ followee_entries(struct app *a, long long uid, long long *ids,
 	int i, n = 0, rc = DBQ_DONE;
 
 	for (i = 0; i < 2 && rc != DBQ_ERR; i++) {
-		if ((s = dbq_stmt(&a->db, sts[i])) == NULL)
+		if ((s = dbq_stmt(a->db, sts[i])) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, uid);
 		dbq_bind_int(s, 2, TL_CAP);
@@ -81,7 +81,7 @@ commit_follow(struct app *a, long long follower, long long followee,
 
 	outbox_formula(&ob, add ? NULL : &r, add ? &r : NULL);
 	notify_outbox(&ob, followee, add ? note : -note);
-	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;
@@ -93,13 +93,13 @@ follow_add(struct app *a, long long follower, long long followee)
 	long long t, *ids, *scores;
 	int n, note = 0;
 
-	if (db_begin(&a->db) == -1)
+	if (db_begin(a->db) == -1)
 		return -1;
-	if ((t = follow_row(&a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
-	    (note = notify_add(&a->db, followee, follower, "follow", 0, 0,
+	if ((t = follow_row(a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
+	    (note = notify_add(a->db, followee, follower, "follow", 0, 0,
 	    NULL)) == -1 ||
 	    commit_follow(a, follower, followee, 1, note) == -1) {
-		db_rollback(&a->db);
+		db_rollback(a->db);
 		return t == 0 ? 0 : -1;
 	}
 	bcache_forget(a, follower);	/* its followed badge */
@@ -121,12 +121,12 @@ follow_remove(struct app *a, long long follower, long long followee)
 	long long t, *ids, *scores, left = -1;
 	int n, note = 0;
 
-	if (db_begin(&a->db) == -1)
+	if (db_begin(a->db) == -1)
 		return -1;
-	if ((t = follow_row(&a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
-	    (note = notify_withdraw(&a->db, followee, follower, "follow", 0, 0))
+	if ((t = follow_row(a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
+	    (note = notify_withdraw(a->db, followee, follower, "follow", 0, 0))
 	    == -1 || commit_follow(a, follower, followee, 0, note) == -1) {
-		db_rollback(&a->db);
+		db_rollback(a->db);
 		return t == 0 ? 0 : -1;
 	}
 	bcache_forget(a, follower);

@@ -11,7 +11,7 @@ int
 followed_unread(struct app *a, long long uid, long long **authors,
     long long **unread)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_FOLLOWED_MARKS);
+	struct dbq *s = dbq_stmt(a->db, STMT_FOLLOWED_MARKS);
 	long long *after = NULL;
 	int n = 0, cap = 0, rc;
 

@@ -9,19 +9,19 @@
 void
 live_user(struct app *a, long long uid)
 {
-	liveq_push(&a->rds, 'u', uid);
+	liveq_push(a->rds, 'u', uid);
 }
 
 void
 live_everyone(struct app *a)
 {
-	liveq_push(&a->rds, 'g', 0);
+	liveq_push(a->rds, 'g', 0);
 }
 
 void
 live_author(struct app *a, long long author)
 {
-	liveq_push(&a->rds, 'a', author);
+	liveq_push(a->rds, 'a', author);
 }
 
 static int
@@ -47,7 +47,7 @@ in(const long long *v, int n, long long x)
 static int
 follows(struct app *a, long long follower, long long followee)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_IS_FOLLOWING);
+	struct dbq *s = dbq_stmt(a->db, STMT_IS_FOLLOWING);
 	int rc;
 
 	if (s == NULL)

@@ -11,7 +11,7 @@
 static int
 note_who_load(struct app *a, long long gid, struct note_item *it)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_NOTE_GROUP_MEMBERS);
+	struct dbq *s = dbq_stmt(a->db, STMT_NOTE_GROUP_MEMBERS);
 	struct note_who *w;
 	int rc = DBQ_DONE;
 
@@ -36,7 +36,7 @@ int
 noteview_load(struct app *a, long long uid, long long page, int per,
     struct notes *out)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_NOTES_PAGE);
+	struct dbq *s = dbq_stmt(a->db, STMT_NOTES_PAGE);
 	struct note_item *it;
 	const char *t;
 	long long *gid;
@@ -98,13 +98,13 @@ noteview_free(struct notes *ns)
 int
 noteview_owner(struct app *a, long long id, long long *owner)
 {
-	return dbq_i64_by_id(&a->db, STMT_NOTE_OWNER, id, owner);
+	return dbq_i64_by_id(a->db, STMT_NOTE_OWNER, id, owner);
 }
 
 int
 noteview_notices_load(struct app *a, int max, struct notices *out)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_NOTICES_PAGE);
+	struct dbq *s = dbq_stmt(a->db, STMT_NOTICES_PAGE);
 	struct notice *n;
 	int rc = DBQ_DONE;
 

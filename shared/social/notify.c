@@ -1,5 +1,6 @@
 /* notify.c -- notifications, their groups and read markers; see
  * notify.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,7 +279,7 @@ commit_read(struct app *a, long long user, long long n)
 	struct outbox ob = { .n = 0 };
 
 	notify_outbox(&ob, user, -n);
-	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;
@@ -306,7 +307,7 @@ group_of(struct db *d, long long id, long long uid, long long *gid)
 static int
 owner_change(struct app *a, enum stmt st, long long id, long long uid)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	long long gid = 0;
 	int rc, n = 0;
@@ -375,7 +376,7 @@ ll_cmp(const void *x, const void *y)
 int
 notify_read_all(struct app *a, long long uid, long long upto)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct dbq *s;
 	long long *gids = NULL;
 	size_t n = 0, cap = 0, i, j;
@@ -418,7 +419,7 @@ int
 notify_marker_put(struct app *a, long long uid, const char *kind, long long key,
     long long value)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_MARKER_PUT);
+	struct dbq *s = dbq_stmt(a->db, STMT_MARKER_PUT);
 	int rc;
 
 	if (s == NULL)

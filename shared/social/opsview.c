@@ -16,7 +16,7 @@
 static long long
 flush_lag(struct app *a)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_LAST_FLUSH);
+	struct dbq *s = dbq_stmt(a->db, STMT_LAST_FLUSH);
 	long long at = 0;
 
 	if (s == NULL)
@@ -33,10 +33,10 @@ hash_get(const rds_reply *h, const char *f)
 {
 	size_t i;
 
-	for (i = 0; h != NULL && h->type == RDS_ARRAY &&
-	    i + 1 < h->elements; i += 2)
-		if (strcmp(h->element[i]->str, f) == 0)
-			return strtoll(h->element[i + 1]->str, NULL, 10);
+	for (i = 0; h != NULL && rds_type(h) == RDS_ARRAY &&
+	    i + 1 < rds_n(h); i += 2)
+		if (strcmp(rds_str(rds_at(h, i)), f) == 0)
+			return strtoll(rds_str(rds_at(h, i + 1)), NULL, 10);
 	return 0;
 }
 
@@ -46,7 +46,7 @@ live_streams(struct app *a)
 {
 	long long *uids, n;
 
-	n = liveq_members(&a->rds, clock_wall_ms(), &uids);
+	n = liveq_members(a->rds, clock_wall_ms(), &uids);
 	free(uids);
 	return n;
 }
@@ -63,7 +63,7 @@ opsview_load(struct app *a, unsigned parts, struct ops_view *v)
 	v->fanout_jobs = fanout_pending(a);
 	v->flush_lag = flush_lag(a);
 	v->live_streams = live_streams(a);
-	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
+	h = rds_cmdv(a->rds, "HGETALL", KEY_METRICS_DRIFT, NULL);
 	for (i = 0; i < FAM__MAX; i++) {
 		struct drift_row *d = &v->drift[v->ndrift];
 
@@ -79,13 +79,13 @@ opsview_load(struct app *a, unsigned parts, struct ops_view *v)
 	if (h != NULL)
 		rds_free(h);
 	if (parts & OPS_DASHBOARD)
-		v->have_latest = runs_list(&a->db, &v->latest, 1) == 1;
+		v->have_latest = runs_list(a->db, &v->latest, 1) == 1;
 	if (!(parts & OPS_METRICS))
 		return;
-	h = rds_cmdv(&a->rds, "HGETALL", KEY_METRICS_CACHE, NULL);
+	h = rds_cmdv(a->rds, "HGETALL", KEY_METRICS_CACHE, NULL);
 	v->cache_rebuilds = hash_get(h, "rebuilds");
 	v->cache_sql = hash_get(h, "sql_reads");
 	if (h != NULL)
 		rds_free(h);
-	v->have_last_done = runs_last_done(&a->db, &v->last_done) == 1;
+	v->have_last_done = runs_last_done(a->db, &v->last_done) == 1;
 }

@@ -19,7 +19,7 @@
 static void
 count(struct app *a, const char *what)
 {
-	rds_reply *rep = rds_cmdv(&a->rds, "HINCRBY", KEY_METRICS_CACHE, what,
+	rds_reply *rep = rds_cmdv(a->rds, "HINCRBY", KEY_METRICS_CACHE, what,
 	    "1", NULL);
 
 	if (rep != NULL)
@@ -74,8 +74,8 @@ parse(const rds_reply *rep, struct account *u)
 	const char *login, *name;
 	int rc = -1;
 
-	if (rep->type == RDS_STRING) {
-		o = json_loadb(rep->str, rep->len, JSON_DECODE_ANY, &err);
+	if (rds_type(rep) == RDS_STRING) {
+		o = json_loadb(rds_str(rep), rds_len(rep), JSON_DECODE_ANY, &err);
 		if (o != NULL && json_is_null(o))
 			rc = 0;
 		else if (o != NULL && json_unpack(o, "{s:I,s:s,s:s}", "id", &id,
@@ -127,7 +127,7 @@ store(struct app *a, const char *key, int found, const struct account *u)
 	}
 	if (js == NULL)
 		return;
-	if ((rep = rds_cmdv(&a->rds, "SET", key, js, "EX", ttl, NULL)) != NULL)
+	if ((rep = rds_cmdv(a->rds, "SET", key, js, "EX", ttl, NULL)) != NULL)
 		rds_free(rep);
 	free(js);
 }
@@ -136,7 +136,7 @@ static int
 from_sqlite(struct app *a, const char *login, struct account *u)
 {
 	count(a, "sql_reads");
-	return account_by_login(&a->db, login, u);
+	return account_by_login(a->db, login, u);
 }
 
 /* After a miss (or Redis down: down) of key: the rebuild, a wait for
@@ -149,22 +149,22 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 	char lock[96];
 	int rc, got, i;
 
-	if (down || app_reader(a) != &a->rds)	/* no rebuild on a replica */
-		return account_by_login(&a->db, login, u);
+	if (down || app_reader(a) != a->rds)	/* no rebuild on a replica */
+		return account_by_login(a->db, login, u);
 	key_sub(lock, sizeof(lock), key, "lock");
-	if ((got = rebuild_lock(&a->rds, lock, 2000)) == -1)
-		return account_by_login(&a->db, login, u);
+	if ((got = rebuild_lock(a->rds, lock, 2000)) == -1)
+		return account_by_login(a->db, login, u);
 	if (got) {		/* ours to rebuild */
 		/* Another may have rebuilt it between our miss and our lock. */
 		if ((rc = lookup(a, key, u, &down)) >= 0 || down) {
-			rebuild_done(&a->rds, lock, NULL);
-			return rc >= 0 ? rc : account_by_login(&a->db, login, u);
+			rebuild_done(a->rds, lock, NULL);
+			return rc >= 0 ? rc : account_by_login(a->db, login, u);
 		}
 		count(a, "rebuilds");
 		rc = from_sqlite(a, login, u);
 		if (rc >= 0)
 			store(a, key, rc, u);
-		rebuild_done(&a->rds, lock, NULL);
+		rebuild_done(a->rds, lock, NULL);
 		return rc;
 	}
 	for (i = 0; i < 4; i++) {	/* someone else rebuilds: wait a bit */
@@ -221,6 +221,6 @@ pcache_invalidate(struct app *a, const char *login)
 	rds_reply *rep;
 
 	key_login(key, sizeof(key), login);
-	if ((rep = rds_cmdv(&a->rds, "DEL", key, NULL)) != NULL)
+	if ((rep = rds_cmdv(a->rds, "DEL", key, NULL)) != NULL)
 		rds_free(rep);
 }

@@ -26,7 +26,7 @@ people_by_ids(struct app *a, const long long *ids, const long long *nums,
 	out->n = 0;
 	if (n <= 0)
 		return 0;
-	if ((s = dbq_stmt(&a->db, STMT_USERS_BY_IDS)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_USERS_BY_IDS)) == NULL)
 		return -1;
 	dbq_bind_ids(s, 1, ids, n);
 	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW) {
@@ -54,7 +54,7 @@ people_follows(struct app *a, enum tl kind, long long uid, long long page,
 	out->n = 0;
 	*more = 0;
 	n = timeline_ids(a, kind, uid, page, per, ids);
-	s = n < 0 ? NULL : dbq_stmt(&a->db, kind == TL_FOLLOWERS ?
+	s = n < 0 ? NULL : dbq_stmt(a->db, kind == TL_FOLLOWERS ?
 	    STMT_FOLLOWERS_BY_IDS : STMT_FOLLOWING_BY_IDS);
 	if (s == NULL) {
 		free(ids);

@@ -49,7 +49,7 @@ commit_counted(struct app *a, const struct row *old, const struct row *new,
 	if (old != NULL || new != NULL)
 		outbox_formula(&ob, old, new);
 	notify_outbox(&ob, user, n);
-	if (outbox_add(&a->db, &ob) == -1 || db_commit(&a->db) == -1)
+	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;
@@ -102,7 +102,7 @@ int
 posting_create(struct app *a, long long uid, const char *slug, const char *body,
     int publish, long long *id)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	long long now = clock_wall_ms(), tid;
 	struct dbq *s;
 
@@ -138,7 +138,7 @@ int
 posting_edit(struct app *a, long long id, long long uid, const char *body,
     const char *slug, int publish)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct post old, new;
 	long long now = clock_wall_ms(), tid;
 	struct dbq *s;
@@ -193,7 +193,7 @@ fail:
 int
 posting_delete(struct app *a, long long id, long long uid, int is_admin)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct post old;
 	struct dbq *s;
 	int rc = POST_ERR, ch;
@@ -268,7 +268,7 @@ static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
     int with_time, long long *at)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct post p;
 	struct row r;
 	struct dbq *s;
@@ -394,7 +394,7 @@ int
 posting_comment(struct app *a, long long id, long long uid, const char *body,
     long long *cid)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct post p;
 	struct dbq *s;
 	long long author;
@@ -439,16 +439,16 @@ over_budget(struct app *a, const char *view_key, const char *addr)
 	long long n = VIEW_ADDR_MAX + 1;
 
 	key_view_addr(bk, sizeof(bk), addr);
-	if (rds_append_strs(&a->rds, 6, set) == 0 &&
-	    rds_append_strs(&a->rds, 2, incr) == 0 &&
-	    rds_collect(&a->rds, 1) == 0 &&
-	    rds_get_reply(&a->rds, &rep) == 0 && rep->type == RDS_INTEGER)
-		n = rep->integer;
+	if (rds_append_strs(a->rds, 6, set) == 0 &&
+	    rds_append_strs(a->rds, 2, incr) == 0 &&
+	    rds_collect(a->rds, 1) == 0 &&
+	    rds_get_reply(a->rds, &rep) == 0 && rds_type(rep) == RDS_INTEGER)
+		n = rds_int(rep);
 	if (rep != NULL)
 		rds_free(rep);
 	if (n <= VIEW_ADDR_MAX)
 		return 0;
-	rep = rds_cmdv(&a->rds, "DEL", view_key, NULL);
+	rep = rds_cmdv(a->rds, "DEL", view_key, NULL);
 	if (rep != NULL)
 		rds_free(rep);
 	return 1;
@@ -468,9 +468,9 @@ posting_view(struct app *a, long long id, long long author, long long uid,
 	key_view(key, sizeof(key), id, uid, addr);
 	/* One command: the first view of this viewer in 30 minutes sets the
 	 * key.  Redis down: no view is counted (none could be told apart). */
-	rep = rds_cmdv(&a->rds, "SET", key, "1", "NX", "PX", VIEW_WINDOW_MS,
+	rep = rds_cmdv(a->rds, "SET", key, "1", "NX", "PX", VIEW_WINDOW_MS,
 	    NULL);
-	fresh = rep != NULL && rep->type == RDS_STATUS;
+	fresh = rep != NULL && rds_type(rep) == RDS_STATUS;
 	rds_free(rep);
 	if (!fresh || (uid == 0 && over_budget(a, key, addr)))
 		return 0;
@@ -487,7 +487,7 @@ int
 posting_comment_delete(struct app *a, long long cid, long long uid, int is_admin,
     long long *post_id)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	struct post p;
 	struct dbq *s;
 	long long author = 0, post_author;
@@ -552,7 +552,7 @@ fail:
 int
 posting_topic_exists(struct app *a, const char *slug)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_TOPIC_BY_SLUG);
+	struct dbq *s = dbq_stmt(a->db, STMT_TOPIC_BY_SLUG);
 	int rc;
 
 	if (s == NULL)

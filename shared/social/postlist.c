@@ -108,7 +108,7 @@ postlist_read(struct app *a, const long long *ids, int n,
 		return 0;
 	if (list == PC_HOME && reader == 0)
 		return -1;
-	s = dbq_stmt(&a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
+	s = dbq_stmt(a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
 	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
 	if (s == NULL)
 		return -1;
@@ -145,7 +145,7 @@ postlist_marks(struct app *a, struct post_card *cs, int n, long long viewer)
 
 	if (viewer == 0 || n <= 0)
 		return 0;
-	if ((s = dbq_stmt(&a->db, STMT_VIEWER_MARKS)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_VIEWER_MARKS)) == NULL)
 		return -1;
 	ids = xcalloc((size_t)n, sizeof(*ids));
 	for (i = 0; i < n; i++)

@@ -11,7 +11,7 @@
 static int
 comments(struct app *a, struct post_view *v)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_COMMENTS_OF_POST);
+	struct dbq *s = dbq_stmt(a->db, STMT_COMMENTS_OF_POST);
 	struct comment *c;
 	int cap = 500, rc = DBQ_DONE;
 
@@ -41,7 +41,7 @@ postview_load(struct app *a, long long id, long long viewer,
 	memset(v, 0, sizeof(*v));
 	if (id <= 0)
 		return 0;
-	if ((rc = post_get(&a->db, id, &v->c.p)) != 1)
+	if ((rc = post_get(a->db, id, &v->c.p)) != 1)
 		return rc;
 	if (!post_can_see(&v->c.p, viewer)) {
 		post_free(&v->c.p);

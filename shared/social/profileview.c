@@ -24,7 +24,7 @@ const enum family profile_fams[PROFILE_NCOUNTS] = {
 static int
 drafts(struct app *a, long long uid, struct post_cards *out)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_DRAFTS_OF_USER);
+	struct dbq *s = dbq_stmt(a->db, STMT_DRAFTS_OF_USER);
 	int cap = 50, rc = DBQ_DONE;
 
 	out->v = NULL;
@@ -47,7 +47,7 @@ drafts(struct app *a, long long uid, struct post_cards *out)
 static int
 visitor_state(struct app *a, long long viewer, struct profile_view *v)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_AUTHOR_SEEN);
+	struct dbq *s = dbq_stmt(a->db, STMT_AUTHOR_SEEN);
 	int rc;
 
 	if (s == NULL)
@@ -155,7 +155,7 @@ profileview_topic_load(struct app *a, const char *slug, long long viewer,
 	memset(v, 0, sizeof(*v));
 	v->page = page;
 	snprintf(v->slug, sizeof(v->slug), "%s", slug);
-	if ((s = dbq_stmt(&a->db, STMT_TOPIC_BY_SLUG)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_TOPIC_BY_SLUG)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, slug, -1);
 	if ((rc = dbq_step(s)) == DBQ_ROW)
@@ -166,7 +166,7 @@ profileview_topic_load(struct app *a, const char *slug, long long viewer,
 	/* A topic a draft created is not public until a post in it is
 	 * (general always is). */
 	if (strcmp(slug, "general") != 0) {
-		if ((s = dbq_stmt(&a->db, STMT_TOPIC_PUBLIC)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_TOPIC_PUBLIC)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, v->id);
 		rc = dbq_step(s);
@@ -177,7 +177,7 @@ profileview_topic_load(struct app *a, const char *slug, long long viewer,
 		if (!pub)
 			return 0;
 	}
-	if ((s = dbq_stmt(&a->db, STMT_TOPIC_SQL)) == NULL)
+	if ((s = dbq_stmt(a->db, STMT_TOPIC_SQL)) == NULL)
 		return -1;
 	ids = xcalloc((size_t)per, sizeof(*ids));
 	dbq_bind_i64(s, 1, v->id);

@@ -27,7 +27,7 @@ want(struct run_names *rn, long long id, int topic)
 static int
 topic_slug(struct app *a, long long id, char *out, size_t sz)
 {
-	struct dbq *s = dbq_stmt(&a->db, STMT_TOPIC_BY_ID);
+	struct dbq *s = dbq_stmt(a->db, STMT_TOPIC_BY_ID);
 	int rc;
 
 	if (s == NULL)

@@ -207,7 +207,7 @@ author_rank(const struct seed_opts *o, long r, long nu)
 int
 seed_run(struct app *a, const struct seed_opts *o)
 {
-	struct db *d = &a->db;
+	struct db *d = a->db;
 	unsigned long long rs = o->rng ? o->rng : 0x9E3779B97F4A7C15ULL;
 	long long *uids = NULL, *pids = NULL, tids[8], now = clock_wall_ms();
 	long long *pauthor = NULL, *ptime = NULL;

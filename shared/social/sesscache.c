@@ -139,10 +139,10 @@ sesscache_gen(struct rds *rd, long long uid)
 	cname_user_cache(uid, "ss", key, sizeof(key));
 	if ((rep = rds_cmdv(rd, "HGET", key, "g", NULL)) == NULL)
 		return -1;
-	if (rep->type == RDS_NIL)
+	if (rds_type(rep) == RDS_NIL)
 		g = 0;
-	else if (rep->type == RDS_STRING)
-		g = strtoll(rep->str, NULL, 10);
+	else if (rds_type(rep) == RDS_STRING)
+		g = strtoll(rds_str(rep), NULL, 10);
 	rds_free(rep);
 	return g;
 }
@@ -169,7 +169,7 @@ sesscache_put(struct rds *rd, const char *sid, const struct session *s,
 	cname_user_cache(uid, "ss", key, sizeof(key));
 	if ((rep = rds_eval(rd, &put_lua, 1, keys, 6, args)) == NULL)
 		return -1;
-	rc = rep->type == RDS_INTEGER && rep->integer == 1;
+	rc = rds_type(rep) == RDS_INTEGER && rds_int(rep) == 1;
 	rds_free(rep);
 	return rc;
 }
@@ -223,15 +223,15 @@ sesscache_recv(struct rds *rd, struct sesscache_q *q, long long now,
 	if (!q->queued || rds_get_reply(rd, &rep) == -1)
 		return 0;
 	q->queued = 0;
-	if (rep->type == RDS_ARRAY && rep->elements == 2) {
-		v = rep->element[0];
-		g = rep->element[1];
-		if (g->type == RDS_NIL)
+	if (rds_type(rep) == RDS_ARRAY && rds_n(rep) == 2) {
+		v = rds_at(rep, 0);
+		g = rds_at(rep, 1);
+		if (rds_type(g) == RDS_NIL)
 			*gen = 0;
-		else if (g->type == RDS_STRING)
-			*gen = strtoll(g->str, NULL, 10);
-		rc = v->type == RDS_STRING &&
-		    sesscache_parse(v->str, v->len, now, 1, out);
+		else if (rds_type(g) == RDS_STRING)
+			*gen = strtoll(rds_str(g), NULL, 10);
+		rc = rds_type(v) == RDS_STRING &&
+		    sesscache_parse(rds_str(v), rds_len(v), now, 1, out);
 	}
 	rds_free(rep);
 	return rc;

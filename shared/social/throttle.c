@@ -73,8 +73,8 @@ count(struct app *a, long long uid, const char *what, long secs, long limit)
 		return 0;
 	snprintf(suffix, sizeof(suffix), "%lld", window);
 	key_user(key, sizeof(key), uid, what, suffix);
-	rep = rds_eval(&a->rds, &count_lua, 1, keys, 0, NULL);
-	over = rep != NULL && rep->type == RDS_INTEGER && rep->integer > limit;
+	rep = rds_eval(a->rds, &count_lua, 1, keys, 0, NULL);
+	over = rep != NULL && rds_type(rep) == RDS_INTEGER && rds_int(rep) > limit;
 	rds_free(rep);
 	if (!over)
 		return 0;

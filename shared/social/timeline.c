@@ -126,10 +126,10 @@ reply_int(rds_reply *rep)
 
 	if (rep == NULL)
 		return -2;
-	if (rep->type == RDS_INTEGER)
-		v = rep->integer;
-	else if (rep->type == RDS_ERROR)
-		log_warn("timeline script: %s", rep->str);
+	if (rds_type(rep) == RDS_INTEGER)
+		v = rds_int(rep);
+	else if (rds_type(rep) == RDS_ERROR)
+		log_warn("timeline script: %s", rds_str(rep));
 	rds_free(rep);
 	return v;
 }
@@ -157,7 +157,7 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 			numargs_add_score(&args, scores != NULL ? scores[j] : -1);
 			numargs_add_member(&args, ids[j]);
 		}
-		rc = reply_int(rds_eval(&a->rds, &tl_put_lua, 2, keys, args.n,
+		rc = reply_int(rds_eval(a->rds, &tl_put_lua, 2, keys, args.n,
 		    args.v));
 		numargs_free(&args);
 		if (rc == -2)
@@ -212,14 +212,14 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 		timeline_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
 		keys[1] = k.ok;
-		rc = rds_append_eval(&a->rds, &tl_put_lua, 2, keys, args.n,
+		rc = rds_append_eval(a->rds, &tl_put_lua, 2, keys, args.n,
 		    args.v);
 		numargs_free(&args);
 		if (rc == -1)
 			break;
 		queued++;
 	}
-	if (queued > 0 && rds_collect(&a->rds, queued) != 0)
+	if (queued > 0 && rds_collect(a->rds, queued) != 0)
 		rc = -1;
 	if (rc == -1)
 		tlstale_mark(a);
@@ -251,7 +251,7 @@ int
 timeline_home_scores(struct app *a, enum stmt st, long long one,
     const long long *many, int n, long long *scores)
 {
-	struct dbq *s = dbq_stmt(&a->db, st);
+	struct dbq *s = dbq_stmt(a->db, st);
 	long long id;
 	int i, rc;
 
@@ -281,7 +281,7 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 	switch (kind) {
 	case TL_HOME:
 	case TL_PROFILE:
-		s = dbq_stmt(&a->db, kind == TL_HOME ? STMT_HOME_SQL :
+		s = dbq_stmt(a->db, kind == TL_HOME ? STMT_HOME_SQL :
 		    STMT_PROFILE_SQL);
 		if (s == NULL)
 			return NULL;
@@ -291,7 +291,7 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 		return s;
 	case TL_FOLLOWERS:
 	case TL_FOLLOWING:
-		s = dbq_stmt(&a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
+		s = dbq_stmt(a->db, kind == TL_FOLLOWERS ? STMT_FOLLOWERS_CHUNK :
 		    STMT_FOLLOWING_CHUNK);
 		if (s == NULL)
 			return NULL;
@@ -338,7 +338,7 @@ rebuild_chunk(struct app *a, const char *set, struct dbq *s,
 		return 0;
 	for (rc = 0; rc < argc; rc++)
 		lens[rc] = strlen(argv[rc]);
-	if (rds_append(&a->rds, argc, argv, lens) == -1)
+	if (rds_append(a->rds, argc, argv, lens) == -1)
 		return -1;
 	(*queued)++;
 	return n;
@@ -364,11 +364,11 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 	int n, queued = 0, got, chunk, done = 0, eof;
 
 	timeline_keys(&k, kind, uid);
-	if ((got = rebuild_lock(&a->rds, k.lock, 10000)) != 1)
+	if ((got = rebuild_lock(a->rds, k.lock, 10000)) != 1)
 		return got;
 	/* Marker first ("b"): writers start adding while we read SQLite,
 	 * readers keep using SQLite until the set is whole. */
-	if (rebuild_start(&a->rds, k.lock, k.ok, clear, 1) == -1)
+	if (rebuild_start(a->rds, k.lock, k.ok, clear, 1) == -1)
 		return -1;
 	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
 	while (!done) {
@@ -381,21 +381,21 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 		    &queued, &eof)) > 0)
 			n += got;
 		dbq_done(s);
-		if (got < 0 || rds_collect(&a->rds, queued) != 0)
+		if (got < 0 || rds_collect(a->rds, queued) != 0)
 			goto fail;
 		queued = 0;
 		offset += n;
 		done = n < chunk || tl_info[kind].cap > 0;
 	}
-	if (rebuild_done(&a->rds, k.lock, k.ok) == -1)
+	if (rebuild_done(a->rds, k.lock, k.ok) == -1)
 		return -1;
 	if (kind == TL_PROFILE)
 		bcache_timeline_changed(a);
 	return 1;
 fail:
 	if (queued > 0)
-		rds_collect(&a->rds, queued);
-	rebuild_fail(&a->rds, k.lock, k.ok);
+		rds_collect(a->rds, queued);
+	rebuild_fail(a->rds, k.lock, k.ok);
 	return -1;
 }
 
@@ -407,11 +407,11 @@ page_parse(rds_reply *rep, int limit, long long *ids)
 	size_t i;
 	int n = 0;
 
-	if (rep->type != RDS_ARRAY)
+	if (rds_type(rep) != RDS_ARRAY)
 		return -1;
-	for (i = 0; i < rep->elements && n < limit; i++)
-		if (rep->element[i]->type == RDS_STRING)
-			ids[n++] = strtoll(rep->element[i]->str, NULL, 10);
+	for (i = 0; i < rds_n(rep) && n < limit; i++)
+		if (rds_type(rds_at(rep, i)) == RDS_STRING)
+			ids[n++] = strtoll(rds_str(rds_at(rep, i)), NULL, 10);
 	return n;
 }
 
@@ -459,7 +459,7 @@ page_again(struct app *a, enum tl kind, long long uid, long long offset,
 
 	if (n >= 0)
 		return n;
-	if (n == -2 || app_reader(a) != &a->rds)	/* down, or a replica */
+	if (n == -2 || app_reader(a) != a->rds)	/* down, or a replica */
 		return -1;
 	if (timeline_rebuild(a, kind, uid) != 1)
 		return -1;
@@ -539,7 +539,7 @@ timeline_page_sql(struct app *a, enum tl kind, long long uid, long long offset,
 		s = tl_source(a, kind, uid, 0, 0, offset, limit);
 		break;
 	default:
-		s = dbq_stmt(&a->db, kind == TL_FOLLOWERS ?
+		s = dbq_stmt(a->db, kind == TL_FOLLOWERS ?
 		    STMT_FOLLOWERS_PAGE_SQL : STMT_FOLLOWING_PAGE_SQL);
 		if (s != NULL) {
 			dbq_bind_i64(s, 1, uid);

@@ -68,12 +68,12 @@ read_counts(struct rds *rd, int many, int replies, int n, long long *out)
 	for (i = 0; i < replies; i++) {
 		if (rds_get_reply(rd, &rep) == -1)
 			return;
-		if (!many && rep->type == RDS_INTEGER)
-			out[i] = rep->integer;
-		for (j = 0; many && rep->type == RDS_ARRAY &&
-		    rep->elements == (size_t)n && j < rep->elements; j++)
-			if (rep->element[j]->type == RDS_INTEGER)
-				out[j] = rep->element[j]->integer;
+		if (!many && rds_type(rep) == RDS_INTEGER)
+			out[i] = rds_int(rep);
+		for (j = 0; many && rds_type(rep) == RDS_ARRAY &&
+		    rds_n(rep) == (size_t)n && j < rds_n(rep); j++)
+			if (rds_type(rds_at(rep, j)) == RDS_INTEGER)
+				out[j] = rds_int(rds_at(rep, j));
 		rds_free(rep);
 	}
 }
@@ -98,7 +98,7 @@ tlcount_after(struct app *a, int n, const long long *authors,
 	for (i = 0; i < n; i++) {
 		if (out[i] >= 0)
 			continue;
-		if ((s = dbq_stmt(&a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
+		if ((s = dbq_stmt(a->db, STMT_AUTHOR_UNREAD_SQL)) == NULL)
 			return -1;
 		dbq_bind_i64(s, 1, authors[i]);
 		dbq_bind_i64(s, 2, after[i]);

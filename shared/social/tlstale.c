@@ -8,24 +8,24 @@
 void
 tlstale_mark(struct app *a)
 {
-	if (dbq_setting(&a->db, "timelines_stale", 0) == 0)
+	if (dbq_setting(a->db, "timelines_stale", 0) == 0)
 		log_warn("Redis missed timeline changes; timelines will be "
 		    "rebuilt from SQLite when it is back");
-	dbq_setting_put(&a->db, "timelines_stale", clock_wall_ms());
+	dbq_setting_put(a->db, "timelines_stale", clock_wall_ms());
 }
 
 int
 tlstale_refresh(struct app *a)
 {
-	long long since = dbq_setting(&a->db, "timelines_stale", 0);
+	long long since = dbq_setting(a->db, "timelines_stale", 0);
 
 	if (since == 0)
 		return 0;
-	if (rds_del_matching(&a->rds, KEY_TIMELINE_MARKS) < 0)
+	if (rds_del_matching(a->rds, KEY_TIMELINE_MARKS) < 0)
 		return -1;
 	/* Clear only if no new miss happened meanwhile. */
-	if (dbq_setting(&a->db, "timelines_stale", 0) == since)
-		dbq_setting_put(&a->db, "timelines_stale", 0);
+	if (dbq_setting(a->db, "timelines_stale", 0) == since)
+		dbq_setting_put(a->db, "timelines_stale", 0);
 	log_info("timelines marked for rebuild after Redis missed changes");
 	return 1;
 }

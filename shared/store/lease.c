@@ -1,5 +1,6 @@
 /* lease.c -- the workers' lease; see lease.h. */
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/lease.h"
 #include "store/dbq.h"
 

@@ -5,6 +5,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"

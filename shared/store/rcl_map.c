@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/clock.h"
 #include "store/rcl_int.h"
 #include "store/rcl.h"

@@ -2,6 +2,8 @@
 #include <assert.h>
 #include <stdio.h>
 
+#include <hiredis/hiredis.h>
+
 #include "store/rebuild.h"
 
 int

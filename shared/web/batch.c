@@ -55,16 +55,16 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 
 	/* 1. the checks, before any lock, their sessions read in one read
 	 * transaction; the refused are answered */
-	db_read_begin(&a->db);	/* on PostgreSQL: none, each reads alone */
+	db_read_begin(a->db);	/* on PostgreSQL: none, each reads alone */
 	for (i = 0; i < n; i++)
 		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) != NULL)
 			todo++;
 		else
 			answer(&s[i]);
-	db_read_end(&a->db);
+	db_read_end(a->db);
 	if (todo == 0)
 		return;
-	if (db_group_begin(&a->db) == -1) {	/* each its own, as before */
+	if (db_group_begin(a->db) == -1) {	/* each its own, as before */
 		for (i = 0; i < n; i++)
 			if (hit[i] != NULL) {
 				route_run(&s[i].r, hit[i]);
@@ -76,12 +76,12 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	for (i = 0; i < n; i++) {
 		if (hit[i] == NULL)
 			continue;
-		mark = a->db.released;
+		mark = db_released(a->db);
 		route_run(&s[i].r, hit[i]);
-		kept[i] = a->db.released > mark;
+		kept[i] = db_released(a->db) > mark;
 	}
 	/* 3. one commit; 4. the deltas of what it made durable */
-	ok = db_group_end(&a->db) == 0;
+	ok = db_group_end(a->db) == 0;
 	app_commit_done(a, ok);
 	if (!ok)
 		log_err("group commit of %d requests failed: none is kept",

@@ -100,7 +100,7 @@ sync_start(struct req *r)
 {
 	if (r->keep.synced || r->keep.pending)
 		return;
-	if (rtrack_sync_send(&track, &r->app->rds, drop, NULL) == 0)
+	if (rtrack_sync_send(&track, r->app->rds, drop, NULL) == 0)
 		r->keep.pending = 1;
 }
 
@@ -165,12 +165,12 @@ keep_answer(struct req *r)
 	/* the counts' values kept (keep_counts()) are used after a sync */
 	sync_start(r);
 	/* PostgreSQL has no data version: no page is kept */
-	if (!r->presumed || db_data_version_seen(&r->app->db, &v) == -1)
+	if (!r->presumed || db_data_version_seen(r->app->db, &v) == -1)
 		return 0;
 	e = entry_of(r);
 	if (e != NULL && e->used && now < e->until_ms &&
 	    now >= e->until_ms - FC_TTL_MS && e->body.len > 0 &&
-	    (fresh = db_data_version(&r->app->db, &v) == 0) && v == e->dver &&
+	    (fresh = db_data_version(r->app->db, &v) == 0) && v == e->dver &&
 	    sync(r) == 0 && e->used && req_confirm(r, &e->sess, -1)) {
 		buf_reset(&r->body);
 		buf_put(&r->body, e->body.p, e->body.len);
@@ -186,11 +186,11 @@ keep_answer(struct req *r)
 	/* what the load reads from SQLite is at this version or later (the
 	 * PRAGMA's read learns of the commits made since this connection
 	 * last read: the version the pager had cached may be older) */
-	k->dver_ok = fresh || db_data_version(&r->app->db, &v) == 0;
+	k->dver_ok = fresh || db_data_version(r->app->db, &v) == 0;
 	k->dver = v;
-	k->rec_gen = r->app->rds.one.gen;
+	k->rec_gen = rds_gen(r->app->rds);
 	memset(&k->rec, 0, sizeof(k->rec));
-	rds_record(&r->app->rds, &k->rec);
+	rds_record(r->app->rds, &k->rec);
 	k->recording = 1;
 	return 0;
 }
@@ -203,8 +203,8 @@ keepable(const struct req *r)
 
 	return k->ok && k->dver_ok && r->user && r->sess_copy &&
 	    r->have_badges && !k->rec.over &&
-	    rtrack_still(&track, &r->app->rds) &&
-	    r->app->rds.one.gen == k->rec_gen && r->status == 200 &&
+	    rtrack_still(&track, r->app->rds) &&
+	    rds_gen(r->app->rds) == k->rec_gen && r->status == 200 &&
 	    r->ctype == NULL && r->head.len == 0 && !r->new_pcsrf &&
 	    r->body.len > 0 && r->body.len <= KEEP_BODY_MAX;
 }
@@ -222,7 +222,7 @@ keep_store(struct req *r, int rendered)
 		(void)sync_finish(r);	/* the load read no count */
 	if (!k->recording)
 		return;
-	rds_record(&r->app->rds, NULL);
+	rds_record(r->app->rds, NULL);
 	k->recording = 0;
 	if (!rendered || !keepable(r) || strlen(uri) >= sizeof(e->uri))
 		return;
@@ -252,7 +252,7 @@ keep_sync_taken(struct app *a, struct req *const *rs, int n)
 {
 	int i;
 
-	if (rtrack_sync_send(&track, &a->rds, drop, NULL) == -1 ||
+	if (rtrack_sync_send(&track, a->rds, drop, NULL) == -1 ||
 	    rtrack_sync_recv(&track, drop, NULL) == -1)
 		return -1;
 	for (i = 0; i < n; i++)
@@ -265,7 +265,7 @@ keep_counts(struct req *r)
 {
 	int synced = sync_finish(r) == 0;
 
-	if (!rtrack_still(&track, &r->app->rds))
+	if (!rtrack_still(&track, r->app->rds))
 		return 0;
 	return CKEEP_STORE | (synced ? CKEEP_READ : 0);
 }

@@ -101,14 +101,14 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 	 * misses send loads); the session is decided before the badges'
 	 * end (a miss sends more, and computes for the user it names). */
 	if (r->presumed)
-		sesscache_send(&r->app->rds, r->sess.user_id, r->sid_hex, &sq);
+		sesscache_send(r->app->rds, r->sess.user_id, r->sid_hex, &sq);
 	if (r->user)
 		badges_send(r->app, r->sess.user_id, &bq);
 	if (counts)
 		postlist_counts_send(r->app, cs, n, more, nmore,
 		    keep_counts(r), &cq);
 	if (r->presumed)
-		cached = sesscache_recv(&r->app->rds, &sq, clock_wall_ms(),
+		cached = sesscache_recv(r->app->rds, &sq, clock_wall_ms(),
 		    &ss, &gen);
 	if (r->user)
 		badges_read(r->app, &bq);

@@ -1,5 +1,6 @@
 /* req.c -- reading and decoding one FastCGI request; see req.h. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -189,7 +190,7 @@ void
 req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid");
-	int rc = sid != NULL ? session_load(&r->app->db, sid, &r->sess) : 0;
+	int rc = sid != NULL ? session_load(r->app->db, sid, &r->sess) : 0;
 
 	r->identified = 1;
 	if (rc == 1) {
@@ -234,11 +235,11 @@ req_confirm(struct req *r, const struct session *cached, long long gen)
 		return 1;
 	}
 	if (gen < 0)
-		gen = sesscache_gen(&r->app->rds, uid);
-	rc = session_load(&r->app->db, sid, &r->sess);
+		gen = sesscache_gen(r->app->rds, uid);
+	rc = session_load(r->app->db, sid, &r->sess);
 	if (rc == 1) {
 		memcpy(r->csrf, r->sess.csrf, sizeof(r->csrf));
-		sesscache_put(&r->app->rds, sid, &r->sess, gen);
+		sesscache_put(r->app->rds, sid, &r->sess, gen);
 		return 1;
 	}
 	r->user = 0;

@@ -186,18 +186,18 @@ run(struct req *r, const struct route *hit)
 
 	for (tries = 1; ; tries++) {
 		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
-			db_hold(&r->app->db);	/* on failure the page
+			db_hold(r->app->db);	/* on failure the page
 						   begins its own */
 		if (hit->page != NULL && r->method != METHOD_POST) {
 			run_page(r, hit);
 			return;
 		}
 		hit->act(r, hit);
-		if (tries == ROUTE_TRIES || !db_retryable(&r->app->db))
+		if (tries == ROUTE_TRIES || !db_retryable(r->app->db))
 			return;
 		log_info("%s: lost to another transaction, run again",
 		    r->path);
-		db_release(&r->app->db);
+		db_release(r->app->db);
 		resp_reset(r);
 	}
 }
@@ -287,7 +287,7 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 {
 	dispatch(r, routes, n);
 	/* A held transaction the page did not join (a refused request). */
-	db_release(&r->app->db);
+	db_release(r->app->db);
 }
 
 int
@@ -323,5 +323,5 @@ void
 route_run(struct req *r, const struct route *hit)
 {
 	run(r, hit);
-	db_release(&r->app->db);
+	db_release(r->app->db);
 }

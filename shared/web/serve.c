@@ -174,9 +174,9 @@ gathers(const struct serve_ctx *ctx)
 static void
 cost_now(struct app *a, struct metrics_cost *c)
 {
-	c->stmts = a->db.nstmt;
-	c->cmds = rds_ncmds(&a->rds) + rds_ncmds(&a->replica);
-	c->trips = rds_ntrips(&a->rds) + rds_ntrips(&a->replica);
+	c->stmts = db_nstmt(a->db);
+	c->cmds = rds_ncmds(a->rds) + rds_ncmds(a->replica);
+	c->trips = rds_ntrips(a->rds) + rds_ntrips(a->replica);
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
 	c->kept = keep_wholes();
 	c->ckept = ckeep_hits();
@@ -197,11 +197,10 @@ serve_child(int fd, void *arg)
 	ctx->app = &a;
 	/* Requests never run a WAL checkpoint (an fdatasync in the middle
 	 * of someone's like): the worker checkpoints every second. */
-	db_autocheckpoint_off(&a.db);
+	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
-	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
-	a.db.lock_who = a.metrics_idx;
+	db_lock_metrics(a.db, a.metrics, a.metrics_idx); /* the writers' lock */
 	/* a pool of one gathers group commits, one of several what its
 	 * program prepares together (batch.h) */
 	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;
@@ -222,7 +221,7 @@ serve_child(int fd, void *arg)
 		a.in_request = 1;
 		/* a request (or those taken with it) waits one Redis
 		 * timeout at most, and what it leaves for after too */
-		rds_wait_budget(&a.rds, 1);
+		rds_wait_budget(a.rds, 1);
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
 		g = 1;

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "store/db_int.h"
 #include "count/counters.h"
 #include "count/recount.h"
 #include "store/db.h"

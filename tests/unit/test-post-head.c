@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "store/db_int.h"
 #include "social/post.h"
 #include "store/db.h"
 #include "store/sql.h"

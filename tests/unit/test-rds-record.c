@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "store/rds_int.h"
 #include "store/rds.h"
 
 static unsigned long long
