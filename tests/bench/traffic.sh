@@ -99,12 +99,6 @@ COMMIT;" || die "SQL of $name"
 	    die "recount: $(tail -3 "$dir/seed.log")"
 }
 
-# metric NAME BASE: the sum over handlers of a cost counter of /metrics
-metric() {
-	curl -fs "$2/metrics" | awk -v m="$1" 'index($1, m "{") == 1 { s += $2 }
-	    END { printf "%d", s }'
-}
-
 # one NAME BASE TAG MODE [URL]: a wrk run; sets RPS P99 REQS and the
 # per-request cost line COST (CPU by process, statements, round trips)
 one() {
