@@ -14,8 +14,8 @@
 #include "social/post.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
  * own batch is done: its note goes, its continuation (if any) queues. */

@@ -15,8 +15,8 @@
 #include "social/bcache.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 #include "store/rebuild.h"
 
 static const struct {

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include "base/auth.h"
+#include "base/buf.h"
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
-#include "base/buf.h"
 #include "store/app.h"
 #include "store/db_int.h"
 #include "store/rds_int.h"

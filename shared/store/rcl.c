@@ -10,8 +10,8 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "store/rcl_int.h"
 #include "store/rcl.h"
+#include "store/rcl_int.h"
 #include "store/rcmd.h"
 
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */

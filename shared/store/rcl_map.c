@@ -15,8 +15,8 @@
 #include <hiredis/hiredis.h>
 
 #include "base/clock.h"
-#include "store/rcl_int.h"
 #include "store/rcl.h"
+#include "store/rcl_int.h"
 
 /* The nodes: every master and replica seen, by host:port. */
 

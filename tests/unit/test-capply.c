@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/rds_int.h"
 #include "count/cstore.h"
 #include "store/app.h"
+#include "store/rds_int.h"
 
 struct fix {
 	struct app	a;

@@ -11,10 +11,10 @@
 
 #include <sqlite3.h>
 
-#include "store/db_int.h"
 #include "count/counters.h"
 #include "count/recount.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/schema.h"
 
 /*

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/rds_int.h"
 #include "count/cstore.h"
 #include "store/app.h"
 #include "store/dbq.h"
+#include "store/rds_int.h"
 #include "tmpdb.h"
 
 struct fix {

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/rds_int.h"
 #include "count/counters.h"
 #include "count/lb.h"
 #include "store/app.h"
+#include "store/rds_int.h"
 #include "tmpdb.h"
 
 static struct tmpdb tdb;

@@ -14,9 +14,9 @@
 
 #include <sqlite3.h>
 
-#include "store/db_int.h"
 #include "social/post.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/sql.h"
 
 static struct db d;

@@ -26,8 +26,8 @@
 
 #include <hiredis/hiredis.h>
 
-#include "store/rds_int.h"
 #include "store/rds.h"
+#include "store/rds_int.h"
 
 #define PING_BYTES	14	/* "*1\r\n$4\r\nPING\r\n" */
 

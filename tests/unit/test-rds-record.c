@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/rds_int.h"
 #include "store/rds.h"
+#include "store/rds_int.h"
 
 static unsigned long long
 h(const char *k)
