@@ -35,15 +35,15 @@ profile_load(struct req *r, void *vm)
 	 * knows the login's id) and, for a reader not confirmed yet (req.h:
 	 * presumed), the session's copy; a copy that SQLite renews rides in
 	 * the page's last round trip. */
-	profile_view_send(r->app, login, page, FEED_PAGE, &pq);
+	profileview_send(r->app, login, page, FEED_PAGE, &pq);
 	req_session_send(r, &sq);
-	profile_view_read(r->app, &pq);
+	profileview_read(r->app, &pq);
 	if (!req_session_recv(r, &sq)) {
-		profile_view_drop(&pq);
+		profileview_drop(&pq);
 		return PAGE_AGAIN;
 	}
 	viewer = r->user ? r->sess.user_id : 0;
-	rc = profile_view_end(r->app, &pq, v, ids, &n);
+	rc = profileview_end(r->app, &pq, v, ids, &n);
 	if (rc == 1)
 		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);

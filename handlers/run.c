@@ -42,11 +42,11 @@
 #include "base/valid.h"
 #include "run_cluster.h"
 #include "run_demo.h"
-#include "run_os.h"
 #include "run_hosts.h"
+#include "run_os.h"
 #include "run_pg.h"
-#include "run_user.h"
 #include "run_redis.h"
+#include "run_user.h"
 #include "social/account.h"
 #include "store/app.h"
 

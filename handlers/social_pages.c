@@ -79,7 +79,7 @@ feed_load(struct req *r, void *vm)
 	req_session_send(r, &sq);
 	timeline_ids_read(r->app, &tq);
 	if (!req_session_recv(r, &sq)) {
-		tl_ids_drop(&tq);
+		timeline_ids_drop(&tq);
 		return PAGE_AGAIN;
 	}
 	n = timeline_ids_end(r->app, &tq, ids);

@@ -23,12 +23,12 @@
 #include "social/sesscache.h"
 #include "web/field.h"
 #include "web/flash.h"
-#include "web/view_account.h"
-#include "web/view_admin.h"
 #include "web/req.h"
 #include "web/resp.h"
 #include "web/route.h"
 #include "web/serve.h"
+#include "web/view_account.h"
+#include "web/view_admin.h"
 #include "web_pages.h"
 
 static int act_root(struct req *, const struct route *);

@@ -350,8 +350,7 @@ jobs_main(void)
 	a.pid = (long long)getppid();	/* the worker's: runs.h's owner */
 	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
-	a.db.metrics = a.metrics;
-	a.db.lock_who = METRICS_LOCK_WORKER;
+	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
 	jobs_config(&j);
 	for (;;) {
 		if (poll(&pf, 1, 1000) <= 0)
@@ -441,8 +440,7 @@ main(int argc, char **argv)
 	/* its holds of the writers' lock (flushes, the drain, runs) and
 	 * the checkpoints' in /metrics */
 	a.metrics = metrics_open(&a.cfg);
-	a.db.metrics = a.metrics;
-	a.db.lock_who = METRICS_LOCK_WORKER;
+	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
 	lease_owner(owner, sizeof(owner));
 	log_info("worker started (%s)", owner);
 	recovered = 0;

@@ -40,6 +40,18 @@
 #      function in the wrong file (move it so calls go one way).  Calls in
 #      macro bodies count; a function's address taken without a call does
 #      not.
+#  11. A module's names carry its name: every function a header of shared/
+#      declares (a prototype or a static inline) is the header's name or
+#      starts with it and "_" (timeline.h: timeline_*), or, for a header named
+#      FAMILY_PART.h, with "FAMILY_" (view_social.h: view_*, rcl_int.h:
+#      rcl_*), but the few names %NAME_ELSEWHERE allows, each with its
+#      reason.  So a reader who meets a call knows the header to open, and
+#      one prefix means one module.
+#  12. Storage is opaque above store/: a file outside shared/store/ reaches,
+#      through the headers it includes, no store/*_int.h (the store's
+#      inside) and no SQLite, libpq or hiredis header; and the store's
+#      handles (struct db, rds, pgdb, pgq, dbq) are defined only in a
+#      *_int.h or a .c of store/.
 # Comments are not code: a comment may name sqlite3_step.
 # Usage: scripts/lint-layers.pl [ROOT]   (exit 1 and one line per fault)
 use strict;
@@ -66,6 +78,30 @@ my %PROCESS_STATE = (
 	# start (peer_setup())
 	'shared/web/peer.c' => [qw(listen_fd tcp allow)],
 );
+
+# Functions a header of shared/ declares without its name as prefix.
+my %NAME_ELSEWHERE = (
+	# allocation that exits on failure, named as C programs have long
+	# named it (OpenBSD, git): one letter, used in every file
+	'shared/base/buf.h' => [qw(xmalloc xcalloc xrealloc xstrdup xstrndup)],
+);
+
+# The functions a header declares (comments and literals removed):
+# prototypes and static inline definitions, not macros, typedefs or
+# pointers to functions.
+sub declared_functions {
+	my $code = shift;
+	$code =~ s{^[ \t]*#(?:[^\n]*\\\n)*[^\n]*}{}mg;	# preprocessor lines
+	1 while $code =~ s/\{[^{}]*\}/;/g;	# every block, innermost first
+	my @names;
+	for my $st (split /;/, $code) {
+		next if $st =~ /\btypedef\b/ || $st =~ /=/;
+		$st =~ s/\s*__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*$//;
+		push @names, $1
+		    if $st =~ /(?<![(*]\s)(?<![(*])\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*$/;
+	}
+	return @names;
+}
 
 # SQL text outside the statement table: the file, and what its literals
 # may start with.
@@ -206,6 +242,8 @@ find(sub { push @files, $File::Find::name if /\.[ch]$/ }, 'shared', 'handlers');
 @files = sort @files;
 
 my @faults;
+my %hinc;			# file -> [project files it includes]
+my %sysinc;			# file -> [system headers it includes]
 my %graph;			# module -> { module included }
 my %cdefs;			# folder -> function -> [files defining it, not static]
 my %cdefined;			# file -> { functions it defines, static or not }
@@ -266,7 +304,18 @@ for my $f (@files) {
 			    (length $lit > 60 ? substr($lit, 0, 60) . '...' : $lit) . '"';
 		}
 		push @faults, "$f: a statement prepared outside the table: dbq_prepare_once"
-		    if $f !~ m{^shared/store/dbq\.[ch]$} && $nolit =~ /\bdb_prepare_once\b/;
+		    if $f !~ m{^shared/store/dbq\.[ch]$} && $nolit =~ /\bdbq_prepare_once\b/;
+	}
+	if ($f =~ m{^shared/\w+/(\w+)\.h$}) {
+		my $base = $1;
+		my ($family) = $base =~ /^([a-z]+)_/;
+		my %ok = map { $_ => 1 } @{ $NAME_ELSEWHERE{$f} // [] };
+		for my $name (declared_functions($nolit)) {
+			next if $ok{$name} || $name eq $base || $name =~ /^\Q$base\E_/ ||
+			    (defined $family && $name =~ /^\Q$family\E_/);
+			push @faults, "$f: declares $name(): a name of this header starts with ${base}_" .
+			    (defined $family ? " or ${family}_" : '') . " (or name it in %NAME_ELSEWHERE with why)";
+		}
 	}
 	if ($f =~ m{^shared/web/.*\.c$}) {
 		(my $bare = $nolit) =~ s{^\s*#[^\n]*}{}mg;
@@ -275,6 +324,11 @@ for my $f (@files) {
 		    for grep { !$ok{$_} } static_objects($bare);
 	}
 
+	$sysinc{$f} = [$code =~ /^\s*#\s*include\s+<([^>]+)>/mg];
+	if ($f =~ m{^shared/store/(?!\w+_int\.h$)[^/]+\.h$}) {
+		push @faults, "$f: defines struct $1: the store's handles are defined in a *_int.h or .c of store/"
+		    while $nolit =~ /\bstruct\s+(db|rds|pgdb|pgq|dbq)\s*\{/g;
+	}
 	while ($code =~ /^\s*#\s*include\s+"([^"]+)"/mg) {
 		my $inc = $1;
 		my $target;
@@ -291,6 +345,7 @@ for my $f (@files) {
 			next;
 		}
 		push @faults, "$f: includes \"$inc\": no such file" unless -e $target;
+		push @{ $hinc{$f} }, $target;
 		my ($m, $t) = (module($f), module($target));
 		$graph{$m}{$t} = 1 if $m ne $t;
 	}
@@ -305,7 +360,7 @@ for my $f (@files) {
 			}
 		}
 	}
-	unless ($f =~ m{^shared/store/keys\.[ch]$}) {
+	unless ($f =~ m{^shared/store/key\.[ch]$}) {
 		for my $line (split /\n/, $code) {
 			next if $line =~ /\blog_\w+\(/;
 			if ($line =~ /("[^"\n]*\{[a-z][a-z0-9%*]*\}[^"\n]*")/) {
@@ -378,6 +433,28 @@ push @faults, "include cycle: " . join(' -> ', @$_) for cycles(\%graph);
 		} 0 .. $#path - 1;
 		push @faults, "call cycle: " . join(' -> ', @path) . ": " . join('; ', @edges) .
 		    (@$comp > @path - 1 ? " (the cycle's files: @$comp)" : '');
+	}
+}
+
+# Storage is opaque above store/: what a file outside it reaches through
+# headers.
+for my $f (grep { !m{^shared/store/} } @files) {
+	my (%seen, @todo);
+	@todo = map { [$_, $_] } @{ $hinc{$f} // [] };
+	while (my $t = shift @todo) {
+		my ($h, $via) = @$t;
+		next if $seen{$h}++ || $h !~ /\.h$/;
+		if ($h =~ m{^shared/store/\w+_int\.h$}) {
+			push @faults, "$f: reaches the store's inside $h" .
+			    ($via ne $h ? " (through $via)" : '');
+		}
+		if ($h =~ m{^shared/store/}) {
+			for my $sys (@{ $sysinc{$h} // [] }) {
+				push @faults, "$f: reaches a storage header <$sys> through $h"
+				    if $sys =~ m{^(?:sqlite3|hiredis/|libpq|postgresql/)};
+			}
+		}
+		push @todo, map { [$_, $via] } @{ $hinc{$h} // [] };
 	}
 }
 

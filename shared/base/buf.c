@@ -60,7 +60,7 @@ xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
-static void
+void
 buf_grow(struct buf *b, size_t need)
 {
 	size_t cap;
@@ -78,29 +78,6 @@ buf_grow(struct buf *b, size_t need)
 	b->p = xrealloc(b->p, cap);
 	b->cap = cap;
 	assert(b->len + need < b->cap);
-}
-
-void
-buf_put(struct buf *b, const void *s, size_t n)
-{
-	buf_grow(b, n);
-	if (n > 0)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	assert(b->len < b->cap);
-	b->p[b->len] = '\0';
-}
-
-void
-buf_puts(struct buf *b, const char *s)
-{
-	buf_put(b, s, strlen(s));
-}
-
-void
-buf_putc(struct buf *b, char c)
-{
-	buf_put(b, &c, 1);
 }
 
 void

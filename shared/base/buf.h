@@ -10,6 +10,7 @@
 #define TALLY_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char	*p;
@@ -20,9 +21,37 @@ struct buf {
 /* String literal with its length, for APIs taking (ptr, len). */
 #define LIT(s)	("" s ""), (sizeof(s) - 1)
 
-void	 buf_put(struct buf *, const void *, size_t);
-void	 buf_puts(struct buf *, const char *);
-void	 buf_putc(struct buf *, char);
+/* Makes room for need more bytes and the NUL, doubling. */
+void	 buf_grow(struct buf *, size_t need);
+
+/* The puts are inline: a page is thousands of small pieces, and a call
+ * for each, room or not, was a twentieth of a feed's handler time
+ * (docs/BENCHMARKS.md).  buf_grow() only when the room is short. */
+static inline void
+buf_put(struct buf *b, const void *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		buf_grow(b, n);
+	if (n > 0)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static inline void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+static inline void
+buf_putc(struct buf *b, char c)
+{
+	if (b->len + 2 > b->cap)
+		buf_grow(b, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = '\0';
+}
 void	 buf_printf(struct buf *, const char *, ...)
 	     __attribute__((format(printf, 2, 3)));
 /* The decimal digits of v, as "%lld" writes them, without printf: a page

@@ -7,8 +7,8 @@
 
 #include "base/buf.h"
 #include "count/cname.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* Object kinds: key prefix, in the order of enum obj. */
 static const char *const obj_tag[] = { "u", "p", "t", "ut" };

@@ -7,8 +7,8 @@
 #include "base/log.h"
 #include "count/ckeep.h"
 #include "count/cstore.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* KEYS: live, pending, inflight, meta.  ARGV: field, pending field,
  * version, base, add the inflight part (1/0).

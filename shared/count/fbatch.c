@@ -2,9 +2,9 @@
 #include <stdio.h>
 
 #include "count/fbatch.h"
-#include "store/key.h"
 #include "store/db.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* KEYS: pending, inflight, meta, seq.  ARGV: batch.  -> what it took
  * (the inflight hash's fields and values, as HGETALL gives them), 0

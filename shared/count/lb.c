@@ -8,8 +8,8 @@
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/lb.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 #include "store/rebuild.h"
 
 static const struct {

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "base/rnd.h"
 #include "base/log.h"
+#include "base/rnd.h"
 #include "count/cstore.h"
 #include "count/reconcile.h"
 #include "count/recount.h"

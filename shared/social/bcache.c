@@ -4,15 +4,15 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "count/counters.h"
 #include "count/cname.h"
+#include "count/counters.h"
 #include "count/cstore.h"
 #include "social/bcache.h"
 #include "social/live.h"
 #include "social/sesscache.h"
+#include "store/dbq.h"
 #include "store/key.h"
 #include "store/liveq.h"
-#include "store/dbq.h"
 
 /* KEYS: {u}:bm.  ARGV: gen, seen, visited, fb, fbe, at. */
 static struct rds_script fill_lua = { .src =

@@ -14,8 +14,8 @@
 #include "social/post.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* KEYS: inline, queue.  ARGV: done job, next job or "".  The handler's
  * own batch is done: its note goes, its continuation (if any) queues. */
@@ -415,13 +415,13 @@ fanout_pending(struct app *a)
 		return -1;
 	if ((p = rds_cmdv(a->rds, "LLEN", KEY_JOBS_PROCESSING, NULL)) != NULL) {
 		if (rds_type(q) == RDS_INTEGER &&
-		    p->type == RDS_INTEGER)
-			n = rds_int(q) + p->integer;
+		    rds_type(p) == RDS_INTEGER)
+			n = rds_int(q) + rds_int(p);
 		rds_free(p);
 	}
 	if (n >= 0 && (p = rds_cmdv(a->rds, "ZCARD", KEY_JOBS_INLINE,
 	    NULL)) != NULL) {
-		n = p->type == RDS_INTEGER ? n + p->integer : -1;
+		n = rds_type(p) == RDS_INTEGER ? n + rds_int(p) : -1;
 		rds_free(p);
 	}
 	rds_free(q);

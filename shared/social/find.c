@@ -1,4 +1,5 @@
 /* find.c -- finding people and topics; see find.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,6 @@
 /* notify.c -- notifications, their groups and read markers; see
  * notify.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -21,8 +21,8 @@
 #include "social/notify.h"
 #include "social/post.h"
 #include "social/posting.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 #include "store/rds.h"
 
 /* The formula's view of a post row. */

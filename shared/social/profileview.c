@@ -95,7 +95,7 @@ profileview_rest(struct app *a, long long viewer, long long page, int per,
 }
 
 void
-profile_view_send(struct app *a, const char *login, long long page, int per,
+profileview_send(struct app *a, const char *login, long long page, int per,
     struct profile_q *q)
 {
 	/* The timeline first (its reply is read first; its rebuild, if
@@ -109,7 +109,7 @@ profile_view_send(struct app *a, const char *login, long long page, int per,
 }
 
 void
-profile_view_read(struct app *a, struct profile_q *q)
+profileview_read(struct app *a, struct profile_q *q)
 {
 	if (q->uid != 0)
 		timeline_ids_read(a, &q->tq);
@@ -117,15 +117,15 @@ profile_view_read(struct app *a, struct profile_q *q)
 }
 
 void
-profile_view_drop(struct profile_q *q)
+profileview_drop(struct profile_q *q)
 {
 	if (q->uid != 0)
-		tl_ids_drop(&q->tq);
+		timeline_ids_drop(&q->tq);
 	pcache_drop(&q->pq);
 }
 
 int
-profile_view_end(struct app *a, struct profile_q *q, struct profile_view *v,
+profileview_end(struct app *a, struct profile_q *q, struct profile_view *v,
     long long *ids, int *np)
 {
 	int rc, n = -1;

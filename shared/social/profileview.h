@@ -40,14 +40,14 @@ struct profile_view {
  * the page reads those with its badges in one round trip (web/layout.h,
  * layout_load_cards).  In parts.  First the Redis part, in steps so that
  * the page can queue its own commands in the same round trip (its
- * session's copy): profile_view_send() queues the profile's GET
+ * session's copy): profileview_send() queues the profile's GET
  * (pcache.h), and the timeline's page when this process knows the
- * login's id; profile_view_read() reads their replies (it sends
- * nothing); profile_view_end() fills v->u and the page of ids (n of
+ * login's id; profileview_read() reads their replies (it sends
+ * nothing); profileview_end() fills v->u and the page of ids (n of
  * them; -1 when they could not be read; from SQLite when the id was not
  * known), and may send commands (a rebuild); 1, 0 no such user, -1 when
  * the profile could not be read.  A queue read and
- * not ended is freed with profile_view_drop().  Then
+ * not ended is freed with profileview_drop().  Then
  * profileview_rest(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
 struct profile_q {
@@ -58,12 +58,12 @@ struct profile_q {
 	long long	 page;
 	int		 per;
 };
-void	profile_view_send(struct app *, const char *login, long long page,
+void	profileview_send(struct app *, const char *login, long long page,
 	    int per, struct profile_q *);
-void	profile_view_read(struct app *, struct profile_q *);
-int	profile_view_end(struct app *, struct profile_q *,
+void	profileview_read(struct app *, struct profile_q *);
+int	profileview_end(struct app *, struct profile_q *,
 	    struct profile_view *, long long *ids, int *n);
-void	profile_view_drop(struct profile_q *);
+void	profileview_drop(struct profile_q *);
 int	profileview_rest(struct app *, long long viewer, long long page,
 	    int per, const long long *ids, int n, struct profile_view *);
 void	profileview_free(struct profile_view *);

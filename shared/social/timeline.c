@@ -15,8 +15,8 @@
 #include "social/bcache.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 #include "store/rebuild.h"
 
 static const struct {
@@ -517,7 +517,7 @@ timeline_ids_end(struct app *a, struct tl_q *q, long long *ids)
 }
 
 void
-tl_ids_drop(struct tl_q *q)
+timeline_ids_drop(struct tl_q *q)
 {
 	if (q->rep != NULL)
 		rds_free(q->rep);

@@ -83,7 +83,7 @@ int		timeline_ids(struct app *, enum tl, long long uid, long long page,
  * reply (and sends nothing), timeline_ids_end() gives the count as timeline_ids()
  * does (it may rebuild the set, so after every other queued reply is
  * read), and says in cached whether Redis held the page at the first
- * ask.  Every sent queue is ended, or dropped with tl_ids_drop() (a page
+ * ask.  Every sent queue is ended, or dropped with timeline_ids_drop() (a page
  * whose reader did not hold: nothing rebuilt for them). */
 struct tl_q {
 	enum tl		 kind;
@@ -96,7 +96,7 @@ void		timeline_ids_send(struct app *, enum tl, long long uid,
 		    long long page, int per, struct tl_q *);
 void		timeline_ids_read(struct app *, struct tl_q *);
 int		timeline_ids_end(struct app *, struct tl_q *, long long *ids);
-void		tl_ids_drop(struct tl_q *);
+void		timeline_ids_drop(struct tl_q *);
 /* Where posts belong in home timelines now (store/sql.h: HOME_SCORE):
  * st is STMT_HOME_SCORES (one user, n posts) or STMT_HOME_SCORES_OF_POST
  * (one post, n users); scores[i] is the i-th of the n's, -1 when it is

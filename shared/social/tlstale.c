@@ -2,8 +2,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "social/tlstale.h"
-#include "store/key.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 void
 tlstale_mark(struct app *a)

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include "base/auth.h"
+#include "base/buf.h"
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
 #include "store/app.h"
+#include "store/db_int.h"
+#include "store/rds_int.h"
 
 int
 app_open(struct app *a, const char *name)
@@ -24,7 +27,10 @@ app_open(struct app *a, const char *name)
 	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
 		return -1;
 	fault_init(&a->cfg);
-	if (db_open(&a->db, a->cfg.db_path) == -1)
+	a->db = xcalloc(1, sizeof(*a->db));
+	a->rds = xcalloc(1, sizeof(*a->rds));
+	a->replica = xcalloc(1, sizeof(*a->replica));
+	if (db_open(a->db, a->cfg.db_path) == -1)
 		return -1;
 	/* Requests wait 250 ms for Redis at most; the worker and tallyctl
 	 * move whole batches and may meet an AOF rewrite: 5 s. */
@@ -33,16 +39,16 @@ app_open(struct app *a, const char *name)
 	auth = a->cfg.redis_auth[0] != '\0' ? a->cfg.redis_auth : NULL;
 	if (a->cfg.redis_cluster[0] != '\0') {
 		/* a cluster has its own replicas: no separate one */
-		if (rds_init_cluster(&a->rds, a->cfg.redis_cluster, tmo,
+		if (rds_init_cluster(a->rds, a->cfg.redis_cluster, tmo,
 		    auth, a->cfg.cluster_socks[0] ? a->cfg.cluster_socks :
 		    NULL) == -1)
 			return -1;
-		rds_init(&a->replica, "", tmo);
+		rds_init(a->replica, "", tmo);
 	} else {
-		rds_init(&a->rds, a->cfg.redis_sock, tmo);
-		rds_init(&a->replica, a->cfg.replica_sock, tmo);
-		rds_set_auth(&a->rds, auth);
-		rds_set_auth(&a->replica, auth);
+		rds_init(a->rds, a->cfg.redis_sock, tmo);
+		rds_init(a->replica, a->cfg.replica_sock, tmo);
+		rds_set_auth(a->rds, auth);
+		rds_set_auth(a->replica, auth);
 	}
 	/* Fault injection for tests: the worker pauses this long between a
 	 * job's writes and its acknowledgement, so a kill -9 lands there. */
@@ -60,17 +66,25 @@ app_open(struct app *a, const char *name)
 struct rds *
 app_reader(struct app *a)
 {
-	if (rds_up(&a->rds) || a->cfg.replica_sock[0] == '\0')
-		return &a->rds;
-	return rds_up(&a->replica) ? &a->replica : &a->rds;
+	if (rds_up(a->rds) || a->cfg.replica_sock[0] == '\0')
+		return a->rds;
+	return rds_up(a->replica) ? a->replica : a->rds;
 }
 
 void
 app_close(struct app *a)
 {
-	rds_close(&a->rds);
-	rds_close(&a->replica);
-	db_close(&a->db);
+	if (a->rds != NULL)
+		rds_close(a->rds);
+	if (a->replica != NULL)
+		rds_close(a->replica);
+	if (a->db != NULL)
+		db_close(a->db);
+	free(a->rds);
+	free(a->replica);
+	free(a->db);
+	a->rds = a->replica = NULL;
+	a->db = NULL;
 }
 
 void
@@ -90,7 +104,7 @@ void
 app_after_commit(struct app *a, void (*fn)(struct app *, void **, int),
     void *arg)
 {
-	if (!a->db.group) {
+	if (!a->db->group) {
 		fn(a, &arg, 1);
 		free(arg);
 		return;
@@ -140,6 +154,6 @@ app_run_after(struct app *a)
 void
 app_settle(struct app *a)
 {
-	rds_settle(&a->rds);
-	rds_settle(&a->replica);
+	rds_settle(a->rds);
+	rds_settle(a->replica);
 }

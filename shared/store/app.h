@@ -28,9 +28,9 @@ struct app {
 					   runs.h): getpid(), or the worker's
 					   for its jobs process */
 	struct cfg	 cfg;
-	struct db	 db;
-	struct rds	 rds;
-	struct rds	 replica;	/* reads only, when configured */
+	struct db	*db;		/* opaque outside store/ (db_int.h) */
+	struct rds	*rds;		/* opaque outside store/ (rds_int.h) */
+	struct rds	*replica;	/* reads only, when configured */
 	int		 fault_delay_ms; /* TALLY_FAULT_DELAY_MS: tests only */
 	int		 fault_take_ms;	/* TALLY_FAULT_TAKE_MS: tests only */
 	struct metrics	*metrics;	/* shared request counters, or NULL */

@@ -1,4 +1,10 @@
-/* db.c -- SQLite access: pragmas, migrations, the statement cache. */
+/* db.c -- the connection: opening (pragmas, migrations), transactions,
+ * the writers' lock, savepoints and group commits; see db.h.
+ *
+ * One file: why this file of over 500 lines is one concept -- each call
+ * moves the one state of struct db (held, grouped, savepoint open, lock
+ * taken and its times), and the rules between them are read together.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -18,6 +24,7 @@
 #include "base/metrics.h"
 #include "store/db.h"
 #include "store/db_int.h"
+#include "store/dbq.h"
 #include "store/pg.h"
 #include "store/schema.h"
 
@@ -32,13 +39,6 @@ void
 db_disown(struct db *d)
 {
 	__atomic_store_n(&d->owned, 0, __ATOMIC_RELEASE);
-}
-
-void
-db_check_owner(const struct db *d)
-{
-	assert(!__atomic_load_n(&d->owned, __ATOMIC_ACQUIRE) ||
-	    pthread_equal(d->owner, pthread_self()));
 }
 
 int
@@ -477,7 +477,7 @@ db_close(struct db *d)
 
 	pg_close(d->pg);
 	for (i = 0; i < STMT__MAX; i++)
-		sqlite3_finalize(d->st[i]);
+		dbq_finalize(d->st[i]);
 	sqlite3_finalize(d->dv);
 	for (i = 0; i < SP_NSTMT; i++)
 		sqlite3_finalize(d->spst[i]);
@@ -489,4 +489,35 @@ db_close(struct db *d)
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
 	d->busy_ms = DB_BUSY_MS;
+}
+
+void
+db_lock_metrics(struct db *d, struct metrics *m, int who)
+{
+	d->metrics = m;
+	d->lock_who = who;
+}
+
+unsigned long long
+db_nstmt(const struct db *d)
+{
+	return d->nstmt;
+}
+
+void
+db_count_runs(struct db *d, uint64_t *runs)
+{
+	d->stmt_runs = runs;
+}
+
+int
+db_grouped(const struct db *d)
+{
+	return d->group;
+}
+
+unsigned long long
+db_released(const struct db *d)
+{
+	return d->released;
 }

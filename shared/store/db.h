@@ -9,56 +9,33 @@
 #ifndef TALLY_DB_H
 #define TALLY_DB_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "store/sql.h"
 
 struct metrics;
 
-struct db {
-	struct sqlite3	*h;		/* only store/ looks inside */
-	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
-	struct sqlite3_stmt *st[STMT__MAX];
-	struct sqlite3_stmt *dv;	/* db_data_version()'s */
-	struct sqlite3_stmt *spst[4];	/* SP_SAVE ... (db.c) */
-	unsigned long long nstmt;	/* statements run (for /metrics) */
-	uint64_t	*stmt_runs;	/* each one's runs by number, shared
-					   (metrics.h); NULL: not counted */
-	long long	 busy_since_us;	/* monotonic; the wait in progress */
-	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
-	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
-	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
-	const char	*wal_path;	/* its name (SQLite's, lives as long) */
-	int		 wlocked;
-	int		 held;		/* a db_hold() transaction not yet joined */
-	int		 group;		/* db_group_begin(): a shared commit open */
-	int		 sp;		/* a request's savepoint open in it */
-	unsigned long long released;	/* savepoints released (kept) so far */
-	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
-	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
-	int		 owned;		/* db_own(): one thread's alone */
-	pthread_t	 owner;
-	/* The writers' lock's times, for /metrics (metrics_lock()) */
-	struct metrics	*metrics;	/* NULL: not recorded */
-	int		 lock_who;	/* this process's holder slot */
-	int		 in_ckpt;	/* held by db_checkpoint() */
-	long long	 wlock_asked;	/* monotonic us: asked for, */
-	long long	 wlock_at;	/* and taken */
-};
+struct db;
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
 #define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
 #define DB_CKPT_PASSES	4	/* passive checkpoints before the locked one */
 #define DB_CKPT_LEFT	64	/* frames one may copy and be the last */
 
-/* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
- * applies pending migrations.  A libpq connection string instead of a
- * path ("postgresql://...") opens that PostgreSQL database (pg.h): the
- * calls below behave the same, the SQLite-only ones (checkpoints) do
- * nothing.  Returns 0 or -1 (logged; db closed). */
-int		 db_open(struct db *, const char *path);
-void		 db_close(struct db *);
+/* What the writers' lock times are recorded as (/metrics,
+ * metrics_lock()): m and the holder's slot (NULL: not recorded). */
+void		 db_lock_metrics(struct db *, struct metrics *m, int who);
+/* Statements run since the start (the per-request cost in /metrics). */
+unsigned long long db_nstmt(const struct db *);
+/* Counts each statement's runs by its number into runs (STMT__MAX
+ * counters, shared: metrics.h), NULL: not counted. */
+void		 db_count_runs(struct db *, uint64_t *runs);
+/* 1 inside a group commit (db_group_begin()): what is committed waits for
+ * app_commit_done(). */
+int		 db_grouped(const struct db *);
+/* Savepoints released (kept) so far: a caller compares two readings to
+ * know whether what it did in between was kept. */
+unsigned long long db_released(const struct db *);
 
 /* BEGIN IMMEDIATE, after taking the writers' lock: an flock() on
  * "<database>-wlock".  Writers of all processes queue on it in the
@@ -152,8 +129,6 @@ int		 db_wal_sync(struct db *);
  * time, which this checks.) */
 void		 db_own(struct db *);
 void		 db_disown(struct db *);
-/* Asserts that the calling thread may use the connection. */
-void		 db_check_owner(const struct db *);
 
 /* The database's data version as a read transaction begun now sees it
  * (SQLITE_FCNTL_DATA_VERSION): it changes with every commit to the

@@ -1,8 +1,65 @@
-/* db_int.h -- what db.c and ckpt.c share (nothing outside them). */
+/* db_int.h -- the connection's inside: what store/ alone opens, closes
+ * and looks into (app.c, db.c, ckpt.c, dbq.c; tests).  Above store/ a
+ * struct db is opaque (db.h).
+ */
 #ifndef TALLY_DB_INT_H
 #define TALLY_DB_INT_H
 
-struct db;
+#include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "store/sql.h"
+
+struct metrics;
+struct dbq;
+
+struct db {
+	struct sqlite3	*h;		/* the SQLite connection, or NULL */
+	struct pgdb	*pg;		/* PostgreSQL instead (pg.h) */
+	struct dbq	*st[STMT__MAX];	/* SQLite's, prepared once (dbq.c) */
+	struct sqlite3_stmt *dv;	/* db_data_version()'s */
+	struct sqlite3_stmt *spst[4];	/* SP_SAVE ... (db.c) */
+	unsigned long long nstmt;	/* statements run (for /metrics) */
+	uint64_t	*stmt_runs;	/* each one's runs by number, shared
+					   (metrics.h); NULL: not counted */
+	long long	 busy_since_us;	/* monotonic; the wait in progress */
+	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
+	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
+	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
+	const char	*wal_path;	/* its name (SQLite's, lives as long) */
+	int		 wlocked;
+	int		 held;		/* a db_hold() transaction not yet joined */
+	int		 group;		/* db_group_begin(): a shared commit open */
+	int		 sp;		/* a request's savepoint open in it */
+	unsigned long long released;	/* savepoints released (kept) so far */
+	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
+	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */
+	int		 owned;		/* db_own(): one thread's alone */
+	pthread_t	 owner;
+	/* The writers' lock's times, for /metrics (metrics_lock()) */
+	struct metrics	*metrics;	/* NULL: not recorded */
+	int		 lock_who;	/* this process's holder slot */
+	int		 in_ckpt;	/* held by db_checkpoint() */
+	long long	 wlock_asked;	/* monotonic us: asked for, */
+	long long	 wlock_at;	/* and taken */
+};
+
+/* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
+ * applies pending migrations.  A libpq connection string instead of a
+ * path ("postgresql://...") opens that PostgreSQL database (pg.h): the
+ * calls of db.h behave the same, the SQLite-only ones (checkpoints) do
+ * nothing.  Returns 0 or -1 (logged; db closed). */
+int	db_open(struct db *, const char *path);
+void	db_close(struct db *);
+
+/* Asserts that the calling thread may use the connection (db_own()). */
+static inline void
+db_check_owner(const struct db *d)
+{
+	assert(!__atomic_load_n(&d->owned, __ATOMIC_ACQUIRE) ||
+	    pthread_equal(d->owner, pthread_self()));
+}
 
 /* The writers' lock (db.h), an flock() on "<database>-wlock": 0 once
  * held (or when there is no lock file: SQLite's own lock still holds),

@@ -7,18 +7,115 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/metrics.h"
-#include "store/db.h"
-#include "store/pg.h"
+#include "store/db_int.h"
 #include "store/dbq.h"
-
-/* struct dbq is never defined: a struct dbq * is the sqlite3_stmt *, or
- * in a process on PostgreSQL (pg_engine: one engine a process) the
- * struct pgq *. */
-#define S(q)	((sqlite3_stmt *)(void *)(q))
-#define Q(s)	((struct dbq *)(void *)(s))
-#define P(q)	((struct pgq *)(void *)(q))
+#include "store/dbq_int.h"
+#include "store/pg.h"
 
 _Static_assert(STMT__MAX <= METRICS_STMTS, "metrics.h counts fewer statements");
+
+/* PostgreSQL's step answers what SQLite's does. */
+_Static_assert(PGQ_ROW == DBQ_ROW && PGQ_DONE == DBQ_DONE &&
+    PGQ_ERR == DBQ_ERR, "pg.h's PGQ_* are dbq.h's DBQ_*");
+
+/* SQLite's statements: the engine's functions below. */
+struct sq {
+	struct dbq	 q;
+	sqlite3_stmt	*s;
+};
+
+#define S(q)	(((struct sq *)(void *)(q))->s)
+
+static void
+sq_done(struct dbq *q)
+{
+	sqlite3_reset(S(q));
+	sqlite3_clear_bindings(S(q));
+}
+
+static void
+sq_reset(struct dbq *q)
+{
+	sqlite3_reset(S(q));
+}
+
+static void
+sq_finalize(struct dbq *q)
+{
+	sqlite3_finalize(S(q));
+	free(q);
+}
+
+static void
+sq_bind(struct dbq *q, int i, int kind, const void *p, int len, int copy)
+{
+	switch (kind) {
+	case 'i':
+		sqlite3_bind_int64(S(q), i, *(const long long *)p);
+		break;
+	case 't':
+		sqlite3_bind_text(S(q), i, p, len,
+		    copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
+		break;
+	case 'b':
+		sqlite3_bind_blob(S(q), i, p, len,
+		    copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_bind_null(S(q), i);
+	}
+}
+
+static int
+sq_step(struct dbq *q)
+{
+	switch (sqlite3_step(S(q))) {
+	case SQLITE_ROW:
+		return DBQ_ROW;
+	case SQLITE_DONE:
+		return DBQ_DONE;
+	default:
+		return DBQ_ERR;
+	}
+}
+
+static long long
+sq_i64(struct dbq *q, int col)
+{
+	return sqlite3_column_int64(S(q), col);
+}
+
+static const char *
+sq_text(struct dbq *q, int col)
+{
+	return (const char *)sqlite3_column_text(S(q), col);
+}
+
+static int
+sq_is_null(struct dbq *q, int col)
+{
+	return sqlite3_column_type(S(q), col) == SQLITE_NULL;
+}
+
+static const struct dbq_engine sq_engine = {
+	sq_done, sq_reset, sq_finalize, sq_bind, sq_step, sq_i64, sq_text,
+	sq_is_null, "[]"
+};
+
+static struct dbq *
+sq_new(sqlite3 *h, int id, const char *sql, unsigned int flags)
+{
+	struct sq *q = xcalloc(1, sizeof(*q));
+
+	q->q.engine = &sq_engine;
+	if (sqlite3_prepare_v3(h, sql, -1, flags, &q->s, NULL) != SQLITE_OK) {
+		log_err("sqlite prepare %d: %s", id, sqlite3_errmsg(h));
+		sqlite3_finalize(q->s);
+		free(q);
+		return NULL;
+	}
+	return &q->q;
+}
 
 struct dbq *
 dbq_stmt(struct db *d, enum stmt id)
@@ -27,70 +124,46 @@ dbq_stmt(struct db *d, enum stmt id)
 	if (d->stmt_runs != NULL)
 		__atomic_fetch_add(&d->stmt_runs[id], 1, __ATOMIC_RELAXED);
 	if (d->pg != NULL)
-		return Q(pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
-		    sql_pg_text[id] : sql_text[id]));
-	if (d->st[id] != NULL)
-		return Q(d->st[id]);
-	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,
-	    SQLITE_PREPARE_PERSISTENT, &d->st[id], NULL) != SQLITE_OK) {
-		log_err("sqlite prepare %d: %s", (int)id, sqlite3_errmsg(d->h));
-		d->st[id] = NULL;
-		return NULL;
-	}
-	return Q(d->st[id]);
-}
-
-void
-dbq_done(struct dbq *q)
-{
-	if (q != NULL && pg_engine)
-		pg_stmt_done(P(q));
-	else if (q != NULL) {
-		sqlite3_reset(S(q));
-		sqlite3_clear_bindings(S(q));
-	}
+		return pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
+		    sql_pg_text[id] : sql_text[id]);
+	if (d->st[id] == NULL)
+		d->st[id] = sq_new(d->h, (int)id, sql_text[id],
+		    SQLITE_PREPARE_PERSISTENT);
+	return d->st[id];
 }
 
 struct dbq *
 dbq_prepare_once(struct db *d, const char *sql)
 {
-	sqlite3_stmt *s = NULL;
-
 	if (d->pg != NULL)
-		return Q(pg_prepare_once(d->pg, sql));
-	if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
-		log_err("sqlite prepare: %s", sqlite3_errmsg(d->h));
-		sqlite3_finalize(s);
-		return NULL;
-	}
-	return Q(s);
+		return pg_prepare_once(d->pg, sql);
+	return sq_new(d->h, -1, sql, 0);
+}
+
+void
+dbq_done(struct dbq *q)
+{
+	if (q != NULL)
+		q->engine->done(q);
 }
 
 void
 dbq_finalize(struct dbq *q)
 {
-	if (pg_engine)
-		pg_stmt_finalize(P(q));
-	else
-		sqlite3_finalize(S(q));
+	if (q != NULL)
+		q->engine->finalize(q);
 }
 
 void
 dbq_reset(struct dbq *q)
 {
-	if (pg_engine)
-		pg_stmt_reset(P(q));
-	else
-		sqlite3_reset(S(q));
+	q->engine->reset(q);
 }
 
 void
 dbq_bind_i64(struct dbq *q, int i, long long v)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 'i', &v, 0, 0);
-	else
-		sqlite3_bind_int64(S(q), i, v);
+	q->engine->bind(q, i, 'i', &v, 0, 1);
 }
 
 void
@@ -102,28 +175,19 @@ dbq_bind_int(struct dbq *q, int i, int v)
 void
 dbq_bind_null(struct dbq *q, int i)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 'n', NULL, 0, 0);
-	else
-		sqlite3_bind_null(S(q), i);
+	q->engine->bind(q, i, 'n', NULL, 0, 0);
 }
 
 void
 dbq_bind_text(struct dbq *q, int i, const char *s, int len)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 't', s, len, 0);
-	else
-		sqlite3_bind_text(S(q), i, s, len, SQLITE_STATIC);
+	q->engine->bind(q, i, 't', s, len, 0);
 }
 
 void
 dbq_bind_text_copy(struct dbq *q, int i, const char *s, int len)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 't', s, len, 1);
-	else
-		sqlite3_bind_text(S(q), i, s, len, SQLITE_TRANSIENT);
+	q->engine->bind(q, i, 't', s, len, 1);
 }
 
 void
@@ -133,100 +197,59 @@ dbq_bind_ids(struct dbq *q, int i, const long long *ids, int n)
 	int k;
 
 	/* JSON for SQLite's json_each(), an array literal for PostgreSQL */
-	buf_putc(&b, pg_engine ? '{' : '[');
+	buf_putc(&b, q->engine->ids[0]);
 	for (k = 0; k < n; k++) {
 		if (k > 0)
 			buf_putc(&b, ',');
 		buf_put_ll(&b, ids[k]);
 	}
-	buf_putc(&b, pg_engine ? '}' : ']');
-	k = (int)b.len;
-	if (pg_engine) {
-		pg_stmt_bind(P(q), i, 't', b.p, k, 1);
-		buf_free(&b);
-	} else
-		sqlite3_bind_text(S(q), i, buf_take(&b), k, free);
+	buf_putc(&b, q->engine->ids[1]);
+	q->engine->bind(q, i, 't', b.p, (int)b.len, 1);
+	buf_free(&b);
 }
 
 void
 dbq_bind_blob(struct dbq *q, int i, const void *p, int len)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 'b', p, len, 0);
-	else
-		sqlite3_bind_blob(S(q), i, p, len, SQLITE_STATIC);
+	q->engine->bind(q, i, 'b', p, len, 0);
 }
 
 void
 dbq_bind_blob_copy(struct dbq *q, int i, const void *p, int len)
 {
-	if (pg_engine)
-		pg_stmt_bind(P(q), i, 'b', p, len, 1);
-	else
-		sqlite3_bind_blob(S(q), i, p, len, SQLITE_TRANSIENT);
+	q->engine->bind(q, i, 'b', p, len, 1);
 }
-
-/* pg_stmt_step()'s answers are dbq_step()'s, as they are. */
-_Static_assert(PGQ_ROW == DBQ_ROW && PGQ_DONE == DBQ_DONE &&
-    PGQ_ERR == DBQ_ERR, "pg.h's PGQ_* are dbq.h's DBQ_*");
 
 int
 dbq_step(struct dbq *q)
 {
-	if (pg_engine)
-		return pg_stmt_step(P(q));
-	switch (sqlite3_step(S(q))) {
-	case SQLITE_ROW:
-		return DBQ_ROW;
-	case SQLITE_DONE:
-		return DBQ_DONE;
-	default:
-		return DBQ_ERR;
-	}
+	return q->engine->step(q);
 }
 
 long long
 dbq_i64(struct dbq *q, int col)
 {
-	const char *v;
-
-	if (!pg_engine)
-		return sqlite3_column_int64(S(q), col);
-	if ((v = pg_stmt_value(P(q), col)) == NULL)
-		return 0;
-	if (v[0] == 't' || v[0] == 'f')		/* a boolean */
-		return v[0] == 't';
-	return strtoll(v, NULL, 10);
+	return q->engine->i64(q, col);
 }
 
 int
 dbq_int(struct dbq *q, int col)
 {
-	if (!pg_engine)
-		return sqlite3_column_int(S(q), col);
-	return (int)dbq_i64(q, col);
+	return (int)q->engine->i64(q, col);
 }
 
 const char *
 dbq_text(struct dbq *q, int col)
 {
-	const unsigned char *v;
+	const char *v = q->engine->text(q, col);
 
-	if (pg_engine) {
-		const char *t = pg_stmt_value(P(q), col);
-
-		return t != NULL ? t : "";
-	}
-	v = sqlite3_column_text(S(q), col);
-	return v != NULL ? (const char *)v : "";
+	return v != NULL ? v : "";
 }
 
 int
 dbq_is_null(struct dbq *q, int col)
 {
-	if (pg_engine)
-		return pg_stmt_value(P(q), col) == NULL;
-	return sqlite3_column_type(S(q), col) == SQLITE_NULL;
+	return q->engine->is_null(q, col);
 }
 
 void

@@ -30,8 +30,8 @@
  * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
  * {metrics}:cache.  {tally}:gen: this Redis has been filled (worker).
  */
-#ifndef TALLY_KEYS_H
-#define TALLY_KEYS_H
+#ifndef TALLY_KEY_H
+#define TALLY_KEY_H
 
 #include <stddef.h>
 

@@ -1,7 +1,8 @@
 /* lease.c -- the workers' lease; see lease.h. */
 #include "store/db.h"
-#include "store/lease.h"
+#include "store/db_int.h"
 #include "store/dbq.h"
+#include "store/lease.h"
 
 int
 lease_hold(struct db *d, const char *owner, long long now_ms)

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/buf.h"
 #include "store/key.h"
 #include "store/liveq.h"

@@ -19,6 +19,7 @@
 
 #include "base/buf.h"
 #include "base/log.h"
+#include "store/dbq_int.h"
 #include "store/pg.h"
 #include "store/schema.h"
 #include "store/sql.h"
@@ -35,12 +36,13 @@ struct pgdb {
 };
 
 struct pgq {
+	struct dbq	 q;		/* first: its engine is pg_engine */
 	struct pgdb	*p;
 	char		*sql;		/* translated */
 	char		 name[16];
 	int		 prepared;
 	unsigned	 epoch;		/* of the connection it was prepared on */
-	int		 once;		/* deallocated by pg_stmt_finalize() */
+	int		 once;		/* deallocated by pq_finalize() */
 	int		 n;		/* parameters */
 	const char	**val;
 	int		*len, *fmt;
@@ -51,10 +53,14 @@ struct pgq {
 	int		 row, nrows, ran;
 };
 
+/* A struct pgq as the struct dbq that begins it, and back. */
+#define PQ(d)	((struct pgq *)(void *)(d))
+
+static void	pq_done(struct dbq *);
+
 static void	pg_check_conn(struct pgdb *);
 static void	pgq_free(struct pgq *);
 
-int pg_engine;
 
 int
 pg_is_url(const char *s)
@@ -235,7 +241,6 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
-	pg_engine = 1;
 	p->nstmt = nstmt;
 	p->c = PQconnectdb(conninfo);
 	if (PQstatus(p->c) != CONNECTION_OK) {
@@ -413,6 +418,7 @@ pgq_new(struct pgdb *p, const char *sql, int once)
 
 	if (q == NULL)
 		return NULL;
+	q->q.engine = &pg_engine;
 	q->p = p;
 	q->sql = pg_translate(sql);
 	q->n = nparams(q->sql);
@@ -437,7 +443,7 @@ pgq_free(struct pgq *q)
 {
 	if (q == NULL)
 		return;
-	pg_stmt_done(q);
+	pq_done(&q->q);
 	free(q->sql);
 	free(q->val);
 	free(q->len);
@@ -448,23 +454,26 @@ pgq_free(struct pgq *q)
 	free(q);
 }
 
-struct pgq *
+struct dbq *
 pg_stmt(struct pgdb *p, int id, const char *sql)
 {
 	if (p->st[id] == NULL && (p->st[id] = pgq_new(p, sql, 0)) == NULL)
 		log_err("postgres statement %d: out of memory", id);
-	return p->st[id];
+	return p->st[id] != NULL ? &p->st[id]->q : NULL;
 }
 
-struct pgq *
+struct dbq *
 pg_prepare_once(struct pgdb *p, const char *sql)
 {
-	return pgq_new(p, sql, 1);
+	struct pgq *q = pgq_new(p, sql, 1);
+
+	return q != NULL ? &q->q : NULL;
 }
 
-void
-pg_stmt_finalize(struct pgq *q)
+static void
+pq_finalize(struct dbq *d)
 {
+	struct pgq *q = PQ(d);
 	char sql[40];
 	PGresult *r;
 
@@ -478,21 +487,24 @@ pg_stmt_finalize(struct pgq *q)
 	pgq_free(q);
 }
 
-void
-pg_stmt_reset(struct pgq *q)
+static void
+pq_reset(struct dbq *d)
 {
+	struct pgq *q = PQ(d);
+
 	PQclear(q->res);
 	q->res = NULL;
 	q->ran = 0;
 	q->row = q->nrows = 0;
 }
 
-void
-pg_stmt_done(struct pgq *q)
+static void
+pq_done(struct dbq *d)
 {
+	struct pgq *q = PQ(d);
 	int i;
 
-	pg_stmt_reset(q);
+	pq_reset(d);
 	for (i = 1; i <= q->n; i++) {
 		free(q->own[i]);
 		q->own[i] = NULL;
@@ -501,9 +513,10 @@ pg_stmt_done(struct pgq *q)
 	}
 }
 
-void
-pg_stmt_bind(struct pgq *q, int i, int kind, const void *v, int len, int copy)
+static void
+pq_bind(struct dbq *d, int i, int kind, const void *v, int len, int copy)
 {
+	struct pgq *q = PQ(d);
 	char *c;
 
 	if (q == NULL || i < 1 || i > q->n)
@@ -607,9 +620,11 @@ execute(struct pgq *q)
 	return 0;
 }
 
-int
-pg_stmt_step(struct pgq *q)
+static int
+pq_step(struct dbq *d)
 {
+	struct pgq *q = PQ(d);
+
 	if (q == NULL)
 		return PGQ_ERR;
 	if (!q->ran && execute(q) == -1)
@@ -627,11 +642,36 @@ pg_stmt_step(struct pgq *q)
 	return PGQ_ROW;
 }
 
-const char *
-pg_stmt_value(struct pgq *q, int col)
+static const char *
+pq_text(struct dbq *d, int col)
 {
+	struct pgq *q = PQ(d);
+
 	if (q == NULL || q->res == NULL || q->row < 0 || q->row >= q->nrows ||
 	    col >= PQnfields(q->res) || PQgetisnull(q->res, q->row, col))
 		return NULL;
 	return PQgetvalue(q->res, q->row, col);
 }
+
+static long long
+pq_i64(struct dbq *d, int col)
+{
+	const char *v = pq_text(d, col);
+
+	if (v == NULL)
+		return 0;
+	if (v[0] == 't' || v[0] == 'f')		/* a boolean */
+		return v[0] == 't';
+	return strtoll(v, NULL, 10);
+}
+
+static int
+pq_is_null(struct dbq *d, int col)
+{
+	return pq_text(d, col) == NULL;
+}
+
+const struct dbq_engine pg_engine = {
+	pq_done, pq_reset, pq_finalize, pq_bind, pq_step, pq_i64, pq_text,
+	pq_is_null, "{}"
+};

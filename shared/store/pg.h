@@ -28,11 +28,19 @@
 #include <stddef.h>
 
 struct pgdb;
-struct pgq;
+struct dbq;
+struct dbq_engine;
 
-/* 1 once this process opened a PostgreSQL database: then every struct
- * dbq is a struct pgq (one engine a process). */
-extern int pg_engine;
+/* A step's answer: the values of dbq.h's DBQ_ROW, DBQ_DONE and DBQ_ERR
+ * (dbq.c checks), named here so that the engine needs nothing of the
+ * layer that calls it. */
+#define PGQ_ROW		1
+#define PGQ_DONE	0
+#define PGQ_ERR		(-1)
+
+/* PostgreSQL's statements as dbq.h's (dbq_int.h): what pg_stmt() and
+ * pg_prepare_once() answer runs through it. */
+extern const struct dbq_engine pg_engine;
 
 /* 1 when conninfo names a PostgreSQL database rather than a file. */
 int		 pg_is_url(const char *conninfo);
@@ -62,25 +70,9 @@ int		 pg_create_database(const char *conninfo, const char *dbname,
  * (malloc'ed). */
 char		*pg_translate(const char *sql);
 
-struct pgq	*pg_stmt(struct pgdb *, int id, const char *sql);
-struct pgq	*pg_prepare_once(struct pgdb *, const char *sql);
-void		 pg_stmt_finalize(struct pgq *);
-void		 pg_stmt_done(struct pgq *);	/* results and values go */
-void		 pg_stmt_reset(struct pgq *);	/* results go, values stay */
-
-/* Binds parameter i (from 1).  kind: 'i' integer (p is a long long *),
- * 't' text, 'b' blob, 'n' NULL.  copy: p is copied now, else it must
- * stay valid until the statement runs. */
-void		 pg_stmt_bind(struct pgq *, int i, int kind, const void *p,
-		    int len, int copy);
-/* A step's answer: the values of dbq.h's DBQ_ROW, DBQ_DONE and DBQ_ERR
- * (dbq.c checks), named here so that the engine needs nothing of the
- * layer that calls it. */
-#define PGQ_ROW		1
-#define PGQ_DONE	0
-#define PGQ_ERR		(-1)
-int		 pg_stmt_step(struct pgq *);	/* PGQ_ROW, PGQ_DONE, PGQ_ERR */
-/* Column col of the current row as text; NULL for SQL NULL. */
-const char	*pg_stmt_value(struct pgq *, int col);
+/* Statement id (sql), prepared once a connection and kept; or sql for
+ * one use (dbq_finalize()).  Their engine is pg_engine. */
+struct dbq	*pg_stmt(struct pgdb *, int id, const char *sql);
+struct dbq	*pg_prepare_once(struct pgdb *, const char *sql);
 
 #endif

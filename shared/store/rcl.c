@@ -5,11 +5,13 @@
 #include <strings.h>
 #include <time.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "store/rcl_int.h"
 #include "store/rcl.h"
+#include "store/rcl_int.h"
 #include "store/rcmd.h"
 
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */

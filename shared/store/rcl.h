@@ -24,11 +24,10 @@
  * per RCL_REFRESH_MS) asks any reachable node for CLUSTER SLOTS, which is
  * how a promoted replica is found after a master dies.
  */
-#ifndef TALLY_RCLUSTER_H
-#define TALLY_RCLUSTER_H
+#ifndef TALLY_RCL_H
+#define TALLY_RCL_H
 
 #include <stddef.h>
-#include <hiredis/hiredis.h>
 
 #include "store/rconn.h"
 
@@ -84,7 +83,7 @@ int		 rcl_addr_valid(const char *addr);
  * node), the nodes it names added to the table: ranges of two integers
  * within 0..RCL_SLOTS-1, start <= end, each with a valid host:port;
  * anything else is skipped.  0, or -1 when the reply is no map at all. */
-int		 rcl_map_parse(struct rcl *, const redisReply *rep,
+int		 rcl_map_parse(struct rcl *, const struct redisReply *rep,
 		    unsigned char *map);
 /* The node at addr when the cluster's map has it serve a slot; -1
  * otherwise: a MOVED or ASK elsewhere is not followed. */
@@ -107,16 +106,16 @@ int		 rcl_up(struct rcl *);
 
 /* One command, routed by its key (slot -1: any master).  NULL: the
  * transport failed. */
-redisReply	*rcl_cmd(struct rcl *, int argc, const char **argv,
+struct redisReply	*rcl_cmd(struct rcl *, int argc, const char **argv,
 		    const size_t *lens);
-redisReply	*rcl_cmd_slot(struct rcl *, int slot, int argc,
+struct redisReply	*rcl_cmd_slot(struct rcl *, int slot, int argc,
 		    const char **argv, const size_t *lens);
 
 /* Pipelining: queue (script: the source when argv is an EVALSHA, for a
  * NOSCRIPT retry), then read every reply in order. */
 int		 rcl_append(struct rcl *, int argc, const char **argv,
 		    const size_t *lens, const char *script);
-int		 rcl_get_reply(struct rcl *, redisReply **out);
+int		 rcl_get_reply(struct rcl *, struct redisReply **out);
 /* Replies queued and not read yet. */
 int		 rcl_pending(const struct rcl *);
 /* Reads and drops what is queued: 0, or -1 when a node failed. */
@@ -128,7 +127,7 @@ int		 rcl_masters(struct rcl *, int *idx, int max);
 /* 1 when the map as last known has keys a and b on one node. */
 int		 rcl_same_node(const struct rcl *, const char *a, const char *b);
 /* One command on node idx, no redirection. */
-redisReply	*rcl_node_cmd(struct rcl *, int idx, int argc,
+struct redisReply	*rcl_node_cmd(struct rcl *, int idx, int argc,
 		    const char **argv, const size_t *lens);
 
 /* Who serves what: "first-last:id@run_id;..." for every slot range, from

@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/clock.h"
-#include "store/rcl_int.h"
 #include "store/rcl.h"
+#include "store/rcl_int.h"
 
 /* The nodes: every master and replica seen, by host:port. */
 

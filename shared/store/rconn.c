@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/clock.h"
 #include "base/log.h"
 #include "store/rcmd.h"

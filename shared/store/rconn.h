@@ -14,12 +14,11 @@
 #define TALLY_RCONN_H
 
 #include <stddef.h>
-#include <hiredis/hiredis.h>
 
 #include "base/cfg.h"
 
 struct rconn {
-	redisContext	*c;
+	struct redisContext	*c;
 	int		 pending;	/* queued replies not read yet */
 	unsigned	 gen;		/* bumped per connection: scripts reload */
 	char		 addr[CFG_SOCK_MAX + 1];
@@ -45,7 +44,7 @@ void		 rconn_close(struct rconn *);
 int		 rconn_connect(struct rconn *);
 /* A second connection to the same server, its timeouts and AUTH set
  * (a subscriber: rtrack.h), or NULL.  The caller redisFree()s it. */
-redisContext	*rconn_dial_another(const struct rconn *);
+struct redisContext	*rconn_dial_another(const struct rconn *);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rconn_up(struct rconn *);
 /* Closes the connection, its queued replies unread, without a backoff
@@ -55,7 +54,7 @@ void		 rconn_abandon(struct rconn *);
 /* Drops the context after a transport error (starts the backoff). */
 void		 rconn_drop(struct rconn *);
 /* One command, waited for (settles queued replies first). */
-redisReply	*rconn_cmd(struct rconn *, int argc, const char **argv,
+struct redisReply	*rconn_cmd(struct rconn *, int argc, const char **argv,
 		    const size_t *lens);
 /* Queues one command: 0, or -1 when the server is down. */
 int		 rconn_append(struct rconn *, int argc, const char **argv,
@@ -65,7 +64,7 @@ int		 rconn_append_raw(struct rconn *, const char *cmd, size_t len);
 /* Sends what is queued without reading: 0, or -1 (dropped). */
 int		 rconn_flush(struct rconn *);
 /* The next queued reply: 0, or -1 when the transport failed. */
-int		 rconn_get_reply(struct rconn *, redisReply **out);
+int		 rconn_get_reply(struct rconn *, struct redisReply **out);
 /* Reads and frees n queued replies: error replies, or -1. */
 int		 rconn_collect(struct rconn *, int n);
 /* Reads and drops replies a caller left queued: 0, or -1. */

@@ -1,11 +1,20 @@
-/* rds.c -- the Redis of one process: one server or a cluster, and the
- * Lua scripts; see rds.h. */
+/* rds.c -- the Redis of one process: one server or a cluster, the Lua
+ * scripts and the replies' parts; see rds.h.
+ *
+ * One file: why this file of over 500 lines is one concept -- every call
+ * takes the same turn (one server or the cluster, a reply or a dropped
+ * connection), and the pipelines, scripts and keys recorded share it.
+ */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/log.h"
 #include "store/rds.h"
+#include "store/rds_int.h"
 
 #define RDS_ARGS_MAX	32
 #define RDS_EVAL_MAX	(RDS_ARGS_MAX * 32)
@@ -46,6 +55,54 @@ int
 rds_is_cluster(const struct rds *r)
 {
 	return r->cl != NULL;
+}
+
+unsigned
+rds_gen(const struct rds *r)
+{
+	return r->cl != NULL ? 0 : r->one.gen;
+}
+
+/* The RDS_* types are hiredis's. */
+_Static_assert(RDS_STRING == REDIS_REPLY_STRING &&
+    RDS_ARRAY == REDIS_REPLY_ARRAY && RDS_INTEGER == REDIS_REPLY_INTEGER &&
+    RDS_NIL == REDIS_REPLY_NIL && RDS_STATUS == REDIS_REPLY_STATUS &&
+    RDS_ERROR == REDIS_REPLY_ERROR, "rds.h's RDS_* are hiredis's");
+
+int
+rds_type(const rds_reply *rep)
+{
+	return rep->type;
+}
+
+long long
+rds_int(const rds_reply *rep)
+{
+	return rep->integer;
+}
+
+const char *
+rds_str(const rds_reply *rep)
+{
+	return rep->str;
+}
+
+size_t
+rds_len(const rds_reply *rep)
+{
+	return rep->len;
+}
+
+size_t
+rds_n(const rds_reply *rep)
+{
+	return rep->type == RDS_ARRAY ? rep->elements : 0;
+}
+
+rds_reply *
+rds_at(const rds_reply *rep, size_t i)
+{
+	return rep->element[i];
 }
 
 void

@@ -6,9 +6,10 @@
  * and reconnection waits out a backoff so a dead Redis costs a request
  * nothing but a clock read), and a reply of type RDS_ERROR when Redis
  * refused the command.  The caller frees replies with rds_free().  Above
- * store/ a reply is an rds_reply read through its fields (type, integer,
- * str, len, elements, element) and the RDS_* types: no hiredis call or
- * name leaves store/ (make lint checks it).  Connect and command
+ * store/ a reply is an opaque rds_reply read through rds_type(),
+ * rds_int(), rds_str(), rds_len(), rds_n() and rds_at(), and the RDS_*
+ * types: no hiredis call, name or header leaves store/ (make lint checks
+ * it).  Connect and command
  * timeouts are short (200 ms / 250 ms by default): callers fall back to SQLite rather than wait, and
  * after a failure a process leaves Redis alone for a growing backoff
  * (250 ms doubling to 4 s).
@@ -17,20 +18,29 @@
 #define TALLY_RDS_H
 
 #include <stddef.h>
-#include <hiredis/hiredis.h>
 
 #include "base/cfg.h"
-#include "store/rcl.h"
-#include "store/rconn.h"
 
-typedef redisReply rds_reply;
+/* hiredis's reply, never looked into above store/. */
+typedef struct redisReply rds_reply;
 
-#define RDS_STRING	REDIS_REPLY_STRING
-#define RDS_ARRAY	REDIS_REPLY_ARRAY
-#define RDS_INTEGER	REDIS_REPLY_INTEGER
-#define RDS_NIL		REDIS_REPLY_NIL
-#define RDS_STATUS	REDIS_REPLY_STATUS
-#define RDS_ERROR	REDIS_REPLY_ERROR
+/* A reply's types: hiredis's REDIS_REPLY_* (rds.c checks). */
+#define RDS_STRING	1
+#define RDS_ARRAY	2
+#define RDS_INTEGER	3
+#define RDS_NIL		4
+#define RDS_STATUS	5
+#define RDS_ERROR	6
+
+/* A reply's parts: its type; an integer's value; a string's, a status's
+ * or an error's bytes (NUL-terminated) and length; an array's length and
+ * its i-th element (i < rds_n()). */
+int		 rds_type(const rds_reply *);
+long long	 rds_int(const rds_reply *);
+const char	*rds_str(const rds_reply *);
+size_t		 rds_len(const rds_reply *);
+size_t		 rds_n(const rds_reply *);
+rds_reply	*rds_at(const rds_reply *, size_t i);
 
 /* The keys a stretch of work named (rds_record()), as rds_key_hash()es:
  * what a cached page depends on (rtrack.h). */
@@ -41,20 +51,8 @@ struct rds_keys {
 	int			 over;	/* more than RDS_KEYS_MAX */
 };
 
-struct rds {
-	struct rconn	 one;	/* the server, when not a cluster */
-	struct rcl	*cl;	/* a Redis Cluster (rcl.h), or NULL */
-	struct rds_keys	*rec;	/* rds_record(), or NULL */
-};
+struct rds;
 
-void		 rds_init(struct rds *, const char *path, int timeout_ms);
-/* The same on a Redis Cluster: seeds "host:port,..." (-1 when none
- * parses); sockdir: see rcl_open().  Every call below is then routed by
- * key slot. */
-int		 rds_init_cluster(struct rds *, const char *seeds,
-		    int timeout_ms, const char *auth, const char *sockdir);
-/* AUTH with this password at every connect (NULL: none). */
-void		 rds_set_auth(struct rds *, const char *auth);
 /* Commands sent and round trips waited for, since the start (/metrics,
  * the per-request cost). */
 unsigned long long rds_ncmds(const struct rds *);
@@ -63,9 +61,12 @@ unsigned long long rds_ntrips(const struct rds *);
  * a restart that may have lost the last writes) can be noticed.  0, or
  * -1 when the cluster could not be asked or there is one server. */
 int		 rds_signature(struct rds *, char *out, size_t sz);
-void		 rds_close(struct rds *);
 /* 1 on a Redis Cluster. */
 int		 rds_is_cluster(const struct rds *);
+/* The single server's connection: a number that changes with every new
+ * connection (what was read before one may have changed unseen), and 0
+ * on a cluster. */
+unsigned	 rds_gen(const struct rds *);
 /* From now on Redis may make the caller wait out a timeout at most waits
  * times (-1, the default: no limit); past that every call fails at once
  * until the next rds_wait_budget().  Each request allows one.  One
@@ -79,11 +80,11 @@ int		 rds_same_node(const struct rds *, const char *a, const char *b);
 /* 1 when a connection is up or could be made now, 0 otherwise. */
 int		 rds_up(struct rds *);
 /* Runs one command given as argv; see the header comment. */
-redisReply	*rds_cmd(struct rds *, int argc, const char **argv,
+rds_reply	*rds_cmd(struct rds *, int argc, const char **argv,
 		    const size_t *lens);
 /* Convenience for NUL-terminated arguments, NULL-terminated list: at
  * most RDS_ARGS_MAX (more is an error, NULL and logged, never a cut). */
-redisReply	*rds_cmdv(struct rds *, const char *arg0, ...)
+rds_reply	*rds_cmdv(struct rds *, const char *arg0, ...)
 		    __attribute__((sentinel));
 /* Calls fn(r, key, arg) on every key matching pattern, on every master
  * of a cluster (SCAN, so Redis never blocks; a key may come twice, as
@@ -118,7 +119,7 @@ struct rds_script {
 
 /* Runs script with keys then args (all NUL-terminated).  Returns the
  * reply as rds_cmd() does. */
-redisReply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
+rds_reply	*rds_eval(struct rds *, struct rds_script *, int nkeys,
 		    const char **keys, int nargs, const char **args);
 
 /* Pipelining: rds_append_eval() queues a call without waiting (0, or -1
@@ -137,7 +138,7 @@ int		 rds_append_eval(struct rds *, struct rds_script *, int nkeys,
 int		 rds_collect(struct rds *, int n);
 /* Reads the next queued reply into *out (the caller frees it): 0, or -1
  * when the transport failed (context dropped). */
-int		 rds_get_reply(struct rds *, redisReply **out);
+int		 rds_get_reply(struct rds *, rds_reply **out);
 
 /* Queues one plain command (pipelining); 0, or -1 when Redis is down.
  * Read its reply with rds_collect(). */

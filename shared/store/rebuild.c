@@ -2,6 +2,8 @@
 #include <assert.h>
 #include <stdio.h>
 
+#include <hiredis/hiredis.h>
+
 #include "store/rebuild.h"
 
 #define REBUILD_CLEAR_MAX	6	/* keys rebuild_start() clears, at most */

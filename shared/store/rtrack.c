@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hiredis/hiredis.h>
+
 #include "base/clock.h"
 #include "base/log.h"
+#include "store/rds_int.h"
 #include "store/rtrack.h"
 
 #define RTRACK_RETRY_MS	1000	/* after a failure, keep nothing this long */

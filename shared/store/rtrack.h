@@ -27,7 +27,7 @@
 #include "store/rds.h"
 
 struct rtrack {
-	redisContext	*sub;		/* subscribed to the invalidations */
+	struct redisContext *sub;		/* subscribed to the invalidations */
 	unsigned	 gen;		/* the data connection's, when tracked */
 	long long	 retry_at_ms;	/* monotonic; no connect before */
 	int		 fails;		/* failures in a row */

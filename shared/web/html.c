@@ -5,26 +5,27 @@
 
 #include "web/html.h"
 
+/* What each byte becomes in text and attribute values: its entity in
+ * esc[], or 0: itself. */
+static const unsigned char esc_of[256] = {
+	[0] = 6, ['&'] = 1, ['<'] = 2, ['>'] = 3, ['"'] = 4, ['\''] = 5,
+};
+static const struct { const char *s; size_t n; } esc[] = {
+	{ NULL, 0 }, { LIT("&amp;") }, { LIT("&lt;") }, { LIT("&gt;") },
+	{ LIT("&quot;") }, { LIT("&#39;") }, { LIT("&#xFFFD;") },
+};
+
 void
 html_textn(struct buf *b, const char *s, size_t n)
 {
 	size_t i, run = 0;
-	const char *ent;
+	int k;
 
 	for (i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': ent = "&amp;"; break;
-		case '<': ent = "&lt;"; break;
-		case '>': ent = "&gt;"; break;
-		case '"': ent = "&quot;"; break;
-		case '\'': ent = "&#39;"; break;
-		case '\0': ent = "&#xFFFD;"; break;
-		default: ent = NULL; break;
-		}
-		if (ent == NULL)
+		if ((k = esc_of[(unsigned char)s[i]]) == 0)
 			continue;
 		buf_put(b, s + run, i - run);
-		buf_puts(b, ent);
+		buf_put(b, esc[k].s, esc[k].n);
 		run = i + 1;
 	}
 	buf_put(b, s + run, n - run);

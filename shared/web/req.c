@@ -1,5 +1,6 @@
 /* req.c -- reading and decoding one FastCGI request; see req.h. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

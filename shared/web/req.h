@@ -14,8 +14,8 @@
 #include "base/kv.h"
 #include "base/valid.h"
 #include "social/bcache.h"
-#include "social/session.h"
 #include "social/sesscache.h"
+#include "social/session.h"
 #include "store/app.h"
 
 #define REQ_BODY_MAX	65536

@@ -174,7 +174,7 @@ gathers(const struct serve_ctx *ctx)
 static void
 cost_now(struct app *a, struct metrics_cost *c)
 {
-	c->stmts = a->db.nstmt;
+	c->stmts = db_nstmt(a->db);
 	c->cmds = rds_ncmds(a->rds) + rds_ncmds(a->replica);
 	c->trips = rds_ntrips(a->rds) + rds_ntrips(a->replica);
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
@@ -221,10 +221,9 @@ serve_child(int fd, void *arg)
 	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
-	a.db.metrics = a.metrics;	/* the writers' lock, as this handler */
-	a.db.lock_who = a.metrics_idx;
+	db_lock_metrics(a.db, a.metrics, a.metrics_idx); /* the writers' lock */
 	if (a.metrics != NULL && a.metrics_idx >= 0)
-		a.db.stmt_runs = a.metrics->stmt_runs[a.metrics_idx];
+		db_count_runs(a.db, a.metrics->stmt_runs[a.metrics_idx]);
 	/* a pool of one gathers group commits, one of several what its
 	 * program prepares together (batch.h) */
 	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;

@@ -4,8 +4,8 @@
 #include "web/act.h"
 #include "web/html.h"
 #include "web/layout.h"
-#include "web/resp.h"
 #include "web/render.h"
+#include "web/resp.h"
 #include "web/view_notes.h"
 
 static void

@@ -1,5 +1,5 @@
 /* recsql.c -- the baseline of the reconciliation benchmark: prints the
- * catalog's recount query of every counter family that has truth rows
+ * statement table's recount query of every counter family that has truth rows
  * (shared/count/counters.c, linked from build/libtally.a), one statement a
  * line, so run.sh can time the bare GROUP BYs in the sqlite3 shell with
  * exactly the SQL that tallyctl reconcile runs.
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "count/counters.h"
+#include "store/sql.h"
 
 int
 main(int argc, char *argv[])
@@ -18,7 +19,7 @@ main(int argc, char *argv[])
 	int i, j, want, n = 0;
 
 	for (i = 0; i < FAM__MAX; i++) {
-		if (families[i].recount == NULL)
+		if (families[i].recount == NO_RECOUNT)
 			continue;
 		want = argc == 1;
 		for (j = 1; j < argc; j++)
@@ -26,7 +27,7 @@ main(int argc, char *argv[])
 				want = 1;
 		if (!want)
 			continue;
-		printf("%s;\n", families[i].recount);
+		printf("%s;\n", sql_text[families[i].recount]);
 		n++;
 	}
 	return n > 0 ? 0 : 1;

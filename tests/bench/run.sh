@@ -417,6 +417,7 @@ sed -e "s#listen 127.0.0.1:$PORT;#listen 127.0.0.1:$PORT2;#" \
     -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $N2/\1;#" \
     -e "s#access_log [^;]*;#access_log $N2/access.log;#" \
     -e "s#include $RD/nginx/tally.conf;#include $N2/tally.conf;#" \
+    -e "\#include .*/tally-live.conf;#d" \
     -e "\#include $N2/tally.conf;#a\\
         location = /__hello {\\
             include $N2/tally-fastcgi.conf;\\

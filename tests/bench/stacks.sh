@@ -10,6 +10,11 @@
 say() { printf 'bench-%s: %s\n' "$NAME" "$*"; }
 die() { printf 'bench-%s: FAILED: %s\n' "$NAME" "$*" >&2; exit 1; }
 calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
+# metric NAME BASE: the sum over handlers of a cost counter of /metrics
+metric() {
+	curl -fs "$2/metrics" | awk -v m="$1" 'index($1, m "{") == 1 { s += $2 }
+	    END { printf "%d", s }'
+}
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 stacks_init() {		# stacks_init TOOL...

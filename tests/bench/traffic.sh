@@ -101,12 +101,6 @@ COMMIT;" || die "SQL of $name"
 	    die "recount: $(tail -3 "$dir/seed.log")"
 }
 
-# metric NAME BASE: the sum over handlers of a cost counter of /metrics
-metric() {
-	curl -fs "$2/metrics" | awk -v m="$1" 'index($1, m "{") == 1 { s += $2 }
-	    END { printf "%d", s }'
-}
-
 # costs NAME: the statements run so far by the table's name (summed over
 # handlers, /metrics) and the commands Redis ran by name (INFO
 # commandstats: a script's own commands counted, EVALSHA too), "what n"

@@ -36,7 +36,7 @@ before() {
 	    "$tmp/t/$2" >"$tmp/x" && mv "$tmp/x" "$tmp/t/$2"
 }
 
-echo "1..29"
+echo "1..34"
 fresh
 n=$((n + 1))
 # The structural checker passes on the untouched copy (the whole "make
@@ -76,7 +76,7 @@ expect_fail "an include cycle inside a layer" 'include cycle: shared/social/foll
 # in two, or a function in the wrong file.  A call in a comment or a
 # string is none.
 fresh; printf '\n/* rcl_cmd(cl, ...) */\nstatic redisReply *\nping(struct rcl *cl)\n{\n\treturn rcl_cmd(cl, 1, (const char *[]){ "PING" }, NULL);\n}\n' >>"$tmp/t/shared/store/rcl_map.c"
-expect_fail "a call cycle between two files (rcl_map.c -> rcl.c)" 'call cycle: shared/store/rcl_map.c -> shared/store/rcl.c -> shared/store/rcl_map.c'
+expect_fail "a call cycle between two files (rcl_map.c -> rcl.c)" 'call cycle: shared/store/rcl.c -> shared/store/rcl_map.c -> shared/store/rcl.c'
 fresh
 printf '\nint\npost_planted(int n)\n{\n\treturn n > 0 ? follow_planted(n - 1) : 0;\n}\n' >>"$tmp/t/shared/social/post.c"
 printf '\nint\nfollow_planted(int n)\n{\n\treturn n > 0 ? timeline_planted(n - 1) : 0;\n}\n' >>"$tmp/t/shared/social/follow.c"
@@ -92,6 +92,24 @@ expect_fail "a statement nobody runs" 'STMT_NOBODY_RUNS is never used'
 
 fresh; printf '/* orphan.c -- a module nobody mapped. */\nint orphan_x;\n' >"$tmp/t/shared/base/orphan.c"
 expect_fail "a module missing from the module map" 'shared/base/orphan.c: not in the module map'
+
+# A module's names carry its name: a header declares only names of its
+# own prefix (a prototype or a static inline); a family's header may use
+# the family's (view_social.h: view_*), and no other module's.
+fresh; sed 's/^#endif/int\tcstore_planted(int);\n#endif/' "$root/shared/count/cname.h" >"$tmp/t/shared/count/cname.h"
+expect_fail "a header declaring another module's name" 'shared/count/cname.h: declares cstore_planted()'
+fresh; sed 's/^#endif/static inline int\nfeed_planted(int n)\n{\n\treturn n;\n}\n#endif/' "$root/shared/web/view_social.h" >"$tmp/t/shared/web/view_social.h"
+expect_fail "a static inline without its header's prefix" 'shared/web/view_social.h: declares feed_planted()'
+
+# Storage is opaque above store/: no SQLite, libpq or hiredis header and
+# no store/*_int.h is reached from outside it, through any header; the
+# store's handles are defined only inside.
+fresh; sed 's/^#include <stddef.h>$/#include <stddef.h>\n#include <hiredis\/hiredis.h>/' "$root/shared/store/rds.h" >"$tmp/t/shared/store/rds.h"
+expect_fail "a storage header reached through a store header" 'reaches a storage header <hiredis/hiredis.h> through shared/store/rds.h'
+fresh; before '#include "store/db_int.h"' shared/social/seed.c
+expect_fail "the store's inside included above it" "shared/social/seed.c: reaches the store's inside shared/store/db_int.h"
+fresh; sed 's/^struct db;$/struct db { int planted; };/' "$root/shared/store/db.h" >"$tmp/t/shared/store/db.h"
+expect_fail "a store handle defined in a public header" 'shared/store/db.h: defines struct db'
 
 fresh; printf 'static const char *k = "{lb}:secret";\n' >>"$tmp/t/shared/count/lb.c"
 expect_fail "a Redis key built outside the key module" 'Redis key built outside shared/store/key.c'

@@ -22,9 +22,11 @@
 
 #include "count/cstore.h"
 #include "store/app.h"
+#include "store/rds_int.h"
 
 struct fix {
 	struct app	a;
+	struct rds	rds;
 	char		dir[64], sock[96];
 	pid_t		pid;
 };
@@ -50,10 +52,11 @@ setup(void **state)
 		    "no", "--dir", f->dir, "--loglevel", "warning", NULL);
 		_exit(127);
 	}
-	rds_init(&f->a.rds, f->sock, 2000);
+	f->a.rds = &f->rds;
+	rds_init(f->a.rds, f->sock, 2000);
 	for (i = 0; i < 200; i++) {	/* up to 10 s */
 		if (access(f->sock, F_OK) == 0 &&
-		    (r = rds_cmdv(&f->a.rds, "PING", NULL)) != NULL)
+		    (r = rds_cmdv(f->a.rds, "PING", NULL)) != NULL)
 			break;
 		usleep(50 * 1000);
 	}
@@ -70,7 +73,7 @@ teardown(void **state)
 	struct fix *f = *state;
 	char cmd[128];
 
-	rds_close(&f->a.rds);
+	rds_close(f->a.rds);
 	kill(f->pid, SIGTERM);
 	waitpid(f->pid, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
@@ -83,19 +86,19 @@ teardown(void **state)
 static void
 flushall(struct fix *f)
 {
-	rds_free(rds_cmdv(&f->a.rds, "FLUSHALL", NULL));
-	rds_free(rds_cmdv(&f->a.rds, "CONFIG", "RESETSTAT", NULL));
+	rds_free(rds_cmdv(f->a.rds, "FLUSHALL", NULL));
+	rds_free(rds_cmdv(f->a.rds, "CONFIG", "RESETSTAT", NULL));
 }
 
 /* A hash field as a number; -1 when absent. */
 static long long
 hget(struct fix *f, const char *key, const char *field)
 {
-	rds_reply *r = rds_cmdv(&f->a.rds, "HGET", key, field, NULL);
+	rds_reply *r = rds_cmdv(f->a.rds, "HGET", key, field, NULL);
 	long long v;
 
 	assert_non_null(r);
-	v = r->type == RDS_STRING ? strtoll(r->str, NULL, 10) : -1;
+	v = rds_type(r) == RDS_STRING ? strtoll(rds_str(r), NULL, 10) : -1;
 	rds_free(r);
 	return v;
 }
@@ -148,21 +151,21 @@ load(struct fix *f, const struct delta *d, const char *v)
 	struct where w;
 
 	where(d, &w);
-	rds_free(rds_cmdv(&f->a.rds, "HSET", w.hash, w.field, v, NULL));
+	rds_free(rds_cmdv(f->a.rds, "HSET", w.hash, w.field, v, NULL));
 }
 
 /* How many times Redis ran cmd ("hincrby") since the last reset. */
 static long long
 calls(struct fix *f, const char *cmd)
 {
-	rds_reply *r = rds_cmdv(&f->a.rds, "INFO", "commandstats", NULL);
+	rds_reply *r = rds_cmdv(f->a.rds, "INFO", "commandstats", NULL);
 	char want[64];
 	const char *p;
 	long long n = 0;
 
 	assert_non_null(r);
 	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
-	if ((p = strstr(r->str, want)) != NULL)
+	if ((p = strstr(rds_str(r), want)) != NULL)
 		n = strtoll(p + strlen(want), NULL, 10);
 	rds_free(r);
 	return n;
@@ -291,7 +294,7 @@ test_finished_rows_refused(void **state)
 	ulikes = find(0, FAM_USER_LIKES);
 	cname_keys(ulikes, &k);
 	/* the drain finished every row up to 20 (outbox.h) */
-	rds_free(rds_cmdv(&f->a.rds, "HSET", k.meta, "o", "20", NULL));
+	rds_free(rds_cmdv(f->a.rds, "HSET", k.meta, "o", "20", NULL));
 	assert_int_equal(cstore_apply_once(&f->a, 15, ds[0], nds[0]), 0);
 	assert_int_equal(pending(f, ulikes), -1);
 	assert_int_equal(cstore_apply_once(&f->a, 21, ds[0], nds[0]), 1);
@@ -350,18 +353,20 @@ test_redis_down(void **state)
 {
 	struct fix *f = *state;
 	struct app down;
+	struct rds down_rds;
 	char path[128];
 	int rc[ROWS], i;
 	long long ids[ROWS] = { 1, 2, 3, 4, 5, 6, 7 };
 
 	likes();
 	memset(&down, 0, sizeof(down));
+	down.rds = &down_rds;
 	snprintf(path, sizeof(path), "%s/nobody.sock", f->dir);
-	rds_init(&down.rds, path, 200);
+	rds_init(down.rds, path, 200);
 	cstore_apply_once_n(&down, ids, dp, nds, ROWS, rc);
 	for (i = 0; i < ROWS; i++)
 		assert_int_equal(rc[i], -1);
-	rds_close(&down.rds);
+	rds_close(down.rds);
 }
 
 int

@@ -14,6 +14,7 @@
 #include "count/counters.h"
 #include "count/recount.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/schema.h"
 
 /*

@@ -24,10 +24,13 @@
 #include "count/cstore.h"
 #include "store/app.h"
 #include "store/dbq.h"
+#include "store/rds_int.h"
 #include "tmpdb.h"
 
 struct fix {
 	struct app	a;
+	struct db	db;
+	struct rds	rds;
 	struct tmpdb	t;
 	char		log[320];
 };
@@ -37,10 +40,14 @@ setup(void **state)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 
-	if (f == NULL || tmpdb_make_t(&f->t, "backlog") == -1 ||
-	    db_open(&f->a.db, f->t.path) == -1)
+	if (f == NULL)
 		return -1;
-	rds_init(&f->a.rds, "/nonexistent/redis.sock", 50);	/* down */
+	f->a.db = &f->db;
+	f->a.rds = &f->rds;
+	if (tmpdb_make_t(&f->t, "backlog") == -1 ||
+	    db_open(f->a.db, f->t.path) == -1)
+		return -1;
+	rds_init(f->a.rds, "/nonexistent/redis.sock", 50);	/* down */
 	snprintf(f->log, sizeof(f->log), "%s/stderr", f->t.dir);
 	*state = f;
 	return 0;
@@ -51,8 +58,8 @@ teardown(void **state)
 {
 	struct fix *f = *state;
 
-	rds_close(&f->a.rds);
-	db_close(&f->a.db);
+	rds_close(f->a.rds);
+	db_close(f->a.db);
 	unlink(f->log);
 	tmpdb_remove(&f->t);
 	free(f);
@@ -111,7 +118,7 @@ test_refused_delta_waits_in_backlog(void **state)
 
 	assert_int_equal(apply_logged(f), -1);
 	assert_non_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
-	assert_int_equal(one(&f->a.db, "SELECT delta FROM counter_backlog "
+	assert_int_equal(one(f->a.db, "SELECT delta FROM counter_backlog "
 	    "WHERE name = 'post_views' AND key = '5#0123abcd-42'"), 1);
 }
 
@@ -120,7 +127,7 @@ test_failed_backlog_write_is_a_loss(void **state)
 {
 	struct fix *f = *state;
 
-	assert_int_equal(db_exec(&f->a.db, "DROP TABLE counter_backlog"), 0);
+	assert_int_equal(db_exec(f->a.db, "DROP TABLE counter_backlog"), 0);
 	assert_int_equal(apply_logged(f), -1);
 	assert_non_null(strstr(slurp(f->log), "counter delta lost"));
 	assert_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
@@ -164,18 +171,18 @@ test_backlog_row_goes_by_version(void **state)
 	long long ver;
 	const char *q = "SELECT delta FROM counter_backlog WHERE key = '9'";
 
-	assert_int_equal(add(&f->a.db, 1), 0);
-	ver = one(&f->a.db, "SELECT ver FROM counter_backlog WHERE key = '9'");
+	assert_int_equal(add(f->a.db, 1), 0);
+	ver = one(f->a.db, "SELECT ver FROM counter_backlog WHERE key = '9'");
 	assert_true(ver > 0);
 	/* after the settle's snapshot: +1 and -1, the value unchanged */
-	assert_int_equal(add(&f->a.db, 1), 0);
-	assert_int_equal(add(&f->a.db, -1), 0);
-	assert_int_equal(one(&f->a.db, q), 1);
-	assert_int_equal(done_if(&f->a.db, ver), 0);	/* kept */
-	assert_int_equal(one(&f->a.db, q), 1);
-	ver = one(&f->a.db, "SELECT ver FROM counter_backlog WHERE key = '9'");
-	assert_int_equal(done_if(&f->a.db, ver), 1);	/* nothing came */
-	assert_int_equal(one(&f->a.db, "SELECT COUNT(*) FROM counter_backlog"),
+	assert_int_equal(add(f->a.db, 1), 0);
+	assert_int_equal(add(f->a.db, -1), 0);
+	assert_int_equal(one(f->a.db, q), 1);
+	assert_int_equal(done_if(f->a.db, ver), 0);	/* kept */
+	assert_int_equal(one(f->a.db, q), 1);
+	ver = one(f->a.db, "SELECT ver FROM counter_backlog WHERE key = '9'");
+	assert_int_equal(done_if(f->a.db, ver), 1);	/* nothing came */
+	assert_int_equal(one(f->a.db, "SELECT COUNT(*) FROM counter_backlog"),
 	    0);
 }
 

@@ -19,6 +19,7 @@
 #include "count/counters.h"
 #include "count/lb.h"
 #include "store/app.h"
+#include "store/rds_int.h"
 #include "tmpdb.h"
 
 static struct tmpdb tdb;
@@ -34,6 +35,8 @@ static void
 test_given_values_run_no_sql(void **state)
 {
 	struct app a;
+	struct db db;
+	struct rds rds;
 	struct delta ds[3] = {
 		{ FAM_USER_FOLLOWERS, 7, 0, 1, 0 },
 		{ FAM_USER_LIKES, 8, 0, -2, 0 },
@@ -45,18 +48,20 @@ test_given_values_run_no_sql(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
+	a.db = &db;
+	a.rds = &rds;
 	assert_int_equal(tmpdb_make(&tdb, "lb"), 0);
-	assert_int_equal(db_open(&a.db, tdb.path), 0);
+	assert_int_equal(db_open(a.db, tdb.path), 0);
 	/* Redis is not there: the boards' scripts fail fast, SQL would not */
-	rds_init(&a.rds, "/nonexistent/redis.sock", 100);
-	assert_int_equal(pthread_create(&th, NULL, take, &a.db), 0);
+	rds_init(a.rds, "/nonexistent/redis.sock", 100);
+	assert_int_equal(pthread_create(&th, NULL, take, a.db), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
-	before = a.db.nstmt;
+	before = db_nstmt(a.db);
 	lb_update(&a, ds, vals, 3);
-	assert_int_equal(a.db.nstmt, before);
-	db_disown(&a.db);
-	rds_close(&a.rds);
-	db_close(&a.db);
+	assert_int_equal(db_nstmt(a.db), before);
+	db_disown(a.db);
+	rds_close(a.rds);
+	db_close(a.db);
 	assert_int_equal(tmpdb_remove(&tdb), 0);
 }
 

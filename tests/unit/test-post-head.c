@@ -16,6 +16,7 @@
 
 #include "social/post.h"
 #include "store/db.h"
+#include "store/db_int.h"
 #include "store/sql.h"
 
 static struct db d;

@@ -24,7 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
+
 #include "store/rds.h"
+#include "store/rds_int.h"
 
 #define PING_BYTES	14	/* "*1\r\n$4\r\nPING\r\n" */
 
@@ -109,8 +112,8 @@ pong(struct rds *r, long long n)
 
 	assert_int_equal(rds_get_reply(r, &rep), 0);
 	assert_non_null(rep);
-	assert_int_equal(rep->type, RDS_INTEGER);
-	assert_int_equal(rep->integer, n);
+	assert_int_equal(rds_type(rep), RDS_INTEGER);
+	assert_int_equal(rds_int(rep), n);
 	rds_free(rep);
 }
 
@@ -173,8 +176,8 @@ test_abandoned_replies_settled(void **state)
 	pong(&r, 1);		/* ... and the caller gives up on 2 and 3 */
 	rep = rds_cmdv(&r, "PING", NULL);
 	assert_non_null(rep);
-	assert_int_equal(rep->type, RDS_INTEGER);
-	assert_int_equal(rep->integer, 4);	/* its own, not 2 */
+	assert_int_equal(rds_type(rep), RDS_INTEGER);
+	assert_int_equal(rds_int(rep), 4);	/* its own, not 2 */
 	rds_free(rep);
 	assert_int_equal(r.one.pending, 0);
 

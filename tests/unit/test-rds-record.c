@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "store/rds.h"
+#include "store/rds_int.h"
 
 static unsigned long long
 h(const char *k)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/db.h"
+#include "store/db_int.h"
 
 struct tmpdb {
 	char	dir[256];
