@@ -415,9 +415,10 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		rds_free(rep);
 	}
 	/* the values Redis does not hold yet, loaded together (loading
-	 * writes: on the master only) */
-	if (!down && q->rd == a->rds && load_all(a, ds, n, out) == -1)
-		down = 1;
+	 * writes: on the master only); what it could not load is read
+	 * below as when Redis is down */
+	if (!down && q->rd == a->rds)
+		(void)load_all(a, ds, n, out);
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;
