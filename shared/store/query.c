@@ -23,7 +23,7 @@ db_stmt(struct db *d, enum stmt id)
 	db_check_owner(d);
 	if (d->pg != NULL)
 		return Q(pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
-		    sql_pg_text[id] : sql_text[id]));
+		    sql_pg_text[id] : sql_text[id], sql_stream[id]));
 	if (d->st[id] != NULL)
 		return Q(d->st[id]);
 	if (sqlite3_prepare_v3(d->h, sql_text[id], -1,
@@ -279,6 +279,19 @@ db_changes(struct db *d)
 	if (d->pg != NULL)
 		return pg_changes(d->pg);
 	return sqlite3_changes(d->h);
+}
+
+void
+db_fetch_rows(struct db *d, int rows)
+{
+	if (d->pg != NULL)
+		pg_set_fetch(d->pg, rows);
+}
+
+long
+db_rows_held(struct db *d, int reset)
+{
+	return d->pg != NULL ? pg_rows_held(d->pg, reset) : -1;
 }
 
 int
