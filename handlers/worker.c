@@ -14,8 +14,11 @@
  * The worker drives it: a tick a round (a byte on a pipe) while it holds
  * the lease, so a worker that stopped or lost the lease stops its jobs
  * too; it restarts a jobs process that died, and the jobs process dies
- * with it (PR_SET_PDEATHSIG).  A run's owner is the worker's pid
- * (app.pid), whichever of the two executes it.
+ * with it (PR_SET_PDEATHSIG).  A run's owner is the worker, by its name
+ * in the workers' lease (app.owner: host, pid, start) and its pid
+ * (app.pid), whichever of the two executes it: a jobs process started
+ * again resumes its worker's run at once, and any other process once
+ * the run's lease lapsed (count/runs.h).
  *
  * One file: why this file of over 500 lines is one concept --
  * it is one program -- its jobs, the loop that runs the short
@@ -280,19 +283,6 @@ job_wal(struct app *a, int full)
 		db_optimize(a->db);
 }
 
-/* This worker's name in the lease: host, pid and start time, so that
- * a pid used again, or the same pid on another host, is someone else. */
-static void
-lease_owner(char *out, size_t sz)
-{
-	char host[64];
-
-	if (gethostname(host, sizeof(host)) == -1)
-		snprintf(host, sizeof(host), "?");
-	host[sizeof(host) - 1] = '\0';
-	snprintf(out, sz, "%s:%d:%lld", host, (int)getpid(), clock_wall_ms());
-}
-
 /* The long jobs, one round per tick of the worker (see the header). */
 struct jobs {
 	time_t		last_rec, last_drift, last_outage;
@@ -333,10 +323,11 @@ jobs_round(struct app *a, struct jobs *j)
 	app_settle(a);
 }
 
-/* "tally-worker jobs": a round per byte read on standard input; ends
- * when the worker closes it (or dies: PR_SET_PDEATHSIG). */
+/* "tally-worker jobs OWNER": a round per byte read on standard input;
+ * ends when the worker closes it (or dies: PR_SET_PDEATHSIG).  OWNER is
+ * the worker's name (app.owner), whose runs these are. */
 static int
-jobs_main(void)
+jobs_main(const char *owner)
 {
 	struct app a;
 	struct jobs j;
@@ -348,6 +339,8 @@ jobs_main(void)
 	if (app_open(&a, "worker") == -1)
 		return 1;
 	a.pid = (long long)getppid();	/* the worker's: runs.h's owner */
+	if (owner != NULL)
+		snprintf(a.owner, sizeof(a.owner), "%s", owner);
 	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
 	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
@@ -365,10 +358,10 @@ jobs_main(void)
 	return 0;
 }
 
-/* Starts the jobs process; its pid (the tick pipe's end in *tick), or
- * -1. */
+/* Starts the jobs process of the worker named owner; its pid (the tick
+ * pipe's end in *tick), or -1. */
 static pid_t
-jobs_start(int *tick)
+jobs_start(const char *owner, int *tick)
 {
 	pid_t parent = getpid(), pid;
 	int p[2];
@@ -386,7 +379,8 @@ jobs_start(int *tick)
 			_exit(0);
 		if (dup2(p[0], STDIN_FILENO) == -1)
 			_exit(127);
-		execl("/proc/self/exe", "tally-worker", "jobs", (char *)NULL);
+		execl("/proc/self/exe", "tally-worker", "jobs", owner,
+		    (char *)NULL);
 		_exit(127);
 	}
 	close(p[0]);
@@ -421,13 +415,13 @@ main(int argc, char **argv)
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	struct timespec standby = { 0, 200 * 1000 * 1000 };
 	long long lease_next_ms = 0;
-	char owner[128];
+	const char *owner;
 	int recovered, held = -1, was = -1, tick = -1;
 	pid_t jobs = -1;
 	time_t last_gen = 0, last_topo = 0;
 
 	if (argc > 1 && strcmp(argv[1], "jobs") == 0)
-		return jobs_main();
+		return jobs_main(argc > 2 ? argv[2] : NULL);
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGPIPE, SIG_IGN);
@@ -441,7 +435,7 @@ main(int argc, char **argv)
 	 * the checkpoints' in /metrics */
 	a.metrics = metrics_open(&a.cfg);
 	db_lock_metrics(a.db, a.metrics, METRICS_LOCK_WORKER);
-	lease_owner(owner, sizeof(owner));
+	owner = a.owner;	/* host, pid, start (app.h) */
 	log_info("worker started (%s)", owner);
 	recovered = 0;
 	while (!stopping) {
@@ -475,7 +469,7 @@ main(int argc, char **argv)
 		}
 		if (jobs < 0 && now_ms - jobs_at_ms >= 1000) {
 			jobs_at_ms = now_ms;
-			if ((jobs = jobs_start(&tick)) == -1)
+			if ((jobs = jobs_start(owner, &tick)) == -1)
 				log_err("worker: cannot start its jobs process");
 		}
 		if (tick >= 0 && write(tick, "t", 1) == -1 && errno != EAGAIN)

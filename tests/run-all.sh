@@ -82,8 +82,8 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/cluster.test.mjs \
 unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
-# security matrix, the kept feed on PostgreSQL (DB=postgres), then what only PostgreSQL
-# runs.
+# security matrix, the kept feed, a run's lease on PostgreSQL
+# (DB=postgres), then what only PostgreSQL runs.
 export TALLY_TEST_DB=postgres
 run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/counters.test.mjs tests/integration/social.test.mjs \
@@ -92,7 +92,8 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/killpoints.test.mjs tests/integration/site.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
-    tests/integration/reposts.test.mjs $(ls tests/scale/*.test.mjs 2>/dev/null)
+    tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
+    $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs
 rm -rf "$log"

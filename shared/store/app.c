@@ -6,6 +6,7 @@
 
 #include "base/auth.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
@@ -17,12 +18,18 @@ int
 app_open(struct app *a, const char *name)
 {
 	const char *v, *auth;
+	char host[64];
 	long long ms;
 	int tmo;
 
 	memset(a, 0, sizeof(*a));
 	a->name = name;
 	a->pid = (long long)getpid();
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(a->owner, sizeof(a->owner), "%s:%lld:%lld", host, a->pid,
+	    clock_wall_ms());
 	log_init(name);
 	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
 		return -1;
@@ -32,6 +39,11 @@ app_open(struct app *a, const char *name)
 	a->replica = xcalloc(1, sizeof(*a->replica));
 	if (db_open(a->db, a->cfg.db_path) == -1)
 		return -1;
+	/* Rows a PostgreSQL cursor fetches a round trip (pg.h); tests make
+	 * it small, so that a recount's stream takes many. */
+	if ((v = getenv("TALLY_PG_FETCH")) != NULL &&
+	    valid_int(v, 1, 1000000, &ms) == 0)
+		dbq_fetch_rows(a->db, (int)ms);
 	/* Requests wait 250 ms for Redis at most; the worker and tallyctl
 	 * move whole batches and may meet an AOF rewrite: 5 s. */
 	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?

@@ -22,11 +22,20 @@ struct app_after {
 	char		 *arg;		/* freed after fn */
 };
 
+/* A process's name as owner: "host:pid:start" (ms). */
+#define APP_OWNER_MAX	96
+
 struct app {
 	const char	*name;
 	long long	 pid;		/* whose work this is (a run's owner,
 					   runs.h): getpid(), or the worker's
 					   for its jobs process */
+	char		 owner[APP_OWNER_MAX];	/* the same as the database
+					   names it across hosts (the
+					   workers' lease, a run's owner):
+					   its host, pid and start, so that a
+					   pid used again, or the same pid on
+					   another host, is someone else */
 	struct cfg	 cfg;
 	struct db	*db;		/* opaque outside store/ (db_int.h) */
 	struct rds	*rds;		/* opaque outside store/ (rds_int.h) */

@@ -6,6 +6,7 @@
  * taken and its times), and the rules between them are read together.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/time.h>
@@ -489,6 +490,31 @@ db_close(struct db *d)
 	memset(d, 0, sizeof(*d));
 	d->wlock_fd = -1;
 	d->busy_ms = DB_BUSY_MS;
+}
+
+struct db *
+db_new(const char *path)
+{
+	struct db *d = calloc(1, sizeof(*d));
+
+	if (d == NULL) {
+		log_err("db: out of memory");
+		return NULL;
+	}
+	if (db_open(d, path) == -1) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+db_free(struct db *d)
+{
+	if (d == NULL)
+		return;
+	db_close(d);
+	free(d);
 }
 
 void

@@ -22,6 +22,11 @@ struct db;
 #define DB_CKPT_PASSES	4	/* passive checkpoints before the locked one */
 #define DB_CKPT_LEFT	64	/* frames one may copy and be the last */
 
+/* A connection of its own, for a thread beside the process's (a run's
+ * lease renewer, count/runs.c): path opened as the process's is; NULL on
+ * a failure (logged).  db_free() closes and frees it. */
+struct db	*db_new(const char *path);
+void		 db_free(struct db *);
 /* What the writers' lock times are recorded as (/metrics,
  * metrics_lock()): m and the holder's slot (NULL: not recorded). */
 void		 db_lock_metrics(struct db *, struct metrics *m, int who);

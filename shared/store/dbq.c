@@ -125,7 +125,7 @@ dbq_stmt(struct db *d, enum stmt id)
 		__atomic_fetch_add(&d->stmt_runs[id], 1, __ATOMIC_RELAXED);
 	if (d->pg != NULL)
 		return pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
-		    sql_pg_text[id] : sql_text[id]);
+		    sql_pg_text[id] : sql_text[id], sql_stream[id]);
 	if (d->st[id] == NULL)
 		d->st[id] = sq_new(d->h, (int)id, sql_text[id],
 		    SQLITE_PREPARE_PERSISTENT);
@@ -307,6 +307,19 @@ dbq_changes(struct db *d)
 	if (d->pg != NULL)
 		return pg_changes(d->pg);
 	return sqlite3_changes(d->h);
+}
+
+void
+dbq_fetch_rows(struct db *d, int rows)
+{
+	if (d->pg != NULL)
+		pg_set_fetch(d->pg, rows);
+}
+
+long
+dbq_rows_held(struct db *d, int reset)
+{
+	return d->pg != NULL ? pg_rows_held(d->pg, reset) : -1;
 }
 
 int

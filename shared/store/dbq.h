@@ -84,8 +84,19 @@ int		 dbq_cheap_returning(struct db *);
  * rows the last INSERT, UPDATE or DELETE changed. */
 const char	*dbq_errmsg(struct db *);
 int		 dbq_changes(struct db *);
-/* 1 inside a transaction (BEGIN not yet committed), else 0. */
+/* 1 inside a transaction (BEGIN not yet committed), else 0 (the
+ * read-only transaction a PostgreSQL stream opened for itself is none:
+ * pg.h). */
 int		 dbq_in_txn(struct db *);
+/* How a statement's rows reach the process.  SQLite steps each statement
+ * a row at a time.  PostgreSQL sends a statement's whole result at once,
+ * but for the statements the table marks to stream (sql_stream, sql.h),
+ * whose rows come through a cursor, rows at a time: dbq_fetch_rows() sets
+ * how many a round trip (<= 0: pg.h's PG_FETCH_ROWS); dbq_rows_held()
+ * answers the most rows one result held at once since the connection
+ * opened or the last reset, and -1 on SQLite. */
+void		 dbq_fetch_rows(struct db *, int rows);
+long		 dbq_rows_held(struct db *, int reset);
 
 /* Whether flush batch id (decimal text) is recorded as applied:
  * 1 yes, 0 no, -1 error. */

@@ -5,8 +5,10 @@
  * statement lives on its connection: it is prepared on the connection
  * as it is now (the epoch pg_check_conn() bumps when it connects again),
  * runs only once the connection was checked, and is freed when the
- * connection closes (the table's statements are cached on it).  Cut in
- * two, connection and statements called each other.  The connection and
+ * connection closes (the table's statements are cached on it); a
+ * streamed statement's cursor lives in a transaction of the connection,
+ * and a transaction begun or ended closes it.  Cut in two, connection
+ * and statements called each other.  The connection and
  * its transactions come first; the statements after them use it, and it
  * reaches them only to free its cache (pg_close(), pgq_free()). */
 #include <ctype.h>
@@ -33,6 +35,12 @@ struct pgdb {
 	unsigned	 epoch;		/* bumped when the connection is new */
 	unsigned	 seq;		/* names of once-statements */
 	unsigned long long *nstmt;	/* the db's statement count */
+	int		 fetch;		/* rows a cursor fetches a round trip */
+	int		 streams;	/* cursors open in the read-only
+					   transaction of their own */
+	unsigned	 txns;		/* bumped when a transaction begins or
+					   ends: a cursor ends with its own */
+	long		 held;		/* the most rows one result held */
 };
 
 struct pgq {
@@ -51,6 +59,11 @@ struct pgq {
 	char		(*num)[24];	/* integers as text */
 	PGresult	*res;
 	int		 row, nrows, ran;
+	int		 stream;	/* read through a cursor (sql_stream) */
+	int		 cursor;	/* its cursor is open, */
+	int		 own_txn;	/* in the streams' own transaction, */
+	unsigned	 txn;		/* in transaction p->txns then */
+	int		 last;		/* and its last rows are fetched */
 };
 
 /* A struct pgq as the struct dbq that begins it, and back. */
@@ -60,6 +73,7 @@ static void	pq_done(struct dbq *);
 
 static void	pg_check_conn(struct pgdb *);
 static void	pgq_free(struct pgq *);
+static void	cursor_close(struct pgq *);
 
 
 int
@@ -94,6 +108,28 @@ run(PGconn *c, const char *sql, char *err, size_t errsz)
 	return rc;
 }
 
+/* A transaction begins or ends (or the connection is new): the cursors
+ * open before are gone with theirs. */
+static void
+txn_turn(struct pgdb *p)
+{
+	p->txns++;
+	p->streams = 0;
+}
+
+/* A transaction of the caller's own, while a streamed statement reads
+ * in the read-only transaction it began: refused (pg.h). */
+static int
+streaming(struct pgdb *p)
+{
+	if (p->streams == 0)
+		return 0;
+	snprintf(p->err, sizeof(p->err), "a transaction begun while a "
+	    "streamed statement reads (pg.h)");
+	log_err("postgres: %s", p->err);
+	return 1;
+}
+
 int
 pg_exec(struct pgdb *p, const char *sql)
 {
@@ -101,6 +137,11 @@ pg_exec(struct pgdb *p, const char *sql)
 		return 0;		/* SQLite's knobs */
 	if (strcmp(sql, "BEGIN") == 0)	/* a read snapshot */
 		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
+	if (strncmp(sql, "BEGIN", 5) == 0 && streaming(p))
+		return -1;
+	if (strncmp(sql, "BEGIN", 5) == 0 || strncmp(sql, "COMMIT", 6) == 0 ||
+	    strncmp(sql, "ROLLBACK", 8) == 0)
+		txn_turn(p);
 	pg_check_conn(p);
 	if (run(p->c, sql, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: %s: %.60s", p->err, sql);
@@ -116,8 +157,11 @@ pg_begin(struct pgdb *p)
 	 * it comes before any outbox id the transaction takes (the outbox's
 	 * horizon stands on that: count/outbox.h).  No lock: writers run at
 	 * once, each waiting only on the rows it shares with another. */
+	if (streaming(p))
+		return -1;
 	pg_check_conn(p);
 	p->state[0] = '\0';
+	txn_turn(p);
 	if (run(p->c, "BEGIN ISOLATION LEVEL READ COMMITTED; "
 	    "SELECT pg_current_xact_id()", p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: begin: %s", p->err);
@@ -139,7 +183,8 @@ pg_retryable(struct pgdb *p)
 int
 pg_in_txn(struct pgdb *p)
 {
-	return PQtransactionStatus(p->c) != PQTRANS_IDLE;
+	/* the streams' own transaction is none of the caller's */
+	return PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0;
 }
 
 const char *
@@ -231,6 +276,7 @@ pg_check_conn(struct pgdb *p)
 		return;
 	log_warn("postgres: connected again");
 	p->epoch++;	/* every statement prepares again */
+	txn_turn(p);	/* and no cursor is open on it */
 	run(p->c, "SET lock_timeout = 5000", p->err, sizeof(p->err));
 }
 
@@ -242,6 +288,7 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->nstmt = nstmt;
+	p->fetch = PG_FETCH_ROWS;
 	p->c = PQconnectdb(conninfo);
 	if (PQstatus(p->c) != CONNECTION_OK) {
 		log_err("postgres connect: %s", PQerrorMessage(p->c));
@@ -412,18 +459,29 @@ nparams(const char *sql)
 }
 
 static struct pgq *
-pgq_new(struct pgdb *p, const char *sql, int once)
+pgq_new(struct pgdb *p, const char *sql, int once, int stream)
 {
 	struct pgq *q = calloc(1, sizeof(*q));
+	struct buf b = { 0 };
+	char *t;
 
 	if (q == NULL)
 		return NULL;
 	q->q.engine = &pg_engine;
 	q->p = p;
-	q->sql = pg_translate(sql);
-	q->n = nparams(q->sql);
 	q->once = once;
 	snprintf(q->name, sizeof(q->name), "t%u", ++p->seq);
+	t = pg_translate(sql);
+	if (stream) {	/* what is prepared declares its cursor */
+		q->stream = 1;
+		buf_printf(&b, "DECLARE %sc NO SCROLL CURSOR FOR %s", q->name,
+		    t);
+		buf_putc(&b, '\0');
+		free(t);
+		t = buf_take(&b);
+	}
+	q->sql = t;
+	q->n = nparams(q->sql);
 	q->val = calloc((size_t)q->n + 1, sizeof(*q->val));
 	q->len = calloc((size_t)q->n + 1, sizeof(*q->len));
 	q->fmt = calloc((size_t)q->n + 1, sizeof(*q->fmt));
@@ -455,9 +513,10 @@ pgq_free(struct pgq *q)
 }
 
 struct dbq *
-pg_stmt(struct pgdb *p, int id, const char *sql)
+pg_stmt(struct pgdb *p, int id, const char *sql, int stream)
 {
-	if (p->st[id] == NULL && (p->st[id] = pgq_new(p, sql, 0)) == NULL)
+	if (p->st[id] == NULL &&
+	    (p->st[id] = pgq_new(p, sql, 0, stream)) == NULL)
 		log_err("postgres statement %d: out of memory", id);
 	return p->st[id] != NULL ? &p->st[id]->q : NULL;
 }
@@ -465,7 +524,7 @@ pg_stmt(struct pgdb *p, int id, const char *sql)
 struct dbq *
 pg_prepare_once(struct pgdb *p, const char *sql)
 {
-	struct pgq *q = pgq_new(p, sql, 1);
+	struct pgq *q = pgq_new(p, sql, 1, 0);
 
 	return q != NULL ? &q->q : NULL;
 }
@@ -492,6 +551,7 @@ pq_reset(struct dbq *d)
 {
 	struct pgq *q = PQ(d);
 
+	cursor_close(q);
 	PQclear(q->res);
 	q->res = NULL;
 	q->ran = 0;
@@ -586,7 +646,103 @@ prepare(struct pgq *q)
 	return 0;
 }
 
-/* Runs q: its whole result into q->res.  0, or -1. */
+/* q->res failed: its error on the connection.  -1. */
+static int
+failed(struct pgq *q)
+{
+	struct pgdb *p = q->p;
+	const char *tag;
+
+	snprintf(p->err, sizeof(p->err), "%s", PQresultErrorMessage(q->res));
+	p->err[strcspn(p->err, "\n")] = '\0';
+	tag = PQresultErrorField(q->res, PG_DIAG_SQLSTATE);
+	snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");
+	return -1;
+}
+
+/*
+ * A streamed statement (sql_stream, sql.h) is a cursor: what is prepared
+ * declares it, and its rows come p->fetch at a time (FETCH), so that a
+ * result of millions of rows never sits whole in this process.  A
+ * cursor lives in a transaction: the caller's, or else a read-only one
+ * of its own, which the streams open meanwhile share (p->streams) and
+ * which ends with the last of them.  Between two fetches the caller may
+ * run other statements (reads: the transaction is read-only) and
+ * streams; it may not begin a transaction of its own (refused), and one
+ * that it ends (the caller's) takes the cursor with it.
+ */
+static int
+cursor_open(struct pgq *q)
+{
+	struct pgdb *p = q->p;
+
+	if (PQtransactionStatus(p->c) == PQTRANS_IDLE) {
+		txn_turn(p);
+		if (run(p->c, "BEGIN READ ONLY", p->err, sizeof(p->err)) == -1)
+			return -1;
+	} else if (p->streams == 0) {
+		q->txn = p->txns;	/* the caller's transaction */
+		return 0;
+	}
+	p->streams++;
+	q->own_txn = 1;
+	q->txn = p->txns;
+	return 0;
+}
+
+/* Closes q's cursor (nothing when none is open, or when its
+ * transaction is over), and ends the streams' own transaction once no
+ * stream is left in it (rolled back when a statement failed in it). */
+static void
+cursor_close(struct pgq *q)
+{
+	struct pgdb *p = q->p;
+	PGTransactionStatusType ts = PQtransactionStatus(p->c);
+	int live = q->txn == p->txns, end;
+	char sql[48];
+
+	end = live && q->own_txn && p->streams == 1;
+	if (q->cursor && live && !end && ts == PQTRANS_INTRANS) {
+		snprintf(sql, sizeof(sql), "CLOSE %sc", q->name);
+		if (run(p->c, sql, p->err, sizeof(p->err)) == -1)
+			log_warn("postgres: %s", p->err);
+	}
+	q->cursor = 0;
+	if (q->own_txn && live && !end)
+		p->streams--;
+	q->own_txn = 0;
+	if (!end)
+		return;
+	txn_turn(p);
+	if (run(p->c, ts == PQTRANS_INTRANS ? "COMMIT" : "ROLLBACK", p->err,
+	    sizeof(p->err)) == -1)
+		log_warn("postgres: %s", p->err);
+}
+
+/* The next p->fetch rows of q's cursor into q->res.  0, or -1. */
+static int
+fetch(struct pgq *q)
+{
+	struct pgdb *p = q->p;
+	char sql[64];
+
+	PQclear(q->res);
+	snprintf(sql, sizeof(sql), "FETCH FORWARD %d FROM %sc", p->fetch,
+	    q->name);
+	q->res = PQexec(p->c, sql);
+	q->row = -1;
+	q->nrows = 0;
+	if (PQresultStatus(q->res) != PGRES_TUPLES_OK)
+		return failed(q);
+	q->nrows = PQntuples(q->res);
+	q->last = q->nrows < p->fetch;
+	if (q->nrows > p->held)
+		p->held = q->nrows;
+	return 0;
+}
+
+/* Runs q: its whole result into q->res, or its first rows when it
+ * streams.  0, or -1. */
 static int
 execute(struct pgq *q)
 {
@@ -599,20 +755,22 @@ execute(struct pgq *q)
 		return -1;
 	if (p->nstmt != NULL)
 		(*p->nstmt)++;
+	q->ran = 1;
+	if (q->stream && cursor_open(q) == -1)
+		return -1;
 	q->res = PQexecPrepared(p->c, q->name, q->n, q->val + 1, q->len + 1,
 	    q->fmt + 1, 0);
-	q->ran = 1;
 	st = PQresultStatus(q->res);
-	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-		snprintf(p->err, sizeof(p->err), "%s",
-		    PQresultErrorMessage(q->res));
-		p->err[strcspn(p->err, "\n")] = '\0';
-		tag = PQresultErrorField(q->res, PG_DIAG_SQLSTATE);
-		snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");
-		return -1;
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+		return failed(q);
+	if (q->stream) {
+		q->cursor = 1;
+		return fetch(q);
 	}
 	q->nrows = st == PGRES_TUPLES_OK ? PQntuples(q->res) : 0;
 	q->row = -1;
+	if (q->nrows > p->held)
+		p->held = q->nrows;
 	tag = PQcmdStatus(q->res);
 	if (strncmp(tag, "INSERT", 6) == 0 || strncmp(tag, "UPDATE", 6) == 0 ||
 	    strncmp(tag, "DELETE", 6) == 0)
@@ -627,19 +785,44 @@ pq_step(struct dbq *d)
 
 	if (q == NULL)
 		return PGQ_ERR;
-	if (!q->ran && execute(q) == -1)
+	if (!q->ran && execute(q) == -1) {
+		cursor_close(q);
 		return PGQ_ERR;
+	}
 	if (q->res == NULL || PQresultStatus(q->res) != PGRES_TUPLES_OK) {
 		if (PQresultStatus(q->res) == PGRES_COMMAND_OK)
 			return PGQ_DONE;
 		return PGQ_ERR;
 	}
+	if (q->row + 1 >= q->nrows && q->cursor && !q->last) {
+		if (fetch(q) == -1) {
+			cursor_close(q);
+			return PGQ_ERR;
+		}
+	}
 	if (q->row + 1 >= q->nrows) {
+		cursor_close(q);	/* its snapshot goes now */
 		q->row = q->nrows;
 		return PGQ_DONE;
 	}
 	q->row++;
 	return PGQ_ROW;
+}
+
+void
+pg_set_fetch(struct pgdb *p, int rows)
+{
+	p->fetch = rows > 0 ? rows : PG_FETCH_ROWS;
+}
+
+long
+pg_rows_held(struct pgdb *p, int reset)
+{
+	long n = p->held;
+
+	if (reset)
+		p->held = 0;
+	return n;
 }
 
 static const char *

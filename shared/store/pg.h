@@ -11,8 +11,16 @@
  * A statement is prepared on its connection the first time it runs,
  * with the types of the values bound then (an integer as int8, text as
  * unknown so that the column decides, a blob as bytea), and kept for the
- * life of the connection.  A run fetches its whole result; columns come
- * back as text.
+ * life of the connection.  A run fetches its whole result, but for the
+ * statements the table marks to stream (sql_stream, sql.h: the scans of
+ * whole tables), whose rows come PG_FETCH_ROWS at a time through a
+ * cursor: what is prepared is "DECLARE ... CURSOR FOR" the statement,
+ * and each step past the rows at hand is one FETCH.  A cursor lives in
+ * the caller's transaction, or else in a read-only one of its own,
+ * which ends with the last stream open in it (at its last row, or when
+ * the statement is handed back); meanwhile the caller may read (other
+ * statements, other streams) but not begin a transaction (refused,
+ * logged) nor write (PostgreSQL refuses).  Columns come back as text.
  *
  * Writers: db_begin() opens a READ COMMITTED transaction and takes its
  * transaction id at once (before any outbox id: count/outbox.h).  Write
@@ -37,6 +45,9 @@ struct dbq_engine;
 #define PGQ_ROW		1
 #define PGQ_DONE	0
 #define PGQ_ERR		(-1)
+
+/* Rows a cursor fetches a round trip (pg_set_fetch()). */
+#define PG_FETCH_ROWS	1000
 
 /* PostgreSQL's statements as dbq.h's (dbq_int.h): what pg_stmt() and
  * pg_prepare_once() answer runs through it. */
@@ -70,9 +81,15 @@ int		 pg_create_database(const char *conninfo, const char *dbname,
  * (malloc'ed). */
 char		*pg_translate(const char *sql);
 
-/* Statement id (sql), prepared once a connection and kept; or sql for
- * one use (dbq_finalize()).  Their engine is pg_engine. */
-struct dbq	*pg_stmt(struct pgdb *, int id, const char *sql);
+/* Statement id (sql), prepared once a connection and kept, read
+ * through a cursor when stream (sql_stream, sql.h); or sql for one use
+ * (dbq_finalize()).  Their engine is pg_engine. */
+struct dbq	*pg_stmt(struct pgdb *, int id, const char *sql, int stream);
 struct dbq	*pg_prepare_once(struct pgdb *, const char *sql);
+/* Rows a cursor fetches a round trip from now on (<= 0: PG_FETCH_ROWS). */
+void		 pg_set_fetch(struct pgdb *, int rows);
+/* The most rows one result held at once since the connection opened
+ * or the last reset (a whole result's, or one fetch's of a stream). */
+long		 pg_rows_held(struct pgdb *, int reset);
 
 #endif

@@ -228,6 +228,14 @@ const char *const schema_migrations[] = {
 	 * rebuilt from SQLite, and a follow, read a user's reposts newest
 	 * first.  One index page more per repost and unrepost. */
 	"CREATE INDEX reposts_user_time ON reposts(user_id, created_at);",
+	/* 18: a run's owner beyond one machine (count/runs.h): its name
+	 * (host, pid, start: app.h's owner) and until when (ms) its lease
+	 * holds; a run whose lease lapsed is another process's to take.
+	 * owner stays, the pid, for the pages. */
+	"ALTER TABLE reconcile_runs ADD COLUMN owner_name TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE reconcile_runs ADD COLUMN lease_until INTEGER NOT NULL "
+	"  DEFAULT 0;",
 };
 
 const int schema_version =

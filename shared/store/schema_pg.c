@@ -175,6 +175,11 @@ const char *const schema_pg_migrations[] = {
 	"  WHERE is_read = 0;",
 	/* 6: SQLite's 17, a user's reposts newest first */
 	"CREATE INDEX reposts_user_time ON reposts(user_id, created_at);",
+	/* 7: SQLite's 18, a run's owner by name and its lease */
+	"ALTER TABLE reconcile_runs ADD COLUMN owner_name TEXT NOT NULL "
+	"  DEFAULT '';"
+	"ALTER TABLE reconcile_runs ADD COLUMN lease_until BIGINT NOT NULL "
+	"  DEFAULT 0;",
 };
 
 const int schema_pg_version =

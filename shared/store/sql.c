@@ -332,26 +332,37 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_RUN_GET] =
 	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
 	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE id = ?1",
+	    "coalesce(finished_at, 0), owner, owner_name, lease_until FROM "
+	    "reconcile_runs WHERE id = ?1",
 	/* STMT_RUN_LIST: limit */
 	[STMT_RUN_LIST] =
 	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
 	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	    "coalesce(finished_at, 0), owner FROM reconcile_runs "
-	    "ORDER BY id DESC LIMIT ?1",
-	/* STMT_RUN_CLAIM: id, now, new owner pid, owner seen -- compare and set */
+	    "coalesce(finished_at, 0), owner, owner_name, lease_until FROM "
+	    "reconcile_runs ORDER BY id DESC LIMIT ?1",
+	/* STMT_RUN_CLAIM: id, now, owner's pid, owner's name, lease's end --
+	 * compare and set: a queued run, one of the owner's own, or one
+	 * whose lease lapsed (runs.h) */
 	[STMT_RUN_CLAIM] =
-	    "UPDATE reconcile_runs SET state = 'running', owner = ?3, started_at = "
-	    "coalesce(started_at, ?2) WHERE id = ?1 AND state IN ('queued', 'running') "
-	    "AND owner = ?4",
-	/* STMT_RUN_PROGRESS: id, progress, checkpoint, report */
+	    "UPDATE reconcile_runs SET state = 'running', owner = ?3, "
+	    "owner_name = ?4, lease_until = ?5, started_at = coalesce(started_at, "
+	    "?2) WHERE id = ?1 AND state IN ('queued', 'running') AND "
+	    "(owner_name = ?4 OR lease_until < ?2)",
+	/* STMT_RUN_PROGRESS: id, progress, checkpoint, report, owner's name,
+	 * lease's end -- only while the run is still the owner's */
 	[STMT_RUN_PROGRESS] =
-	    "UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4 "
-	    "WHERE id = ?1",
-	/* STMT_RUN_FINISH: id, state, error, now */
+	    "UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4, "
+	    "lease_until = ?6 WHERE id = ?1 AND state = 'running' AND "
+	    "owner_name = ?5",
+	/* STMT_RUN_FINISH: id, state, error, now, owner's name */
 	[STMT_RUN_FINISH] =
 	    "UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
-	    "progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1",
+	    "progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1 "
+	    "AND state = 'running' AND owner_name = ?5",
+	/* STMT_RUN_RENEW: id, owner's name, lease's end */
+	[STMT_RUN_RENEW] =
+	    "UPDATE reconcile_runs SET lease_until = ?3 WHERE id = ?1 AND "
+	    "state = 'running' AND owner_name = ?2",
 	/* STMT_COUNTERS_OF_TOPIC: name, topic -- a topic's (user, topic) rows */
 	[STMT_COUNTERS_OF_TOPIC] =
 	    /* the topic's authors first (its visible posts, by index), then
@@ -419,8 +430,8 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_RUN_LAST_DONE] =
 	    "SELECT id, state, dry_run, reason, progress, checkpoint, report, "
 	    "coalesce(error, ''), created_at, coalesce(started_at, 0), "
-	    "coalesce(finished_at, 0), owner FROM reconcile_runs WHERE state = 'done' "
-	    "ORDER BY id DESC LIMIT 1",
+	    "coalesce(finished_at, 0), owner, owner_name, lease_until FROM "
+	    "reconcile_runs WHERE state = 'done' ORDER BY id DESC LIMIT 1",
 	/* STMT_OUTBOX_ADD: at, deltas -> its id (dbq_insert_id()) */
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL,
 	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
@@ -707,4 +718,23 @@ const char *const sql_text[STMT__MAX] = {
 	    "COUNT(*) FROM notifications n WHERE n.group_id = note_groups.id) "
 	    "OR unread <> (SELECT COUNT(*) FROM notifications n WHERE "
 	    "n.group_id = note_groups.id AND n.is_read = 0))",
+};
+
+/* Every family's recount (the catalog's, count/counters.c), the
+ * counters of a family, every post's author: reconciliation reads each
+ * whole, and a leaderboard's rebuild the counters of its family. */
+const unsigned char sql_stream[STMT__MAX] = {
+	[STMT_RECOUNT_USER_POSTS] = 1,
+	[STMT_RECOUNT_USER_FOLLOWERS] = 1,
+	[STMT_RECOUNT_USER_FOLLOWING] = 1,
+	[STMT_RECOUNT_USER_LIKES] = 1,
+	[STMT_RECOUNT_POST_LIKES] = 1,
+	[STMT_RECOUNT_POST_COMMENTS] = 1,
+	[STMT_RECOUNT_POST_REPOSTS] = 1,
+	[STMT_RECOUNT_TOPIC_POSTS] = 1,
+	[STMT_RECOUNT_UT_POSTS] = 1,
+	[STMT_RECOUNT_UT_RATING] = 1,
+	[STMT_RECOUNT_USER_UNREAD] = 1,
+	[STMT_COUNTERS_OF_FAMILY] = 1,
+	[STMT_POST_OWNERS] = 1,
 };

@@ -157,6 +157,7 @@ enum stmt {
 	STMT_RUN_CLAIM,
 	STMT_RUN_PROGRESS,
 	STMT_RUN_FINISH,
+	STMT_RUN_RENEW,
 	STMT_COUNTERS_OF_TOPIC,
 	STMT_USERS_BY_IDS,
 	STMT_LAST_FLUSH,
@@ -259,5 +260,11 @@ extern const char *const sql_text[STMT__MAX];
 /* The PostgreSQL text of the statements whose dialects differ (NULL:
  * sql_text's, translated; see pg.h). */
 extern const char *const sql_pg_text[STMT__MAX];
+/* 1 for the statements whose rows are read a few at a time on
+ * PostgreSQL (a cursor, pg.h): the scans of whole tables that
+ * reconciliation and a full recount read, whose results grow with the
+ * site.  Any other statement's result arrives whole.  SQLite steps every
+ * statement a row at a time already. */
+extern const unsigned char sql_stream[STMT__MAX];
 
 #endif

@@ -64,6 +64,7 @@ view_run(struct req *r, const void *vm)
 	const struct run_names *names = &m->names;
 	int nall = m->nall;
 	struct buf *b = &r->body;
+	char host[APP_OWNER_MAX];
 	int i, j;
 
 	layout_begin(r, "Drift report");
@@ -73,6 +74,18 @@ view_run(struct req *r, const void *vm)
 	view_runs_head(r);
 	view_run_row(r, run);
 	html_raw(b, "</table></div>");
+	/* who executes it (or did last): a host and a process there, which
+	 * holds the run by a lease (count/runs.h) */
+	if (run->owner_name[0] != '\0') {
+		runs_owner_host(run, host, sizeof(host));
+		html_raw(b, "<p class=\"muted\" data-owner-host=\"");
+		html_attr(b, host);
+		html_raw(b, "\">Run by ");
+		html_text(b, host);
+		html_raw(b, ", process ");
+		html_int(b, run->owner);
+		html_raw(b, "</p>");
+	}
 	if (run->error[0]) {
 		html_raw(b, "<p class=\"flash error\">");
 		html_text(b, run->error);

@@ -133,6 +133,31 @@ test_hot_inserts_return_nothing(void **state)
 	sqlite3_close(db);
 }
 
+/* The statements that stream on PostgreSQL (sql_stream: a cursor
+ * declared for the query) are queries, and the scans reconciliation
+ * reads whole are among them: the counters of a family, every post's
+ * author (the recounts: test-counters-catalog). */
+static void
+test_streams_are_queries(void **state)
+{
+	int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < STMT__MAX; i++) {
+		if (!sql_stream[i])
+			continue;
+		n++;
+		if (strncmp(sql_text[i], "SELECT ", 7) != 0 ||
+		    (sql_pg_text[i] != NULL &&
+		    strncmp(sql_pg_text[i], "SELECT ", 7) != 0))
+			fail_msg("statement %d streams and is no query: %s", i,
+			    sql_text[i]);
+	}
+	assert_true(n > 2);
+	assert_int_equal(sql_stream[STMT_COUNTERS_OF_FAMILY], 1);
+	assert_int_equal(sql_stream[STMT_POST_OWNERS], 1);
+}
+
 int
 main(void)
 {
@@ -140,6 +165,7 @@ main(void)
 		cmocka_unit_test(test_every_statement_prepares),
 		cmocka_unit_test(test_bounded_plans),
 		cmocka_unit_test(test_hot_inserts_return_nothing),
+		cmocka_unit_test(test_streams_are_queries),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -202,6 +202,8 @@ test_top_and_report(void **state)
 	run->id = 4;
 	strcpy(run->state, "done");
 	run->progress = 100;
+	run->owner = 77;
+	strcpy(run->owner_name, "db<host>:77:1700000000000");
 	strcpy(run->report.fam[0].name, "post_likes");
 	run->report.fam[0].checked = 10;
 	run->report.fam[0].wrong = 2;
@@ -232,6 +234,9 @@ test_top_and_report(void **state)
 	assert_non_null(strstr(h, "<a href=\"/u/cat\">@cat</a>, 4<"));
 	assert_non_null(strstr(h, "<a href=\"/u/cat\">@cat</a> in "
 	    "<a href=\"/t/cats\">#cats</a>"));
+	/* the host and process that ran it, escaped */
+	assert_non_null(strstr(h, "<p class=\"muted\" data-owner-host="
+	    "\"db&lt;host&gt;\">Run by db&lt;host&gt;, process 77</p>"));
 	/* the runs row counts what was fixed */
 	assert_non_null(strstr(h, "<td class=\"num\" data-fixed>2</td>"));
 	assert_non_null(strstr(h, "data-run-id=\"4\" data-state=\"done\" "
