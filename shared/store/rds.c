@@ -175,6 +175,13 @@ record(struct rds *r, const char *key, size_t len)
 		k->h[k->n++] = rds_key_hash(key, len);
 }
 
+void
+rds_note(struct rds *r, const char *key, size_t len)
+{
+	if (r->rec != NULL)
+		record(r, key, len);
+}
+
 static void
 record_keys(struct rds *r, int nkeys, const char **keys)
 {

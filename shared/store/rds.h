@@ -101,6 +101,10 @@ void		 rds_drop(struct rds *);
 /* From now on, until rds_record(r, NULL), every key a command names
  * (its first argument; a script's KEYS) is added to k, emptied first. */
 void		 rds_record(struct rds *, struct rds_keys *k);
+/* Adds key to what is recorded (nothing when nothing is): a key the work
+ * depends on though it sent no command for it, its value taken from
+ * what the process kept of an earlier read (count/ckeep.h). */
+void		 rds_note(struct rds *, const char *key, size_t len);
 /* A key's 64-bit FNV-1a hash, as rds_record() keeps it. */
 unsigned long long rds_key_hash(const char *key, size_t len);
 /* Frees a reply (NULL: nothing). */

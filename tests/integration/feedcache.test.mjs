@@ -12,11 +12,12 @@
 // was liked before they were asked for.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 
 import { startStack, Client, onCluster, onPostgres, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { pageCounters, redisName, userCache } from '../lib/counts.mjs';
-import { measure, measureUntil, recorded, settled, stmtRuns, stmtsBetween } from '../lib/cost.mjs';
+import { measure, measureUntil, profileFirsts, recorded, settled, stmtRuns, stmtsBetween, untilExact } from '../lib/cost.mjs';
 
 let stack;
 after(async () => { await stack?.stop(); });
@@ -96,6 +97,56 @@ test('another user\'s like and unlike show on the very next feed, every time', a
   }
 });
 
+// A count that changes in Redis alone (a view: nothing is committed to
+// SQLite, so its data version stays) on a feed sent whole, whose counts
+// its process took from the values it kept (count/ckeep.h) rather than
+// from a command: the page depends on their keys all the same
+// (rds_note()), so the very next visit shows the view.  Before, such a
+// page named only the keys it had sent a command for, and was sent whole
+// with the old count for up to a second (FC_TTL_MS): under load, a like
+// applied to Redis just after its commit left a reader one behind.
+test('a view (Redis alone) shows on the very next visit of a feed sent whole from kept counts', async () => {
+  if (!whole || onCluster()) return;
+  const viewers = [];
+  for (let i = 0; i < 6; i++) viewers.push(await person(`fc_viewer${i}`));
+  const n = redisName('post_views', ids[0], author.id);
+  const views = () => Number(stack.redis('HGET', n.hash, n.field));
+  const shown = async () => pageCounters((await reader.c.get('/feed')).text)[`post-views|${ids[0]}`];
+  // the worker stopped, out of the writers' lock and any flush: no
+  // commit moves the data version (which would read the page again)
+  const worker = stack.pidOf('tally-worker');
+  assert.ok(worker);
+  let stopped = false;
+  for (let i = 0; i < 100 && !stopped; i++) {
+    process.kill(worker, 'SIGSTOP');
+    stopped = spawnSync('flock', ['-n', `${stack.runDir}/tally.db-wlock`, 'true']).status === 0 &&
+      stack.redis('KEYS', '{flush}:lock:*') === '';
+    if (!stopped) {
+      process.kill(worker, 'SIGCONT');
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  }
+  assert.ok(stopped, 'the worker stopped outside the writers\' lock and a flush');
+  try {
+    let wholes = 0;
+    for (const v of viewers) {
+      // every reader process keeps the feed, its counts from kept values
+      for (let i = 0; i < 8; i++) await shown();
+      const c0 = await settled(stack, 'social');
+      assert.equal(await shown(), views(), 'before the view');
+      assert.equal((await v.c.get(`/posts/${ids[0]}`)).status, 200);
+      await recorded(stack, 'social', c0, 2);	// the view is counted
+      const c1 = await settled(stack, 'social');
+      assert.equal(await shown(), views(), `${v.login}'s view on the very next feed`);
+      wholes += (await recorded(stack, 'social', c1, 1)).kept;
+    }
+    // the visit after each view was read again, never sent whole
+    assert.equal(wholes, 0, 'no feed sent whole after a view');
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+});
+
 test('the reader\'s own like (a script\'s JSON) shows as Liked with its count on the next feed', async () => {
   await likesOn(reader, ids[2]);
   const r = await reader.c.post(`/posts/${ids[2]}/like`, {}, JSONH);
@@ -120,11 +171,13 @@ test('a profile read again: another user\'s follow, like and new post show on th
     const m = await measureUntil(stack, 'social', 6, () => reader.c.get('/u/fc_author'),
       (x) => !whole || x.kept >= 3);
     // PostgreSQL: nothing kept (no data version): read whole each time
-    if (!whole) assert.equal(m.stmts / 6, 2, 'the follow state and the posts: two statements');
+    // a first visit on a process that never served the profile: one more
+    const stmts = m.stmts - profileFirsts(m);
+    if (!whole) assert.equal(stmts / 6, 2, 'the follow state and the posts: two statements');
     else {
       assert.ok(m.trips < 12, `the profile was kept: ${m.trips} trips for 6 visits`);
       assert.ok(m.kept >= 3, `profiles sent whole as kept: ${m.kept} of 6`);
-      assert.ok(m.stmts <= m.kept + 3 * (6 - m.kept), `statements: ${m.stmts} for 6 visits`);
+      assert.ok(stmts <= m.kept + 3 * (6 - m.kept), `statements: ${m.stmts} for 6 visits`);
     }
   }
   const followers = () => Number(stack.sqlite(`SELECT count(*) FROM follows WHERE followee_id=${author.id}`));
@@ -192,6 +245,9 @@ test('concurrent likers and feed readers: every feed after the last like shows t
     readers.push(u);
   }
   let done = false;
+  const backlogged = () => ['social', 'social-writer'].reduce((n, l) =>
+    n + (stack.log(l).match(/kept in the SQLite backlog/g) ?? []).length, 0);
+  const backlogged0 = backlogged();
   const reading = readers.map(async (u) => {
     let n = 0;
     while (!done && n < 400) { assert.equal((await u.c.get('/feed')).status, 200); n++; }
@@ -205,6 +261,15 @@ test('concurrent likers and feed readers: every feed after the last like shows t
   }));
   done = true;
   await Promise.all(reading);
+  // A like whose deltas Redis did not take in time (a slow machine: the
+  // handler waits 250 ms) keeps them in SQLite's backlog, which the
+  // worker settles within seconds (count/backlog.h): the page shows
+  // them once settled.  Any other page behind the truth is a failure.
+  if (backlogged() > backlogged0) {
+    for (let k = 0; k < 100 && stack.sqlite('SELECT count(*) FROM counter_backlog') !== '0'; k++) {
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
   for (const u of readers) {
     const c = pageCounters((await u.c.get('/feed')).text);
     for (const id of ids) {
@@ -366,8 +431,8 @@ test('the counts Redis never held are loaded together: two round trips for all, 
   // every reader process has served some first (its first request
   // connects: the tracking's own connection)
   for (let i = 0; i < 4; i++) await Promise.all([1, 2, 3, 4].map(() => u.c.get('/feed')));
-  for (let i = 0; i < 2; i++) {
-    const post = await publish(author, `a post nobody read yet ${i}`);
+  for (let i = 0; i < 2; i++) await untilExact(3, async (t) => {
+    const post = await publish(author, `a post nobody read yet ${i}.${t}`);
     const member = String(post).padStart(16, '0');
     for (let k = 0; k < 100 && stack.redis('ZSCORE', `{u${u.id}}:home`, member) === ''; k++) {
       await new Promise((res) => setTimeout(res, 20));
@@ -391,7 +456,7 @@ test('the counts Redis never held are loaded together: two round trips for all, 
     for (const f of ['likes', 'comments', 'reposts', 'views']) {
       assert.equal(stack.redis('HGET', redisName(`post_${f}`, post, author.id).hash, f), '0', `${f} loaded`);
     }
-  }
+  });
 });
 
 // A session's copy in Redis serves the feed and a profile for a minute
@@ -413,7 +478,7 @@ test('a session copy older than a minute: SQLite confirms it, and its renewal ri
   for (let i = 0; i < 4; i++) {
     await Promise.all([1, 2, 3, 4].map((k) => u.c.get(k % 2 ? '/feed' : '/u/fc_author')));
   }
-  for (const page of ['/feed', '/u/fc_author', '/feed']) {
+  for (const page of ['/feed', '/u/fc_author', '/feed']) await untilExact(3, async () => {
     // the copy written long ago: "<until> <written> <admin> <csrf> <login>"
     const v = stack.redis('HGET', key, field).split(' ');
     v[1] = String(Date.now() - 3600 * 1000);
@@ -431,7 +496,7 @@ test('a session copy older than a minute: SQLite confirms it, and its renewal ri
     assert.equal(m.trips, 3, `${page}: the first round trip, the last with the renewal, the sync`);
     const w = Number(stack.redis('HGET', key, field).split(' ')[1]);
     assert.ok(Date.now() - w < 60 * 1000, `${page}: the copy renewed (written ${w})`);
-  }
+  });
 });
 
 // A profile whose login a reader process never read (pcache.h: it knows
