@@ -97,6 +97,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	__atomic_fetch_add(&s->sum_us, (uint64_t)(us > 0 ? us : 0),
 	    __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->sqlite_stmts, c->stmts, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sql_trips, c->sqltrips, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_cmds, c->cmds, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->kept_whole, c->kept, __ATOMIC_RELAXED);

@@ -525,6 +525,12 @@ db_lock_metrics(struct db *d, struct metrics *m, int who)
 }
 
 unsigned long long
+db_ntrips(const struct db *d)
+{
+	return d->pg != NULL ? pg_ntrips(d->pg) : 0;
+}
+
+unsigned long long
 db_nstmt(const struct db *d)
 {
 	return d->nstmt;

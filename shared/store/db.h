@@ -30,8 +30,11 @@ void		 db_free(struct db *);
 /* What the writers' lock times are recorded as (/metrics,
  * metrics_lock()): m and the holder's slot (NULL: not recorded). */
 void		 db_lock_metrics(struct db *, struct metrics *m, int who);
-/* Statements run since the start (the per-request cost in /metrics). */
+/* Statements run since the start, and round trips to the database
+ * server (PostgreSQL's; 0 for SQLite, which runs in the process): the
+ * per-request cost in /metrics. */
 unsigned long long db_nstmt(const struct db *);
+unsigned long long db_ntrips(const struct db *);
 /* Counts each statement's runs by its number into runs (STMT__MAX
  * counters, shared: metrics.h), NULL: not counted. */
 void		 db_count_runs(struct db *, uint64_t *runs);

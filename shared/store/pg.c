@@ -41,6 +41,10 @@ struct pgdb {
 	unsigned	 txns;		/* bumped when a transaction begins or
 					   ends: a cursor ends with its own */
 	long		 held;		/* the most rows one result held */
+	unsigned long long trips;	/* round trips to the server */
+	int		 begin_due;	/* pg_begin() called, BEGIN not yet
+					   sent: it goes with the first
+					   statement (begin_with()) */
 };
 
 struct pgq {
@@ -74,6 +78,7 @@ static void	pq_done(struct dbq *);
 static void	pg_check_conn(struct pgdb *);
 static void	pgq_free(struct pgq *);
 static void	cursor_close(struct pgq *);
+static int	begin_now(struct pgdb *);
 
 
 int
@@ -85,7 +90,7 @@ pg_is_url(const char *s)
 
 /* Runs sql on connection c; 0, or -1 with the error in err. */
 static int
-run(PGconn *c, const char *sql, char *err, size_t errsz)
+run_on(PGconn *c, const char *sql, char *err, size_t errsz)
 {
 	PGresult *r = PQexec(c, sql);
 	ExecStatusType st = PQresultStatus(r);
@@ -106,6 +111,14 @@ run(PGconn *c, const char *sql, char *err, size_t errsz)
 	}
 	PQclear(r);
 	return rc;
+}
+
+/* The same on p's connection, counted (pg_ntrips()). */
+static int
+run(struct pgdb *p, const char *sql, char *err, size_t errsz)
+{
+	p->trips++;
+	return run_on(p->c, sql, err, errsz);
 }
 
 /* A transaction begins or ends (or the connection is new): the cursors
@@ -139,12 +152,45 @@ pg_exec(struct pgdb *p, const char *sql)
 		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 	if (strncmp(sql, "BEGIN", 5) == 0 && streaming(p))
 		return -1;
+	if (p->begin_due && (strcmp(sql, "COMMIT") == 0 ||
+	    strcmp(sql, "ROLLBACK") == 0)) {
+		p->begin_due = 0;	/* nothing was sent: nothing to end */
+		txn_turn(p);
+		return 0;
+	}
+	if (begin_now(p) == -1)
+		return -1;
 	if (strncmp(sql, "BEGIN", 5) == 0 || strncmp(sql, "COMMIT", 6) == 0 ||
 	    strncmp(sql, "ROLLBACK", 8) == 0)
 		txn_turn(p);
 	pg_check_conn(p);
-	if (run(p->c, sql, p->err, sizeof(p->err)) == -1) {
+	if (run(p, sql, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: %s: %.60s", p->err, sql);
+		return -1;
+	}
+	return 0;
+}
+
+/* A write transaction's start: BEGIN, and its transaction id taken at
+ * once, so that it comes before any outbox id the transaction takes (the
+ * outbox's horizon stands on that: count/outbox.h).  No lock: writers
+ * run at once, each waiting only on the rows it shares with another. */
+#define BEGIN_SQL	"BEGIN ISOLATION LEVEL READ COMMITTED"
+#define XACT_SQL	"SELECT pg_current_xact_id()"
+
+/* Sends a pg_begin() still due, alone (one round trip): before anything
+ * but a statement of the table (which takes it along: begin_with()).
+ * 0, or -1 (logged, nothing begun). */
+static int
+begin_now(struct pgdb *p)
+{
+	if (!p->begin_due)
+		return 0;
+	p->begin_due = 0;
+	if (run(p, BEGIN_SQL "; " XACT_SQL, p->err, sizeof(p->err)) == -1) {
+		log_err("postgres: begin: %s", p->err);
+		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
+			run(p, "ROLLBACK", p->err, sizeof(p->err));
 		return -1;
 	}
 	return 0;
@@ -153,22 +199,16 @@ pg_exec(struct pgdb *p, const char *sql)
 int
 pg_begin(struct pgdb *p)
 {
-	/* One round trip: BEGIN and the transaction's id, taken now so that
-	 * it comes before any outbox id the transaction takes (the outbox's
-	 * horizon stands on that: count/outbox.h).  No lock: writers run at
-	 * once, each waiting only on the rows it shares with another. */
-	if (streaming(p))
+	/* Nothing is sent yet: BEGIN and the id go in the round trip of the
+	 * transaction's first statement (begin_with()), one round trip a
+	 * write less; the transaction is the caller's from now on
+	 * (pg_in_txn()). */
+	if (streaming(p) || begin_now(p) == -1)
 		return -1;
 	pg_check_conn(p);
 	p->state[0] = '\0';
 	txn_turn(p);
-	if (run(p->c, "BEGIN ISOLATION LEVEL READ COMMITTED; "
-	    "SELECT pg_current_xact_id()", p->err, sizeof(p->err)) == -1) {
-		log_err("postgres: begin: %s", p->err);
-		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
-			run(p->c, "ROLLBACK", p->err, sizeof(p->err));
-		return -1;
-	}
+	p->begin_due = 1;
 	return 0;
 }
 
@@ -184,7 +224,8 @@ int
 pg_in_txn(struct pgdb *p)
 {
 	/* the streams' own transaction is none of the caller's */
-	return PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0;
+	return p->begin_due ||
+	    (PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0);
 }
 
 const char *
@@ -206,7 +247,7 @@ version(struct pgdb *p)
 	PGresult *r;
 	int v = -1;
 
-	if (run(p->c, "CREATE TABLE IF NOT EXISTS tally_schema "
+	if (run(p, "CREATE TABLE IF NOT EXISTS tally_schema "
 	    "(version INTEGER NOT NULL)", p->err, sizeof(p->err)) == -1)
 		return -1;
 	r = PQexec(p->c, "SELECT coalesce(max(version), 0) FROM tally_schema");
@@ -226,7 +267,7 @@ migrate(struct pgdb *p)
 	 * its own ("tall" in ASCII), held to the migration's commit. */
 	if (pg_begin(p) == -1)
 		return -1;
-	if (run(p->c, "SELECT pg_advisory_xact_lock(1952541804)", p->err,
+	if (run(p, "SELECT pg_advisory_xact_lock(1952541804)", p->err,
 	    sizeof(p->err)) == -1)
 		goto fail;
 	if ((v = version(p)) == -1)
@@ -277,7 +318,7 @@ pg_check_conn(struct pgdb *p)
 	log_warn("postgres: connected again");
 	p->epoch++;	/* every statement prepares again */
 	txn_turn(p);	/* and no cursor is open on it */
-	run(p->c, "SET lock_timeout = 5000", p->err, sizeof(p->err));
+	run(p, "SET lock_timeout = 5000", p->err, sizeof(p->err));
 }
 
 struct pgdb *
@@ -296,7 +337,7 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 		return NULL;
 	}
 	/* A writer that waits longer than SQLite's busy timeout fails. */
-	if (run(p->c, "SET lock_timeout = 5000; "
+	if (run(p, "SET lock_timeout = 5000; "
 	    "SET client_min_messages = warning", p->err, sizeof(p->err)) == -1 ||
 	    migrate(p) == -1) {
 		log_err("postgres: %s", p->err);
@@ -364,7 +405,7 @@ pg_create_database(const char *conninfo, const char *dbname,
 		    "FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN "
 		    "NOSUPERUSER NOCREATEDB NOCREATEROLE; END IF; END $$", olit,
 		    oq);
-		if (run(c, sql, err, sizeof(err)) == -1) {
+		if (run_on(c, sql, err, sizeof(err)) == -1) {
 			log_err("postgres: create role %s: %s", owner, err);
 			goto out;
 		}
@@ -374,7 +415,7 @@ pg_create_database(const char *conninfo, const char *dbname,
 	snprintf(sql, sizeof(sql), "CREATE DATABASE %s TEMPLATE template0 "
 	    "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'%s%s", q,
 	    owner != NULL ? " OWNER " : "", owner != NULL ? oq : "");
-	if (run(c, sql, err, sizeof(err)) == -1)
+	if (run_on(c, sql, err, sizeof(err)) == -1)
 		log_err("postgres: create database %s: %s", dbname, err);
 	else {
 		rc = 0;
@@ -541,6 +582,7 @@ pq_finalize(struct dbq *d)
 	if (q->prepared && q->epoch == q->p->epoch) {
 		snprintf(sql, sizeof(sql), "DEALLOCATE %s", q->name);
 		r = PQexec(q->p->c, sql);
+		q->p->trips++;
 		PQclear(r);
 	}
 	pgq_free(q);
@@ -630,6 +672,7 @@ prepare(struct pgq *q)
 	if (q->once)	/* a new name: an old one may be taken */
 		snprintf(q->name, sizeof(q->name), "t%u", ++q->p->seq);
 	r = PQprepare(q->p->c, q->name, q->sql, q->n, types + 1);
+	q->p->trips++;
 	free(types);
 	ok = PQresultStatus(r) == PGRES_COMMAND_OK;
 	if (!ok) {
@@ -676,9 +719,11 @@ cursor_open(struct pgq *q)
 {
 	struct pgdb *p = q->p;
 
+	if (begin_now(p) == -1)	/* the caller's, then */
+		return -1;
 	if (PQtransactionStatus(p->c) == PQTRANS_IDLE) {
 		txn_turn(p);
-		if (run(p->c, "BEGIN READ ONLY", p->err, sizeof(p->err)) == -1)
+		if (run(p, "BEGIN READ ONLY", p->err, sizeof(p->err)) == -1)
 			return -1;
 	} else if (p->streams == 0) {
 		q->txn = p->txns;	/* the caller's transaction */
@@ -704,7 +749,7 @@ cursor_close(struct pgq *q)
 	end = live && q->own_txn && p->streams == 1;
 	if (q->cursor && live && !end && ts == PQTRANS_INTRANS) {
 		snprintf(sql, sizeof(sql), "CLOSE %sc", q->name);
-		if (run(p->c, sql, p->err, sizeof(p->err)) == -1)
+		if (run(p, sql, p->err, sizeof(p->err)) == -1)
 			log_warn("postgres: %s", p->err);
 	}
 	q->cursor = 0;
@@ -714,7 +759,7 @@ cursor_close(struct pgq *q)
 	if (!end)
 		return;
 	txn_turn(p);
-	if (run(p->c, ts == PQTRANS_INTRANS ? "COMMIT" : "ROLLBACK", p->err,
+	if (run(p, ts == PQTRANS_INTRANS ? "COMMIT" : "ROLLBACK", p->err,
 	    sizeof(p->err)) == -1)
 		log_warn("postgres: %s", p->err);
 }
@@ -730,6 +775,7 @@ fetch(struct pgq *q)
 	snprintf(sql, sizeof(sql), "FETCH FORWARD %d FROM %sc", p->fetch,
 	    q->name);
 	q->res = PQexec(p->c, sql);
+	p->trips++;
 	q->row = -1;
 	q->nrows = 0;
 	if (PQresultStatus(q->res) != PGRES_TUPLES_OK)
@@ -739,6 +785,52 @@ fetch(struct pgq *q)
 	if (q->nrows > p->held)
 		p->held = q->nrows;
 	return 0;
+}
+
+/*
+ * The first statement of a write transaction, with its BEGIN and the
+ * transaction's id, in one round trip (libpq's pipeline mode: the three
+ * are sent, then read in order).  Its result; an error's when the BEGIN
+ * or the id failed (the statement then did not run, and the caller's
+ * rollback ends what began).
+ */
+static PGresult *
+begin_with(struct pgq *q)
+{
+	PGconn *c = q->p->c;
+	PGresult *r, *out = NULL;
+	ExecStatusType st;
+	int i, sent;
+
+	q->p->begin_due = 0;
+	sent = PQenterPipelineMode(c) &&
+	    PQsendQueryParams(c, BEGIN_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
+	    PQsendQueryParams(c, XACT_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
+	    PQsendQueryPrepared(c, q->name, q->n, q->val + 1, q->len + 1,
+	    q->fmt + 1, 0) &&
+	    PQpipelineSync(c);
+	/* each command's result, then a NULL; the sync's last */
+	for (i = 0; sent && i < 3; i++) {
+		if ((r = PQgetResult(c)) == NULL)
+			break;
+		st = PQresultStatus(r);
+		if (out == NULL && (i == 2 || (st != PGRES_COMMAND_OK &&
+		    st != PGRES_TUPLES_OK)))
+			out = r;	/* the statement's, or the first error */
+		else
+			PQclear(r);
+		while ((r = PQgetResult(c)) != NULL)
+			PQclear(r);
+	}
+	while ((r = PQgetResult(c)) != NULL &&
+	    PQresultStatus(r) != PGRES_PIPELINE_SYNC)
+		PQclear(r);
+	PQclear(r);
+	if (!PQexitPipelineMode(c))
+		log_err("postgres: pipeline: %s", PQerrorMessage(c));
+	if (out == NULL)	/* not sent, or cut short: the connection's */
+		out = PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR);
+	return out;
 }
 
 /* Runs q: its whole result into q->res, or its first rows when it
@@ -758,8 +850,12 @@ execute(struct pgq *q)
 	q->ran = 1;
 	if (q->stream && cursor_open(q) == -1)
 		return -1;
-	q->res = PQexecPrepared(p->c, q->name, q->n, q->val + 1, q->len + 1,
-	    q->fmt + 1, 0);
+	p->trips++;
+	if (p->begin_due)
+		q->res = begin_with(q);
+	else
+		q->res = PQexecPrepared(p->c, q->name, q->n, q->val + 1,
+		    q->len + 1, q->fmt + 1, 0);
 	st = PQresultStatus(q->res);
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
 		return failed(q);
@@ -807,6 +903,12 @@ pq_step(struct dbq *d)
 	}
 	q->row++;
 	return PGQ_ROW;
+}
+
+unsigned long long
+pg_ntrips(const struct pgdb *p)
+{
+	return p->trips;
 }
 
 void

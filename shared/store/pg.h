@@ -23,7 +23,11 @@
  * logged) nor write (PostgreSQL refuses).  Columns come back as text.
  *
  * Writers: db_begin() opens a READ COMMITTED transaction and takes its
- * transaction id at once (before any outbox id: count/outbox.h).  Write
+ * transaction id at once (before any outbox id: count/outbox.h), both
+ * sent with the transaction's first statement in one round trip
+ * (libpq's pipeline mode): a write is a round trip a statement and its
+ * COMMIT.  A COMMIT or ROLLBACK with no statement before sends nothing;
+ * anything else sends the BEGIN alone first.  Write
  * transactions run concurrently, across every process and host; two
  * that touch one row wait on its lock, and what a read-modify-write
  * needs alone it locks itself (dbq_lock_key(), dbq.h).  A bare "BEGIN"
@@ -86,6 +90,8 @@ char		*pg_translate(const char *sql);
  * (dbq_finalize()).  Their engine is pg_engine. */
 struct dbq	*pg_stmt(struct pgdb *, int id, const char *sql, int stream);
 struct dbq	*pg_prepare_once(struct pgdb *, const char *sql);
+/* Round trips to the server so far (a request's cost, /metrics). */
+unsigned long long pg_ntrips(const struct pgdb *);
 /* Rows a cursor fetches a round trip from now on (<= 0: PG_FETCH_ROWS). */
 void		 pg_set_fetch(struct pgdb *, int rows);
 /* The most rows one result held at once since the connection opened

@@ -175,6 +175,7 @@ static void
 cost_now(struct app *a, struct metrics_cost *c)
 {
 	c->stmts = db_nstmt(a->db);
+	c->sqltrips = db_ntrips(a->db);
 	c->cmds = rds_ncmds(a->rds) + rds_ncmds(a->replica);
 	c->trips = rds_ntrips(a->rds) + rds_ntrips(a->replica);
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
@@ -197,6 +198,7 @@ cost_share(struct metrics_cost *c, const struct metrics_cost *c0,
     const struct metrics_cost *c1, int i, int n)
 {
 	c->stmts = share(c1->stmts - c0->stmts, i, n);
+	c->sqltrips = share(c1->sqltrips - c0->sqltrips, i, n);
 	c->cmds = share(c1->cmds - c0->cmds, i, n);
 	c->trips = share(c1->trips - c0->trips, i, n);
 	c->kept = share(c1->kept - c0->kept, i, n);

@@ -109,6 +109,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	cost_metric(out, m, "tally_sqlite_statements_total",
 	    "SQLite statements run while answering requests.",
 	    offsetof(struct metrics_slot, sqlite_stmts));
+	cost_metric(out, m, "tally_sql_round_trips_total",
+	    "Round trips to PostgreSQL while answering requests (0 on "
+	    "SQLite, which runs in the process).",
+	    offsetof(struct metrics_slot, sql_trips));
 	metric_head(out, "tally_sqlite_statement_runs_total", "counter",
 	    "Runs of each statement of the table (by its number in "
 	    "store/sql.h) while answering requests; those run at all.");

@@ -45,6 +45,7 @@ export async function handlerCost(stack, handler) {
   };
   return {
     stmts: get('tally_sqlite_statements_total'),
+    sqlTrips: get('tally_sql_round_trips_total'),
     cmds: get('tally_redis_commands_total'),
     trips: get('tally_redis_round_trips_total'),
     reqs: get('tally_http_request_duration_seconds_count'),
@@ -76,7 +77,8 @@ export async function recorded(stack, handler, c0, n) {
   }
   assert.equal(c1.reqs - c0.reqs, n, `${n} requests recorded on ${handler}`);
   return {
-    stmts: c1.stmts - c0.stmts, cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
+    stmts: c1.stmts - c0.stmts, sqlTrips: c1.sqlTrips - c0.sqlTrips,
+    cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
     kept: c1.kept - c0.kept, ckept: c1.ckept - c0.ckept,
   };
 }

@@ -85,6 +85,9 @@ sub parse {
 		my $where = "$file:$.";
 		if ($state eq 'old') {
 			if ($l eq '===') { $state = 'new'; @new = (); }
+			elsif ($l =~ /^(mutant|what|tests|file) /) {
+				die "$where: \"$1\" inside a replacement (its >>> lost?)\n";
+			}
 			else { push @old, $l; }
 			next;
 		}
@@ -96,6 +99,8 @@ sub parse {
 				die "$where: the replacement changes nothing\n" if $o eq $n;
 				push @{$cur->{subs}}, [$cur->{file}, $o, $n];
 				$state = 'top';
+			} elsif ($l =~ /^(mutant|what|tests|file) /) {
+				die "$where: \"$1\" inside a replacement (its >>> lost?)\n";
 			} else { push @new, $l; }
 			next;
 		}
@@ -380,6 +385,8 @@ try_mutant() {
 	local src status why t m started=$(date +%s)
 	w=$(mktemp -d "$tmp_base/tally-mutant-$name.XXXXXX") || {
 		echo "BROKEN $name" >"$results/$name"; return; }
+	# the stack's own user (run as root: run_user.h) reaches the copy
+	chmod 755 "$w"
 	mkdir -p "$w/tmp" "$w/out"
 	src=$w/src
 	trap '[ -z "$child" ] || kill -TERM "$child" 2>/dev/null; wait 2>/dev/null;
@@ -435,6 +442,7 @@ if [ "$baseline" = 1 ]; then
 	done
 	name=baseline
 	w=$(mktemp -d "$tmp_base/tally-mutant-baseline.XXXXXX") || exit 2
+	chmod 755 "$w"
 	mkdir -p "$w/tmp" "$w/out"
 	echo "baseline: the unmutated tree, ${#base_tests[@]} test files"
 	if ! copy_tree "$w/src" || ! (cd "$w/src" && make -s -j2 all) >"$w/out/build.log" 2>&1; then
