@@ -111,10 +111,11 @@ spread_prepare() {	# spread_prepare NAME: users, sessions, warm homes
 	    >"$dir/warm.log" 2>&1 || die "warm $name: $(tail -3 "$dir/warm.log")"
 }
 
-spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS (a request)
-	local name=$1 f=$OUT/pgspread-$3.txt base st0
+spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS TRIPS (a request)
+	local name=$1 f=$OUT/pgspread-$3.txt base st0 tr0 n
 	base=$(eval echo "\$BASE_$name")
 	st0=$(metric tally_sqlite_statements_total "$base")
+	tr0=$(metric tally_sql_round_trips_total "$base")
 	SESSIONS=$RD/$name/sessions POSTS=$RD/$name/spread-posts MODE=$2 \
 	    THREADS=$THREADS SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
 	    -d"${DUR}s" --timeout 10s -t"$THREADS" -c"$CONNS_SPREAD" \
@@ -125,7 +126,9 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS (a request)
 	P99=$(awk '$1 == "99%" { v = $2; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
 		m = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : 1; printf "%.4f", v * m }' "$f")
 	[ -n "$RPS" ] && [ -n "$P99" ] || die "wrk: no result in $f"
-	STMTS=$(calc "($(metric tally_sqlite_statements_total "$base") - $st0) / $(awk '/requests in/ { print $1 }' "$f")")
+	n=$(awk '/requests in/ { print $1 }' "$f")
+	STMTS=$(calc "($(metric tally_sqlite_statements_total "$base") - $st0) / $n")
+	TRIPS=$(calc "($(metric tally_sql_round_trips_total "$base") - $tr0) / $n")
 }
 
 say "spread: $SPREAD_USERS users on each store"
@@ -138,6 +141,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			spread_run "$s" "$k" "$k-$s-$r"
 			R[s${k}_rps_$s]="${R[s${k}_rps_$s]:-} $RPS"; R[s${k}_p99_$s]="${R[s${k}_p99_$s]:-} $P99"
 			R[s${k}_st_$s]="${R[s${k}_st_$s]:-} $STMTS"
+			R[s${k}_tr_$s]="${R[s${k}_tr_$s]:-} $TRIPS"
 			say "$(printf 'round %d %-7s %-5s spread %8.1f req/s p99 %6.2f ms' "$r" "$s" "$k" "$RPS" "$P99")"
 		done
 		R[s${k}_rps_ratio]="${R[s${k}_rps_ratio]:-} $(calc "$(echo "${R[s${k}_rps_pg]}" | awk '{ print $NF }') / $(echo "${R[s${k}_rps_sqlite]}" | awk '{ print $NF }')")"
@@ -205,10 +209,13 @@ md=$OUT/postgres.md
 		    "$(echo "${R[s${k}_p99_ratio]}" | median)"
 		printf '| %s SQL statements a request | %s | %s | |\n' "$k" \
 		    "$(echo "${R[s${k}_st_sqlite]}" | median)" "$(echo "${R[s${k}_st_pg]}" | median)"
+		printf '| %s round trips to the database a request | %s | %s | |\n' "$k" \
+		    "$(echo "${R[s${k}_tr_sqlite]}" | median)" "$(echo "${R[s${k}_tr_pg]}" | median)"
 	done
 	echo
 	echo "On PostgreSQL each statement is a round trip to the server, and a"
-	echo "write transaction adds two more (BEGIN with its id, COMMIT)."
+	echo "write transaction's COMMIT one more (its BEGIN and transaction id"
+	echo "ride with its first statement); SQLite runs in the process."
 	echo
 	echo "| likes on PostgreSQL | 1 writer process | 4 writer processes | ratio 4/1 |"
 	echo "| --- | --- | --- | --- |"
