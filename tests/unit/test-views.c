@@ -281,7 +281,8 @@ test_lock_metrics(void **state)
 	struct ops_view *v = calloc(1, sizeof(*v));
 	struct metrics *m = calloc(1, sizeof(*m));
 	struct buf out = { 0 };
-	struct metrics_cost cost = { 1, 2, 1, 1, 30 };
+	struct metrics_cost cost = { .stmts = 1, .cmds = 2, .trips = 1, .kept = 1,
+	    .ckept = 30 };
 	static const char *const want[] = {
 #define H "tally_sqlite_writer_lock_hold_seconds_"
 #define W "tally_sqlite_writer_lock_wait_seconds_"
