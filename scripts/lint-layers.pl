@@ -115,8 +115,11 @@ my %SQL_ELSEWHERE = (
 	'shared/store/db.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/,
 	# PostgreSQL's: transaction control and the texts pg_exec() tells
 	# apart, a session's settings, the schema's version table and its
-	# lock, the database and its owner made (names are not parameters)
-	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|PRAGMA|SET |DO \$\$|CREATE (?:TABLE IF NOT EXISTS tally_schema|DATABASE)|DELETE FROM tally_schema|SELECT (?:pg_|coalesce\(max\(version\), 0\) FROM tally_schema))/,
+	# lock
+	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|PRAGMA|SET |CREATE TABLE IF NOT EXISTS tally_schema|DELETE FROM tally_schema|SELECT (?:pg_|coalesce\(max\(version\), 0\) FROM tally_schema))/,
+	# the database and its owner made, and the look for them (names
+	# are not parameters)
+	'shared/store/pg_create.c' => qr/^(?:DO \$\$|CREATE DATABASE|SELECT pg_get_userbyid)/,
 );
 my $SQL_WORDS = qr/\b(?:SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(?:CREATE|DROP|ALTER)\s+(?:TABLE|(?:UNIQUE\s+)?INDEX|VIEW|TRIGGER|DATABASE|ROLE)|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|ON\s+CONFLICT)\b/;
 

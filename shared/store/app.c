@@ -34,10 +34,9 @@ app_open(struct app *a, const char *name)
 	if (cfg_load(&a->cfg) == -1 || auth_init() == -1)
 		return -1;
 	fault_init(&a->cfg);
-	a->db = xcalloc(1, sizeof(*a->db));
 	a->rds = xcalloc(1, sizeof(*a->rds));
 	a->replica = xcalloc(1, sizeof(*a->replica));
-	if (db_open(a->db, a->cfg.db_path) == -1)
+	if ((a->db = db_new(a->cfg.db_path)) == NULL)
 		return -1;
 	/* Rows a PostgreSQL cursor fetches a round trip (pg.h); tests make
 	 * it small, so that a recount's stream takes many. */
@@ -90,11 +89,9 @@ app_close(struct app *a)
 		rds_close(a->rds);
 	if (a->replica != NULL)
 		rds_close(a->replica);
-	if (a->db != NULL)
-		db_close(a->db);
+	db_free(a->db);
 	free(a->rds);
 	free(a->replica);
-	free(a->db);
 	a->rds = a->replica = NULL;
 	a->db = NULL;
 }

@@ -11,7 +11,6 @@
  * and statements called each other.  The connection and
  * its transactions come first; the statements after them use it, and it
  * reaches them only to free its cache (pg_close(), pgq_free()). */
-#include <ctype.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,9 +87,8 @@ pg_is_url(const char *s)
 	    strncmp(s, "postgres://", 11) == 0 || strchr(s, '=') != NULL;
 }
 
-/* Runs sql on connection c; 0, or -1 with the error in err. */
-static int
-run_on(PGconn *c, const char *sql, char *err, size_t errsz)
+int
+pg_run_on(PGconn *c, const char *sql, char *err, size_t errsz)
 {
 	PGresult *r = PQexec(c, sql);
 	ExecStatusType st = PQresultStatus(r);
@@ -118,7 +116,7 @@ static int
 run(struct pgdb *p, const char *sql, char *err, size_t errsz)
 {
 	p->trips++;
-	return run_on(p->c, sql, err, errsz);
+	return pg_run_on(p->c, sql, err, errsz);
 }
 
 /* A transaction begins or ends (or the connection is new): the cursors
@@ -361,131 +359,11 @@ pg_close(struct pgdb *p)
 	free(p);
 }
 
-int
-pg_create_database(const char *conninfo, const char *dbname,
-    const char *owner, int *owned)
-{
-	PGconn *c = PQconnectdb(conninfo);
-	PGresult *r;
-	char err[256], *q = NULL, *lit = NULL, *oq = NULL, *olit = NULL;
-	char sql[768];
-	int rc = -1, n;
-
-	if (owned != NULL)
-		*owned = 0;
-	if (PQstatus(c) != CONNECTION_OK) {
-		log_err("postgres connect: %s", PQerrorMessage(c));
-		goto out;
-	}
-	if ((lit = PQescapeLiteral(c, dbname, strlen(dbname))) == NULL ||
-	    (q = PQescapeIdentifier(c, dbname, strlen(dbname))) == NULL)
-		goto out;
-	if (owner != NULL &&
-	    ((olit = PQescapeLiteral(c, owner, strlen(owner))) == NULL ||
-	    (oq = PQescapeIdentifier(c, owner, strlen(owner))) == NULL))
-		goto out;
-	snprintf(sql, sizeof(sql), "SELECT pg_get_userbyid(datdba) FROM "
-	    "pg_database WHERE datname = %s", lit);
-	r = PQexec(c, sql);
-	n = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) : -1;
-	if (n == 1 && owner != NULL && owned != NULL)
-		*owned = strcmp(PQgetvalue(r, 0, 0), owner) == 0;
-	PQclear(r);
-	if (n == 1) {
-		rc = 0;
-		goto out;
-	}
-	if (n != 0) {
-		log_err("postgres: %s", PQerrorMessage(c));
-		goto out;
-	}
-	/* the application's role: logs in, owns its database, no more */
-	if (owner != NULL) {
-		snprintf(sql, sizeof(sql), "DO $$ BEGIN IF NOT EXISTS (SELECT 1 "
-		    "FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN "
-		    "NOSUPERUSER NOCREATEDB NOCREATEROLE; END IF; END $$", olit,
-		    oq);
-		if (run_on(c, sql, err, sizeof(err)) == -1) {
-			log_err("postgres: create role %s: %s", owner, err);
-			goto out;
-		}
-	}
-	/* C collation: text sorts by bytes, as in SQLite (the people
-	 * search reads ranges of words). */
-	snprintf(sql, sizeof(sql), "CREATE DATABASE %s TEMPLATE template0 "
-	    "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'%s%s", q,
-	    owner != NULL ? " OWNER " : "", owner != NULL ? oq : "");
-	if (run_on(c, sql, err, sizeof(err)) == -1)
-		log_err("postgres: create database %s: %s", dbname, err);
-	else {
-		rc = 0;
-		if (owned != NULL)
-			*owned = owner != NULL;
-	}
-out:
-	PQfreemem(lit);
-	PQfreemem(q);
-	PQfreemem(olit);
-	PQfreemem(oq);
-	PQfinish(c);
-	return rc;
-}
-
 /* Statements: translated, bound, run on the connection. */
 
 /* Type oids of the bound values (PostgreSQL's catalog numbers). */
 #define OID_BYTEA	17
 #define OID_INT8	20
-
-/* Skips "INDEXED BY name " at s; how many bytes it takes (0: none). */
-static size_t
-hint_len(const char *s)
-{
-	const char *p = s;
-
-	if (strncmp(p, "INDEXED BY ", 11) != 0)
-		return 0;
-	p += 11;
-	while (isalnum((unsigned char)*p) || *p == '_')
-		p++;
-	while (*p == ' ')
-		p++;
-	return (size_t)(p - s);
-}
-
-char *
-pg_translate(const char *sql)
-{
-	struct buf b = { 0 };
-	const char *s = sql;
-	int next = 1, quoted = 0;
-	long v;
-	char *end;
-	size_t h;
-
-	while (*s != '\0') {
-		if (*s == '\'')
-			quoted = !quoted;
-		if (!quoted && *s == '?') {
-			s++;
-			if (isdigit((unsigned char)*s)) {
-				v = strtol(s, &end, 10);
-				s = end;
-			} else
-				v = next;
-			next = (int)v + 1;
-			buf_printf(&b, "$%ld", v);
-			continue;
-		}
-		if (!quoted && (h = hint_len(s)) > 0) {
-			s += h;
-			continue;
-		}
-		buf_putc(&b, *s++);
-	}
-	buf_putc(&b, '\0');
-	return buf_take(&b);
-}
 
 /* The highest "$N" of translated text. */
 static int

@@ -40,6 +40,7 @@
 #include <stddef.h>
 
 struct pgdb;
+struct pg_conn;		/* libpq's PGconn */
 struct dbq;
 struct dbq_engine;
 
@@ -56,6 +57,12 @@ struct dbq_engine;
 /* PostgreSQL's statements as dbq.h's (dbq_int.h): what pg_stmt() and
  * pg_prepare_once() answer runs through it. */
 extern const struct dbq_engine pg_engine;
+
+/* Runs sql on connection c (any connection: pg_create_database()'s too);
+ * 0, or -1 with the error in err.  A COMMIT that answered ROLLBACK is
+ * an error. */
+int		 pg_run_on(struct pg_conn *c, const char *sql, char *err,
+		    size_t errsz);
 
 /* 1 when conninfo names a PostgreSQL database rather than a file. */
 int		 pg_is_url(const char *conninfo);

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-import { startStack, Client, sleep, waitFor, BIN, redisCli, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, BIN, redisCli, onPostgres, whileWorkerStopped as whileStopped, backlogged } from '../lib/stack.mjs';
 import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -56,33 +56,9 @@ async function quiet() {
   stack.tallyctl('flush');
 }
 
-// SIGSTOPs the worker at a moment it holds neither the writers' lock
-// (shared/store/db.h: a flock on tally.db-wlock, held while it applies a flush
-// or checkpoints; stopped inside, every write would wait for it) nor a
-// flush batch (shared/count/flush.h: its buckets would wait for its lock).
-async function stopWorker(pid) {
-  const wlock = path.join(stack.runDir, 'tally.db-wlock');
-  for (let i = 0; i < 100; i++) {
-    process.kill(pid, 'SIGSTOP');
-    if (spawnSync('flock', ['-n', wlock, 'true']).status === 0 &&
-      stack.redis('KEYS', '{flush}:lock:*') === '') return;
-    process.kill(pid, 'SIGCONT');
-    await sleep(20);
-  }
-  throw new Error('the worker kept the writers\' lock or a flush batch for 2 s');
-}
-
-// Runs fn with the worker stopped (stopWorker), and goes on with it after.
-async function whileWorkerStopped(fn) {
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
-  await stopWorker(worker);
-  try {
-    return await fn();
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
-}
+// Runs fn with the worker stopped outside the writers' lock and any
+// flush batch (stack.mjs).
+const whileWorkerStopped = (fn) => whileStopped(stack, fn);
 
 // A minute each.
 function tallyctl(...args) {
@@ -629,8 +605,7 @@ test('a run during 50 parallel clients\' likes, unlikes and follows: every count
 
 test('one flush of hundreds of pending counters (multi-row UPSERTs beside one-row ones that return board values): every counter exact', async (t) => {
   await quiet();
-  const kept = () => ['social', 'social-writer'].reduce((n, l) =>
-    n + (stack.log(l).match(/kept in the SQLite backlog/g) ?? []).length, 0);
+  const kept = () => backlogged(stack);
   const kept0 = kept();
   let settleAfter = null;
   const author = await newUser('bulkauthor');

@@ -12,9 +12,8 @@
 // was liked before they were asked for.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 
-import { startStack, Client, onCluster, onPostgres, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
+import { startStack, Client, onCluster, onPostgres, childrenOf, queuedWhileStopped, whileWorkerStopped, backlogged } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { pageCounters, redisName, userCache } from '../lib/counts.mjs';
 import { measure, measureUntil, profileFirsts, recorded, settled, stmtRuns, stmtsBetween, untilExact } from '../lib/cost.mjs';
@@ -114,20 +113,7 @@ test('a view (Redis alone) shows on the very next visit of a feed sent whole fro
   const shown = async () => pageCounters((await reader.c.get('/feed')).text)[`post-views|${ids[0]}`];
   // the worker stopped, out of the writers' lock and any flush: no
   // commit moves the data version (which would read the page again)
-  const worker = stack.pidOf('tally-worker');
-  assert.ok(worker);
-  let stopped = false;
-  for (let i = 0; i < 100 && !stopped; i++) {
-    process.kill(worker, 'SIGSTOP');
-    stopped = spawnSync('flock', ['-n', `${stack.runDir}/tally.db-wlock`, 'true']).status === 0 &&
-      stack.redis('KEYS', '{flush}:lock:*') === '';
-    if (!stopped) {
-      process.kill(worker, 'SIGCONT');
-      await new Promise((res) => setTimeout(res, 20));
-    }
-  }
-  assert.ok(stopped, 'the worker stopped outside the writers\' lock and a flush');
-  try {
+  await whileWorkerStopped(stack, async () => {
     let wholes = 0;
     for (const v of viewers) {
       // every reader process keeps the feed, its counts from kept values
@@ -142,9 +128,7 @@ test('a view (Redis alone) shows on the very next visit of a feed sent whole fro
     }
     // the visit after each view was read again, never sent whole
     assert.equal(wholes, 0, 'no feed sent whole after a view');
-  } finally {
-    process.kill(worker, 'SIGCONT');
-  }
+  });
 });
 
 test('the reader\'s own like (a script\'s JSON) shows as Liked with its count on the next feed', async () => {
@@ -245,9 +229,7 @@ test('concurrent likers and feed readers: every feed after the last like shows t
     readers.push(u);
   }
   let done = false;
-  const backlogged = () => ['social', 'social-writer'].reduce((n, l) =>
-    n + (stack.log(l).match(/kept in the SQLite backlog/g) ?? []).length, 0);
-  const backlogged0 = backlogged();
+  const backlogged0 = backlogged(stack);
   const reading = readers.map(async (u) => {
     let n = 0;
     while (!done && n < 400) { assert.equal((await u.c.get('/feed')).status, 200); n++; }
@@ -265,7 +247,7 @@ test('concurrent likers and feed readers: every feed after the last like shows t
   // handler waits 250 ms) keeps them in SQLite's backlog, which the
   // worker settles within seconds (count/backlog.h): the page shows
   // them once settled.  Any other page behind the truth is a failure.
-  if (backlogged() > backlogged0) {
+  if (backlogged(stack) > backlogged0) {
     for (let k = 0; k < 100 && stack.sqlite('SELECT count(*) FROM counter_backlog') !== '0'; k++) {
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -3,7 +3,7 @@
 // starts redis-server, the handler pools, the worker and nginx.  Each
 // stack gets a free loopback port and a fresh RUN_DIR, and is stopped by
 // its own PID (SIGTERM to tally-run, which stops what it started).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -125,6 +125,42 @@ export async function queuedWhileStopped(pids, send, ms = 400) {
     await sleep(ms);
     return sent;
   } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
+}
+
+// SIGSTOPs the worker at a moment it holds neither the writers' lock
+// (shared/store/db.h: a flock on tally.db-wlock, held while it applies a flush
+// or checkpoints; stopped inside, every write would wait for it) nor a
+// flush batch (shared/count/flush.h: its buckets would wait for its lock).
+async function stopWorker(stack, pid) {
+  const wlock = path.join(stack.runDir, 'tally.db-wlock');
+  for (let i = 0; i < 100; i++) {
+    process.kill(pid, 'SIGSTOP');
+    if (spawnSync('flock', ['-n', wlock, 'true']).status === 0 &&
+      stack.redis('KEYS', '{flush}:lock:*') === '') return;
+    process.kill(pid, 'SIGCONT');
+    await sleep(20);
+  }
+  throw new Error('the worker kept the writers\' lock or a flush batch for 2 s');
+}
+
+// Runs fn with the stack's worker stopped (stopWorker), and goes on with
+// it after.
+export async function whileWorkerStopped(stack, fn) {
+  const worker = stack.pidOf('tally-worker');
+  if (!worker) throw new Error('no tally-worker in the stack');
+  await stopWorker(stack, worker);
+  try {
+    return await fn();
+  } finally {
+    process.kill(worker, 'SIGCONT');
+  }
+}
+
+// How many times the social handlers logged deltas Redis did not take
+// (count/outbox.c: "kept in the SQLite backlog").
+export function backlogged(stack) {
+  return ['social', 'social-writer'].reduce((n, l) =>
+    n + (stack.log(l).match(/kept in the SQLite backlog/g) ?? []).length, 0);
 }
 
 export function childrenOf(pid) {

@@ -83,11 +83,10 @@ sub parse {
 		chomp $l;
 		$l =~ s/\r$//;
 		my $where = "$file:$.";
+		die "$where: \"$1\" inside a replacement (its >>> lost?)\n"
+		    if $state ne 'top' && $l =~ /^(mutant|what|tests|file) /;
 		if ($state eq 'old') {
 			if ($l eq '===') { $state = 'new'; @new = (); }
-			elsif ($l =~ /^(mutant|what|tests|file) /) {
-				die "$where: \"$1\" inside a replacement (its >>> lost?)\n";
-			}
 			else { push @old, $l; }
 			next;
 		}
@@ -99,8 +98,6 @@ sub parse {
 				die "$where: the replacement changes nothing\n" if $o eq $n;
 				push @{$cur->{subs}}, [$cur->{file}, $o, $n];
 				$state = 'top';
-			} elsif ($l =~ /^(mutant|what|tests|file) /) {
-				die "$where: \"$1\" inside a replacement (its >>> lost?)\n";
 			} else { push @new, $l; }
 			next;
 		}
