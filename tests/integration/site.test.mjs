@@ -444,8 +444,12 @@ test('feed, profile and topic pages: their SQLite statements and Redis round tri
       assert.ok(stmts <= m.kept * whole[k] + (5 - m.kept) * (want[k][0] + 1),
         `${k}: SQLite statements: ${m.stmts} for 5 pages, ${m.kept} of them kept whole, ${firsts} first visits`);
     }
-    const trips = m.trips - 5 * want[k][1];
-    assert.ok(trips >= 0 && trips <= (known[k] ?? 0), `${k}: Redis round trips a page: ${m.trips / 5}`);
+    // where pages are kept, a first visit is read whole: the profile's
+    // and the counts' round trips where a page kept whole takes its sync
+    // alone
+    const trips = m.trips - 5 * want[k][1] - (whole[k] === undefined ? 0 : 2 * firsts);
+    assert.ok(trips >= 0 && trips <= (known[k] ?? 0),
+      `${k}: Redis round trips a page: ${m.trips / 5} (${m.kept} kept whole, ${firsts} first visits)`);
   }
   // A post's page: the view (counted once in 30 minutes: a SET NX),
   // then the post's counts with the badges in one round trip (they were
