@@ -315,7 +315,7 @@ badges_live_load(struct req *r, void *vm)
 	}
 	/* Registered first: a change from now on is told to this stream;
 	 * without Redis there is nothing to tell it, and the page polls. */
-	if (liveq_join(a->rds, uid, clock_wall_ms() + LIVEQ_STREAM_MS) == -1) {
+	if (live_join(a, uid, clock_wall_ms() + LIVEQ_STREAM_MS) == -1) {
 		resp_header(r, "Retry-After", "5");
 		resp_text(r, 503, "application/json",
 		    "{\"error\":\"live badges unavailable\"}\n");

@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "count/cstore.h"
+#include "store/key.h"
 #include "store/liveq.h"
 
 /* KEYS: pending, meta, outbox marks, seq, fence, fence log, live
@@ -211,28 +212,48 @@ queue_one(struct app *a, struct call *c, int s)
 }
 
 /* The live badges (store/liveq.h): every user whose unread count the
- * rows move, each once, queued behind the scripts (no round trip of its
- * own).  How many replies to collect. */
+ * rows move, each once, asked whether they listen, the question queued
+ * behind the scripts on the node of the user's counters (no round trip
+ * of its own).  The users asked into who; how many. */
 static int
-tell_live(struct app *a, const struct delta *const *ds, const int *n,
-    int rows)
+ask_live(struct app *a, const struct delta *const *ds, const int *n,
+    int rows, long long *who)
 {
-	long long told[DELTA_MAX];
-	int r, i, j, k = 0, q = 0, got;
+	char flag[KEY_MAX];
+	int r, i, j, k = 0;
 
 	for (r = 0; r < rows; r++)
 		for (i = 0; i < n[r]; i++) {
 			if (ds[r][i].fam != FAM_USER_UNREAD)
 				continue;
-			for (j = 0; j < k && told[j] != ds[r][i].k1; j++)
+			for (j = 0; j < k && who[j] != ds[r][i].k1; j++)
 				;
 			if (j < k || k == DELTA_MAX)
 				continue;
-			told[k++] = ds[r][i].k1;
-			if ((got = liveq_append(a->rds, 'u', ds[r][i].k1)) > 0)
-				q += got;
+			cname_user_cache(ds[r][i].k1, "lv", flag, sizeof(flag));
+			if (liveq_ask(a->rds, flag) == -1)
+				break;
+			who[k++] = ds[r][i].k1;
 		}
-	return q;
+	return k;
+}
+
+/* The answers to ask_live()'s k questions read; those who listen told,
+ * in one more round trip (only when someone does). */
+static void
+tell_live(struct app *a, const long long *who, int k)
+{
+	int i, q = 0, got;
+	int yes[DELTA_MAX];
+
+	for (i = 0; i < k; i++)
+		yes[i] = liveq_answer(a->rds);
+	for (i = 0; i < k; i++)
+		if (yes[i] == 1 && (got = liveq_append(a->rds, 'u',
+		    who[i])) > 0)
+			q += got;
+	if (q > 0)
+		rds_collect(a->rds, q);
 }
 
 void
@@ -241,7 +262,8 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 {
 	struct call c;
 	rds_reply *rep;
-	int s, i, r, q, told;
+	long long who[DELTA_MAX];
+	int s, i, r, q, asked;
 
 	assert(rows >= 0);
 	call_make(&c, ids, ds, n, rows);
@@ -253,7 +275,7 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 	for (q = 0; q < c.nscripts; q++)
 		if (queue_one(a, &c, q) == -1)
 			break;
-	told = q == c.nscripts ? tell_live(a, ds, n, rows) : 0;
+	asked = q == c.nscripts ? ask_live(a, ds, n, rows, who) : 0;
 	for (s = 0; s < c.nscripts; s++) {
 		struct script *sc = &c.scripts[s];
 
@@ -275,8 +297,7 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 		if (rep != NULL)
 			rds_free(rep);
 	}
-	if (told > 0)
-		rds_collect(a->rds, told);
+	tell_live(a, who, asked);
 	call_free(&c);
 }
 

@@ -25,7 +25,8 @@
 
 /* The bucket of a counter. */
 int	cname_bucket(const struct delta *);
-/* A user's cached session ("ss") or badge inputs ("bm"), in the slot of
+/* A user's cached session ("ss"), badge inputs ("bm") or open-stream
+ * flag ("lv", store/liveq.h), in the slot of
  * the user's counters (key.h), so that a badge poll is one node's. */
 void	cname_user_cache(long long uid, const char *what, char *out,
 	    size_t sz);

@@ -3,13 +3,27 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "count/cname.h"
 #include "social/live.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 void
 live_user(struct app *a, long long uid)
 {
-	liveq_push(a->rds, 'u', uid);
+	char flag[KEY_MAX];
+
+	cname_user_cache(uid, "lv", flag, sizeof(flag));
+	liveq_tell_user(a->rds, uid, flag);
+}
+
+int
+live_join(struct app *a, long long uid, long long until_ms)
+{
+	char flag[KEY_MAX];
+
+	cname_user_cache(uid, "lv", flag, sizeof(flag));
+	return liveq_join(a->rds, uid, until_ms, flag);
 }
 
 void

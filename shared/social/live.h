@@ -22,8 +22,12 @@
 #include "store/app.h"
 #include "store/liveq.h"
 
-/* uid's badges moved: told to its stream.  Never fails the caller. */
+/* uid's badges moved: told to its stream, if one is open (asked first:
+ * store/liveq.h).  Never fails the caller. */
 void	live_user(struct app *, long long uid);
+/* uid opened a stream that lasts until until_ms: from now on its changes
+ * are told (store/liveq.h liveq_join()).  0, or -1 (Redis down). */
+int	live_join(struct app *, long long uid, long long until_ms);
 /* Everyone's (a notice, the red dot). */
 void	live_everyone(struct app *);
 /* The followers of author (a post of theirs published or deleted). */

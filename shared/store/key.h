@@ -22,6 +22,7 @@
  * the bucket of user 7 (cname.h), so that a poll is one node's work:
  *   {c<B>}:u7:ss   cached sessions (session.h)
  *   {c<B>}:u7:bm   cached badge inputs (bcache.h)
+ *   {c<B>}:u7:lv   user 7 has a live badges stream open (liveq.h)
  * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
  * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>,
  * and an anonymous address's budget {va<addr>}.

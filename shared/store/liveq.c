@@ -41,24 +41,67 @@ liveq_push(struct rds *r, char kind, long long id)
 }
 
 int
-liveq_join(struct rds *r, long long uid, long long until_ms)
+liveq_ask(struct rds *r, const char *flag)
+{
+	const char *exists[2] = { "EXISTS", flag };
+
+	return rds_append_strs(r, 2, exists) == -1 ? -1 : 1;
+}
+
+int
+liveq_answer(struct rds *r)
 {
 	rds_reply *rep;
-	char score[24], member[24];
-	int ok;
+	int yes;
 
+	if (rds_get_reply(r, &rep) == -1)
+		return -1;
+	yes = rep->type == RDS_INTEGER ? rep->integer > 0 : -1;
+	rds_free(rep);
+	return yes;
+}
+
+int
+liveq_tell_user(struct rds *r, long long uid, const char *flag)
+{
+	int yes;
+
+	if (liveq_ask(r, flag) == -1 || (yes = liveq_answer(r)) == -1)
+		return -1;
+	return yes ? liveq_push(r, 'u', uid) : 0;
+}
+
+int
+liveq_join(struct rds *r, long long uid, long long until_ms,
+    const char *flag)
+{
+	rds_reply *rep;
+	char score[24], member[24], ttl[24];
+	int ok, told;
+
+	const char *set[5] = { "SET", flag, "1", "PX", ttl };
 	const char *zadd[5] = { "ZADD", KEY_LIVE_SET, "GT", score, member };
-	int told;
 
 	snprintf(score, sizeof(score), "%lld", until_ms);
 	snprintf(member, sizeof(member), "%lld", uid);
-	if (rds_append_strs(r, 5, zadd) == -1)
+	snprintf(ttl, sizeof(ttl), "%d", LIVEQ_STREAM_MS);
+	/* the flag first: a change applied after it is asked about and
+	 * told; one applied before it is in the badges the caller reads
+	 * next (same node as the change, so ordered with it) */
+	if (rds_append_strs(r, 5, set) == -1)
 		return -1;
-	/* the registration's reply first, then the queue's */
+	if (rds_append_strs(r, 5, zadd) == -1) {
+		rds_collect(r, 1);
+		return -1;
+	}
 	told = liveq_append(r, 'o', uid);
 	if (rds_get_reply(r, &rep) == -1)
 		return -1;
-	ok = rep->type == RDS_INTEGER;
+	ok = rep->type == RDS_STATUS;
+	rds_free(rep);
+	if (rds_get_reply(r, &rep) == -1)
+		return -1;
+	ok = ok && rep->type == RDS_INTEGER;
 	rds_free(rep);
 	if (told > 0)
 		rds_collect(r, told);

@@ -11,9 +11,18 @@
  *   {g}:live    the users with an open stream, each scored by the time
  *               (ms) its registration lapses; a stream registers when it
  *               opens (LIVEQ_STREAM_MS: longer than nginx keeps one).
- * The queue is written blind (a change does not ask whether its user
- * listens): one RPUSH and one LTRIM in the pipeline the change already
- * sends, cheaper than asking.  The publisher filters by the set.
+ *   a flag per user with an open stream, "1" for LIVEQ_STREAM_MS, in the
+ *               slot of the user's counters (the caller names it:
+ *               count/cname.h, "{c<B>}:u<uid>:lv").
+ * A user's change asks the flag before it tells ("u<uid>"): the question
+ * rides in the pipeline that applies the change, on the node that holds
+ * the user's counters, so a user with no stream open costs one EXISTS
+ * there.  Written blind instead (as it was), on a Redis Cluster a like
+ * woke a second master, the queue's, for a user who was not listening.  A
+ * flag set after the change was applied misses nothing: the stream reads
+ * the badges after setting it (liveq_join()).  "a", "g" and "o" changes
+ * (posts, notices, opened streams) are rare and written blind; the
+ * publisher filters every change by {g}:live.
  */
 #ifndef TALLY_LIVEQ_H
 #define TALLY_LIVEQ_H
@@ -40,9 +49,18 @@ struct liveq_batch {
 int	liveq_append(struct rds *, char kind, long long id);
 /* The same, sent and collected: 0 or -1 (Redis down). */
 int	liveq_push(struct rds *, char kind, long long id);
-/* uid has an open stream until until_ms (and "o<uid>" is queued).
- * 0 or -1. */
-int	liveq_join(struct rds *, long long uid, long long until_ms);
+/* uid has an open stream until until_ms: its flag set, its
+ * registration in {g}:live, "o<uid>" queued.  0 or -1. */
+int	liveq_join(struct rds *, long long uid, long long until_ms,
+	    const char *flag);
+/* Appends the question "is flag's user listening?" (EXISTS flag) to r's
+ * pipeline: how many replies liveq_answer() reads (1), or -1. */
+int	liveq_ask(struct rds *, const char *flag);
+/* The next reply, a liveq_ask()'s: 1 listening, 0 not, -1 Redis failed. */
+int	liveq_answer(struct rds *);
+/* uid's badges moved: asked, then told ("u<uid>") when it listens.  0 or
+ * -1 (Redis down). */
+int	liveq_tell_user(struct rds *, long long uid, const char *flag);
 /* Waits up to wait_ms for a change, then coalesce_ms more for others,
  * and takes them all (at most LIVEQ_TAKE_MAX) into b.  1: something
  * taken; 0: nothing came; -1: Redis failed. */

@@ -765,22 +765,30 @@ test('a recompute reads the markers and the followed counts, and takes the unrea
     await Promise.all([1, 2, 3, 4].map(() => badges(r)));
   }
   const loads = () => Number(stack.redis('INFO', 'commandstats').match(/cmdstat_script\|load:calls=(\d+)/)?.[1] ?? 0);
+  // SCRIPT LOADs are the server's count, any process's: a measure during
+  // which another process (the worker) loaded one is taken again
   for (let i = 0; i < 3; i++) {
-    age();
-    const c0 = await notifyCost();
-    const s0 = await stmtRuns(stack, 'notify');
-    const l0 = loads();
-    assert.deepEqual(await badges(r), want, 'recomputed');
-    let c1 = await notifyCost();
-    for (let k = 0; k < 100 && c1.reqs === c0.reqs; k++) {
-      await sleep(20);
-      c1 = await notifyCost();
+    let trips, loaded;
+    for (let t = 0; t < 4; t++) {
+      age();
+      const c0 = await notifyCost();
+      const s0 = await stmtRuns(stack, 'notify');
+      const l0 = loads();
+      assert.deepEqual(await badges(r), want, 'recomputed');
+      let c1 = await notifyCost();
+      for (let k = 0; k < 100 && c1.reqs === c0.reqs; k++) {
+        await sleep(20);
+        c1 = await notifyCost();
+      }
+      const ran = stmtsBetween(s0, await stmtRuns(stack, 'notify'));
+      assert.deepEqual(ran, { STMT_BADGE_SCALARS: 1, STMT_FOLLOWED_MARKS: 1 },
+        'the markers and the followed authors with their counts, no counter read');
+      trips = c1.trips - c0.trips;
+      loaded = loads() - l0;
+      if (loaded === 0) break;
     }
-    const ran = stmtsBetween(s0, await stmtRuns(stack, 'notify'));
-    assert.deepEqual(ran, { STMT_BADGE_SCALARS: 1, STMT_FOLLOWED_MARKS: 1 },
-      'the markers and the followed authors with their counts, no counter read');
-    assert.equal(c1.trips - c0.trips - (loads() - l0), 2,
-      'the poll and the refill: two round trips');
+    assert.ok(trips >= 2 && trips - loaded <= 2 && (loaded > 0 || trips === 2),
+      `the poll and the refill: two round trips (${trips}, SCRIPT LOADs meanwhile ${loaded})`);
     assert.notEqual(stack.redis('HGET', bm, 'at'), '1', 'refilled');
   }
 });

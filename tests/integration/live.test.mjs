@@ -9,7 +9,7 @@
 // streams open and carry events again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onCluster } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, redisCli, redisNode, clusterNodes } from '../lib/stack.mjs';
 
 let stack;
 let admin;
@@ -84,6 +84,14 @@ async function publish(c, body) {
   const r = await c.post('/posts', { body, topic: 'general', publish: '1' });
   assert.equal(r.status, 303, `publish: ${r.status}`);
   return Number(r.location.split('/').pop());
+}
+
+// RPUSHes every Redis node has run (only the live queue pushes: liveq.c).
+function rpushes() {
+  const nodes = clusterNodes(stack.runDir);
+  const infos = nodes ? nodes.map((n) => redisNode(stack.runDir, n, ['INFO', 'commandstats']))
+    : [redisCli(stack.runDir, 'redis.sock', ['INFO', 'commandstats'])];
+  return infos.reduce((t, o) => t + Number(o.match(/cmdstat_rpush:calls=(\d+)/)?.[1] ?? 0), 0);
 }
 
 before(async () => {
@@ -161,6 +169,34 @@ test('the first event is /badges.json; a like, a read-all elsewhere, a notice an
   }
   for (const x of [s, sb, s2]) x.close();
   process.stderr.write(`live: like ${likeMs} ms, read-all ${readMs} ms, notice ${noticeMs} ms\n`);
+});
+
+// store/liveq.h: a change asks the user's flag, beside the change's own
+// keys, before it queues anything; on a cluster the queue's node is then
+// left alone for the many users who are not listening.
+test('a like for an author with no stream open queues nothing; once a stream is open, it does', async () => {
+  const cat = await user('lv_cat');
+  const dan = await user('lv_dan');
+  const posts = [await publish(cat, 'quiet one'), await publish(cat, 'quiet two')];
+  await dan.get(`/posts/${posts[0]}`);
+  const before0 = rpushes();
+  assert.equal((await dan.post(`/posts/${posts[0]}/like`)).status, 303);
+  assert.equal((await dan.post(`/posts/${posts[0]}/unlike`)).status, 303);
+  await sleep(300);	// a like kept in the backlog is applied by the worker
+  const quiet = rpushes() - before0;
+  assert.equal(quiet, 0, `RPUSHes for a like and an unlike nobody listens to: ${quiet}`);
+  assert.equal((await badges(cat)).notifications, 0);
+
+  const s = await openStream(cat);
+  const first = await s.next(() => true, 0, 2000);
+  assert.ok(first, 'a first event');
+  const before1 = rpushes();
+  const from = s.events.length;
+  assert.equal((await dan.post(`/posts/${posts[1]}/like`)).status, 303);
+  assert.ok(await s.next((d) => d.notifications === first.data.notifications + 1, from),
+    'the like reached the open stream');
+  assert.ok(rpushes() - before1 >= 1, 'the like was queued for the listening author');
+  s.close();
 });
 
 test("a followed author's post reaches the follower's stream within 1 s", async () => {
