@@ -259,6 +259,65 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 	return POST_OK;
 }
 
+/* A like or an unlike where the engine runs its steps as one call
+ * (dbq_server_actions(): schema_pg.c's tally_like and tally_unlike, the
+ * statements pair_action() runs, in its order): what it reports, then
+ * the outbox row and the commit as pair_action() does.  *at as there. */
+static int
+like_on_server(struct app *a, int like, long long id, long long uid,
+    long long *at)
+{
+	struct db *d = a->db;
+	struct dbq *s;
+	struct row r;
+	long long author, topic;
+	int found, changed, note;
+
+	if (db_begin(d) == -1)
+		return POST_ERR;
+	if ((s = dbq_stmt(d, like ? STMT_LIKE_ON_SERVER :
+	    STMT_UNLIKE_ON_SERVER)) == NULL)
+		goto fail;
+	*at = clock_wall_ms();
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_i64(s, 2, uid);
+	if (like) {
+		dbq_bind_i64(s, 3, *at);
+		dbq_bind_i64(s, 4, *at - NOTE_GROUP_MS);
+	}
+	if (dbq_step(s) != DBQ_ROW) {
+		dbq_done(s);
+		log_err("postgres: %s", dbq_errmsg(d));
+		goto fail;
+	}
+	found = dbq_int(s, 0);
+	author = dbq_i64(s, 1);
+	topic = dbq_i64(s, 2);
+	changed = dbq_int(s, 3);
+	note = dbq_int(s, 4);
+	dbq_done(s);
+	if (!found) {
+		db_rollback(d);
+		return POST_NOTFOUND;
+	}
+	if (!changed)
+		*at = 0;
+	memset(&r, 0, sizeof(r));
+	r.kind = ROW_LIKE;
+	r.id = id;
+	r.user = uid;
+	r.other = author;
+	r.topic = topic;
+	r.visible = 1;
+	if (commit_counted(a, changed && !like ? &r : NULL,
+	    changed && like ? &r : NULL, author, note) == -1)
+		goto fail;
+	return POST_OK;
+fail:
+	db_rollback(d);
+	return POST_ERR;
+}
+
 /* A like, unlike, repost or unrepost: the row, the post's like count and
  * the deltas of what really changed in one transaction.  A like keeps its
  * notification's id (likes.note_id); unlike withdraws that one by id, an
@@ -278,6 +337,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	int undo = st == STMT_LIKE_DELETE || st == STMT_REPOST_DELETE;
 	int read_first = st == STMT_LIKE_DELETE && !dbq_cheap_returning(d);
 
+	if (like && dbq_server_actions(d))
+		return like_on_server(a, st == STMT_LIKE_INSERT, id, uid, at);
 	if ((rc = begin_on_visible(d, id, &p)) != POST_OK)
 		return rc;
 	/* an unlike withdraws the notification its like made: its id read

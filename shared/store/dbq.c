@@ -302,6 +302,12 @@ dbq_cheap_returning(struct db *d)
 }
 
 int
+dbq_server_actions(struct db *d)
+{
+	return d->pg != NULL;
+}
+
+int
 dbq_changes(struct db *d)
 {
 	if (d->pg != NULL)

@@ -79,6 +79,12 @@ int		 dbq_insert_id(struct db *, struct dbq *, long long *id);
  * first, in the same transaction, costs a B-tree seek.  For the deletes
  * of sql.h that name their SELECT. */
 int		 dbq_cheap_returning(struct db *);
+/* 1 when the engine runs an action's statements as one call of a
+ * function of its own (STMT_LIKE_ON_SERVER, STMT_UNLIKE_ON_SERVER:
+ * PostgreSQL, where each statement is a round trip to the server), 0
+ * when the caller runs them (SQLite, in process: a statement costs no
+ * trip). */
+int		 dbq_server_actions(struct db *);
 
 /* About the connection's last statement: its error message, and the
  * rows the last INSERT, UPDATE or DELETE changed. */

@@ -694,6 +694,14 @@ const char *const sql_text[STMT__MAX] = {
 	 * a repair's rows locked before its recount (reconcile.c) */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	/* STMT_LIKE_ON_SERVER: post, user, now, a group's oldest first_at
+	 * -> visible, author, topic, changed, note; STMT_UNLIKE_ON_SERVER:
+	 * post, user -> the same.  A like's or an unlike's steps in one
+	 * call, where the engine runs them as a function of its own
+	 * (dbq_server_actions(): PostgreSQL, schema_pg.c); on SQLite, in
+	 * process, the caller runs the steps, and these never run. */
+	[STMT_LIKE_ON_SERVER] = "SELECT ?1, ?2, ?3, ?4, 0 WHERE 0",
+	[STMT_UNLIKE_ON_SERVER] = "SELECT ?1, ?2, 0, 0, 0 WHERE 0",
 	/* STMT_REPOST_AT: post, user -- when the repost was made */
 	[STMT_REPOST_AT] =
 	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",

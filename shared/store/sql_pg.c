@@ -60,6 +60,10 @@ const char *const sql_pg_text[STMT__MAX] = {
 	/* in id order, as every writer that takes several of them */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT id FROM posts WHERE id BETWEEN ?1 "
 	    "AND ?2 ORDER BY id FOR NO KEY UPDATE",
+	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
+	    "FROM tally_like(?1, ?2, ?3, ?4)",
+	[STMT_UNLIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
+	    "FROM tally_unlike(?1, ?2)",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT id FROM note_groups WHERE id BETWEEN "
 	    "?1 AND ?2 ORDER BY id FOR NO KEY UPDATE",
 	[STMT_HOME_SCORES] =

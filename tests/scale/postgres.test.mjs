@@ -61,7 +61,7 @@ test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-u
 // check before it is a statement of its own.  A statement a writer
 // process runs for the first time is prepared first (one more each):
 // the writers have liked and unliked before, so only a few are left.
-test('a like on PostgreSQL: a round trip a statement and the COMMIT, its BEGIN riding with the first', async () => {
+test('a like on PostgreSQL: one call of the server\'s function, a round trip a statement and the COMMIT, its BEGIN riding with the first', async () => {
   const author = await newUser(stack, 'pgtrips_author');
   const fan = await newUser(stack, 'pgtrips_fan');
   const r = await author.c.post('/posts', { body: 'counted round trips', topic: '', publish: '1' });
@@ -79,6 +79,16 @@ test('a like on PostgreSQL: a round trip a statement and the COMMIT, its BEGIN r
   const extra = m.sqlTrips - m.stmts - n;
   assert.ok(extra >= 0 && extra < n / 2,
     `${m.sqlTrips} round trips for ${m.stmts} statements in ${n} likes and unlikes (${extra} more than a statement each and the COMMITs): ${JSON.stringify(m.runs)}`);
+  // a like's or an unlike's steps are one call of the server's function
+  // (schema_pg.c's tally_like, tally_unlike), then the outbox row and
+  // the COMMIT: three round trips where the steps one by one took ten
+  // (and the session's check, one statement, beside them)
+  assert.equal((m.runs.STMT_LIKE_ON_SERVER ?? 0) + (m.runs.STMT_UNLIKE_ON_SERVER ?? 0), n,
+    `one call an action: ${JSON.stringify(m.runs)}`);
+  assert.ok(!('STMT_LIKE_INSERT' in m.runs) && !('STMT_NOTE_INSERT' in m.runs), `no step of its own: ${JSON.stringify(m.runs)}`);
+  const session = m.runs.STMT_SESSION_GET ?? 0;
+  assert.ok(session <= n && m.sqlTrips - session <= 3 * n + n / 2,
+    `${m.sqlTrips} round trips in ${n} likes and unlikes, ${session} of them sessions': ${JSON.stringify(m.runs)}`);
 });
 
 // A connection the server ended while a handler sat idle is noticed
