@@ -230,7 +230,7 @@ ask_live(struct app *a, const struct delta *const *ds, const int *n,
 				;
 			if (j < k || k == DELTA_MAX)
 				continue;
-			cname_user_cache(ds[r][i].k1, "lv", flag, sizeof(flag));
+			cname_live_flag(ds[r][i].k1, flag, sizeof(flag));
 			if (liveq_ask(a->rds, flag) == -1)
 				break;
 			who[k++] = ds[r][i].k1;

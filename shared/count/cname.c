@@ -34,6 +34,12 @@ cname_user_cache(long long uid, const char *what, char *out, size_t sz)
 }
 
 void
+cname_live_flag(long long uid, char *out, size_t sz)
+{
+	key_user_cache(out, sz, bucket_of(uid), uid, "lv");
+}
+
+void
 cname_bucket_key(int bucket, const char *what, char *out, size_t sz)
 {
 	key_bucket(out, sz, bucket, what);

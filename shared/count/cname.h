@@ -25,11 +25,14 @@
 
 /* The bucket of a counter. */
 int	cname_bucket(const struct delta *);
-/* A user's cached session ("ss"), badge inputs ("bm") or open-stream
- * flag ("lv", store/liveq.h), in the slot of
+/* A user's cached session ("ss") or badge inputs ("bm"), in the slot of
  * the user's counters (key.h), so that a badge poll is one node's. */
 void	cname_user_cache(long long uid, const char *what, char *out,
 	    size_t sz);
+/* A user's live badges flag, "{c<B>}:u<uid>:lv" (store/liveq.h): set while
+ * a stream of theirs is open, in the slot of their counters, so that a
+ * change of their counts asks it on the node it already writes. */
+void	cname_live_flag(long long uid, char *out, size_t sz);
 /* A bucket's own keys: what is "pending", "inflight" or "meta". */
 void	cname_bucket_key(int bucket, const char *what, char *out, size_t sz);
 /* The live hash key and field of a counter. */

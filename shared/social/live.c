@@ -13,7 +13,7 @@ live_user(struct app *a, long long uid)
 {
 	char flag[KEY_MAX];
 
-	cname_user_cache(uid, "lv", flag, sizeof(flag));
+	cname_live_flag(uid, flag, sizeof(flag));
 	liveq_tell_user(a->rds, uid, flag);
 }
 
@@ -22,7 +22,7 @@ live_join(struct app *a, long long uid, long long until_ms)
 {
 	char flag[KEY_MAX];
 
-	cname_user_cache(uid, "lv", flag, sizeof(flag));
+	cname_live_flag(uid, flag, sizeof(flag));
 	return liveq_join(a->rds, uid, until_ms, flag);
 }
 

@@ -259,6 +259,27 @@ begin_on_visible(struct db *d, long long id, struct post *p)
 	return POST_OK;
 }
 
+/* A like's, unlike's, repost's or unrepost's outbox row (the row
+ * (kind, post id, uid) on the post of author and topic: its deltas when
+ * it changed, taken back on an undo; note: the author's unread moved
+ * by), then the commit: commit_counted(). */
+static int
+commit_pair(struct app *a, enum row_kind kind, long long id, long long uid,
+    long long author, long long topic, int changed, int undo, int note)
+{
+	struct row r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.id = id;
+	r.user = uid;
+	r.other = author;
+	r.topic = topic;
+	r.visible = 1;
+	return commit_counted(a, changed && undo ? &r : NULL,
+	    changed && !undo ? &r : NULL, author, note);
+}
+
 /* A like or an unlike where the engine runs its steps as one call
  * (dbq_server_actions(): schema_pg.c's tally_like and tally_unlike, the
  * statements pair_action() runs, in its order): what it reports, then
@@ -269,9 +290,8 @@ like_on_server(struct app *a, int like, long long id, long long uid,
 {
 	struct db *d = a->db;
 	struct dbq *s;
-	struct row r;
 	long long author, topic;
-	int found, changed, note;
+	int visible, changed, note;
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
@@ -290,27 +310,20 @@ like_on_server(struct app *a, int like, long long id, long long uid,
 		log_err("postgres: %s", dbq_errmsg(d));
 		goto fail;
 	}
-	found = dbq_int(s, 0);
+	visible = dbq_int(s, 0);
 	author = dbq_i64(s, 1);
 	topic = dbq_i64(s, 2);
 	changed = dbq_int(s, 3);
 	note = dbq_int(s, 4);
 	dbq_done(s);
-	if (!found) {
+	if (!visible) {
 		db_rollback(d);
 		return POST_NOTFOUND;
 	}
 	if (!changed)
 		*at = 0;
-	memset(&r, 0, sizeof(r));
-	r.kind = ROW_LIKE;
-	r.id = id;
-	r.user = uid;
-	r.other = author;
-	r.topic = topic;
-	r.visible = 1;
-	if (commit_counted(a, changed && !like ? &r : NULL,
-	    changed && like ? &r : NULL, author, note) == -1)
+	if (commit_pair(a, ROW_LIKE, id, uid, author, topic, changed, !like,
+	    note) == -1)
 		goto fail;
 	return POST_OK;
 fail:
@@ -329,7 +342,6 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 {
 	struct db *d = a->db;
 	struct post p;
-	struct row r;
 	struct dbq *s;
 	long long note_id = 0;
 	int rc, changed, note = 0;
@@ -393,16 +405,9 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		if (step_changes(d, s) != 1)
 			goto fail;
 	}
-	memset(&r, 0, sizeof(r));
-	r.kind = like ? ROW_LIKE : ROW_REPOST;
-	r.id = id;
-	r.user = uid;
-	r.other = p.user_id;
-	r.topic = p.topic_id;
-	r.visible = 1;
 	/* The row's deltas and the notification's: one outbox row. */
-	if (commit_counted(a, changed && undo ? &r : NULL,
-	    changed && !undo ? &r : NULL, p.user_id, note) == -1)
+	if (commit_pair(a, like ? ROW_LIKE : ROW_REPOST, id, uid, p.user_id,
+	    p.topic_id, changed, undo, note) == -1)
 		goto fail;
 	return POST_OK;
 fail:
