@@ -20,7 +20,11 @@
  * Redis down: nothing can be taken nor read, and the streams would stay
  * open and silent.  Their channels are deleted instead, which closes
  * them: each page polls /badges.json until a new stream opens, which
- * /badges/live refuses (503) until Redis answers again.
+ * /badges/live refuses (503) until Redis answers again.  A stream this
+ * process had not heard of when Redis failed (opened a moment before,
+ * its news still in the queue) stays open; once Redis answers, every
+ * stream open is sent its badges, so none keeps what the outage hid
+ * (and meanwhile the page's slow poll is the net).
  *
  * Environment: as every program (base/cfg.h); the socket nginx's
  * publisher listens on is $RUN_DIR/live.sock (nginx-conf/tally-http.conf).
@@ -250,8 +254,16 @@ main(void)
 			nanosleep(&nap, NULL);
 			continue;
 		}
-		down = 0;
 		now = clock_mono_ms();
+		if (down && (n = refresh(&a, &known)) >= 0) {
+			/* Redis is back: the streams still open missed what
+			 * changed meanwhile (nothing could be queued) */
+			nknown = n;
+			refresh_at = now + 1000;
+			for (i = 0; i < nknown && !stopping; i++)
+				offer(&a, &ps, known[i], clock_mono_ms());
+		}
+		down = 0;
 		if (now >= expire_at) {
 			liveq_expire(a.rds, clock_wall_ms());
 			expire_at = now + LIVE_EXPIRE_MS;
