@@ -422,7 +422,13 @@ describe('Redis stopped, then back, then empty', () => {
     const snap = (r) => ({ ids: postIds(r.text), counts: stableCounters(r.text), logins: logins(r.text) });
     const before = [];
     for (const [c, p] of views) {
-      const r = await page(c, p);
+      let r = await page(c, p);
+      // a process that met the earlier outage may still be backing off
+      // Redis (best authors are Redis-only): asked again until whole
+      if (p === '/t/general') {
+        await waitFor(async () => logins((r = await page(c, p)).text).length > 0, 5000, 100)
+          .catch(() => {});
+      }
       before.push(snap(r));
       checkCounters(stack, r.text, `${p} before`, { some: !p.endsWith('/followers') });
     }
