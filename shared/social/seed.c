@@ -349,12 +349,12 @@ seed_run(struct app *a, const struct seed_opts *o)
 	if (recount_write_all(a) == -1)
 		goto out;
 	lb_invalidate(a);	/* boards are rebuilt from the new counters */
-	/* The planner's statistics of the new rows (sql.c): without them a
-	 * server that plans by them reads a home feed three times slower
-	 * until its autovacuum comes by (docs/BENCHMARKS.md). */
-	if ((s = dbq_stmt(d, STMT_PLANNER_STATS)) == NULL ||
+	/* The new rows settled as a live site's (sql.c): until then a
+	 * PostgreSQL server reads a home feed at half its speed
+	 * (docs/BENCHMARKS.md). */
+	if ((s = dbq_stmt(d, STMT_AFTER_LOAD)) == NULL ||
 	    dbq_step(s) == DBQ_ERR)
-		log_warn("seed: the planner's statistics: %s", dbq_errmsg(d));
+		log_warn("seed: settling the new rows: %s", dbq_errmsg(d));
 	dbq_done(s);
 	/* after the rows: a view counts only on a post that is there */
 	if (o->views > 0 && (nviews = seed_views(a, pids, pauthor, react, np,

@@ -702,11 +702,12 @@ const char *const sql_text[STMT__MAX] = {
 	 * process, the caller runs the steps, and these never run. */
 	[STMT_LIKE_ON_SERVER] = "SELECT ?1, ?2, ?3, ?4, 0 WHERE 0",
 	[STMT_UNLIKE_ON_SERVER] = "SELECT ?1, ?2, 0, 0, 0 WHERE 0",
-	/* STMT_PLANNER_STATS: the planner's statistics gathered again, after
-	 * a bulk load (seed.c).  PostgreSQL plans by them, and its
-	 * autovacuum gathers them only a minute or more later; SQLite's
-	 * plans are fixed here (INDEXED BY), and it runs nothing */
-	[STMT_PLANNER_STATS] = "SELECT 0 WHERE 0",
+	/* STMT_AFTER_LOAD: after a bulk load (seed.c), the tables made as
+	 * a live site's are: PostgreSQL's planner statistics gathered, and
+	 * its rows marked visible to all (which index-only scans need), or
+	 * they wait for the autovacuum, a minute or more; SQLite's plans
+	 * are fixed here (INDEXED BY), and it runs nothing */
+	[STMT_AFTER_LOAD] = "SELECT 0 WHERE 0",
 	/* STMT_REPOST_AT: post, user -- when the repost was made */
 	[STMT_REPOST_AT] =
 	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",
