@@ -95,6 +95,15 @@ count_one(const char *name, long times)
 	return ok;
 }
 
+int
+fault_aimed(const char *name)
+{
+	char act[32];
+	long times;
+
+	return fault_spec != NULL && find(name, act, sizeof(act), &times) == 0;
+}
+
 void
 fault_point(const char *name)
 {

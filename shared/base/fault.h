@@ -38,5 +38,9 @@ void	fault_init(const struct cfg *);
 /* Fires the fault named name if TALLY_FAULT aims at it and it has
  * fired fewer than TIMES times; returns when the action is a stall. */
 void	fault_point(const char *name);
+/* 1 when TALLY_FAULT aims at the point name (fired or not): for a path
+ * that would leave no place between the steps the point stands between
+ * (outbox.c). */
+int	fault_aimed(const char *name);
 
 #endif

@@ -170,6 +170,16 @@ outbox_add(struct db *d, struct outbox *ob)
 	return 0;
 }
 
+int
+outbox_commit(struct db *d, struct outbox *ob)
+{
+	if (!fault_aimed("outbox-commit"))
+		db_commit_next(d);
+	if (outbox_add(d, ob) == -1)
+		return -1;
+	return db_commit(d);
+}
+
 /* Moves row id's deltas to the backlog, in one transaction with clearing
  * the row (a drain that finished it first wins: nothing moves).  0/-1. */
 static int

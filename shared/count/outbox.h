@@ -60,6 +60,11 @@ void	outbox_deltas(struct outbox *, const struct delta *, int n);
 /* Writes the row in the open write transaction (nothing when no delta).
  * 0, or -1 (logged): the caller rolls back. */
 int	outbox_add(struct db *, struct outbox *);
+/* outbox_add(), then the commit: the row's statement carries the COMMIT
+ * where each statement is a round trip (db_commit_next()), but while a
+ * test aims at the point between them (fault.h: outbox-commit).  0, or
+ * -1 (logged): the caller rolls back. */
+int	outbox_commit(struct db *, struct outbox *);
 /* After the commit: applies the row to Redis (or moves it to the
  * backlog when Redis fails).  Never fails the action: what it cannot do
  * the worker's drain does.  Inside a group commit (web/batch.h) it waits

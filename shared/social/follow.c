@@ -81,7 +81,7 @@ commit_follow(struct app *a, long long follower, long long followee,
 
 	outbox_formula(&ob, add ? NULL : &r, add ? &r : NULL);
 	notify_outbox(&ob, followee, add ? note : -note);
-	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
+	if (outbox_commit(a->db, &ob) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;

@@ -279,7 +279,7 @@ commit_read(struct app *a, long long user, long long n)
 	struct outbox ob = { .n = 0 };
 
 	notify_outbox(&ob, user, -n);
-	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
+	if (outbox_commit(a->db, &ob) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;

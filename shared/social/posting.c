@@ -49,7 +49,7 @@ commit_counted(struct app *a, const struct row *old, const struct row *new,
 	if (old != NULL || new != NULL)
 		outbox_formula(&ob, old, new);
 	notify_outbox(&ob, user, n);
-	if (outbox_add(a->db, &ob) == -1 || db_commit(a->db) == -1)
+	if (outbox_commit(a->db, &ob) == -1)
 		return -1;
 	outbox_send(a, &ob);
 	return 0;

@@ -204,6 +204,13 @@ db_commit(struct db *d)
 }
 
 void
+db_commit_next(struct db *d)
+{
+	if (d->pg != NULL && !d->group)
+		pg_commit_next(d->pg);
+}
+
+void
 db_rollback(struct db *d)
 {
 	if (d->group) {		/* the request's own changes only */

@@ -53,6 +53,12 @@ unsigned long long db_released(const struct db *);
  * db_commit() and db_rollback(), and by the kernel if the process dies. */
 int		 db_begin(struct db *);
 int		 db_commit(struct db *);
+/* The transaction's next statement carries its COMMIT where each
+ * statement is a round trip to a server (PostgreSQL: one round trip
+ * less); db_commit() then only reports how it went.  A statement that
+ * fails leaves the transaction for db_rollback(), as ever.  Nothing on
+ * SQLite, and in a group (whose end commits). */
+void		 db_commit_next(struct db *);
 void		 db_rollback(struct db *);
 /* Opens the write transaction early: the next db_begin() joins it instead
  * of opening its own, so what is read before (a request's session) and

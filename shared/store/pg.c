@@ -43,7 +43,11 @@ struct pgdb {
 	unsigned long long trips;	/* round trips to the server */
 	int		 begin_due;	/* pg_begin() called, BEGIN not yet
 					   sent: it goes with the first
-					   statement (begin_with()) */
+					   statement (pipelined()) */
+	int		 commit_due;	/* pg_commit_next(): the COMMIT goes
+					   with the next statement */
+	int		 committed;	/* how a COMMIT sent so went: 1, -1
+					   (its error in err); 0: none */
 };
 
 struct pgq {
@@ -144,12 +148,33 @@ streaming(struct pgdb *p)
 int
 pg_exec(struct pgdb *p, const char *sql)
 {
+	int rc;
+
 	if (strncmp(sql, "PRAGMA", 6) == 0)
 		return 0;		/* SQLite's knobs */
 	if (strcmp(sql, "BEGIN") == 0)	/* a read snapshot */
 		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 	if (strncmp(sql, "BEGIN", 5) == 0 && streaming(p))
 		return -1;
+	if (strncmp(sql, "BEGIN", 5) == 0 || strcmp(sql, "COMMIT") == 0 ||
+	    strcmp(sql, "ROLLBACK") == 0)
+		p->commit_due = 0;	/* not sent: this is the end */
+	if (p->committed != 0 && strcmp(sql, "COMMIT") == 0) {
+		/* it went with the transaction's last statement */
+		rc = p->committed == 1 ? 0 : -1;
+		p->committed = 0;
+		txn_turn(p);
+		if (rc == -1)
+			log_err("postgres: %s: COMMIT", p->err);
+		return rc;
+	}
+	if (p->committed != 0 && strcmp(sql, "ROLLBACK") == 0) {
+		p->committed = 0;	/* its statement failed, or it did */
+		if (PQtransactionStatus(p->c) == PQTRANS_IDLE) {
+			txn_turn(p);
+			return 0;
+		}
+	}
 	if (p->begin_due && (strcmp(sql, "COMMIT") == 0 ||
 	    strcmp(sql, "ROLLBACK") == 0)) {
 		p->begin_due = 0;	/* nothing was sent: nothing to end */
@@ -177,7 +202,7 @@ pg_exec(struct pgdb *p, const char *sql)
 #define XACT_SQL	"SELECT pg_current_xact_id()"
 
 /* Sends a pg_begin() still due, alone (one round trip): before anything
- * but a statement of the table (which takes it along: begin_with()).
+ * but a statement of the table (which takes it along: pipelined()).
  * 0, or -1 (logged, nothing begun). */
 static int
 begin_now(struct pgdb *p)
@@ -198,7 +223,7 @@ int
 pg_begin(struct pgdb *p)
 {
 	/* Nothing is sent yet: BEGIN and the id go in the round trip of the
-	 * transaction's first statement (begin_with()), one round trip a
+	 * transaction's first statement (pipelined()), one round trip a
 	 * write less; the transaction is the caller's from now on
 	 * (pg_in_txn()). */
 	if (streaming(p) || begin_now(p) == -1)
@@ -208,6 +233,14 @@ pg_begin(struct pgdb *p)
 	txn_turn(p);
 	p->begin_due = 1;
 	return 0;
+}
+
+void
+pg_commit_next(struct pgdb *p)
+{
+	/* in a transaction of the caller's only: a COMMIT ends it */
+	if (pg_in_txn(p) && p->committed == 0)
+		p->commit_due = 1;
 }
 
 int
@@ -665,35 +698,69 @@ fetch(struct pgq *q)
 	return 0;
 }
 
+/* How a COMMIT sent in a pipeline went, from its result r (NULL: none
+ * came): 1, or -1 with its error in p->err (a failed statement before
+ * it leaves its own there: execute()). */
+static int
+ended(struct pgdb *p, PGresult *r)
+{
+	const char *tag;
+
+	if (r != NULL && PQresultStatus(r) == PGRES_COMMAND_OK &&
+	    strcmp(PQcmdStatus(r), "COMMIT") == 0)
+		return 1;
+	if (r == NULL || PQresultStatus(r) == PGRES_PIPELINE_ABORTED ||
+	    PQresultStatus(r) == PGRES_COMMAND_OK) {
+		snprintf(p->err, sizeof(p->err), "COMMIT not run: a statement "
+		    "of the transaction failed");
+		return -1;
+	}
+	snprintf(p->err, sizeof(p->err), "%s", PQresultErrorMessage(r));
+	p->err[strcspn(p->err, "\n")] = '\0';
+	tag = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");
+	return -1;
+}
+
 /*
- * The first statement of a write transaction, with its BEGIN and the
- * transaction's id, in one round trip (libpq's pipeline mode: the three
- * are sent, then read in order).  Its result; an error's when the BEGIN
- * or the id failed (the statement then did not run, and the caller's
- * rollback ends what began).
+ * q with what is due around it, in one round trip (libpq's pipeline
+ * mode: all sent, then read in order): before it, a write transaction's
+ * BEGIN and its transaction id (begin); after it, the transaction's
+ * COMMIT (commit: how it went in p->committed).  Its result; an error's
+ * when the BEGIN or the id failed (the statement then did not run, and
+ * the caller's rollback ends what began).  A statement that fails
+ * leaves the COMMIT unrun, and the transaction for the caller's
+ * rollback.
  */
 static PGresult *
-begin_with(struct pgq *q)
+pipelined(struct pgq *q, int begin, int commit)
 {
-	PGconn *c = q->p->c;
-	PGresult *r, *out = NULL;
+	struct pgdb *p = q->p;
+	PGconn *c = p->c;
+	PGresult *r, *out = NULL, *end = NULL;
 	ExecStatusType st;
-	int i, sent;
+	int i, n, sent, at;
 
-	q->p->begin_due = 0;
-	sent = PQenterPipelineMode(c) &&
-	    PQsendQueryParams(c, BEGIN_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
-	    PQsendQueryParams(c, XACT_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
+	p->begin_due = 0;
+	p->commit_due = 0;
+	sent = PQenterPipelineMode(c) && (!begin ||
+	    (PQsendQueryParams(c, BEGIN_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
+	    PQsendQueryParams(c, XACT_SQL, 0, NULL, NULL, NULL, NULL, 0))) &&
 	    PQsendQueryPrepared(c, q->name, q->n, q->val + 1, q->len + 1,
-	    q->fmt + 1, 0) &&
+	    q->fmt + 1, 0) && (!commit ||
+	    PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0)) &&
 	    PQpipelineSync(c);
+	at = begin ? 2 : 0;		/* the statement's place */
+	n = at + 1 + (commit != 0);
 	/* each command's result, then a NULL; the sync's last */
-	for (i = 0; sent && i < 3; i++) {
+	for (i = 0; sent && i < n; i++) {
 		if ((r = PQgetResult(c)) == NULL)
 			break;
 		st = PQresultStatus(r);
-		if (out == NULL && (i == 2 || (st != PGRES_COMMAND_OK &&
-		    st != PGRES_TUPLES_OK)))
+		if (i == at + 1)
+			end = r;	/* the COMMIT's */
+		else if (out == NULL && (i == at ||
+		    (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)))
 			out = r;	/* the statement's, or the first error */
 		else
 			PQclear(r);
@@ -708,6 +775,9 @@ begin_with(struct pgq *q)
 		log_err("postgres: pipeline: %s", PQerrorMessage(c));
 	if (out == NULL)	/* not sent, or cut short: the connection's */
 		out = PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR);
+	if (commit)
+		p->committed = ended(p, end);
+	PQclear(end);
 	return out;
 }
 
@@ -729,8 +799,10 @@ execute(struct pgq *q)
 	if (q->stream && cursor_open(q) == -1)
 		return -1;
 	p->trips++;
-	if (p->begin_due)
-		q->res = begin_with(q);
+	if (q->stream)
+		p->commit_due = 0;	/* a cursor's: the COMMIT goes alone */
+	if (p->begin_due || p->commit_due)
+		q->res = pipelined(q, p->begin_due, p->commit_due);
 	else
 		q->res = PQexecPrepared(p->c, q->name, q->n, q->val + 1,
 		    q->len + 1, q->fmt + 1, 0);

@@ -75,6 +75,10 @@ void		 pg_close(struct pgdb *);
 int		 pg_exec(struct pgdb *, const char *sql);
 int		 pg_begin(struct pgdb *);	/* BEGIN, its transaction id */
 int		 pg_in_txn(struct pgdb *);
+/* The next statement of the transaction carries its COMMIT (one round
+ * trip); pg_exec("COMMIT") then only says how it went, and a statement
+ * that failed leaves the transaction for pg_exec("ROLLBACK"). */
+void		 pg_commit_next(struct pgdb *);
 /* 1 when the last transaction failed on a deadlock or a serialization
  * failure (run again whole, it may pass). */
 int		 pg_retryable(struct pgdb *);
