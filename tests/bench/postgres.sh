@@ -213,9 +213,11 @@ md=$OUT/postgres.md
 		    "$(echo "${R[s${k}_tr_sqlite]}" | median)" "$(echo "${R[s${k}_tr_pg]}" | median)"
 	done
 	echo
-	echo "On PostgreSQL each statement is a round trip to the server, and a"
-	echo "write transaction's COMMIT one more (its BEGIN and transaction id"
-	echo "ride with its first statement); SQLite runs in the process."
+	echo "On PostgreSQL each statement is a round trip to the server (a"
+	echo "write transaction's BEGIN and transaction id ride with its first"
+	echo "statement, an action's COMMIT with its outbox row, its last; a"
+	echo "COMMIT after a transaction of no outbox row is one more); SQLite"
+	echo "runs in the process."
 	echo
 	echo "| likes on PostgreSQL | 1 writer process | 4 writer processes | ratio 4/1 |"
 	echo "| --- | --- | --- | --- |"
