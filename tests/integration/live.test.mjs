@@ -323,7 +323,13 @@ test('Redis stopped: actions succeed, streams close and are refused; Redis back:
     return true;
   }, 15000, 500);
   const first = await again.next(() => true, 0, 2000);
-  assert.deepEqual(first.data, await badges(fay));
+  // the poll's answer may come from a process that kept badges read
+  // while Redis was away: the same within a moment
+  let polledNow = null;
+  await waitFor(async () => {
+    polledNow = await badges(fay);
+    return JSON.stringify(polledNow) === JSON.stringify(first.data);
+  }, 5000, 100).catch(() => assert.deepEqual(first.data, polledNow));
   const from = again.events.length;
   const hal = await user('lv_hal');
   await hal.get(`/posts/${post}`);
