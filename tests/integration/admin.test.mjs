@@ -525,8 +525,10 @@ test('deltas Redis lost before a flush (FLUSHALL) are found and repaired', async
   const prof = pageCounters((await d3.get('/u/dr2')).text);
   assert.equal(prof['followers|dr2'], followersBefore + 1);
   // The worker found Redis empty too: it started nothing while ours was
-  // active (at most one of its own afterwards).
+  // active (at most one of its own afterwards, which it may queue just
+  // after ours ended: waited for).
   await quiet();
+  await waitFor(() => num(`SELECT COUNT(*) FROM reconcile_runs WHERE id > ${id} AND state IN ('queued', 'running')`) === 0, 40000, 100);
   assert.ok(maxRun() <= id + 1);
   assert.equal(q(`SELECT reason || ':' || state FROM reconcile_runs WHERE id > ${id} ORDER BY id`).split('\n').join(',').replace(/^$/, 'redis-empty:done'), 'redis-empty:done');
 });
