@@ -2,15 +2,13 @@
  * see pg.h.
  *
  * One file: why this file of over 500 lines is one concept -- a
- * statement lives on its connection: it is prepared on the connection
- * as it is now (the epoch pg_check_conn() bumps when it connects again),
- * runs only once the connection was checked, and is freed when the
- * connection closes (the table's statements are cached on it); a
- * streamed statement's cursor lives in a transaction of the connection,
- * and a transaction begun or ended closes it.  Cut in two, connection
- * and statements called each other.  The connection and
- * its transactions come first; the statements after them use it, and it
- * reaches them only to free its cache (pg_close(), pgq_free()). */
+ * statement lives on its connection: prepared on it as it is now (the
+ * epoch pg_check_conn() bumps), run once it was checked, riding in the
+ * round trip of its transaction's BEGIN or COMMIT, freed with it (it
+ * caches the table's); a cursor lives in a transaction, which closes
+ * it.  Cut in two, connection and statements called each other.  The
+ * connection and its transactions come first; the statements use them,
+ * and are reached back only to be freed (pg_close(), pgq_free()). */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +42,8 @@ struct pgdb {
 	int		 begin_due;	/* pg_begin() called, BEGIN not yet
 					   sent: it goes with the first
 					   statement (pipelined()) */
-	int		 commit_due;	/* pg_commit_next(): the COMMIT goes
-					   with the next statement */
-	int		 committed;	/* how a COMMIT sent so went: 1, -1
-					   (its error in err); 0: none */
+	int		 commit_due;	/* COMMIT with the next statement */
+	int		 committed;	/* how that went: 1, -1 (err); 0 */
 };
 
 struct pgq {
@@ -83,7 +79,6 @@ static void	pgq_free(struct pgq *);
 static void	cursor_close(struct pgq *);
 static int	begin_now(struct pgdb *);
 
-
 int
 pg_is_url(const char *s)
 {
@@ -91,26 +86,33 @@ pg_is_url(const char *s)
 	    strncmp(s, "postgres://", 11) == 0 || strchr(s, '=') != NULL;
 }
 
-int
-pg_run_on(PGconn *c, const char *sql, char *err, size_t errsz)
+/* r, the answer to sql: 0, or -1 with the error in err (a COMMIT that
+ * answered ROLLBACK, without an error, committed nothing). */
+static int
+answered(PGresult *r, const char *sql, char *err, size_t errsz)
 {
-	PGresult *r = PQexec(c, sql);
 	ExecStatusType st = PQresultStatus(r);
-	int rc = 0;
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		snprintf(err, errsz, "%s", PQresultErrorMessage(r));
 		err[strcspn(err, "\n")] = '\0';
-		rc = -1;
-	} else if (strcmp(sql, "COMMIT") == 0 &&
+		return -1;
+	}
+	if (strcmp(sql, "COMMIT") == 0 &&
 	    strcmp(PQcmdStatus(r), "COMMIT") != 0) {
-		/* A transaction in which a statement failed answers COMMIT
-		 * with ROLLBACK, and no error: nothing was committed, and
-		 * the caller must not act as if it had been. */
 		snprintf(err, errsz, "COMMIT rolled back: a statement of the "
 		    "transaction failed");
-		rc = -1;
+		return -1;
 	}
+	return 0;
+}
+
+int
+pg_run_on(PGconn *c, const char *sql, char *err, size_t errsz)
+{
+	PGresult *r = PQexec(c, sql);
+	int rc = answered(r, sql, err, errsz);
+
 	PQclear(r);
 	return rc;
 }
@@ -156,24 +158,20 @@ pg_exec(struct pgdb *p, const char *sql)
 		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 	if (strncmp(sql, "BEGIN", 5) == 0 && streaming(p))
 		return -1;
-	if (strncmp(sql, "BEGIN", 5) == 0 || strcmp(sql, "COMMIT") == 0 ||
-	    strcmp(sql, "ROLLBACK") == 0)
+	if (strcmp(sql, "COMMIT") == 0 || strcmp(sql, "ROLLBACK") == 0) {
 		p->commit_due = 0;	/* not sent: this is the end */
-	if (p->committed != 0 && strcmp(sql, "COMMIT") == 0) {
-		/* it went with the transaction's last statement */
-		rc = p->committed == 1 ? 0 : -1;
-		p->committed = 0;
-		txn_turn(p);
-		if (rc == -1)
-			log_err("postgres: %s: COMMIT", p->err);
-		return rc;
-	}
-	if (p->committed != 0 && strcmp(sql, "ROLLBACK") == 0) {
-		p->committed = 0;	/* its statement failed, or it did */
-		if (PQtransactionStatus(p->c) == PQTRANS_IDLE) {
+		/* a COMMIT that went with the last statement: how it went;
+		 * a ROLLBACK after it, of what its failure left open */
+		rc = sql[0] == 'C' ? p->committed : 0;
+		if (p->committed != 0 && (rc != 0 ||
+		    PQtransactionStatus(p->c) == PQTRANS_IDLE)) {
+			p->committed = 0;
 			txn_turn(p);
-			return 0;
+			if (rc == -1)
+				log_err("postgres: %s: COMMIT", p->err);
+			return rc == -1 ? -1 : 0;
 		}
+		p->committed = 0;
 	}
 	if (p->begin_due && (strcmp(sql, "COMMIT") == 0 ||
 	    strcmp(sql, "ROLLBACK") == 0)) {
@@ -698,40 +696,29 @@ fetch(struct pgq *q)
 	return 0;
 }
 
-/* How a COMMIT sent in a pipeline went, from its result r (NULL: none
- * came): 1, or -1 with its error in p->err (a failed statement before
- * it leaves its own there: execute()). */
+/* How a pipeline's COMMIT went by its answer r (NULL: none): 1, or -1
+ * (its error in p->err; a failed statement's replaces it: execute()). */
 static int
 ended(struct pgdb *p, PGresult *r)
 {
 	const char *tag;
 
-	if (r != NULL && PQresultStatus(r) == PGRES_COMMAND_OK &&
-	    strcmp(PQcmdStatus(r), "COMMIT") == 0)
-		return 1;
-	if (r == NULL || PQresultStatus(r) == PGRES_PIPELINE_ABORTED ||
-	    PQresultStatus(r) == PGRES_COMMAND_OK) {
+	if (r == NULL || PQresultStatus(r) == PGRES_PIPELINE_ABORTED) {
 		snprintf(p->err, sizeof(p->err), "COMMIT not run: a statement "
 		    "of the transaction failed");
 		return -1;
 	}
-	snprintf(p->err, sizeof(p->err), "%s", PQresultErrorMessage(r));
-	p->err[strcspn(p->err, "\n")] = '\0';
+	if (answered(r, "COMMIT", p->err, sizeof(p->err)) == 0)
+		return 1;
 	tag = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 	snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");
 	return -1;
 }
 
-/*
- * q with what is due around it, in one round trip (libpq's pipeline
- * mode: all sent, then read in order): before it, a write transaction's
- * BEGIN and its transaction id (begin); after it, the transaction's
- * COMMIT (commit: how it went in p->committed).  Its result; an error's
- * when the BEGIN or the id failed (the statement then did not run, and
- * the caller's rollback ends what began).  A statement that fails
- * leaves the COMMIT unrun, and the transaction for the caller's
- * rollback.
- */
+/* q in one round trip (libpq's pipeline mode) with a write's BEGIN and
+ * transaction id before it (begin), its COMMIT after it (commit: how it
+ * went in p->committed).  q's result, or the first error's (what failed
+ * stops what follows, and the caller's rollback ends what began). */
 static PGresult *
 pipelined(struct pgq *q, int begin, int commit)
 {
