@@ -23,6 +23,18 @@
 #include "store/schema.h"
 #include "store/sql.h"
 
+/* What a connection sets first, and again once made again: a writer that
+ * waits longer than SQLite's busy timeout fails; and, unless the
+ * operator set it (server, database or role), a random page costs the
+ * planner 1.1 pages read in order, not 4 (data in memory, not on a
+ * spinning disk).  At 4, PostgreSQL read a small table whole once per row
+ * of a loop rather than probe its index: a spread feed's statement
+ * cost the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL"). */
+#define PG_SESSION_SQL "SET lock_timeout = 5000; " \
+	"SET client_min_messages = warning; " \
+	"SELECT set_config(name, '1.1', false) FROM pg_settings " \
+	"WHERE name = 'random_page_cost' AND source = 'default'"
+
 struct pgdb {
 	PGconn		*c;
 	struct pgq	*st[STMT__MAX];	/* the table's, prepared on use */
@@ -347,7 +359,7 @@ pg_check_conn(struct pgdb *p)
 	log_warn("postgres: connected again");
 	p->epoch++;	/* every statement prepares again */
 	txn_turn(p);	/* and no cursor is open on it */
-	run(p, "SET lock_timeout = 5000", p->err, sizeof(p->err));
+	run(p, PG_SESSION_SQL, p->err, sizeof(p->err));
 }
 
 struct pgdb *
@@ -365,9 +377,7 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 		pg_close(p);
 		return NULL;
 	}
-	/* A writer that waits longer than SQLite's busy timeout fails. */
-	if (run(p, "SET lock_timeout = 5000; "
-	    "SET client_min_messages = warning", p->err, sizeof(p->err)) == -1 ||
+	if (run(p, PG_SESSION_SQL, p->err, sizeof(p->err)) == -1 ||
 	    migrate(p) == -1) {
 		log_err("postgres: %s", p->err);
 		pg_close(p);

@@ -136,6 +136,39 @@ test('tallyctl seed leaves the rows it wrote vacuumed and analyzed', async () =>
     .catch(() => assert.fail(`vacuumed and analyzed after the seed: ${tables.map((t) => `${t} ${before[t]} -> ${count(t)}`)}`));
 });
 
+// PostgreSQL's default cost of a random page (4, a spinning disk) made
+// its planner read a small table whole once per row of a loop rather than
+// probe its index: in a home feed, every post's "reposted by someone you
+// follow" scanned all of reposts, and the statement cost the server twice
+// its CPU (docs/BENCHMARKS.md).  tally's connections set 1.1 unless the
+// operator set it (pg.c).  Counted by the server's own statistics: one
+// cold feed of 30 posts probes reposts' index, and reads it whole at most
+// a few times, not once a post.
+test('a home feed probes indexes on PostgreSQL: no table read whole once per post', async () => {
+  stack.tallyctl('seed', '--users', '300', '--posts', '900', '--follows', '6000', '--likes', '1500', '--comments', '0', '--seed', '49');
+  const reader = await newUser(stack, 'pgplan');
+  const authors = q(`SELECT u.login FROM users u JOIN posts p ON p.user_id = u.id
+    WHERE p.status = 1 AND p.is_deleted = 0 AND u.login LIKE 'user%'
+    GROUP BY u.id, u.login ORDER BY count(*) DESC, u.id LIMIT 20`).split('\n').filter(Boolean);
+  assert.equal(authors.length, 20);
+  for (const a of authors) assert.equal((await reader.c.post(`/follow/${a}`)).status, 303);
+  assert.ok(Number(q('SELECT count(*) FROM reposts')) > 20, 'the seed reposted');
+  const scans = () => q(`SELECT coalesce(seq_scan, 0) || ' ' || coalesce(idx_scan, 0) FROM pg_stat_user_tables WHERE relname = 'reposts'`)
+    .split(' ').map(Number);
+  await sleep(1500);	// the follows' statistics reach the server's view
+  const [seq0, idx0] = scans();
+  const f = await reader.c.get('/feed');
+  assert.equal(f.status, 200);
+  const shown = (f.text.match(/<article/g) ?? []).length;
+  assert.ok(shown >= 20, `the feed shows the authors' posts (${shown})`);
+  // a backend's statistics reach the server's view within a second or so
+  // of its going idle; the index probes (one a post) show they came
+  let seq = seq0, idx = idx0;
+  await waitFor(() => { [seq, idx] = scans(); return idx - idx0 >= shown; }, 15000, 200)
+    .catch(() => assert.fail(`reposts' index probed once a post: ${idx - idx0} probes, ${seq - seq0} whole reads for ${shown} posts`));
+  assert.ok(seq - seq0 < 5, `reposts read whole ${seq - seq0} times for ${shown} posts (index probes: ${idx - idx0})`);
+});
+
 test('connections cut while idle are made again unseen; a session PostgreSQL cannot check is a 503, not a logout; with its copy in Redis the feed still shows', async () => {
   const author = await newUser(stack, 'pgsa');
   const fan = await newUser(stack, 'pgsf');
