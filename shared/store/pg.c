@@ -23,18 +23,6 @@
 #include "store/schema.h"
 #include "store/sql.h"
 
-/* What a connection sets first, and again once made again: a writer that
- * waits longer than SQLite's busy timeout fails; and, unless the
- * operator set it (server, database or role), a random page costs the
- * planner 1.1 pages read in order, not 4 (data in memory, not on a
- * spinning disk).  At 4, PostgreSQL read a small table whole once per row
- * of a loop rather than probe its index: a spread feed's statement
- * cost the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL"). */
-#define PG_SESSION_SQL "SET lock_timeout = 5000; " \
-	"SET client_min_messages = warning; " \
-	"SELECT set_config(name, '1.1', false) FROM pg_settings " \
-	"WHERE name = 'random_page_cost' AND source = 'default'"
-
 struct pgdb {
 	PGconn		*c;
 	struct pgq	*st[STMT__MAX];	/* the table's, prepared on use */
@@ -162,7 +150,8 @@ streaming(struct pgdb *p)
 int
 pg_exec(struct pgdb *p, const char *sql)
 {
-	int rc;
+	int rc, end = strcmp(sql, "COMMIT") == 0 ||
+	    strcmp(sql, "ROLLBACK") == 0;
 
 	if (strncmp(sql, "PRAGMA", 6) == 0)
 		return 0;		/* SQLite's knobs */
@@ -170,7 +159,7 @@ pg_exec(struct pgdb *p, const char *sql)
 		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 	if (strncmp(sql, "BEGIN", 5) == 0 && streaming(p))
 		return -1;
-	if (strcmp(sql, "COMMIT") == 0 || strcmp(sql, "ROLLBACK") == 0) {
+	if (end) {
 		p->commit_due = 0;	/* not sent: this is the end */
 		/* a COMMIT that went with the last statement: how it went;
 		 * a ROLLBACK after it, of what its failure left open */
@@ -184,12 +173,11 @@ pg_exec(struct pgdb *p, const char *sql)
 			return rc == -1 ? -1 : 0;
 		}
 		p->committed = 0;
-	}
-	if (p->begin_due && (strcmp(sql, "COMMIT") == 0 ||
-	    strcmp(sql, "ROLLBACK") == 0)) {
-		p->begin_due = 0;	/* nothing was sent: nothing to end */
-		txn_turn(p);
-		return 0;
+		if (p->begin_due) {
+			p->begin_due = 0;	/* nothing sent: nothing to end */
+			txn_turn(p);
+			return 0;
+		}
 	}
 	if (begin_now(p) == -1)
 		return -1;
@@ -359,7 +347,7 @@ pg_check_conn(struct pgdb *p)
 	log_warn("postgres: connected again");
 	p->epoch++;	/* every statement prepares again */
 	txn_turn(p);	/* and no cursor is open on it */
-	run(p, PG_SESSION_SQL, p->err, sizeof(p->err));
+	run(p, sql_pg_session, p->err, sizeof(p->err));
 }
 
 struct pgdb *
@@ -377,7 +365,7 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 		pg_close(p);
 		return NULL;
 	}
-	if (run(p, PG_SESSION_SQL, p->err, sizeof(p->err)) == -1 ||
+	if (run(p, sql_pg_session, p->err, sizeof(p->err)) == -1 ||
 	    migrate(p) == -1) {
 		log_err("postgres: %s", p->err);
 		pg_close(p);

@@ -263,6 +263,8 @@ extern const char *const sql_text[STMT__MAX];
 /* The PostgreSQL text of the statements whose dialects differ (NULL:
  * sql_text's, translated; see pg.h). */
 extern const char *const sql_pg_text[STMT__MAX];
+/* The settings every PostgreSQL connection runs first (pg.c). */
+extern const char sql_pg_session[];
 /* 1 for the statements whose rows are read a few at a time on
  * PostgreSQL (a cursor, pg.h): the scans of whole tables that
  * reconciliation and a full recount read, whose results grow with the

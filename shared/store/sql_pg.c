@@ -18,6 +18,18 @@
 
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 
+/* What a connection sets first, and again once made again (pg.c): a
+ * writer that waits longer than SQLite's busy timeout fails; and, unless
+ * the operator set it (server, database or role), a random page costs
+ * the planner 1.1 pages read in order, not 4 (data in memory, not on a
+ * spinning disk).  At 4, PostgreSQL read a small table whole once per row
+ * of a loop rather than probe its index: a spread feed's statement cost
+ * the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL"). */
+const char sql_pg_session[] = "SET lock_timeout = 5000; "
+    "SET client_min_messages = warning; "
+    "SELECT set_config(name, '1.1', false) FROM pg_settings "
+    "WHERE name = 'random_page_cost' AND source = 'default'";
+
 const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_SESSION_EXPIRE] =
 	    "DELETE FROM sessions WHERE hash IN "
