@@ -6,7 +6,7 @@
 // on node:http with kept-alive connections, bounded in count and time.
 //
 //   const f = startFlood(stack.base, '/posts/4/like', 'csrf=zz', { clients: 12 });
-//   ...  const { sent, statuses } = await f.stop();
+//   await f.started;  ...  const { sent, statuses } = await f.stop();
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -34,24 +34,32 @@ async function child([base, path, body, clients, max, ms]) {
     while (!stop && sent < Number(max) && Date.now() < end) {
       const s = await one();
       statuses[s] = (statuses[s] ?? 0) + 1;
-      sent++;
+      if (sent++ === 0) process.stdout.write('flooding\n');
     }
   }));
   agent.destroy();
-  process.stdout.write(JSON.stringify({ sent, statuses }));
+  process.stdout.write(`${JSON.stringify({ sent, statuses })}\n`);
 }
 
 export function startFlood(base, path, body, { clients = 12, max = 60000, ms = 20000 } = {}) {
   const p = spawn(process.execPath, [fileURLToPath(import.meta.url), base, path, body,
     String(clients), String(max), String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  p.stdout.on('data', (d) => { out += d; });
+  let flooding;
+  const started = new Promise((resolve) => { flooding = resolve; });
+  p.stdout.on('data', (d) => {
+    out += d;
+    if (out.startsWith('flooding\n')) flooding();
+  });
   const done = new Promise((resolve, reject) => {
     p.on('error', reject);
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out))
-      : reject(new Error(`the flood exited ${code}`))));
+    p.on('exit', (code) => {
+      flooding();
+      if (code !== 0) reject(new Error(`the flood exited ${code}`));
+      else resolve(JSON.parse(out.split('\n').filter(Boolean).pop()));
+    });
   });
-  return { stop() { p.kill('SIGTERM'); return done; }, done };
+  return { started, stop() { p.kill('SIGTERM'); return done; }, done };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await child(process.argv.slice(2));
