@@ -221,6 +221,32 @@ test('an anonymous POST never queues for the social writer', async () => {
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[5]}`), '1');
 });
 
+// Page faults of a process, from /proc (minflt, the tenth field).
+function minorFaults(pid) {
+  const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[7]);
+}
+
+test('a page read after another process\'s write does not fault the database in again', async () => {
+  // shared/store/db.c: no mmap of the database.  A mapped reader unmaps
+  // the whole file at its first transaction after any other process
+  // wrote, and every page it then reads faults in again.
+  const pool = childrenOf(stack.pidOf('social.sock')).map((k) => k.pid);
+  const c = users[5];
+  const reader = users[4];
+  const faults = () => pool.reduce((n, pid) => n + minorFaults(pid), 0);
+  for (let i = 0; i < 4; i++) await reader.get(`/u/wri0`);	// warm
+  const f0 = faults();
+  const rounds = 40;
+  for (let i = 0; i < rounds; i++) {
+    assert.equal((await c.post(`/posts/${posts[6]}/${i % 2 ? 'unlike' : 'like'}`)).status, 303);
+    assert.equal((await reader.get(`/u/wri0`)).status, 200);
+  }
+  const per = (faults() - f0) / rounds;
+  // mapped: 2-3 a page here (a small database); read: 0.1-0.3
+  assert.ok(per < 1, `${per.toFixed(2)} page faults a page read after a write`);
+});
+
 // The writers' lock's hold times by holder, from /metrics: count, sum (s)
 // and how many within 10 ms.
 async function lockTimes() {
