@@ -40,7 +40,8 @@ for (const width of [1280, 390]) {
     const context = await S.browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
+    page.on('response', (r) => { if (r.status() >= 500) errors.push(`${r.status()} ${r.request().method()} ${r.url()}`); });
     try {
       // sign up: an empty feed that offers people and topics
       await signup(page, me, `Tour Taker ${width}`);
@@ -435,7 +436,9 @@ for (const width of [1280, 390]) {
     const errors = [];
     for (const p of [rd.page, rep.page]) {
       p.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-      p.on('console', (m) => { if (m.type() === 'error' && !/status of 403/.test(m.text())) errors.push(`console: ${m.text()}`); });
+      p.on('console', (m) => { if (m.type() === 'error' && !/status of 403/.test(m.text())) errors.push(`console: ${m.text()} (${m.location().url})`); });
+      // which request a server error answered (the console does not say)
+      p.on('response', (r) => { if (r.status() >= 500) errors.push(`${r.status()} ${r.request().method()} ${r.url()}`); });
     }
     try {
       // (6) links in a post: two links, nofollow ugc noopener; the
