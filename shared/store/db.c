@@ -444,7 +444,7 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA trusted_schema = OFF;"
 	    "PRAGMA temp_store = MEMORY;"
 	    "PRAGMA cache_size = -8000;"
-	    "PRAGMA mmap_size = 0;"	/* see below */
+	    "PRAGMA mmap_size = 0;"	/* why: above db_open() */
 	    "PRAGMA journal_size_limit = 67108864;";
 
 	struct sigaction sa;
