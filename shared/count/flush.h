@@ -39,6 +39,8 @@
 #define FLUSH_FIELDS	100000	/* counters a batch stops taking at */
 #define FLUSH_PIPE	16	/* buckets per pipelined round */
 #define FLUSH_TAIL	(2 * FLUSH_PIPE)	/* the last batch's buckets */
+#define FLUSH_GROW	3	/* a batch holds a third of what the flush
+				   applied before it, at least (flush.c) */
 #define FLUSH_WAIT_MS	15000	/* tallyctl flush outwaits a held bucket
 				   (a batch's lock lives 5 s unrefreshed) */
 #define FLUSH_POLL_MS	50	/* ... sweeping again this often */

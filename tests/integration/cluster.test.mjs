@@ -5,12 +5,12 @@
 // ends exact; a node that comes back empty rejoins.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { startStack, Client, redisCli, redisNode, clusterNodes, waitFor, sleep } from '../lib/stack.mjs';
+import { startStack, Client, redisCli, redisNode, clusterNodes, waitFor, sleep, whileWorkerStopped } from '../lib/stack.mjs';
 import { BADGE_GLOBALS, bucketOf, compareAll, pageCounters, quietRuns, redisName, userCache } from '../lib/counts.mjs';
 import { insertPosts, newUser, seedUsers } from '../lib/social.mjs';
 import { acked as ackedBy } from '../lib/storm.mjs';
@@ -127,18 +127,7 @@ const scriptCalls = () => callsOf(['evalsha', 'eval']);
 
 // Runs fn with the worker (whose flusher and queue also talk to Redis)
 // stopped outside a flush.
-async function workerStopped(fn) {
-  const worker = stack.pidOf('tally-worker');
-  const wlock = path.join(stack.runDir, 'tally.db-wlock');
-  let stopped = false;
-  for (let i = 0; i < 100 && !stopped; i++) {
-    process.kill(worker, 'SIGSTOP');
-    stopped = spawnSync('flock', ['-n', wlock, 'true']).status === 0 && stack.redis('KEYS', '{flush}:lock:*') === '';
-    if (!stopped) { process.kill(worker, 'SIGCONT'); await sleep(20); }
-  }
-  assert.ok(stopped, 'the worker stopped outside a flush');
-  try { return await fn(); } finally { process.kill(worker, 'SIGCONT'); }
-}
+const workerStopped = (fn) => whileWorkerStopped(stack, fn);
 
 // A like moves the post's count and its author's (likes received, rating
 // in the topic): the post's counters live in the author's bucket

@@ -8,7 +8,7 @@
 // totals stay exact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, whileWorkerStopped } from '../lib/stack.mjs';
 import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack, runs0;
@@ -234,4 +234,42 @@ test('deltas left by a version that bucketed posts by their id still reach SQLit
   assert.deepEqual(compareAll(stack), []);
   const page = await users[9].get(`/posts/${p}`);
   assert.equal(pageCounters(page.text)[`post-likes|${p}`], 2);
+});
+
+// A batch's commit writes every page its counters touched to the WAL, and
+// a bucket's counters lie all over the counters table: batches of a
+// fixed size (what the take brought while the last batch was applied)
+// wrote the table again at each of a large flush's 24-32 commits.  A
+// batch holds a third of what the flush applied before it
+// (FLUSH_GROW, shared/count/flush.c), so a flush makes O(log n) commits.
+test('a large flush grows its batches: each holds a third of what went before it', async () => {
+  const s3 = await startStack({ env: QUIET });
+  try {
+    const N = 60000;
+    await whileWorkerStopped(s3, async () => {
+      // N followers counters with a pending +1 each, in their buckets
+      // (cname_bucket(): the top 10 bits of the low 32 of id x 2654435761)
+      s3.redis('EVAL', `for i = 1, ${N} do
+  local id = 1000000 + i
+  local b = math.floor(((id * 2654435761) % 4294967296) / 4194304)
+  redis.call('HINCRBY', '{c' .. b .. '}:pending', 'u' .. id .. ':followers', 1)
+end
+return 1`, '0');
+      const b0 = Number(s3.sqlite('SELECT COALESCE(MAX(id), 0) FROM flushes'));
+      const out = s3.tallyctl('flush');
+      assert.match(out, new RegExp(`: ${N} counter rows, ${N} in deltas`), out);
+      const sizes = s3.sqlite(`SELECT counters FROM flushes WHERE id > ${b0} ORDER BY id`).split('\n').map(Number);
+      assert.equal(sizes.reduce((a, x) => a + x, 0), N);
+      let before = sizes[0];
+      // the last batch is the tail (FLUSH_TAIL buckets), small on purpose
+      for (const [i, n] of sizes.slice(1, -1).entries()) {
+        // a cut is decided a round (16 buckets, ~940 counters) ahead
+        assert.ok(n >= 0.8 * before / 3, `batch ${i + 2} of ${sizes.join(', ')}: ${n} after ${before}`);
+        before += n;
+      }
+      assert.ok(sizes.length <= 20, `${sizes.length} batches`);
+    });
+    assert.equal(s3.sqlite(`SELECT COUNT(*) || ' ' || SUM(value) FROM counters WHERE name='user_followers' AND CAST(key AS INTEGER) > 1000000`), `${N} ${N}`);
+    assert.equal(pendingDeltas(s3), 0);
+  } finally { await s3.stop(); }
 });
