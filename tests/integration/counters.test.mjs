@@ -8,7 +8,7 @@
 // totals stay exact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, whileWorkerStopped } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, whileWorkerStopped, redisCli } from '../lib/stack.mjs';
 import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack, runs0;
@@ -247,14 +247,18 @@ test('a large flush grows its batches: each holds a third of what went before it
   try {
     const N = 60000;
     await whileWorkerStopped(s3, async () => {
-      // N followers counters with a pending +1 each, in their buckets
-      // (cname_bucket(): the top 10 bits of the low 32 of id x 2654435761)
-      s3.redis('EVAL', `for i = 1, ${N} do
-  local id = 1000000 + i
-  local b = math.floor(((id * 2654435761) % 4294967296) / 4194304)
-  redis.call('HINCRBY', '{c' .. b .. '}:pending', 'u' .. id .. ':followers', 1)
-end
-return 1`, '0');
+      // N followers counters with a pending +1 each, in their buckets:
+      // a script a bucket, so that on a cluster each goes to its master
+      const byBucket = new Map();
+      for (let id = 1000001; id <= 1000000 + N; id++) {
+        const b = bucketOf(id);
+        if (!byBucket.has(b)) byBucket.set(b, []);
+        byBucket.get(b).push(id);
+      }
+      const script = "for i = 1, #ARGV do redis.call('HINCRBY', KEYS[1], 'u' .. ARGV[i] .. ':followers', 1) end return 1";
+      const input = [...byBucket].map(([b, ids]) => `EVAL "${script}" 1 {c${b}}:pending ${ids.join(' ')}\n`).join('');
+      redisCli(s3.runDir, 'redis.sock', [], { input, maxBuffer: 1 << 24 });
+      assert.equal(pendingDeltas(s3), N);
       const b0 = Number(s3.sqlite('SELECT COALESCE(MAX(id), 0) FROM flushes'));
       const out = s3.tallyctl('flush');
       assert.match(out, new RegExp(`: ${N} counter rows, ${N} in deltas`), out);
