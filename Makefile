@@ -27,7 +27,7 @@ export PORT RUN_DIR DEMO REPLICA
 LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate
 SHARED_store  = sql sql_pg schema schema_pg pg_translate pg pg_create db ckpt dbq lease rcmd rconn rcl_slot rcl rcl_map rds rtrack rebuild key liveq pubsub app
-SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle backlog reconcile runs lb
+SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle moved backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist postview profileview people noteview topview opsview posting follow fanout timeline tlstale notify badges bcache \
                 pcache seed seed_events seed_views followed find runnames throttle live device
 SHARED_web    = serve peer batch req field resp flash route html layout keep act bjson form render view_social view_find view_post view_notes view_admin view_report view_metrics view_account chart

@@ -21,6 +21,9 @@
  *                  on PostgreSQL (outbox.c)
  *   action-delta   an action (like, follow, comment...) is committed, its
  *                  counter deltas not yet sent to Redis (outbox.c)
+ *   reconcile-loaded  reconciliation read a family's truth and durable
+ *                  values, not yet the Redis state it compares them to
+ *                  (reconcile.c)
  *   reconcile-fix  reconciliation fenced a key and read its truth, and
  *                  has not yet applied the correction (settle.c)
  *   settle-backlog a correction is in Redis, the backlog rows it settled

@@ -27,10 +27,10 @@
  *   {c<B>}:tokens     the tokens of row-less deltas applied (views, a
  *                     sorted set by time, kept CSTORE_TOKEN_MS)
  *   {c<B>}:seq        per pending field, how many changes it had since
- *                     the bucket's last take (a flush's take drops it);
- *                     a correction used to compare it to see that nothing
- *                     arrived meanwhile, which the fence's log replaced
- *                     (settle.h): nothing reads it now
+ *                     the bucket's last take (a flush's take drops it):
+ *                     a reconciliation reads it before and after a
+ *                     family's truth to see which keys moved between
+ *                     (moved.h)
  * A change is one script per bucket (capply.c), which also carries the
  * other rows of its call in that bucket (a group commit's): live += d
  * where loaded, pending += d (a field back at 0 is dropped), each counter

@@ -7,6 +7,7 @@
  * applied at most once per bucket), which every part here must keep
  * alike. */
 #include <assert.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,30 @@ outbox_reapply(struct app *a, long long upto,
 	free(ds);
 	free(nds);
 	return rc;
+}
+
+int
+outbox_each(struct app *a, void (*fn)(const struct delta *, void *),
+    void *arg)
+{
+	long long *ids = xcalloc(DRAIN_ROWS, sizeof(*ids)), after = 0;
+	struct delta *ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX,
+	    sizeof(*ds));
+	int *nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
+	int n, i, j;
+
+	while ((n = read_rows(a->db, after, LLONG_MAX, ids, ds, nds)) > 0) {
+		for (i = 0; i < n; i++)
+			for (j = 0; j < nds[i]; j++)
+				fn(&ds[(size_t)i * OUTBOX_MAX + j], arg);
+		after = ids[n - 1];
+		if (n < DRAIN_ROWS)
+			break;
+	}
+	free(ids);
+	free(ds);
+	free(nds);
+	return n == -1 ? -1 : 0;
 }
 
 /* One integer from a statement without parameters; 0, or -1. */

@@ -91,6 +91,12 @@ long long outbox_horizon(struct db *);
 int	outbox_reapply(struct app *, long long upto,
 	    int (*touches)(const struct delta *, void *), void *arg);
 
+/* Calls fn for every delta of every row the outbox holds now: actions
+ * committed whose deltas may not be in Redis yet (count/moved.h).  0,
+ * or -1 when SQLite failed. */
+int	outbox_each(struct app *, void (*fn)(const struct delta *, void *),
+	    void *arg);
+
 /* Row text to and from deltas (exposed for tests): encode returns the
  * length written (-1 when it does not fit); decode the number of deltas,
  * or -1 on a malformed text. */

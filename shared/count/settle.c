@@ -27,10 +27,13 @@
 #define SETTLE_PAUSE_MS	10	/* before round r: r times this */
 
 /* The state of a counter's Redis part.  KEYS: live, pending, inflight,
- * meta.  ARGV: field, pending field.  -> { version, live or "", pending,
- * inflight batch or "", its amount }.  The version is the bucket's meta
- * v, which every flush take and ack bumps.  (Each script is written out
- * whole, string literals only: cluster.test.mjs reads them from here.) */
+ * meta, seq.  ARGV: field, pending field.  -> { version, live or "",
+ * pending, inflight batch or "", its amount, changes or "" }.  The
+ * version is the bucket's meta v, which every flush take and ack bumps;
+ * the changes are the field's in {cB}:seq, which every delta applied to
+ * it and every correction bumps, and a take drops (cstore.h).  (Each
+ * script is written out whole, string literals only: cluster.test.mjs
+ * reads them from here.) */
 static struct rds_script state_lua = { .src =
 	"#!lua flags=no-writes\n"
 	"local b = redis.call('HGET', KEYS[4], 'b') or ''\n"
@@ -38,7 +41,8 @@ static struct rds_script state_lua = { .src =
 	"if b ~= '' then fly = redis.call('HGET', KEYS[3], ARGV[2]) or '0' end\n"
 	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n"
 	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
-	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly }\n" };
+	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly,\n"
+	"  redis.call('HGET', KEYS[5], ARGV[2]) or '' }\n" };
 
 /* Fences a counter and reads its state (as state_lua).  KEYS: live,
  * pending, inflight, meta, fence, fence log.  ARGV: field, pending
@@ -123,18 +127,18 @@ static struct rds_script unfence_lua = { .src =
 	"end\n"
 	"return 1\n" };
 
-/* A state reply (state_lua's five strings) into st; -1 when it is not
- * one (an error reply, "busy"). */
+/* A state reply (state_lua's six strings, or fence_lua's first five)
+ * into st; -1 when it is not one (an error reply, "busy"). */
 static int
 parse_state(rds_reply *rep, struct rstate *st)
 {
-	size_t i;
+	size_t i, n;
 	char *end;
 
 	memset(st, 0, sizeof(*st));
-	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 5)
+	if (rds_type(rep) != RDS_ARRAY || ((n = rds_n(rep)) != 5 && n != 6))
 		return -1;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < n; i++)
 		if (rds_type(rds_at(rep, i)) != RDS_STRING)
 			return -1;
 	snprintf(st->ver, sizeof(st->ver), "%s", rds_str(rds_at(rep, 0)));
@@ -145,6 +149,9 @@ parse_state(rds_reply *rep, struct rstate *st)
 	snprintf(st->pend, sizeof(st->pend), "%s", rds_str(rds_at(rep, 2)));
 	snprintf(st->batch, sizeof(st->batch), "%s", rds_str(rds_at(rep, 3)));
 	st->fly = strtoll(rds_str(rds_at(rep, 4)), NULL, 10);
+	if (n == 6)
+		snprintf(st->seq, sizeof(st->seq), "%s",
+		    rds_str(rds_at(rep, 5)));
 	st->ok = 1;
 	return 0;
 }
@@ -162,7 +169,7 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
     struct rstate *st)
 {
 	struct cname_keys k;
-	const char *keys[4] = { k.live, k.pending, k.inflight, k.meta };
+	const char *keys[5] = { k.live, k.pending, k.inflight, k.meta, k.seq };
 	const char *args[2];
 	rds_reply *rep;
 	size_t i, queued = 0;
@@ -171,7 +178,7 @@ settle_read_states(struct app *a, enum family fam, struct rec_entry *e, size_t n
 		keys_of(fam, &e[i], &k);
 		args[0] = k.field;
 		args[1] = k.pfield;
-		if (rds_append_eval(a->rds, &state_lua, 4, keys, 2, args) == -1)
+		if (rds_append_eval(a->rds, &state_lua, 5, keys, 2, args) == -1)
 			break;
 		queued++;
 	}

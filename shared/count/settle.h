@@ -2,9 +2,9 @@
  * state, and the exact correction of candidates that may be busy.
  *
  * settle_read_states() reads, per key, the bucket's flush version, the
- * live value, the pending delta and the in-flight batch with its amount,
- * in one pipeline (no fence: what reconcile.c compares to pick
- * candidates).
+ * live value, the pending delta, the in-flight batch with its amount and
+ * the key's changes since the last take, in one pipeline (no fence: what
+ * reconcile.c compares to pick candidates, and to see which keys moved).
  *
  * settle_keys() corrects candidates without waiting for them to go
  * quiet.  Per round, for every candidate still open:
@@ -56,6 +56,8 @@ struct rstate {
 	long long	live;
 	char		batch[24];	/* the batch holding inflight, or "" */
 	long long	fly;		/* its amount for this key */
+	char		seq[24];	/* its changes since the bucket's last
+					   take ({cB}:seq), "" none */
 };
 
 /* Reads the Redis state of n entries in one pipeline; -1 if Redis failed. */

@@ -235,6 +235,14 @@ function truthSql(runDir, sql) {
 async function startOnce(opts) {
   const port = opts.port ?? await freePort();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
+  // opts.disarmed: { NAME: TIMES } fault points (counts.mjs: faults)
+  // written used up before anything starts, so that none fires before
+  // the test arms it (a run at the stack's start would reach them).
+  for (const [name, times] of Object.entries(opts.disarmed ?? {})) {
+    fs.mkdirSync(path.join(runDir, 'faults'), { recursive: true });
+    fs.chmodSync(path.join(runDir, 'faults'), 0o777);	// the stack's user's files too
+    fs.writeFileSync(path.join(runDir, 'faults', name), 'x'.repeat(times));
+  }
   const cluster = onCluster(opts) ? {
     REDIS_CLUSTER: '1', REDIS_CLUSTER_PORT: String(await freeClusterBase()), TALLY_CLUSTER_NODE_TIMEOUT: '1000',
   } : {};
