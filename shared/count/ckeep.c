@@ -9,7 +9,6 @@
 #include "store/rds.h"
 
 #define CKEEP_WINDOW	8	/* slots a hash's fields may take */
-#define CKEEP_NAME	96	/* "<hash>\n<field>" */
 
 struct ck_entry {
 	unsigned long long hk;		/* rds_key_hash() of the hash */

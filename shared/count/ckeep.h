@@ -25,16 +25,23 @@
  * A value missing from Redis (not loaded yet) is never kept: the load
  * (cstore.c) writes it, and the next reader reads it.
  *
- * The table is a process's: CKEEP_SLOTS entries (about 7 MB of address
+ * The table is a process's: CKEEP_SLOTS entries (about 27 MB of address
  * space, touched as it fills), 8-way by the hash's name, the oldest of a
- * full window replaced.
+ * full window replaced.  Its size is the traffic benchmark's 10,000 users
+ * (30,000 posts, four counts each, and the authors'): with 65,536 entries
+ * a spread feed read 92 counts kept and sent 13.9 Redis commands, with
+ * 262,144 it reads 118 kept and sends 6.0, and Redis's CPU a feed fell
+ * by a quarter (docs/BENCHMARKS.md).
  */
 #ifndef TALLY_CKEEP_H
 #define TALLY_CKEEP_H
 
 #include <stddef.h>
 
-#define CKEEP_SLOTS	(1 << 16)
+#define CKEEP_SLOTS	(1 << 18)
+/* Longest "<hash>\n<field>" kept, its NUL included: a post's counter
+ * with ten-digit ids is 48. */
+#define CKEEP_NAME	64
 
 /* What a read may do with the table (cstore_send_kept()). */
 enum {

@@ -117,6 +117,20 @@ test_a_name_too_long_is_not_kept(void **state)
 	ckeep_drop(hash, strlen(hash));
 }
 
+/* The longest names tally makes with ids of ten digits fit. */
+static void
+test_a_post_counter_with_long_ids_is_kept(void **state)
+{
+	const char *hash = "{c1023}:p9999999999@9999999999";
+	long long v = -1;
+
+	(void)state;
+	ckeep_put(hash, "rating:9999999999", 7, ckeep_epoch());
+	assert_int_equal(ckeep_get(hash, "rating:9999999999", &v), 1);
+	assert_int_equal(v, 7);
+	ckeep_drop(hash, strlen(hash));
+}
+
 int
 main(void)
 {
@@ -126,6 +140,7 @@ main(void)
 		cmocka_unit_test(test_read_before_a_drop_is_refused),
 		cmocka_unit_test(test_a_full_table_keeps_what_is_used),
 		cmocka_unit_test(test_a_name_too_long_is_not_kept),
+		cmocka_unit_test(test_a_post_counter_with_long_ids_is_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
