@@ -146,10 +146,13 @@ test('a counter missing from Redis is loaded from counters plus pending', async 
   assert.equal(pageCounters(r.text)[`post-likes|${p}`], truth + 1);
   stack.redis('FLUSHALL');                                // Redis lost everything
   // The unflushed like went with it; the page shows the durable value,
-  // and reconciliation (admin issue) repairs the rest.
+  // and reconciliation repairs the rest -- or has already: the worker
+  // finds Redis empty within 5 s and runs one (on a cluster, FLUSHALL
+  // reaching each master in turn leaves it the time to, now and then).
   const durable = Number(stack.sqlite(`SELECT value FROM counters WHERE name='post_likes' AND key='${p}'`));
   const r2 = await users[8].get(`/posts/${p}`);
-  assert.equal(pageCounters(r2.text)[`post-likes|${p}`], durable);
+  const shown = pageCounters(r2.text)[`post-likes|${p}`];
+  assert.ok(shown === durable || shown === truth + 1, `page ${shown}, durable ${durable}, truth ${truth + 1}`);
 });
 
 test('kill -9 of the worker in the middle of flushes, many times: totals stay exact', async () => {
@@ -245,6 +248,9 @@ test('deltas left by a version that bucketed posts by their id still reach SQLit
 test('a large flush grows its batches: each holds a third of what went before it', async () => {
   const s3 = await startStack({ env: QUIET });
   try {
+    // the run a new Redis starts flushes too (runs.c): over first (on
+    // PostgreSQL under load it was not, and took 4,799 of the counters)
+    await quietRuns(s3);
     const N = 60000;
     await whileWorkerStopped(s3, async () => {
       // N followers counters with a pending +1 each, in their buckets:
