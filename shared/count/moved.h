@@ -24,9 +24,9 @@
  *      1, when a flush batch holds part of the key (SQLite may apply it
  *      between the reads), or when the key is one of step 2's.
  * Everything that changes a key's pending delta bumps one of the two
- * (capply.c, fbatch.c, taken.c, settle.c), so a key moved() says 0 for
- * had the same Redis state at both reads, and no action on it was in
- * flight: the comparison is exact.  A busy key costs a correction that
+ * (capply.c, fbatch.c, taken.c, settle.c), so a key for which
+ * moved_key() says 0 had the same Redis state at both reads, and no
+ * action on it was in flight: the comparison is exact.  A busy key costs a correction that
  * finds it right; a site where every key is busy pays one per key.
  */
 #ifndef TALLY_MOVED_H
