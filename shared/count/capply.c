@@ -10,8 +10,10 @@
  * what the marked rows change per counter and moves each counter once:
  * a group of 16 likes on one author is 16 marks, 16 post counters and 3
  * author counters, not 16 x 4.  Rows on different authors cost what they
- * did.  The seq field (cstore.h) is bumped by the number of changes, so
- * it still moves with every change a settle must see.
+ * did.  While a reconciliation watches the bucket (meta w, moved.h), the
+ * seq field (cstore.h) is bumped by the number of changes, so it moves
+ * with every change the run must see; unwatched, nothing reads it, and a
+ * like writes (and each replica applies) one command a counter less.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -34,15 +36,17 @@
  * counter under a correction's fence (settle.h) also gets each applied
  * delta written to the fence's log with its row id; a fence older than
  * CSTORE_FENCE_MS (10 s: its settler died) is dropped instead.  With no fence in the
- * bucket that is one EXISTS.  -> per row 1 applied, or 0 refused. */
+ * bucket that is one EXISTS.  seq moves only when meta w is set (read
+ * with o in one HMGET).  -> per row 1 applied, or 0 refused. */
 static struct rds_script apply_lua = { .src =
 	"#!lua\n"
-	"local nr, o, ok, res = tonumber(ARGV[1]), nil, {}, {}\n"
+	"local nr, ok, res = tonumber(ARGV[1]), {}, {}\n"
+	"local m = redis.call('HMGET', KEYS[2], 'o', 'w')\n"
+	"local o, watched = tonumber(m[1] or '0'), m[2]\n"
 	"local had, seen, add = nil, {}, {}\n"
 	"for r = 1, nr do\n"
 	"  local id = tonumber(ARGV[r + 1])\n"
-	"  if id > 0 and o == nil then\n"
-	"    o = tonumber(redis.call('HGET', KEYS[2], 'o') or '0')\n"
+	"  if id > 0 and had == nil then\n"
 	"    had = redis.call('ZMSCORE', KEYS[3], unpack(ARGV, 2, nr + 1)) end\n"
 	"  if id == 0 or (id > o and not had[r] and not seen[id]) then\n"
 	"    if id > 0 then\n"
@@ -88,7 +92,7 @@ static struct rds_script apply_lua = { .src =
 	"    if redis.call('HINCRBY', KEYS[1], e[3], e[4]) == 0 then\n"
 	"      redis.call('HDEL', KEYS[1], e[3]) end\n"
 	"  end\n"
-	"  redis.call('HINCRBY', KEYS[4], e[3], e[5])\n"
+	"  if watched then redis.call('HINCRBY', KEYS[4], e[3], e[5]) end\n"
 	"end\n"
 	"return res\n" };
 
@@ -310,9 +314,10 @@ cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 	return rc;
 }
 
-/* A row-less delta, once per token.  KEYS: pending, seq, tokens, live.
- * ARGV: token, now (ms), field, pending field, delta.  -> 1 applied, 0
- * the token was applied before. */
+/* A row-less delta, once per token.  KEYS: pending, seq, tokens, live,
+ * meta.  ARGV: token, now (ms), field, pending field, delta.  -> 1
+ * applied, 0 the token was applied before.  seq moves only while a
+ * reconciliation watches the bucket (meta w), as in apply_lua. */
 static struct rds_script token_lua = { .src =
 	"#!lua\n"
 	"if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return 0 end\n"
@@ -326,7 +331,8 @@ static struct rds_script token_lua = { .src =
 	"  if redis.call('HINCRBY', KEYS[1], ARGV[4], d) == 0 then\n"
 	"    redis.call('HDEL', KEYS[1], ARGV[4]) end\n"
 	"end\n"
-	"redis.call('HINCRBY', KEYS[2], ARGV[4], 1)\n"
+	"if redis.call('HEXISTS', KEYS[5], 'w') == 1 then\n"
+	"  redis.call('HINCRBY', KEYS[2], ARGV[4], 1) end\n"
 	"return 1\n" };
 
 int
@@ -334,7 +340,7 @@ cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 {
 	struct cname_keys k;
 	char tokens[32], now[LL_CHARS], num[LL_CHARS];
-	const char *keys[4] = { k.pending, k.seq, tokens, k.live };
+	const char *keys[5] = { k.pending, k.seq, tokens, k.live, k.meta };
 	const char *args[5] = { token, now, k.field, k.pfield, num };
 	rds_reply *rep;
 	int rc;
@@ -343,7 +349,7 @@ cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 	cname_bucket_key(cname_bucket(d), "tokens", tokens, sizeof(tokens));
 	buf_fmt_ll(now, clock_wall_ms());
 	buf_fmt_ll(num, d->d);
-	if ((rep = rds_eval(a->rds, &token_lua, 4, keys, 5, args)) == NULL)
+	if ((rep = rds_eval(a->rds, &token_lua, 5, keys, 5, args)) == NULL)
 		return -1;
 	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
 	rds_free(rep);

@@ -17,7 +17,8 @@
  *   {c<B>}:meta       b: the batch holding inflight; v: a version that
  *                     every take and ack bumps; f: the fence of dead
  *                     batches (flush.h); o: the outbox rows a drain
- *                     finished (outbox.h)
+ *                     finished (outbox.h); w: the token of the
+ *                     reconciliation watching the bucket (moved.h)
  *   {c<B>}:outbox     the outbox rows applied to this bucket and not yet
  *                     drained (a sorted set of row ids)
  *   {c<B>}:fence      counters under a correction (settle.h): per pending
@@ -27,14 +28,14 @@
  *   {c<B>}:tokens     the tokens of row-less deltas applied (views, a
  *                     sorted set by time, kept CSTORE_TOKEN_MS)
  *   {c<B>}:seq        per pending field, how many changes it had since
- *                     the bucket's last take (a flush's take drops it):
- *                     a reconciliation reads it before and after a
- *                     family's truth to see which keys moved between
- *                     (moved.h)
+ *                     the bucket's last take (a flush's take drops it)
+ *                     while meta w was set: a reconciliation sets w,
+ *                     then reads seq before and after a family's truth
+ *                     to see which keys moved between (moved.h)
  * A change is one script per bucket (capply.c), which also carries the
  * other rows of its call in that bucket (a group commit's): live += d
- * where loaded, pending += d (a field back at 0 is dropped), each counter
- * once for the sum of the call's rows.  The flusher sweeps every bucket,
+ * where loaded, pending += d (a field back at 0 is dropped), seq += the
+ * changes when watched, each counter once for the sum of the call's rows.  The flusher sweeps every bucket,
  * so nothing else marks a bucket dirty.
  *
  * A live value that is missing is loaded as  counters row + pending +

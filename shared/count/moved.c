@@ -3,8 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
+#include "base/rnd.h"
 #include "count/cname.h"
 #include "count/moved.h"
 #include "count/outbox.h"
@@ -12,12 +15,23 @@
 
 #define MOVED_BACKLOG	(1 << 30)	/* backlog rows read: all */
 
-/* KEYS: meta, seq.  -> { version, { field, changes, ... } }, read in one
- * script: a take bumps the one and drops the other at once. */
+/* KEYS: meta, seq.  ARGV: the run's token.  Watches the bucket (meta w:
+ * from now on every delta bumps seq), -> { version, { field, changes,
+ * ... } }, read in the same script: a take bumps the one and drops the
+ * other at once. */
 static struct rds_script before_lua = { .src =
-	"#!lua flags=no-writes\n"
+	"#!lua\n"
+	"redis.call('HSET', KEYS[1], 'w', ARGV[1])\n"
 	"return { redis.call('HGET', KEYS[1], 'v') or '0',\n"
 	"  redis.call('HGETALL', KEYS[2]) }\n" };
+
+/* KEYS: meta.  ARGV: the run's token.  Unwatches the bucket if the watch
+ * is still this run's. */
+static struct rds_script unwatch_lua = { .src =
+	"#!lua\n"
+	"if redis.call('HGET', KEYS[1], 'w') == ARGV[1] then\n"
+	"  redis.call('HDEL', KEYS[1], 'w') end\n"
+	"return 1\n" };
 
 static int
 seq_cmp(const void *x, const void *y)
@@ -66,17 +80,22 @@ int
 moved_begin(struct app *a, enum family fam, struct moved *m)
 {
 	struct cname_keys k;
-	const char *keys[2] = { k.meta, k.seq };
+	const char *keys[2] = { k.meta, k.seq }, *args[1];
 	rds_reply *rep, *f;
 	size_t cap = 0, i;
 	int b, queued = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->fam = fam;
+	/* another host's run beside this one must not share it */
+	snprintf(m->token, sizeof(m->token), "%d.%lld.%lld", (int)getpid(),
+	    clock_mono_us(), rnd_below(1000000000000LL));
+	args[0] = m->token;
 	m->ver = xcalloc(CSTORE_BUCKETS, sizeof(*m->ver));
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
 		cname_bucket_keys(b, &k);
-		if (rds_append_eval(a->rds, &before_lua, 2, keys, 0, NULL) == -1)
+		if (rds_append_eval(a->rds, &before_lua, 2, keys, 1,
+		    args) == -1)
 			break;
 		queued++;
 	}
@@ -170,8 +189,8 @@ moved_key(const struct moved *m, const struct rec_entry *e,
 	struct moved_seq want, *was;
 	struct cname_keys k;
 
-	if (!st->ok)
-		return 1;
+	if (!st->ok || strcmp(st->watch, m->token) != 0)
+		return 1;	/* not known, or changes went uncounted */
 	if (m->nkeys > 0 && bsearch(&id, m->keys, m->nkeys, sizeof(id),
 	    keyid_cmp) != NULL)
 		return 1;	/* in flight, or in the backlog */
@@ -187,6 +206,26 @@ moved_key(const struct moved *m, const struct rec_entry *e,
 	was = m->nseq > 0 ? bsearch(&want, m->seq, m->nseq, sizeof(want),
 	    seq_cmp) : NULL;
 	return strcmp(was != NULL ? was->count : "", st->seq) != 0;
+}
+
+void
+moved_end(struct app *a, const struct moved *m)
+{
+	struct cname_keys k;
+	const char *keys[1] = { k.meta }, *args[1] = { m->token };
+	int b, queued = 0;
+
+	if (m->token[0] == '\0')
+		return;
+	for (b = 0; b < CSTORE_BUCKETS; b++) {
+		cname_bucket_keys(b, &k);
+		if (rds_append_eval(a->rds, &unwatch_lua, 1, keys, 1,
+		    args) == -1)
+			break;
+		queued++;
+	}
+	if (queued > 0)
+		rds_collect(a->rds, queued);
 }
 
 void

@@ -219,6 +219,7 @@ reconcile_family(struct app *a, enum family fam, int dry,
 	    load_family(a->db, fam, &all) == -1 ||
 	    add_redis_only(a, fam, &all, lv) == -1 ||
 	    moved_pending(a, &mv) == -1) {
+		moved_end(a, &mv);
 		moved_free(&mv);
 		free(all.v);
 		return -1;
@@ -255,6 +256,7 @@ reconcile_family(struct app *a, enum family fam, int dry,
 		goto out;
 	rc = 0;
 out:
+	moved_end(a, &mv);
 	moved_free(&mv);
 	free(st);
 	free(all.v);

@@ -28,10 +28,11 @@
 
 /* The state of a counter's Redis part.  KEYS: live, pending, inflight,
  * meta, seq.  ARGV: field, pending field.  -> { version, live or "",
- * pending, inflight batch or "", its amount, changes or "" }.  The
- * version is the bucket's meta v, which every flush take and ack bumps;
- * the changes are the field's in {cB}:seq, which every delta applied to
- * it and every correction bumps, and a take drops (cstore.h).  (Each
+ * pending, inflight batch or "", its amount, changes or "", watch or ""
+ * }.  The version is the bucket's meta v, which every flush take and ack
+ * bumps; the changes are the field's in {cB}:seq, which every delta
+ * applied to it while the bucket is watched (meta w, its watch) and every
+ * correction bumps, and a take drops (cstore.h, moved.h).  (Each
  * script is written out whole, string literals only: cluster.test.mjs
  * reads them from here.) */
 static struct rds_script state_lua = { .src =
@@ -42,7 +43,8 @@ static struct rds_script state_lua = { .src =
 	"return { redis.call('HGET', KEYS[4], 'v') or '0',\n"
 	"  redis.call('HGET', KEYS[1], ARGV[1]) or '',\n"
 	"  redis.call('HGET', KEYS[2], ARGV[2]) or '0', b, fly,\n"
-	"  redis.call('HGET', KEYS[5], ARGV[2]) or '' }\n" };
+	"  redis.call('HGET', KEYS[5], ARGV[2]) or '',\n"
+	"  redis.call('HGET', KEYS[4], 'w') or '' }\n" };
 
 /* Fences a counter and reads its state (as state_lua).  KEYS: live,
  * pending, inflight, meta, fence, fence log.  ARGV: field, pending
@@ -127,7 +129,7 @@ static struct rds_script unfence_lua = { .src =
 	"end\n"
 	"return 1\n" };
 
-/* A state reply (state_lua's six strings, or fence_lua's first five)
+/* A state reply (state_lua's seven strings, or fence_lua's first five)
  * into st; -1 when it is not one (an error reply, "busy"). */
 static int
 parse_state(rds_reply *rep, struct rstate *st)
@@ -136,7 +138,7 @@ parse_state(rds_reply *rep, struct rstate *st)
 	char *end;
 
 	memset(st, 0, sizeof(*st));
-	if (rds_type(rep) != RDS_ARRAY || ((n = rds_n(rep)) != 5 && n != 6))
+	if (rds_type(rep) != RDS_ARRAY || ((n = rds_n(rep)) != 5 && n != 7))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (rds_type(rds_at(rep, i)) != RDS_STRING)
@@ -149,9 +151,12 @@ parse_state(rds_reply *rep, struct rstate *st)
 	snprintf(st->pend, sizeof(st->pend), "%s", rds_str(rds_at(rep, 2)));
 	snprintf(st->batch, sizeof(st->batch), "%s", rds_str(rds_at(rep, 3)));
 	st->fly = strtoll(rds_str(rds_at(rep, 4)), NULL, 10);
-	if (n == 6)
+	if (n == 7) {
 		snprintf(st->seq, sizeof(st->seq), "%s",
 		    rds_str(rds_at(rep, 5)));
+		snprintf(st->watch, sizeof(st->watch), "%s",
+		    rds_str(rds_at(rep, 6)));
+	}
 	st->ok = 1;
 	return 0;
 }

@@ -58,6 +58,8 @@ struct rstate {
 	long long	fly;		/* its amount for this key */
 	char		seq[24];	/* its changes since the bucket's last
 					   take ({cB}:seq), "" none */
+	char		watch[48];	/* the watching run's token (meta w),
+					   "" none */
 };
 
 /* Reads the Redis state of n entries in one pipeline; -1 if Redis failed. */

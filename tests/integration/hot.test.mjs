@@ -231,9 +231,17 @@ test('a counter one short before a run, moved while the run reads it, is still f
   const id = num('SELECT max(id) FROM reconcile_runs');
   const jobs = await waitFor(stoppedJobs, 20000, 20);
   // no flush meanwhile (it would make the key look wrong anyway)
+  // the run watches the author's bucket: while it does, every change
+  // is counted in the bucket's seq (moved.h)
+  const tag = n.hash.slice(0, n.hash.indexOf('}') + 1);
+  const watch = stack.redis('HGET', `${tag}:meta`, 'w');
+  assert.ok(watch, 'the run watches the bucket');
+  const pfield = n.pfield;
   await whileWorkerStopped(stack, async () => {
+    const seqBefore = Number(stack.redis('HGET', `${tag}:seq`, pfield) || 0);
     assert.equal((await author.post('/posts', { body: 'hm 3', publish: '1' })).status, 303);
     assert.equal(stack.redis('HGET', n.hash, n.field), '2', 'the post is in Redis, one short');
+    assert.equal(Number(stack.redis('HGET', `${tag}:seq`, pfield)), seqBefore + 1, 'the change is counted');
     process.kill(jobs, 'SIGCONT');
     await waitFor(() => ['done', 'failed'].includes(q(`SELECT state FROM reconcile_runs WHERE id=${id}`)), 60000, 100);
   });
@@ -243,6 +251,14 @@ test('a counter one short before a run, moved while the run reads it, is still f
   assert.equal(rep.user_posts.fixed, 1, JSON.stringify(rep.user_posts));
   assert.equal(stack.redis('HGET', n.hash, n.field), '3');
   assert.equal(pageCounters((await author.get('/u/hm_author')).text)['posts|hm_author'], 3);
+  // the run's end drops its watch: a post now writes no seq (nothing
+  // would read it), one command a counter less for every replica
+  assert.equal(stack.redis('HGET', `${tag}:meta`, 'w'), '', 'the watch is dropped');
+  stack.tallyctl('flush');
+  assert.equal(stack.redis('HEXISTS', `${tag}:seq`, pfield), '0');
+  assert.equal((await author.post('/posts', { body: 'hm 4', publish: '1' })).status, 303);
+  assert.equal(stack.redis('HGET', n.hash, n.field), '4');
+  assert.equal(stack.redis('HEXISTS', `${tag}:seq`, pfield), '0', 'unwatched: no seq written');
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });

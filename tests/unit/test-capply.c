@@ -1,7 +1,8 @@
 /* test-capply.c -- counter deltas into a real redis-server (count/
  * capply.c, cstore.h): the rows of one call share one script per bucket,
  * each row applies at most once however often it comes, a shared counter
- * moves once for the whole group (its seq by the number of changes), a
+ * moves once for the whole group (its seq by the number of changes while
+ * a reconciliation watches the bucket, not at all otherwise), a
  * loaded live value moves with its pending delta, an unloaded one stays
  * unloaded, rows a drain finished are refused, and a Redis that does not
  * answer is -1 for every row. */
@@ -145,6 +146,16 @@ live(struct fix *f, const struct delta *d)
 	return hget(f, w.hash, w.field);
 }
 
+/* A reconciliation watches d's bucket (meta w, moved.h). */
+static void
+watch(struct fix *f, const struct delta *d)
+{
+	struct where w;
+
+	where(d, &w);
+	rds_free(rds_cmdv(f->a.rds, "HSET", w.k.meta, "w", "run-1", NULL));
+}
+
 static void
 load(struct fix *f, const struct delta *d, const char *v)
 {
@@ -210,10 +221,10 @@ find(int row, enum family fam)
 	return NULL;
 }
 
+/* The group of likes(), applied with the bucket watched or not. */
 static void
-test_group_on_one_author(void **state)
+group_on_one_author(struct fix *f, int watched)
 {
-	struct fix *f = *state;
 	long long ids[ROWS] = { 1, 2, 3, 4, 5, 6, 7 };
 	const struct delta *ulikes, *p101, *p102, *p103;
 	int rc[ROWS], i, nshared = 0, nposts;
@@ -226,32 +237,52 @@ test_group_on_one_author(void **state)
 	p103 = find(2, FAM_POST_LIKES);
 	load(f, ulikes, "100");		/* loaded: moves with the deltas */
 	load(f, p102, "10");
+	if (watched)
+		watch(f, ulikes);
 	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);
 	for (i = 0; i < ROWS; i++)
 		assert_int_equal(rc[i], 1);
 	assert_int_equal(pending(f, ulikes), 5);	/* 6 likes, 1 unlike */
-	assert_int_equal(seq(f, ulikes), 7);		/* 7 changes */
 	assert_int_equal(live(f, ulikes), 105);
 	assert_int_equal(live(f, p102), 11);
 	assert_int_equal(pending(f, p102), 1);
 	assert_int_equal(live(f, p103), -1);		/* not loaded: stays so */
 	assert_int_equal(pending(f, p103), 1);
 	assert_int_equal(pending(f, p101), -1);		/* +1 -1: nothing left */
-	assert_int_equal(seq(f, p101), 2);		/* but two changes */
+	if (watched) {
+		assert_int_equal(seq(f, ulikes), 7);	/* 7 changes */
+		assert_int_equal(seq(f, p101), 2);	/* but two changes */
+	} else {
+		assert_int_equal(seq(f, ulikes), -1);	/* nobody reads them */
+		assert_int_equal(seq(f, p101), -1);
+	}
 	/* Each counter moved once for the group: per counter with a net
-	 * change a pending and a seq HINCRBY (and the live one when
-	 * loaded), per counter without one only its seq.  Row by row it
-	 * was 2 or 3 for each of the 7 rows' deltas. */
+	 * change a pending HINCRBY (and the live one when loaded), and
+	 * when watched a seq HINCRBY per counter, with a net change or
+	 * not.  Row by row it was 2 or 3 for each of the 7 rows' deltas. */
 	for (i = 0; i < nds[0]; i++)
 		if (ds[0][i].fam != FAM_POST_LIKES)
 			nshared++;
 	nposts = 5;			/* 102..106; 101 is back at 0 */
-	assert_int_equal(calls(f, "hincrby"),
-	    2 * (nshared + nposts) + 1 /* p101's seq */ + 2 /* loaded */);
+	assert_int_equal(calls(f, "hincrby"), (nshared + nposts) +
+	    (watched ? nshared + nposts + 1 /* p101's seq */ : 0) +
+	    2 /* loaded */);
 	assert_int_equal(calls(f, "evalsha") + calls(f, "eval"), 1);
 	/* the 7 rows' marks: read in one call, written in one */
 	assert_int_equal(calls(f, "zmscore"), 1);
 	assert_int_equal(calls(f, "zadd"), 1);
+}
+
+static void
+test_group_on_one_author(void **state)
+{
+	group_on_one_author(*state, 0);
+}
+
+static void
+test_group_watched(void **state)
+{
+	group_on_one_author(*state, 1);
 }
 
 static void
@@ -265,6 +296,7 @@ test_at_most_once(void **state)
 	flushall(f);
 	likes();
 	ulikes = find(0, FAM_USER_LIKES);
+	watch(f, ulikes);
 	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);
 	cstore_apply_once_n(&f->a, ids, dp, nds, ROWS, rc);	/* again */
 	for (i = 0; i < ROWS; i++)
@@ -344,6 +376,10 @@ test_rows_across_buckets(void **state)
 	assert_int_equal(pending(f, &views), views.d);
 	assert_int_equal(cstore_apply(&f->a, "v-2", &views), 0);
 	assert_int_equal(pending(f, &views), 2 * views.d);
+	assert_int_equal(seq(f, &views), -1);		/* not watched */
+	watch(f, &views);
+	assert_int_equal(cstore_apply(&f->a, "v-3", &views), 0);
+	assert_int_equal(seq(f, &views), 1);		/* watched: counted */
 	/* a row without deltas changes nothing */
 	assert_int_equal(cstore_apply_once(&f->a, 40, NULL, 0), 0);
 }
@@ -374,6 +410,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_on_one_author),
+		cmocka_unit_test(test_group_watched),
 		cmocka_unit_test(test_at_most_once),
 		cmocka_unit_test(test_finished_rows_refused),
 		cmocka_unit_test(test_rows_across_buckets),
