@@ -102,6 +102,8 @@ test('the cluster is the one of the contract: 3 masters, 3 replicas, listed in R
     assert.match(info, /127\.0\.0\.1/);
     assert.match(redisNode(stack.runDir, n, ['CONFIG', 'GET', 'cluster-enabled']), /yes/);
     assert.match(redisNode(stack.runDir, n, ['CONFIG', 'GET', 'appendonly']), /yes/);
+    // the write stream to a replica goes in fewer packets (run_cluster.c)
+    assert.match(redisNode(stack.runDir, n, ['CONFIG', 'GET', 'repl-disable-tcp-nodelay']), /yes/);
   }
   // the run's own programs reach each node over its unix socket, not TCP
   assert.equal((await fetch(`${stack.base}/healthz`)).status, 200);

@@ -639,6 +639,8 @@ describe('replica', { skip: onCluster() && 'REPLICA=1 is for the single Redis' }
     }
     // the replica authenticates: its link comes up
     await waitFor(() => replInfo(stack, 'redis-replica.sock').master_link_status === 'up', 15000, 100);
+    // the master sends it the write stream in fewer packets (run_cluster.c)
+    assert.match(rcli(stack, 'redis.sock', 'CONFIG', 'GET', 'repl-disable-tcp-nodelay'), /yes/);
   });
 
   test('master stopped: feed and profile are read from the replica', async (t) => {
