@@ -35,8 +35,9 @@
  * A change is one script per bucket (capply.c), which also carries the
  * other rows of its call in that bucket (a group commit's): live += d
  * where loaded, pending += d (a field back at 0 is dropped), seq += the
- * changes when watched, each counter once for the sum of the call's rows.  The flusher sweeps every bucket,
- * so nothing else marks a bucket dirty.
+ * changes when watched, each counter once for the sum of the call's
+ * rows.  The flusher sweeps every bucket, so nothing else marks a bucket
+ * dirty.
  *
  * A live value that is missing is loaded as  counters row + pending +
  * the inflight part when SQLite has not applied its batch yet (read in

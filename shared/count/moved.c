@@ -33,6 +33,25 @@ static struct rds_script unwatch_lua = { .src =
 	"  redis.call('HDEL', KEYS[1], 'w') end\n"
 	"return 1\n" };
 
+/* Queues script on every bucket, with KEYS meta (and seq: nkeys 2) and
+ * ARGV the run's token; how many were queued (all, unless Redis failed). */
+static int
+queue_buckets(struct app *a, struct rds_script *script, int nkeys,
+    const char *token)
+{
+	struct cname_keys k;
+	const char *keys[2] = { k.meta, k.seq }, *args[1] = { token };
+	int b;
+
+	for (b = 0; b < CSTORE_BUCKETS; b++) {
+		cname_bucket_keys(b, &k);
+		if (rds_append_eval(a->rds, script, nkeys, keys, 1,
+		    args) == -1)
+			break;
+	}
+	return b;
+}
+
 static int
 seq_cmp(const void *x, const void *y)
 {
@@ -79,26 +98,17 @@ seq_push(struct moved *m, size_t *cap, int bucket, const char *field,
 int
 moved_begin(struct app *a, enum family fam, struct moved *m)
 {
-	struct cname_keys k;
-	const char *keys[2] = { k.meta, k.seq }, *args[1];
 	rds_reply *rep, *f;
 	size_t cap = 0, i;
-	int b, queued = 0;
+	int b, queued;
 
 	memset(m, 0, sizeof(*m));
 	m->fam = fam;
 	/* another host's run beside this one must not share it */
 	snprintf(m->token, sizeof(m->token), "%d.%lld.%lld", (int)getpid(),
 	    clock_mono_us(), rnd_below(1000000000000LL));
-	args[0] = m->token;
 	m->ver = xcalloc(CSTORE_BUCKETS, sizeof(*m->ver));
-	for (b = 0; b < CSTORE_BUCKETS; b++) {
-		cname_bucket_keys(b, &k);
-		if (rds_append_eval(a->rds, &before_lua, 2, keys, 1,
-		    args) == -1)
-			break;
-		queued++;
-	}
+	queued = queue_buckets(a, &before_lua, 2, m->token);
 	for (b = 0; b < queued; b++) {
 		if (rds_get_reply(a->rds, &rep) == -1) {
 			if (b + 1 < queued)
@@ -211,20 +221,11 @@ moved_key(const struct moved *m, const struct rec_entry *e,
 void
 moved_end(struct app *a, const struct moved *m)
 {
-	struct cname_keys k;
-	const char *keys[1] = { k.meta }, *args[1] = { m->token };
-	int b, queued = 0;
+	int queued;
 
 	if (m->token[0] == '\0')
 		return;
-	for (b = 0; b < CSTORE_BUCKETS; b++) {
-		cname_bucket_keys(b, &k);
-		if (rds_append_eval(a->rds, &unwatch_lua, 1, keys, 1,
-		    args) == -1)
-			break;
-		queued++;
-	}
-	if (queued > 0)
+	if ((queued = queue_buckets(a, &unwatch_lua, 1, m->token)) > 0)
 		rds_collect(a->rds, queued);
 }
 
