@@ -328,18 +328,58 @@ batch_fields(void)
 	return FLUSH_FIELDS;
 }
 
+/* The fields of every bucket's pending hash, and with inflight its
+ * inflight's too: one pipelined HLEN a key.  The sum, or -1. */
+static long long
+waiting_fields(struct app *a, int inflight)
+{
+	char key[32];
+	const char *cmd[2];
+	rds_reply *rep;
+	long long n = 0;
+	int b, k, queued = 0;
+
+	for (b = 0; b < CSTORE_BUCKETS; b++)
+		for (k = 0; k <= inflight; k++) {
+			cname_bucket_key(b, k ? "inflight" : "pending", key,
+			    sizeof(key));
+			cmd[0] = "HLEN";
+			cmd[1] = key;
+			if (rds_append_strs(a->rds, 2, cmd) == -1)
+				goto fail;
+			queued++;
+		}
+	for (b = 0; b < queued; b++) {
+		if (rds_get_reply(a->rds, &rep) == -1)
+			return -1;
+		if (rds_type(rep) == RDS_INTEGER)
+			n += rds_int(rep);
+		rds_free(rep);
+	}
+	return n;
+fail:
+	rds_collect(a->rds, queued);
+	return -1;
+}
+
 int
 flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 {
 	struct batch bts[2], *cur, *prev = NULL;
 	sigset_t alrm, old;
-	long long done, first;
+	long long done, first, pend;
 	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
 
 	/* a batch takes one bucket at least: ids for every batch this
 	 * flush can make, reserved at once */
 	if (max_batches > CSTORE_BUCKETS)
 		max_batches = CSTORE_BUCKETS;
+	/* Nothing pending, nothing to reserve: the reservation is a write,
+	 * and any write makes every other process's SQLite drop the pages
+	 * it keeps (header).  A delta that comes just after is the next
+	 * sweep's, as one that comes just after a take. */
+	if ((pend = waiting_fields(a, 0)) <= 0)
+		return pend == 0 ? 0 : -1;
 	if ((done = fbatch_applied_max(a)) < 0 ||
 	    (first = fbatch_reserve(a, done, max_batches)) < 0)
 		return -1;
@@ -412,31 +452,5 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 long long
 flush_pending(struct app *a)
 {
-	char key[32];
-	const char *cmd[2];
-	rds_reply *rep;
-	long long n = 0;
-	int b, k, queued = 0;
-
-	for (b = 0; b < CSTORE_BUCKETS; b++)
-		for (k = 0; k < 2; k++) {
-			cname_bucket_key(b, k ? "inflight" : "pending", key,
-			    sizeof(key));
-			cmd[0] = "HLEN";
-			cmd[1] = key;
-			if (rds_append_strs(a->rds, 2, cmd) == -1)
-				goto fail;
-			queued++;
-		}
-	for (b = 0; b < queued; b++) {
-		if (rds_get_reply(a->rds, &rep) == -1)
-			return -1;
-		if (rds_type(rep) == RDS_INTEGER)
-			n += rds_int(rep);
-		rds_free(rep);
-	}
-	return n;
-fail:
-	rds_collect(a->rds, queued);
-	return -1;
+	return waiting_fields(a, 1);
 }

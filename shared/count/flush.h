@@ -1,19 +1,20 @@
 /* flush.h -- moving pending deltas from Redis into SQLite's counters.
  *
- * One batch B (from INCR {flush}:seq) sweeps the buckets of cstore.h in
- * order, FLUSH_PIPE of them per pipelined round, the next round sent
- * before the current one is read, so Redis works while SQLite does.  Per
- * bucket a script renames {c<n>}:pending to {c<n>}:inflight and notes B
- * in {c<n>}:meta (take: O(1), atomic with every change to the bucket);
- * a bucket whose inflight part still belongs to an unfinished batch is
- * skipped.  The taken counters (taken.h), sorted in the table's own order
- * (SQLite then walks its B-tree forward), go into one SQLite transaction
- * of UPSERTs that also records B in flushes; after its commit the
- * leaderboards take the new values and a script per bucket drops the
- * inflight hash if B still holds it (ack).  The next batch goes on from
- * there, taken from Redis while a thread applies the previous one to
- * SQLite (the database connection is the thread's alone meanwhile; the
- * previous batch's boards and acks, Redis only, run beside it too).  The
+ * One batch B (an id reserved in SQL, fbatch.h) sweeps the buckets of
+ * cstore.h in order, FLUSH_PIPE of them per pipelined round, the next
+ * round sent before the current one is read, so Redis works while SQLite
+ * does.  Per bucket a script renames {c<n>}:pending to {c<n>}:inflight
+ * and notes B in {c<n>}:meta (take: O(1), atomic with every change to
+ * the bucket); a bucket whose inflight part still belongs to an
+ * unfinished batch is skipped.  The taken counters (taken.h), sorted in
+ * the table's own order (SQLite then walks its B-tree forward), go into
+ * one SQLite transaction of UPSERTs that also records B in flushes;
+ * after its commit the leaderboards take the new values and a script
+ * per bucket drops the inflight hash if B still holds it (ack).  The
+ * next batch goes on from there, taken from Redis while a thread
+ * applies the previous one to SQLite (the database connection is the
+ * thread's alone meanwhile; the previous batch's boards and acks, Redis
+ * only, run beside it too).  The
  * first batch is one round, so SQLite starts early; a later one stops
  * taking at FLUSH_FIELDS counters, or sooner, once it holds a 32nd of
  * that and the batch before it will be applied by the time this one has
@@ -56,11 +57,14 @@ struct flush_stats {
 
 #define FLUSH_SYNC	1	/* flush_all(): the WAL synced at the end */
 
-/* Sweeps every bucket once (at most max_batches batches).  With
- * FLUSH_SYNC in flags, what it committed is on disk when it returns
- * (the WAL synced beside the last acks), else as SQLite's synchronous =
- * NORMAL has it.  0, or -1 when Redis or SQLite failed (what was taken
- * is finished by a later recover_batches). */
+/* Sweeps every bucket once (at most max_batches batches).  When no
+ * bucket has a pending field it takes nothing and writes nothing to SQL
+ * (no batch ids reserved), so an idle worker's sweeps leave every
+ * reader's SQLite page cache whole.  With FLUSH_SYNC in flags, what it
+ * committed is on disk when it returns (the WAL synced beside the last
+ * acks), else as SQLite's synchronous = NORMAL has it.  0, or -1 when
+ * Redis or SQLite failed (what was taken is finished by a later
+ * recover_batches). */
 int	flush_all(struct app *, int max_batches, int flags,
 	    struct flush_stats *);
 

@@ -8,7 +8,7 @@
 // totals stay exact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, whileWorkerStopped, redisCli } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, whileWorkerStopped, redisCli, onPostgres } from '../lib/stack.mjs';
 import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, quietRuns, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack, runs0;
@@ -131,6 +131,33 @@ test('pages show the recounted values', async () => {
   const v1 = c[`post-views|${p}`];
   const r2 = await viewer.get(`/posts/${p}`);
   assert.equal(pageCounters(r2.text)[`post-views|${p}`], v1);
+});
+
+test('a sweep with nothing pending writes nothing to SQL; a delta is flushed', async () => {
+  // The worker sweeps every second.  Over empty buckets it reserves no
+  // batch ids: that was a write a second, and each write makes every
+  // other SQLite connection drop the pages it keeps (shared/count/flush.c).
+  const next = () => Number(stack.sqlite(
+    "SELECT COALESCE((SELECT value FROM settings WHERE name='flush_next_batch'), 0)"));
+  await waitFor(() => pendingDeltas(stack) === 0, 15000);
+  await sleep(1500);              // a sweep that had begun is over
+  const n0 = next();
+  if (onPostgres()) await sleep(3500);
+  else {
+    // data_version moves when any other connection commits
+    const [v0, v1] = stack.sqlite('PRAGMA data_version;\n.shell sleep 3.5\nPRAGMA data_version')
+      .split('\n').map(Number);
+    assert.equal(v1, v0, 'SQLite was written while nothing was pending');
+  }
+  assert.equal(next(), n0, 'batch ids reserved while nothing was pending');
+  // and a delta still reaches SQL within the worker's second or two
+  const p = posts[3].id;
+  const c = users[6];
+  const liked = Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p} AND user_id=(SELECT id FROM users WHERE login='cnt6')`));
+  assert.equal((await c.post(`/posts/${p}/${liked ? 'unlike' : 'like'}`)).status, 303);
+  const truth = Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${p}`));
+  await waitFor(() => pendingDeltas(stack) === 0 && next() > n0, 10000);
+  assert.equal(Number(stack.sqlite(`SELECT value FROM counters WHERE name='post_likes' AND key='${p}'`)), truth);
 });
 
 test('a counter missing from Redis is loaded from counters plus pending', async () => {
