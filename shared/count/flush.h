@@ -14,13 +14,12 @@
  * next batch goes on from there, taken from Redis while a thread
  * applies the previous one to SQLite (the database connection is the
  * thread's alone meanwhile; the previous batch's boards and acks, Redis
- * only, run beside it too).  The
- * first batch is one round, so SQLite starts early; a later one stops
- * taking at FLUSH_FIELDS counters, or sooner, once it holds a 32nd of
- * that and the batch before it will be applied by the time this one has
- * read its last round and sorted (timed as the flush goes): SQLite
- * seldom waits.  The last batch is FLUSH_TAIL buckets: few acks wait
- * for the last commit.
+ * only, run beside it too).  The first batch is one round, so SQLite
+ * starts early; a later one stops taking at FLUSH_FIELDS counters, or
+ * sooner, once it holds a 32nd of that and the batch before it will be
+ * applied by the time this one has read its last round and sorted (timed
+ * as the flush goes): SQLite seldom waits.  The last batch is
+ * FLUSH_TAIL buckets: few acks wait for the last commit.
  *
  * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
  * flusher killed at any point leaves buckets whose meta names B with no
