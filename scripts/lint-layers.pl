@@ -113,10 +113,10 @@ my %SQL_ELSEWHERE = (
 	# runs them as they are (a pragma's value is never a parameter), and
 	# PostgreSQL prepares no transaction control
 	'shared/store/db.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/,
-	# PostgreSQL's: transaction control and the texts pg_exec() tells
-	# apart, a session's settings, the schema's version table and its
-	# lock
-	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|PRAGMA|SET |CREATE TABLE IF NOT EXISTS tally_schema|DELETE FROM tally_schema|SELECT (?:pg_|coalesce\(max\(version\), 0\) FROM tally_schema))/,
+	# PostgreSQL's: transaction control (a group's savepoints too) and
+	# the texts pg_exec() tells apart, a session's settings, the schema's
+	# version table and its lock
+	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|PRAGMA|SET |CREATE TABLE IF NOT EXISTS tally_schema|DELETE FROM tally_schema|SELECT (?:pg_|coalesce\(max\(version\), 0\) FROM tally_schema))/,
 	# the database and its owner made, and the look for them (names
 	# are not parameters)
 	'shared/store/pg_create.c' => qr/^(?:DO \$\$|CREATE DATABASE|SELECT pg_get_userbyid)/,

@@ -98,6 +98,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	    __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->sqlite_stmts, c->stmts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->sql_trips, c->sqltrips, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sql_commits, c->commits, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_cmds, c->cmds, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->kept_whole, c->kept, __ATOMIC_RELAXED);

@@ -42,6 +42,7 @@ struct metrics_slot {
 	uint64_t	sum_us;
 	uint64_t	sqlite_stmts;	/* statements SQLite ran */
 	uint64_t	sql_trips;	/* PostgreSQL round trips */
+	uint64_t	sql_commits;	/* write transactions committed */
 	uint64_t	redis_cmds;	/* commands sent to Redis */
 	uint64_t	redis_trips;	/* Redis round trips */
 	uint64_t	kept_whole;	/* pages sent as kept (web/keep.h) */
@@ -50,7 +51,8 @@ struct metrics_slot {
 
 /* What one request cost, beside its time. */
 struct metrics_cost {
-	unsigned long long	stmts, sqltrips, cmds, trips, kept, ckept;
+	unsigned long long	stmts, sqltrips, commits, cmds, trips, kept,
+				ckept;
 };
 
 /* The writers' lock: how long each taking waited, and held it. */

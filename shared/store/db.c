@@ -143,7 +143,9 @@ sp_begin(struct db *d)
 {
 	if (d->sp)
 		return 0;	/* joined: the request's hold opened it */
-	if (sp_run(d, SP_SAVE) == -1)
+	if (d->pg != NULL)
+		pg_savepoint(d->pg);	/* sent with the next statement */
+	else if (sp_run(d, SP_SAVE) == -1)
 		return -1;
 	d->sp = 1;
 	return 0;
@@ -153,7 +155,14 @@ sp_begin(struct db *d)
 static void
 sp_rollback(struct db *d)
 {
-	if (d->sp)
+	if (d->sp && d->pg != NULL) {
+		/* an action that lost to another transaction: the group is
+		 * lost with it (db_group_lost()) */
+		if (pg_retryable(d->pg))
+			d->lost = 1;
+		if (pg_savepoint_rollback(d->pg) == -1)
+			d->lost = 1;
+	} else if (d->sp)
 		sqlite3_exec(d->h, "ROLLBACK TO act; RELEASE act", NULL, NULL,
 		    NULL);
 	d->sp = 0;
@@ -187,7 +196,8 @@ int
 db_commit(struct db *d)
 {
 	if (d->group) {
-		if (!d->sp || sp_run(d, SP_RELEASE) == -1) {
+		/* PostgreSQL's savepoint stays: the next one shadows it */
+		if (!d->sp || (d->pg == NULL && sp_run(d, SP_RELEASE) == -1)) {
 			db_rollback(d);
 			return -1;
 		}
@@ -199,6 +209,7 @@ db_commit(struct db *d)
 		db_rollback(d);
 		return -1;
 	}
+	d->ncommits++;
 	db_wunlock(d);
 	return 0;
 }
@@ -246,7 +257,7 @@ db_release(struct db *d)
 int
 db_retryable(struct db *d)
 {
-	return d->pg != NULL && pg_retryable(d->pg);
+	return d->pg != NULL && !d->group && pg_retryable(d->pg);
 }
 
 int
@@ -287,7 +298,17 @@ db_optimize(struct db *d)
 int
 db_group_begin(struct db *d)
 {
-	if (d->pg != NULL || d->group || db_wlock(d) == -1)
+	if (d->group)
+		return -1;
+	if (d->pg != NULL) {	/* no lock: the rows' own, as ever */
+		if (pg_in_txn(d->pg) || pg_begin(d->pg) == -1)
+			return -1;
+		d->group = 1;
+		d->sp = 0;
+		d->lost = 0;
+		return 0;
+	}
+	if (db_wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
 		db_wunlock(d);
@@ -306,7 +327,19 @@ db_group_end(struct db *d)
 	sp_rollback(d);		/* a request left its own open: not kept */
 	d->group = 0;
 	d->held = 0;
+	if (d->pg != NULL) {
+		if (d->lost) {
+			pg_exec(d->pg, "ROLLBACK");
+			return -1;
+		}
+		if ((rc = pg_exec(d->pg, "COMMIT")) == -1 &&
+		    pg_in_txn(d->pg))
+			pg_exec(d->pg, "ROLLBACK");
+		d->ncommits += rc == 0;
+		return rc;
+	}
 	rc = db_exec(d, "COMMIT");
+	d->ncommits += rc == 0;
 	if (rc == -1 && !sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	db_wunlock(d);
@@ -553,6 +586,12 @@ db_nstmt(const struct db *d)
 	return d->nstmt;
 }
 
+unsigned long long
+db_ncommits(const struct db *d)
+{
+	return d->ncommits;
+}
+
 void
 db_count_runs(struct db *d, uint64_t *runs)
 {
@@ -563,6 +602,18 @@ int
 db_grouped(const struct db *d)
 {
 	return d->group;
+}
+
+int
+db_group_lost(const struct db *d)
+{
+	return d->group && d->lost;
+}
+
+int
+db_groups_at_once(const struct db *d)
+{
+	return d->pg != NULL;
 }
 
 unsigned long long

@@ -35,12 +35,20 @@ void		 db_lock_metrics(struct db *, struct metrics *m, int who);
  * per-request cost in /metrics. */
 unsigned long long db_nstmt(const struct db *);
 unsigned long long db_ntrips(const struct db *);
+/* Write transactions committed since the start (db_commit(), a group's
+ * db_group_end(): one for the group): actions a commit in /metrics. */
+unsigned long long db_ncommits(const struct db *);
 /* Counts each statement's runs by its number into runs (STMT__MAX
  * counters, shared: metrics.h), NULL: not counted. */
 void		 db_count_runs(struct db *, uint64_t *runs);
 /* 1 inside a group commit (db_group_begin()): what is committed waits for
  * app_commit_done(). */
 int		 db_grouped(const struct db *);
+/* 1 when groups may run in several processes at once: PostgreSQL's, each
+ * its own transaction waiting only on the rows it shares with another.
+ * 0 on SQLite, whose group holds the writers' lock: a pool of one
+ * groups there. */
+int		 db_groups_at_once(const struct db *);
 /* Savepoints released (kept) so far: a caller compares two readings to
  * know whether what it did in between was kept. */
 unsigned long long db_released(const struct db *);
@@ -69,7 +77,8 @@ int		 db_hold(struct db *);
 void		 db_release(struct db *);
 /* 1 when the write transaction that failed last lost to another one (a
  * deadlock on PostgreSQL, whose writers run at once) and was rolled back
- * whole: running the action again may pass.  0 on SQLite. */
+ * whole: running the action again may pass.  0 on SQLite, and in a group
+ * (whose actions keep their locks: the group is lost, db_group_lost()). */
 int		 db_retryable(struct db *);
 /* A read transaction for several reads that belong together (a group
  * commit's sessions, checked before its write transaction): one snapshot
@@ -93,10 +102,21 @@ int		 db_snapshot_end(struct db *, int failed);
  * alone, and sees what the actions before it in the group wrote, as if
  * each had committed.  Nothing an action did is durable before
  * db_group_end() returns 0; what must follow a commit (its counter
- * deltas: app_after_commit()) waits for it.  SQLite only: -1 on
- * PostgreSQL, or when the lock or BEGIN fails (nothing is open then). */
+ * deltas: app_after_commit()) waits for it.  -1 when the lock or BEGIN
+ * fails, or a transaction is open (nothing is open then).
+ * On PostgreSQL the group takes no lock: groups of several processes run
+ * at once, and each action's savepoint rides with its first statement
+ * (pg_savepoint()).  An action that lost to another transaction there
+ * (a deadlock: the locks the group's earlier actions hold are still
+ * held, so running it again in the group would lose again) loses the
+ * group: db_group_lost(). */
 int		 db_group_begin(struct db *);
-/* COMMIT: 0, or -1 (every action of the group rolled back). */
+/* 1 when an action of the open group lost to another transaction: the
+ * group must be rolled back whole (db_group_end() does) and its actions
+ * run again, each alone. */
+int		 db_group_lost(const struct db *);
+/* COMMIT: 0, or -1 (every action of the group rolled back; always when
+ * the group was lost). */
 int		 db_group_end(struct db *);
 /* Checkpoints the WAL and, once it holds min_frames frames or more (or
  * when truncate), starts it over from its beginning (truncated to 0 bytes

@@ -21,6 +21,7 @@ struct db {
 	struct sqlite3_stmt *dv;	/* db_data_version()'s */
 	struct sqlite3_stmt *spst[4];	/* SP_SAVE ... (db.c) */
 	unsigned long long nstmt;	/* statements run (for /metrics) */
+	unsigned long long ncommits;	/* write transactions committed */
 	uint64_t	*stmt_runs;	/* each one's runs by number, shared
 					   (metrics.h); NULL: not counted */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
@@ -32,6 +33,8 @@ struct db {
 	int		 held;		/* a db_hold() transaction not yet joined */
 	int		 group;		/* db_group_begin(): a shared commit open */
 	int		 sp;		/* a request's savepoint open in it */
+	int		 lost;		/* an action of it lost to another
+					   transaction (PostgreSQL) */
 	unsigned long long released;	/* savepoints released (kept) so far */
 	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
 	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */

@@ -43,6 +43,10 @@ struct pgdb {
 					   sent: it goes with the first
 					   statement (pipelined()) */
 	int		 commit_due;	/* COMMIT with the next statement */
+	int		 save_due;	/* SAVEPOINT a<saves> before it */
+	unsigned	 saves;		/* names the savepoints: each its own,
+					   so that rolling back to one that
+					   was never made fails */
 	int		 committed;	/* how that went: 1, -1 (err); 0 */
 };
 
@@ -161,6 +165,7 @@ pg_exec(struct pgdb *p, const char *sql)
 		return -1;
 	if (end) {
 		p->commit_due = 0;	/* not sent: this is the end */
+		p->save_due = 0;
 		/* a COMMIT that went with the last statement: how it went;
 		 * a ROLLBACK after it, of what its failure left open */
 		rc = sql[0] == 'C' ? p->committed : 0;
@@ -199,16 +204,39 @@ pg_exec(struct pgdb *p, const char *sql)
 #define BEGIN_SQL	"BEGIN ISOLATION LEVEL READ COMMITTED"
 #define XACT_SQL	"SELECT pg_current_xact_id()"
 
-/* Sends a pg_begin() still due, alone (one round trip): before anything
- * but a statement of the table (which takes it along: pipelined()).
- * 0, or -1 (logged, nothing begun). */
+/* The savepoint due, "SAVEPOINT a<n>", into sql (24 bytes). */
+static const char *
+save_sql(const struct pgdb *p, char *sql, size_t sz)
+{
+	snprintf(sql, sz, "SAVEPOINT a%u", p->saves);
+	return sql;
+}
+
+/* Sends a pg_begin() or pg_savepoint() still due, alone (one round
+ * trip): before anything but a statement of the table (which takes them
+ * along: pipelined()).  0, or -1 (logged; a BEGIN that failed began
+ * nothing). */
 static int
 begin_now(struct pgdb *p)
 {
-	if (!p->begin_due)
+	char sql[96], sp[24];
+	int save = p->save_due;
+
+	p->save_due = 0;
+	if (!p->begin_due && !save)
 		return 0;
+	if (!p->begin_due) {
+		if (run(p, save_sql(p, sp, sizeof(sp)), p->err,
+		    sizeof(p->err)) == -1) {
+			log_err("postgres: savepoint: %s", p->err);
+			return -1;
+		}
+		return 0;
+	}
 	p->begin_due = 0;
-	if (run(p, BEGIN_SQL "; " XACT_SQL, p->err, sizeof(p->err)) == -1) {
+	snprintf(sql, sizeof(sql), "%s; %s%s%s", BEGIN_SQL, XACT_SQL,
+	    save ? "; " : "", save ? save_sql(p, sp, sizeof(sp)) : "");
+	if (run(p, sql, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: begin: %s", p->err);
 		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
 			run(p, "ROLLBACK", p->err, sizeof(p->err));
@@ -239,6 +267,36 @@ pg_commit_next(struct pgdb *p)
 	/* in a transaction of the caller's only: a COMMIT ends it */
 	if (pg_in_txn(p) && p->committed == 0)
 		p->commit_due = 1;
+}
+
+void
+pg_savepoint(struct pgdb *p)
+{
+	/* in a transaction of the caller's only */
+	if (pg_in_txn(p)) {
+		p->saves++;
+		p->save_due = 1;
+		p->state[0] = '\0';
+	}
+}
+
+int
+pg_savepoint_rollback(struct pgdb *p)
+{
+	char sql[40];
+
+	if (p->save_due) {	/* nothing was sent since */
+		p->save_due = 0;
+		return 0;
+	}
+	if (PQtransactionStatus(p->c) == PQTRANS_IDLE)
+		return -1;	/* the transaction is gone */
+	snprintf(sql, sizeof(sql), "ROLLBACK TO SAVEPOINT a%u", p->saves);
+	if (run(p, sql, p->err, sizeof(p->err)) == -1) {
+		log_err("postgres: %s: ROLLBACK TO SAVEPOINT", p->err);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -714,28 +772,33 @@ ended(struct pgdb *p, PGresult *r)
 }
 
 /* q in one round trip (libpq's pipeline mode) with a write's BEGIN and
- * transaction id before it (begin), its COMMIT after it (commit: how it
- * went in p->committed).  q's result, or the first error's (what failed
- * stops what follows, and the caller's rollback ends what began). */
+ * transaction id before it (begin), then an action's savepoint (save),
+ * its COMMIT after it (commit: how it went in p->committed).  q's
+ * result, or the first error's (what failed stops what follows, and the
+ * caller's rollback ends what began). */
 static PGresult *
-pipelined(struct pgq *q, int begin, int commit)
+pipelined(struct pgq *q, int begin, int save, int commit)
 {
 	struct pgdb *p = q->p;
 	PGconn *c = p->c;
 	PGresult *r, *out = NULL, *end = NULL;
 	ExecStatusType st;
+	char sp[24];
 	int i, n, sent, at;
 
 	p->begin_due = 0;
+	p->save_due = 0;
 	p->commit_due = 0;
 	sent = PQenterPipelineMode(c) && (!begin ||
 	    (PQsendQueryParams(c, BEGIN_SQL, 0, NULL, NULL, NULL, NULL, 0) &&
 	    PQsendQueryParams(c, XACT_SQL, 0, NULL, NULL, NULL, NULL, 0))) &&
+	    (!save || PQsendQueryParams(c, save_sql(p, sp, sizeof(sp)), 0,
+	    NULL, NULL, NULL, NULL, 0)) &&
 	    PQsendQueryPrepared(c, q->name, q->n, q->val + 1, q->len + 1,
 	    q->fmt + 1, 0) && (!commit ||
 	    PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0)) &&
 	    PQpipelineSync(c);
-	at = begin ? 2 : 0;		/* the statement's place */
+	at = (begin ? 2 : 0) + (save != 0);	/* the statement's place */
 	n = at + 1 + (commit != 0);
 	/* each command's result, then a NULL; the sync's last */
 	for (i = 0; sent && i < n; i++) {
@@ -786,8 +849,9 @@ execute(struct pgq *q)
 	p->trips++;
 	if (q->stream)
 		p->commit_due = 0;	/* a cursor's: the COMMIT goes alone */
-	if (p->begin_due || p->commit_due)
-		q->res = pipelined(q, p->begin_due, p->commit_due);
+	if (p->begin_due || p->save_due || p->commit_due)
+		q->res = pipelined(q, p->begin_due, p->save_due,
+		    p->commit_due);
 	else
 		q->res = PQexecPrepared(p->c, q->name, q->n, q->val + 1,
 		    q->len + 1, q->fmt + 1, 0);

@@ -79,6 +79,16 @@ int		 pg_in_txn(struct pgdb *);
  * trip); pg_exec("COMMIT") then only says how it went, and a statement
  * that failed leaves the transaction for pg_exec("ROLLBACK"). */
 void		 pg_commit_next(struct pgdb *);
+/* A savepoint in the open transaction, for one action of a group
+ * commit: sent with the next statement, as BEGIN is.
+ * pg_savepoint_rollback() undoes what was done since the last one, and
+ * clears an error it left (nothing is sent when the savepoint was not);
+ * -1 (logged) when it cannot, the savepoint never made included: each
+ * has a name of its own, so a rollback never reaches an earlier
+ * action's.  Kept savepoints are not released (a round trip each): the
+ * group's COMMIT takes them all. */
+void		 pg_savepoint(struct pgdb *);
+int		 pg_savepoint_rollback(struct pgdb *);
 /* 1 when the last transaction failed on a deadlock or a serialization
  * failure (run again whole, it may pass). */
 int		 pg_retryable(struct pgdb *);

@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "store/app.h"
 #include "web/batch.h"
+#include "web/req.h"
 #include "web/peer.h"
 #include "web/resp.h"
 #include "web/route.h"
@@ -43,6 +44,43 @@ batch_gather(struct slot *s, int max, const struct route *routes,
 	return n + alone;
 }
 
+/* The order the group runs its admitted pages in (hit[i] != NULL): by
+ * their route's first path argument as a number (a post's id), arrival
+ * order among equals.  Two groups running at once (PostgreSQL) then take
+ * the posts' rows in one order, and neither waits for a row the other
+ * holds while holding one it wants: no deadlock between them.  The
+ * number of pages ordered into ix. */
+static int
+order(const struct slot *s, const struct route **hit, int n, int *ix)
+{
+	long long key[BATCH_MAX];
+	int i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (hit[i] == NULL)
+			continue;
+		key[i] = s[i].r.nargs > 0 ? req_arg_id(&s[i].r, 0) : 0;
+		/* insertion: stable, and there are BATCH_MAX at most */
+		for (j = k++; j > 0 && key[ix[j - 1]] > key[i]; j--)
+			ix[j] = ix[j - 1];
+		ix[j] = i;
+	}
+	return k;
+}
+
+/* A lost group's pages (db_group_lost()), run again each alone, as if
+ * they had never shared: nothing of the group was kept or sent. */
+static void
+run_alone(struct slot *s, const int *ix, int k, const struct route **hit)
+{
+	int i;
+
+	for (i = 0; i < k; i++) {
+		resp_reset(&s[ix[i]].r);
+		route_run(&s[ix[i]].r, hit[ix[i]]);
+	}
+}
+
 void
 batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
     void (*answer)(struct slot *))
@@ -51,7 +89,8 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	struct app *a = s[0].r.app;
 	unsigned long long mark;
 	int kept[BATCH_MAX] = { 0 };
-	int i, todo = 0, ok;
+	int ix[BATCH_MAX];
+	int i, k, todo = 0, ok, lost;
 
 	/* 1. the checks, before any lock, their sessions read in one read
 	 * transaction; the refused are answered */
@@ -64,32 +103,34 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	db_read_end(a->db);
 	if (todo == 0)
 		return;
+	k = order(s, hit, n, ix);
 	if (db_group_begin(a->db) == -1) {	/* each its own, as before */
-		for (i = 0; i < n; i++)
-			if (hit[i] != NULL) {
-				route_run(&s[i].r, hit[i]);
-				answer(&s[i]);
-			}
+		run_alone(s, ix, k, hit);
+		for (i = 0; i < k; i++)
+			answer(&s[ix[i]]);
 		return;
 	}
-	/* 2. the pages, each in its savepoint */
-	for (i = 0; i < n; i++) {
-		if (hit[i] == NULL)
-			continue;
+	/* 2. the pages, each in its savepoint, in order */
+	for (i = 0; i < k; i++) {
 		mark = db_released(a->db);
-		route_run(&s[i].r, hit[i]);
-		kept[i] = db_released(a->db) > mark;
+		route_run(&s[ix[i]].r, hit[ix[i]]);
+		kept[ix[i]] = db_released(a->db) > mark;
 	}
 	/* 3. one commit; 4. the deltas of what it made durable */
+	lost = db_group_lost(a->db);
 	ok = db_group_end(a->db) == 0;
 	app_commit_done(a, ok);
-	if (!ok)
+	if (lost) {
+		log_info("a group of %d requests lost to another transaction: "
+		    "each runs again alone", todo);
+		run_alone(s, ix, k, hit);
+	} else if (!ok)
 		log_err("group commit of %d requests failed: none is kept",
 		    todo);
 	for (i = 0; i < n; i++) {
 		if (hit[i] == NULL)
 			continue;
-		if (!ok && kept[i]) {
+		if (!lost && !ok && kept[i]) {
 			buf_reset(&s[i].r.head);
 			resp_error(&s[i].r, 500, "The change could not be "
 			    "saved.");

@@ -25,6 +25,19 @@
  *      now (r->then), with the counts applied.  If the commit fails,
  *      every kept action answers 500 instead, and no delta is sent.
  *
+ * On PostgreSQL every process of the writer pool gathers so (its
+ * groups take no lock: db_group_begin()), and its groups commit at once
+ * beside the other processes'.  A transaction's fixed cost (its start,
+ * its commit record, the WAL flush, a round trip) was most of a like's
+ * there; a group pays it once.  Two groups that run at once would take
+ * their posts' rows in the order their requests came, each holding one
+ * the other wants: a group runs its pages in the order of their posts'
+ * ids instead (their route's first argument), so every group takes rows
+ * in one order.  An action that still loses to another transaction (a
+ * deadlock with some other writer) loses its whole group: the group is
+ * rolled back and each of its pages runs again alone, with the retries
+ * of a page served alone (db_group_lost(), route.c).
+ *
  * A request that cannot share (another route, a GET) ends the
  * gathering and is served alone, after the group.  A crash at any point
  * leaves what any commit leaves: the outbox rows of a committed group

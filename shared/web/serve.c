@@ -155,20 +155,24 @@ serve_taken(struct slot *s, int n, const struct serve_ctx *ctx)
 		together_end();
 }
 
-/* What this pool takes together (batch.h): a pool of one the group
- * commit's, a pool of readers what its program prepares at once; 0 when
- * none of its routes is such. */
+/* What this pool takes together (batch.h), of its routes' flags: the
+ * group commit's where a pool of one writes (SQLite: one writer) or
+ * where groups run at once (PostgreSQL: any pool), and a pool of
+ * readers what its program prepares at once; 0 when none of its routes
+ * is such. */
 static unsigned
-gathers(const struct serve_ctx *ctx)
+gathers(const struct serve_ctx *ctx, const struct app *a)
 {
-	unsigned flag = ctx->nproc == 1 ? ROUTE_GROUP :
-	    together_begin != NULL ? ROUTE_TOGETHER : 0;
+	unsigned want = 0, have = 0;
 	size_t i;
 
+	if (ctx->nproc == 1 || db_groups_at_once(a->db))
+		want |= ROUTE_GROUP;
+	if (ctx->nproc > 1 && together_begin != NULL)
+		want |= ROUTE_TOGETHER;
 	for (i = 0; i < ctx->nroutes; i++)
-		if (ctx->routes[i].flags & flag)
-			return flag;
-	return 0;
+		have |= ctx->routes[i].flags & want;
+	return have;
 }
 
 static void
@@ -176,6 +180,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 {
 	c->stmts = db_nstmt(a->db);
 	c->sqltrips = db_ntrips(a->db);
+	c->commits = db_ncommits(a->db);
 	c->cmds = rds_ncmds(a->rds) + rds_ncmds(a->replica);
 	c->trips = rds_ntrips(a->rds) + rds_ntrips(a->replica);
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
@@ -199,6 +204,7 @@ cost_share(struct metrics_cost *c, const struct metrics_cost *c0,
 {
 	c->stmts = share(c1->stmts - c0->stmts, i, n);
 	c->sqltrips = share(c1->sqltrips - c0->sqltrips, i, n);
+	c->commits = share(c1->commits - c0->commits, i, n);
 	c->cmds = share(c1->cmds - c0->cmds, i, n);
 	c->trips = share(c1->trips - c0->trips, i, n);
 	c->kept = share(c1->kept - c0->kept, i, n);
@@ -212,7 +218,7 @@ serve_child(int fd, void *arg)
 	struct slot *s;
 	struct metrics_cost c0, c1, cost;
 	struct app a;
-	unsigned flag;
+	unsigned flag, flags;
 	int i, n, g, nslot;
 
 	if (app_open(&a, ctx->name) == -1)
@@ -226,10 +232,10 @@ serve_child(int fd, void *arg)
 	db_lock_metrics(a.db, a.metrics, a.metrics_idx); /* the writers' lock */
 	if (a.metrics != NULL && a.metrics_idx >= 0)
 		db_count_runs(a.db, a.metrics->stmt_runs[a.metrics_idx]);
-	/* a pool of one gathers group commits, one of several what its
-	 * program prepares together (batch.h) */
-	nslot = ctx->nproc == 1 ? BATCH_MAX : READ_MAX;
-	flag = gathers(ctx);
+	/* what the pool gathers (batch.h): a group commit takes up to
+	 * BATCH_MAX, the readers prepared together READ_MAX */
+	flags = gathers(ctx, &a);
+	nslot = flags & ROUTE_GROUP ? BATCH_MAX : READ_MAX;
 	s = xcalloc((size_t)nslot, sizeof(*s));
 	if (FCGX_Init() != 0) {
 		log_err("FCGX_Init failed");
@@ -249,9 +255,14 @@ serve_child(int fd, void *arg)
 		rds_wait_budget(a.rds, 1);
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
+		/* the first request says which kind it gathers */
+		flag = flags & ROUTE_GROUP && s[0].st == 0 &&
+		    route_flagged(&s[0].r, ctx->routes, ctx->nroutes,
+		    ROUTE_GROUP) ? ROUTE_GROUP : flags & ROUTE_TOGETHER;
 		g = 1;
-		n = flag != 0 ? batch_gather(s, nslot, ctx->routes,
-		    ctx->nroutes, flag, slot_open, ctx, &g) : 1;
+		n = flag != 0 ? batch_gather(s, flag == ROUTE_GROUP ?
+		    BATCH_MAX : READ_MAX, ctx->routes, ctx->nroutes, flag,
+		    slot_open, ctx, &g) : 1;
 		if (g > 1 && flag == ROUTE_GROUP)
 			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
 		else if (g > 1)

@@ -113,6 +113,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	    "Round trips to PostgreSQL while answering requests (0 on "
 	    "SQLite, which runs in the process).",
 	    offsetof(struct metrics_slot, sql_trips));
+	cost_metric(out, m, "tally_sql_commits_total",
+	    "Write transactions committed while answering requests (a group "
+	    "commit's actions share one).",
+	    offsetof(struct metrics_slot, sql_commits));
 	metric_head(out, "tally_sqlite_statement_runs_total", "counter",
 	    "Runs of each statement of the table (by its number in "
 	    "store/sql.h) while answering requests; those run at all.");

@@ -1,0 +1,173 @@
+// pggroup.test.mjs -- group commit on PostgreSQL (shared/web/batch.h,
+// shared/store/db.h): each of the writer pool's processes takes the likes
+// queued behind the one it took and runs them in one transaction, each in
+// its savepoint, in the order of their posts' ids; the pool's processes
+// commit their groups at once, with no lock shared by all of them.
+// Asserted against the truth:
+//   - likes queued while every writer was stopped are answered from fewer
+//     commits than likes (tally_sql_commits_total), each one kept;
+//   - groups of four processes over the same posts never deadlock (the
+//     server's own count of deadlocks does not move), and no count is
+//     lost or doubled;
+//   - a group that does lose to another transaction (a deadlock forced
+//     with a second session) is rolled back whole and its likes run again
+//     one by one: the clients see 303s, and each like counts once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startStack, Client, childrenOf, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
+import { compareAll, pageCounters } from '../lib/counts.mjs';
+
+const N = 16;
+let stack;
+const users = [];
+const own = [];			// own[i]: the post only users[i] likes
+const shared = [];		// posts every user likes and unlikes
+
+before(async () => {
+  stack = await startStack({
+    db: 'postgres',
+    env: { TALLY_WRITERS: '4', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+  });
+  for (let i = 0; i < N; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`pgg${i}`)).status, 303);
+    await c.get('/feed');
+    users.push(c);
+  }
+  for (let i = 0; i < N + 6; i++) {
+    const r = await users[i % N].post('/posts', { body: `pg group post ${i}`, publish: '1' });
+    assert.equal(r.status, 303);
+    (i < N ? own : shared).push(Number(r.location.split('/').pop()));
+  }
+});
+
+after(async () => { await stack?.stop(); });
+
+const writers = () => childrenOf(stack.pidOf('social-writer.sock')).map((c) => c.pid);
+
+async function commits() {
+  const text = await (await fetch(`${stack.base}/metrics`)).text();
+  const m = text.match(/^tally_sql_commits_total\{handler="social"\} (\d+)$/m);
+  assert.ok(m, 'tally_sql_commits_total of the social handler in /metrics');
+  return Number(m[1]);
+}
+
+const deadlocks = () => Number(stack.sqlite(
+  'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()'));
+const likesOf = (p) => Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id = ${p}`));
+
+test('likes queued while every writer was stopped share commits', async () => {
+  const pids = writers();
+  assert.equal(pids.length, 4, 'four writer processes');
+  const c0 = await commits();
+  const sent = await queuedWhileStopped(pids, () => users.map((c, i) => (i === 3 ?
+    c.post(`/posts/${own[i]}/like`, { csrf: 'f'.repeat(43) }) :
+    i === 5 ? c.post(`/posts/${own[i]}/like`, {}, { headers: { accept: 'application/json' } }) :
+    c.post(`/posts/${own[i]}/like`))), 500);
+  const rs = await Promise.all(sent);
+  for (let i = 0; i < N; i++) {
+    assert.equal(rs[i].status, i === 3 ? 403 : i === 5 ? 200 : 303, `pgg${i}`);
+    assert.equal(likesOf(own[i]), i === 3 ? 0 : 1, `pgg${i}'s like in SQL`);
+  }
+  assert.equal(JSON.parse(rs[5].text).likes, 1, 'the JSON answer counts its like');
+  const made = await commits() - c0;
+  assert.ok(made >= 1 && made < N - 1, `15 likes queued together: ${made} commits`);
+  for (let i = 0; i < N; i++) {
+    const page = await users[i].get(`/posts/${own[i]}`);
+    assert.equal(pageCounters(page.text)[`post-likes|${own[i]}`], i === 3 ? 0 : 1, `pgg${i}'s post`);
+  }
+  await Promise.all(users.map((c, i) => (i === 3 ? null : c.post(`/posts/${own[i]}/unlike`))));
+});
+
+test('groups of four processes over the same posts: no deadlock, no count lost or doubled', async (t) => {
+  const ROUNDS = 30;
+  const d0 = deadlocks();
+  const c0 = await commits();
+  let actions = 0;
+  const end = Date.now() + 90000;
+  await Promise.all(users.map(async (c, i) => {
+    // each user goes over the shared posts in an order of its own, liking
+    // on even rounds and unliking on odd ones: groups hold several posts,
+    // taken by different users in different orders
+    for (let n = 0; n < ROUNDS && Date.now() < end; n++) {
+      const p = shared[(i * 7 + n * (i % 2 ? 1 : shared.length - 1)) % shared.length];
+      const like = Math.floor(n / shared.length) % 2 === 0;
+      const r = await c.post(`/posts/${p}/${like ? 'like' : 'unlike'}`);
+      assert.equal(r.status, 303, `pgg${i} round ${n}`);
+      actions++;
+    }
+  }));
+  assert.equal(actions, N * ROUNDS);
+  const made = await commits() - c0;
+  t.diagnostic(`${actions} actions, ${made} commits (${(actions / made).toFixed(1)} a commit)`);
+  assert.equal(deadlocks() - d0, 0, 'PostgreSQL counted deadlocks');
+  assert.equal(stack.log('social-writer').match(/runs again alone/g)?.length ?? 0, 0,
+    'a group lost to another transaction');
+  // the truth: likes rows against the page and the counters
+  for (const p of shared) {
+    const page = await users[0].get(`/posts/${p}`);
+    assert.equal(pageCounters(page.text)[`post-likes|${p}`], likesOf(p), `post ${p}'s likes`);
+  }
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+// A psql session of the test's own, fed line by line; `\echo` marks tell
+// when a statement returned.
+function session() {
+  const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
+  const p = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  p.stderr.on('data', (d) => { out += d; });
+  return {
+    send: (sql) => p.stdin.write(`${sql}\n`),
+    until: (mark, ms = 10000) => waitFor(() => out.includes(mark), ms, 20),
+    end: () => { p.stdin.end(); return new Promise((r) => p.on('exit', r)); },
+    out: () => out,
+  };
+}
+
+test('a group that loses to another transaction runs its likes again alone', async () => {
+  // two posts nobody likes since the first test, liked by a third user
+  const [a, b] = [own[0], own[1]].sort((x, y) => x - y);
+  const la = likesOf(a), lb = likesOf(b);
+  const c = users[2];
+  const d0 = deadlocks();
+  // another session holds post b's row
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${b} FOR UPDATE; \\echo held-b`);
+  await s.until('held-b');
+  // one writer takes both likes as one group (the others woken after it
+  // took them): a's row, then it waits for b's
+  const pids = writers();
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  let sent;
+  try {
+    sent = [c.post(`/posts/${b}/like`), c.post(`/posts/${a}/like`)];
+    await sleep(400);
+    process.kill(pids[0], 'SIGCONT');
+    await sleep(300);
+  } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
+  await waitFor(() => stack.sqlite(
+    "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tally_like%'") === '1', 10000, 10);
+  // now the session wants a's row: a deadlock, found by the group's
+  // backend, whose wait began first.  (b was queued first: had the group
+  // run in arrival order, it would wait for b holding nothing, and there
+  // would be no deadlock to count.)
+  s.send(`UPDATE posts SET like_count = like_count WHERE id = ${a}; \\echo got-a`);
+  await s.until('got-a', 15000);
+  s.send('COMMIT; \\q');
+  await s.end();
+  const rs = await Promise.all(sent);
+  assert.deepEqual(rs.map((r) => r.status), [303, 303], 'both likes answered as done');
+  assert.equal(deadlocks() - d0, 1, 'one deadlock, as forced');
+  assert.match(stack.log('social-writer'), /lost to another transaction: each runs again alone/);
+  assert.equal(likesOf(a), la + 1, 'a liked once');
+  assert.equal(likesOf(b), lb + 1, 'b liked once');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
