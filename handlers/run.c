@@ -191,8 +191,8 @@ prepare_db(const struct cfg *c)
 /* The handler pools and the worker into svcs from *k: on unix sockets in
  * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
  * address, ports base + pool.  0, or -1 (logged). */
-/* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else four
- * times procs (at most 64). */
+/* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else twice
+ * procs (at most 64). */
 static const char *
 pg_writers(const char *procs)
 {
@@ -204,7 +204,7 @@ pg_writers(const char *procs)
 		return w;
 	if (valid_int(procs, 1, 64, &v) == -1)
 		v = 2;
-	snprintf(n, sizeof(n), "%lld", v * 4 > 64 ? 64 : v * 4);
+	snprintf(n, sizeof(n), "%lld", v * 2 > 64 ? 64 : v * 2);
 	return n;
 }
 
@@ -234,10 +234,13 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		argvs[*k][3] = "-n";
 		/* The one social writer is SQLite's rule (its page cache).
 		 * PostgreSQL's writers run at once, each waiting mostly on
-		 * the server (its round trips, its commit's flush): the pool
-		 * has TALLY_WRITERS processes, 4 x TALLY_PROCS by default
-		 * (likes measured 3.3x with 4 processes than with 1,
-		 * docs/BENCHMARKS.md). */
+		 * the server (its round trips, its commit's flush), and each
+		 * takes the likes queued behind its own into one commit
+		 * (web/batch.h): the pool has TALLY_WRITERS processes,
+		 * 2 x TALLY_PROCS by default.  Measured with group commit,
+		 * 4 processes took 11-23 % more likes than 8 on two cores:
+		 * fewer backends contending, groups of 10 where 8 made 4
+		 * (docs/BENCHMARKS.md). */
 		argvs[*k][4] = pools[i].procs == NULL ? procs :
 		    !run_pg_wanted() ? pools[i].procs : pg_writers(procs);
 		argvs[*k][5] = NULL;

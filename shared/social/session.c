@@ -1,4 +1,5 @@
 /* session.c -- sessions in SQLite; see session.h. */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,13 +71,30 @@ session_create(struct db *d, long long uid, long secs,
 	return 0;
 }
 
+/* A session row's columns from col on (user id, csrf, login, is_admin,
+ * expires_at) into out, for the session of user uid: 1, or 0 (refused:
+ * the row is another user's, which ids this code made never are). */
+static int
+session_row(struct dbq *s, int col, long long uid, struct session *out)
+{
+	out->user_id = dbq_i64(s, col);
+	dbq_col_text(s, col + 1, out->csrf, sizeof(out->csrf));
+	dbq_col_text(s, col + 2, out->login, sizeof(out->login));
+	out->is_admin = dbq_int(s, col + 3);
+	out->expires_at = dbq_i64(s, col + 4);
+	if (out->user_id == uid)
+		return 1;
+	memset(out, 0, sizeof(*out));
+	return 0;
+}
+
 int
 session_load(struct db *d, const char *sid, struct session *out)
 {
 	unsigned char h[TOKEN_HASH_LEN];
 	struct dbq *s;
 	long long uid;
-	int rc;
+	int rc, found = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (session_id_parse(sid, &uid, NULL) == -1)
@@ -87,22 +105,69 @@ session_load(struct db *d, const char *sid, struct session *out)
 	dbq_bind_blob_copy(s, 1, h, sizeof(h));
 	dbq_bind_i64(s, 2, clock_wall_ms());
 	rc = dbq_step(s);
-	if (rc == DBQ_ROW) {
-		out->user_id = dbq_i64(s, 0);
-		dbq_col_text(s, 1, out->csrf, sizeof(out->csrf));
-		dbq_col_text(s, 2, out->login, sizeof(out->login));
-		out->is_admin = dbq_int(s, 3);
-		out->expires_at = dbq_i64(s, 4);
-	}
-	dbq_done(s);
-	if (rc == DBQ_ROW && out->user_id != uid) {
-		/* Cannot happen with ids this code made; refuse anyway. */
-		memset(out, 0, sizeof(*out));
-		return 0;
-	}
 	if (rc == DBQ_ROW)
-		return 1;
+		found = session_row(s, 0, uid, out);
+	dbq_done(s);
+	if (rc == DBQ_ROW)
+		return found;
 	return rc == DBQ_DONE ? 0 : -1;
+}
+
+int
+session_load_many(struct db *d, const char *const *sids, int n,
+    struct session *out, int *rc)
+{
+	unsigned char h[SESSION_MANY][TOKEN_HASH_LEN];
+	long long uid[SESSION_MANY];
+	int same[SESSION_MANY];	/* the first slot of the same sid; -1 none */
+	struct dbq *s = NULL;
+	int i, j, k = DBQ_DONE, any = 0;
+
+	assert(n >= 0 && n <= SESSION_MANY);
+	for (i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		rc[i] = 0;
+		same[i] = -1;
+		if (sids[i] == NULL ||
+		    session_id_parse(sids[i], &uid[i], NULL) == -1)
+			continue;
+		for (j = 0; j < i && same[i] == -1; j++)
+			if (same[j] == j && strcmp(sids[j], sids[i]) == 0)
+				same[i] = j;
+		if (same[i] == -1) {
+			same[i] = i;
+			auth_token_hash(sids[i], h[i]);
+			any = 1;
+		}
+	}
+	if (!any)
+		return 0;
+	if ((s = dbq_stmt(d, STMT_SESSION_GET_MANY)) == NULL)
+		goto failed;
+	for (i = 0; i < SESSION_MANY; i++)
+		if (i < n && same[i] == i)
+			dbq_bind_blob(s, i + 1, h[i], TOKEN_HASH_LEN);
+		else
+			dbq_bind_null(s, i + 1);
+	dbq_bind_i64(s, SESSION_MANY + 1, clock_wall_ms());
+	/* each row names the slot whose hash it matched (1-based) */
+	while ((k = dbq_step(s)) == DBQ_ROW)
+		if ((i = dbq_int(s, 0) - 1) >= 0 && i < n && same[i] == i)
+			rc[i] = session_row(s, 1, uid[i], &out[i]);
+	dbq_done(s);
+	if (k != DBQ_DONE)
+		goto failed;
+	for (i = 0; i < n; i++)
+		if (same[i] >= 0 && same[i] != i) {
+			out[i] = out[same[i]];
+			rc[i] = rc[same[i]];
+		}
+	return 0;
+failed:
+	log_err("sessions: %s", dbq_errmsg(d));
+	for (i = 0; i < n; i++)
+		rc[i] = same[i] >= 0 ? -1 : 0;
+	return -1;
 }
 
 int

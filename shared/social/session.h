@@ -41,6 +41,14 @@ int	session_create(struct db *, long long uid, long secs,
 /* Loads the live session with id sid into s.  Returns 1 when found,
  * 0 when absent, expired or malformed, -1 on a database error. */
 int	session_load(struct db *, const char *sid, struct session *s);
+/* The same for n sessions (n <= SESSION_MANY) in one statement: out[i]
+ * and rc[i] as session_load() would give for sids[i] (NULL: none, rc 0).
+ * The requests of a group commit are checked so (web/batch.h): on
+ * PostgreSQL each session read was a round trip of its own.  0, or -1
+ * (every rc of a well-formed sid -1 then). */
+#define SESSION_MANY	16
+int	session_load_many(struct db *, const char *const *sids, int n,
+	    struct session *out, int *rc);
 
 /* Deletes the session with id sid (absent is fine); 0 or -1.  A logout
  * calls sesscache_end(), which drops its Redis copy too. */

@@ -8,6 +8,8 @@
 
 /* A post the counters count: published, not deleted (the recounts). */
 #define VISIBLE "status = 1 AND is_deleted = 0"
+/* STMT_SESSION_GET_MANY's: which of its hashes a row matched */
+#define SESS_WHEN(n)	" WHEN ?" #n " THEN " #n
 /* STMT_COUNTER_ADD_MANY's rows, written out: COUNTER_ADD_ROWS of them. */
 #define ADD_ROW		"(?, ?, ?)"
 #define ADD_ROWS4	ADD_ROW ", " ADD_ROW ", " ADD_ROW ", " ADD_ROW
@@ -38,6 +40,17 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT s.user_id, s.csrf, u.login, u.is_admin, s.expires_at "
 	    "FROM sessions s JOIN users u ON u.id = s.user_id "
 	    "WHERE s.hash = ?1 AND s.expires_at > ?2",
+	/* STMT_SESSION_GET_MANY: 16 hashes (NULL: none), now -- each live
+	 * session's row after the number of the hash it matched */
+	[STMT_SESSION_GET_MANY] =
+	    "SELECT CASE s.hash" SESS_WHEN(1) SESS_WHEN(2) SESS_WHEN(3)
+	    SESS_WHEN(4) SESS_WHEN(5) SESS_WHEN(6) SESS_WHEN(7) SESS_WHEN(8)
+	    SESS_WHEN(9) SESS_WHEN(10) SESS_WHEN(11) SESS_WHEN(12)
+	    SESS_WHEN(13) SESS_WHEN(14) SESS_WHEN(15) SESS_WHEN(16) " END, "
+	    "s.user_id, s.csrf, u.login, u.is_admin, s.expires_at "
+	    "FROM sessions s JOIN users u ON u.id = s.user_id "
+	    "WHERE s.hash IN (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	    "?12, ?13, ?14, ?15, ?16) AND s.expires_at > ?17",
 	/* STMT_SESSION_DELETE: hash */
 	[STMT_SESSION_DELETE] =
 	    "DELETE FROM sessions WHERE hash = ?1",

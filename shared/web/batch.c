@@ -11,6 +11,8 @@
 #include "web/resp.h"
 #include "web/route.h"
 
+_Static_assert(BATCH_MAX <= SESSION_MANY, "a group's sessions, one statement");
+
 void
 batch_listen_init(int fd)
 {
@@ -86,14 +88,19 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
     void (*answer)(struct slot *))
 {
 	const struct route *hit[BATCH_MAX];
+	struct req *rs[BATCH_MAX];
 	struct app *a = s[0].r.app;
 	unsigned long long mark;
 	int kept[BATCH_MAX] = { 0 };
 	int ix[BATCH_MAX];
 	int i, k, todo = 0, ok, lost;
 
-	/* 1. the checks, before any lock, their sessions read in one read
-	 * transaction; the refused are answered */
+	/* 1. the checks, before any lock, their sessions read in one
+	 * statement (a round trip on PostgreSQL), the rest of them in one
+	 * read transaction (SQLite); the refused are answered */
+	for (i = 0; i < n; i++)
+		rs[i] = &s[i].r;
+	req_identify_many(rs, n);
 	db_read_begin(a->db);	/* on PostgreSQL: none, each reads alone */
 	for (i = 0; i < n; i++)
 		if ((hit[i] = route_admit(&s[i].r, routes, nroutes)) != NULL)

@@ -1,4 +1,5 @@
 /* req.c -- reading and decoding one FastCGI request; see req.h. */
+#include <assert.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,10 +188,35 @@ visitor(struct req *r)
 /* Who is asking: a live session, or a visitor with a pre-session token;
  * unsure when the store failed to check the session cookie. */
 void
+req_identify_many(struct req **rs, int n)
+{
+	const char *sids[SESSION_MANY];
+	struct session out[SESSION_MANY];
+	int rc[SESSION_MANY], i;
+
+	assert(n <= SESSION_MANY);
+	if (n <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		sids[i] = req_cookie(rs[i], "sid");
+	session_load_many(rs[0]->app->db, sids, n, out, rc);
+	for (i = 0; i < n; i++) {
+		rs[i]->sess = out[i];
+		rs[i]->sess_read = rc[i] + 2;
+	}
+}
+
+void
 req_identify(struct req *r)
 {
 	const char *sid = req_cookie(r, "sid");
-	int rc = sid != NULL ? session_load(r->app->db, sid, &r->sess) : 0;
+	int rc;
+
+	if (r->sess_read) {	/* req_identify_many() read it */
+		rc = r->sess_read - 2;
+		r->sess_read = 0;
+	} else
+		rc = sid != NULL ? session_load(r->app->db, sid, &r->sess) : 0;
 
 	r->identified = 1;
 	if (rc == 1) {

@@ -67,6 +67,8 @@ struct req {
 					 * route_dispatch() runs the route again
 					 * for who really asks */
 	char		 sid_hex[SID_HEX_LEN + 1];	/* when presumed */
+	int		 sess_read;	/* req_identify_many() read sess: its
+					 * session_load() answer + 2 */
 	int		 sess_copy;	/* confirmed by its Redis copy */
 	int		 sess_put;	/* confirmed by SQLite, its copy to
 					 * renew in the page's last round trip
@@ -109,6 +111,10 @@ int		 req_parse(struct req *, struct app *, FCGX_Request *);
  * visitor a pre-session CSRF token.  route_dispatch() calls it for every
  * route but those that authenticate themselves (ROUTE_OWNAUTH). */
 void		 req_identify(struct req *);
+/* Reads the sessions of n requests (n <= SESSION_MANY) in one statement
+ * (session_load_many()), for their req_identify() to take instead of a
+ * read each: a group commit's (web/batch.h). */
+void		 req_identify_many(struct req **rs, int n);
 /* For a GET of a ROUTE_LATESESS page (route.h), instead of
  * req_identify(): when the sid cookie is well formed, takes the user id
  * it names as the user, unchecked (r->presumed); 1, or 0 when there is

@@ -62,19 +62,36 @@ const likesOf = (p) => Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE pos
 test('likes queued while every writer was stopped share commits', async () => {
   const pids = writers();
   assert.equal(pids.length, 4, 'four writer processes');
+  // a session that has ended, its cookie still sent (the sessions of a
+  // group are read in one statement: this one must not pass)
+  const gone = new Client(stack.base);
+  assert.equal((await gone.signup('pggone')).status, 303);
+  await gone.get('/feed');
+  const goneCsrf = gone.csrf;
+  const ended = new Client(stack.base);
+  ended.jar = new Map(gone.jar);
+  assert.equal((await gone.post('/logout')).status, 303);
   const c0 = await commits();
-  const sent = await queuedWhileStopped(pids, () => users.map((c, i) => (i === 3 ?
+  const sent = await queuedWhileStopped(pids, () => [...users.map((c, i) => (i === 3 ?
     c.post(`/posts/${own[i]}/like`, { csrf: 'f'.repeat(43) }) :
     i === 5 ? c.post(`/posts/${own[i]}/like`, {}, { headers: { accept: 'application/json' } }) :
-    c.post(`/posts/${own[i]}/like`))), 500);
+    c.post(`/posts/${own[i]}/like`))),
+  ended.post(`/posts/${shared[0]}/like`, { csrf: goneCsrf }),
+  users[6].post(`/posts/${shared[1]}/like`)], 500);
   const rs = await Promise.all(sent);
   for (let i = 0; i < N; i++) {
     assert.equal(rs[i].status, i === 3 ? 403 : i === 5 ? 200 : 303, `pgg${i}`);
     assert.equal(likesOf(own[i]), i === 3 ? 0 : 1, `pgg${i}'s like in SQL`);
   }
+  assert.equal(rs[N].status, 303, 'the ended session is sent to log in');
+  assert.match(rs[N].location, /^\/login/, 'the ended session is sent to log in');
+  assert.equal(likesOf(shared[0]), 0, 'the ended session liked nothing');
+  assert.equal(rs[N + 1].status, 303, 'a second like of one session in the queue');
+  assert.equal(likesOf(shared[1]), 1, 'its like is kept');
+  await users[6].post(`/posts/${shared[1]}/unlike`);
   assert.equal(JSON.parse(rs[5].text).likes, 1, 'the JSON answer counts its like');
   const made = await commits() - c0;
-  assert.ok(made >= 1 && made < N - 1, `15 likes queued together: ${made} commits`);
+  assert.ok(made >= 1 && made < N - 1, `16 likes queued together: ${made} commits`);
   for (let i = 0; i < N; i++) {
     const page = await users[i].get(`/posts/${own[i]}`);
     assert.equal(pageCounters(page.text)[`post-likes|${own[i]}`], i === 3 ? 0 : 1, `pgg${i}'s post`);
