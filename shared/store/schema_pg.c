@@ -261,6 +261,24 @@ const char *const schema_pg_migrations[] = {
 	"  END IF;"
 	"  UPDATE posts SET like_count = like_count - 1 WHERE id = p_post;"
 	" END $f$;",
+	/* 9: PostgreSQL's alone, the foreign keys of the rows every like
+	 * writes (a like, its notification, the notification's group) no
+	 * longer checked.  Users and posts are never deleted (a post's
+	 * delete is a mark), and each of these rows takes its ids from rows
+	 * its transaction has just read (the post, locked; its author; the
+	 * session's user): the check was a second look at what the
+	 * transaction holds.  It cost a query and a KEY SHARE lock on the
+	 * users row of the liker and of the author for each row, which the
+	 * likes of one author at once turned into multixacts: on the
+	 * spread likes, 14-21 % of the likes/s (docs/BENCHMARKS.md).
+	 * SQLite checks its own in process, for nothing. */
+	"ALTER TABLE likes DROP CONSTRAINT IF EXISTS likes_post_id_fkey,"
+	"  DROP CONSTRAINT IF EXISTS likes_user_id_fkey;"
+	"ALTER TABLE notifications"
+	"  DROP CONSTRAINT IF EXISTS notifications_user_id_fkey,"
+	"  DROP CONSTRAINT IF EXISTS notifications_actor_id_fkey;"
+	"ALTER TABLE note_groups"
+	"  DROP CONSTRAINT IF EXISTS note_groups_user_id_fkey;",
 };
 
 const int schema_pg_version =

@@ -188,3 +188,32 @@ test('a group that loses to another transaction runs its likes again alone', asy
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
+
+test('a like waits for no users row: no foreign-key check locks the liker or the author', async () => {
+  // another session holds the author's and the liker's users rows as a
+  // change of a login would (FOR UPDATE); with the foreign keys of likes,
+  // notifications and note_groups checked, the like's KEY SHARE locks
+  // waited for it until lock_timeout, and the like failed
+  const author = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg4'"));
+  const liker = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg9'"));
+  const p = own[4];
+  const before = likesOf(p);
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM users WHERE id IN (${author}, ${liker}) FOR UPDATE; \\echo held-users`);
+  await s.until('held-users');
+  try {
+    const t0 = Date.now();
+    const r = await users[9].post(`/posts/${p}/like`);
+    assert.equal(r.status, 303);
+    assert.ok(Date.now() - t0 < 2500, `the like took ${Date.now() - t0} ms`);
+    assert.equal(likesOf(p), before + 1);
+  } finally {
+    s.send('ROLLBACK; \\q');
+    await s.end();
+  }
+  const fks = stack.sqlite("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text IN ('likes', 'notifications', 'note_groups')");
+  assert.equal(fks, '0');
+  await users[9].post(`/posts/${p}/unlike`);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
