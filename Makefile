@@ -206,6 +206,8 @@ lint: deps-lint
 	@! grep -nE 'sqlite3_prepare' $(SRC_ALL) | grep -vE '^shared/store/(db|dbq).c' \
 	    || (echo "lint: sqlite3_prepare outside db.c and dbq.c"; false)
 	@perl scripts/lint-layers.pl .
+	@# the docs a newcomer reads: sizes, the two commands, no outside cite
+	@scripts/lint-docs.sh || (echo "lint: newcomer docs"; false)
 	@# cppcheck on the project's C; every kept suppression is explained
 	@# in scripts/cppcheck.md
 	@cppcheck --quiet --enable=warning,portability,performance --std=c11 \
