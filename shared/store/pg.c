@@ -90,37 +90,6 @@ pg_is_url(const char *s)
 	    strncmp(s, "postgres://", 11) == 0 || strchr(s, '=') != NULL;
 }
 
-/* r, the answer to sql: 0, or -1 with the error in err (a COMMIT that
- * answered ROLLBACK, without an error, committed nothing). */
-static int
-answered(PGresult *r, const char *sql, char *err, size_t errsz)
-{
-	ExecStatusType st = PQresultStatus(r);
-
-	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		snprintf(err, errsz, "%s", PQresultErrorMessage(r));
-		err[strcspn(err, "\n")] = '\0';
-		return -1;
-	}
-	if (strcmp(sql, "COMMIT") == 0 &&
-	    strcmp(PQcmdStatus(r), "COMMIT") != 0) {
-		snprintf(err, errsz, "COMMIT rolled back: a statement of the "
-		    "transaction failed");
-		return -1;
-	}
-	return 0;
-}
-
-int
-pg_run_on(PGconn *c, const char *sql, char *err, size_t errsz)
-{
-	PGresult *r = PQexec(c, sql);
-	int rc = answered(r, sql, err, errsz);
-
-	PQclear(r);
-	return rc;
-}
-
 /* The same on p's connection, counted (pg_ntrips()). */
 static int
 run(struct pgdb *p, const char *sql, char *err, size_t errsz)
@@ -220,25 +189,17 @@ static int
 begin_now(struct pgdb *p)
 {
 	char sql[96], sp[24];
-	int save = p->save_due;
+	int begin = p->begin_due, save = p->save_due;
 
-	p->save_due = 0;
-	if (!p->begin_due && !save)
+	p->begin_due = p->save_due = 0;
+	if (!begin && !save)
 		return 0;
-	if (!p->begin_due) {
-		if (run(p, save_sql(p, sp, sizeof(sp)), p->err,
-		    sizeof(p->err)) == -1) {
-			log_err("postgres: savepoint: %s", p->err);
-			return -1;
-		}
-		return 0;
-	}
-	p->begin_due = 0;
-	snprintf(sql, sizeof(sql), "%s; %s%s%s", BEGIN_SQL, XACT_SQL,
-	    save ? "; " : "", save ? save_sql(p, sp, sizeof(sp)) : "");
+	snprintf(sql, sizeof(sql), "%s%s%s", begin ? BEGIN_SQL "; " XACT_SQL :
+	    "", begin && save ? "; " : "", save ? save_sql(p, sp, sizeof(sp)) :
+	    "");
 	if (run(p, sql, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: begin: %s", p->err);
-		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
+		if (begin && PQtransactionStatus(p->c) != PQTRANS_IDLE)
 			run(p, "ROLLBACK", p->err, sizeof(p->err));
 		return -1;
 	}
@@ -327,54 +288,6 @@ pg_changes(struct pgdb *p)
 	return p->changes;
 }
 
-/* The schema's version: the table tally_schema holds it. */
-static int
-version(struct pgdb *p)
-{
-	PGresult *r;
-	int v = -1;
-
-	if (run(p, "CREATE TABLE IF NOT EXISTS tally_schema "
-	    "(version INTEGER NOT NULL)", p->err, sizeof(p->err)) == -1)
-		return -1;
-	r = PQexec(p->c, "SELECT coalesce(max(version), 0) FROM tally_schema");
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		v = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return v;
-}
-
-static int
-migrate(struct pgdb *p)
-{
-	char sql[96];
-	int v;
-
-	/* One migrator at a time, across processes and hosts: a lock of
-	 * its own ("tall" in ASCII), held to the migration's commit. */
-	if (pg_begin(p) == -1)
-		return -1;
-	if (run(p, "SELECT pg_advisory_xact_lock(1952541804)", p->err,
-	    sizeof(p->err)) == -1)
-		goto fail;
-	if ((v = version(p)) == -1)
-		goto fail;
-	for (; v < schema_pg_version; v++) {
-		if (pg_exec(p, schema_pg_migrations[v]) == -1)
-			goto fail;
-		snprintf(sql, sizeof(sql), "DELETE FROM tally_schema; "
-		    "INSERT INTO tally_schema VALUES(%d)", v + 1);
-		if (pg_exec(p, sql) == -1)
-			goto fail;
-		log_info("postgres schema migrated to version %d", v + 1);
-	}
-	return pg_exec(p, "COMMIT");
-fail:
-	log_err("postgres migration: %s", p->err);
-	pg_exec(p, "ROLLBACK");
-	return -1;
-}
-
 /* Once a connection was lost (the server restarted), connects again;
  * its prepared statements went with it.  Outside a transaction it first
  * reads what the server sent meanwhile: a connection the server ended
@@ -424,7 +337,7 @@ pg_open(const char *conninfo, unsigned long long *nstmt)
 		return NULL;
 	}
 	if (run(p, sql_pg_session, p->err, sizeof(p->err)) == -1 ||
-	    migrate(p) == -1) {
+	    pg_migrate_on(p->c, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: %s", p->err);
 		pg_close(p);
 		return NULL;
@@ -764,7 +677,7 @@ ended(struct pgdb *p, PGresult *r)
 		    "of the transaction failed");
 		return -1;
 	}
-	if (answered(r, "COMMIT", p->err, sizeof(p->err)) == 0)
+	if (pg_answered(r, "COMMIT", p->err, sizeof(p->err)) == 0)
 		return 1;
 	tag = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 	snprintf(p->state, sizeof(p->state), "%s", tag != NULL ? tag : "");

@@ -41,6 +41,7 @@
 
 struct pgdb;
 struct pg_conn;		/* libpq's PGconn */
+struct pg_result;	/* and its PGresult */
 struct dbq;
 struct dbq_engine;
 
@@ -60,7 +61,13 @@ extern const struct dbq_engine pg_engine;
 
 /* Runs sql on connection c (any connection: pg_create_database()'s too);
  * 0, or -1 with the error in err.  A COMMIT that answered ROLLBACK is
- * an error. */
+ * an error: pg_answered(), which judges r, the answer to sql, so. */
+int		 pg_answered(struct pg_result *r, const char *sql, char *err,
+		    size_t errsz);
+/* Brings connection c's database to the schema's last version
+ * (schema_pg.c), one migrator at a time across processes and hosts;
+ * 0, or -1 with the error in err.  pg_open() runs it. */
+int		 pg_migrate_on(struct pg_conn *c, char *err, size_t errsz);
 int		 pg_run_on(struct pg_conn *c, const char *sql, char *err,
 		    size_t errsz);
 

@@ -23,15 +23,20 @@ batch_listen_init(int fd)
 }
 
 int
-batch_gather(struct slot *s, int max, const struct route *routes,
-    size_t nroutes, unsigned flag, void (*open)(struct slot *, void *),
-    void *arg, int *shared)
+batch_gather(struct slot *s, const struct route *routes, size_t nroutes,
+    unsigned flags, void (*open)(struct slot *, void *), void *arg,
+    int *shared, unsigned *kind)
 {
-	int n = 1, alone = 0;
+	unsigned flag = s[0].st != 0 ? 0 :
+	    route_flags(&s[0].r, routes, nroutes) & flags;
+	int n = 1, alone = 0, max;
 
 	*shared = 1;
-	if (s[0].st != 0 || !route_flagged(&s[0].r, routes, nroutes, flag))
+	flag = flag & ROUTE_GROUP ? ROUTE_GROUP : flag & ROUTE_TOGETHER;
+	*kind = flag;
+	if (flag == 0)
 		return 1;
+	max = flag == ROUTE_GROUP ? BATCH_MAX : READ_MAX;
 	/* non-blocking (batch_listen_init()): fails at once when nothing
 	 * more is queued, the usual case */
 	while (n < max && peer_accept(&s[n].fr) >= 0) {

@@ -89,15 +89,17 @@ struct slot {
 	int		 status;	/* the answer's */
 };
 
-/* After s[0] was taken: takes what else is queued on its listening socket,
- * without waiting, while each taken one asks for a route with flag
- * (ROUTE_GROUP: may share a group commit; ROUTE_TOGETHER), at most
- * max in all, calling open(slot) for each.  The number of slots in use;
- * *shared: how many of them, from s[0], may share (the one after them,
- * if any, is served alone; 1 when s[0] cannot share). */
-int	batch_gather(struct slot *s, int max, const struct route *,
-	    size_t nroutes, unsigned flag, void (*open)(struct slot *, void *),
-	    void *arg, int *shared);
+/* After s[0] was taken: the kind of gathering it asks for, of flags (what
+ * the pool gathers): ROUTE_GROUP (may share a group commit, BATCH_MAX at
+ * most) before ROUTE_TOGETHER (READ_MAX), into *kind (0: none); then
+ * takes what else is queued on its listening socket, without waiting,
+ * while each taken one asks for a route of that kind, calling
+ * open(slot) for each.  The number of slots in use; *shared: how many
+ * of them, from s[0], may share (the one after them, if any, is served
+ * alone; 1 when s[0] cannot share). */
+int	batch_gather(struct slot *s, const struct route *, size_t nroutes,
+	    unsigned flags, void (*open)(struct slot *, void *), void *arg,
+	    int *shared, unsigned *kind);
 /* Makes listening socket fd non-blocking, for the pool's processes to
  * gather without waiting (the flag belongs to the socket they share).
  * Called before the first accept. */

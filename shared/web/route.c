@@ -293,9 +293,8 @@ route_dispatch(struct req *r, const struct route *routes, size_t n)
 	db_release(r->app->db);
 }
 
-int
-route_flagged(const struct req *r, const struct route *routes, size_t n,
-    unsigned flag)
+unsigned
+route_flags(const struct req *r, const struct route *routes, size_t n)
 {
 	unsigned want = r->method == METHOD_HEAD ? METHOD_GET : r->method;
 	char *args[REQ_ARGS_MAX];
@@ -309,9 +308,16 @@ route_flagged(const struct req *r, const struct route *routes, size_t n,
 		while (na > 0)
 			free(args[--na]);
 		if (routes[i].methods & want)
-			return (routes[i].flags & flag) != 0;
+			return routes[i].flags;
 	}
 	return 0;
+}
+
+int
+route_flagged(const struct req *r, const struct route *routes, size_t n,
+    unsigned flag)
+{
+	return (route_flags(r, routes, n) & flag) != 0;
 }
 
 const struct route *

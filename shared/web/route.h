@@ -101,8 +101,9 @@ void	route_dispatch(struct req *, const struct route *, size_t n);
 const struct route *route_admit(struct req *, const struct route *,
 	    size_t n);
 void	route_run(struct req *, const struct route *);
-/* Whether the route r asks for (its path and method; HEAD as GET) has
- * flag. */
+/* The flags of the route r asks for (its path and method; HEAD as GET),
+ * 0 when none; whether it has flag. */
+unsigned route_flags(const struct req *, const struct route *, size_t n);
 int	route_flagged(const struct req *, const struct route *, size_t n,
 	    unsigned flag);
 

@@ -255,14 +255,10 @@ serve_child(int fd, void *arg)
 		rds_wait_budget(a.rds, 1);
 		cost_now(&a, &c0);
 		slot_open(&s[0], ctx);
-		/* the first request says which kind it gathers */
-		flag = flags & ROUTE_GROUP && s[0].st == 0 &&
-		    route_flagged(&s[0].r, ctx->routes, ctx->nroutes,
-		    ROUTE_GROUP) ? ROUTE_GROUP : flags & ROUTE_TOGETHER;
 		g = 1;
-		n = flag != 0 ? batch_gather(s, flag == ROUTE_GROUP ?
-		    BATCH_MAX : READ_MAX, ctx->routes, ctx->nroutes, flag,
-		    slot_open, ctx, &g) : 1;
+		flag = 0;
+		n = flags != 0 ? batch_gather(s, ctx->routes, ctx->nroutes,
+		    flags, slot_open, ctx, &g, &flag) : 1;
 		if (g > 1 && flag == ROUTE_GROUP)
 			batch_run(s, g, ctx->routes, ctx->nroutes, slot_close);
 		else if (g > 1)

@@ -1,7 +1,8 @@
 /* test-batch-gather.c -- a process takes the requests queued together
  * (web/batch.h) without ever waiting: the listening socket is made
  * non-blocking once, and a gathering takes what is queued while each
- * asks for a route with the flag, at most max, and stops at the first
+ * asks for a route of the first one's kind (a group's, or pages
+ * prepared together), at most that kind's max, and stops at the first
  * that does not (served alone after the group); with nothing else
  * queued, or a first request without the flag, it takes nothing more.
  * Real libfcgi on a real unix socket, with FastCGI requests written as
@@ -144,14 +145,21 @@ done(void)
 	opened = 0;
 }
 
-/* Takes the first, as serve.c does, and gathers after it. */
+/* Takes the first, as serve.c does, and gathers after it what a pool
+ * gathering flag does (at most max: BATCH_MAX a group, READ_MAX else). */
 static int
 gather(int max, unsigned flag, int *shared)
 {
+	unsigned kind;
+	int n;
+
+	assert_int_equal(max, flag == ROUTE_GROUP ? BATCH_MAX : READ_MAX);
 	assert_true(FCGX_Accept_r(&s[0].fr) >= 0);
 	open_slot(&s[0], NULL);
-	return batch_gather(s, max, routes, 3, flag, open_slot, NULL,
-	    shared);
+	n = batch_gather(s, routes, 3, flag, open_slot, NULL, shared, &kind);
+	if (*shared > 1)
+		assert_int_equal(kind, flag);
+	return n;
 }
 
 static void
