@@ -15,7 +15,10 @@
 # a random user's, likes and unlikes of random posts and the spread feed;
 # and likes on PostgreSQL with 1 against 4 writer processes.  Goals
 # (issue 49): PostgreSQL's spread like >= 0.5x SQLite's, p99 too; its
-# spread feed >= 0.5x; 4 writers >= 1.8x one.
+# spread feed >= 0.5x; 4 writers >= 1.8x one.  Then the same likes on
+# three handler hosts (HOSTS=3: three supervisors, every pool on FastCGI
+# over TCP, one PostgreSQL) on the same cores, against the one host of
+# that round: docs/SCALING.md's 3-host row.
 #
 # Then the flush: 200,000 counters given pending deltas in a Redis of its
 # own (tests/bench/cload.c, through tally's cstore), moved into a fresh
@@ -81,7 +84,8 @@ done
 # random user's (tests/bench/traffic.lua): "like" likes or unlikes a
 # random post, "feed" reads the user's /feed.  Then the likes on
 # PostgreSQL with 1 and with 4 writer processes (TALLY_WRITERS): writers
-# that run at once should scale where one lock made them take turns.
+# that run at once should scale where one lock made them take turns;
+# and on three hosts (pgh3, each with its default 4 writers).
 SPREAD_USERS=${BENCH_SPREAD_USERS:-300}
 CONNS_SPREAD=${BENCH_CONNS_SPREAD:-64}
 
@@ -134,7 +138,8 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS TRIPS (a reques
 say "spread: $SPREAD_USERS users on each store"
 start pg1 DB=postgres TALLY_WRITERS=1
 start pg4 DB=postgres TALLY_WRITERS=4
-for s in sqlite pg pg1 pg4; do spread_prepare "$s"; done
+start pgh3 DB=postgres HOSTS=3
+for s in sqlite pg pg1 pg4 pgh3; do spread_prepare "$s"; done
 for r in $(seq 1 "$ROUNDS"); do
 	for k in like feed; do
 		for s in sqlite pg; do
@@ -153,6 +158,14 @@ for r in $(seq 1 "$ROUNDS"); do
 		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms' "$r" "$s" "${s#pg}" "$RPS" "$P99")"
 	done
 	R[w_ratio]="${R[w_ratio]:-} $(calc "$(echo "${R[w_rps_pg4]}" | awk '{ print $NF }') / $(echo "${R[w_rps_pg1]}" | awk '{ print $NF }')")"
+	ROOTS=$PID_pgh3 k0=$(tree_cpu)
+	spread_run pgh3 like "hosts-$r"
+	k1=$(tree_cpu)
+	n=$(awk '/requests in/ { print $1 }' "$OUT/pgspread-hosts-$r.txt")
+	R[h_rps]="${R[h_rps]:-} $RPS"; R[h_p99]="${R[h_p99]:-} $P99"
+	R[h_ratio]="${R[h_ratio]:-} $(calc "$RPS / $(echo "${R[slike_rps_pg]}" | awk '{ print $NF }')")"
+	H_CPU=$(cpu_diff "$k0" "$k1" | per_req "$n")
+	say "$(printf 'round %d pgh3    likes, 3 hosts: %8.1f req/s p99 %6.2f ms | %s' "$r" "$RPS" "$P99" "$H_CPU")"
 done
 
 # ---- the flush on PostgreSQL -----------------------------------------------
@@ -223,6 +236,14 @@ md=$OUT/postgres.md
 	echo "| --- | --- | --- | --- |"
 	printf '| req/s | %s | %s | %s |\n' "$(echo "${R[w_rps_pg1]}" | median)" \
 	    "$(echo "${R[w_rps_pg4]}" | median)" "$(echo "${R[w_ratio]}" | median)"
+	echo
+	echo "| spread likes on PostgreSQL | 1 host | 3 hosts (FastCGI over TCP), the same cores | ratio 3/1 |"
+	echo "| --- | --- | --- | --- |"
+	printf '| req/s | %s | %s | %s |\n' "$(echo "${R[slike_rps_pg]}" | median)" \
+	    "$(echo "${R[h_rps]}" | median)" "$(echo "${R[h_ratio]}" | median)"
+	printf '| p99 ms | %s | %s | |\n' "$(echo "${R[slike_p99_pg]}" | median)" "$(echo "${R[h_p99]}" | median)"
+	echo
+	echo "3 hosts, stack CPU a like by process (the last round): $H_CPU."
 	echo
 	echo "| flush into PostgreSQL | tallyctl flush | raw batched UPSERT (64 rows a statement) | ratio |"
 	echo "| --- | --- | --- | --- |"
