@@ -147,15 +147,16 @@ outbox_decode(const char *s, struct delta *ds, int max)
 	return n;
 }
 
-int
-outbox_add(struct db *d, struct outbox *ob)
+/* The row's text: 4 numbers of 20 digits a delta, its name */
+#define ROW_TEXT_MAX	(OUTBOX_MAX * 112)
+
+/* Writes ob's row now.  0, or -1 (logged). */
+static int
+row_write(struct db *d, struct outbox *ob)
 {
-	char text[OUTBOX_MAX * 112];	/* 4 numbers of 20 digits a delta */
+	char text[ROW_TEXT_MAX];
 	struct dbq *s;
 
-	ob->id = 0;
-	if (ob->n == 0)
-		return 0;
 	if (outbox_encode(ob->ds, ob->n, text, sizeof(text)) == -1 ||
 	    (s = dbq_stmt(d, STMT_OUTBOX_ADD)) == NULL)
 		return -1;
@@ -169,6 +170,20 @@ outbox_add(struct db *d, struct outbox *ob)
 	}
 	fault_point("outbox-commit");	/* an id taken, not yet committed */
 	return 0;
+}
+
+int
+outbox_add(struct db *d, struct outbox *ob)
+{
+	ob->id = 0;
+	ob->deferred = 0;
+	if (ob->n == 0)
+		return 0;
+	if (db_group_defers(d)) {
+		ob->deferred = 1;	/* outbox_group_end() writes it */
+		return 0;
+	}
+	return row_write(d, ob);
 }
 
 int
@@ -225,20 +240,23 @@ send_group(struct app *a, void **args, int n)
 {
 	const struct delta *ds[CSTORE_ONCE_MAX];
 	long long ids[CSTORE_ONCE_MAX];
-	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i;
-	struct outbox *ob;
+	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i, k;
+	struct outbox *ob, *obs[CSTORE_ONCE_MAX];
 
 	assert(n <= CSTORE_ONCE_MAX);
-	for (i = 0; i < n; i++) {
+	for (i = k = 0; i < n; i++) {
 		ob = args[i];
-		ids[i] = ob->id;
-		ds[i] = ob->ds;
-		nds[i] = ob->n;
+		if (ob->id <= 0)	/* no id known: the drain applies it */
+			continue;
+		ids[k] = ob->id;
+		ds[k] = ob->ds;
+		nds[k] = ob->n;
+		obs[k++] = ob;
 	}
 	fault_point("action-delta");	/* committed, not yet in Redis */
-	cstore_apply_once_n(a, ids, ds, nds, n, rc);
-	for (i = 0; i < n; i++)
-		sent(a, args[i], rc[i]);
+	cstore_apply_once_n(a, ids, ds, nds, k, rc);
+	for (i = 0; i < k; i++)
+		sent(a, obs[i], rc[i]);
 }
 
 void
@@ -246,7 +264,14 @@ outbox_send(struct app *a, struct outbox *ob)
 {
 	struct outbox *copy;
 
-	if (ob->id <= 0)
+	if (ob->deferred && a->noncommit == APP_COMMIT_MAX) {
+		/* no room to wait for the group (app_after_commit() leaves
+		 * it to the worker): its row is written now, with the group */
+		ob->deferred = 0;
+		if (row_write(a->db, ob) == -1)
+			return;	/* the group's transaction failed with it */
+	}
+	if (ob->id <= 0 && !ob->deferred)
 		return;
 	if (!db_grouped(a->db)) {
 		fault_point("action-delta");	/* committed, not in Redis */
@@ -257,6 +282,96 @@ outbox_send(struct app *a, struct outbox *ob)
 	copy = xmalloc(sizeof(*copy));
 	memcpy(copy, ob, sizeof(*copy));
 	app_after_commit(a, send_group, copy);
+}
+
+/* Gives each of the n rows in obs the id of a row of s's result with its
+ * text (texts[i]): rows of one text are alike, so which of them takes
+ * which id does not matter.  0, or -1 when one was left without. */
+static int
+ids_by_text(struct dbq *s, struct outbox **obs, char **texts, int n)
+{
+	const char *t;
+	long long id;
+	int i, left = n;
+
+	while (dbq_step(s) == DBQ_ROW) {
+		id = dbq_i64(s, 0);
+		t = dbq_text(s, 1);
+		for (i = 0; i < n; i++)
+			if (obs[i]->id == 0 && t != NULL &&
+			    strcmp(texts[i], t) == 0) {
+				obs[i]->id = id;
+				left--;
+				break;
+			}
+	}
+	return left == 0 ? 0 : -1;
+}
+
+int
+outbox_group_end(struct app *a)
+{
+	struct outbox *obs[APP_COMMIT_MAX];
+	char *texts[APP_COMMIT_MAX];
+	struct db *d = a->db;
+	struct buf arr = { 0 };
+	struct dbq *s;
+	struct outbox *ob;
+	int i, n = 0, rc = -1, aimed;
+
+	if (!db_group_defers(d) || db_group_lost(d))
+		return 0;
+	for (i = 0; i < a->noncommit; i++) {
+		ob = a->oncommit[i].arg;
+		if (a->oncommit[i].fn == send_group && ob->deferred)
+			obs[n++] = ob;
+	}
+	if (n == 0)
+		return 0;
+	/* a row's text holds letters, digits, ' ', '-', '_' and ';': an
+	 * element of the array literal needs no escape in its quotes */
+	buf_putc(&arr, '{');
+	for (i = 0; i < n; i++) {
+		texts[i] = xmalloc(ROW_TEXT_MAX);
+		if (outbox_encode(obs[i]->ds, obs[i]->n, texts[i],
+		    ROW_TEXT_MAX) == -1) {
+			n = i + 1;
+			goto lose;
+		}
+		buf_printf(&arr, "%s\"%s\"", i ? "," : "", texts[i]);
+	}
+	buf_putc(&arr, '}');
+	buf_putc(&arr, '\0');
+	if ((s = dbq_stmt(d, STMT_OUTBOX_ADD_MANY)) == NULL)
+		goto lose;
+	aimed = fault_aimed("outbox-commit");
+	if (!aimed)
+		db_group_commit_next(d);
+	if (db_group_lost(d)) {		/* rolled back whole: nothing to add */
+		dbq_done(s);
+		rc = 0;
+		goto out;
+	}
+	dbq_bind_i64(s, 1, clock_wall_ms());
+	dbq_bind_text(s, 2, arr.p, -1);
+	/* a row left without its id is committed all the same (when the
+	 * COMMIT went): the worker's drain applies it */
+	rc = ids_by_text(s, obs, texts, n);
+	dbq_done(s);
+	if (rc == -1)
+		log_err("outbox: a group's %d rows: %s", n, dbq_errmsg(d));
+	else if (aimed)
+		fault_point("outbox-commit");	/* ids taken, not committed */
+	goto out;
+lose:
+	/* nothing sent: the group may not commit without its rows */
+	log_err("outbox: a group's rows could not be written: it runs again");
+	db_group_lose(d);
+out:
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	buf_free(&arr);
+	return rc;
 }
 
 /* Keeps a malformed row aside (counter_outbox_bad) before a drain

@@ -50,6 +50,8 @@ struct outbox {
 	struct delta	ds[OUTBOX_MAX];
 	int		n;
 	long long	id;		/* its row, once added */
+	int		deferred;	/* its row waits for the group's end
+					   (outbox_group_end()) */
 };
 
 /* Appends the formula's deltas for a row change (counters_deltas). */
@@ -58,7 +60,10 @@ void	outbox_formula(struct outbox *, const struct row *old,
 /* Appends n deltas (merged later by Redis, not here). */
 void	outbox_deltas(struct outbox *, const struct delta *, int n);
 /* Writes the row in the open write transaction (nothing when no delta).
- * 0, or -1 (logged): the caller rolls back. */
+ * In a group on PostgreSQL (db_group_defers()) the row waits for the
+ * group's end instead: outbox_send() keeps it with the group, and
+ * outbox_group_end() writes it.  0, or -1 (logged): the caller rolls
+ * back. */
 int	outbox_add(struct db *, struct outbox *);
 /* outbox_add(), then the commit: the row's statement carries the COMMIT
  * where each statement is a round trip (db_commit_next()), but while a
@@ -70,6 +75,15 @@ int	outbox_commit(struct db *, struct outbox *);
  * the worker's drain does.  Inside a group commit (web/batch.h) it waits
  * for the group's commit, and the group's rows go in one round trip. */
 void	outbox_send(struct app *, struct outbox *);
+/* At the end of a group on PostgreSQL, before db_group_end(): the rows
+ * of the group's kept actions in one statement, which carries the
+ * group's COMMIT (db_group_commit_next()) and gives each row its id.
+ * A group of ten likes was ten round trips for their rows and one for
+ * the COMMIT; it is one.  Ids are taken after the group's transaction
+ * id, as a lone action's are (outbox_horizon()).  Nothing when the group
+ * was lost or kept no row.  0, or -1 (logged; the COMMIT then fails and
+ * db_group_end() says so). */
+int	outbox_group_end(struct app *);
 /* Applies every row at least min_age_ms old (0: every row), then deletes
  * them and marks their buckets finished.  With Redis down, moves them to
  * the backlog instead.  Returns how many rows, or -1. */

@@ -605,6 +605,29 @@ db_grouped(const struct db *d)
 }
 
 int
+db_group_defers(const struct db *d)
+{
+	return d->group && d->pg != NULL;
+}
+
+void
+db_group_commit_next(struct db *d)
+{
+	if (!d->group || d->pg == NULL)
+		return;
+	sp_rollback(d);
+	if (!d->lost)
+		pg_commit_next(d->pg);
+}
+
+void
+db_group_lose(struct db *d)
+{
+	if (d->group)
+		d->lost = 1;
+}
+
+int
 db_group_lost(const struct db *d)
 {
 	return d->group && d->lost;

@@ -115,6 +115,19 @@ int		 db_group_begin(struct db *);
  * group must be rolled back whole (db_group_end() does) and its actions
  * run again, each alone. */
 int		 db_group_lost(const struct db *);
+/* 1 inside a group on PostgreSQL: an action's outbox row waits for the
+ * group's end, where the group's rows are one statement that carries
+ * the COMMIT (outbox_group_end()), not a round trip an action. */
+int		 db_group_defers(const struct db *);
+/* At a group's end on PostgreSQL: rolls back a savepoint a request left
+ * open (as db_group_end() would), then, unless the group was lost, the
+ * next statement carries the group's COMMIT; db_group_end() reports how
+ * it went.  Nothing on SQLite or outside a group. */
+void		 db_group_commit_next(struct db *);
+/* Makes the open group lost (db_group_lost()): what it cannot commit as
+ * it is (an action's part that was never sent) is rolled back whole by
+ * db_group_end(), and its actions run again alone. */
+void		 db_group_lose(struct db *);
 /* COMMIT: 0, or -1 (every action of the group rolled back; always when
  * the group was lost). */
 int		 db_group_end(struct db *);

@@ -447,6 +447,10 @@ const char *const sql_text[STMT__MAX] = {
 	    "reconcile_runs WHERE state = 'done' ORDER BY id DESC LIMIT 1",
 	/* STMT_OUTBOX_ADD: at, deltas -> its id (dbq_insert_id()) */
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL,
+	/* STMT_OUTBOX_ADD_MANY: at, the rows' deltas as an array -> each
+	 * row's id and deltas; a PostgreSQL group's (outbox_group_end()),
+	 * never run here */
+	[STMT_OUTBOX_ADD_MANY] = "SELECT 0, ?2 WHERE ?1 AND 0",
 	/* STMT_OUTBOX_CUTOFF: at -- the newest row at least that old */
 	[STMT_OUTBOX_CUTOFF] =
 	    "SELECT coalesce(max(id), 0) FROM counter_outbox WHERE at <= ?1",

@@ -140,6 +140,8 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_LIKE_DELETE] = LIKE_DELETE_SQL " RETURNING note_id",
 	[STMT_NOTE_INSERT] = NOTE_INSERT_SQL " RETURNING id",
 	[STMT_OUTBOX_ADD] = OUTBOX_ADD_SQL " RETURNING id",
+	[STMT_OUTBOX_ADD_MANY] = "INSERT INTO counter_outbox(at, deltas) "
+	    "SELECT ?1, unnest(?2::text[]) RETURNING id, deltas",
 	[STMT_MARKER_PUT] =
 	    "INSERT INTO markers(user_id, kind, key, value) VALUES(?1, ?2, ?3, ?4) "
 	    "ON CONFLICT(user_id, kind, key) DO UPDATE SET "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "count/outbox.h"
 #include "store/app.h"
 #include "web/batch.h"
 #include "web/req.h"
@@ -128,7 +129,9 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 		route_run(&s[ix[i]].r, hit[ix[i]]);
 		kept[ix[i]] = db_released(a->db) > mark;
 	}
-	/* 3. one commit; 4. the deltas of what it made durable */
+	/* 3. one commit, on PostgreSQL with the kept actions' outbox rows
+	 * in its round trip; 4. the deltas of what it made durable */
+	outbox_group_end(a);	/* a failure fails the COMMIT */
 	lost = db_group_lost(a->db);
 	ok = db_group_end(a->db) == 0;
 	app_commit_done(a, ok);

@@ -5,7 +5,9 @@
 // commit their groups at once, with no lock shared by all of them.
 // Asserted against the truth:
 //   - likes queued while every writer was stopped are answered from fewer
-//     commits than likes (tally_sql_commits_total), each one kept;
+//     commits than likes (tally_sql_commits_total), each one kept, in a
+//     round trip a like plus two a group (its sessions; its outbox rows
+//     with its COMMIT: shared/count/outbox.h, outbox_group_end());
 //   - groups of four processes over the same posts never deadlock (the
 //     server's own count of deadlocks does not move), and no count is
 //     lost or doubled;
@@ -48,12 +50,15 @@ after(async () => { await stack?.stop(); });
 
 const writers = () => childrenOf(stack.pidOf('social-writer.sock')).map((c) => c.pid);
 
-async function commits() {
+async function socialMetric(name) {
   const text = await (await fetch(`${stack.base}/metrics`)).text();
-  const m = text.match(/^tally_sql_commits_total\{handler="social"\} (\d+)$/m);
-  assert.ok(m, 'tally_sql_commits_total of the social handler in /metrics');
+  const m = text.match(new RegExp(`^${name}\\{handler="social"\\} (\\d+)$`, 'm'));
+  assert.ok(m, `${name} of the social handler in /metrics`);
   return Number(m[1]);
 }
+const commits = () => socialMetric('tally_sql_commits_total');
+const trips = () => socialMetric('tally_sql_round_trips_total');
+const statements = () => socialMetric('tally_sqlite_statements_total');
 
 const deadlocks = () => Number(stack.sqlite(
   'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()'));
@@ -97,6 +102,37 @@ test('likes queued while every writer was stopped share commits', async () => {
     assert.equal(pageCounters(page.text)[`post-likes|${own[i]}`], i === 3 ? 0 : 1, `pgg${i}'s post`);
   }
   await Promise.all(users.map((c, i) => (i === 3 ? null : c.post(`/posts/${own[i]}/unlike`))));
+});
+
+test('a group is a round trip a like and two more: its sessions, its outbox rows with its COMMIT', async (t) => {
+  const c0 = await commits();
+  const t0 = await trips();
+  const s0 = await statements();
+  const rs = await Promise.all(await queuedWhileStopped(writers(),
+    () => users.map((c, i) => c.post(`/posts/${own[i]}/like`)), 500));
+  const groups = await commits() - c0;
+  const used = await trips() - t0;
+  const ran = await statements() - s0;
+  t.diagnostic(`${N} likes in ${groups} groups: ${ran} statements, ${used} round trips`);
+  for (let i = 0; i < N; i++) {
+    assert.equal(rs[i].status, 303, `pgg${i}`);
+    assert.equal(likesOf(own[i]), 1, `pgg${i}'s like in SQL`);
+  }
+  assert.ok(groups < N / 2, `${N} likes queued together: ${groups} commits`);
+  // a like's call; a group's sessions and its outbox rows (the savepoints,
+  // BEGIN and COMMIT ride with them).  Where each like's outbox row was a
+  // statement and a round trip of its own, this was two a like.  The
+  // round trips may hold a writer's first use of a statement (its
+  // prepare: three statements, four writers)
+  assert.ok(ran <= N + 2 * groups, `${N} likes in ${groups} groups: ${ran} statements`);
+  assert.ok(used <= ran + 12, `${N} likes in ${groups} groups: ${used} round trips`);
+  for (let i = 0; i < N; i++) {
+    const page = await users[i].get(`/posts/${own[i]}`);
+    assert.equal(pageCounters(page.text)[`post-likes|${own[i]}`], 1, `pgg${i}'s post`);
+  }
+  await Promise.all(users.map((c, i) => c.post(`/posts/${own[i]}/unlike`)));
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
 });
 
 test('groups of four processes over the same posts: no deadlock, no count lost or doubled', async (t) => {
