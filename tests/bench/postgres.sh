@@ -135,6 +135,17 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS TRIPS (a reques
 	TRIPS=$(calc "($(metric tally_sql_round_trips_total "$base") - $tr0) / $n")
 }
 
+cpu_run() {		# cpu_run NAME TAG: spread likes -> spread_run's, US (µs of the stack a like), CORES (busy), BY
+	local k0 k1 n
+	ROOTS=$(eval echo "\$PID_$1") k0=$(tree_cpu)
+	spread_run "$1" like "$2"
+	k1=$(tree_cpu)
+	n=$(awk '/requests in/ { print $1 }' "$OUT/pgspread-$2.txt")
+	US=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / $n")
+	CORES=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / ($DUR * 1000000)")
+	BY=$(cpu_diff "$k0" "$k1" | per_req "$n")
+}
+
 say "spread: $SPREAD_USERS users on each store"
 start pg1 DB=postgres TALLY_WRITERS=1
 start pg4 DB=postgres TALLY_WRITERS=4
@@ -153,18 +164,16 @@ for r in $(seq 1 "$ROUNDS"); do
 		R[s${k}_p99_ratio]="${R[s${k}_p99_ratio]:-} $(calc "$(echo "${R[s${k}_p99_sqlite]}" | awk '{ print $NF }') / $(echo "${R[s${k}_p99_pg]}" | awk '{ print $NF }')")"
 	done
 	for s in pg1 pg4; do
-		spread_run "$s" like "writers-$s-$r"
+		cpu_run "$s" "writers-$s-$r"
 		R[w_rps_$s]="${R[w_rps_$s]:-} $RPS"
-		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms' "$r" "$s" "${s#pg}" "$RPS" "$P99")"
+		R[w_us_$s]="${R[w_us_$s]:-} $US"; R[w_cores_$s]="${R[w_cores_$s]:-} $CORES"
+		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms, %s cores busy | %s' "$r" "$s" "${s#pg}" "$RPS" "$P99" "$CORES" "$BY")"
 	done
 	R[w_ratio]="${R[w_ratio]:-} $(calc "$(echo "${R[w_rps_pg4]}" | awk '{ print $NF }') / $(echo "${R[w_rps_pg1]}" | awk '{ print $NF }')")"
-	ROOTS=$PID_pgh3 k0=$(tree_cpu)
-	spread_run pgh3 like "hosts-$r"
-	k1=$(tree_cpu)
-	n=$(awk '/requests in/ { print $1 }' "$OUT/pgspread-hosts-$r.txt")
+	cpu_run pgh3 "hosts-$r"
 	R[h_rps]="${R[h_rps]:-} $RPS"; R[h_p99]="${R[h_p99]:-} $P99"
 	R[h_ratio]="${R[h_ratio]:-} $(calc "$RPS / $(echo "${R[slike_rps_pg]}" | awk '{ print $NF }')")"
-	H_CPU=$(cpu_diff "$k0" "$k1" | per_req "$n")
+	H_CPU=$BY
 	say "$(printf 'round %d pgh3    likes, 3 hosts: %8.1f req/s p99 %6.2f ms | %s' "$r" "$RPS" "$P99" "$H_CPU")"
 done
 
@@ -228,14 +237,19 @@ md=$OUT/postgres.md
 	echo
 	echo "On PostgreSQL each statement is a round trip to the server (a"
 	echo "write transaction's BEGIN and transaction id ride with its first"
-	echo "statement, an action's COMMIT with its outbox row, its last; a"
-	echo "COMMIT after a transaction of no outbox row is one more); SQLite"
+	echo "statement, an action's COMMIT with its outbox row, its last; in a"
+	echo "group, each action's savepoint rides with its call, and the"
+	echo "group's outbox rows are one statement with its COMMIT); SQLite"
 	echo "runs in the process."
 	echo
 	echo "| likes on PostgreSQL | 1 writer process | 4 writer processes | ratio 4/1 |"
 	echo "| --- | --- | --- | --- |"
 	printf '| req/s | %s | %s | %s |\n' "$(echo "${R[w_rps_pg1]}" | median)" \
 	    "$(echo "${R[w_rps_pg4]}" | median)" "$(echo "${R[w_ratio]}" | median)"
+	printf '| the stack'"'"'s CPU a like, µs | %s | %s | |\n' "$(echo "${R[w_us_pg1]}" | median)" \
+	    "$(echo "${R[w_us_pg4]}" | median)"
+	printf '| cores busy (of %s) | %s | %s | |\n' "$(nproc)" "$(echo "${R[w_cores_pg1]}" | median)" \
+	    "$(echo "${R[w_cores_pg4]}" | median)"
 	echo
 	echo "| spread likes on PostgreSQL | 1 host | 3 hosts (FastCGI over TCP), the same cores | ratio 3/1 |"
 	echo "| --- | --- | --- | --- |"
