@@ -345,8 +345,7 @@ outbox_group_end(struct app *a)
 	if ((s = dbq_stmt(d, STMT_OUTBOX_ADD_MANY)) == NULL)
 		goto lose;
 	aimed = fault_aimed("outbox-commit");
-	if (!aimed)
-		db_group_commit_next(d);
+	db_group_commit_next(d, !aimed);
 	if (db_group_lost(d)) {		/* rolled back whole: nothing to add */
 		dbq_done(s);
 		rc = 0;

@@ -77,7 +77,8 @@ int	outbox_commit(struct db *, struct outbox *);
 void	outbox_send(struct app *, struct outbox *);
 /* At the end of a group on PostgreSQL, before db_group_end(): the rows
  * of the group's kept actions in one statement, which carries the
- * group's COMMIT (db_group_commit_next()) and gives each row its id.
+ * group's COMMIT (db_group_commit_next()) and gives each row its id
+ * (while a test aims at outbox-commit, the COMMIT goes alone after it).
  * A group of ten likes was ten round trips for their rows and one for
  * the COMMIT; it is one.  Ids are taken after the group's transaction
  * id, as a lone action's are (outbox_horizon()).  Nothing when the group

@@ -611,12 +611,12 @@ db_group_defers(const struct db *d)
 }
 
 void
-db_group_commit_next(struct db *d)
+db_group_commit_next(struct db *d, int commit)
 {
 	if (!d->group || d->pg == NULL)
 		return;
 	sp_rollback(d);
-	if (!d->lost)
+	if (commit && !d->lost)
 		pg_commit_next(d->pg);
 }
 

@@ -119,11 +119,12 @@ int		 db_group_lost(const struct db *);
  * group's end, where the group's rows are one statement that carries
  * the COMMIT (outbox_group_end()), not a round trip an action. */
 int		 db_group_defers(const struct db *);
-/* At a group's end on PostgreSQL: rolls back a savepoint a request left
- * open (as db_group_end() would), then, unless the group was lost, the
- * next statement carries the group's COMMIT; db_group_end() reports how
- * it went.  Nothing on SQLite or outside a group. */
-void		 db_group_commit_next(struct db *);
+/* At a group's end on PostgreSQL, before its last statement: rolls back
+ * a savepoint a request left open (as db_group_end() would), so that the
+ * statement is the group's own; then, when commit and unless the group
+ * was lost, the statement carries the group's COMMIT (db_group_end()
+ * reports how it went).  Nothing on SQLite or outside a group. */
+void		 db_group_commit_next(struct db *, int commit);
 /* Makes the open group lost (db_group_lost()): what it cannot commit as
  * it is (an action's part that was never sent) is rolled back whole by
  * db_group_end(), and its actions run again alone. */
