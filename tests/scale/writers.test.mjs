@@ -76,3 +76,53 @@ for (const killWorker of [false, true]) {
     assert.equal(badge.notifications, 2, 'both likes on the author\'s badge');
   });
 }
+
+// The same with a group's rows (shared/count/outbox.h, outbox_group_end()):
+// one writer process takes six queued likes as one group, takes the
+// group's outbox ids in one statement and stops before its COMMIT; B's
+// like, in another writer process, takes a later id and commits; the
+// drain runs; then the group commits.  Every delta counts once.
+test('a group\'s outbox ids committed after a later one: every delta counts once', async () => {
+  const [x, b, ...likers] = await Promise.all(['x', 'b', 'l0', 'l1', 'l2', 'l3', 'l4', 'l5']
+    .map((l) => newUser(stack, `wg_${l}`)));
+  const posts = [];
+  for (let i = 0; i < likers.length + 1; i++) posts.push(await publish(x.c, `group ${i}`));
+  const maxId = () => Number(stack.sqlite('SELECT coalesce(max(id), 0) FROM counter_outbox'));
+  const writers = childrenOf(stack.pidOf('social-writer.sock')).map((c) => c.pid);
+  assert.ok(writers.length >= 2, 'two writer processes or more');
+  const commits = async () => Number((await (await fetch(`${stack.base}/metrics`)).text())
+    .match(/^tally_sql_commits_total\{handler="social"\} (\d+)$/m)[1]);
+  const c0 = await commits();
+
+  // the likes queue while every writer is stopped; one writer alone is
+  // let go, and takes them all as one group
+  for (const p of writers) process.kill(p, 'SIGSTOP');
+  faults.arm(stack, 'outbox-commit');
+  let who;
+  const slow = likers.map((l, i) => l.c.post(`/posts/${posts[i]}/like`));
+  try {
+    await sleep(500);
+    process.kill(writers[0], 'SIGCONT');
+    who = await waitFor(() => (state(writers[0]) === 'T' && faults.fired(stack, 'outbox-commit') === 1 ?
+      writers[0] : null), 10000, 20);
+  } finally { for (const p of writers.slice(1)) process.kill(p, 'SIGCONT'); }
+  assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id IN (${posts.join(',')})`)), 0,
+    'the group not yet');
+  const before = maxId();
+  const fast = await b.c.post(`/posts/${posts[likers.length]}/like`);
+  assert.equal(fast.status, 303, 'B commits while the group holds earlier ids');
+  assert.ok(maxId() > before, 'B\'s row is committed, above the ids the group holds');
+  await sleep(2500);	// the drain runs every second on rows over a second old
+  process.kill(who, 'SIGCONT');
+  for (const r of await Promise.all(slow)) assert.equal(r.status, 303, 'the group commits');
+  assert.equal(await commits() - c0, 2, 'one commit for the group\'s six likes, one for B\'s');
+  await sleep(2500);	// the group's rows, now older than a second, drained too
+  stack.tallyctl('flush');
+  const mine = (s) => [...posts.map((p) => `post_likes[${p}]`), `user_unread[${x.id}]`,
+    `user_likes_received[${x.id}]`].some((k) => s.startsWith(k));
+  assert.deepEqual(compareAll(stack).filter(mine), []);
+  const badge = JSON.parse((await x.c.get('/badges.json')).text);
+  assert.equal(badge.notifications, Number(stack.sqlite(
+    `SELECT COUNT(*) FROM notifications WHERE user_id = ${x.id} AND is_read = 0`)));
+  assert.equal(badge.notifications, likers.length + 1, 'every like on the author\'s badge');
+});
