@@ -46,6 +46,7 @@ export async function handlerCost(stack, handler) {
   return {
     stmts: get('tally_sqlite_statements_total'),
     sqlTrips: get('tally_sql_round_trips_total'),
+    commits: get('tally_sql_commits_total'),
     cmds: get('tally_redis_commands_total'),
     trips: get('tally_redis_round_trips_total'),
     reqs: get('tally_http_request_duration_seconds_count'),

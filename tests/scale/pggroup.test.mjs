@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, Client, childrenOf, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
 import { compareAll, pageCounters } from '../lib/counts.mjs';
+import { handlerCost } from '../lib/cost.mjs';
 
 const N = 16;
 let stack;
@@ -50,15 +51,9 @@ after(async () => { await stack?.stop(); });
 
 const writers = () => childrenOf(stack.pidOf('social-writer.sock')).map((c) => c.pid);
 
-async function socialMetric(name) {
-  const text = await (await fetch(`${stack.base}/metrics`)).text();
-  const m = text.match(new RegExp(`^${name}\\{handler="social"\\} (\\d+)$`, 'm'));
-  assert.ok(m, `${name} of the social handler in /metrics`);
-  return Number(m[1]);
-}
-const commits = () => socialMetric('tally_sql_commits_total');
-const trips = () => socialMetric('tally_sql_round_trips_total');
-const statements = () => socialMetric('tally_sqlite_statements_total');
+const commits = async () => (await handlerCost(stack, 'social')).commits;
+const trips = async () => (await handlerCost(stack, 'social')).sqlTrips;
+const statements = async () => (await handlerCost(stack, 'social')).stmts;
 
 const deadlocks = () => Number(stack.sqlite(
   'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()'));

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
 import { newUser } from '../lib/social.mjs';
 import { compareAll, faults } from '../lib/counts.mjs';
+import { handlerCost } from '../lib/cost.mjs';
 
 let stack;
 before(async () => {
@@ -90,8 +91,7 @@ test('a group\'s outbox ids committed after a later one: every delta counts once
   const maxId = () => Number(stack.sqlite('SELECT coalesce(max(id), 0) FROM counter_outbox'));
   const writers = childrenOf(stack.pidOf('social-writer.sock')).map((c) => c.pid);
   assert.ok(writers.length >= 2, 'two writer processes or more');
-  const commits = async () => Number((await (await fetch(`${stack.base}/metrics`)).text())
-    .match(/^tally_sql_commits_total\{handler="social"\} (\d+)$/m)[1]);
+  const commits = async () => (await handlerCost(stack, 'social')).commits;
   const c0 = await commits();
 
   // the likes queue while every writer is stopped; one writer alone is
