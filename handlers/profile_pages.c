@@ -21,7 +21,7 @@ static enum page_load
 profile_load(struct req *r, void *vm)
 {
 	struct profile_view *v = vm;
-	struct sesscache_q sq;
+	struct layout_q lq;
 	struct profile_q pq;
 	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer;
@@ -32,13 +32,13 @@ profile_load(struct req *r, void *vm)
 	    "There is no such user.")) == NULL)
 		return PAGE_ANSWERED;
 	/* One round trip: the profile, its page of ids (when this process
-	 * knows the login's id) and, for a reader not confirmed yet (req.h:
-	 * presumed), the session's copy; a copy that SQLite renews rides in
-	 * the page's last round trip. */
+	 * knows the login's id), the reader's badges and, for a reader not
+	 * confirmed yet (req.h: presumed), the session's copy; a copy that
+	 * SQLite renews rides in the page's last round trip. */
 	profileview_send(r->app, login, page, FEED_PAGE, &pq);
-	req_session_send(r, &sq);
+	layout_first_send(r, &lq);
 	profileview_read(r->app, &pq);
-	if (!req_session_recv(r, &sq)) {
+	if (!layout_first_recv(r, &lq)) {
 		profileview_drop(&pq);
 		return PAGE_AGAIN;
 	}
@@ -58,6 +58,7 @@ profile_load(struct req *r, void *vm)
 		if (!req_confirm(r, NULL, -1))
 			return PAGE_AGAIN;
 		profileview_visited(r->app, viewer, v->u.id);
+		r->badges_read = 0;	/* the visit may light one less */
 	}
 	if (layout_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
 	    v->n) == -1)

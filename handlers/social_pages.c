@@ -63,22 +63,23 @@ static enum page_load
 feed_load(struct req *r, void *vm)
 {
 	struct feed_model *m = vm;
-	struct sesscache_q sq;
+	struct layout_q lq;
 	struct tl_q tq;
 	long long ids[FEED_PAGE];
 	int n;
 
 	if ((m->page = field_page(r)) == 0)
 		return PAGE_ANSWERED;
-	/* One round trip: the timeline's page and, for a reader not
-	 * confirmed yet (req.h: presumed), the session's copy.  A timeline
-	 * to rebuild is rebuilt for a confirmed reader only; a copy that
-	 * SQLite renews rides in the page's last round trip. */
+	/* One round trip: the timeline's page, the reader's badges and,
+	 * for a reader not confirmed yet (req.h: presumed), the session's
+	 * copy.  A timeline to rebuild is rebuilt for a confirmed reader
+	 * only; a copy that SQLite renews rides in the page's last round
+	 * trip, which the counts no process keeps need (often none). */
 	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, m->page, FEED_PAGE,
 	    &tq);
-	req_session_send(r, &sq);
+	layout_first_send(r, &lq);
 	timeline_ids_read(r->app, &tq);
-	if (!req_session_recv(r, &sq)) {
+	if (!layout_first_recv(r, &lq)) {
 		timeline_ids_drop(&tq);
 		return PAGE_AGAIN;
 	}

@@ -81,8 +81,38 @@ layout_load(struct req *r)
 	/* (a presumed page loads with layout_load_cards(): not here) */
 	if (r->presumed && !req_confirm(r, NULL, -1))
 		return;
-	r->have_badges = r->user &&
-	    badges_get(r->app, r->sess.user_id, &r->badges) == 0;
+	if (!r->badges_read)
+		r->have_badges = r->user &&
+		    badges_get(r->app, r->sess.user_id, &r->badges) == 0;
+}
+
+void
+layout_first_send(struct req *r, struct layout_q *q)
+{
+	req_session_send(r, &q->sq);
+	q->badges = r->user && !r->badges_read;
+	if (q->badges)
+		badges_send(r->app, r->sess.user_id, &q->bq);
+}
+
+int
+layout_first_recv(struct req *r, struct layout_q *q)
+{
+	/* every reply read before the session is decided (its SQLite
+	 * check may follow; nothing is sent before the last reply) */
+	req_session_read(r, &q->sq);
+	if (q->badges)
+		badges_read(r->app, &q->bq);
+	if (!req_session_decide(r, &q->sq)) {
+		if (q->badges)
+			badges_drop(&q->bq);
+		return 0;
+	}
+	if (q->badges) {
+		r->have_badges = badges_end(r->app, &q->bq, &r->badges) == 0;
+		r->badges_read = 1;
+	}
+	return 1;
 }
 
 int
@@ -95,6 +125,7 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 	struct session ss;
 	long long gen = -1;
 	int cached = 0, counts = n + nmore > 0, presumed = r->presumed;
+	int badges = r->user && !r->badges_read;
 
 	/* In the queue: the presumed session (or the copy of one SQLite
 	 * confirmed, to renew: req_session_recv()), the badges, the counts.
@@ -108,7 +139,7 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 		    r->sess_gen, &pq);
 		r->sess_put = 0;
 	}
-	if (r->user)
+	if (badges)
 		badges_send(r->app, r->sess.user_id, &bq);
 	if (counts)
 		postlist_counts_send(r->app, cs, n, more, nmore,
@@ -118,17 +149,20 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 		    &ss, &gen);
 	else
 		sesscache_put_recv(r->app->rds, &pq);
-	if (r->user)
+	if (badges)
 		badges_read(r->app, &bq);
 	if (counts)
 		postlist_counts_recv(r->app, &cq, cs, more_out);
 	if (presumed && !req_confirm(r, cached ? &ss : NULL, gen)) {
-		badges_drop(&bq);
+		if (badges)
+			badges_drop(&bq);
 		return -1;
 	}
 	if (presumed)
 		r->sess_copy = cached;
-	r->have_badges = r->user && badges_end(r->app, &bq, &r->badges) == 0;
+	if (badges)
+		r->have_badges = r->user &&
+		    badges_end(r->app, &bq, &r->badges) == 0;
 	return 0;
 }
 

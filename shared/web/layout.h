@@ -4,6 +4,7 @@
 #ifndef TALLY_LAYOUT_H
 #define TALLY_LAYOUT_H
 
+#include "social/badges.h"
 #include "web/req.h"
 
 struct badges;
@@ -21,6 +22,20 @@ void	layout_load(struct req *);
  * that SQLite renewed before (req_session_recv()) is put in it.  0, or
  * -1 when the presumed session did not hold (req_confirm()): the page
  * frees its model and returns without answering. */
+/* The badges in a page's first round trip rather than its last: queued
+ * after the page's own commands with the read of a presumed session's
+ * copy (req_session_send()), read with them, and ended once the session
+ * is decided (the badges of a session that did not hold are dropped
+ * unread).  A page that then changes what the badges count (a profile
+ * visit marked) sets r->badges_read to 0, and its last round trip reads
+ * them again.  layout_first_recv() answers as req_session_recv(). */
+struct layout_q {
+	struct req_sessq sq;
+	struct badges_q	 bq;
+	int		 badges;	/* queued */
+};
+void	layout_first_send(struct req *, struct layout_q *);
+int	layout_first_recv(struct req *, struct layout_q *);
 struct post_card;
 struct delta;
 struct count;

@@ -289,25 +289,37 @@ req_confirm(struct req *r, const struct session *cached, long long gen)
 }
 
 void
-req_session_send(struct req *r, struct sesscache_q *q)
+req_session_send(struct req *r, struct req_sessq *q)
 {
-	q->queued = 0;
+	q->q.queued = 0;
+	q->cached = 0;
+	q->gen = -1;
 	if (r->presumed)
-		sesscache_send(r->app->rds, r->sess.user_id, r->sid_hex, q);
+		sesscache_send(r->app->rds, r->sess.user_id, r->sid_hex, &q->q);
+}
+
+void
+req_session_read(struct req *r, struct req_sessq *q)
+{
+	if (r->presumed)
+		q->cached = sesscache_recv(r->app->rds, &q->q, clock_wall_ms(),
+		    &q->ss, &q->gen);
 }
 
 int
-req_session_recv(struct req *r, struct sesscache_q *q)
+req_session_decide(struct req *r, struct req_sessq *q)
 {
-	struct session ss;
-	long long gen = -1;
-	int cached;
-
 	if (!r->presumed)	/* nothing to confirm: a visitor, or done */
 		return 1;
-	cached = sesscache_recv(r->app->rds, q, clock_wall_ms(), &ss, &gen);
-	r->sess_copy = cached;
-	return confirm(r, cached ? &ss : NULL, gen, 1);
+	r->sess_copy = q->cached;
+	return confirm(r, q->cached ? &q->ss : NULL, q->gen, 1);
+}
+
+int
+req_session_recv(struct req *r, struct req_sessq *q)
+{
+	req_session_read(r, q);
+	return req_session_decide(r, q);
 }
 
 void

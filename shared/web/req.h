@@ -76,6 +76,9 @@ struct req {
 	long long	 sess_gen;	/* the copy's generation read before */
 	struct badges	 badges;	/* layout_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
+	int		 badges_read;	/* read already by this load
+					 * (layout_first_recv()), whether or
+					 * not they could be */
 	/* a badge poll's, read with the polls taken together (web/batch.h):
 	 * badges_poll()'s answer, its user id, and badges */
 	int		 polled;	/* 1 when it was */
@@ -141,8 +144,19 @@ int		 req_confirm(struct req *, const struct session *cached,
  * after the page when no round trip carried it (req_session_put()).
  * 1, or 0 when the presumed session did not hold (as req_confirm(): r
  * is a visitor now, r->redo set); 1 when nothing was presumed. */
-void		 req_session_send(struct req *, struct sesscache_q *);
-int		 req_session_recv(struct req *, struct sesscache_q *);
+struct req_sessq {
+	struct sesscache_q q;
+	struct session	 ss;		/* the copy read, when cached */
+	long long	 gen;
+	int		 cached;
+};
+void		 req_session_send(struct req *, struct req_sessq *);
+int		 req_session_recv(struct req *, struct req_sessq *);
+/* req_session_recv() in its two steps, for a round trip that carries
+ * more replies after the copy's (layout_first_recv()): the reply read,
+ * then, once every reply is read, the session confirmed from it. */
+void		 req_session_read(struct req *, struct req_sessq *);
+int		 req_session_decide(struct req *, struct req_sessq *);
 /* Puts the copy SQLite renewed, if still to put (r->sess_put). */
 void		 req_session_put(struct req *);
 void		 req_finish(struct req *);
