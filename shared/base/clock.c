@@ -29,3 +29,17 @@ clock_mono_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+long long
+clock_spread(long long max, long long at)
+{
+	/* splitmix64's finalizer: neighbouring times land far apart */
+	unsigned long long h = (unsigned long long)at + 0x9e3779b97f4a7c15ULL;
+
+	if (max <= 1)
+		return max;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return max - (long long)(h % ((unsigned long long)(max / 2) + 1));
+}

@@ -13,4 +13,13 @@ long long	clock_wall_ms(void);
 long long	clock_mono_ms(void);
 long long	clock_mono_us(void);
 
+/* The age, within [max / 2, max], past which a copy written at `at` (ms)
+ * is no longer trusted.  `at` itself picks where in that range, so every
+ * process, on every host, agrees on it.  Copies made together (every
+ * user signing in within a minute; every cache refilled at once after
+ * Redis came back) then age out spread over half an age, not in one
+ * wave of recomputes: at 10,000 users such a wave made a quarter of a
+ * round's feeds recompute their badges (docs/BENCHMARKS.md). */
+long long	clock_spread(long long max, long long at);
+
 #endif

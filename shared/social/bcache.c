@@ -231,7 +231,8 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	st->epoch = ghave[3] ? gv[3] : epoch(a, st->copy);
 	st->ok = st->epoch >= 0;
 	if (have[0] && have[2] && v[2] == st->gen && have[3] &&
-	    t - v[3] <= BCACHE_USER_MS && have[4] && ghave[3] &&
+	    t - v[3] <= clock_spread(BCACHE_USER_MS, v[3]) && have[4] &&
+	    ghave[3] &&
 	    v[4] == gv[3] && have[5] && have[6] && have[7] && ghave[0] &&
 	    ghave[1] && ghave[2] && t - gv[2] <= BCACHE_GLOBAL_MS) {
 		b->notifications = v[0] > 0 ? v[0] : 0;

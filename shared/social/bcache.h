@@ -29,7 +29,9 @@
  * commands cost Redis less than a script, and the checks are made here).
  * It answers from the cache when the
  * session field is there and not past its time, unread is loaded,
- * fg == gen, fbe == epoch, bm is younger than BCACHE_USER_MS and the
+ * fg == gen, fbe == epoch, bm is younger than its age (BCACHE_USER_MS
+ * or down to half of it, as its fill time picks: base/clock.h
+ * clock_spread(), so that users filled together recompute apart) and the
  * global part younger than BCACHE_GLOBAL_MS; otherwise the request takes
  * the slow path (session from SQLite, badges computed, cache refilled).
  *

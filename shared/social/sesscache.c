@@ -117,7 +117,8 @@ sesscache_parse(const char *v, size_t len, long long now, int page,
 	out->expires_at = until;
 	if (!page)
 		return 1;
-	if (!number(&p, end, &written) || now - written > SESSION_PAGE_MS ||
+	if (!number(&p, end, &written) ||
+	    now - written > clock_spread(SESSION_PAGE_MS, written) ||
 	    written - now > SESSION_PAGE_MS ||
 	    !number(&p, end, &admin) || admin > 1 ||
 	    !word(&p, end, TOKEN_LEN, TOKEN_LEN, 1, out->csrf) ||

@@ -16,8 +16,10 @@
  * How far each reader trusts it:
  *   - the badge poll, until "until";
  *   - a page (a GET of /feed, /u/LOGIN, /t/SLUG: route.h ROUTE_LATESESS),
- *     only while "written" is younger than SESSION_PAGE_MS; an older
- *     entry sends the page to SQLite, which rewrites it;
+ *     only while "written" is younger than its age: SESSION_PAGE_MS or
+ *     down to half of it, as "written" picks (base/clock.h:
+ *     clock_spread(): copies written together are renewed apart); an
+ *     older entry sends the page to SQLite, which rewrites it;
  *   - no POST: every write checks SQLite.
  *
  * Why an ended session does not come back: a logout, or a password
@@ -57,7 +59,8 @@ int	sesscache_format(const struct session *s, long long now, char *out,
 	    size_t sz);
 /* Reads a value of len bytes at now.  page 0 (the badge poll): 1 while
  * its until is ahead (out gets expires_at = until only).  page 1: 1 when
- * it is whole and younger than SESSION_PAGE_MS, out filled but for
+ * it is whole and younger than its age (clock_spread(SESSION_PAGE_MS,
+ * written)), out filled but for
  * user_id.  0 otherwise. */
 int	sesscache_parse(const char *v, size_t len, long long now, int page,
 	    struct session *out);

@@ -234,8 +234,10 @@ keep_store(struct req *r, int rendered)
 	e->until_ms = now + FC_TTL_MS;
 	if (r->sess.expires_at < e->until_ms)
 		e->until_ms = r->sess.expires_at;
-	if (r->sess.copied_at + SESSION_PAGE_MS < e->until_ms)
-		e->until_ms = r->sess.copied_at + SESSION_PAGE_MS;
+	if (r->sess.copied_at + clock_spread(SESSION_PAGE_MS,
+	    r->sess.copied_at) < e->until_ms)
+		e->until_ms = r->sess.copied_at + clock_spread(SESSION_PAGE_MS,
+		    r->sess.copied_at);
 	e->sess = r->sess;
 	e->keys = k->rec;
 	e->bloom = 0;

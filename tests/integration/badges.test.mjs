@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor, onCluster, onPostgres } from '../lib/stack.mjs';
 import { handlerCost, stmtRuns, stmtsBetween } from '../lib/cost.mjs';
-import { BADGE_GLOBALS, compareAll, pageCounters, redisName, userCache } from '../lib/counts.mjs';
+import { BADGE_GLOBALS, clockSpread, compareAll, pageCounters, redisName, userCache } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -796,5 +796,34 @@ test('a recompute reads the markers and the followed counts, and takes the unrea
     assert.ok(trips >= 2 && trips - loaded <= 2 && (loaded > 0 || trips === 2),
       `the poll and the refill: two round trips (${trips}, SCRIPT LOADs meanwhile ${loaded})`);
     assert.notEqual(stack.redis('HGET', bm, 'at'), '1', 'refilled');
+  }
+});
+
+// A reader's part ages out at an age its fill time picks, between one and
+// two minutes (BCACHE_USER_MS; base/clock.h clock_spread()): users whose
+// badges were filled together (all signed in within a minute) recompute
+// apart, not in one wave (issue 45: at 10,000 users a wave made a
+// quarter of a round's feeds recompute).
+test('a reader\'s badges age out at the age their fill time picks: kept under a minute, recomputed past it', async () => {
+  if (onCluster()) return;	// there the followed counts are a script per node
+  const r = await user('spreadr');
+  const bm = userCache(r.id, 'bm');
+  const want = await badges(r);
+  const recomputes = async () => {
+    const s0 = await stmtRuns(stack, 'notify');
+    assert.deepEqual(await badges(r), want);
+    return stmtsBetween(s0, await stmtRuns(stack, 'notify')).STMT_BADGE_SCALARS ?? 0;
+  };
+  for (let i = 0; i < 3; i++) {
+    // filled 55 s ago: under half an age, kept (the global part fresh)
+    await badges(r);
+    stack.redis('HSET', bm, 'at', String(Date.now() - 55000));
+    assert.equal(await recomputes(), 0, 'kept under half an age');
+    // filled 75 s ago at a time whose age is 70 s at most: recomputed
+    let at = Date.now() - 75000 - i;
+    while (clockSpread(120000, at) > 70000) at--;
+    stack.redis('HSET', bm, 'at', String(at));
+    assert.equal(await recomputes(), 1, `recomputed past its age (${clockSpread(120000, at)} ms)`);
+    assert.notEqual(stack.redis('HGET', bm, 'at'), String(at), 'refilled');
   }
 });

@@ -182,3 +182,15 @@ export const faults = {
   },
   fired(stack, name) { try { return fs.statSync(faultFile(stack, name)).size; } catch { return 0; } },
 };
+
+// base/clock.h clock_spread(): the age, within [max / 2, max], past which
+// a copy written at `at` (ms) is no longer trusted (the same mix of `at`)
+export function clockSpread(max, at) {
+  const M = (x) => BigInt.asUintN(64, x);
+  if (max <= 1) return max;
+  let h = M(BigInt(at) + 0x9e3779b97f4a7c15n);
+  h = M((h ^ (h >> 30n)) * 0xbf58476d1ce4e5b9n);
+  h = M((h ^ (h >> 27n)) * 0x94d049bb133111ebn);
+  h ^= h >> 31n;
+  return max - Number(h % BigInt(Math.floor(max / 2) + 1));
+}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "social/sesscache.h"
 
 #define NOW	1800000000000LL
@@ -66,12 +67,19 @@ test_ages(void **state)
 {
 	char v[SESSCACHE_VALUE_MAX];
 	struct session o;
+	long long age;
 	size_t n;
 
 	(void)state;
 	n = (size_t)sesscache_format(&s, NOW, v, sizeof(v));
-	/* the poll: until the copy's time; a page: its first minute */
-	assert_int_equal(sesscache_parse(v, n, NOW + SESSION_PAGE_MS, 1, &o), 1);
+	/* the poll: until the copy's time; a page: its age, the first half
+	 * minute always, a minute at most, as its written time picks */
+	age = clock_spread(SESSION_PAGE_MS, NOW);
+	assert_true(age >= SESSION_PAGE_MS / 2 && age <= SESSION_PAGE_MS);
+	assert_int_equal(sesscache_parse(v, n, NOW + SESSION_PAGE_MS / 2, 1,
+	    &o), 1);
+	assert_int_equal(sesscache_parse(v, n, NOW + age, 1, &o), 1);
+	assert_int_equal(sesscache_parse(v, n, NOW + age + 1, 1, &o), 0);
 	assert_int_equal(sesscache_parse(v, n, NOW + SESSION_PAGE_MS + 1, 1,
 	    &o), 0);
 	assert_int_equal(sesscache_parse(v, n, NOW + SESSION_PAGE_MS + 1, 0,
