@@ -19,7 +19,9 @@ long long	clock_mono_us(void);
  * user signing in within a minute; every cache refilled at once after
  * Redis came back) then age out spread over half an age, not in one
  * wave of recomputes: at 10,000 users such a wave made a quarter of a
- * round's feeds recompute their badges (docs/BENCHMARKS.md). */
+ * round's feeds recompute their badges (docs/BENCHMARKS.md).  The price:
+ * a copy lives three quarters of max on average, so a reader who keeps
+ * coming back renews it a third more often than a fixed max would. */
 long long	clock_spread(long long max, long long at);
 
 #endif
