@@ -101,6 +101,12 @@ word(const char **p, const char *end, size_t min, size_t max, int dash,
 	return 1;
 }
 
+long long
+sesscache_page_until(long long written)
+{
+	return written + clock_spread(SESSION_PAGE_MS, written);
+}
+
 int
 sesscache_parse(const char *v, size_t len, long long now, int page,
     struct session *out)
@@ -118,7 +124,7 @@ sesscache_parse(const char *v, size_t len, long long now, int page,
 	if (!page)
 		return 1;
 	if (!number(&p, end, &written) ||
-	    now - written > clock_spread(SESSION_PAGE_MS, written) ||
+	    now > sesscache_page_until(written) ||
 	    written - now > SESSION_PAGE_MS ||
 	    !number(&p, end, &admin) || admin > 1 ||
 	    !word(&p, end, TOKEN_LEN, TOKEN_LEN, 1, out->csrf) ||

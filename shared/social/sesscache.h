@@ -57,6 +57,10 @@
 /* The entry's value for s, written at now (ms); its length, or -1. */
 int	sesscache_format(const struct session *s, long long now, char *out,
 	    size_t sz);
+/* Until when (ms) a copy written at `written` serves pages: its age is
+ * SESSION_PAGE_MS or down to half of it, as `written` picks
+ * (base/clock.h clock_spread()). */
+long long	sesscache_page_until(long long written);
 /* Reads a value of len bytes at now.  page 0 (the badge poll): 1 while
  * its until is ahead (out gets expires_at = until only).  page 1: 1 when
  * it is whole and younger than its age (clock_spread(SESSION_PAGE_MS,

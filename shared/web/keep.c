@@ -234,10 +234,8 @@ keep_store(struct req *r, int rendered)
 	e->until_ms = now + FC_TTL_MS;
 	if (r->sess.expires_at < e->until_ms)
 		e->until_ms = r->sess.expires_at;
-	if (r->sess.copied_at + clock_spread(SESSION_PAGE_MS,
-	    r->sess.copied_at) < e->until_ms)
-		e->until_ms = r->sess.copied_at + clock_spread(SESSION_PAGE_MS,
-		    r->sess.copied_at);
+	if (sesscache_page_until(r->sess.copied_at) < e->until_ms)
+		e->until_ms = sesscache_page_until(r->sess.copied_at);
 	e->sess = r->sess;
 	e->keys = k->rec;
 	e->bloom = 0;

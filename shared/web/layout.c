@@ -161,8 +161,7 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 	if (presumed)
 		r->sess_copy = cached;
 	if (badges)
-		r->have_badges = r->user &&
-		    badges_end(r->app, &bq, &r->badges) == 0;
+		r->have_badges = badges_end(r->app, &bq, &r->badges) == 0;
 	return 0;
 }
 

@@ -83,6 +83,10 @@ render_time(struct req *r, long long ms)
 	html_raw(&r->body, "</time>");
 }
 
+/* What a count that could not be read carries instead of its number. */
+#define COUNT_FAILED	" data-failed=\"1\" title=\"This count could not " \
+	"be read just now\">?"
+
 /* One count as <TAG data-counter="NAME">N</TAG>; see render_count. */
 static void
 count_tag(struct req *r, const char *tag, const char *name,
@@ -104,8 +108,7 @@ count_tag(struct req *r, const char *tag, const char *name,
 	}
 	/* A count that could not be read says so; it is never a 0. */
 	if (!c->ok)
-		html_raw(b, " data-failed=\"1\" title=\"This count could not "
-		    "be read just now\">?");
+		html_raw(b, COUNT_FAILED);
 	else {
 		html_raw(b, ">");
 		html_int(b, c->v);
@@ -145,8 +148,7 @@ render_plural(struct req *r, const struct count *c, const char *word)
 		html_raw(b, "<b data-counter=\"" name "\">");		\
 		html_int(b, (c)->v);					\
 	} else								\
-		html_raw(b, "<b data-counter=\"" name "\" data-failed=\"1\" " \
-		    "title=\"This count could not be read just now\">?");	\
+		html_raw(b, "<b data-counter=\"" name "\"" COUNT_FAILED);	\
 	html_raw(b, "</b>\xc2\xa0" label);				\
 	if (!(c)->ok || (c)->v != 1)					\
 		html_raw(b, "s");					\

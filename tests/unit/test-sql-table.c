@@ -70,6 +70,24 @@ plan(sqlite3 *db, int id, char *out, size_t sz)
 	sqlite3_free(q);
 }
 
+/* Fails when the plan of one of the n statements ids has any of the
+ * texts bad (NULL-terminated), saying the statement does `what`. */
+static void
+plans_lack(sqlite3 *db, const int *ids, size_t n, const char *const *bad,
+    const char *what)
+{
+	char p[4096];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		plan(db, ids[i], p, sizeof(p));
+		for (j = 0; bad[j] != NULL; j++)
+			if (strstr(p, bad[j]) != NULL)
+				fail_msg("statement %d %s:\n%s", ids[i], what,
+				    p);
+	}
+}
+
 /* Requests whose cost must follow what they show, never the table's
  * size: the people search reads a range of its index, a topic's board is
  * rebuilt from the topic's own authors (issue: hardening, "unbounded
@@ -79,22 +97,16 @@ test_bounded_plans(void **state)
 {
 	static const int ids[] = { STMT_PEOPLE_FIND, STMT_COUNTERS_OF_TOPIC,
 	    STMT_TOPIC_PUBLIC, STMT_VIEWER_MARKS, STMT_FOLLOWING_AMONG };
+	static const char *const scans[] = { "SCAN counters",
+	    "SCAN name_words", "SCAN likes", "SCAN follows", "SCAN posts",
+	    "SCAN c\n", NULL };
 	char p[2048];
 	sqlite3 *db;
-	size_t i;
 
 	(void)state;
 	db = schema_db();
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		plan(db, ids[i], p, sizeof(p));
-		if (strstr(p, "SCAN counters") != NULL ||
-		    strstr(p, "SCAN name_words") != NULL ||
-		    strstr(p, "SCAN likes") != NULL ||
-		    strstr(p, "SCAN follows") != NULL ||
-		    strstr(p, "SCAN posts") != NULL ||
-		    strstr(p, "SCAN c\n") != NULL)
-			fail_msg("statement %d scans a table:\n%s", ids[i], p);
-	}
+	plans_lack(db, ids, sizeof(ids) / sizeof(ids[0]), scans,
+	    "scans a table");
 	/* and a topic's counters are read one key each, not every counter
 	 * of the family (SEARCH ... (name=?) alone would read them all) */
 	plan(db, STMT_COUNTERS_OF_TOPIC, p, sizeof(p));
@@ -111,17 +123,12 @@ static void
 test_feed_sorts_nothing(void **state)
 {
 	static const int ids[] = { STMT_HOME_BY_IDS, STMT_POSTS_MARKS_BY_IDS };
-	char p[4096];
+	static const char *const sorts[] = { "TEMP B-TREE", NULL };
 	sqlite3 *db;
-	size_t i;
 
 	(void)state;
 	db = schema_db();
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		plan(db, ids[i], p, sizeof(p));
-		if (strstr(p, "TEMP B-TREE") != NULL)
-			fail_msg("statement %d sorts:\n%s", ids[i], p);
-	}
+	plans_lack(db, ids, sizeof(ids) / sizeof(ids[0]), sorts, "sorts");
 	sqlite3_close(db);
 }
 
