@@ -128,7 +128,7 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 	int badges = r->user && !r->badges_read;
 
 	/* In the queue: the presumed session (or the copy of one SQLite
-	 * confirmed, to renew: req_session_recv()), the badges, the counts.
+	 * confirmed, to renew: req_session_decide()), the badges, the counts.
 	 * The session and badge replies are read before the counts' (whose
 	 * misses send loads); the session is decided before the badges'
 	 * end (a miss sends more, and computes for the user it names). */

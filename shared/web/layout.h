@@ -19,7 +19,7 @@ void	layout_load(struct req *);
 /* layout_load() and the counts of a page's post cards (and nmore other
  * counters into more_out, postlist.h) in one Redis round trip; a
  * presumed session (req.h) is confirmed in it too, and a session's copy
- * that SQLite renewed before (req_session_recv()) is put in it.  0, or
+ * that SQLite renewed before (req_session_decide()) is put in it.  0, or
  * -1 when the presumed session did not hold (req_confirm()): the page
  * frees its model and returns without answering. */
 /* The badges in a page's first round trip rather than its last: queued
@@ -28,7 +28,7 @@ void	layout_load(struct req *);
  * is decided (the badges of a session that did not hold are dropped
  * unread).  A page that then changes what the badges count (a profile
  * visit marked) sets r->badges_read to 0, and its last round trip reads
- * them again.  layout_first_recv() answers as req_session_recv(). */
+ * them again.  layout_first_recv() answers as req_session_decide(). */
 struct layout_q {
 	struct req_sessq sq;
 	struct badges_q	 bq;

@@ -315,13 +315,6 @@ req_session_decide(struct req *r, struct req_sessq *q)
 	return confirm(r, q->cached ? &q->ss : NULL, q->gen, 1);
 }
 
-int
-req_session_recv(struct req *r, struct req_sessq *q)
-{
-	req_session_read(r, q);
-	return req_session_decide(r, q);
-}
-
 void
 req_session_put(struct req *r)
 {

@@ -72,7 +72,7 @@ struct req {
 	int		 sess_copy;	/* confirmed by its Redis copy */
 	int		 sess_put;	/* confirmed by SQLite, its copy to
 					 * renew in the page's last round trip
-					 * (req_session_recv()) */
+					 * (req_session_decide()) */
 	long long	 sess_gen;	/* the copy's generation read before */
 	struct badges	 badges;	/* layout_load(): the header's badges */
 	int		 have_badges;	/* 1 read, 0 not read or failed */
@@ -124,7 +124,7 @@ void		 req_identify_many(struct req **rs, int n);
  * no such cookie.  The page loads its model with that id, reading only
  * (a timeline that must be rebuilt, a marker to move: req_confirm()
  * first), and confirms the session in a Redis round trip of its own:
- * its first (req_session_recv(): the feed, a profile) or its last
+ * its first (layout_first_recv(): the feed, a profile) or its last
  * (layout_load_cards()). */
 int		 req_presume(struct req *);
 /* Confirms a presumed session: with cached (the session's Redis copy,
@@ -136,14 +136,16 @@ int		 req_presume(struct req *);
 int		 req_confirm(struct req *, const struct session *cached,
 		    long long gen);
 /* A presumed session confirmed in a round trip of the page's own before
- * its last (the feed's and a profile's first): req_session_send() queues
- * the read of its copy (nothing when not presumed), req_session_recv()
- * reads the reply (it sends nothing) and confirms as req_confirm() does,
- * from the copy, or from SQLite; a copy SQLite renewed is put in the
- * page's last round trip (layout_load_cards(): r->sess_put), or alone
- * after the page when no round trip carried it (req_session_put()).
- * 1, or 0 when the presumed session did not hold (as req_confirm(): r
- * is a visitor now, r->redo set); 1 when nothing was presumed. */
+ * its last (the feed's and a profile's first, layout_first_recv()):
+ * req_session_send() queues the read of its copy (nothing when not
+ * presumed), req_session_read() reads the reply (it sends nothing), and
+ * once every reply of the round trip is read req_session_decide()
+ * confirms as req_confirm() does, from the copy, or from SQLite; a copy
+ * SQLite renewed is put in the page's last round trip
+ * (layout_load_cards(): r->sess_put), or alone after the page when no
+ * round trip carried it (req_session_put()).  req_session_decide(): 1,
+ * or 0 when the presumed session did not hold (as req_confirm(): r is a
+ * visitor now, r->redo set); 1 when nothing was presumed. */
 struct req_sessq {
 	struct sesscache_q q;
 	struct session	 ss;		/* the copy read, when cached */
@@ -151,10 +153,6 @@ struct req_sessq {
 	int		 cached;
 };
 void		 req_session_send(struct req *, struct req_sessq *);
-int		 req_session_recv(struct req *, struct req_sessq *);
-/* req_session_recv() in its two steps, for a round trip that carries
- * more replies after the copy's (layout_first_recv()): the reply read,
- * then, once every reply is read, the session confirmed from it. */
 void		 req_session_read(struct req *, struct req_sessq *);
 int		 req_session_decide(struct req *, struct req_sessq *);
 /* Puts the copy SQLite renewed, if still to put (r->sess_put). */

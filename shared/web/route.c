@@ -153,7 +153,7 @@ run_page(struct req *r, const struct route *hit)
 	m = xcalloc(1, pg->size > 0 ? pg->size : 1);
 	rc = pg->load(r, m);
 	/* a session's copy SQLite renewed that no round trip of the load
-	 * carried (req_session_recv()) */
+	 * carried (req_session_decide()) */
 	req_session_put(r);
 	if (rc == PAGE_RENDER)
 		pg->render(r, m);

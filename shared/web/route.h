@@ -39,7 +39,7 @@
 				 * any lock or write */
 #define ROUTE_LATESESS	0x80	/* a GET whose page confirms its session
 				 * in a Redis round trip of its own
-				 * (req_presume(); req_session_recv()
+				 * (req_presume(); req_session_decide()
 				 * or layout_load_cards()), not from
 				 * SQLite first; never with ROUTE_ADMIN */
 #define ROUTE_TXN	0x20	/* a POST whose page opens its write
