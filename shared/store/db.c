@@ -25,6 +25,7 @@
 #include "base/metrics.h"
 #include "store/db.h"
 #include "store/db_int.h"
+#include "store/dbmap.h"
 #include "store/dbq.h"
 #include "store/pg.h"
 #include "store/schema.h"
@@ -446,25 +447,30 @@ count_stmt(unsigned type, void *arg, void *p, void *x)
 	return 0;
 }
 
-/* Before SQLite's first use: no memory statistics.  They are kept
- * under a global mutex taken on every allocation, and nothing here
- * reads them (sqlite3_memory_used()). */
+static const char *map_vfs;	/* set once, by sqlite_setup() */
+
+/* Before SQLite's first use: no memory statistics (they are kept under a
+ * global mutex taken on every allocation, and nothing here reads them:
+ * sqlite3_memory_used()); the "tally" VFS. */
 static void
 sqlite_setup(void)
 {
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (dbmap_register() == -1)
+		log_warn("sqlite: no \"%s\" VFS: pages read a copy at a time",
+		    DBMAP_VFS);
+	else
+		map_vfs = DBMAP_VFS;
 }
 
-/* Reads go through SQLite's page cache and pread(), not a map of the
- * file (mmap_size 0).  In WAL mode a reader whose next transaction finds
- * the database changed by another process unmaps the whole file, and then
- * every page it reads faults in again: on a site where writes keep coming,
- * that is every transaction of every process.  Measured on the traffic
- * benchmark's 10,000 users (tests/bench/traffic.sh), mapped against not,
- * interleaved: the mix 830-1,050 against 1,630-1,660 req/s (tally-social
- * 1,140-1,280 against 460-520 us a request, ~15 page faults a request
- * against ~1); 300 users' mix and spread profile a little faster too, the
- * spread feed with no write in it ~5 % slower. */
+/* Pages of the database file come through the process's map of it
+ * (store/dbmap.h: the "tally" VFS), which a change by another process
+ * does not undo; pages still in the WAL through SQLite's page cache and
+ * pread().  SQLite's own map (the default VFS's) unmaps the whole file
+ * whenever a reader's next transaction finds the database changed, and
+ * with pread() alone every such reader reads its pages again, a copy a
+ * page: on a site where writes keep coming, that is most transactions of
+ * every process (docs/BENCHMARKS.md, "Reads beside writes"). */
 int
 db_open(struct db *d, const char *path)
 {
@@ -477,7 +483,7 @@ db_open(struct db *d, const char *path)
 	    "PRAGMA trusted_schema = OFF;"
 	    "PRAGMA temp_store = MEMORY;"
 	    "PRAGMA cache_size = -8000;"
-	    "PRAGMA mmap_size = 0;"	/* why: above db_open() */
+	    "PRAGMA mmap_size = 2147418112;"	/* DBMAP_BYTES: above */
 	    "PRAGMA journal_size_limit = 67108864;";
 
 	struct sigaction sa;
@@ -503,7 +509,7 @@ db_open(struct db *d, const char *path)
 		    strerror(errno));
 	pthread_once(&setup, sqlite_setup);
 	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, map_vfs) != SQLITE_OK) {
 		log_err("sqlite open %s: %s", path,
 		    d->h ? sqlite3_errmsg(d->h) : "out of memory");
 		db_close(d);

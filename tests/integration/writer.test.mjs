@@ -228,9 +228,10 @@ function minorFaults(pid) {
 }
 
 test('a page read after another process\'s write does not fault the database in again', async () => {
-  // shared/store/db.c: no mmap of the database.  A mapped reader unmaps
-  // the whole file at its first transaction after any other process
-  // wrote, and every page it then reads faults in again.
+  // shared/store/dbmap.h: the process's map of the database outlives a
+  // change.  SQLite's own map (the default VFS's) unmaps the whole file
+  // at a reader's first transaction after any other process wrote, and
+  // every page it then reads faults in again.
   const pool = childrenOf(stack.pidOf('social.sock')).map((k) => k.pid);
   const c = users[5];
   const reader = users[4];
@@ -243,7 +244,7 @@ test('a page read after another process\'s write does not fault the database in 
     assert.equal((await reader.get(`/u/wri0`)).status, 200);
   }
   const per = (faults() - f0) / rounds;
-  // mapped: 2-3 a page here (a small database); read: 0.1-0.3
+  // SQLite's map: 2-3 a page here (a small database); ours or read: 0.1-0.3
   assert.ok(per < 1, `${per.toFixed(2)} page faults a page read after a write`);
 });
 

@@ -1,0 +1,313 @@
+/* dbmap.c -- the "tally" VFS: a main database's pages through a map the
+ * process keeps; see dbmap.h.  Every method but the fetches and the
+ * mmap_size control passes to the default VFS's file, which follows
+ * this one's struct in the same allocation. */
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/dbmap.h"
+
+struct map {			/* one file's map in this process */
+	struct map	*next;
+	dev_t		 dev;
+	ino_t		 ino;
+	unsigned char	*base;		/* DBMAP_BYTES of the file */
+	int		 refs;		/* open connections reading it */
+};
+
+struct mfile {
+	sqlite3_file	 base;		/* pMethods: &io (NULL: not open) */
+	sqlite3_file	*real;		/* the default VFS's, right after */
+	struct map	*map;		/* a main database's, or NULL */
+	sqlite3_int64	 size;		/* the file's size when last measured */
+	sqlite3_int64	 limit;		/* mmap_size: fetches when > 0 */
+};
+
+static sqlite3_vfs vfs;
+static sqlite3_vfs *dflt;
+static struct map *maps;		/* every map of the process */
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dbmap_stats stats;
+
+#define REAL(f)		(((struct mfile *)(f))->real)
+#define RM(f)		(REAL(f)->pMethods)
+#define COUNT(field)	__atomic_add_fetch(&stats.field, 1, __ATOMIC_RELAXED)
+
+/* The map of the file at path, made when no connection of the process
+ * has it (then no lock of the process on it can be dropped by the close
+ * of the descriptor used here); NULL when it cannot be made. */
+static struct map *
+map_get(const char *path)
+{
+	struct stat st, fst;
+	struct map *m;
+	void *p;
+	int fd;
+
+	if (stat(path, &st) == -1)
+		return NULL;
+	pthread_mutex_lock(&maps_lock);
+	for (m = maps; m != NULL; m = m->next)
+		if (m->dev == st.st_dev && m->ino == st.st_ino) {
+			m->refs++;
+			goto out;
+		}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		goto out;
+	p = MAP_FAILED;
+	if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
+	    fst.st_ino == st.st_ino)	/* not replaced in between */
+		p = mmap(NULL, (size_t)DBMAP_BYTES, PROT_READ, MAP_SHARED, fd,
+		    0);
+	close(fd);
+	if (p == MAP_FAILED || (m = calloc(1, sizeof(*m))) == NULL) {
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)DBMAP_BYTES);
+		goto out;
+	}
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	m->base = p;
+	m->refs = 1;
+	m->next = maps;
+	maps = m;
+	COUNT(maps);
+out:
+	pthread_mutex_unlock(&maps_lock);
+	return m;
+}
+
+static void
+map_put(struct map *m)
+{
+	struct map **pp;
+
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&maps_lock);
+	if (--m->refs == 0) {
+		for (pp = &maps; *pp != m; pp = &(*pp)->next)
+			;
+		*pp = m->next;
+		munmap(m->base, (size_t)DBMAP_BYTES);
+		free(m);
+	}
+	pthread_mutex_unlock(&maps_lock);
+}
+
+/* The file's size now; 0 (nothing handed out) when it cannot be had. */
+static void
+measure(struct mfile *m)
+{
+	sqlite3_int64 sz;
+
+	m->size = RM(m)->xFileSize(m->real, &sz) == SQLITE_OK ? sz : 0;
+}
+
+static int
+m_close(sqlite3_file *f)
+{
+	struct mfile *m = (struct mfile *)f;
+	int rc = RM(f)->xClose(m->real);
+
+	map_put(m->map);	/* after: the map's close keeps no lock */
+	m->map = NULL;
+	return rc;
+}
+
+static int
+m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
+{
+	return RM(f)->xRead(REAL(f), buf, amt, off);
+}
+
+static int
+m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
+{
+	return RM(f)->xWrite(REAL(f), buf, amt, off);
+}
+
+static int
+m_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	struct mfile *m = (struct mfile *)f;
+	int rc = RM(f)->xTruncate(m->real, size);
+
+	if (m->size > size)
+		m->size = size;
+	return rc;
+}
+
+static int
+m_sync(sqlite3_file *f, int flags)
+{
+	return RM(f)->xSync(REAL(f), flags);
+}
+
+static int
+m_file_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	return RM(f)->xFileSize(REAL(f), size);
+}
+
+static int
+m_lock(sqlite3_file *f, int level)
+{
+	return RM(f)->xLock(REAL(f), level);
+}
+
+static int
+m_unlock(sqlite3_file *f, int level)
+{
+	return RM(f)->xUnlock(REAL(f), level);
+}
+
+static int
+m_check_reserved(sqlite3_file *f, int *out)
+{
+	return RM(f)->xCheckReservedLock(REAL(f), out);
+}
+
+/* mmap_size is this file's: the default VFS's file never maps. */
+static int
+m_file_control(sqlite3_file *f, int op, void *arg)
+{
+	struct mfile *m = (struct mfile *)f;
+	sqlite3_int64 want;
+
+	if (op != SQLITE_FCNTL_MMAP_SIZE)
+		return RM(f)->xFileControl(m->real, op, arg);
+	want = *(sqlite3_int64 *)arg;
+	*(sqlite3_int64 *)arg = m->limit;
+	if (want >= 0)
+		m->limit = m->map == NULL ? 0 : want < DBMAP_BYTES ? want :
+		    DBMAP_BYTES;
+	return SQLITE_OK;
+}
+
+static int
+m_sector_size(sqlite3_file *f)
+{
+	return RM(f)->xSectorSize(REAL(f));
+}
+
+static int
+m_device(sqlite3_file *f)
+{
+	return RM(f)->xDeviceCharacteristics(REAL(f));
+}
+
+static int
+m_shm_map(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
+{
+	return RM(f)->xShmMap(REAL(f), pg, pgsz, extend, pp);
+}
+
+static int
+m_shm_lock(sqlite3_file *f, int offset, int n, int flags)
+{
+	return RM(f)->xShmLock(REAL(f), offset, n, flags);
+}
+
+static void
+m_shm_barrier(sqlite3_file *f)
+{
+	RM(f)->xShmBarrier(REAL(f));
+}
+
+static int
+m_shm_unmap(sqlite3_file *f, int delete)
+{
+	return RM(f)->xShmUnmap(REAL(f), delete);
+}
+
+/* A page wholly inside the file as last measured, else NULL: the pager
+ * then reads it (xRead). */
+static int
+m_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
+{
+	struct mfile *m = (struct mfile *)f;
+
+	*pp = NULL;
+	if (m->map == NULL || m->limit <= 0)
+		return SQLITE_OK;
+	if (off < 0 || amt <= 0 || off + amt > m->size ||
+	    off + amt > m->limit) {
+		COUNT(declined);
+		return SQLITE_OK;
+	}
+	*pp = m->map->base + off;
+	COUNT(fetched);
+	return SQLITE_OK;
+}
+
+/* A page given back: nothing.  Everything (p NULL: the pager found the
+ * database changed, or lets go of the map): the map stays, and the
+ * file's size is measured again. */
+static int
+m_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+	(void)off;
+	if (p == NULL && ((struct mfile *)f)->map != NULL)
+		measure((struct mfile *)f);
+	return SQLITE_OK;
+}
+
+static const sqlite3_io_methods io = {
+	3, m_close, m_read, m_write, m_truncate, m_sync, m_file_size, m_lock,
+	m_unlock, m_check_reserved, m_file_control, m_sector_size, m_device,
+	m_shm_map, m_shm_lock, m_shm_barrier, m_shm_unmap, m_fetch, m_unfetch
+};
+
+static int
+m_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
+    int *out)
+{
+	struct mfile *m = (struct mfile *)f;
+	int rc;
+
+	(void)v;
+	memset(m, 0, sizeof(*m));
+	m->real = (sqlite3_file *)(m + 1);
+	if ((rc = dflt->xOpen(dflt, name, m->real, flags, out)) != SQLITE_OK)
+		return rc;	/* base.pMethods NULL: not closed */
+	if (m->real->pMethods->iVersion < 3) {	/* no shm, no fetch */
+		RM(m)->xClose(m->real);
+		return SQLITE_CANTOPEN;
+	}
+	m->base.pMethods = &io;
+	if ((flags & SQLITE_OPEN_MAIN_DB) && name != NULL &&
+	    (m->map = map_get(name)) != NULL)
+		measure(m);
+	return SQLITE_OK;
+}
+
+int
+dbmap_register(void)
+{
+	if ((dflt = sqlite3_vfs_find(NULL)) == NULL)
+		return -1;
+	/* The default's own methods, called with this struct: they read
+	 * only what is copied (its pAppData, mxPathname). */
+	vfs = *dflt;
+	vfs.szOsFile = (int)sizeof(struct mfile) + dflt->szOsFile;
+	vfs.pNext = NULL;
+	vfs.zName = DBMAP_VFS;
+	vfs.xOpen = m_open;
+	return sqlite3_vfs_register(&vfs, 0) == SQLITE_OK ? 0 : -1;
+}
+
+void
+dbmap_stats(struct dbmap_stats *s)
+{
+	s->fetched = __atomic_load_n(&stats.fetched, __ATOMIC_RELAXED);
+	s->declined = __atomic_load_n(&stats.declined, __ATOMIC_RELAXED);
+	s->maps = __atomic_load_n(&stats.maps, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,50 @@
+/* dbmap.h -- SQLite's database file read through a map a process keeps
+ * while other processes write.
+ *
+ * In WAL mode a reader whose next transaction finds that any other
+ * process committed throws its whole page cache away (SQLite's pager has
+ * no finer rule), and then reads every page again: with pread() a page
+ * copy at a time, or with SQLite's own map (mmap_size) by unmapping the
+ * file and faulting every page in again.  On a site where likes keep
+ * committing, that is a large part of most reads (docs/BENCHMARKS.md,
+ * "Reads beside writes").
+ *
+ * The "tally" VFS passes everything to the default one except a main
+ * database's page fetches (xFetch, used when mmap_size > 0): those come
+ * from one MAP_SHARED map of the file per process, made once and kept
+ * until the process's last connection to the file closes.  A change by
+ * another process does not unmap it: the map is the file itself (Linux's
+ * page cache is the one both pread() and the map read), so a page read
+ * through it is what pread() would read at that moment, and the pages
+ * stay mapped.  The rules that keep it right:
+ *   - a page is handed out only when it lies wholly inside the file as
+ *     last measured (its size is measured when the file is opened and
+ *     whenever SQLite says it changed: the xUnfetch(0, NULL) of a new
+ *     read transaction), so a read never touches past the end of the
+ *     file; anything else goes to the default VFS's read;
+ *   - SQLite only fetches pages of its read snapshot that are not in the
+ *     WAL; a checkpoint never truncates below a snapshot still in use,
+ *     so the pages it holds stay in the file while it reads them;
+ *   - the map is made before the connection's own file is opened and no
+ *     descriptor of it stays open: closing a descriptor would drop the
+ *     process's POSIX locks on the file (SQLite's locks).
+ * A file larger than DBMAP_BYTES is read past that point as before.
+ */
+#ifndef TALLY_DBMAP_H
+#define TALLY_DBMAP_H
+
+#define DBMAP_VFS	"tally"
+#define DBMAP_BYTES	0x7fff0000LL	/* SQLite's largest mmap_size */
+
+/* Registers the "tally" VFS (not as the default).  Once per process,
+ * before the first sqlite3_open_v2() that names it.  0, or -1. */
+int	dbmap_register(void);
+
+/* What this process's maps did: pages handed out, fetches sent to the
+ * default read, maps made (one per file while it is open). */
+struct dbmap_stats {
+	unsigned long long	fetched, declined, maps;
+};
+void	dbmap_stats(struct dbmap_stats *);
+
+#endif

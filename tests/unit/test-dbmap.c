@@ -1,0 +1,229 @@
+/* test-dbmap.c -- the "tally" VFS (shared/store/dbmap.h): pages come
+ * through the process's map of the database file, which outlives changes
+ * by other connections and processes; a reader sees every commit, the file
+ * growing under it (another process's checkpoint) and shrinking (VACUUM);
+ * one map serves every connection of a process; and a second connection
+ * opening the file does not drop the first one's shared lock (a
+ * descriptor of the file closed in the process would). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/db.h"
+#include "store/dbmap.h"
+#include "tmpdb.h"
+
+static struct tmpdb tdb;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return tmpdb_make_t(&tdb, "dbmap");
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	return tmpdb_remove(&tdb);
+}
+
+static long long
+one(struct db *d, const char *sql)
+{
+	sqlite3_stmt *s;
+	long long v;
+
+	assert_int_equal(sqlite3_prepare_v2(d->h, sql, -1, &s, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* read() and pread() calls of this process so far (/proc/self/io) */
+static long long
+read_calls(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	char line[128];
+	long long n = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "syscr: %lld", &n) == 1)
+			break;
+	fclose(f);
+	assert_true(n >= 0);
+	return n;
+}
+
+static off_t
+file_size(void)
+{
+	struct stat st;
+
+	assert_int_equal(stat(tdb.path, &st), 0);
+	return st.st_size;
+}
+
+/* sql run by a process of its own, then a checkpoint that copies what
+ * it wrote into the file (which grows, or shrinks after a VACUUM). */
+static void
+child_exec(const char *sql)
+{
+	struct db d;
+	pid_t pid;
+	int st;
+
+	if ((pid = fork()) == 0) {
+		if (db_open(&d, tdb.path) == -1 || db_exec(&d, sql) == -1 ||
+		    db_checkpoint(&d, 0, 1) == -1)
+			_exit(1);
+		db_close(&d);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* n rows of ~1 KB each, from another process */
+static void
+child_writes(int n)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "WITH RECURSIVE c(i) AS (SELECT 1 "
+	    "UNION ALL SELECT i + 1 FROM c WHERE i < %d) "
+	    "INSERT INTO t SELECT randomblob(1000) FROM c", n);
+	child_exec(sql);
+}
+
+static void
+test_pages_from_the_map(void **state)
+{
+	struct dbmap_stats a, b;
+	struct db d, e;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_exec(&d, "INSERT INTO t SELECT randomblob(1000) "
+	    "FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3)"), 0);
+	assert_int_equal(db_checkpoint(&d, 0, 1), 0);
+	dbmap_stats(&a);
+	assert_int_equal(one(&d, "SELECT count(length(x)) FROM t"), 3);
+	dbmap_stats(&b);
+	assert_true(b.fetched > a.fetched);	/* pages 2.. from the map */
+	/* a second connection: the same map */
+	assert_int_equal(db_open(&e, tdb.path), 0);
+	dbmap_stats(&a);
+	assert_int_equal(a.maps, b.maps);
+	assert_int_equal(one(&e, "SELECT count(length(x)) FROM t"), 3);
+	assert_int_equal(one(&d, "PRAGMA mmap_size"), DBMAP_BYTES);
+	db_close(&e);
+	db_close(&d);
+}
+
+static void
+test_grows_and_shrinks_under_a_reader(void **state)
+{
+	struct dbmap_stats a, b;
+	struct db d;
+	off_t before, grown;
+	long long calls;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 0);
+	before = file_size();
+	/* another process commits and checkpoints: the file grows past
+	 * what this process measured; the map, made before, reads it */
+	child_writes(2000);
+	grown = file_size();
+	assert_true(grown > before + 1000 * 1000);
+	dbmap_stats(&a);
+	calls = read_calls();
+	assert_int_equal(one(&d, "SELECT count(length(x)) FROM t"), 2000);
+	assert_int_equal(one(&d, "SELECT sum(length(x)) FROM t"), 2000 * 1000);
+	calls = read_calls() - calls;
+	dbmap_stats(&b);
+	/* ~500 pages twice, none of them a read() call (the WAL is empty
+	 * after the child's checkpoint) */
+	assert_true(b.fetched - a.fetched > 800);
+	assert_true(calls < 20);
+	assert_int_equal(b.maps, a.maps);		/* no new map */
+	/* it shrinks: most rows go, VACUUM and a checkpoint truncate the
+	 * file; a read past its end would be SIGBUS, and none happens */
+	child_exec("DELETE FROM t WHERE rowid > 10; VACUUM");
+	assert_true(file_size() < grown / 4);
+	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 10);
+	/* and grows again */
+	child_writes(1500);
+	assert_int_equal(one(&d, "SELECT count(length(x)) FROM t"), 1510);
+	db_close(&d);
+}
+
+/* A connection in WAL mode holds a shared lock on the database file for
+ * as long as it is open (so that another process's connection, closing,
+ * knows it is not the last and leaves the WAL).  A second connection of
+ * the process opening and closing must not drop it, as closing any
+ * descriptor of the file in the process would: another process still
+ * sees it (F_GETLK on SQLite's shared range, at 1 GiB + 2). */
+static void
+test_open_keeps_locks(void **state)
+{
+	struct db d, e;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 0);
+	assert_int_equal(db_open(&e, tdb.path), 0);
+	assert_int_equal(one(&e, "SELECT count(*) FROM t"), 0);
+	db_close(&e);	/* the last but one: the map stays */
+	if ((pid = fork()) == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+		    .l_start = 0x40000000 + 2, .l_len = 510 };
+		int fd = open(tdb.path, O_RDONLY);
+
+		if (fd == -1 || fcntl(fd, F_GETLK, &fl) == -1)
+			_exit(2);
+		_exit(fl.l_type == F_RDLCK && fl.l_pid == getppid() ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);	/* d's lock is there */
+	db_close(&d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pages_from_the_map,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_grows_and_shrinks_under_a_reader, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_keeps_locks, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
