@@ -9,8 +9,8 @@
  *
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
  * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
- * 2; the social writer has 1 on SQLite, TALLY_WRITERS on PostgreSQL:
- * 4 x TALLY_PROCS by default),
+ * 2; the social readers have one more; the social writer has 1 on
+ * SQLite, TALLY_WRITERS on PostgreSQL: 2 x TALLY_PROCS by default),
  * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
  * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
  * read by the handlers, social/throttle.h),
@@ -56,16 +56,23 @@
  * one writing process keeps its page cache across its transactions,
  * where writers in several processes make each other's caches stale at
  * every commit and re-read every page they touch. */
+/* The social readers (the feed, profiles, posts) have one process more
+ * than TALLY_PROCS: their pages wait on Redis in up to three round trips,
+ * and a process more keeps the cores busy meanwhile.  Measured on the
+ * traffic benchmark's mix (tests/bench/traffic.sh, two cores, 3 against
+ * 2 alternating): +12 to +23 % req/s in four pairs of five, the spread
+ * feed (one round trip) the same; 4 was no better than 3. */
 static const struct pool {
 	const char	*prog;		/* tally-<prog> */
 	const char	*name;		/* <name>.sock, logs/<name>.log */
-	const char	*procs;		/* NULL: TALLY_PROCS */
+	const char	*procs;		/* NULL: TALLY_PROCS (+ more) */
+	int		 more;
 } pools[] = {
-	{ "web", "web", NULL },
-	{ "social", "social", NULL },
-	{ "social", "social-writer", "1" },
-	{ "notify", "notify", NULL },
-	{ "admin", "admin", NULL },
+	{ "web", "web", NULL, 0 },
+	{ "social", "social", NULL, 1 },
+	{ "social", "social-writer", "1", 0 },
+	{ "notify", "notify", NULL, 0 },
+	{ "admin", "admin", NULL, 0 },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
 #define NSVC		(NHANDLERS + RUN_HOSTS_MAX + 4 + RUN_REDIS_MAX)
@@ -208,6 +215,21 @@ pg_writers(const char *procs)
 	return n;
 }
 
+/* procs + more, as a string that lives as long as the program (the
+ * argv of a supervised process); procs itself when more is 0 or procs is
+ * not a number (tally-<prog> then refuses it, as before). */
+static const char *
+pool_procs(const char *procs, int more)
+{
+	char n[24];
+	long long v;
+
+	if (more == 0 || valid_int(procs, 1, 64, &v) == -1)
+		return procs;
+	snprintf(n, sizeof(n), "%lld", v + more > 64 ? 64 : v + more);
+	return xstrdup(n);
+}
+
 static int
 plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
     const struct paths *p, const struct cfg *c, const char *procs, int host,
@@ -241,7 +263,8 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		 * 4 processes took 11-23 % more likes than 8 on two cores:
 		 * fewer backends contending, groups of 10 where 8 made 4
 		 * (docs/BENCHMARKS.md). */
-		argvs[*k][4] = pools[i].procs == NULL ? procs :
+		argvs[*k][4] = pools[i].procs == NULL ?
+		    pool_procs(procs, pools[i].more) :
 		    !run_pg_wanted() ? pools[i].procs : pg_writers(procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;

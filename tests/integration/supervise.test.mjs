@@ -69,6 +69,12 @@ describe('supervision', () => {
       assert.ok(cmds.some((c) => c.includes(name)), `${name} in ${cmds.join(' | ')}`);
     }
     assert.ok(childrenOf(stack.pidOf('tally-web')).length >= 1);
+    // handlers/run.c: TALLY_PROCS (2) a pool, and one more for the
+    // social readers, whose pages wait on Redis in several round trips
+    const pool = (sock) => childrenOf(stack.pidOf(`/${sock} `)).length;
+    assert.equal(pool('web.sock'), 2);
+    assert.equal(pool('social.sock'), 3);
+    assert.equal(pool('social-writer.sock'), 1);
   });
 
   test('kill -9 of a handler child: the master forks a new one', async (t) => {
