@@ -55,24 +55,19 @@
  * nginx-conf/tally.conf.in).  SQLite takes one writer at a time anyway;
  * one writing process keeps its page cache across its transactions,
  * where writers in several processes make each other's caches stale at
- * every commit and re-read every page they touch. */
-/* The social readers (the feed, profiles, posts) have one process more
- * than TALLY_PROCS: their pages wait on Redis in up to three round trips,
- * and a process more keeps the cores busy meanwhile.  Measured on the
- * traffic benchmark's mix (tests/bench/traffic.sh, two cores, 3 against
- * 2 alternating): +12 to +23 % req/s in four pairs of five, the spread
- * feed (one round trip) the same; 4 was no better than 3. */
+ * every commit.  The social readers have one process more: a page waits
+ * on Redis up to three times, and one more keeps the cores busy meanwhile
+ * (the mix on two cores, 3 against 2: +12 to +23 % req/s; 4 no better). */
 static const struct pool {
 	const char	*prog;		/* tally-<prog> */
 	const char	*name;		/* <name>.sock, logs/<name>.log */
-	const char	*procs;		/* NULL: TALLY_PROCS (+ more) */
-	int		 more;
+	const char	*procs;		/* NULL: TALLY_PROCS; "+N": N more */
 } pools[] = {
-	{ "web", "web", NULL, 0 },
-	{ "social", "social", NULL, 1 },
-	{ "social", "social-writer", "1", 0 },
-	{ "notify", "notify", NULL, 0 },
-	{ "admin", "admin", NULL, 0 },
+	{ "web", "web", NULL },
+	{ "social", "social", "+1" },
+	{ "social", "social-writer", "1" },
+	{ "notify", "notify", NULL },
+	{ "admin", "admin", NULL },
 };
 #define NHANDLERS	(sizeof(pools) / sizeof(pools[0]))
 #define NSVC		(NHANDLERS + RUN_HOSTS_MAX + 4 + RUN_REDIS_MAX)
@@ -215,18 +210,17 @@ pg_writers(const char *procs)
 	return n;
 }
 
-/* procs + more, as a string that lives as long as the program (the
- * argv of a supervised process); procs itself when more is 0 or procs is
- * not a number (tally-<prog> then refuses it, as before). */
+/* procs, or procs + N for "+N" (an argv: kept); procs if no number. */
 static const char *
-pool_procs(const char *procs, int more)
+pool_procs(const char *procs, const char *more)
 {
 	char n[24];
 	long long v;
 
-	if (more == 0 || valid_int(procs, 1, 64, &v) == -1)
+	if (more == NULL || valid_int(procs, 1, 64, &v) == -1)
 		return procs;
-	snprintf(n, sizeof(n), "%lld", v + more > 64 ? 64 : v + more);
+	v += strtol(more + 1, NULL, 10);
+	snprintf(n, sizeof(n), "%lld", v > 64 ? 64 : v);
 	return xstrdup(n);
 }
 
@@ -263,9 +257,10 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		 * 4 processes took 11-23 % more likes than 8 on two cores:
 		 * fewer backends contending, groups of 10 where 8 made 4
 		 * (docs/BENCHMARKS.md). */
-		argvs[*k][4] = pools[i].procs == NULL ?
-		    pool_procs(procs, pools[i].more) :
-		    !run_pg_wanted() ? pools[i].procs : pg_writers(procs);
+		argvs[*k][4] = pools[i].procs == NULL ||
+		    pools[i].procs[0] == '+' ? pool_procs(procs,
+		    pools[i].procs) : !run_pg_wanted() ? pools[i].procs :
+		    pg_writers(procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
 		svcs[*k].stop_group = 1;
