@@ -28,7 +28,9 @@
  *   - the map is made before the connection's own file is opened and no
  *     descriptor of it stays open: closing a descriptor would drop the
  *     process's POSIX locks on the file (SQLite's locks).
- * A file larger than DBMAP_BYTES is read past that point as before.
+ * A file larger than DBMAP_BYTES is read past that point as before.  A
+ * disk that fails under the map is a SIGBUS where pread() would return
+ * an error: the trade SQLite's own map makes too.
  */
 #ifndef TALLY_DBMAP_H
 #define TALLY_DBMAP_H
