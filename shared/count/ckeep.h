@@ -26,8 +26,9 @@
  * (cstore.c) writes it, and the next reader reads it.
  *
  * The table is a process's: CKEEP_SLOTS entries (about 27 MB of address
- * space, touched as it fills, on 2 MB pages where the kernel gives them:
- * a 10,000-user feed's lookups 45 -> 35 us), 8-way by the hash's name,
+ * space, resident as it fills, 2 MB at a time where the kernel gives
+ * huge pages: a 10,000-user feed's lookups 45 -> 35 us), 8-way by the
+ * hash's name,
  * the oldest of a full window replaced.  Its size is the traffic benchmark's 10,000 users
  * (30,000 posts, four counts each, and the authors'): with 65,536 entries
  * a spread feed read 92 counts kept and sent 13.9 Redis commands, with

@@ -18,8 +18,10 @@ struct map {			/* one file's map in this process */
 	struct map	*next;
 	dev_t		 dev;
 	ino_t		 ino;
-	unsigned char	*base;		/* DBMAP_BYTES of the file */
-	int		 refs;		/* open connections reading it */
+	unsigned char	*base;		/* DBMAP_BYTES of the file; NULL: the
+					   map failed (the entry still says
+					   the file is open in the process) */
+	int		 refs;		/* open connections of the file */
 };
 
 struct mfile {
@@ -40,15 +42,19 @@ static struct dbmap_stats stats;
 #define RM(f)		(REAL(f)->pMethods)
 #define COUNT(field)	__atomic_add_fetch(&stats.field, 1, __ATOMIC_RELAXED)
 
-/* The map of the file at path, made when no connection of the process
- * has it (then no lock of the process on it can be dropped by the close
- * of the descriptor used here); NULL when it cannot be made. */
+/* The entry of the file at path, its map made when no other connection
+ * of the process has the file open: then no lock of the process on it
+ * can be dropped by the close of the descriptor used here (the caller's
+ * own connection holds none yet).  A map that cannot be made leaves an
+ * entry without one, so that a later open does not try again while this
+ * connection may hold locks.  NULL when the file cannot be looked at or
+ * memory runs out. */
 static struct map *
 map_get(const char *path)
 {
 	struct stat st, fst;
 	struct map *m;
-	void *p;
+	void *p = MAP_FAILED;
 	int fd;
 
 	if (stat(path, &st) == -1)
@@ -59,26 +65,23 @@ map_get(const char *path)
 			m->refs++;
 			goto out;
 		}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((m = calloc(1, sizeof(*m))) == NULL)
 		goto out;
-	p = MAP_FAILED;
-	if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
-	    fst.st_ino == st.st_ino)	/* not replaced in between */
-		p = mmap(NULL, (size_t)DBMAP_BYTES, PROT_READ, MAP_SHARED, fd,
-		    0);
-	close(fd);
-	if (p == MAP_FAILED || (m = calloc(1, sizeof(*m))) == NULL) {
-		if (p != MAP_FAILED)
-			munmap(p, (size_t)DBMAP_BYTES);
-		goto out;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+		if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
+		    fst.st_ino == st.st_ino)	/* not replaced in between */
+			p = mmap(NULL, (size_t)DBMAP_BYTES, PROT_READ,
+			    MAP_SHARED, fd, 0);
+		close(fd);
 	}
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;
-	m->base = p;
+	m->base = p == MAP_FAILED ? NULL : p;
 	m->refs = 1;
 	m->next = maps;
 	maps = m;
-	COUNT(maps);
+	if (m->base != NULL)
+		COUNT(maps);
 out:
 	pthread_mutex_unlock(&maps_lock);
 	return m;
@@ -96,7 +99,8 @@ map_put(struct map *m)
 		for (pp = &maps; *pp != m; pp = &(*pp)->next)
 			;
 		*pp = m->next;
-		munmap(m->base, (size_t)DBMAP_BYTES);
+		if (m->base != NULL)
+			munmap(m->base, (size_t)DBMAP_BYTES);
 		free(m);
 	}
 	pthread_mutex_unlock(&maps_lock);
@@ -117,7 +121,7 @@ m_close(sqlite3_file *f)
 	struct mfile *m = (struct mfile *)f;
 	int rc = RM(f)->xClose(m->real);
 
-	map_put(m->map);	/* after: the map's close keeps no lock */
+	map_put(m->map);	/* after: the file is closed for SQLite */
 	m->map = NULL;
 	return rc;
 }
@@ -128,10 +132,16 @@ m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 	return RM(f)->xRead(REAL(f), buf, amt, off);
 }
 
+/* A write that went through: the file is at least that long. */
 static int
 m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
 {
-	return RM(f)->xWrite(REAL(f), buf, amt, off);
+	struct mfile *m = (struct mfile *)f;
+	int rc = RM(f)->xWrite(m->real, buf, amt, off);
+
+	if (rc == SQLITE_OK && off + amt > m->size)
+		m->size = off + amt;
+	return rc;
 }
 
 static int
@@ -187,8 +197,8 @@ m_file_control(sqlite3_file *f, int op, void *arg)
 	want = *(sqlite3_int64 *)arg;
 	*(sqlite3_int64 *)arg = m->limit;
 	if (want >= 0)
-		m->limit = m->map == NULL ? 0 : want < DBMAP_BYTES ? want :
-		    DBMAP_BYTES;
+		m->limit = m->map == NULL || m->map->base == NULL ? 0 :
+		    want < DBMAP_BYTES ? want : DBMAP_BYTES;
 	return SQLITE_OK;
 }
 
@@ -236,7 +246,7 @@ m_fetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp)
 	struct mfile *m = (struct mfile *)f;
 
 	*pp = NULL;
-	if (m->map == NULL || m->limit <= 0)
+	if (m->limit <= 0)	/* no map: limit 0 */
 		return SQLITE_OK;
 	if (off < 0 || amt <= 0 || off + amt > m->size ||
 	    off + amt > m->limit) {
@@ -255,7 +265,7 @@ static int
 m_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
 {
 	(void)off;
-	if (p == NULL && ((struct mfile *)f)->map != NULL)
+	if (p == NULL && ((struct mfile *)f)->limit > 0)
 		measure((struct mfile *)f);
 	return SQLITE_OK;
 }
@@ -271,22 +281,41 @@ m_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
     int *out)
 {
 	struct mfile *m = (struct mfile *)f;
-	int rc;
+	sqlite3_int64 none = 0;
+	int rc, moved = 0;
 
 	(void)v;
 	memset(m, 0, sizeof(*m));
 	m->real = (sqlite3_file *)(m + 1);
 	if ((rc = dflt->xOpen(dflt, name, m->real, flags, out)) != SQLITE_OK)
 		return rc;	/* base.pMethods NULL: not closed */
-	if (m->real->pMethods->iVersion < 3) {	/* no shm, no fetch */
-		RM(m)->xClose(m->real);
-		return SQLITE_CANTOPEN;
-	}
+	if (RM(m)->iVersion < 3)	/* no shm, no fetch */
+		goto refuse;
+	/* the default VFS's own map stays off, whatever its default */
+	RM(m)->xFileControl(m->real, SQLITE_FCNTL_MMAP_SIZE, &none);
 	m->base.pMethods = &io;
-	if ((flags & SQLITE_OPEN_MAIN_DB) && name != NULL &&
-	    (m->map = map_get(name)) != NULL)
-		measure(m);
+	if (!(flags & SQLITE_OPEN_MAIN_DB) || name == NULL)
+		return SQLITE_OK;
+	/* A main database is in the process's list as long as it is open
+	 * (map_get): one the list cannot hold is not opened at all. */
+	if ((m->map = map_get(name)) == NULL)
+		goto refuse;
+	/* The path named another file by the time it was looked at (the
+	 * file renamed over): no pages from that one's map.  Unlisted, this
+	 * connection's file is safe: no path leads to it any more. */
+	if (RM(m)->xFileControl(m->real, SQLITE_FCNTL_HAS_MOVED, &moved) !=
+	    SQLITE_OK || moved) {
+		map_put(m->map);
+		m->map = NULL;
+		return SQLITE_OK;
+	}
+	measure(m);
 	return SQLITE_OK;
+refuse:
+	RM(m)->xClose(m->real);
+	m->base.pMethods = NULL;
+	m->map = NULL;
+	return SQLITE_CANTOPEN;
 }
 
 int

@@ -25,9 +25,16 @@
  *   - SQLite only fetches pages of its read snapshot that are not in the
  *     WAL; a checkpoint never truncates below a snapshot still in use,
  *     so the pages it holds stay in the file while it reads them;
- *   - the map is made before the connection's own file is opened and no
- *     descriptor of it stays open: closing a descriptor would drop the
- *     process's POSIX locks on the file (SQLite's locks).
+ *   - every main database a connection has open is in the process's
+ *     list (its map, or a note that none could be made), and a map is
+ *     made, with a descriptor of its own that is closed at once, only
+ *     when no other connection of the process has the file open and the
+ *     new one holds no lock yet: closing a descriptor drops all of the
+ *     process's POSIX locks on the file (SQLite's locks), and one
+ *     dropped shared lock lets another process's last close delete the
+ *     WAL under a live reader;
+ *   - a file renamed over between SQLite's open and the map's gets no
+ *     map (SQLITE_FCNTL_HAS_MOVED).
  * A file larger than DBMAP_BYTES is read past that point as before.  A
  * disk that fails under the map is a SIGBUS where pread() would return
  * an error: the trade SQLite's own map makes too.

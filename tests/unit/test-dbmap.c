@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -115,6 +116,37 @@ child_writes(int n)
 	child_exec(sql);
 }
 
+/* The main file's xFetch: a page inside the file is the file's bytes (as
+ * pread() reads them), the page at its end and past it are NULL (the
+ * pager then reads; touching them through the map would be SIGBUS). */
+static void
+fetch_bounds(struct db *d)
+{
+	sqlite3_file *f = NULL;
+	sqlite3_int64 size;
+	unsigned char page[4096];
+	void *p;
+	int fd;
+
+	assert_int_equal(sqlite3_file_control(d->h, "main",
+	    SQLITE_FCNTL_FILE_POINTER, &f), SQLITE_OK);
+	assert_non_null(f);
+	assert_int_equal(f->pMethods->xFileSize(f, &size), SQLITE_OK);
+	assert_true(size >= 3 * 4096);
+	assert_int_equal(f->pMethods->xFetch(f, 4096, 4096, &p), SQLITE_OK);
+	assert_non_null(p);
+	assert_true((fd = open(tdb.path, O_RDONLY)) != -1);
+	assert_int_equal(pread(fd, page, sizeof(page), 4096), 4096);
+	close(fd);
+	assert_memory_equal(p, page, sizeof(page));
+	assert_int_equal(f->pMethods->xUnfetch(f, 4096, p), SQLITE_OK);
+	assert_int_equal(f->pMethods->xFetch(f, size - 4096 + 1, 4096, &p),
+	    SQLITE_OK);
+	assert_null(p);
+	assert_int_equal(f->pMethods->xFetch(f, size, 4096, &p), SQLITE_OK);
+	assert_null(p);
+}
+
 static void
 test_pages_from_the_map(void **state)
 {
@@ -168,6 +200,7 @@ test_grows_and_shrinks_under_a_reader(void **state)
 	assert_true(b.fetched - a.fetched > 800);
 	assert_true(calls < 20);
 	assert_int_equal(b.maps, a.maps);		/* no new map */
+	fetch_bounds(&d);
 	/* it shrinks: most rows go, VACUUM and a checkpoint truncate the
 	 * file; a read past its end would be SIGBUS, and none happens */
 	child_exec("DELETE FROM t WHERE rowid > 10; VACUUM");
@@ -177,6 +210,28 @@ test_grows_and_shrinks_under_a_reader(void **state)
 	child_writes(1500);
 	assert_int_equal(one(&d, "SELECT count(length(x)) FROM t"), 1510);
 	db_close(&d);
+}
+
+/* 0 when another process sees this one's read lock on SQLite's shared
+ * range of the database file (F_GETLK, at 1 GiB + 2), else not 0. */
+static int
+shared_lock_seen(void)
+{
+	pid_t pid;
+	int st;
+
+	if ((pid = fork()) == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+		    .l_start = 0x40000000 + 2, .l_len = 510 };
+		int fd = open(tdb.path, O_RDONLY);
+
+		if (fd == -1 || fcntl(fd, F_GETLK, &fl) == -1)
+			_exit(2);
+		_exit(fl.l_type == F_RDLCK && fl.l_pid == getppid() ? 0 : 1);
+	}
+	if (pid == -1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
 }
 
 /* A connection in WAL mode holds a shared lock on the database file for
@@ -189,8 +244,6 @@ static void
 test_open_keeps_locks(void **state)
 {
 	struct db d, e;
-	pid_t pid;
-	int st;
 
 	(void)state;
 	assert_int_equal(db_open(&d, tdb.path), 0);
@@ -198,19 +251,83 @@ test_open_keeps_locks(void **state)
 	assert_int_equal(db_open(&e, tdb.path), 0);
 	assert_int_equal(one(&e, "SELECT count(*) FROM t"), 0);
 	db_close(&e);	/* the last but one: the map stays */
-	if ((pid = fork()) == 0) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-		    .l_start = 0x40000000 + 2, .l_len = 510 };
-		int fd = open(tdb.path, O_RDONLY);
+	assert_int_equal(shared_lock_seen(), 0);	/* d's lock is there */
+	db_close(&d);
+}
 
-		if (fd == -1 || fcntl(fd, F_GETLK, &fl) == -1)
-			_exit(2);
-		_exit(fl.l_type == F_RDLCK && fl.l_pid == getppid() ? 0 : 1);
-	}
+#ifndef __SANITIZE_ADDRESS__
+/* This process's address space now, in bytes (/proc/self/status). */
+static long long
+vm_size(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long long kb = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmSize: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* In a process whose address space has no room for a map: the first
+ * connection reads without one (mmap_size reads back 0), and a second
+ * connection's open still must not take the first one's lock away (it
+ * would, trying the map again with a descriptor of its own).  0 when so,
+ * else where it went wrong. */
+static int
+no_map_child(void)
+{
+	struct rlimit rl;
+	struct db d, e;
+	sqlite3_stmt *s;
+	long long vm = vm_size(), v = -1;
+
+	if (vm <= 0)
+		return 2;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)vm + ((rlim_t)512 << 20);
+	if (setrlimit(RLIMIT_AS, &rl) == -1 || db_open(&d, tdb.path) == -1)
+		return 3;
+	if (sqlite3_prepare_v2(d.h, "PRAGMA mmap_size", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return 4;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (v != 0 || sqlite3_exec(d.h, "SELECT count(*) FROM t", NULL, NULL,
+	    NULL) != SQLITE_OK)
+		return 5;		/* mapped after all, or no read */
+	if (db_open(&e, tdb.path) == -1 || sqlite3_exec(e.h,
+	    "SELECT count(*) FROM t", NULL, NULL, NULL) != SQLITE_OK)
+		return 6;
+	db_close(&e);
+	if (shared_lock_seen() != 0)
+		return 8;		/* d's lock is gone */
+	db_close(&d);
+	return 0;
+}
+#endif
+
+static void
+test_no_map_keeps_locks(void **state)
+{
+#ifdef __SANITIZE_ADDRESS__
+	(void)state;
+	skip();		/* ASan's shadow needs the address space */
+#else
+	pid_t pid;
+	int st;
+
+	(void)state;
+	if ((pid = fork()) == 0)
+		_exit(no_map_child());
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);	/* d's lock is there */
-	db_close(&d);
+	assert_int_equal(WEXITSTATUS(st), 0);
+#endif
 }
 
 int
@@ -222,6 +339,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_grows_and_shrinks_under_a_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_keeps_locks, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_no_map_keeps_locks, setup,
 		    teardown),
 	};
 
