@@ -210,16 +210,19 @@ pg_writers(const char *procs)
 	return n;
 }
 
-/* procs, or procs + N for "+N" (an argv: kept); procs if no number. */
+/* A pool's processes: procs; procs + N for "+N" (an argv: kept; procs
+ * if no number); else its own, or PostgreSQL's writers. */
 static const char *
-pool_procs(const char *procs, const char *more)
+pool_size(const struct pool *pl, const char *procs)
 {
 	char n[24];
 	long long v;
 
-	if (more == NULL || valid_int(procs, 1, 64, &v) == -1)
+	if (pl->procs != NULL && pl->procs[0] != '+')
+		return !run_pg_wanted() ? pl->procs : pg_writers(procs);
+	if (pl->procs == NULL || valid_int(procs, 1, 64, &v) == -1)
 		return procs;
-	v += strtol(more + 1, NULL, 10);
+	v += strtol(pl->procs + 1, NULL, 10);
 	snprintf(n, sizeof(n), "%lld", v > 64 ? 64 : v);
 	return xstrdup(n);
 }
@@ -257,10 +260,7 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		 * 4 processes took 11-23 % more likes than 8 on two cores:
 		 * fewer backends contending, groups of 10 where 8 made 4
 		 * (docs/BENCHMARKS.md). */
-		argvs[*k][4] = pools[i].procs == NULL ||
-		    pools[i].procs[0] == '+' ? pool_procs(procs,
-		    pools[i].procs) : !run_pg_wanted() ? pools[i].procs :
-		    pg_writers(procs);
+		argvs[*k][4] = pool_size(&pools[i], procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
 		svcs[*k].stop_group = 1;
