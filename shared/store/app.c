@@ -13,12 +13,13 @@
 #include "store/app.h"
 #include "store/db_int.h"
 #include "store/rds_int.h"
+#include "store/rhealth.h"
 
 int
 app_open(struct app *a, const char *name)
 {
 	const char *v, *auth;
-	char host[64];
+	char host[64], path[PATH_MAX];
 	long long ms;
 	int tmo;
 
@@ -48,6 +49,9 @@ app_open(struct app *a, const char *name)
 	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
 	    5000 : 250;
 	auth = a->cfg.redis_auth[0] != '\0' ? a->cfg.redis_auth : NULL;
+	/* the host's processes share their Redis backoffs (rhealth.h) */
+	if (cfg_path(&a->cfg, "redis-health", path, sizeof(path)) == 0)
+		(void)rhealth_open(path);
 	if (a->cfg.redis_cluster[0] != '\0') {
 		/* a cluster has its own replicas: no separate one */
 		if (rds_init_cluster(a->rds, a->cfg.redis_cluster, tmo,

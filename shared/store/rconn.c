@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "store/rcmd.h"
 #include "store/rconn.h"
+#include "store/rhealth.h"
 
 #define RDS_FRESH_MS	1000	/* no liveness poll after a recent reply */
 #define RCONN_CMD_STACK	4096	/* a command longer than this: on the heap */
@@ -23,6 +24,7 @@ rconn_init(struct rconn *r, const char *addr, int timeout_ms)
 	memset(r, 0, sizeof(*r));
 	strncpy(r->addr, addr, sizeof(r->addr) - 1);
 	r->timeout_ms = timeout_ms > 0 ? timeout_ms : 500;
+	r->health = rhealth_slot(addr);
 }
 
 /* Right after a failed hiredis call (errno still its): did the server
@@ -55,8 +57,12 @@ rconn_drop(struct rconn *r)
 		r->retry_at_ms = 0;
 		return;
 	}
-	/* A Redis that does not answer costs one timeout per process, then
-	 * nothing until the backoff ends: 250 ms, doubling, at most 4 s. */
+	/* A Redis that does not answer costs one timeout, then nothing
+	 * until the backoff ends: 250 ms, doubling, at most 4 s.  The
+	 * host's processes share it (rhealth.h); this process's own is
+	 * kept too, for a host without the shared table. */
+	rhealth_failed(r->health);
+	r->failed_ms = clock_mono_ms();
 	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 250;
 	if (r->backoff_ms > 4000)
 		r->backoff_ms = 4000;
@@ -127,7 +133,20 @@ int
 rconn_connect(struct rconn *r)
 {
 	struct timeval ctv = { 0, 200 * 1000 };
+	long long now = clock_mono_ms();
 
+	/* In this process's backoff, unless another process has had an
+	 * answer since it began. */
+	if (r->c == NULL && now < r->retry_at_ms &&
+	    rhealth_up_ms(r->health) <= r->failed_ms)
+		return -1;
+	/* Another process found the server down since this one's last
+	 * reply (not in the middle of a pipeline: that is finished; nor
+	 * while this process holds the host's try). */
+	if (r->pending == 0 && (r->c == NULL || r->c->obuf[0] == '\0') &&
+	    now >= r->try_until_ms && rhealth_skip(r->health, r->answered_ms,
+	    r->timeout_ms, &r->try_until_ms))
+		return -1;
 	if (r->c != NULL) {
 		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
 
@@ -143,14 +162,12 @@ rconn_connect(struct rconn *r)
 		 * abandoned are read by rconn_settle() at the next synchronous
 		 * command and at every request's end, never left here. */
 		if (r->pending > 0 || r->c->obuf[0] != '\0' ||
-		    clock_mono_ms() - r->answered_ms < RDS_FRESH_MS ||
+		    now - r->answered_ms < RDS_FRESH_MS ||
 		    poll(&pfd, 1, 0) != 1)
 			return 0;
 		redisFree(r->c);
 		r->c = NULL;
 	}
-	if (clock_mono_ms() < r->retry_at_ms)
-		return -1;
 	r->c = dial(r->local[0] != '\0' ? r->local : r->addr, ctv);
 	if (r->c == NULL || r->c->err) {
 		if (r->c != NULL && r->backoff_ms == 0)
@@ -207,6 +224,7 @@ rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	if (rep != NULL) {
 		r->backoff_ms = 0;
 		r->answered_ms = clock_mono_ms();
+		rhealth_answered(r->health);
 	}
 	if (rep == NULL) {
 		note_closed(r);
@@ -270,6 +288,7 @@ rconn_get_reply(struct rconn *r, redisReply **out)
 		r->pending--;
 	r->backoff_ms = 0;
 	r->answered_ms = clock_mono_ms();
+	rhealth_answered(r->health);
 	*out = v;
 	/* Scripts flushed under us: load them again before the next use. */
 	if ((*out)->type == REDIS_REPLY_ERROR &&

@@ -8,7 +8,8 @@
  * Redis refused the command.  Connect and command timeouts are short
  * (200 ms / the caller's timeout): callers fall back to SQLite rather
  * than wait, and after a failure a process leaves the server alone for a
- * growing backoff (250 ms doubling to 4 s).
+ * growing backoff (250 ms doubling to 4 s), which a host's processes
+ * share (rhealth.h).
  */
 #ifndef TALLY_RCONN_H
 #define TALLY_RCONN_H
@@ -30,6 +31,9 @@ struct rconn {
 	long long	 answered_ms;	/* monotonic; the last reply */
 	long long	 connected_ms;	/* monotonic; this connection's start */
 	int		 peer_closed;	/* the failure was the server closing */
+	long long	 failed_ms;	/* monotonic; this process's last failure */
+	struct rhealth	*health;	/* the host's view of the server, or NULL */
+	long long	 try_until_ms;	/* monotonic; this process's claimed try */
 	int		 backoff_ms;
 	/* For /metrics: commands sent, and round trips (a command waited
 	 * for, or the first reply read after a batch of appends). */

@@ -11,8 +11,8 @@
  * types: no hiredis call, name or header leaves store/ (make lint checks
  * it).  Connect and command
  * timeouts are short (200 ms / 250 ms by default): callers fall back to SQLite rather than wait, and
- * after a failure a process leaves Redis alone for a growing backoff
- * (250 ms doubling to 4 s).
+ * after a failure the host's processes leave Redis alone for a growing
+ * backoff (250 ms doubling to 4 s; rhealth.h).
  */
 #ifndef TALLY_RDS_H
 #define TALLY_RDS_H

@@ -1,0 +1,63 @@
+/* rhealth.h -- what a host's processes know together about each Redis
+ * server: that it stopped answering, and when the next try is due.
+ *
+ * A process that finds a Redis server down (a command timed out, a
+ * connect failed) leaves it alone for a backoff (rconn.h).  Alone, each
+ * process learns that for itself, with one timeout of its own: a host
+ * runs a dozen handler processes, and while Redis hangs a request that
+ * lands on a process which has not yet paid its timeout, or whose
+ * backoff just ended, waits 250 ms for nothing.  With three readers a
+ * pool, about half the pages served during an outage waited so.
+ *
+ * So the backoff is the host's: a table of one slot per server address,
+ * in a small file of the run directory that every process maps
+ * (MAP_SHARED).  The first failure marks the server down and starts the
+ * backoff (250 ms, doubling at each failed try, at most 4 s); while it
+ * runs, every process that has not had a reply since the mark skips the
+ * server and falls back as it would on its own failure.  When the
+ * backoff ends, one process (the one whose compare-and-swap claims the
+ * try) sends the next command; the others keep skipping while it is in
+ * flight, and a reply clears the mark for all.  A try that is claimed
+ * and never made (its process killed) holds the others back for one
+ * command timeout and a little more, then the next one claims it.
+ *
+ * The slots are read and written with atomic loads, stores and one
+ * compare-and-swap; a slot's fields are not updated together, and two
+ * failures at once may both take the backoff a step further: harmless,
+ * it is bounded.  Times are CLOCK_MONOTONIC milliseconds (one clock for
+ * the whole machine); a time further ahead than any backoff can reach
+ * (a file kept across a reboot) is taken as passed.  Without the table
+ * (the file could not be made or mapped) a process keeps its own
+ * backoff only, as it always does besides.
+ */
+#ifndef TALLY_RHEALTH_H
+#define TALLY_RHEALTH_H
+
+struct rhealth;
+
+/* Maps the host's table at path (made if missing): 0, or -1 (logged;
+ * the process goes on with its own backoffs). */
+int		 rhealth_open(const char *path);
+/* The slot of a server's address, taken if new; NULL without a table,
+ * for "" or when the table is full. */
+struct rhealth	*rhealth_slot(const char *addr);
+
+/* 1 when the caller should leave the server alone now: it was marked
+ * down after the caller's last reply (answered_ms, monotonic), and its
+ * backoff runs or another process's try is in flight.  0 to go on: up,
+ * or this caller has just claimed the try (it will last timeout_ms at
+ * most), and then *try_until is when the claim ends: until then the
+ * caller goes on without asking again (its connect and its command are
+ * the one try).  h may be NULL (0). */
+int		 rhealth_skip(struct rhealth *h, long long answered_ms,
+		    int timeout_ms, long long *try_until);
+/* A command or connect to the server failed: mark it down. */
+void		 rhealth_failed(struct rhealth *h);
+/* The server answered: clear the mark, if there is one. */
+void		 rhealth_answered(struct rhealth *h);
+/* When the server last answered after being marked down (monotonic
+ * ms; 0 never): a process whose own backoff began before it may end
+ * that backoff early. */
+long long	 rhealth_up_ms(const struct rhealth *h);
+
+#endif
