@@ -21,7 +21,8 @@ for t in $targets; do
 	# the cluster client's parsers, with hiredis's reader for the input
 	[ "$t" = rcl ] && srcs="shared/base/buf.c shared/base/log.c shared/base/clock.c
 	    shared/store/rcl_map.c shared/store/rcl_slot.c
-	    shared/store/rcl.c shared/store/rconn.c shared/store/rcmd.c" && libs=-lhiredis
+	    shared/store/rcl.c shared/store/rconn.c shared/store/rhealth.c
+	    shared/store/rcmd.c" && libs=-lhiredis
 	if ! $CC $flags -fsanitize=fuzzer -o "$out/fuzz_$t" tests/fuzz/fuzz_$t.c $srcs $libs 2>"$out/$t.build.log"; then
 		echo "not ok $i - fuzz_$t (build failed: $out/$t.build.log)"; fail=1; continue
 	fi
