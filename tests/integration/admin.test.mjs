@@ -50,9 +50,14 @@ before(async () => {
 after(async () => { await stack?.stop(); });
 
 // Waits until the worker has marked Redis (its first "Redis is empty"
-// run is queued then) and no run is active, then flushes every delta.
+// run is queued then), no run is active and none is owed (a repair run
+// the worker wished for while another was active starts after that one
+// ends, a loop later: worker.c, deferred_run_*), then flushes every delta.
+// Without the last, a test could start between the two and find a run
+// it did not start.
+const OWED = "SELECT COUNT(*) FROM settings WHERE name LIKE 'deferred_run_%' AND value <> 0";
 async function quiet() {
-  await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0, 40000, 100);
+  await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0 && num(OWED) === 0, 40000, 100);
   stack.tallyctl('flush');
 }
 
