@@ -240,14 +240,16 @@ pcache_send(struct app *a, const char *login, struct pcache_q *q)
 	key_login(q->key, sizeof(q->key), login);
 	q->read = 0;
 	q->rep = NULL;
-	q->queued = rds_append_strs(app_reader(a), 2, argv) == 0;
+	q->rd = app_reader(a);
+	q->queued = rds_append_strs(q->rd, 2, argv) == 0;
 }
 
 void
 pcache_read(struct app *a, struct pcache_q *q)
 {
 	q->read = 1;
-	q->down = !q->queued || rds_get_reply(app_reader(a), &q->rep) == -1;
+	(void)a;
+	q->down = !q->queued || rds_get_reply(q->rd, &q->rep) == -1;
 	if (q->down)
 		q->rep = NULL;
 }

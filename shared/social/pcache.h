@@ -34,6 +34,7 @@ struct pcache_q {
 	int		 read;		/* pcache_read() ran: rep, down */
 	int		 down;
 	rds_reply	*rep;
+	struct rds	*rd;		/* where it was sent: its reply is there */
 };
 void	pcache_send(struct app *, const char *login, struct pcache_q *);
 void	pcache_read(struct app *, struct pcache_q *);

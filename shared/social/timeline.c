@@ -490,13 +490,15 @@ timeline_ids_send(struct app *a, enum tl kind, long long uid, long long page,
 	q->cached = 0;
 	q->rep = NULL;
 	timeline_keys(&k, kind, uid);
-	q->queued = page_send(app_reader(a), &k, q->offset, per) == 0;
+	q->rd = app_reader(a);
+	q->queued = page_send(q->rd, &k, q->offset, per) == 0;
 }
 
 void
 timeline_ids_read(struct app *a, struct tl_q *q)
 {
-	if (q->queued && rds_get_reply(app_reader(a), &q->rep) == -1)
+	(void)a;
+	if (q->queued && rds_get_reply(q->rd, &q->rep) == -1)
 		q->rep = NULL;
 }
 

@@ -91,6 +91,7 @@ struct tl_q {
 	int		 per, queued;
 	int		 cached;
 	rds_reply	*rep;
+	struct rds	*rd;		/* where it was sent: its reply is there */
 };
 void		timeline_ids_send(struct app *, enum tl, long long uid,
 		    long long page, int per, struct tl_q *);

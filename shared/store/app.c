@@ -49,8 +49,11 @@ app_open(struct app *a, const char *name)
 	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
 	    5000 : 250;
 	auth = a->cfg.redis_auth[0] != '\0' ? a->cfg.redis_auth : NULL;
-	/* the host's processes share their Redis backoffs (rhealth.h) */
-	if (cfg_path(&a->cfg, "redis-health", path, sizeof(path)) == 0)
+	/* The host's processes share their Redis backoffs (rhealth.h);
+	 * tally-run, which polls a cluster's nodes as they start
+	 * (run_cluster.c), keeps its own. */
+	if (strcmp(name, "tally-run") != 0 &&
+	    cfg_path(&a->cfg, "redis-health", path, sizeof(path)) == 0)
 		(void)rhealth_open(path);
 	if (a->cfg.redis_cluster[0] != '\0') {
 		/* a cluster has its own replicas: no separate one */

@@ -37,8 +37,10 @@ note_closed(struct rconn *r)
 	    errno == ECONNRESET));
 }
 
-void
-rconn_drop(struct rconn *r)
+/* rconn_drop() for a wait of tmo_ms that failed (RHEALTH_ANY: the
+ * connect). */
+static void
+drop_after(struct rconn *r, int tmo_ms)
 {
 	/* The server closed a connection that had been answering (Redis
 	 * restarted; the liveness poll is skipped on busy connections):
@@ -61,12 +63,19 @@ rconn_drop(struct rconn *r)
 	 * until the backoff ends: 250 ms, doubling, at most 4 s.  The
 	 * host's processes share it (rhealth.h); this process's own is
 	 * kept too, for a host without the shared table. */
-	rhealth_failed(r->health);
+	rhealth_failed(r->health, tmo_ms);
+	r->try_until_ms = 0;		/* the try is over */
 	r->failed_ms = clock_mono_ms();
 	r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 250;
 	if (r->backoff_ms > 4000)
 		r->backoff_ms = 4000;
 	r->retry_at_ms = clock_mono_ms() + r->backoff_ms;
+}
+
+void
+rconn_drop(struct rconn *r)
+{
+	drop_after(r, r->timeout_ms);
 }
 
 void
@@ -129,8 +138,10 @@ dial(const char *addr, struct timeval ctv)
 	    ctv);
 }
 
-int
-rconn_connect(struct rconn *r)
+/* rconn_connect(), and rconn_up() with claim 0: a question, which does
+ * not claim the host's try (it sends nothing that would make it). */
+static int
+connect_for(struct rconn *r, int claim)
 {
 	struct timeval ctv = { 0, 200 * 1000 };
 	long long now = clock_mono_ms();
@@ -145,7 +156,7 @@ rconn_connect(struct rconn *r)
 	 * while this process holds the host's try). */
 	if (r->pending == 0 && (r->c == NULL || r->c->obuf[0] == '\0') &&
 	    now >= r->try_until_ms && rhealth_skip(r->health, r->answered_ms,
-	    r->timeout_ms, &r->try_until_ms))
+	    r->timeout_ms, claim ? &r->try_until_ms : NULL))
 		return -1;
 	if (r->c != NULL) {
 		struct pollfd pfd = { r->c->fd, POLLIN, 0 };
@@ -172,7 +183,7 @@ rconn_connect(struct rconn *r)
 	if (r->c == NULL || r->c->err) {
 		if (r->c != NULL && r->backoff_ms == 0)
 			log_warn("redis %s: %s", r->addr, r->c->errstr);
-		rconn_drop(r);
+		drop_after(r, RHEALTH_ANY);
 		return -1;
 	}
 	if (ready(r, r->c, r->backoff_ms != 0) == -1) {
@@ -187,6 +198,12 @@ rconn_connect(struct rconn *r)
 	/* backoff_ms is reset by the first reply, not by the connect: a hung
 	 * Redis still accepts connections. */
 	return 0;
+}
+
+int
+rconn_connect(struct rconn *r)
+{
+	return connect_for(r, 1);
 }
 
 redisContext *
@@ -205,7 +222,7 @@ rconn_dial_another(const struct rconn *r)
 int
 rconn_up(struct rconn *r)
 {
-	return rconn_connect(r) == 0;
+	return connect_for(r, 0) == 0;
 }
 
 redisReply *
@@ -225,6 +242,7 @@ rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
 		r->backoff_ms = 0;
 		r->answered_ms = clock_mono_ms();
 		rhealth_answered(r->health);
+		r->try_until_ms = 0;
 	}
 	if (rep == NULL) {
 		note_closed(r);
@@ -289,6 +307,7 @@ rconn_get_reply(struct rconn *r, redisReply **out)
 	r->backoff_ms = 0;
 	r->answered_ms = clock_mono_ms();
 	rhealth_answered(r->health);
+	r->try_until_ms = 0;
 	*out = v;
 	/* Scripts flushed under us: load them again before the next use. */
 	if ((*out)->type == REDIS_REPLY_ERROR &&

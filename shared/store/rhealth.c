@@ -31,7 +31,8 @@ struct rhealth {
 	int64_t		claim_ms;	/* a claimed try's end */
 	int64_t		up_ms;		/* the last answer that cleared it */
 	int32_t		backoff_ms;
-	char		pad[20];
+	int32_t		tmo_ms;		/* the longest wait that failed */
+	char		pad[16];
 };
 
 #define RHEALTH_SLOTS	(RHEALTH_BYTES / (int)sizeof(struct rhealth))
@@ -126,6 +127,11 @@ rhealth_skip(struct rhealth *h, long long answered_ms, int timeout_ms,
 	down = __atomic_load_n(&h->down_ms, __ATOMIC_ACQUIRE);
 	if (down == 0 || down <= answered_ms)
 		return 0;
+	/* A caller that waits longer than the failed command did (the
+	 * worker's 5 s beside a request's 250 ms, through an AOF rewrite)
+	 * may find the server slow, not gone: it goes on, on its own. */
+	if (timeout_ms > __atomic_load_n(&h->tmo_ms, __ATOMIC_ACQUIRE))
+		return 0;
 	now = clock_mono_ms();
 	if (ahead(__atomic_load_n(&h->due_ms, __ATOMIC_ACQUIRE), now))
 		return 1;
@@ -133,6 +139,8 @@ rhealth_skip(struct rhealth *h, long long answered_ms, int timeout_ms,
 	claim = __atomic_load_n(&h->claim_ms, __ATOMIC_ACQUIRE);
 	if (ahead(claim, now))
 		return 1;
+	if (try_until == NULL)		/* a question: a try may be made */
+		return 0;
 	end = (int64_t)(now + timeout_ms + RHEALTH_SLACK_MS);
 	if (!__atomic_compare_exchange_n(&h->claim_ms, &claim, end, 0,
 	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -142,7 +150,7 @@ rhealth_skip(struct rhealth *h, long long answered_ms, int timeout_ms,
 }
 
 void
-rhealth_failed(struct rhealth *h)
+rhealth_failed(struct rhealth *h, int timeout_ms)
 {
 	long long now;
 	int32_t b;
@@ -150,6 +158,10 @@ rhealth_failed(struct rhealth *h)
 	if (h == NULL)
 		return;
 	now = clock_mono_ms();
+	/* the longest wait that failed since the mark (a new mark: this) */
+	if (__atomic_load_n(&h->down_ms, __ATOMIC_ACQUIRE) == 0 ||
+	    timeout_ms > __atomic_load_n(&h->tmo_ms, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&h->tmo_ms, timeout_ms, __ATOMIC_RELEASE);
 	/* A failure while the backoff runs is one of the commands that were
 	 * in flight when the server stopped: the mark stands as it is.  The
 	 * first failure, or a try's after the backoff, takes it a step. */

@@ -19,7 +19,11 @@
  * try) sends the next command; the others keep skipping while it is in
  * flight, and a reply clears the mark for all.  A try that is claimed
  * and never made (its process killed) holds the others back for one
- * command timeout and a little more, then the next one claims it.
+ * command timeout and a little more, then the next one claims it.  A
+ * mark says how long the failed wait was: a process whose commands wait
+ * longer (the worker's 5 s, made for an AOF rewrite, beside a request's
+ * 250 ms) is not held back by it, since for it the server may only be
+ * slow; a connect that failed holds everyone back.
  *
  * The slots are read and written with atomic loads, stores and one
  * compare-and-swap; a slot's fields are not updated together, and two
@@ -43,16 +47,20 @@ int		 rhealth_open(const char *path);
 struct rhealth	*rhealth_slot(const char *addr);
 
 /* 1 when the caller should leave the server alone now: it was marked
- * down after the caller's last reply (answered_ms, monotonic), and its
- * backoff runs or another process's try is in flight.  0 to go on: up,
- * or this caller has just claimed the try (it will last timeout_ms at
- * most), and then *try_until is when the claim ends: until then the
- * caller goes on without asking again (its connect and its command are
- * the one try).  h may be NULL (0). */
+ * down after the caller's last reply (answered_ms, monotonic) by a wait
+ * no shorter than the caller's (timeout_ms), and its backoff runs or
+ * another process's try is in flight.  0 to go on: up, or this caller
+ * has just claimed the try (it will last timeout_ms at most), and then
+ * *try_until is when the claim ends: until then the caller goes on
+ * without asking again (its connect and its command are the one try).
+ * try_until NULL: a question only, claiming nothing (0 when a try may
+ * be made).  h may be NULL (0). */
 int		 rhealth_skip(struct rhealth *h, long long answered_ms,
 		    int timeout_ms, long long *try_until);
-/* A command or connect to the server failed: mark it down. */
-void		 rhealth_failed(struct rhealth *h);
+/* A command that waited timeout_ms failed (RHEALTH_ANY: a connect):
+ * mark the server down. */
+#define RHEALTH_ANY	0x7fffffff
+void		 rhealth_failed(struct rhealth *h, int timeout_ms);
 /* The server answered: clear the mark, if there is one. */
 void		 rhealth_answered(struct rhealth *h);
 /* When the server last answered after being marked down (monotonic

@@ -172,14 +172,16 @@ test_one_try_when_the_backoff_ends(void **state)
 		assert_true(t[i] >= 0 && t[i] < 50);
 }
 
-/* The process that claims the try makes it, even when the claim came
- * from a question before any command (rds_up(), which picks between a
- * master and its replica): its command waits, the others' do not. */
+/* The process that claims the try makes it: a script's call connects
+ * first (rds_append_eval(), which claims), then sends; its command
+ * waits, the others' do not.  A question (rconn_up(), which picks
+ * between a master and its replica) claims nothing: it sends nothing
+ * that would end the try. */
 static void
 test_the_claimer_tries(void **state)
 {
 	const char *argv[1] = { "PING" };
-	struct rconn r;
+	struct rconn r, q;
 	redisReply *rep;
 	long long t0, t[2];
 
@@ -187,7 +189,7 @@ test_the_claimer_tries(void **state)
 	assert_true(ping_ms() >= TMO_MS - 10);	/* the mark: 250 ms */
 	usleep(300 * 1000);
 	rconn_init(&r, fx.sock, TMO_MS);
-	assert_int_equal(rconn_up(&r), 1);	/* claims; connects */
+	assert_int_equal(rconn_connect(&r), 0);	/* claims; connects */
 	ping_in_children(2, t);			/* the others keep away */
 	assert_true(t[0] >= 0 && t[0] < 50 && t[1] >= 0 && t[1] < 50);
 	t0 = clock_mono_ms();
@@ -195,6 +197,36 @@ test_the_claimer_tries(void **state)
 	assert_null(rep);
 	assert_true(clock_mono_ms() - t0 >= TMO_MS - 10);
 	rconn_close(&r);
+	/* the failed try doubled the backoff (500 ms); when it ends, a
+	 * question leaves the try to the next command, here a child's */
+	usleep(550 * 1000);
+	rconn_init(&q, fx.sock, TMO_MS);
+	assert_int_equal(rconn_up(&q), 1);
+	ping_in_children(1, t);
+	assert_true(t[0] >= TMO_MS - 10);
+	rconn_close(&q);
+}
+
+/* A mark says how long the failed wait was: a caller that waits longer
+ * (the worker) is not held back by a request's timeout, since for it the
+ * server may only be slow; a failed connect holds everyone back. */
+static void
+test_longer_waits_go_on(void **state)
+{
+	struct rhealth *h = rhealth_slot("/test/waits");
+	long long until = 0;
+
+	(void)state;
+	rhealth_failed(h, TMO_MS);
+	assert_int_equal(rhealth_skip(h, 0, TMO_MS, &until), 1);
+	assert_int_equal(rhealth_skip(h, 0, 5000, &until), 0);
+	rhealth_failed(h, RHEALTH_ANY);
+	assert_int_equal(rhealth_skip(h, 0, 5000, &until), 1);
+	rhealth_answered(h);
+	rhealth_failed(h, 5000);		/* a new mark: the worker's */
+	assert_int_equal(rhealth_skip(h, 0, TMO_MS, &until), 1);
+	assert_int_equal(rhealth_skip(h, 0, 5000, &until), 1);
+	rhealth_answered(h);
 }
 
 /* The backoff's steps: 250 ms, doubling at each failed try (not at the
@@ -212,12 +244,12 @@ test_steps_and_claims(void **state)
 	assert_ptr_not_equal(rhealth_slot("/test/other"), h);
 	assert_null(rhealth_slot(""));
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);	/* up */
-	rhealth_failed(h);
+	rhealth_failed(h, TMO_MS);
 	t0 = clock_mono_ms();
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 1);
 	/* a process that had a reply after the mark goes on */
 	assert_int_equal(rhealth_skip(h, t0 + 1, TMO_MS, &until), 0);
-	rhealth_failed(h);		/* in flight: no step */
+	rhealth_failed(h, TMO_MS);		/* in flight: no step */
 	usleep(260 * 1000);
 	t0 = clock_mono_ms();
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);	/* claimed */
@@ -226,7 +258,7 @@ test_steps_and_claims(void **state)
 	/* the claimer died: the claim lapses after its timeout and slack */
 	usleep((TMO_MS + 110) * 1000);
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);	/* claimed */
-	rhealth_failed(h);		/* the try failed: 500 ms */
+	rhealth_failed(h, TMO_MS);		/* the try failed: 500 ms */
 	usleep(300 * 1000);
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 1);
 	usleep(250 * 1000);
@@ -248,7 +280,7 @@ test_time_from_another_boot(void **state)
 	long long until = 0;
 
 	(void)state;
-	rhealth_failed(h);
+	rhealth_failed(h, TMO_MS);
 	/* the slot's third field is due_ms (rhealth.c) */
 	f[2] = clock_mono_ms() + 86400000LL;
 	assert_int_equal(rhealth_skip(h, 0, TMO_MS, &until), 0);
@@ -265,6 +297,7 @@ main(void)
 		    test_one_try_when_the_backoff_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_claimer_tries, setup,
 		    teardown),
+		cmocka_unit_test(test_longer_waits_go_on),
 		cmocka_unit_test(test_steps_and_claims),
 		cmocka_unit_test(test_time_from_another_boot),
 	};
