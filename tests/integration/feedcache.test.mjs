@@ -59,8 +59,12 @@ before(async () => {
 test('a feed read again is sent as kept: the data version and one round trip (its sync)', async () => {
   if (onCluster()) return;	// one Redis only (rtrack.h)
   for (let i = 0; i < 2; i++) assert.equal((await reader.c.get('/feed')).status, 200);
+  const readers = childrenOf(stack.pidOf('/social.sock ')).length;
+  // PostgreSQL: measured again (up to three times) when a badge refill
+  // or a process's first counts fell inside the six feeds more than the
+  // bound below allows for; a feed that always costs more still fails
   const m = await measureUntil(stack, 'social', 6, () => reader.c.get('/feed'),
-    (x) => !whole || x.kept >= 3);
+    (x) => whole ? x.kept >= 3 : x.trips <= 2 * 6 + 2 + readers);
   for (const r of m.answers) {
     assert.equal(r.status, 200);
     assert.match(r.text, new RegExp(`data-post-id="${ids[0]}"`));
@@ -73,7 +77,6 @@ test('a feed read again is sent as kept: the data version and one round trip (it
     // the statement; beside them, a refill of the badges' global part
     // when it aged (5 s) and, in each reader process that had not read
     // them yet, the counts (three feeds a round trip more would be 2 over)
-    const readers = childrenOf(stack.pidOf('/social.sock ')).length;
     assert.equal(m.kept, 0);
     assert.equal(m.stmts / 6, 1, 'the posts and the marks: one statement');
     assert.ok(m.trips <= 2 * 6 + 2 + readers, `a round trip and a sync a feed (and a badge refill, ${readers} processes' first counts): ${m.trips}`);
@@ -160,10 +163,14 @@ test('a profile read again: another user\'s follow, like and new post show on th
       (x) => !whole || x.kept >= 3);
     // PostgreSQL: nothing kept (no data version): read whole each time
     // a first visit on a process that never served the profile: one more
-    const stmts = m.stmts - profileFirsts(m);
+    // statement (its page of posts from SQLite, profileview.c), and up
+    // to two more round trips (the counts that process does not keep
+    // yet; tracking them)
+    const firsts = profileFirsts(m);
+    const stmts = m.stmts - firsts;
     if (!whole) assert.equal(stmts / 6, 2, 'the follow state and the posts: two statements');
     else {
-      assert.ok(m.trips < 12, `the profile was kept: ${m.trips} trips for 6 visits`);
+      assert.ok(m.trips < 12 + 2 * firsts, `the profile was kept: ${m.trips} trips for 6 visits (${firsts} first on a process)`);
       assert.ok(m.kept >= 3, `profiles sent whole as kept: ${m.kept} of 6`);
       assert.ok(stmts <= m.kept + 3 * (6 - m.kept), `statements: ${m.stmts} for 6 visits`);
     }
