@@ -27,6 +27,17 @@ rconn_init(struct rconn *r, const char *addr, int timeout_ms)
 	r->health = rhealth_slot(addr);
 }
 
+/* The server answered: no backoff, here or on the host; a try this
+ * process claimed is over. */
+static void
+answered(struct rconn *r)
+{
+	r->backoff_ms = 0;
+	r->answered_ms = clock_mono_ms();
+	rhealth_answered(r->health);
+	r->try_until_ms = 0;
+}
+
 /* Right after a failed hiredis call (errno still its): did the server
  * close the connection (end of file, broken pipe, reset)? */
 static void
@@ -238,12 +249,8 @@ rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	r->ncmds++;
 	r->ntrips++;
 	rep = redisCommandArgv(r->c, argc, argv, lens);
-	if (rep != NULL) {
-		r->backoff_ms = 0;
-		r->answered_ms = clock_mono_ms();
-		rhealth_answered(r->health);
-		r->try_until_ms = 0;
-	}
+	if (rep != NULL)
+		answered(r);
 	if (rep == NULL) {
 		note_closed(r);
 		log_warn("redis %s: %s", argv[0],
@@ -304,10 +311,7 @@ rconn_get_reply(struct rconn *r, redisReply **out)
 	}
 	if (r->pending > 0)
 		r->pending--;
-	r->backoff_ms = 0;
-	r->answered_ms = clock_mono_ms();
-	rhealth_answered(r->health);
-	r->try_until_ms = 0;
+	answered(r);
 	*out = v;
 	/* Scripts flushed under us: load them again before the next use. */
 	if ((*out)->type == REDIS_REPLY_ERROR &&
