@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "count/cstore.h"
 #include "store/key.h"
@@ -350,6 +351,50 @@ cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 	buf_fmt_ll(now, clock_wall_ms());
 	buf_fmt_ll(num, d->d);
 	if ((rep = rds_eval(a->rds, &token_lua, 5, keys, 5, args)) == NULL)
+		return -1;
+	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
+	rds_free(rep);
+	return rc;
+}
+
+/* A signed-in viewer's view: the viewer's key (posting.h) and the count in
+ * one script, in the slot of the counter's bucket.  KEYS: pending, seq,
+ * live, meta, viewer's key.  ARGV: field, pending field, window (ms).
+ * -> 1 counted, 0 the viewer's key was there.  No token: nothing retries
+ * it.  A script that timed out was run by Redis or was not (the view
+ * then is lost as when Redis is down), never run twice; and with no
+ * moment between the key and the count, a process killed there cannot
+ * leave a viewer's key without its view. */
+static struct rds_script view_lua = { .src =
+	"#!lua\n"
+	"if not redis.call('SET', KEYS[5], '1', 'NX', 'PX', ARGV[3]) then"
+	" return 0 end\n"
+	"if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then\n"
+	"  redis.call('HINCRBY', KEYS[3], ARGV[1], 1) end\n"
+	"if redis.call('HINCRBY', KEYS[1], ARGV[2], 1) == 0 then\n"
+	"  redis.call('HDEL', KEYS[1], ARGV[2]) end\n"
+	"if redis.call('HEXISTS', KEYS[4], 'w') == 1 then\n"
+	"  redis.call('HINCRBY', KEYS[2], ARGV[2], 1) end\n"
+	"return 1\n" };
+
+int
+cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
+    const char *window_ms)
+{
+	struct cname_keys k;
+	const char *keys[5] = { k.pending, k.seq, k.live, k.meta, viewer };
+	const char *args[3] = { k.field, k.pfield, window_ms };
+	rds_reply *rep;
+	int rc;
+
+	assert(d->d == 1);
+	cname_keys(d, &k);
+	/* the script known to this connection first (a SCRIPT LOAD after a
+	 * reconnect), so that what follows the fault point is one command */
+	if (rds_script_ready(a->rds, &view_lua, 5, keys) == -1)
+		return -1;
+	fault_point("view-delta");	/* nothing of this view sent yet */
+	if ((rep = rds_eval(a->rds, &view_lua, 5, keys, 3, args)) == NULL)
 		return -1;
 	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
 	rds_free(rep);

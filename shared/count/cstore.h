@@ -71,6 +71,14 @@ int	cstore_apply(struct app *, const char *token, const struct delta *);
  * Redis failed. */
 int	cstore_apply_token(struct app *, const char *token,
 	    const struct delta *);
+/* A signed-in viewer's view d (+1, posting.h): counted with the viewer's
+ * key (viewer, in the slot of d's bucket: cname_bucket_key()) set for
+ * window_ms, in one script, when that key was not there.  1 counted, 0
+ * the viewer's key was there, -1 Redis failed (not known; nothing waits
+ * in the backlog: a view Redis did not run is not counted, as when Redis
+ * is down). */
+int	cstore_apply_view(struct app *, const struct delta *d,
+	    const char *viewer, const char *window_ms);
 /* Applies the deltas of outbox row id (outbox.h), at most once per
  * bucket however often it is called: 1 applied now (in at least one
  * bucket), 0 applied before, -1 when Redis failed (nothing known). */

@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "count/cname.h"
 #include "count/cstore.h"
 #include "count/outbox.h"
 #include "social/fanout.h"
@@ -525,26 +526,35 @@ posting_view(struct app *a, long long id, long long author, long long uid,
     const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
-	char key[KEY_VIEW_MAX], token[48];
+	char key[KEY_VIEW_MAX], what[KEY_VIEW_MAX], token[48];
 	rds_reply *rep;
 	int fresh;
 
-	if (uid == 0 && (addr == NULL || *addr == '\0'))
+	if (uid != 0) {
+		/* One script: the viewer's key, in the slot of the count's
+		 * bucket, and the count (cstore_apply_view()). */
+		snprintf(what, sizeof(what), "v%lld:u%lld", id, uid);
+		cname_bucket_key(cname_bucket(&d), what, key, sizeof(key));
+		return cstore_apply_view(a, &d, key, VIEW_WINDOW_MS) == 1;
+	}
+	if (addr == NULL || *addr == '\0')
 		return 0;
-	key_view(key, sizeof(key), id, uid, addr);
-	/* One command: the first view of this viewer in 30 minutes sets the
-	 * key.  Redis down: no view is counted (none could be told apart). */
+	key_view(key, sizeof(key), id, addr);
+	/* An anonymous viewer has a budget, in its address's own slot: the
+	 * key first (the first view of this address in 30 minutes sets it),
+	 * then the budget, then the count.  Redis down: no view is counted
+	 * (none could be told apart). */
 	rep = rds_cmdv(a->rds, "SET", key, "1", "NX", "PX", VIEW_WINDOW_MS,
 	    NULL);
 	fresh = rep != NULL && rds_type(rep) == RDS_STATUS;
 	rds_free(rep);
-	if (!fresh || (uid == 0 && over_budget(a, key, addr)))
+	if (!fresh || over_budget(a, key, addr))
 		return 0;
 	/* This view's own token: a write that timed out may have been done,
 	 * and the backlog applies it again under the same token. */
 	snprintf(token, sizeof(token), "%016llx-%lld",
 	    rds_key_hash(key, strlen(key)), clock_wall_ms());
-	fault_point("view-delta");	/* counted once, not yet in Redis */
+	fault_point("view-delta-anon");	/* counted once, not yet in Redis */
 	cstore_apply(a, token, &d);	/* failed: the backlog, applied later */
 	return 1;
 }

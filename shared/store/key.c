@@ -140,11 +140,7 @@ key_view_addr(char *out, size_t sz, const char *addr)
 }
 
 void
-key_view(char *out, size_t sz, long long post, long long uid,
-    const char *addr)
+key_view(char *out, size_t sz, long long post, const char *addr)
 {
-	if (uid != 0)
-		snprintf(out, sz, "{v%lld}:u%lld", post, uid);
-	else
-		snprintf(out, sz, "{v%lld}:a%s", post, addr);
+	snprintf(out, sz, "{v%lld}:a%s", post, addr);
 }

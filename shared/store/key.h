@@ -65,11 +65,12 @@ void	key_board(char *out, size_t sz, const char *field, long long topic);
 /* "{login:<login>}": a cached profile. */
 void	key_login(char *out, size_t sz, const char *login);
 
-/* "{v<post>}:u<uid>" or "{v<post>}:a<address>": one viewer's view of a
- * post in the last 30 minutes (posting.h posting_view); KEY_VIEW_MAX long. */
+/* "{v<post>}:a<address>": an anonymous address's view of a post in the
+ * last 30 minutes (posting.h posting_view; a signed-in viewer's is
+ * "{c<B>}:v<post>:u<uid>", in the slot of the view's counter);
+ * KEY_VIEW_MAX long. */
 #define KEY_VIEW_MAX	96
-void	key_view(char *out, size_t sz, long long post, long long uid,
-	    const char *addr);
+void	key_view(char *out, size_t sz, long long post, const char *addr);
 /* "{va<address>}": how many posts an anonymous address's views counted
  * on in the last 30 minutes (its budget, posting.h). */
 void	key_view_addr(char *out, size_t sz, const char *addr);

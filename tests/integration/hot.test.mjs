@@ -58,12 +58,13 @@ before(async () => {
   stack = await startStack({
     env: {
       TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400',
-      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1,settle-backlog:stop:1,reconcile-loaded:stop:1`,
+      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1,view-delta-anon:stop:1,settle-backlog:stop:1,reconcile-loaded:stop:1`,
     },
     disarmed: { 'reconcile-loaded': 1 },	// every run reaches it
   });
   faults.disarm(stack, 'reconcile-fix', FIRES);
   faults.disarm(stack, 'view-delta', 1);
+  faults.disarm(stack, 'view-delta-anon', 1);
   faults.disarm(stack, 'settle-backlog', 1);
   await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0, 40000, 100);
   stack.tallyctl('flush');
@@ -277,27 +278,39 @@ test('a malformed outbox row is kept aside by the drain, not deleted unread', as
   assert.match(stack.log('worker'), new RegExp(`outbox row ${id}: malformed deltas, moved to counter_outbox_bad`));
 });
 
-// A view told apart (its viewer's key set in Redis) whose delta Redis
-// then did not take waits in the backlog; the backlog settle dropped it
-// ("views have no truth"), and the viewer's key kept a second view from
-// counting: one view lost.  Forced: the handler stops between the two
-// (fault point view-delta), Redis stops, the handler goes on (its write
-// times out: the backlog), Redis comes back.  The view is applied.
-test('a view whose delta Redis did not take is applied from the backlog, not dropped', async () => {
-  const { users, posts } = await people('hv', 4, 1);
+// A post with four readers, and its views (flushed).  stoppedAt(): the
+// social handler stopped at fault point `point` while it serves `page()`.
+async function viewed(prefix) {
+  const { users, posts } = await people(prefix, 4, 1);
   const p = posts[0];
   stack.tallyctl('flush');
   const views = () => num(`SELECT coalesce(max(value), 0) FROM counters WHERE name='post_views' AND key='${p}'`);
-  const before = views();
-  faults.arm(stack, 'view-delta');
-  const page = users[3].get(`/posts/${p}`);
+  return { users, p, views, before: views() };
+}
+async function stoppedAt(point, page) {
+  faults.arm(stack, point);
+  const answer = page();
   const all = () => stack.children().flatMap((c) => [c, ...childrenOf(c.pid)]);
   const handler = await waitFor(() => all().find((c) => /tally-social/.test(c.cmd) && procState(c.pid) === 'T')?.pid, 10000, 20);
   const redis = stack.children().find((c) => /redis-server/.test(c.cmd)).pid;
+  return { answer, handler, redis };
+}
+
+// An anonymous view told apart (its address's key set in Redis) whose
+// delta Redis then did not take waits in the backlog; the backlog settle
+// dropped it ("views have no truth"), and the address's key kept a
+// second view from counting: one view lost.  Forced: the handler stops
+// between the two (fault point view-delta-anon), Redis stops, the
+// handler goes on (its write times out: the backlog), Redis comes back.
+// The view is applied.
+test('an anonymous view whose delta Redis did not take is applied from the backlog, not dropped', async () => {
+  const { p, views, before } = await viewed('hv');
+  const anon = () => fetch(`${stack.base}/posts/${p}`, { headers: { 'sec-fetch-dest': 'document' } });
+  const { answer, handler, redis } = await stoppedAt('view-delta-anon', anon);
   process.kill(redis, 'SIGSTOP');
   try {
     process.kill(handler, 'SIGCONT');
-    assert.equal((await page).status, 200);
+    assert.equal((await answer).status, 200);
     await waitFor(() => num("SELECT COUNT(*) FROM counter_backlog WHERE name='post_views'") === 1, 5000, 20);
   } finally {
     process.kill(redis, 'SIGCONT');
@@ -305,9 +318,50 @@ test('a view whose delta Redis did not take is applied from the backlog, not dro
   await waitFor(() => num("SELECT COUNT(*) FROM counter_backlog WHERE name='post_views'") === 0, 15000, 100);
   stack.tallyctl('flush');
   assert.equal(views(), before + 1, 'the view counted once');
-  assert.equal((await users[3].get(`/posts/${p}`)).status, 200);	// the same viewer: no second view
+  assert.equal((await anon()).status, 200);	// the same address: no second view
   stack.tallyctl('flush');
   assert.equal(views(), before + 1);
+});
+
+// A signed-in viewer's view is one script: the viewer's key and the
+// count together (count/cstore.h cstore_apply_view()).  Redis stopped
+// while the script is on its way: the page answers after its timeout,
+// nothing waits in the backlog, and when Redis goes on it runs the
+// script: the view counted once, and the viewer's next view not at all.
+test('a signed-in view whose script Redis ran late counts once', async () => {
+  const { users, p, views, before } = await viewed('hs');
+  const { answer, handler, redis } = await stoppedAt('view-delta', () => users[3].get(`/posts/${p}`));
+  process.kill(redis, 'SIGSTOP');
+  try {
+    process.kill(handler, 'SIGCONT');
+    assert.equal((await answer).status, 200);
+    assert.equal(num("SELECT COUNT(*) FROM counter_backlog WHERE name='post_views'"), 0);
+  } finally {
+    process.kill(redis, 'SIGCONT');
+  }
+  await waitFor(() => { stack.tallyctl('flush'); return views() === before + 1; }, 10000, 100);
+  assert.equal((await users[3].get(`/posts/${p}`)).status, 200);	// the same viewer: no second view
+  stack.tallyctl('flush');
+  assert.equal(views(), before + 1, 'the view counted once');
+});
+
+// The viewer's key was set by one command and the count sent by the
+// next: a process killed between them (kill -9, a crash) left the key
+// without its view, and the key then kept the viewer's next view from
+// counting for half an hour: a view lost.  Now nothing lies between.
+// Forced: the handler is killed where the view is about to be sent
+// (fault point view-delta); the viewer's next view counts.
+test('a signed-in view whose process was killed before it counted leaves no key: the next view counts', async () => {
+  const { users, p, views, before } = await viewed('hk');
+  const { answer, handler } = await stoppedAt('view-delta',
+    () => users[3].get(`/posts/${p}`).catch(() => ({ status: 0 })));
+  process.kill(handler, 'SIGKILL');
+  assert.notEqual((await answer).status, 200, 'the killed request got no page');
+  stack.tallyctl('flush');
+  assert.equal(views(), before, 'the killed view counted nothing');
+  assert.equal((await users[3].get(`/posts/${p}`)).status, 200);
+  stack.tallyctl('flush');
+  assert.equal(views(), before + 1, 'the viewer\'s next view counts');
 });
 
 // A live value loaded (durable + backlog + pending) between a backlog

@@ -4,8 +4,9 @@
  * moves once for the whole group (its seq by the number of changes while
  * a reconciliation watches the bucket, not at all otherwise), a
  * loaded live value moves with its pending delta, an unloaded one stays
- * unloaded, rows a drain finished are refused, and a Redis that does not
- * answer is -1 for every row. */
+ * unloaded, rows a drain finished are refused, a signed-in viewer's view
+ * counts once per viewer's key, and a Redis that does not answer is -1
+ * for every row. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -384,6 +385,44 @@ test_rows_across_buckets(void **state)
 	assert_int_equal(cstore_apply_once(&f->a, 40, NULL, 0), 0);
 }
 
+/* A signed-in viewer's view: the viewer's key and the count in one
+ * script; the key kept for the window, the count moved once per key, a
+ * loaded live value with it, seq only while watched. */
+static void
+test_view_once_per_viewer(void **state)
+{
+	struct fix *f = *state;
+	struct delta v = { .fam = FAM_POST_VIEWS, .k1 = 700, .d = 1,
+	    .owner = 9 };
+	struct where w;
+	char k1[64], k2[64];
+	rds_reply *r;
+
+	flushall(f);
+	where(&v, &w);
+	cname_bucket_key(cname_bucket(&v), "v700:u1", k1, sizeof(k1));
+	cname_bucket_key(cname_bucket(&v), "v700:u2", k2, sizeof(k2));
+	load(f, &v, "5");
+	assert_int_equal(cstore_apply_view(&f->a, &v, k1, "1800000"), 1);
+	assert_int_equal(cstore_apply_view(&f->a, &v, k1, "1800000"), 0);
+	assert_int_equal(pending(f, &v), 1);
+	assert_int_equal(hget(f, w.hash, w.field), 6);
+	assert_int_equal(seq(f, &v), -1);		/* not watched */
+	r = rds_cmdv(f->a.rds, "PTTL", k1, NULL);
+	assert_non_null(r);
+	assert_true(rds_int(r) > 1790000 && rds_int(r) <= 1800000);
+	rds_free(r);
+	watch(f, &v);
+	assert_int_equal(cstore_apply_view(&f->a, &v, k2, "1800000"), 1);
+	assert_int_equal(pending(f, &v), 2);
+	assert_int_equal(hget(f, w.hash, w.field), 7);
+	assert_int_equal(seq(f, &v), 1);		/* watched: counted */
+	/* the key gone (expired, Redis emptied): the viewer counts again */
+	rds_free(rds_cmdv(f->a.rds, "DEL", k1, NULL));
+	assert_int_equal(cstore_apply_view(&f->a, &v, k1, "1800000"), 1);
+	assert_int_equal(pending(f, &v), 3);
+}
+
 static void
 test_redis_down(void **state)
 {
@@ -414,6 +453,7 @@ main(void)
 		cmocka_unit_test(test_at_most_once),
 		cmocka_unit_test(test_finished_rows_refused),
 		cmocka_unit_test(test_rows_across_buckets),
+		cmocka_unit_test(test_view_once_per_viewer),
 		cmocka_unit_test(test_redis_down),
 	};
 
