@@ -27,7 +27,7 @@
  *
  * The table is a process's: CKEEP_SLOTS entries (about 27 MB of address
  * space, resident as it fills, 2 MB at a time where the kernel gives
- * huge pages: a 10,000-user feed's lookups 45 -> 35 us), 8-way by the
+ * huge pages: a 10,000-user feed's lookups 45 -> 35 us), 16-way by the
  * hash's name,
  * the oldest of a full window replaced.  Its size is the traffic benchmark's 10,000 users
  * (30,000 posts, four counts each, and the authors'): with 65,536 entries
