@@ -315,6 +315,21 @@ cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 	return rc;
 }
 
+/* The end of a row-less delta's script (token_lua, view_lua), once it
+ * is to count.  KEYS: pending, seq, -, live, meta.  ARGV: -, -, field,
+ * pending field, delta. */
+#define ONE_DELTA_LUA \
+	"local d = tonumber(ARGV[5])\n" \
+	"if d ~= 0 then\n" \
+	"  if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then\n" \
+	"    redis.call('HINCRBY', KEYS[4], ARGV[3], d) end\n" \
+	"  if redis.call('HINCRBY', KEYS[1], ARGV[4], d) == 0 then\n" \
+	"    redis.call('HDEL', KEYS[1], ARGV[4]) end\n" \
+	"end\n" \
+	"if redis.call('HEXISTS', KEYS[5], 'w') == 1 then\n" \
+	"  redis.call('HINCRBY', KEYS[2], ARGV[4], 1) end\n" \
+	"return 1\n"
+
 /* A row-less delta, once per token.  KEYS: pending, seq, tokens, live,
  * meta.  ARGV: token, now (ms), field, pending field, delta.  -> 1
  * applied, 0 the token was applied before.  seq moves only while a
@@ -325,16 +340,7 @@ static struct rds_script token_lua = { .src =
 	"redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])\n"
 	"redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf',\n"
 	"  tonumber(ARGV[2]) - 3600000)\n"
-	"local d = tonumber(ARGV[5])\n"
-	"if d ~= 0 then\n"
-	"  if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then\n"
-	"    redis.call('HINCRBY', KEYS[4], ARGV[3], d) end\n"
-	"  if redis.call('HINCRBY', KEYS[1], ARGV[4], d) == 0 then\n"
-	"    redis.call('HDEL', KEYS[1], ARGV[4]) end\n"
-	"end\n"
-	"if redis.call('HEXISTS', KEYS[5], 'w') == 1 then\n"
-	"  redis.call('HINCRBY', KEYS[2], ARGV[4], 1) end\n"
-	"return 1\n" };
+	ONE_DELTA_LUA };
 
 int
 cstore_apply_token(struct app *a, const char *token, const struct delta *d)
@@ -359,31 +365,25 @@ cstore_apply_token(struct app *a, const char *token, const struct delta *d)
 
 /* A signed-in viewer's view: the viewer's key (posting.h) and the count in
  * one script, in the slot of the counter's bucket.  KEYS: pending, seq,
- * live, meta, viewer's key.  ARGV: field, pending field, window (ms).
- * -> 1 counted, 0 the viewer's key was there.  No token: nothing retries
- * it.  A script that timed out was run by Redis or was not (the view
- * then is lost as when Redis is down), never run twice; and with no
- * moment between the key and the count, a process killed there cannot
- * leave a viewer's key without its view. */
+ * viewer's key, live, meta.  ARGV: window (ms), -, field, pending
+ * field, 1.  -> 1 counted, 0 the viewer's key was there.  No token:
+ * nothing retries it.  A script that timed out was run by Redis or was
+ * not (the view then is lost as when Redis is down), never run twice;
+ * and with no moment between the key and the count, a process killed
+ * there cannot leave a viewer's key without its view. */
 static struct rds_script view_lua = { .src =
 	"#!lua\n"
-	"if not redis.call('SET', KEYS[5], '1', 'NX', 'PX', ARGV[3]) then"
+	"if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then"
 	" return 0 end\n"
-	"if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then\n"
-	"  redis.call('HINCRBY', KEYS[3], ARGV[1], 1) end\n"
-	"if redis.call('HINCRBY', KEYS[1], ARGV[2], 1) == 0 then\n"
-	"  redis.call('HDEL', KEYS[1], ARGV[2]) end\n"
-	"if redis.call('HEXISTS', KEYS[4], 'w') == 1 then\n"
-	"  redis.call('HINCRBY', KEYS[2], ARGV[2], 1) end\n"
-	"return 1\n" };
+	ONE_DELTA_LUA };
 
 int
 cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
     const char *window_ms)
 {
 	struct cname_keys k;
-	const char *keys[5] = { k.pending, k.seq, k.live, k.meta, viewer };
-	const char *args[3] = { k.field, k.pfield, window_ms };
+	const char *keys[5] = { k.pending, k.seq, viewer, k.live, k.meta };
+	const char *args[5] = { window_ms, "", k.field, k.pfield, "1" };
 	rds_reply *rep;
 	int rc;
 
@@ -394,7 +394,7 @@ cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
 	if (rds_script_ready(a->rds, &view_lua, 5, keys) == -1)
 		return -1;
 	fault_point("view-delta");	/* nothing of this view sent yet */
-	if ((rep = rds_eval(a->rds, &view_lua, 5, keys, 3, args)) == NULL)
+	if ((rep = rds_eval(a->rds, &view_lua, 5, keys, 5, args)) == NULL)
 		return -1;
 	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
 	rds_free(rep);
