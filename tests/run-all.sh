@@ -42,6 +42,9 @@ failures() {
 		awk '!on && /^ *not ok/ { on = 1; ind = index($0, "n") + 2 }
 			on { print }
 			on && /^ *\.\.\.$/ && index($0, ".") == ind { on = 0 }' "$t"
+		# what the programs logged of failures (tests/lib/stack.mjs)
+		l="${t%.tap}.logs"
+		[ -f "$l" ] && { echo "-- what its runs logged of failures:"; tail -n 60 "$l"; }
 	done
 }
 

@@ -285,23 +285,6 @@ static const struct rec_rows note_groups = {
 	STMT_NOTE_GROUP_FIX, "groups"
 };
 
-/* Runs statement st on the id range; 0, or -1. */
-static int
-range_run(struct db *d, enum stmt st, long long lo, long long hi)
-{
-	struct dbq *s = dbq_stmt(d, st);
-	int rc;
-
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, lo);
-	dbq_bind_i64(s, 2, hi);
-	while ((rc = dbq_step(s)) == DBQ_ROW)
-		;
-	dbq_done(s);
-	return rc == DBQ_DONE ? 0 : -1;
-}
-
 /* w's rows against their truth, 5000 ids a transaction. */
 static int
 reconcile_rows(struct app *a, int dry, struct rec_family *rf,
@@ -341,8 +324,8 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 		if (dry)
 			continue;
 		if (db_begin(a->db) == -1 ||
-		    range_run(a->db, w->lock, lo, lo + 4999) == -1 ||
-		    range_run(a->db, w->fix, lo, lo + 4999) == -1) {
+		    dbq_run_ll2(a->db, w->lock, lo, lo + 4999) == -1 ||
+		    dbq_run_ll2(a->db, w->fix, lo, lo + 4999) == -1) {
 			db_rollback(a->db);
 			return -1;
 		}

@@ -382,7 +382,21 @@ notify_read_all(struct app *a, long long uid, long long upto)
 	size_t n = 0, cap = 0, i, j;
 	int rc;
 
-	if (db_begin(d) == -1 || (s = dbq_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
+	/* STMT_NOTE_POSTS_LOCK: PostgreSQL, where writers run at once,
+	 * holds the rows of the posts of uid's unread notifications,
+	 * shared, in the order of their ids, before the read-all touches
+	 * a notification or a group.  Every writer takes a post's row
+	 * before that post's notifications and groups, and a group commit
+	 * takes its posts in the order of their ids (web/batch.c): the
+	 * read-all then waits for a writer holding nothing the writer will
+	 * want, or a writer waits for it, never both.  Taken by their
+	 * groups' ids instead, a read-all held one group while it waited
+	 * for a group commit that held the other and wanted the first: a
+	 * deadlock, and under a storm of likes the read-all lost three
+	 * tries in a row (a 500).  Nothing on SQLite. */
+	if (db_begin(d) == -1 ||
+	    dbq_run_ll2(d, STMT_NOTE_POSTS_LOCK, uid, upto) == -1 ||
+	    (s = dbq_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}

@@ -369,6 +369,22 @@ dbq_lock_key(struct db *d, const char *name)
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
+int
+dbq_run_ll2(struct db *d, enum stmt st, long long a, long long b)
+{
+	struct dbq *s = dbq_stmt(d, st);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, a);
+	dbq_bind_i64(s, 2, b);
+	while ((rc = dbq_step(s)) == DBQ_ROW)
+		;
+	dbq_done(s);
+	return rc == DBQ_DONE ? 0 : -1;
+}
+
 long long
 dbq_setting(struct db *d, const char *name, long long dflt)
 {

@@ -121,6 +121,10 @@ int		 dbq_i64_by_id(struct db *, enum stmt st, long long id,
  * at once (pg.h); SQLite's writer is alone, and the call costs nothing.
  * 0, or -1 on an error. */
 int		 dbq_lock_key(struct db *, const char *name);
+/* Runs statement st with two integers bound (?1, ?2) to its end, its
+ * rows unread: the locks a locking SELECT takes, a change of a range.
+ * 0, or -1 on an error. */
+int		 dbq_run_ll2(struct db *, enum stmt st, long long a, long long b);
 
 /* Integer setting by name; dflt when absent or on error. */
 long long	 dbq_setting(struct db *, const char *name, long long dflt);

@@ -711,6 +711,10 @@ const char *const sql_text[STMT__MAX] = {
 	 * a repair's rows locked before its recount (reconcile.c) */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	/* STMT_NOTE_POSTS_LOCK: user, up to id -- the posts of the user's
+	 * unread notifications, their rows held before a read-all touches
+	 * one (notify.c); SQLite's writer is alone already */
+	[STMT_NOTE_POSTS_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	/* STMT_LIKE_ON_SERVER: post, user, now, a group's oldest first_at
 	 * -> visible, author, topic, changed, note; STMT_UNLIKE_ON_SERVER:
 	 * post, user -> the same.  A like's or an unlike's steps in one

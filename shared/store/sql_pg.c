@@ -88,6 +88,11 @@ const char *const sql_pg_text[STMT__MAX] = {
 	/* in id order, as every writer that takes several of them */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT id FROM posts WHERE id BETWEEN ?1 "
 	    "AND ?2 ORDER BY id FOR NO KEY UPDATE",
+	/* shared (a read-all beside another), in id order, as a group
+	 * commit takes its posts (web/batch.c) */
+	[STMT_NOTE_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN (SELECT "
+	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
+	    "AND id <= ?2) ORDER BY id FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
 	    "FROM tally_like(?1, ?2, ?3, ?4)",
 	[STMT_UNLIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "

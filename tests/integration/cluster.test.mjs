@@ -22,7 +22,11 @@ before(async () => { stack = await startStack({ cluster: true }); });
 after(async () => { await stack?.stop(); });
 
 // Every `struct rds_script NAME = { .src = "..." "..." };` of the C
-// sources, its string literals joined and unescaped.
+// sources, its string literals joined and unescaped.  A part shared by
+// several scripts is a macro of string literals (`#define X_LUA \`
+// "..." \ ...), put in where its name stands.
+const STRING = /"((?:[^"\\]|\\.)*)"/g;
+const unquote = (lits) => [...lits.matchAll(STRING)].map((x) => JSON.parse(`"${x[1]}"`)).join('');
 function scripts() {
   const out = [];
   const dirs = ['shared', 'handlers'];
@@ -30,9 +34,16 @@ function scripts() {
     for (const f of fs.readdirSync(path.join(ROOT, d), { recursive: true })) {
       if (!f.endsWith('.c')) continue;
       const text = fs.readFileSync(path.join(ROOT, d, f), 'utf8');
-      const re = /struct rds_script (\w+) = \{ \.src =\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\};/g;
+      const macros = new Map();
+      for (const m of text.matchAll(/#define (\w+_LUA) \\\n((?:[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\\?\n)+)/g)) macros.set(m[1], unquote(m[2]));
+      const re = /struct rds_script (\w+) = \{ \.src =\s*((?:(?:"(?:[^"\\]|\\.)*"|\w+_LUA)\s*)+)\};/g;
       for (const m of text.matchAll(re)) {
-        const src = [...m[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((x) => JSON.parse(`"${x[1]}"`)).join('');
+        const parts = [...m[2].matchAll(/"((?:[^"\\]|\\.)*)"|(\w+_LUA)/g)];
+        const src = parts.map((x) => {
+          if (x[1] !== undefined) return JSON.parse(`"${x[1]}"`);
+          assert.ok(macros.has(x[2]), `${f}: ${x[2]} is a macro of string literals`);
+          return macros.get(x[2]);
+        }).join('');
         out.push({ name: `${f}:${m[1]}`, src });
       }
     }

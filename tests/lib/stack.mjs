@@ -180,6 +180,28 @@ export function childrenOf(pid) {
 
 // The port freePort() found can be taken before nginx binds it (an
 // outgoing connection's ephemeral port): then once more on another.
+// Under tests/run-all.sh (TAP_KEEP set): the lines of the run's logs
+// that speak of a failure, the last few of each, appended to
+// TAP_KEEP/<test file>.logs before the run directory goes; run-all.sh
+// prints them beside a failed file's assertions, so a failure seen only
+// on another machine still shows what the programs said.
+const LOG_ALARM = /error|fail|lost|fatal|abort|killed|refus|timed? ?out|deadlock/i;
+const LOG_NOISE = /overcommit/;	// redis-server's warning at every start
+function keepLogLines(runDir) {
+  const keep = process.env.TAP_KEEP;
+  if (!keep || !process.argv[1]) return;
+  try {
+    let out = '';
+    const dir = path.join(runDir, 'logs');
+    for (const f of fs.readdirSync(dir).sort()) {
+      if (f === 'access.log') continue;
+      const hits = fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => LOG_ALARM.test(l) && !LOG_NOISE.test(l));
+      for (const l of hits.slice(-12)) out += `${f}: ${l.slice(0, 300)}\n`;
+    }
+    if (out) fs.appendFileSync(path.join(keep, `${path.basename(process.argv[1])}.logs`), `-- ${path.basename(runDir)}\n${out}`);
+  } catch { /* a stack that never made its logs */ }
+}
+
 export async function startStack(opts = {}) {
   for (let i = 0; ; i++) {
     try {
@@ -292,6 +314,7 @@ async function startOnce(opts) {
         await exited;
         clearTimeout(t);
       }
+      keepLogLines(runDir);
       // TALLY_TEST_KEEP=1 keeps every run directory (logs, database) and
       // names it on stderr, to look at after a failure.
       if (opts.keep || process.env.TALLY_TEST_KEEP === '1') process.stderr.write(`kept ${runDir}\n`);

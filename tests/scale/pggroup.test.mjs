@@ -13,7 +13,11 @@
 //     lost or doubled;
 //   - a group that does lose to another transaction (a deadlock forced
 //     with a second session) is rolled back whole and its likes run again
-//     one by one: the clients see 303s, and each like counts once.
+//     one by one: the clients see 303s, and each like counts once;
+//   - a read-all takes the rows of its notifications' posts first, in
+//     the order of their ids, as a group commit does: a session doing a
+//     group's work between two of the reader's groups (whose ids run
+//     against their posts') does not deadlock with it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -245,6 +249,50 @@ test('a like waits for no users row: no foreign-key check locks the liker or the
   const fks = stack.sqlite("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text IN ('likes', 'notifications', 'note_groups')");
   assert.equal(fks, '0');
   await users[9].post(`/posts/${p}/unlike`);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+test('a read-all takes its posts in the order a group commit does: no deadlock with one between two of the reader\'s groups', async () => {
+  // the reader's two posts, a before b; b's group of likes made first,
+  // so the groups' ids run the other way
+  const reader = users[12];
+  const author = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg12'"));
+  const mine = [];
+  for (const body of ['read-all a', 'read-all b']) {
+    const r = await reader.post('/posts', { body, publish: '1' });
+    assert.equal(r.status, 303);
+    mine.push(Number(r.location.split('/').pop()));
+  }
+  const [a, b] = mine.sort((x, y) => x - y);
+  assert.equal((await users[13].post(`/posts/${b}/like`)).status, 303);
+  assert.equal((await users[13].post(`/posts/${a}/like`)).status, 303);
+  const group = (p) => Number(stack.sqlite(`SELECT id FROM note_groups WHERE user_id = ${author} AND kind = 'like' AND post_id = ${p}`));
+  const [ga, gb] = [group(a), group(b)];
+  assert.ok(gb < ga, `b's group (${gb}) before a's (${ga})`);
+  const d0 = deadlocks();
+  // another session does what a group commit of a like of a, then one
+  // of b does: a's row and its group, then b's
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${a} FOR NO KEY UPDATE; UPDATE note_groups SET size = size WHERE id = ${ga}; \\echo held-a`);
+  await s.until('held-a');
+  let read;
+  try {
+    read = reader.post('/notifications/read-all');
+    // the read-all waits: for a's row (or, taking its groups by their
+    // ids, holding b's group and waiting for a's)
+    await waitFor(() => stack.sqlite("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") === '1', 10000, 10);
+    s.send(`SELECT 1 FROM posts WHERE id = ${b} FOR NO KEY UPDATE; UPDATE note_groups SET size = size WHERE id = ${gb}; \\echo got-b`);
+    await s.until('got-b', 15000);
+  } finally {
+    s.send('COMMIT; \\q');
+    await s.end();
+  }
+  assert.equal((await read).status, 303);
+  assert.equal(deadlocks() - d0, 0, 'no deadlock');
+  assert.doesNotMatch(stack.log('notify'), /lost to another transaction/);
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${author} AND is_read = 0`), '0');
+  assert.equal(stack.sqlite(`SELECT COALESCE(SUM(unread), 0) FROM note_groups WHERE user_id = ${author}`), '0');
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
