@@ -320,7 +320,12 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 		db_rollback(d);
 		return 0;
 	}
-	if ((s = dbq_stmt(d, st)) == NULL) {
+	/* its post's row first, as notify_read_all() takes them: a group
+	 * commit that withdrew two of the group's notifications (two
+	 * unlikes of the post) in the other order than this statement's
+	 * makes no deadlock with it */
+	if (dbq_run_ll2(d, STMT_NOTE_GROUP_POST_LOCK, gid, uid) == -1 ||
+	    (s = dbq_stmt(d, st)) == NULL) {
 		db_rollback(d);
 		return -1;
 	}

@@ -715,6 +715,9 @@ const char *const sql_text[STMT__MAX] = {
 	 * unread notifications, their rows held before a read-all touches
 	 * one (notify.c); SQLite's writer is alone already */
 	[STMT_NOTE_POSTS_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	/* STMT_NOTE_GROUP_POST_LOCK: group, user -- the same for a read or
+	 * a delete of one group: its post's row */
+	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	/* STMT_LIKE_ON_SERVER: post, user, now, a group's oldest first_at
 	 * -> visible, author, topic, changed, note; STMT_UNLIKE_ON_SERVER:
 	 * post, user -> the same.  A like's or an unlike's steps in one

@@ -93,6 +93,8 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_NOTE_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN (SELECT "
 	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
 	    "AND id <= ?2) ORDER BY id FOR SHARE",
+	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT id FROM posts WHERE id = (SELECT "
+	    "post_id FROM note_groups WHERE id = ?1 AND user_id = ?2) FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
 	    "FROM tally_like(?1, ?2, ?3, ?4)",
 	[STMT_UNLIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "

@@ -17,7 +17,8 @@
 //   - a read-all takes the rows of its notifications' posts first, in
 //     the order of their ids, as a group commit does: a session doing a
 //     group's work between two of the reader's groups (whose ids run
-//     against their posts') does not deadlock with it.
+//     against their posts') does not deadlock with it; nor does a read of
+//     one group with a session withdrawing two of its notifications.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -293,6 +294,42 @@ test('a read-all takes its posts in the order a group commit does: no deadlock w
   assert.doesNotMatch(stack.log('notify'), /lost to another transaction/);
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${author} AND is_read = 0`), '0');
   assert.equal(stack.sqlite(`SELECT COALESCE(SUM(unread), 0) FROM note_groups WHERE user_id = ${author}`), '0');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+test('a read of one group takes its post\'s row first: no deadlock with a group that withdraws two of its notifications', async () => {
+  // one post of the reader's, liked by two users: one group, two unread
+  const reader = users[3];
+  const author = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg3'"));
+  const r = await reader.post('/posts', { body: 'read one group', publish: '1' });
+  assert.equal(r.status, 303);
+  const p = Number(r.location.split('/').pop());
+  for (const u of [users[14], users[15]]) assert.equal((await u.post(`/posts/${p}/like`)).status, 303);
+  const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id = ${author} AND post_id = ${p} ORDER BY id`).split('\n').map(Number);
+  assert.equal(ids.length, 2);
+  const [na, nb] = ids;
+  const d0 = deadlocks();
+  // another session does what a group of the two unlikes does, the
+  // newer one's first: the post's row, then each notification
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${p} FOR NO KEY UPDATE; DELETE FROM notifications WHERE id = ${nb}; \\echo held-b`);
+  await s.until('held-b');
+  let read;
+  try {
+    read = reader.post(`/notifications/${na}/read`);
+    // the read waits: for the post's row (or, holding the older
+    // notification, for the newer one)
+    await waitFor(() => stack.sqlite("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") === '1', 10000, 10);
+    s.send(`DELETE FROM notifications WHERE id = ${na}; \\echo got-a`);
+    await s.until('got-a', 15000);
+  } finally {
+    s.send('ROLLBACK; \\q');	// the unlikes were only played
+    await s.end();
+  }
+  assert.equal((await read).status, 303);
+  assert.equal(deadlocks() - d0, 0, 'no deadlock');
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE id IN (${na}, ${nb}) AND is_read = 1`), '2');
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
