@@ -378,35 +378,63 @@ ll_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* The posts of uid's unread notifications up to upto into *posts (n
+ * of them, or -1), their rows held on PostgreSQL: shared, in the order
+ * of their ids, before the read-all touches a notification or a group.
+ * Every writer takes a post's row before that post's notifications and
+ * groups, and a group commit takes its posts in the order of their ids
+ * (web/batch.c): the read-all then waits for a writer holding nothing
+ * the writer will want, or a writer waits for it, never both.  Taken by
+ * their groups' ids instead, a read-all held one group while it waited
+ * for a group commit that held the other and wanted the first: a
+ * deadlock, and under a storm of likes the read-all lost three tries in
+ * a row (a 500).  The read-all then reads only notifications of these
+ * posts (or of none): one that committed after this statement, of a post
+ * not held, waits for the next. */
+static long
+posts_held(struct db *d, long long uid, long long upto, long long **posts)
+{
+	struct dbq *s = dbq_stmt(d, STMT_NOTE_POSTS_LOCK);
+	long n = 0, cap = 0;
+	int rc;
+
+	*posts = NULL;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, uid);
+	dbq_bind_i64(s, 2, upto);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*posts = xrealloc(*posts, (size_t)cap * sizeof(**posts));
+		}
+		(*posts)[n++] = dbq_i64(s, 0);
+	}
+	dbq_done(s);
+	return rc == DBQ_DONE ? n : -1;
+}
+
 int
 notify_read_all(struct app *a, long long uid, long long upto)
 {
 	struct db *d = a->db;
 	struct dbq *s;
-	long long *gids = NULL;
+	long long *gids = NULL, *posts = NULL;
 	size_t n = 0, cap = 0, i, j;
+	long np;
 	int rc;
 
-	/* STMT_NOTE_POSTS_LOCK: PostgreSQL, where writers run at once,
-	 * holds the rows of the posts of uid's unread notifications,
-	 * shared, in the order of their ids, before the read-all touches
-	 * a notification or a group.  Every writer takes a post's row
-	 * before that post's notifications and groups, and a group commit
-	 * takes its posts in the order of their ids (web/batch.c): the
-	 * read-all then waits for a writer holding nothing the writer will
-	 * want, or a writer waits for it, never both.  Taken by their
-	 * groups' ids instead, a read-all held one group while it waited
-	 * for a group commit that held the other and wanted the first: a
-	 * deadlock, and under a storm of likes the read-all lost three
-	 * tries in a row (a 500).  Nothing on SQLite. */
 	if (db_begin(d) == -1 ||
-	    dbq_run_ll2(d, STMT_NOTE_POSTS_LOCK, uid, upto) == -1 ||
+	    (np = posts_held(d, uid, upto, &posts)) == -1 ||
 	    (s = dbq_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
+		free(posts);
 		db_rollback(d);
 		return -1;
 	}
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_i64(s, 2, upto);
+	dbq_bind_ids(s, 3, posts, (int)np);
+	free(posts);
 	/* each one read names its group: as many rows as were unread */
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		if (n == cap) {

@@ -266,10 +266,12 @@ const char *const sql_text[STMT__MAX] = {
 	    "DELETE FROM notifications WHERE group_id = ?1 AND user_id = ?2 "
 	    "RETURNING is_read",
 	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed
-	 * -> the group of each one read */
+	 * --, posts (dbq_bind_ids(): STMT_NOTE_POSTS_LOCK's) -> the group of
+	 * each one read: of those posts, or of none */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
-	    "AND is_read = 0 AND id <= ?2 RETURNING group_id",
+	    "AND is_read = 0 AND id <= ?2 AND (post_id IS NULL OR post_id IN "
+	    "(SELECT value FROM json_each(?3))) RETURNING group_id",
 	/* STMT_NOTES_PAGE: user, limit, offset -- a page of groups, the one
 	 * with the newest member first; the post's start, and whether it is
 	 * still shown */
@@ -711,10 +713,13 @@ const char *const sql_text[STMT__MAX] = {
 	 * a repair's rows locked before its recount (reconcile.c) */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
-	/* STMT_NOTE_POSTS_LOCK: user, up to id -- the posts of the user's
-	 * unread notifications, their rows held before a read-all touches
-	 * one (notify.c); SQLite's writer is alone already */
-	[STMT_NOTE_POSTS_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	/* STMT_NOTE_POSTS_LOCK: user, up to id -> the posts of the user's
+	 * unread notifications; on PostgreSQL their rows held before a
+	 * read-all touches one (notify.c); SQLite's writer is alone
+	 * already */
+	[STMT_NOTE_POSTS_LOCK] = "SELECT DISTINCT post_id FROM notifications "
+	    "WHERE user_id = ?1 AND is_read = 0 AND id <= ?2 "
+	    "AND post_id IS NOT NULL",
 	/* STMT_NOTE_GROUP_POST_LOCK: group, user -- the same for a read or
 	 * a delete of one group: its post's row */
 	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT ?1, ?2 WHERE 0",

@@ -93,6 +93,13 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_NOTE_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN (SELECT "
 	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
 	    "AND id <= ?2) ORDER BY id FOR SHARE",
+	/* a post with no row, which no writer can hold, is no reason to
+	 * leave its notifications unread */
+	[STMT_NOTE_READ_ALL] =
+	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
+	    "AND is_read = 0 AND id <= ?2 AND (post_id IS NULL OR post_id = "
+	    "ANY(?3::bigint[]) OR NOT EXISTS (SELECT 1 FROM posts p WHERE "
+	    "p.id = notifications.post_id)) RETURNING group_id",
 	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT id FROM posts WHERE id = (SELECT "
 	    "post_id FROM note_groups WHERE id = ?1 AND user_id = ?2) FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "

@@ -35,7 +35,7 @@ function scripts() {
       if (!f.endsWith('.c')) continue;
       const text = fs.readFileSync(path.join(ROOT, d, f), 'utf8');
       const macros = new Map();
-      for (const m of text.matchAll(/#define (\w+_LUA) \\\n((?:[ \t]*"(?:[^"\\]|\\.)*"[ \t]*\\?\n)+)/g)) macros.set(m[1], unquote(m[2]));
+      for (const m of text.matchAll(/#define (\w+_LUA) \\\n((?:(?:[ \t]*"(?:[^"\\]|\\.)*")+[ \t]*\\?\n)+)/g)) macros.set(m[1], unquote(m[2]));
       const re = /struct rds_script (\w+) = \{ \.src =\s*((?:(?:"(?:[^"\\]|\\.)*"|\w+_LUA)\s*)+)\};/g;
       for (const m of text.matchAll(re)) {
         const parts = [...m[2].matchAll(/"((?:[^"\\]|\\.)*)"|(\w+_LUA)/g)];

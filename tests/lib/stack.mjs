@@ -178,8 +178,6 @@ export function childrenOf(pid) {
   return out;
 }
 
-// The port freePort() found can be taken before nginx binds it (an
-// outgoing connection's ephemeral port): then once more on another.
 // Under tests/run-all.sh (TAP_KEEP set): the lines of the run's logs
 // that speak of a failure, the last few of each, appended to
 // TAP_KEEP/<test file>.logs before the run directory goes; run-all.sh
@@ -202,6 +200,8 @@ function keepLogLines(runDir) {
   } catch { /* a stack that never made its logs */ }
 }
 
+// The port freePort() found can be taken before nginx binds it (an
+// outgoing connection's ephemeral port): then once more on another.
 export async function startStack(opts = {}) {
   for (let i = 0; ; i++) {
     try {

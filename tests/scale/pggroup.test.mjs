@@ -18,7 +18,9 @@
 //     the order of their ids, as a group commit does: a session doing a
 //     group's work between two of the reader's groups (whose ids run
 //     against their posts') does not deadlock with it; nor does a read of
-//     one group with a session withdrawing two of its notifications.
+//     one group with a session withdrawing two of its notifications; and
+//     the read-all reads only notifications of the posts it holds (one
+//     of another post that arrives while it waits stays unread).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -62,6 +64,10 @@ const statements = async () => (await handlerCost(stack, 'social')).stmts;
 
 const deadlocks = () => Number(stack.sqlite(
   'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()'));
+// backends waiting for a lock in a statement on notifications (the
+// reader's: the session that holds the rows waits for nothing)
+const readerWaits = () => stack.sqlite(
+  "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ '(notifications|note_groups)'");
 const likesOf = (p) => Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id = ${p}`));
 
 test('likes queued while every writer was stopped share commits', async () => {
@@ -282,7 +288,7 @@ test('a read-all takes its posts in the order a group commit does: no deadlock w
     read = reader.post('/notifications/read-all');
     // the read-all waits: for a's row (or, taking its groups by their
     // ids, holding b's group and waiting for a's)
-    await waitFor(() => stack.sqlite("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") === '1', 10000, 10);
+    await waitFor(() => readerWaits() === '1', 10000, 10);
     s.send(`SELECT 1 FROM posts WHERE id = ${b} FOR NO KEY UPDATE; UPDATE note_groups SET size = size WHERE id = ${gb}; \\echo got-b`);
     await s.until('got-b', 15000);
   } finally {
@@ -306,7 +312,9 @@ test('a read of one group takes its post\'s row first: no deadlock with a group 
   assert.equal(r.status, 303);
   const p = Number(r.location.split('/').pop());
   for (const u of [users[14], users[15]]) assert.equal((await u.post(`/posts/${p}/like`)).status, 303);
-  const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id = ${author} AND post_id = ${p} ORDER BY id`).split('\n').map(Number);
+  // by their place in the table, which a scan of it follows, as one by
+  // id does on these fresh rows: the read takes na first
+  const ids = stack.sqlite(`SELECT id FROM notifications WHERE user_id = ${author} AND post_id = ${p} ORDER BY ctid`).split('\n').map(Number);
   assert.equal(ids.length, 2);
   const [na, nb] = ids;
   const d0 = deadlocks();
@@ -320,7 +328,7 @@ test('a read of one group takes its post\'s row first: no deadlock with a group 
     read = reader.post(`/notifications/${na}/read`);
     // the read waits: for the post's row (or, holding the older
     // notification, for the newer one)
-    await waitFor(() => stack.sqlite("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") === '1', 10000, 10);
+    await waitFor(() => readerWaits() === '1', 10000, 10);
     s.send(`DELETE FROM notifications WHERE id = ${na}; \\echo got-a`);
     await s.until('got-a', 15000);
   } finally {
@@ -329,7 +337,43 @@ test('a read of one group takes its post\'s row first: no deadlock with a group 
   }
   assert.equal((await read).status, 303);
   assert.equal(deadlocks() - d0, 0, 'no deadlock');
+  assert.doesNotMatch(stack.log('notify'), /lost to another transaction/);
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE id IN (${na}, ${nb}) AND is_read = 1`), '2');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+test('a read-all reads only notifications of the posts it holds: one of another post that arrives while it waits stays unread', async () => {
+  const reader = users[5];
+  const author = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg5'"));
+  const mine = [];
+  for (const body of ['held post', 'later post']) {
+    const r = await reader.post('/posts', { body, publish: '1' });
+    assert.equal(r.status, 303);
+    mine.push(Number(r.location.split('/').pop()));
+  }
+  const [a, c] = mine;
+  assert.equal((await users[6].post(`/posts/${a}/like`)).status, 303);
+  assert.equal((await reader.post('/notifications/read-all')).status, 303);
+  assert.equal((await users[7].post(`/posts/${a}/like`)).status, 303);
+  // another session holds a's row: the read-all waits for it
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${a} FOR NO KEY UPDATE; \\echo held-a`);
+  await s.until('held-a');
+  let read;
+  try {
+    read = reader.post('/notifications/read-all');
+    await waitFor(() => readerWaits() === '1', 10000, 10);
+    // meanwhile a like of c, a post it does not hold, notifies
+    assert.equal((await users[7].post(`/posts/${c}/like`)).status, 303);
+  } finally {
+    s.send('COMMIT; \\q');
+    await s.end();
+  }
+  assert.equal((await read).status, 303);
+  const unread = (p) => stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${author} AND post_id = ${p} AND is_read = 0`);
+  assert.equal(unread(a), '0', 'the like of a is read');
+  assert.equal(unread(c), '1', 'the like of c, which came after, is not');
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
