@@ -378,84 +378,88 @@ ll_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The posts of uid's unread notifications up to upto into *posts (n
- * of them, or -1), their rows held on PostgreSQL: shared, in the order
- * of their ids, before the read-all touches a notification or a group.
- * Every writer takes a post's row before that post's notifications and
- * groups, and a group commit takes its posts in the order of their ids
- * (web/batch.c): the read-all then waits for a writer holding nothing
- * the writer will want, or a writer waits for it, never both.  Taken by
- * their groups' ids instead, a read-all held one group while it waited
- * for a group commit that held the other and wanted the first: a
- * deadlock, and under a storm of likes the read-all lost three tries in
- * a row (a 500).  The read-all then reads only notifications of these
- * posts (or of none): one that committed after this statement, of a post
- * not held, waits for the next. */
+/* Steps s to its end, its rows' first column into *out (malloc'd, or
+ * NULL): how many, or -1 on an error (then *out is freed).  Handed back
+ * (dbq_done()). */
 static long
-posts_held(struct db *d, long long uid, long long upto, long long **posts)
+step_ids(struct dbq *s, long long **out)
 {
-	struct dbq *s = dbq_stmt(d, STMT_NOTE_POSTS_LOCK);
 	long n = 0, cap = 0;
 	int rc;
 
-	*posts = NULL;
-	if (s == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, uid);
-	dbq_bind_i64(s, 2, upto);
+	*out = NULL;
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		if (n == cap) {
-			cap = cap ? 2 * cap : 32;
-			*posts = xrealloc(*posts, (size_t)cap * sizeof(**posts));
+			cap = cap ? 2 * cap : 64;
+			*out = xrealloc(*out, (size_t)cap * sizeof(**out));
 		}
-		(*posts)[n++] = dbq_i64(s, 0);
+		(*out)[n++] = dbq_i64(s, 0);
 	}
 	dbq_done(s);
-	return rc == DBQ_DONE ? n : -1;
+	if (rc == DBQ_DONE)
+		return n;
+	free(*out);
+	*out = NULL;
+	return -1;
 }
 
+/* A statement of uid's unread notifications up to upto, bound; NULL. */
+static struct dbq *
+unread_stmt(struct db *d, enum stmt st, long long uid, long long upto)
+{
+	struct dbq *s = dbq_stmt(d, st);
+
+	if (s != NULL) {
+		dbq_bind_i64(s, 1, uid);
+		dbq_bind_i64(s, 2, upto);
+	}
+	return s;
+}
+
+/* A read-all first takes the posts of uid's unread notifications up to
+ * upto (STMT_NOTE_POSTS_LOCK), their rows held on PostgreSQL: shared,
+ * in the order of their ids, before it touches a notification or a
+ * group.  Every writer takes a post's row before that post's
+ * notifications and groups, and a group commit takes its posts in the
+ * order of their ids (web/batch.c): the read-all then waits for a writer
+ * holding nothing the writer will want, or a writer waits for it, never
+ * both.  Taken by their groups' ids instead, a read-all held one group
+ * while it waited for a group commit that held the other and wanted the
+ * first: a deadlock, and under a storm of likes the read-all lost three
+ * tries in a row (a 500).  It then reads only notifications of these
+ * posts (or of none): one that committed after the posts were taken, of
+ * a post not held, waits for the next. */
 int
 notify_read_all(struct app *a, long long uid, long long upto)
 {
 	struct db *d = a->db;
 	struct dbq *s;
 	long long *gids = NULL, *posts = NULL;
-	size_t n = 0, cap = 0, i, j;
-	long np;
-	int rc;
+	long n = -1, np = -1, i, j;
 
 	if (db_begin(d) == -1 ||
-	    (np = posts_held(d, uid, upto, &posts)) == -1 ||
-	    (s = dbq_stmt(d, STMT_NOTE_READ_ALL)) == NULL) {
+	    (s = unread_stmt(d, STMT_NOTE_POSTS_LOCK, uid, upto)) == NULL ||
+	    (np = step_ids(s, &posts)) == -1 ||
+	    (s = unread_stmt(d, STMT_NOTE_READ_ALL, uid, upto)) == NULL) {
 		free(posts);
 		db_rollback(d);
 		return -1;
 	}
-	dbq_bind_i64(s, 1, uid);
-	dbq_bind_i64(s, 2, upto);
 	dbq_bind_ids(s, 3, posts, (int)np);
 	free(posts);
 	/* each one read names its group: as many rows as were unread */
-	while ((rc = dbq_step(s)) == DBQ_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			gids = xrealloc(gids, cap * sizeof(*gids));
-		}
-		gids[n++] = dbq_i64(s, 0);
-	}
-	dbq_done(s);
-	if (n > 1)
-		qsort(gids, n, sizeof(*gids), ll_cmp);
-	for (i = 0; rc == DBQ_DONE && i < n; i = j) {
+	if ((n = step_ids(s, &gids)) > 1)
+		qsort(gids, (size_t)n, sizeof(*gids), ll_cmp);
+	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && gids[j] == gids[i]; j++)
 			;
 		if (group_move(d, gids[i], 0, -(long long)(j - i), 0) == -1)
-			rc = DBQ_ERR;
+			n = -1;
 	}
 	free(gids);
 	/* Exactly the rows this statement changed: one that arrives after
 	 * it stays unread and counted. */
-	if (rc != DBQ_DONE || commit_read(a, uid, (long long)n) == -1) {
+	if (n == -1 || commit_read(a, uid, (long long)n) == -1) {
 		db_rollback(d);
 		return -1;
 	}
