@@ -303,6 +303,37 @@ pending(const struct rds *r)
 	return r->cl != NULL ? rcl_pending(r->cl) : r->one.pending;
 }
 
+/* A script the one server's connection has not loaded (a process's
+ * first use, or the first since it reconnected): SCRIPT LOAD, for the
+ * SHA1 later calls send, and an EVAL of the source (argv) go together,
+ * one round trip where the load and an EVALSHA took two. */
+static redisReply *
+eval_loading(struct rds *r, struct rds_script *s, int n, const char **argv,
+    const size_t *lens)
+{
+	const char *la[] = { "SCRIPT", "LOAD", s->src };
+	const size_t ll[] = { 6, 4, strlen(s->src) };
+	redisReply *sha, *rep;
+
+	if (rconn_append(&r->one, 3, la, ll) == -1 ||
+	    rconn_append(&r->one, n, argv, lens) == -1)
+		return NULL;	/* dropped: nothing stays queued */
+	if (rconn_get_reply(&r->one, &sha) == -1)
+		return NULL;
+	if (rconn_get_reply(&r->one, &rep) == -1) {
+		freeReplyObject(sha);
+		return NULL;
+	}
+	if (sha->type == REDIS_REPLY_STRING && sha->len == 40) {
+		memcpy(s->sha, sha->str, 40);
+		s->sha[40] = '\0';
+		s->loaded_on = &r->one;
+		s->gen = r->one.gen;
+	}
+	freeReplyObject(sha);
+	return rep;
+}
+
 redisReply *
 rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
     int nargs, const char **args)
@@ -316,6 +347,11 @@ rds_eval(struct rds *r, struct rds_script *s, int nkeys, const char **keys,
 	if (pending(r) > 0)	/* never inside a pipeline */
 		return NULL;
 	record_keys(r, nkeys, keys);
+	if (r->cl == NULL && !script_cached(r, s)) {
+		n = eval_argv("EVAL", s->src, nkeys, keys, nargs, args, argv,
+		    lens, nk, sizeof(nk));
+		return n < 0 ? NULL : eval_loading(r, s, n, argv, lens);
+	}
 	if (rds_script_load(r, s, nkeys, keys) == -1)
 		return NULL;
 	n = eval_argv("EVALSHA", s->sha, nkeys, keys, nargs, args, argv, lens,

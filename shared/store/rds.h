@@ -113,7 +113,9 @@ void		 rds_free(rds_reply *);
 
 /* Lua scripts, run by EVALSHA with a fallback to EVAL on NOSCRIPT (Redis
  * restarted, SCRIPT FLUSH).  A script's SHA1 is learned from SCRIPT LOAD
- * on first use and kept for the life of the process. */
+ * on first use and kept for the life of the process.  On one server,
+ * rds_eval()'s first use of a script on a connection sends the load and
+ * an EVAL of the source together: one round trip, as every later call. */
 struct rds_script {
 	const char	*src;
 	char		 sha[41];

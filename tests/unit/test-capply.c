@@ -13,9 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <sys/wait.h>
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,46 +23,22 @@
 #include "count/cstore.h"
 #include "store/app.h"
 #include "store/rds_int.h"
+#include "tmpredis.h"
 
 struct fix {
 	struct app	a;
 	struct rds	rds;
-	char		dir[64], sock[96];
-	pid_t		pid;
+	struct tmpredis	srv;
 };
 
 static int
 setup(void **state)
 {
 	struct fix *f = calloc(1, sizeof(*f));
-	rds_reply *r = NULL;
-	int i;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tally-capply.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
-	snprintf(f->sock, sizeof(f->sock), "%s/redis.sock", f->dir);
-	if ((f->pid = fork()) == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execlp("redis-server", "redis-server", "--port", "0",
-		    "--unixsocket", f->sock, "--save", "", "--appendonly",
-		    "no", "--dir", f->dir, "--loglevel", "warning", NULL);
-		_exit(127);
-	}
 	f->a.rds = &f->rds;
-	rds_init(f->a.rds, f->sock, 2000);
-	for (i = 0; i < 200; i++) {	/* up to 10 s */
-		if (access(f->sock, F_OK) == 0 &&
-		    (r = rds_cmdv(f->a.rds, "PING", NULL)) != NULL)
-			break;
-		usleep(50 * 1000);
-	}
-	if (r == NULL)
+	if (tmpredis_start(&f->srv, "capply", f->a.rds) == -1)
 		return -1;
-	rds_free(r);
 	*state = f;
 	return 0;
 }
@@ -73,16 +47,10 @@ static int
 teardown(void **state)
 {
 	struct fix *f = *state;
-	char cmd[128];
+	int rc = tmpredis_stop(&f->srv, f->a.rds);
 
-	rds_close(f->a.rds);
-	kill(f->pid, SIGTERM);
-	waitpid(f->pid, NULL, 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	if (system(cmd) != 0)
-		return -1;
 	free(f);
-	return 0;
+	return rc;
 }
 
 static void
@@ -436,7 +404,7 @@ test_redis_down(void **state)
 	likes();
 	memset(&down, 0, sizeof(down));
 	down.rds = &down_rds;
-	snprintf(path, sizeof(path), "%s/nobody.sock", f->dir);
+	snprintf(path, sizeof(path), "%s/nobody.sock", f->srv.dir);
 	rds_init(down.rds, path, 200);
 	cstore_apply_once_n(&down, ids, dp, nds, ROWS, rc);
 	for (i = 0; i < ROWS; i++)

@@ -1,0 +1,148 @@
+/* test-rds-script.c -- Lua scripts on one real redis-server (rds.h):
+ * a script's first use on a connection loads it and runs it in one round
+ * trip (SCRIPT LOAD and EVAL together), every later use is one EVALSHA,
+ * a server that lost its scripts (SCRIPT FLUSH) still runs the call (EVAL
+ * on NOSCRIPT), and a new connection loads again in one round trip.  A
+ * process's first page would otherwise pay a round trip per script. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "store/rds.h"
+#include "store/rds_int.h"
+#include "tmpredis.h"
+
+struct fix {
+	struct rds	rds;
+	struct tmpredis	srv;
+};
+
+static int
+setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	if (tmpredis_start(&f->srv, "rdsscript", &f->rds) == -1)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fix *f = *state;
+	int rc = tmpredis_stop(&f->srv, &f->rds);
+
+	free(f);
+	return rc;
+}
+
+/* Calls of one command the server ran (INFO commandstats), 0 if none. */
+static long long
+calls(struct fix *f, const char *cmd)
+{
+	rds_reply *r = rds_cmdv(&f->rds, "INFO", "commandstats", NULL);
+	char want[64];
+	const char *p;
+	long long n = 0;
+
+	assert_non_null(r);
+	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
+	if ((p = strstr(r->str, want)) != NULL)
+		n = strtoll(p + strlen(want), NULL, 10);
+	rds_free(r);
+	return n;
+}
+
+/* Runs s (INCRBY KEYS[1] ARGV[1]) once; the round trips it took. */
+static unsigned long long
+incr(struct fix *f, struct rds_script *s, const char *by, long long want)
+{
+	const char *keys[] = { "{t}:n" };
+	const char *args[] = { by };
+	unsigned long long t0 = rds_ntrips(&f->rds);
+	rds_reply *r = rds_eval(&f->rds, s, 1, keys, 1, args);
+
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_INTEGER);
+	assert_int_equal(r->integer, want);
+	rds_free(r);
+	return rds_ntrips(&f->rds) - t0;
+}
+
+static void
+test_first_use_one_trip(void **state)
+{
+	struct fix *f = *state;
+	struct rds_script s = {
+		"return redis.call('INCRBY', KEYS[1], ARGV[1])", "", NULL, 0 };
+
+	rds_free(rds_cmdv(&f->rds, "CONFIG", "RESETSTAT", NULL));
+	assert_int_equal(incr(f, &s, "2", 2), 1);
+	assert_int_equal(strlen(s.sha), 40);
+	assert_int_equal(incr(f, &s, "3", 5), 1);
+	assert_int_equal(incr(f, &s, "4", 9), 1);
+	assert_int_equal(calls(f, "script|load"), 1);
+	assert_int_equal(calls(f, "eval"), 1);
+	assert_int_equal(calls(f, "evalsha"), 2);
+}
+
+static void
+test_flushed_scripts_still_run(void **state)
+{
+	struct fix *f = *state;
+	struct rds_script s = {
+		"return redis.call('INCRBY', KEYS[1], ARGV[1]) + 0", "", NULL,
+		0 };
+
+	assert_int_equal(incr(f, &s, "1", 1), 1);
+	rds_free(rds_cmdv(&f->rds, "SCRIPT", "FLUSH", NULL));
+	/* NOSCRIPT, then EVAL: two round trips, counted once */
+	assert_int_equal(incr(f, &s, "1", 2), 2);
+	assert_int_equal(incr(f, &s, "1", 3), 1);
+}
+
+static void
+test_new_connection_loads_in_one_trip(void **state)
+{
+	struct fix *f = *state;
+	struct rds_script s = {
+		"return redis.call('INCRBY', KEYS[1], ARGV[1]) + 0 * 0", "",
+		NULL, 0 };
+	unsigned gen;
+
+	assert_int_equal(incr(f, &s, "5", 5), 1);
+	gen = rds_gen(&f->rds);
+	rds_free(rds_cmdv(&f->rds, "CLIENT", "KILL", "SKIPME", "no", NULL));
+	/* the first command after finds the connection closed */
+	rds_free(rds_cmdv(&f->rds, "PING", NULL));
+	rds_free(rds_cmdv(&f->rds, "CONFIG", "RESETSTAT", NULL));
+	assert_int_not_equal(rds_gen(&f->rds), gen);
+	assert_int_equal(incr(f, &s, "5", 10), 1);
+	assert_int_equal(calls(f, "script|load"), 1);
+	assert_int_equal(calls(f, "eval"), 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_use_one_trip, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_flushed_scripts_still_run,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_new_connection_loads_in_one_trip, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

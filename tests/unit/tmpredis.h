@@ -1,0 +1,70 @@
+/* tmpredis.h -- a real redis-server on a unix socket in a fresh
+ * temporary directory, for the unit tests that talk to Redis
+ * (header-only: each test is one program).  tmpredis_start() starts it
+ * and connects r to it (up to 10 s for its first PING); tmpredis_stop()
+ * closes r, stops the server by its PID and removes the directory. */
+#ifndef TALLY_TMPREDIS_H
+#define TALLY_TMPREDIS_H
+
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/rds.h"
+
+struct tmpredis {
+	char	dir[64], sock[96];
+	pid_t	pid;
+};
+
+static inline int
+tmpredis_start(struct tmpredis *t, const char *name, struct rds *r)
+{
+	rds_reply *rep = NULL;
+	int i;
+
+	snprintf(t->dir, sizeof(t->dir), "/tmp/tally-%s.XXXXXX", name);
+	if (mkdtemp(t->dir) == NULL)
+		return -1;
+	snprintf(t->sock, sizeof(t->sock), "%s/redis.sock", t->dir);
+	if ((t->pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("redis-server", "redis-server", "--port", "0",
+		    "--unixsocket", t->sock, "--save", "", "--appendonly",
+		    "no", "--dir", t->dir, "--loglevel", "warning", NULL);
+		_exit(127);
+	}
+	rds_init(r, t->sock, 2000);
+	for (i = 0; i < 200; i++) {	/* up to 10 s */
+		if (access(t->sock, F_OK) == 0 &&
+		    (rep = rds_cmdv(r, "PING", NULL)) != NULL)
+			break;
+		usleep(50 * 1000);
+	}
+	if (rep == NULL)
+		return -1;
+	rds_free(rep);
+	return 0;
+}
+
+static inline int
+tmpredis_stop(struct tmpredis *t, struct rds *r)
+{
+	char cmd[128];
+
+	rds_close(r);
+	kill(t->pid, SIGTERM);
+	waitpid(t->pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
+	return system(cmd) != 0 ? -1 : 0;
+}
+
+#endif
