@@ -28,10 +28,9 @@
  *                  has not yet applied the correction (settle.c)
  *   settle-backlog a correction is in Redis, the backlog rows it settled
  *                  not yet deleted (settle.c)
- *   view-delta     a signed-in viewer's view, its one script (the
- *                  viewer's key and the count) not yet sent (capply.c)
- *   view-delta-anon  an anonymous view was told apart (its address's key
- *                  set), its delta not yet sent to Redis (posting.c)
+ *   view-delta     a view, its one script (the viewer's key and the
+ *                  count) not yet sent; an anonymous one's budget taken
+ *                  (capply.c)
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

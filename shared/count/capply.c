@@ -400,17 +400,3 @@ cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
 	rds_free(rep);
 	return rc;
 }
-
-int
-cstore_apply(struct app *a, const char *token, const struct delta *d)
-{
-	if (cstore_apply_token(a, token, d) != -1)
-		return 0;
-	if (cstore_backlog_token(a, d, token) == -1)
-		log_err("counter delta lost: neither Redis nor the SQLite "
-		    "backlog took it");
-	else
-		log_warn("counter delta kept in the SQLite backlog: Redis did "
-		    "not take it");
-	return -1;
-}

@@ -50,33 +50,6 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 	return 0;
 }
 
-int
-cstore_backlog_token(struct app *a, const struct delta *d, const char *token)
-{
-	struct dbq *s;
-	char key[48 + 64];
-	size_t n;
-	int rc;
-
-	counters_key(d, key, 48);
-	n = strlen(key);
-	if (snprintf(key + n, sizeof(key) - n, "#%s", token) >=
-	    (int)(sizeof(key) - n))
-		return -1;
-	if ((s = dbq_stmt(a->db, STMT_BACKLOG_ADD)) == NULL)
-		return -1;
-	dbq_bind_text(s, 1, families[d->fam].name, -1);
-	dbq_bind_text_copy(s, 2, key, -1);
-	dbq_bind_i64(s, 3, d->d);
-	rc = dbq_step(s);
-	dbq_done(s);
-	if (rc != DBQ_DONE) {
-		log_err("counter backlog: %s", dbq_errmsg(a->db));
-		return -1;
-	}
-	return 0;
-}
-
 /* One counter's value by statement st (family, key): 0 when absent;
  * STMT_COUNTER_GET the durable value, STMT_BACKLOG_GET what waits in
  * the backlog (Redis was down).

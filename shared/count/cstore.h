@@ -25,8 +25,8 @@
  *                     field, "<token>|<ms>" of the settler holding it
  *   {c<B>}:flog       per fenced field, the deltas applied meanwhile with
  *                     their outbox row ids: "<id>:<d>;" each
- *   {c<B>}:tokens     the tokens of row-less deltas applied (views, a
- *                     sorted set by time, kept CSTORE_TOKEN_MS)
+ *   {c<B>}:tokens     the tokens of row-less deltas applied (backlog
+ *                     rows', a sorted set by time, kept CSTORE_TOKEN_MS)
  *   {c<B>}:seq        per pending field, how many changes it had since
  *                     the bucket's last take (a flush's take drops it)
  *                     while meta w was set: a reconciliation sets w,
@@ -60,20 +60,16 @@
  * a delta that waits in the backlog longer could be applied twice.
  * token_lua (capply.c) writes it out as 3600000. */
 #define CSTORE_TOKEN_MS		3600000
-/* Applies a delta that has no outbox row (a view) to Redis, at most once
- * per token however often it is called (the token names this one delta:
- * a write that timed out may have been done).  0 (applied now or
- * before), or -1 when Redis failed: the delta then waits in SQLite's
- * backlog with its token (cstore_backlog_token), which the worker
- * applies under the same token (backlog_settle()). */
-int	cstore_apply(struct app *, const char *token, const struct delta *);
-/* The same without the backlog: 1 applied now, 0 applied before, -1
- * Redis failed. */
+/* Applies a delta that has no outbox row (a backlog row's, backlog.h)
+ * to Redis, at most once per token however often it is called (the
+ * token names this one delta: a write that timed out may have been
+ * done).  1 applied now, 0 applied before, -1 Redis failed. */
 int	cstore_apply_token(struct app *, const char *token,
 	    const struct delta *);
-/* A signed-in viewer's view d (+1, posting.h): counted with the viewer's
- * key (viewer, in the slot of d's bucket: cname_bucket_key()) set for
- * window_ms, in one script, when that key was not there.  1 counted, 0
+/* A view d (+1, posting.h): counted with the viewer's key (viewer, a
+ * user's or an anonymous address's, in the slot of d's bucket:
+ * cname_bucket_key()) set for window_ms, in one script, when that key
+ * was not there.  1 counted, 0
  * the viewer's key was there, -1 Redis failed (not known; nothing waits
  * in the backlog: a view Redis did not run is not counted, as when Redis
  * is down). */
@@ -96,10 +92,6 @@ void	cstore_apply_once_n(struct app *, const long long *ids,
  * values meanwhile and settled exactly (recounted) by the worker when
  * Redis answers again.  0 or -1. */
 int	cstore_backlog(struct app *, const struct delta *, int n);
-/* A row-less delta with its token: its own backlog row, "<key>#<token>"
- * (not shown while Redis is down: views).  0 or -1. */
-int	cstore_backlog_token(struct app *, const struct delta *,
-	    const char *token);
 
 /* A counter as read: its value, and whether it could be read at all.  A
  * failed read is shown as a failure, never as 0. */

@@ -13,7 +13,6 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/fault.h"
 #include "base/log.h"
 #include "count/cname.h"
 #include "count/cstore.h"
@@ -493,19 +492,16 @@ fail:
 	return POST_ERR;
 }
 
-/* An anonymous address's view of one more post in the window: 1 when it
- * is past its budget (then its view key goes too: nothing is kept for
- * it), else 0.  Redis failing: 1 (no view counted). */
+/* An anonymous address's budget, taken for one more post in the window:
+ * 0 taken, 1 past it (no view counted).  Redis failing: 1. */
 static int
-over_budget(struct app *a, const char *view_key, const char *addr)
+budget_take(struct app *a, const char *bk)
 {
-	char bk[KEY_VIEW_MAX];
 	const char *set[6] = { "SET", bk, "0", "NX", "PX", VIEW_WINDOW_MS };
 	const char *incr[2] = { "INCR", bk };
 	rds_reply *rep = NULL;
 	long long n = VIEW_ADDR_MAX + 1;
 
-	key_view_addr(bk, sizeof(bk), addr);
 	if (rds_append_strs(a->rds, 6, set) == 0 &&
 	    rds_append_strs(a->rds, 2, incr) == 0 &&
 	    rds_collect(a->rds, 1) == 0 &&
@@ -513,12 +509,7 @@ over_budget(struct app *a, const char *view_key, const char *addr)
 		n = rds_int(rep);
 	if (rep != NULL)
 		rds_free(rep);
-	if (n <= VIEW_ADDR_MAX)
-		return 0;
-	rep = rds_cmdv(a->rds, "DEL", view_key, NULL);
-	if (rep != NULL)
-		rds_free(rep);
-	return 1;
+	return n > VIEW_ADDR_MAX;
 }
 
 int
@@ -526,37 +517,36 @@ posting_view(struct app *a, long long id, long long author, long long uid,
     const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
-	char key[KEY_VIEW_MAX], what[KEY_VIEW_MAX], token[48];
+	char key[KEY_VIEW_MAX], what[KEY_VIEW_MAX], bk[KEY_VIEW_MAX];
 	rds_reply *rep;
-	int fresh;
+	int seen, rc;
 
-	if (uid != 0) {
-		/* One script: the viewer's key, in the slot of the count's
-		 * bucket, and the count (cstore_apply_view()). */
+	/* One script: the viewer's key, in the slot of the count's bucket,
+	 * and the count (cstore_apply_view()). */
+	if (uid != 0)
 		snprintf(what, sizeof(what), "v%lld:u%lld", id, uid);
-		cname_bucket_key(cname_bucket(&d), what, key, sizeof(key));
+	else if (addr != NULL && *addr != '\0')
+		snprintf(what, sizeof(what), "v%lld:a%s", id, addr);
+	else
+		return 0;
+	cname_bucket_key(cname_bucket(&d), what, key, sizeof(key));
+	if (uid != 0)
 		return cstore_apply_view(a, &d, key, VIEW_WINDOW_MS) == 1;
-	}
-	if (addr == NULL || *addr == '\0')
-		return 0;
-	key_view(key, sizeof(key), id, addr);
-	/* An anonymous viewer has a budget, in its address's own slot: the
-	 * key first (the first view of this address in 30 minutes sets it),
-	 * then the budget, then the count.  Redis down: no view is counted
-	 * (none could be told apart). */
-	rep = rds_cmdv(a->rds, "SET", key, "1", "NX", "PX", VIEW_WINDOW_MS,
-	    NULL);
-	fresh = rep != NULL && rds_type(rep) == RDS_STATUS;
+	/* An anonymous viewer also has a budget of posts, in its address's
+	 * own slot: a view seen already costs none (one EXISTS), a new one
+	 * takes it before the script and gives it back when the script found
+	 * the key set meanwhile (the same address twice at once).  Killed
+	 * between the two, the address has one post fewer this half hour,
+	 * and its next view of the post counts.  Redis down: no view. */
+	rep = rds_cmdv(a->rds, "EXISTS", key, NULL);
+	seen = rep == NULL || rds_type(rep) != RDS_INTEGER || rds_int(rep) != 0;
 	rds_free(rep);
-	if (!fresh || over_budget(a, key, addr))
+	key_view_addr(bk, sizeof(bk), addr);
+	if (seen || budget_take(a, bk))
 		return 0;
-	/* This view's own token: a write that timed out may have been done,
-	 * and the backlog applies it again under the same token. */
-	snprintf(token, sizeof(token), "%016llx-%lld",
-	    rds_key_hash(key, strlen(key)), clock_wall_ms());
-	fault_point("view-delta-anon");	/* counted once, not yet in Redis */
-	cstore_apply(a, token, &d);	/* failed: the backlog, applied later */
-	return 1;
+	if ((rc = cstore_apply_view(a, &d, key, VIEW_WINDOW_MS)) == 0)
+		rds_free(rds_cmdv(a->rds, "DECR", bk, NULL));
+	return rc == 1;
 }
 
 int

@@ -139,8 +139,3 @@ key_view_addr(char *out, size_t sz, const char *addr)
 	snprintf(out, sz, "{va%s}", addr);
 }
 
-void
-key_view(char *out, size_t sz, long long post, const char *addr)
-{
-	snprintf(out, sz, "{v%lld}:a%s", post, addr);
-}

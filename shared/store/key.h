@@ -24,8 +24,9 @@
  *   {c<B>}:u7:bm   cached badge inputs (bcache.h)
  *   {c<B>}:u7:lv   user 7 has a live badges stream open (liveq.h)
  * Flush batches: {flush}:seq (ids), {flush}:lock:<batch> (fbatch.h).
- * Views seen in the last 30 minutes: {v<post>}:u<uid>, {v<post>}:a<addr>,
- * and an anonymous address's budget {va<addr>}.
+ * Views seen in the last 30 minutes: {c<B>}:v<post>:u<uid> and
+ * {c<B>}:v<post>:a<addr>, B the bucket of the post's views counter; an
+ * anonymous address's budget {va<addr>}.
  * Leaderboards: {lb}:<field>, {lb}:rating:<topic>, each with :ok,
  * :lock, :tmp and :touched (lb.h).  Profiles: {login:<login>} and its
  * :lock (pcache.h).  Totals for /metrics: {metrics}:drift and
@@ -65,12 +66,10 @@ void	key_board(char *out, size_t sz, const char *field, long long topic);
 /* "{login:<login>}": a cached profile. */
 void	key_login(char *out, size_t sz, const char *login);
 
-/* "{v<post>}:a<address>": an anonymous address's view of a post in the
- * last 30 minutes (posting.h posting_view; a signed-in viewer's is
- * "{c<B>}:v<post>:u<uid>", in the slot of the view's counter);
- * KEY_VIEW_MAX long. */
+/* A view seen in the last 30 minutes is "{c<B>}:v<post>:u<uid>" or, an
+ * anonymous address's, "{c<B>}:v<post>:a<address>", in the slot of the
+ * view's counter (posting.h posting_view); KEY_VIEW_MAX long. */
 #define KEY_VIEW_MAX	96
-void	key_view(char *out, size_t sz, long long post, const char *addr);
 /* "{va<address>}": how many posts an anonymous address's views counted
  * on in the last 30 minutes (its budget, posting.h). */
 void	key_view_addr(char *out, size_t sz, const char *addr);

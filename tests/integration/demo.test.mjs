@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startStack, Client } from '../lib/stack.mjs';
-import { quietRuns, pageCounters } from '../lib/counts.mjs';
+import { quietRuns, pageCounters, bucketOf } from '../lib/counts.mjs';
 import { postIds } from '../lib/social.mjs';
 
 let stack;
@@ -107,7 +107,8 @@ test('demo views: every liked post was viewed, more often than liked and comment
   const used = Number(stack.redis('GET', '{va198.18.0.0}'));
   assert.ok(used > 0 && used <= 100, `198.18.0.0 viewed ${used} posts`);
   const first = num(`select min(p.id) from posts p where p.status = 1`);
-  assert.equal(stack.redis('EXISTS', `{v${first}}:a198.18.0.0`), '1');
+  const owner = num(`select user_id from posts where id = ${first}`);
+  assert.equal(stack.redis('EXISTS', `{c${bucketOf(owner)}}:v${first}:a198.18.0.0`), '1');
 });
 
 test('demo rows: nobody likes or reposts their own post', () => {

@@ -12,6 +12,7 @@ import path from 'node:path';
 
 import { startStack, Client, BIN, freePort, waitFor } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
+import { bucketOf } from '../lib/counts.mjs';
 
 let stack;
 // a low action limit: 8 a minute per user
@@ -355,7 +356,7 @@ test('the login limit and anonymous views key IPv6 clients on their /64, IPv4 cl
     stack.redis('SET', '{va198.51.100.10}', '100', 'PX', '60000');
     assert.equal(await view('198.51.100.10'), 200);
     assert.equal(await views(), v0 + 2, 'past its budget, an address counts no view');
-    assert.equal(stack.redis('EXISTS', `{v${post}}:a198.51.100.10`), '0');
+    assert.equal(stack.redis('EXISTS', `{c${bucketOf(author.id)}}:v${post}:a198.51.100.10`), '0');
     assert.equal(await view('198.51.100.11'), 200);
     assert.equal(await views(), v0 + 3, 'an IPv4 address within its budget counts');
   } finally {

@@ -564,7 +564,7 @@ test('a view counts once per viewer per 30 minutes, never the author\'s; anonymo
   // slot of the post's counters (one script sets it and counts)
   const ttl = Number(stack.redis('PTTL', `{c${bucketOf(author.id)}}:v${p}:u${reader.id}`));
   assert.ok(ttl > 29 * 60000 && ttl <= 30 * 60000, `ttl ${ttl}`);
-  const attl = Number(stack.redis('PTTL', `{v${p}}:a127.0.0.1`));
+  const attl = Number(stack.redis('PTTL', `{c${bucketOf(author.id)}}:v${p}:a127.0.0.1`));
   assert.ok(attl > 29 * 60000 && attl <= 30 * 60000, `anonymous ttl ${attl}`);
 });
 

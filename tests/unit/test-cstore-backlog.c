@@ -1,25 +1,18 @@
 /* test-cstore-backlog.c -- the SQLite backlog of counter deltas Redis did
- * not take (cstore.h), on a real database file with Redis down:
- *   - a delta Redis refused waits in the backlog under its token, and
- *     the log says so;
- *   - when the backlog cannot take it either, cstore_apply() says the
- *     delta is lost (it used to log "kept in the SQLite backlog" without
- *     looking whether the write had worked);
- *   - a settle deletes a backlog row only if nothing was added to it
- *     since it read the row (its version), not if its value looks the
- *     same: +1 then -1 leave the value as it was, and deleting by value
- *     lost a delta that arrived after the settle's snapshot. */
+ * not take (cstore.h), on a real database file: a settle deletes a
+ * backlog row only if nothing was added to it since it read the row (its
+ * version), not if its value looks the same: +1 then -1 leave the value
+ * as it was, and deleting by value lost a delta that arrived after the
+ * settle's snapshot. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "count/cstore.h"
 #include "store/app.h"
@@ -32,7 +25,6 @@ struct fix {
 	struct db	db;
 	struct rds	rds;
 	struct tmpdb	t;
-	char		log[320];
 };
 
 static int
@@ -48,7 +40,6 @@ setup(void **state)
 	    db_open(f->a.db, f->t.path) == -1)
 		return -1;
 	rds_init(f->a.rds, "/nonexistent/redis.sock", 50);	/* down */
-	snprintf(f->log, sizeof(f->log), "%s/stderr", f->t.dir);
 	*state = f;
 	return 0;
 }
@@ -60,43 +51,9 @@ teardown(void **state)
 
 	rds_close(f->a.rds);
 	db_close(f->a.db);
-	unlink(f->log);
 	tmpdb_remove(&f->t);
 	free(f);
 	return 0;
-}
-
-/* cstore_apply() of one view, its standard error into f->log. */
-static int
-apply_logged(struct fix *f)
-{
-	struct delta d = { FAM_POST_VIEWS, 5, 0, 1, 7 };
-	int saved = dup(2), fd, rc;
-
-	fflush(stderr);
-	fd = open(f->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fd, 2);
-	close(fd);
-	rc = cstore_apply(&f->a, "0123abcd-42", &d);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	return rc;
-}
-
-static char *
-slurp(const char *path)
-{
-	static char buf[4096];
-	FILE *fp = fopen(path, "r");
-	size_t n = 0;
-
-	if (fp != NULL) {
-		n = fread(buf, 1, sizeof(buf) - 1, fp);
-		fclose(fp);
-	}
-	buf[n] = '\0';
-	return buf;
 }
 
 static long long
@@ -109,28 +66,6 @@ one(struct db *d, const char *sql)
 		v = dbq_i64(s, 0);
 	dbq_finalize(s);
 	return v;
-}
-
-static void
-test_refused_delta_waits_in_backlog(void **state)
-{
-	struct fix *f = *state;
-
-	assert_int_equal(apply_logged(f), -1);
-	assert_non_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
-	assert_int_equal(one(f->a.db, "SELECT delta FROM counter_backlog "
-	    "WHERE name = 'post_views' AND key = '5#0123abcd-42'"), 1);
-}
-
-static void
-test_failed_backlog_write_is_a_loss(void **state)
-{
-	struct fix *f = *state;
-
-	assert_int_equal(db_exec(f->a.db, "DROP TABLE counter_backlog"), 0);
-	assert_int_equal(apply_logged(f), -1);
-	assert_non_null(strstr(slurp(f->log), "counter delta lost"));
-	assert_null(strstr(slurp(f->log), "kept in the SQLite backlog"));
 }
 
 /* STMT_BACKLOG_ADD then STMT_BACKLOG_DONE as a settle uses them. */
@@ -190,10 +125,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_refused_delta_waits_in_backlog,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_backlog_write_is_a_loss,
-		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_row_goes_by_version,
 		    setup, teardown),
 	};
