@@ -24,6 +24,9 @@
  *   reconcile-loaded  reconciliation read a family's truth and durable
  *                  values, not yet the Redis state it compares them to
  *                  (reconcile.c)
+ *   reconcile-rows reconciliation found rows that drifted (like counts,
+ *                  notification groups) in a chunk, and has not yet
+ *                  locked the chunk to repair it (reconcile.c)
  *   reconcile-fix  reconciliation fenced a key and read its truth, and
  *                  has not yet applied the correction (settle.c)
  *   settle-backlog a correction is in Redis, the backlog rows it settled

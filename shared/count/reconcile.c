@@ -270,19 +270,25 @@ out:
  * comes between two chunks, never inside one.  On PostgreSQL, whose
  * writers run at once, the chunk's rows are locked first (in id order),
  * so the recount's snapshot, taken after, holds every writer that
- * changed them, and a later one adds its change to the repaired value. */
+ * changed them, and a later one adds its change to the repaired value.
+ * Groups are locked after their posts' rows (pre, shared, in the posts'
+ * id order), as a group commit takes a post's row and then its group
+ * (web/batch.h): taken by the groups' ids alone, a chunk whose groups run
+ * against their posts could hold one group a commit needs while waiting
+ * for another the commit holds. */
 struct rec_rows {
-	enum stmt	 max_id, drift, lock, fix;
+	enum stmt	 max_id, drift, pre, lock, fix;	/* pre: STMT__MAX, none */
 	const char	*what;
 };
 
 static const struct rec_rows like_counts = {
-	STMT_POST_MAX_ID, STMT_LIKE_COUNT_DRIFT, STMT_LIKE_COUNT_LOCK,
-	STMT_LIKE_COUNT_FIX, "posts"
+	STMT_POST_MAX_ID, STMT_LIKE_COUNT_DRIFT, STMT__MAX,
+	STMT_LIKE_COUNT_LOCK, STMT_LIKE_COUNT_FIX, "posts"
 };
 static const struct rec_rows note_groups = {
-	STMT_NOTE_GROUP_MAX_ID, STMT_NOTE_GROUP_DRIFT, STMT_NOTE_GROUP_LOCK,
-	STMT_NOTE_GROUP_FIX, "groups"
+	STMT_NOTE_GROUP_MAX_ID, STMT_NOTE_GROUP_DRIFT,
+	STMT_NOTE_GROUP_POSTS_LOCK, STMT_NOTE_GROUP_LOCK, STMT_NOTE_GROUP_FIX,
+	"groups"
 };
 
 /* w's rows against their truth, 5000 ids a transaction. */
@@ -323,7 +329,9 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 			    "%s %lld-%lld", w->what, lo, lo + 4999);
 		if (dry)
 			continue;
-		if (db_begin(a->db) == -1 ||
+		fault_point("reconcile-rows");	/* drift found, nothing locked */
+		if (db_begin(a->db) == -1 || (w->pre != STMT__MAX &&
+		    dbq_run_ll2(a->db, w->pre, lo, lo + 4999) == -1) ||
 		    dbq_run_ll2(a->db, w->lock, lo, lo + 4999) == -1 ||
 		    dbq_run_ll2(a->db, w->fix, lo, lo + 4999) == -1) {
 			db_rollback(a->db);

@@ -713,6 +713,10 @@ const char *const sql_text[STMT__MAX] = {
 	 * a repair's rows locked before its recount (reconcile.c) */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
+	/* STMT_NOTE_GROUP_POSTS_LOCK: first id, last id -- the posts of
+	 * those groups, locked before the groups as every writer takes a
+	 * post's row before its group (reconcile.c) */
+	[STMT_NOTE_GROUP_POSTS_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	/* STMT_NOTE_POSTS_LOCK: user, up to id -> the posts of the user's
 	 * unread notifications; on PostgreSQL their rows held before a
 	 * read-all touches one (notify.c); SQLite's writer is alone

@@ -115,6 +115,10 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "name_words, counters",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT id FROM note_groups WHERE id BETWEEN "
 	    "?1 AND ?2 ORDER BY id FOR NO KEY UPDATE",
+	/* shared, in id order, as a group commit takes its posts */
+	[STMT_NOTE_GROUP_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN "
+	    "(SELECT post_id FROM note_groups WHERE id BETWEEN ?1 AND ?2) "
+	    "ORDER BY id FOR SHARE",
 	[STMT_HOME_SCORES] =
 	    "SELECT j.value, " HOME_SCORE("greatest", "?1", "j.value")
 	    " FROM " IDS("?2"),

@@ -22,7 +22,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import fs from 'node:fs';
-import { startStack, Client, sleep, waitFor, childrenOf, whileWorkerStopped } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, childrenOf, whileWorkerStopped, procState } from '../lib/stack.mjs';
 import { bucketOf, compareAll, faults, ownerOf, pageCounters, redisName } from '../lib/counts.mjs';
 import { likeChurn as churn, stormSetup } from '../lib/storm.mjs';
 
@@ -34,7 +34,6 @@ const FIRES = 1000;
 // From now on the fault point fires k times.
 const allow = (k) => faults.disarm(stack, 'reconcile-fix', FIRES - k);
 
-const procState = (pid) => { try { const t = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2)[0]; } catch { return ''; } };
 // The worker's jobs process (it executes the runs), when stopped.
 function stoppedJobs() {
   const w = stack.pidOf('tally-worker');

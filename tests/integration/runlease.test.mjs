@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { startStack, Client, sleep, waitFor, BIN, childrenOf, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, BIN, childrenOf, onPostgres, procState } from '../lib/stack.mjs';
 import { compareAll, faults, quietRuns } from '../lib/counts.mjs';
 
 let stack;
@@ -28,7 +28,6 @@ after(async () => { await stack?.stop(); });
 
 const q = (sql) => stack.sqlite(sql);
 const num = (sql) => Number(stack.sqlite(sql));
-const procState = (pid) => { try { const t = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2)[0]; } catch { return ''; } };
 const row = (id) => {
   const [state, owner, name, until, checkpoint] = q(`SELECT state, owner, owner_name, lease_until, checkpoint FROM reconcile_runs WHERE id = ${id}`).split('|');
   return { state, owner: Number(owner), name, until: Number(until), checkpoint: Number(checkpoint) };

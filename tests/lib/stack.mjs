@@ -163,6 +163,15 @@ export function backlogged(stack) {
     n + (stack.log(l).match(/kept in the SQLite backlog/g) ?? []).length, 0);
 }
 
+// A process's state letter from /proc (R, S, T: stopped, ...); '' when
+// it is gone.
+export const procState = (pid) => {
+  try {
+    const t = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return t.slice(t.lastIndexOf(')') + 2)[0];
+  } catch { return ''; }
+};
+
 export function childrenOf(pid) {
   const out = [];
   for (const p of fs.readdirSync('/proc')) {

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, childrenOf, procState } from '../lib/stack.mjs';
 import { compareAll, faults } from '../lib/counts.mjs';
 import { likeChurn, stormSetup } from '../lib/storm.mjs';
 
@@ -23,7 +23,6 @@ after(async () => { await stack?.stop(); });
 
 const q = (sql) => stack.sqlite(sql);
 const num = (sql) => Number(stack.sqlite(sql));
-const procState = (pid) => { try { const t = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2)[0]; } catch { return ''; } };
 const leaseOwnerPid = () => Number(q('SELECT owner FROM worker_lease').split(':')[1] ?? 0);
 
 test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its worker, nobody takes over, likes flushed within 2 s', async (t) => {

@@ -20,14 +20,16 @@
 //     against their posts') does not deadlock with it; nor does a read of
 //     one group with a session withdrawing two of its notifications; and
 //     the read-all reads only notifications of the posts it holds (one
-//     of another post that arrives while it waits stays unread).
+//     of another post that arrives while it waits stays unread); a
+//     repair of notification groups (reconciliation) takes their posts
+//     first too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, childrenOf, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
-import { compareAll, pageCounters } from '../lib/counts.mjs';
+import { startStack, Client, BIN, childrenOf, procState, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
+import { compareAll, faults, pageCounters } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
 
 const N = 16;
@@ -39,8 +41,9 @@ const shared = [];		// posts every user likes and unlikes
 before(async () => {
   stack = await startStack({
     db: 'postgres',
-    env: { TALLY_WRITERS: '4', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+    env: { TALLY_WRITERS: '4', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400', TALLY_FAULT: 'reconcile-rows:stop:1' },
   });
+  faults.disarm(stack, 'reconcile-rows', 1);
   for (let i = 0; i < N; i++) {
     const c = new Client(stack.base);
     assert.equal((await c.signup(`pgg${i}`)).status, 303);
@@ -260,34 +263,36 @@ test('a like waits for no users row: no foreign-key check locks the liker or the
   assert.deepEqual(compareAll(stack), []);
 });
 
-test('a read-all takes its posts in the order a group commit does: no deadlock with one between two of the reader\'s groups', async () => {
-  // the reader's two posts, a before b; b's group of likes made first,
-  // so the groups' ids run the other way
-  const reader = users[12];
-  const author = Number(stack.sqlite("SELECT id FROM users WHERE login = 'pgg12'"));
+// Two posts of users[owner], a before b, each liked by users[liker]:
+// b's group of likes made first, so the groups' ids run against the
+// posts'.  { author (owner's id), a, b, ga, gb (their groups) }.
+async function groupsAgainstPosts(owner, liker, what) {
+  const author = Number(stack.sqlite(`SELECT id FROM users WHERE login = 'pgg${owner}'`));
   const mine = [];
-  for (const body of ['read-all a', 'read-all b']) {
-    const r = await reader.post('/posts', { body, publish: '1' });
+  for (const body of [`${what} a`, `${what} b`]) {
+    const r = await users[owner].post('/posts', { body, publish: '1' });
     assert.equal(r.status, 303);
     mine.push(Number(r.location.split('/').pop()));
   }
   const [a, b] = mine.sort((x, y) => x - y);
-  assert.equal((await users[13].post(`/posts/${b}/like`)).status, 303);
-  assert.equal((await users[13].post(`/posts/${a}/like`)).status, 303);
+  assert.equal((await users[liker].post(`/posts/${b}/like`)).status, 303);
+  assert.equal((await users[liker].post(`/posts/${a}/like`)).status, 303);
   const group = (p) => Number(stack.sqlite(`SELECT id FROM note_groups WHERE user_id = ${author} AND kind = 'like' AND post_id = ${p}`));
   const [ga, gb] = [group(a), group(b)];
   assert.ok(gb < ga, `b's group (${gb}) before a's (${ga})`);
-  const d0 = deadlocks();
-  // another session does what a group commit of a like of a, then one
-  // of b does: a's row and its group, then b's
+  return { author, a, b, ga, gb };
+}
+
+// Another session does what a group commit of a like of a, then one of
+// b does: a's row and its group, then b's.  Between the two, start()
+// sets off the transaction under test, which comes to wait for a lock
+// (readerWaits()); the session then takes b's and commits.
+async function commitAround({ a, b, ga, gb }, start) {
   const s = session();
   s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${a} FOR NO KEY UPDATE; UPDATE note_groups SET size = size WHERE id = ${ga}; \\echo held-a`);
-  await s.until('held-a');
-  let read;
   try {
-    read = reader.post('/notifications/read-all');
-    // the read-all waits: for a's row (or, taking its groups by their
-    // ids, holding b's group and waiting for a's)
+    await s.until('held-a');
+    start();
     await waitFor(() => readerWaits() === '1', 10000, 10);
     s.send(`SELECT 1 FROM posts WHERE id = ${b} FOR NO KEY UPDATE; UPDATE note_groups SET size = size WHERE id = ${gb}; \\echo got-b`);
     await s.until('got-b', 15000);
@@ -295,6 +300,16 @@ test('a read-all takes its posts in the order a group commit does: no deadlock w
     s.send('COMMIT; \\q');
     await s.end();
   }
+}
+
+test('a read-all takes its posts in the order a group commit does: no deadlock with one between two of the reader\'s groups', async () => {
+  const reader = users[12];
+  const { author, a, b, ga, gb } = await groupsAgainstPosts(12, 13, 'read-all');
+  const d0 = deadlocks();
+  // the read-all waits: for a's row (or, taking its groups by their
+  // ids, holding b's group and waiting for a's)
+  let read;
+  await commitAround({ a, b, ga, gb }, () => { read = reader.post('/notifications/read-all'); });
   assert.equal((await read).status, 303);
   assert.equal(deadlocks() - d0, 0, 'no deadlock');
   assert.doesNotMatch(stack.log('notify'), /lost to another transaction/);
@@ -374,6 +389,36 @@ test('a read-all reads only notifications of the posts it holds: one of another 
   const unread = (p) => stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${author} AND post_id = ${p} AND is_read = 0`);
   assert.equal(unread(a), '0', 'the like of a is read');
   assert.equal(unread(c), '1', 'the like of c, which came after, is not');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
+test('a repair of notification groups takes their posts first: no deadlock with a group commit between two of its groups', async () => {
+  // b's group drifted, so that the repair locks its chunk
+  const { a, b, ga, gb } = await groupsAgainstPosts(14, 15, 'repair');
+  stack.sqlite(`UPDATE note_groups SET size = size + 3 WHERE id = ${gb}`);
+  const d0 = deadlocks();
+  // the repair stops where it found the drift (an open transaction
+  // would hold the families' steps before: their outbox drain)
+  faults.arm(stack, 'reconcile-rows');
+  const p = spawn(path.join(BIN, 'tallyctl'), ['reconcile'], { env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  p.stderr.on('data', (d) => { out += d; });
+  const run = new Promise((r) => p.on('exit', (code) => r({ code, out })));
+  await waitFor(() => procState(p.pid) === 'T', 60000, 20);
+  // the repair goes on and waits: for a's row (or, taking the groups by
+  // their ids, holding b's group and waiting for a's)
+  try {
+    await commitAround({ a, b, ga, gb }, () => process.kill(p.pid, 'SIGCONT'));
+  } finally {
+    if (procState(p.pid) === 'T') process.kill(p.pid, 'SIGCONT');
+  }
+  const { code } = await run;
+  assert.equal(code, 0, `tallyctl reconcile: ${out}`);
+  assert.equal(deadlocks() - d0, 0, 'no deadlock');
+  assert.equal(stack.sqlite(`SELECT size FROM note_groups WHERE id = ${gb}`),
+    stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE group_id = ${gb}`), 'the drifted group repaired');
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startStack, Client, sleep, waitFor, BIN, childrenOf } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, BIN, childrenOf, procState } from '../lib/stack.mjs';
 import { faults, RECOUNT } from '../lib/counts.mjs';
 
 const FETCH = 64;
@@ -45,7 +45,6 @@ const hostPid = (k) => Number(fs.readFileSync(path.join(stack.runDir, `host${k}`
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 const tree = (pid) => [pid, ...childrenOf(pid).flatMap((c) => tree(c.pid))];
 const hostOf = (pid) => [1, 2].find((k) => tree(hostPid(k)).includes(pid));
-const procState = (pid) => { try { const t = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return t.slice(t.lastIndexOf(')') + 2)[0]; } catch { return ''; } };
 const workerLogs = () => [1, 2].map((k) => { try { return fs.readFileSync(path.join(stack.runDir, `host${k}`, 'logs', 'worker.log'), 'utf8'); } catch { return ''; } }).join('');
 const row = (id) => {
   const [state, owner, name, until, checkpoint] = q(`SELECT state, owner, owner_name, lease_until, checkpoint FROM reconcile_runs WHERE id = ${id}`).split('|');
