@@ -2,10 +2,13 @@
  * temporary directory, for the unit tests that talk to Redis
  * (header-only: each test is one program).  tmpredis_start() starts it
  * and connects r to it (up to 10 s for its first PING); tmpredis_stop()
- * closes r, stops the server by its PID and removes the directory. */
+ * closes r, stops the server by its PID and removes the directory.  A
+ * test that dies first (a crash, a signal) stops the server too: it gets
+ * SIGTERM when the test's process ends. */
 #ifndef TALLY_TMPREDIS_H
 #define TALLY_TMPREDIS_H
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
@@ -35,6 +38,9 @@ tmpredis_start(struct tmpredis *t, const char *name, struct rds *r)
 	if ((t->pid = fork()) == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
+		/* a test that dies takes its server with it */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 || getppid() == 1)
+			_exit(127);
 		dup2(null, 1);
 		dup2(null, 2);
 		execlp("redis-server", "redis-server", "--port", "0",
