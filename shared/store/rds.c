@@ -248,6 +248,20 @@ script_cached(const struct rds *r, const struct rds_script *s)
 	    s->gen == r->one.gen;
 }
 
+/* A SCRIPT LOAD's reply: s's SHA1, loaded on the one server's
+ * connection as it is now.  0, or -1 when the reply is not a SHA1. */
+static int
+script_learned(struct rds *r, struct rds_script *s, const redisReply *rep)
+{
+	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
+		return -1;
+	memcpy(s->sha, rep->str, 40);
+	s->sha[40] = '\0';
+	s->loaded_on = &r->one;
+	s->gen = r->one.gen;
+	return 0;
+}
+
 static int
 rds_script_load(struct rds *r, struct rds_script *s, int nkeys,
     const char **keys)
@@ -260,16 +274,12 @@ rds_script_load(struct rds *r, struct rds_script *s, int nkeys,
 		return 0;
 	if ((rep = cmd_at(r, nkeys, keys, 3, argv, lens)) == NULL)
 		return -1;
-	if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
+	if (script_learned(r, s, rep) == -1) {
 		log_err("SCRIPT LOAD: %s", rep->type == REDIS_REPLY_ERROR ?
 		    rep->str : "unexpected reply");
 		freeReplyObject(rep);
 		return -1;
 	}
-	memcpy(s->sha, rep->str, 40);
-	s->sha[40] = '\0';
-	s->loaded_on = &r->one;
-	s->gen = r->one.gen;
 	freeReplyObject(rep);
 	return 0;
 }
@@ -324,12 +334,7 @@ eval_loading(struct rds *r, struct rds_script *s, int n, const char **argv,
 		freeReplyObject(sha);
 		return NULL;
 	}
-	if (sha->type == REDIS_REPLY_STRING && sha->len == 40) {
-		memcpy(s->sha, sha->str, 40);
-		s->sha[40] = '\0';
-		s->loaded_on = &r->one;
-		s->gen = r->one.gen;
-	}
+	(void)script_learned(r, s, sha);	/* else loaded at the next use */
 	freeReplyObject(sha);
 	return rep;
 }

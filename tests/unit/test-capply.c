@@ -134,21 +134,10 @@ load(struct fix *f, const struct delta *d, const char *v)
 	rds_free(rds_cmdv(f->a.rds, "HSET", w.hash, w.field, v, NULL));
 }
 
-/* How many times Redis ran cmd ("hincrby") since the last reset. */
 static long long
 calls(struct fix *f, const char *cmd)
 {
-	rds_reply *r = rds_cmdv(f->a.rds, "INFO", "commandstats", NULL);
-	char want[64];
-	const char *p;
-	long long n = 0;
-
-	assert_non_null(r);
-	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
-	if ((p = strstr(rds_str(r), want)) != NULL)
-		n = strtoll(p + strlen(want), NULL, 10);
-	rds_free(r);
-	return n;
+	return tmpredis_calls(f->a.rds, cmd);
 }
 
 #define ROWS	7

@@ -17,13 +17,11 @@
 #include "count/cstore.h"
 #include "store/app.h"
 #include "store/dbq.h"
-#include "store/rds_int.h"
 #include "tmpdb.h"
 
 struct fix {
 	struct app	a;
 	struct db	db;
-	struct rds	rds;
 	struct tmpdb	t;
 };
 
@@ -35,11 +33,9 @@ setup(void **state)
 	if (f == NULL)
 		return -1;
 	f->a.db = &f->db;
-	f->a.rds = &f->rds;
 	if (tmpdb_make_t(&f->t, "backlog") == -1 ||
 	    db_open(f->a.db, f->t.path) == -1)
 		return -1;
-	rds_init(f->a.rds, "/nonexistent/redis.sock", 50);	/* down */
 	*state = f;
 	return 0;
 }
@@ -49,7 +45,6 @@ teardown(void **state)
 {
 	struct fix *f = *state;
 
-	rds_close(f->a.rds);
 	db_close(f->a.db);
 	tmpdb_remove(&f->t);
 	free(f);

@@ -48,21 +48,10 @@ teardown(void **state)
 	return rc;
 }
 
-/* Calls of one command the server ran (INFO commandstats), 0 if none. */
 static long long
 calls(struct fix *f, const char *cmd)
 {
-	rds_reply *r = rds_cmdv(&f->rds, "INFO", "commandstats", NULL);
-	char want[64];
-	const char *p;
-	long long n = 0;
-
-	assert_non_null(r);
-	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
-	if ((p = strstr(r->str, want)) != NULL)
-		n = strtoll(p + strlen(want), NULL, 10);
-	rds_free(r);
-	return n;
+	return tmpredis_calls(&f->rds, cmd);
 }
 
 /* Runs s (INCRBY KEYS[1] ARGV[1]) once; the round trips it took. */

@@ -2,7 +2,8 @@
  * temporary directory, for the unit tests that talk to Redis
  * (header-only: each test is one program).  tmpredis_start() starts it
  * and connects r to it (up to 10 s for its first PING); tmpredis_stop()
- * closes r, stops the server by its PID and removes the directory.  A
+ * closes r, stops the server by its PID and removes the directory;
+ * tmpredis_calls() counts the commands it ran.  A
  * test that dies first (a crash, a signal) stops the server too: it gets
  * SIGTERM when the test's process ends. */
 #ifndef TALLY_TMPREDIS_H
@@ -59,6 +60,27 @@ tmpredis_start(struct tmpredis *t, const char *name, struct rds *r)
 		return -1;
 	rds_free(rep);
 	return 0;
+}
+
+/* How many times the server ran cmd ("hincrby", "script|load") since
+ * its last CONFIG RESETSTAT: INFO commandstats.  -1 if it did not answer. */
+static inline long long
+tmpredis_calls(struct rds *r, const char *cmd)
+{
+	rds_reply *rep = rds_cmdv(r, "INFO", "commandstats", NULL);
+	char want[64];
+	const char *p;
+	long long n = 0;
+
+	if (rep == NULL || rds_type(rep) != RDS_STRING) {
+		rds_free(rep);
+		return -1;
+	}
+	snprintf(want, sizeof(want), "cmdstat_%s:calls=", cmd);
+	if ((p = strstr(rds_str(rep), want)) != NULL)
+		n = strtoll(p + strlen(want), NULL, 10);
+	rds_free(rep);
+	return n;
 }
 
 static inline int
