@@ -291,6 +291,37 @@ static const struct rec_rows note_groups = {
 	"groups"
 };
 
+#define REC_TRIES	3	/* a repair lost to a deadlock, run again */
+
+/* Repairs w's rows lo..hi in one transaction; how many it changed, or -1.
+ * A transaction that lost to another (db_retryable(): a deadlock with a
+ * writer that takes its rows in another order, which PostgreSQL broke by
+ * failing this one) was rolled back whole and runs again: the busy site
+ * it met is no reason to fail the run. */
+static long long
+repair_rows(struct app *a, const struct rec_rows *w, long long lo,
+    long long hi)
+{
+	long long n;
+	int tries;
+
+	for (tries = 1; ; tries++) {
+		if (db_begin(a->db) == 0 && (w->pre == STMT__MAX ||
+		    dbq_run_ll2(a->db, w->pre, lo, hi) == 0) &&
+		    dbq_run_ll2(a->db, w->lock, lo, hi) == 0 &&
+		    dbq_run_ll2(a->db, w->fix, lo, hi) == 0) {
+			n = dbq_changes(a->db);
+			if (db_commit(a->db) == 0)
+				return n;
+		}
+		db_rollback(a->db);
+		if (tries == REC_TRIES || !db_retryable(a->db))
+			return -1;
+		log_info("reconcile: the repair of %s %lld-%lld lost to "
+		    "another transaction, run again", w->what, lo, hi);
+	}
+}
+
 /* w's rows against their truth, 5000 ids a transaction. */
 static int
 reconcile_rows(struct app *a, int dry, struct rec_family *rf,
@@ -330,18 +361,8 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 		if (dry)
 			continue;
 		fault_point("reconcile-rows");	/* drift found, nothing locked */
-		if (db_begin(a->db) == -1 || (w->pre != STMT__MAX &&
-		    dbq_run_ll2(a->db, w->pre, lo, lo + 4999) == -1) ||
-		    dbq_run_ll2(a->db, w->lock, lo, lo + 4999) == -1 ||
-		    dbq_run_ll2(a->db, w->fix, lo, lo + 4999) == -1) {
-			db_rollback(a->db);
+		if ((n = repair_rows(a, w, lo, lo + 4999)) == -1)
 			return -1;
-		}
-		n = dbq_changes(a->db);
-		if (db_commit(a->db) == -1) {
-			db_rollback(a->db);
-			return -1;
-		}
 		rf->fixed += n;
 	}
 	return 0;

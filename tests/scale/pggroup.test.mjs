@@ -302,6 +302,51 @@ async function commitAround({ a, b, ga, gb }, start) {
   }
 }
 
+// A reconciliation run (tallyctl reconcile), stopped at the fault point
+// reconcile-rows: drift found in a chunk, nothing locked yet (an open
+// transaction would hold the families' steps before: their outbox drain).
+async function stoppedRepair() {
+  faults.arm(stack, 'reconcile-rows');
+  const p = spawn(path.join(BIN, 'tallyctl'), ['reconcile'], { env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  p.stderr.on('data', (d) => { out += d; });
+  const run = new Promise((r) => p.on('exit', (code) => r({ code, out })));
+  await waitFor(() => procState(p.pid) === 'T', 60000, 20);
+  return { p, run };
+}
+
+test('a repair that loses a deadlock to another transaction runs again: the run does not fail', async () => {
+  const { a, b, gb } = await groupsAgainstPosts(14, 15, 'retry');
+  stack.sqlite(`UPDATE note_groups SET size = size + 2 WHERE id = ${gb}`);
+  const d0 = deadlocks();
+  const { p, run } = await stoppedRepair();
+  // a transaction that takes the posts the other way round: b first;
+  // the repair holds a (shared) and waits for b; the session then asks
+  // for a.  The repair, waiting longer, finds the deadlock and loses it.
+  const s = session();
+  try {
+    s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${b} FOR NO KEY UPDATE; \\echo held-b`);
+    await s.until('held-b');
+    process.kill(p.pid, 'SIGCONT');
+    await waitFor(() => readerWaits() === '1', 10000, 10);
+    s.send(`SELECT 1 FROM posts WHERE id = ${a} FOR NO KEY UPDATE; \\echo got-a`);
+    await s.until('got-a', 15000);
+  } finally {
+    if (procState(p.pid) === 'T') process.kill(p.pid, 'SIGCONT');
+    s.send('COMMIT; \\q');
+    await s.end();
+  }
+  const { code, out } = await run;
+  assert.equal(deadlocks() - d0, 1, `one deadlock, the repair's: ${s.out()}`);
+  assert.equal(code, 0, `tallyctl reconcile: ${out}`);
+  assert.match(out, /lost to another transaction, run again/);
+  assert.equal(stack.sqlite(`SELECT size FROM note_groups WHERE id = ${gb}`),
+    stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE group_id = ${gb}`), 'the drifted group repaired');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
 test('a read-all takes its posts in the order a group commit does: no deadlock with one between two of the reader\'s groups', async () => {
   const reader = users[12];
   const { author, a, b, ga, gb } = await groupsAgainstPosts(12, 13, 'read-all');
@@ -398,15 +443,8 @@ test('a repair of notification groups takes their posts first: no deadlock with 
   const { a, b, ga, gb } = await groupsAgainstPosts(14, 15, 'repair');
   stack.sqlite(`UPDATE note_groups SET size = size + 3 WHERE id = ${gb}`);
   const d0 = deadlocks();
-  // the repair stops where it found the drift (an open transaction
-  // would hold the families' steps before: their outbox drain)
-  faults.arm(stack, 'reconcile-rows');
-  const p = spawn(path.join(BIN, 'tallyctl'), ['reconcile'], { env: stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  p.stdout.on('data', (d) => { out += d; });
-  p.stderr.on('data', (d) => { out += d; });
-  const run = new Promise((r) => p.on('exit', (code) => r({ code, out })));
-  await waitFor(() => procState(p.pid) === 'T', 60000, 20);
+  // the repair stops where it found the drift
+  const { p, run } = await stoppedRepair();
   // the repair goes on and waits: for a's row (or, taking the groups by
   // their ids, holding b's group and waiting for a's)
   try {
@@ -414,7 +452,7 @@ test('a repair of notification groups takes their posts first: no deadlock with 
   } finally {
     if (procState(p.pid) === 'T') process.kill(p.pid, 'SIGCONT');
   }
-  const { code } = await run;
+  const { code, out } = await run;
   assert.equal(code, 0, `tallyctl reconcile: ${out}`);
   assert.equal(deadlocks() - d0, 0, 'no deadlock');
   assert.equal(stack.sqlite(`SELECT size FROM note_groups WHERE id = ${gb}`),
