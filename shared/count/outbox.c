@@ -625,28 +625,43 @@ one_value(struct db *d, enum stmt st, long long *v)
 long long
 outbox_horizon(struct db *d)
 {
-	long long taken, next, oldest, waited = 0, pause = 1;
+	struct dbq *s;
+	long long taken, still = 0, waited = 0, pause = 1;
+	char *open = NULL;
+	int rc;
 
-	/* The id first, then the transaction counter: a writer that took
-	 * an id up to `taken` had its transaction id before, so below
-	 * `next`; once none below `next` runs, none of them can commit. */
+	/* The id first, then the transactions: a writer that took an id up
+	 * to `taken` had its transaction id before, so is among them (or
+	 * has ended); once none of them runs, none of those ids can commit.
+	 * A transaction that began after is not waited for. */
 	if (one_value(d, STMT_OUTBOX_ID_TAKEN, &taken) == -1 ||
-	    one_value(d, STMT_TXN_NEXT, &next) == -1)
+	    (s = dbq_stmt(d, STMT_TXN_OPEN)) == NULL)
 		return -1;
-	for (;;) {
-		if (one_value(d, STMT_TXN_OLDEST, &oldest) == -1)
-			return -1;
-		if (oldest >= next)
-			return taken;
+	if ((rc = dbq_step(s)) == DBQ_ROW && !dbq_is_null(s, 0))
+		open = xstrdup(dbq_text(s, 0));
+	dbq_done(s);
+	if (rc != DBQ_ROW)
+		return -1;
+	for (; open != NULL; waited += pause,
+	    pause = pause < 64 ? pause * 2 : pause) {
+		still = -1;
+		if ((s = dbq_stmt(d, STMT_TXN_STILL)) == NULL)
+			break;
+		dbq_bind_text(s, 1, open, -1);
+		rc = dbq_step(s);
+		still = rc == DBQ_ROW ? dbq_i64(s, 0) : -1;
+		dbq_done(s);
+		if (still <= 0)
+			break;
 		if (waited >= OUTBOX_WAIT_MS) {
 			log_warn("outbox: a write transaction has been open "
 			    "for over %d ms; its rows wait", OUTBOX_WAIT_MS);
-			return -1;
+			break;
 		}
 		usleep((useconds_t)pause * 1000);
-		waited += pause;
-		pause = pause < 64 ? pause * 2 : pause;
 	}
+	free(open);
+	return still == 0 ? taken : -1;
 }
 
 /* Deletes the drained rows up to `upto` but the newest (cleared). */

@@ -91,11 +91,14 @@ int	outbox_group_end(struct app *);
 int	outbox_drain(struct app *, long long min_age_ms);
 
 /* The newest outbox id below which every row is committed or never
- * will be: on PostgreSQL, the newest id handed out now, once every
- * transaction running now has ended (each writer takes its transaction
- * id at BEGIN, before its outbox id: pg.c); waits up to OUTBOX_WAIT_MS
- * for them, else -1 (logged).  On SQLite any id (LLONG_MAX).  Outside a
- * transaction: it must see transactions end. */
+ * will be: on PostgreSQL, the newest id handed out now, once every write
+ * transaction of tally's running now has ended (each writer takes its
+ * transaction id at BEGIN, before its outbox id: pg.c; tally's
+ * connections are those whose application_name begins with "tally":
+ * sql_pg.c); waits up to OUTBOX_WAIT_MS for them, else -1 (logged).
+ * Another client's transaction, which writes no outbox row, is not
+ * waited for.  On SQLite any id (LLONG_MAX).  Outside a transaction: it
+ * must see transactions end. */
 #define OUTBOX_WAIT_MS	2000
 long long outbox_horizon(struct db *);
 

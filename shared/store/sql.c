@@ -691,10 +691,11 @@ const char *const sql_text[STMT__MAX] = {
 	 * commit in their order, so every id is below the horizon and no
 	 * transaction is waited for; PostgreSQL's are in sql_pg.c. */
 	[STMT_OUTBOX_ID_TAKEN] = "SELECT 9223372036854775807",
-	/* STMT_TXN_NEXT -- the next transaction id to be handed out */
-	[STMT_TXN_NEXT] = "SELECT 0",
-	/* STMT_TXN_OLDEST -- the oldest transaction id still running */
-	[STMT_TXN_OLDEST] = "SELECT 0",
+	/* STMT_TXN_OPEN -- tally's write transactions running now, as a
+	 * list of "process:transaction id" (NULL: none) */
+	[STMT_TXN_OPEN] = "SELECT NULL",
+	/* STMT_TXN_STILL: such a list -- how many of them still run */
+	[STMT_TXN_STILL] = "SELECT 0 * length(coalesce(?1, ''))",
 	/* STMT_OUTBOX_IDS_BETWEEN: after, up to, limit -- the ids a read
 	 * snapshot sees above the horizon (settle.c) */
 	[STMT_OUTBOX_IDS_BETWEEN] =

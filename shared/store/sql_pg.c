@@ -19,14 +19,18 @@
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 
 /* What a connection sets first, and again once made again (pg.c): a
- * writer that waits longer than SQLite's busy timeout fails; and, unless
- * the operator set it (server, database or role), a random page costs
+ * writer that waits longer than SQLite's busy timeout fails; its
+ * application_name says tally (unless the operator's already begins so:
+ * "tally-host2"), which outbox_horizon() looks for; and, unless the
+ * operator set it (server, database or role), a random page costs
  * the planner 1.1 pages read in order, not 4 (data in memory, not on a
  * spinning disk).  At 4, PostgreSQL read a small table whole once per row
  * of a loop rather than probe its index: a spread feed's statement cost
  * the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL"). */
 const char sql_pg_session[] = "SET lock_timeout = 5000; "
     "SET client_min_messages = warning; "
+    "SELECT set_config('application_name', 'tally', false) WHERE "
+    "current_setting('application_name') NOT LIKE 'tally%'; "
     "SELECT set_config(name, '1.1', false) FROM pg_settings "
     "WHERE name = 'random_page_cost' AND source = 'default'";
 
@@ -77,10 +81,20 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_OUTBOX_ID_TAKEN] =
 	    "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence("
 	    "'counter_outbox', 'id')::regclass), 0)",
-	[STMT_TXN_NEXT] =
-	    "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint",
-	[STMT_TXN_OLDEST] =
-	    "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint",
+	/* Only tally's connections (their application_name, set by
+	 * sql_pg_session): another client's open transaction (an
+	 * operator's psql left "idle in transaction") writes no outbox row,
+	 * and waiting for it stalled every drain and failed every
+	 * reconciliation.  A process and its transaction id: that
+	 * transaction, however long its process lives (backend_xid is shown
+	 * for every role's connections). */
+	[STMT_TXN_OPEN] =
+	    "SELECT string_agg(pid || ':' || backend_xid, ',') FROM "
+	    "pg_stat_activity WHERE application_name LIKE 'tally%' AND "
+	    "backend_xid IS NOT NULL AND pid <> pg_backend_pid()",
+	[STMT_TXN_STILL] =
+	    "SELECT count(*) FROM pg_stat_activity WHERE pid || ':' || "
+	    "backend_xid = ANY(string_to_array(?1, ','))",
 	[STMT_POST_GET_LOCK] = POST_GET_SQL " FOR NO KEY UPDATE OF p",
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",

@@ -172,6 +172,23 @@ export const procState = (pid) => {
   } catch { return ''; }
 };
 
+// A psql session of its own on a PostgreSQL stack's database (as the
+// handlers' role, named "psql": another client, not tally), fed
+// statements one line at a time; until(mark) waits for a "\\echo mark".
+export function sqlSession(stack) {
+  const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
+  const p = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  p.stderr.on('data', (d) => { out += d; });
+  return {
+    send: (sql) => p.stdin.write(`${sql}\n`),
+    until: (mark, ms = 10000) => waitFor(() => out.includes(mark), ms, 20),
+    end: () => { p.stdin.end(); return new Promise((r) => p.on('exit', r)); },
+    out: () => out,
+  };
+}
+
 export function childrenOf(pid) {
   const out = [];
   for (const p of fs.readdirSync('/proc')) {

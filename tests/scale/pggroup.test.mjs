@@ -26,9 +26,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, BIN, childrenOf, procState, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
+import { startStack, Client, BIN, childrenOf, procState, sqlSession, queuedWhileStopped, waitFor, sleep } from '../lib/stack.mjs';
 import { compareAll, faults, pageCounters } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
 
@@ -177,21 +176,8 @@ test('groups of four processes over the same posts: no deadlock, no count lost o
   assert.deepEqual(compareAll(stack), []);
 });
 
-// A psql session of the test's own, fed line by line; `\echo` marks tell
-// when a statement returned.
-function session() {
-  const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
-  const p = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  p.stdout.on('data', (d) => { out += d; });
-  p.stderr.on('data', (d) => { out += d; });
-  return {
-    send: (sql) => p.stdin.write(`${sql}\n`),
-    until: (mark, ms = 10000) => waitFor(() => out.includes(mark), ms, 20),
-    end: () => { p.stdin.end(); return new Promise((r) => p.on('exit', r)); },
-    out: () => out,
-  };
-}
+// A psql session of the test's own (lib/stack.mjs sqlSession()).
+const session = () => sqlSession(stack);
 
 test('a group that loses to another transaction runs its likes again alone', async () => {
   // two posts nobody likes since the first test, liked by a third user

@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startStack, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf, sqlSession } from '../lib/stack.mjs';
 import { newUser } from '../lib/social.mjs';
 import { compareAll, faults } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
@@ -125,4 +125,34 @@ test('a group\'s outbox ids committed after a later one: every delta counts once
   assert.equal(badge.notifications, Number(stack.sqlite(
     `SELECT COUNT(*) FROM notifications WHERE user_id = ${x.id} AND is_read = 0`)));
   assert.equal(badge.notifications, likers.length + 1, 'every like on the author\'s badge');
+});
+
+// The horizon waits for tally's own write transactions only (their
+// connections' application_name, store/sql_pg.c): another client's,
+// which writes no outbox row, is no reason to wait.  An operator's psql
+// left "idle in transaction" stalled every drain and failed every
+// reconciliation ("a write transaction has been open for over 2000 ms").
+test('another client\'s open transaction holds back neither the drain nor a reconciliation', async () => {
+  const [x, a] = await Promise.all(['x', 'a'].map((l) => newUser(stack, `io_${l}`)));
+  const p = await publish(x.c, 'idle');
+  const logAt = stack.log('worker').length;
+  const s = sqlSession(stack);
+  try {
+    s.send('BEGIN; SELECT pg_current_xact_id(); \\echo open');
+    await s.until('open');
+    assert.equal((await a.c.post(`/posts/${p}/like`)).status, 303);
+    const t0 = Date.now();
+    stack.tallyctl('reconcile');	// throws on a failed run
+    assert.ok(Date.now() - t0 < 2000 + 5000, 'the run did not wait out the open transaction');
+    // the worker's drain went past the like's row (it runs every second
+    // on rows over a second old; the newest row stays, cleared)
+    await waitFor(() => Number(stack.sqlite(
+      "SELECT COUNT(*) FROM counter_outbox WHERE deltas <> ''")) === 0, 10000, 200);
+    assert.doesNotMatch(stack.log('worker').slice(logAt), /has been open for over/);
+  } finally {
+    s.send('ROLLBACK; \\q');
+    await s.end();
+  }
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
 });
