@@ -622,6 +622,22 @@ one_value(struct db *d, enum stmt st, long long *v)
 	return rc == DBQ_ROW ? 0 : -1;
 }
 
+/* How many of the write transactions listed in open (STMT_TXN_OPEN's)
+ * still run; -1 when the database failed. */
+static long long
+txn_still(struct db *d, const char *open)
+{
+	struct dbq *s = dbq_stmt(d, STMT_TXN_STILL);
+	long long n;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, open, -1);
+	n = dbq_step(s) == DBQ_ROW ? dbq_i64(s, 0) : -1;
+	dbq_done(s);
+	return n;
+}
+
 long long
 outbox_horizon(struct db *d)
 {
@@ -642,23 +658,15 @@ outbox_horizon(struct db *d)
 	dbq_done(s);
 	if (rc != DBQ_ROW)
 		return -1;
-	for (; open != NULL; waited += pause,
-	    pause = pause < 64 ? pause * 2 : pause) {
-		still = -1;
-		if ((s = dbq_stmt(d, STMT_TXN_STILL)) == NULL)
-			break;
-		dbq_bind_text(s, 1, open, -1);
-		rc = dbq_step(s);
-		still = rc == DBQ_ROW ? dbq_i64(s, 0) : -1;
-		dbq_done(s);
-		if (still <= 0)
-			break;
+	while (open != NULL && (still = txn_still(d, open)) > 0) {
 		if (waited >= OUTBOX_WAIT_MS) {
 			log_warn("outbox: a write transaction has been open "
 			    "for over %d ms; its rows wait", OUTBOX_WAIT_MS);
 			break;
 		}
 		usleep((useconds_t)pause * 1000);
+		waited += pause;
+		pause = pause < 64 ? pause * 2 : pause;
 	}
 	free(open);
 	return still == 0 ? taken : -1;

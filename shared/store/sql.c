@@ -694,7 +694,8 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_TXN_OPEN -- tally's write transactions running now, as a
 	 * list of "process:transaction id" (NULL: none) */
 	[STMT_TXN_OPEN] = "SELECT NULL",
-	/* STMT_TXN_STILL: such a list -- how many of them still run */
+	/* STMT_TXN_STILL: such a list -- how many of them still run (never
+	 * run here, with no list; its one parameter as PostgreSQL's) */
 	[STMT_TXN_STILL] = "SELECT 0 * length(coalesce(?1, ''))",
 	/* STMT_OUTBOX_IDS_BETWEEN: after, up to, limit -- the ids a read
 	 * snapshot sees above the horizon (settle.c) */
