@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
 #include "count/flush.h"
@@ -293,13 +294,16 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		    "is already running (see /admin/reconcile)" : "database error");
 		return 1;
 	}
+	fault_point("run-queued");	/* queued, not yet claimed here */
 	if (runs_execute(a, id, progress_line) == 0) {
-		/* The worker took it first: follow its progress. */
-		while (runs_get(a->db, id, &r) == 1 &&
-		    (strcmp(r.state, "queued") == 0 ||
-		    strcmp(r.state, "running") == 0)) {
+		/* The worker took it first: follow its progress, to the
+		 * 100 % its end writes (the last read, which ends the loop). */
+		while (runs_get(a->db, id, &r) == 1) {
 			if (r.progress != last)
 				progress_line(last = r.progress, "(worker)");
+			if (strcmp(r.state, "queued") != 0 &&
+			    strcmp(r.state, "running") != 0)
+				break;
 			usleep(300 * 1000);
 		}
 	}

@@ -31,6 +31,8 @@
  *                  has not yet applied the correction (settle.c)
  *   settle-backlog a correction is in Redis, the backlog rows it settled
  *                  not yet deleted (settle.c)
+ *   run-queued     tallyctl reconcile queued its run and has not yet
+ *                  claimed it: the worker may take it first (tallyctl.c)
  *   view-delta     a view, its one script (the viewer's key and the
  *                  count) not yet sent; an anonymous one's budget taken
  *                  (capply.c)

@@ -912,6 +912,27 @@ test('tallyctl reconcile prints a progress line and a summary', async () => {
   assert.equal(maxRun(), Number(m[1]));
 });
 
+// Regression: when the worker claimed tallyctl's run first, tallyctl
+// followed its progress but left its line short of 100 %: the read that
+// found the run over ended the loop before its progress was printed.
+test('tallyctl reconcile whose run the worker takes first follows it to 100 %', async () => {
+  await quiet();
+  const expected = corrupt(['user_followers'], every(97));
+  // queued, and tallyctl stalls before it claims the run: the worker
+  // (it looks each second) takes it
+  const r = spawnSync(TALLYCTL, ['reconcile'], {
+    env: { ...stack.env, TALLY_FAULT: 'run-queued:sleep=3000' }, encoding: 'utf8', timeout: 60000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /\(worker\)/, 'the worker ran it');
+  const pcts = [...r.stderr.matchAll(/reconcile:\s+(\d+)% /g)].map((m) => Number(m[1]));
+  assert.deepEqual(pcts, [...pcts].sort((a, b) => a - b), 'progress only rises');
+  assert.equal(pcts.at(-1), 100, JSON.stringify(r.stderr));
+  const m = r.stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
+  assert.ok(m, r.stdout);
+  assert.equal(Number(m[2]), expected.user_followers, r.stdout);
+});
+
 test('a worker killed with kill -9 during a run: the run resumes from its checkpoint and ends done', async () => {
   await quiet();
   const expected = corrupt(LONG, every(40));
