@@ -105,10 +105,14 @@ backlog_settle(struct app *a)
 		if (done < 0 || k == 0)
 			continue;
 		memset(&rf, 0, sizeof(rf));
-		if (settle_keys(a, fam, 0, e, (size_t)k, &rf) == -1)
+		if ((rc = settle_keys(a, fam, 0, e, (size_t)k, &rf)) == -1)
 			done = -1;
 		else
 			done += k - (int)rf.queued;
+		/* a writer's transaction open: the rest waits for the next
+		 * pass, not a wait of its own each */
+		if (rc == SETTLE_WAITED)
+			break;
 	}
 	free(rows);
 	free(e);

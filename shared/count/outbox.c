@@ -669,7 +669,7 @@ outbox_horizon(struct db *d)
 		pause = pause < 64 ? pause * 2 : pause;
 	}
 	free(open);
-	return still == 0 ? taken : -1;
+	return still == 0 ? taken : still > 0 ? OUTBOX_WAITED : -1;
 }
 
 /* Deletes the drained rows up to `upto` but the newest (cleared). */

@@ -95,11 +95,13 @@ int	outbox_drain(struct app *, long long min_age_ms);
  * transaction of tally's running now has ended (each writer takes its
  * transaction id at BEGIN, before its outbox id: pg.c; tally's
  * connections are those whose application_name begins with "tally":
- * sql_pg.c); waits up to OUTBOX_WAIT_MS for them, else -1 (logged).
- * Another client's transaction, which writes no outbox row, is not
- * waited for.  On SQLite any id (LLONG_MAX).  Outside a transaction: it
- * must see transactions end. */
+ * sql_pg.c); waits up to OUTBOX_WAIT_MS for them, else OUTBOX_WAITED
+ * (logged: one of them stalls, or waits on a lock), or -1 when the
+ * database failed.  Another client's transaction, which writes no outbox
+ * row, is not waited for.  On SQLite any id (LLONG_MAX).  Outside a
+ * transaction: it must see transactions end. */
 #define OUTBOX_WAIT_MS	2000
+#define OUTBOX_WAITED	(-2)
 long long outbox_horizon(struct db *);
 
 /* Applies again (at most once, as ever) every row up to id upto that

@@ -356,7 +356,8 @@ seen_above(struct db *d, struct seen *h)
 
 /* One read snapshot: which outbox rows it holds (h), and per fenced key
  * its truth, durable value, backlog version and whether its inflight
- * batch is applied.  s: the family's prepared recount_one.  0 or -1. */
+ * batch is applied.  s: the family's prepared recount_one.  0,
+ * OUTBOX_WAITED (no snapshot taken) or -1. */
 static int
 snapshot(struct app *a, enum family fam, struct dbq *s,
     struct rec_entry *cand, size_t n, struct one *o, struct seen *h)
@@ -370,8 +371,8 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 
 	/* before the snapshot: every row up to it is then in the snapshot
 	 * or never commits */
-	if ((horizon = outbox_horizon(a->db)) == -1)
-		return -1;
+	if ((horizon = outbox_horizon(a->db)) < 0)
+		return (int)horizon;
 	if (db_snapshot_begin(a->db) == -1)
 		return -1;
 	if ((q = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
@@ -588,7 +589,8 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	size_t i, left = n;
 	struct seen h = { 0, 0, { NULL, 0, 0 } };
 	struct dbq *one = NULL;
-	int round, rc = -1, two = families[fam].obj == OBJ_USER_TOPIC;
+	int round, got, rc = -1, waited = 0;
+	int two = families[fam].obj == OBJ_USER_TOPIC;
 
 	if ((one = dbq_stmt(a->db, families[fam].recount_one)) == NULL)
 		goto out;
@@ -601,8 +603,16 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 			was[i] = o[i].done;
 		if (fence_all(a, fam, cand, n, o, token) == -1)
 			goto fail;
-		if (snapshot(a, fam, one, cand, n, o, &h) == -1 ||
-		    reapply(a, fam, cand, n, o, h.top) == -1)
+		if ((got = snapshot(a, fam, one, cand, n, o, &h)) ==
+		    OUTBOX_WAITED) {
+			/* A writer of tally's holds its transaction open:
+			 * the keys go to the worker, which tries them again
+			 * within seconds, and the run goes on. */
+			unfence_all(a, fam, cand, n, o, token);
+			waited = 1;
+			break;
+		}
+		if (got == -1 || reapply(a, fam, cand, n, o, h.top) == -1)
 			goto fail;
 		fault_point("reconcile-fix");
 		if (fix_all(a, fam, dry, cand, n, o, token, &h, rf) == -1)
@@ -613,14 +623,18 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 			left += !o[i].done;
 	}
 	/* Still not settled (another settler's fence, flushes in the way
-	 * every round): counted wrong, and queued for the worker. */
+	 * every round, a writer's open transaction): counted wrong, and
+	 * queued for the worker. */
 	for (i = 0; i < n; i++)
 		if (!o[i].done)
 			note_wrong(rf, cand[i].k1, cand[i].k2, two, 0);
 	rf->queued += (long long)left;
 	if (left > 0 && !dry && queue_left(a, fam, cand, n, o) == -1)
 		goto out;
-	rc = 0;
+	if (waited)
+		log_warn("settle: %zu %s counters left to the worker: a write "
+		    "transaction is still open", left, families[fam].name);
+	rc = waited ? SETTLE_WAITED : 0;
 	goto out;
 fail:
 	unfence_all(a, fam, cand, n, o, token);

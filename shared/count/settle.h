@@ -66,8 +66,12 @@ struct rstate {
 int	settle_read_states(struct app *, enum family, struct rec_entry *,
 	    size_t n, struct rstate *);
 /* Settles n candidates (t and d are read again); dry: report only.  Adds
- * to rf (wrong, fixed, queued).  0, or -1 when SQLite or Redis failed
- * (what was not settled then is queued too). */
+ * to rf (wrong, fixed, queued).  0; SETTLE_WAITED when a write
+ * transaction of tally's stayed open past the outbox's wait (a writer
+ * stalled, or waiting on a lock: outbox_horizon()), so that what was not
+ * settled is queued for the worker, not waited for again; or -1 when
+ * SQLite or Redis failed (what was not settled then is queued too). */
+#define SETTLE_WAITED	1
 int	settle_keys(struct app *, enum family, int dry, struct rec_entry *,
 	    size_t n, struct rec_family *rf);
 

@@ -156,3 +156,29 @@ test('another client\'s open transaction holds back neither the drain nor a reco
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
+
+// A writer of tally's that holds its transaction open (stopped here; a
+// like waiting on a row lock does the same for up to lock_timeout) is
+// one the horizon must wait for, and it waits OUTBOX_WAIT_MS at most.
+// A reconciliation then failed whole ("Redis or SQLite failed"); now the
+// keys it could not settle go to the worker, which settles them once the
+// writer has committed, and the run ends done.
+test('a reconciliation while a writer of tally\'s holds its transaction open ends done; the worker settles what it left', async () => {
+  const [x, a] = await Promise.all(['x', 'a'].map((l) => newUser(stack, `ow_${l}`)));
+  const p = await publish(x.c, 'open');
+  stack.tallyctl('flush');
+  const planted = stack.sqlite(`UPDATE counters SET value = value + 3
+    WHERE name = 'user_posts' AND key = '${x.id}' RETURNING 1`).split('\n').filter(Boolean);
+  assert.equal(planted.length, 1, 'x\'s post count planted wrong');
+  faults.arm(stack, 'outbox-commit');
+  const slow = a.c.post(`/posts/${p}/like`);	// stops before its commit
+  const who = await waitFor(() => stopped(), 10000, 20);
+  try {
+    const out = stack.tallyctl('reconcile');	// throws on a failed run
+    assert.match(out, /^\s+user_posts\s+checked \d+, wrong 1, fixed 0,/m, 'left to the worker, not fixed by the run');
+  } finally { process.kill(who, 'SIGCONT'); }
+  assert.equal((await slow).status, 303, 'the like commits');
+  // the worker's backlog pass (every two seconds) settles the key
+  await waitFor(() => { stack.tallyctl('flush'); return compareAll(stack).length === 0; }, 30000, 1000);
+  assert.equal(Number(stack.sqlite(`SELECT value FROM counters WHERE name = 'user_posts' AND key = '${x.id}'`)), 1);
+});
