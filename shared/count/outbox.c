@@ -638,6 +638,14 @@ txn_still(struct db *d, const char *open)
 	return n;
 }
 
+/* The write transactions that outlived this process's last wait (as
+ * STMT_TXN_OPEN lists them), or NULL.  While one of them runs no horizon
+ * can be had, and a call answers so at once: a writer stopped for a
+ * minute cost the drain 2 s of every pass, and a reconciliation 2 s a
+ * chunk and a family.  The process's own (the transactions are the
+ * server's, whichever connection asks). */
+static char *outlived;
+
 long long
 outbox_horizon(struct db *d)
 {
@@ -646,6 +654,12 @@ outbox_horizon(struct db *d)
 	char *open = NULL;
 	int rc;
 
+	if (outlived != NULL) {
+		if ((still = txn_still(d, outlived)) != 0)
+			return still > 0 ? OUTBOX_WAITED : -1;
+		free(outlived);
+		outlived = NULL;
+	}
 	/* The id first, then the transactions: a writer that took an id up
 	 * to `taken` had its transaction id before, so is among them (or
 	 * has ended); once none of them runs, none of those ids can commit.
@@ -662,6 +676,8 @@ outbox_horizon(struct db *d)
 		if (waited >= OUTBOX_WAIT_MS) {
 			log_warn("outbox: a write transaction has been open "
 			    "for over %d ms; its rows wait", OUTBOX_WAIT_MS);
+			outlived = open;	/* not waited for again */
+			open = NULL;
 			break;
 		}
 		usleep((useconds_t)pause * 1000);

@@ -96,7 +96,8 @@ int	outbox_drain(struct app *, long long min_age_ms);
  * transaction id at BEGIN, before its outbox id: pg.c; tally's
  * connections are those whose application_name begins with "tally":
  * sql_pg.c); waits up to OUTBOX_WAIT_MS for them, else OUTBOX_WAITED
- * (logged: one of them stalls, or waits on a lock), or -1 when the
+ * (logged: one of them stalls, or waits on a lock; while it runs, later
+ * calls of the process answer OUTBOX_WAITED at once), or -1 when the
  * database failed.  Another client's transaction, which writes no outbox
  * row, is not waited for.  On SQLite any id (LLONG_MAX).  Outside a
  * transaction: it must see transactions end. */

@@ -37,7 +37,9 @@ int	reconcile(struct app *, int dry, int from, struct rec_report *,
 	    rec_progress, void *arg);
 
 /* The continuous drift check: settles n random counters of fam without
- * repairing them; adds to *checked and *wrong.  0 or -1. */
+ * repairing them; adds to *checked and *wrong.  0; SETTLE_WAITED (a
+ * writer's transaction open: nothing compared, nothing added; settle.h);
+ * or -1. */
 int	reconcile_sample(struct app *, enum family fam, int n,
 	    long long *checked, long long *wrong);
 

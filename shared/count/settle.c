@@ -631,7 +631,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	rf->queued += (long long)left;
 	if (left > 0 && !dry && queue_left(a, fam, cand, n, o) == -1)
 		goto out;
-	if (waited)
+	if (waited && !dry)
 		log_warn("settle: %zu %s counters left to the worker: a write "
 		    "transaction is still open", left, families[fam].name);
 	rc = waited ? SETTLE_WAITED : 0;
