@@ -14,7 +14,9 @@
  *   tallyctl reconcile [--dry-run]
  *       recount every counter from the truth rows, report the drift and
  *       (unless --dry-run) repair SQLite's counters and Redis; one run at
- *       a time, shared with the admin page; prints a progress line
+ *       a time, shared with the admin page; prints a progress line (the
+ *       worker's, when it took the run first; a run whose owner stalled
+ *       past its lease is taken over and finished here)
  *   tallyctl warm [--followers-of LOGIN] [LOGIN...]
  *       rebuild home timelines in Redis now (after a Redis loss, before
  *       traffic), for the named users and/or all followers of one
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
@@ -297,12 +300,17 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 	fault_point("run-queued");	/* queued, not yet claimed here */
 	if (runs_execute(a, id, progress_line) == 0) {
 		/* The worker took it first: follow its progress, to the
-		 * 100 % its end writes (the last read, which ends the loop). */
+		 * 100 % its end writes (the last read, which ends the loop);
+		 * should its owner stall past its lease (a worker stopped, its
+		 * host gone), take the run over from its checkpoint. */
 		while (runs_get(a->db, id, &r) == 1) {
 			if (r.progress != last)
 				progress_line(last = r.progress, "(worker)");
 			if (strcmp(r.state, "queued") != 0 &&
 			    strcmp(r.state, "running") != 0)
+				break;
+			if (r.lease_until < clock_wall_ms() &&
+			    runs_execute(a, id, progress_line) != 0)
 				break;
 			usleep(300 * 1000);
 		}

@@ -19,8 +19,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-import { startStack, Client, sleep, waitFor, BIN, redisCli, onPostgres, whileWorkerStopped as whileStopped, backlogged } from '../lib/stack.mjs';
-import { bucketOf, compareAll, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
+import { startStack, Client, sleep, waitFor, BIN, childrenOf, redisCli, onPostgres, whileWorkerStopped as whileStopped, backlogged } from '../lib/stack.mjs';
+import { bucketOf, compareAll, faults, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -40,7 +40,10 @@ const maxRun = () => num('SELECT coalesce(max(id), 0) FROM reconcile_runs');
 before(async () => {
   // No scheduled runs: every run here is one the test starts (or the
   // worker's own "Redis is empty" run, which the test waits out).
-  stack = await startStack({ env: { TALLY_RECONCILE_EVERY: '0' } });
+  stack = await startStack({
+    env: { TALLY_RECONCILE_EVERY: '0', TALLY_FAULT: 'reconcile-loaded:stop:1' },
+    disarmed: { 'reconcile-loaded': 1 },
+  });
   await quiet();
   admin = new Client(stack.base);
   const r = await admin.login('admin', 'admin-pass-1');
@@ -920,6 +923,7 @@ test('tallyctl reconcile whose run the worker takes first follows it to 100 %', 
   const expected = corrupt(['user_followers'], every(97));
   // queued, and tallyctl stalls before it claims the run: the worker
   // (it looks each second) takes it
+  faults.arm(stack, 'run-queued');
   const r = spawnSync(TALLYCTL, ['reconcile'], {
     env: { ...stack.env, TALLY_FAULT: 'run-queued:sleep=3000' }, encoding: 'utf8', timeout: 60000,
   });
@@ -931,6 +935,52 @@ test('tallyctl reconcile whose run the worker takes first follows it to 100 %', 
   const m = r.stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
   assert.ok(m, r.stdout);
   assert.equal(Number(m[2]), expected.user_followers, r.stdout);
+});
+
+// tallyctl follows a run the worker took; a worker stopped mid-run
+// (alive and silent, its lease lapsing: here it stops itself at the fault
+// point reconcile-loaded, outside any write) left tallyctl following a
+// run nobody ran, for as long as the worker stayed stopped.
+test('tallyctl reconcile following the worker\'s run takes it over when the worker stalls past its lease', async () => {
+  await quiet();
+  const expected = corrupt(LONG, every(40));
+  const before = maxRun();
+  const w = stack.pidOf('tally-worker');
+  faults.arm(stack, 'reconcile-loaded');
+  faults.arm(stack, 'run-queued');	// fired once already, by the test before
+  const p = spawn(TALLYCTL, ['reconcile'], {
+    env: { ...stack.env, TALLY_FAULT: 'run-queued:sleep=3000,reconcile-loaded:stop:1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = ''; let stderr = '';
+  p.stdout.on('data', (d) => { stdout += d; });
+  p.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => p.on('close', resolve));
+  try {
+    await waitFor(() => faults.fired(stack, 'reconcile-loaded') === 1, 20000, 40);
+    const id = maxRun();
+    assert.ok(id > before);
+    assert.equal(num(`SELECT owner FROM reconcile_runs WHERE id=${id}`), w, 'the worker took the run, and stopped in it');
+    const status = await Promise.race([exited, sleep(45000).then(() => 'still following')]);
+    assert.equal(status, 0, stderr);
+    assert.match(stderr, /\(worker\)/);
+    assert.equal(num(`SELECT owner FROM reconcile_runs WHERE id=${id}`), p.pid, 'tallyctl finished it');
+    assert.equal(q(`SELECT state FROM reconcile_runs WHERE id=${id}`), 'done');
+    const m = stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
+    assert.ok(m, stdout);
+    assert.equal(Number(m[1]), id);
+    assert.equal(Number(m[2]), Object.values(expected).reduce((x, y) => x + y, 0), stdout);
+  } finally {
+    if (p.exitCode === null) p.kill('SIGKILL');
+    // the run is the worker's jobs process's (its owner names the worker)
+    for (const c of [w, ...childrenOf(w).map((x) => x.pid)]) process.kill(c, 'SIGCONT');
+  }
+  // the worker, going on, finds the run taken and leaves it
+  await waitFor(() => /taken by another process while this one stalled past its lease/.test(stack.log('worker')), 15000, 200)
+    .catch((e) => { console.log(stack.log('worker').slice(-2000)); throw e; });
+  assert.equal(stack.pidOf('tally-worker'), w, 'the same worker, going on');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareFast(), []);
 });
 
 test('a worker killed with kill -9 during a run: the run resumes from its checkpoint and ends done', async () => {
