@@ -367,9 +367,25 @@ bump_all(struct app *a)
 }
 
 void
-bcache_timeline_changed(struct app *a)
+bcache_readers_changed(struct app *a, const long long *uids, int n)
 {
-	if (bump_all(a) == -1)
+	char kbm[KEY_MAX];
+	const char *hv[4] = { "HINCRBY", kbm, "gen", "1" };
+	const char *ev[3] = { "PEXPIRE", kbm, "86400000" };
+	int i, queued = 0;
+
+	/* forget_lua's two commands, plain: no script to run per reader
+	 * (each command is formatted when queued: kbm is written again) */
+	for (i = 0; i < n; i++) {
+		cname_user_cache(uids[i], "bm", kbm, sizeof(kbm));
+		if (rds_append_strs(a->rds, 4, hv) == -1)
+			break;
+		queued++;
+		if (rds_append_strs(a->rds, 3, ev) == -1)
+			break;
+		queued++;
+	}
+	if ((queued > 0 && rds_collect(a->rds, queued) != 0) || i < n || n < 0)
 		missed(a);
 }
 

@@ -10,19 +10,20 @@
  *   {c<B>}:u<ID>:bm  seen (notices marker), visited (last /news visit,
  *               -1: never), fb (followed-author unread), fbe (the epoch
  *               fb was computed at), fg (the gen it was filled under),
- *               at (fill time, ms); and gen
+ *               at (fill time, ms); and gen (bumped by the reader's own
+ *               changes, and by every post its followees publish or
+ *               withdraw)
  *   {g}:badge   latest (newest notice id), lit (the red dot's time), at
  *               (when they were read from SQLite, ms), epoch (bumped
- *               after every post published or withdrawn, once the
- *               author's profile timeline took it)
+ *               when a bump was missed: every reader turns over)
  * B is the bucket of the user's counters (cname.h): the user's three
  * keys share one slot.  On a Redis Cluster the global part is kept in
  * KEY_BADGE_COPIES copies, one in each sixteenth of the slot space
  * (key.h), so every master holds one; a poll reads the copy on the node
  * of the user's keys, and a poll is one node's round trip.  Whatever
- * changes the global part writes every copy (a post bumps the epoch of
- * each: 16 scripts, one round trip per node); a fill writes the copy its
- * poll read.  Copy k's epochs are k modulo the number of copies, so an fb
+ * changes the global part writes every copy (a missed bump's replay
+ * bumps the epoch of each: 16 scripts, one round trip per node); a fill
+ * writes the copy its poll read.  Copy k's epochs are k modulo the number of copies, so an fb
  * stored against one copy never matches another's epoch.
  * A poll is one pipeline of four plain commands (HGET of the session
  * field, HGET of unread, HMGET of bm, HMGET of the global part; plain
@@ -38,9 +39,14 @@
  * Why no change is missed: whatever moves a reader's markers or follows
  * bumps gen after its SQLite write, and a fill is written only if gen is
  * still what the poll that missed saw (before it read SQLite): a fill can
- * never store values older than an invalidation.  Likewise fb carries the
- * epoch read before its counts (SQLite's: followed.h), and the epoch is
- * bumped after the post's commit and its timeline write.  The global
+ * never store values older than an invalidation.  A post published or
+ * withdrawn is such a change for each follower of its author: after its
+ * commit the fan-out bumps their gens with their batch, as their home
+ * timelines take it, and each batch then tells their open streams
+ * (live.h), which read the badges after the bumps; an author's 100
+ * followers or fewer are bumped before the request answers too, so that
+ * their next poll shows it (social/fanout.c).  Likewise fb carries the epoch read before its
+ * counts (SQLite's: followed.h), for the replay below.  The global
  * values only grow (notice ids, light
  * times), so they are merged with max().  A bump Redis did not take
  * (unreachable just then) is journaled in SQLite (BCACHE_MISSED), and
@@ -54,10 +60,12 @@
  * made a fifth of Redis's work when that was a ZCOUNT per author in
  * Redis (docs/BENCHMARKS.md, "A site's traffic").
  *
- * The price of one global epoch: a post published or deleted anywhere
- * turns every reader's fb over, and that reader's next poll recomputes
- * (the work the poll did before this cache).  A per-author version would
- * keep fb across other authors' posts (docs/ARCHITECTURE.md, badges).
+ * A post once bumped the one global epoch instead: every reader's next
+ * poll recounted its followed authors.  In the traffic benchmark's mix
+ * with one request in 500 a post (7 posts a second), a third of all
+ * requests recounted, and the site served 15 % fewer; with the bumps per
+ * follower, as many as with no posts (docs/BENCHMARKS.md).  The price:
+ * two commands a follower, beside the fan-out's timeline write.
  */
 #ifndef TALLY_BCACHE_H
 #define TALLY_BCACHE_H
@@ -129,9 +137,13 @@ void	bcache_globals(struct app *, long long latest, long long lit);
  * did not take is journaled (BCACHE_MISSED) for bcache_replay(). */
 void	bcache_forget(struct app *, long long uid);
 
-/* A profile timeline changed in Redis: bump the epoch (journaled when
- * Redis did not take it). */
-void	bcache_timeline_changed(struct app *);
+/* A post of an author the n users follow was published or withdrawn
+ * (its commit done): bump each one's gen, one pipeline (a cluster's
+ * nodes at once); a bump Redis did not take, or n -1 (who they are is
+ * not known: SQLite failed), is journaled as bcache_forget()'s, and
+ * bcache_replay() turns every reader over.  Their streams are not told
+ * here (live.h). */
+void	bcache_readers_changed(struct app *, const long long *uids, int n);
 
 /* The worker, once Redis answers: when a bump was missed, bumps the
  * epoch of every copy, which turns every user's cached badges over (the

@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "social/bcache.h"
 #include "social/fanout.h"
 #include "social/live.h"
 #include "social/post.h"
@@ -57,15 +58,19 @@ struct job {
 	long long	score;
 	long long	after_t;	/* follower cursor: (created_at, id) */
 	long long	after_id;
+	int		bumped;		/* the followers' badges were bumped
+					   before the answer (followed_first()):
+					   not again by the first batch */
 };
 
 static char *
 job_encode(const struct job *j)
 {
-	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "k",
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:b}", "k",
 	    job_names[j->kind], "p", (json_int_t)j->post, "a",
 	    (json_int_t)j->author, "s", (json_int_t)j->score, "t",
-	    (json_int_t)j->after_t, "i", (json_int_t)j->after_id);
+	    (json_int_t)j->after_t, "i", (json_int_t)j->after_id, "b",
+	    j->bumped);
 	char *s;
 
 	if (o == NULL)
@@ -82,12 +87,13 @@ job_decode(const char *s, size_t len, struct job *j)
 	json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &err);
 	json_int_t p, a, sc, t, i;
 	const char *k;
-	int rc, kind = 0;
+	int rc, kind = 0, b = 0;
 
 	if (o == NULL)
 		return -1;
-	rc = json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I}", "k", &k, "p", &p,
-	    "a", &a, "s", &sc, "t", &t, "i", &i);
+	/* "b" is optional: jobs queued before it was written have none */
+	rc = json_unpack(o, "{s:s,s:I,s:I,s:I,s:I,s:I,s?b}", "k", &k, "p", &p,
+	    "a", &a, "s", &sc, "t", &t, "i", &i, "b", &b);
 	while (rc == 0 && kind <= JOB_UNREPOST &&
 	    strcmp(k, job_names[kind]) != 0)
 		kind++;
@@ -100,6 +106,7 @@ job_decode(const char *s, size_t len, struct job *j)
 		j->score = sc;
 		j->after_t = t;
 		j->after_id = i;
+		j->bumped = b;
 	}
 	json_decref(o);
 	return rc;
@@ -154,6 +161,64 @@ current(struct app *a, const struct job *j)
 	return rc;
 }
 
+/* The next max followers (FANOUT_BATCH at most) of j's user after j's
+ * cursor, into uids, the cursor moved to the last: how many, or -1. */
+static int
+followers_after(struct app *a, struct job *j, long long *uids, int max)
+{
+	struct dbq *s;
+	int n = 0, rc = DBQ_DONE;
+
+	if ((s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, j->author);
+	dbq_bind_i64(s, 2, j->after_t);
+	dbq_bind_i64(s, 3, j->after_id);
+	dbq_bind_int(s, 4, max);
+	while (n < max && (rc = dbq_step(s)) == DBQ_ROW) {
+		uids[n] = dbq_i64(s, 0);
+		j->after_t = dbq_i64(s, 1);
+		j->after_id = uids[n];
+		n++;
+	}
+	dbq_done(s);
+	return rc == DBQ_ERR ? -1 : n;
+}
+
+/* A post of j's author published or withdrawn: the followed badges of
+ * the followers after j's cursor (one batch) turn over, and their open
+ * streams are told (the author's event, read after the bumps). */
+static void
+followed_changed(struct app *a, const long long *uids, int n,
+    long long author)
+{
+	bcache_readers_changed(a, uids, n);
+	live_author(a, author);
+}
+
+/* Before the answer, when the author has FOLLOWED_NOW followers or
+ * fewer: their followed badges, so that each one's next poll shows the
+ * post (or its withdrawal); 1 when so (the job's first batch then leaves
+ * them: a second bump is a second recount), 0 when they are left to
+ * their batch of the fan-out (job_batch()).  Not for more: two commands
+ * a follower cost a thousand followers ~5 ms of the answer
+ * (fanout.test). */
+#define FOLLOWED_NOW	100
+static int
+followed_first(struct app *a, long long author)
+{
+	long long uids[FOLLOWED_NOW + 1];
+	struct job j = { JOB_ADD, 0, author, 0, -1, -1, 0 };
+	int n = followers_after(a, &j, uids, FOLLOWED_NOW + 1);
+
+	if (n > FOLLOWED_NOW)
+		return 0;
+	/* -1: who is not known, journaled as a missed bump */
+	if (n != 0)
+		followed_changed(a, uids, n, author);
+	return n >= 0;
+}
+
 /* One batch: followers after the job's cursor.  Returns how many were
  * done (the cursor moves to the last), or -1.  An add job whose post is
  * no longer current does nothing (0): a remove job was queued when it
@@ -162,29 +227,17 @@ static int
 job_batch(struct app *a, struct job *j)
 {
 	long long uids[FANOUT_BATCH], scores[FANOUT_BATCH];
-	struct dbq *s;
-	int n = 0, rc;
+	int n, rc, bumped = 0;
 
 	if ((j->kind == JOB_ADD || j->kind == JOB_REPOST) &&
 	    (rc = current(a, j)) != 1)
 		return rc;
-	if ((s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK)) == NULL)
-		return -1;
-	dbq_bind_i64(s, 1, j->author);
-	dbq_bind_i64(s, 2, j->after_t);
-	dbq_bind_i64(s, 3, j->after_id);
-	dbq_bind_int(s, 4, FANOUT_BATCH);
-	while (n < FANOUT_BATCH && (rc = dbq_step(s)) == DBQ_ROW) {
-		uids[n] = dbq_i64(s, 0);
-		j->after_t = dbq_i64(s, 1);
-		j->after_id = uids[n];
-		n++;
-	}
-	dbq_done(s);
-	if (rc == DBQ_ERR)
-		return -1;
-	if (n == 0)
-		return 0;
+	if (j->after_id == -1 && j->bumped)
+		bumped = 1;	/* this batch's badges, before the answer */
+	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
+		return n;
+	if ((j->kind == JOB_ADD || j->kind == JOB_REM) && !bumped)
+		followed_changed(a, uids, n, j->author);
 	switch (j->kind) {
 	case JOB_ADD:
 	case JOB_REPOST:
@@ -235,6 +288,7 @@ inline_run(struct app *a, char *raw)
 		undo = j;
 		undo.kind = j.kind == JOB_ADD ? JOB_REM : JOB_UNREPOST;
 		undo.after_t = undo.after_id = -1;
+		undo.bumped = 0;
 		next = job_encode(&undo);
 	}
 	if (n == FANOUT_BATCH && next == NULL)
@@ -277,20 +331,21 @@ int
 fanout_publish(struct app *a, long long post, long long author,
     long long published_at)
 {
-	struct job j = { JOB_ADD, post, author, published_at, -1, -1 };
+	struct job j = { JOB_ADD, post, author, published_at, -1, -1, 0 };
+	int failed;
 
-	if (timeline_add(a, TL_PROFILE, author, 1, &published_at, &post) < -1 ||
-	    timeline_add(a, TL_HOME, author, 1, &published_at, &post) < -1)
-		return -1;
-	live_author(a, author);	/* the followed badge of their streams */
-	return note_inline(a, &j);
+	failed = timeline_add(a, TL_PROFILE, author, 1, &published_at,
+	    &post) < -1 || timeline_add(a, TL_HOME, author, 1, &published_at,
+	    &post) < -1;
+	j.bumped = followed_first(a, author);	/* committed: done or not */
+	return failed ? -1 : note_inline(a, &j);
 }
 
 int
 fanout_repost(struct app *a, long long post, long long reposter,
     long long at)
 {
-	struct job j = { JOB_REPOST, post, reposter, at, -1, -1 };
+	struct job j = { JOB_REPOST, post, reposter, at, -1, -1, 0 };
 
 	return note_inline(a, &j);
 }
@@ -298,7 +353,7 @@ fanout_repost(struct app *a, long long post, long long reposter,
 int
 fanout_unrepost(struct app *a, long long post, long long reposter)
 {
-	struct job j = { JOB_UNREPOST, post, reposter, 0, -1, -1 };
+	struct job j = { JOB_UNREPOST, post, reposter, 0, -1, -1, 0 };
 
 	return note_inline(a, &j);
 }
@@ -328,13 +383,13 @@ fanout_reclaim(struct app *a, long long grace_ms)
 int
 fanout_remove(struct app *a, long long post, long long author)
 {
-	struct job j = { JOB_REM, post, author, 0, -1, -1 };
+	struct job j = { JOB_REM, post, author, 0, -1, -1, 0 };
+	int failed;
 
-	if (timeline_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
-	    timeline_rem(a, TL_HOME, author, 1, &post) < -1)
-		return -1;
-	live_author(a, author);
-	return job_push(a, &j);
+	failed = timeline_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
+	    timeline_rem(a, TL_HOME, author, 1, &post) < -1;
+	j.bumped = followed_first(a, author);	/* committed: done or not */
+	return failed ? -1 : job_push(a, &j);
 }
 
 int

@@ -12,7 +12,6 @@
 
 #include "base/buf.h"
 #include "base/log.h"
-#include "social/bcache.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
 #include "store/dbq.h"
@@ -165,10 +164,7 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 		if (rc < 0)
 			break;
 	}
-	/* After the write, done or not (the badges count in SQLite, where
-	 * the change is committed by now): the followed badges recount. */
-	if (kind == TL_PROFILE && n > 0)
-		bcache_timeline_changed(a);
+	/* (the followed badges: the fan-out bumps each follower's, fanout.c) */
 	return rc;
 }
 

@@ -12,6 +12,9 @@
 --   MODE=post, badges, like: one part of the mix alone
 --   MODE=hello    GET /__hello: the baseline, with the same cookies and
 --                 the same per-request work in this script
+-- PUBLISH=N: besides, N requests in 1,000 publish a post (the mix as a
+-- site with posts arriving: every post turns every reader's followed badge
+-- over, social/bcache.h).
 -- Environment: SESSIONS (a file of "LOGIN SID CSRF" lines), POSTS (a file
 -- of post ids, one a line), MODE, SEED (the random sequence; each thread
 -- adds its number).
@@ -41,6 +44,7 @@ function init(args)
   for _, l in ipairs(lines(os.getenv("POSTS"))) do posts[#posts + 1] = l end
   if #users == 0 or #posts == 0 then error("traffic.lua: no users or posts") end
   mode = os.getenv("MODE") or "mix"
+  publish = tonumber(os.getenv("PUBLISH") or "0")
   math.randomseed(tonumber(os.getenv("SEED") or "1") + tid)
   threads = tonumber(os.getenv("THREADS") or "1")
   share = 0
@@ -68,6 +72,10 @@ function request()
   end
   if mode == "profile" then
     return wrk.format("GET", "/u/" .. users[math.random(#users)], h)
+  end
+  if publish > 0 and math.random(1000) <= publish then
+    local hp = { ["Cookie"] = h["Cookie"], ["Content-Type"] = form["Content-Type"] }
+    return wrk.format("POST", "/posts", hp, bodies[u] .. "&body=bench+post&topic=&publish=1")
   end
   local r = math.random(100)
   if mode == "post" then r = 70 elseif mode == "badges" then r = 80

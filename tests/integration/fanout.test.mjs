@@ -16,6 +16,7 @@ import {
   postIds, newUser, loginAs, seedUsers, addFollowers, key, drainQueue,
   pendingJobs, homesHolding,
 } from '../lib/social.mjs';
+import { userCache } from '../lib/counts.mjs';
 
 let stack;
 let faulty;
@@ -70,6 +71,12 @@ test('a post reaches every one of 5,000 followers\' homes exactly once (and 10 f
   await drainQueue(stack);
   assertAllHold(stack, big.ids, pb, '5000 followers');
   assertAllHold(stack, small.ids, ps, '10 followers');
+  // each follower's followed badge turned over once, and no one else's
+  // (social/bcache.h): with its batch of the fan-out, or, an author's of
+  // 100 followers or fewer, before the answer (not again with the batch)
+  for (const uid of [big.ids[0], big.ids[999], big.ids[1000], big.ids[4999], ...small.ids]) {
+    assert.equal(stack.redis('HGET', userCache(uid, 'bm'), 'gen'), '1', `follower ${uid}'s badges turned over once`);
+  }
   // the authors' own timelines
   for (const [a, p] of [[big.author, pb], [small.author, ps]]) {
     assert.deepEqual(postIds((await a.c.get('/feed')).text), [p]);
