@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "count/cname.h"
 #include "count/counters.h"
@@ -369,24 +370,46 @@ bump_all(struct app *a)
 void
 bcache_readers_changed(struct app *a, const long long *uids, int n)
 {
-	char kbm[KEY_MAX];
+	char kbm[KEY_MAX], flag[KEY_MAX];
 	const char *hv[4] = { "HINCRBY", kbm, "gen", "1" };
 	const char *ev[3] = { "PEXPIRE", kbm, "86400000" };
-	int i, queued = 0;
+	rds_reply *rep;
+	int *yes = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*yes));
+	int i, k, queued = 0, told = 0, ok = n >= 0;
 
-	/* forget_lua's two commands, plain: no script to run per reader
-	 * (each command is formatted when queued: kbm is written again) */
-	for (i = 0; i < n; i++) {
+	/* forget_lua's two commands, plain (no script to run per reader),
+	 * and whether the reader listens (live.h); each command is
+	 * formatted when queued: kbm and flag are written again */
+	for (i = 0; i < n && ok; i++) {
 		cname_user_cache(uids[i], "bm", kbm, sizeof(kbm));
-		if (rds_append_strs(a->rds, 4, hv) == -1)
-			break;
-		queued++;
-		if (rds_append_strs(a->rds, 3, ev) == -1)
-			break;
-		queued++;
+		cname_live_flag(uids[i], flag, sizeof(flag));
+		ok = rds_append_strs(a->rds, 4, hv) == 0 &&
+		    rds_append_strs(a->rds, 3, ev) == 0 &&
+		    liveq_ask(a->rds, flag) == 1;
+		if (ok)
+			queued++;
 	}
-	if ((queued > 0 && rds_collect(a->rds, queued) != 0) || i < n || n < 0)
+	/* a reader whose three replies did not all come is not told */
+	for (i = 0; i < queued; i++) {
+		for (k = 0; k < 2; k++) {
+			rep = NULL;
+			if (rds_get_reply(a->rds, &rep) == -1 ||
+			    rds_type(rep) == RDS_ERROR)
+				ok = 0;
+			rds_free(rep);
+		}
+		yes[i] = liveq_answer(a->rds) == 1;
+	}
+	if (!ok || queued < n)
 		missed(a);
+	/* their streams, read after the bumps (one more round trip, only
+	 * when someone listens) */
+	for (i = 0; i < queued; i++)
+		if (yes[i] && (k = liveq_append(a->rds, 'u', uids[i])) > 0)
+			told += k;
+	if (told > 0)
+		rds_collect(a->rds, told);
+	free(yes);
 }
 
 int

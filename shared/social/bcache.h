@@ -23,8 +23,9 @@
  * of the user's keys, and a poll is one node's round trip.  Whatever
  * changes the global part writes every copy (a missed bump's replay
  * bumps the epoch of each: 16 scripts, one round trip per node); a fill
- * writes the copy its poll read.  Copy k's epochs are k modulo the number of copies, so an fb
- * stored against one copy never matches another's epoch.
+ * writes the copy its poll read.  Copy k's epochs are k modulo the
+ * number of copies, so an fb stored against one copy never matches
+ * another's epoch.
  * A poll is one pipeline of four plain commands (HGET of the session
  * field, HGET of unread, HMGET of bm, HMGET of the global part; plain
  * commands cost Redis less than a script, and the checks are made here).
@@ -42,12 +43,12 @@
  * never store values older than an invalidation.  A post published or
  * withdrawn is such a change for each follower of its author: after its
  * commit the fan-out bumps their gens with their batch, as their home
- * timelines take it, and each batch then tells their open streams
- * (live.h), which read the badges after the bumps; an author's 100
- * followers or fewer are bumped before the request answers too, so that
- * their next poll shows it (social/fanout.c).  Likewise fb carries the epoch read before its
- * counts (SQLite's: followed.h), for the replay below.  The global
- * values only grow (notice ids, light
+ * timelines take it, and tells those whose stream is open (live.h; the
+ * event reads the badges after the bump); an author's 100 followers or
+ * fewer are bumped by the request instead, before it answers, so that
+ * their next poll shows it (social/fanout.c).  Likewise fb carries the
+ * epoch read before its counts (SQLite's: followed.h), for the replay
+ * below.  The global values only grow (notice ids, light
  * times), so they are merged with max().  A bump Redis did not take
  * (unreachable just then) is journaled in SQLite (BCACHE_MISSED), and
  * the worker, once Redis answers, bumps every copy's epoch: every cached
@@ -63,9 +64,9 @@
  * A post once bumped the one global epoch instead: every reader's next
  * poll recounted its followed authors.  In the traffic benchmark's mix
  * with one request in 500 a post (7 posts a second), a third of all
- * requests recounted, and the site served 15 % fewer; with the bumps per
- * follower, as many as with no posts (docs/BENCHMARKS.md).  The price:
- * two commands a follower, beside the fan-out's timeline write.
+ * requests recounted, and the site served 11-19 % fewer; with the bumps
+ * per follower, −8 to +4 % (docs/BENCHMARKS.md).  The price: three
+ * commands a follower, beside the fan-out's timeline write.
  */
 #ifndef TALLY_BCACHE_H
 #define TALLY_BCACHE_H
@@ -140,9 +141,9 @@ void	bcache_forget(struct app *, long long uid);
 /* A post of an author the n users follow was published or withdrawn
  * (its commit done): bump each one's gen, one pipeline (a cluster's
  * nodes at once); a bump Redis did not take, or n -1 (who they are is
- * not known: SQLite failed), is journaled as bcache_forget()'s, and
- * bcache_replay() turns every reader over.  Their streams are not told
- * here (live.h). */
+ * not known: the fan-out's job was lost), is journaled as
+ * bcache_forget()'s, and bcache_replay() turns every reader over.  Those
+ * whose stream is open are told, after the bumps (live.h). */
 void	bcache_readers_changed(struct app *, const long long *uids, int n);
 
 /* The worker, once Redis answers: when a bump was missed, bumps the

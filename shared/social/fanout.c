@@ -11,7 +11,6 @@
 #include "base/log.h"
 #include "social/bcache.h"
 #include "social/fanout.h"
-#include "social/live.h"
 #include "social/post.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
@@ -185,24 +184,15 @@ followers_after(struct app *a, struct job *j, long long *uids, int max)
 	return rc == DBQ_ERR ? -1 : n;
 }
 
-/* A post of j's author published or withdrawn: the followed badges of
- * the followers after j's cursor (one batch) turn over, and their open
- * streams are told (the author's event, read after the bumps). */
-static void
-followed_changed(struct app *a, const long long *uids, int n,
-    long long author)
-{
-	bcache_readers_changed(a, uids, n);
-	live_author(a, author);
-}
-
-/* Before the answer, when the author has FOLLOWED_NOW followers or
- * fewer: their followed badges, so that each one's next poll shows the
- * post (or its withdrawal); 1 when so (the job's first batch then leaves
- * them: a second bump is a second recount), 0 when they are left to
- * their batch of the fan-out (job_batch()).  Not for more: two commands
- * a follower cost a thousand followers ~5 ms of the answer
- * (fanout.test). */
+/* A post of author's published or withdrawn, its commit done: before
+ * the answer, when the author has FOLLOWED_NOW followers or fewer, their
+ * followed badges turn over (bcache_readers_changed()), so that each
+ * one's next poll shows it.  1 when so (the job's first batch then
+ * leaves them: a second bump is a second recount), 0 when they are left
+ * to their batches of the fan-out (job_batch()).  Not for more: the
+ * bumps of a thousand followers, three commands each, took ~5 ms of the
+ * answer, where fanout.test asks a post of 5,000 followers to cost what
+ * one of 10 does. */
 #define FOLLOWED_NOW	100
 static int
 followed_first(struct app *a, long long author)
@@ -211,18 +201,29 @@ followed_first(struct app *a, long long author)
 	struct job j = { JOB_ADD, 0, author, 0, -1, -1, 0 };
 	int n = followers_after(a, &j, uids, FOLLOWED_NOW + 1);
 
-	if (n > FOLLOWED_NOW)
+	if (n < 0 || n > FOLLOWED_NOW)
 		return 0;
-	/* -1: who is not known, journaled as a missed bump */
-	if (n != 0)
-		followed_changed(a, uids, n, author);
-	return n >= 0;
+	if (n > 0)
+		bcache_readers_changed(a, uids, n);
+	return 1;
+}
+
+/* No batch will come (the job was not queued): the followers' badges,
+ * unless bumped already, turn over by the journal's replay (every
+ * reader's: who they are is not read again here). */
+static void
+followed_lost(struct app *a, const struct job *j)
+{
+	if (!j->bumped)
+		bcache_readers_changed(a, NULL, -1);
 }
 
 /* One batch: followers after the job's cursor.  Returns how many were
  * done (the cursor moves to the last), or -1.  An add job whose post is
  * no longer current does nothing (0): a remove job was queued when it
- * stopped being so. */
+ * stopped being so.  An add or a remove turns the batch's followed
+ * badges over (bcache_readers_changed()) but in a first batch whose
+ * followers the request turned over (followed_first()). */
 static int
 job_batch(struct app *a, struct job *j)
 {
@@ -237,7 +238,7 @@ job_batch(struct app *a, struct job *j)
 	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
 		return n;
 	if ((j->kind == JOB_ADD || j->kind == JOB_REM) && !bumped)
-		followed_changed(a, uids, n, j->author);
+		bcache_readers_changed(a, uids, n);
 	switch (j->kind) {
 	case JOB_ADD:
 	case JOB_REPOST:
@@ -338,7 +339,11 @@ fanout_publish(struct app *a, long long post, long long author,
 	    &post) < -1 || timeline_add(a, TL_HOME, author, 1, &published_at,
 	    &post) < -1;
 	j.bumped = followed_first(a, author);	/* committed: done or not */
-	return failed ? -1 : note_inline(a, &j);
+	if (failed || note_inline(a, &j) == -1) {
+		followed_lost(a, &j);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -389,7 +394,11 @@ fanout_remove(struct app *a, long long post, long long author)
 	failed = timeline_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
 	    timeline_rem(a, TL_HOME, author, 1, &post) < -1;
 	j.bumped = followed_first(a, author);	/* committed: done or not */
-	return failed ? -1 : job_push(a, &j);
+	if (failed || job_push(a, &j) == -1) {
+		followed_lost(a, &j);
+		return -1;
+	}
+	return 0;
 }
 
 int

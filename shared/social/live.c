@@ -32,11 +32,6 @@ live_everyone(struct app *a)
 	liveq_push(a->rds, 'g', 0);
 }
 
-void
-live_author(struct app *a, long long author)
-{
-	liveq_push(a->rds, 'a', author);
-}
 
 static int
 in(const long long *v, int n, long long x)

@@ -30,11 +30,10 @@ void	live_user(struct app *, long long uid);
 int	live_join(struct app *, long long uid, long long until_ms);
 /* Everyone's (a notice, the red dot). */
 void	live_everyone(struct app *);
-/* The followers of author (a post of theirs published or deleted). */
-void	live_author(struct app *, long long author);
-
 /* The users of b with an open stream: b's users, everyone for "g", the
- * followers of b's authors -- each among live[0..nlive) (each once).
+ * followers of b's authors ("a", queued by an older tally: a post's
+ * followers are now told by its fan-out, each one whose stream is open,
+ * social/bcache.h) -- each among live[0..nlive) (each once).
  * Into *out (malloc'd); how many, or -1 (SQLite failed). */
 int	live_targets(struct app *, const struct liveq_batch *b,
 	    const long long *live, int nlive, long long **out);

@@ -13,8 +13,8 @@
 --   MODE=hello    GET /__hello: the baseline, with the same cookies and
 --                 the same per-request work in this script
 -- PUBLISH=N: besides, N requests in 1,000 publish a post (the mix as a
--- site with posts arriving: every post turns every reader's followed badge
--- over, social/bcache.h).
+-- site with posts arriving: each turns its author's followers' followed
+-- badges over, social/bcache.h).
 -- Environment: SESSIONS (a file of "LOGIN SID CSRF" lines), POSTS (a file
 -- of post ids, one a line), MODE, SEED (the random sequence; each thread
 -- adds its number).
