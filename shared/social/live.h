@@ -6,7 +6,8 @@
  * user whose FAM_USER_UNREAD changed: a like, comment, repost or follow
  * notified or withdrawn, a read, a read-all, a delete), a read marker or
  * a follow (bcache_forget()), a notice or the red dot (everyone), an
- * author's post published or deleted (the author's followers).  The
+ * author's post published or deleted (each follower whose stream is
+ * open, told by the fan-out's bump: bcache_readers_changed()).  The
  * publisher (handlers/live.c) takes what came, coalesced over a few
  * milliseconds, keeps the users who have a stream open (liveq_members()),
  * reads each one's badges (badges.h: the cache, so mostly one round trip)
