@@ -9,6 +9,11 @@
 # user's own cookie and csrf token (tests/bench/traffic.lua):
 #   mix      40 % /feed, 20 % /u/<someone>, 15 % /posts/<id>, 15 %
 #            /badges.json, 10 % like or unlike of a random post
+#   posts    the mix, and 2 requests in 1,000 publish a post (PUBLISH in
+#            traffic.lua): a site where posts keep arriving, each fanned
+#            out to its author's followers (no goal of its own: beside
+#            the mix, what posting costs it; run after the spreads, so
+#            that their pages are the same as before)
 #   feed     /feed, every request another user's ("spread")
 #   profile  /u/<someone>, every request another user's ("spread")
 #   first    every user's /feed once, the first request of each since
@@ -134,6 +139,8 @@ costs_diff() {
 # $OUT/traffic-TAG.costs
 one() {
 	local name=$1 base=$2 tag=$3 mode=$4 url=${5:-} f st0 tr0 cm0 c0 c1 pid
+	local publish=0
+	[ "$mode" = posts ] && { mode=mix; publish=2; }
 	f=$OUT/traffic-$tag.txt
 	pid=$(eval echo "\$PID_$name \$PIDH_$name \$PIDHN_$name")
 	ROOTS=$pid
@@ -148,7 +155,7 @@ one() {
 		    >"$f" 2>&1 || die "wrk: $(tail -3 "$f")"
 	else
 		SESSIONS=$RD/$name/sessions POSTS=$RD/$name/posts MODE=$mode THREADS=$THREADS \
-		    SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
+		    PUBLISH=$publish SEED=$RANDOM timeout $((DUR + 30)) wrk --latency \
 		    -d"${DUR}s" --timeout 10s -t"$THREADS" -c"$CONNS" \
 		    -s tests/bench/traffic.lua "$base" >"$f" 2>&1 ||
 		    die "wrk: $(tail -3 "$f")"
@@ -224,7 +231,7 @@ run_stack() {		# run_stack NAME USERS
 		say "holding: $base (hello: $bh), RUN_DIR $RD/$name; stop with kill $$"
 		sleep 3600
 	fi
-	for w in ${BENCH_ONLY:-first mix feed profile onefeed oneprofile}; do
+	for w in ${BENCH_ONLY:-first mix feed profile posts onefeed oneprofile}; do
 		local rps="" p99="" costs=() rounds=$ROUNDS
 		[ "$w" = first ] && rounds=1	# only the first is first
 		for r in $(seq 1 "$rounds"); do
@@ -251,6 +258,7 @@ run_stack() {		# run_stack NAME USERS
 		local label=$w
 		case $w in
 		mix) label="mix (40 % feed, 20 % profile, 15 % post, 15 % badges, 10 % like/unlike)" ;;
+		posts) label="mix with posts (the mix; 2 requests in 1,000 publish a post, no goal)" ;;
 		feed) label="/feed spread (every request another user's)" ;;
 		first) label="first visits: every user's /feed once, nothing kept yet (no goal)" ;;
 		profile) label="/u/LOGIN spread (every request another user's)" ;;
@@ -282,9 +290,11 @@ if [ "$BIG" -gt 0 ]; then
 	{
 		echo
 		echo "$BIG users against $USERS (goal >= 0.8x):"
-		for w in mix feed profile; do
+		for w in mix feed profile posts; do
+			[ -n "${RATIO[big-$w]:-}" ] && [ -n "${RATIO[small-$w]:-}" ] || continue
 			q=$(calc "${RATIO[big-$w]} / ${RATIO[small-$w]}")
 			echo "- $w: $(printf '%.2f' "$q")x"
+			[ "$w" = posts ] && continue	# no goal: beside the mix
 			if awk -v q="$q" 'BEGIN { exit !(q < 0.8) }'; then
 				say "GOAL MISSED: $w at $BIG users is ${q}x the $USERS-user ratio" >&2
 				MISSED=1
