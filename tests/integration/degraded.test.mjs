@@ -280,8 +280,15 @@ describe('Redis stopped, then back, then empty', () => {
       assert.equal(li.location, '/feed');
       assert.match((await page(bob2, '/feed')).text, /Your feed/);
 
+      const missed = () => num(stack, "select coalesce((select value from settings where name='badges_missed'), 0)");
+      const missedBefore = missed();	// a time (ms), or 0
+      await new Promise((res) => setTimeout(res, 5));
       p2 = await publish(u.alice.c, 'during the outage');
       assert.equal(num(stack, `select count(*) from posts where id=${p2} and status=1`), 1, 'post committed');
+      // the bump of alice's followers' followed badges (social/fanout.c)
+      // did not reach Redis: journaled, so their badges turn over once
+      // Redis answers (bcache_replay()), not when their copies age out
+      assert.ok(missed() > missedBefore, 'the post\'s missed followed-badge bump is journaled');
       assert.notEqual(num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)"), 0,
         'the missed fan-out is remembered (tlstale_mark)');
 
