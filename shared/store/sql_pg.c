@@ -26,13 +26,27 @@
  * the planner 1.1 pages read in order, not 4 (data in memory, not on a
  * spinning disk).  At 4, PostgreSQL read a small table whole once per row
  * of a loop rather than probe its index: a spread feed's statement cost
- * the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL"). */
+ * the server twice its CPU (docs/BENCHMARKS.md, "On PostgreSQL").
+ * Last, unless set elsewhere (the server, the database, the role, or the
+ * client's PGOPTIONS): a transaction of tally's left idle for
+ * PG_IDLE_TX_MS is ended by the server, its connection with it.  No
+ * transaction of tally's waits that long between two statements (a
+ * Redis call's timeout is 500 ms, the outbox's horizon waits 2 s); a
+ * writer that does is stopped, or its host cut off, and kept its row
+ * locks and the outbox's horizon for as long as its TCP connection
+ * seemed alive: with the kernel's keepalive, over two hours of every
+ * like of its post failing at lock_timeout.  Its own commit fails
+ * (nothing of it was committed), and the connection is made again
+ * (pg_check_conn()). */
+#define PG_IDLE_TX_MS	"30000"
 const char sql_pg_session[] = "SET lock_timeout = 5000; "
     "SET client_min_messages = warning; "
     "SELECT set_config('application_name', 'tally', false) WHERE "
     "current_setting('application_name') NOT LIKE 'tally%'; "
-    "SELECT set_config(name, '1.1', false) FROM pg_settings "
-    "WHERE name = 'random_page_cost' AND source = 'default'";
+    "SELECT set_config(name, CASE name WHEN 'random_page_cost' THEN '1.1' "
+    "ELSE '" PG_IDLE_TX_MS "' END, false) FROM pg_settings "
+    "WHERE name IN ('random_page_cost', "
+    "'idle_in_transaction_session_timeout') AND source = 'default'";
 
 const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_SESSION_EXPIRE] =

@@ -172,6 +172,13 @@ export const procState = (pid) => {
   } catch { return ''; }
 };
 
+// The pid of a process stopped (a fault's "stop") anywhere under the
+// stack's programs, or undefined.
+export function stoppedUnder(stack) {
+  const tree = (pid) => [pid, ...childrenOf(pid).flatMap((c) => tree(c.pid))];
+  return stack.children().flatMap((c) => tree(c.pid)).find((p) => procState(p) === 'T');
+}
+
 // A psql session of its own on a PostgreSQL stack's database (as the
 // handlers' role, named "psql": another client, not tally), fed
 // statements one line at a time; until(mark) waits for a "\\echo mark".

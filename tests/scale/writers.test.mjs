@@ -12,8 +12,7 @@
 // the author's unread badge stayed one short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startStack, sleep, waitFor, childrenOf, sqlSession } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder } from '../lib/stack.mjs';
 import { newUser } from '../lib/social.mjs';
 import { compareAll, faults, redisName } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
@@ -28,10 +27,9 @@ before(async () => {
 });
 after(async () => { await stack?.stop(); });
 
-const state = (pid) => { try { const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); return s.slice(s.lastIndexOf(')') + 2)[0]; } catch { return ''; } };
-const tree = (pid) => [pid, ...childrenOf(pid).flatMap((c) => tree(c.pid))];
+const state = procState;
 // the handler process the fault stopped, somewhere under the stack
-const stopped = () => stack.children().flatMap((c) => tree(c.pid)).find((p) => state(p) === 'T');
+const stopped = () => stoppedUnder(stack);
 
 async function publish(c, body) {
   const r = await c.post('/posts', { body, topic: '', publish: '1' });
@@ -195,4 +193,56 @@ test('a reconciliation while a writer of tally\'s holds its transaction open end
   // the worker's backlog pass (every two seconds) settles the keys
   await waitFor(() => { stack.tallyctl('flush'); return compareAll(stack).length === 0; }, 30000, 1000);
   assert.equal(Number(stack.sqlite(`SELECT value FROM counters WHERE name = 'user_posts' AND key = '${x.id}'`)), 1);
+});
+
+// A writer of tally's stalled inside its transaction on
+// PostgreSQL (its process stopped, or its host cut off) does not hold
+// its row locks and the outbox's horizon for as long as its connection
+// seems alive: the server ends the transaction once it has been idle for
+// idle_in_transaction_session_timeout, which tally sets to 30 s unless
+// the operator set it (shared/store/sql_pg.c).  Without it, the stopped
+// like kept its post's row and the outbox's horizon until it went on:
+// every other like of that post failed at lock_timeout, and no outbox row
+// after its id drained.
+const likes = (p) => Number(stack.sqlite(`SELECT count(*) FROM likes WHERE post_id = ${p}`));
+// rows not drained yet (the newest is kept, its deltas cleared: outbox.h)
+const outboxRows = () => Number(stack.sqlite("SELECT count(*) FROM counter_outbox WHERE deltas <> ''"));
+
+test('a writer stopped inside its transaction loses it after 30 s idle: the post\'s likes go through again, the outbox drains, its own like fails whole, every count exact', async () => {
+  const [x, a, b, c] = await Promise.all(['x', 'a', 'b', 'c'].map((l) => newUser(stack, `it_${l}`)));
+  const p = await publish(x.c, 'held');
+
+  faults.arm(stack, 'outbox-commit');
+  const slow = a.c.post(`/posts/${p}/like`);	// stops before its commit, the post's row locked
+  const who = await waitFor(() => stopped(), 10000, 20);
+  const t0 = Date.now();
+  try {
+    // while a's transaction lives, a like of the same post waits for
+    // the row, then fails at lock_timeout (5 s): nothing changed
+    const tb = Date.now();
+    const rb = await b.c.post(`/posts/${p}/like`);
+    assert.ok(rb.status >= 500 && Date.now() - tb >= 4500, `b waited for the row held, then failed (${rb.status}, ${Date.now() - tb} ms)`);
+    // the server ends a's transaction once it has been idle 30 s
+    const idleTx = () => Number(stack.sqlite("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND state = 'idle in transaction'"));
+    assert.equal(idleTx(), 1, 'a\'s transaction is open, idle');
+    await waitFor(() => idleTx() === 0, 45000, 250);
+    const ms = Date.now() - t0;
+    assert.ok(ms > 25000, `the transaction was given its 30 s (${ms} ms)`);
+    assert.equal(state(who), 'T', 'the writer is still stopped');
+    // the post's row is free: c's like goes through at once, and the
+    // outbox drains past a's id (the horizon no longer waits for it)
+    const t1 = Date.now();
+    assert.equal((await c.c.post(`/posts/${p}/like`)).status, 303, 'the post\'s row is free');
+    assert.ok(Date.now() - t1 < 2000, `c's like did not wait (${Date.now() - t1} ms)`);
+    assert.equal(likes(p), 1, 'c\'s like committed; a\'s was not');
+    await waitFor(() => outboxRows() === 0, 15000, 250);
+    assert.equal(state(who), 'T', 'the writer is still stopped');
+  } finally { process.kill(who, 'SIGCONT'); }
+  assert.notEqual((await slow).status, 303, 'the stopped like failed: its transaction was ended');
+  assert.equal(likes(p), 1, 'nothing of it was committed');
+  // the writer's connection is made again: the next like commits
+  await waitFor(async () => (await a.c.post(`/posts/${p}/like`)).status === 303, 10000, 200);
+  assert.equal(likes(p), 2);
+  await waitFor(() => { stack.tallyctl('flush'); return compareAll(stack).length === 0; }, 20000, 500);
+  assert.equal(Number(stack.sqlite(`SELECT like_count FROM posts WHERE id = ${p}`)), 2);
 });
