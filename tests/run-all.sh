@@ -69,8 +69,9 @@ run_group integration --timer -e "$NODE_TEST" $(ls tests/integration/*.test.mjs 
 # The Redis Cluster's own tests, then the suites of counters, badges,
 # social, admin, degraded mode, group commit (a group's deltas go to
 # several masters in one pipeline), the polls taken together (their
-# users' badges on several masters in one pipeline), the live badges and
-# reposts in feeds again on a local
+# users' badges on several masters in one pipeline), the live badges,
+# reposts in feeds and the site's pages (with what a page costs there)
+# again on a local
 # Redis Cluster of six nodes (TALLY_TEST_CLUSTER=1).  fanout.test.mjs
 # passes there too but is left out (cluster.test.mjs's storm posts with
 # fan-out).  In make test-scale since make test went past 15 minutes on
@@ -81,7 +82,8 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/cluster.test.mjs \
     tests/integration/badges.test.mjs tests/integration/social.test.mjs \
     tests/integration/admin.test.mjs tests/integration/degraded.test.mjs \
     tests/integration/group.test.mjs tests/integration/together.test.mjs \
-    tests/integration/live.test.mjs tests/integration/reposts.test.mjs
+    tests/integration/live.test.mjs tests/integration/reposts.test.mjs \
+    tests/integration/site.test.mjs
 unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
