@@ -100,6 +100,7 @@ db_wlock(struct db *d)
 	setitimer(ITIMER_REAL, &off, NULL);
 	if (rc == -1) {
 		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
+		d->busy = 1;
 		return -1;
 	}
 	d->wlock_at = clock_mono_us();
@@ -172,6 +173,7 @@ sp_rollback(struct db *d)
 int
 db_begin(struct db *d)
 {
+	d->busy = 0;
 	if (d->group) {
 		d->held = 0;
 		return sp_begin(d);
@@ -253,12 +255,21 @@ db_release(struct db *d)
 {
 	d->held = 0;
 	db_rollback(d);		/* a no-op when nothing is open */
+	d->busy = 0;		/* the next request's are its own */
+	if (d->pg != NULL)
+		pg_forget_failure(d->pg);
 }
 
 int
 db_retryable(struct db *d)
 {
 	return d->pg != NULL && !d->group && pg_retryable(d->pg);
+}
+
+int
+db_busy(struct db *d)
+{
+	return d->pg != NULL ? pg_busy(d->pg) : d->busy;
 }
 
 int
@@ -301,6 +312,7 @@ db_group_begin(struct db *d)
 {
 	if (d->group)
 		return -1;
+	d->busy = 0;
 	if (d->pg != NULL) {	/* no lock: the rows' own, as ever */
 		if (pg_in_txn(d->pg) || pg_begin(d->pg) == -1)
 			return -1;
@@ -430,8 +442,10 @@ busy_wait(void *arg, int tries)
 
 	if (tries == 0)
 		d->busy_since_us = now;
-	if (now - d->busy_since_us >= d->busy_ms * 1000LL)
+	if (now - d->busy_since_us >= d->busy_ms * 1000LL) {
+		d->busy = 1;
 		return 0;
+	}
 	usleep(tries < 20 ? 50 : tries < 200 ? 200 : 1000);
 	return 1;
 }

@@ -80,6 +80,12 @@ void		 db_release(struct db *);
  * whole: running the action again may pass.  0 on SQLite, and in a group
  * (whose actions keep their locks: the group is lost, db_group_lost()). */
 int		 db_retryable(struct db *);
+/* 1 when the write that failed last waited for a lock and ran out of
+ * time (DB_BUSY_MS: the writers' lock or SQLite's own on SQLite,
+ * lock_timeout on PostgreSQL): nothing of it was written, and the same
+ * write a moment later may well pass (web/route.c answers 503).  Cleared
+ * by the next db_begin(), db_group_begin() and db_release(). */
+int		 db_busy(struct db *);
 /* A read transaction for several reads that belong together (a group
  * commit's sessions, checked before its write transaction): one snapshot
  * and one WAL read lock for all, not one a statement.  SQLite only: -1 on

@@ -26,6 +26,7 @@ struct db {
 					   (metrics.h); NULL: not counted */
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
+	int		 busy;		/* a wait for a lock ran out (db_busy()) */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
 	const char	*wal_path;	/* its name (SQLite's, lives as long) */

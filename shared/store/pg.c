@@ -261,6 +261,18 @@ pg_savepoint_rollback(struct pgdb *p)
 }
 
 int
+pg_busy(struct pgdb *p)
+{
+	return strcmp(p->state, "55P03") == 0;
+}
+
+void
+pg_forget_failure(struct pgdb *p)
+{
+	p->state[0] = '\0';
+}
+
+int
 pg_retryable(struct pgdb *p)
 {
 	/* a deadlock, or a serialization failure: the transaction was

@@ -118,7 +118,11 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 		return;
 	k = order(s, hit, n, ix);
 	if (db_group_begin(a->db) == -1) {	/* each its own, as before */
-		run_alone(s, ix, k, hit);
+		if (db_busy(a->db))	/* the lock stayed held: not k waits more */
+			for (i = 0; i < k; i++)
+				route_busy(&s[ix[i]].r);
+		else
+			run_alone(s, ix, k, hit);
 		for (i = 0; i < k; i++)
 			answer(&s[ix[i]]);
 		return;

@@ -175,27 +175,46 @@ run_page(struct req *r, const struct route *hit)
 
 #define ROUTE_TRIES	3	/* an action lost to a deadlock, run again */
 
+void
+route_busy(struct req *r)
+{
+	resp_reset(r);
+	resp_header(r, "Retry-After", "2");
+	resp_error(r, 503, "The site is too busy to save this just now; "
+	    "nothing was changed. Try again in a moment.");
+}
+
 /* Runs the admitted page or action.  Only now, for a request that
  * passed every check, is the write transaction opened: a refused one
  * (anonymous, forged) never waits for the writers' lock nor makes the
  * writers wait for it.  An action whose transaction lost to another
  * (db_retryable(): PostgreSQL's writers run at once) was rolled back
  * whole, its Redis work not begun (that follows a commit): it runs again
- * with a clean response, and the client never sees the deadlock. */
+ * with a clean response, and the client never sees the deadlock.  One
+ * that waited for a lock until DB_BUSY_MS ran out (db_busy(): a writer
+ * stopped, or cut off, holding it) answers 503 with Retry-After, not
+ * 500: nothing was written, and a moment later it may pass; and it
+ * does not wait a second time for its own begin after the hold's. */
 static void
 run(struct req *r, const struct route *hit)
 {
 	int tries;
 
 	for (tries = 1; ; tries++) {
-		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST)
-			db_hold(r->app->db);	/* on failure the page
-						   begins its own */
+		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST &&
+		    db_hold(r->app->db) == -1 && db_busy(r->app->db)) {
+			route_busy(r);	/* else the page begins its own */
+			return;
+		}
 		if (hit->page != NULL && r->method != METHOD_POST) {
 			run_page(r, hit);
 			return;
 		}
 		hit->act(r, hit);
+		if (r->status >= 500 && db_busy(r->app->db)) {
+			route_busy(r);
+			return;
+		}
 		if (tries == ROUTE_TRIES || !db_retryable(r->app->db))
 			return;
 		log_info("%s: lost to another transaction, run again",

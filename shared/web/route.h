@@ -101,6 +101,9 @@ void	route_dispatch(struct req *, const struct route *, size_t n);
 const struct route *route_admit(struct req *, const struct route *,
 	    size_t n);
 void	route_run(struct req *, const struct route *);
+/* Answers a write that could not take its lock in time (store/db.h:
+ * db_busy()): 503 with Retry-After, nothing of it written. */
+void	route_busy(struct req *);
 /* The flags of the route r asks for (its path and method; HEAD as GET),
  * 0 when none; whether it has flag. */
 unsigned route_flags(const struct req *, const struct route *, size_t n);

@@ -154,6 +154,40 @@ test('refused likes never take the writers\' lock: answered at once while anothe
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[3]}`), '1');
 });
 
+// A lock held past DB_BUSY_MS (5 s: a writer stopped holding it) is not
+// the site failing: a like answers 503 with Retry-After, nothing of it
+// written, after one wait: a like alone after its own (not one for its
+// early hold and one more for its own begin); likes that queued behind
+// it, taken together as a group, after the group's (not after the
+// group's and then one more each, alone: past nginx's 10 s, a 504).
+// Once the lock is free the same likes pass.
+test('likes that cannot take the writers\' lock in 5 s answer 503 with Retry-After, after one wait each, and pass later', async () => {
+  const cs = [users[6], users[7], users[4]];
+  for (const c of cs) await c.get(`/posts/${posts[6]}`);
+  const like = (c) => {
+    const t0 = Date.now();
+    return c.post(`/posts/${posts[6]}/like`).then((r) => ({ ...r, took: Date.now() - t0 }));
+  };
+  const release = await holdWriterLock();
+  let rs;
+  try {
+    const first = like(cs[0]);		// the writer takes it alone
+    await sleep(3000);			// the others queue behind it
+    rs = await Promise.all([first, like(cs[1]), like(cs[2])]);
+  } finally { release(); }
+  for (const r of rs) {
+    assert.equal(r.status, 503, 'busy, not failed');
+    assert.equal(r.headers.get('retry-after'), '2');
+    assert.match(r.text, /nothing was changed/);
+  }
+  assert.ok(rs[0].took >= 4500 && rs[0].took < 8000, `alone: one wait (${rs[0].took} ms)`);
+  // 2 s queued behind the first, then the group's 5 s
+  for (const r of rs.slice(1)) assert.ok(r.took < 9500, `as a group: one wait (${r.took} ms)`);
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[6]}`), '0', 'nothing written');
+  for (const c of cs) assert.equal((await c.post(`/posts/${posts[6]}/like`)).status, 303, 'the lock free, the like passes');
+  assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[6]}`), '3');
+});
+
 test('nginx takes the rendered configuration without a warning', () => {
   // its maps and modules' variables fit nginx's table (nginx.conf.in's
   // variables_hash_max_size): a warning there is printed at every start
