@@ -255,7 +255,13 @@ db_release(struct db *d)
 {
 	d->held = 0;
 	db_rollback(d);		/* a no-op when nothing is open */
-	d->busy = 0;		/* the next request's are its own */
+	db_forget_failure(d);	/* the next request's are its own */
+}
+
+void
+db_forget_failure(struct db *d)
+{
+	d->busy = 0;
 	if (d->pg != NULL)
 		pg_forget_failure(d->pg);
 }

@@ -82,10 +82,14 @@ void		 db_release(struct db *);
 int		 db_retryable(struct db *);
 /* 1 when the write that failed last waited for a lock and ran out of
  * time (DB_BUSY_MS: the writers' lock or SQLite's own on SQLite,
- * lock_timeout on PostgreSQL): nothing of it was written, and the same
- * write a moment later may well pass (web/route.c answers 503).  Cleared
- * by the next db_begin(), db_group_begin() and db_release(). */
+ * lock_timeout on PostgreSQL): that write was not made, and the same
+ * write a moment later may well pass (web/route.c answers 503 when the
+ * request committed nothing else).  db_forget_failure() clears it (and
+ * the failure db_retryable() reads), as db_release() does: a request's
+ * start, so that an earlier request's, or an after-commit hook's, is
+ * never taken for its own. */
 int		 db_busy(struct db *);
+void		 db_forget_failure(struct db *);
 /* A read transaction for several reads that belong together (a group
  * commit's sessions, checked before its write transaction): one snapshot
  * and one WAL read lock for all, not one a statement.  SQLite only: -1 on

@@ -117,6 +117,7 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	if (todo == 0)
 		return;
 	k = order(s, hit, n, ix);
+	db_forget_failure(a->db);
 	if (db_group_begin(a->db) == -1) {	/* each its own, as before */
 		if (db_busy(a->db))	/* the lock stayed held: not k waits more */
 			for (i = 0; i < k; i++)

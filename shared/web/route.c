@@ -193,14 +193,20 @@ route_busy(struct req *r)
  * with a clean response, and the client never sees the deadlock.  One
  * that waited for a lock until DB_BUSY_MS ran out (db_busy(): a writer
  * stopped, or cut off, holding it) answers 503 with Retry-After, not
- * 500: nothing was written, and a moment later it may pass; and it
- * does not wait a second time for its own begin after the hold's. */
+ * 500, when it committed nothing (a signup whose account committed and
+ * whose session did not is a failure, not "nothing was changed"): a
+ * moment later it may pass.  It does not wait a second time for its own
+ * begin after the hold's. */
 static void
 run(struct req *r, const struct route *hit)
 {
+	unsigned long long commits, kept;
 	int tries;
 
 	for (tries = 1; ; tries++) {
+		db_forget_failure(r->app->db);
+		commits = db_ncommits(r->app->db);
+		kept = db_released(r->app->db);
 		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST &&
 		    db_hold(r->app->db) == -1 && db_busy(r->app->db)) {
 			route_busy(r);	/* else the page begins its own */
@@ -211,7 +217,9 @@ run(struct req *r, const struct route *hit)
 			return;
 		}
 		hit->act(r, hit);
-		if (r->status >= 500 && db_busy(r->app->db)) {
+		if (r->status >= 500 && db_busy(r->app->db) &&
+		    db_ncommits(r->app->db) == commits &&
+		    db_released(r->app->db) == kept) {
 			route_busy(r);
 			return;
 		}

@@ -12,8 +12,8 @@
 #   posts    the mix, and 2 requests in 1,000 publish a post (PUBLISH in
 #            traffic.lua): a site where posts keep arriving, each fanned
 #            out to its author's followers (no goal of its own: beside
-#            the mix, what posting costs it; run after the spreads, so
-#            that their pages are the same as before)
+#            the mix, what posting costs it; run last, so that every
+#            other workload's pages are the same as before)
 #   feed     /feed, every request another user's ("spread")
 #   profile  /u/<someone>, every request another user's ("spread")
 #   first    every user's /feed once, the first request of each since
@@ -231,7 +231,7 @@ run_stack() {		# run_stack NAME USERS
 		say "holding: $base (hello: $bh), RUN_DIR $RD/$name; stop with kill $$"
 		sleep 3600
 	fi
-	for w in ${BENCH_ONLY:-first mix feed profile posts onefeed oneprofile}; do
+	for w in ${BENCH_ONLY:-first mix feed profile onefeed oneprofile posts}; do
 		local rps="" p99="" costs=() rounds=$ROUNDS
 		[ "$w" = first ] && rounds=1	# only the first is first
 		for r in $(seq 1 "$rounds"); do

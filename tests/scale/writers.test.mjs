@@ -226,7 +226,7 @@ test('a writer stopped inside its transaction loses it after 30 s idle: the post
     assert.equal(rb.headers.get('retry-after'), '2');
     // the server ends a's transaction once it has been idle 30 s
     const idleTx = () => Number(stack.sqlite("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND state = 'idle in transaction'"));
-    assert.equal(idleTx(), 1, 'a\'s transaction is open, idle');
+    assert.ok(idleTx() >= 1, 'a\'s transaction is open, idle');
     await waitFor(() => idleTx() === 0, 45000, 250);
     const ms = Date.now() - t0;
     assert.ok(ms > 25000, `the transaction was given its 30 s (${ms} ms)`);
@@ -240,8 +240,12 @@ test('a writer stopped inside its transaction loses it after 30 s idle: the post
     await waitFor(() => outboxRows() === 0, 15000, 250);
     assert.equal(state(who), 'T', 'the writer is still stopped');
   } finally { process.kill(who, 'SIGCONT'); }
-  assert.notEqual((await slow).status, 303, 'the stopped like failed: its transaction was ended');
-  assert.equal(likes(p), 1, 'nothing of it was committed');
+  // nginx gave up on it long ago (504); going on, the writer finds its
+  // connection ended, and its COMMIT with it: a's like is not there
+  assert.notEqual((await slow).status, 303);
+  await waitFor(() => /idle-in-transaction|connected again/.test(stack.log('social-writer')), 15000, 200);
+  assert.equal(Number(stack.sqlite(`SELECT count(*) FROM likes WHERE post_id = ${p} AND user_id = ${a.id}`)), 0,
+    'the stopped like was not committed');
   // the writer's connection is made again: the next like commits
   await waitFor(async () => (await a.c.post(`/posts/${p}/like`)).status === 303, 10000, 200);
   assert.equal(likes(p), 2);
