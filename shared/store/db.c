@@ -173,7 +173,6 @@ sp_rollback(struct db *d)
 int
 db_begin(struct db *d)
 {
-	d->busy = 0;
 	if (d->group) {
 		d->held = 0;
 		return sp_begin(d);
@@ -255,7 +254,6 @@ db_release(struct db *d)
 {
 	d->held = 0;
 	db_rollback(d);		/* a no-op when nothing is open */
-	db_forget_failure(d);	/* the next request's are its own */
 }
 
 void
@@ -318,7 +316,6 @@ db_group_begin(struct db *d)
 {
 	if (d->group)
 		return -1;
-	d->busy = 0;
 	if (d->pg != NULL) {	/* no lock: the rows' own, as ever */
 		if (pg_in_txn(d->pg) || pg_begin(d->pg) == -1)
 			return -1;

@@ -85,9 +85,9 @@ int		 db_retryable(struct db *);
  * lock_timeout on PostgreSQL): that write was not made, and the same
  * write a moment later may well pass (web/route.c answers 503 when the
  * request committed nothing else).  db_forget_failure() clears it (and
- * the failure db_retryable() reads), as db_release() does: a request's
- * start, so that an earlier request's, or an after-commit hook's, is
- * never taken for its own. */
+ * the failure db_retryable() reads): its readers call it where a
+ * request's writes start (web/route.c, web/batch.c), so that an earlier
+ * request's, or an after-commit hook's, is never taken for its own. */
 int		 db_busy(struct db *);
 void		 db_forget_failure(struct db *);
 /* A read transaction for several reads that belong together (a group

@@ -102,8 +102,8 @@ int		 pg_retryable(struct pgdb *);
 /* 1 when the statement that failed last waited for a lock past
  * lock_timeout (SQLSTATE 55P03). */
 int		 pg_busy(struct pgdb *);
-/* Forgets the last failure's SQLSTATE (a request's end: the next one's
- * pg_busy() and pg_retryable() speak of its own). */
+/* Forgets the last failure's SQLSTATE (a request's start: its
+ * pg_busy() and pg_retryable() then speak of its own). */
 void		 pg_forget_failure(struct pgdb *);
 const char	*pg_errmsg(struct pgdb *);
 int		 pg_changes(struct pgdb *);
