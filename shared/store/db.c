@@ -79,14 +79,15 @@ on_alarm(int sig)
 }
 
 /* The writers' lock: at once when free (one call), else a blocking wait
- * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did.
- * 0, or -1 (timed out: the caller fails like on SQLITE_BUSY). */
+ * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did;
+ * after DB_STUCK_WAIT_MS while the lock is known held (db.h:
+ * DB_STUCK_MS).  0, or -1 (timed out: the caller fails like on
+ * SQLITE_BUSY). */
 int
 db_wlock(struct db *d)
 {
-	struct itimerval it = { { 0, 0 }, { DB_BUSY_MS / 1000,
-	    (DB_BUSY_MS % 1000) * 1000 } }, off = { { 0, 0 }, { 0, 0 } };
-	int rc;
+	struct itimerval it = { { 0, 0 }, { 0, 0 } }, off = it;
+	int rc, ms;
 
 	if (d->wlock_fd <= 0 || d->wlocked)
 		return 0;	/* no lock file, or held already */
@@ -95,16 +96,24 @@ db_wlock(struct db *d)
 		goto held;
 	if (errno != EWOULDBLOCK)
 		return 0;	/* no usable lock file: SQLite's lock still holds */
+	ms = d->wlock_at < d->stuck_until ? DB_STUCK_WAIT_MS : DB_BUSY_MS;
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_usec = (ms % 1000) * 1000;
 	setitimer(ITIMER_REAL, &it, NULL);
 	rc = flock(d->wlock_fd, LOCK_EX);
 	setitimer(ITIMER_REAL, &off, NULL);
 	if (rc == -1) {
-		log_warn("writers' lock not free after %d ms", DB_BUSY_MS);
+		if (ms == DB_BUSY_MS)
+			log_warn("writers' lock not free after %d ms; "
+			    "waits of %d ms for %d s", DB_BUSY_MS,
+			    DB_STUCK_WAIT_MS, DB_STUCK_MS / 1000);
+		d->stuck_until = clock_mono_us() + DB_STUCK_MS * 1000LL;
 		d->busy = 1;
 		return -1;
 	}
 	d->wlock_at = clock_mono_us();
 held:
+	d->stuck_until = 0;
 	d->wlocked = 1;
 	return 0;
 }

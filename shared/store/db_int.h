@@ -27,6 +27,8 @@ struct db {
 	long long	 busy_since_us;	/* monotonic; the wait in progress */
 	int		 busy_ms;	/* how long it may last (DB_BUSY_MS) */
 	int		 busy;		/* a wait for a lock ran out (db_busy()) */
+	long long	 stuck_until;	/* monotonic us: waits are short until
+					   then (DB_STUCK_MS); 0: none */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
 	const char	*wal_path;	/* its name (SQLite's, lives as long) */

@@ -53,15 +53,15 @@ batch_gather(struct slot *s, const struct route *routes, size_t nroutes,
 }
 
 /* The order the group runs its admitted pages in (hit[i] != NULL): by
- * their route's first path argument as a number (a post's id), arrival
- * order among equals.  Two groups running at once (PostgreSQL) then take
- * the posts' rows in one order, and neither waits for a row the other
- * holds while holding one it wants: no deadlock between them.  The
- * number of pages ordered into ix. */
+ * their route's first path argument as a number (a post's id; key[i],
+ * 0 for none), arrival order among equals.  Two groups running at once
+ * (PostgreSQL) then take the posts' rows in one order, and neither waits
+ * for a row the other holds while holding one it wants: no deadlock
+ * between them.  The number of pages ordered into ix. */
 static int
-order(const struct slot *s, const struct route **hit, int n, int *ix)
+order(const struct slot *s, const struct route **hit, int n, int *ix,
+    long long *key)
 {
-	long long key[BATCH_MAX];
 	int i, j, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -97,6 +97,7 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	struct req *rs[BATCH_MAX];
 	struct app *a = s[0].r.app;
 	unsigned long long mark;
+	long long key[BATCH_MAX], busy = 0;
 	int kept[BATCH_MAX] = { 0 };
 	int ix[BATCH_MAX];
 	int i, k, todo = 0, ok, lost;
@@ -116,7 +117,7 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	db_read_end(a->db);
 	if (todo == 0)
 		return;
-	k = order(s, hit, n, ix);
+	k = order(s, hit, n, ix, key);
 	db_forget_failure(a->db);
 	if (db_group_begin(a->db) == -1) {	/* each its own, as before */
 		if (db_busy(a->db))	/* the lock stayed held: not k waits more */
@@ -128,11 +129,21 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 			answer(&s[ix[i]]);
 		return;
 	}
-	/* 2. the pages, each in its savepoint, in order */
+	/* 2. the pages, each in its savepoint, in order.  One that waited
+	 * in vain for its post's row (db_busy(): PostgreSQL's lock_timeout;
+	 * another transaction holds it) answers busy, and so do the group's
+	 * later pages on that post (next in the order), at once: each would
+	 * wait as long again, and nginx gives up on the group first. */
 	for (i = 0; i < k; i++) {
+		if (busy != 0 && key[ix[i]] == busy) {
+			route_busy(&s[ix[i]].r);
+			continue;
+		}
 		mark = db_released(a->db);
 		route_run(&s[ix[i]].r, hit[ix[i]]);
 		kept[ix[i]] = db_released(a->db) > mark;
+		busy = s[ix[i]].r.status == 503 && db_busy(a->db) ?
+		    key[ix[i]] : 0;
 	}
 	/* 3. one commit, on PostgreSQL with the kept actions' outbox rows
 	 * in its round trip; 4. the deltas of what it made durable */

@@ -196,7 +196,8 @@ route_busy(struct req *r)
  * 500, when it committed nothing (a signup whose account committed and
  * whose session did not is a failure, not "nothing was changed"): a
  * moment later it may pass.  It does not wait a second time for its own
- * begin after the hold's. */
+ * begin after the hold's (on SQLite that wait would be short: the lock
+ * is known held, store/db.h: DB_STUCK_MS). */
 static void
 run(struct req *r, const struct route *hit)
 {

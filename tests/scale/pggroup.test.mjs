@@ -220,6 +220,53 @@ test('a group that loses to another transaction runs its likes again alone', asy
   assert.deepEqual(compareAll(stack), []);
 });
 
+// A post whose row another transaction holds (a writer stopped or cut
+// off inside its transaction, an operator's session): the group's first
+// like of it waits lock_timeout (5 s) and answers busy; its other likes
+// of that post, next in the group's order, answer busy at once.  Each
+// waited 5 s more: three likes made the group last 15 s, and nginx gave
+// up on all of its requests at 10 s (504), the other post's like too.
+test('likes of a post whose row another session holds: the group waits for it once, answers them busy, and keeps the rest', async () => {
+  const p = own[12], q = own[14];
+  assert.ok(q > p, 'the other post comes after in the group\'s order');
+  const lp = likesOf(p), lq = likesOf(q);
+  const s = session();
+  s.send(`BEGIN; SELECT 1 FROM posts WHERE id = ${p} FOR UPDATE; \\echo held-p`);
+  await s.until('held-p');
+  let rs, ms;
+  try {
+    const pids = writers();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    let sent, t0;
+    try {
+      sent = [users[13], users[11], users[15]].map((c) => c.post(`/posts/${p}/like`));
+      sent.push(users[9].post(`/posts/${q}/like`));
+      await sleep(400);
+      t0 = Date.now();
+      process.kill(pids[0], 'SIGCONT');	// takes all four as one group
+      await sleep(300);
+    } finally { for (const pid of pids) process.kill(pid, 'SIGCONT'); }
+    rs = await Promise.all(sent);
+    ms = Date.now() - t0;
+  } finally {
+    s.send('ROLLBACK; \\q');
+    await s.end();
+  }
+  assert.deepEqual(rs.map((r) => r.status), [503, 503, 503, 303], 'busy for the held post, done for the other');
+  for (const r of rs.slice(0, 3)) assert.equal(r.headers.get('retry-after'), '2');
+  assert.ok(ms >= 4500 && ms < 8500, `one wait for the held row, not one a like (${ms} ms)`);
+  assert.match(stack.log('social-writer'), /lock timeout|canceling statement due to lock timeout/i);
+  assert.equal(likesOf(p), lp, 'nothing of the busy likes was kept');
+  assert.equal(likesOf(q), lq + 1, 'the other post\'s like was');
+  // the row free again, the likes pass
+  for (const c of [users[13], users[11], users[15]]) assert.equal((await c.post(`/posts/${p}/like`)).status, 303);
+  assert.equal(likesOf(p), lp + 3);
+  await Promise.all([users[13], users[11], users[15]].map((c) => c.post(`/posts/${p}/unlike`)));
+  assert.equal((await users[9].post(`/posts/${q}/unlike`)).status, 303);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
 test('a like waits for no users row: no foreign-key check locks the liker or the author', async () => {
   // another session holds the author's and the liker's users rows as a
   // change of a login would (FOR UPDATE); with the foreign keys of likes,
