@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/hashgate.h"
 #include "base/valid.h"
 #include "social/account.h"
@@ -160,6 +161,7 @@ act_account_create(struct req *r, const struct route *rt)
 		return refuse(r, view_signup, 409, "That login is taken.");
 	}
 	pcache_invalidate(r->app, login);	/* a cached "no such user" */
+	fault_point("signup-session");
 	return web_start_session(r, id, login);
 }
 

@@ -70,8 +70,8 @@ run_group integration --timer -e "$NODE_TEST" $(ls tests/integration/*.test.mjs 
 # social, admin, degraded mode, group commit (a group's deltas go to
 # several masters in one pipeline), the polls taken together (their
 # users' badges on several masters in one pipeline), the live badges,
-# reposts in feeds and the site's pages (with what a page costs there)
-# again on a local
+# reposts in feeds, the site's pages (with what a page costs there) and
+# Redis refusing writes (every node full) again on a local
 # Redis Cluster of six nodes (TALLY_TEST_CLUSTER=1).  fanout.test.mjs
 # passes there too but is left out (cluster.test.mjs's storm posts with
 # fan-out).  In make test-scale since make test went past 15 minutes on
@@ -83,12 +83,12 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/cluster.test.mjs \
     tests/integration/admin.test.mjs tests/integration/degraded.test.mjs \
     tests/integration/group.test.mjs tests/integration/together.test.mjs \
     tests/integration/live.test.mjs tests/integration/reposts.test.mjs \
-    tests/integration/site.test.mjs
+    tests/integration/site.test.mjs tests/integration/redisfull.test.mjs
 unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
-# security matrix, the kept feed, a run's lease on PostgreSQL
-# (DB=postgres), then what only PostgreSQL runs.
+# security matrix, the kept feed, a run's lease, Redis refusing writes
+# on PostgreSQL (DB=postgres), then what only PostgreSQL runs.
 export TALLY_TEST_DB=postgres
 run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/counters.test.mjs tests/integration/social.test.mjs \
@@ -98,6 +98,7 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
     tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
+    tests/integration/redisfull.test.mjs \
     $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs

@@ -36,6 +36,9 @@
  *   view-delta     a view, its one script (the viewer's key and the
  *                  count) not yet sent; an anonymous one's budget taken
  *                  (capply.c)
+ *   signup-session a signup's account is committed, its session not yet
+ *                  inserted (handlers/web.c): a failure after it is not
+ *                  "nothing was changed"
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

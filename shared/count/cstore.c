@@ -26,6 +26,20 @@ static struct rds_script load_lua = { .src =
 	"redis.call('HSET', KEYS[1], ARGV[1], v)\n"
 	"return v\n" };
 
+/* The same value without the live one, stored nowhere (flags=no-writes:
+ * a server that refuses writes runs it): what load_lua would store.
+ * KEYS and ARGV as load_lua's. -> the value, or nil (a flush touched the
+ * bucket). */
+static struct rds_script value_lua = { .src =
+	"#!lua flags=no-writes\n"
+	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
+	"  return false end\n"
+	"local v = tonumber(ARGV[4]) +\n"
+	"  tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
+	"if ARGV[5] == '1' then\n"
+	"  v = v + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
+	"return v\n" };
+
 int
 cstore_backlog(struct app *a, const struct delta *ds, int n)
 {
@@ -204,7 +218,8 @@ load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
  * the backlog it absorbed is not added again.  0, or -1 when Redis or
  * SQLite failed (the counters not loaded keep ok == 0). */
 static int
-load_all(struct app *a, const struct delta *ds, int n, struct count *out)
+load_all(struct app *a, const struct delta *ds, int n, struct count *out,
+    int refusing)
 {
 	struct load *ls;
 	rds_reply *rep;
@@ -241,8 +256,8 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out)
 			args[3] = ls[i].base;
 			args[4] = ls[i].batch[0] != '\0' && !ls[i].applied ?
 			    "1" : "0";
-			if (rds_append_eval(a->rds, &load_lua, 4, keys, 5,
-			    args) == -1) {
+			if (rds_append_eval(a->rds, refusing ? &value_lua :
+			    &load_lua, 4, keys, 5, args) == -1) {
 				rc = -1;
 				break;
 			}
@@ -280,7 +295,9 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->ds = ds;
 	q->n = n;
 	q->rd = app_reader(a);
-	q->keep = q->rd == a->rds && !rds_is_cluster(a->rds) ? keep : 0;
+	q->refusing = rds_refusing(a->rds);
+	q->keep = q->rd == a->rds && !rds_is_cluster(a->rds) &&
+	    !q->refusing ? keep : 0;
 	q->gen = rds_gen(a->rds);
 	q->epoch = ckeep_epoch();
 	q->hash = xcalloc((size_t)n + 1, sizeof(*q->hash));
@@ -305,7 +322,9 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 				break;
 			}
 	}
-	for (i = 0; i < n && !q->down; i++) {
+	/* a server that refuses writes: its live values may be behind the
+	 * backlog, each one is computed in cstore_recv() */
+	for (i = 0; i < n && !q->down && !q->refusing; i++) {
 		if (q->grp[i] != i)
 			continue;
 		/* a hash whose every counter asked for is kept: no command */
@@ -392,8 +411,8 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 	/* the values Redis does not hold yet, loaded together (loading
 	 * writes: on the master only); what it could not load is read
 	 * below as when Redis is down */
-	if (!down && q->rd == a->rds)
-		(void)load_all(a, ds, n, out);
+	if (!down && (q->rd == a->rds || q->refusing))
+		(void)load_all(a, ds, n, out, q->refusing);
 	for (i = 0; i < n; i++) {
 		if (out[i].ok)
 			continue;

@@ -103,6 +103,10 @@ struct count {
 /* Reads the n counters named by keys (their d fields are ignored; a
  * post's counters name their owner, cname.h) into out.  Loads the missing ones into Redis.  With Redis down, values come
  * from the counters table plus the backlog (without the unflushed part).
+ * With Redis refusing writes (rds_refusing(): the deltas it refused wait
+ * in the backlog, its live values are behind), each value is what a load
+ * would store, computed and stored nowhere: the counters table plus the
+ * backlog plus Redis's unflushed part.
  * Returns how many could not be read (out[i].ok == 0): 0 when all were. */
 int	cstore_get(struct app *, const struct delta *keys, int n,
 	    struct count *out);
@@ -114,6 +118,7 @@ int	cstore_get(struct app *, const struct delta *keys, int n,
 struct cstore_q {
 	const struct delta	*ds;
 	int			 n, queued, down;
+	int			 refusing;	/* rds_refusing() at the send */
 	struct rds		*rd;
 	char			(*hash)[48], (*field)[48];
 	int			*grp;

@@ -205,7 +205,7 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	rds_reply **rep = q->rep;
 	struct session ss;
 	long long t = q->t, v[8] = { 0 }, gv[4] = { 0 };
-	int i, have[8], ghave[4], rc = q->hex ? -1 : 0;
+	int i, have[8], ghave[4], rc = q->hex ? -1 : 0, refusing;
 
 	st->ok = 0;
 	st->have_unread = 0;
@@ -220,7 +220,10 @@ bcache_end(struct app *a, struct bcache_q *q, struct badges *b,
 	    rds_type(rep[3]) != RDS_ARRAY || rds_n(rep[3]) != 4)
 		goto out;		/* error replies: ask SQLite */
 	rc = 0;
-	have[0] = num(rep[1], &v[0]);
+	/* a server that refuses writes: its unread may be behind the
+	 * backlog (rds_refusing()), and so may what the cache says */
+	refusing = rds_refusing(a->rds);
+	have[0] = num(rep[1], &v[0]) && !refusing;
 	st->have_unread = have[0];
 	st->unread = v[0];
 	for (i = 1; i < 8; i++)

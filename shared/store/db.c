@@ -78,6 +78,26 @@ on_alarm(int sig)
 	(void)sig;	/* only interrupts a waiting flock() */
 }
 
+/* A wait of ms for the writers' lock ran out at now: the lock is known
+ * held for DB_STUCK_MS more (db.h), which the log says once a while. */
+static void
+stuck(struct db *d, long long now, int ms)
+{
+	if (ms == DB_BUSY_MS) {		/* not known held before */
+		d->stuck_since = d->stuck_logged = now;
+		d->stuck_waits = 0;
+		log_warn("writers' lock not free after %d ms; waits of %d ms "
+		    "for it until it is taken", DB_BUSY_MS, DB_STUCK_WAIT_MS);
+	} else if (now - d->stuck_logged >= DB_STUCK_MS * 1000LL) {
+		d->stuck_logged = now;
+		log_warn("writers' lock still not free after %lld ms; %d waits "
+		    "for it ran out", (now - d->stuck_since) / 1000 +
+		    DB_BUSY_MS, d->stuck_waits + 1);
+	}
+	d->stuck_waits++;
+	d->stuck_until = now + DB_STUCK_MS * 1000LL;
+}
+
 /* The writers' lock: at once when free (one call), else a blocking wait
  * that SIGALRM cuts off after DB_BUSY_MS, as SQLite's busy timeout did;
  * after DB_STUCK_WAIT_MS while the lock is known held (db.h:
@@ -87,6 +107,7 @@ int
 db_wlock(struct db *d)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 0 } }, off = it;
+	long long now;
 	int rc, ms;
 
 	if (d->wlock_fd <= 0 || d->wlocked)
@@ -103,16 +124,19 @@ db_wlock(struct db *d)
 	rc = flock(d->wlock_fd, LOCK_EX);
 	setitimer(ITIMER_REAL, &off, NULL);
 	if (rc == -1) {
-		if (ms == DB_BUSY_MS)
-			log_warn("writers' lock not free after %d ms; "
-			    "waits of %d ms for %d s", DB_BUSY_MS,
-			    DB_STUCK_WAIT_MS, DB_STUCK_MS / 1000);
-		d->stuck_until = clock_mono_us() + DB_STUCK_MS * 1000LL;
 		d->busy = 1;
+		now = clock_mono_us();
+		if (now - d->wlock_asked < ms * 1000LL)
+			return -1;	/* another signal cut it short */
+		stuck(d, now, ms);
 		return -1;
 	}
 	d->wlock_at = clock_mono_us();
 held:
+	if (d->stuck_until != 0)
+		log_info("writers' lock taken again, %lld ms after a wait for "
+		    "it first ran out; %d waits ran out", (d->wlock_at -
+		    d->stuck_since) / 1000, d->stuck_waits);
 	d->stuck_until = 0;
 	d->wlocked = 1;
 	return 0;

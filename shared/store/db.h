@@ -18,13 +18,15 @@ struct metrics;
 struct db;
 
 #define DB_BUSY_MS	5000	/* how long a statement waits for a lock */
-/* Once a wait for the writers' lock ran out, the lock is known held: for
- * DB_STUCK_MS after that (renewed by each wait that runs out), a wait
- * lasts DB_STUCK_WAIT_MS, so that the requests that queued behind the
- * wait are answered busy at once, not after DB_BUSY_MS each (past
- * nginx's fastcgi_read_timeout, a 504).  Taking the lock ends it. */
-#define DB_STUCK_MS	10000
-#define DB_STUCK_WAIT_MS 200
+/* Once a connection's wait for the writers' lock ran out, the lock is
+ * known held: for DB_STUCK_MS after that (renewed by each of its waits
+ * that runs out), that connection's waits last DB_STUCK_WAIT_MS, so that
+ * the requests that queued behind the wait are answered busy at once,
+ * not after DB_BUSY_MS each (past nginx's fastcgi_read_timeout, a 504).
+ * Its taking the lock ends it.  Logged when it starts, every DB_STUCK_MS
+ * while it lasts, and when it ends. */
+#define DB_STUCK_MS	10000	/* how long the lock is known held */
+#define DB_STUCK_WAIT_MS	200	/* a wait for it meanwhile */
 #define DB_CKPT_WAIT_MS	20	/* how long a checkpoint waits for readers */
 #define DB_CKPT_PASSES	4	/* passive checkpoints before the locked one */
 #define DB_CKPT_LEFT	64	/* frames one may copy and be the last */

@@ -29,6 +29,9 @@ struct db {
 	int		 busy;		/* a wait for a lock ran out (db_busy()) */
 	long long	 stuck_until;	/* monotonic us: waits are short until
 					   then (DB_STUCK_MS); 0: none */
+	long long	 stuck_since;	/* when the first of them ran out, */
+	long long	 stuck_logged;	/* when that was last logged, */
+	int		 stuck_waits;	/* and how many ran out since */
 	int		 wlock_fd;	/* <path>-wlock, flock()ed by writers */
 	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
 	const char	*wal_path;	/* its name (SQLite's, lives as long) */

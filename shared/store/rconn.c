@@ -38,6 +38,39 @@ answered(struct rconn *r)
 	r->try_until_ms = 0;
 }
 
+/* A reply: one that says the server refuses writes is told to the host
+ * (rhealth_refused()). */
+static void
+replied(struct rconn *r, const redisReply *rep)
+{
+	static const char *const refusals[] = { "OOM ", "READONLY ",
+	    "MISCONF " };
+	size_t i;
+
+	if (rep->type != REDIS_REPLY_ERROR || rep->str == NULL)
+		return;
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		if (strncmp(rep->str, refusals[i], strlen(refusals[i])) == 0) {
+			if (!rconn_refusing(r))
+				log_warn("redis %s refuses writes: %.80s",
+				    r->addr, rep->str);
+			r->refused_ms = clock_mono_ms();
+			rhealth_refused(r->health);
+			return;
+		}
+}
+
+int
+rconn_refusing(const struct rconn *r)
+{
+	long long now;
+
+	if (rhealth_refusing(r->health))
+		return 1;
+	now = clock_mono_ms();
+	return r->refused_ms != 0 && now - r->refused_ms < RHEALTH_REFUSED_MS;
+}
+
 /* Right after a failed hiredis call (errno still its): did the server
  * close the connection (end of file, broken pipe, reset)? */
 static void
@@ -249,8 +282,10 @@ rconn_cmd(struct rconn *r, int argc, const char **argv, const size_t *lens)
 	r->ncmds++;
 	r->ntrips++;
 	rep = redisCommandArgv(r->c, argc, argv, lens);
-	if (rep != NULL)
+	if (rep != NULL) {
 		answered(r);
+		replied(r, rep);
+	}
 	if (rep == NULL) {
 		note_closed(r);
 		log_warn("redis %s: %s", argv[0],
@@ -313,6 +348,7 @@ rconn_get_reply(struct rconn *r, redisReply **out)
 		r->pending--;
 	answered(r);
 	*out = v;
+	replied(r, *out);
 	/* Scripts flushed under us: load them again before the next use. */
 	if ((*out)->type == REDIS_REPLY_ERROR &&
 	    strncmp((*out)->str, "NOSCRIPT", 8) == 0)

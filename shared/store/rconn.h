@@ -32,6 +32,7 @@ struct rconn {
 	long long	 connected_ms;	/* monotonic; this connection's start */
 	int		 peer_closed;	/* the failure was the server closing */
 	long long	 failed_ms;	/* monotonic; this process's last failure */
+	long long	 refused_ms;	/* monotonic; a write it last refused */
 	struct rhealth	*health;	/* the host's view of the server, or NULL */
 	long long	 try_until_ms;	/* monotonic; this process's claimed try */
 	int		 backoff_ms;
@@ -73,5 +74,8 @@ int		 rconn_get_reply(struct rconn *, struct redisReply **out);
 int		 rconn_collect(struct rconn *, int n);
 /* Reads and drops replies a caller left queued: 0, or -1. */
 int		 rconn_settle(struct rconn *);
+/* 1 while the server refuses writes (rhealth.h: a write refused within
+ * RHEALTH_REFUSED_MS, here or by another process of the host). */
+int		 rconn_refusing(const struct rconn *);
 
 #endif

@@ -63,6 +63,19 @@ rds_gen(const struct rds *r)
 	return r->cl != NULL ? 0 : r->one.gen;
 }
 
+int
+rds_refusing(const struct rds *r)
+{
+	int i;
+
+	if (r->cl == NULL)
+		return rconn_refusing(&r->one);
+	for (i = 0; i < r->cl->nnodes; i++)
+		if (rconn_refusing(&r->cl->nodes[i]))
+			return 1;
+	return 0;
+}
+
 /* The RDS_* types are hiredis's. */
 _Static_assert(RDS_STRING == REDIS_REPLY_STRING &&
     RDS_ARRAY == REDIS_REPLY_ARRAY && RDS_INTEGER == REDIS_REPLY_INTEGER &&

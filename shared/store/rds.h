@@ -67,6 +67,10 @@ int		 rds_is_cluster(const struct rds *);
  * connection (what was read before one may have changed unseen), and 0
  * on a cluster. */
 unsigned	 rds_gen(const struct rds *);
+/* 1 while a server of it refuses writes (rconn_refusing(): out of
+ * memory, a replica, a failed save): its live counters may be behind
+ * what SQLite holds (count/cstore.h). */
+int		 rds_refusing(const struct rds *);
 /* From now on Redis may make the caller wait out a timeout at most waits
  * times (-1, the default: no limit); past that every call fails at once
  * until the next rds_wait_budget().  Each request allows one.  One

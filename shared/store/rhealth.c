@@ -32,10 +32,12 @@ struct rhealth {
 	int64_t		up_ms;		/* the last answer that cleared it */
 	int32_t		backoff_ms;
 	int32_t		tmo_ms;		/* the longest wait that failed */
-	char		pad[16];
+	int64_t		refused_ms;	/* a write last refused; 0: never */
+	char		pad[8];
 };
 
 #define RHEALTH_SLOTS	(RHEALTH_BYTES / (int)sizeof(struct rhealth))
+_Static_assert(sizeof(struct rhealth) == 64, "a slot is a cache line");
 
 static struct rhealth *table;
 
@@ -195,4 +197,24 @@ long long
 rhealth_up_ms(const struct rhealth *h)
 {
 	return h == NULL ? 0 : __atomic_load_n(&h->up_ms, __ATOMIC_ACQUIRE);
+}
+
+void
+rhealth_refused(struct rhealth *h)
+{
+	if (h != NULL)
+		__atomic_store_n(&h->refused_ms, (int64_t)clock_mono_ms(),
+		    __ATOMIC_RELEASE);
+}
+
+int
+rhealth_refusing(const struct rhealth *h)
+{
+	long long at, now = clock_mono_ms();
+
+	if (h == NULL ||
+	    (at = __atomic_load_n(&h->refused_ms, __ATOMIC_ACQUIRE)) == 0)
+		return 0;
+	/* a time ahead of now is from another boot: passed */
+	return at <= now && now - at < RHEALTH_REFUSED_MS;
 }

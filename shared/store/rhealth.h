@@ -68,4 +68,16 @@ void		 rhealth_answered(struct rhealth *h);
  * that backoff early. */
 long long	 rhealth_up_ms(const struct rhealth *h);
 
+/* The server answers, and refuses writes: out of memory under the
+ * noeviction policy (OOM), a replica (READONLY), a failed save or AOF
+ * write (MISCONF).  Its live counter values then fall behind what SQLite
+ * holds (the deltas it refused wait in the backlog: count/cstore.h), so
+ * a host's processes read counters another way while a write was refused
+ * within RHEALTH_REFUSED_MS (renewed by each refusal: the worker's tries
+ * to settle the backlog make one every 2 s while it lasts).  h may be
+ * NULL (nothing; 0). */
+#define RHEALTH_REFUSED_MS	5000
+void		 rhealth_refused(struct rhealth *h);
+int		 rhealth_refusing(const struct rhealth *h);
+
 #endif

@@ -77,13 +77,18 @@ order(const struct slot *s, const struct route **hit, int n, int *ix,
 }
 
 /* A lost group's pages (db_group_lost()), run again each alone, as if
- * they had never shared: nothing of the group was kept or sent. */
+ * they had never shared: nothing of the group was kept or sent.  Those
+ * answered busy (busy[i]) stay so: nothing of them was written, and each
+ * would wait for its post's row again. */
 static void
-run_alone(struct slot *s, const int *ix, int k, const struct route **hit)
+run_alone(struct slot *s, const int *ix, int k, const struct route **hit,
+    const int *busy)
 {
 	int i;
 
 	for (i = 0; i < k; i++) {
+		if (busy != NULL && busy[ix[i]])
+			continue;
 		resp_reset(&s[ix[i]].r);
 		route_run(&s[ix[i]].r, hit[ix[i]]);
 	}
@@ -97,8 +102,8 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	struct req *rs[BATCH_MAX];
 	struct app *a = s[0].r.app;
 	unsigned long long mark;
-	long long key[BATCH_MAX], busy = 0;
-	int kept[BATCH_MAX] = { 0 };
+	long long key[BATCH_MAX], busy_key = 0;
+	int kept[BATCH_MAX] = { 0 }, busy[BATCH_MAX] = { 0 };
 	int ix[BATCH_MAX];
 	int i, k, todo = 0, ok, lost;
 
@@ -124,7 +129,7 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 			for (i = 0; i < k; i++)
 				route_busy(&s[ix[i]].r);
 		else
-			run_alone(s, ix, k, hit);
+			run_alone(s, ix, k, hit, NULL);
 		for (i = 0; i < k; i++)
 			answer(&s[ix[i]]);
 		return;
@@ -135,15 +140,16 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	 * later pages on that post (next in the order), at once: each would
 	 * wait as long again, and nginx gives up on the group first. */
 	for (i = 0; i < k; i++) {
-		if (busy != 0 && key[ix[i]] == busy) {
+		if (busy_key != 0 && key[ix[i]] == busy_key) {
 			route_busy(&s[ix[i]].r);
+			busy[ix[i]] = 1;
 			continue;
 		}
 		mark = db_released(a->db);
 		route_run(&s[ix[i]].r, hit[ix[i]]);
 		kept[ix[i]] = db_released(a->db) > mark;
-		busy = s[ix[i]].r.status == 503 && db_busy(a->db) ?
-		    key[ix[i]] : 0;
+		busy[ix[i]] = s[ix[i]].r.status == 503 && db_busy(a->db);
+		busy_key = busy[ix[i]] ? key[ix[i]] : 0;
 	}
 	/* 3. one commit, on PostgreSQL with the kept actions' outbox rows
 	 * in its round trip; 4. the deltas of what it made durable */
@@ -154,7 +160,7 @@ batch_run(struct slot *s, int n, const struct route *routes, size_t nroutes,
 	if (lost) {
 		log_info("a group of %d requests lost to another transaction: "
 		    "each runs again alone", todo);
-		run_alone(s, ix, k, hit);
+		run_alone(s, ix, k, hit, busy);
 	} else if (!ok)
 		log_err("group commit of %d requests failed: none is kept",
 		    todo);

@@ -9,15 +9,17 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, childrenOf, sleep, waitFor } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, sleep, waitFor, stoppedUnder } from '../lib/stack.mjs';
 import { startFlood } from '../lib/flood.mjs';
+import { faults } from '../lib/counts.mjs';
 
 let stack;
 const users = [];
 const posts = [];
 
 before(async () => {
-  stack = await startStack();
+  stack = await startStack({ env: { TALLY_FAULT: 'signup-session:stop:1' } });
+  faults.disarm(stack, 'signup-session', 1);
   for (let i = 0; i < 8; i++) {
     const c = new Client(stack.base);
     assert.equal((await c.signup(`wri${i}`)).status, 303);
@@ -104,17 +106,22 @@ test('a like the writer refuses holds no transaction: the other writers go on at
 });
 
 // The writers' lock (shared/store/db.h) held by another process: flock(1)
-// on the lock file, until stopped by its PID.
+// on the lock file, until stopped by its PID.  The release returns once
+// the lock is free (a writer that saw it held waits 200 ms for it next).
 async function holdWriterLock() {
   const lockFile = path.join(stack.runDir, 'tally.db-wlock');
   assert.ok(fs.existsSync(lockFile), lockFile);
+  const free = () => {
+    try { execFileSync('flock', ['-n', lockFile, 'true']); return true; } catch { return false; }
+  };
   // its own process group, stopped whole (flock and its sleep) by PID
   const p = spawn('flock', [lockFile, 'sleep', '30'], { stdio: 'ignore', detached: true });
   // held once a non-blocking attempt fails
-  await waitFor(() => {
-    try { execFileSync('flock', ['-n', lockFile, 'true']); return false; } catch { return true; }
-  }, 5000, 20);
-  return () => { try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ } };
+  await waitFor(() => !free(), 5000, 20);
+  return async () => {
+    try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ }
+    await waitFor(free, 5000, 10);
+  };
 }
 
 test('refused likes never take the writers\' lock: answered at once while another holds it', async () => {
@@ -147,10 +154,10 @@ test('refused likes never take the writers\' lock: answered at once while anothe
     const like = c.post(`/posts/${posts[3]}/like`).then((r) => { liked = r; });
     await sleep(500);
     assert.equal(liked, null, 'the signed-in like waits for the lock');
-    release();
+    await release();
     await like;
     assert.equal(liked.status, 303);
-  } finally { release(); }
+  } finally { await release(); }
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[3]}`), '1');
 });
 
@@ -178,7 +185,7 @@ test('likes that cannot take the writers\' lock in 5 s answer 503 with Retry-Aft
     rs = await Promise.all([first, ...users.map((c) => like(c))]);
     // the lock still held: a like now waits no 5 s either
     rs.push(await like(cs[0]));
-  } finally { release(); }
+  } finally { await release(); }
   for (const r of rs) {
     assert.equal(r.status, 503, 'busy, not failed');
     assert.equal(r.headers.get('retry-after'), '2');
@@ -195,6 +202,38 @@ test('likes that cannot take the writers\' lock in 5 s answer 503 with Retry-Aft
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[6]}`), '0', 'nothing written');
   for (const c of cs) assert.equal((await c.post(`/posts/${posts[6]}/like`)).status, 303, 'the lock free, the like passes');
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[6]}`), '3');
+});
+
+// "Nothing was changed" only when nothing was: a request that committed
+// a write, then waited in vain for the lock of its next one, failed
+// halfway, and says so (500).  A signup whose account is committed
+// (stopped there: fault point signup-session) while another process
+// takes SQLite's write lock, whose session's insert then gives up
+// after 5 s: the account is there, and the answer is no 503.
+test('a signup whose account committed before its session waited in vain answers 500, not 503 "nothing was changed"', async () => {
+  faults.arm(stack, 'signup-session');
+  const c = new Client(stack.base);
+  const pending = c.signup('wrihalf');
+  const who = await waitFor(() => stoppedUnder(stack), 10000, 20);
+  const db = spawn('sqlite3', [path.join(stack.runDir, 'tally.db')], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let out = '';
+  db.stdout.on('data', (d) => { out += d; });
+  let r;
+  try {
+    db.stdin.write(".timeout 10000\nBEGIN IMMEDIATE;\nSELECT 'held';\n");
+    await waitFor(() => out.includes('held'), 10000, 20);
+    process.kill(who, 'SIGCONT');
+    r = await pending;
+  } finally {
+    process.kill(who, 'SIGCONT');
+    db.stdin.end('ROLLBACK;\n');
+    await new Promise((ok) => db.on('exit', ok));
+  }
+  assert.equal(faults.fired(stack, 'signup-session'), 1);
+  assert.equal(r.status, 500, 'failed halfway');
+  assert.doesNotMatch(r.text, /nothing was changed/);
+  assert.equal(stack.sqlite("SELECT COUNT(*) FROM users WHERE login = 'wrihalf'"), '1', 'the account was made');
+  assert.equal((await new Client(stack.base).login('wrihalf', 'password-123')).status, 303, 'and logs in');
 });
 
 test('nginx takes the rendered configuration without a warning', () => {

@@ -287,6 +287,37 @@ test_time_from_another_boot(void **state)
 	rhealth_answered(h);
 }
 
+/* A write refused by the server, told by one process, is known to the
+ * host's others for RHEALTH_REFUSED_MS after it; a time far ahead (a
+ * table kept across a reboot) is taken as passed. */
+static void
+test_refusal_told_to_the_host(void **state)
+{
+	struct rhealth *h = rhealth_slot("/test/refused");
+	int64_t *f = (int64_t *)h;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(rhealth_refusing(h), 0);
+	if ((pid = fork()) == 0) {
+		rhealth_refused(rhealth_slot("/test/refused"));
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(rhealth_refusing(h), 1);
+	assert_int_equal(rhealth_refusing(NULL), 0);
+	/* the slot's seventh field is refused_ms (rhealth.c) */
+	f[6] = clock_mono_ms() - RHEALTH_REFUSED_MS + 50;
+	assert_int_equal(rhealth_refusing(h), 1);
+	f[6] = clock_mono_ms() - RHEALTH_REFUSED_MS - 1;
+	assert_int_equal(rhealth_refusing(h), 0);
+	f[6] = clock_mono_ms() + 86400000LL;
+	assert_int_equal(rhealth_refusing(h), 0);
+	/* a backoff is another matter: a refusal marks nothing down */
+	assert_int_equal(rhealth_skip(h, 0, TMO_MS, NULL), 0);
+}
+
 int
 main(void)
 {
@@ -300,6 +331,7 @@ main(void)
 		cmocka_unit_test(test_longer_waits_go_on),
 		cmocka_unit_test(test_steps_and_claims),
 		cmocka_unit_test(test_time_from_another_boot),
+		cmocka_unit_test(test_refusal_told_to_the_host),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

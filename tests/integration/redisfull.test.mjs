@@ -1,0 +1,104 @@
+// redisfull.test.mjs -- Redis up, answering at once, and refusing every
+// write: its memory past maxmemory under the noeviction policy (a full
+// Redis whose operator chose not to lose keys), each write command
+// answers "-OOM command not allowed when used memory > 'maxmemory'".
+// Not Redis down (degraded.test.mjs: nothing answers, calls time out):
+// here every reply comes, and it is an error.  What must hold is the
+// same: each action commits to SQLite and answers as usual, the pages
+// show what was committed, and once Redis takes writes again nothing is
+// missing: counts, feeds and badges exact against SQLite.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startStack, waitFor, clusterNodes, redisNode } from '../lib/stack.mjs';
+import { compareAll, pageCounters } from '../lib/counts.mjs';
+import { newUser, postIds } from '../lib/social.mjs';
+
+let stack;
+before(async () => { stack = await startStack(); });
+after(async () => {
+  try { config('maxmemory', '0'); } catch { /* stopped */ }
+  await stack?.stop();
+});
+
+// CONFIG SET on the server, or on every node of a Redis Cluster
+function config(name, value) {
+  const nodes = clusterNodes(stack.runDir);
+  if (!nodes) return stack.redis('CONFIG', 'SET', name, value);
+  for (const n of nodes) redisNode(stack.runDir, n, ['CONFIG', 'SET', name, value]);
+  return 'OK';
+}
+
+async function ok303(p, what) {
+  const r = await p;
+  assert.equal(r.status, 303, `${what}: ${r.status} ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+async function page(c, p) {
+  const r = await c.get(p);
+  assert.equal(r.status, 200, `GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+async function publish(c, body) {
+  const r = await ok303(c.post('/posts', { body, topic: '', publish: '1' }), 'POST /posts');
+  return Number(r.location.match(/^\/posts\/(\d+)$/)[1]);
+}
+
+const badges = async (c) => JSON.parse((await page(c, '/badges.json')).text);
+
+test('Redis refusing every write (maxmemory, noeviction): actions commit and show, and once it takes writes again every count, feed and badge is exact', async () => {
+  const [a, b, c] = await Promise.all(['rfa', 'rfb', 'rfc'].map((l) => newUser(stack, l)));
+  const p1 = await publish(a.c, 'before Redis filled up');
+  await ok303(b.c.post('/follow/rfa'), 'follow');
+  for (const u of [a, b, c]) {
+    await page(u.c, '/feed');
+    await page(u.c, `/posts/${p1}`);
+    await page(u.c, '/u/rfa');
+    await badges(u.c);
+  }
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  const before = await badges(a.c);
+
+  config('maxmemory-policy', 'noeviction');
+  config('maxmemory', '1');
+  let p2;
+  try {
+    assert.match(stack.redis('SET', '{rf}:probe', '1'), /OOM/, 'Redis refuses writes');
+    // actions: each answered as usual, each committed
+    await ok303(b.c.post(`/posts/${p1}/like`), 'like');
+    await ok303(c.c.post(`/posts/${p1}/like`), 'like');
+    await ok303(c.c.post('/follow/rfa'), 'follow');
+    await ok303(c.c.post(`/posts/${p1}/comments`, { body: 'written while Redis was full' }), 'comment');
+    p2 = await publish(a.c, 'while Redis was full');
+    assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id = ${p1}`)), 2);
+    // the pages show what was committed
+    const post = pageCounters((await page(a.c, `/posts/${p1}`)).text);
+    assert.equal(post[`post-likes|${p1}`], 2, 'the likes show while Redis is full');
+    assert.equal(post[`post-comments|${p1}`], 1, 'the comment shows');
+    const prof = pageCounters((await page(c.c, '/u/rfa')).text);
+    assert.equal(prof['followers|rfa'], 2, 'the follow shows');
+    // and so do the author's badges: two likes, a follow and a comment
+    assert.equal((await badges(a.c)).notifications, before.notifications + 4, 'rfa\'s unread badge');
+    assert.equal(pageCounters((await page(a.c, '/feed')).text)['unread-notifications|'], before.notifications + 4,
+      'the badge in the page\'s header');
+  } finally {
+    config('maxmemory', '0');
+  }
+  // Redis takes writes again: what it refused reaches it
+  await waitFor(async () => {
+    stack.tallyctl('flush');
+    return compareAll(stack).length === 0;
+  }, 30000, 1000);
+  assert.deepEqual(compareAll(stack), []);
+  for (const u of [b, c]) {
+    await waitFor(async () => postIds((await page(u.c, '/feed')).text).includes(p2), 20000, 500);
+  }
+  const after = await badges(a.c);
+  assert.equal(after.notifications, before.notifications + 4, 'two likes, a follow and a comment on rfa\'s badge');
+  const post = pageCounters((await page(b.c, `/posts/${p1}`)).text);
+  assert.equal(post[`post-likes|${p1}`], 2);
+  assert.equal(post[`post-comments|${p1}`], 1);
+});
