@@ -228,7 +228,8 @@ act_session_end(struct req *r, const struct route *rt)
 	return resp_redirect(r, "/login");
 }
 
-/* GET /healthz: whether SQLite and Redis answer. */
+/* GET /healthz: whether SQLite and Redis answer, and Redis takes writes
+ * (rds_refusing(): one of the host's processes had one refused lately). */
 static enum page_load
 healthz_load(struct req *r, void *vm)
 {
@@ -240,7 +241,8 @@ healthz_load(struct req *r, void *vm)
 		m->db_ok = dbq_step(s) == DBQ_ROW;
 		dbq_done(s);
 	}
-	m->redis_ok = rep != NULL && rds_type(rep) == RDS_STATUS;
+	m->redis_ok = rep != NULL && rds_type(rep) == RDS_STATUS &&
+	    !rds_refusing(r->app->rds);
 	if (rep != NULL)
 		rds_free(rep);
 	return PAGE_RENDER;

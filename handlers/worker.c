@@ -259,6 +259,11 @@ job_after_outage(struct app *a)
 	bcache_replay(a);	/* badge bumps Redis missed */
 	while (backlog_settle(a) > 0 && !stopping)
 		;
+	/* Redis refused writes lately and deltas still wait: its live
+	 * values stay behind until they are settled, so the host's readers
+	 * keep computing them (rds_refusing()) */
+	if (rds_refusing(a->rds) && backlog_waits(a) == 1)
+		rds_refusing_renew(a->rds);
 }
 
 /* The handlers never checkpoint (db_autocheckpoint_off(), serve.c).  Every

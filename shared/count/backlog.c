@@ -118,3 +118,17 @@ backlog_settle(struct app *a)
 	free(e);
 	return done;
 }
+
+int
+backlog_waits(struct app *a)
+{
+	struct dbq *s = dbq_stmt(a->db, STMT_BACKLOG_BATCH);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_int(s, 1, 1);
+	rc = dbq_step(s);
+	dbq_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+}

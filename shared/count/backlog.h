@@ -17,5 +17,8 @@
 /* Settles up to 500 backlog rows.  How many were settled (0: none could
  * be, or none waits), or -1. */
 int	backlog_settle(struct app *);
+/* 1 when a row waits in the backlog, 0 when none does, -1 on a SQLite
+ * error. */
+int	backlog_waits(struct app *);
 
 #endif

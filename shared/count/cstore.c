@@ -238,6 +238,10 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out,
 			m++;
 		}
 	for (tries = 0, left = m; left > 0 && tries < 5 && rc == 0; tries++) {
+		/* a load refused (the refusal began after the send): the
+		 * next try computes the value instead */
+		if (tries > 0 && !refusing)
+			refusing = rds_refusing(a->rds);
 		if (load_metas(a, ls, m) == -1 ||
 		    load_bases(a, ds, ls, m) == -1) {
 			rc = -1;

@@ -44,7 +44,7 @@ static void
 replied(struct rconn *r, const redisReply *rep)
 {
 	static const char *const refusals[] = { "OOM ", "READONLY ",
-	    "MISCONF " };
+	    "MISCONF ", "NOREPLICAS " };
 	size_t i;
 
 	if (rep->type != REDIS_REPLY_ERROR || rep->str == NULL)
@@ -54,10 +54,16 @@ replied(struct rconn *r, const redisReply *rep)
 			if (!rconn_refusing(r))
 				log_warn("redis %s refuses writes: %.80s",
 				    r->addr, rep->str);
-			r->refused_ms = clock_mono_ms();
-			rhealth_refused(r->health);
+			rconn_refused(r);
 			return;
 		}
+}
+
+void
+rconn_refused(struct rconn *r)
+{
+	r->refused_ms = clock_mono_ms();
+	rhealth_refused(r->health);
 }
 
 int

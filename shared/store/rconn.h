@@ -77,5 +77,8 @@ int		 rconn_settle(struct rconn *);
 /* 1 while the server refuses writes (rhealth.h: a write refused within
  * RHEALTH_REFUSED_MS, here or by another process of the host). */
 int		 rconn_refusing(const struct rconn *);
+/* Takes the server as refusing writes from now (a refusal read, or its
+ * renewal: rds_refusing_renew()). */
+void		 rconn_refused(struct rconn *);
 
 #endif

@@ -76,6 +76,21 @@ rds_refusing(const struct rds *r)
 	return 0;
 }
 
+void
+rds_refusing_renew(struct rds *r)
+{
+	int i;
+
+	if (r->cl == NULL) {
+		if (rconn_refusing(&r->one))
+			rconn_refused(&r->one);
+		return;
+	}
+	for (i = 0; i < r->cl->nnodes; i++)
+		if (rconn_refusing(&r->cl->nodes[i]))
+			rconn_refused(&r->cl->nodes[i]);
+}
+
 /* The RDS_* types are hiredis's. */
 _Static_assert(RDS_STRING == REDIS_REPLY_STRING &&
     RDS_ARRAY == REDIS_REPLY_ARRAY && RDS_INTEGER == REDIS_REPLY_INTEGER &&

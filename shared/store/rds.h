@@ -71,6 +71,9 @@ unsigned	 rds_gen(const struct rds *);
  * memory, a replica, a failed save): its live counters may be behind
  * what SQLite holds (count/cstore.h). */
 int		 rds_refusing(const struct rds *);
+/* Its servers that refuse writes are taken as refusing RHEALTH_REFUSED_MS
+ * more (the worker, while deltas they refused wait in the backlog). */
+void		 rds_refusing_renew(struct rds *);
 /* From now on Redis may make the caller wait out a timeout at most waits
  * times (-1, the default: no limit); past that every call fails at once
  * until the next rds_wait_budget().  Each request allows one.  One

@@ -210,11 +210,12 @@ rhealth_refused(struct rhealth *h)
 int
 rhealth_refusing(const struct rhealth *h)
 {
-	long long at, now = clock_mono_ms();
+	long long at, now;
 
 	if (h == NULL ||
 	    (at = __atomic_load_n(&h->refused_ms, __ATOMIC_ACQUIRE)) == 0)
 		return 0;
+	now = clock_mono_ms();
 	/* a time ahead of now is from another boot: passed */
 	return at <= now && now - at < RHEALTH_REFUSED_MS;
 }

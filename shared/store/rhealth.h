@@ -73,9 +73,10 @@ long long	 rhealth_up_ms(const struct rhealth *h);
  * write (MISCONF).  Its live counter values then fall behind what SQLite
  * holds (the deltas it refused wait in the backlog: count/cstore.h), so
  * a host's processes read counters another way while a write was refused
- * within RHEALTH_REFUSED_MS (renewed by each refusal: the worker's tries
- * to settle the backlog make one every 2 s while it lasts).  h may be
- * NULL (nothing; 0). */
+ * within RHEALTH_REFUSED_MS (renewed by each refusal, and by the worker
+ * every 2 s while the deltas refused wait in the backlog, so that it
+ * lasts until they are settled; NOREPLICAS, too few replicas to write
+ * to, is a refusal as well).  h may be NULL (nothing; 0). */
 #define RHEALTH_REFUSED_MS	5000
 void		 rhealth_refused(struct rhealth *h);
 int		 rhealth_refusing(const struct rhealth *h);

@@ -84,6 +84,10 @@ test('Redis refusing every write (maxmemory, noeviction): actions commit and sho
     assert.equal((await badges(a.c)).notifications, before.notifications + 4, 'rfa\'s unread badge');
     assert.equal(pageCounters((await page(a.c, '/feed')).text)['unread-notifications|'], before.notifications + 4,
       'the badge in the page\'s header');
+    // and the health check says so
+    const h = await fetch(`${stack.base}/healthz`);
+    assert.equal(h.status, 503);
+    assert.equal(await h.text(), 'redis');
   } finally {
     config('maxmemory', '0');
   }
@@ -93,6 +97,7 @@ test('Redis refusing every write (maxmemory, noeviction): actions commit and sho
     return compareAll(stack).length === 0;
   }, 30000, 1000);
   assert.deepEqual(compareAll(stack), []);
+  await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 250);
   for (const u of [b, c]) {
     await waitFor(async () => postIds((await page(u.c, '/feed')).text).includes(p2), 20000, 500);
   }
