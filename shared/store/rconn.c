@@ -69,12 +69,8 @@ rconn_refused(struct rconn *r)
 int
 rconn_refusing(const struct rconn *r)
 {
-	long long now;
-
-	if (rhealth_refusing(r->health))
-		return 1;
-	now = clock_mono_ms();
-	return r->refused_ms != 0 && now - r->refused_ms < RHEALTH_REFUSED_MS;
+	return rhealth_refusing(r->health) || (r->refused_ms != 0 &&
+	    clock_mono_ms() - r->refused_ms < RHEALTH_REFUSED_MS);
 }
 
 /* Right after a failed hiredis call (errno still its): did the server
