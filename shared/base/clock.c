@@ -13,6 +13,15 @@ clock_wall_ms(void)
 }
 
 long long
+clock_wall_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+long long
 clock_mono_ms(void)
 {
 	struct timespec ts;

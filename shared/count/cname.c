@@ -144,6 +144,7 @@ cname_bucket_keys(int bucket, struct cname_keys *k)
 	cname_bucket_key(bucket, "seq", k->seq, sizeof(k->seq));
 	cname_bucket_key(bucket, "fence", k->fence, sizeof(k->fence));
 	cname_bucket_key(bucket, "flog", k->flog, sizeof(k->flog));
+	cname_bucket_key(bucket, "settled", k->settled, sizeof(k->settled));
 }
 
 void

@@ -51,9 +51,11 @@ struct cname_keys {
 	char	live[48], field[48], pfield[64];
 	char	pending[32], inflight[32], meta[32], seq[32];
 	char	fence[32], flog[32];	/* settle.h */
+	char	settled[32];	/* settle.c: the backlog a correction holds */
 };
 void	cname_keys(const struct delta *, struct cname_keys *);
-/* A bucket's own keys (pending, inflight, meta, seq, fence, flog) into k. */
+/* A bucket's own keys (pending, inflight, meta, seq, fence, flog,
+ * settled) into k. */
 void	cname_bucket_keys(int bucket, struct cname_keys *k);
 
 /* The counter of a pending field (exactly what cname_pfield writes, of

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "count/ckeep.h"
 #include "count/cstore.h"
@@ -27,9 +28,13 @@ static struct rds_script load_lua = { .src =
 	"return v\n" };
 
 /* The same value without the live one, stored nowhere (flags=no-writes:
- * a server that refuses writes runs it): what load_lua would store.
- * KEYS and ARGV as load_lua's. -> the value, or nil (a flush touched the
- * bucket). */
+ * a server that refuses writes runs it): what load_lua would store, but
+ * for the backlog a settle's correction already holds.  KEYS as
+ * load_lua's, and the bucket's settled hash (settle.c: pending field ->
+ * the version of the backlog row whose delta its correction put in
+ * pending, until the row is deleted).  ARGV as load_lua's, and the
+ * backlog row's delta and version ("": none).  -> the value, or nil (a
+ * flush touched the bucket). */
 static struct rds_script value_lua = { .src =
 	"#!lua flags=no-writes\n"
 	"if (redis.call('HGET', KEYS[4], 'v') or '0') ~= ARGV[3] then\n"
@@ -38,6 +43,8 @@ static struct rds_script value_lua = { .src =
 	"  tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')\n"
 	"if ARGV[5] == '1' then\n"
 	"  v = v + tonumber(redis.call('HGET', KEYS[3], ARGV[2]) or '0') end\n"
+	"if ARGV[7] ~= '' and redis.call('HGET', KEYS[5], ARGV[2]) == ARGV[7] then\n"
+	"  v = v - tonumber(ARGV[6]) end\n"
 	"return v\n" };
 
 int
@@ -54,6 +61,7 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 		dbq_bind_text(s, 1, families[ds[i].fam].name, -1);
 		dbq_bind_text_copy(s, 2, key, -1);
 		dbq_bind_i64(s, 3, ds[i].d);
+		dbq_bind_i64(s, 4, clock_wall_us());
 		if (dbq_step(s) != DBQ_DONE) {
 			log_err("counter backlog: %s", dbq_errmsg(a->db));
 			dbq_done(s);
@@ -66,24 +74,30 @@ cstore_backlog(struct app *a, const struct delta *ds, int n)
 
 /* One counter's value by statement st (family, key): 0 when absent;
  * STMT_COUNTER_GET the durable value, STMT_BACKLOG_GET what waits in
- * the backlog (Redis was down).
+ * the backlog (Redis was down), and then, when ver is not NULL, the
+ * row's version into *ver (-1: no row).
  * 0, or -1 on a SQLite error (*v then 0, not a value). */
 static int
 counter_row(struct db *db, enum stmt st, const struct delta *d,
-    long long *v)
+    long long *v, long long *ver)
 {
 	struct dbq *s = dbq_stmt(db, st);
 	char key[48];
 	int rc;
 
 	*v = 0;
+	if (ver != NULL)
+		*ver = -1;
 	if (s == NULL)
 		return -1;
 	counters_key(d, key, sizeof(key));
 	dbq_bind_text(s, 1, families[d->fam].name, -1);
 	dbq_bind_text_copy(s, 2, key, -1);
-	if ((rc = dbq_step(s)) == DBQ_ROW)
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
 		*v = dbq_i64(s, 0);
+		if (ver != NULL)
+			*ver = dbq_i64(s, 1);
+	}
 	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;	/* after an error *v is still 0 */
 }
@@ -91,7 +105,14 @@ counter_row(struct db *db, enum stmt st, const struct delta *d,
 int
 cstore_durable(struct db *db, const struct delta *d, long long *v)
 {
-	return counter_row(db, STMT_COUNTER_GET, d, v);
+	return counter_row(db, STMT_COUNTER_GET, d, v, NULL);
+}
+
+int
+cstore_backlog_get(struct db *db, const struct delta *d, long long *delta,
+    long long *ver)
+{
+	return counter_row(db, STMT_BACKLOG_GET, d, delta, ver);
 }
 
 /* A counter Redis does not hold yet, being loaded (load_all()). */
@@ -101,6 +122,8 @@ struct load {
 	char			 ver[24];	/* its bucket's meta: v */
 	char			 batch[24];	/* b ("": none) */
 	char			 base[24];	/* durable + backlog */
+	char			 back[24];	/* the backlog's delta */
+	char			 bver[24];	/* its row's version ("": none) */
 	int			 applied;	/* batch applied in SQLite */
 	int			 done;
 };
@@ -174,7 +197,7 @@ load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
 {
 	struct db *db = a->db;
 	int i, j, err = 0, own = !dbq_in_txn(db);
-	long long base, back;
+	long long base, back, bver;
 
 	/* One read transaction: a batch that commits between the reads
 	 * would otherwise be counted twice or not at all. */
@@ -183,13 +206,17 @@ load_bases(struct app *a, const struct delta *ds, struct load *ls, int n)
 	for (i = 0; i < n && !err; i++) {
 		if (ls[i].done)
 			continue;
-		back = 0;
 		if (cstore_durable(db, &ds[ls[i].i], &base) == -1 ||
-		    counter_row(db, STMT_BACKLOG_GET, &ds[ls[i].i], &back) == -1) {
+		    cstore_backlog_get(db, &ds[ls[i].i], &back, &bver) == -1) {
 			err = 1;
 			break;
 		}
 		snprintf(ls[i].base, sizeof(ls[i].base), "%lld", base + back);
+		snprintf(ls[i].back, sizeof(ls[i].back), "%lld", back);
+		if (bver < 0)
+			ls[i].bver[0] = '\0';
+		else
+			snprintf(ls[i].bver, sizeof(ls[i].bver), "%lld", bver);
 		ls[i].applied = 0;
 		if (ls[i].batch[0] == '\0')
 			continue;
@@ -223,7 +250,7 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out,
 {
 	struct load *ls;
 	rds_reply *rep;
-	const char *keys[4], *args[5];
+	const char *keys[5], *args[7];
 	int i, m = 0, left, tries, queued, rc = 0;
 
 	for (i = 0; i < n; i++)
@@ -254,14 +281,18 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out,
 			keys[1] = ls[i].k.pending;
 			keys[2] = ls[i].k.inflight;
 			keys[3] = ls[i].k.meta;
+			keys[4] = ls[i].k.settled;
 			args[0] = ls[i].k.field;
 			args[1] = ls[i].k.pfield;
 			args[2] = ls[i].ver;
 			args[3] = ls[i].base;
 			args[4] = ls[i].batch[0] != '\0' && !ls[i].applied ?
 			    "1" : "0";
-			if (rds_append_eval(a->rds, refusing ? &value_lua :
-			    &load_lua, 4, keys, 5, args) == -1) {
+			args[5] = ls[i].back;
+			args[6] = ls[i].bver;
+			if ((refusing ? rds_append_eval(a->rds, &value_lua, 5,
+			    keys, 7, args) : rds_append_eval(a->rds, &load_lua,
+			    4, keys, 5, args)) == -1) {
 				rc = -1;
 				break;
 			}
@@ -423,7 +454,7 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		/* Redis is down: the durable value and the backlog. */
 		if (cstore_durable(a->db, &ds[i], &val) == 0 &&
 		    counter_row(a->db, STMT_BACKLOG_GET,
-		    &ds[i], &back) == 0) {
+		    &ds[i], &back, NULL) == 0) {
 			out[i].v = val + back;
 			out[i].ok = 1;
 		} else {

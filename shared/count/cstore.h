@@ -106,7 +106,8 @@ struct count {
  * With Redis refusing writes (rds_refusing(): the deltas it refused wait
  * in the backlog, its live values are behind), each value is what a load
  * would store, computed and stored nowhere: the counters table plus the
- * backlog plus Redis's unflushed part.
+ * backlog (but what a settle has already put in Redis, settle.c) plus
+ * Redis's unflushed part.
  * Returns how many could not be read (out[i].ok == 0): 0 when all were. */
 int	cstore_get(struct app *, const struct delta *keys, int n,
 	    struct count *out);
@@ -139,5 +140,10 @@ int	cstore_recv(struct app *, struct cstore_q *, struct count *out);
 /* The counters-table value of d's counter into *v (0 when absent).  0, or
  * -1 on a SQLite error (*v then 0, not a value). */
 int	cstore_durable(struct db *, const struct delta *d, long long *v);
+/* d's counter's backlog row: its delta into *delta (0 when there is
+ * none) and its version into *ver (-1: none).  0, or -1 on a SQLite
+ * error. */
+int	cstore_backlog_get(struct db *, const struct delta *d,
+	    long long *delta, long long *ver);
 
 #endif

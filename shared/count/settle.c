@@ -73,7 +73,12 @@ static struct rds_script fence_lua = { .src =
  * meta, seq, fence, fence log.  ARGV: field, pending field, token,
  * version, N (every outbox row up to it is in the recount, or never
  * committed), truth, durable, dry, add the inflight part (1/0), the ids
- * above N that the recount saw (" 12 15 ").
+ * above N that the recount saw (" 12 15 "), the version of the
+ * counter's backlog row the snapshot saw ("": none).  KEYS also: the
+ * bucket's settled hash, where that version is kept from the correction
+ * until the row is deleted (backlog_done()): a reader that computes the
+ * value (Redis behind, cstore.c's value_lua) then knows the row's delta
+ * is already in pending.
  * The counter's Redis value is durable + pending (+ the inflight part
  * when SQLite has not applied its batch); it should be the truth plus
  * what was applied since the fence by rows the recount did not see
@@ -115,6 +120,8 @@ static struct rds_script fix_lua = { .src =
 	"  end\n"
 	"  if not live or tonumber(live) ~= want then\n"
 	"    redis.call('HSET', KEYS[1], ARGV[1], want) end\n"
+	"  if ARGV[11] ~= '' then redis.call('HSET', KEYS[8], ARGV[2], ARGV[11])\n"
+	"  else redis.call('HDEL', KEYS[8], ARGV[2]) end\n"
 	"end\n"
 	"redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
 	"return { tostring(c), live or '', tostring(bad), tostring(have) }\n" };
@@ -364,9 +371,8 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 {
 	struct dbq *q;
 	struct delta d;
-	char key[48];
 	size_t i;
-	long long horizon;
+	long long horizon, back;
 	int rc;
 
 	/* before the snapshot: every row up to it is then in the snapshot
@@ -402,15 +408,7 @@ snapshot(struct app *a, enum family fam, struct dbq *s,
 		    cand[i].owner };
 		if (cstore_durable(a->db, &d, &cand[i].d) == -1)
 			goto fail;
-		if ((q = dbq_stmt(a->db, STMT_BACKLOG_GET)) == NULL)
-			goto fail;
-		counters_key(&d, key, sizeof(key));
-		dbq_bind_text(q, 1, families[fam].name, -1);
-		dbq_bind_text_copy(q, 2, key, -1);
-		rc = dbq_step(q);
-		o[i].bver = rc == DBQ_ROW ? dbq_i64(q, 1) : -1;
-		dbq_done(q);
-		if (rc == DBQ_ERR)
+		if (cstore_backlog_get(a->db, &d, &back, &o[i].bver) == -1)
 			goto fail;
 		o[i].applied = 0;
 		if (o[i].st.batch[0] != '\0' &&
@@ -450,10 +448,10 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
     struct rec_family *rf)
 {
 	struct cname_keys k;
-	const char *keys[7] = { k.live, k.pending, k.inflight, k.meta, k.seq,
-	    k.fence, k.flog };
-	const char *args[10];
-	char tb[LL_CHARS], db[LL_CHARS], up[LL_CHARS];
+	const char *keys[8] = { k.live, k.pending, k.inflight, k.meta, k.seq,
+	    k.fence, k.flog, k.settled };
+	const char *args[11];
+	char tb[LL_CHARS], db[LL_CHARS], up[LL_CHARS], bv[LL_CHARS];
 	rds_reply *rep;
 	long long c, live_err;
 	size_t i, queued = 0, got = 0;
@@ -476,7 +474,11 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		args[7] = dry ? "1" : "0";
 		args[8] = o[i].st.batch[0] != '\0' && !o[i].applied ? "1" : "0";
 		args[9] = h->ids.len > 0 ? h->ids.p : "";
-		if (rds_append_eval(a->rds, &fix_lua, 7, keys, 10, args) == -1) {
+		bv[0] = '\0';
+		if (o[i].bver >= 0)
+			buf_fmt_ll(bv, o[i].bver);
+		args[10] = bv;
+		if (rds_append_eval(a->rds, &fix_lua, 8, keys, 11, args) == -1) {
 			cut = 1;	/* the rest stay fenced: unfence_all() */
 			break;
 		}
@@ -518,16 +520,19 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 
 /* The backlog rows of the keys fixed this round, unless a delta was
  * added to one since the snapshot (its version moved: the next settle
- * takes it).  One write transaction. */
+ * takes it).  One write transaction; then the marks of the versions the
+ * corrections held go (fix_lua), one pipeline: a mark left by a crash
+ * names a version no later row takes (STMT_BACKLOG_ADD). */
 static int
 backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
     size_t n, struct one *o, const int *was_done)
 {
 	struct dbq *s;
 	struct delta d;
+	struct cname_keys k;
 	char key[48];
 	size_t i;
-	int opened = 0, rc;
+	int opened = 0, rc, sent = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!o[i].done || was_done[i] || o[i].bver < 0)
@@ -552,7 +557,20 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 		if (rc != DBQ_DONE)
 			goto fail;
 	}
-	return opened ? db_commit(a->db) : 0;
+	if (!opened || db_commit(a->db) == -1)
+		return opened ? -1 : 0;
+	for (i = 0; i < n; i++) {
+		if (!o[i].done || was_done[i] || o[i].bver < 0)
+			continue;
+		keys_of(fam, &cand[i], &k);
+		if (rds_append_strs(a->rds, 3, (const char *[]){ "HDEL",
+		    k.settled, k.pfield }) == -1)
+			break;
+		sent++;
+	}
+	if (sent > 0)
+		(void)rds_collect(a->rds, sent);
+	return 0;
 fail:
 	db_rollback(a->db);
 	return -1;

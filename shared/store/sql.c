@@ -402,10 +402,14 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_POST_AT_OR_AFTER: id -- a post's (user, topic) for sampling */
 	[STMT_POST_AT_OR_AFTER] =
 	    "SELECT user_id, topic_id FROM posts WHERE id >= ?1 ORDER BY id LIMIT 1",
-	/* STMT_BACKLOG_ADD: name, key, delta */
+	/* STMT_BACKLOG_ADD: name, key, delta, a new row's version (the wall
+	 * clock in microseconds: a row's version grows by 1 a delta, each
+	 * added more than a microsecond after the last, so a row never
+	 * takes the version of one deleted before it, which a settle's mark
+	 * in Redis may still name, count/settle.c) */
 	[STMT_BACKLOG_ADD] =
 	    "INSERT INTO counter_backlog(name, key, delta, ver) "
-	    "VALUES(?1, ?2, ?3, 1) "
+	    "VALUES(?1, ?2, ?3, ?4) "
 	    "ON CONFLICT(name, key) DO UPDATE SET delta = counter_backlog.delta + "
 	    "excluded.delta, ver = counter_backlog.ver + 1",
 	/* STMT_BACKLOG_GET: name, key -> delta, version */

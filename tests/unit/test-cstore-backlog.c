@@ -3,7 +3,9 @@
  * backlog row only if nothing was added to it since it read the row (its
  * version), not if its value looks the same: +1 then -1 leave the value
  * as it was, and deleting by value lost a delta that arrived after the
- * settle's snapshot. */
+ * settle's snapshot.  And a row made after one was deleted never takes
+ * that one's version: a settle's mark in Redis may still name it
+ * (count/settle.c), and a computed counter leaves a marked row out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -63,19 +65,14 @@ one(struct db *d, const char *sql)
 	return v;
 }
 
-/* STMT_BACKLOG_ADD then STMT_BACKLOG_DONE as a settle uses them. */
+/* cstore_backlog() of post 9's likes, then STMT_BACKLOG_DONE as a
+ * settle uses it. */
 static int
-add(struct db *d, long long delta)
+add(struct app *a, long long delta)
 {
-	struct dbq *s = dbq_stmt(d, STMT_BACKLOG_ADD);
-	int rc;
+	struct delta d = { FAM_POST_LIKES, 9, 0, delta, 0 };
 
-	dbq_bind_text(s, 1, "post_likes", -1);
-	dbq_bind_text(s, 2, "9", -1);
-	dbq_bind_i64(s, 3, delta);
-	rc = dbq_step(s);
-	dbq_done(s);
-	return rc == DBQ_DONE ? 0 : -1;
+	return cstore_backlog(a, &d, 1);
 }
 
 static long long
@@ -101,12 +98,12 @@ test_backlog_row_goes_by_version(void **state)
 	long long ver;
 	const char *q = "SELECT delta FROM counter_backlog WHERE key = '9'";
 
-	assert_int_equal(add(f->a.db, 1), 0);
+	assert_int_equal(add(&f->a, 1), 0);
 	ver = one(f->a.db, "SELECT ver FROM counter_backlog WHERE key = '9'");
 	assert_true(ver > 0);
 	/* after the settle's snapshot: +1 and -1, the value unchanged */
-	assert_int_equal(add(f->a.db, 1), 0);
-	assert_int_equal(add(f->a.db, -1), 0);
+	assert_int_equal(add(&f->a, 1), 0);
+	assert_int_equal(add(&f->a, -1), 0);
 	assert_int_equal(one(f->a.db, q), 1);
 	assert_int_equal(done_if(f->a.db, ver), 0);	/* kept */
 	assert_int_equal(one(f->a.db, q), 1);
@@ -116,10 +113,28 @@ test_backlog_row_goes_by_version(void **state)
 	    0);
 }
 
+static void
+test_backlog_row_never_takes_an_old_version(void **state)
+{
+	struct fix *f = *state;
+	const char *q = "SELECT ver FROM counter_backlog WHERE key = '9'";
+	long long ver, i;
+
+	/* a row many deltas long, settled (deleted), then a new one */
+	for (i = 0; i < 50; i++)
+		assert_int_equal(add(&f->a, 1), 0);
+	ver = one(f->a.db, q);
+	assert_int_equal(done_if(f->a.db, ver), 1);
+	assert_int_equal(add(&f->a, 1), 0);
+	assert_true(one(f->a.db, q) > ver);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+		    test_backlog_row_never_takes_an_old_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_row_goes_by_version,
 		    setup, teardown),
 	};
