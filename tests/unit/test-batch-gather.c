@@ -135,6 +135,10 @@ done(void)
 {
 	int i, fd;
 
+	/* the clients' ends first, as nginx's: libfcgi's close of a
+	 * request waits for the peer's (up to 2 s each) */
+	for (i = 0; i < nclient; i++)
+		shutdown(clients[i], SHUT_WR);
 	for (i = 0; i < READ_MAX + 2; i++)
 		FCGX_Finish_r(&s[i].fr);
 	for (i = 0; i < nclient; i++)

@@ -77,8 +77,12 @@ read_all(void *arg)
 			if (g->p == NULL)
 				return NULL;
 		}
-		if ((n = read(g->fd, g->p + g->len, g->cap - g->len)) <= 0)
+		if ((n = read(g->fd, g->p + g->len, g->cap - g->len)) <= 0) {
+			/* as nginx closes once the request ended: libfcgi's
+			 * close waits for it (up to 2 s) */
+			shutdown(g->fd, SHUT_WR);
 			return NULL;
+		}
 		g->len += (size_t)n;
 	}
 }
