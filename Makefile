@@ -115,12 +115,17 @@ deps-test:
 deps-lint:
 	@scripts/deps.sh lint
 
+# The builds on every core (make -j is safe here: each object, archive
+# and program names what it is made of); lint after them, on its own.
+JOBS     := $(shell nproc 2>/dev/null || echo 2)
+
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@exec bin/tally-run
 
 test: deps-test
-	@$(MAKE) --no-print-directory all lint $(UNIT_BINS) $(ASAN_BINS)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BINS) $(ASAN_BINS)
+	@$(MAKE) --no-print-directory lint
 	@tests/run-all.sh
 
 # Beyond one machine: Redis Cluster, PostgreSQL (DB=postgres) and handler
