@@ -102,6 +102,7 @@ struct ent {			/* one delta, with its Redis names */
 	char	hash[48], field[48], pfield[64], num[LL_CHARS];
 	char	lrow[LL_CHARS], kidx[LL_CHARS];	/* its row and live key in
 						   the script */
+	int	pos;			/* that row's place in the script */
 };
 
 struct script {			/* one bucket's call */
@@ -163,6 +164,7 @@ call_make(struct call *c, const long long *ids,
 			if (c->scripts[s].nrows == 0 ||
 			    c->scripts[s].rows[c->scripts[s].nrows - 1] != r)
 				c->scripts[s].rows[c->scripts[s].nrows++] = r;
+			e->pos = c->scripts[s].nrows - 1;
 			buf_fmt_ll(e->lrow, c->scripts[s].nrows);
 		}
 	}
@@ -265,13 +267,26 @@ void
 cstore_apply_once_n(struct app *a, const long long *ids,
     const struct delta *const *ds, const int *n, int rows, int *rc)
 {
+	cstore_apply_once_in(a, ids, ds, n, rows, rc, NULL);
+}
+
+void
+cstore_apply_once_in(struct app *a, const long long *ids,
+    const struct delta *const *ds, const int *n, int rows, int *rc,
+    unsigned char *in)
+{
 	struct call c;
 	rds_reply *rep;
 	long long who[DELTA_MAX];
-	int s, i, r, q, asked;
+	int s, i, k, r, q, asked;
+	unsigned char **took;
 
 	assert(rows >= 0);
 	call_make(&c, ids, ds, n, rows);
+	/* per script, per row of it: its reply said applied, now or before */
+	took = xcalloc((size_t)c.nscripts + 1, sizeof(*took));
+	for (s = 0; s < c.nscripts; s++)
+		took[s] = xcalloc((size_t)c.scripts[s].nrows + 1, 1);
 	/* a row is 0 until a script applies it (1); -1 once any of its
 	 * scripts failed, whatever its others did */
 	for (r = 0; r < rows; r++)
@@ -294,15 +309,23 @@ cstore_apply_once_n(struct app *a, const long long *ids,
 				r = sc->rows[i];
 				if (rds_type(rds_at(rep, i)) != RDS_INTEGER)
 					rc[r] = -1;
-				else if (rds_int(rds_at(rep, i)) == 1 &&
-				    rc[r] == 0)
-					rc[r] = 1;
+				else {
+					took[s][i] = 1;
+					if (rds_int(rds_at(rep, i)) == 1 &&
+					    rc[r] == 0)
+						rc[r] = 1;
+				}
 			}
 		}
 		if (rep != NULL)
 			rds_free(rep);
 	}
 	tell_live(a, who, asked);
+	for (k = 0; in != NULL && k < c.nents; k++)
+		in[k] = took[c.ents[k].script][c.ents[k].pos];
+	for (s = 0; s < c.nscripts; s++)
+		free(took[s]);
+	free(took);
 	call_free(&c);
 }
 
@@ -312,6 +335,16 @@ cstore_apply_once(struct app *a, long long id, const struct delta *ds, int n)
 	int rc;
 
 	cstore_apply_once_n(a, &id, &ds, &n, 1, &rc);
+	return rc;
+}
+
+int
+cstore_apply_once_1(struct app *a, long long id, const struct delta *ds,
+    int n, unsigned char *in)
+{
+	int rc;
+
+	cstore_apply_once_in(a, &id, &ds, &n, 1, &rc, in);
 	return rc;
 }
 

@@ -87,6 +87,16 @@ int	cstore_apply_once(struct app *, long long id, const struct delta *,
 #define CSTORE_ONCE_MAX	64
 void	cstore_apply_once_n(struct app *, const long long *ids,
 	    const struct delta *const *ds, const int *n, int rows, int *rc);
+/* The same, and which deltas Redis holds: in[k] (k over every row's
+ * deltas, row by row) is 1 when the bucket of delta k answered that its
+ * row is applied there, now or before; 0 when it refused or did not
+ * answer (a row of rc -1 may be applied in some buckets: a cluster
+ * whose one node refuses writes). */
+void	cstore_apply_once_in(struct app *, const long long *ids,
+	    const struct delta *const *ds, const int *n, int rows, int *rc,
+	    unsigned char *in);
+int	cstore_apply_once_1(struct app *, long long id, const struct delta *,
+	    int n, unsigned char *in);
 /* Adds deltas Redis did not take to SQLite's counter_backlog (in the
  * caller's transaction, if one is open): shown on top of the durable
  * values meanwhile and settled exactly (recounted) by the worker when

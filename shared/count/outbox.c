@@ -197,12 +197,21 @@ outbox_commit(struct db *d, struct outbox *ob)
 }
 
 /* Moves row id's deltas to the backlog, in one transaction with clearing
- * the row (a drain that finished it first wins: nothing moves).  0/-1. */
+ * the row (a drain that finished it first wins: nothing moves); but for
+ * those Redis holds (in[i] 1, cstore_apply_once_in(); in NULL: none):
+ * added again, they would be shown twice while it refuses writes
+ * (cstore.h), and a settle would recount them for nothing.  0/-1. */
 static int
-to_backlog(struct app *a, long long id, const struct delta *ds, int n)
+to_backlog(struct app *a, long long id, const struct delta *all, int nall,
+    const unsigned char *in)
 {
+	struct delta ds[OUTBOX_MAX];
 	struct dbq *s;
-	int ch;
+	int ch, i, n = 0;
+
+	for (i = 0; i < nall && n < OUTBOX_MAX; i++)
+		if (in == NULL || !in[i])
+			ds[n++] = all[i];
 
 	if (db_begin(a->db) == -1)
 		return -1;
@@ -220,15 +229,16 @@ fail:
 }
 
 /* After the row's commit: to Redis, or else to the backlog.  rc: the
- * row's cstore_apply_once() result. */
+ * row's cstore_apply_once_in() result, in which of its deltas Redis
+ * holds. */
 static void
-sent(struct app *a, const struct outbox *ob, int rc)
+sent(struct app *a, const struct outbox *ob, int rc, const unsigned char *in)
 {
 	if (rc != -1)
 		return;
 	log_warn("counter deltas of outbox row %lld kept in the SQLite "
 	    "backlog: Redis did not take them", ob->id);
-	if (to_backlog(a, ob->id, ob->ds, ob->n) == -1)
+	if (to_backlog(a, ob->id, ob->ds, ob->n, in) == -1)
 		log_warn("outbox row %lld left to the worker", ob->id);
 }
 
@@ -240,8 +250,9 @@ send_group(struct app *a, void **args, int n)
 {
 	const struct delta *ds[CSTORE_ONCE_MAX];
 	long long ids[CSTORE_ONCE_MAX];
-	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i, k;
+	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i, k, at;
 	struct outbox *ob, *obs[CSTORE_ONCE_MAX];
+	unsigned char *in;
 
 	assert(n <= CSTORE_ONCE_MAX);
 	for (i = k = 0; i < n; i++) {
@@ -254,9 +265,11 @@ send_group(struct app *a, void **args, int n)
 		obs[k++] = ob;
 	}
 	fault_point("action-delta");	/* committed, not yet in Redis */
-	cstore_apply_once_n(a, ids, ds, nds, k, rc);
-	for (i = 0; i < k; i++)
-		sent(a, obs[i], rc[i]);
+	in = xcalloc((size_t)k * OUTBOX_MAX + 1, 1);
+	cstore_apply_once_in(a, ids, ds, nds, k, rc, in);
+	for (i = 0, at = 0; i < k; at += nds[i], i++)
+		sent(a, obs[i], rc[i], in + at);
+	free(in);
 }
 
 void
@@ -274,8 +287,11 @@ outbox_send(struct app *a, struct outbox *ob)
 	if (ob->id <= 0 && !ob->deferred)
 		return;
 	if (!db_grouped(a->db)) {
+		unsigned char in[OUTBOX_MAX];
+
 		fault_point("action-delta");	/* committed, not in Redis */
-		sent(a, ob, cstore_apply_once(a, ob->id, ob->ds, ob->n));
+		sent(a, ob, cstore_apply_once_1(a, ob->id, ob->ds, ob->n, in),
+		    in);
 		return;
 	}
 	/* in a group commit: once the group is durable (or never) */
@@ -721,6 +737,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 	long long cutoff = 0, after = 0, *ids, horizon;
 	struct delta *ds;
 	int *nds, *done, n, i, total = 0, up;
+	unsigned char in[OUTBOX_MAX];
 
 	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
@@ -749,11 +766,12 @@ outbox_drain(struct app *a, long long min_age_ms)
 		for (i = 0; i < n; i++) {
 			if (nds[i] == 0 || done[i])
 				continue;
-			if (up && cstore_apply_once(a, ids[i],
-			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1)
+			memset(in, 0, sizeof(in));
+			if (up && cstore_apply_once_1(a, ids[i],
+			    ds + (size_t)i * OUTBOX_MAX, nds[i], in) == -1)
 				up = 0;
 			if (!up && to_backlog(a, ids[i],
-			    ds + (size_t)i * OUTBOX_MAX, nds[i]) == -1) {
+			    ds + (size_t)i * OUTBOX_MAX, nds[i], in) == -1) {
 				n = -1;
 				break;
 			}

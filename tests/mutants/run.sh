@@ -256,6 +256,7 @@ fi
 test_missing() {
 	case $1 in
 	build/unit/*) [ -f "$root/tests/unit/${1#build/unit/}.c" ] || echo "$1" ;;
+	cluster:*) [ -f "$root/${1#cluster:}" ] || echo "$1" ;;
 	*) [ -f "$root/$1" ] || echo "$1" ;;
 	esac
 }
@@ -349,6 +350,12 @@ run_tests() {
 			(cd "$src" && make -s "$t" >"$out" 2>&1 &&
 			 CMOCKA_MESSAGE_OUTPUT=TAP TMPDIR="$w/tmp" \
 			 exec timeout -k 10 "$left" "./$t") >>"$out" 2>&1 &
+			;;
+		cluster:*)	# the file again on a Redis Cluster of six nodes
+			(cd "$src" && TMPDIR="$w/tmp" TALLY_TEST_CLUSTER=1 \
+			 exec timeout -k 30 "$left" node --test \
+			 --test-reporter=tap --test-concurrency=1 "${t#cluster:}") \
+			 >"$out" 2>&1 &
 			;;
 		*)
 			(cd "$src" && TMPDIR="$w/tmp" exec timeout -k 30 "$left" \
