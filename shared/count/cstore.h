@@ -32,6 +32,9 @@
  *                     while meta w was set: a reconciliation sets w,
  *                     then reads seq before and after a family's truth
  *                     to see which keys moved between (moved.h)
+ *   {c<B>}:settled    per pending field, the version of the backlog row
+ *                     a settle's correction has put in pending, until
+ *                     the row is deleted (settle.c)
  * A change is one script per bucket (capply.c), which also carries the
  * other rows of its call in that bucket (a group commit's): live += d
  * where loaded, pending += d (a field back at 0 is dropped), seq += the

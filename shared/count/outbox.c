@@ -237,7 +237,8 @@ sent(struct app *a, const struct outbox *ob, int rc, const unsigned char *in)
 	if (rc != -1)
 		return;
 	log_warn("counter deltas of outbox row %lld kept in the SQLite "
-	    "backlog: Redis did not take them", ob->id);
+	    "backlog: Redis did not take them (all, or on some of its "
+	    "nodes)", ob->id);
 	if (to_backlog(a, ob->id, ob->ds, ob->n, in) == -1)
 		log_warn("outbox row %lld left to the worker", ob->id);
 }

@@ -126,6 +126,15 @@ static struct rds_script fix_lua = { .src =
 	"redis.call('HDEL', KEYS[6], ARGV[2]); redis.call('HDEL', KEYS[7], ARGV[2])\n"
 	"return { tostring(c), live or '', tostring(bad), tostring(have) }\n" };
 
+/* Drops a settled mark once its backlog row is deleted, unless another
+ * settle's correction has marked a later row since: KEYS settled; ARGV
+ * pending field, version. */
+static struct rds_script unmark_lua = { .src =
+	"#!lua\n"
+	"if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then\n"
+	"  redis.call('HDEL', KEYS[1], ARGV[1]) end\n"
+	"return 1\n" };
+
 /* Releases a fence (after a failure): KEYS fence, fence log; ARGV
  * pending field, token. */
 static struct rds_script unfence_lua = { .src =
@@ -521,8 +530,9 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 /* The backlog rows of the keys fixed this round, unless a delta was
  * added to one since the snapshot (its version moved: the next settle
  * takes it).  One write transaction; then the marks of the versions the
- * corrections held go (fix_lua), one pipeline: a mark left by a crash
- * names a version no later row takes (STMT_BACKLOG_ADD). */
+ * corrections held go (fix_lua), each only if still its own (unmark_lua),
+ * one pipeline: a mark left by a crash names a version no later row
+ * takes (STMT_BACKLOG_ADD). */
 static int
 backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
     size_t n, struct one *o, const int *was_done)
@@ -530,7 +540,7 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 	struct dbq *s;
 	struct delta d;
 	struct cname_keys k;
-	char key[48];
+	char key[48], bv[LL_CHARS];
 	size_t i;
 	int opened = 0, rc, sent = 0;
 
@@ -563,8 +573,10 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 		if (!o[i].done || was_done[i] || o[i].bver < 0)
 			continue;
 		keys_of(fam, &cand[i], &k);
-		if (rds_append_strs(a->rds, 3, (const char *[]){ "HDEL",
-		    k.settled, k.pfield }) == -1)
+		buf_fmt_ll(bv, o[i].bver);
+		if (rds_append_eval(a->rds, &unmark_lua, 1,
+		    (const char *[]){ k.settled },
+		    2, (const char *[]){ k.pfield, bv }) == -1)
 			break;
 		sent++;
 	}
