@@ -279,14 +279,11 @@ cstore_apply_once_in(struct app *a, const long long *ids,
 	rds_reply *rep;
 	long long who[DELTA_MAX];
 	int s, i, k, r, q, asked;
-	unsigned char **took;
 
 	assert(rows >= 0);
 	call_make(&c, ids, ds, n, rows);
-	/* per script, per row of it: its reply said applied, now or before */
-	took = xcalloc((size_t)c.nscripts + 1, sizeof(*took));
-	for (s = 0; s < c.nscripts; s++)
-		took[s] = xcalloc((size_t)c.scripts[s].nrows + 1, 1);
+	for (k = 0; in != NULL && k < c.nents; k++)
+		in[k] = 0;
 	/* a row is 0 until a script applies it (1); -1 once any of its
 	 * scripts failed, whatever its others did */
 	for (r = 0; r < rows; r++)
@@ -309,23 +306,21 @@ cstore_apply_once_in(struct app *a, const long long *ids,
 				r = sc->rows[i];
 				if (rds_type(rds_at(rep, i)) != RDS_INTEGER)
 					rc[r] = -1;
-				else {
-					took[s][i] = 1;
-					if (rds_int(rds_at(rep, i)) == 1 &&
-					    rc[r] == 0)
-						rc[r] = 1;
-				}
+				else if (rds_int(rds_at(rep, i)) == 1 &&
+				    rc[r] == 0)
+					rc[r] = 1;
 			}
+			/* its deltas whose row it answered for: in Redis,
+			 * applied now or before */
+			for (k = 0; in != NULL && k < c.nents; k++)
+				if (c.ents[k].script == s && rds_type(rds_at(rep,
+				    (size_t)c.ents[k].pos)) == RDS_INTEGER)
+					in[k] = 1;
 		}
 		if (rep != NULL)
 			rds_free(rep);
 	}
 	tell_live(a, who, asked);
-	for (k = 0; in != NULL && k < c.nents; k++)
-		in[k] = took[c.ents[k].script][c.ents[k].pos];
-	for (s = 0; s < c.nscripts; s++)
-		free(took[s]);
-	free(took);
 	call_free(&c);
 }
 

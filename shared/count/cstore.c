@@ -290,9 +290,10 @@ load_all(struct app *a, const struct delta *ds, int n, struct count *out,
 			    "1" : "0";
 			args[5] = ls[i].back;
 			args[6] = ls[i].bver;
-			if ((refusing ? rds_append_eval(a->rds, &value_lua, 5,
-			    keys, 7, args) : rds_append_eval(a->rds, &load_lua,
-			    4, keys, 5, args)) == -1) {
+			/* value_lua's KEYS and ARGV are load_lua's and more */
+			if (rds_append_eval(a->rds, refusing ? &value_lua :
+			    &load_lua, refusing ? 5 : 4, keys, refusing ? 7 : 5,
+			    args) == -1) {
 				rc = -1;
 				break;
 			}

@@ -253,7 +253,7 @@ send_group(struct app *a, void **args, int n)
 	long long ids[CSTORE_ONCE_MAX];
 	int nds[CSTORE_ONCE_MAX], rc[CSTORE_ONCE_MAX], i, k, at;
 	struct outbox *ob, *obs[CSTORE_ONCE_MAX];
-	unsigned char *in;
+	unsigned char in[CSTORE_ONCE_MAX * OUTBOX_MAX];
 
 	assert(n <= CSTORE_ONCE_MAX);
 	for (i = k = 0; i < n; i++) {
@@ -266,11 +266,9 @@ send_group(struct app *a, void **args, int n)
 		obs[k++] = ob;
 	}
 	fault_point("action-delta");	/* committed, not yet in Redis */
-	in = xcalloc((size_t)k * OUTBOX_MAX + 1, 1);
 	cstore_apply_once_in(a, ids, ds, nds, k, rc, in);
 	for (i = 0, at = 0; i < k; at += nds[i], i++)
 		sent(a, obs[i], rc[i], in + at);
-	free(in);
 }
 
 void

@@ -527,6 +527,14 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	return queued == got && !cut ? 0 : -1;
 }
 
+/* 1 when key o, not done before this round (was), is fixed now and has
+ * a backlog row. */
+static int
+row_settled(const struct one *o, int was)
+{
+	return o->done && !was && o->bver >= 0;
+}
+
 /* The backlog rows of the keys fixed this round, unless a delta was
  * added to one since the snapshot (its version moved: the next settle
  * takes it).  One write transaction; then the marks of the versions the
@@ -545,7 +553,7 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 	int opened = 0, rc, sent = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!o[i].done || was_done[i] || o[i].bver < 0)
+		if (!row_settled(&o[i], was_done[i]))
 			continue;
 		if (!opened) {
 			/* fixed in Redis, their rows still in the backlog: a
@@ -567,10 +575,12 @@ backlog_done(struct app *a, enum family fam, struct rec_entry *cand,
 		if (rc != DBQ_DONE)
 			goto fail;
 	}
-	if (!opened || db_commit(a->db) == -1)
-		return opened ? -1 : 0;
+	if (!opened)
+		return 0;
+	if (db_commit(a->db) == -1)
+		return -1;
 	for (i = 0; i < n; i++) {
-		if (!o[i].done || was_done[i] || o[i].bver < 0)
+		if (!row_settled(&o[i], was_done[i]))
 			continue;
 		keys_of(fam, &cand[i], &k);
 		buf_fmt_ll(bv, o[i].bver);
