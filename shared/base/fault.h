@@ -21,6 +21,9 @@
  *                  on PostgreSQL (outbox.c)
  *   action-delta   an action (like, follow, comment...) is committed, its
  *                  counter deltas not yet sent to Redis (outbox.c)
+ *   action-backlog an action's deltas went to Redis, which did not take
+ *                  them all (one node of a cluster refusing writes); the
+ *                  rest not yet moved to the SQLite backlog (outbox.c)
  *   reconcile-loaded  reconciliation read a family's truth and durable
  *                  values, not yet the Redis state it compares them to
  *                  (reconcile.c)

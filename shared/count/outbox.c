@@ -236,6 +236,8 @@ sent(struct app *a, const struct outbox *ob, int rc, const unsigned char *in)
 {
 	if (rc != -1)
 		return;
+	fault_point("action-backlog");	/* part or none in Redis, the rest
+					   not yet in the backlog */
 	log_warn("counter deltas of outbox row %lld kept in the SQLite "
 	    "backlog: Redis did not take them (all, or on some of its "
 	    "nodes)", ob->id);
@@ -511,12 +513,14 @@ finish(struct app *a, const struct delta *ds, const int *nds, int n,
 
 /* Which rows of a batch (ids ascending, n rows) every bucket they touch
  * has already applied (the action did it): one ZRANGEBYSCORE of marks
- * per bucket.  done[i] = 1 for those.  0, or -1 when Redis failed. */
+ * per bucket.  done[i] = 1 for those; bit j of ok[i] set when row i's
+ * delta j is in a bucket that applied it (an action that applied part
+ * of its row, one node of a cluster refusing, and died before it moved
+ * the rest to the backlog).  0, or -1 when Redis failed. */
 static int
 applied_rows(struct app *a, const long long *ids, const struct delta *ds,
-    const int *nds, int n, int *done)
+    const int *nds, int n, int *done, unsigned int *ok)
 {
-	unsigned int *ok = xcalloc((size_t)n, sizeof(*ok));
 	int *bs = xcalloc(CSTORE_BUCKETS, sizeof(*bs));
 	char key[32], lo[24], hi[24];
 	const char *argv[4] = { "ZRANGEBYSCORE", key, lo, hi };
@@ -559,7 +563,6 @@ applied_rows(struct app *a, const long long *ids, const struct delta *ds,
 		    (1u << nds[i]) - 1);
 	rc = 0;
 out:
-	free(ok);
 	free(bs);
 	return rc;
 }
@@ -735,7 +738,8 @@ outbox_drain(struct app *a, long long min_age_ms)
 	struct dbq *s;
 	long long cutoff = 0, after = 0, *ids, horizon;
 	struct delta *ds;
-	int *nds, *done, n, i, total = 0, up;
+	int *nds, *done, n, i, j, total = 0, up;
+	unsigned int *held;
 	unsigned char in[OUTBOX_MAX];
 
 	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
@@ -752,6 +756,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));
 	nds = xcalloc(DRAIN_ROWS, sizeof(*nds));
 	done = xcalloc(DRAIN_ROWS, sizeof(*done));
+	held = xcalloc(DRAIN_ROWS, sizeof(*held));
 	ds = xcalloc((size_t)DRAIN_ROWS * OUTBOX_MAX, sizeof(*ds));
 	up = rds_up(a->rds);
 	for (;;) {
@@ -760,8 +765,11 @@ outbox_drain(struct app *a, long long min_age_ms)
 		/* Most rows were applied by their actions: only the others
 		 * are applied here (again is harmless: at most once). */
 		memset(done, 0, (size_t)n * sizeof(*done));
-		if (up && applied_rows(a, ids, ds, nds, n, done) == -1)
+		memset(held, 0, (size_t)n * sizeof(*held));
+		if (up && applied_rows(a, ids, ds, nds, n, done, held) == -1) {
 			up = 0;
+			memset(held, 0, (size_t)n * sizeof(*held));
+		}
 		for (i = 0; i < n; i++) {
 			if (nds[i] == 0 || done[i])
 				continue;
@@ -769,6 +777,11 @@ outbox_drain(struct app *a, long long min_age_ms)
 			if (up && cstore_apply_once_1(a, ids[i],
 			    ds + (size_t)i * OUTBOX_MAX, nds[i], in) == -1)
 				up = 0;
+			/* a row after one Redis refused is not sent: what
+			 * its buckets' marks say they hold stays out of the
+			 * backlog all the same */
+			for (j = 0; j < nds[i]; j++)
+				in[j] |= (held[i] >> j) & 1u;
 			if (!up && to_backlog(a, ids[i],
 			    ds + (size_t)i * OUTBOX_MAX, nds[i], in) == -1) {
 				n = -1;
@@ -792,6 +805,7 @@ outbox_drain(struct app *a, long long min_age_ms)
 	free(ids);
 	free(nds);
 	free(done);
+	free(held);
 	free(ds);
 	return n == -1 ? -1 : total;
 }
