@@ -298,7 +298,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		return 1;
 	}
 	fault_point("run-queued");	/* queued, not yet claimed here */
-	if (runs_execute(a, id, progress_line) == 0) {
+	if (runs_execute(a, id, 0, progress_line) == 0) {
 		/* The worker took it first: follow its progress, to the
 		 * 100 % its end writes (the last read, which ends the loop);
 		 * should its owner stall past its lease (a worker stopped, its
@@ -310,7 +310,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 			    strcmp(r.state, "running") != 0)
 				break;
 			if (r.lease_until < clock_wall_ms() &&
-			    runs_execute(a, id, progress_line) != 0)
+			    runs_execute(a, id, 0, progress_line) != 0)
 				break;
 			usleep(300 * 1000);
 		}

@@ -199,17 +199,47 @@ job_topology(struct app *a)
 	dbq_setting_put(a->db, "redis_topology", (long long)h);
 }
 
+/* A run that stops on a failure (Redis or SQLite failed in a step: a
+ * master failing over, a Redis restarting empty, which are the moments
+ * the repair runs follow) is executed again every RUN_AGAIN_S seconds
+ * from the step that failed, for RUN_RETRY_S seconds from its first
+ * failure; only a failure after that ends it failed.  A repair that an
+ * outage of seconds ended would leave the counters it was started for
+ * unrepaired until an operator started another. */
+#define RUN_AGAIN_S	2
+#define RUN_RETRY_S	120
+
+struct run_retry {
+	long long	id;		/* the run that stopped, 0 none */
+	time_t		since, next;	/* its first failure; its next try */
+};
+
 static void
-job_reconcile(struct app *a, time_t now, time_t *last, long every)
+job_reconcile(struct app *a, time_t now, time_t *last, long every,
+    struct run_retry *rt)
 {
 	long long id, active;
+	int rc;
 
 	if (every > 0 && now - *last >= every) {
 		runs_start(a->db, 0, "schedule", &active);
 		*last = now;
 	}
-	if ((id = runs_active(a->db)) > 0)
-		runs_execute(a, id, NULL);
+	if ((id = runs_active(a->db)) <= 0)
+		return;
+	if (id == rt->id && now < rt->next)
+		return;
+	rc = runs_execute(a, id, id != rt->id || now - rt->since <
+	    RUN_RETRY_S, NULL);
+	if (rc != RUNS_AGAIN) {
+		rt->id = 0;
+		return;
+	}
+	if (id != rt->id) {
+		rt->id = id;
+		rt->since = now;
+	}
+	rt->next = time(NULL) + RUN_AGAIN_S;
 }
 
 /* The continuous drift check: a few random counters of every family,
@@ -296,6 +326,7 @@ job_wal(struct app *a, int full)
 struct jobs {
 	time_t		last_rec, last_drift, last_outage;
 	long long	every, drift_every;
+	struct run_retry retry;
 };
 
 static void
@@ -324,7 +355,7 @@ jobs_round(struct app *a, struct jobs *j)
 		job_after_outage(a);
 		j->last_outage = now;
 	}
-	job_reconcile(a, now, &j->last_rec, (long)j->every);
+	job_reconcile(a, now, &j->last_rec, (long)j->every, &j->retry);
 	if (now - j->last_drift >= j->drift_every) {
 		job_drift(a);
 		j->last_drift = now;

@@ -455,8 +455,11 @@ reconcile(struct app *a, int dry, int from, struct rec_report *rep,
 		else
 			rc = reconcile_family(a, (enum family)(step - 1), dry,
 			    &rep->fam[step], &lv);
-		if (rc == -1)
+		if (rc == -1) {
+			log_warn("reconcile: %s failed (Redis or SQLite)",
+			    rep->fam[step].name);
 			break;
+		}
 		if (progress != NULL && progress(arg, (step + 1) * 100 /
 		    REC_FAMILIES, step + 1, rep) == -1) {
 			rc = -1;

@@ -346,7 +346,8 @@ finish(struct db *d, long long id, const char *owner, const char *state,
 }
 
 int
-runs_execute(struct app *a, long long id, void (*line)(int, const char *))
+runs_execute(struct app *a, long long id, int keep,
+    void (*line)(int, const char *))
 {
 	struct renewer w;
 	struct exec_ctx x = { a, id, line, &w, 0 };
@@ -388,6 +389,11 @@ runs_execute(struct app *a, long long id, void (*line)(int, const char *))
 	/* the renewer first: it would find the run over, not ours */
 	if (renew_stop(&w))
 		x.lost = 1;
+	if (!x.lost && rc == -1 && keep) {
+		log_warn("reconciliation %lld stopped on a failure; it stays "
+		    "active and resumes at its checkpoint", id);
+		return RUNS_AGAIN;
+	}
 	if (!x.lost)
 		x.lost = finish(a->db, id, a->owner, rc == 0 ? "done" :
 		    "failed", rc == 0 ? NULL : "Redis or SQLite failed; start "

@@ -76,8 +76,13 @@ int		runs_renew(struct db *, long long id, const char *owner,
  * a->owner, keeping progress and report up to date.  line, if not NULL,
  * gets each percentage.  A run whose owner's lease holds is left alone;
  * one whose lease lapsed is taken over (see above).  1 done, 0 not ours
- * (or taken from us meanwhile), -1 failed (recorded in the run). */
-int		runs_execute(struct app *, long long id,
+ * (or taken from us meanwhile), -1 failed (recorded in the run).
+ * With keep, a run that fails (Redis or SQLite failed in a step: a
+ * master failing over, a Redis restarting) is not ended: it stays
+ * active and the caller's until its lease lapses, and RUNS_AGAIN says
+ * so; executed again, it resumes at the step that failed. */
+#define RUNS_AGAIN	2
+int		runs_execute(struct app *, long long id, int keep,
 		    void (*line)(int pct, const char *step));
 
 #endif

@@ -148,3 +148,71 @@ test('tallyctl stalled past its run\'s lease: the worker takes the run over with
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
+
+// A repair run meets Redis failing in a step (a master failing over, a
+// Redis restarting empty: the moments the automatic runs follow).  It
+// once ended "failed" there, and the counters it was started for stayed
+// wrong until an operator started another run; the worker now executes
+// it again every few seconds from the step that failed, and it ends done
+// once Redis is back (handlers/worker.c, RUN_RETRY_S).
+test('a run whose step meets Redis stopped is not failed: the worker resumes it at that step once Redis is back, and it ends done', async (t) => {
+  const cs = [];
+  for (let i = 0; i < 4; i++) {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup(`ra${i}`)).status, 303);
+    await c.get('/feed');
+    cs.push(c);
+  }
+  for (let i = 1; i < 4; i++) assert.equal((await cs[i].post('/follow/ra0')).status, 303);
+  await quietRuns(stack);
+  await waitFor(() => num('SELECT COUNT(*) FROM counter_backlog') === 0, 30000, 200);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  const ra0 = num("SELECT id FROM users WHERE login = 'ra0'");
+  q(`UPDATE counters SET value = value + 5 WHERE name = 'user_followers' AND key = '${ra0}'`);
+
+  const worker = stack.pidOf('tally-worker');
+  const jobs = childrenOf(worker).find((c) => c.cmd.includes('jobs'))?.pid;
+  assert.ok(worker && jobs, 'the worker and its jobs process');
+  const redis = Number(/process_id:(\d+)/.exec(stack.redis('INFO', 'server'))[1]);
+  assert.ok(stack.children().some((c) => c.pid === redis), 'the stack\'s redis-server');
+  faults.arm(stack, 'reconcile-fix');
+  const admin = new Client(stack.base);
+  assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+  await admin.get('/admin/reconcile');
+  const before = num('SELECT coalesce(max(id), 0) FROM reconcile_runs');
+  assert.equal((await admin.post('/admin/reconcile', {})).status, 303);
+  const id = before + 1;
+  assert.equal(num('SELECT coalesce(max(id), 0) FROM reconcile_runs'), id);
+  let redisStopped = false;
+  try {
+    // the jobs process stops itself with the key fenced, its correction
+    // not yet written; Redis is stopped before it goes on
+    await waitFor(() => faults.fired(stack, 'reconcile-fix') === 1 && procState(jobs) === 'T', 20000, 20);
+    const step = row(id).checkpoint;
+    process.kill(redis, 'SIGSTOP');
+    redisStopped = true;
+    process.kill(jobs, 'SIGCONT');
+    // the step fails on Redis; the run stays active, and fails again
+    // while Redis stays stopped, still not ended
+    const stops = () => stack.log('worker').split(`reconciliation ${id} stopped on a failure`).length - 1;
+    await waitFor(() => stops() >= 2, 20000, 100);
+    assert.match(stack.log('worker'), /reconcile: user_followers failed \(Redis or SQLite\)/);
+    assert.equal(row(id).state, 'running');
+    assert.equal(row(id).checkpoint, step, 'still at the step that failed');
+    process.kill(redis, 'SIGCONT');
+    redisStopped = false;
+    const t0 = Date.now();
+    await waitFor(() => row(id).state !== 'running', 30000, 100);
+    t.diagnostic(`the run ended ${Date.now() - t0} ms after Redis went on, after ${stops()} stops`);
+    assert.equal(row(id).state, 'done');
+    assert.match(stack.log('worker'), new RegExp(`reconciliation ${id} resumes at step ${step}\\b`));
+  } finally {
+    if (redisStopped) process.kill(redis, 'SIGCONT');
+    try { process.kill(jobs, 'SIGCONT'); } catch { /* gone */ }
+  }
+  await waitFor(() => num('SELECT COUNT(*) FROM counter_backlog') === 0, 30000, 200);
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+  assert.equal(num(`SELECT value FROM counters WHERE name = 'user_followers' AND key = '${ra0}'`), 3);
+});
