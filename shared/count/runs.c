@@ -291,6 +291,7 @@ struct exec_ctx {
 	void		(*line)(int, const char *);
 	struct renewer	*w;
 	int		 lost;		/* the run was taken from us */
+	int		 next;		/* the step it is at */
 };
 
 /* After each step: its progress and checkpoint, with the lease renewed,
@@ -319,6 +320,7 @@ on_progress(void *arg, int pct, int next, const struct rec_report *rep)
 		x->lost = 1;
 	if (rc != 1 || x->lost)
 		return -1;
+	x->next = next;
 	if (x->line != NULL)
 		x->line(pct, next < REC_FAMILIES ? rep->fam[next].name : "done");
 	return 0;
@@ -345,12 +347,30 @@ finish(struct db *d, long long id, const char *owner, const char *state,
 	return owned_write(d, s);
 }
 
+/* Says on a running run's page that its step failed and is tried
+ * again (cleared by the next step done, or the end). */
+static void
+note(struct db *d, long long id, const char *owner, const char *step)
+{
+	struct dbq *s = dbq_stmt(d, STMT_RUN_NOTE);
+	char text[128];
+
+	if (s == NULL)
+		return;
+	snprintf(text, sizeof(text), "Redis or SQLite failed in step %s: "
+	    "it runs again from there in a few seconds", step);
+	dbq_bind_i64(s, 1, id);
+	dbq_bind_text_copy(s, 2, text, -1);
+	dbq_bind_text(s, 3, owner, -1);
+	(void)owned_write(d, s);
+}
+
 int
 runs_execute(struct app *a, long long id, int keep,
     void (*line)(int, const char *))
 {
 	struct renewer w;
-	struct exec_ctx x = { a, id, line, &w, 0 };
+	struct exec_ctx x = { a, id, line, &w, 0, 0 };
 	struct run r;
 	long long now = clock_wall_ms();
 	long held;
@@ -371,6 +391,7 @@ runs_execute(struct app *a, long long id, int keep,
 	if (runs_get(a->db, id, &r) != 1)
 		return -1;
 	renew_start(&w, a, id);
+	x.next = r.checkpoint;
 	if (r.checkpoint > 0)
 		log_info("reconciliation %lld resumes at step %d", id,
 		    r.checkpoint);
@@ -392,6 +413,8 @@ runs_execute(struct app *a, long long id, int keep,
 	if (!x.lost && rc == -1 && keep) {
 		log_warn("reconciliation %lld stopped on a failure; it stays "
 		    "active and resumes at its checkpoint", id);
+		note(a->db, id, a->owner, x.next < REC_FAMILIES ?
+		    r.report.fam[x.next].name : "");
 		return RUNS_AGAIN;
 	}
 	if (!x.lost)

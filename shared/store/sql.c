@@ -364,16 +364,22 @@ const char *const sql_text[STMT__MAX] = {
 	    "?2) WHERE id = ?1 AND state IN ('queued', 'running') AND "
 	    "(owner_name = ?4 OR lease_until < ?2)",
 	/* STMT_RUN_PROGRESS: id, progress, checkpoint, report, owner's name,
-	 * lease's end -- only while the run is still the owner's */
+	 * lease's end -- only while the run is still the owner's; a step
+	 * done clears what STMT_RUN_NOTE said of a failed one */
 	[STMT_RUN_PROGRESS] =
 	    "UPDATE reconcile_runs SET progress = ?2, checkpoint = ?3, report = ?4, "
-	    "lease_until = ?6 WHERE id = ?1 AND state = 'running' AND "
+	    "lease_until = ?6, error = NULL WHERE id = ?1 AND state = 'running' AND "
 	    "owner_name = ?5",
 	/* STMT_RUN_FINISH: id, state, error, now, owner's name */
 	[STMT_RUN_FINISH] =
 	    "UPDATE reconcile_runs SET state = ?2, error = ?3, finished_at = ?4, "
 	    "progress = CASE WHEN ?2 = 'done' THEN 100 ELSE progress END WHERE id = ?1 "
 	    "AND state = 'running' AND owner_name = ?5",
+	/* STMT_RUN_NOTE: id, text, owner's name -- a running run's note (a
+	 * step that failed and will be tried again) */
+	[STMT_RUN_NOTE] =
+	    "UPDATE reconcile_runs SET error = ?2 WHERE id = ?1 AND "
+	    "state = 'running' AND owner_name = ?3",
 	/* STMT_RUN_RENEW: id, owner's name, lease's end */
 	[STMT_RUN_RENEW] =
 	    "UPDATE reconcile_runs SET lease_until = ?3 WHERE id = ?1 AND "

@@ -200,6 +200,10 @@ test('a run whose step meets Redis stopped is not failed: the worker resumes it 
     assert.match(stack.log('worker'), /reconcile: user_followers failed \(Redis or SQLite\)/);
     assert.equal(row(id).state, 'running');
     assert.equal(row(id).checkpoint, step, 'still at the step that failed');
+    // its page says so (the run's note, cleared once a step is done)
+    const waiting = await admin.get(`/admin/reconcile/${id}`);
+    assert.match(waiting.text, new RegExp(`data-run-id="${id}"[^>]*data-state="running"`));
+    assert.match(waiting.text, /<p class="flash error">Redis or SQLite failed in step user_followers: it runs again from there in a few seconds<\/p>/);
     process.kill(redis, 'SIGCONT');
     redisStopped = false;
     const t0 = Date.now();
@@ -207,6 +211,7 @@ test('a run whose step meets Redis stopped is not failed: the worker resumes it 
     t.diagnostic(`the run ended ${Date.now() - t0} ms after Redis went on, after ${stops()} stops`);
     assert.equal(row(id).state, 'done');
     assert.match(stack.log('worker'), new RegExp(`reconciliation ${id} resumes at step ${step}\\b`));
+    assert.doesNotMatch((await admin.get(`/admin/reconcile/${id}`)).text, /flash error/);
   } finally {
     if (redisStopped) process.kill(redis, 'SIGCONT');
     try { process.kill(jobs, 'SIGCONT'); } catch { /* gone */ }
