@@ -14,6 +14,7 @@
 #include "store/db_int.h"
 #include "store/rds_int.h"
 #include "store/rhealth.h"
+#include "store/rowheld.h"
 
 int
 app_open(struct app *a, const char *name)
@@ -55,6 +56,9 @@ app_open(struct app *a, const char *name)
 	if (strcmp(name, "tally-run") != 0 &&
 	    cfg_path(&a->cfg, "redis-health", path, sizeof(path)) == 0)
 		(void)rhealth_open(path);
+	/* ... and the rows their writers waited for in vain (rowheld.h) */
+	if (cfg_path(&a->cfg, "rows-held", path, sizeof(path)) == 0)
+		(void)rowheld_open(path);
 	if (a->cfg.redis_cluster[0] != '\0') {
 		/* a cluster has its own replicas: no separate one */
 		if (rds_init_cluster(a->rds, a->cfg.redis_cluster, tmo,

@@ -1,15 +1,9 @@
 /* rhealth.c -- a host's shared Redis backoff; see rhealth.h. */
-#include <sys/mman.h>
-#include <sys/stat.h>
-
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/shmfile.h"
 #include "store/rhealth.h"
 
 #define RHEALTH_FIRST_MS	250
@@ -44,31 +38,10 @@ static struct rhealth *table;
 int
 rhealth_open(const char *path)
 {
-	struct stat st;
-	void *p;
-	int fd;
-
 	if (table != NULL)
 		return 0;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
-		log_warn("%s: %s", path, strerror(errno));
+	if ((table = shmfile_map(path, RHEALTH_BYTES)) == NULL)
 		return -1;
-	}
-	/* grown, never shrunk: another process may have it mapped */
-	if (fstat(fd, &st) == -1 || (st.st_size < RHEALTH_BYTES &&
-	    ftruncate(fd, RHEALTH_BYTES) == -1)) {
-		log_warn("%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	p = mmap(NULL, RHEALTH_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-	    0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		log_warn("%s: mmap: %s", path, strerror(errno));
-		return -1;
-	}
-	table = p;
 	return 0;
 }
 

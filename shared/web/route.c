@@ -6,6 +6,7 @@
 #include "base/auth.h"
 #include "base/log.h"
 #include "social/throttle.h"
+#include "store/rowheld.h"
 #include "web/act.h"
 #include "web/flash.h"
 #include "web/keep.h"
@@ -198,8 +199,8 @@ route_busy(struct req *r)
  * moment later it may pass.  It does not wait a second time for its own
  * begin after the hold's (on SQLite that wait would be short: the lock
  * is known held, store/db.h: DB_STUCK_MS). */
-static void
-run(struct req *r, const struct route *hit)
+static int
+run_txn(struct req *r, const struct route *hit)
 {
 	unsigned long long commits, kept;
 	int tries;
@@ -211,26 +212,55 @@ run(struct req *r, const struct route *hit)
 		if ((hit->flags & ROUTE_TXN) && r->method == METHOD_POST &&
 		    db_hold(r->app->db) == -1 && db_busy(r->app->db)) {
 			route_busy(r);	/* else the page begins its own */
-			return;
+			return 1;
 		}
 		if (hit->page != NULL && r->method != METHOD_POST) {
 			run_page(r, hit);
-			return;
+			return 0;
 		}
 		hit->act(r, hit);
 		if (r->status >= 500 && db_busy(r->app->db) &&
 		    db_ncommits(r->app->db) == commits &&
 		    db_released(r->app->db) == kept) {
 			route_busy(r);
-			return;
+			return 1;
 		}
 		if (tries == ROUTE_TRIES || !db_retryable(r->app->db))
-			return;
+			return 0;
 		log_info("%s: lost to another transaction, run again",
 		    r->path);
 		db_release(r->app->db);
 		resp_reset(r);
 	}
+}
+
+/* An action on one post's row (ROUTE_GROUP: its first argument) whose
+ * writers run at once (PostgreSQL) first asks whether the host's writers
+ * found that row held (store/rowheld.h): then it answers busy without
+ * waiting, as it would have after its wait, and the writer process is
+ * free for the actions on every other post.  A wait of its own that ran
+ * out marks the row held for the host. */
+static void
+run(struct req *r, const struct route *hit)
+{
+	enum rowheld held = ROWHELD_GO;
+	long long row = 0;
+
+	if ((hit->flags & ROUTE_GROUP) && r->nargs > 0 &&
+	    db_groups_at_once(r->app->db))
+		row = req_arg_id(r, 0);
+	if (row > 0 && (held = rowheld_check(row)) == ROWHELD_BUSY) {
+		route_busy(r);
+		return;
+	}
+	if (run_txn(r, hit) == 1 && row > 0) {
+		if (rowheld_mark(row))
+			log_warn("%s: the row waited for is held by another "
+			    "transaction: its actions answer busy at once for "
+			    "%d s, then one tries again", r->path,
+			    ROWHELD_MS / 1000);
+	} else if (held == ROWHELD_TRY)
+		rowheld_free(row);
 }
 
 /* The route r asks for, with who asks (r->user); NULL when it answered

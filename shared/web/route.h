@@ -55,7 +55,9 @@
 				 * nothing else before its redirect (a
 				 * JSON answer it leaves to r->then): it
 				 * may share a group commit
-				 * (web/batch.h) */
+				 * (web/batch.h); its first path
+				 * argument is the post whose row it
+				 * locks (store/rowheld.h) */
 #define ROUTE_TOGETHER	0x200	/* a GET that a pool of readers takes
 				 * with the same ones queued behind it,
 				 * and prepares at once (web/batch.h,

@@ -13,10 +13,9 @@
 // TALLY_TEST_DB=postgres, on PostgreSQL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
-import { startStack, Client, sleep, waitFor, BIN, childrenOf, onPostgres, procState } from '../lib/stack.mjs';
+import { spawn } from 'node:child_process';
+import { startStack, Client, sleep, waitFor, BIN, childrenOf, procState, whileJobsStopped } from '../lib/stack.mjs';
 import { compareAll, faults, quietRuns } from '../lib/counts.mjs';
 
 let stack;
@@ -33,20 +32,6 @@ const row = (id) => {
   return { state, owner: Number(owner), name, until: Number(until), checkpoint: Number(checkpoint) };
 };
 const report = (id) => Object.fromEntries(JSON.parse(q(`SELECT report FROM reconcile_runs WHERE id = ${id}`)).map((f) => [f.family, f]));
-
-// Stops the worker's jobs process (which executes runs) at a moment it
-// holds no writers' lock (SQLite: a flock on tally.db-wlock), so that
-// tallyctl may start its run meanwhile and claim it first.
-async function stopJobs(jobs) {
-  const wlock = path.join(stack.runDir, 'tally.db-wlock');
-  for (let i = 0; i < 100; i++) {
-    process.kill(jobs, 'SIGSTOP');
-    if (onPostgres() || spawnSync('flock', ['-n', wlock, 'true']).status === 0) return;
-    process.kill(jobs, 'SIGCONT');
-    await sleep(20);
-  }
-  throw new Error('the jobs process kept the writers\' lock for 2 s');
-}
 
 test('tallyctl stalled past its run\'s lease: the worker takes the run over within seconds and finishes it; tallyctl, woken, leaves it', async (t) => {
   const cs = [];
@@ -76,20 +61,19 @@ test('tallyctl stalled past its run\'s lease: the worker takes the run over with
   assert.ok(worker && jobs, 'the worker and its jobs process');
   faults.arm(stack, 'reconcile-fix');
   const before = num('SELECT coalesce(max(id), 0) FROM reconcile_runs');
-  await stopJobs(jobs);
   let ctl;
   let out = '';
   let err = '';
-  const spawnedAt = Date.now();
-  try {
+  let spawnedAt;
+  // the jobs process stopped meanwhile: tallyctl claims its run first
+  await whileJobsStopped(stack, async () => {
+    spawnedAt = Date.now();
     ctl = spawn(path.join(BIN, 'tallyctl'), ['reconcile'], { env: stack.env });
     ctl.stdout.on('data', (d) => { out += d; });
     ctl.stderr.on('data', (d) => { err += d; });
     await waitFor(() => num('SELECT coalesce(max(id), 0) FROM reconcile_runs') > before &&
       row(before + 1).owner === ctl.pid, 10000, 20);
-  } finally {
-    process.kill(jobs, 'SIGCONT');
-  }
+  });
   const exited = new Promise((resolve) => ctl.on('close', (status) => resolve(status)));
   const id = before + 1;
   const claimed = row(id);

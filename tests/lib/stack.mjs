@@ -156,6 +156,29 @@ export async function whileWorkerStopped(stack, fn) {
   }
 }
 
+// Runs fn with the worker's jobs process (which executes reconciliation
+// runs) stopped at a moment it holds no writers' lock (SQLite: a flock
+// on tally.db-wlock), so that writes go on meanwhile; it goes on after.
+// fn gets the jobs process's pid.
+export async function whileJobsStopped(stack, fn) {
+  const worker = stack.pidOf('tally-worker');
+  const jobs = worker && childrenOf(worker).find((c) => c.cmd.includes('jobs'))?.pid;
+  if (!jobs) throw new Error('no jobs process under the stack\'s worker');
+  const wlock = path.join(stack.runDir, 'tally.db-wlock');
+  for (let i = 0; ; i++) {
+    if (i === 100) throw new Error('the jobs process kept the writers\' lock for 2 s');
+    process.kill(jobs, 'SIGSTOP');
+    if (onPostgres() || spawnSync('flock', ['-n', wlock, 'true']).status === 0) break;
+    process.kill(jobs, 'SIGCONT');
+    await sleep(20);
+  }
+  try {
+    return await fn(jobs);
+  } finally {
+    process.kill(jobs, 'SIGCONT');
+  }
+}
+
 // How many times the social handlers logged deltas Redis did not take
 // (count/outbox.c: "kept in the SQLite backlog").
 export function backlogged(stack) {

@@ -208,9 +208,11 @@ const likes = (p) => Number(stack.sqlite(`SELECT count(*) FROM likes WHERE post_
 // rows not drained yet (the newest is kept, its deltas cleared: outbox.h)
 const outboxRows = () => Number(stack.sqlite("SELECT count(*) FROM counter_outbox WHERE deltas <> ''"));
 
-test('a writer stopped inside its transaction loses it after 30 s idle: the post\'s likes go through again, the outbox drains, its own like fails whole, every count exact', async () => {
-  const [x, a, b, c] = await Promise.all(['x', 'a', 'b', 'c'].map((l) => newUser(stack, `it_${l}`)));
+test('a writer stopped inside its transaction loses it after 30 s idle: the post\'s actions answer busy at once meanwhile and other posts\' go through; its likes go through again, the outbox drains, its own like fails whole, every count exact', async (t) => {
+  const [x, a, b, c, z] = await Promise.all(['x', 'a', 'b', 'c', 'z'].map((l) => newUser(stack, `it_${l}`)));
+  const more = await Promise.all(['d', 'e', 'f', 'g', 'h', 'i'].map((l) => newUser(stack, `it_${l}`)));
   const p = await publish(x.c, 'held');
+  const q = await publish(x.c, 'not held');
 
   faults.arm(stack, 'outbox-commit');
   const slow = a.c.post(`/posts/${p}/like`);	// stops before its commit, the post's row locked
@@ -224,6 +226,28 @@ test('a writer stopped inside its transaction loses it after 30 s idle: the post
     assert.ok(Date.now() - tb >= 4500, `b waited for the row held (${Date.now() - tb} ms)`);
     assert.equal(rb.status, 503, 'busy, not failed: nothing was changed');
     assert.equal(rb.headers.get('retry-after'), '2');
+    // the host now knows the row held (store/rowheld.h): the post's next
+    // actions answer busy at once, not after 5 s each (six in a row took
+    // 30 s, and a few at once took every writer process of the host) ...
+    const t2 = Date.now();
+    for (const u of more) {
+      const r = await u.c.post(`/posts/${p}/like`);
+      assert.equal(r.status, 503, 'busy: nothing was changed');
+      assert.equal(r.headers.get('retry-after'), '2');
+    }
+    const seqMs = Date.now() - t2;
+    // ... and while they come at once, another post's like goes through
+    const t3 = Date.now();
+    const [rq, ...rp] = await Promise.all([
+      z.c.post(`/posts/${q}/like`).then((r) => ({ r, ms: Date.now() - t3 })),
+      ...more.map((u) => u.c.post(`/posts/${p}/like`)),
+    ]);
+    t.diagnostic(`six likes of the held post answered busy in ${seqMs} ms; another post's like beside six more took ${rq.ms} ms`);
+    assert.ok(seqMs < 2000, `six actions on the held post answered at once (${seqMs} ms)`);
+    assert.equal(rq.r.status, 303, 'the other post\'s like');
+    assert.ok(rq.ms < 2000, `the other post's like did not wait (${rq.ms} ms)`);
+    for (const r of rp) assert.equal(r.status, 503);
+    assert.match(stack.log('social-writer'), new RegExp(`/posts/${p}/like: the row waited for is held by another transaction`));
     // the server ends a's transaction once it has been idle 30 s
     const idleTx = () => Number(stack.sqlite("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND state = 'idle in transaction'"));
     assert.ok(idleTx() >= 1, 'a\'s transaction is open, idle');
