@@ -26,7 +26,11 @@
 #ifndef TALLY_ROWHELD_H
 #define TALLY_ROWHELD_H
 
-#define ROWHELD_MS	5000	/* a row found held is taken as held */
+/* A row found held is taken as held this long: as long as the busy
+ * answer's Retry-After (web/route.c), so a client that waits as told
+ * finds the next try claimable, and a row freed meanwhile answers busy
+ * to no such client. */
+#define ROWHELD_MS	2000
 
 enum rowheld {
 	ROWHELD_GO,		/* not known held: go on */

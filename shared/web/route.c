@@ -198,7 +198,8 @@ route_busy(struct req *r)
  * whose session did not is a failure, not "nothing was changed"): a
  * moment later it may pass.  It does not wait a second time for its own
  * begin after the hold's (on SQLite that wait would be short: the lock
- * is known held, store/db.h: DB_STUCK_MS). */
+ * is known held, store/db.h: DB_STUCK_MS).  1 when it answered busy so,
+ * else 0. */
 static int
 run_txn(struct req *r, const struct route *hit)
 {

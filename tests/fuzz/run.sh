@@ -19,7 +19,7 @@ for t in $targets; do
 	srcs="shared/base/buf.c shared/base/log.c shared/base/kv.c shared/web/html.c shared/base/valid.c shared/base/ucd.c"
 	libs=""
 	# the cluster client's parsers, with hiredis's reader for the input
-	[ "$t" = rcl ] && srcs="shared/base/buf.c shared/base/log.c shared/base/clock.c
+	[ "$t" = rcl ] && srcs="shared/base/buf.c shared/base/log.c shared/base/clock.c shared/base/shmfile.c
 	    shared/store/rcl_map.c shared/store/rcl_slot.c
 	    shared/store/rcl.c shared/store/rconn.c shared/store/rhealth.c
 	    shared/store/rcmd.c" && libs=-lhiredis
