@@ -847,9 +847,8 @@ test('a second start while a run is active starts nothing and shows the running 
   await admin2.get('/admin/reconcile');
   await admin.get('/admin/reconcile');
   const before = maxRun();
-  // the worker's jobs process stopped meanwhile: the run stays queued
-  // (on PostgreSQL, where such a run may take under a second, two were
-  // once started: likely the first was over before the third POST came)
+  // the worker's jobs process stopped meanwhile: the run stays queued,
+  // and no run can end between the POSTs
   await whileJobsStopped(stack, async () => {
     const rs = await Promise.all([admin.post('/admin/reconcile'), admin2.post('/admin/reconcile'), admin.post('/admin/reconcile')]);
     for (const r of rs) { assert.equal(r.status, 303); assert.equal(r.location, '/admin/reconcile'); }
