@@ -39,17 +39,25 @@ ahead(int64_t until, long long now)
 	return until > now && until - now <= ROWHELD_AHEAD_MS;
 }
 
+/* The i-th slot row may take (i < ROWHELD_PROBE). */
+static struct slot *
+probe(long long row, int i)
+{
+	int at = (int)((uint64_t)row * 0x9e3779b97f4a7c15ULL >> 56) %
+	    ROWHELD_SLOTS;
+
+	return &table[(at + i) % ROWHELD_SLOTS];
+}
+
 static struct slot *
 find(long long row)
 {
-	int i, at;
+	int i;
 
 	if (table == NULL || row <= 0)
 		return NULL;
-	at = (int)((uint64_t)row * 0x9e3779b97f4a7c15ULL >> 56) %
-	    ROWHELD_SLOTS;
 	for (i = 0; i < ROWHELD_PROBE; i++) {
-		struct slot *s = &table[(at + i) % ROWHELD_SLOTS];
+		struct slot *s = probe(row, i);
 
 		if (__atomic_load_n(&s->row, __ATOMIC_ACQUIRE) == row)
 			return s;
@@ -83,16 +91,14 @@ rowheld_mark(long long row)
 	struct slot *s = find(row);
 	int64_t cur, was;
 	long long now = clock_mono_ms();
-	int i, at;
+	int i;
 
 	if (table == NULL || row <= 0)
 		return 1;
 	if (s == NULL) {
 		/* a slot never taken, or one free whose row is another's */
-		at = (int)((uint64_t)row * 0x9e3779b97f4a7c15ULL >> 56) %
-		    ROWHELD_SLOTS;
 		for (i = 0; i < ROWHELD_PROBE && s == NULL; i++) {
-			struct slot *t = &table[(at + i) % ROWHELD_SLOTS];
+			struct slot *t = probe(row, i);
 
 			if (ahead(__atomic_load_n(&t->until, __ATOMIC_ACQUIRE),
 			    now))
