@@ -47,7 +47,7 @@
 #include "store/pubsub.h"
 #include "web/bjson.h"
 
-#define LIVE_WAIT_MS		150	/* a wait for the queue (< Redis's 250) */
+#define LIVE_WAIT_MS		LIVEQ_WAIT_MAX_MS	/* a wait for the queue */
 #define LIVE_COALESCE_MS	5	/* what comes meanwhile is one event */
 #define LIVE_EXPIRE_MS		10000	/* lapsed registrations dropped */
 #define LIVE_GAP_MS		100	/* a user's events, this far apart */

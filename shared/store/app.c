@@ -12,6 +12,7 @@
 #include "base/valid.h"
 #include "store/app.h"
 #include "store/db_int.h"
+#include "store/liveq.h"
 #include "store/rds_int.h"
 #include "store/rhealth.h"
 #include "store/rowheld.h"
@@ -47,8 +48,10 @@ app_open(struct app *a, const char *name)
 		dbq_fetch_rows(a->db, (int)ms);
 	/* Requests wait 250 ms for Redis at most; the worker and tallyctl
 	 * move whole batches and may meet an AOF rewrite: 5 s. */
+	/* tally-live blocks on its queue: its commands' timeout is the
+	 * wait's, plus a request's (liveq.h) */
 	tmo = strcmp(name, "worker") == 0 || strcmp(name, "tallyctl") == 0 ?
-	    5000 : 250;
+	    5000 : strcmp(name, "live") == 0 ? LIVEQ_TIMEOUT_MS : 250;
 	auth = a->cfg.redis_auth[0] != '\0' ? a->cfg.redis_auth : NULL;
 	/* The host's processes share their Redis backoffs (rhealth.h);
 	 * tally-run, which polls a cluster's nodes as they start

@@ -167,6 +167,8 @@ liveq_take(struct rds *r, int wait_ms, int coalesce_ms, struct liveq_batch *b)
 	char secs[24], count[16];
 
 	memset(b, 0, sizeof(*b));
+	if (wait_ms > LIVEQ_WAIT_MAX_MS)
+		wait_ms = LIVEQ_WAIT_MAX_MS;
 	snprintf(secs, sizeof(secs), "%d.%03d", wait_ms / 1000, wait_ms % 1000);
 	if ((rep = rds_cmdv(r, "BLPOP", KEY_LIVE_QUEUE, secs, NULL)) == NULL)
 		return -1;

@@ -61,9 +61,24 @@ int	liveq_answer(struct rds *);
 /* uid's badges moved: asked, then told ("u<uid>") when it listens.  0 or
  * -1 (Redis down). */
 int	liveq_tell_user(struct rds *, long long uid, const char *flag);
-/* Waits up to wait_ms for a change, then coalesce_ms more for others,
- * and takes them all (at most LIVEQ_TAKE_MAX) into b.  1: something
- * taken; 0: nothing came; -1: Redis failed. */
+/*
+ * The longest wait on the queue (BLPOP), and the command timeout its
+ * taker needs (store/app.c gives it to tally-live).  Redis ends a blocked
+ * command's wait on its clock's tick (hz 10: every 100 ms), so an empty
+ * answer comes up to a tick late: 150 to 251 ms after the ask on an idle
+ * server.  Under the handlers' 250 ms timeout, a Redis busy for 80 ms
+ * just then (a long command, a slow disk) was taken as gone: the streams
+ * closed, and the host's shared backoff (rhealth.h) held every handler
+ * off Redis for 250 ms, /badges/live answering 503.  The taker's
+ * timeout leaves the same 250 ms for a late answer as any command has.
+ */
+#define LIVEQ_WAIT_MAX_MS	150
+#define LIVEQ_TIMEOUT_MS	(LIVEQ_WAIT_MAX_MS + 100 + 250)
+
+/* Waits up to wait_ms (at most LIVEQ_WAIT_MAX_MS) for a change, then
+ * coalesce_ms more for others, and takes them all (at most
+ * LIVEQ_TAKE_MAX) into b.  1: something taken; 0: nothing came; -1:
+ * Redis failed. */
 int	liveq_take(struct rds *, int wait_ms, int coalesce_ms,
 	    struct liveq_batch *b);
 /* The users whose streams are registered after now_ms, into *uids

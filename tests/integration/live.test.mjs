@@ -9,7 +9,7 @@
 // streams open and carry events again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onCluster, redisCli, redisNode, clusterNodes } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, childrenOf, redisCli, redisNode, clusterNodes } from '../lib/stack.mjs';
 
 let stack;
 let admin;
@@ -247,6 +247,57 @@ test('/metrics counts publishes and open streams', async () => {
   assert.ok(val('tally_live_streams_opened_total') > 0, 'streams counted');
   assert.ok(val('tally_live_streams') >= 1, 'an open stream registered');
   assert.ok(val('tally_live_publish_failures_total') >= 0);
+  s.close();
+});
+
+// Regression: tally-live waits on its queue with BLPOP for 150 ms under
+// a command timeout of 250 ms, but an idle Redis 7 ends a blocked
+// command's wait on its clock's tick (10 a second): the empty answer came
+// 150 to 251 ms later, now and then past the timeout.  Each such wait was
+// taken as Redis gone: the open streams were closed, and the host's
+// shared backoff (rhealth.h) held every handler off Redis for 250 ms --
+// /badges/live answered 503 to browsers on an idle site.
+const BUSY_80MS = "local t0 = redis.call('TIME') local s = tonumber(t0[1]) * 1e6 + tonumber(t0[2]) " +
+  "repeat local t = redis.call('TIME') until tonumber(t[1]) * 1e6 + tonumber(t[2]) - s >= 80000 return 1";
+test('an idle site: tally-live\'s wait on its queue is never taken as Redis gone', { skip: onCluster() && 'one Redis made busy here' }, async () => {
+  const c = await user('lv_idle');
+  const other = await user('lv_idle2');
+  const post = await publish(c, 'quiet');
+  await other.get(`/posts/${post}`);
+  const s = await openStream(c);
+  assert.equal(s.status, 200);
+  await s.next(() => true, 0, 2000);
+  // tally-live knows of the stream once it tells it a change
+  assert.equal((await other.post(`/posts/${post}/like`)).status, 303);
+  assert.ok(await s.next(() => true, 1, 2000), 'tally-live tells the stream');
+  const logged = stack.log('live').length;
+  // the worker (its sweep keeps Redis's loop awake) stopped: Redis idle
+  // but for tally-live's waits, as on a quiet site between sweeps
+  const worker = stack.pidOf('tally-worker');
+  const procs = [worker, ...childrenOf(worker).map((p) => p.pid)];
+  for (const p of procs) process.kill(p, 'SIGSTOP');
+  try {
+    // and busy 80 ms now and then (a long command, a slow disk): a Redis
+    // that answers 80 ms late is slow, not gone, to a 250 ms timeout
+    const until = Date.now() + 15000;	// ~70 empty waits on the queue
+    for (let i = 0; Date.now() < until; i++) {
+      redisCli(stack.runDir, 'redis.sock', ['EVAL', BUSY_80MS, '0']);
+      await sleep(170 + Math.floor(Math.random() * 100));
+      if (i % 8 === 7) {	// and a new stream is let in
+        const o = await openStream(other);
+        assert.equal(o.status, 200, 'a stream opened after Redis was busy');
+        o.close();
+      }
+    }
+  } finally {
+    for (const p of procs) process.kill(p, 'SIGCONT');
+  }
+  const since = stack.log('live').slice(logged);
+  assert.doesNotMatch(since, /Redis failed/, since);
+  assert.ok(!s.ended, 'the stream stayed open');
+  const again = await openStream(other);
+  assert.equal(again.status, 200);
+  again.close();
   s.close();
 });
 
