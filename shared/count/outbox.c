@@ -766,8 +766,14 @@ outbox_drain(struct app *a, long long min_age_ms)
 		 * are applied here (again is harmless: at most once). */
 		memset(done, 0, (size_t)n * sizeof(*done));
 		memset(held, 0, (size_t)n * sizeof(*held));
-		if (up && applied_rows(a, ids, ds, nds, n, done, held) == -1) {
+		/* read even after a row of this pass failed (up 0): a later
+		 * batch's row that its action sent in part must keep what a
+		 * node took out of the backlog too; not when Redis answers
+		 * nothing (rds_up()) */
+		if ((up || rds_up(a->rds)) &&
+		    applied_rows(a, ids, ds, nds, n, done, held) == -1) {
 			up = 0;
+			memset(done, 0, (size_t)n * sizeof(*done));
 			memset(held, 0, (size_t)n * sizeof(*held));
 		}
 		for (i = 0; i < n; i++) {
