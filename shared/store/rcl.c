@@ -13,6 +13,7 @@
 #include "store/rcl.h"
 #include "store/rcl_int.h"
 #include "store/rcmd.h"
+#include "store/rhealth.h"
 
 #define REDIRECTS	5	/* MOVED/ASK hops one command may take */
 
@@ -25,6 +26,18 @@ struct rcl_entry {
 	redisReply	*reply;
 	int		 state;		/* 0 queued, 1 read, -1 failed */
 };
+
+/* The whole cluster's slot in the host's backoff table (rcl.h), named
+ * by its seeds: every process of a host reads the same (a list cut at
+ * the buffer's end still names one cluster the same way everywhere). */
+static struct rhealth *
+whole_health(const char *seeds)
+{
+	char name[512];
+
+	snprintf(name, sizeof(name), "cluster %s", seeds);
+	return rhealth_slot(name);
+}
 
 struct rcl *
 rcl_open(const char *seeds, int timeout_ms, const char *auth,
@@ -39,6 +52,7 @@ rcl_open(const char *seeds, int timeout_ms, const char *auth,
 	cl->sockdir = sockdir;
 	memset(cl->map, RCL_NONE, sizeof(cl->map));
 	cl->stale = 1;
+	cl->health = whole_health(seeds);
 	for (tok = strtok_r(list, ", ", &save); tok != NULL;
 	    tok = strtok_r(NULL, ", ", &save))
 		if (strchr(tok, ':') != NULL)
@@ -206,8 +220,10 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 			if (to < 0)
 				return rep;
 			if (d == R_MOVED) {
-				if (slot >= 0 && slot < RCL_SLOTS)
+				if (slot >= 0 && slot < RCL_SLOTS) {
 					cl->map[slot] = (unsigned char)to;
+					cl->masters |= 1u << to;
+				}
 				cl->stale = 1;
 			}
 			asking = d == R_ASK;

@@ -23,6 +23,15 @@
  * A node that fails marks the map stale: the next command (at most once
  * per RCL_REFRESH_MS) asks any reachable node for CLUSTER SLOTS, which is
  * how a promoted replica is found after a master dies.
+ *
+ * Each node has the host's backoff of one server (rhealth.h).  While
+ * every master of the map is marked down on the host (the cluster hangs
+ * whole: not a failover, where the others answer), the
+ * cluster has one more backoff of its own, in the same table: the nodes'
+ * six backoffs, each ending at its own time, let a host pay a timeout
+ * six times as often as one Redis would (half the pages served during an
+ * outage waited 250 ms).  Then one process a backoff tries, as for one
+ * server; a node that answers ends it for every process.
  */
 #ifndef TALLY_RCL_H
 #define TALLY_RCL_H
@@ -35,6 +44,7 @@
 #define RCL_SLOTS	16384
 #define RCL_REFRESH_MS	100
 #define RCL_NONE	0xff	/* map: no node known for the slot */
+_Static_assert(RCL_NODES <= 32, "rcl.masters: a bit a node");
 
 struct rcl_entry;
 
@@ -46,6 +56,9 @@ struct rcl {
 	long long	 refreshed_ms;		/* monotonic; last attempt */
 	long long	 down_until;		/* no node answered: wait */
 	int		 down_ms;		/* that backoff */
+	unsigned int	 masters;		/* bit i: nodes[i] serves a slot */
+	struct rhealth	*health;		/* the whole cluster's, host-wide */
+	long long	 try_until_ms;		/* its try, claimed: ends then */
 	int		 waits_left;		/* rcl_budget(); -1: no limit */
 	int		 timeout_ms;
 	const char	*auth;

@@ -5,9 +5,9 @@
  * restarts; see rcl.h.
  *
  * In this order, each part calling only the parts above it: the node
- * table; the wait budget; the map; what the map tells (masters, a key's
- * node); one node's command and the signature.  rcl.c routes with
- * it and is not called from here. */
+ * table; the whole cluster's host-wide backoff; the wait budget; the
+ * map; what the map tells (masters, a key's node); one node's command
+ * and the signature.  rcl.c routes with it and is not called from here. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "store/rcl.h"
 #include "store/rcl_int.h"
+#include "store/rhealth.h"
 
 /* The nodes: every master and replica seen, by host:port. */
 
@@ -51,6 +52,52 @@ rcl_node_at(struct rcl *cl, const char *addr)
 	return cl->nnodes++;
 }
 
+/* The whole cluster down (rcl.h): one backoff for all its nodes while
+ * every master of the map is marked down on the host.  Replicas are not
+ * asked: no command goes to them, so most are never tried.  A process
+ * without a map (none of its requests has reached the cluster yet) takes
+ * the host's word, the whole cluster's mark. */
+
+static int
+all_down(const struct rcl *cl)
+{
+	int i;
+
+	if (cl->health == NULL)
+		return 0;
+	if (cl->masters == 0)
+		return rhealth_marked(cl->health);
+	for (i = 0; i < cl->nnodes; i++)
+		if ((cl->masters & (1u << i)) &&
+		    !rhealth_marked(cl->nodes[i].health))
+			return 0;
+	return 1;
+}
+
+/* 1 when the caller leaves every node alone: all are marked down and the
+ * cluster's backoff runs, or another process's try is in flight.  claim:
+ * when the backoff is over, take the try (this process goes on until
+ * try_until_ms); else a question only. */
+static int
+whole_skip(struct rcl *cl, int claim)
+{
+	long long answered = 0;
+	int i;
+
+	if (cl->health == NULL || clock_mono_ms() < cl->try_until_ms)
+		return 0;
+	/* a node answered since (its mark cleared): the cluster is up */
+	if (!all_down(cl)) {
+		rhealth_answered(cl->health);
+		return 0;
+	}
+	for (i = 0; i < cl->nnodes; i++)
+		if (cl->nodes[i].answered_ms > answered)
+			answered = cl->nodes[i].answered_ms;
+	return rhealth_skip(cl->health, answered, cl->timeout_ms,
+	    claim ? &cl->try_until_ms : NULL);
+}
+
 /* The caller's wait budget: a node that made it wait spends one. */
 
 void
@@ -75,6 +122,12 @@ rcl_waited(struct rcl *cl, long long t0)
 		return 0;
 	if (cl->waits_left > 0)
 		cl->waits_left--;
+	/* the node is marked down now (rconn.c); were all of them, the
+	 * cluster's own backoff starts, or goes a step further after the
+	 * try it claimed */
+	if (all_down(cl))
+		rhealth_failed(cl->health, cl->timeout_ms);
+	cl->try_until_ms = 0;
 	return 1;
 }
 
@@ -122,15 +175,15 @@ rcl_map_parse(struct rcl *cl, const redisReply *rep, unsigned char *map)
 	return 0;
 }
 
-/* Reads CLUSTER SLOTS from node i into the map: 0, or -1. */
+/* Reads CLUSTER SLOTS from node n into the map: 0, or -1. */
 static int
-load_map(struct rcl *cl, int i)
+load_map(struct rcl *cl, int n)
 {
 	unsigned char map[RCL_SLOTS];
 	redisReply *rep;
-	int rc;
+	int rc, i;
 
-	rep = rconn_cmd(&cl->nodes[i], 2, (const char *[]){ "CLUSTER",
+	rep = rconn_cmd(&cl->nodes[n], 2, (const char *[]){ "CLUSTER",
 	    "SLOTS" }, (const size_t[]){ 7, 5 });
 	if (rep == NULL)
 		return -1;
@@ -139,6 +192,10 @@ load_map(struct rcl *cl, int i)
 	if (rc == -1)
 		return -1;
 	memcpy(cl->map, map, sizeof(map));
+	cl->masters = 0;
+	for (i = 0; i < RCL_SLOTS; i++)
+		if (map[i] != RCL_NONE)
+			cl->masters |= 1u << map[i];
 	cl->stale = 0;
 	return 0;
 }
@@ -188,14 +245,15 @@ refresh(struct rcl *cl)
 }
 
 /* The node serving slot (-1: any master), refreshing the map when it is
- * stale or has no node for it; -1 when none is known, or the caller's
+ * stale or has no node for it; -1 when none is known, the whole cluster
+ * is left alone (whole_skip(), which claim passes on), or the caller's
  * wait budget is spent. */
-int
-rcl_node_for(struct rcl *cl, int slot)
+static int
+node_for(struct rcl *cl, int slot, int claim)
 {
 	int s = slot < 0 ? 0 : slot;
 
-	if (rcl_spent(cl))
+	if (rcl_spent(cl) || whole_skip(cl, claim))
 		return -1;
 	if (cl->stale || cl->map[s] == RCL_NONE)
 		refresh(cl);
@@ -212,9 +270,15 @@ rcl_node_for(struct rcl *cl, int slot)
 }
 
 int
+rcl_node_for(struct rcl *cl, int slot)
+{
+	return node_for(cl, slot, 1);
+}
+
+int
 rcl_up(struct rcl *cl)
 {
-	int n = rcl_node_for(cl, 0);
+	int n = node_for(cl, 0, 0);	/* a question: claims no try */
 
 	return n >= 0 && rconn_up(&cl->nodes[n]);
 }

@@ -166,6 +166,12 @@ rhealth_answered(struct rhealth *h)
 	__atomic_store_n(&h->down_ms, 0, __ATOMIC_RELEASE);
 }
 
+int
+rhealth_marked(const struct rhealth *h)
+{
+	return h != NULL && __atomic_load_n(&h->down_ms, __ATOMIC_ACQUIRE) != 0;
+}
+
 long long
 rhealth_up_ms(const struct rhealth *h)
 {

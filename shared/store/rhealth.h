@@ -63,6 +63,9 @@ int		 rhealth_skip(struct rhealth *h, long long answered_ms,
 void		 rhealth_failed(struct rhealth *h, int timeout_ms);
 /* The server answered: clear the mark, if there is one. */
 void		 rhealth_answered(struct rhealth *h);
+/* 1 while the server is marked down: a failure, and no reply since
+ * (backoff over or not).  h NULL: 0. */
+int		 rhealth_marked(const struct rhealth *h);
 /* When the server last answered after being marked down (monotonic
  * ms; 0 never): a process whose own backoff began before it may end
  * that backoff early. */

@@ -249,7 +249,8 @@ describe('Redis stopped, then back, then empty', () => {
       };
       // Each handler process pays a Redis timeout first: two passes, the
       // second timed.
-      const slow = [];
+      const slow = [], waits = [];
+      const t1 = Date.now();
       for (let pass = 0; pass < 2; pass++) {
         await Promise.all(Object.values(groups).map(async (list) => {
           for (const [c, p, want] of list) {
@@ -258,6 +259,7 @@ describe('Redis stopped, then back, then empty', () => {
             if (pass === 0) continue;
             if (r.ms > 1000) slow.push(`${p} ${r.ms} ms`);
             outageMs.push(r.ms);
+            if (r.ms >= 240) waits.push(`${p} at ${Date.now() - t1 - r.ms} ms`);
             if (p === '/t/general' && !/<ol class="best">/.test(r.text)) {
               t.diagnostic('/t/general with Redis stopped: no "Best authors" section (leaderboards have no SQLite fallback)');
             }
@@ -266,7 +268,7 @@ describe('Redis stopped, then back, then empty', () => {
         }));
       }
       assert.deepEqual(slow, [], 'pages slower than 1 s after the first timeouts');
-      t.diagnostic(`second pass with Redis stopped: ${outageMs.join(' ')} ms`);
+      t.diagnostic(`second pass with Redis stopped: ${outageMs.join(' ')} ms; waited: ${waits.join(', ')}`);
 
       // Actions: each 303, each committed.
       const carol = new Client(stack.base);
@@ -390,17 +392,17 @@ describe('Redis stopped, then back, then empty', () => {
   // And the backoff is the host's (rhealth.h): with a process of each
   // pool paying its own, about half of the second pass waited 250 ms
   // (three readers a pool); now one try a backoff, which has doubled.
-  // A cluster's six nodes each have their own backoff (a slot map's
-  // refresh asks them in turn, and one hung node does not say the others
-  // are), so there the host pays up to a try a node a backoff: 5 to 7 of
-  // the 17 pages, measured; only the median is asked of it.
+  // A cluster's nodes each have their own backoff, and the host paid up
+  // to a try a node a backoff (4 to 9 of the 17 pages waited, measured);
+  // while every master is marked down the cluster has one backoff of its
+  // own (store/rcl.h), as one Redis does: none of the 17, measured.
   test('Redis stopped: after the first timeouts, requests cost no Redis timeout', () => {
     assert.ok(outageMs.length > 0);
     const sorted = [...outageMs].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];
     assert.ok(median < 200, `median page time with Redis stopped: ${median} ms (${outageMs.join(' ')})`);
     const waited = outageMs.filter((ms) => ms >= 240).length;
-    if (!onCluster()) assert.ok(waited <= 2, `pages that waited out a Redis timeout in the second pass: ${waited} (${outageMs.join(' ')})`);
+    assert.ok(waited <= 2, `pages that waited out a Redis timeout in the second pass: ${waited} (${outageMs.join(' ')})`);
   });
 
   // Activity, a snapshot of pages, Redis emptied by `empty`, the worker's

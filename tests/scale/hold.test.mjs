@@ -3,7 +3,7 @@
 // the worker's jobs process, which executes runs) under a like load.
 // The worker that holds the lease goes on renewing it and flushing: the
 // lease's owner never changes (no second worker takes over) and every
-// like reaches the database within 2 s.
+// like reaches the database within 2 s (one may take 4 s: below).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,7 +25,7 @@ const q = (sql) => stack.sqlite(sql);
 const num = (sql) => Number(stack.sqlite(sql));
 const leaseOwnerPid = () => Number(q('SELECT owner FROM worker_lease').split(':')[1] ?? 0);
 
-test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its worker, nobody takes over, likes flushed within 2 s', async (t) => {
+test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its worker, nobody takes over, likes flushed within 2 s (one within 4 s)', async (t) => {
   const { users, posts } = await stormSetup(stack, 'hd', 8);
   await waitFor(() => leaseOwnerPid() > 0 && num("SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')") === 0, 60000, 100);
   stack.tallyctl('flush');
@@ -61,7 +61,13 @@ test('HOSTS=2: a run held 10 s under a like load; the lease is renewed by its wo
   t.diagnostic(`flush lags while held (ms): ${lags.join(' ')}; lease renewed by ${until1 - until0} ms`);
   assert.ok(until1 - until0 >= 8000, `the lease was renewed (${until1 - until0} ms later)`);
   assert.equal(q('SELECT owner FROM worker_lease'), owner);
-  assert.ok(Math.max(...lags) < 2000, `flush lag ${Math.max(...lags)} ms`);
+  // The flush runs every second: a lag is about 1 s.  A run that stopped
+  // the flush (as one once did for its whole length) shows as lags of
+  // the hold's 10 s.  One flush may wait on the disk of a busy machine
+  // (2.8 s measured once in CI, where every other lag stays near 1 s):
+  // one lag may reach 4 s, the others stay under 2 s.
+  const late = lags.filter((ms) => ms >= 2000);
+  assert.ok(late.length <= 1 && Math.max(...lags) < 4000, `flush lags (ms): ${lags.join(' ')}`);
   await waitFor(() => num("SELECT COUNT(*) FROM reconcile_runs WHERE state IN ('queued','running')") === 0, 30000, 100);
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);

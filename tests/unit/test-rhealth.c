@@ -244,7 +244,10 @@ test_steps_and_claims(void **state)
 	assert_ptr_not_equal(rhealth_slot("/test/other"), h);
 	assert_null(rhealth_slot(""));
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);	/* up */
+	assert_int_equal(rhealth_marked(h), 0);
+	assert_int_equal(rhealth_marked(NULL), 0);
 	rhealth_failed(h, TMO_MS);
+	assert_int_equal(rhealth_marked(h), 1);
 	t0 = clock_mono_ms();
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 1);
 	/* a process that had a reply after the mark goes on */
@@ -263,8 +266,11 @@ test_steps_and_claims(void **state)
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 1);
 	usleep(250 * 1000);
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);
+	/* marked until a reply, backoff over or not (rcl.h's whole cluster) */
+	assert_int_equal(rhealth_marked(h), 1);
 	t0 = clock_mono_ms();
 	rhealth_answered(h);
+	assert_int_equal(rhealth_marked(h), 0);
 	assert_true(rhealth_up_ms(h) >= t0);
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);
 	assert_int_equal(rhealth_skip(h, before, TMO_MS, &until), 0);
