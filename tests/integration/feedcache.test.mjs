@@ -297,17 +297,24 @@ test('a feed read fresh after a commit takes the counts Redis did not change fro
   stack.tallyctl('flush');
   for (let i = 0; i < 8; i++) assert.equal((await u.c.get('/feed')).status, 200);
   for (let i = 0; i < 4; i++) {
-    // a commit (a signup): the whole page is not kept, its counts are
-    assert.equal((await new Client(stack.base).signup(`fc_commit${i}`, 'password-123', 'x')).status, 303);
-    // the badges' global part fresh (younger than BCACHE_GLOBAL_MS)
-    assert.equal((await u.c.get('/badges.json')).status, 200);
-    const m = await measure(stack, 'social', 1, () => u.c.get('/feed'));
-    assert.equal(m.kept, 0, 'read fresh after a commit');
-    assert.equal(m.ckept, 4 * posts.length, `every count of ${posts.length} posts kept (read ${i})`);
-    // with every count kept, the page is one round trip (the timeline,
-    // the session's copy, the badges) and the sync (issue 45: the
-    // badges took a last round trip of their own)
-    assert.equal(m.trips, 2, `round trips of a feed read fresh with its counts kept (read ${i})`);
+    // Which of the handler's processes answers is the kernel's choice:
+    // one that answered none of the reads above reads the counts once
+    // (4 of 16 kept, seen once on a fresh clone), then keeps them; so a
+    // read may be done again, after a commit of its own.  Counts that a
+    // commit drops fail every try.
+    await untilExact(3, async (k) => {
+      // a commit (a signup): the whole page is not kept, its counts are
+      assert.equal((await new Client(stack.base).signup(`fc_commit${i}_${k}`, 'password-123', 'x')).status, 303);
+      // the badges' global part fresh (younger than BCACHE_GLOBAL_MS)
+      assert.equal((await u.c.get('/badges.json')).status, 200);
+      const m = await measure(stack, 'social', 1, () => u.c.get('/feed'));
+      assert.equal(m.kept, 0, 'read fresh after a commit');
+      assert.equal(m.ckept, 4 * posts.length, `every count of ${posts.length} posts kept (read ${i})`);
+      // with every count kept, the page is one round trip (the timeline,
+      // the session's copy, the badges) and the sync (issue 45: the
+      // badges took a last round trip of their own)
+      assert.equal(m.trips, 2, `round trips of a feed read fresh with its counts kept (read ${i})`);
+    });
   }
   // another user's like: that post's counts are read from Redis again, on
   // the very next page, whichever process answers it
