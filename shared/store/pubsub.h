@@ -7,13 +7,19 @@
  * and a new subscriber gets it first: the channel is the latest state,
  * not a log.  Every call is bounded by PUBSUB_TIMEOUT_MS; a failure is
  * reported and never retried here (the page's next poll corrects it).
+ * nginx answers a publish in well under a millisecond; the bound is for
+ * an nginx that hangs, and is 1 s: at 200 ms, a machine busy with a
+ * browser once kept nginx's answer past it, and a stream that opened
+ * then was refused (503 GET /badges/live, in tour.test on a fresh
+ * clone), though nginx answered.  An nginx that hangs serves no page
+ * either, so a longer wait here costs nobody a page.
  */
 #ifndef TALLY_PUBSUB_H
 #define TALLY_PUBSUB_H
 
 #include <stddef.h>
 
-#define PUBSUB_TIMEOUT_MS	200
+#define PUBSUB_TIMEOUT_MS	1000
 
 struct pubsub {
 	void	*h;		/* the CURL handle, or NULL when closed */
