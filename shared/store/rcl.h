@@ -26,12 +26,14 @@
  *
  * Each node has the host's backoff of one server (rhealth.h).  While
  * every master of the map is marked down on the host (the cluster hangs
- * whole: not a failover, where the others answer), the
- * cluster has one more backoff of its own, in the same table: the nodes'
- * six backoffs, each ending at its own time, let a host pay a timeout
- * six times as often as one Redis would (half the pages served during an
- * outage waited 250 ms).  Then one process a backoff tries, as for one
- * server; a node that answers ends it for every process.
+ * whole: not a failover, where the others answer), the cluster has one
+ * more backoff of its own, in the same table: the nodes' six backoffs,
+ * each ending at its own time, let a host pay a timeout six times as
+ * often as one Redis would (half the pages served during an outage
+ * waited 250 ms).  Then one process a backoff tries, as for one server;
+ * a node that answers ends it for every process.  The masters are kept
+ * as a bit mask beside the map (masters), so that the question costs a
+ * look at each master's slot, not a walk of 16,384 slots.
  */
 #ifndef TALLY_RCL_H
 #define TALLY_RCL_H

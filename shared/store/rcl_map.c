@@ -84,13 +84,17 @@ whole_skip(struct rcl *cl, int claim)
 	long long answered = 0;
 	int i;
 
-	if (cl->health == NULL || clock_mono_ms() < cl->try_until_ms)
+	if (cl->health == NULL)
 		return 0;
-	/* a node answered since (its mark cleared): the cluster is up */
+	/* a node answered since (its mark cleared): the cluster is up.
+	 * Asked first: on a cluster that answers, a load or two a command,
+	 * no clock */
 	if (!all_down(cl)) {
 		rhealth_answered(cl->health);
 		return 0;
 	}
+	if (clock_mono_ms() < cl->try_until_ms)
+		return 0;		/* this process holds the try */
 	for (i = 0; i < cl->nnodes; i++)
 		if (cl->nodes[i].answered_ms > answered)
 			answered = cl->nodes[i].answered_ms;
