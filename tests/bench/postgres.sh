@@ -110,7 +110,7 @@ spread_prepare() {	# spread_prepare NAME: users, sessions, warm homes
 	sq "$name" "SELECT id FROM posts WHERE status = 1 AND is_deleted = 0
 	    ORDER BY id" >"$dir/spread-posts" || die "posts of $name"
 	node tests/bench/sessions.mjs "$base" "$dir/logins" "$dir/sessions" 32 \
-	    >"$dir/sessions.log" 2>&1 || die "sessions of $name: $(tail -3 "$dir/sessions.log")"
+	    >"$dir/sessions.log" 2>&1 || die "sessions of $name: $(grep -m1 Error "$dir/sessions.log" || tail -3 "$dir/sessions.log")"
 	xargs -n 500 env RUN_DIR="$dir" bin/tallyctl warm <"$dir/logins" \
 	    >"$dir/warm.log" 2>&1 || die "warm $name: $(tail -3 "$dir/warm.log")"
 }
@@ -135,12 +135,15 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS TRIPS (a reques
 	TRIPS=$(calc "($(metric tally_sql_round_trips_total "$base") - $tr0) / $n")
 }
 
-cpu_run() {		# cpu_run NAME TAG: spread likes -> spread_run's, US (µs of the stack a like), CORES (busy), BY
-	local k0 k1 n
+cpu_run() {		# cpu_run NAME TAG: spread likes -> spread_run's, US (µs of the stack a like), CORES (busy), BY, GROUP (requests a commit)
+	local k0 k1 n c0 base
+	base=$(eval echo "\$BASE_$1")
+	c0=$(metric tally_sql_commits_total "$base")
 	ROOTS=$(eval echo "\$PID_$1") k0=$(tree_cpu)
 	spread_run "$1" like "$2"
 	k1=$(tree_cpu)
 	n=$(awk '/requests in/ { print $1 }' "$OUT/pgspread-$2.txt")
+	GROUP=$(calc "$n / ($(metric tally_sql_commits_total "$base") - $c0 + 0.000001)")
 	US=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / $n")
 	CORES=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / ($DUR * 1000000)")
 	BY=$(cpu_diff "$k0" "$k1" | per_req "$n")
@@ -167,7 +170,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		cpu_run "$s" "writers-$s-$r"
 		R[w_rps_$s]="${R[w_rps_$s]:-} $RPS"
 		R[w_us_$s]="${R[w_us_$s]:-} $US"; R[w_cores_$s]="${R[w_cores_$s]:-} $CORES"
-		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms, %s cores busy | %s' "$r" "$s" "${s#pg}" "$RPS" "$P99" "$CORES" "$BY")"
+		R[w_group_$s]="${R[w_group_$s]:-} $GROUP"
+		say "$(printf 'round %d %-7s likes, %s writer processes: %8.1f req/s p99 %6.2f ms, %s cores busy, %.1f requests a commit | %s' "$r" "$s" "${s#pg}" "$RPS" "$P99" "$CORES" "$GROUP" "$BY")"
 	done
 	R[w_ratio]="${R[w_ratio]:-} $(calc "$(echo "${R[w_rps_pg4]}" | awk '{ print $NF }') / $(echo "${R[w_rps_pg1]}" | awk '{ print $NF }')")"
 	cpu_run pgh3 "hosts-$r"
@@ -250,6 +254,8 @@ md=$OUT/postgres.md
 	    "$(echo "${R[w_us_pg4]}" | median)"
 	printf '| cores busy (of %s) | %s | %s | |\n' "$(nproc)" "$(echo "${R[w_cores_pg1]}" | median)" \
 	    "$(echo "${R[w_cores_pg4]}" | median)"
+	printf '| requests a commit (a group shares one) | %s | %s | |\n' "$(echo "${R[w_group_pg1]}" | median)" \
+	    "$(echo "${R[w_group_pg4]}" | median)"
 	echo
 	echo "| spread likes on PostgreSQL | 1 host | 3 hosts (FastCGI over TCP), the same cores | ratio 3/1 |"
 	echo "| --- | --- | --- | --- |"
