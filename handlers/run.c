@@ -10,7 +10,7 @@
  * Environment: PORT (8080), RUN_DIR (./run), TALLY_ADMIN_PASSWORD,
  * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
  * 2; the social readers have one more; the social writer has 1 on
- * SQLite, TALLY_WRITERS on PostgreSQL: 2 x TALLY_PROCS by default),
+ * SQLite, TALLY_WRITERS on PostgreSQL: TALLY_PROCS by default),
  * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
  * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
  * read by the handlers, social/throttle.h),
@@ -193,8 +193,8 @@ prepare_db(const struct cfg *c)
 /* The handler pools and the worker into svcs from *k: on unix sockets in
  * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
  * address, ports base + pool.  0, or -1 (logged). */
-/* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else twice
- * procs (at most 64). */
+/* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else procs
+ * (at most 64). */
 static const char *
 pg_writers(const char *procs)
 {
@@ -206,7 +206,7 @@ pg_writers(const char *procs)
 		return w;
 	if (valid_int(procs, 1, 64, &v) == -1)
 		v = 2;
-	snprintf(n, sizeof(n), "%lld", v * 2 > 64 ? 64 : v * 2);
+	snprintf(n, sizeof(n), "%lld", v);
 	return n;
 }
 
@@ -256,10 +256,11 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		 * the server (its round trips, its commit's flush), and each
 		 * takes the likes queued behind its own into one commit
 		 * (web/batch.h): the pool has TALLY_WRITERS processes,
-		 * 2 x TALLY_PROCS by default.  Measured with group commit,
-		 * 4 processes took 11-23 % more likes than 8 on two cores:
-		 * fewer backends contending, groups of 10 where 8 made 4
-		 * (docs/BENCHMARKS.md). */
+		 * TALLY_PROCS by default.  Measured with group commit on
+		 * two cores, 4 processes took 11-23 % more likes than 8,
+		 * and 2 up to 13 % more than 4 (p99 lower in each round):
+		 * fewer backends contending, fuller groups (16 a commit
+		 * with 2, 9 with 4; docs/BENCHMARKS.md). */
 		argvs[*k][4] = pool_size(&pools[i], procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
