@@ -256,11 +256,10 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 		 * the server (its round trips, its commit's flush), and each
 		 * takes the likes queued behind its own into one commit
 		 * (web/batch.h): the pool has TALLY_WRITERS processes,
-		 * TALLY_PROCS by default.  Measured with group commit on
-		 * two cores, 4 processes took 11-23 % more likes than 8,
-		 * and 2 up to 13 % more than 4 (p99 lower in each round):
-		 * fewer backends contending, fuller groups (16 a commit
-		 * with 2, 9 with 4; docs/BENCHMARKS.md). */
+		 * TALLY_PROCS by default.  On two cores, 4 took 11-23 %
+		 * more likes than 8, and 2 up to 13 % more than 4, p99
+		 * lower: fewer backends contending, fuller groups (16 a
+		 * commit with 2, 9 with 4; docs/BENCHMARKS.md). */
 		argvs[*k][4] = pool_size(&pools[i], procs);
 		argvs[*k][5] = NULL;
 		svcs[*k].name = pools[i].name;
