@@ -190,24 +190,17 @@ prepare_db(const struct cfg *c)
 	return rc < 0 ? -1 : 0;
 }
 
-/* The handler pools and the worker into svcs from *k: on unix sockets in
- * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
- * address, ports base + pool.  0, or -1 (logged). */
 /* The processes of PostgreSQL's writer pool: TALLY_WRITERS, else procs
- * (at most 64). */
+ * (each 1 to 64; 2 when neither is). */
 static const char *
 pg_writers(const char *procs)
 {
-	static char n[24];
 	const char *w = getenv("TALLY_WRITERS");
 	long long v;
 
 	if (w != NULL && *w != '\0' && valid_int(w, 1, 64, &v) == 0)
 		return w;
-	if (valid_int(procs, 1, 64, &v) == -1)
-		v = 2;
-	snprintf(n, sizeof(n), "%lld", v);
-	return n;
+	return valid_int(procs, 1, 64, &v) == 0 ? procs : "2";
 }
 
 /* A pool's processes: procs; procs + N for "+N" (an argv: kept; procs
@@ -227,6 +220,9 @@ pool_size(const struct pool *pl, const char *procs)
 	return xstrdup(n);
 }
 
+/* The handler pools and the worker into svcs from *k: on unix sockets in
+ * RUN_DIR (host 0), or as handler host `host` on FastCGI over TCP at its
+ * address, ports base + pool.  0, or -1 (logged). */
 static int
 plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
     const struct paths *p, const struct cfg *c, const char *procs, int host,

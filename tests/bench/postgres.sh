@@ -136,14 +136,15 @@ spread_run() {		# spread_run NAME MODE TAG -> RPS P99 (ms) STMTS TRIPS (a reques
 }
 
 cpu_run() {		# cpu_run NAME TAG: spread likes -> spread_run's, US (µs of the stack a like), CORES (busy), BY, GROUP (requests a commit)
-	local k0 k1 n c0 base
+	local k0 k1 n c0 c1 base
 	base=$(eval echo "\$BASE_$1")
 	c0=$(metric tally_sql_commits_total "$base")
 	ROOTS=$(eval echo "\$PID_$1") k0=$(tree_cpu)
 	spread_run "$1" like "$2"
 	k1=$(tree_cpu)
 	n=$(awk '/requests in/ { print $1 }' "$OUT/pgspread-$2.txt")
-	GROUP=$(calc "$n / ($(metric tally_sql_commits_total "$base") - $c0 + 0.000001)")
+	c1=$(metric tally_sql_commits_total "$base")
+	GROUP=$(calc "($c1 > $c0 ? $n / ($c1 - $c0) : 0)")
 	US=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / $n")
 	CORES=$(calc "(${k1%% *} - ${k0%% *}) * $TICK_US / ($DUR * 1000000)")
 	BY=$(cpu_diff "$k0" "$k1" | per_req "$n")
