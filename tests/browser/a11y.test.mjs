@@ -35,7 +35,12 @@ async function check(page, url, name, width) {
   const problems = [];
   const res = await page.goto(`${S.stack.base}${url}`);
   assert.ok(res.status() < 500, `${url}: ${res.status()}`);
-  const axe = await new AxeBuilder({ page }).analyze();
+  // axe in the page itself (legacy mode: these pages have no frames,
+  // which is what the other mode is for; it opens a blank page and loads
+  // axe a second time for every analysis), reporting violations only
+  // (the passes are not looked at): 105 -> 60 s for the 60 analyses
+  const axe = await new AxeBuilder({ page }).setLegacyMode()
+    .options({ resultTypes: ['violations'] }).analyze();
   for (const v of axe.violations) {
     if (v.impact !== 'serious' && v.impact !== 'critical') continue;
     problems.push(`${url} @${width}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3)

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-import { startStack, Client, sleep, waitFor, BIN, childrenOf, redisCli, onPostgres, whileWorkerStopped as whileStopped, whileJobsStopped, backlogged } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, within, BIN, childrenOf, redisCli, onPostgres, whileWorkerStopped as whileStopped, whileJobsStopped, backlogged } from '../lib/stack.mjs';
 import { bucketOf, compareAll, faults, ownerOf, pageCounters, pendingDeltas, postOwners, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -973,7 +973,7 @@ test('tallyctl reconcile following the worker\'s run takes it over when the work
     const id = maxRun();
     assert.ok(id > before);
     assert.equal(num(`SELECT owner FROM reconcile_runs WHERE id=${id}`), w, 'the worker took the run, and stopped in it');
-    const status = await Promise.race([exited, sleep(45000).then(() => 'still following')]);
+    const status = await within(exited, 45000, 'still following');
     assert.equal(status, 0, stderr);
     assert.match(stderr, /\(worker\)/);
     assert.equal(num(`SELECT owner FROM reconcile_runs WHERE id=${id}`), p.pid, 'tallyctl finished it');

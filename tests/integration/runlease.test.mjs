@@ -15,7 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { startStack, Client, sleep, waitFor, BIN, childrenOf, procState, whileJobsStopped } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, within, BIN, childrenOf, procState, whileJobsStopped } from '../lib/stack.mjs';
 import { compareAll, faults, quietRuns } from '../lib/counts.mjs';
 
 let stack;
@@ -120,7 +120,7 @@ test('tallyctl stalled past its run\'s lease: the worker takes the run over with
 
   // tallyctl wakes: the run is not its own any more
   process.kill(ctl.pid, 'SIGCONT');
-  const status = await Promise.race([exited, sleep(30000).then(() => 'hung')]);
+  const status = await within(exited, 30000, 'hung');
   assert.equal(status, 0, err);
   assert.match(err, new RegExp(`reconciliation ${id}: taken by another process while this one stalled past its lease; left to it`));
   assert.match(out, new RegExp(`^reconciliation ${id}: 2 counters wrong$`, 'm'));

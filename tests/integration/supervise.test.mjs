@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import {
-  startStack, Client, ROOT, childrenOf, freePort, onPostgres, processesMentioning, sleep, waitFor,
+  startStack, Client, ROOT, childrenOf, freePort, onPostgres, processesMentioning, sleep, waitFor, within,
 } from '../lib/stack.mjs';
 
 const REPLACE_MS = 5000;
@@ -22,13 +22,6 @@ async function healthz(base) {
   } catch (e) {
     return { status: 0, text: String(e) };
   }
-}
-
-// promise's value, or null after ms (without keeping the process alive).
-function within(promise, ms) {
-  let timer;
-  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 // Running (a zombie waiting for a slow-reaping init counts as gone).

@@ -15,6 +15,15 @@ export const BIN = path.join(ROOT, 'bin');
 const SETPRIV = '/usr/bin/setpriv';
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// promise's value, or late after ms.  Not a race with sleep(ms): its
+// timer would keep the test's process alive until it fired, long after
+// the promise won (30 and 45 s at the end of two suites).
+export function within(promise, ms, late = null) {
+  let timer;
+  const lapse = new Promise((resolve) => { timer = setTimeout(() => resolve(late), ms); });
+  return Promise.race([promise, lapse]).finally(() => clearTimeout(timer));
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
