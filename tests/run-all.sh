@@ -19,19 +19,51 @@ pass=0; fail=0; failed=""
 run_group() {	# name, prove arguments...
 	name=$1; shift
 	case ",$groups," in *",$name,"*) ;; *) return 0 ;; esac
-	echo "== $name"
+	prove_group "$name" "$@"
+	tally "$name"
+}
+
+# Runs a group's prove, its output kept in $log/NAME.out and its
+# pass and fail counts in $log/NAME.pf (so that groups may run side by
+# side, each in a subshell of its own).
+prove_group() {
+	name=$1; shift
 	mkdir -p "$log/$name"
 	TAP_KEEP="$log/$name" prove "$@" >"$log/$name.out" 2>&1
 	st=$?
-	cat "$log/$name.out"
 	p=$(grep -cE '^[^ ].* \.+ ok' "$log/$name.out")
 	f=$(grep -E '^[^ ].* \.+ ' "$log/$name.out" | grep -vcE ' \.+ ok')
 	# prove failing without a failed file (a test that would not start,
 	# a crash of the harness) still fails the group
 	[ "$st" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-	pass=$((pass + p)); fail=$((fail + f))
-	[ "$f" -eq 0 ] || { failed="$failed $name"; failures "$name"; }
+	echo "$p $f" >"$log/$name.pf"
 }
+
+# Prints a group that ran and adds up its counts.
+tally() {
+	[ -f "$log/$1.pf" ] || return 0
+	echo "== $1"
+	cat "$log/$1.out"
+	read -r p f <"$log/$1.pf"
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$f" -eq 0 ] || { failed="$failed $1"; failures "$1"; }
+}
+
+# Groups side by side (each CPU-bound and short, on its own files: the
+# planted lint faults in a copy of the tree, the fuzzers under
+# build/fuzz, the unit programs), each a function short_NAME, printed
+# in order once all ended.
+side_by_side() {
+	for name in "$@"; do
+		case ",$groups," in *",$name,"*) ( "short_$name" ) & ;; esac
+	done
+	wait
+	for name in "$@"; do tally "$name"; done
+}
+short_lint() { prove_group lint -e '' tests/lint/layers.sh; }
+short_fuzz() { prove_group fuzz -e '' tests/fuzz/run.sh; }
+short_unit() { prove_group unit -e '' $(programs build/unit); }
+short_asan() { prove_group asan -e '' $(programs build/asan); }
 
 # The "not ok" lines of a failed group's kept TAP, each with its YAML
 # block (the assertion's expected and actual values).
@@ -55,13 +87,15 @@ programs() {
 	done
 }
 
-run_group lint -e '' tests/lint/layers.sh
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export CMOCKA_MESSAGE_OUTPUT=TAP
-run_group unit -e '' $(programs build/unit)
-run_group asan -e '' $(programs build/asan)
-FUZZ_SECONDS=${FUZZ_SECONDS:-3} run_group fuzz -e '' tests/fuzz/run.sh
+export FUZZ_SECONDS=${FUZZ_SECONDS:-3}
+# The four short groups two at a time: on two cores, 89 s one after
+# another, 52 s so (the lint copies and the fuzzers' builds wait on the
+# disk too)
+side_by_side lint fuzz
+side_by_side unit asan
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
 run_group integration --timer -e "$NODE_TEST" $(ls tests/integration/*.test.mjs |
