@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { startStack, Client, redisCli, redisNode, clusterNodes, waitFor, sleep, whileWorkerStopped } from '../lib/stack.mjs';
-import { BADGE_GLOBALS, bucketOf, compareAll, pageCounters, quietRuns, redisName, userCache } from '../lib/counts.mjs';
+import { BADGE_GLOBALS, bucketOf, compareAll, pageCounters, quietRuns, redisName, truthRows, userCache } from '../lib/counts.mjs';
 import { insertPosts, newUser, seedUsers } from '../lib/social.mjs';
-import { acked as ackedBy, truthRows } from '../lib/storm.mjs';
+import { acked as ackedBy } from '../lib/storm.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -335,10 +335,10 @@ function storm(users, posts) {
 }
 
 function checkAcked(acked) {
-  // the truth's rows read once (storm.mjs: truthRows), not a query each
-  const has = (sql, pairs, what) => {
+  // the truth's rows read once, not a query each
+  const has = (sql, acks, what) => {
     const rows = new Set(truthRows(stack, sql));
-    for (const p of pairs) assert.ok(rows.has([p].flat().join('|')), `${what} ${[p].flat().join('->')}`);
+    for (const a of acks.map((x) => [x].flat())) assert.ok(rows.has(a.join('|')), `${what} ${a.join('->')}`);
   };
   has("SELECT user_id || '|' || post_id FROM likes", acked.likes, 'like');
   has("SELECT follower_id || '|' || followee_id FROM follows", acked.follows, 'follow');

@@ -15,8 +15,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, Client, sleep, waitFor, childrenOf } from '../lib/stack.mjs';
-import { compareAll, quietRuns } from '../lib/counts.mjs';
-import { acked, assertAcknowledged, truthRows, until303 as retry303 } from '../lib/storm.mjs';
+import { compareAll, quietRuns, truthRows } from '../lib/counts.mjs';
+import { acked, assertAcknowledged, until303 as retry303 } from '../lib/storm.mjs';
 
 let stack;
 before(async () => { stack = await startStack({ env: { TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' } }); });

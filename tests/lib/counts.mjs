@@ -80,14 +80,14 @@ end
 return n`, '0'));
 }
 
+// The lines of a query's answer on the truth (none for an empty one).
+export function truthRows(stack, sql) {
+  return stack.sqlite(sql).split('\n').filter(Boolean);
+}
+
+// A two-column answer as a Map: key (text) -> value (number).
 function rows(stack, sql) {
-  const out = new Map();
-  const text = stack.sqlite(sql);
-  for (const line of text ? text.split('\n') : []) {
-    const [k, v] = line.split('|');
-    out.set(String(k), Number(v));
-  }
-  return out;
+  return new Map(truthRows(stack, sql).map((l) => l.split('|')).map(([k, v]) => [k, Number(v)]));
 }
 
 // Compares every family: recount vs counters table vs Redis live values

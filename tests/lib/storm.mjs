@@ -5,7 +5,7 @@
 // that the truth holds every acknowledged state.
 import assert from 'node:assert/strict';
 import { Client, sleep, waitFor } from './stack.mjs';
-import { compareAll } from './counts.mjs';
+import { compareAll, truthRows } from './counts.mjs';
 
 // An action is acknowledged by its 303 back to a page; a 303 to /login
 // says the session was not taken (and the action was not done).
@@ -83,11 +83,6 @@ export function assertAcknowledged(stack, { prefix, users }, { likeState, follow
     const [i, v] = k.split('|');
     assert.equal(follows.has(`${id(i)}|${v}`), fol, `follow ${k}`);
   }
-}
-
-// The lines of a query's answer (none for an empty one).
-export function truthRows(stack, sql) {
-  return stack.sqlite(sql).split('\n').filter(Boolean);
 }
 
 // After a storm: every acknowledged state in the truth, the backlog
