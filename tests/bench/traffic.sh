@@ -19,6 +19,9 @@
 #   first    every user's /feed once, the first request of each since
 #            signing in: measured first, on a stack nothing has been asked
 #            of but the sign-ins (no goal: what a cold visit costs)
+#   parts    last, once each: /posts/<id>, /badges.json and like/unlike
+#            alone; with the spread feed and profile, the mix's parts,
+#            whose weighted CPU a request is reported beside the mix's
 # and, labelled as what they are, the kept-page case: one user's /feed and
 # one /u/LOGIN asked again and again.
 # Each is measured in rounds back to back with the 1 KB hello
@@ -183,6 +186,33 @@ one() {
 	tr=$(calc "($(metric tally_redis_round_trips_total "$b") - $tr0) / $REQS")
 	cm=$(calc "($(metric tally_redis_commands_total "$b") - $cm0) / $REQS")
 	COST="$(cpu_diff "$c0" "$c1" | per_req "$REQS"); $(printf '%.2f' "$st") SQL statements, $(printf '%.2f' "$tr") Redis round trips ($(printf '%.1f' "$cm") commands) a request"
+	# the stack's whole CPU a request, every process of it
+	TOTAL_US=$(cpu_diff "$c0" "$c1" | tr ' ' '\n' | awk -F: -v n="$REQS" \
+	    -v us="$TICK_US" 'NF == 2 { s += $2 } END { printf "%.0f", s * us / n }')
+}
+
+# The mix against its parts: post, badges and like alone (one run each,
+# after every workload of the stack, so that none changes their pages),
+# feed and profile from their spread runs (the median round's), weighted
+# as the mix weighs them; a mix that costs more than its parts pays for
+# reads beside writes (docs/BENCHMARKS.md).  Into $OUT/traffic-parts.md.
+parts() {		# parts NAME USERS
+	local name=$1 n=$2 bh w weighted
+	[ -n "${US[$name-mix]:-}" ] && [ -n "${US[$name-feed]:-}" ] &&
+	    [ -n "${US[$name-profile]:-}" ] || return 0
+	bh=$(eval echo "\$BASEH_$name")
+	for w in post badges like; do
+		one "$name" "$bh" "$name-part-$w" "$w"
+		US[$name-$w]=$TOTAL_US
+		say "$(printf '%6d users %-10s alone: %8.0f req/s, %s µs a request' \
+		    "$n" "$w" "$RPS" "$TOTAL_US")"
+	done
+	weighted=$(calc "0.4 * ${US[$name-feed]} + 0.2 * ${US[$name-profile]} + 0.15 * ${US[$name-post]} + 0.15 * ${US[$name-badges]} + 0.1 * ${US[$name-like]}")
+	printf -- '- %d users: the mix %s µs of the stack a request; its parts alone, weighted, %.0f (feed %s, profile %s, post %s, badges %s, like/unlike %s): %.2fx\n' \
+	    "$n" "${US[$name-mix]}" "$weighted" "${US[$name-feed]}" \
+	    "${US[$name-profile]}" "${US[$name-post]}" "${US[$name-badges]}" \
+	    "${US[$name-like]}" "$(calc "${US[$name-mix]} / $weighted")" \
+	    >>"$OUT/traffic-parts.md"
 }
 
 REPORT=$OUT/traffic.md
@@ -210,7 +240,8 @@ DETAIL=$OUT/traffic-costs.md
 } >"$DETAIL"
 
 MISSED=0
-declare -A RATIO
+declare -A RATIO US
+rm -f "$OUT/traffic-parts.md"
 run_stack() {		# run_stack NAME USERS
 	local name=$1 n=$2 w base bh r hr hp k
 	say "preparing $n users"
@@ -244,7 +275,7 @@ run_stack() {		# run_stack NAME USERS
 			esac
 			rps="$rps $(calc "$RPS / $hr")"
 			p99="$p99 $(calc "$hp / $P99")"
-			costs+=("$(calc "$RPS / $hr") $RPS $P99 $name-$w-$r|$COST")
+			costs+=("$(calc "$RPS / $hr") $RPS $P99 $name-$w-$r $TOTAL_US|$COST")
 			say "$(printf '%6d users %-10s round %d: %8.0f req/s p99 %6.1f ms (hello %8.0f, p99 %5.1f ms)' \
 			    "$n" "$w" "$r" "$RPS" "$P99" "$hr" "$hp")"
 			say "    $COST"
@@ -255,6 +286,7 @@ run_stack() {		# run_stack NAME USERS
 		RATIO[$name-$w]=$mr
 		med=$(printf '%s\n' "${costs[@]}" | sort -g | sed -n "$(( (rounds + 1) / 2 ))p")
 		k=${med%%|*}
+		US[$name-$w]=$(echo "$k" | awk '{ print $5 }')
 		local label=$w
 		case $w in
 		mix) label="mix (40 % feed, 20 % profile, 15 % post, 15 % badges, 10 % like/unlike)" ;;
@@ -282,6 +314,7 @@ run_stack() {		# run_stack NAME USERS
 			fi ;;
 		esac
 	done
+	parts "$name" "$n"
 }
 
 run_stack small "$USERS"
@@ -300,6 +333,13 @@ if [ "$BIG" -gt 0 ]; then
 				MISSED=1
 			fi
 		done
+	} >>"$REPORT"
+fi
+if [ -s "$OUT/traffic-parts.md" ]; then
+	{
+		echo
+		echo "The mix against its parts, each alone (post, badges, like: one run each):"
+		cat "$OUT/traffic-parts.md"
 	} >>"$REPORT"
 fi
 cp "$REPORT" tests/bench/latest/traffic.md
