@@ -24,9 +24,11 @@
  * unnested array let it hash a sequential scan of every post instead
  * (a 300-user site: the feed's statement 17 % slower at three clients).
  */
-#define POSTS_BY_IDS(ids) "FROM posts p JOIN users u ON u.id = p.user_id " \
-	"JOIN topics t ON t.id = p.topic_id WHERE p.id = ANY(" ids \
-	"::bigint[]) AND p.status = 1 AND p.is_deleted = 0"
+#define POSTS_JOINED "FROM posts p JOIN users u ON u.id = p.user_id " \
+	"JOIN topics t ON t.id = p.topic_id "
+#define POSTS_ID_IN(ids) "WHERE p.id = ANY(" ids "::bigint[]) AND " \
+	"p.status = 1 AND p.is_deleted = 0"
+#define POSTS_BY_IDS(ids) POSTS_JOINED POSTS_ID_IN(ids)
 
 /* What a connection sets first, and again once made again (pg.c): a
  * writer that waits longer than SQLite's busy timeout fails; its
@@ -79,9 +81,10 @@ const char *const sql_pg_text[STMT__MAX] = {
 	/* As sql.c's, written so that PostgreSQL reads each thing once: the
 	 * reader's followees once (the CTE f), the newest repost by one of
 	 * them of each listed post in one pass over the reposts of those
-	 * posts (rb), the posts as POSTS_BY_IDS, the reader's own marks as
-	 * probes of the primary keys (VIEWER_MARK_COLS: an EXISTS a row;
-	 * LEFT JOINs of likes and reposts cost 5 % more).  sql.c's per-post
+	 * posts (rb), the posts as POSTS_BY_IDS (rb joined between its two
+	 * halves), the reader's own marks as probes of the primary keys
+	 * (VIEWER_MARK_COLS: an EXISTS a row; LEFT JOINs of likes and
+	 * reposts cost 5 % more).  sql.c's per-post
 	 * subqueries sorted the reposts again for every post; this text cut
 	 * the server's CPU of a spread feed by 12 % (docs/BENCHMARKS.md).
 	 * A repost's user always exists (a foreign key), so rb has a row
@@ -92,13 +95,10 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "FROM reposts r JOIN f ON f.followee_id = r.user_id "
 	    "JOIN users ru ON ru.id = r.user_id WHERE r.post_id = ANY(?1::bigint[]) "
 	    "ORDER BY r.post_id, r.created_at DESC, r.user_id DESC) "
-	    "SELECT " POST_COLS VIEWER_MARK_COLS ", rb.login "
-	    "FROM posts p JOIN users u ON u.id = p.user_id "
-	    "JOIN topics t ON t.id = p.topic_id "
-	    "LEFT JOIN rb ON rb.post_id = p.id "
-	    "WHERE p.id = ANY(?1::bigint[]) AND p.status = 1 AND "
-	    "p.is_deleted = 0 AND (p.user_id = ?2 OR "
-	    "p.user_id IN (SELECT followee_id FROM f) OR rb.post_id IS NOT NULL)",
+	    "SELECT " POST_COLS VIEWER_MARK_COLS ", rb.login " POSTS_JOINED
+	    "LEFT JOIN rb ON rb.post_id = p.id " POSTS_ID_IN("?1") " AND "
+	    "(p.user_id = ?2 OR p.user_id IN (SELECT followee_id FROM f) OR "
+	    "rb.post_id IS NOT NULL)",
 	/* every writer takes its transaction id at BEGIN (pg.c), before
 	 * any outbox id: see outbox_horizon() */
 	[STMT_OUTBOX_ID_TAKEN] =
