@@ -241,7 +241,8 @@ DETAIL=$OUT/traffic-costs.md
 
 MISSED=0
 declare -A RATIO US
-rm -f "$OUT/traffic-parts.md"
+HELLO=()
+rm -f "$OUT/traffic-parts.md" "$OUT/traffic-hello.md"
 run_stack() {		# run_stack NAME USERS
 	local name=$1 n=$2 w base bh r hr hp k
 	say "preparing $n users"
@@ -268,6 +269,7 @@ run_stack() {		# run_stack NAME USERS
 		for r in $(seq 1 "$rounds"); do
 			one "$name" "$bh" "$name-hello-$w-$r" hello
 			hr=$RPS; hp=$P99
+			HELLO+=("$TOTAL_US ${COST%%;*}")
 			case $w in
 			onefeed) one "$name" "$bh" "$name-$w-$r" - /feed ;;
 			oneprofile) one "$name" "$bh" "$name-$w-$r" - "/u/$LOGIN1" ;;
@@ -314,6 +316,13 @@ run_stack() {		# run_stack NAME USERS
 			fi ;;
 		esac
 	done
+	# what the hello's own stack spent a request (its median run of
+	# all beside this stack): the yardstick's own cost, beside the rows'
+	printf -- '- beside the %d-user stack (the median of %d runs): %s\n' \
+	    "$n" "${#HELLO[@]}" "$(printf '%s\n' "${HELLO[@]}" | sort -n |
+	    sed -n "$(( (${#HELLO[@]} + 1) / 2 ))p" | cut -d' ' -f2-)" \
+	    >>"$OUT/traffic-hello.md"
+	HELLO=()
 	parts "$name" "$n"
 }
 
@@ -333,6 +342,13 @@ if [ "$BIG" -gt 0 ]; then
 				MISSED=1
 			fi
 		done
+	} >>"$REPORT"
+fi
+if [ -s "$OUT/traffic-hello.md" ]; then
+	{
+		echo
+		echo "The 1 KB hello's own stack a request (nginx and the hello; wrk's not counted):"
+		cat "$OUT/traffic-hello.md"
 	} >>"$REPORT"
 fi
 if [ -s "$OUT/traffic-parts.md" ]; then
