@@ -1,8 +1,7 @@
-/* dbmap.c -- the "tally" VFS: a main database's pages and its WAL's
- * frames through maps the process keeps; see dbmap.h.  Every method but
- * the fetches, a WAL's reads and the mmap_size control passes to the
- * default VFS's file, which follows this one's struct in the same
- * allocation. */
+/* dbmap.c -- the "tally" VFS: a main database's pages through a map the
+ * process keeps; see dbmap.h.  Every method but the fetches and the
+ * mmap_size control passes to the default VFS's file, which follows
+ * this one's struct in the same allocation. */
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -31,7 +30,6 @@ struct mfile {
 	struct map	*map;		/* a main database's, or NULL */
 	sqlite3_int64	 size;		/* the file's size when last measured */
 	sqlite3_int64	 limit;		/* mmap_size: fetches when > 0 */
-	int		 wal;		/* a WAL: its reads through the map */
 };
 
 static sqlite3_vfs vfs;
@@ -128,26 +126,9 @@ m_close(sqlite3_file *f)
 	return rc;
 }
 
-/* A WAL's frames are copied from the map when they lie inside the file
- * as last measured, measured again once when they do not (the WAL grew
- * since): SQLite reads only frames of its snapshot, which a checkpoint
- * never truncates while a reader uses them (dbmap.h).  Anything else,
- * and every other file, is the default VFS's read. */
 static int
 m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 {
-	struct mfile *m = (struct mfile *)f;
-
-	if (m->wal && m->map != NULL && m->map->base != NULL && off >= 0 &&
-	    amt > 0 && off + amt <= DBMAP_BYTES) {
-		if (off + amt > m->size)
-			measure(m);
-		if (off + amt <= m->size) {
-			memcpy(buf, m->map->base + off, (size_t)amt);
-			COUNT(walread);
-			return SQLITE_OK;
-		}
-	}
 	return RM(f)->xRead(REAL(f), buf, amt, off);
 }
 
@@ -313,15 +294,6 @@ m_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
 	/* the default VFS's own map stays off, whatever its default */
 	RM(m)->xFileControl(m->real, SQLITE_FCNTL_MMAP_SIZE, &none);
 	m->base.pMethods = &io;
-	if ((flags & SQLITE_OPEN_WAL) && name != NULL) {
-		/* SQLite takes no lock of the WAL's own, and it is opened
-		 * under the database's shared lock, which keeps any other
-		 * process from deleting it: no map is a slower read only */
-		m->map = map_get(name);
-		m->wal = 1;
-		measure(m);
-		return SQLITE_OK;
-	}
 	if (!(flags & SQLITE_OPEN_MAIN_DB) || name == NULL)
 		return SQLITE_OK;
 	/* A main database is in the process's list as long as it is open
@@ -367,5 +339,4 @@ dbmap_stats(struct dbmap_stats *s)
 	s->fetched = __atomic_load_n(&stats.fetched, __ATOMIC_RELAXED);
 	s->declined = __atomic_load_n(&stats.declined, __ATOMIC_RELAXED);
 	s->maps = __atomic_load_n(&stats.maps, __ATOMIC_RELAXED);
-	s->walread = __atomic_load_n(&stats.walread, __ATOMIC_RELAXED);
 }

@@ -1,5 +1,5 @@
-/* dbmap.h -- SQLite's database file and its WAL read through maps a
- * process keeps while other processes write.
+/* dbmap.h -- SQLite's database file read through a map a process keeps
+ * while other processes write.
  *
  * In WAL mode a reader whose next transaction finds that any other
  * process committed throws its whole page cache away (SQLite's pager has
@@ -35,20 +35,6 @@
  *     WAL under a live reader;
  *   - a file renamed over between SQLite's open and the map's gets no
  *     map (SQLITE_FCNTL_HAS_MOVED).
- *
- * A WAL is read through a map of its own as well: after another
- * process's commit, the pages a reader finds in the WAL (the ones every
- * like rewrites: the likes' index, the notifications', the outbox's)
- * were each a pread() a read transaction, 2 a request of the traffic
- * benchmark's mix.  A frame is copied from the map when it lies inside
- * the WAL as last measured (measured at open, after a write or
- * truncation of this connection's, and again when a read falls past
- * it): SQLite reads only the frames of its snapshot, and the WAL is
- * truncated or restarted only when no reader uses any (the checkpoint's
- * locks), so a frame read was written and is still in the file.  SQLite
- * takes no POSIX lock on the WAL, so the map's own descriptor, closed at
- * once, drops none; the WAL is opened under the database's shared lock,
- * which keeps any other process's last close from deleting it.
  * A file larger than DBMAP_BYTES is read past that point as before.  A
  * disk that fails under the map is a SIGBUS where pread() would return
  * an error: the trade SQLite's own map makes too.
@@ -64,10 +50,9 @@
 int	dbmap_register(void);
 
 /* What this process's maps did: pages handed out, fetches sent to the
- * default read, maps made (one per file while it is open), WAL reads
- * copied from a map. */
+ * default read, maps made (one per file while it is open). */
 struct dbmap_stats {
-	unsigned long long	fetched, declined, maps, walread;
+	unsigned long long	fetched, declined, maps;
 };
 void	dbmap_stats(struct dbmap_stats *);
 

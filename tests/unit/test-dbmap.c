@@ -2,8 +2,7 @@
  * through the process's map of the database file, which outlives changes
  * by other connections and processes; a reader sees every commit, the file
  * growing under it (another process's checkpoint) and shrinking (VACUUM);
- * one map serves every connection of a process; a WAL's frames come
- * through a map too, as the WAL grows and is truncated; and a second connection
+ * one map serves every connection of a process; and a second connection
  * opening the file does not drop the first one's shared lock (a
  * descriptor of the file closed in the process would). */
 #include <stdarg.h>
@@ -85,11 +84,10 @@ file_size(void)
 	return st.st_size;
 }
 
-/* sql run by a process of its own, then (ckpt) a checkpoint that copies
- * what it wrote into the file (which grows, or shrinks after a VACUUM)
- * and truncates the WAL; without, what it wrote stays in the WAL. */
+/* sql run by a process of its own, then a checkpoint that copies what
+ * it wrote into the file (which grows, or shrinks after a VACUUM). */
 static void
-child_run(const char *sql, int ckpt)
+child_exec(const char *sql)
 {
 	struct db d;
 	pid_t pid;
@@ -97,19 +95,13 @@ child_run(const char *sql, int ckpt)
 
 	if ((pid = fork()) == 0) {
 		if (db_open(&d, tdb.path) == -1 || db_exec(&d, sql) == -1 ||
-		    (ckpt && db_checkpoint(&d, 0, 1) == -1))
+		    db_checkpoint(&d, 0, 1) == -1)
 			_exit(1);
 		db_close(&d);
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-}
-
-static void
-child_exec(const char *sql)
-{
-	child_run(sql, 1);
 }
 
 /* n rows of ~1 KB each, from another process */
@@ -217,110 +209,6 @@ test_grows_and_shrinks_under_a_reader(void **state)
 	/* and grows again */
 	child_writes(1500);
 	assert_int_equal(one(&d, "SELECT count(length(x)) FROM t"), 1510);
-	db_close(&d);
-}
-
-/* n rows from another process, left in the WAL: row i is the text
- * "<i>," repeated to 1,000 bytes, so that a wrong frame shows in sums */
-static void
-child_wal_writes(int from, int n)
-{
-	char sql[300];
-
-	snprintf(sql, sizeof(sql), "WITH RECURSIVE c(i) AS (SELECT %d "
-	    "UNION ALL SELECT i + 1 FROM c WHERE i < %d) INSERT INTO t "
-	    "SELECT substr(replace(hex(zeroblob(500)), '00', i || ','), 1, "
-	    "1000) FROM c", from, from + n - 1);
-	child_run(sql, 0);
-}
-
-/* what the rows from..from+n-1 of child_wal_writes() hold, summed:
- * each row's first number (i) */
-static long long
-wal_rows_sum(struct db *d)
-{
-	return one(d, "SELECT sum(CAST(substr(x, 1, instr(x, ',') - 1) AS "
-	    "INTEGER) + length(x) - 1000) FROM t");
-}
-
-/* A frame read through the WAL's file methods is the WAL's bytes, as
- * pread() reads them, and comes from the map. */
-static void
-wal_frame_bounds(struct db *d)
-{
-	sqlite3_file *f = NULL;
-	sqlite3_int64 size;
-	unsigned char a[4096 + 24], b[sizeof(a)];
-	struct dbmap_stats s0, s1;
-	char path[600];
-	int fd;
-
-	assert_int_equal(sqlite3_file_control(d->h, "main",
-	    SQLITE_FCNTL_JOURNAL_POINTER, &f), SQLITE_OK);
-	assert_non_null(f);
-	assert_non_null(f->pMethods);
-	assert_int_equal(f->pMethods->xFileSize(f, &size), SQLITE_OK);
-	assert_true(size >= 32 + 3 * (long long)sizeof(a));
-	dbmap_stats(&s0);
-	assert_int_equal(f->pMethods->xRead(f, a, sizeof(a),
-	    32 + 2 * (long long)sizeof(a)), SQLITE_OK);
-	dbmap_stats(&s1);
-	assert_int_equal(s1.walread, s0.walread + 1);
-	snprintf(path, sizeof(path), "%s-wal", tdb.path);
-	assert_true((fd = open(path, O_RDONLY)) != -1);
-	assert_int_equal(pread(fd, b, sizeof(b), 32 + 2 * (off_t)sizeof(b)),
-	    (ssize_t)sizeof(b));
-	close(fd);
-	assert_memory_equal(a, b, sizeof(a));
-	/* past the end: the default read (zeroes, a short read), no map */
-	assert_int_equal(f->pMethods->xRead(f, a, sizeof(a), size),
-	    SQLITE_IOERR_SHORT_READ);
-	dbmap_stats(&s0);
-	assert_int_equal(s0.walread, s1.walread);
-}
-
-/* The WAL's frames: after another process's commits a reader finds its
- * pages in the WAL, and reads them through the map, not with read()
- * calls; when the WAL is truncated (a checkpoint) and written again from
- * its start, and when it grows past what this process measured, the
- * reader reads what was written. */
-static void
-test_wal_frames_from_the_map(void **state)
-{
-	struct dbmap_stats a, b;
-	struct db d;
-	long long calls, want;
-
-	(void)state;
-	assert_int_equal(db_open(&d, tdb.path), 0);
-	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 0);
-	child_wal_writes(1, 300);
-	want = 300 * 301 / 2;
-	dbmap_stats(&a);
-	calls = read_calls();
-	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 300);
-	assert_int_equal(wal_rows_sum(&d), want);
-	calls = read_calls() - calls;
-	dbmap_stats(&b);
-	/* ~80 pages, each a frame in the WAL */
-	assert_true(b.walread - a.walread > 60);
-	assert_true(calls < 10);
-	wal_frame_bounds(&d);
-	/* grows past what this process measured */
-	child_wal_writes(301, 400);
-	want = 700LL * 701 / 2;
-	assert_int_equal(wal_rows_sum(&d), want);
-	/* checkpointed and truncated, then written again from its start:
-	 * the map's pages are the new frames */
-	child_exec("DELETE FROM t WHERE rowid > 100");
-	want = 100 * 101 / 2;
-	assert_int_equal(wal_rows_sum(&d), want);
-	child_wal_writes(1001, 50);
-	want += 50LL * 1001 + 50 * 49 / 2;
-	dbmap_stats(&a);
-	assert_int_equal(wal_rows_sum(&d), want);
-	dbmap_stats(&b);
-	assert_true(b.walread > a.walread);
 	db_close(&d);
 }
 
@@ -445,8 +333,6 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_grows_and_shrinks_under_a_reader, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wal_frames_from_the_map,
-		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_keeps_locks, setup,
 		    teardown),
 #ifndef __SANITIZE_ADDRESS__	/* its shadow needs the address space */
