@@ -54,7 +54,10 @@ wait_url() {		# wait_url URL TRIES: until it answers 2xx, 0.1 s apart
 	return 1
 }
 
-start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>
+# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>; the programs
+# are bin/'s, or STACK_BIN's (a directory of them: tally-run starts its
+# handlers from beside itself)
+start() {
 	local name=$1 port dir
 	shift
 	port=$("$OUT/freeport") || die "no free port"
@@ -63,7 +66,7 @@ start() {		# start NAME [VAR=value...] -> sets BASE_<NAME>, PID_<NAME>
 	env PORT="$port" RUN_DIR="$dir" DEMO=0 TALLY_PWHASH=min \
 	    TALLY_ADMIN_PASSWORD=admin-pass-1 TALLY_WRITE_RATE=0 \
 	    TALLY_LOGIN_RATE=6000000r/m TALLY_RECONCILE_EVERY=0 "$@" \
-	    bin/tally-run >"$dir/run.log" 2>&1 &
+	    "${STACK_BIN:-bin}/tally-run" >"$dir/run.log" 2>&1 &
 	PIDS+=($!)
 	printf -v "PID_$name" '%s' "$!"
 	wait_url "http://127.0.0.1:$port/healthz" 300 ||

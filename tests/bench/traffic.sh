@@ -40,10 +40,22 @@
 # (64), BENCH_USERS (300), BENCH_BIG_USERS (10000; 0: no second stack),
 # BENCH_HOLD=1 (set the first stack up, print where it is, and wait an
 # hour instead of measuring: to profile it by hand), BENCH_ONLY (the workloads to run, e.g. "mix feed"), BENCH_STRICT=1 (exit
-# 1 when a goal is missed).  Writes
+# 1 when a goal is missed), BENCH_AB="OLD NEW" (below).  Writes
 # build/bench/traffic.md and, what a request of each workload ran by SQL
 # statement and Redis command, build/bench/traffic-costs.md; copies both
 # to tests/bench/latest/.
+#
+# BENCH_AB="OLD NEW", each a directory of built programs (a second work
+# tree's bin/, say): one build against another on one stack, instead of
+# the workloads and their report.  The first stack runs from a copy of
+# OLD; for BENCH_AB_PAIRS (5) pairs its BENCH_AB_PROG (tally-social) is
+# OLD's, then NEW's: every pool of it is stopped (by PID) and tally-run
+# starts it again from the other binary, a run of 5 s warms it (its
+# process's kept counts), then one run of BENCH_AB_MODE (mix) is
+# measured.  Alternating puts the machine's drift and the site's
+# growing data (likes add up) on both alike; a pair's ratio is NEW's
+# over OLD's, and the median of the pairs' is printed.  Nothing is
+# copied to tests/bench/latest.
 set -u
 cd "$(dirname "$0")/../.."
 DUR=${BENCH_DURATION:-10}
@@ -215,6 +227,57 @@ parts() {		# parts NAME USERS
 	    >>"$OUT/traffic-parts.md"
 }
 
+# BENCH_AB: OLD's or NEW's program in the stack's place; its pools are
+# stopped and wait_pools waits for tally-run to start as many again
+AB_PROG=${BENCH_AB_PROG:-tally-social}
+AB_OLD=${BENCH_AB%% *}
+AB_NEW=${BENCH_AB#* }
+if [ -n "${BENCH_AB:-}" ]; then
+	[ -x "$AB_OLD/$AB_PROG" ] && [ -x "$AB_NEW/$AB_PROG" ] &&
+	    [ -x "$AB_OLD/tally-run" ] ||
+	    die "BENCH_AB: two directories of built programs, each with $AB_PROG"
+fi
+ab_swap() {		# ab_swap NAME FROM_DIR
+	local run old n p k
+	run=$(eval echo "\$PID_$1")
+	cp "$2/$AB_PROG" "$STACK_BIN/$AB_PROG.new" &&
+	    mv "$STACK_BIN/$AB_PROG.new" "$STACK_BIN/$AB_PROG" ||
+	    die "could not put $2/$AB_PROG in place"
+	old=$(pgrep -P "$run" -x "$AB_PROG" | tr '\n' ' ')
+	n=$(echo "$old" | wc -w)
+	[ "$n" -gt 0 ] || die "no $AB_PROG under tally-run ($run)"
+	for p in $old; do kill -TERM "$p" 2>/dev/null; done
+	for k in $(seq 1 100); do
+		sleep 0.2
+		[ "$(pgrep -P "$run" -x "$AB_PROG" | grep -cvxF -f <(echo "$old" | tr ' ' '\n' | grep .))" -ge "$n" ] &&
+		    return 0
+	done
+	die "$AB_PROG was not started again (tally-run $run)"
+}
+ab_pairs() {		# ab_pairs NAME: the pairs, their ratios, the median
+	local name=$1 base i v dur=$DUR ro rn co cn
+	local mode=${BENCH_AB_MODE:-mix} ratios="" cpus=""
+	base=$(eval echo "\$BASE_$name")
+	for i in $(seq 1 "${BENCH_AB_PAIRS:-5}"); do
+		for v in old new; do
+			if [ "$v" = old ]; then ab_swap "$name" "$AB_OLD"
+			else ab_swap "$name" "$AB_NEW"; fi
+			wait_url "$base/healthz" 100 || die "$name after the swap"
+			DUR=5; one "$name" "$base" "$name-ab-warm" "$mode"; DUR=$dur
+			one "$name" "$base" "$name-ab-$v-$i" "$mode"
+			say "$(printf 'pair %d %-3s %8.0f req/s p99 %6.1f ms, stack %s µs a request: %s' \
+			    "$i" "$v" "$RPS" "$P99" "$TOTAL_US" "$COST")"
+			if [ "$v" = old ]; then ro=$RPS; co=$TOTAL_US
+			else rn=$RPS; cn=$TOTAL_US; fi
+		done
+		ratios="$ratios $(calc "$rn / $ro")"
+		cpus="$cpus $(calc "$cn / $co")"
+	done
+	say "$AB_PROG, $mode: NEW/OLD req/s by pair:$ratios; median $(echo "$ratios" | median)"
+	say "$AB_PROG, $mode: NEW/OLD stack CPU a request by pair:$cpus; median $(echo "$cpus" | median)"
+	ab_swap "$name" "$AB_OLD"
+}
+
 REPORT=$OUT/traffic.md
 {
 	echo "# A site's traffic against the 1 KB hello (tests/bench/traffic.sh)"
@@ -247,7 +310,14 @@ run_stack() {		# run_stack NAME USERS
 	local name=$1 n=$2 w base bh r hr hp k
 	say "preparing $n users"
 	prepare "$name" "$n"
-	start "$name"
+	if [ -n "${BENCH_AB:-}" ]; then	# from a copy: its programs swapped
+		STACK_BIN=$RD/ab-bin
+		mkdir -p "$STACK_BIN"
+		cp "$AB_OLD"/* "$STACK_BIN"/ || die "copy of $AB_OLD"
+		start "$name" TALLY_SHARE="$PWD"
+	else
+		start "$name"
+	fi
 	hello_beside "$name"
 	base=$(eval echo "\$BASE_$name")
 	bh=$(eval echo "\$BASEH_$name")
@@ -259,6 +329,10 @@ run_stack() {		# run_stack NAME USERS
 	# every home timeline in Redis, as on a site that has been up
 	xargs -n 500 env RUN_DIR="$RD/$name" bin/tallyctl warm <"$RD/$name/logins" \
 	    >"$RD/$name/warm.log" 2>&1 || die "warm: $(tail -3 "$RD/$name/warm.log")"
+	if [ -n "${BENCH_AB:-}" ]; then
+		ab_pairs "$name"
+		return
+	fi
 	if [ "${BENCH_HOLD:-0}" = 1 ]; then	# to look at it by hand
 		say "holding: $base (hello: $bh), RUN_DIR $RD/$name; stop with kill $$"
 		sleep 3600
@@ -327,6 +401,7 @@ run_stack() {		# run_stack NAME USERS
 }
 
 run_stack small "$USERS"
+[ -n "${BENCH_AB:-}" ] && exit 0	# no report: the pairs were printed
 if [ "$BIG" -gt 0 ]; then
 	run_stack big "$BIG"
 	{
