@@ -2,12 +2,14 @@
  * a model, its load and its render: web/view_social.h), and the follow
  * action. */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/valid.h"
 #include "social/follow.h"
 #include "social/people.h"
 #include "social/profileview.h"
 #include "social_pages.h"
+#include "store/rds.h"
 #include "web/act.h"
 #include "web/field.h"
 #include "web/flash.h"
@@ -17,33 +19,75 @@
 
 #define PEOPLE_PAGE	50
 
+/* One round trip: the profile, its page of ids (when this process knows
+ * the login's id), the reader's badges and, for a reader not confirmed
+ * yet (req.h: presumed), the session's copy; a copy that SQLite renews
+ * rides in the page's last round trip.  Sent here, or ahead with the
+ * reader's group (social_pages.h: page_ahead()). */
+struct profile_first {
+	struct profile_q pq;
+	struct layout_q	 lq;
+};
+
+static void
+profile_first_send(struct req *r, const char *login, long long page,
+    struct profile_first *f)
+{
+	profileview_send(r->app, login, page, FEED_PAGE, &f->pq);
+	layout_first_send(r, &f->lq);
+}
+
+static void
+profile_first_ahead(struct req *r, void *q, const void *login)
+{
+	profile_first_send(r, login, 1, q);
+}
+
+int
+profile_ahead(struct req *r)
+{
+	const char *login;
+
+	if (r->method != METHOD_GET ||
+	    (login = field_path_try(r, "/u/", VALID_LOGIN)) == NULL)
+		return 0;
+	return page_ahead(r, sizeof(struct profile_first),
+	    profile_first_ahead, login);
+}
+
 static enum page_load
 profile_load(struct req *r, void *vm)
 {
 	struct profile_view *v = vm;
-	struct layout_q lq;
-	struct profile_q pq;
+	struct profile_first own, *f;
+	struct req_ahead *ahead;
 	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer;
-	const char *login;
-	int rc, n = -1;
+	const char *login = NULL;
+	int rc, n = -1, first_ok;
 
-	if (page == 0 || (login = field_arg(r, 0, VALID_LOGIN,
-	    "There is no such user.")) == NULL)
-		return PAGE_ANSWERED;
-	/* One round trip: the profile, its page of ids (when this process
-	 * knows the login's id), the reader's badges and, for a reader not
-	 * confirmed yet (req.h: presumed), the session's copy; a copy that
-	 * SQLite renews rides in the page's last round trip. */
-	profileview_send(r->app, login, page, FEED_PAGE, &pq);
-	layout_first_send(r, &lq);
-	profileview_read(r->app, &pq);
-	if (!layout_first_recv(r, &lq)) {
-		profileview_drop(&pq);
+	if (page != 0)
+		login = field_arg(r, 0, VALID_LOGIN, "There is no such user.");
+	/* sent ahead for page 1 of the login the path names, as read here */
+	if ((f = req_ahead_take(r, &ahead, page == 1 && login != NULL &&
+	    r->ahead != NULL && strcmp(((struct profile_first *)
+	    r->ahead->q)->pq.pq.login, login) == 0)) == NULL) {
+		if (login == NULL)
+			return PAGE_ANSWERED;
+		profile_first_send(r, login, page, f = &own);
+	}
+	profileview_read(r->app, &f->pq);
+	first_ok = layout_first_recv(r, &f->lq);
+	req_ahead_read(r, ahead);
+	if (!first_ok) {
+		profileview_drop(&f->pq);
+		req_ahead_free(ahead);
 		return PAGE_AGAIN;
 	}
 	viewer = r->user ? r->sess.user_id : 0;
-	rc = profileview_end(r->app, &pq, v, ids, &n);
+	rc = profileview_end(r->app, &f->pq, v, ids, &n);
+	req_ahead_free(ahead);	/* f with it */
+	f = NULL;
 	if (rc == 1)
 		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);

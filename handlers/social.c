@@ -37,6 +37,7 @@
 #include "web/render.h"
 #include "web/req.h"
 #include "web/resp.h"
+#include "store/rds.h"
 #include "web/route.h"
 #include "web/serve.h"
 
@@ -83,16 +84,31 @@ static const struct route routes[] = {
 };
 
 /* The feeds and profiles taken together: one sync serves them all
- * (web/keep.h; on failure each page tries its own). */
+ * (web/keep.h; on failure each page tries its own).  Then the first
+ * round trip of each feed and profile goes at once, and the replies are
+ * read in one wait, each page's kept for its load (page_ahead()): one
+ * round trip, not one a page (a round trip cost the stack ~40 us,
+ * docs/BENCHMARKS.md). */
 static void
 kept_taken(struct slot *s, int n)
 {
-	struct req *rs[READ_MAX];
-	int i;
+	struct req *rs[READ_MAX] = { NULL };
+	struct rds *rd = s[0].r.app->rds;
+	int i, ahead = 0;
 
 	for (i = 0; i < n && i < READ_MAX; i++)
 		rs[i] = &s[i].r;
 	keep_sync_taken(s[0].r.app, rs, i);
+	if (n < 2 || rds_queued(rd) != 0)
+		return;
+	for (i = 0; i < n && i < READ_MAX; i++)
+		if (s[i].st == 0)
+			ahead += feed_ahead(&s[i].r) ||
+			    profile_ahead(&s[i].r);
+	for (i = 0; ahead > 0 && i < n && i < READ_MAX; i++)
+		if (s[i].r.ahead != NULL)
+			rds_stash_fill(rd, &s[i].r.ahead->st,
+			    s[i].r.ahead->want);
 }
 
 int

@@ -2,11 +2,17 @@
  * load through shared/ (the models) and its render (web/view_social.c);
  * and the answers tally-social's pages share. */
 
+#include <string.h>
+
+#include "base/buf.h"
 #include "social/find.h"
 #include "social/pcache.h"
 #include "social/posting.h"
 #include "social/postlist.h"
 #include "social/profileview.h"
+#include "store/app.h"
+#include "store/rds.h"
+#include "web/keep.h"
 #include "social_pages.h"
 #include "web/field.h"
 #include "web/layout.h"
@@ -59,31 +65,91 @@ cards_counted(const struct post_card *cs, int n, const struct count *more,
 	return 1;
 }
 
+/* The feed's first round trip: the timeline's page, the reader's badges
+ * and, for a reader not confirmed yet (req.h: presumed), the session's
+ * copy.  A timeline to rebuild is rebuilt for a confirmed reader only; a
+ * copy that SQLite renews rides in the page's last round trip, which the
+ * counts no process keeps need (often none). */
+struct feed_first {
+	struct tl_q	 tq;
+	struct layout_q	 lq;
+};
+
+static void
+feed_first_send(struct req *r, long long page, struct feed_first *f)
+{
+	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE,
+	    &f->tq);
+	layout_first_send(r, &f->lq);
+}
+
+int
+page_ahead(struct req *r, size_t qsize, void (*send)(struct req *, void *,
+    const void *), const void *arg)
+{
+	struct rds *rd = r->app->rds;
+	struct req_ahead *a;
+	int q0;
+
+	if (field_has(r, "page") || rds_is_cluster(rd) ||
+	    app_reader(r->app) != rd || !rds_up(rd) || !req_presume(r) ||
+	    keep_likely(r))
+		return 0;
+	a = xcalloc(1, sizeof(*a));
+	a->q = xcalloc(1, qsize);
+	a->gen = rds_gen(rd);
+	q0 = rds_queued(rd);
+	rds_record(rd, &a->keys);
+	send(r, a->q, arg);
+	rds_record(rd, NULL);
+	a->want = rds_queued(rd) - q0;
+	r->ahead = a;
+	return 1;
+}
+
+static void
+feed_first_ahead(struct req *r, void *q, const void *arg)
+{
+	(void)arg;
+	feed_first_send(r, 1, q);
+}
+
+int
+feed_ahead(struct req *r)
+{
+	if (r->method != METHOD_GET || r->path == NULL ||
+	    strcmp(r->path, "/feed") != 0)
+		return 0;
+	return page_ahead(r, sizeof(struct feed_first), feed_first_ahead,
+	    NULL);
+}
+
 static enum page_load
 feed_load(struct req *r, void *vm)
 {
 	struct feed_model *m = vm;
-	struct layout_q lq;
-	struct tl_q tq;
+	struct feed_first own, *f;
+	struct req_ahead *ahead;
 	long long ids[FEED_PAGE];
-	int n;
+	int n, first_ok, cached;
 
-	if ((m->page = field_page(r)) == 0)
-		return PAGE_ANSWERED;
-	/* One round trip: the timeline's page, the reader's badges and,
-	 * for a reader not confirmed yet (req.h: presumed), the session's
-	 * copy.  A timeline to rebuild is rebuilt for a confirmed reader
-	 * only; a copy that SQLite renews rides in the page's last round
-	 * trip, which the counts no process keeps need (often none). */
-	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, m->page, FEED_PAGE,
-	    &tq);
-	layout_first_send(r, &lq);
-	timeline_ids_read(r->app, &tq);
-	if (!layout_first_recv(r, &lq)) {
-		timeline_ids_drop(&tq);
+	m->page = field_page(r);
+	if ((f = req_ahead_take(r, &ahead, m->page == 1)) == NULL) {
+		if (m->page == 0)
+			return PAGE_ANSWERED;
+		feed_first_send(r, m->page, f = &own);
+	}
+	timeline_ids_read(r->app, &f->tq);
+	first_ok = layout_first_recv(r, &f->lq);
+	req_ahead_read(r, ahead);
+	if (!first_ok) {
+		timeline_ids_drop(&f->tq);
+		req_ahead_free(ahead);
 		return PAGE_AGAIN;
 	}
-	n = timeline_ids_end(r->app, &tq, ids);
+	n = timeline_ids_end(r->app, &f->tq, ids);
+	cached = f->tq.cached;
+	req_ahead_free(ahead);	/* f with it */
 	if (n < 0 || postlist_read(r->app, ids, n, r->sess.user_id, PC_HOME,
 	    &m->cards) == -1) {
 		resp_error(r, 500, "The feed could not be read.");
@@ -96,7 +162,7 @@ feed_load(struct req *r, void *vm)
 		find_free(&m->suggest);
 	if (layout_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
 		return PAGE_AGAIN;	/* one round trip */
-	r->keep.ok = tq.cached && m->cards.n > 0 &&
+	r->keep.ok = cached && m->cards.n > 0 &&
 	    cards_counted(m->cards.v, m->cards.n, NULL, 0);
 	return PAGE_RENDER;
 }

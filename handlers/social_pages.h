@@ -24,6 +24,18 @@ int	arg_user(struct req *, struct account *);
 int	cards_counted(const struct post_card *, int n, const struct count *more,
 	    int nmore);
 
+/* For the pages a reader's group took (social.c): the first round trip
+ * of a GET of page 1 (no ?page=) of a presumed reader, whose page this
+ * process does not keep, on one Redis server that is up, sent into
+ * r->ahead by send(r, q, arg) (q: qsize bytes, zeroed), its replies read
+ * later with the group's, in one wait: 1, or 0 when nothing was sent.
+ * The page's load then reads its own from r->ahead.  feed_ahead() and
+ * profile_ahead() for /feed and /u/LOGIN (0: another request). */
+int	page_ahead(struct req *, size_t qsize, void (*send)(struct req *,
+	    void *, const void *), const void *arg);
+int	feed_ahead(struct req *);
+int	profile_ahead(struct req *);
+
 extern const struct page page_feed, page_topic, page_profile,
 	    page_followers, page_following, page_post, page_post_edit_form,
 	    page_people, page_topics, page_followed;

@@ -103,6 +103,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	__atomic_fetch_add(&s->redis_trips, c->trips, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->kept_whole, c->kept, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->counts_kept, c->ckept, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->pages_ahead, c->ahead, __ATOMIC_RELAXED);
 }
 
 void

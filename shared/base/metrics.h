@@ -47,12 +47,14 @@ struct metrics_slot {
 	uint64_t	redis_trips;	/* Redis round trips */
 	uint64_t	kept_whole;	/* pages sent as kept (web/keep.h) */
 	uint64_t	counts_kept;	/* counts read as kept (count/ckeep.h) */
+	uint64_t	pages_ahead;	/* first round trips read with others'
+					   (web/batch.h) */
 };
 
 /* What one request cost, beside its time. */
 struct metrics_cost {
 	unsigned long long	stmts, sqltrips, commits, cmds, trips, kept,
-				ckept;
+				ckept, ahead;
 };
 
 /* The writers' lock: how long each taking waited, and held it. */

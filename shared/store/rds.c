@@ -445,9 +445,69 @@ rds_append_eval(struct rds *r, struct rds_script *s, int nkeys,
 int
 rds_get_reply(struct rds *r, redisReply **out)
 {
+	struct rds_stash *st = r->stash;
+
+	if (st != NULL && st->next < st->n) {
+		int i = st->next++;
+
+		*out = i < RDS_STASH_MAX ? st->rep[i] : NULL;
+		if (i < RDS_STASH_MAX)
+			st->rep[i] = NULL;
+		return *out != NULL ? 0 : -1;
+	}
 	if (r->cl != NULL)
 		return rcl_get_reply(r->cl, out);
 	return rconn_get_reply(&r->one, out);
+}
+
+int
+rds_queued(const struct rds *r)
+{
+	return r->cl != NULL ? 0 : r->one.pending;
+}
+
+void
+rds_stash_fill(struct rds *r, struct rds_stash *st, int n)
+{
+	int i;
+
+	st->n = n;	/* past RDS_STASH_MAX: handed out as failed */
+	st->next = 0;
+	for (i = 0; i < n; i++) {
+		redisReply *rep = NULL;
+
+		if (rconn_get_reply(&r->one, &rep) == -1)
+			rep = NULL;
+		if (i < RDS_STASH_MAX)
+			st->rep[i] = rep;
+		else if (rep != NULL)	/* more than a page sends: never */
+			freeReplyObject(rep);
+	}
+}
+
+void
+rds_stash_use(struct rds *r, struct rds_stash *st)
+{
+	r->stash = st;
+	if (st != NULL)
+		r->nstashes++;
+}
+
+unsigned long long
+rds_nstashes(const struct rds *r)
+{
+	return r != NULL ? r->nstashes : 0;
+}
+
+void
+rds_stash_free(struct rds_stash *st)
+{
+	int i;
+
+	for (i = st->next; i < st->n && i < RDS_STASH_MAX; i++)
+		if (st->rep[i] != NULL)
+			freeReplyObject(st->rep[i]);
+	st->n = st->next = 0;
 }
 
 int

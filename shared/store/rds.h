@@ -153,6 +153,28 @@ int		 rds_collect(struct rds *, int n);
  * when the transport failed (context dropped). */
 int		 rds_get_reply(struct rds *, rds_reply **out);
 
+/* Replies read ahead for one piece of work: a reader's group sends the
+ * first round trip of each of its pages at once, reads every reply in
+ * one wait, and keeps each page's (web/batch.h).  rds_queued(): replies
+ * queued and not read yet (one server; 0 on a cluster, where nothing is
+ * read ahead).  rds_stash_fill() reads the next n into st: each reply,
+ * or -1 where the transport failed.  While st is in use
+ * (rds_stash_use(); NULL: none), rds_get_reply() hands out its replies
+ * first, in order, then reads the connection again.  rds_stash_free()
+ * frees what was not handed out. */
+#define RDS_STASH_MAX	16
+struct rds_stash {
+	rds_reply	*rep[RDS_STASH_MAX];
+	int		 n, next;
+};
+int		 rds_queued(const struct rds *);
+/* Stashes put in use so far (/metrics: pages whose first round trip
+ * went ahead). */
+unsigned long long rds_nstashes(const struct rds *);
+void		 rds_stash_fill(struct rds *, struct rds_stash *st, int n);
+void		 rds_stash_use(struct rds *, struct rds_stash *st);
+void		 rds_stash_free(struct rds_stash *st);
+
 /* Queues one plain command (pipelining); 0, or -1 when Redis is down.
  * Read its reply with rds_collect(). */
 int		 rds_append(struct rds *, int argc, const char **argv,

@@ -14,6 +14,8 @@ struct rds {
 	struct rconn	 one;	/* the server, when not a cluster */
 	struct rcl	*cl;	/* a Redis Cluster (rcl.h), or NULL */
 	struct rds_keys	*rec;	/* rds_record(), or NULL */
+	struct rds_stash *stash; /* rds_stash_use(), or NULL */
+	unsigned long long nstashes;	/* rds_stash_use()s of one */
 };
 
 void	rds_init(struct rds *, const char *path, int timeout_ms);

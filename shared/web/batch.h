@@ -54,8 +54,13 @@
  * (about 80 us on average).  The requests queued when the process takes
  * one were all there before one sync sent after taking them; that sync
  * serves them all (keep_sync_taken()).  The badge polls taken together
- * read their badges in one round trip (badges_poll_many()).  They are
- * then served in turn.
+ * read their badges in one round trip (badges_poll_many()).  The feeds
+ * and profiles taken together send their first round trips at once
+ * (the session's copy, the badges, the timeline's page: page_ahead(),
+ * social.c), and the replies are read in one wait, each page's kept for
+ * its load (store/rds.h: rds_stash): a round trip cost the stack ~40 us,
+ * and a group of four spread feeds took four.  They are then served in
+ * turn.
  *
  * The gathering accepts without waiting: the listening socket is
  * non-blocking (batch_listen_init()), and a process waits for a

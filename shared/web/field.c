@@ -80,6 +80,20 @@ field_arg(struct req *r, int i, enum valid kind, const char *msg)
 }
 
 const char *
+field_path_try(struct req *r, const char *prefix, enum valid kind)
+{
+	const char *p = r->path;
+	size_t n = strlen(prefix);
+	char *norm;
+
+	if (p == NULL || strncmp(p, prefix, n) != 0 || p[n] == '\0' ||
+	    strchr(p + n, '/') != NULL ||
+	    valid_check(kind, p + n, strlen(p + n), &norm) == -1)
+		return NULL;
+	return req_keep(r, norm);
+}
+
+const char *
 field_opt(struct req *r, const char *field, enum valid kind, const char *dflt)
 {
 	const struct kv *kv = req_field(r, field);

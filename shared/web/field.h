@@ -32,6 +32,12 @@ const char	*field_try(struct req *, const char *field, enum valid kind);
  * naming what cannot exist names nothing) and returns NULL. */
 const char	*field_arg(struct req *, int i, enum valid kind,
 		    const char *msg);
+/* The path's one segment after prefix ("/u/" of /u/LOGIN) validated as
+ * kind and normalised, or NULL (another path, a bad value), answering
+ * nothing: for a page whose first round trip is sent before its route's
+ * arguments are read (social.c: a reader's group). */
+const char	*field_path_try(struct req *, const char *prefix,
+		    enum valid kind);
 /* A number field of kind (VALID_PAGE, VALID_ID, VALID_TOP_N): dflt when
  * absent; a value sent, empty included, must be valid, else answers 400
  * and returns -1. */

@@ -191,8 +191,24 @@ keep_answer(struct req *r)
 	k->rec_gen = rds_gen(r->app->rds);
 	memset(&k->rec, 0, sizeof(k->rec));
 	rds_record(r->app->rds, &k->rec);
+	if (r->ahead != NULL) {
+		/* its first round trip went ahead: what that read was read
+		 * then, on that connection (no sync came since: the group's
+		 * came before it) */
+		k->rec = r->ahead->keys;
+		k->rec_gen = r->ahead->gen;
+	}
 	k->recording = 1;
 	return 0;
+}
+
+int
+keep_likely(struct req *r)
+{
+	struct entry *e = entry_of(r);
+	long long now = now_of(r);
+
+	return e != NULL && e->used && now < e->until_ms && e->body.len > 0;
 }
 
 /* Whether what the load read may be kept (keep.h: nothing doubtful). */

@@ -55,6 +55,9 @@
 
 /* 1: the kept page is in r->body (status 200); 0: load the page. */
 int	keep_answer(struct req *);
+/* 1 when this process keeps a page for r that keep_answer() may send
+ * (a presumed reader; no I/O): its first round trip is not sent ahead. */
+int	keep_likely(struct req *);
 /* After the render (rendered 0: the load answered by itself). */
 void	keep_store(struct req *, int rendered);
 /* One sync for the n requests a pool took together (web/batch.h): each

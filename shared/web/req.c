@@ -368,6 +368,7 @@ req_finish(struct req *r)
 	for (i = 0; i < r->nscratch; i++)
 		free(r->scratch[i]);
 	free(r->scratch);
+	req_ahead_free(r->ahead);	/* sent ahead, never loaded: a kept page */
 	for (j = 0; j < r->nargs; j++)
 		free(r->args[j]);
 	kv_free(&r->query);
@@ -377,6 +378,37 @@ req_finish(struct req *r)
 	buf_free(&r->body);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
+}
+
+void *
+req_ahead_take(struct req *r, struct req_ahead **a, int use)
+{
+	*a = r->ahead;
+	r->ahead = NULL;
+	if (*a != NULL && use) {
+		rds_stash_use(r->app->rds, &(*a)->st);
+		return (*a)->q;
+	}
+	req_ahead_free(*a);
+	*a = NULL;
+	return NULL;
+}
+
+void
+req_ahead_read(struct req *r, struct req_ahead *a)
+{
+	if (a != NULL)
+		rds_stash_use(r->app->rds, NULL);
+}
+
+void
+req_ahead_free(struct req_ahead *a)
+{
+	if (a == NULL)
+		return;
+	rds_stash_free(&a->st);
+	free(a->q);
+	free(a);
 }
 
 long long

@@ -22,6 +22,19 @@
 #define REQ_ARGS_MAX	4
 
 /* A ROUTE_KEEP page's part of a request (web/keep.h). */
+/* A page's first round trip sent ahead with its group's (web/batch.h,
+ * social.c): the keys its commands named and the data connection's
+ * generation when they were sent (what a kept page records, keep.h), the
+ * number of replies, the replies once read, and the page's own queue
+ * (what its send left for its reads). */
+struct req_ahead {
+	struct rds_keys	 keys;
+	unsigned	 gen;
+	int		 want;
+	struct rds_stash st;
+	void		*q;
+};
+
 struct keep_req {
 	struct rds_keys	 rec;		/* what the load read from Redis */
 	int		 recording;
@@ -93,6 +106,7 @@ struct req {
 	int		 flash;		/* the one-time message the page shows
 					 * (web/flash.h: an enum flash) */
 	struct keep_req	 keep;		/* a ROUTE_KEEP page's (keep.h) */
+	struct req_ahead *ahead;	/* its first round trip, sent ahead */
 	/* what answers once the group commit it shared is durable and its
 	 * counts applied (web/batch.h): then(r, then_arg), or NULL */
 	int		(*then)(struct req *, long long);
@@ -158,6 +172,16 @@ int		 req_session_decide(struct req *, struct req_sessq *);
 /* Puts the copy SQLite renewed, if still to put (r->sess_put). */
 void		 req_session_put(struct req *);
 void		 req_finish(struct req *);
+/* Frees what was sent ahead (NULL: nothing); the page's queue holds no
+ * reply of its own then (its reads never ran, or ran to their end). */
+void		 req_ahead_free(struct req_ahead *);
+/* A page's load takes what its first round trip left when it went ahead
+ * (r->ahead, cleared: a page run again sends its own) into *a.  When
+ * use, the page's queue, whose replies rds_get_reply() now hands out
+ * until req_ahead_read(a); else NULL, *a freed and NULL: the page sends
+ * its own. */
+void		*req_ahead_take(struct req *, struct req_ahead **a, int use);
+void		 req_ahead_read(struct req *, struct req_ahead *a);
 
 /* A CGI parameter (SERVER_PROTOCOL, REMOTE_ADDR...), or NULL. */
 const char	*req_param(const struct req *, const char *);

@@ -186,6 +186,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->trips += keep_syncs();	/* its PINGs (keep.h) */
 	c->kept = keep_wholes();
 	c->ckept = ckeep_hits();
+	c->ahead = rds_nstashes(a->rds);
 }
 
 /* Request i's share of what n requests taken together cost from c0 to
@@ -209,6 +210,7 @@ cost_share(struct metrics_cost *c, const struct metrics_cost *c0,
 	c->trips = share(c1->trips - c0->trips, i, n);
 	c->kept = share(c1->kept - c0->kept, i, n);
 	c->ckept = share(c1->ckept - c0->ckept, i, n);
+	c->ahead = share(c1->ahead - c0->ahead, i, n);
 }
 
 static int

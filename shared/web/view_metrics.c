@@ -141,6 +141,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	    "Counts read from what a handler process kept, Redis having said "
 	    "they did not change (no command).",
 	    offsetof(struct metrics_slot, counts_kept));
+	cost_metric(out, m, "tally_pages_ahead_total",
+	    "Pages whose first Redis round trip went with the other pages a "
+	    "reader took together (their replies read in one wait).",
+	    offsetof(struct metrics_slot, pages_ahead));
 	lock_metric(out, m, 0);
 	lock_metric(out, m, 1);
 	metric_head(out, "tally_pending_deltas", "gauge",

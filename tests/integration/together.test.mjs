@@ -7,7 +7,7 @@
 // queued together share one sync: feedcache.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, childrenOf, queuedWhileStopped } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, onCluster, queuedWhileStopped } from '../lib/stack.mjs';
 import { recorded, settled } from '../lib/cost.mjs';
 
 let stack;
@@ -57,4 +57,76 @@ test('badge polls queued together: each its own user\'s badges, fewer round trip
   // rounded down each recorded none (/metrics undercounted every
   // request taken with others)
   assert.ok(trips >= 12 / 4, `every take's round trip recorded: ${trips}`);
+});
+
+// Feeds and profiles queued together on the social readers: the process
+// that takes them sends the first round trip of each at once and reads
+// the replies in one wait, each page's kept for its load (web/batch.h,
+// social_pages.h: page_ahead()).  Each answer is its own reader's page:
+// its header names the reader, its badge counts the reader's unread
+// notifications, its feed the posts of whom the reader follows; a
+// session logged out before its page was asked for gets no page.  Most
+// pages' first round trip went ahead (/metrics: tally_pages_ahead_total);
+// none of the same pages asked with "?page=1" did (page 1 as its link
+// names it, with no query, goes ahead).  (What it saves: one round trip
+// a group where each page took its own, docs/BENCHMARKS.md.)
+test('feeds and profiles queued together: each its own reader\'s page, their first round trips at once', async () => {
+  for (let i = 0; i < users.length; i++) {
+    await users[i].get('/feed');	// its csrf token
+    const r = await users[i].post('/posts', { body: `the post of tg${i}`, topic: '', publish: '1' });
+    assert.equal(r.status, 303);
+  }
+  const gone = new Client(stack.base);
+  assert.equal((await gone.signup('tgout')).status, 303);
+  await gone.get('/feed');
+  const goneSid = gone.jar.get('sid');
+  assert.equal((await gone.post('/logout', {})).status, 303);
+  gone.jar.set('sid', goneSid);	// the cookie of a session that ended
+  const ask = (q) => () => {
+    const sent = [];
+    users.forEach((c, i) => sent.push([i, 'feed', c.get(`/feed${q}`)]));
+    users.forEach((c, i) => sent.push([i, 'profile', c.get(`/u/tg${(i + 3) % users.length}${q}`)]));
+    sent.push([-1, 'feed', gone.get(`/feed${q}`)]);
+    return sent;
+  };
+  const check = async (pages) => {
+    for (const [i, what, p] of pages) {
+      const r = await p;
+      if (i < 0) {
+        assert.equal(r.status, 303, 'a session logged out: no page');
+        assert.match(r.location, /^\/login/);
+        continue;
+      }
+      assert.equal(r.status, 200, `tg${i} ${what}: ${r.status}`);
+      assert.match(r.text, new RegExp(`data-me="tg${i}"`), `tg${i} ${what}: the reader's own header`);
+      const badge = r.text.match(/data-counter="unread-notifications">(\d+)</);
+      assert.equal(Number(badge?.[1] ?? 0), i, `tg${i} ${what}: the reader's own badge`);
+      if (what === 'feed') {
+        // tg{i} follows tg{k} for every k > i, and reads its own posts
+        for (let k = 0; k < users.length; k++)
+          assert.equal(r.text.includes(`the post of tg${k}<`), k >= i,
+            `tg${i}'s feed and the post of tg${k}`);
+      } else {
+        const m = (i + 3) % users.length;
+        assert.match(r.text, new RegExp(`the post of tg${m}<`), `tg${i} on tg${m}'s profile`);
+      }
+    }
+  };
+  const social = childrenOf(stack.pidOf('/social.sock ')).map((c) => c.pid);
+  assert.ok(social.length >= 2, `the social readers: ${social}`);
+  const queued = async (q) => {
+    const c0 = await settled(stack, 'social');
+    const pages = await queuedWhileStopped(social, ask(q));
+    await check(pages);
+    return recorded(stack, 'social', c0, pages.length);
+  };
+  await queued('?page=1');	// every process has read the pages' counts
+  const ahead = await queued('');
+  const own = await queued('?page=1');
+  assert.equal(own.ahead, 0, 'no page 1 asked as "?page=1" went ahead');
+  // 12 readers' pages, four a process at most: at least 8 went ahead
+  // (none of a group of one; the logged-out session's may).  On a Redis
+  // Cluster none does: a group's replies would come from several nodes.
+  if (onCluster()) assert.equal(ahead.ahead, 0, 'on a Redis Cluster');
+  else assert.ok(ahead.ahead >= 8, `pages sent ahead: ${ahead.ahead} of 13`);
 });

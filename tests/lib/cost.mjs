@@ -52,6 +52,7 @@ export async function handlerCost(stack, handler) {
     reqs: get('tally_http_request_duration_seconds_count'),
     kept: get('tally_pages_kept_total'),
     ckept: get('tally_counts_kept_total'),
+    ahead: get('tally_pages_ahead_total'),
   };
 }
 
@@ -81,6 +82,7 @@ export async function recorded(stack, handler, c0, n) {
     stmts: c1.stmts - c0.stmts, sqlTrips: c1.sqlTrips - c0.sqlTrips,
     cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
     kept: c1.kept - c0.kept, ckept: c1.ckept - c0.ckept,
+    ahead: c1.ahead - c0.ahead,
   };
 }
 

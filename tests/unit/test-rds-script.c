@@ -22,30 +22,18 @@
 #include "store/rds_int.h"
 #include "tmpredis.h"
 
-struct fix {
-	struct rds	rds;
-	struct tmpredis	srv;
-};
+#define fix tmpredis_fix
 
 static int
 setup(void **state)
 {
-	struct fix *f = calloc(1, sizeof(*f));
-
-	if (tmpredis_start(&f->srv, "rdsscript", &f->rds) == -1)
-		return -1;
-	*state = f;
-	return 0;
+	return tmpredis_setup(state, "rdsscript");
 }
 
 static int
 teardown(void **state)
 {
-	struct fix *f = *state;
-	int rc = tmpredis_stop(&f->srv, &f->rds);
-
-	free(f);
-	return rc;
+	return tmpredis_teardown(state);
 }
 
 static long long

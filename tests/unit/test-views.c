@@ -282,7 +282,7 @@ test_lock_metrics(void **state)
 	struct metrics *m = calloc(1, sizeof(*m));
 	struct buf out = { 0 };
 	struct metrics_cost cost = { .stmts = 1, .cmds = 2, .trips = 1, .kept = 1,
-	    .ckept = 30 };
+	    .ckept = 30, .ahead = 1 };
 	static const char *const want[] = {
 #define H "tally_sqlite_writer_lock_hold_seconds_"
 #define W "tally_sqlite_writer_lock_wait_seconds_"
@@ -309,6 +309,9 @@ test_lock_metrics(void **state)
 		"tally_http_request_duration_seconds_count{handler=\"social\"} 1\n",
 		/* a page sent as its handler process kept it (web/keep.h) */
 		"tally_pages_kept_total{handler=\"social\"} 1\n",
+		/* a page whose first round trip went with its group's
+		 * (web/batch.h) */
+		"tally_pages_ahead_total{handler=\"social\"} 1\n",
 		/* a statement's runs, by its number (store/sql.h) */
 		"tally_sqlite_statement_runs_total{handler=\"social\","
 		    "stmt=\"36\"} 3\n",

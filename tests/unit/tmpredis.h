@@ -95,4 +95,52 @@ tmpredis_stop(struct tmpredis *t, struct rds *r)
 	return system(cmd) != 0 ? -1 : 0;
 }
 
+/* A test's server and its connection as cmocka's state:
+ * tmpredis_setup(state, name) in a setup, tmpredis_teardown(state) in
+ * the teardown. */
+struct tmpredis_fix {
+	struct rds	rds;
+	struct tmpredis	srv;
+};
+
+static inline int
+tmpredis_setup(void **state, const char *name)
+{
+	struct tmpredis_fix *f = calloc(1, sizeof(*f));
+
+	if (f == NULL || tmpredis_start(&f->srv, name, &f->rds) == -1)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static inline int
+tmpredis_teardown(void **state)
+{
+	struct tmpredis_fix *f = *state;
+	int rc = tmpredis_stop(&f->srv, &f->rds);
+
+	free(f);
+	return rc;
+}
+
+/* The next reply, read and freed: a reply of type whose string (an
+ * RDS_STRING) or number (an RDS_INTEGER) is want. */
+static inline void
+tmpredis_expect(struct rds *r, int type, const char *want)
+{
+	rds_reply *rep = NULL;
+	char n[32];
+
+	assert_int_equal(rds_get_reply(r, &rep), 0);
+	assert_non_null(rep);
+	assert_int_equal(rds_type(rep), type);
+	if (type == RDS_INTEGER) {
+		snprintf(n, sizeof(n), "%lld", rds_int(rep));
+		assert_string_equal(n, want);
+	} else
+		assert_string_equal(rds_str(rep), want);
+	rds_free(rep);
+}
+
 #endif
