@@ -230,6 +230,7 @@ parts() {		# parts NAME USERS
 # BENCH_AB: OLD's or NEW's program in the stack's place; its pools are
 # stopped and wait_pools waits for tally-run to start as many again
 AB_PROG=${BENCH_AB_PROG:-tally-social}
+BENCH_AB=${BENCH_AB:-}
 AB_OLD=${BENCH_AB%% *}
 AB_NEW=${BENCH_AB#* }
 if [ -n "${BENCH_AB:-}" ]; then
