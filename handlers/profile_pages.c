@@ -87,7 +87,6 @@ profile_load(struct req *r, void *vm)
 	viewer = r->user ? r->sess.user_id : 0;
 	rc = profileview_end(r->app, &f->pq, v, ids, &n);
 	req_ahead_free(ahead);	/* f with it */
-	f = NULL;
 	if (rc == 1)
 		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
 		    v);

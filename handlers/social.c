@@ -30,6 +30,7 @@
 #include "social/posting.h"
 #include "social/timeline.h"
 #include "social_pages.h"
+#include "store/rds.h"
 #include "web/batch.h"
 #include "web/html.h"
 #include "web/keep.h"
@@ -37,7 +38,6 @@
 #include "web/render.h"
 #include "web/req.h"
 #include "web/resp.h"
-#include "store/rds.h"
 #include "web/route.h"
 #include "web/serve.h"
 

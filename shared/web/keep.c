@@ -92,6 +92,15 @@ entry_of(const struct req *r)
 	return NULL;
 }
 
+/* Whether e holds a page that may be sent now (its sync and data
+ * version aside). */
+static int
+kept_now(const struct entry *e, long long now)
+{
+	return e != NULL && e->used && now < e->until_ms &&
+	    now >= e->until_ms - FC_TTL_MS && e->body.len > 0;
+}
+
 /* A sync in two steps, so that the load's SQLite work overlaps its round
  * trip: sent before the load, read when the counts are (keep_counts())
  * or at the end (keep_store()). */
@@ -168,8 +177,7 @@ keep_answer(struct req *r)
 	if (!r->presumed || db_data_version_seen(r->app->db, &v) == -1)
 		return 0;
 	e = entry_of(r);
-	if (e != NULL && e->used && now < e->until_ms &&
-	    now >= e->until_ms - FC_TTL_MS && e->body.len > 0 &&
+	if (kept_now(e, now) &&
 	    (fresh = db_data_version(r->app->db, &v) == 0) && v == e->dver &&
 	    sync(r) == 0 && e->used && req_confirm(r, &e->sess, -1)) {
 		buf_reset(&r->body);
@@ -205,10 +213,7 @@ keep_answer(struct req *r)
 int
 keep_likely(struct req *r)
 {
-	struct entry *e = entry_of(r);
-	long long now = now_of(r);
-
-	return e != NULL && e->used && now < e->until_ms && e->body.len > 0;
+	return kept_now(entry_of(r), now_of(r));
 }
 
 /* Whether what the load read may be kept (keep.h: nothing doubtful). */
