@@ -44,7 +44,8 @@ static struct rds_script tl_put_lua = { .src =
 	"if cap > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
-/* KEYS: set, marker.  ARGV: start, stop.  nil unless complete. */
+/* KEYS: set, marker.  ARGV: start, stop.  nil unless complete.  A Redis
+ * Cluster's page only (page_send()): one server reads it in a MULTI. */
 static struct rds_script tl_page_lua = { .src =
 	"#!lua flags=no-writes\n"
 	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
@@ -393,8 +394,18 @@ fail:
 	return -1;
 }
 
-/* A page's ids from tl_page_lua's reply: the count, or -1 when the set
- * is not complete (or Redis refused). */
+/* A page is read with its marker, as one: a rebuild that starts between
+ * the two would have the page read half-built sets.  On one server a
+ * MULTI of GET and ZREVRANGE, not a script: Redis 7's EVALSHA of these
+ * two commands cost ~10 us of its CPU against ~3 for the MULTI
+ * (redis-benchmark), and a feed ran the script every time, the busiest
+ * of Redis's commands in the mix (docs/BENCHMARKS.md).  A Redis
+ * Cluster's client routes by the first key, which MULTI has not: the
+ * script (tl_page_lua) there. */
+#define PAGE_REPLIES	4	/* +OK, +QUEUED, +QUEUED, the EXEC's */
+
+/* A page's ids from its reply (the last of page_send()'s): the count,
+ * or -1 when the set is not complete (or Redis refused). */
 static int
 page_parse(rds_reply *rep, int limit, long long *ids)
 {
@@ -403,13 +414,21 @@ page_parse(rds_reply *rep, int limit, long long *ids)
 
 	if (rds_type(rep) != RDS_ARRAY)
 		return -1;
+	if (rds_n(rep) == 2 && rds_type(rds_at(rep, 1)) == RDS_ARRAY) {
+		/* the EXEC's: the marker's, then the page's */
+		if (rds_type(rds_at(rep, 0)) != RDS_STRING ||
+		    strcmp(rds_str(rds_at(rep, 0)), "1") != 0)
+			return -1;
+		rep = rds_at(rep, 1);
+	}
 	for (i = 0; i < rds_n(rep) && n < limit; i++)
 		if (rds_type(rds_at(rep, i)) == RDS_STRING)
 			ids[n++] = strtoll(rds_str(rds_at(rep, i)), NULL, 10);
 	return n;
 }
 
-/* Queues tl_page_lua for a page: 0, or -1 when Redis is down. */
+/* Queues a page's read: the number of replies it will have, or -1 when
+ * Redis is down. */
 static int
 page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
     int limit)
@@ -421,9 +440,36 @@ page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
 	numargs_init(&args, 2);
 	numargs_add(&args, offset);
 	numargs_add(&args, offset + limit - 1);
-	rc = rds_append_eval(rd, &tl_page_lua, 2, keys, 2, args.v);
+	if (rds_is_cluster(rd))
+		rc = rds_append_eval(rd, &tl_page_lua, 2, keys, 2, args.v) ==
+		    -1 ? -1 : 1;
+	else if (rds_append_strs(rd, 1, (const char *[]){ "MULTI" }) == -1 ||
+	    rds_append_strs(rd, 2, (const char *[]){ "GET", k->ok }) == -1 ||
+	    rds_append_strs(rd, 4, (const char *[]){ "ZREVRANGE", k->set,
+	    args.v[0], args.v[1] }) == -1 ||
+	    rds_append_strs(rd, 1, (const char *[]){ "EXEC" }) == -1)
+		rc = -1;	/* down: what was queued is dropped with it */
+	else
+		rc = PAGE_REPLIES;
 	numargs_free(&args);
 	return rc;
+}
+
+/* Reads the n replies of page_send() into *rep (the last; the caller
+ * frees it): 0, or -1 when the transport failed. */
+static int
+page_recv(struct rds *rd, int n, rds_reply **rep)
+{
+	*rep = NULL;
+	while (n-- > 0) {
+		if (*rep != NULL)
+			rds_free(*rep);
+		if (rds_get_reply(rd, rep) == -1) {
+			*rep = NULL;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* One round trip: the count, -1 not complete, -2 Redis down. */
@@ -435,8 +481,8 @@ page_redis(struct app *a, const struct timeline_keys *k, long long offset,
 	rds_reply *rep;
 	int n;
 
-	if (page_send(rd, k, offset, limit) == -1 ||
-	    rds_get_reply(rd, &rep) == -1)
+	if ((n = page_send(rd, k, offset, limit)) == -1 ||
+	    page_recv(rd, n, &rep) == -1)
 		return -2;
 	n = page_parse(rep, limit, ids);
 	rds_free(rep);
@@ -487,15 +533,15 @@ timeline_ids_send(struct app *a, enum tl kind, long long uid, long long page,
 	q->rep = NULL;
 	timeline_keys(&k, kind, uid);
 	q->rd = app_reader(a);
-	q->queued = page_send(q->rd, &k, q->offset, per) == 0;
+	q->queued = page_send(q->rd, &k, q->offset, per);
 }
 
 void
 timeline_ids_read(struct app *a, struct tl_q *q)
 {
 	(void)a;
-	if (q->queued && rds_get_reply(q->rd, &q->rep) == -1)
-		q->rep = NULL;
+	if (q->queued > 0)
+		page_recv(q->rd, q->queued, &q->rep);
 }
 
 int

@@ -10,6 +10,8 @@
 --                 order (THREADS: how many threads): every request is its
 --                 user's first since signing in, nothing of it kept yet
 --   MODE=post, badges, like: one part of the mix alone
+--   MODE=reads    the mix without its likes and unlikes (its reads in
+--                 their shares): what the mix's writes cost its reads
 --   MODE=hello    GET /__hello: the baseline, with the same cookies and
 --                 the same per-request work in this script
 -- PUBLISH=N: besides, N requests in 1,000 publish a post (the mix as a
@@ -77,7 +79,7 @@ function request()
     local hp = { ["Cookie"] = h["Cookie"], ["Content-Type"] = form["Content-Type"] }
     return wrk.format("POST", "/posts", hp, bodies[u] .. "&body=bench+post&topic=&publish=1")
   end
-  local r = math.random(100)
+  local r = math.random(mode == "reads" and 90 or 100)
   if mode == "post" then r = 70 elseif mode == "badges" then r = 80
   elseif mode == "like" then r = 95 end
   if r <= 40 then return wrk.format("GET", "/feed", h) end

@@ -625,3 +625,28 @@ test('a home timeline and a cached profile Redis lost are rebuilt in three and t
     assert.equal(m.trips, 1 + 2 + 1, 'the first ask with the badges, the rebuild with the counts, the sync');
   }
 });
+
+// A timeline page is read with the marker that says its set is whole
+// (social/timeline.c): on one server in a MULTI (GET, ZREVRANGE), which
+// cost Redis a third of the script it replaced.  A set without its
+// marker is not read: it is rebuilt, and what was in it alone is gone.
+test('a home timeline without its marker is rebuilt, not read; its page read in a MULTI on one server', async () => {
+  const u = await person('fc_marker');
+  assert.equal((await u.c.post('/follow/fc_author')).status, 303);
+  assert.equal((await u.c.get('/feed')).status, 200);
+  const home = `{u${u.id}}:home`, stray = '0000000000999999';
+  const execs = () => Number(stack.redis('INFO', 'commandstats')
+    .match(/cmdstat_exec:calls=(\d+)/)?.[1] ?? 0);
+  for (let i = 0; i < 2; i++) {
+    stack.redis('ZADD', home, '99999999999999', stray);
+    stack.redis('DEL', `${home}:ok`);
+    const e0 = execs();
+    const r = await u.c.get('/feed');
+    assert.equal(r.status, 200);
+    assert.match(r.text, new RegExp(`data-post-id="${ids[2]}"`));
+    assert.equal(stack.redis('GET', `${home}:ok`), '1', 'the home rebuilt');
+    assert.equal(stack.redis('ZSCORE', home, stray), '', 'the set was not read as whole');
+    // a cluster's client routes by key, which a MULTI has not: a script
+    if (!onCluster()) assert.ok(execs() >= e0 + 2, 'read, rebuilt, read again: two MULTIs');
+  }
+});
