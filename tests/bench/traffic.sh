@@ -48,7 +48,8 @@
 # BENCH_AB="OLD NEW", each a directory of built programs (a second work
 # tree's bin/, say): one build against another on one stack, instead of
 # the workloads and their report.  The first stack runs from a copy of
-# OLD; for BENCH_AB_PAIRS (5) pairs its BENCH_AB_PROG (tally-social) is
+# OLD; for BENCH_AB_PAIRS (5) pairs its BENCH_AB_PROG (tally-social; a
+# list, "tally-social tally-notify", swaps each) is
 # OLD's, then NEW's: every pool of it is stopped (by PID) and tally-run
 # starts it again from the other binary, a run of 5 s warms it (its
 # process's kept counts), then one run of BENCH_AB_MODE (mix) is
@@ -234,26 +235,32 @@ BENCH_AB=${BENCH_AB:-}
 AB_OLD=${BENCH_AB%% *}
 AB_NEW=${BENCH_AB#* }
 if [ -n "${BENCH_AB:-}" ]; then
-	[ -x "$AB_OLD/$AB_PROG" ] && [ -x "$AB_NEW/$AB_PROG" ] &&
-	    [ -x "$AB_OLD/tally-run" ] ||
-	    die "BENCH_AB: two directories of built programs, each with $AB_PROG"
+	for p in $AB_PROG; do
+		[ -x "$AB_OLD/$p" ] && [ -x "$AB_NEW/$p" ] ||
+		    die "BENCH_AB: two directories of built programs, each with $p"
+	done
+	[ -x "$AB_OLD/tally-run" ] || die "BENCH_AB: no tally-run in $AB_OLD"
 fi
-ab_swap() {		# ab_swap NAME FROM_DIR
-	local run old n p k
+ab_swap() {		# ab_swap NAME FROM_DIR: each program of BENCH_AB_PROG
+	local p
+	for p in $AB_PROG; do ab_swap_one "$1" "$2" "$p"; done
+}
+ab_swap_one() {		# ab_swap_one NAME FROM_DIR PROGRAM
+	local run old n p k prog=$3
 	run=$(eval echo "\$PID_$1")
-	cp "$2/$AB_PROG" "$STACK_BIN/$AB_PROG.new" &&
-	    mv "$STACK_BIN/$AB_PROG.new" "$STACK_BIN/$AB_PROG" ||
-	    die "could not put $2/$AB_PROG in place"
-	old=$(pgrep -P "$run" -x "$AB_PROG" | tr '\n' ' ')
+	cp "$2/$prog" "$STACK_BIN/$prog.new" &&
+	    mv "$STACK_BIN/$prog.new" "$STACK_BIN/$prog" ||
+	    die "could not put $2/$prog in place"
+	old=$(pgrep -P "$run" -x "$prog" | tr '\n' ' ')
 	n=$(echo "$old" | wc -w)
-	[ "$n" -gt 0 ] || die "no $AB_PROG under tally-run ($run)"
+	[ "$n" -gt 0 ] || die "no $prog under tally-run ($run)"
 	for p in $old; do kill -TERM "$p" 2>/dev/null; done
 	for k in $(seq 1 100); do
 		sleep 0.2
-		[ "$(pgrep -P "$run" -x "$AB_PROG" | grep -cvxF -f <(echo "$old" | tr ' ' '\n' | grep .))" -ge "$n" ] &&
+		[ "$(pgrep -P "$run" -x "$prog" | grep -cvxF -f <(echo "$old" | tr ' ' '\n' | grep .))" -ge "$n" ] &&
 		    return 0
 	done
-	die "$AB_PROG was not started again (tally-run $run)"
+	die "$prog was not started again (tally-run $run)"
 }
 ab_pairs() {		# ab_pairs NAME: the pairs, their ratios, the median
 	local name=$1 base i v dur=$DUR ro rn co cn
