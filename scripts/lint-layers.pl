@@ -113,6 +113,8 @@ my %SQL_ELSEWHERE = (
 	# runs them as they are (a pragma's value is never a parameter), and
 	# PostgreSQL prepares no transaction control
 	'shared/store/db.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/,
+	# a reader's shared read transaction: its control alone
+	'shared/store/dbreads.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK)$/,
 	# PostgreSQL's: transaction control (a group's savepoints too) and
 	# the texts pg_exec() tells apart, a session's settings
 	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|PRAGMA|SET |SELECT pg_)/,

@@ -51,6 +51,7 @@ db_exec(struct db *d, const char *sql)
 	db_check_owner(d);
 	if (d->pg != NULL)
 		return pg_exec(d->pg, sql);
+	db_reads_close(d);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_err("sqlite: %s: %.60s", err ? err : "?", sql);
 		sqlite3_free(err);
@@ -218,6 +219,7 @@ db_begin(struct db *d)
 	}
 	if (d->pg != NULL)
 		return pg_begin(d->pg);
+	db_reads_close(d);	/* before the writers' lock */
 	if (db_wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -268,7 +270,9 @@ db_rollback(struct db *d)
 			pg_exec(d->pg, "ROLLBACK");
 		return;
 	}
-	if (!sqlite3_get_autocommit(d->h))
+	/* db_reads_together()'s is no transaction of the caller's: it
+	 * stays, for the reads to come */
+	if (!sqlite3_get_autocommit(d->h) && !db_reads_is_open(d))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	db_wunlock(d);
 }
@@ -312,7 +316,10 @@ db_busy(struct db *d)
 int
 db_read_begin(struct db *d)
 {
-	if (d->pg != NULL || !sqlite3_get_autocommit(d->h))
+	if (d->pg != NULL)
+		return -1;
+	db_reads_close(d);
+	if (!sqlite3_get_autocommit(d->h))
 		return -1;
 	return sp_run(d, SP_READ);
 }
@@ -357,6 +364,7 @@ db_group_begin(struct db *d)
 		d->lost = 0;
 		return 0;
 	}
+	db_reads_close(d);	/* before the writers' lock */
 	if (db_wlock(d) == -1)
 		return -1;
 	if (db_exec(d, "BEGIN IMMEDIATE") == -1) {
@@ -398,7 +406,9 @@ db_group_end(struct db *d)
 int
 db_data_version_seen(struct db *d, unsigned int *v)
 {
-	if (d->pg != NULL || d->h == NULL || !sqlite3_get_autocommit(d->h))
+	/* in db_reads_together()'s transaction: its snapshot's */
+	if (d->pg != NULL || d->h == NULL ||
+	    (!sqlite3_get_autocommit(d->h) && !db_reads_is_open(d)))
 		return -1;
 	return sqlite3_file_control(d->h, "main", SQLITE_FCNTL_DATA_VERSION,
 	    v) == SQLITE_OK ? 0 : -1;
@@ -414,7 +424,9 @@ db_data_version(struct db *d, unsigned int *v)
 	    SQLITE_PREPARE_PERSISTENT, &d->dv, NULL) != SQLITE_OK))
 		return -1;
 	/* The pager learns of other connections' commits when a read
-	 * transaction begins: read the version inside the pragma's. */
+	 * transaction begins: read the version inside the pragma's (and
+	 * keep it for the reads to come, db_reads_together()). */
+	db_reads_open(d);
 	rc = sqlite3_step(d->dv) == SQLITE_ROW ?
 	    db_data_version_seen(d, v) : -1;
 	sqlite3_reset(d->dv);
@@ -588,6 +600,8 @@ db_close(struct db *d)
 	sqlite3_finalize(d->dv);
 	for (i = 0; i < SP_NSTMT; i++)
 		sqlite3_finalize(d->spst[i]);
+	for (i = 0; i < 2; i++)
+		sqlite3_finalize(d->rdst[i]);
 	sqlite3_close(d->h);
 	if (d->wlock_fd > 0)	/* 0: never opened (a zeroed struct) */
 		close(d->wlock_fd);

@@ -106,6 +106,20 @@ void		 db_forget_failure(struct db *);
  * db_read_end() ends it; nothing when none is open. */
 int		 db_read_begin(struct db *);
 void		 db_read_end(struct db *);
+/* A request's reads, or those of the requests a reader took together
+ * (web/serve.c), in one read transaction: while on, the first read-only
+ * statement run outside a transaction opens one (BEGIN; the snapshot is
+ * taken by that statement, after the requests arrived), and it stays
+ * open until db_reads_end().  A statement that writes, and every call
+ * that opens a transaction of its own (db_begin(), db_hold(),
+ * db_read_begin(), db_snapshot_begin(), db_group_begin(), db_exec()),
+ * ends it first: a write never runs in it, and the reads after a write
+ * see it.  Each autocommit statement took and dropped the WAL's read
+ * lock (two fcntl() calls) and checked the WAL's header; a feed ran
+ * three or four.  SQLite only: nothing on PostgreSQL, where a
+ * transaction costs round trips. */
+void		 db_reads_together(struct db *, int on);
+void		 db_reads_end(struct db *);
 /* A read snapshot for reads that must agree with each other, on either
  * engine (a counter's durable value and its backlog; a correction's
  * recounts): BEGIN, REPEATABLE READ on PostgreSQL.  db_snapshot_end()

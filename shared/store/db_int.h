@@ -52,6 +52,9 @@ struct db {
 	int		 in_ckpt;	/* held by db_checkpoint() */
 	long long	 wlock_asked;	/* monotonic us: asked for, */
 	long long	 wlock_at;	/* and taken */
+	int		 reads_on;	/* db_reads_together() */
+	int		 reads_open;	/* its read transaction is open */
+	struct sqlite3_stmt *rdst[2];	/* its BEGIN and COMMIT (dbreads.c) */
 };
 
 /* Opens path with tally's pragmas (WAL, busy timeout, foreign keys) and
@@ -76,5 +79,14 @@ db_check_owner(const struct db *d)
  * was waited for and held (/metrics). */
 int	db_wlock(struct db *);
 void	db_wunlock(struct db *);
+
+/* db_reads_together()'s transaction (dbreads.c), for db.c's
+ * transactions and dbq.c's statements: a read-only statement run in
+ * autocommit opens it (db_reads_open()), any other statement and any
+ * transaction of the caller's ends it first (db_reads_close());
+ * db_reads_is_open() says whether it is (a ROLLBACK may have ended it). */
+void	db_reads_open(struct db *);
+void	db_reads_close(struct db *);
+int	db_reads_is_open(struct db *);
 
 #endif

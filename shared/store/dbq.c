@@ -22,6 +22,7 @@ _Static_assert(PGQ_ROW == DBQ_ROW && PGQ_DONE == DBQ_DONE &&
 struct sq {
 	struct dbq	 q;
 	sqlite3_stmt	*s;
+	struct db	*d;		/* its connection */
 };
 
 #define S(q)	(((struct sq *)(void *)(q))->s)
@@ -66,9 +67,19 @@ sq_bind(struct dbq *q, int i, int kind, const void *p, int len, int copy)
 	}
 }
 
+/* A statement's first step opens db_reads_together()'s transaction when
+ * it only reads, and ends it when it may write (db.h). */
 static int
 sq_step(struct dbq *q)
 {
+	struct sq *sq = (struct sq *)(void *)q;
+
+	if (!sqlite3_stmt_busy(sq->s)) {
+		if (!sqlite3_stmt_readonly(sq->s))
+			db_reads_close(sq->d);
+		else if (sq->d->reads_on)
+			db_reads_open(sq->d);
+	}
 	switch (sqlite3_step(S(q))) {
 	case SQLITE_ROW:
 		return DBQ_ROW;
@@ -103,11 +114,13 @@ static const struct dbq_engine sq_engine = {
 };
 
 static struct dbq *
-sq_new(sqlite3 *h, int id, const char *sql, unsigned int flags)
+sq_new(struct db *d, int id, const char *sql, unsigned int flags)
 {
 	struct sq *q = xcalloc(1, sizeof(*q));
+	sqlite3 *h = d->h;
 
 	q->q.engine = &sq_engine;
+	q->d = d;
 	if (sqlite3_prepare_v3(h, sql, -1, flags, &q->s, NULL) != SQLITE_OK) {
 		log_err("sqlite prepare %d: %s", id, sqlite3_errmsg(h));
 		sqlite3_finalize(q->s);
@@ -127,7 +140,7 @@ dbq_stmt(struct db *d, enum stmt id)
 		return pg_stmt(d->pg, (int)id, sql_pg_text[id] != NULL ?
 		    sql_pg_text[id] : sql_text[id], sql_stream[id]);
 	if (d->st[id] == NULL)
-		d->st[id] = sq_new(d->h, (int)id, sql_text[id],
+		d->st[id] = sq_new(d, (int)id, sql_text[id],
 		    SQLITE_PREPARE_PERSISTENT);
 	return d->st[id];
 }
@@ -137,7 +150,7 @@ dbq_prepare_once(struct db *d, const char *sql)
 {
 	if (d->pg != NULL)
 		return pg_prepare_once(d->pg, sql);
-	return sq_new(d->h, -1, sql, 0);
+	return sq_new(d, -1, sql, 0);
 }
 
 void
@@ -333,6 +346,9 @@ dbq_in_txn(struct db *d)
 {
 	if (d->pg != NULL)
 		return pg_in_txn(d->pg);
+	/* db_reads_together()'s is no transaction of the caller's: one it
+	 * opens ends it (db.h) */
+	db_reads_close(d);
 	return !sqlite3_get_autocommit(d->h);
 }
 

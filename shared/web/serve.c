@@ -232,6 +232,11 @@ serve_child(int fd, void *arg)
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);
 	db_lock_metrics(a.db, a.metrics, a.metrics_idx); /* the writers' lock */
+	/* A pool of readers reads what it took in one transaction (its
+	 * requests all arrived before the snapshot): two fcntl() calls and
+	 * a WAL header check for them all, not for each statement.  A
+	 * writer alone (the social writer) has its own transactions. */
+	db_reads_together(a.db, ctx->nproc > 1);
 	if (a.metrics != NULL && a.metrics_idx >= 0)
 		db_count_runs(a.db, a.metrics->stmt_runs[a.metrics_idx]);
 	/* what the pool gathers (batch.h): a group commit takes up to
@@ -273,6 +278,7 @@ serve_child(int fd, void *arg)
 			slot_serve(&s[g], ctx);
 			slot_close(&s[g]);
 		}
+		db_reads_end(a.db);	/* before the work left for after */
 		a.in_request = 0;
 		/* The latency is the client's; the cost includes the work
 		 * the requests left for after their responses, shared. */
