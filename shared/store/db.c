@@ -156,21 +156,8 @@ sp_run(struct db *d, int i)
 {
 	static const char *const sql[SP_NSTMT] = { "SAVEPOINT act",
 	    "RELEASE act", "BEGIN", "COMMIT" };
-	int rc;
 
-	db_check_owner(d);
-	if (d->spst[i] == NULL && sqlite3_prepare_v3(d->h, sql[i], -1,
-	    SQLITE_PREPARE_PERSISTENT, &d->spst[i], NULL) != SQLITE_OK) {
-		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
-		return -1;
-	}
-	rc = sqlite3_step(d->spst[i]);
-	sqlite3_reset(d->spst[i]);
-	if (rc != SQLITE_DONE) {
-		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
-		return -1;
-	}
-	return 0;
+	return db_run_prepared(d, &d->spst[i], sql[i]);
 }
 
 /* In a group commit: one savepoint a request.  0, or -1. */

@@ -83,10 +83,17 @@ void	db_wunlock(struct db *);
 /* db_reads_together()'s transaction (dbreads.c), for db.c's
  * transactions and dbq.c's statements: a read-only statement run in
  * autocommit opens it (db_reads_open()), any other statement and any
- * transaction of the caller's ends it first (db_reads_close());
+ * transaction of the caller's ends it first (db_reads_close(), which
+ * db_reads_end() is to the rest of the program);
  * db_reads_is_open() says whether it is (a ROLLBACK may have ended it). */
 void	db_reads_open(struct db *);
 void	db_reads_close(struct db *);
 int	db_reads_is_open(struct db *);
+/* Runs a statement of transaction control (sql), prepared once into
+ * *st: 0, or -1 (logged).  In dbreads.c, which db.c calls and which
+ * calls nothing of db.c's. */
+struct sqlite3_stmt;
+int	db_run_prepared(struct db *, struct sqlite3_stmt **st,
+	    const char *sql);
 
 #endif

@@ -348,8 +348,7 @@ dbq_in_txn(struct db *d)
 		return pg_in_txn(d->pg);
 	/* db_reads_together()'s is no transaction of the caller's: one it
 	 * opens ends it (db.h) */
-	db_reads_close(d);
-	return !sqlite3_get_autocommit(d->h);
+	return !sqlite3_get_autocommit(d->h) && !db_reads_is_open(d);
 }
 
 int

@@ -2,6 +2,10 @@
  * (db_reads_together(), db.h).  Its own file: db.c's transactions and
  * dbq.c's statements both open or end it, and it calls neither.
  *
+ * It also runs db.c's prepared transaction control (db_run_prepared()):
+ * its own BEGIN and COMMIT are that, and a call back into db.c would make
+ * the two files a cycle.
+ *
  * Its BEGIN and COMMIT are not counted among the statements run
  * (/metrics): they stand in for the transaction SQLite opens around each
  * statement by itself, which is not counted either. */
@@ -15,28 +19,36 @@ enum { R_BEGIN, R_COMMIT };
 _Static_assert(R_COMMIT + 1 == sizeof(((struct db *)0)->rdst) /
     sizeof(((struct db *)0)->rdst[0]), "one prepared statement each");
 
-/* Runs BEGIN or COMMIT, prepared once, uncounted: 0, or -1 (logged). */
+int
+db_run_prepared(struct db *d, struct sqlite3_stmt **st, const char *sql)
+{
+	int rc;
+
+	db_check_owner(d);
+	if (*st == NULL && sqlite3_prepare_v3(d->h, sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql);
+		return -1;
+	}
+	rc = sqlite3_step(*st);
+	sqlite3_reset(*st);
+	if (rc != SQLITE_DONE) {
+		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql);
+		return -1;
+	}
+	return 0;
+}
+
+/* BEGIN or COMMIT, not counted. */
 static int
 run(struct db *d, int i)
 {
 	static const char *const sql[] = { "BEGIN", "COMMIT" };
 	unsigned long long n = d->nstmt;
-	int rc;
+	int rc = db_run_prepared(d, &d->rdst[i], sql[i]);
 
-	db_check_owner(d);
-	if (d->rdst[i] == NULL && sqlite3_prepare_v3(d->h, sql[i], -1,
-	    SQLITE_PREPARE_PERSISTENT, &d->rdst[i], NULL) != SQLITE_OK) {
-		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
-		return -1;
-	}
-	rc = sqlite3_step(d->rdst[i]);
-	sqlite3_reset(d->rdst[i]);
 	d->nstmt = n;
-	if (rc != SQLITE_DONE) {
-		log_err("sqlite: %s: %s", sqlite3_errmsg(d->h), sql[i]);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 void
@@ -81,7 +93,5 @@ db_reads_close(struct db *d)
 void
 db_reads_end(struct db *d)
 {
-	if (d->pg != NULL)
-		return;
 	db_reads_close(d);
 }
