@@ -78,8 +78,13 @@ bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_hosts.o build/handlers/run_user.o \
     build/handlers/run_demo.o $(LIB)
 # Only the handlers serve HTTP: the other programs link without libfcgi, so
-# a dependency of theirs on the web layer fails the build.
-$(HANDLERS:%=bin/tally-%): FCGI = -lfcgi
+# a dependency of theirs on the web layer fails the build.  The handlers
+# allocate with jemalloc: a request's many small allocations and libfcgi's
+# 8 KB streams come from its thread cache, not glibc's bins and their
+# consolidation (docs/BENCHMARKS.md: ~8 % of tally-social's CPU was
+# glibc's malloc and free; the mix's stack -3 % a request).  The unit
+# tests keep glibc's, which the sanitizers replace.
+$(HANDLERS:%=bin/tally-%): FCGI = -lfcgi -ljemalloc
 $(PROGS):
 	@mkdir -p bin
 	@echo "  LINK    $@"

@@ -7,7 +7,7 @@
 set -eu
 what=${1:-run}
 pkgs="make gcc pkg-config libc6-dev nginx-light redis-server redis-tools sqlite3
- libfcgi-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev libpq-dev gettext-base curl
+ libfcgi-dev libjemalloc-dev libhiredis-dev libsqlite3-dev libsodium-dev libjansson-dev libpq-dev gettext-base curl
  libcurl4-openssl-dev libnginx-mod-nchan"
 [ "$what" = scale ] && what=test && pkgs="$pkgs postgresql"
 [ "$what" = run ] && [ "${DB:-}" = postgres ] && pkgs="$pkgs postgresql"

@@ -69,6 +69,14 @@ describe('supervision', () => {
     assert.equal(pool('web.sock'), procs);
     assert.equal(pool('social.sock'), procs + 1);
     if (!onPostgres()) assert.equal(pool('social-writer.sock'), 1);
+    // the handlers allocate with jemalloc (Makefile: a request's small
+    // allocations from its thread cache, not glibc's bins)
+    for (const sock of ['web.sock', 'social.sock']) {
+      for (const c of childrenOf(stack.pidOf(`/${sock} `))) {
+        const maps = fs.readFileSync(`/proc/${c.pid}/maps`, 'utf8');
+        assert.match(maps, /libjemalloc\.so/, `${sock} process ${c.pid} maps jemalloc`);
+      }
+    }
   });
 
   test('kill -9 of a handler child: the master forks a new one', async (t) => {
