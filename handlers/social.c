@@ -84,28 +84,35 @@ static const struct route routes[] = {
 };
 
 /* The feeds and profiles taken together: one sync serves them all
- * (web/keep.h; on failure each page tries its own).  Then the first
- * round trip of each feed and profile goes at once, and the replies are
- * read in one wait, each page's kept for its load (page_ahead()): one
- * round trip, not one a page (a round trip cost the stack ~40 us,
- * docs/BENCHMARKS.md). */
+ * (web/keep.h; on failure each page tries its own).  The first round
+ * trip of each feed and profile goes out while the sync is on its way,
+ * and the replies are read in one wait, each page's kept for its load
+ * (page_ahead()): one round trip, not one a page (a round trip cost the
+ * stack ~40 us, docs/BENCHMARKS.md), and not after the sync's: Redis
+ * finds both connections' commands in one wake-up.  The pages' reads
+ * do not wait for the sync: it only tells what the process kept (the
+ * pages, the counts) from before the requests came, and nothing of
+ * that is used before it is back. */
 static void
 kept_taken(struct slot *s, int n)
 {
 	struct req *rs[READ_MAX] = { NULL };
 	struct rds *rd = s[0].r.app->rds;
-	int i, ahead = 0;
+	int i, m = n < READ_MAX ? n : READ_MAX, ahead = 0, sync;
 
-	for (i = 0; i < n && i < READ_MAX; i++)
+	for (i = 0; i < m; i++)
 		rs[i] = &s[i].r;
-	keep_sync_taken(s[0].r.app, rs, i);
-	if (n < 2 || rds_queued(rd) != 0)
-		return;
-	for (i = 0; i < n && i < READ_MAX; i++)
-		if (s[i].st == 0)
-			ahead += feed_ahead(&s[i].r) ||
-			    profile_ahead(&s[i].r);
-	for (i = 0; ahead > 0 && i < n && i < READ_MAX; i++)
+	sync = keep_sync_send(s[0].r.app);
+	if (n >= 2 && rds_queued(rd) == 0) {
+		for (i = 0; i < m; i++)
+			if (s[i].st == 0)
+				ahead += feed_ahead(&s[i].r) ||
+				    profile_ahead(&s[i].r);
+		if (ahead > 0)
+			rds_send_queued(rd);
+	}
+	keep_sync_recv(rs, m, sync);
+	for (i = 0; ahead > 0 && i < m; i++)
 		if (s[i].r.ahead != NULL)
 			rds_stash_fill(rd, &s[i].r.ahead->st,
 			    s[i].r.ahead->want);

@@ -466,6 +466,14 @@ rds_queued(const struct rds *r)
 	return r->cl != NULL ? 0 : r->one.pending;
 }
 
+int
+rds_send_queued(struct rds *r)
+{
+	if (r->cl != NULL || r->one.pending == 0)
+		return 0;
+	return rconn_flush(&r->one);
+}
+
 void
 rds_stash_fill(struct rds *r, struct rds_stash *st, int n)
 {

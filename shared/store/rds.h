@@ -168,6 +168,10 @@ struct rds_stash {
 	int		 n, next;
 };
 int		 rds_queued(const struct rds *);
+/* Sends what is queued now, without waiting for a reply (one server):
+ * another wait can run while Redis answers.  0, or -1 (the connection
+ * dropped: its replies read as failed). */
+int		 rds_send_queued(struct rds *);
 /* Stashes put in use so far (/metrics: pages whose first round trip
  * went ahead). */
 unsigned long long rds_nstashes(const struct rds *);

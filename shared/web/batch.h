@@ -53,7 +53,7 @@
  * answers were there at once, but over a quarter took 0.1 to 1 ms
  * (about 80 us on average).  The requests queued when the process takes
  * one were all there before one sync sent after taking them; that sync
- * serves them all (keep_sync_taken()).  The badge polls taken together
+ * serves them all (keep_sync_send()).  The badge polls taken together
  * read their badges in one round trip (badges_poll_many()).  The feeds
  * and profiles taken together send their first round trips at once
  * (the session's copy, the badges, the timeline's page: page_ahead(),

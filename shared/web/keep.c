@@ -46,15 +46,29 @@ slot_of(long long uid, const char *uri)
 	return &slots[(h >> 32) % KEEP_SLOTS];
 }
 
-/* rtrack_drop_fn: forgets every entry that read key (NULL: all). */
+/* The keys a group's sync dropped (keep_sync_recv()): their hashes, up to
+ * DROPPED_MAX, or all. */
+#define DROPPED_MAX	64
+struct dropped {
+	unsigned long long	 h[DROPPED_MAX];
+	int			 n;
+	int			 all;
+};
+
+/* rtrack_drop_fn: forgets every entry that read key (NULL: all); arg, when
+ * not NULL, a struct dropped that learns of it. */
 static void
 drop(void *arg, const char *key, size_t len)
 {
+	struct dropped *d = arg;
 	unsigned long long h, bit;
 	int i, k;
 
-	(void)arg;
 	ckeep_drop(key, len);	/* the counts kept, too */
+	if (d != NULL && (key == NULL || d->n == DROPPED_MAX))
+		d->all = 1;
+	else if (d != NULL)
+		d->h[d->n++] = rds_key_hash(key, len);
 	if (key == NULL) {
 		for (i = 0; i < KEEP_SLOTS; i++)
 			slots[i].used = 0;
@@ -201,8 +215,9 @@ keep_answer(struct req *r)
 	rds_record(r->app->rds, &k->rec);
 	if (r->ahead != NULL) {
 		/* its first round trip went ahead: what that read was read
-		 * then, on that connection (no sync came since: the group's
-		 * came before it) */
+		 * then, on that connection (the group's sync came back after
+		 * it: keep_sync_recv() marked it over when that sync forgot a
+		 * key it read, and none came since) */
 		k->rec = r->ahead->keys;
 		k->rec_gen = r->ahead->gen;
 	}
@@ -269,17 +284,47 @@ keep_store(struct req *r, int rendered)
 }
 
 int
-keep_sync_taken(struct app *a, struct req *const *rs, int n)
+keep_sync_send(struct app *a)
 {
-	int i;
+	return rtrack_sync_send(&track, a->rds, drop, NULL);
+}
 
-	if (rtrack_sync_send(&track, a->rds, drop, NULL) == -1 ||
-	    rtrack_sync_recv(&track, drop, NULL) == -1)
+/* Whether d names a key of ks. */
+static int
+dropped_any(const struct dropped *d, const struct rds_keys *ks)
+{
+	int i, j;
+
+	if (d->all)
+		return 1;
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < ks->n; j++)
+			if (d->h[i] == ks->h[j])
+				return 1;
+	return 0;
+}
+
+int
+keep_sync_recv(struct req *const *rs, int n, int sent)
+{
+	struct dropped d = { .n = 0 };
+	int i, rc = sent == 0 ? rtrack_sync_recv(&track, drop, &d) : -1;
+
+	/* A first round trip sent ahead went before this sync came back:
+	 * a change it names may have come after that read, and is forgotten
+	 * now; such a page is served, never kept (keepable(): over).  With
+	 * no sync, a page's own would come after that read as well. */
+	for (i = 0; i < n; i++)
+		if (rs[i]->ahead != NULL && (rc == -1 ||
+		    dropped_any(&d, &rs[i]->ahead->keys)))
+			rs[i]->ahead->keys.over = 1;
+	if (rc == -1)
 		return -1;
 	for (i = 0; i < n; i++)
 		rs[i]->keep.synced = 1;
 	return 0;
 }
+
 
 unsigned
 keep_counts(struct req *r)

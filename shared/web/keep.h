@@ -31,7 +31,7 @@
  * version, a Redis Cluster no single tracking: nothing is kept there.
  *
  * The sync is a round trip; the readers a pool took together share one
- * (keep_sync_taken(), web/batch.h).  A page served alone is recorded
+ * (keep_sync_send(), web/batch.h).  A page served alone is recorded
  * only on its second visit within the TTL (a mark per reader and URI, no
  * I/O), so traffic that never comes back to a page pays no sync for it.
  *
@@ -61,8 +61,14 @@ int	keep_likely(struct req *);
 /* After the render (rendered 0: the load answered by itself). */
 void	keep_store(struct req *, int rendered);
 /* One sync for the n requests a pool took together (web/batch.h): each
- * was queued before it was sent.  0, or -1 (each then syncs alone). */
-int	keep_sync_taken(struct app *, struct req *const *rs, int n);
+ * was queued before it was sent.  In two halves, so that the pages'
+ * first round trips go while it is on its way: keep_sync_send() sends it
+ * (0, or -1: none, each page syncs alone), keep_sync_recv() waits for it
+ * (sent: what the send returned; 0, or -1); a page whose first round
+ * trip went ahead of it (r->ahead) is not kept when the sync forgot a
+ * key that trip read (the change may have come after the read). */
+int	keep_sync_send(struct app *);
+int	keep_sync_recv(struct req *const *rs, int n, int sent);
 /* What a page's counter reads may do with the values the process keeps
  * (count/ckeep.h): store them while the data connection is tracked, use
  * them when a sync came after r arrived. */
