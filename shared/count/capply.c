@@ -23,6 +23,7 @@
 #include "base/clock.h"
 #include "base/fault.h"
 #include "base/log.h"
+#include "count/ckeep.h"
 #include "count/cstore.h"
 #include "store/key.h"
 #include "store/liveq.h"
@@ -422,9 +423,17 @@ cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
 	if (rds_script_ready(a->rds, &view_lua, 5, keys) == -1)
 		return -1;
 	fault_point("view-delta");	/* nothing of this view sent yet */
-	if ((rep = rds_eval(a->rds, &view_lua, 5, keys, 5, args)) == NULL)
-		return -1;
-	rc = rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) : -1;
+	rep = rds_eval(a->rds, &view_lua, 5, keys, 5, args);
+	rc = rep != NULL && rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) :
+	    -1;
 	rds_free(rep);
+	/* The count this process may keep of the post (count/ckeep.h) is
+	 * older than this view, and a page shows the view it counted: the
+	 * change's own invalidation comes on the process's next sync, after
+	 * the page it was counted for (a group's sync came before its
+	 * pages).  Forgotten here, whatever the script did (a failure may
+	 * have counted). */
+	if (rc != 0)
+		ckeep_drop(k.live, strlen(k.live));
 	return rc;
 }
