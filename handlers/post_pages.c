@@ -117,17 +117,28 @@ arg_post(struct req *r, unsigned flags, struct post_view *v)
 	    "There is no such post." : "The post could not be read.");
 }
 
+/* layout_load_cards_after()'s first: the view's reply. */
+static void
+view_read(struct req *r, void *arg)
+{
+	struct post_view *v = arg;
+
+	if (v->view_queued)
+		(void)posting_view_recv(r->app);
+	v->view_queued = 0;
+}
+
 static enum page_load
 post_load(struct req *r, void *vm)
 {
 	struct post_view *v = vm;
 
-	/* the view counted first (this view shows), then the counts and the
-	 * badges in one round trip */
+	/* the view's script queued first, then the counts (which see it:
+	 * this view shows) and the badges: one round trip */
 	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET ?
-	    PV_VIEWED : 0), v) == -1)
+	    PV_VIEWED | PV_VIEW_QUEUED : 0), v) == -1)
 		return PAGE_ANSWERED;
-	layout_load_cards(r, &v->c, 1, NULL, 0, NULL);
+	layout_load_cards_after(r, view_read, v, &v->c, 1, NULL, 0, NULL);
 	return PAGE_RENDER;
 }
 

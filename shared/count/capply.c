@@ -407,14 +407,12 @@ static struct rds_script view_lua = { .src =
 	ONE_DELTA_LUA };
 
 int
-cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
+cstore_view_send(struct app *a, const struct delta *d, const char *viewer,
     const char *window_ms)
 {
 	struct cname_keys k;
 	const char *keys[5] = { k.pending, k.seq, viewer, k.live, k.meta };
 	const char *args[5] = { window_ms, "", k.field, k.pfield, "1" };
-	rds_reply *rep;
-	int rc;
 
 	assert(d->d == 1);
 	cname_keys(d, &k);
@@ -422,18 +420,35 @@ cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
 	 * reconnect), so that what follows the fault point is one command */
 	if (rds_script_ready(a->rds, &view_lua, 5, keys) == -1)
 		return -1;
-	fault_point("view-delta");	/* nothing of this view sent yet */
-	rep = rds_eval(a->rds, &view_lua, 5, keys, 5, args);
-	rc = rep != NULL && rds_type(rep) == RDS_INTEGER ? (int)rds_int(rep) :
-	    -1;
-	rds_free(rep);
 	/* The count this process may keep of the post (count/ckeep.h) is
-	 * older than this view, and a page shows the view it counted: the
+	 * older than this view, and a page shows the view it counts: the
 	 * change's own invalidation comes on the process's next sync, after
-	 * the page it was counted for (a group's sync came before its
-	 * pages).  Forgotten here, whatever the script did (a failure may
-	 * have counted). */
-	if (rc != 0)
-		ckeep_drop(k.live, strlen(k.live));
+	 * the page (a reader group's sync comes before its pages).
+	 * Forgotten before the page's counts are asked for, with the script
+	 * or after it, whatever the script does. */
+	ckeep_drop(k.live, strlen(k.live));
+	fault_point("view-delta");	/* nothing of this view sent yet */
+	return rds_append_eval(a->rds, &view_lua, 5, keys, 5, args);
+}
+
+int
+cstore_view_recv(struct app *a)
+{
+	rds_reply *rep = NULL;
+	int rc = -1;
+
+	if (rds_get_reply(a->rds, &rep) == 0 && rep != NULL &&
+	    rds_type(rep) == RDS_INTEGER)
+		rc = (int)rds_int(rep);
+	rds_free(rep);
 	return rc;
+}
+
+int
+cstore_apply_view(struct app *a, const struct delta *d, const char *viewer,
+    const char *window_ms)
+{
+	if (cstore_view_send(a, d, viewer, window_ms) == -1)
+		return -1;
+	return cstore_view_recv(a);
 }

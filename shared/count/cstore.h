@@ -78,6 +78,15 @@ int	cstore_apply_token(struct app *, const char *token,
  * is down). */
 int	cstore_apply_view(struct app *, const struct delta *d,
 	    const char *viewer, const char *window_ms);
+/* The same in two halves, so that the script goes in one round trip with
+ * the page's reads (queued after it, they see the view): the send queues
+ * it (0, or -1: nothing queued), the recv reads its reply (as above;
+ * scripts flushed under the connection lose that one view, NOSCRIPT,
+ * and the next call loads it again).  Either way the process forgets
+ * the post's count it kept (count/ckeep.h): it is older than the view. */
+int	cstore_view_send(struct app *, const struct delta *d,
+	    const char *viewer, const char *window_ms);
+int	cstore_view_recv(struct app *);
 /* Applies the deltas of outbox row id (outbox.h), at most once per
  * bucket however often it is called: 1 applied now (in at least one
  * bucket), 0 applied before, -1 when Redis failed (nothing known). */

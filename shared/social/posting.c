@@ -512,9 +512,12 @@ budget_take(struct app *a, const char *bk)
 	return n > VIEW_ADDR_MAX;
 }
 
-int
-posting_view(struct app *a, long long id, long long author, long long uid,
-    const char *addr)
+/* posting_view(), its script queued (queue: 1) when the viewer is signed
+ * in: VIEW_QUEUED then. */
+#define VIEW_QUEUED	2
+static int
+view(struct app *a, long long id, long long author, long long uid,
+    const char *addr, int queue)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
 	char key[KEY_VIEW_MAX], what[KEY_VIEW_MAX], bk[KEY_VIEW_MAX];
@@ -530,6 +533,9 @@ posting_view(struct app *a, long long id, long long author, long long uid,
 	else
 		return 0;
 	cname_bucket_key(cname_bucket(&d), what, key, sizeof(key));
+	if (uid != 0 && queue)
+		return cstore_view_send(a, &d, key, VIEW_WINDOW_MS) == 0 ?
+		    VIEW_QUEUED : 0;
 	if (uid != 0)
 		return cstore_apply_view(a, &d, key, VIEW_WINDOW_MS) == 1;
 	/* An anonymous viewer also has a budget of posts, in its address's
@@ -547,6 +553,30 @@ posting_view(struct app *a, long long id, long long author, long long uid,
 	if ((rc = cstore_apply_view(a, &d, key, VIEW_WINDOW_MS)) == 0)
 		rds_free(rds_cmdv(a->rds, "DECR", bk, NULL));
 	return rc == 1;
+}
+
+int
+posting_view(struct app *a, long long id, long long author, long long uid,
+    const char *addr)
+{
+	return view(a, id, author, uid, addr, 0);
+}
+
+int
+posting_view_send(struct app *a, long long id, long long author,
+    long long uid, const char *addr)
+{
+	if (rds_is_cluster(a->rds)) {	/* its client reads a script alone */
+		(void)view(a, id, author, uid, addr, 0);
+		return 0;
+	}
+	return view(a, id, author, uid, addr, 1) == VIEW_QUEUED;
+}
+
+int
+posting_view_recv(struct app *a)
+{
+	return cstore_view_recv(a) == 1;
 }
 
 int

@@ -54,6 +54,13 @@ int	posting_comment(struct app *, long long id, long long uid,
 #define VIEW_ADDR_MAX	100
 int	posting_view(struct app *, long long id, long long author, long long uid,
 	    const char *addr);
+/* The same, a signed-in viewer's script queued, not waited for, so that
+ * the page's reads queued after it go in its round trip and see the view
+ * (one server): 1 queued (read its reply with posting_view_recv(): 1
+ * counted, 0 not), 0 nothing queued (done, or nothing to count). */
+int	posting_view_send(struct app *, long long id, long long author,
+	    long long uid, const char *addr);
+int	posting_view_recv(struct app *);
 /* Deletes a comment: its author or an admin.  *post_id gets its post. */
 int	posting_comment_delete(struct app *, long long cid, long long uid,
 	    int is_admin, long long *post_id);

@@ -55,8 +55,13 @@ postview_load(struct app *a, long long id, long long viewer,
 	}
 	/* before the counts: this view shows; never the author's own */
 	if ((flags & PV_VIEWED) && POST_VISIBLE(&v->c.p) &&
-	    viewer != v->c.p.user_id)
-		posting_view(a, id, v->c.p.user_id, viewer, addr);
+	    viewer != v->c.p.user_id) {
+		if (flags & PV_VIEW_QUEUED)
+			v->view_queued = posting_view_send(a, id,
+			    v->c.p.user_id, viewer, addr);
+		else
+			posting_view(a, id, v->c.p.user_id, viewer, addr);
+	}
 	if (!(flags & PV_CALLER_COUNTS))
 		postlist_counts(a, &v->c, 1);
 	postlist_marks(a, &v->c, 1, viewer);

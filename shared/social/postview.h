@@ -18,6 +18,7 @@ struct post_view {
 	struct post_card	 c;
 	struct comment		*comments;	/* the first 500 */
 	int			 ncomments;
+	int			 view_queued;	/* PV_VIEW_QUEUED: a reply waits */
 };
 
 #define PV_FULL		0x01	/* counts and comments too */
@@ -26,6 +27,10 @@ struct post_view {
 #define PV_CALLER_COUNTS 0x08	/* with PV_FULL or PV_COUNTS: the counts
 				 * not read here (the page reads them with
 				 * its badges: layout_load_cards()) */
+#define PV_VIEW_QUEUED	0x10	/* with PV_VIEWED and PV_CALLER_COUNTS: the
+				 * view's script queued, its reply for the
+				 * caller to read first (view_queued: 1),
+				 * the counts queued after it showing it */
 
 /* Loads post id as viewer (0: nobody, known by addr for a view) may see
  * it: 1, 0 no such post (or not the viewer's to see), -1 on error.

@@ -119,6 +119,15 @@ int
 layout_load_cards(struct req *r, struct post_card *cs, int n,
     const struct delta *more, int nmore, struct count *more_out)
 {
+	return layout_load_cards_after(r, NULL, NULL, cs, n, more, nmore,
+	    more_out);
+}
+
+int
+layout_load_cards_after(struct req *r, void (*first)(struct req *, void *),
+    void *arg, struct post_card *cs, int n, const struct delta *more,
+    int nmore, struct count *more_out)
+{
 	struct sesscache_q sq, pq = { 0 };
 	struct badges_q bq;
 	struct cards_q cq;
@@ -144,6 +153,8 @@ layout_load_cards(struct req *r, struct post_card *cs, int n,
 	if (counts)
 		postlist_counts_send(r->app, cs, n, more, nmore,
 		    keep_counts(r), &cq);
+	if (first != NULL)
+		first(r, arg);
 	if (presumed)
 		cached = sesscache_recv(r->app->rds, &sq, clock_wall_ms(),
 		    &ss, &gen);

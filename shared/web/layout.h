@@ -41,6 +41,12 @@ struct delta;
 struct count;
 int	layout_load_cards(struct req *, struct post_card *, int n,
 	    const struct delta *more, int nmore, struct count *more_out);
+/* The same behind a command the page queued before (a post page's view:
+ * its counts, queued after it, show it): first(r, arg) reads its reply
+ * before the round trip's others are read. */
+int	layout_load_cards_after(struct req *, void (*first)(struct req *,
+	    void *), void *arg, struct post_card *, int n,
+	    const struct delta *more, int nmore, struct count *more_out);
 void	layout_begin(struct req *, const char *title);
 void	layout_frame(struct req *, const char *title, const struct badges *);
 void	layout_end(struct req *);

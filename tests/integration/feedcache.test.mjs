@@ -138,6 +138,26 @@ test('a view (Redis alone) shows on the very next visit of a feed sent whole fro
   });
 });
 
+test('a post page: its view, its counts and the badges in one Redis round trip; the view it counted shows on it', async () => {
+  const id = ids[1];
+  await reader.c.get('/feed');	// the post's counts kept by some reader process
+  const n = redisName('post_views', id, author.id);
+  const before = Number(stack.redis('HGET', n.hash, n.field) || 0);
+  const r = await reader.c.get(`/posts/${id}`);
+  assert.equal(r.status, 200);
+  const shown = pageCounters(r.text)[`post-views|${id}`];
+  assert.equal(shown, before + 1, `the page shows the view it counted: ${shown}, ${before} before`);
+  // seen this half hour: not counted again, the same count shows; the
+  // session from SQLite, then the view's script, the counts (queued
+  // after it: they see it) and the badges in one round trip (and a
+  // process's first use of the script loads it: one more, once)
+  const readers = childrenOf(stack.pidOf('social.sock')).length;
+  const m = await measure(stack, 'social', 6, () => reader.c.get(`/posts/${id}`));
+  for (const a of m.answers)
+    assert.equal(pageCounters(a.text)[`post-views|${id}`], before + 1);
+  if (!onCluster()) assert.ok(m.trips <= 6 + readers, `Redis round trips for 6 post pages: ${m.trips}`);
+});
+
 test('the reader\'s own like (a script\'s JSON) shows as Liked with its count on the next feed', async () => {
   await likesOn(reader, ids[2]);
   const r = await reader.c.post(`/posts/${ids[2]}/like`, {}, JSONH);
