@@ -82,7 +82,7 @@ bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
 # allocate with jemalloc: a request's many small allocations and libfcgi's
 # 8 KB streams come from its thread cache, not glibc's bins and their
 # consolidation (docs/BENCHMARKS.md: ~8 % of tally-social's CPU was
-# glibc's malloc and free; the mix's stack -3 % a request).  The unit
+# glibc's malloc and free; the mix's stack -5 % a request).  The unit
 # tests keep glibc's, which the sanitizers replace.
 $(HANDLERS:%=bin/tally-%): FCGI = -lfcgi -ljemalloc
 $(PROGS):

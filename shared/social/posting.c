@@ -512,30 +512,37 @@ budget_take(struct app *a, const char *bk)
 	return n > VIEW_ADDR_MAX;
 }
 
-/* posting_view(), its script queued (queue: 1) when the viewer is signed
- * in: VIEW_QUEUED then. */
-#define VIEW_QUEUED	2
+/* The viewer's key of post id (uid's, or addr's for an anonymous one), in
+ * the slot of the count's bucket: 0, or -1 when there is no viewer. */
 static int
-view(struct app *a, long long id, long long author, long long uid,
-    const char *addr, int queue)
+view_key(const struct delta *d, long long uid, const char *addr, char *key,
+    size_t sz)
+{
+	char what[KEY_VIEW_MAX];
+
+	if (uid != 0)
+		snprintf(what, sizeof(what), "v%lld:u%lld", d->k1, uid);
+	else if (addr != NULL && *addr != '\0')
+		snprintf(what, sizeof(what), "v%lld:a%s", d->k1, addr);
+	else
+		return -1;
+	cname_bucket_key(cname_bucket(d), what, key, sz);
+	return 0;
+}
+
+int
+posting_view(struct app *a, long long id, long long author, long long uid,
+    const char *addr)
 {
 	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
-	char key[KEY_VIEW_MAX], what[KEY_VIEW_MAX], bk[KEY_VIEW_MAX];
+	char key[KEY_VIEW_MAX], bk[KEY_VIEW_MAX];
 	rds_reply *rep;
 	int seen, rc;
 
 	/* One script: the viewer's key, in the slot of the count's bucket,
 	 * and the count (cstore_apply_view()). */
-	if (uid != 0)
-		snprintf(what, sizeof(what), "v%lld:u%lld", id, uid);
-	else if (addr != NULL && *addr != '\0')
-		snprintf(what, sizeof(what), "v%lld:a%s", id, addr);
-	else
+	if (view_key(&d, uid, addr, key, sizeof(key)) == -1)
 		return 0;
-	cname_bucket_key(cname_bucket(&d), what, key, sizeof(key));
-	if (uid != 0 && queue)
-		return cstore_view_send(a, &d, key, VIEW_WINDOW_MS) == 0 ?
-		    VIEW_QUEUED : 0;
 	if (uid != 0)
 		return cstore_apply_view(a, &d, key, VIEW_WINDOW_MS) == 1;
 	/* An anonymous viewer also has a budget of posts, in its address's
@@ -556,21 +563,20 @@ view(struct app *a, long long id, long long author, long long uid,
 }
 
 int
-posting_view(struct app *a, long long id, long long author, long long uid,
-    const char *addr)
-{
-	return view(a, id, author, uid, addr, 0);
-}
-
-int
 posting_view_send(struct app *a, long long id, long long author,
     long long uid, const char *addr)
 {
-	if (rds_is_cluster(a->rds)) {	/* its client reads a script alone */
-		(void)view(a, id, author, uid, addr, 0);
+	struct delta d = { FAM_POST_VIEWS, id, 0, 1, author };
+	char key[KEY_VIEW_MAX];
+
+	/* an anonymous viewer's budget waits on replies; a cluster's client
+	 * reads a script alone: those views are done now */
+	if (uid == 0 || rds_is_cluster(a->rds)) {
+		(void)posting_view(a, id, author, uid, addr);
 		return 0;
 	}
-	return view(a, id, author, uid, addr, 1) == VIEW_QUEUED;
+	(void)view_key(&d, uid, addr, key, sizeof(key));
+	return cstore_view_send(a, &d, key, VIEW_WINDOW_MS) == 0;
 }
 
 int
