@@ -80,17 +80,64 @@ window_of(unsigned long long hk)
 	return (size_t)((hk >> 17) % (CKEEP_SLOTS - CKEEP_WINDOW + 1));
 }
 
-/* The tag of a whole name: never 0 (a free slot's). */
+/* The tag of the whole name "<hash>\n<field>", from the hash's part
+ * (rds_key_hash() reads a name in order: the hash's bytes are hashed
+ * once for all its fields): never 0 (a free slot's). */
 static unsigned long long
-tag_of(const char *name)
+tag_of(unsigned long long hk, const char *field)
 {
-	unsigned long long t = rds_key_hash(name, strlen(name));
+	unsigned long long t = rds_key_hash_more(rds_key_hash_more(hk, "\n",
+	    1), field, strlen(field));
 
 	return t != 0 ? t : 1;
 }
 
+unsigned long long
+ckeep_hash(const char *hash)
+{
+	return rds_key_hash(hash, strlen(hash));
+}
+
+void
+ckeep_prefetch(unsigned long long hk)
+{
+	size_t w;
+
+	if (table == NULL)
+		return;
+	w = window_of(hk);
+	__builtin_prefetch(&tags[w]);
+	__builtin_prefetch(&tags[w + CKEEP_WINDOW - 1]);
+}
+
+void
+ckeep_prefetch_field(unsigned long long hk, const char *field)
+{
+	unsigned long long t;
+	size_t w;
+	int i;
+
+	if (table == NULL)
+		return;
+	w = window_of(hk);
+	t = tag_of(hk, field);
+	for (i = 0; i < CKEEP_WINDOW; i++)
+		if (tags[w + i] == t) {
+			__builtin_prefetch(&table[w + i].gen);
+			__builtin_prefetch(&table[w + i].name[CKEEP_NAME / 2]);
+			return;
+		}
+}
+
 int
 ckeep_get(const char *hash, const char *field, long long *v)
+{
+	return ckeep_get_hk(hash, ckeep_hash(hash), field, v);
+}
+
+int
+ckeep_get_hk(const char *hash, unsigned long long hk, const char *field,
+    long long *v)
 {
 	char name[CKEEP_NAME];
 	unsigned long long t;
@@ -101,8 +148,8 @@ ckeep_get(const char *hash, const char *field, long long *v)
 		nmisses++;
 		return 0;
 	}
-	w = window_of(rds_key_hash(hash, strlen(hash)));
-	t = tag_of(name);
+	w = window_of(hk);
+	t = tag_of(hk, field);
 	for (i = 0; i < CKEEP_WINDOW; i++)
 		if (tags[w + i] == t && table[w + i].gen == gen &&
 		    strcmp(table[w + i].name, name) == 0) {
@@ -131,9 +178,9 @@ ckeep_put(const char *hash, const char *field, long long v,
 		table = zeroed_huge(CKEEP_SLOTS * sizeof(*table));
 		tags = zeroed_huge(CKEEP_SLOTS * sizeof(*tags));
 	}
-	hk = rds_key_hash(hash, strlen(hash));
+	hk = ckeep_hash(hash);
 	w = window_of(hk);
-	t = tag_of(name);
+	t = tag_of(hk, field);
 	/* the same name, else a free slot, else the least recently used */
 	for (i = 0; e == NULL && i < CKEEP_WINDOW; i++)
 		if (tags[w + i] == t && table[w + i].gen == gen &&

@@ -53,6 +53,16 @@ enum {
 
 /* The value of field in hash, when kept: 1 (and *v), or 0. */
 int	ckeep_get(const char *hash, const char *field, long long *v);
+/* The same in parts, for the counters of a page: a hash's part of every
+ * lookup of its fields, once (ckeep_hash()), and the memory of its slots
+ * asked for ahead (ckeep_prefetch()), for every hash of the page before
+ * the first lookup: a lookup waited for its slots' tags (a cache miss
+ * in 27 MB, about 125 ns) one after another. */
+unsigned long long ckeep_hash(const char *hash);
+void	ckeep_prefetch(unsigned long long hk);
+void	ckeep_prefetch_field(unsigned long long hk, const char *field);
+int	ckeep_get_hk(const char *hash, unsigned long long hk,
+	    const char *field, long long *v);
 /* Keeps a value read when ckeep_epoch() was epoch (refused when a drop
  * came since). */
 void	ckeep_put(const char *hash, const char *field, long long v,

@@ -325,6 +325,7 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
     unsigned keep, struct cstore_q *q)
 {
 	const char **argv = xcalloc((size_t)n + 2, sizeof(*argv));
+	unsigned long long *hk;
 	int i, j, argc, kept;
 
 	memset(q, 0, sizeof(*q));
@@ -341,22 +342,35 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 	q->grp = xcalloc((size_t)n + 1, sizeof(*q->grp));
 	q->hv = xcalloc((size_t)n + 1, sizeof(*q->hv));
 	q->st = xcalloc((size_t)n + 1, sizeof(*q->st));
+	hk = xcalloc((size_t)n + 1, sizeof(*hk));
 	for (i = 0; i < n; i++)
 		cname_of(&ds[i], q->hash[i], sizeof(q->hash[i]),
 		    q->field[i], sizeof(q->field[i]));
 	/* One HMGET per live hash (a post's four counters are one command,
 	 * not four): grp[i] is the first counter of i's hash.  An object's
-	 * counters usually come together: the previous one's hash first. */
+	 * counters usually come together: the previous one's hash first,
+	 * else those before, by their ckeep_hash() (hk) first. */
 	for (i = 0; i < n; i++) {
 		if (i > 0 && strcmp(q->hash[q->grp[i - 1]], q->hash[i]) == 0) {
 			q->grp[i] = q->grp[i - 1];
 			continue;
 		}
+		hk[i] = ckeep_hash(q->hash[i]);
 		for (q->grp[i] = i, j = 0; j < i; j++)
-			if (q->grp[j] == j && strcmp(q->hash[j], q->hash[i]) == 0) {
+			if (q->grp[j] == j && hk[j] == hk[i] &&
+			    strcmp(q->hash[j], q->hash[i]) == 0) {
 				q->grp[i] = j;
 				break;
 			}
+	}
+	/* The kept values' memory asked for at once, every hash's slots,
+	 * then every counter's: each lookup waited for two misses. */
+	if ((q->keep & CKEEP_READ) && !q->refusing) {
+		for (i = 0; i < n; i++)
+			if (q->grp[i] == i)
+				ckeep_prefetch(hk[i]);
+		for (i = 0; i < n; i++)
+			ckeep_prefetch_field(hk[q->grp[i]], q->field[i]);
 	}
 	/* a server that refuses writes: its live values may be behind the
 	 * backlog, each one is computed in cstore_recv() */
@@ -367,8 +381,8 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 		for (kept = (q->keep & CKEEP_READ) != 0, j = i; kept && j < n;
 		    j++)
 			if (q->grp[j] == i)
-				kept = ckeep_get(q->hash[i], q->field[j],
-				    &q->hv[j]);
+				kept = ckeep_get_hk(q->hash[i], hk[i],
+				    q->field[j], &q->hv[j]);
 		if (kept) {
 			/* a page kept whole depends on it all the same */
 			rds_note(q->rd, q->hash[i], strlen(q->hash[i]));
@@ -389,6 +403,7 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 			q->queued++;
 		}
 	}
+	free(hk);
 	free(argv);
 }
 

@@ -176,7 +176,12 @@ rds_drop(struct rds *r)
 unsigned long long
 rds_key_hash(const char *key, size_t len)
 {
-	unsigned long long h = 14695981039346656037ULL;
+	return rds_key_hash_more(14695981039346656037ULL, key, len);
+}
+
+unsigned long long
+rds_key_hash_more(unsigned long long h, const char *key, size_t len)
+{
 	size_t i;
 
 	for (i = 0; i < len; i++)

@@ -112,8 +112,12 @@ void		 rds_record(struct rds *, struct rds_keys *k);
  * depends on though it sent no command for it, its value taken from
  * what the process kept of an earlier read (count/ckeep.h). */
 void		 rds_note(struct rds *, const char *key, size_t len);
-/* A key's 64-bit FNV-1a hash, as rds_record() keeps it. */
+/* A key's 64-bit FNV-1a hash, as rds_record() keeps it; _more() goes on
+ * from the hash h of what came before key (rds_key_hash(ab) is
+ * rds_key_hash_more(rds_key_hash(a), b)). */
 unsigned long long rds_key_hash(const char *key, size_t len);
+unsigned long long rds_key_hash_more(unsigned long long h, const char *key,
+	    size_t len);
 /* Frees a reply (NULL: nothing). */
 void		 rds_free(rds_reply *);
 

@@ -166,6 +166,48 @@ test_a_post_counter_with_long_ids_is_kept(void **state)
 	ckeep_drop(hash, strlen(hash));
 }
 
+/* A lookup in parts (the hash's part once, its slots asked for ahead)
+ * finds what a whole lookup finds, and misses what it misses: a field
+ * of another hash, a hash never kept, a value dropped. */
+static void
+test_a_lookup_in_parts_is_a_lookup(void **state)
+{
+	const char *fields[] = { "comments", "reposts", "likes", "views" };
+	char hash[32];
+	unsigned long long hk;
+	long long v, w;
+	int p, f;
+
+	(void)state;
+	ckeep_drop(NULL, 0);
+	for (p = 1; p <= 200; p++) {
+		snprintf(hash, sizeof(hash), "{c%d}:p%d", p % 7, p);
+		for (f = 0; f < 3; f++)
+			ckeep_put(hash, fields[f], p * 10 + f, ckeep_epoch());
+	}
+	for (p = 1; p <= 201; p++) {
+		snprintf(hash, sizeof(hash), "{c%d}:p%d", p % 7, p);
+		hk = ckeep_hash(hash);
+		ckeep_prefetch(hk);
+		for (f = 0; f < 4; f++)
+			ckeep_prefetch_field(hk, fields[f]);
+		for (f = 0; f < 4; f++) {
+			v = w = -1;
+			assert_int_equal(ckeep_get_hk(hash, hk, fields[f], &v),
+			    ckeep_get(hash, fields[f], &w));
+			assert_true(v == w);
+			assert_true(v == (p <= 200 && f < 3 ? p * 10 + f : -1));
+		}
+	}
+	snprintf(hash, sizeof(hash), "{c%d}:p%d", 5 % 7, 5);
+	ckeep_drop(hash, strlen(hash));
+	assert_int_equal(ckeep_get_hk(hash, ckeep_hash(hash), "likes", &v), 0);
+	/* with another hash's part, a kept hash is not found */
+	assert_int_equal(ckeep_get_hk("{c6}:p6", ckeep_hash("{c0}:p7"),
+	    "likes", &v), 0);
+	assert_int_equal(ckeep_get("{c6}:p6", "likes", &v), 1);
+}
+
 int
 main(void)
 {
@@ -177,6 +219,7 @@ main(void)
 		cmocka_unit_test(test_the_benchmark_s_posts_are_kept),
 		cmocka_unit_test(test_a_name_too_long_is_not_kept),
 		cmocka_unit_test(test_a_post_counter_with_long_ids_is_kept),
+		cmocka_unit_test(test_a_lookup_in_parts_is_a_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

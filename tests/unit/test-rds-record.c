@@ -113,6 +113,10 @@ test_hash_is_fnv1a(void **state)
 	assert_true(rds_key_hash("", 0) == 0xcbf29ce484222325ULL);
 	assert_true(rds_key_hash("a", 1) == 0xaf63dc4c8601ec8cULL);
 	assert_true(h("{c1}:p5") != h("{c1}:p6"));
+	/* in parts: the hash of a name goes on from its first part's */
+	assert_true(rds_key_hash_more(h("{c1}:p5"), "\nlikes", 6) ==
+	    h("{c1}:p5\nlikes"));
+	assert_true(rds_key_hash_more(h(""), "a", 1) == h("a"));
 }
 
 int
