@@ -385,7 +385,7 @@ cstore_send_kept(struct app *a, const struct delta *ds, int n,
 				    q->field[j], &q->hv[j]);
 		if (kept) {
 			/* a page kept whole depends on it all the same */
-			rds_note(q->rd, q->hash[i], strlen(q->hash[i]));
+			rds_note(q->rd, hk[i]);
 			for (j = i; j < n; j++)
 				if (q->grp[j] == i)
 					q->st[j] = 1;

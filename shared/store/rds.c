@@ -198,21 +198,27 @@ rds_record(struct rds *r, struct rds_keys *k)
 }
 
 static void
-record(struct rds *r, const char *key, size_t len)
+record_hash(struct rds *r, unsigned long long h)
 {
 	struct rds_keys *k = r->rec;
 
 	if (k->n == RDS_KEYS_MAX)
 		k->over = 1;
 	else
-		k->h[k->n++] = rds_key_hash(key, len);
+		k->h[k->n++] = h;
+}
+
+static void
+record(struct rds *r, const char *key, size_t len)
+{
+	record_hash(r, rds_key_hash(key, len));
 }
 
 void
-rds_note(struct rds *r, const char *key, size_t len)
+rds_note(struct rds *r, unsigned long long h)
 {
 	if (r->rec != NULL)
-		record(r, key, len);
+		record_hash(r, h);
 }
 
 static void

@@ -108,10 +108,11 @@ void		 rds_drop(struct rds *);
 /* From now on, until rds_record(r, NULL), every key a command names
  * (its first argument; a script's KEYS) is added to k, emptied first. */
 void		 rds_record(struct rds *, struct rds_keys *k);
-/* Adds key to what is recorded (nothing when nothing is): a key the work
- * depends on though it sent no command for it, its value taken from
- * what the process kept of an earlier read (count/ckeep.h). */
-void		 rds_note(struct rds *, const char *key, size_t len);
+/* Adds a key, by its rds_key_hash() h, to what is recorded (nothing when
+ * nothing is): a key the work depends on though it sent no command for
+ * it, its value taken from what the process kept of an earlier read
+ * (count/ckeep.h: ckeep_hash() is that hash). */
+void		 rds_note(struct rds *, unsigned long long h);
 /* A key's 64-bit FNV-1a hash, as rds_record() keeps it; _more() goes on
  * from the hash h of what came before key (rds_key_hash(ab) is
  * rds_key_hash_more(rds_key_hash(a), b)). */

@@ -325,7 +325,6 @@ keep_sync_recv(struct req *const *rs, int n, int sent)
 	return 0;
 }
 
-
 unsigned
 keep_counts(struct req *r)
 {
