@@ -57,8 +57,8 @@ int	ckeep_get(const char *hash, const char *field, long long *v);
  * lookup of its fields, once (ckeep_hash()), and the memory of its slots
  * asked for ahead (ckeep_prefetch()), for every hash of the page before
  * the first lookup: a lookup waited for its slots' tags (a cache miss
- * in 27 MB, about 125 ns) one after another. */
-/* ckeep_hash(): the hash key's rds_key_hash() (store/rds.h). */
+ * in 27 MB, about 125 ns) one after another.  ckeep_hash() is the hash
+ * key's rds_key_hash() (store/rds.h). */
 unsigned long long ckeep_hash(const char *hash);
 void	ckeep_prefetch(unsigned long long hk);
 void	ckeep_prefetch_field(unsigned long long hk, const char *field);
