@@ -319,13 +319,19 @@ test('a page read after another process\'s write does not fault the database in 
   const reader = users[4];
   const faults = () => pool.reduce((n, pid) => n + minorFaults(pid), 0);
   for (let i = 0; i < 4; i++) await reader.get(`/u/wri0`);	// warm
-  const f0 = faults();
   const rounds = 40;
-  for (let i = 0; i < rounds; i++) {
-    assert.equal((await c.post(`/posts/${posts[6]}/${i % 2 ? 'unlike' : 'like'}`)).status, 303);
-    assert.equal((await reader.get(`/u/wri0`)).status, 200);
+  // Two passes, the fewer faults counted: a pass may also meet the
+  // allocator returning memory (jemalloc's decay) once; SQLite's map
+  // faults in every pass.
+  let per = Infinity;
+  for (let pass = 0; pass < 2 && per >= 1; pass++) {
+    const f0 = faults();
+    for (let i = 0; i < rounds; i++) {
+      assert.equal((await c.post(`/posts/${posts[6]}/${i % 2 ? 'unlike' : 'like'}`)).status, 303);
+      assert.equal((await reader.get(`/u/wri0`)).status, 200);
+    }
+    per = Math.min(per, (faults() - f0) / rounds);
   }
-  const per = (faults() - f0) / rounds;
   // SQLite's map: 2-3 a page here (a small database); ours or read: 0.1-0.3
   assert.ok(per < 1, `${per.toFixed(2)} page faults a page read after a write`);
 });
