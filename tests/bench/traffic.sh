@@ -55,8 +55,10 @@
 # process's kept counts), then one run of BENCH_AB_MODE (mix) is
 # measured.  Alternating puts the machine's drift and the site's
 # growing data (likes add up) on both alike; a pair's ratio is NEW's
-# over OLD's, and the median of the pairs' is printed.  Nothing is
-# copied to tests/bench/latest.
+# over OLD's, and the median of the pairs' is printed.  OLD and NEW
+# share the stack's /metrics file (metrics.bin): a NEW that changes its
+# layout cannot be compared this way.  Nothing is copied to
+# tests/bench/latest.
 set -u
 cd "$(dirname "$0")/../.."
 DUR=${BENCH_DURATION:-10}
