@@ -28,6 +28,7 @@
 #include "social/follow.h"
 #include "social/post.h"
 #include "social/posting.h"
+#include "social/postlist.h"
 #include "social/timeline.h"
 #include "social_pages.h"
 #include "store/rds.h"
@@ -92,13 +93,17 @@ static const struct route routes[] = {
  * finds both connections' commands in one wake-up.  The pages' reads
  * do not wait for the sync: it only tells what the process kept (the
  * pages, the counts) from before the requests came, and nothing of
- * that is used before it is back. */
+ * that is used before it is back.  Then, on PostgreSQL, the posts'
+ * statement of each feed whose replies named its posts goes out, and
+ * the results are read in one wait (feed_sql_ahead(): a round trip for
+ * the group's feeds, not one a feed), before any page loads: the
+ * connection is back to one statement at a time for the loads. */
 static void
 kept_taken(struct slot *s, int n)
 {
 	struct req *rs[READ_MAX] = { NULL };
 	struct rds *rd = s[0].r.app->rds;
-	int i, m = n < READ_MAX ? n : READ_MAX, ahead = 0, sync;
+	int i, m = n < READ_MAX ? n : READ_MAX, ahead = 0, sync, sql;
 
 	for (i = 0; i < m; i++)
 		rs[i] = &s[i].r;
@@ -116,6 +121,10 @@ kept_taken(struct slot *s, int n)
 		if (s[i].r.ahead != NULL)
 			rds_stash_fill(rd, &s[i].r.ahead->st,
 			    s[i].r.ahead->want);
+	for (i = 0, sql = 0; ahead > 0 && i < m; i++)
+		sql += feed_sql_ahead(&s[i].r);
+	if (sql > 0)
+		postlist_ahead_wait(s[0].r.app);
 }
 
 int

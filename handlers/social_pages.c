@@ -73,11 +73,16 @@ cards_counted(const struct post_card *cs, int n, const struct count *more,
 struct feed_first {
 	struct tl_q	 tq;
 	struct layout_q	 lq;
+	int		 ticket;	/* its posts' statement, sent ahead */
+	int		 nids;		/* with these ids, for this reader */
+	long long	 reader;
+	long long	 ids[FEED_PAGE];
 };
 
 static void
 feed_first_send(struct req *r, long long page, struct feed_first *f)
 {
+	f->ticket = 0;
 	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE,
 	    &f->tq);
 	layout_first_send(r, &f->lq);
@@ -124,6 +129,22 @@ feed_ahead(struct req *r)
 	    NULL);
 }
 
+int
+feed_sql_ahead(struct req *r)
+{
+	struct feed_first *f;
+
+	if (r->ahead == NULL || r->method != METHOD_GET || r->path == NULL ||
+	    strcmp(r->path, "/feed") != 0)
+		return 0;
+	f = r->ahead->q;
+	if ((f->nids = timeline_ids_peek(&f->tq, &r->ahead->st, f->ids)) <= 0)
+		return 0;
+	f->reader = r->sess.user_id;
+	f->ticket = postlist_send(r->app, f->ids, f->nids, f->reader, PC_HOME);
+	return f->ticket > 0;
+}
+
 static enum page_load
 feed_load(struct req *r, void *vm)
 {
@@ -131,7 +152,7 @@ feed_load(struct req *r, void *vm)
 	struct feed_first own, *f;
 	struct req_ahead *ahead;
 	long long ids[FEED_PAGE];
-	int n, first_ok, cached;
+	int n, first_ok, cached, ticket;
 
 	m->page = field_page(r);
 	if ((f = req_ahead_take(r, &ahead, m->page == 1)) == NULL) {
@@ -149,9 +170,13 @@ feed_load(struct req *r, void *vm)
 	}
 	n = timeline_ids_end(r->app, &f->tq, ids);
 	cached = f->tq.cached;
+	/* the posts' statement sent ahead, if it asked for these */
+	ticket = f->ticket > 0 && n == f->nids && f->reader ==
+	    r->sess.user_id && memcmp(ids, f->ids, (size_t)n * sizeof(*ids))
+	    == 0 ? f->ticket : 0;
 	req_ahead_free(ahead);	/* f with it */
-	if (n < 0 || postlist_read(r->app, ids, n, r->sess.user_id, PC_HOME,
-	    &m->cards) == -1) {
+	if (n < 0 || postlist_read_took(r->app, ticket, ids, n,
+	    r->sess.user_id, PC_HOME, &m->cards) == -1) {
 		resp_error(r, 500, "The feed could not be read.");
 		return PAGE_ANSWERED;
 	}

@@ -35,6 +35,11 @@ int	page_ahead(struct req *, size_t qsize, void (*send)(struct req *,
 	    void *, const void *), const void *arg);
 int	feed_ahead(struct req *);
 int	profile_ahead(struct req *);
+/* Once its first round trip's replies are read: a feed's posts'
+ * statement sent ahead with the group's (social/postlist.h:
+ * postlist_send(); PostgreSQL), when those replies name its posts: 1, or
+ * 0 (its load runs the statement). */
+int	feed_sql_ahead(struct req *);
 
 extern const struct page page_feed, page_topic, page_profile,
 	    page_followers, page_following, page_post, page_post_edit_form,

@@ -132,7 +132,7 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
     tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
-    tests/integration/redisfull.test.mjs \
+    tests/integration/redisfull.test.mjs tests/integration/together.test.mjs \
     $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs

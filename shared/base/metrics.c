@@ -104,6 +104,7 @@ metrics_observe(struct metrics *m, int h, int status, long long us,
 	__atomic_fetch_add(&s->kept_whole, c->kept, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->counts_kept, c->ckept, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->pages_ahead, c->ahead, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->sql_ahead, c->sqlahead, __ATOMIC_RELAXED);
 }
 
 void

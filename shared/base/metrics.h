@@ -49,12 +49,14 @@ struct metrics_slot {
 	uint64_t	counts_kept;	/* counts read as kept (count/ckeep.h) */
 	uint64_t	pages_ahead;	/* first round trips read with others'
 					   (web/batch.h) */
+	uint64_t	sql_ahead;	/* PostgreSQL results read with others'
+					   (store/pg.h: pg_ahead_take()) */
 };
 
 /* What one request cost, beside its time. */
 struct metrics_cost {
 	unsigned long long	stmts, sqltrips, commits, cmds, trips, kept,
-				ckept, ahead;
+				ckept, ahead, sqlahead;
 };
 
 /* The writers' lock: how long each taking waited, and held it. */

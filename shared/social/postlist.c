@@ -95,11 +95,43 @@ in_order_of(const long long *ids, int n, struct post_cards *cs)
 	}
 }
 
-int
-postlist_read(struct app *a, const long long *ids, int n,
-    long long reader, enum pc_list list, struct post_cards *out)
+/* The list's statement, bound (NULL: it could not be prepared). */
+static struct dbq *
+list_stmt(struct app *a, const long long *ids, int n, long long reader,
+    enum pc_list list)
 {
 	struct dbq *s;
+
+	s = dbq_stmt(a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
+	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
+	if (s == NULL)
+		return NULL;
+	dbq_bind_ids(s, 1, ids, n);
+	if (reader)
+		dbq_bind_i64(s, 2, reader);
+	return s;
+}
+
+int
+postlist_send(struct app *a, const long long *ids, int n, long long reader,
+    enum pc_list list)
+{
+	if (n <= 0 || (list == PC_HOME && reader == 0))
+		return 0;
+	return dbq_ahead_send(a->db, list_stmt(a, ids, n, reader, list));
+}
+
+void
+postlist_ahead_wait(struct app *a)
+{
+	dbq_ahead_wait(a->db);
+}
+
+int
+postlist_read_took(struct app *a, int ticket, const long long *ids, int n,
+    long long reader, enum pc_list list, struct post_cards *out)
+{
+	struct dbq *s = NULL;
 	int rc = DBQ_DONE;
 
 	out->v = NULL;
@@ -108,13 +140,12 @@ postlist_read(struct app *a, const long long *ids, int n,
 		return 0;
 	if (list == PC_HOME && reader == 0)
 		return -1;
-	s = dbq_stmt(a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
-	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
-	if (s == NULL)
+	if (ticket > 0)
+		s = dbq_ahead_take(a->db, list == PC_HOME ? STMT_HOME_BY_IDS :
+		    reader ? STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS,
+		    ticket);
+	if (s == NULL && (s = list_stmt(a, ids, n, reader, list)) == NULL)
 		return -1;
-	dbq_bind_ids(s, 1, ids, n);
-	if (reader)
-		dbq_bind_i64(s, 2, reader);
 	out->v = xcalloc((size_t)n, sizeof(*out->v));
 	while (out->n < n && (rc = dbq_step(s)) == DBQ_ROW) {
 		post_from_row(s, &out->v[out->n].p);
@@ -134,6 +165,13 @@ postlist_read(struct app *a, const long long *ids, int n,
 	}
 	in_order_of(ids, n, out);
 	return 0;
+}
+
+int
+postlist_read(struct app *a, const long long *ids, int n,
+    long long reader, enum pc_list list, struct post_cards *out)
+{
+	return postlist_read_took(a, 0, ids, n, reader, list, out);
 }
 
 int

@@ -36,6 +36,17 @@ enum pc_list { PC_VISIBLE, PC_HOME };
  * are not read.  0, or -1 when SQLite failed. */
 int	postlist_read(struct app *, const long long *ids, int n,
 	    long long reader, enum pc_list, struct post_cards *);
+/* The same statement sent ahead (store/dbq.h: dbq_ahead_send(); on
+ * PostgreSQL, a reader's group sends its pages' together): a ticket, or
+ * 0.  postlist_ahead_wait() reads every result sent; postlist_read_took()
+ * reads the cards from ticket's result when it is kept (the caller
+ * passes the very ids and reader it was sent with), else runs the
+ * statement as postlist_read() does. */
+int	postlist_send(struct app *, const long long *ids, int n,
+	    long long reader, enum pc_list);
+void	postlist_ahead_wait(struct app *);
+int	postlist_read_took(struct app *, int ticket, const long long *ids,
+	    int n, long long reader, enum pc_list, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */
 void	postlist_counts(struct app *, struct post_card *, int n);
 /* The same, and in the same round trip nmore other counters (a page's

@@ -560,6 +560,17 @@ timeline_ids_end(struct app *a, struct tl_q *q, long long *ids)
 	    q->per, ids);
 }
 
+int
+timeline_ids_peek(const struct tl_q *q, const struct rds_stash *st,
+    long long *ids)
+{
+	/* page_send() queued q->queued replies, the EXEC's last */
+	if (q->queued <= 0 || q->queued > st->n || q->queued > RDS_STASH_MAX ||
+	    st->next != 0 || st->rep[q->queued - 1] == NULL)
+		return -1;
+	return page_parse(st->rep[q->queued - 1], q->per, ids);
+}
+
 void
 timeline_ids_drop(struct tl_q *q)
 {

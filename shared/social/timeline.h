@@ -98,6 +98,11 @@ void		timeline_ids_send(struct app *, enum tl, long long uid,
 void		timeline_ids_read(struct app *, struct tl_q *);
 int		timeline_ids_end(struct app *, struct tl_q *, long long *ids);
 void		timeline_ids_drop(struct tl_q *);
+/* The ids timeline_ids_end() will give from q's replies, read ahead into
+ * st (store/rds.h: the first of them q's) when Redis held the page whole:
+ * their count, or -1 (known only once the page loads). */
+int		timeline_ids_peek(const struct tl_q *,
+		    const struct rds_stash *st, long long *ids);
 /* Where posts belong in home timelines now (store/sql.h: HOME_SCORE):
  * st is STMT_HOME_SCORES (one user, n posts) or STMT_HOME_SCORES_OF_POST
  * (one post, n users); scores[i] is the i-th of the n's, -1 when it is

@@ -638,6 +638,12 @@ db_ntrips(const struct db *d)
 }
 
 unsigned long long
+db_nahead(const struct db *d)
+{
+	return d->pg != NULL ? pg_nahead(d->pg) : 0;
+}
+
+unsigned long long
 db_nstmt(const struct db *d)
 {
 	return d->nstmt;

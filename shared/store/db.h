@@ -44,6 +44,9 @@ void		 db_lock_metrics(struct db *, struct metrics *m, int who);
  * per-request cost in /metrics. */
 unsigned long long db_nstmt(const struct db *);
 unsigned long long db_ntrips(const struct db *);
+/* Statements whose results came read ahead with others' (dbq.h:
+ * dbq_ahead_take(); 0 for SQLite). */
+unsigned long long db_nahead(const struct db *);
 /* Write transactions committed since the start (db_commit(), a group's
  * db_group_end(): one for the group): actions a commit in /metrics. */
 unsigned long long db_ncommits(const struct db *);

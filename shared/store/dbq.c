@@ -145,6 +145,33 @@ dbq_stmt(struct db *d, enum stmt id)
 	return d->st[id];
 }
 
+int
+dbq_ahead_send(struct db *d, struct dbq *q)
+{
+	int ticket = 0;
+
+	if (q == NULL)
+		return 0;
+	if (d->pg != NULL)
+		ticket = pg_ahead_send(q);
+	dbq_done(q);
+	return ticket;
+}
+
+void
+dbq_ahead_wait(struct db *d)
+{
+	if (d->pg != NULL)
+		pg_ahead_wait(d->pg);
+}
+
+struct dbq *
+dbq_ahead_take(struct db *d, enum stmt st, int ticket)
+{
+	db_check_owner(d);
+	return d->pg != NULL ? pg_ahead_take(d->pg, (int)st, ticket) : NULL;
+}
+
 struct dbq *
 dbq_prepare_once(struct db *d, const char *sql)
 {

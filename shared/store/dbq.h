@@ -104,6 +104,19 @@ int		 dbq_in_txn(struct db *);
 void		 dbq_fetch_rows(struct db *, int rows);
 long		 dbq_rows_held(struct db *, int reset);
 
+/* Statements sent ahead, for a reader's group (web/batch.h): on
+ * PostgreSQL, dbq_ahead_send() sends statement q, bound, in the
+ * connection's pipeline and hands it back (dbq_done()): a ticket (> 0),
+ * or 0 when it cannot go ahead.  dbq_ahead_wait() reads the results of
+ * every statement sent, in one wait: a round trip for the lot, not one
+ * a page.  dbq_ahead_take() answers statement st holding ticket's
+ * result, to step as if it ran and hand back with dbq_done() (NULL:
+ * none kept, run it).  SQLite sends nothing ahead (0): its statement
+ * runs in the process, no trip to save. */
+int		 dbq_ahead_send(struct db *, struct dbq *q);
+void		 dbq_ahead_wait(struct db *);
+struct dbq	*dbq_ahead_take(struct db *, enum stmt st, int ticket);
+
 /* Whether flush batch id (decimal text) is recorded as applied:
  * 1 yes, 0 no, -1 error. */
 int		 dbq_batch_applied(struct db *, const char *id);

@@ -48,6 +48,13 @@ struct pgdb {
 					   so that rolling back to one that
 					   was never made fails */
 	int		 committed;	/* how that went: 1, -1 (err); 0 */
+	/* statements sent ahead (pg_ahead_send()): their results, in the
+	 * order sent, kept for pg_ahead_take() until the next group */
+	PGresult	*ahead[PG_AHEAD_MAX];
+	int		 nahead;	/* sent (results kept once read) */
+	int		 ahead_open;	/* in pipeline mode, results not read */
+	unsigned	 ahead_gen;	/* a ticket's group */
+	unsigned long long taken;	/* results taken (pg_nahead()) */
 };
 
 struct pgq {
@@ -94,6 +101,7 @@ pg_is_url(const char *s)
 static int
 run(struct pgdb *p, const char *sql, char *err, size_t errsz)
 {
+	pg_ahead_wait(p);	/* no statement runs in a pipeline left open */
 	p->trips++;
 	return pg_run_on(p->c, sql, err, errsz);
 }
@@ -364,6 +372,7 @@ pg_close(struct pgdb *p)
 
 	if (p == NULL)
 		return;
+	pg_ahead_drop(p);
 	for (i = 0; i < STMT__MAX; i++)
 		if (p->st[i] != NULL)
 			pgq_free(p->st[i]);
@@ -470,6 +479,7 @@ pq_finalize(struct dbq *d)
 	if (q == NULL)
 		return;
 	if (q->prepared && q->epoch == q->p->epoch) {
+		pg_ahead_wait(q->p);
 		snprintf(sql, sizeof(sql), "DEALLOCATE %s", q->name);
 		r = PQexec(q->p->c, sql);
 		q->p->trips++;
@@ -763,6 +773,7 @@ execute(struct pgq *q)
 	ExecStatusType st;
 	const char *tag;
 
+	pg_ahead_wait(p);
 	pg_check_conn(p);
 	if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
 		return -1;
@@ -827,6 +838,127 @@ pq_step(struct dbq *d)
 	}
 	q->row++;
 	return PGQ_ROW;
+}
+
+/*
+ * Statements sent ahead: a reader's group sends the statement of each of
+ * its pages that can be known before they load (a feed's posts, by the
+ * ids its first round trip brought), and reads every result in one wait
+ * (one round trip for the group, where each page's load waited for its
+ * own: docs/BENCHMARKS.md).  libpq's pipeline mode; the statements run
+ * in one implicit transaction up to the sync (read only: each still
+ * sees what was committed before it ran).  A result waits in p->ahead
+ * until its page takes it, or the next group drops it.
+ */
+/* A ticket: the group (p->ahead_gen, kept to 16 bits) and the place in
+ * it, so that a page never takes another group's result. */
+#define AHEAD_TICKET(gen, i)	((int)((gen) % 65536) * PG_AHEAD_MAX + (i) + 1)
+
+int
+pg_ahead_send(struct dbq *d)
+{
+	struct pgq *q = PQ(d);
+	struct pgdb *p = q->p;
+
+	if (!p->ahead_open) {
+		pg_ahead_drop(p);
+		if (p->begin_due || p->save_due || p->commit_due ||
+		    p->streams > 0 || q->stream)
+			return 0;
+		pg_check_conn(p);
+		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
+			return 0;
+		if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
+			return 0;
+		if (!PQenterPipelineMode(p->c))
+			return 0;
+		p->ahead_open = 1;
+		p->ahead_gen++;
+	} else if (!q->prepared || q->epoch != p->epoch || q->stream)
+		return 0;	/* PQprepare() waits: not in a pipeline */
+	if (p->nahead == PG_AHEAD_MAX ||
+	    !PQsendQueryPrepared(p->c, q->name, q->n, q->val + 1,
+	    q->len + 1, q->fmt + 1, 0))
+		return 0;
+	if (p->nstmt != NULL)
+		(*p->nstmt)++;
+	p->ahead[p->nahead] = NULL;
+	return AHEAD_TICKET(p->ahead_gen, p->nahead++);
+}
+
+void
+pg_ahead_wait(struct pgdb *p)
+{
+	PGresult *r;
+	int i, synced = 0;
+
+	if (!p->ahead_open)
+		return;
+	p->ahead_open = 0;
+	p->trips++;
+	if (!PQpipelineSync(p->c))
+		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
+	/* each statement's result, then a NULL; the sync's last (after a
+	 * failure, the statements after it answer "aborted": each page
+	 * whose result is not kept runs its statement itself) */
+	for (i = 0; i < p->nahead && (r = PQgetResult(p->c)) != NULL; i++) {
+		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
+			PQclear(r);
+			synced = 1;
+			break;
+		}
+		if (PQresultStatus(r) == PGRES_TUPLES_OK)
+			p->ahead[i] = r;
+		else
+			PQclear(r);
+		while ((r = PQgetResult(p->c)) != NULL)
+			PQclear(r);
+	}
+	while (!synced && (r = PQgetResult(p->c)) != NULL) {
+		synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+		PQclear(r);
+	}
+	if (!PQexitPipelineMode(p->c))
+		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
+}
+
+struct dbq *
+pg_ahead_take(struct pgdb *p, int id, int ticket)
+{
+	struct pgq *q = p->st[id];
+	int i = (ticket - 1) % PG_AHEAD_MAX;
+
+	if (ticket <= 0 || p->ahead_open || q == NULL || q->ran ||
+	    i >= p->nahead || ticket != AHEAD_TICKET(p->ahead_gen, i) ||
+	    p->ahead[i] == NULL)
+		return NULL;
+	q->res = p->ahead[i];
+	p->ahead[i] = NULL;
+	p->taken++;
+	q->ran = 1;
+	q->nrows = PQntuples(q->res);
+	q->row = -1;
+	if (q->nrows > p->held)
+		p->held = q->nrows;
+	return &q->q;
+}
+
+void
+pg_ahead_drop(struct pgdb *p)
+{
+	int i;
+
+	if (p->ahead_open)
+		pg_ahead_wait(p);
+	for (i = 0; i < p->nahead; i++)
+		PQclear(p->ahead[i]);
+	p->nahead = 0;
+}
+
+unsigned long long
+pg_nahead(const struct pgdb *p)
+{
+	return p->taken;
 }
 
 unsigned long long

@@ -187,6 +187,7 @@ cost_now(struct app *a, struct metrics_cost *c)
 	c->kept = keep_wholes();
 	c->ckept = ckeep_hits();
 	c->ahead = rds_nstashes(a->rds);
+	c->sqlahead = db_nahead(a->db);
 }
 
 /* Request i's share of what n requests taken together cost from c0 to
@@ -211,6 +212,7 @@ cost_share(struct metrics_cost *c, const struct metrics_cost *c0,
 	c->kept = share(c1->kept - c0->kept, i, n);
 	c->ckept = share(c1->ckept - c0->ckept, i, n);
 	c->ahead = share(c1->ahead - c0->ahead, i, n);
+	c->sqlahead = share(c1->sqlahead - c0->sqlahead, i, n);
 }
 
 static int

@@ -145,6 +145,10 @@ view_metrics(struct buf *out, const struct metrics *m,
 	    "Pages whose first Redis round trip went with the other pages a "
 	    "reader took together (their replies read in one wait).",
 	    offsetof(struct metrics_slot, pages_ahead));
+	cost_metric(out, m, "tally_sql_ahead_total",
+	    "PostgreSQL statements whose results came with the other pages' "
+	    "a reader took together (one pipeline, read in one wait).",
+	    offsetof(struct metrics_slot, sql_ahead));
 	lock_metric(out, m, 0);
 	lock_metric(out, m, 1);
 	metric_head(out, "tally_pending_deltas", "gauge",

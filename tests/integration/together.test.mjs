@@ -7,7 +7,7 @@
 // queued together share one sync: feedcache.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, childrenOf, onCluster, queuedWhileStopped } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, onCluster, onPostgres, queuedWhileStopped } from '../lib/stack.mjs';
 import { recorded, settled } from '../lib/cost.mjs';
 
 let stack;
@@ -129,4 +129,13 @@ test('feeds and profiles queued together: each its own reader\'s page, their fir
   // Cluster none does: a group's replies would come from several nodes.
   if (onCluster()) assert.equal(ahead.ahead, 0, 'on a Redis Cluster');
   else assert.ok(ahead.ahead >= 8, `pages sent ahead: ${ahead.ahead} of 13`);
+  // On PostgreSQL the posts' statements of a group's feeds went ahead
+  // too, in one pipeline read in one wait (social_pages.h:
+  // feed_sql_ahead()), each page still its own reader's (check() above):
+  // of the 8 or more pages ahead, 6 profiles at most.  SQLite runs them
+  // in the process: nothing to send ahead.
+  assert.equal(own.sqlAhead, 0, 'no statement of "?page=1" went ahead');
+  if (onPostgres())
+    assert.ok(ahead.sqlAhead >= 2, `feeds' statements ahead: ${ahead.sqlAhead}`);
+  else assert.equal(ahead.sqlAhead, 0, 'SQLite: nothing ahead');
 });

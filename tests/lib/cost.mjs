@@ -53,6 +53,7 @@ export async function handlerCost(stack, handler) {
     kept: get('tally_pages_kept_total'),
     ckept: get('tally_counts_kept_total'),
     ahead: get('tally_pages_ahead_total'),
+    sqlAhead: get('tally_sql_ahead_total'),
   };
 }
 
@@ -82,7 +83,7 @@ export async function recorded(stack, handler, c0, n) {
     stmts: c1.stmts - c0.stmts, sqlTrips: c1.sqlTrips - c0.sqlTrips,
     cmds: c1.cmds - c0.cmds, trips: c1.trips - c0.trips,
     kept: c1.kept - c0.kept, ckept: c1.ckept - c0.ckept,
-    ahead: c1.ahead - c0.ahead,
+    ahead: c1.ahead - c0.ahead, sqlAhead: c1.sqlAhead - c0.sqlAhead,
   };
 }
 
