@@ -27,12 +27,17 @@
 struct profile_first {
 	struct profile_q pq;
 	struct layout_q	 lq;
+	int		 tickets[2];	/* its statements, sent ahead */
+	int		 nids;		/* with these ids, for this viewer */
+	long long	 viewer;
+	long long	 ids[FEED_PAGE];
 };
 
 static void
 profile_first_send(struct req *r, const char *login, long long page,
     struct profile_first *f)
 {
+	f->tickets[0] = f->tickets[1] = 0;
 	profileview_send(r->app, login, page, FEED_PAGE, &f->pq);
 	layout_first_send(r, &f->lq);
 }
@@ -55,6 +60,25 @@ profile_ahead(struct req *r)
 	    profile_first_ahead, login);
 }
 
+int
+profile_sql_ahead(struct req *r)
+{
+	struct profile_first *f;
+
+	if (r->ahead == NULL || r->method != METHOD_GET ||
+	    field_path_try(r, "/u/", VALID_LOGIN) == NULL)
+		return 0;
+	f = r->ahead->q;
+	/* the timeline's replies come first in the stash: sent first */
+	if (f->pq.uid == 0 || (f->nids = timeline_ids_peek(&f->pq.tq,
+	    &r->ahead->st, f->ids)) <= 0)
+		return 0;
+	f->viewer = r->user ? r->sess.user_id : 0;
+	profileview_rest_send(r->app, f->pq.uid, f->viewer, f->ids, f->nids,
+	    f->tickets);
+	return f->tickets[0] > 0 || f->tickets[1] > 0;
+}
+
 static enum page_load
 profile_load(struct req *r, void *vm)
 {
@@ -64,7 +88,7 @@ profile_load(struct req *r, void *vm)
 	long long ids[FEED_PAGE];
 	long long page = field_page(r), viewer;
 	const char *login = NULL;
-	int rc, n = -1, first_ok;
+	int rc, n = -1, first_ok, t[2] = { 0, 0 };
 
 	if (page != 0)
 		login = field_arg(r, 0, VALID_LOGIN, "There is no such user.");
@@ -86,10 +110,17 @@ profile_load(struct req *r, void *vm)
 	}
 	viewer = r->user ? r->sess.user_id : 0;
 	rc = profileview_end(r->app, &f->pq, v, ids, &n);
+	/* the statements sent ahead, if they asked for these */
+	if (rc == 1 && n > 0 && n == f->nids && v->u.id == f->pq.uid &&
+	    viewer == f->viewer && memcmp(ids, f->ids, (size_t)n *
+	    sizeof(*ids)) == 0) {
+		t[0] = f->tickets[0];
+		t[1] = f->tickets[1];
+	}
 	req_ahead_free(ahead);	/* f with it */
 	if (rc == 1)
-		rc = profileview_rest(r->app, viewer, page, FEED_PAGE, ids, n,
-		    v);
+		rc = profileview_rest_took(r->app, t, viewer, page, FEED_PAGE,
+		    ids, n, v);
 	if (rc != 1) {
 		resp_error(r, rc == 0 ? 404 : 500, rc == 0 ?
 		    "There is no such user." : "The profile could not be read.");

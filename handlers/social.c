@@ -94,9 +94,10 @@ static const struct route routes[] = {
  * do not wait for the sync: it only tells what the process kept (the
  * pages, the counts) from before the requests came, and nothing of
  * that is used before it is back.  Then, on PostgreSQL, the posts'
- * statement of each feed whose replies named its posts goes out, and
- * the results are read in one wait (feed_sql_ahead(): a round trip for
- * the group's feeds, not one a feed), before any page loads: the
+ * statement of each feed and profile whose replies named its posts
+ * goes out (a profile's visitor state with it), and the results are
+ * read in one wait (feed_sql_ahead(), profile_sql_ahead(): a round trip
+ * for the group's pages, not one a page), before any page loads: the
  * connection is back to one statement at a time for the loads. */
 static void
 kept_taken(struct slot *s, int n)
@@ -122,7 +123,7 @@ kept_taken(struct slot *s, int n)
 			rds_stash_fill(rd, &s[i].r.ahead->st,
 			    s[i].r.ahead->want);
 	for (i = 0, sql = 0; ahead > 0 && i < m; i++)
-		sql += feed_sql_ahead(&s[i].r);
+		sql += feed_sql_ahead(&s[i].r) || profile_sql_ahead(&s[i].r);
 	if (sql > 0)
 		postlist_ahead_wait(s[0].r.app);
 }

@@ -40,6 +40,9 @@ int	profile_ahead(struct req *);
  * postlist_send(); PostgreSQL), when those replies name its posts: 1, or
  * 0 (its load runs the statement). */
 int	feed_sql_ahead(struct req *);
+/* The same for a profile (the visitor's state and the posts, when this
+ * process knows the login's id). */
+int	profile_sql_ahead(struct req *);
 
 extern const struct page page_feed, page_topic, page_profile,
 	    page_followers, page_following, page_post, page_post_edit_form,

@@ -44,16 +44,29 @@ drafts(struct app *a, long long uid, struct post_cards *out)
  * author's marker counts (the followed badge starts after the later of
  * the two: STMT_FOLLOWED_MARKS), so the visit of anyone else writes
  * nothing.  0, or -1 on a SQLite error. */
-static int
-visitor_state(struct app *a, long long viewer, struct profile_view *v)
+static struct dbq *
+visitor_stmt(struct app *a, long long uid, long long viewer)
 {
 	struct dbq *s = dbq_stmt(a->db, STMT_AUTHOR_SEEN);
+
+	if (s != NULL) {
+		dbq_bind_i64(s, 1, uid);
+		dbq_bind_i64(s, 2, viewer);
+	}
+	return s;
+}
+
+static int
+visitor_state(struct app *a, int ticket, long long viewer,
+    struct profile_view *v)
+{
+	struct dbq *s = NULL;
 	int rc;
 
-	if (s == NULL)
+	if (ticket > 0)
+		s = dbq_ahead_take(a->db, STMT_AUTHOR_SEEN, ticket);
+	if (s == NULL && (s = visitor_stmt(a, v->u.id, viewer)) == NULL)
 		return -1;
-	dbq_bind_i64(s, 1, v->u.id);
-	dbq_bind_i64(s, 2, viewer);
 	if ((rc = dbq_step(s)) == DBQ_ROW) {
 		v->following = dbq_i64(s, 1) >= 0;
 		v->visit_due = v->following && dbq_i64(s, 0) > dbq_i64(s, 1);
@@ -62,9 +75,28 @@ visitor_state(struct app *a, long long viewer, struct profile_view *v)
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
+void
+profileview_rest_send(struct app *a, long long uid, long long viewer,
+    const long long *ids, int n, int t[2])
+{
+	t[0] = t[1] = 0;
+	if (viewer != 0 && viewer != uid)
+		t[0] = dbq_ahead_send(a->db, visitor_stmt(a, uid, viewer));
+	t[1] = postlist_send(a, ids, n, viewer, PC_VISIBLE);
+}
+
 int
 profileview_rest(struct app *a, long long viewer, long long page, int per,
     const long long *ids, int n, struct profile_view *v)
+{
+	return profileview_rest_took(a, (const int[2]){ 0, 0 }, viewer, page,
+	    per, ids, n, v);
+}
+
+int
+profileview_rest_took(struct app *a, const int t[2], long long viewer,
+    long long page, int per, const long long *ids, int n,
+    struct profile_view *v)
 {
 	long long uid = v->u.id;
 	int i, np, nd;
@@ -72,8 +104,9 @@ profileview_rest(struct app *a, long long viewer, long long page, int per,
 	v->page = page;
 	v->self = viewer != 0 && viewer == uid;
 	if (n < 0 || (viewer != 0 && !v->self &&
-	    visitor_state(a, viewer, v) == -1) ||
-	    postlist_read(a, ids, n, viewer, PC_VISIBLE, &v->posts) == -1 ||
+	    visitor_state(a, t[0], viewer, v) == -1) ||
+	    postlist_read_took(a, t[1], ids, n, viewer, PC_VISIBLE,
+	    &v->posts) == -1 ||
 	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
 		postlist_free(&v->posts);
 		postlist_free(&v->drafts);

@@ -66,6 +66,16 @@ int	profileview_end(struct app *, struct profile_q *,
 void	profileview_drop(struct profile_q *);
 int	profileview_rest(struct app *, long long viewer, long long page,
 	    int per, const long long *ids, int n, struct profile_view *);
+/* profileview_rest()'s statements sent ahead (store/dbq.h: on
+ * PostgreSQL, with a reader group's others), for the profile of uid,
+ * its page of ids and viewer: their tickets into t (0: not sent).
+ * profileview_rest_took() takes them when the caller passes the very
+ * uid (v->u.id), ids and viewer they were sent for, else runs them. */
+void	profileview_rest_send(struct app *, long long uid, long long viewer,
+	    const long long *ids, int n, int t[2]);
+int	profileview_rest_took(struct app *, const int t[2], long long viewer,
+	    long long page, int per, const long long *ids, int n,
+	    struct profile_view *);
 void	profileview_free(struct profile_view *);
 /* viewer opened author's profile, whose visit_due was set: their posts
  * so far are read (the marker moves; it only ever moves forward). */
