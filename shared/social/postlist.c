@@ -116,9 +116,16 @@ int
 postlist_send(struct app *a, const long long *ids, int n, long long reader,
     enum pc_list list)
 {
-	if (n <= 0 || (list == PC_HOME && reader == 0))
+	if (n <= 0 || (list == PC_HOME && reader == 0) ||
+	    !dbq_ahead_ok(a->db))
 		return 0;
 	return dbq_ahead_send(a->db, list_stmt(a, ids, n, reader, list));
+}
+
+int
+postlist_ahead_ok(struct app *a)
+{
+	return dbq_ahead_ok(a->db);
 }
 
 void

@@ -45,6 +45,8 @@ int	postlist_read(struct app *, const long long *ids, int n,
 int	postlist_send(struct app *, const long long *ids, int n,
 	    long long reader, enum pc_list);
 void	postlist_ahead_wait(struct app *);
+/* 1 when statements go ahead at all (PostgreSQL; dbq_ahead_ok()). */
+int	postlist_ahead_ok(struct app *);
 int	postlist_read_took(struct app *, int ticket, const long long *ids,
 	    int n, long long reader, enum pc_list, struct post_cards *);
 /* Reads the counts of n cards whose posts are read (one round trip). */

@@ -80,6 +80,8 @@ profileview_rest_send(struct app *a, long long uid, long long viewer,
     const long long *ids, int n, int t[2])
 {
 	t[0] = t[1] = 0;
+	if (!dbq_ahead_ok(a->db))
+		return;
 	if (viewer != 0 && viewer != uid)
 		t[0] = dbq_ahead_send(a->db, visitor_stmt(a, uid, viewer));
 	t[1] = postlist_send(a, ids, n, viewer, PC_VISIBLE);

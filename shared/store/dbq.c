@@ -146,6 +146,12 @@ dbq_stmt(struct db *d, enum stmt id)
 }
 
 int
+dbq_ahead_ok(struct db *d)
+{
+	return d->pg != NULL;
+}
+
+int
 dbq_ahead_send(struct db *d, struct dbq *q)
 {
 	int ticket = 0;

@@ -112,7 +112,9 @@ long		 dbq_rows_held(struct db *, int reset);
  * a page.  dbq_ahead_take() answers statement st holding ticket's
  * result, to step as if it ran and hand back with dbq_done() (NULL:
  * none kept, run it).  SQLite sends nothing ahead (0): its statement
- * runs in the process, no trip to save. */
+ * runs in the process, no trip to save: dbq_ahead_ok() answers 0, and
+ * a caller builds nothing to send. */
+int		 dbq_ahead_ok(struct db *);
 int		 dbq_ahead_send(struct db *, struct dbq *q);
 void		 dbq_ahead_wait(struct db *);
 struct dbq	*dbq_ahead_take(struct db *, enum stmt st, int ticket);
