@@ -6,7 +6,9 @@
  * epoch pg_check_conn() bumps), run once it was checked, riding in the
  * round trip of its transaction's BEGIN or COMMIT, freed with it (it
  * caches the table's); a cursor lives in a transaction, which closes
- * it.  Cut in two, connection and statements called each other.  The
+ * it; statements sent ahead live in the connection's pipeline, which
+ * any other statement first empties.  Cut in two, connection and
+ * statements called each other.  The
  * connection and its transactions come first; the statements use them,
  * and are reached back only to be freed (pg_close(), pgq_free()). */
 #include <poll.h>
