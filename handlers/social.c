@@ -123,8 +123,10 @@ kept_taken(struct slot *s, int n)
 			rds_stash_fill(rd, &s[i].r.ahead->st,
 			    s[i].r.ahead->want);
 	sql = 0;
-	for (i = 0; ahead > 0 && postlist_ahead_ok(s[0].r.app) && i < m; i++)
-		sql += feed_sql_ahead(&s[i].r) || profile_sql_ahead(&s[i].r);
+	if (ahead > 0 && postlist_ahead_ok(s[0].r.app))
+		for (i = 0; i < m; i++)
+			sql += feed_sql_ahead(&s[i].r) ||
+			    profile_sql_ahead(&s[i].r);
 	if (sql > 0)
 		postlist_ahead_wait(s[0].r.app);
 }

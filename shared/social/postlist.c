@@ -95,15 +95,21 @@ in_order_of(const long long *ids, int n, struct post_cards *cs)
 	}
 }
 
+/* The list's statement: a reader's marks come with the rows. */
+static enum stmt
+list_stmt_id(long long reader, enum pc_list list)
+{
+	return list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
+	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS;
+}
+
 /* The list's statement, bound (NULL: it could not be prepared). */
 static struct dbq *
 list_stmt(struct app *a, const long long *ids, int n, long long reader,
     enum pc_list list)
 {
-	struct dbq *s;
+	struct dbq *s = dbq_stmt(a->db, list_stmt_id(reader, list));
 
-	s = dbq_stmt(a->db, list == PC_HOME ? STMT_HOME_BY_IDS : reader ?
-	    STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS);
 	if (s == NULL)
 		return NULL;
 	dbq_bind_ids(s, 1, ids, n);
@@ -148,9 +154,7 @@ postlist_read_took(struct app *a, int ticket, const long long *ids, int n,
 	if (list == PC_HOME && reader == 0)
 		return -1;
 	if (ticket > 0)
-		s = dbq_ahead_take(a->db, list == PC_HOME ? STMT_HOME_BY_IDS :
-		    reader ? STMT_POSTS_MARKS_BY_IDS : STMT_POSTS_BY_IDS,
-		    ticket);
+		s = dbq_ahead_take(a->db, list_stmt_id(reader, list), ticket);
 	if (s == NULL && (s = list_stmt(a, ids, n, reader, list)) == NULL)
 		return -1;
 	out->v = xcalloc((size_t)n, sizeof(*out->v));

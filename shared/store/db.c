@@ -28,6 +28,7 @@
 #include "store/dbmap.h"
 #include "store/dbq.h"
 #include "store/pg.h"
+#include "store/pg_ahead.h"
 #include "store/schema.h"
 
 void
@@ -640,7 +641,7 @@ db_ntrips(const struct db *d)
 unsigned long long
 db_nahead(const struct db *d)
 {
-	return d->pg != NULL ? pg_nahead(d->pg) : 0;
+	return d->pg != NULL ? pg_ahead_taken(d->pg) : 0;
 }
 
 unsigned long long

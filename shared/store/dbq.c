@@ -11,6 +11,7 @@
 #include "store/dbq.h"
 #include "store/dbq_int.h"
 #include "store/pg.h"
+#include "store/pg_ahead.h"
 
 _Static_assert(STMT__MAX <= METRICS_STMTS, "metrics.h counts fewer statements");
 

@@ -6,8 +6,8 @@
  * epoch pg_check_conn() bumps), run once it was checked, riding in the
  * round trip of its transaction's BEGIN or COMMIT, freed with it (it
  * caches the table's); a cursor lives in a transaction, which closes
- * it; statements sent ahead live in the connection's pipeline, which
- * any other statement first empties.  Cut in two, connection and
+ * it; statements sent ahead live in the connection's pipeline (pg_ahead.c,
+ * beside: pg_int.h), which any other statement first empties.  Cut in two, connection and
  * statements called each other.  The
  * connection and its transactions come first; the statements use them,
  * and are reached back only to be freed (pg_close(), pgq_free()). */
@@ -22,72 +22,15 @@
 #include "base/log.h"
 #include "store/dbq_int.h"
 #include "store/pg.h"
+#include "store/pg_ahead.h"
+#include "store/pg_int.h"
 #include "store/schema.h"
 #include "store/sql.h"
 
-struct pgdb {
-	PGconn		*c;
-	struct pgq	*st[STMT__MAX];	/* the table's, prepared on use */
-	char		 err[256];	/* the last error */
-	char		 state[6];	/* its SQLSTATE ("" none) */
-	int		 changes;	/* rows the last write changed */
-	unsigned	 epoch;		/* bumped when the connection is new */
-	unsigned	 seq;		/* names of once-statements */
-	unsigned long long *nstmt;	/* the db's statement count */
-	int		 fetch;		/* rows a cursor fetches a round trip */
-	int		 streams;	/* cursors open in the read-only
-					   transaction of their own */
-	unsigned	 txns;		/* bumped when a transaction begins or
-					   ends: a cursor ends with its own */
-	long		 held;		/* the most rows one result held */
-	unsigned long long trips;	/* round trips to the server */
-	int		 begin_due;	/* pg_begin() called, BEGIN not yet
-					   sent: it goes with the first
-					   statement (pipelined()) */
-	int		 commit_due;	/* COMMIT with the next statement */
-	int		 save_due;	/* SAVEPOINT a<saves> before it */
-	unsigned	 saves;		/* names the savepoints: each its own,
-					   so that rolling back to one that
-					   was never made fails */
-	int		 committed;	/* how that went: 1, -1 (err); 0 */
-	/* statements sent ahead (pg_ahead_send()): their results, in the
-	 * order sent, kept for pg_ahead_take() until the next group */
-	PGresult	*ahead[PG_AHEAD_MAX];
-	int		 nahead;	/* sent (results kept once read) */
-	int		 ahead_open;	/* in pipeline mode, results not read */
-	unsigned	 ahead_gen;	/* a ticket's group */
-	unsigned long long taken;	/* results taken (pg_nahead()) */
-};
-
-struct pgq {
-	struct dbq	 q;		/* first: its engine is pg_engine */
-	struct pgdb	*p;
-	char		*sql;		/* translated */
-	char		 name[16];
-	int		 prepared;
-	unsigned	 epoch;		/* of the connection it was prepared on */
-	int		 once;		/* deallocated by pq_finalize() */
-	int		 n;		/* parameters */
-	const char	**val;
-	int		*len, *fmt;
-	char		*kind;		/* 'i', 't', 'b', 'n'; 0 unbound */
-	char		**own;		/* copies to free */
-	char		(*num)[24];	/* integers as text */
-	PGresult	*res;
-	int		 row, nrows, ran;
-	int		 stream;	/* read through a cursor (sql_stream) */
-	int		 cursor;	/* its cursor is open, */
-	int		 own_txn;	/* in the streams' own transaction, */
-	unsigned	 txn;		/* in transaction p->txns then */
-	int		 last;		/* and its last rows are fetched */
-};
-
-/* A struct pgq as the struct dbq that begins it, and back. */
-#define PQ(d)	((struct pgq *)(void *)(d))
+static void	pg_check_conn(struct pgdb *);
 
 static void	pq_done(struct dbq *);
 
-static void	pg_check_conn(struct pgdb *);
 static void	pgq_free(struct pgq *);
 static void	cursor_close(struct pgq *);
 static int	begin_now(struct pgdb *);
@@ -842,125 +785,27 @@ pq_step(struct dbq *d)
 	return PGQ_ROW;
 }
 
-/*
- * Statements sent ahead: a reader's group sends the statement of each of
- * its pages that can be known before they load (a feed's posts, by the
- * ids its first round trip brought), and reads every result in one wait
- * (one round trip for the group, where each page's load waited for its
- * own: docs/BENCHMARKS.md).  libpq's pipeline mode; the statements run
- * in one implicit transaction up to the sync (read only: each still
- * sees what was committed before it ran).  A result waits in p->ahead
- * until its page takes it, or the next group drops it.
- */
-/* A ticket: the group (p->ahead_gen, kept to 16 bits) and the place in
- * it, so that a page never takes another group's result. */
-#define AHEAD_TICKET(gen, i)	((int)((gen) % 65536) * PG_AHEAD_MAX + (i) + 1)
-
+/* A statement sent ahead (pg_ahead.c) is prepared first, outside the
+ * pipeline (PQprepare() waits for its answer), and goes out of no
+ * transaction: the group's first opens the pipeline. */
 int
 pg_ahead_send(struct dbq *d)
 {
 	struct pgq *q = PQ(d);
 	struct pgdb *p = q->p;
 
-	if (!p->ahead_open) {
-		pg_ahead_drop(p);
-		if (p->begin_due || p->save_due || p->commit_due ||
-		    p->streams > 0 || q->stream)
-			return 0;
-		pg_check_conn(p);
-		if (PQtransactionStatus(p->c) != PQTRANS_IDLE)
-			return 0;
-		if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
-			return 0;
-		if (!PQenterPipelineMode(p->c))
-			return 0;
-		p->ahead_open = 1;
-		p->ahead_gen++;
-	} else if (!q->prepared || q->epoch != p->epoch || q->stream)
-		return 0;	/* PQprepare() waits: not in a pipeline */
-	if (p->nahead == PG_AHEAD_MAX ||
-	    !PQsendQueryPrepared(p->c, q->name, q->n, q->val + 1,
-	    q->len + 1, q->fmt + 1, 0))
+	if (p->ahead_open)	/* PQprepare() waits: not in a pipeline */
+		return q->prepared && q->epoch == p->epoch && !q->stream ?
+		    pg_ahead_push(q) : 0;
+	pg_ahead_drop(p);
+	if (p->begin_due || p->save_due || p->commit_due || p->streams > 0 ||
+	    q->stream)
 		return 0;
-	if (p->nstmt != NULL)
-		(*p->nstmt)++;
-	p->ahead[p->nahead] = NULL;
-	return AHEAD_TICKET(p->ahead_gen, p->nahead++);
-}
-
-void
-pg_ahead_wait(struct pgdb *p)
-{
-	PGresult *r;
-	int i, synced = 0;
-
-	if (!p->ahead_open)
-		return;
-	p->ahead_open = 0;
-	p->trips++;
-	if (!PQpipelineSync(p->c))
-		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
-	/* each statement's result, then a NULL; the sync's last (after a
-	 * failure, the statements after it answer "aborted": each page
-	 * whose result is not kept runs its statement itself) */
-	for (i = 0; i < p->nahead && (r = PQgetResult(p->c)) != NULL; i++) {
-		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
-			PQclear(r);
-			synced = 1;
-			break;
-		}
-		if (PQresultStatus(r) == PGRES_TUPLES_OK)
-			p->ahead[i] = r;
-		else
-			PQclear(r);
-		while ((r = PQgetResult(p->c)) != NULL)
-			PQclear(r);
-	}
-	while (!synced && (r = PQgetResult(p->c)) != NULL) {
-		synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
-		PQclear(r);
-	}
-	if (!PQexitPipelineMode(p->c))
-		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
-}
-
-struct dbq *
-pg_ahead_take(struct pgdb *p, int id, int ticket)
-{
-	struct pgq *q = p->st[id];
-	int i = (ticket - 1) % PG_AHEAD_MAX;
-
-	if (ticket <= 0 || p->ahead_open || q == NULL || q->ran ||
-	    i >= p->nahead || ticket != AHEAD_TICKET(p->ahead_gen, i) ||
-	    p->ahead[i] == NULL)
-		return NULL;
-	q->res = p->ahead[i];
-	p->ahead[i] = NULL;
-	p->taken++;
-	q->ran = 1;
-	q->nrows = PQntuples(q->res);
-	q->row = -1;
-	if (q->nrows > p->held)
-		p->held = q->nrows;
-	return &q->q;
-}
-
-void
-pg_ahead_drop(struct pgdb *p)
-{
-	int i;
-
-	if (p->ahead_open)
-		pg_ahead_wait(p);
-	for (i = 0; i < p->nahead; i++)
-		PQclear(p->ahead[i]);
-	p->nahead = 0;
-}
-
-unsigned long long
-pg_nahead(const struct pgdb *p)
-{
-	return p->taken;
+	pg_check_conn(p);
+	if (PQtransactionStatus(p->c) != PQTRANS_IDLE ||
+	    ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1))
+		return 0;
+	return pg_ahead_push(q);
 }
 
 unsigned long long

@@ -124,24 +124,14 @@ char		*pg_translate(const char *sql);
  * (dbq_finalize()).  Their engine is pg_engine. */
 struct dbq	*pg_stmt(struct pgdb *, int id, const char *sql, int stream);
 struct dbq	*pg_prepare_once(struct pgdb *, const char *sql);
-/* Statements sent ahead (pg.c: a reader group's pages): q, bound, goes
- * out in the connection's pipeline, and its bindings may be cleared
- * (dbq_done()); a ticket (> 0), or 0 when it cannot go ahead (in a
- * transaction, a stream, PG_AHEAD_MAX sent: its page runs it).
- * pg_ahead_wait() reads every result of those sent in one wait;
- * pg_ahead_take() answers statement id with the result of ticket in it,
- * stepped as if it ran (NULL: none kept, the page runs it);
- * pg_ahead_drop() frees the results not taken (the next group's first
- * send does too). */
-#define PG_AHEAD_MAX	16
+/* Statement q, bound, sent ahead in the connection's pipeline with a
+ * reader group's others (pg_ahead.h says how they are read): a ticket
+ * (> 0), or 0 when it cannot go ahead (in a transaction, a stream,
+ * PG_AHEAD_MAX sent: its page runs it).  Its bindings may then be
+ * cleared (dbq_done()). */
 int		 pg_ahead_send(struct dbq *);
-void		 pg_ahead_wait(struct pgdb *);
-struct dbq	*pg_ahead_take(struct pgdb *, int id, int ticket);
-void		 pg_ahead_drop(struct pgdb *);
 /* Round trips to the server so far (a request's cost, /metrics). */
 unsigned long long pg_ntrips(const struct pgdb *);
-/* Results taken so far that were read ahead (pg_ahead_take()). */
-unsigned long long pg_nahead(const struct pgdb *);
 /* Rows a cursor fetches a round trip from now on (<= 0: PG_FETCH_ROWS). */
 void		 pg_set_fetch(struct pgdb *, int rows);
 /* The most rows one result held at once since the connection opened
