@@ -25,6 +25,9 @@ tree_cpu() {		# "total comm:ticks..." used so far by the trees under ROOTS
 		for (c in by) printf " %s:%d", c, by[c]
 		print "" }'
 }
+machine_ticks() {	# "busy total": the machine's jiffies so far, every process's
+	awk '$1 == "cpu" { for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat
+}
 cpu_diff() {		# before after -> "comm:ticks..." used in between
 	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); for (i = 2; i <= n; i++) {
 		split(x[i], kv, ":"); v[kv[1]] -= kv[2] }
