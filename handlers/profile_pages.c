@@ -38,6 +38,8 @@ profile_first_send(struct req *r, const char *login, long long page,
     struct profile_first *f)
 {
 	f->tickets[0] = f->tickets[1] = 0;
+	f->nids = 0;		/* profile_sql_ahead() sets them */
+	f->viewer = 0;
 	profileview_send(r->app, login, page, FEED_PAGE, &f->pq);
 	layout_first_send(r, &f->lq);
 }

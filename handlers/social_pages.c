@@ -83,6 +83,8 @@ static void
 feed_first_send(struct req *r, long long page, struct feed_first *f)
 {
 	f->ticket = 0;
+	f->nids = 0;		/* feed_sql_ahead() sets them */
+	f->reader = 0;
 	timeline_ids_send(r->app, TL_HOME, r->sess.user_id, page, FEED_PAGE,
 	    &f->tq);
 	layout_first_send(r, &f->lq);

@@ -268,15 +268,17 @@ pg_check_conn(struct pgdb *p)
 	struct pollfd pfd;
 	int i;
 
-	for (i = 0; i < 4 && PQstatus(p->c) == CONNECTION_OK &&
+	pg_ahead_wait(p);	/* which may find the connection unusable */
+	for (i = 0; i < 4 && !p->broken && PQstatus(p->c) == CONNECTION_OK &&
 	    PQtransactionStatus(p->c) == PQTRANS_IDLE; i++) {
 		pfd.fd = PQsocket(p->c);
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 0) <= 0 || !PQconsumeInput(p->c))
 			break;
 	}
-	if (PQstatus(p->c) == CONNECTION_OK)
+	if (PQstatus(p->c) == CONNECTION_OK && !p->broken)
 		return;
+	p->broken = 0;
 	PQreset(p->c);
 	if (PQstatus(p->c) != CONNECTION_OK)
 		return;

@@ -38,6 +38,7 @@ pg_ahead_push(struct pgq *q)
 	if (p->nstmt != NULL)
 		(*p->nstmt)++;
 	p->ahead[p->nahead] = NULL;
+	p->ahead_q[p->nahead] = q;
 	return AHEAD_TICKET(p->ahead_gen, p->nahead++);
 }
 
@@ -51,8 +52,14 @@ pg_ahead_wait(struct pgdb *p)
 		return;
 	p->ahead_open = 0;
 	p->trips++;
-	if (!PQpipelineSync(p->c))
+	/* No sync sent, the server keeps the results to itself: nothing
+	 * to wait for (no page takes one), and the connection is made
+	 * again before its next statement. */
+	if (!PQpipelineSync(p->c)) {
 		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
+		p->broken = 1;
+		return;
+	}
 	/* each statement's result, then a NULL; the sync's last (after a
 	 * failure, the statements after it answer "aborted": each page
 	 * whose result is not kept runs its statement itself) */
@@ -73,8 +80,10 @@ pg_ahead_wait(struct pgdb *p)
 		synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
 		PQclear(r);
 	}
-	if (!PQexitPipelineMode(p->c))
+	if (!PQexitPipelineMode(p->c)) {	/* no statement could follow */
 		log_err("postgres: pipeline: %s", PQerrorMessage(p->c));
+		p->broken = 1;
+	}
 }
 
 struct dbq *
@@ -85,7 +94,7 @@ pg_ahead_take(struct pgdb *p, int id, int ticket)
 
 	if (ticket <= 0 || p->ahead_open || q == NULL || q->ran ||
 	    i >= p->nahead || ticket != AHEAD_TICKET(p->ahead_gen, i) ||
-	    p->ahead[i] == NULL)
+	    p->ahead[i] == NULL || p->ahead_q[i] != q)
 		return NULL;
 	q->res = p->ahead[i];
 	p->ahead[i] = NULL;

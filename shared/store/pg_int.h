@@ -40,10 +40,14 @@ struct pgdb {
 	/* statements sent ahead (pg_ahead_send()): their results, in the
 	 * order sent, kept for pg_ahead_take() until the next group */
 	PGresult	*ahead[PG_AHEAD_MAX];
+	struct pgq	*ahead_q[PG_AHEAD_MAX];	/* the statement of each */
 	int		 nahead;	/* sent (results kept once read) */
 	int		 ahead_open;	/* in pipeline mode, results not read */
 	unsigned	 ahead_gen;	/* a ticket's group */
 	unsigned long long taken;	/* results taken (pg_ahead_taken()) */
+	int		 broken;	/* the pipeline could not be read or
+					   left: pg_check_conn() connects
+					   again before the next statement */
 };
 
 struct pgq {
