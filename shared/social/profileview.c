@@ -88,14 +88,6 @@ profileview_rest_send(struct app *a, long long uid, long long viewer,
 }
 
 int
-profileview_rest(struct app *a, long long viewer, long long page, int per,
-    const long long *ids, int n, struct profile_view *v)
-{
-	return profileview_rest_took(a, (const int[2]){ 0, 0 }, viewer, page,
-	    per, ids, n, v);
-}
-
-int
 profileview_rest_took(struct app *a, const int t[2], long long viewer,
     long long page, int per, const long long *ids, int n,
     struct profile_view *v)

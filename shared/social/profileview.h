@@ -48,7 +48,7 @@ struct profile_view {
  * known), and may send commands (a rebuild); 1, 0 no such user, -1 when
  * the profile could not be read.  A queue read and
  * not ended is freed with profileview_drop().  Then
- * profileview_rest(): the rest, from SQLite, for the v->u that the
+ * profileview_rest_took(): the rest, from SQLite, for the v->u that the
  * first filled (the page keeps nothing of it: web/keep.h); 1, or -1. */
 struct profile_q {
 	struct pcache_q	 pq;
@@ -64,13 +64,12 @@ void	profileview_read(struct app *, struct profile_q *);
 int	profileview_end(struct app *, struct profile_q *,
 	    struct profile_view *, long long *ids, int *n);
 void	profileview_drop(struct profile_q *);
-int	profileview_rest(struct app *, long long viewer, long long page,
-	    int per, const long long *ids, int n, struct profile_view *);
-/* profileview_rest()'s statements sent ahead (store/dbq.h: on
+/* profileview_rest_took()'s statements sent ahead (store/dbq.h: on
  * PostgreSQL, with a reader group's others), for the profile of uid,
  * its page of ids and viewer: their tickets into t (0: not sent).
- * profileview_rest_took() takes them when the caller passes the very
- * uid (v->u.id), ids and viewer they were sent for, else runs them. */
+ * profileview_rest_took() reads the rest: from the tickets in t, which
+ * the caller passes only for the very uid (v->u.id), ids and viewer
+ * they were sent for (else zeros), or by running the statements. */
 void	profileview_rest_send(struct app *, long long uid, long long viewer,
 	    const long long *ids, int n, int t[2]);
 int	profileview_rest_took(struct app *, const int t[2], long long viewer,

@@ -720,8 +720,7 @@ execute(struct pgq *q)
 	ExecStatusType st;
 	const char *tag;
 
-	pg_ahead_wait(p);
-	pg_check_conn(p);
+	pg_check_conn(p);	/* the pipeline emptied first */
 	if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
 		return -1;
 	if (p->nstmt != NULL)
