@@ -4,7 +4,8 @@
 #   groups: lint (make lint fails on each planted structural fault), unit
 #   (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
 #   short run of every target), integration (real
-#   nginx + redis + SQLite + handlers), browser (headless chromium); and,
+#   nginx + redis + SQLite + handlers; its files that mostly wait in a
+#   lane of their own, "waits", beside the rest), browser (headless chromium); and,
 #   for make test-scale only (beyond one machine), cluster (the Redis
 #   Cluster's own tests, and some of the suites again on one) and pg (the
 #   suites again with PostgreSQL as the truth store, and tests/scale/:
@@ -98,8 +99,23 @@ side_by_side lint fuzz
 side_by_side unit asan
 unset ASAN_OPTIONS UBSAN_OPTIONS
 NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=1"
-run_group integration --timer -e "$NODE_TEST" $(ls tests/integration/*.test.mjs |
-    grep -v '/cluster\.test\.mjs$')
+# The integration files in two lanes side by side: the files that mostly
+# wait (a TCP peer's read timeout, a lease to lapse: ~37 s, 9 s of CPU
+# together) beside the rest, one file at a time in each.  Their bounds
+# are seconds wide (peers 5 s against a 2 s timeout, runlease 10 s
+# against a 5 s lease).
+WAITS='/(peers|runlease)\.test\.mjs$'
+short_integration() {
+	prove_group integration --timer -e "$NODE_TEST" $(ls \
+	    tests/integration/*.test.mjs | grep -v '/cluster\.test\.mjs$' |
+	    grep -vE "$WAITS")
+}
+short_waits() {
+	prove_group waits --timer -e "$NODE_TEST" $(ls \
+	    tests/integration/*.test.mjs | grep -E "$WAITS")
+}
+case ",$groups," in *,integration,*) groups="$groups,waits" ;; esac
+side_by_side integration waits
 # The Redis Cluster's own tests, then the suites of counters, badges,
 # social, admin, degraded mode, group commit (a group's deltas go to
 # several masters in one pipeline), the polls taken together (their
