@@ -5,7 +5,8 @@
 #   (C, cmocka), unit under ASan+UBSan, fuzz (libFuzzer, a
 #   short run of every target), integration (real
 #   nginx + redis + SQLite + handlers; its files that mostly wait in a
-#   lane of their own, "waits", beside the rest), browser (headless chromium); and,
+#   lane of their own, "waits", beside the rest), browser (headless
+#   chromium); and,
 #   for make test-scale only (beyond one machine), cluster (the Redis
 #   Cluster's own tests, and some of the suites again on one) and pg (the
 #   suites again with PostgreSQL as the truth store, and tests/scale/:
@@ -50,10 +51,10 @@ tally() {
 	[ "$f" -eq 0 ] || { failed="$failed $1"; failures "$1"; }
 }
 
-# Groups side by side (each CPU-bound and short, on its own files: the
-# planted lint faults in a copy of the tree, the fuzzers under
-# build/fuzz, the unit programs), each a function short_NAME, printed
-# in order once all ended.
+# Groups side by side, each on its own files (the planted lint faults in
+# a copy of the tree, the fuzzers under build/fuzz, the unit programs;
+# the integration files in two lanes), each a function short_NAME,
+# printed in order once all ended.
 side_by_side() {
 	for name in "$@"; do
 		case ",$groups," in *",$name,"*) ( "short_$name" ) & ;; esac
@@ -105,14 +106,14 @@ NODE_TEST="tests/tap-keep.sh node --test --test-reporter=tap --test-concurrency=
 # are seconds wide (peers 5 s against a 2 s timeout, runlease 10 s
 # against a 5 s lease).
 WAITS='/(peers|runlease)\.test\.mjs$'
+INTEGRATION=$(ls tests/integration/*.test.mjs | grep -v '/cluster\.test\.mjs$')
 short_integration() {
-	prove_group integration --timer -e "$NODE_TEST" $(ls \
-	    tests/integration/*.test.mjs | grep -v '/cluster\.test\.mjs$' |
-	    grep -vE "$WAITS")
+	prove_group integration --timer -e "$NODE_TEST" \
+	    $(echo "$INTEGRATION" | grep -vE "$WAITS")
 }
 short_waits() {
-	prove_group waits --timer -e "$NODE_TEST" $(ls \
-	    tests/integration/*.test.mjs | grep -E "$WAITS")
+	prove_group waits --timer -e "$NODE_TEST" \
+	    $(echo "$INTEGRATION" | grep -E "$WAITS")
 }
 case ",$groups," in *,integration,*) groups="$groups,waits" ;; esac
 side_by_side integration waits
