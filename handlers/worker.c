@@ -36,7 +36,8 @@
  * process died before Redis took their deltas, outbox.h); the deferred fan-out queue (fanout.h: continuously, jobs of
  * 1000 followers; at start, jobs a killed worker left in processing go
  * back to the queue); expire old sessions (every 10 s, in batches of
- * 1000); checkpoint the WAL (every second, as the handlers never do;
+ * 1000); checkpoint the WAL (copied into the database every 25 ms,
+ * started over past 16 MB every 250 ms, as the handlers never do;
  * truncated with PRAGMA optimize every 5 min).
  */
 #include <errno.h>
@@ -78,6 +79,17 @@
  * pages): each restart stalls the writers for two syncs, so not more
  * often than needed. */
 #define WAL_RESTART_FRAMES	4096
+/* How often, between checkpoints, what was committed is copied into
+ * the database beside the writers (nap_copying(): a passive checkpoint,
+ * no lock).  A reader whose transaction follows another process's commit
+ * reads each page the WAL holds past the last copy with a pread() (a
+ * frame the checkpoint copied SQLite reads from the database, which
+ * store/dbmap.c maps): with likes among the pages, 3.2 of a reader's 13
+ * system calls a request when the copy ran every 250 ms, 1.3 every 25
+ * (docs/BENCHMARKS.md). */
+#define WAL_COPY_MS	25
+/* The worker's nap between two ticks. */
+#define NAP_MS		100
 
 static volatile sig_atomic_t stopping;
 
@@ -322,6 +334,23 @@ job_wal(struct app *a, int full)
 		db_optimize(a->db);
 }
 
+/* The worker's nap between its ticks, in WAL_COPY_MS slices, each
+ * followed by a copy of the WAL (WAL_COPY_MS); the rest of a tick's
+ * work (its Redis round trips, the jobs process's tick) stays at one a
+ * nap. */
+static void
+nap_copying(struct app *a, long long nap_ms)
+{
+	struct timespec slice = { 0, WAL_COPY_MS * 1000 * 1000 };
+	long long left;
+
+	for (left = nap_ms; left > 0 && !stopping; left -= WAL_COPY_MS) {
+		nanosleep(&slice, NULL);
+		if (db_checkpoint_copy(a->db) == -1)
+			break;	/* logged; the next tick tries again */
+	}
+}
+
 /* The long jobs, one round per tick of the worker (see the header). */
 struct jobs {
 	time_t		last_rec, last_drift, last_outage;
@@ -452,7 +481,6 @@ main(int argc, char **argv)
 	time_t now, last_sessions = 0, last_wal = time(NULL), last_recover = 0;
 	long long last_flush_ms = 0, last_ckpt_ms = 0, now_ms;
 	long long jobs_at_ms = 0;
-	struct timespec nap = { 0, 100 * 1000 * 1000 };
 	struct timespec standby = { 0, 200 * 1000 * 1000 };
 	long long lease_next_ms = 0;
 	const char *owner;
@@ -558,7 +586,7 @@ main(int argc, char **argv)
 				last_wal = now;
 			last_ckpt_ms = now_ms;
 		}
-		nanosleep(&nap, NULL);
+		nap_copying(&a, NAP_MS);
 	}
 	jobs_stop(&jobs, &tick);
 	if (held == 1)

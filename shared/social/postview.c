@@ -13,13 +13,23 @@ comments(struct app *a, struct post_view *v)
 {
 	struct dbq *s = dbq_stmt(a->db, STMT_COMMENTS_OF_POST);
 	struct comment *c;
-	int cap = 500, rc = DBQ_DONE;
+	int cap = 0, rc = DBQ_DONE;
 
 	if (s == NULL)
 		return -1;
-	v->comments = xcalloc((size_t)cap, sizeof(*v->comments));
 	dbq_bind_i64(s, 1, v->c.p.id);
-	while (v->ncomments < cap && (rc = dbq_step(s)) == DBQ_ROW) {
+	while (v->ncomments < POSTVIEW_COMMENTS &&
+	    (rc = dbq_step(s)) == DBQ_ROW) {
+		/* grown as rows come: the most a page shows (168 KB) was
+		 * zeroed for every post page, most with a few comments,
+		 * and freed, jemalloc giving it back each time (madvise) */
+		if (v->ncomments == cap) {
+			cap = cap == 0 ? 8 : cap * 2;
+			if (cap > POSTVIEW_COMMENTS)
+				cap = POSTVIEW_COMMENTS;
+			v->comments = xrealloc(v->comments,
+			    (size_t)cap * sizeof(*v->comments));
+		}
 		c = &v->comments[v->ncomments++];
 		c->id = dbq_i64(s, 0);
 		c->user_id = dbq_i64(s, 1);

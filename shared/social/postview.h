@@ -14,9 +14,11 @@ struct comment {
 	long long	 created_at;
 };
 
+#define POSTVIEW_COMMENTS	500	/* the comments a post page shows */
+
 struct post_view {
 	struct post_card	 c;
-	struct comment		*comments;	/* the first 500 */
+	struct comment		*comments;	/* the first POSTVIEW_COMMENTS */
 	int			 ncomments;
 	int			 view_queued;	/* PV_VIEW_QUEUED: a reply waits */
 };

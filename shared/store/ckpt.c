@@ -25,6 +25,16 @@ passive(struct db *d, int *nlog, int *nckpt)
 }
 
 int
+db_checkpoint_copy(struct db *d)
+{
+	int nlog, nckpt;
+
+	if (d->pg != NULL)
+		return 0;
+	return passive(d, &nlog, &nckpt);
+}
+
+int
 db_checkpoint(struct db *d, int min_frames, int truncate)
 {
 	unsigned int dv;

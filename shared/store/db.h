@@ -186,6 +186,11 @@ int		 db_group_end(struct db *);
  * lookup in it slow down).  0, 1 when readers kept the WAL (copied,
  * not restarted), -1 on error. */
 int		 db_checkpoint(struct db *, int min_frames, int truncate);
+/* Copies what the WAL holds into the database beside the writers (a
+ * passive checkpoint: no lock, no restart), so that readers read those
+ * pages from the database's map and no more from the WAL; nothing on
+ * PostgreSQL.  0, or -1 (logged). */
+int		 db_checkpoint_copy(struct db *);
 /* Syncs the WAL (what the connection committed is on disk now) and
  * leaves the copy into the database to the next checkpoint: without it,
  * the close of the file's last connection copies the whole WAL and syncs
