@@ -337,17 +337,23 @@ job_wal(struct app *a, int full)
 /* The worker's nap between its ticks, in WAL_COPY_MS slices, each
  * followed by a copy of the WAL (WAL_COPY_MS); the rest of a tick's
  * work (its Redis round trips, the jobs process's tick) stays at one a
- * nap. */
+ * nap.  Each slice ends at its deadline from the nap's start, so a copy
+ * that waited for its syncs does not make the tick later; a copy that
+ * failed (logged) leaves the next to the next slice. */
 static void
 nap_copying(struct app *a, long long nap_ms)
 {
-	struct timespec slice = { 0, WAL_COPY_MS * 1000 * 1000 };
-	long long left;
+	long long t0 = clock_mono_ms(), due, left;
+	struct timespec ts;
 
-	for (left = nap_ms; left > 0 && !stopping; left -= WAL_COPY_MS) {
-		nanosleep(&slice, NULL);
-		if (db_checkpoint_copy(a->db) == -1)
-			break;	/* logged; the next tick tries again */
+	for (due = WAL_COPY_MS; due <= nap_ms && !stopping;
+	    due += WAL_COPY_MS) {
+		if ((left = t0 + due - clock_mono_ms()) > 0) {
+			ts.tv_sec = (time_t)(left / 1000);
+			ts.tv_nsec = (long)(left % 1000) * 1000000L;
+			nanosleep(&ts, NULL);
+		}
+		(void)db_checkpoint_copy(a->db);
 	}
 }
 
@@ -495,9 +501,10 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (app_open(&a, "worker") == -1)
 		return 1;
-	/* Checkpoints come from job_wal() only, outside any transaction: an
-	 * automatic one would run inside a flush's commit, with the writers'
-	 * lock held (db.h), and every like would wait for its fsync. */
+	/* Checkpoints come from job_wal() and nap_copying() only, outside
+	 * any transaction: an automatic one would run inside a flush's
+	 * commit, with the writers' lock held (db.h), and every like would
+	 * wait for its fsync. */
 	db_autocheckpoint_off(a.db);
 	/* its holds of the writers' lock (flushes, the drain, runs) and
 	 * the checkpoints' in /metrics */
@@ -550,8 +557,16 @@ main(int argc, char **argv)
 			fanout_reclaim(&a, FANOUT_INLINE_GRACE_MS);
 			ran = fanout_work(&a, 20);
 
-			if (ran > 0)
-				continue;	/* more may be waiting */
+			if (ran > 0) {	/* more may be waiting */
+				/* a long fan-out holds the WAL's
+				 * checkpoints off no longer than one */
+				now_ms = clock_mono_ms();
+				if (now_ms - last_ckpt_ms >= WAL_EVERY_MS) {
+					job_wal(&a, 0);
+					last_ckpt_ms = now_ms;
+				}
+				continue;
+			}
 			if (ran < 0)	/* a job may sit in processing */
 				recovered = 0;
 		}

@@ -8,6 +8,9 @@
 #include "social/postview.h"
 #include "store/sql.h"
 
+/* the statement's LIMIT (store/sql.c: STMT_COMMENTS_OF_POST) */
+_Static_assert(POSTVIEW_COMMENTS == 500, "STMT_COMMENTS_OF_POST's LIMIT");
+
 static int
 comments(struct app *a, struct post_view *v)
 {

@@ -27,11 +27,16 @@ passive(struct db *d, int *nlog, int *nckpt)
 int
 db_checkpoint_copy(struct db *d)
 {
-	int nlog, nckpt;
+	int rc;
 
 	if (d->pg != NULL)
 		return 0;
-	return passive(d, &nlog, &nckpt);
+	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    NULL, NULL);
+	if (rc == SQLITE_OK || rc == SQLITE_BUSY)
+		return 0;	/* busy: another connection checkpoints */
+	log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+	return -1;
 }
 
 int

@@ -189,7 +189,8 @@ int		 db_checkpoint(struct db *, int min_frames, int truncate);
 /* Copies what the WAL holds into the database beside the writers (a
  * passive checkpoint: no lock, no restart), so that readers read those
  * pages from the database's map and no more from the WAL; nothing on
- * PostgreSQL.  0, or -1 (logged). */
+ * PostgreSQL.  0 (also when another connection was checkpointing: the
+ * next call copies), or -1 (logged). */
 int		 db_checkpoint_copy(struct db *);
 /* Syncs the WAL (what the connection committed is on disk now) and
  * leaves the copy into the database to the next checkpoint: without it,
@@ -199,7 +200,8 @@ int		 db_checkpoint_copy(struct db *);
 int		 db_leave_wal(struct db *);
 /* SQLite checkpoints the WAL no more after a commit on this connection
  * (wal_autocheckpoint 0): its checkpoint would run inside a request's
- * or a flush's commit; the worker checkpoints (db_checkpoint()).
+ * or a flush's commit; the worker checkpoints (db_checkpoint(),
+ * db_checkpoint_copy()).
  * db_optimize(): refreshes the planner's statistics (PRAGMA optimize),
  * 0 or -1.  Both nothing on PostgreSQL. */
 void		 db_autocheckpoint_off(struct db *);

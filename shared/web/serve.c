@@ -229,7 +229,7 @@ serve_child(int fd, void *arg)
 		return -1;
 	ctx->app = &a;
 	/* Requests never run a WAL checkpoint (an fdatasync in the middle
-	 * of someone's like): the worker checkpoints every second. */
+	 * of someone's like): the worker does (handlers/worker.c). */
 	db_autocheckpoint_off(a.db);
 	a.metrics = metrics_open(&a.cfg);
 	a.metrics_idx = metrics_handler(ctx->name);

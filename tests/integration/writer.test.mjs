@@ -392,7 +392,9 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   // notification and its index by recipient, the post), 4 KB each: 5,000
   // of them would leave 82 MB in a WAL that never starts over.  The
   // worker starts it over past 16 MB (WAL_RESTART_FRAMES), checking
-  // every 250 ms; it peaks at ~22-26 MB here, more on a slow disk.
+  // every 250 ms, and a writer that finds every frame copied (the copies
+  // every 25 ms) starts it over itself, as SQLite does; it peaks at
+  // ~17-26 MB here, more on a slow disk.
   const WANT = 5000, BOUND = 48 << 20;
   const lock0 = await lockTimes();
   let likes = 0, maxSize = 0, stop = false;
@@ -414,10 +416,11 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   assert.ok(likes >= WANT, `only ${likes} likes in 20 s`);
   assert.ok(maxSize < BOUND, `WAL reached ${maxSize} bytes after ${likes} likes (${likes * 4 * 4096} without restarts)`);
   // /metrics: the likes took the writers' lock in the social writer (the
-  // ones queued together once: group commit, group.test.mjs); the
-  // checkpoints that started the WAL over took it too, each briefly (the
+  // ones queued together once: group commit, group.test.mjs); a
+  // checkpoint that started the WAL over took it too, each briefly (the
   // copying is done beside the writers, passes until what is left is
-  // short: db_checkpoint)
+  // short: db_checkpoint), when the writers had not started it over
+  // first
   const lock1 = await lockTimes();
   const d = (who, k) => lock1[who][k] - lock0[who][k];
   t.diagnostic(`writers' lock: social ${d('social', 'count')} holds, mean ${(1000 * d('social', 'sum') / d('social', 'count')).toFixed(3)} ms; ` +
@@ -425,11 +428,11 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
     `${d('checkpoint', 'le0.01')} within 10 ms; worker ${d('worker', 'count')} holds`);
   assert.ok(d('social', 'count') >= 1 && d('social', 'count') <= likes,
     'the likes held the lock, at most once each');
-  assert.ok(d('checkpoint', 'count') >= 1, 'the WAL started over under the lock');
   assert.ok(d('worker', 'count') >= 1, 'the flusher held it too');
   // and it is small again once the load is over
   await waitFor(() => {
-    const [, frames] = stack.sqlite('PRAGMA wal_checkpoint(PASSIVE)').split('|').map(Number);
-    return frames < 100;
+    // busy (1|-1|-1): the worker's copy ran at the same moment
+    const [busy, frames] = stack.sqlite('PRAGMA wal_checkpoint(PASSIVE)').split('|').map(Number);
+    return busy === 0 && frames < 100;
   }, 5000, 100);
 });

@@ -38,13 +38,13 @@ setup(void **state)
 	    "INSERT INTO posts(id, user_id, topic_id, body, status, is_deleted,"
 	    " created_at, published_at, updated_at) VALUES"
 	    " (41, 7, 1, 'no comments', 1, 0, 1, 1, 1),"
-	    " (42, 7, 1, 'nine comments', 1, 0, 1, 1, 1),"
+	    " (42, 7, 1, 'ten comments', 1, 0, 1, 1, 1),"
 	    " (43, 7, 1, 'more than a page shows', 1, 0, 1, 1, 1);") == -1)
 		return -1;
 	if (db_begin(&d) == -1)
 		return -1;
-	/* 9 on post 42, the third deleted; 600 on post 43 */
-	for (i = 1; i <= 9; i++) {
+	/* 10 on post 42, the third deleted; 600 on post 43 */
+	for (i = 1; i <= 10; i++) {
 		snprintf(sql, sizeof(sql), "INSERT INTO comments(post_id, "
 		    "user_id, body, is_deleted, created_at) VALUES (42, 8, "
 		    "'c%d', %d, %d)", i, i == 3, i);
@@ -92,8 +92,8 @@ test_a_few_in_order(void **state)
 	(void)state;
 	assert_int_equal(postview_load(&a, 42, 0, NULL, PV_FULL |
 	    PV_CALLER_COUNTS, &v), 1);
-	assert_int_equal(v.ncomments, 8);	/* the deleted one left out */
-	/* grown past its first size (8) once: 16 held, not 500 */
+	assert_int_equal(v.ncomments, 9);	/* the deleted one left out */
+	/* grown once past its first size (8): 16 held, not 500 */
 	assert_true(malloc_usable_size(v.comments) <
 	    32 * sizeof(*v.comments));
 	for (i = 0, k = 1; i < v.ncomments; i++, k++) {
