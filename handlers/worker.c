@@ -334,6 +334,24 @@ job_wal(struct app *a, int full)
 		db_optimize(a->db);
 }
 
+/* job_wal() once WAL_EVERY_MS passed since *last_ms, a full one (the
+ * WAL truncated, the planner refreshed) once five minutes passed since
+ * *last_full. */
+static void
+job_wal_due(struct app *a, long long *last_ms, time_t *last_full)
+{
+	long long now_ms = clock_mono_ms();
+	time_t now = time(NULL);
+	int full = now - *last_full >= 300;
+
+	if (now_ms - *last_ms < WAL_EVERY_MS)
+		return;
+	job_wal(a, full);
+	if (full)
+		*last_full = now;
+	*last_ms = now_ms;
+}
+
 /* The worker's nap between its ticks, in WAL_COPY_MS slices, each
  * followed by a copy of the WAL (WAL_COPY_MS); the rest of a tick's
  * work (its Redis round trips, the jobs process's tick) stays at one a
@@ -344,15 +362,12 @@ static void
 nap_copying(struct app *a, long long nap_ms)
 {
 	long long t0 = clock_mono_ms(), due, left;
-	struct timespec ts;
 
 	for (due = WAL_COPY_MS; due <= nap_ms && !stopping;
 	    due += WAL_COPY_MS) {
-		if ((left = t0 + due - clock_mono_ms()) > 0) {
-			ts.tv_sec = (time_t)(left / 1000);
-			ts.tv_nsec = (long)(left % 1000) * 1000000L;
-			nanosleep(&ts, NULL);
-		}
+		if ((left = t0 + due - clock_mono_ms()) > 0)
+			nanosleep(&(struct timespec){ left / 1000,
+			    (left % 1000) * 1000000L }, NULL);
 		(void)db_checkpoint_copy(a->db);
 	}
 }
@@ -560,11 +575,7 @@ main(int argc, char **argv)
 			if (ran > 0) {	/* more may be waiting */
 				/* a long fan-out holds the WAL's
 				 * checkpoints off no longer than one */
-				now_ms = clock_mono_ms();
-				if (now_ms - last_ckpt_ms >= WAL_EVERY_MS) {
-					job_wal(&a, 0);
-					last_ckpt_ms = now_ms;
-				}
+				job_wal_due(&a, &last_ckpt_ms, &last_wal);
 				continue;
 			}
 			if (ran < 0)	/* a job may sit in processing */
@@ -595,12 +606,7 @@ main(int argc, char **argv)
 			job_sessions(&a);
 			last_sessions = now;
 		}
-		if (now_ms - last_ckpt_ms >= WAL_EVERY_MS) {
-			job_wal(&a, now - last_wal >= 300);
-			if (now - last_wal >= 300)
-				last_wal = now;
-			last_ckpt_ms = now_ms;
-		}
+		job_wal_due(&a, &last_ckpt_ms, &last_wal);
 		nap_copying(&a, NAP_MS);
 	}
 	jobs_stop(&jobs, &tick);
