@@ -34,7 +34,7 @@
  * SQLite's counters, flush.h; batches a dead flusher left are finished at
  * start and every 10 s; before it, the outbox rows of actions whose
  * process died before Redis took their deltas, outbox.h); the deferred fan-out queue (fanout.h: continuously, jobs of
- * 1000 followers; at start, jobs a killed worker left in processing go
+ * 1000 followers, in slices of 200 ms with the other jobs between; at start, jobs a killed worker left in processing go
  * back to the queue); expire old sessions (every 10 s, in batches of
  * 1000); checkpoint the WAL (copied into the database every 25 ms,
  * started over past 16 MB every 250 ms, as the handlers never do;
@@ -505,7 +505,7 @@ main(int argc, char **argv)
 	struct timespec standby = { 0, 200 * 1000 * 1000 };
 	long long lease_next_ms = 0;
 	const char *owner;
-	int recovered, held = -1, was = -1, tick = -1;
+	int recovered, busy, held = -1, was = -1, tick = -1;
 	pid_t jobs = -1;
 	time_t last_gen = 0, last_topo = 0;
 
@@ -566,18 +566,17 @@ main(int argc, char **argv)
 			log_warn("worker: its jobs process does not listen");
 		if (!recovered)
 			recovered = fanout_recover(&a) >= 0;
+		/* A slice of the fan-out a round, then whatever else is due:
+		 * a celebrity's fan-out (minutes of jobs) holds the flush,
+		 * the outbox's drain and the checkpoints off no longer than a
+		 * slice (FANOUT_SLICE_MS); only the nap waits for it. */
+		busy = 0;
 		if (recovered) {
 			int ran;
 
 			fanout_reclaim(&a, FANOUT_INLINE_GRACE_MS);
-			ran = fanout_work(&a, 20);
-
-			if (ran > 0) {	/* more may be waiting */
-				/* a long fan-out holds the WAL's
-				 * checkpoints off no longer than one */
-				job_wal_due(&a, &last_ckpt_ms, &last_wal);
-				continue;
-			}
+			ran = fanout_work(&a, 20, FANOUT_SLICE_MS);
+			busy = ran > 0;	/* more may be waiting */
 			if (ran < 0)	/* a job may sit in processing */
 				recovered = 0;
 		}
@@ -607,7 +606,8 @@ main(int argc, char **argv)
 			last_sessions = now;
 		}
 		job_wal_due(&a, &last_ckpt_ms, &last_wal);
-		nap_copying(&a, NAP_MS);
+		if (!busy)
+			nap_copying(&a, NAP_MS);
 	}
 	jobs_stop(&jobs, &tick);
 	if (held == 1)

@@ -425,8 +425,9 @@ fanout_recover(struct app *a)
 }
 
 int
-fanout_work(struct app *a, int max)
+fanout_work(struct app *a, int max, long long slice_ms)
 {
+	long long until = clock_mono_ms() + slice_ms;
 	const char *keys[2] = { KEY_JOBS_QUEUE, KEY_JOBS_PROCESSING };
 	const char *args[2];
 	rds_reply *rep, *done;
@@ -465,6 +466,8 @@ fanout_work(struct app *a, int max)
 		if (done == NULL)
 			return -1;
 		ran++;
+		if (clock_mono_ms() >= until)
+			break;
 	}
 	return ran;
 }

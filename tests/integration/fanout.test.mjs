@@ -236,3 +236,27 @@ test('a post deleted right after publishing leaves no home holding it', async ()
   assert.equal(h.has, 0, `no home holds the deleted post (${h.has} do)`);
   assert.equal(h.ok, ids.length, 'homes stay materialised');
 });
+
+test('a long fan-out holds the counters\' flush off no longer than a slice', async () => {
+  // The worker runs the fan-out in slices (FANOUT_SLICE_MS, fanout.h)
+  // and its other jobs between them: a view counted while 9,000
+  // followers' jobs are still queued (a job pauses 400 ms here: 4 s at
+  // least) reaches SQLite's counters before they are all done.  A worker
+  // that ran the queue to its end first flushed only after it.
+  const s = faulty;
+  const { author, ids } = await authorWithFollowers(s, 'fan_flush', 10000);
+  const viewer = await newUser(s, 'fan_flush_viewer');
+  const queued = () => Number(s.redis('LLEN', '{jobs}:queue')) + Number(s.redis('LLEN', '{jobs}:processing'));
+  const views = (post) => Number(s.sqlite(`select coalesce(sum(value), 0) from counters where name = 'post_views' and key = '${post}'`));
+  const post = await publish(author.c, 'hello, ten thousand');
+  // the worker has the rest: the handler's batch is done, jobs queued
+  await waitFor(() => queued() > 0 && Number(s.redis('ZCARD', '{jobs}:inline')) === 0, 10000, 20);
+  const t0 = Date.now();
+  assert.equal((await viewer.c.get(`/posts/${post}`)).status, 200);
+  let left = -1;
+  await waitFor(() => { if (views(post) !== 1) return false; left = queued(); return true; }, 30000, 50);
+  const ms = Date.now() - t0;
+  assert.ok(left > 0, `the view was flushed ${ms} ms after it with ${left} fan-out jobs left (none: the flush waited for the whole fan-out)`);
+  await drainQueue(s, 30000);
+  assertAllHold(s, ids, post, 'after a fan-out in slices');
+});
