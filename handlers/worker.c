@@ -27,15 +27,18 @@
  * code without leaving the file.
  *
  * Jobs: the drift check (every TALLY_DRIFT_EVERY seconds, default 60: a
- * few random counters of every family recounted); reconciliation runs (runs.h: queued by the admin page, tallyctl,
- * the schedule TALLY_RECONCILE_EVERY seconds (default 3600, 0 = never),
- * or finding Redis empty -- its generation key {tally}:gen gone; a run a
- * killed worker left resumes from its checkpoint); the counter flush (every second: pending deltas from Redis into
- * SQLite's counters, flush.h; batches a dead flusher left are finished at
- * start and every 10 s; before it, the outbox rows of actions whose
- * process died before Redis took their deltas, outbox.h); the deferred fan-out queue (fanout.h: continuously, jobs of
- * 1000 followers, in slices of 200 ms with the other jobs between; at start, jobs a killed worker left in processing go
- * back to the queue); expire old sessions (every 10 s, in batches of
+ * few random counters of every family recounted); reconciliation runs
+ * (runs.h: queued by the admin page, tallyctl, the schedule
+ * TALLY_RECONCILE_EVERY seconds (default 3600, 0 = never), or finding
+ * Redis empty -- its generation key {tally}:gen gone; a run a killed
+ * worker left resumes from its checkpoint); the counter flush (every
+ * second: pending deltas from Redis into SQLite's counters, flush.h;
+ * batches a dead flusher left are finished at start and every 10 s;
+ * before it, the outbox rows of actions whose process died before Redis
+ * took their deltas, outbox.h); the deferred fan-out queue (fanout.h:
+ * continuously, jobs of 1000 followers, in slices of 200 ms with the
+ * other jobs between; at start, jobs a killed worker left in processing
+ * go back to the queue); expire old sessions (every 10 s, in batches of
  * 1000); checkpoint the WAL (copied into the database every 25 ms,
  * started over past 16 MB every 250 ms, as the handlers never do;
  * truncated with PRAGMA optimize every 5 min).
