@@ -45,15 +45,15 @@ int	fanout_repost(struct app *, long long post, long long reposter,
 int	fanout_unrepost(struct app *, long long post, long long reposter);
 
 /* Worker side.  fanout_recover() puts jobs left in processing back in
- * the queue (call once at start); fanout_work() runs up to max jobs, or
- * as many as end within slice_ms of its start (one at least), and
- * returns how many it ran, or -1 when Redis failed: the worker's other
- * jobs run between its slices. */
-#define FANOUT_SLICE_MS	200
+ * the queue (call once at start). */
 int	fanout_recover(struct app *);
 /* Queues the handlers' batches noted more than grace_ms ago; how many,
  * or -1. */
 int	fanout_reclaim(struct app *, long long grace_ms);
+/* Runs up to max jobs, or as many as end within slice_ms of its start
+ * (one at least), and returns how many it ran, or -1 when Redis failed:
+ * the worker's other jobs run between its slices. */
+#define FANOUT_SLICE_MS	200
 int	fanout_work(struct app *, int max, long long slice_ms);
 
 /* Jobs waiting (queue + processing), or -1. */

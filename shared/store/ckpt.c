@@ -12,31 +12,25 @@
 
 /* A passive checkpoint: copies what no reader needs, beside the
  * writers.  *nlog: the WAL's frames when it began; *nckpt: the frames
- * copied so far.  0, or -1. */
+ * copied so far (either may be NULL).  busy_ok: another connection
+ * checkpointing at the moment is no error (the next call copies).  0,
+ * or -1 (logged). */
 static int
-passive(struct db *d, int *nlog, int *nckpt)
+passive(struct db *d, int *nlog, int *nckpt, int busy_ok)
 {
-	if (sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
-	    nlog, nckpt) != SQLITE_OK) {
-		log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
-		return -1;
-	}
-	return 0;
+	int rc = sqlite3_wal_checkpoint_v2(d->h, NULL,
+	    SQLITE_CHECKPOINT_PASSIVE, nlog, nckpt);
+
+	if (rc == SQLITE_OK || (busy_ok && rc == SQLITE_BUSY))
+		return 0;
+	log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
+	return -1;
 }
 
 int
 db_checkpoint_copy(struct db *d)
 {
-	int rc;
-
-	if (d->pg != NULL)
-		return 0;
-	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
-	    NULL, NULL);
-	if (rc == SQLITE_OK || rc == SQLITE_BUSY)
-		return 0;	/* busy: another connection checkpoints */
-	log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
-	return -1;
+	return d->pg != NULL ? 0 : passive(d, NULL, NULL, 1);
 }
 
 int
@@ -50,7 +44,7 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	/* The long part (syncing the WAL, copying its pages) without the
 	 * lock, writers going on meanwhile; then under it only what they
 	 * wrote since, and the restart. */
-	if (passive(d, &nlog, &nckpt) == -1)
+	if (passive(d, &nlog, &nckpt, 0) == -1)
 		return -1;
 	/* Idle: nothing committed since the last call (the frame count
 	 * alone could match by chance after a writer restarted the WAL). */
@@ -72,7 +66,7 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 	 * to 16 ms when it copied one pass's appends) stays a few frames. */
 	for (pass = 1; pass < DB_CKPT_PASSES; pass++) {
 		before = nckpt;
-		if (passive(d, &nlog, &nckpt) == -1)
+		if (passive(d, &nlog, &nckpt, 0) == -1)
 			return -1;
 		if (nckpt < nlog)
 			return 1;
