@@ -23,10 +23,14 @@
 
 #define LOCK_MS		"5000"
 
-/* Queues one round: the lock's refresh, then per bucket the take (which
- * answers with what it took).  How many buckets, or -1. */
+/* Queues one round: the lock's refresh, then per bucket of the
+ * FLUSH_PIPE from `from` on the take (which answers with what it took):
+ * with want (flush_all()), only for the buckets it names.  An empty
+ * bucket's take was a script that found nothing, 1,024 a second while
+ * anything at all was pending.  How many buckets, or -1. */
 static int
-send_round(struct app *a, const char *batch, const char *lkey, int from)
+send_round(struct app *a, const char *batch, const char *lkey, int from,
+    const unsigned char *want)
 {
 	struct cname_keys k;
 	const char *keys[4] = { k.pending, k.inflight, k.meta, k.seq };
@@ -44,6 +48,8 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	    rds_append_strs(a->rds, 3, cmd) == -1)
 		return -1;
 	for (b = from; b < to; b++) {
+		if (want != NULL && !want[b])
+			continue;
 		cname_bucket_keys(b, &k);
 		if (rds_append_eval(a->rds, &fbatch_take_lua, 4, keys, 1,
 		    args) == -1)
@@ -52,10 +58,11 @@ send_round(struct app *a, const char *batch, const char *lkey, int from)
 	return to - from;
 }
 
-/* Reads one round of n buckets from `from` into t.  0, or -1 when
- * Redis failed. */
+/* Reads one round of n buckets from `from` into t (those of want, when
+ * given: send_round()).  0, or -1 when Redis failed. */
 static int
-read_round(struct app *a, int from, int n, struct taken *t)
+read_round(struct app *a, int from, int n, const unsigned char *want,
+    struct taken *t)
 {
 	rds_reply *take;
 	int i;
@@ -64,6 +71,8 @@ read_round(struct app *a, int from, int n, struct taken *t)
 		return -1;
 	rds_free(take);
 	for (i = 0; i < n; i++) {
+		if (want != NULL && !want[from + i])
+			continue;
 		if (rds_get_reply(a->rds, &take) == -1)
 			return -1;
 		if (rds_type(take) == RDS_ARRAY)
@@ -154,7 +163,7 @@ static int fault_paused;	/* TALLY_FAULT_TAKE_MS: once a process */
  * *next: where the next batch starts.  0, or -1 when Redis failed. */
 static int
 take_batch(struct app *a, struct batch *bt, int from, int limit,
-    const struct batch *prev, int *next)
+    const struct batch *prev, const unsigned char *want, int *next)
 {
 	rds_reply *rep;
 	long long t0, s0;
@@ -174,7 +183,7 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 	    NULL)) == NULL)
 		return -1;
 	rds_free(rep);
-	if ((n = send_round(a, bt->id, bt->lkey, sent)) == -1)
+	if ((n = send_round(a, bt->id, bt->lkey, sent, want)) == -1)
 		return -1;
 	sent += n;
 	while (got < sent) {
@@ -185,11 +194,11 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 		    bt->t.nds < enough) &&
 		    !(bt->t.nds + bt->round_items >= enough &&
 		    prev_ending(prev, bt)) && !bt->t.fenced &&
-		    (m = send_round(a, bt->id, bt->lkey, sent)) == -1)
+		    (m = send_round(a, bt->id, bt->lkey, sent, want)) == -1)
 			return -1;	/* the connection is gone */
 		t0 = clock_mono_us();
 		had = bt->t.nds;
-		if (read_round(a, got, n, &bt->t) == -1)
+		if (read_round(a, got, n, want, &bt->t) == -1)
 			return -1;
 		bt->round_us = clock_mono_us() - t0;
 		bt->round_items = bt->t.nds - had;
@@ -329,9 +338,10 @@ batch_fields(void)
 }
 
 /* The fields of every bucket's pending hash, and with inflight its
- * inflight's too: one pipelined HLEN a key.  The sum, or -1. */
+ * inflight's too: one pipelined HLEN a key.  The sum, or -1; has, when
+ * given, says which buckets have any. */
 static long long
-waiting_fields(struct app *a, int inflight)
+waiting_fields(struct app *a, int inflight, unsigned char *has)
 {
 	char key[32];
 	const char *cmd[2];
@@ -349,11 +359,16 @@ waiting_fields(struct app *a, int inflight)
 				goto fail;
 			queued++;
 		}
+	if (has != NULL)
+		memset(has, 0, CSTORE_BUCKETS);
 	for (b = 0; b < queued; b++) {
 		if (rds_get_reply(a->rds, &rep) == -1)
 			return -1;
-		if (rds_type(rep) == RDS_INTEGER)
+		if (rds_type(rep) == RDS_INTEGER && rds_int(rep) > 0) {
 			n += rds_int(rep);
+			if (has != NULL)
+				has[b / (inflight + 1)] = 1;
+		}
 		rds_free(rep);
 	}
 	return n;
@@ -366,6 +381,7 @@ int
 flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 {
 	struct batch bts[2], *cur, *prev = NULL;
+	unsigned char has[CSTORE_BUCKETS];
 	sigset_t alrm, old;
 	long long done, first, pend;
 	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
@@ -378,7 +394,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 	 * and any write makes every other process's SQLite drop the pages
 	 * it keeps (header).  A delta that comes just after is the next
 	 * sweep's, as one that comes just after a take. */
-	if ((pend = waiting_fields(a, 0)) <= 0)
+	if ((pend = waiting_fields(a, 0, has)) <= 0)
 		return pend == 0 ? 0 : -1;
 	if ((done = fbatch_applied_max(a)) < 0 ||
 	    (first = fbatch_reserve(a, done, max_batches)) < 0)
@@ -394,8 +410,10 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 		/* Taken while the previous batch is applied.  The first is
 		 * one round: SQLite starts early. */
 		cur->b = first + i;
+		/* the buckets the HLENs found pending only; "flush now"
+		 * takes every one, and counts those another batch holds */
 		if (take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
-		    prev, &next) == -1)
+		    prev, flags & FLUSH_SYNC ? NULL : has, &next) == -1)
 			cur->rc = -1;
 		if (prev != NULL)
 			join_batch(prev);
@@ -452,5 +470,5 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 long long
 flush_pending(struct app *a)
 {
-	return waiting_fields(a, 1);
+	return waiting_fields(a, 1, NULL);
 }

@@ -2,24 +2,26 @@
  *
  * One batch B (an id reserved in SQL, fbatch.h) sweeps the buckets of
  * cstore.h in order, FLUSH_PIPE of them per pipelined round, the next
- * round sent before the current one is read, so Redis works while SQLite
- * does.  Per bucket a script renames {c<n>}:pending to {c<n>}:inflight
- * and notes B in {c<n>}:meta (take: O(1), atomic with every change to
- * the bucket); a bucket whose inflight part still belongs to an
- * unfinished batch is skipped.  The taken counters (taken.h), sorted in
- * the table's own order (SQLite then walks its B-tree forward), go into
- * one SQLite transaction of UPSERTs that also records B in flushes;
- * after its commit the leaderboards take the new values and a script
- * per bucket drops the inflight hash if B still holds it (ack).  The
- * next batch goes on from there, taken from Redis while a thread
- * applies the previous one to SQLite (the database connection is the
- * thread's alone meanwhile; the previous batch's boards and acks, Redis
- * only, run beside it too).  The first batch is one round, so SQLite
- * starts early; a later one stops taking at FLUSH_FIELDS counters, or
- * sooner, once it holds a 32nd of that and the batch before it will be
- * applied by the time this one has read its last round and sorted (timed
- * as the flush goes): SQLite seldom waits.  The last batch is
- * FLUSH_TAIL buckets: few acks wait for the last commit.
+ * round sent before the current one is read, so Redis works while
+ * SQLite does: the buckets the sweep's first look (an HLEN each) found
+ * pending, or, for flush_now(), all.  Per bucket a script renames
+ * {c<n>}:pending to {c<n>}:inflight and notes B in {c<n>}:meta (take:
+ * O(1), atomic with every change to the bucket); a bucket whose
+ * inflight part still belongs to an unfinished batch is skipped.  The
+ * taken counters (taken.h), sorted in the table's own order (SQLite
+ * then walks its B-tree forward), go into one SQLite transaction of
+ * UPSERTs that also records B in flushes; after its commit the
+ * leaderboards take the new values and a script per bucket drops the
+ * inflight hash if B still holds it (ack).  The next batch goes on from
+ * there, taken from Redis while a thread applies the previous one to
+ * SQLite (the database connection is the thread's alone meanwhile; the
+ * previous batch's boards and acks, Redis only, run beside it too).
+ * The first batch is one round, so SQLite starts early; a later one
+ * stops taking at FLUSH_FIELDS counters, or sooner, once it holds a
+ * 32nd of that and the batch before it will be applied by the time this
+ * one has read its last round and sorted (timed as the flush goes):
+ * SQLite seldom waits.  The last batch is FLUSH_TAIL buckets: few acks
+ * wait for the last commit.
  *
  * While B runs, {flush}:lock:<B> lives (refreshed every round).  A
  * flusher killed at any point leaves buckets whose meta names B with no
