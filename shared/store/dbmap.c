@@ -1,7 +1,8 @@
 /* dbmap.c -- the "tally" VFS: a main database's pages through a map the
- * process keeps; see dbmap.h.  Every method but the fetches and the
- * mmap_size control passes to the default VFS's file, which follows
- * this one's struct in the same allocation. */
+ * process keeps, and a WAL frame written in one call; see dbmap.h.
+ * Every method but the fetches, the mmap_size control and a WAL's frame
+ * headers passes to the default VFS's file, which follows this one's
+ * struct in the same allocation. */
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -24,12 +25,22 @@ struct map {			/* one file's map in this process */
 	int		 refs;		/* open connections of the file */
 };
 
+/* A WAL frame's header: SQLite writes it, then the frame's page right
+ * after it, in two calls (wal.c's walWriteOneFrame()). */
+#define FRAME_HDR	24
+#define FRAME_MAX	(FRAME_HDR + 65536)	/* the largest page's frame */
+
 struct mfile {
 	sqlite3_file	 base;		/* pMethods: &io (NULL: not open) */
 	sqlite3_file	*real;		/* the default VFS's, right after */
 	struct map	*map;		/* a main database's, or NULL */
 	sqlite3_int64	 size;		/* the file's size when last measured */
 	sqlite3_int64	 limit;		/* mmap_size: fetches when > 0 */
+	int		 wal;		/* a WAL: a frame's header is held */
+	int		 held;		/* hdr is written, not yet passed on */
+	sqlite3_int64	 held_off;	/* ... at this offset */
+	unsigned char	 hdr[FRAME_HDR];
+	unsigned char	*join;		/* a header and its page (FRAME_MAX) */
 };
 
 static sqlite3_vfs vfs;
@@ -37,6 +48,10 @@ static sqlite3_vfs *dflt;
 static struct map *maps;		/* every map of the process */
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dbmap_stats stats;
+/* The WAL whose frame header this thread holds (a connection is used by
+ * one thread at a time, and its writes run on it): passed on before any
+ * shared-memory call of the thread, the commit's publication included. */
+static __thread struct mfile *holding;
 
 #define REAL(f)		(((struct mfile *)(f))->real)
 #define RM(f)		(REAL(f)->pMethods)
@@ -115,41 +130,103 @@ measure(struct mfile *m)
 	m->size = RM(m)->xFileSize(m->real, &sz) == SQLITE_OK ? sz : 0;
 }
 
-static int
-m_close(sqlite3_file *f)
-{
-	struct mfile *m = (struct mfile *)f;
-	int rc = RM(f)->xClose(m->real);
-
-	map_put(m->map);	/* after: the file is closed for SQLite */
-	m->map = NULL;
-	return rc;
-}
-
-static int
-m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
-{
-	return RM(f)->xRead(REAL(f), buf, amt, off);
-}
-
 /* A write that went through: the file is at least that long. */
 static int
-m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
+write_real(struct mfile *m, const void *buf, int amt, sqlite3_int64 off)
 {
-	struct mfile *m = (struct mfile *)f;
-	int rc = RM(f)->xWrite(m->real, buf, amt, off);
+	int rc = RM(m)->xWrite(m->real, buf, amt, off);
 
 	if (rc == SQLITE_OK && off + amt > m->size)
 		m->size = off + amt;
 	return rc;
 }
 
+/* Writes m's held frame header, if any, where SQLite wrote it. */
+static int
+release(struct mfile *m)
+{
+	if (!m->held)
+		return SQLITE_OK;
+	m->held = 0;
+	if (holding == m)
+		holding = NULL;
+	return write_real(m, m->hdr, FRAME_HDR, m->held_off);
+}
+
+/* The same for whatever WAL this thread holds a header of.  Called
+ * where no error can be returned (xShmBarrier): the header then rewrote
+ * bytes the file had (only SQLite's checksum rewrite leaves one held
+ * past its frame's page), and a failure is the disk's, logged by none. */
+static int
+release_held(void)
+{
+	return holding != NULL ? release(holding) : SQLITE_OK;
+}
+
+static int
+m_close(sqlite3_file *f)
+{
+	struct mfile *m = (struct mfile *)f;
+	int held = release(m), rc = RM(f)->xClose(m->real);
+
+	map_put(m->map);	/* after: the file is closed for SQLite */
+	m->map = NULL;
+	free(m->join);
+	m->join = NULL;
+	return held != SQLITE_OK ? held : rc;
+}
+
+static int
+m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
+{
+	int rc = release((struct mfile *)f);
+
+	return rc != SQLITE_OK ? rc : RM(f)->xRead(REAL(f), buf, amt, off);
+}
+
+/* A WAL frame goes to the file in one call, not two (its header, then
+ * its page, as SQLite writes them): a header is held until the next
+ * call, and joined to that one's bytes when it is the write that begins
+ * where the header ends; anything else writes the header first, as
+ * SQLite did (dbmap.h). */
+static int
+m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
+{
+	struct mfile *m = (struct mfile *)f;
+	int rc;
+
+	if (m->held && off == m->held_off + FRAME_HDR && amt > 0 &&
+	    amt <= FRAME_MAX - FRAME_HDR &&
+	    (m->join != NULL || (m->join = malloc(FRAME_MAX)) != NULL)) {
+		m->held = 0;
+		holding = NULL;
+		memcpy(m->join, m->hdr, FRAME_HDR);
+		memcpy(m->join + FRAME_HDR, buf, (size_t)amt);
+		COUNT(joined);
+		return write_real(m, m->join, FRAME_HDR + amt, m->held_off);
+	}
+	if ((rc = release(m)) != SQLITE_OK)
+		return rc;
+	if (m->wal && amt == FRAME_HDR) {
+		if ((rc = release_held()) != SQLITE_OK)	/* another WAL's */
+			return rc;
+		memcpy(m->hdr, buf, FRAME_HDR);
+		m->held_off = off;
+		m->held = 1;
+		holding = m;
+		return SQLITE_OK;
+	}
+	return write_real(m, buf, amt, off);
+}
+
 static int
 m_truncate(sqlite3_file *f, sqlite3_int64 size)
 {
 	struct mfile *m = (struct mfile *)f;
-	int rc = RM(f)->xTruncate(m->real, size);
+	int rc = release(m);
 
+	if (rc == SQLITE_OK)
+		rc = RM(f)->xTruncate(m->real, size);
 	if (m->size > size)
 		m->size = size;
 	return rc;
@@ -158,25 +235,33 @@ m_truncate(sqlite3_file *f, sqlite3_int64 size)
 static int
 m_sync(sqlite3_file *f, int flags)
 {
-	return RM(f)->xSync(REAL(f), flags);
+	int rc = release((struct mfile *)f);
+
+	return rc != SQLITE_OK ? rc : RM(f)->xSync(REAL(f), flags);
 }
 
 static int
 m_file_size(sqlite3_file *f, sqlite3_int64 *size)
 {
-	return RM(f)->xFileSize(REAL(f), size);
+	int rc = release((struct mfile *)f);
+
+	return rc != SQLITE_OK ? rc : RM(f)->xFileSize(REAL(f), size);
 }
 
 static int
 m_lock(sqlite3_file *f, int level)
 {
-	return RM(f)->xLock(REAL(f), level);
+	int rc = release_held();
+
+	return rc != SQLITE_OK ? rc : RM(f)->xLock(REAL(f), level);
 }
 
 static int
 m_unlock(sqlite3_file *f, int level)
 {
-	return RM(f)->xUnlock(REAL(f), level);
+	int rc = release_held();
+
+	return rc != SQLITE_OK ? rc : RM(f)->xUnlock(REAL(f), level);
 }
 
 static int
@@ -192,8 +277,12 @@ m_file_control(sqlite3_file *f, int op, void *arg)
 	struct mfile *m = (struct mfile *)f;
 	sqlite3_int64 want;
 
-	if (op != SQLITE_FCNTL_MMAP_SIZE)
-		return RM(f)->xFileControl(m->real, op, arg);
+	if (op != SQLITE_FCNTL_MMAP_SIZE) {
+		int rc = release(m);
+
+		return rc != SQLITE_OK ? rc :
+		    RM(f)->xFileControl(m->real, op, arg);
+	}
 	want = *(sqlite3_int64 *)arg;
 	*(sqlite3_int64 *)arg = m->limit;
 	if (want >= 0)
@@ -214,27 +303,39 @@ m_device(sqlite3_file *f)
 	return RM(f)->xDeviceCharacteristics(REAL(f));
 }
 
+/* The WAL's index: a commit is published (its index header written)
+ * after a barrier, and every frame it names must be in the file by then
+ * for whoever reads it, or recovers the index from the file after this
+ * process dies. */
 static int
 m_shm_map(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
 {
-	return RM(f)->xShmMap(REAL(f), pg, pgsz, extend, pp);
+	int rc = release_held();
+
+	return rc != SQLITE_OK ? rc :
+	    RM(f)->xShmMap(REAL(f), pg, pgsz, extend, pp);
 }
 
 static int
 m_shm_lock(sqlite3_file *f, int offset, int n, int flags)
 {
-	return RM(f)->xShmLock(REAL(f), offset, n, flags);
+	int rc = release_held();
+
+	return rc != SQLITE_OK ? rc :
+	    RM(f)->xShmLock(REAL(f), offset, n, flags);
 }
 
 static void
 m_shm_barrier(sqlite3_file *f)
 {
+	(void)release_held();
 	RM(f)->xShmBarrier(REAL(f));
 }
 
 static int
 m_shm_unmap(sqlite3_file *f, int delete)
 {
+	(void)release_held();
 	return RM(f)->xShmUnmap(REAL(f), delete);
 }
 
@@ -294,6 +395,7 @@ m_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
 	/* the default VFS's own map stays off, whatever its default */
 	RM(m)->xFileControl(m->real, SQLITE_FCNTL_MMAP_SIZE, &none);
 	m->base.pMethods = &io;
+	m->wal = (flags & SQLITE_OPEN_WAL) != 0;
 	if (!(flags & SQLITE_OPEN_MAIN_DB) || name == NULL)
 		return SQLITE_OK;
 	/* A main database is in the process's list as long as it is open
@@ -339,4 +441,5 @@ dbmap_stats(struct dbmap_stats *s)
 	s->fetched = __atomic_load_n(&stats.fetched, __ATOMIC_RELAXED);
 	s->declined = __atomic_load_n(&stats.declined, __ATOMIC_RELAXED);
 	s->maps = __atomic_load_n(&stats.maps, __ATOMIC_RELAXED);
+	s->joined = __atomic_load_n(&stats.joined, __ATOMIC_RELAXED);
 }

@@ -38,6 +38,19 @@
  * A file larger than DBMAP_BYTES is read past that point as before.  A
  * disk that fails under the map is a SIGBUS where pread() would return
  * an error: the trade SQLite's own map makes too.
+ *
+ * A WAL frame is written in one call: SQLite writes its 24-byte header,
+ * then its page right after it, two pwrite()s a frame, six a like for
+ * the single writer.  A 24-byte write to a WAL is held (the file's, and
+ * the thread's: a connection runs on one thread at a time) and joined to
+ * the next write when that one begins where the header ends; any other
+ * call on the WAL, and any call on the database's shared memory by the
+ * thread, writes the header first, as SQLite did.  A commit is published
+ * to other connections after a shared-memory barrier, so every frame it
+ * names is in the file by then, and a process killed after it leaves
+ * them whole for the WAL's recovery (test-dbmap.c: the index deleted,
+ * rebuilt from the frames' checksums).  A frame joined or not, the file
+ * holds the same bytes at the same offsets.
  */
 #ifndef TALLY_DBMAP_H
 #define TALLY_DBMAP_H
@@ -50,9 +63,10 @@
 int	dbmap_register(void);
 
 /* What this process's maps did: pages handed out, fetches sent to the
- * default read, maps made (one per file while it is open). */
+ * default read, maps made (one per file while it is open); WAL frames
+ * written in one call. */
 struct dbmap_stats {
-	unsigned long long	fetched, declined, maps;
+	unsigned long long	fetched, declined, maps, joined;
 };
 void	dbmap_stats(struct dbmap_stats *);
 

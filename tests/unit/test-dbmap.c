@@ -2,9 +2,11 @@
  * through the process's map of the database file, which outlives changes
  * by other connections and processes; a reader sees every commit, the file
  * growing under it (another process's checkpoint) and shrinking (VACUUM);
- * one map serves every connection of a process; and a second connection
+ * one map serves every connection of a process; a second connection
  * opening the file does not drop the first one's shared lock (a
- * descriptor of the file closed in the process would). */
+ * descriptor of the file closed in the process would); and a WAL frame
+ * goes to the file in one write, every commit whole in the file when a
+ * process dies after it (the WAL recovered from the file alone). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -255,6 +257,20 @@ test_open_keeps_locks(void **state)
 	db_close(&d);
 }
 
+/* fn run by a process of its own, which must exit 0. */
+static void
+in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	if ((pid = fork()) == 0)
+		_exit(fn());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 #ifndef __SANITIZE_ADDRESS__
 /* This process's address space now, in bytes (/proc/self/status). */
 static long long
@@ -313,17 +329,76 @@ no_map_child(void)
 static void
 test_no_map_keeps_locks(void **state)
 {
-	pid_t pid;
-	int st;
-
 	(void)state;
-	if ((pid = fork()) == 0)
-		_exit(no_map_child());
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	in_child(no_map_child);
 }
 #endif
+
+/* One transaction of a child killed after its commits: many rows
+ * updated over and over with a page cache of 8 pages (the pager spills
+ * pages to the WAL and writes them again before the commit, and SQLite
+ * rewrites those frames' checksums), a savepoint rolled back, then
+ * committed transactions; it dies without closing (as kill -9 leaves
+ * it).  The commits must all be in the WAL file itself: the parent
+ * deletes the shared-memory index, so its open rebuilds the index from
+ * the frames and their checksums, stopping at the first frame that is
+ * not whole. */
+static int
+frames_child(void)
+{
+	struct dbmap_stats a, b;
+	struct db d;
+	int i;
+
+	if (db_open(&d, tdb.path) == -1)
+		return 2;
+	dbmap_stats(&a);
+	if (db_exec(&d, "PRAGMA cache_size = 8") == -1 ||
+	    db_exec(&d, "BEGIN") == -1 ||
+	    db_exec(&d, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT "
+	    "i + 1 FROM c WHERE i < 20000) INSERT INTO t SELECT 0 FROM c") == -1)
+		return 3;
+	for (i = 0; i < 20; i++)
+		if (db_exec(&d, "UPDATE t SET x = x + 1") == -1)
+			return 4;
+	if (db_exec(&d, "SAVEPOINT s") == -1 ||
+	    db_exec(&d, "UPDATE t SET x = x + 1000") == -1 ||
+	    db_exec(&d, "ROLLBACK TO s") == -1 ||
+	    db_exec(&d, "RELEASE s") == -1 || db_exec(&d, "COMMIT") == -1)
+		return 5;
+	for (i = 0; i < 30; i++)
+		if (db_exec(&d, "UPDATE t SET x = x + 1 WHERE rowid % 7 = 0") ==
+		    -1)
+			return 6;
+	dbmap_stats(&b);
+	if (b.joined <= a.joined)
+		return 7;	/* no frame written in one call */
+	_exit(0);		/* no close, no checkpoint: the WAL stays */
+}
+
+static void
+test_wal_frames_whole_after_a_crash(void **state)
+{
+	char shm[320], wal[320];
+	struct stat st;
+	struct db d;
+
+	(void)state;
+	in_child(frames_child);
+	snprintf(wal, sizeof(wal), "%s-wal", tdb.path);
+	snprintf(shm, sizeof(shm), "%s-shm", tdb.path);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_true(st.st_size > 64 * 4096);	/* the frames are there */
+	assert_int_equal(unlink(shm), 0);	/* the index from the WAL */
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(one(&d, "SELECT count(*) FROM t"), 20000);
+	/* 20 each, and 30 more for every seventh row (2,857 of them) */
+	assert_int_equal(one(&d, "SELECT sum(x) FROM t"),
+	    20000 * 20 + 2857 * 30);
+	assert_int_equal(one(&d, "SELECT count(*) FROM pragma_integrity_check "
+	    "WHERE integrity_check <> 'ok'"), 0);
+	db_close(&d);
+}
 
 int
 main(void)
@@ -335,6 +410,8 @@ main(void)
 		    test_grows_and_shrinks_under_a_reader, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_keeps_locks, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_wal_frames_whole_after_a_crash, setup, teardown),
 #ifndef __SANITIZE_ADDRESS__	/* its shadow needs the address space */
 		cmocka_unit_test_setup_teardown(test_no_map_keeps_locks, setup,
 		    teardown),
