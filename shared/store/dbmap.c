@@ -37,6 +37,7 @@ struct mfile {
 	sqlite3_int64	 size;		/* the file's size when last measured */
 	sqlite3_int64	 limit;		/* mmap_size: fetches when > 0 */
 	int		 wal;		/* a WAL: a frame's header is held */
+	int		 read_last;	/* its last call was a read */
 	int		 held;		/* hdr is written, not yet passed on */
 	sqlite3_int64	 held_off;	/* ... at this offset */
 	unsigned char	 hdr[FRAME_HDR];
@@ -153,10 +154,12 @@ release(struct mfile *m)
 	return write_real(m, m->hdr, FRAME_HDR, m->held_off);
 }
 
-/* The same for whatever WAL this thread holds a header of.  Called
- * where no error can be returned (xShmBarrier): the header then rewrote
- * bytes the file had (only SQLite's checksum rewrite leaves one held
- * past its frame's page), and a failure is the disk's, logged by none. */
+/* The same for whatever WAL this thread holds a header of: before any
+ * lock or shared-memory call, the commit's publication (xShmBarrier)
+ * among them.  In SQLite 3.40 nothing is held by then: a frame's header
+ * is joined to its page or written by the xSync that splits them, and a
+ * checksum rewrite's headers (each after a read) are never held; this
+ * is the rule that would keep a later SQLite right. */
 static int
 release_held(void)
 {
@@ -179,8 +182,10 @@ m_close(sqlite3_file *f)
 static int
 m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
 {
-	int rc = release((struct mfile *)f);
+	struct mfile *m = (struct mfile *)f;
+	int rc = release(m);
 
+	m->read_last = 1;
 	return rc != SQLITE_OK ? rc : RM(f)->xRead(REAL(f), buf, amt, off);
 }
 
@@ -188,13 +193,17 @@ m_read(sqlite3_file *f, void *buf, int amt, sqlite3_int64 off)
  * its page, as SQLite writes them): a header is held until the next
  * call, and joined to that one's bytes when it is the write that begins
  * where the header ends; anything else writes the header first, as
- * SQLite did (dbmap.h). */
+ * SQLite did (dbmap.h).  A header written right after a read is not
+ * held: SQLite's checksum rewrite reads each frame and writes its
+ * header, and its last would wait for the commit's barrier, where a
+ * failed write could not fail the commit. */
 static int
 m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
 {
 	struct mfile *m = (struct mfile *)f;
-	int rc;
+	int rc, after_read = m->read_last;
 
+	m->read_last = 0;
 	if (m->held && off == m->held_off + FRAME_HDR && amt > 0 &&
 	    amt <= FRAME_MAX - FRAME_HDR &&
 	    (m->join != NULL || (m->join = malloc(FRAME_MAX)) != NULL)) {
@@ -207,7 +216,7 @@ m_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 off)
 	}
 	if ((rc = release(m)) != SQLITE_OK)
 		return rc;
-	if (m->wal && amt == FRAME_HDR) {
+	if (m->wal && amt == FRAME_HDR && !after_read) {
 		if ((rc = release_held()) != SQLITE_OK)	/* another WAL's */
 			return rc;
 		memcpy(m->hdr, buf, FRAME_HDR);
@@ -256,12 +265,15 @@ m_lock(sqlite3_file *f, int level)
 	return rc != SQLITE_OK ? rc : RM(f)->xLock(REAL(f), level);
 }
 
+/* An unlock is made whatever the header's write gave (SQLite does not
+ * look at every unlock's answer: a lock left held would stop every
+ * writer). */
 static int
 m_unlock(sqlite3_file *f, int level)
 {
-	int rc = release_held();
+	int held = release_held(), rc = RM(f)->xUnlock(REAL(f), level);
 
-	return rc != SQLITE_OK ? rc : RM(f)->xUnlock(REAL(f), level);
+	return held != SQLITE_OK ? held : rc;
 }
 
 static int
@@ -319,10 +331,12 @@ m_shm_map(sqlite3_file *f, int pg, int pgsz, int extend, void volatile **pp)
 static int
 m_shm_lock(sqlite3_file *f, int offset, int n, int flags)
 {
-	int rc = release_held();
+	int held = release_held(), rc;
 
-	return rc != SQLITE_OK ? rc :
-	    RM(f)->xShmLock(REAL(f), offset, n, flags);
+	if (held != SQLITE_OK && !(flags & SQLITE_SHM_UNLOCK))
+		return held;	/* not taken; an unlock is made (m_unlock()) */
+	rc = RM(f)->xShmLock(REAL(f), offset, n, flags);
+	return held != SQLITE_OK ? held : rc;
 }
 
 static void

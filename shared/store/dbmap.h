@@ -50,7 +50,9 @@
  * names is in the file by then, and a process killed after it leaves
  * them whole for the WAL's recovery (test-dbmap.c: the index deleted,
  * rebuilt from the frames' checksums).  A frame joined or not, the file
- * holds the same bytes at the same offsets.
+ * holds the same bytes at the same offsets.  (With locking_mode
+ * EXCLUSIVE set before the WAL opens SQLite keeps its index in the heap
+ * and makes no shared-memory calls; tally never sets it.)
  */
 #ifndef TALLY_DBMAP_H
 #define TALLY_DBMAP_H
