@@ -373,14 +373,20 @@ test('Redis stopped: actions succeed, streams close and are refused; Redis back:
     if (again.status !== 200) return false;
     return true;
   }, 15000, 500);
+  // fay's poll against a stream's event (get()), until they agree, 5 s
+  // at most (else their difference is the failure); the poll's answer
+  const pollAgrees = async (get) => {
+    let polled = null;
+    await waitFor(async () => {
+      polled = await badges(fay);
+      return JSON.stringify(polled) === JSON.stringify(get());
+    }, 5000, 100).catch(() => assert.deepEqual(get(), polled));
+    return polled;
+  };
   const first = await again.next(() => true, 0, 2000);
   // the poll's answer may come from a process that kept badges read
   // while Redis was away: the same within a moment
-  let polledNow = null;
-  await waitFor(async () => {
-    polledNow = await badges(fay);
-    return JSON.stringify(polledNow) === JSON.stringify(first.data);
-  }, 5000, 100).catch(() => assert.deepEqual(first.data, polledNow));
+  await pollAgrees(() => first.data);
   const from = again.events.length;
   const hal = await user('lv_hal');
   await hal.get(`/posts/${post}`);
@@ -390,11 +396,7 @@ test('Redis stopped: actions succeed, streams close and are refused; Redis back:
   // and the stream comes to what a poll shows: the like's event may come
   // after one the outage's backlog caused (settled every 2 s), later
   // than a fixed wait on a loaded machine (PostgreSQL's runs)
-  let now = null;
-  await waitFor(async () => {
-    now = await badges(fay);
-    return JSON.stringify(again.events.at(-1).data) === JSON.stringify(now);
-  }, 5000, 100).catch(() => assert.deepEqual(again.events.at(-1).data, now));
+  const now = await pollAgrees(() => again.events.at(-1).data);
   assert.equal(now.notifications, 3, 'the likes of gus (two) and hal');
   again.close();
 });
