@@ -66,11 +66,15 @@ new_topic_ok(struct req *r, const char *slug)
 	    "existing topic, or try again later.");
 }
 
+/* 303 to the form's `back` at the post (web/act.h), or to the post's
+ * page: a post, an edit, a comment and its delete, as a like. */
 static int
 redirect_post(struct req *r, long long id)
 {
 	char loc[48];
 
+	if (act_back(r) != NULL)
+		return act_redirect(r, NULL, id);
 	snprintf(loc, sizeof(loc), "/posts/%lld", id);
 	return resp_redirect(r, loc);
 }
@@ -199,7 +203,8 @@ act_post_delete(struct req *r, const struct route *rt)
 	if (post_answer(r, posting_delete(r->app, req_arg_id(r, 0),
 	    r->sess.user_id, r->sess.is_admin)) == -1)
 		return -1;
-	return resp_redirect(r, "/feed");
+	return act_redirect(r, "/feed", act_back(r) != NULL ?
+	    req_arg_id(r, 0) : 0);
 }
 
 /* A script's like, unlike or repost: the post's counts and the viewer's

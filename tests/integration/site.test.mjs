@@ -271,6 +271,40 @@ test('read markers move on the user\'s own GETs only: notices, news, profiles, n
   assert.deepEqual(await badges(me), { notifications: 0, notices: 0, followed: 0, red_dot: false });
 });
 
+// Every action form may carry `back` (docs/INTERFACE.md §2): a post, its
+// edit, a comment, a comment's and a post's delete answer 303 to it at the
+// post, as a like does; without it (or with one off this site) each goes
+// where it went before: the post's page, or the feed after a delete.
+test('a post, an edit, a comment, their deletes: back to the page at the post, or where they went', async () => {
+  const me = await person('bk_me');
+  await me.c.get('/feed');
+  let r = await me.c.post('/posts', { body: 'back to the feed', topic: '', publish: '1', back: '/feed' });
+  assert.equal(r.status, 303);
+  const p = r.location.match(/^\/feed#post-(\d+)$/)?.[1];
+  assert.ok(p, `a post with back: ${r.location}`);
+  r = await me.c.post('/posts', { body: 'no back', topic: '', publish: '1' });
+  assert.match(r.location, /^\/posts\/\d+$/, 'a post without back: its page');
+  const q = r.location.split('/')[2];
+  r = await me.c.post(`/posts/${p}/edit`, { body: 'back, edited', topic: '', publish: '1', back: '/u/bk_me#top' });
+  assert.equal(r.location, `/u/bk_me#post-${p}`);
+  r = await me.c.post(`/posts/${p}/comments`, { body: 'a comment', back: '/feed?page=1' });
+  assert.equal(r.location, `/feed?page=1#post-${p}`);
+  r = await me.c.post(`/posts/${p}/comments`, { body: 'another', back: '//evil.example/x' });
+  assert.equal(r.location, `/posts/${p}`, 'back off this site: the post\'s page');
+  const cids = [...(await me.c.get(`/posts/${p}`)).text.matchAll(/action="\/comments\/(\d+)\/delete"/g)].map((m) => m[1]);
+  assert.equal(cids.length, 2, 'two comments, each with its delete form');
+  r = await me.c.post(`/comments/${cids[0]}/delete`, { back: '/feed' });
+  assert.equal(r.location, `/feed#post-${p}`);
+  r = await me.c.post(`/comments/${cids[1]}/delete`);
+  assert.equal(r.location, `/posts/${p}`);
+  assert.equal(num(`SELECT count(*) FROM comments WHERE post_id = ${p} AND is_deleted = 1`), 2);
+  r = await me.c.post(`/posts/${p}/delete`, { back: '/u/bk_me' });
+  assert.equal(r.location, `/u/bk_me#post-${p}`);
+  r = await me.c.post(`/posts/${q}/delete`);
+  assert.equal(r.location, '/feed', 'a delete without back: the feed');
+  assert.equal(num(`SELECT count(*) FROM posts WHERE id IN (${p}, ${q}) AND is_deleted = 1`), 2);
+});
+
 test('like, unlike, repost: back to the page at the post, or JSON equal to the next page', async () => {
   const author = await person('act_author');
   const me = await person('act_me');
