@@ -293,32 +293,14 @@ settings_refuse(struct req *r, int status, const char *field,
 	return -1;
 }
 
-/* POST /settings: field name renames; fields current and password change
- * the password (a wrong current is 403) and end every other session.
- * A field sent empty is there: an empty name is refused, not skipped. */
+/* The password half of POST /settings: 0 changed, or -1 answered (a
+ * refusal, or a failure). */
 static int
-act_account_settings(struct req *r, const struct route *rt)
+settings_password(struct req *r)
 {
-	const char *name, *cur, *pw;
-	int gate, rc;
+	const char *cur, *pw;
+	int gate, rc = 0;
 
-	(void)rt;
-	if (!field_has(r, "name") && !field_has(r, "password"))
-		return settings_refuse(r, 400, "name", valid_hint(VALID_NAME, 1),
-		    "Nothing to change: send a name, or a password.");
-	if (field_has(r, "name")) {
-		if ((name = field_need(r, "name", VALID_NAME)) == NULL)
-			return settings_refuse(r, 400, "name", r->bad_why,
-			    r->bad_msg);
-		rc = account_rename(r->app, r->sess.user_id, name);
-		if (rc != 1)
-			return resp_error(r, 500, "The name could not be saved.");
-		pcache_invalidate(r->app, r->sess.login);
-		if (!field_has(r, "password")) {
-			resp_flash(r, FLASH_NAME_SAVED);
-			return resp_redirect(r, "/settings");
-		}
-	}
 	/* current: any secret (VALID_SECRET) goes to the hash, which says
 	 * whether it is the password; one that is not a secret is wrong */
 	cur = field_try(r, "current", VALID_SECRET);
@@ -329,7 +311,6 @@ act_account_settings(struct req *r, const struct route *rt)
 	if ((pw = field_need(r, "password", VALID_PASSWORD)) == NULL)
 		return settings_refuse(r, 400, "password", r->bad_why,
 		    r->bad_msg);
-	rc = 0;
 	if (cur != NULL) {
 		if ((gate = gate_enter(r)) == -1)
 			return hash_busy(r);
@@ -344,6 +325,34 @@ act_account_settings(struct req *r, const struct route *rt)
 		return settings_refuse(r, 403, "current", "This is not your "
 		    "current password.", "The current password is wrong; "
 		    "nothing was changed.");
-	resp_flash(r, FLASH_PASSWORD_SAVED);
+	return 0;
+}
+
+/* POST /settings: field name renames; fields current and password change
+ * the password (a wrong current is 403) and end every other session.
+ * A field sent empty is there: an empty name is refused, not skipped.
+ * Every field is checked, and the password changed, before the name is
+ * saved: a refused request changes nothing. */
+static int
+act_account_settings(struct req *r, const struct route *rt)
+{
+	const char *name = NULL;
+
+	(void)rt;
+	if (!field_has(r, "name") && !field_has(r, "password"))
+		return settings_refuse(r, 400, "name", valid_hint(VALID_NAME, 1),
+		    "Nothing to change: send a name, or a password.");
+	if (field_has(r, "name") &&
+	    (name = field_need(r, "name", VALID_NAME)) == NULL)
+		return settings_refuse(r, 400, "name", r->bad_why, r->bad_msg);
+	if (field_has(r, "password") && settings_password(r) == -1)
+		return -1;
+	if (name != NULL) {
+		if (account_rename(r->app, r->sess.user_id, name) != 1)
+			return resp_error(r, 500, "The name could not be saved.");
+		pcache_invalidate(r->app, r->sess.login);
+	}
+	resp_flash(r, field_has(r, "password") ? FLASH_PASSWORD_SAVED :
+	    FLASH_NAME_SAVED);
 	return resp_redirect(r, "/settings");
 }

@@ -91,6 +91,31 @@ test('a new password: the current one first (403), every other session ends, thi
   assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM sessions WHERE user_id=${uid}`)), 2);
 });
 
+// A name sent with a password change is saved only when the change is:
+// a refused request (a wrong current password, a missing one, a new one
+// too short, a bad name) changes nothing, the name neither.
+test('a name and a password together: refused, nothing changes; accepted, both', async () => {
+  const c = await user('st_both', 'first-pass-1');
+  const name = () => stack.sqlite("SELECT name FROM users WHERE login='st_both'").trim();
+  let r = await c.post('/settings', { name: 'Wrong Current', current: 'not-it-at-all', password: 'second-pass-2' });
+  assert.equal(r.status, 403);
+  assert.equal(name(), 'Old st_both', 'a 403 renamed no one');
+  r = await c.post('/settings', { name: 'No Current', password: 'second-pass-2' });
+  assert.equal(r.status, 400);
+  r = await c.post('/settings', { name: 'Short New', current: 'first-pass-1', password: 'short' });
+  assert.equal(r.status, 400);
+  assert.equal(name(), 'Old st_both', 'a 400 renamed no one');
+  r = await c.post('/settings', { name: '', current: 'first-pass-1', password: 'second-pass-2' });
+  assert.equal(r.status, 400);
+  assert.equal((await new Client(stack.base).login('st_both', 'first-pass-1')).status, 303, 'nor changed the password');
+  assert.match((await c.get('/u/st_both')).text, /Old st_both/);
+  r = await c.post('/settings', { name: 'Both Saved', current: 'first-pass-1', password: 'second-pass-2' });
+  assert.equal(r.status, 303);
+  assert.equal(name(), 'Both Saved');
+  assert.equal((await new Client(stack.base).login('st_both', 'second-pass-2')).status, 303);
+  assert.match((await c.get('/u/st_both')).text, /Both Saved/);
+});
+
 test('one-time messages after a draft, a publish, a follow from a list, a notice, the red dot', async () => {
   const c = await user('st_msgs');
   const other = await user('st_other');
