@@ -235,6 +235,8 @@ healthz_load(struct req *r, void *vm)
 {
 	struct health *m = vm;
 	struct dbq *s = dbq_stmt(r->app->db, STMT_PING);
+
+	m->db_name = db_engine_name(r->app->db);
 	rds_reply *rep = rds_cmdv(r->app->rds, "PING", NULL);
 
 	if (s != NULL) {

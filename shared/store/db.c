@@ -703,6 +703,12 @@ db_groups_at_once(const struct db *d)
 	return d->pg != NULL;
 }
 
+const char *
+db_engine_name(const struct db *d)
+{
+	return d->pg != NULL ? "postgresql" : "sqlite";
+}
+
 unsigned long long
 db_released(const struct db *d)
 {

@@ -61,6 +61,8 @@ int		 db_grouped(const struct db *);
  * 0 on SQLite, whose group holds the writers' lock: a pool of one
  * groups there. */
 int		 db_groups_at_once(const struct db *);
+/* The engine's name, as /healthz says it: "sqlite" or "postgresql". */
+const char	*db_engine_name(const struct db *);
 /* Savepoints released (kept) so far: a caller compares two readings to
  * know whether what it did in between was kept. */
 unsigned long long db_released(const struct db *);

@@ -53,10 +53,12 @@ struct metrics_model {
 	struct ops_view		 v;
 };
 void	view_metrics_page(struct req *, const void *metrics_model);
-/* /healthz: "ok", or 503 naming what does not answer. */
+/* /healthz: "ok", or 503 naming what does not answer: the database by
+ * its engine's name (db_name; NULL: "sqlite"), "redis". */
 struct health {
 	int		 db_ok;
 	int		 redis_ok;
+	const char	*db_name;
 };
 void	view_healthz(struct req *, const void *health);
 

@@ -3,6 +3,7 @@
  * operators' gauges (opsview.h); see view_admin.h.  No I/O. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "web/resp.h"
 #include "web/view_admin.h"
@@ -217,11 +218,14 @@ void
 view_healthz(struct req *r, const void *vm)
 {
 	const struct health *m = vm;
+	const char *db = m->db_name != NULL ? m->db_name : "sqlite";
+	char down[64];
 
-	if (m->db_ok && m->redis_ok)
+	if (m->db_ok && m->redis_ok) {
 		resp_text(r, 200, "text/plain; charset=utf-8", "ok");
-	else
-		resp_text(r, 503, "text/plain; charset=utf-8",
-		    !m->db_ok && !m->redis_ok ? "sqlite redis" :
-		    !m->db_ok ? "sqlite" : "redis");
+		return;
+	}
+	snprintf(down, sizeof(down), "%s%s%s", m->db_ok ? "" : db,
+	    !m->db_ok && !m->redis_ok ? " " : "", m->redis_ok ? "" : "redis");
+	resp_text(r, 503, "text/plain; charset=utf-8", down);
 }

@@ -201,7 +201,7 @@ test_operator_pages(void **state)
 	struct ops_view *v = calloc(1, sizeof(*v));
 	struct runs_model *rs = calloc(1, sizeof(*rs));
 	struct metrics_model *mm = calloc(1, sizeof(*mm));
-	struct health hl = { 1, 0 };
+	struct health hl = { 1, 0, NULL };
 	struct req *r = req_new(1);
 	const char *h;
 
@@ -240,6 +240,17 @@ test_operator_pages(void **state)
 	view_healthz(r, &hl);
 	assert_int_equal(r->status, 200);
 	assert_string_equal(body(r), "ok");
+	/* the database down: named by its engine */
+	hl.db_ok = 0;
+	buf_reset(&r->body);
+	view_healthz(r, &hl);
+	assert_int_equal(r->status, 503);
+	assert_string_equal(body(r), "sqlite");
+	hl.db_name = "postgresql";
+	hl.redis_ok = 0;
+	buf_reset(&r->body);
+	view_healthz(r, &hl);
+	assert_string_equal(body(r), "postgresql redis");
 	free(v);
 	free(rs);
 	free(mm);
