@@ -71,7 +71,7 @@ bin/tally-admin: build/handlers/admin.o build/handlers/admin_pages.o \
     build/handlers/metrics_page.o $(LIB)
 bin/tally-worker: build/handlers/worker.o $(LIB)
 bin/tally-live: build/handlers/live.o $(LIB)
-bin/tallyctl: build/handlers/tallyctl.o $(LIB)
+bin/tallyctl: build/handlers/tallyctl.o build/handlers/tallyctl_args.o $(LIB)
 bin/tally-run: build/handlers/run.o build/handlers/run_os.o \
     build/handlers/run_cluster.o \
     build/handlers/run_redis.o build/handlers/run_pg.o \

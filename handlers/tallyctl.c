@@ -21,15 +21,20 @@
  *       rebuild home timelines in Redis now (after a Redis loss, before
  *       traffic), for the named users and/or all followers of one
  *
+ *   tallyctl help
+ *       this usage, on standard output
+ *
  * Finds the database and Redis through RUN_DIR (default ./run), like the
- * handlers.  Exit status 0 on success; otherwise 1 (or 2 for usage) with
- * a one-line reason on stderr.
+ * handlers, and only a site's: but for seed, a RUN_DIR (or TALLY_DB)
+ * where no database is is refused, not made (a mistyped RUN_DIR made a
+ * new empty site there, and useradd added the user to it).  Exit status 0 on success; otherwise 1 (or 2
+ * for usage) with a one-line reason on stderr; a command or option it
+ * does not know is refused before anything is opened.
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -44,48 +49,7 @@
 #include "social/seed.h"
 #include "social/timeline.h"
 #include "store/app.h"
-
-static int
-usage(void)
-{
-	fprintf(stderr, "usage: tallyctl useradd [--admin] LOGIN NAME [PASSWORD]\n"
-	    "       tallyctl passwd LOGIN\n"
-	    "       tallyctl seed [--users N] [--posts N] [--follows N] "
-	    "[--likes N] [--comments N] [--reposts N] [--seed N] [--demo]\n"
-	    "       tallyctl flush\n"
-	    "       tallyctl reconcile [--dry-run]\n"
-	    "       tallyctl warm [--followers-of LOGIN] [LOGIN...]\n");
-	return 2;
-}
-
-/* A password from standard input: one line, its newline dropped; on a
- * terminal, asked for without echo.  0, or -1 with nothing read. */
-static int
-read_password(char *buf, size_t sz)
-{
-	struct termios old, quiet;
-	int tty = isatty(STDIN_FILENO), rc = 0;
-	size_t n;
-
-	if (tty) {
-		fprintf(stderr, "Password: ");
-		tcgetattr(STDIN_FILENO, &old);
-		quiet = old;
-		quiet.c_lflag &= ~(tcflag_t)ECHO;
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
-	}
-	if (fgets(buf, (int)sz, stdin) == NULL)
-		rc = -1;
-	if (tty) {
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
-		fprintf(stderr, "\n");
-	}
-	if (rc == -1)
-		return -1;
-	n = strcspn(buf, "\r\n");
-	buf[n] = '\0';
-	return 0;
-}
+#include "tallyctl_args.h"
 
 /* The password of useradd or passwd: argument pw, or standard input. */
 static const char *
@@ -93,7 +57,7 @@ password(const char *pw, char *buf, size_t sz)
 {
 	if (pw != NULL)		/* the old form: it shows in ps(1) */
 		return pw;
-	if (read_password(buf, sz) == -1) {
+	if (tallyctl_read_password(buf, sz) == -1) {
 		fprintf(stderr, "tallyctl: no password on standard input\n");
 		return NULL;
 	}
@@ -112,7 +76,7 @@ cmd_passwd(struct app *a, int argc, char **argv)
 	long long id;
 
 	if (argc != 2)
-		return usage();
+		return tallyctl_usage("passwd takes one LOGIN");
 	if (valid_check(VALID_LOGIN, argv[1], strlen(argv[1]), &login) == -1) {
 		fprintf(stderr, "tallyctl: bad login (3-32 of a-z 0-9 _)\n");
 		return 1;
@@ -147,7 +111,7 @@ cmd_useradd(struct app *a, int argc, char **argv)
 		i++;
 	}
 	if (argc - i != 3 && argc - i != 2)
-		return usage();
+		return tallyctl_usage("useradd takes [--admin] LOGIN NAME [PASSWORD]");
 	if (valid_check(VALID_LOGIN, argv[i], strlen(argv[i]), &login) == -1) {
 		fprintf(stderr, "tallyctl: bad login (3-32 of a-z 0-9 _)\n");
 		return 1;
@@ -212,7 +176,7 @@ cmd_seed(struct app *a, int argc, char **argv)
 		else if (strcmp(argv[i], "--reposts") == 0)
 			dst = &o.reposts;
 		else if (strcmp(argv[i], "--seed") != 0)
-			return usage();
+			return tallyctl_usage("seed: unknown option %s", argv[i]);
 		if (i + 1 >= argc || valid_int(argv[i + 1], 0, 100000000, &v) == -1) {
 			fprintf(stderr, "tallyctl: %s needs a number\n", argv[i]);
 			return 2;
@@ -259,8 +223,11 @@ cmd_flush(struct app *a)
 	}
 	/* Its commits on disk; their copy into the database is the
 	 * worker's checkpoint's (db.h). */
-	if (db_leave_wal(a->db) == -1)
-		fprintf(stderr, "tallyctl: cannot sync the WAL\n");
+	if (db_leave_wal(a->db) == -1) {
+		/* the batches are committed, not known to be on disk */
+		fprintf(stderr, "tallyctl: flushed, but cannot sync the WAL\n");
+		return 1;
+	}
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
 	    "%lld in deltas; SQLite's part %lld us of CPU\n", st.buckets,
 	    st.batches, st.counters, st.total, st.apply_us);
@@ -290,7 +257,7 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		if (strcmp(argv[i], "--dry-run") == 0)
 			dry = 1;
 		else
-			return usage();
+			return tallyctl_usage("reconcile: unknown option %s", argv[i]);
 	}
 	if ((id = runs_start(a->db, dry, "tallyctl", &active)) <= 0) {
 		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "a reconciliation "
@@ -435,8 +402,25 @@ main(int argc, char *argv[])
 	struct app a;
 	int rc;
 
+	static const char *const cmds[] = { "passwd", "useradd", "seed",
+	    "flush", "reconcile", "warm" };
+	size_t i;
+
 	if (argc < 2)
-		return usage();
+		return tallyctl_usage("no command");
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		fputs(tallyctl_usage_text, stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[1], cmds[i]) == 0)
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		return tallyctl_usage("unknown command %s", argv[1]);
+	/* seed may make a site (the benchmarks seed one before it runs) */
+	if (strcmp(argv[1], "seed") != 0 && tallyctl_site_found() == -1)
+		return 1;
 	if (app_open(&a, "tallyctl") == -1) {
 		fprintf(stderr, "tallyctl: cannot open the database (RUN_DIR?)\n");
 		return 1;
@@ -451,10 +435,8 @@ main(int argc, char *argv[])
 		rc = cmd_flush(&a);
 	else if (strcmp(argv[1], "reconcile") == 0)
 		rc = cmd_reconcile(&a, argc - 1, argv + 1);
-	else if (strcmp(argv[1], "warm") == 0)
-		rc = cmd_warm(&a, argc - 1, argv + 1);
 	else
-		rc = usage();
+		rc = cmd_warm(&a, argc - 1, argv + 1);
 	app_close(&a);
 	return rc;
 }

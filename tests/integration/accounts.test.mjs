@@ -4,9 +4,11 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { startStack, Client, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, onPostgres, BIN } from '../lib/stack.mjs';
 
 let stack;
 before(async () => { stack = await startStack(); });
@@ -428,6 +430,39 @@ describe('tallyctl', () => {
     const r = await c.login('henry', 'password-henry');
     assert.equal(r.status, 303);
     assert.equal(r.location, '/feed');
+  });
+
+  // Refusals before anything is opened: a command or option it does not
+  // know (2), a RUN_DIR or TALLY_DB where no site's database is (1), each
+  // one line on stderr; the mistyped RUN_DIR is not made (it was, with an
+  // empty database in it, which useradd then filled).  help: the usage on
+  // standard output, 0.
+  test('tallyctl refuses in one line: unknown words, a RUN_DIR without a site (not made)', () => {
+    const ctl = (args, env = {}) => spawnSync(path.join(BIN, 'tallyctl'), args,
+      { env: { ...stack.env, ...env }, encoding: 'utf8', input: '' });
+    const missing = path.join(os.tmpdir(), `tally-no-site-${process.pid}`);
+    const cases = [
+      [[], {}, 2, /no command/],
+      [['bogus'], {}, 2, /unknown command bogus/],
+      [['seed', '--bogus', '1'], {}, 2, /seed: unknown option --bogus/],
+      [['reconcile', '--now'], {}, 2, /reconcile: unknown option --now/],
+      [['passwd'], {}, 2, /passwd takes one LOGIN/],
+      [['useradd', 'henry_x', 'Henry X', 'password-henry'], { RUN_DIR: missing }, 1, /no site's database in/],
+      [['flush'], { TALLY_DB: path.join(missing, 'tally.db') }, 1, /no database at .* \(TALLY_DB\)/],
+    ];
+    for (const [args, env, status, why] of cases) {
+      const r = ctl(args, env);
+      const lines = r.stderr.split('\n').filter((l) => l !== '');
+      assert.equal(r.status, status, `tallyctl ${args.join(' ')}: ${r.stderr}`);
+      assert.equal(lines.length, 1, `tallyctl ${args.join(' ')}: ${JSON.stringify(r.stderr)}`);
+      assert.match(lines[0], why);
+    }
+    assert.ok(!fs.existsSync(missing), 'the mistyped RUN_DIR was not made');
+    assert.equal(stack.sqlite("select count(*) from users where login = 'henry_x'"), '0');
+    const help = ctl(['help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: tallyctl useradd/);
+    assert.equal(help.stderr, '');
   });
 
   test('useradd of a taken login: non-zero exit, one line on stderr', () => {
