@@ -244,6 +244,40 @@ test('a like 12 hours after a group began starts a new group', async () => {
   assert.equal(await agree(me, 'two groups of one post'), 3);
 });
 
+// The window and the reopening hold for every grouped kind, each by its
+// own path (a like's group is the like's transaction's, notify.c the
+// others'): a repost or a follow 11 hours after its group began joins it,
+// 13 hours after begins a new one; a read follow group that gets a new
+// follower is unread again, first.
+test('reposts and follows: 11 hours after a group began join it, 13 start a new one; a read follow group reopens', async () => {
+  const me = await user('g_window2');
+  const p = await publish(me, 'window, reposted');
+  const age = (h) => stack.sqlite(`UPDATE note_groups SET first_at = first_at - ${h}*3600*1000 WHERE user_id=${me.id}`);
+  await ok(crowd[0].post(`/posts/${p}/repost`));
+  await ok(crowd[0].post('/follow/g_window2'));
+  age(11);
+  await ok(crowd[1].post(`/posts/${p}/repost`));
+  await ok(crowd[1].post('/follow/g_window2'));
+  let its = await items(me);
+  assert.deepEqual(its.map((i) => i.size), [2, 2], 'each joined its group at 11 hours');
+  age(2);	// both groups began 13 hours ago
+  await ok(crowd[2].post(`/posts/${p}/repost`));
+  await ok(crowd[2].post('/follow/g_window2'));
+  its = await items(me);
+  assert.deepEqual(its.map((i) => i.size), [1, 1, 2, 2], 'two new groups of one');
+  assert.match(its[0].html, /followed you/);
+  assert.match(its[1].html, /reposted/);
+  assert.equal(await agree(me, 'six, unread'), 6);
+  await me.get('/notifications');	// seen: all read
+  assert.equal(await agree(me, 'seen'), 0);
+  await ok(crowd[3].post('/follow/g_window2'));
+  its = await items(me);
+  assert.equal(its[0].size, 2, 'the follow group with its new member first');
+  assert.equal(its[0].unread, 1);
+  assert.deepEqual(names(its[0].html), ['gc3', 'gc2']);
+  assert.equal(await agree(me, 'reopened'), 1);
+});
+
 test('paging counts items, never splitting a group', async () => {
   const me = await user('g_pages');
   const big = await publish(me, 'the big one');
