@@ -90,9 +90,49 @@ test('one user\'s actions beyond TALLY_WRITE_RATE a minute answer 429 with Retry
   // another user is not affected
   const other = await person('wr_other');
   assert.equal((await other.c.post(`/posts/${p}/like`)).status, 303);
-  // and every count is what the rows say
-  assert.equal(num(`select count(*) from likes where post_id = ${p}`),
-    num(`select count(*) from likes where post_id = ${p} and user_id in (${other.id}, ${spammer.id})`));
+  // a refused like or unlike wrote nothing: the spammer's row is what the
+  // answers that passed left
+  let liked = 0;
+  statuses.forEach((st, i) => { if (st === 303) liked = i % 2 ? 0 : 1; });
+  if (r.status === 303) liked = 1;
+  assert.equal(num(`select count(*) from likes where post_id = ${p} and user_id = ${spammer.id}`), liked,
+    `the spammer's like after ${statuses.join()}, ${r.status}`);
+});
+
+// Every kind of action counts and is refused alike: with this minute's
+// and the next two's counters of the user already past the limit (the
+// throttle's keys, {u<ID>}:wr:<minute>), a post, a comment, a repost, a
+// follow and a like each answer 429 with Retry-After, and none is written.
+test('a post, a comment, a repost, a follow and a like beyond the limit: 429 each, nothing written', async () => {
+  const author = await person('wr_author2');
+  const p = Number((await author.c.post('/posts', { body: 'act on me', topic: '', publish: '1' })).location.split('/')[2]);
+  const u = await person('wr_full');
+  const minute = Math.floor(Date.now() / 60000);
+  for (let m = minute; m < minute + 3; m++) stack.redis('SET', `{u${u.id}}:wr:${m}`, '100', 'PX', '240000');
+  const before = (sql) => num(sql);
+  const rows = () => [
+    before(`select count(*) from posts where user_id = ${u.id}`),
+    before(`select count(*) from comments where user_id = ${u.id}`),
+    before(`select count(*) from reposts where user_id = ${u.id}`),
+    before(`select count(*) from follows where follower_id = ${u.id}`),
+    before(`select count(*) from likes where user_id = ${u.id}`),
+  ];
+  const acts = [
+    ['/posts', { body: 'one too many', topic: '', publish: '1' }],
+    [`/posts/${p}/comments`, { body: 'one too many' }],
+    [`/posts/${p}/repost`, {}],
+    ['/follow/wr_author2', {}],
+    [`/posts/${p}/like`, {}],
+  ];
+  for (const [url, fields] of acts) {
+    const r = await u.c.post(url, fields);
+    assert.equal(r.status, 429, `${url}: ${r.status}`);
+    const ra = Number(r.headers.get('retry-after'));
+    assert.ok(ra >= 1 && ra <= 60, `${url}: Retry-After ${ra}`);
+  }
+  assert.deepEqual(rows(), [0, 0, 0, 0, 0], 'nothing written');
+  for (let m = minute; m < minute + 3; m++) stack.redis('DEL', `{u${u.id}}:wr:${m}`);
+  assert.equal((await u.c.post(`/posts/${p}/like`)).status, 303, 'its counters gone, it acts again');
 });
 
 test('after 10 failed logins for one account, even the right password answers 429 for the rest of 15 minutes', async () => {
