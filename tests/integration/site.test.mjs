@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client, onPostgres, onCluster } from '../lib/stack.mjs';
+import { startStack, Client, onPostgres, onCluster, sleep } from '../lib/stack.mjs';
 import { liLogins, userId, seedUsers, addFollowers, drainQueue } from '../lib/social.mjs';
 import { compareAll, pageCounters, bucketOf } from '../lib/counts.mjs';
 import { measure, measureUntil, profileFirsts } from '../lib/cost.mjs';
@@ -606,6 +606,14 @@ test('a view counts once per viewer per 30 minutes, never the author\'s; anonymo
   assert.ok(ttl > 29 * 60000 && ttl <= 30 * 60000, `ttl ${ttl}`);
   const attl = Number(stack.redis('PTTL', `{c${bucketOf(author.id)}}:v${p}:a127.0.0.1`));
   assert.ok(attl > 29 * 60000 && attl <= 30 * 60000, `anonymous ttl ${attl}`);
+  // the half hour over (its key made to expire now): the reader's next
+  // view counts again, once
+  stack.redis('PEXPIRE', `{c${bucketOf(author.id)}}:v${p}:u${reader.id}`, '1');
+  await sleep(20);
+  assert.equal(await views(reader.c), 3, 'after the half hour, a view again');
+  assert.equal(await views(reader.c), 3);
+  stack.tallyctl('flush');
+  assert.equal(num(`select value from counters where name='post_views' and key='${p}'`), 3);
 });
 
 test('the feed is empty for a new user: suggestions and topics offered', async () => {
