@@ -45,6 +45,7 @@
 #include "count/flush.h"
 #include "count/runs.h"
 #include "social/account.h"
+#include "social/live.h"
 #include "social/pcache.h"
 #include "social/seed.h"
 #include "social/timeline.h"
@@ -93,6 +94,7 @@ cmd_passwd(struct app *a, int argc, char **argv)
 		free(login);
 		return 1;
 	}
+	live_close(a, id);	/* and their live badges (live.h) */
 	printf("new password for %s; its sessions ended\n", login);
 	free(login);
 	return 0;

@@ -21,6 +21,7 @@
 #include "social/account.h"
 #include "social/device.h"
 #include "social/pcache.h"
+#include "social/live.h"
 #include "social/sesscache.h"
 #include "web/field.h"
 #include "web/flash.h"
@@ -224,6 +225,8 @@ act_session_end(struct req *r, const struct route *rt)
 	if (sid != NULL && sesscache_end(r->app->db, r->app->rds, sid) == -1)
 		return resp_error(r, 503, "You could not be signed out just now "
 		    "(the database is busy). Try again in a moment.");
+	if (r->user)	/* its live badges with it (live.h) */
+		live_close(r->app, r->sess.user_id);
 	resp_cookie(r, "sid", "", 0);
 	return resp_redirect(r, "/login");
 }
@@ -235,9 +238,9 @@ healthz_load(struct req *r, void *vm)
 {
 	struct health *m = vm;
 	struct dbq *s = dbq_stmt(r->app->db, STMT_PING);
+	rds_reply *rep = rds_cmdv(r->app->rds, "PING", NULL);
 
 	m->db_name = db_engine_name(r->app->db);
-	rds_reply *rep = rds_cmdv(r->app->rds, "PING", NULL);
 
 	if (s != NULL) {
 		m->db_ok = dbq_step(s) == DBQ_ROW;
@@ -327,6 +330,7 @@ settings_password(struct req *r)
 		return settings_refuse(r, 403, "current", "This is not your "
 		    "current password.", "The current password is wrong; "
 		    "nothing was changed.");
+	live_close(r->app, r->sess.user_id);	/* the ended sessions' too */
 	return 0;
 }
 

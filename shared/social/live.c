@@ -1,12 +1,17 @@
 /* live.c -- live badges: who is told; see live.h. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/log.h"
 #include "count/cname.h"
 #include "social/live.h"
 #include "store/dbq.h"
 #include "store/key.h"
+#include "store/pubsub.h"
 
 void
 live_user(struct app *a, long long uid)
@@ -101,4 +106,25 @@ live_targets(struct app *a, const struct liveq_batch *b,
 			(*out)[n++] = live[i];
 	}
 	return n;
+}
+
+void
+live_close(struct app *a, long long uid)
+{
+	/* the process's publisher to nginx, opened on first use */
+	static struct pubsub ps;
+	static int open;
+	char sock[PATH_MAX + 16], channel[32];
+
+	if (!open) {
+		if (cfg_path(&a->cfg, "live.sock", sock, sizeof(sock)) == -1 ||
+		    access(sock, F_OK) == -1)
+			return;		/* no nginx: no stream is open */
+		if (pubsub_open(&ps, sock) == 0)
+			open = 1;
+	}
+	snprintf(channel, sizeof(channel), "u%lld", uid);
+	if (!open || pubsub_drop(&ps, channel) == -1)
+		log_warn("live: the streams of user %lld could not be closed",
+		    uid);
 }

@@ -29,6 +29,13 @@ void	live_user(struct app *, long long uid);
 /* uid opened a stream that lasts until until_ms: from now on its changes
  * are told (store/liveq.h liveq_join()).  0, or -1 (Redis down). */
 int	live_join(struct app *, long long uid, long long until_ms);
+/* uid's sessions ended, one (a logout) or all but one (a new password):
+ * every stream of uid is closed now, nginx's channel deleted (a stream's
+ * session is checked when it opens, and streams last 10 minutes).  The
+ * pages of the sessions still valid open theirs again (tally.js; nchan
+ * sends them the badges first); an ended one is refused (401), and its
+ * page hears nothing more.  Never fails the caller (logged). */
+void	live_close(struct app *, long long uid);
 /* Everyone's (a notice, the red dot). */
 void	live_everyone(struct app *);
 /* The users of b with an open stream: b's users, everyone for "g", the

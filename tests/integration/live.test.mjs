@@ -174,6 +174,46 @@ test('the first event is /badges.json; a like, a read-all elsewhere, a notice an
 // store/liveq.h: a change asks the user's flag, beside the change's own
 // keys, before it queues anything; on a cluster the queue's node is then
 // left alone for the many users who are not listening.
+// A stream's session is checked when it opens; a session that ends (a
+// new password set elsewhere, a logout) has its stream closed at once (the
+// user's channel deleted: social/live.h, live_close()), and it cannot
+// open one again; a session still valid opens its own again and hears
+// the next change.
+test('a new password or a logout closes the ended sessions\' streams; they cannot open one again', async () => {
+  const me = await user('lv_end');
+  const fan = await user('lv_end_fan');
+  const other = new Client(stack.base);	// a second session, ended below
+  assert.equal((await other.login('lv_end', 'password-123')).status, 303);
+  const post = await publish(me, 'live end');
+  await fan.get(`/posts/${post}`);
+  const mine = await openStream(me);
+  const theirs = await openStream(other);
+  assert.equal(theirs.status, 200);
+  assert.ok(await theirs.next(() => true, 0, 2000), 'the other session\'s first event');
+  await me.get('/settings');
+  const r = await me.post('/settings', { current: 'password-123', password: 'password-456' });
+  assert.equal(r.status, 303);
+  await waitFor(() => theirs.ended, 3000).catch(() => {});
+  assert.ok(theirs.ended, 'the ended session\'s stream closed');
+  assert.equal((await openStream(other)).status, 401, 'and it cannot open one again');
+  // this session's stream closed with the channel: opened again, it hears
+  await waitFor(() => mine.ended, 3000).catch(() => {});
+  const again = await openStream(me);
+  assert.equal(again.status, 200);
+  const first = await again.next(() => true, 0, 2000);
+  assert.ok(first, 'the first event of the stream opened again');
+  const from = again.events.length;
+  assert.equal((await fan.post(`/posts/${post}/like`)).status, 303);
+  assert.ok(await again.next((d) => d.notifications === first.data.notifications + 1, from, 2000),
+    'a like reaches the stream opened again');
+  // a logout closes its stream too
+  assert.equal((await me.post('/logout', {})).status, 303);
+  await waitFor(() => again.ended, 3000).catch(() => {});
+  assert.ok(again.ended, 'the logged-out session\'s stream closed');
+  assert.equal((await openStream(me)).status, 401);
+  mine.close(); theirs.close(); again.close();
+});
+
 test('a like for an author with no stream open queues nothing; once a stream is open, it does', async () => {
   const cat = await user('lv_cat');
   const dan = await user('lv_dan');
