@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "social/throttle.h"
 #include "store/key.h"
 #include "store/rds.h"
@@ -16,11 +17,9 @@ static struct rds_script count_lua = { .src =
 	"if n == 1 then redis.call('EXPIRE', KEYS[1], 7200) end\n"
 	"return n\n" };
 
-/* A rate from the environment ("N" or "Nr/m"); dflt when unset or bad. */
-static long
-env_rate(const char *name, long dflt)
+long
+throttle_parse_rate(const char *v, const char *unit, long dflt)
 {
-	const char *v = getenv(name);
 	char *end;
 	long n;
 
@@ -28,10 +27,20 @@ env_rate(const char *name, long dflt)
 		return dflt;
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (errno != 0 || n < 0 || (*end != '\0' && strcmp(end, "r/m") != 0 &&
-	    strcmp(end, "r/h") != 0))
+	if (errno != 0 || n < 0 || end == v ||
+	    (*end != '\0' && strcmp(end, unit) != 0)) {
+		log_warn("rate \"%s\": not a count of actions (\"N\" or "
+		    "\"N%s\"); %ld", v, unit, dflt);
 		return dflt;
+	}
 	return n;
+}
+
+/* A rate from the environment, in unit; dflt when unset or bad. */
+static long
+env_rate(const char *name, const char *unit, long dflt)
+{
+	return throttle_parse_rate(getenv(name), unit, dflt);
 }
 
 long
@@ -40,7 +49,7 @@ throttle_rate(void)
 	static long rate = -1;
 
 	if (rate < 0)
-		rate = env_rate("TALLY_WRITE_RATE", THROTTLE_DEFAULT);
+		rate = env_rate("TALLY_WRITE_RATE", "r/m", THROTTLE_DEFAULT);
 	return rate;
 }
 
@@ -52,7 +61,7 @@ topic_rate(void)
 	static long rate = -1;
 
 	if (rate < 0)
-		rate = env_rate("TALLY_TOPIC_RATE", throttle_rate() == 0 ? 0 :
+		rate = env_rate("TALLY_TOPIC_RATE", "r/h", throttle_rate() == 0 ? 0 :
 		    THROTTLE_TOPICS);
 	return rate;
 }

@@ -13,6 +13,10 @@
 #define THROTTLE_DEFAULT	300	/* actions a minute */
 #define THROTTLE_TOPICS		20	/* new topics an hour */
 
+/* A limit as the environment gives it: "N", or "N" then unit ("r/m" for
+ * TALLY_WRITE_RATE's minute, "r/h" for TALLY_TOPIC_RATE's hour); dflt
+ * (logged) for anything else: "30r/h" was taken as 30 a minute. */
+long	throttle_parse_rate(const char *v, const char *unit, long dflt);
 /* The limit from TALLY_WRITE_RATE (0: none), read once per process. */
 long	throttle_rate(void);
 /* Counts one action of uid: 0 allowed, else the seconds until the
