@@ -291,18 +291,14 @@ static const struct page page_badges_json = {
 	NULL
 };
 
-/* The publisher towards nginx's nchan (process state: one kept-alive
- * connection, opened at the first stream). */
-static struct pubsub live_pub;
-static int live_pub_open;
-
 static enum page_load
 badges_live_load(struct req *r, void *vm)
 {
 	struct app *a = r->app;
 	struct badges bd;
+	struct pubsub *pub;
 	const char *json, *etag;
-	char sock[PATH_MAX + 16], channel[32], where[64];
+	char channel[32], where[64];
 	long long uid = r->sess.user_id;
 
 	(void)vm;
@@ -321,15 +317,13 @@ badges_live_load(struct req *r, void *vm)
 		    "{\"error\":\"live badges unavailable\"}\n");
 		return PAGE_ANSWERED;
 	}
-	if (!live_pub_open && cfg_path(&a->cfg, "live.sock", sock,
-	    sizeof(sock)) == 0 && pubsub_open(&live_pub, sock) == 0)
-		live_pub_open = 1;
+	pub = live_publisher(a);
 	/* The first event is the badges now: published, so the channel's
 	 * last message (which nginx sends a new subscriber first) is it. */
 	snprintf(channel, sizeof(channel), "u%lld", uid);
 	if (badges_get(a, uid, &bd) == -1 ||
-	    bjson_get(&bd, &json, &etag) == -1 || !live_pub_open ||
-	    pubsub_publish(&live_pub, channel, json, strlen(json)) == -1) {
+	    bjson_get(&bd, &json, &etag) == -1 || pub == NULL ||
+	    pubsub_publish(pub, channel, json, strlen(json)) == -1) {
 		metrics_live(a->metrics, METRICS_LIVE_FAILED);
 		resp_header(r, "Retry-After", "5");
 		resp_text(r, 503, "application/json",

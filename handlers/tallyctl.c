@@ -27,9 +27,10 @@
  * Finds the database and Redis through RUN_DIR (default ./run), like the
  * handlers, and only a site's: but for seed, a RUN_DIR (or TALLY_DB)
  * where no database is is refused, not made (a mistyped RUN_DIR made a
- * new empty site there, and useradd added the user to it).  Exit status 0 on success; otherwise 1 (or 2
- * for usage) with a one-line reason on stderr; a command or option it
- * does not know is refused before anything is opened.
+ * new empty site there, and useradd added the user to it).  Exit status
+ * 0 on success; otherwise 1 (or 2 for usage) with a one-line reason on
+ * stderr; a command or option it does not know is refused before
+ * anything is opened.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -199,11 +200,13 @@ cmd_seed(struct app *a, int argc, char **argv)
 }
 
 static int
-cmd_flush(struct app *a)
+cmd_flush(struct app *a, int argc, char **argv)
 {
 	struct flush_stats st;
 	int rc;
 
+	(void)argc;
+	(void)argv;
 	memset(&st, 0, sizeof(st));
 	/* One flush and out: what a batch frees is kept for the next (from
 	 * the heap, not given back), not asked of the kernel again, a page
@@ -398,15 +401,22 @@ redis:
 	return 1;
 }
 
+/* The commands: each one's name and what runs it. */
+static const struct {
+	const char	*name;
+	int		(*run)(struct app *, int, char **);
+} cmds[] = {
+	{ "passwd", cmd_passwd }, { "useradd", cmd_useradd },
+	{ "seed", cmd_seed }, { "flush", cmd_flush },
+	{ "reconcile", cmd_reconcile }, { "warm", cmd_warm },
+};
+
 int
 main(int argc, char *argv[])
 {
 	struct app a;
-	int rc;
-
-	static const char *const cmds[] = { "passwd", "useradd", "seed",
-	    "flush", "reconcile", "warm" };
 	size_t i;
+	int rc;
 
 	if (argc < 2)
 		return tallyctl_usage("no command");
@@ -416,29 +426,18 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (strcmp(argv[1], cmds[i]) == 0)
+		if (strcmp(argv[1], cmds[i].name) == 0)
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]))
 		return tallyctl_usage("unknown command %s", argv[1]);
 	/* seed may make a site (the benchmarks seed one before it runs) */
-	if (strcmp(argv[1], "seed") != 0 && tallyctl_site_found() == -1)
+	if (cmds[i].run != cmd_seed && tallyctl_site_found() == -1)
 		return 1;
 	if (app_open(&a, "tallyctl") == -1) {
 		fprintf(stderr, "tallyctl: cannot open the database (RUN_DIR?)\n");
 		return 1;
 	}
-	if (strcmp(argv[1], "passwd") == 0)
-		rc = cmd_passwd(&a, argc - 1, argv + 1);
-	else if (strcmp(argv[1], "useradd") == 0)
-		rc = cmd_useradd(&a, argc - 1, argv + 1);
-	else if (strcmp(argv[1], "seed") == 0)
-		rc = cmd_seed(&a, argc - 1, argv + 1);
-	else if (strcmp(argv[1], "flush") == 0)
-		rc = cmd_flush(&a);
-	else if (strcmp(argv[1], "reconcile") == 0)
-		rc = cmd_reconcile(&a, argc - 1, argv + 1);
-	else
-		rc = cmd_warm(&a, argc - 1, argv + 1);
+	rc = cmds[i].run(&a, argc - 1, argv + 1);
 	app_close(&a);
 	return rc;
 }

@@ -20,8 +20,8 @@
 #include "base/valid.h"
 #include "social/account.h"
 #include "social/device.h"
-#include "social/pcache.h"
 #include "social/live.h"
+#include "social/pcache.h"
 #include "social/sesscache.h"
 #include "web/field.h"
 #include "web/flash.h"
@@ -241,7 +241,6 @@ healthz_load(struct req *r, void *vm)
 	rds_reply *rep = rds_cmdv(r->app->rds, "PING", NULL);
 
 	m->db_name = db_engine_name(r->app->db);
-
 	if (s != NULL) {
 		m->db_ok = dbq_step(s) == DBQ_ROW;
 		dbq_done(s);

@@ -11,7 +11,6 @@
 #include "social/live.h"
 #include "store/dbq.h"
 #include "store/key.h"
-#include "store/pubsub.h"
 
 void
 live_user(struct app *a, long long uid)
@@ -108,23 +107,30 @@ live_targets(struct app *a, const struct liveq_batch *b,
 	return n;
 }
 
+struct pubsub *
+live_publisher(struct app *a)
+{
+	/* process state: one kept-alive connection, opened at first use */
+	static struct pubsub ps;
+	static int open;
+	char sock[PATH_MAX + 16];
+
+	if (!open && cfg_path(&a->cfg, "live.sock", sock, sizeof(sock)) == 0 &&
+	    access(sock, F_OK) == 0 && pubsub_open(&ps, sock) == 0)
+		open = 1;
+	return open ? &ps : NULL;
+}
+
 void
 live_close(struct app *a, long long uid)
 {
-	/* the process's publisher to nginx, opened on first use */
-	static struct pubsub ps;
-	static int open;
-	char sock[PATH_MAX + 16], channel[32];
+	struct pubsub *ps = live_publisher(a);
+	char channel[32];
 
-	if (!open) {
-		if (cfg_path(&a->cfg, "live.sock", sock, sizeof(sock)) == -1 ||
-		    access(sock, F_OK) == -1)
-			return;		/* no nginx: no stream is open */
-		if (pubsub_open(&ps, sock) == 0)
-			open = 1;
-	}
+	if (ps == NULL)
+		return;		/* no nginx: no stream is open */
 	snprintf(channel, sizeof(channel), "u%lld", uid);
-	if (!open || pubsub_drop(&ps, channel) == -1)
+	if (pubsub_drop(ps, channel) == -1)
 		log_warn("live: the streams of user %lld could not be closed",
 		    uid);
 }

@@ -22,6 +22,7 @@
 
 #include "store/app.h"
 #include "store/liveq.h"
+#include "store/pubsub.h"
 
 /* uid's badges moved: told to its stream, if one is open (asked first:
  * store/liveq.h).  Never fails the caller. */
@@ -29,6 +30,10 @@ void	live_user(struct app *, long long uid);
 /* uid opened a stream that lasts until until_ms: from now on its changes
  * are told (store/liveq.h liveq_join()).  0, or -1 (Redis down). */
 int	live_join(struct app *, long long uid, long long until_ms);
+/* The process's publisher to nginx's live channels (store/pubsub.h), its
+ * connection opened at the first call; NULL while nginx's socket is not
+ * there or the publisher cannot be made. */
+struct pubsub *live_publisher(struct app *);
 /* uid's sessions ended, one (a logout) or all but one (a new password):
  * every stream of uid is closed now, nginx's channel deleted (a stream's
  * session is checked when it opens, and streams last 10 minutes).  The

@@ -61,8 +61,8 @@ topic_rate(void)
 	static long rate = -1;
 
 	if (rate < 0)
-		rate = env_rate("TALLY_TOPIC_RATE", "r/h", throttle_rate() == 0 ? 0 :
-		    THROTTLE_TOPICS);
+		rate = env_rate("TALLY_TOPIC_RATE", "r/h",
+		    throttle_rate() == 0 ? 0 : THROTTLE_TOPICS);
 	return rate;
 }
 
