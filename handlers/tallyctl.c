@@ -264,14 +264,17 @@ cmd_reconcile(struct app *a, int argc, char **argv)
 		else
 			return tallyctl_usage("reconcile: unknown option %s", argv[i]);
 	}
-	if ((id = runs_start(a->db, dry, "tallyctl", &active)) <= 0) {
+	if ((id = runs_start_mine(a, dry, "tallyctl", &active)) <= 0) {
 		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "a reconciliation "
 		    "is already running (see /admin/reconcile)" : "database error");
 		return 1;
 	}
-	fault_point("run-queued");	/* queued, not yet claimed here */
+	/* ours, not yet run: a stall here past the lease lets the worker
+	 * take the run */
+	fault_point("run-queued");
 	if (runs_execute(a, id, 0, progress_line) == 0) {
-		/* The worker took it first: follow its progress, to the
+		/* The worker took it (this process stalled past its lease
+		 * before it ran it): follow its progress, to the
 		 * 100 % its end writes (the last read, which ends the loop);
 		 * should its owner stall past its lease (a worker stopped, its
 		 * host gone), take the run over from its checkpoint. */

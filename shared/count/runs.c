@@ -15,11 +15,15 @@
 #include "count/runs.h"
 #include "store/dbq.h"
 
-long long
-runs_start(struct db *d, int dry, const char *reason, long long *active)
+/* A new run, queued for anyone (owner NULL) or claimed at once by
+ * owner: in one transaction, so no other process can claim it between
+ * its creation and its owner's claim. */
+static long long
+start(struct db *d, int dry, const char *reason, const char *owner,
+    long long pid, long long *active)
 {
 	struct dbq *s;
-	long long id = 0;
+	long long id = 0, now = clock_wall_ms();
 	int rc;
 
 	*active = 0;
@@ -29,16 +33,33 @@ runs_start(struct db *d, int dry, const char *reason, long long *active)
 	}
 	dbq_bind_int(s, 1, dry ? 1 : 0);
 	dbq_bind_text(s, 2, reason, -1);
-	dbq_bind_i64(s, 3, clock_wall_ms());
+	dbq_bind_i64(s, 3, now);
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW)
 		id = dbq_i64(s, 0);
 	dbq_done(s);
 	if (id == 0)
 		*active = runs_active(d);
+	else if (owner != NULL && runs_claim(d, id, owner, pid, now) != 1) {
+		db_rollback(d);
+		return -1;
+	}
 	if (db_commit(d) == -1)
 		return -1;
 	return id;
+}
+
+long long
+runs_start(struct db *d, int dry, const char *reason, long long *active)
+{
+	return start(d, dry, reason, NULL, 0, active);
+}
+
+long long
+runs_start_mine(struct app *a, int dry, const char *reason,
+    long long *active)
+{
+	return start(a->db, dry, reason, a->owner, a->pid, active);
 }
 
 long long

@@ -1,8 +1,9 @@
 /* runs.h -- reconciliation runs: at most one active, each with live
  * progress, a checkpoint to resume from, and its drift report (JSON).
- * A run is created queued (by the admin page, tallyctl, the schedule or
- * the Redis-empty check) and executed by the worker that runs the site's
- * jobs (store/lease.h), or by tallyctl in its own process.
+ * A run is created queued (by the admin page, the schedule or the
+ * Redis-empty check) and executed by the worker that runs the site's
+ * jobs (store/lease.h), or created already claimed by tallyctl, which
+ * runs it in its own process.
  *
  * Ownership, on one machine or many hosts over one PostgreSQL: a run's
  * row names its owner as app.h's owner ("host:pid:start"), and the
@@ -53,6 +54,12 @@ void		runs_owner_host(const struct run *, char *out, size_t sz);
 /* A new queued run: its id; 0 when a run is already active (its id goes
  * in *active); -1 on error. */
 long long	runs_start(struct db *, int dry, const char *reason,
+		    long long *active);
+/* The same, claimed by a->owner in the transaction that creates it (as
+ * runs_claim()): for a process that runs it itself (tallyctl), so the
+ * worker, which looks for queued runs each second, cannot take it
+ * first; another takes it only once a->owner's lease lapsed. */
+long long	runs_start_mine(struct app *, int dry, const char *reason,
 		    long long *active);
 /* The active (queued or running) run's id, 0 when none, -1 on error. */
 long long	runs_active(struct db *);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "count/runs.h"
 #include "store/db.h"
 #include "tmpdb.h"
@@ -111,12 +112,45 @@ test_queued_is_free(void **state)
 	    0);
 }
 
+/* A run tallyctl starts is its own from the transaction that creates
+ * it: the worker, which looks for queued runs each second, cannot take
+ * it between its creation and tallyctl's claim; only once the lease
+ * lapsed. */
+static void
+test_started_mine(void **state)
+{
+	struct app a;
+	struct run r;
+	long long id, active = 0, now;
+
+	memset(&a, 0, sizeof(a));
+	a.db = *state;
+	a.pid = 4242;
+	snprintf(a.owner, sizeof(a.owner), "%s", A);
+	now = clock_wall_ms();
+	id = runs_start_mine(&a, 0, "unit", &active);
+	assert_true(id > 0);
+	assert_int_equal(runs_get(a.db, id, &r), 1);
+	assert_string_equal(r.state, "running");
+	assert_string_equal(r.owner_name, A);
+	assert_true(r.lease_until >= now + RUNS_LEASE_MS);
+	assert_int_equal(runs_claim(a.db, id, B, 1, clock_wall_ms()), 0);
+	/* one active run at a time, as runs_start() */
+	assert_int_equal(runs_start_mine(&a, 0, "unit", &active), 0);
+	assert_int_equal(active, id);
+	assert_int_equal(runs_claim(a.db, id, B, 1,
+	    r.lease_until + 1), 1);
+	assert_int_equal(db_exec(a.db, "UPDATE reconcile_runs SET state = "
+	    "'done'"), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lease_decides),
 		cmocka_unit_test(test_queued_is_free),
+		cmocka_unit_test(test_started_mine),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
