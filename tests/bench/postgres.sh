@@ -29,7 +29,9 @@
 # transaction).
 #
 # Environment: BENCH_DURATION (5 s a run), BENCH_ROUNDS (3), BENCH_CONNS
-# (16).  Writes build/bench/postgres.md and copies it to
+# (16), BENCH_HOLD=1 (set the two stacks and their many users up, print
+# where they are, and wait an hour instead of measuring: to profile them
+# by hand).  Writes build/bench/postgres.md and copies it to
 # tests/bench/latest/.
 set -u
 cd "$(dirname "$0")/../.."
@@ -57,6 +59,14 @@ seed sqlite
 seed pg
 
 declare -A R
+hold() {		# BENCH_HOLD=1: the stacks with many users, no runs
+	[ "${BENCH_HOLD:-0}" = 1 ] || return 0
+	spread_prepare sqlite
+	spread_prepare pg
+	say "holding: sqlite $BASE_sqlite, pg $BASE_pg (RUN_DIRs under $RD); stop with kill $$"
+	sleep 3600
+	exit 0
+}
 for r in $(seq 1 "$ROUNDS"); do
 	for s in sqlite pg; do
 		base=$(eval echo "\$BASE_$s")
@@ -155,6 +165,7 @@ cpu_run() {		# cpu_run NAME TAG: spread likes -> spread_run's, US (µs of the st
 	BY=$(cpu_diff "$k0" "$k1" | per_req "$n")
 }
 
+hold
 say "spread: $SPREAD_USERS users on each store"
 start pg1 DB=postgres TALLY_WRITERS=1
 start pg4 DB=postgres TALLY_WRITERS=4
