@@ -410,7 +410,7 @@ main(int argc, char **argv)
 	} else {
 		run_pg_none(&c);
 		if (getenv("TALLY_DB") == NULL)
-			pathf(c.db_path, sizeof(c.db_path), "%s/tally.db",
+			pathf(c.db_path, sizeof(c.db_path), "%s/" CFG_DB_FILE,
 			    c.run_dir);
 	}
 	if (render_nginx(&p, &c, port, hosts, base) == -1 ||

@@ -246,7 +246,7 @@ run_pg_start(struct svc *s, struct cfg *c)
 		    "the programs log in as %s, a superuser", pgdir, PG_APP_ROLE,
 		    PG_ROLE);
 	make_url(pgdir, owned ? PG_APP_ROLE : PG_ROLE);
-	pathf(file, sizeof(file), "%s/database-url", c->run_dir);
+	pathf(file, sizeof(file), "%s/" CFG_DB_URL_FILE, c->run_dir);
 	if ((f = fopen(file, "w")) == NULL) {
 		log_err("%s: %s", file, strerror(errno));
 		return -1;
@@ -264,6 +264,6 @@ run_pg_none(const struct cfg *c)
 {
 	char file[4096 + 32];
 
-	pathf(file, sizeof(file), "%s/database-url", c->run_dir);
+	pathf(file, sizeof(file), "%s/" CFG_DB_URL_FILE, c->run_dir);
 	unlink(file);
 }

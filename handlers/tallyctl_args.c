@@ -7,6 +7,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "base/cfg.h"
 #include "store/pg.h"
 #include "tallyctl_args.h"
 
@@ -36,19 +37,17 @@ tallyctl_usage(const char *fmt, ...)
 int
 tallyctl_site_found(void)
 {
-	const char *db = getenv("TALLY_DB"), *rd = getenv("RUN_DIR");
+	const char *db = getenv("TALLY_DB"), *rd = cfg_run_dir_env();
 	char path[PATH_MAX], url[PATH_MAX];
 
-	if (rd == NULL || *rd == '\0')
-		rd = "./run";
 	if (db != NULL && *db != '\0') {
 		if (pg_is_url(db) || access(db, F_OK) == 0)
 			return 0;
 		fprintf(stderr, "tallyctl: no database at %s (TALLY_DB)\n", db);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/tally.db", rd);
-	snprintf(url, sizeof(url), "%s/database-url", rd);
+	snprintf(path, sizeof(path), "%s/" CFG_DB_FILE, rd);
+	snprintf(url, sizeof(url), "%s/" CFG_DB_URL_FILE, rd);
 	if (access(path, F_OK) == 0 || access(url, F_OK) == 0)
 		return 0;
 	fprintf(stderr, "tallyctl: no site's database in %s (RUN_DIR: the "

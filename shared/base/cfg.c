@@ -9,6 +9,14 @@
 #include "base/cfg.h"
 #include "base/log.h"
 
+const char *
+cfg_run_dir_env(void)
+{
+	const char *rd = getenv("RUN_DIR");
+
+	return rd == NULL || *rd == '\0' ? CFG_RUN_DIR : rd;
+}
+
 int
 cfg_path(const struct cfg *c, const char *name, char *out, size_t outsz)
 {
@@ -70,14 +78,12 @@ read_nodes(const char *file, char *out, size_t outsz)
 int
 cfg_load(struct cfg *c)
 {
-	const char *rd = getenv("RUN_DIR"), *v;
+	const char *rd = cfg_run_dir_env(), *v;
 	char auth[PATH_MAX];
 	char *end;
 	long days;
 
 	memset(c, 0, sizeof(*c));
-	if (rd == NULL || *rd == '\0')
-		rd = "./run";
 	if (mkdir(rd, 0700) == -1 && errno != EEXIST) {
 		log_err("RUN_DIR %s: %s", rd, strerror(errno));
 		return -1;
@@ -90,10 +96,10 @@ cfg_load(struct cfg *c)
 		if (strlen(v) >= sizeof(c->db_path))
 			return -1;
 		memcpy(c->db_path, v, strlen(v) + 1);
-	} else if (cfg_path(c, "tally.db", c->db_path, sizeof(c->db_path)) == -1) {
+	} else if (cfg_path(c, CFG_DB_FILE, c->db_path, sizeof(c->db_path)) == -1) {
 		log_err("RUN_DIR too long");
 		return -1;
-	} else if (cfg_path(c, "database-url", auth, sizeof(auth)) == 0 &&
+	} else if (cfg_path(c, CFG_DB_URL_FILE, auth, sizeof(auth)) == 0 &&
 	    access(auth, F_OK) == 0 &&	/* tally-run's PostgreSQL */
 	    read_secret(auth, c->db_path, sizeof(c->db_path)) == -1)
 		return -1;

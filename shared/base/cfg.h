@@ -28,6 +28,11 @@
 #define CFG_SOCK_MAX	107
 #define CFG_AUTH_MAX	128	/* a Redis password, bytes */
 
+#define CFG_RUN_DIR	"./run"		/* RUN_DIR's default */
+#define CFG_DB_FILE	"tally.db"	/* the SQLite database, in RUN_DIR */
+#define CFG_DB_URL_FILE	"database-url"	/* tally-run's PostgreSQL's URL,
+					   in RUN_DIR */
+
 struct cfg {
 	char	run_dir[PATH_MAX];
 	char	db_path[PATH_MAX];
@@ -44,6 +49,10 @@ struct cfg {
  * (RUN_DIR unusable, a socket path too long, an unreadable
  * TALLY_REDIS_AUTH file). */
 int	cfg_load(struct cfg *c);
+
+/* RUN_DIR as the environment names it, or CFG_RUN_DIR; nothing is made
+ * (cfg_load() makes it). */
+const char *cfg_run_dir_env(void);
 
 /* Writes "$RUN_DIR/name" into out; -1 if it does not fit in outsz. */
 int	cfg_path(const struct cfg *c, const char *name, char *out, size_t outsz);
