@@ -897,20 +897,38 @@ test('tallyctl reconcile prints a progress line and a summary', async () => {
 test('tallyctl reconcile whose run the worker takes first follows it to 100 %', async () => {
   await quiet();
   const expected = corrupt(['user_followers'], every(97));
-  // created and claimed, and tallyctl stalls past its lease (5 s)
-  // before it runs it: the worker (it looks each second) takes it
+  const before = maxRun();
+  // created and claimed, and tallyctl stopped before it runs it: once
+  // its lease (5 s) lapsed, the worker (it looks each second) takes it;
+  // then tallyctl goes on (stopped, not asleep for a while: a busy
+  // machine's worker may take longer than any sleep's margin)
   faults.arm(stack, 'run-queued');
-  const r = spawnSync(TALLYCTL, ['reconcile'], {
-    env: { ...stack.env, TALLY_FAULT: 'run-queued:sleep=8000' }, encoding: 'utf8', timeout: 60000,
+  const p = spawn(TALLYCTL, ['reconcile'], {
+    env: { ...stack.env, TALLY_FAULT: 'run-queued:stop' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stderr, /\(worker\)/, 'the worker ran it');
-  const pcts = [...r.stderr.matchAll(/reconcile:\s+(\d+)% /g)].map((m) => Number(m[1]));
+  let stdout = ''; let stderr = '';
+  p.stdout.on('data', (d) => { stdout += d; });
+  p.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => p.on('close', resolve));
+  try {
+    await waitFor(() => {
+      const id = maxRun();
+      if (id <= before) return false;
+      const owner = num(`SELECT owner FROM reconcile_runs WHERE id=${id}`);
+      return owner !== 0 && owner !== p.pid;
+    }, 30000, 50);
+    process.kill(p.pid, 'SIGCONT');
+    assert.equal(await within(exited, 45000, 'still following'), 0, stderr);
+  } finally {
+    if (p.exitCode === null) p.kill('SIGKILL');
+  }
+  assert.match(stderr, /\(worker\)/, 'the worker ran it');
+  const pcts = [...stderr.matchAll(/reconcile:\s+(\d+)% /g)].map((m) => Number(m[1]));
   assert.deepEqual(pcts, [...pcts].sort((a, b) => a - b), 'progress only rises');
-  assert.equal(pcts.at(-1), 100, JSON.stringify(r.stderr));
-  const m = r.stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
-  assert.ok(m, r.stdout);
-  assert.equal(Number(m[2]), expected.user_followers, r.stdout);
+  assert.equal(pcts.at(-1), 100, JSON.stringify(stderr));
+  const m = stdout.match(/^reconciliation (\d+): (\d+) counters wrong$/m);
+  assert.ok(m, stdout);
+  assert.equal(Number(m[2]), expected.user_followers, stdout);
 });
 
 // tallyctl follows a run the worker took; a worker stopped mid-run
@@ -924,13 +942,12 @@ test('tallyctl reconcile following the worker\'s run takes it over when the work
   const w = stack.pidOf('tally-worker');
   faults.arm(stack, 'reconcile-loaded');
   faults.arm(stack, 'run-queued');	// fired once already, by the test before
-  // tallyctl's faults are the stall alone: past its own lease (5 s),
-  // which lets the worker take the run, and shorter than the worker's
-  // that follows (it must find it held, and follow); should it claim
-  // the run itself (a worker slower than that), the owner check below
-  // fails
+  // tallyctl stops before it runs its run: past its own lease (5 s),
+  // which lets the worker take it; it goes on once the worker stopped
+  // in the run, whose lease then holds (it must find it held, and
+  // follow)
   const p = spawn(TALLYCTL, ['reconcile'], {
-    env: { ...stack.env, TALLY_FAULT: 'run-queued:sleep=8000' },
+    env: { ...stack.env, TALLY_FAULT: 'run-queued:stop' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = ''; let stderr = '';
@@ -942,6 +959,7 @@ test('tallyctl reconcile following the worker\'s run takes it over when the work
     const id = maxRun();
     assert.ok(id > before);
     assert.equal(num(`SELECT owner FROM reconcile_runs WHERE id=${id}`), w, 'the worker took the run, and stopped in it');
+    process.kill(p.pid, 'SIGCONT');
     const status = await within(exited, 45000, 'still following');
     assert.equal(status, 0, stderr);
     assert.match(stderr, /\(worker\)/);

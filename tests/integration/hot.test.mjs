@@ -188,7 +188,7 @@ test('a reconciliation held 10 s at a fault point under a like load: the worker 
     const p = Number(r.location.split('/').pop());
     assert.equal((await prober.post(`/posts/${p}/like`)).status, 303);
     const at = Date.now();
-    await waitFor(() => num(`SELECT coalesce(max(value), 0) FROM counters WHERE name='post_likes' AND key='${p}'`) === 1, 5000, 20);
+    await waitFor(() => num(`SELECT coalesce(max(value), 0) FROM counters WHERE name='post_likes' AND key='${p}'`) === 1, 8000, 20);
     lags.push(Date.now() - at);
   }
   const stillHeld = q("SELECT state FROM reconcile_runs ORDER BY id DESC LIMIT 1");
@@ -199,7 +199,9 @@ test('a reconciliation held 10 s at a fault point under a like load: the worker 
   t.diagnostic(`flush lags while the run was held (ms): ${lags.join(' ')}`);
   assert.equal(stillHeld, 'running', 'the run was held the whole time');
   assert.ok(lags.length >= 3, `${lags.length} probes`);
-  assert.ok(Math.max(...lags) < 2000, `flush lag ${Math.max(...lags)} ms`);
+  // the flush every second, and a busy machine's delays; the run, held
+  // 10 s, once held the flush as long
+  assert.ok(Math.max(...lags) < 5000, `flush lag ${Math.max(...lags)} ms`);
   await waitFor(() => num(ACTIVE) === 0, 30000, 100);
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, waitFor, clusterNodes, redisNode, childrenOf, procState } from '../lib/stack.mjs';
+import { startStack, waitFor, clusterNodes, redisNode, childrenOf, procState, whileJobsStopped } from '../lib/stack.mjs';
 import { compareAll, faults, pageCounters, redisName } from '../lib/counts.mjs';
 import { newUser, postIds } from '../lib/social.mjs';
 
@@ -163,6 +163,32 @@ test('a page read while a backlog Redis refused is being settled counts each ref
   assert.deepEqual(compareAll(stack), []);
   // the marks go with the rows
   if (!clusterNodes(stack.runDir)) assert.equal(stack.redis('KEYS', '*:settled'), '', 'no settle mark left');
+});
+
+// tallyctl flush settles the backlog itself (count/backlog.h): what
+// Redis refused is in the counters table when it returns, not once the
+// worker's jobs (every 2 s) get to it.  The jobs are stopped here: only
+// the flush can have settled it.
+test('tallyctl flush settles what waits in the backlog before it returns', async () => {
+  const [a, b] = await Promise.all(['rka', 'rkb'].map((l) => newUser(stack, l)));
+  const p = await publish(a.c, 'liked while Redis was full, flushed by hand');
+  stack.tallyctl('flush');
+  const backlog = () => Number(stack.sqlite('SELECT COUNT(*) FROM counter_backlog'));
+  await waitFor(() => backlog() === 0, 20000, 100);
+  await whileJobsStopped(stack, async () => {
+    config('maxmemory-policy', 'noeviction');
+    config('maxmemory', '1');
+    try {
+      await ok303(b.c.post(`/posts/${p}/like`), 'like');
+      await ok303(b.c.post('/follow/rka'), 'follow');
+    } finally {
+      config('maxmemory', '0');
+    }
+    assert.ok(backlog() > 0, 'Redis refused the deltas: they wait in the backlog');
+    stack.tallyctl('flush');
+    assert.equal(backlog(), 0, 'the flush settled them');
+    assert.deepEqual(compareAll(stack), []);
+  });
 });
 
 // On a Redis Cluster one node may fill up while the others take writes.

@@ -271,7 +271,8 @@ test('a signed-in user\'s like during an anonymous POST flood is as fast as with
   assert.deepEqual(Object.keys(statuses), ['303'], 'every flooding POST refused');
   // the writer does not see the flood (the next test); what it costs is
   // the CPU its refusals take on this machine's cores, so a generous bound
-  assert.ok(busy < quiet * 3 + 15, `median like ${busy.toFixed(1)} ms during the flood, ${quiet.toFixed(1)} ms without`);
+  // (likes queued behind the flood would wait seconds)
+  assert.ok(busy < quiet * 3 + 100, `median like ${busy.toFixed(1)} ms during the flood, ${quiet.toFixed(1)} ms without`);
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[4]}`), '0');
 });
 
@@ -361,7 +362,9 @@ test('what a like commits is copied into the database within tens of ms, beside 
   }
   waits.sort((a, b) => a - b);
   t.diagnostic(`copied after ${waits.join(', ')} ms`);
-  assert.ok(waits[4] < 60, `the median like waited ${waits[4]} ms for its copy`);
+  // every 25 ms, and a busy machine's delays (a copy with the
+  // checkpoint, every 250-300 ms, left a median of ~130 ms)
+  assert.ok(waits[4] < 100, `the median like waited ${waits[4]} ms for its copy`);
   assert.ok(waits[8] < 2000, 'every like was copied');
 });
 
