@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Client, onPostgres, BIN } from '../lib/stack.mjs';
+import { startStack, Client, onPostgres, BIN, waitFor } from '../lib/stack.mjs';
 
 let stack;
 before(async () => { stack = await startStack(); });
@@ -172,11 +172,14 @@ describe('login and logout', () => {
     await c.login('dave', 'password-dave');
     const sid = c.jar.get('sid');
     await c.get('/nope-for-csrf');
-    const holder = spawn('sqlite3', [path.join(stack.runDir, 'tally.db')], { stdio: ['pipe', 'ignore', 'ignore'] });
-    holder.stdin.write('BEGIN IMMEDIATE;\nDELETE FROM sessions WHERE 0;\n');
-    await new Promise((res) => setTimeout(res, 300));
+    const holder = spawn('sqlite3', [path.join(stack.runDir, 'tally.db')], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    holder.stdout.on('data', (d) => { out += d; });
+    // held once it says so (a busy machine may start it late)
+    holder.stdin.write(".timeout 10000\nBEGIN IMMEDIATE;\nDELETE FROM sessions WHERE 0;\nSELECT 'held';\n");
     let r;
     try {
+      await waitFor(() => out.includes('held'), 10000, 20);
       r = await c.post('/logout');
     } finally {
       holder.stdin.end('ROLLBACK;\n');
