@@ -126,8 +126,10 @@ export function clusterNodes(runDir) {
 }
 
 // What send() sends while the processes pids are stopped, so that it
-// queues on their socket (for ms), then they go on; send()'s answer.
-export async function queuedWhileStopped(pids, send, ms = 400) {
+// queues on their socket (for ms: long enough for a busy machine's
+// nginx to have passed every request on), then they go on; send()'s
+// answer.
+export async function queuedWhileStopped(pids, send, ms = 1000) {
   for (const pid of pids) process.kill(pid, 'SIGSTOP');
   try {
     const sent = send();
