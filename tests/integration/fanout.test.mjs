@@ -134,8 +134,10 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
     kills.push(k);
   }
   assert.ok(kills.filter((k) => k.mid).length >= 3, `3 kills mid-job: ${JSON.stringify(kills)}`);
-  assert.ok(kills[0].restartMs < 3000, `restarted in ${kills[0].restartMs} ms`);
-  for (const k of kills) assert.ok(k.restartMs < 5000, `restarted in ${k.restartMs} ms`);
+  // the supervisor waits a second more after each quick death, and
+  // looks each second: kill i (from 1) restarts within i + 1 s, and a
+  // busy machine's start
+  kills.forEach((k, i) => assert.ok(k.restartMs < 3500 + 1000 * i, `kill ${i + 1} restarted in ${k.restartMs} ms`));
   if (process.env.TEST_VERBOSE) console.log('kills', kills);
   for (const k of kills) assert.ok(s.output().includes(`worker (pid ${k.pid}) killed by signal 9`), `the supervisor saw pid ${k.pid} die`);
 
