@@ -240,7 +240,7 @@ main(void)
 	if (app_open(&a, "live") == -1)
 		return 1;
 	a.metrics = metrics_open(&a.cfg);
-	if (cfg_path(&a.cfg, "live.sock", sock, sizeof(sock)) == -1 ||
+	if (cfg_path(&a.cfg, CFG_LIVE_SOCK, sock, sizeof(sock)) == -1 ||
 	    pubsub_open(&ps, sock) == -1)
 		return 1;
 	log_info("live: publishing to %s", sock);

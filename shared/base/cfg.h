@@ -32,6 +32,8 @@
 #define CFG_DB_FILE	"tally.db"	/* the SQLite database, in RUN_DIR */
 #define CFG_DB_URL_FILE	"database-url"	/* tally-run's PostgreSQL's URL,
 					   in RUN_DIR */
+#define CFG_LIVE_SOCK	"live.sock"	/* nginx's live channels' publisher
+					   socket, in RUN_DIR */
 
 struct cfg {
 	char	run_dir[PATH_MAX];

@@ -115,7 +115,7 @@ live_publisher(struct app *a)
 	static int open;
 	char sock[PATH_MAX + 16];
 
-	if (!open && cfg_path(&a->cfg, "live.sock", sock, sizeof(sock)) == 0 &&
+	if (!open && cfg_path(&a->cfg, CFG_LIVE_SOCK, sock, sizeof(sock)) == 0 &&
 	    access(sock, F_OK) == 0 && pubsub_open(&ps, sock) == 0)
 		open = 1;
 	return open ? &ps : NULL;

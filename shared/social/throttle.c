@@ -36,20 +36,14 @@ throttle_parse_rate(const char *v, const char *unit, long dflt)
 	return n;
 }
 
-/* A rate from the environment, in unit; dflt when unset or bad. */
-static long
-env_rate(const char *name, const char *unit, long dflt)
-{
-	return throttle_parse_rate(getenv(name), unit, dflt);
-}
-
 long
 throttle_rate(void)
 {
 	static long rate = -1;
 
 	if (rate < 0)
-		rate = env_rate("TALLY_WRITE_RATE", "r/m", THROTTLE_DEFAULT);
+		rate = throttle_parse_rate(getenv("TALLY_WRITE_RATE"), "r/m",
+		    THROTTLE_DEFAULT);
 	return rate;
 }
 
@@ -61,7 +55,7 @@ topic_rate(void)
 	static long rate = -1;
 
 	if (rate < 0)
-		rate = env_rate("TALLY_TOPIC_RATE", "r/h",
+		rate = throttle_parse_rate(getenv("TALLY_TOPIC_RATE"), "r/h",
 		    throttle_rate() == 0 ? 0 : THROTTLE_TOPICS);
 	return rate;
 }
