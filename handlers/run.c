@@ -11,7 +11,8 @@
  * DEMO (1; 0 = no demo data), TALLY_PROCS (processes per handler pool,
  * 2; the social readers have one more; the social writer has 1 on
  * SQLite, TALLY_WRITERS on PostgreSQL: TALLY_PROCS by default),
- * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, "30r/m"),
+ * TALLY_LOGIN_RATE (nginx limit_req rate for POST /login, /signup and
+ * /settings, "30r/m"),
  * TALLY_WRITE_RATE (actions one user may make a minute, 300; 0: no limit;
  * read by the handlers, social/throttle.h),
  * REPLICA=1 (a second redis-server replicating the first over loopback

@@ -111,6 +111,19 @@ gate_enter(struct req *r)
 	return r->app->cfg.pwhash_min ? -2 : hashgate_enter(&r->app->cfg);
 }
 
+/* The account has had too many failed logins (account_throttled(): left
+ * ms of its window): 429 at once, no hash. */
+static int
+too_many_failures(struct req *r, long long left)
+{
+	char secs[24];
+
+	snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
+	resp_header(r, "Retry-After", secs);
+	return resp_error(r, 429, "Too many failed logins for this account. "
+	    "Try again later.");
+}
+
 /* Every hash slot is taken (a login flood): 503 at once, no hash. */
 static int
 hash_busy(struct req *r)
@@ -172,7 +185,6 @@ static int
 act_account_check(struct req *r, const struct route *rt)
 {
 	const char *login, *pw;
-	char secs[24];
 	long long id = 0, left = 0, now = clock_wall_ms();
 	int gate;
 
@@ -187,12 +199,8 @@ act_account_check(struct req *r, const struct route *rt)
 	 * browser has logged in to it before */
 	if (login != NULL &&
 	    (left = account_throttled(r->app->db, login, now)) > 0 &&
-	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login)) {
-		snprintf(secs, sizeof(secs), "%lld", (left + 999) / 1000);
-		resp_header(r, "Retry-After", secs);
-		return resp_error(r, 429, "Too many failed logins for this "
-		    "account. Try again later.");
-	}
+	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login))
+		return too_many_failures(r, left);
 	if ((gate = gate_enter(r)) == -1)
 		return hash_busy(r);
 	/* hashed all the same: the same time */
@@ -303,6 +311,7 @@ static int
 settings_password(struct req *r)
 {
 	const char *cur, *pw;
+	long long left, now = clock_wall_ms();
 	int gate, rc = 0;
 
 	/* current: any secret (VALID_SECRET) goes to the hash, which says
@@ -315,6 +324,14 @@ settings_password(struct req *r)
 	if ((pw = field_need(r, "password", VALID_PASSWORD)) == NULL)
 		return settings_refuse(r, 400, "password", r->bad_why,
 		    r->bad_msg);
+	/* A wrong current password is a failed login of the account: a
+	 * held or stolen session guesses no faster here than at /login,
+	 * and an account under attack is refused before any hash, as
+	 * there (its owner's browser, with the device cookie, is not) */
+	if ((left = account_throttled(r->app->db, r->sess.login, now)) > 0 &&
+	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE),
+	    r->sess.login))
+		return too_many_failures(r, left);
 	if (cur != NULL) {
 		if ((gate = gate_enter(r)) == -1)
 			return hash_busy(r);
@@ -325,6 +342,10 @@ settings_password(struct req *r)
 	}
 	if (rc == -1)
 		return resp_error(r, 500, "The password could not be saved.");
+	/* as a login's: a success clears the failures, but not a lock
+	 * this browser passed with its device cookie */
+	if (!(rc == 1 && left > 0))
+		account_login_result(r->app->db, r->sess.login, rc == 1, now);
 	if (rc == 0)
 		return settings_refuse(r, 403, "current", "This is not your "
 		    "current password.", "The current password is wrong; "

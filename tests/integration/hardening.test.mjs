@@ -166,6 +166,50 @@ test('after 10 failed logins for one account, even the right password answers 42
   assert.equal((await tries('password-123')).status, 303);
 });
 
+// A session someone else holds (a stolen cookie, a browser left signed
+// in) could guess the account's password through /settings' "current"
+// field as fast as the server hashed, and never meet the login lock;
+// and every guess held a hash slot every login needs.  Now a wrong
+// current password is a failed login of the account, and a locked
+// account's /settings refuses before any hash -- but not its owner's
+// browser, which holds the device cookie of its login.
+test('wrong current passwords at /settings are failed logins: the 11th answers 429, /login is locked too, the owner\'s browser is not', async () => {
+  const owner = await person('pw_owner');
+  assert.ok(owner.c.jar.has('dev'), 'signing up left the device cookie');
+  // a session of its own, without the browser's device cookie (a
+  // stolen sid)
+  const thief = new Client(stack.base);
+  await thief.get('/login');
+  assert.equal((await thief.login('pw_owner', 'password-123')).status, 303);
+  thief.jar.delete('dev');
+  assert.equal((await thief.get('/settings')).status, 200);
+  for (let i = 0; i < 10; i++) {
+    const r = await thief.post('/settings', { current: `guess-${i}-xx`, password: 'taken-over-1' });
+    assert.equal(r.status, 403, `guess ${i}`);
+  }
+  assert.equal(num("select failures from login_failures where login = 'pw_owner'"), 10);
+  let r = await thief.post('/settings', { current: 'password-123', password: 'taken-over-1' });
+  assert.equal(r.status, 429, 'the right one too, while the account is locked');
+  const ra = Number(r.headers.get('retry-after'));
+  assert.ok(ra > 14 * 60 && ra <= 15 * 60, `Retry-After ${ra}`);
+  assert.equal(num("select failures from login_failures where login = 'pw_owner'"), 10, 'a refusal is not a guess');
+  // the lock is the account's: a new browser's login is refused as well
+  const fresh = new Client(stack.base);
+  await fresh.get('/login');
+  assert.equal((await fresh.post('/login', { login: 'pw_owner', password: 'password-123' })).status, 429);
+  // the owner's browser changes the password all the same; the lock
+  // stays for new browsers (the guessing goes on elsewhere)
+  r = await owner.c.post('/settings', { current: 'password-123', password: 'fresh-pass-22' });
+  assert.equal(r.status, 303);
+  assert.equal((await thief.get('/settings')).status, 303, 'the stolen session ended with the change');
+  assert.equal(num("select failures from login_failures where login = 'pw_owner'"), 10);
+  // a success outside a lock clears the count, as a login's does
+  stack.sqlite("update login_failures set failures = 3 where login = 'pw_owner'");
+  r = await owner.c.post('/settings', { current: 'fresh-pass-22', password: 'fresh-pass-33' });
+  assert.equal(r.status, 303);
+  assert.equal(num("select count(*) from login_failures where login = 'pw_owner'"), 0);
+});
+
 test('a flood of 60 logins at the real argon2id cost: /healthz keeps answering, the excess gets 503 at once', async () => {
   const real = await startStack({ loginRate: '6000000r/m', env: { TALLY_PWHASH: 'full', ...(process.env.HASH_SLOTS ? { TALLY_HASH_SLOTS: process.env.HASH_SLOTS } : {}) } });
   try {

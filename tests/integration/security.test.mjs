@@ -1102,6 +1102,30 @@ describe('6. login rate limit', () => {
   });
 });
 
+// POST /settings hashes the current password as a login does: it spends
+// the same per-address budget (one session's guesses cannot keep the
+// machine's hash slots taken); its GET is not limited.
+describe('6b. the login rate limit covers POST /settings', () => {
+  let slow;
+  before(async () => { slow = await startStack({ loginRate: '6r/m' }); });
+  after(async () => { await slow?.stop(); });
+
+  test('POST /settings answers 429 after the burst (the signup counted), GET /settings still 200', async () => {
+    const c = new Client(slow.base);
+    assert.equal((await c.signup('rated', 'password-123', 'Rated')).status, 303);
+    assert.equal((await c.get('/settings')).status, 200);
+    const statuses = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await c.post('/settings', { current: `not-it-${i}`, password: 'password-456' })).status);
+    }
+    // burst 10 past the first: the signup and 10 guesses, then refused
+    assert.ok(statuses.slice(0, 10).every((s) => s === 403), statuses.join(' '));
+    assert.equal(statuses.at(-1), 429, statuses.join(' '));
+    assert.equal((await c.get('/settings')).status, 200);
+    assert.equal((await c.get('/feed')).status, 200, 'the session still works');
+  });
+});
+
 // ---- 7. headers ----
 
 describe('7. security headers', () => {
