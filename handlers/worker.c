@@ -117,9 +117,12 @@ job_sessions(struct app *a)
 /* The repairs a run must follow (Redis emptied, the cluster changed
  * hands): a run already active when it happened may have passed the
  * counters it touched, so one more starts once that one is over.  The
- * wish is kept in SQLite (settings deferred_run_<reason>), so a worker
- * that restarts meanwhile keeps it.  (The worker once ran runs itself, one
- * loop after the wish; its jobs process runs them beside it now.) */
+ * wish is kept in SQLite (settings deferred_run_<reason>) before what
+ * found it is spent (the generation key set, the new signature stored),
+ * and taken back only once its run exists: a worker that restarts, or a
+ * run that cannot start now (SQLite busy or down a moment), keeps it.
+ * (The worker once ran runs itself, one loop after the wish; its jobs
+ * process runs them beside it now.) */
 static const char *const repair_reasons[] = { "redis-empty",
     "redis-topology" };
 
@@ -129,47 +132,71 @@ deferred_name(const char *reason, char *out, size_t sz)
 	snprintf(out, sz, "deferred_run_%s", reason);
 }
 
-static void
-repair_run(struct app *a, const char *reason)
+/* The wish for a repair run, kept: 0, or -1 (nothing kept: the caller
+ * leaves what found it for its next look). */
+static int
+repair_wish(struct app *a, const char *reason)
 {
 	char name[64];
-	long long active;
 
-	if (runs_start(a->db, 0, reason, &active) != 0)
-		return;
 	deferred_name(reason, name, sizeof(name));
-	dbq_setting_put(a->db, name, 1);
-	log_info("a reconciliation (%s) will follow run %lld", reason,
-	    active);
+	if (dbq_setting_put(a->db, name, 1) == -1) {
+		log_err("a reconciliation (%s) is due but cannot be noted "
+		    "yet (SQL failed): trying again", reason);
+		return -1;
+	}
+	return 0;
+}
+
+/* The run of a kept wish, if it can start: then the wish goes. */
+static void
+repair_start(struct app *a, const char *reason, int say)
+{
+	char name[64];
+	long long id, active = 0;
+
+	deferred_name(reason, name, sizeof(name));
+	if ((id = runs_start(a->db, 0, reason, &active)) > 0) {
+		dbq_setting_put(a->db, name, 0);	/* failed: one run more */
+		log_info("reconciliation run %lld (%s) queued", id, reason);
+	} else if (say && id == 0) {
+		log_info("a reconciliation (%s) will follow run %lld", reason,
+		    active);
+	}
 }
 
 static void
 job_deferred_runs(struct app *a)
 {
 	char name[64];
-	long long active;
 	size_t i;
 
 	for (i = 0; i < sizeof(repair_reasons) / sizeof(repair_reasons[0]);
 	    i++) {
 		deferred_name(repair_reasons[i], name, sizeof(name));
-		if (dbq_setting(a->db, name, 0) == 0)
-			continue;
-		if (runs_start(a->db, 0, repair_reasons[i], &active) > 0)
-			dbq_setting_put(a->db, name, 0);
+		if (dbq_setting(a->db, name, 0) != 0)
+			repair_start(a, repair_reasons[i], 0);
 	}
 }
 
 /* A Redis that lost its data (restarted without AOF, a new server,
- * FLUSHALL) has no generation key: mark it, and reconcile. */
+ * FLUSHALL) has no generation key: the repair is noted, then the key
+ * set, and the run started (or left to job_deferred_runs()). */
 static void
 job_redis_gen(struct app *a)
 {
-	rds_reply *rep = rds_cmdv(a->rds, "SET", KEY_GEN, "1", "NX",
-	    NULL);
+	rds_reply *rep = rds_cmdv(a->rds, "EXISTS", KEY_GEN, NULL);
+	int missing;
 
 	if (rep == NULL)
 		return;
+	missing = rds_type(rep) == RDS_INTEGER && rds_int(rep) == 0;
+	rds_free(rep);
+	if (!missing || repair_wish(a, "redis-empty") == -1)
+		return;
+	if ((rep = rds_cmdv(a->rds, "SET", KEY_GEN, "1", "NX", NULL)) ==
+	    NULL)
+		return;		/* the wish stands: a run follows anyway */
 	if (rds_type(rep) == RDS_STATUS) {
 		log_warn("Redis has no generation key: empty or new; "
 		    "starting a reconciliation");
@@ -177,9 +204,9 @@ job_redis_gen(struct app *a)
 		 * are applied again now, before the run recounts, which then
 		 * settles whatever that doubled. */
 		outbox_drain(a, 0);
-		repair_run(a, "redis-empty");
 	}
 	rds_free(rep);
+	repair_start(a, "redis-empty", 1);
 }
 
 /* On a Redis Cluster, who serves which slots (and each master's run id):
@@ -187,7 +214,8 @@ job_redis_gen(struct app *a)
  * restarted -- the writes the old master acknowledged but had not passed
  * on may be gone.  Repair as after an outage: timelines rebuilt, the
  * outbox applied again, a reconciliation run.  The signature's hash is
- * kept in SQLite, so a change while the worker was down is seen too. */
+ * kept in SQLite, so a change while the worker was down is seen too;
+ * it is stored only once the repair's wish is. */
 static void
 job_topology(struct app *a)
 {
@@ -205,11 +233,13 @@ job_topology(struct app *a)
 	if ((unsigned long long)was == h)
 		return;
 	if (was != 0) {
+		if (repair_wish(a, "redis-topology") == -1)
+			return;
 		log_warn("the Redis Cluster changed hands (%s): repairing what "
 		    "the old masters may have lost", sig);
 		tlstale_mark(a);
 		outbox_drain(a, 0);
-		repair_run(a, "redis-topology");
+		repair_start(a, "redis-topology", 1);
 	}
 	dbq_setting_put(a->db, "redis_topology", (long long)h);
 }

@@ -6,10 +6,10 @@
 // steady stream of likes no longer grows it without end.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, Client, childrenOf, sleep, waitFor, stoppedUnder } from '../lib/stack.mjs';
+import { startStack, Client, childrenOf, sleep, waitFor, stoppedUnder, holdWriterLock } from '../lib/stack.mjs';
 import { startFlood } from '../lib/flood.mjs';
 import { faults } from '../lib/counts.mjs';
 
@@ -105,25 +105,6 @@ test('a like the writer refuses holds no transaction: the other writers go on at
   assert.equal(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id=${posts[2]}`), '1');
 });
 
-// The writers' lock (shared/store/db.h) held by another process: flock(1)
-// on the lock file, until stopped by its PID.  The release returns once
-// the lock is free (a writer that saw it held waits 200 ms for it next).
-async function holdWriterLock() {
-  const lockFile = path.join(stack.runDir, 'tally.db-wlock');
-  assert.ok(fs.existsSync(lockFile), lockFile);
-  const free = () => {
-    try { execFileSync('flock', ['-n', lockFile, 'true']); return true; } catch { return false; }
-  };
-  // its own process group, stopped whole (flock and its sleep) by PID
-  const p = spawn('flock', [lockFile, 'sleep', '30'], { stdio: 'ignore', detached: true });
-  // held once a non-blocking attempt fails
-  await waitFor(() => !free(), 5000, 20);
-  return async () => {
-    try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ }
-    await waitFor(free, 5000, 10);
-  };
-}
-
 test('refused likes never take the writers\' lock: answered at once while another holds it', async () => {
   const c = users[5];
   await c.get(`/posts/${posts[3]}`);
@@ -134,7 +115,7 @@ test('refused likes never take the writers\' lock: answered at once while anothe
   ghost.jar.set('sid', gone.jar.get('sid'));
   ghost.csrf = gone.csrf;
   assert.equal((await gone.post('/logout')).status, 303);
-  const release = await holdWriterLock();
+  const release = await holdWriterLock(stack);
   try {
     // 30 refused requests of three kinds answer at once (the writer is
     // one process: one that waited for the lock would hold up the rest)
@@ -178,7 +159,7 @@ test('likes that cannot take the writers\' lock in 5 s answer 503 with Retry-Aft
     const t0 = Date.now();
     return c.post(`/posts/${posts[6]}/like`).then((r) => ({ ...r, took: Date.now() - t0, end: Date.now() }));
   };
-  const release = await holdWriterLock();
+  const release = await holdWriterLock(stack);
   let rs;
   try {
     const first = like(cs[0]);		// the writer takes it alone

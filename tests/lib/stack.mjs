@@ -154,6 +154,24 @@ async function stopWorker(stack, pid) {
   throw new Error('the worker kept the writers\' lock or a flush batch for 2 s');
 }
 
+// The writers' lock (shared/store/db.h) held by another process: flock(1)
+// on the lock file, for at most secs, until released (the function it
+// returns kills it by its process group).  The release returns once the
+// lock is free (a writer that saw it held waits 200 ms for it next).
+export async function holdWriterLock(stack, secs = 30) {
+  const lockFile = path.join(stack.runDir, 'tally.db-wlock');
+  if (!fs.existsSync(lockFile)) throw new Error(`no ${lockFile}`);
+  const free = () => spawnSync('flock', ['-n', lockFile, 'true']).status === 0;
+  // its own process group, stopped whole (flock and its sleep) by PID
+  const p = spawn('flock', [lockFile, 'sleep', String(secs)], { stdio: 'ignore', detached: true });
+  // held once a non-blocking attempt fails
+  await waitFor(() => !free(), 5000, 20);
+  return async () => {
+    try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ }
+    await waitFor(free, 5000, 10);
+  };
+}
+
 // Runs fn with the stack's worker stopped (stopWorker), and goes on with
 // it after.
 export async function whileWorkerStopped(stack, fn) {
