@@ -263,9 +263,14 @@ cmd_flush(struct app *a, int argc, char **argv)
 	printf("flushed %lld buckets in %lld batches: %lld counter rows, "
 	    "%lld in deltas; SQLite's part %lld us of CPU\n", st.buckets,
 	    st.batches, st.counters, st.total, st.apply_us);
-	if (rc == 1)
+	if (rc == 1 && st.skipped > 0)
 		fprintf(stderr, "tallyctl: %lld buckets still held by another "
 		    "flusher after %d s\n", st.skipped, FLUSH_WAIT_MS / 1000);
+	if (rc == 1 && st.outbox_waits)
+		fprintf(stderr, "tallyctl: outbox rows still wait after %d s "
+		    "for a write transaction that may precede them (a writer "
+		    "stopped or waiting on a lock); the worker applies them "
+		    "once it ends\n", FLUSH_WAIT_MS / 1000);
 	if (held == 1)
 		fprintf(stderr, "tallyctl: deltas still wait in the backlog "
 		    "after %d s (Redis does not take them?); the worker "

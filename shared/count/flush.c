@@ -450,16 +450,23 @@ int
 flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
 	long long end = clock_mono_ms() + wait_ms;
+	int n, drained = 0;
 
-	/* What actions committed but did not get to Redis first. */
-	if (outbox_drain(a, 0) == -1)
-		return -1;
 	for (;;) {
+		/* What actions committed but did not get to Redis first;
+		 * rows an open transaction may still precede are tried
+		 * again each sweep (outbox_horizon()). */
+		if (!drained) {
+			if ((n = outbox_drain(a, 0)) == -1)
+				return -1;
+			drained = n != OUTBOX_WAITED;
+		}
 		st->skipped = 0;
+		st->outbox_waits = !drained;
 		if (recover_batches(a) < 0 ||
 		    flush_all(a, INT_MAX, FLUSH_SYNC, st) == -1)
 			return -1;
-		if (st->skipped == 0)
+		if (st->skipped == 0 && drained)
 			return 0;
 		if (clock_mono_ms() >= end)
 			return 1;

@@ -54,6 +54,8 @@ struct flush_stats {
 	long long	total;		/* sum of |delta| moved */
 	long long	skipped;	/* buckets another flusher's batch held */
 	long long	apply_us;	/* CPU of the batches' SQLite threads */
+	int		outbox_waits;	/* flush_now(): outbox rows wait for
+					   an open transaction */
 };
 
 #define FLUSH_SYNC	1	/* flush_all(): the WAL synced at the end */
@@ -73,9 +75,11 @@ int	flush_all(struct app *, int max_batches, int flags,
  * skips no bucket, so every delta pending when it was called is in
  * SQLite, on disk, when it returns.  A bucket another live flusher's
  * batch holds (the worker's) is waited for, polling, for at most
- * wait_ms; a dead flusher's is finished once its lock expires.  0; 1
- * when wait_ms ran out with buckets still held (st->skipped says how
- * many); -1 when Redis or SQLite failed.  st accumulates over the
+ * wait_ms; a dead flusher's is finished once its lock expires; outbox
+ * rows a transaction still open may precede (PostgreSQL) are waited for
+ * as long.  0; 1 when wait_ms ran out with buckets still held
+ * (st->skipped says how many) or outbox rows still waiting
+ * (st->outbox_waits); -1 when Redis or SQLite failed.  st accumulates over the
  * sweeps (skipped: the last sweep's). */
 int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
 

@@ -745,12 +745,18 @@ outbox_drain(struct app *a, long long min_age_ms)
 	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms() - min_age_ms);
-	if (dbq_step(s) == DBQ_ROW)
+	if ((up = dbq_step(s)) == DBQ_ROW)
 		cutoff = dbq_i64(s, 0);
 	dbq_done(s);
-	/* never past a row that may still commit (ids out of order) */
-	if (cutoff > 0 && (horizon = outbox_horizon(a->db)) < cutoff)
+	if (up == DBQ_ERR)
+		return -1;
+	/* never past a row that may still commit (ids out of order): rows
+	 * wait while a transaction that may hold an earlier id runs */
+	if (cutoff > 0 && (horizon = outbox_horizon(a->db)) < cutoff) {
+		if (horizon < 0)
+			return horizon == OUTBOX_WAITED ? OUTBOX_WAITED : -1;
 		cutoff = horizon;
+	}
 	if (cutoff <= 0)
 		return 0;
 	ids = xcalloc(DRAIN_ROWS, sizeof(*ids));

@@ -87,7 +87,9 @@ void	outbox_send(struct app *, struct outbox *);
 int	outbox_group_end(struct app *);
 /* Applies every row at least min_age_ms old (0: every row), then deletes
  * them and marks their buckets finished.  With Redis down, moves them to
- * the backlog instead.  Returns how many rows, or -1. */
+ * the backlog instead.  Returns how many rows; OUTBOX_WAITED when rows
+ * wait for a transaction that may still commit an earlier id
+ * (outbox_horizon()), none applied; or -1. */
 int	outbox_drain(struct app *, long long min_age_ms);
 
 /* The newest outbox id below which every row is committed or never

@@ -110,10 +110,14 @@ const char *const sql_pg_text[STMT__MAX] = {
 	 * and waiting for it stalled every drain and failed every
 	 * reconciliation.  A process and its transaction id: that
 	 * transaction, however long its process lives (backend_xid is shown
-	 * for every role's connections). */
+	 * for every role's connections).  Only this database's: the
+	 * outbox's ids are its own, and another site's (or a staging copy's)
+	 * writers on the same server, a seed's long transaction among them,
+	 * held back every drain here. */
 	[STMT_TXN_OPEN] =
 	    "SELECT string_agg(pid || ':' || backend_xid, ',') FROM "
 	    "pg_stat_activity WHERE application_name LIKE 'tally%' AND "
+	    "datname = current_database() AND "
 	    "backend_xid IS NOT NULL AND pid <> pg_backend_pid()",
 	[STMT_TXN_STILL] =
 	    "SELECT count(*) FROM pg_stat_activity WHERE pid || ':' || "

@@ -234,8 +234,13 @@ export function stoppedUnder(stack) {
 // A psql session of its own on a PostgreSQL stack's database (as the
 // handlers' role, named "psql": another client, not tally), fed
 // statements one line at a time; until(mark) waits for a "\\echo mark".
-export function sqlSession(stack) {
-  const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
+// A psql session on the stack's PostgreSQL: its database as the programs
+// log in, or opts.db as the server's superuser (tally), with
+// opts.app as its application_name.
+export function sqlSession(stack, opts = {}) {
+  let url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
+  if (opts.db) url = url.replace(/^postgresql:\/\/\/[^?]*/, `postgresql:///${opts.db}`).replace(/&user=[^&]*/, '&user=tally');
+  if (opts.app) url += `&application_name=${encodeURIComponent(opts.app)}`;
   const p = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   p.stdout.on('data', (d) => { out += d; });
@@ -390,6 +395,8 @@ async function startOnce(opts) {
     tallyctl: (...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
     // the same with input on its standard input (tallyctl passwd)
     tallyctlIn: (input, ...args) => execFileSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8', input }),
+    // the same, whatever its exit: { status, stdout, stderr }
+    tallyctlRaw: (...args) => spawnSync(path.join(BIN, 'tallyctl'), args, { env, encoding: 'utf8' }),
     sqlite: (sql) => truthSql(runDir, sql),
     redis: (...args) => redisCli(runDir, 'redis.sock', args).trim(),
     async stop() {

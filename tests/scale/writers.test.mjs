@@ -125,32 +125,77 @@ test('a group\'s outbox ids committed after a later one: every delta counts once
   assert.equal(badge.notifications, likers.length + 1, 'every like on the author\'s badge');
 });
 
-// The horizon waits for tally's own write transactions only (their
-// connections' application_name, store/sql_pg.c): another client's,
-// which writes no outbox row, is no reason to wait.  An operator's psql
-// left "idle in transaction" stalled every drain and failed every
-// reconciliation ("a write transaction has been open for over 2000 ms").
-test('another client\'s open transaction holds back neither the drain nor a reconciliation', async () => {
-  const [x, a] = await Promise.all(['x', 'a'].map((l) => newUser(stack, `io_${l}`)));
-  const p = await publish(x.c, 'idle');
-  const logAt = stack.log('worker').length;
-  const s = sqlSession(stack);
+// The horizon waits for tally's own write transactions of this
+// database only (their connections' application_name and database,
+// store/sql_pg.c).  Another client's, which writes no outbox row, is no
+// reason to wait: an operator's psql left "idle in transaction" stalled
+// every drain and failed every reconciliation ("a write transaction has
+// been open for over 2000 ms").  Nor is a tally's of another database
+// on the same server (another site's, a staging copy's: a seed's one
+// long transaction there held back every drain here).
+const outsiders = {
+  'another client\'s open transaction': { tag: 'io', session: () => sqlSession(stack) },
+  'a tally write transaction open in another database of the server': {
+    tag: 'od',
+    async session() {
+      const admin = sqlSession(stack, { db: 'postgres' });
+      admin.send('DROP DATABASE IF EXISTS tally_other; CREATE DATABASE tally_other; \\echo made');
+      await admin.until('made');
+      admin.send('\\q');
+      await admin.end();
+      return sqlSession(stack, { db: 'tally_other', app: 'tally-other-site' });
+    },
+  },
+};
+for (const [what, { tag, session }] of Object.entries(outsiders)) {
+  test(`${what} holds back neither the drain nor a reconciliation`, async () => {
+    const [x, a] = await Promise.all(['x', 'a'].map((l) => newUser(stack, `${tag}_${l}`)));
+    const p = await publish(x.c, 'idle');
+    const logAt = stack.log('worker').length;
+    const s = await session();
+    try {
+      s.send('BEGIN; SELECT pg_current_xact_id(); \\echo open');
+      await s.until('open');
+      assert.equal((await a.c.post(`/posts/${p}/like`)).status, 303);
+      const t0 = Date.now();
+      stack.tallyctl('reconcile');	// throws on a failed run
+      assert.ok(Date.now() - t0 < 2000 + 5000, 'the run did not wait out the open transaction');
+      // the worker's drain went past the like's row (it runs every second
+      // on rows over a second old; the newest row stays, cleared)
+      await waitFor(() => Number(stack.sqlite(
+        "SELECT COUNT(*) FROM counter_outbox WHERE deltas <> ''")) === 0, 10000, 200);
+      assert.doesNotMatch(stack.log('worker').slice(logAt), /has been open for over/);
+    } finally {
+      s.send('ROLLBACK; \\q');
+      await s.end();
+    }
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
+  });
+}
+
+// tallyctl flush drains the outbox first; on PostgreSQL a row may wait
+// for a writer that took an earlier id and has not committed.  The flush
+// said "flushed" and exited 0 without those rows (the counters table one
+// short); now it tries again while it waits for busy buckets, and says
+// so with exit 1 if they still wait.
+test('tallyctl flush while a writer holds an earlier outbox id: exit 1, said, and exact once the writer commits', async () => {
+  const [x, a, b] = await Promise.all(['x', 'a', 'b'].map((l) => newUser(stack, `fw_${l}`)));
+  const p1 = await publish(x.c, 'held one');
+  const p2 = await publish(x.c, 'held two');
+  faults.arm(stack, 'outbox-commit');
+  const slow = a.c.post(`/posts/${p1}/like`);	// stops before its commit
+  const who = await waitFor(() => stopped(), 10000, 20);
+  let r;
   try {
-    s.send('BEGIN; SELECT pg_current_xact_id(); \\echo open');
-    await s.until('open');
-    assert.equal((await a.c.post(`/posts/${p}/like`)).status, 303);
-    const t0 = Date.now();
-    stack.tallyctl('reconcile');	// throws on a failed run
-    assert.ok(Date.now() - t0 < 2000 + 5000, 'the run did not wait out the open transaction');
-    // the worker's drain went past the like's row (it runs every second
-    // on rows over a second old; the newest row stays, cleared)
-    await waitFor(() => Number(stack.sqlite(
-      "SELECT COUNT(*) FROM counter_outbox WHERE deltas <> ''")) === 0, 10000, 200);
-    assert.doesNotMatch(stack.log('worker').slice(logAt), /has been open for over/);
-  } finally {
-    s.send('ROLLBACK; \\q');
-    await s.end();
-  }
+    assert.equal((await b.c.post(`/posts/${p2}/like`)).status, 303, 'B commits above A\'s id');
+    r = stack.tallyctlRaw('flush');
+  } finally { process.kill(who, 'SIGCONT'); }
+  assert.equal(r.status, 1, `exit ${r.status}: ${r.stderr}`);
+  assert.match(r.stderr, /outbox rows still wait after \d+ s/);
+  // (nginx may have given up on A's answer meanwhile: 504)
+  await slow;
+  await waitFor(() => Number(stack.sqlite(`SELECT COUNT(*) FROM likes WHERE post_id = ${p1}`)) === 1, 10000, 100);
   stack.tallyctl('flush');
   assert.deepEqual(compareAll(stack), []);
 });
