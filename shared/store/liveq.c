@@ -188,7 +188,9 @@ liveq_take(struct rds *r, int wait_ms, int coalesce_ms, struct liveq_batch *b)
 
 		nanosleep(&ts, NULL);
 	}
-	snprintf(count, sizeof(count), "%d", LIVEQ_TAKE_MAX);
+	/* one taken already: a batch holds LIVEQ_TAKE_MAX items at most
+	 * (distinct users, a burst of a fan-out: the one more was lost) */
+	snprintf(count, sizeof(count), "%d", LIVEQ_TAKE_MAX - 1);
 	if ((rep = rds_cmdv(r, "LPOP", KEY_LIVE_QUEUE, count, NULL)) == NULL)
 		return 1;		/* the first is taken: tell it */
 	take_reply(rep, b);

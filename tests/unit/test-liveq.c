@@ -1,7 +1,9 @@
 /* test-liveq.c -- the live badges' queue items (shared/store/liveq.h):
  * "u<uid>", "a<uid>", "o<uid>" and "g" parse into a batch, each user or author
  * once; anything bent is refused and leaves the batch as it was; a
- * batch holds at most LIVEQ_TAKE_MAX of each. */
+ * batch holds at most LIVEQ_TAKE_MAX of each; and taken from a real
+ * Redis (tmpredis.h), a burst of more distinct users than a batch holds
+ * comes in two batches, none lost. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 
 #include "store/liveq.h"
+#include "store/rds.h"
+#include "store/rds_int.h"
+#include "tmpredis.h"
 
 static int
 parse(const char *item, struct liveq_batch *b)
@@ -77,6 +82,44 @@ test_full(void **state)
 	assert_int_equal(b.nusers, LIVEQ_TAKE_MAX);
 }
 
+/* 1,025 users changed at once (a fan-out to the followers whose streams
+ * are open): the first take holds LIVEQ_TAKE_MAX, the next the last one.
+ * A take once asked for LIVEQ_TAKE_MAX after its first and dropped the
+ * item its batch had no room for. */
+static void
+test_burst(void **state)
+{
+	struct tmpredis_fix *f = *state;
+	static struct liveq_batch b;
+	static char seen[LIVEQ_TAKE_MAX + 2];
+	int i, n = LIVEQ_TAKE_MAX + 1, total = 0;
+
+	for (i = 1; i <= n; i++)
+		assert_int_equal(liveq_push(&f->rds, 'u', i), 0);
+	while (liveq_take(&f->rds, 100, 0, &b) == 1) {
+		assert_true(b.nusers <= LIVEQ_TAKE_MAX);
+		for (i = 0; i < b.nusers; i++) {
+			assert_true(b.users[i] >= 1 && b.users[i] <= n);
+			assert_int_equal(seen[b.users[i]], 0);
+			seen[b.users[i]] = 1;
+		}
+		total += b.nusers;
+	}
+	assert_int_equal(total, n);
+}
+
+static int
+setup(void **state)
+{
+	return tmpredis_setup(state, "liveq");
+}
+
+static int
+teardown(void **state)
+{
+	return tmpredis_teardown(state);
+}
+
 int
 main(void)
 {
@@ -84,6 +127,7 @@ main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_bent),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test_setup_teardown(test_burst, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
