@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "social/pcache.h"
+#include "store/db.h"
 #include "store/key.h"
 #include "store/rebuild.h"
 
@@ -207,8 +208,12 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 		return rc;
 	}
 	if (got) {		/* ours to rebuild */
-		/* the entry, the counts and the lock's release: one round
-		 * trip */
+		/* read after the lock and the miss, not in the snapshot a
+		 * reader's group took before (db.h db_reads_together()): a
+		 * rename and its invalidation in between would be cached for
+		 * an hour.  The entry, the counts and the lock's release: one
+		 * round trip */
+		db_reads_end(a->db);
 		rc = account_by_login(a->db, login, u);
 		queued = count_later(a, "rebuilds") + count_later(a,
 		    "sql_reads");

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
+#include "store/db.h"
 #include "store/dbq.h"
 #include "store/key.h"
 #include "store/rebuild.h"
@@ -366,6 +367,11 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 	 * old set cleared and the marker: one round trip. */
 	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 1)) != 1)
 		return got;
+	/* SQLite read after the marker, not in the snapshot a reader's
+	 * group took before it (db.h db_reads_together()): a post committed
+	 * in between, whose add found no marker, would be missing from a
+	 * set then marked whole */
+	db_reads_end(a->db);
 	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
 	while (!done) {
 		s = tl_source(a, kind, uid, last_s, last_id, offset, chunk);
