@@ -1,4 +1,11 @@
-/* fanout.c -- fan-out and the deferred job queue; see fanout.h. */
+/* fanout.c -- fan-out and the deferred job queue; see fanout.h.
+ *
+ * One file: why this file of over 500 lines is one concept -- a job's
+ * whole life: noted by the handler that answers, its first batch run
+ * there, the rest queued, run by the worker batch by batch (each
+ * checking that its post is still what the job was for), reclaimed when
+ * a handler or the worker died between two of those steps.  Each step
+ * reads the state the others leave. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +167,22 @@ current(struct app *a, const struct job *j)
 	return rc;
 }
 
+/* 1 when the remove job j's post is visible again (republished since it
+ * was unpublished; *score its place), 0 not, -1 on a SQLite error. */
+static int
+visible_again(struct app *a, const struct job *j, long long *score)
+{
+	struct post p;
+	int rc = post_get(a->db, j->post, &p);
+
+	if (rc != 1)
+		return rc;
+	rc = POST_VISIBLE(&p);
+	*score = p.published_at;
+	post_free(&p);
+	return rc;
+}
+
 /* The next max followers (FANOUT_BATCH at most) of j's user after j's
  * cursor, into uids, the cursor moved to the last: how many, or -1. */
 static int
@@ -221,18 +244,23 @@ followed_lost(struct app *a, const struct job *j)
 /* One batch: followers after the job's cursor.  Returns how many were
  * done (the cursor moves to the last), or -1.  An add job whose post is
  * no longer current does nothing (0): a remove job was queued when it
- * stopped being so.  An add or a remove turns the batch's followed
+ * stopped being so; and a remove job whose post is visible again (an
+ * unpublish, then a republish, whose adds the handler made at once)
+ * does nothing either, or puts back what it took when the republish
+ * came between its look and its removal.  An add or a remove turns the batch's followed
  * badges over (bcache_readers_changed()) but in a first batch whose
  * followers the request turned over (followed_first()). */
 static int
 job_batch(struct app *a, struct job *j)
 {
-	long long uids[FANOUT_BATCH], scores[FANOUT_BATCH];
+	long long uids[FANOUT_BATCH], scores[FANOUT_BATCH], score;
 	int n, rc, bumped = 0;
 
 	if ((j->kind == JOB_ADD || j->kind == JOB_REPOST) &&
 	    (rc = current(a, j)) != 1)
 		return rc;
+	if (j->kind == JOB_REM && (rc = visible_again(a, j, &score)) != 0)
+		return rc == 1 ? 0 : -1;
 	if (j->after_id == -1 && j->bumped)
 		bumped = 1;	/* this batch's badges, before the answer */
 	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
@@ -246,6 +274,9 @@ job_batch(struct app *a, struct job *j)
 		break;
 	case JOB_REM:
 		rc = timeline_rem_many(a, TL_HOME, n, uids, j->post);
+		if (rc != -1 && visible_again(a, j, &score) == 1)
+			rc = timeline_add_many(a, TL_HOME, n, uids, score,
+			    j->post);
 		break;
 	default:	/* JOB_UNREPOST: read after the unrepost's commit */
 		rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,

@@ -5,7 +5,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, Client } from '../lib/stack.mjs';
+import { startStack, Client, whileWorkerStopped, waitFor } from '../lib/stack.mjs';
 import {
   member,
   postIds, liLogins, commentIds, q, nums, newUser, loginAs, seedUsers,
@@ -279,6 +279,31 @@ describe('drafts and deleted posts', () => {
     assert.deepEqual(postIds((await reader.c.get('/t/ed-topic')).text), []);
     assert.deepEqual(postIds((await reader.c.get('/u/ed_author')).text), [first]);
     assert.equal((await reader.c.get(`/posts/${draft}`)).status, 404);
+  });
+
+  // An unpublish queues its followers' removal for the worker; a
+  // republish adds the post to them at once, from the handler.  A removal
+  // that ran after the republish took the post out of every follower's
+  // feed for good (nothing rebuilds a whole timeline).
+  test('unpublished, then republished before the worker ran the removal: the post stays in followers\' feeds', async () => {
+    const author = await newUser(stack, 'rp_author');
+    const reader = await newUser(stack, 'rp_reader');
+    await reader.c.post('/follow/rp_author');
+    await reader.c.get('/feed');		// the home materialised
+    const p = await publish(author.c, 'back and forth');
+    await drainQueue(stack);
+    assert.notEqual(stack.redis('ZSCORE', key(reader.id, 'home'), member(p)), '');
+    await whileWorkerStopped(stack, async () => {
+      await author.c.get(`/posts/${p}/edit`);
+      assert.equal((await author.c.post(`/posts/${p}/edit`, { body: 'back and forth', topic: '', publish: '0' })).status, 303);
+      assert.equal((await author.c.post(`/posts/${p}/edit`, { body: 'back and forth', topic: '', publish: '1' })).status, 303);
+      // the republish's own batch done (its note gone), the removal queued
+      await waitFor(() => stack.redis('ZCARD', '{jobs}:inline') === '0', 10000, 50);
+      assert.ok(Number(stack.redis('LLEN', '{jobs}:queue')) >= 1, 'the removal waits for the worker');
+    });
+    await drainQueue(stack);
+    assert.notEqual(stack.redis('ZSCORE', key(reader.id, 'home'), member(p)), '', 'in the reader\'s home');
+    assert.deepEqual(postIds((await reader.c.get('/feed')).text), [p]);
   });
 });
 
