@@ -103,11 +103,16 @@ posting_create(struct app *a, long long uid, const char *slug, const char *body,
     int publish, long long *id)
 {
 	struct db *d = a->db;
-	long long now = clock_wall_ms(), tid;
+	long long now, tid;
 	struct dbq *s;
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
+	/* Stamped once the writers' lock is ours, not before a wait for it
+	 * (up to DB_BUSY_MS): a post stamped before a profile visit moved
+	 * its reader's marker (social/followed.h), and committed after it,
+	 * was never on the reader's followed badge. */
+	now = clock_wall_ms();
 	if ((tid = topic_id(d, slug, now)) == -1 ||
 	    (s = dbq_stmt(d, STMT_POST_INSERT)) == NULL)
 		goto fail;
@@ -140,7 +145,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 {
 	struct db *d = a->db;
 	struct post old, new;
-	long long now = clock_wall_ms(), tid;
+	long long now, tid;
 	struct dbq *s;
 	int rc = POST_ERR, ch;
 
@@ -148,6 +153,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	memset(&new, 0, sizeof(new));
 	if (db_begin(d) == -1)
 		return POST_ERR;
+	now = clock_wall_ms();		/* as posting_create()'s */
 	if ((ch = post_get_locked(d, id, &old)) != 1) {
 		rc = ch == 0 ? POST_NOTFOUND : POST_ERR;
 		goto fail;

@@ -5,7 +5,7 @@
 // the truth rows, the counters table and Redis after a flush.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onCluster, onPostgres } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, onPostgres, holdWriterLock } from '../lib/stack.mjs';
 import { handlerCost, stmtRuns, stmtsBetween } from '../lib/cost.mjs';
 import { BADGE_GLOBALS, clockSpread, compareAll, pageCounters, redisName, userCache } from '../lib/counts.mjs';
 
@@ -480,6 +480,34 @@ test('markers only move forward', async () => {
   assert.ok(Number(val('author', a.id)) >= t0 - 1000);
   assert.equal(Number(val('notices')), q('SELECT max(id) FROM notices'));
   assert.equal((await badges(m)).notices, 0);
+});
+
+// A post is stamped once its transaction has the writers' lock, not
+// before it waits for it: stamped before a reader's visit to the
+// author's profile moved the reader's marker, and committed after the
+// visit's page (which did not show it), it counted as seen and was never
+// on the reader's followed badge.
+test('a post that waited for the writers\' lock while its reader visited the author: on the followed badge', { skip: onPostgres() && 'the writers\' lock is SQLite\'s' }, async () => {
+  const r = await user('wlreader');
+  const a = await user('wlauthor');
+  await ok303(r.post('/follow/wlauthor'));
+  await sleep(5);
+  await publish(a, 'unread, so the visit moves the marker');
+  assert.equal((await badges(r)).followed, 1);
+  const release = await holdWriterLock(stack, 20);
+  let post, visit;
+  try {
+    post = publish(a, 'waited for the lock');
+    await sleep(300);
+    visit = r.get('/u/wlauthor');		// its marker waits too
+    await sleep(300);
+  } finally {
+    await release();
+  }
+  await post;
+  const prof = await visit;
+  assert.equal(prof.status, 200);
+  assert.equal((await badges(r)).followed, 1, 'the post the visit did not show is unread');
 });
 
 test('followed-author unread counts exactly the visible posts after the follow or the last visit', async () => {
