@@ -722,7 +722,8 @@ const char *const sql_text[STMT__MAX] = {
 	 * ends (dbq_lock_key()); SQLite's writer is alone already */
 	[STMT_LOCK_KEY] = "SELECT ?1 WHERE 0",
 	/* STMT_LIKE_COUNT_LOCK, STMT_NOTE_GROUP_LOCK: first id, last id --
-	 * a repair's rows locked before its recount (reconcile.c) */
+	 * a repair's rows locked before its recount (reconcile.c); a
+	 * group's own, before its delete (notify.c) */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	[STMT_NOTE_GROUP_LOCK] = "SELECT ?1, ?2 WHERE 0",
 	/* STMT_NOTE_GROUP_POSTS_LOCK: first id, last id -- the posts of

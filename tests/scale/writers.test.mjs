@@ -174,6 +174,40 @@ for (const [what, { tag, session }] of Object.entries(outsiders)) {
   });
 }
 
+// A follow group has no post, whose row serialised a group's delete with
+// a like joining it; a follow that joined the group while it was deleted
+// (the group's row updated, the notification not yet committed) was left
+// behind: unread, in no group, on the badge and on no page.  The delete
+// now takes the group's row first.
+test('a follow group deleted while a follow joins it: no notification left behind, the badge agrees', async () => {
+  const [u, e, f] = await Promise.all(['u', 'e', 'f'].map((l) => newUser(stack, `fg_${l}`)));
+  assert.equal((await e.c.post(`/follow/${u.login}`)).status, 303);
+  const first = Number(stack.sqlite(`SELECT id FROM notifications WHERE user_id = ${u.id}`));
+  assert.ok(first > 0);
+  await u.c.get('/notifications');
+  faults.arm(stack, 'outbox-commit');
+  const joining = f.c.post(`/follow/${u.login}`);	// stops before its commit
+  const who = await waitFor(() => stopped(), 10000, 20);
+  let del;
+  try {
+    del = u.c.post(`/notifications/${first}/delete`);
+    await sleep(500);
+  } finally { process.kill(who, 'SIGCONT'); }
+  assert.equal((await joining).status, 303);
+  assert.equal((await del).status, 303);
+  const orphans = Number(stack.sqlite(`SELECT COUNT(*) FROM notifications n WHERE user_id = ${u.id}
+    AND NOT EXISTS (SELECT 1 FROM note_groups g WHERE g.id = n.group_id)`));
+  assert.equal(orphans, 0, 'no notification outside a group');
+  const unread = Number(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${u.id} AND is_read = 0`));
+  const badge = JSON.parse((await u.c.get('/badges.json')).text).notifications;
+  assert.equal(badge, unread, 'the badge is the unread notifications');
+  const shown = [...(await u.c.get('/notifications', { headers: { 'sec-fetch-site': 'cross-site' } })).text
+    .matchAll(/data-unread="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
+  assert.equal(shown, unread, 'and what the list shows');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
 // tallyctl flush drains the outbox first; on PostgreSQL a row may wait
 // for a writer that took an earlier id and has not committed.  The flush
 // said "flushed" and exited 0 without those rows (the counters table one
