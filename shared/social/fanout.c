@@ -167,6 +167,19 @@ current(struct app *a, const struct job *j)
 	return rc;
 }
 
+/* The post of the add job j in its author's own profile and home
+ * timelines: 0, or < -1 when Redis failed (timeline_add()'s). */
+static int
+author_adds(struct app *a, const struct job *j)
+{
+	long long post = j->post, at = j->score;
+	int rc = timeline_add(a, TL_PROFILE, j->author, 1, &at, &post);
+
+	if (rc < -1)
+		return rc;
+	return timeline_add(a, TL_HOME, j->author, 1, &at, &post);
+}
+
 /* 1 when the remove job j's post is visible again (republished since it
  * was unpublished; *score its place), 0 not, -1 on a SQLite error. */
 static int
@@ -263,6 +276,12 @@ job_batch(struct app *a, struct job *j)
 		return rc == 1 ? 0 : -1;
 	if (j->after_id == -1 && j->bumped)
 		bumped = 1;	/* this batch's badges, before the answer */
+	/* a first batch the worker reclaimed may be all there is of a
+	 * publication whose handler died after its commit (the note was
+	 * made before it: posting.c): the author's own timelines too */
+	if (j->kind == JOB_ADD && j->after_id == -1 &&
+	    author_adds(a, j) < -1)
+		return -1;
 	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
 		return n;
 	if ((j->kind == JOB_ADD || j->kind == JOB_REM) && !bumped)
@@ -332,45 +351,97 @@ inline_run(struct app *a, char *raw)
 	free(next);
 }
 
-/* Notes the first batch of j, to be done right after the response. The
- * note makes it durable before the response: should this process die
- * before doing it, the worker does. */
-static int
-note_inline(struct app *a, const struct job *j)
+/* KEYS: inline.  ARGV: the note made before the commit, now, the note.
+ * The one the committed action makes replaces it (the worker may have
+ * taken the first, while its post was not committed: a no-op then). */
+static struct rds_script renote_lua = { .src =
+	"#!lua\n"
+	"redis.call('ZREM', KEYS[1], ARGV[1])\n"
+	"return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])\n" };
+
+/* Notes j's first batch in the inline set, in place of prior (or NULL):
+ * the note (malloc'd), or NULL when Redis failed (logged). */
+static char *
+note_add(struct app *a, const struct job *j, const char *prior)
 {
+	const char *keys[1] = { KEY_JOBS_INLINE }, *args[3];
 	rds_reply *rep;
 	char *s, now[24];
 	int ok;
 
 	if ((s = job_encode(j)) == NULL)
-		return -1;
+		return NULL;
 	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
-	rep = rds_cmdv(a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
+	if (prior != NULL) {
+		args[0] = prior;
+		args[1] = now;
+		args[2] = s;
+		rep = rds_eval(a->rds, &renote_lua, 1, keys, 3, args);
+	} else
+		rep = rds_cmdv(a->rds, "ZADD", KEY_JOBS_INLINE, now, s, NULL);
 	ok = rep != NULL && rds_type(rep) == RDS_INTEGER;
 	if (rep != NULL)
 		rds_free(rep);
 	if (!ok) {
 		free(s);
 		log_warn("fan-out of post %lld not noted", j->post);
+		return NULL;
+	}
+	return s;
+}
+
+/* Notes the first batch of j (in place of prior, made before the
+ * commit, if not NULL: freed), to be done right after the response.
+ * The note makes it durable before the response: should this process
+ * die before doing it, the worker does. */
+static int
+note_inline(struct app *a, const struct job *j, char *prior)
+{
+	char *note = note_add(a, j, prior);
+
+	free(prior);
+	if (note == NULL) {
 		tlstale_mark(a);
 		return -1;
 	}
-	app_after(a, inline_run, s);
+	app_after(a, inline_run, note);
 	return 0;
+}
+
+char *
+fanout_publish_intent(struct app *a, long long post, long long author,
+    long long published_at)
+{
+	struct job j = { JOB_ADD, post, author, published_at, -1, -1, 0 };
+
+	return note_add(a, &j, NULL);
+}
+
+void
+fanout_intent_drop(struct app *a, char *note)
+{
+	rds_reply *rep;
+
+	if (note == NULL)
+		return;
+	if ((rep = rds_cmdv(a->rds, "ZREM", KEY_JOBS_INLINE, note, NULL)) !=
+	    NULL)
+		rds_free(rep);
+	free(note);
 }
 
 int
 fanout_publish(struct app *a, long long post, long long author,
-    long long published_at)
+    long long published_at, char *note)
 {
 	struct job j = { JOB_ADD, post, author, published_at, -1, -1, 0 };
 	int failed;
 
-	failed = timeline_add(a, TL_PROFILE, author, 1, &published_at,
-	    &post) < -1 || timeline_add(a, TL_HOME, author, 1, &published_at,
-	    &post) < -1;
+	failed = author_adds(a, &j) < -1;
 	j.bumped = followed_first(a, author);	/* committed: done or not */
-	if (failed || note_inline(a, &j) == -1) {
+	if (failed)
+		free(note);	/* a note made stays: the worker does it */
+	if (failed || note_inline(a, &j, note) == -1) {
 		followed_lost(a, &j);
 		return -1;
 	}
@@ -383,7 +454,7 @@ fanout_repost(struct app *a, long long post, long long reposter,
 {
 	struct job j = { JOB_REPOST, post, reposter, at, -1, -1, 0 };
 
-	return note_inline(a, &j);
+	return note_inline(a, &j, NULL);
 }
 
 int
@@ -391,7 +462,7 @@ fanout_unrepost(struct app *a, long long post, long long reposter)
 {
 	struct job j = { JOB_UNREPOST, post, reposter, 0, -1, -1, 0 };
 
-	return note_inline(a, &j);
+	return note_inline(a, &j, NULL);
 }
 
 int

@@ -29,10 +29,21 @@
 #define FANOUT_BATCH	1000
 #define FANOUT_INLINE_GRACE_MS	5000
 
-/* Returns 0, or -1 when Redis failed (the timelines are then repaired by
- * their rebuild from SQLite; readers never show an invisible post). */
-int	fanout_publish(struct app *, long long post, long long author,
+/* A publication's fan-out, noted in its transaction before the commit
+ * (fanout_publish_intent(): the note, malloc'd, or NULL when Redis
+ * failed), so that a process killed between the commit and the fan-out
+ * leaves it to the worker; a rollback drops it (fanout_intent_drop()),
+ * and a note whose post never committed does nothing.  After the
+ * commit, fanout_publish() notes it again in its place (NULL: notes it
+ * now), so that one the worker took before the commit and found no
+ * post for is not all there is.
+ * Returns 0, or -1 when Redis failed (the timelines are then repaired
+ * by their rebuild from SQLite; readers never show an invisible post). */
+char	*fanout_publish_intent(struct app *, long long post, long long author,
 	    long long published_at);
+void	 fanout_intent_drop(struct app *, char *note);
+int	fanout_publish(struct app *, long long post, long long author,
+	    long long published_at, char *note);
 int	fanout_remove(struct app *, long long post, long long author);
 /* A repost made at `at`: the post goes to the top of the reposter's
  * followers' home timelines (those placing it later keep their place).

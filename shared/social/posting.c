@@ -105,6 +105,7 @@ posting_create(struct app *a, long long uid, const char *slug, const char *body,
 	struct db *d = a->db;
 	long long now, tid;
 	struct dbq *s;
+	char *note = NULL;
 
 	if (db_begin(d) == -1)
 		return POST_ERR;
@@ -125,6 +126,8 @@ posting_create(struct app *a, long long uid, const char *slug, const char *body,
 	dbq_done(s);
 	if (*id == 0)
 		goto fail;
+	if (publish)		/* before the commit: fanout.h */
+		note = fanout_publish_intent(a, *id, uid, now);
 	{
 		struct row nr = { ROW_POST, *id, uid, 0, tid, publish, 0 };
 
@@ -132,10 +135,11 @@ posting_create(struct app *a, long long uid, const char *slug, const char *body,
 			goto fail;
 	}
 	if (publish)
-		fanout_publish(a, *id, uid, now);
+		fanout_publish(a, *id, uid, now, note);
 	return POST_OK;
 fail:
 	db_rollback(d);
+	fanout_intent_drop(a, note);
 	return POST_ERR;
 }
 
@@ -147,6 +151,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	struct post old, new;
 	long long now, tid;
 	struct dbq *s;
+	char *note = NULL;
 	int rc = POST_ERR, ch;
 
 	memset(&old, 0, sizeof(old));
@@ -174,6 +179,8 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	dbq_bind_i64(s, 5, now);
 	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
 		goto fail;
+	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))	/* fanout.h */
+		note = fanout_publish_intent(a, id, uid, new.published_at);
 	{
 		struct row or, nr;
 
@@ -183,7 +190,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 			goto fail;
 	}
 	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
-		fanout_publish(a, id, uid, new.published_at);
+		fanout_publish(a, id, uid, new.published_at, note);
 	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
 		fanout_remove(a, id, uid);
 	post_free(&old);
@@ -191,6 +198,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	return POST_OK;
 fail:
 	db_rollback(d);
+	fanout_intent_drop(a, note);
 	post_free(&old);
 	post_free(&new);
 	return rc;

@@ -91,6 +91,31 @@ test('the flusher killed between its commit and its ack, many times: exact, no r
   assert.match(s.log('worker'), /fault point flush-ack: kill/);
 });
 
+// A post's fan-out is noted before its commit (social/fanout.h): the
+// writer killed right after the commit left the post in SQLite and in
+// no timeline in Redis -- not its author's profile, not one follower's
+// feed -- for good (whole timelines are never rebuilt).
+test('the social writer killed between a post\'s commit and its fan-out: the worker puts it in every timeline', async () => {
+  const { s, cs } = await setup({}, 'action-delta', 1, 'pk');
+  for (const c of cs.slice(1, 4)) assert.equal((await c.post('/follow/pk0')).status, 303);
+  for (const c of cs) await c.get('/feed');		// homes materialised
+  faults.arm(s, 'action-delta');
+  const r = await cs[0].post('/posts', { body: 'killed after its commit', topic: '', publish: '1' });
+  assert.equal(r.status, 502, 'the writer died after the commit');
+  assert.equal(faults.fired(s, 'action-delta'), 1);
+  const p = Number(s.sqlite("SELECT id FROM posts WHERE body = 'killed after its commit'"));
+  assert.ok(p > 0, 'committed');
+  const holds = (u, kind) => s.redis('ZSCORE', `{u${u}}:${kind}`, String(p).padStart(16, '0')) !== '';
+  const ids = ['pk0', 'pk1', 'pk2', 'pk3'].map((l) => Number(s.sqlite(`SELECT id FROM users WHERE login = '${l}'`)));
+  // the worker reclaims a note older than FANOUT_INLINE_GRACE_MS (5 s)
+  await waitFor(() => ids.every((u) => holds(u, 'home')), 20000, 200);
+  for (const c of cs.slice(1, 4)) {
+    const ids2 = [...(await c.get('/feed')).text.matchAll(/data-post-id="(\d+)"/g)].map((m) => Number(m[1]));
+    assert.ok(ids2.includes(p), 'in the follower\'s feed');
+  }
+  assert.ok((await cs[0].get('/u/pk0')).text.includes(`data-post-id="${p}"`), 'on the author\'s profile');
+});
+
 test('the social writer killed between an action\'s commit and its Redis delta: the counts converge by themselves', async () => {
   const KILLS = 6;
   const { s, cs, posts, runs } = await setup({}, 'action-delta', KILLS, 'sk');
