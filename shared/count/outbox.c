@@ -738,17 +738,17 @@ outbox_drain(struct app *a, long long min_age_ms)
 	struct dbq *s;
 	long long cutoff = 0, after = 0, *ids, horizon;
 	struct delta *ds;
-	int *nds, *done, n, i, j, total = 0, up;
+	int *nds, *done, n, i, j, total = 0, up, step;
 	unsigned int *held;
 	unsigned char in[OUTBOX_MAX];
 
 	if ((s = dbq_stmt(a->db, STMT_OUTBOX_CUTOFF)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, clock_wall_ms() - min_age_ms);
-	if ((up = dbq_step(s)) == DBQ_ROW)
+	if ((step = dbq_step(s)) == DBQ_ROW)
 		cutoff = dbq_i64(s, 0);
 	dbq_done(s);
-	if (up == DBQ_ERR)
+	if (step == DBQ_ERR)
 		return -1;
 	/* never past a row that may still commit (ids out of order): rows
 	 * wait while a transaction that may hold an earlier id runs */

@@ -42,10 +42,8 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 	struct count unread;
 	struct dbq *s;
 
-	/* SQLite read after the stamp, not in the snapshot a reader's group
-	 * took before it (db.h db_reads_together()): a marker moved and its
-	 * generation bumped in between would go back into the cache under
-	 * the new generation */
+	/* refills the cache under the stamp's generation: read now (db.h
+	 * db_reads_together()) */
 	db_reads_end(a->db);
 	/* the counter as the poll read it, in its round trip; read (or
 	 * loaded) now only when it was not there */

@@ -441,11 +441,10 @@ fanout_publish(struct app *a, long long post, long long author,
 	j.bumped = followed_first(a, author);	/* committed: done or not */
 	if (failed)
 		free(note);	/* a note made stays: the worker does it */
-	if (failed || note_inline(a, &j, note) == -1) {
-		followed_lost(a, &j);
-		return -1;
-	}
-	return 0;
+	else if (note_inline(a, &j, note) == 0)
+		return 0;
+	followed_lost(a, &j);
+	return -1;
 }
 
 int

@@ -208,11 +208,9 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 		return rc;
 	}
 	if (got) {		/* ours to rebuild */
-		/* read after the lock and the miss, not in the snapshot a
-		 * reader's group took before (db.h db_reads_together()): a
-		 * rename and its invalidation in between would be cached for
-		 * an hour.  The entry, the counts and the lock's release: one
-		 * round trip */
+		/* read now, after the lock (db.h db_reads_together()).
+		 * The entry, the counts and the lock's release: one round
+		 * trip */
 		db_reads_end(a->db);
 		rc = account_by_login(a->db, login, u);
 		queued = count_later(a, "rebuilds") + count_later(a,

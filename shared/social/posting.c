@@ -152,7 +152,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	long long now, tid;
 	struct dbq *s;
 	char *note = NULL;
-	int rc = POST_ERR, ch;
+	int rc = POST_ERR, ch, published;
 
 	memset(&old, 0, sizeof(old));
 	memset(&new, 0, sizeof(new));
@@ -179,7 +179,8 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	dbq_bind_i64(s, 5, now);
 	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
 		goto fail;
-	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))	/* fanout.h */
+	published = !POST_VISIBLE(&old) && POST_VISIBLE(&new);
+	if (published)		/* before the commit: fanout.h */
 		note = fanout_publish_intent(a, id, uid, new.published_at);
 	{
 		struct row or, nr;
@@ -189,7 +190,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 		if (commit_counted(a, &or, &nr, 0, 0) == -1)
 			goto fail;
 	}
-	if (!POST_VISIBLE(&old) && POST_VISIBLE(&new))
+	if (published)
 		fanout_publish(a, id, uid, new.published_at, note);
 	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
 		fanout_remove(a, id, uid);

@@ -100,10 +100,8 @@ session_load(struct db *d, const char *sid, struct session *out)
 	memset(out, 0, sizeof(*out));
 	if (session_id_parse(sid, &uid, NULL) == -1)
 		return 0;
-	/* Read now, not in the snapshot a reader's group took before (db.h
-	 * db_reads_together()): what is read here may be copied to Redis
-	 * under a generation read just before (sesscache.h), and a logout
-	 * committed in between must be seen, or its session came back. */
+	/* may be copied to Redis under a generation read just before
+	 * (sesscache.h): read now (db.h db_reads_together()) */
 	db_reads_end(d);
 	if ((s = dbq_stmt(d, STMT_SESSION_GET)) == NULL)
 		return -1;

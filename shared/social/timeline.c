@@ -367,10 +367,7 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 	 * old set cleared and the marker: one round trip. */
 	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 1)) != 1)
 		return got;
-	/* SQLite read after the marker, not in the snapshot a reader's
-	 * group took before it (db.h db_reads_together()): a post committed
-	 * in between, whose add found no marker, would be missing from a
-	 * set then marked whole */
+	/* read after the marker (db.h db_reads_together()) */
 	db_reads_end(a->db);
 	chunk = tl_info[kind].cap > 0 ? tl_info[kind].cap : 5000;
 	while (!done) {

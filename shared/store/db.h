@@ -122,7 +122,12 @@ void		 db_read_end(struct db *);
  * see it.  Each autocommit statement took and dropped the WAL's read
  * lock (two fcntl() calls) and checked the WAL's header; a feed ran
  * three or four.  SQLite only: nothing on PostgreSQL, where a
- * transaction costs round trips. */
+ * transaction costs round trips.
+ * A read whose answer refills a Redis cache guarded by something read
+ * from Redis just before (a generation, a rebuild's lock or marker)
+ * calls db_reads_end() first: the shared snapshot may be older than that
+ * Redis read, and a change committed in between (a logout, a rename, a
+ * moved marker, a post) went back into the cache as it was before. */
 void		 db_reads_together(struct db *, int on);
 void		 db_reads_end(struct db *);
 /* A read snapshot for reads that must agree with each other, on either
