@@ -60,6 +60,7 @@
 #include "base/metrics.h"
 #include "base/valid.h"
 #include "count/backlog.h"
+#include "count/fbatch.h"
 #include "count/flush.h"
 #include "count/outbox.h"
 #include "count/reconcile.h"
@@ -179,9 +180,23 @@ job_deferred_runs(struct app *a)
 	}
 }
 
+/* What was lost may be in a flush batch on its way to SQL: Redis's epoch
+ * moves on first, so that batch is not applied after the run counted it
+ * (count/fbatch.h).  0, or -1 (the caller tries again next time). */
+static int
+repair_fence(struct app *a, const char *reason)
+{
+	if (fbatch_epoch_move(a->db) == 0)
+		return 0;
+	log_err("a reconciliation (%s) is due but Redis's epoch cannot be "
+	    "moved yet (SQL failed): trying again", reason);
+	return -1;
+}
+
 /* A Redis that lost its data (restarted without AOF, a new server,
- * FLUSHALL) has no generation key: the repair is noted, then the key
- * set, and the run started (or left to job_deferred_runs()). */
+ * FLUSHALL) has no generation key: the flush batches on their way
+ * fenced, the repair noted, then the key set, and the run started (or
+ * left to job_deferred_runs()). */
 static void
 job_redis_gen(struct app *a)
 {
@@ -192,7 +207,8 @@ job_redis_gen(struct app *a)
 		return;
 	missing = rds_type(rep) == RDS_INTEGER && rds_int(rep) == 0;
 	rds_free(rep);
-	if (!missing || repair_wish(a, "redis-empty") == -1)
+	if (!missing || repair_fence(a, "redis-empty") == -1 ||
+	    repair_wish(a, "redis-empty") == -1)
 		return;
 	if ((rep = rds_cmdv(a->rds, "SET", KEY_GEN, "1", "NX", NULL)) ==
 	    NULL)
@@ -233,7 +249,8 @@ job_topology(struct app *a)
 	if ((unsigned long long)was == h)
 		return;
 	if (was != 0) {
-		if (repair_wish(a, "redis-topology") == -1)
+		if (repair_fence(a, "redis-topology") == -1 ||
+		    repair_wish(a, "redis-topology") == -1)
 			return;
 		log_warn("the Redis Cluster changed hands (%s): repairing what "
 		    "the old masters may have lost", sig);

@@ -66,8 +66,44 @@ fbatch_applied_max(struct app *a)
 	return rc == DBQ_ROW || rc == DBQ_DONE ? m : -1;
 }
 
+#define EPOCH		"redis_epoch"
+#define EPOCH_LOCK	"setting:" EPOCH
+
+int
+fbatch_epoch(struct db *db, long long *epoch)
+{
+	return dbq_setting_read(db, EPOCH, 0, epoch);
+}
+
+int
+fbatch_epoch_holds(struct db *db, long long epoch)
+{
+	long long now;
+
+	if (dbq_lock_key(db, EPOCH_LOCK, 1) == -1 ||
+	    dbq_setting_read(db, EPOCH, 0, &now) == -1)
+		return -1;
+	return now == epoch;
+}
+
+int
+fbatch_epoch_move(struct db *db)
+{
+	long long now;
+
+	if (db_begin(db) == -1)
+		return -1;
+	if (dbq_lock_key(db, EPOCH_LOCK, 0) == -1 ||
+	    dbq_setting_read(db, EPOCH, 0, &now) == -1 ||
+	    dbq_setting_put(db, EPOCH, now + 1) == -1 || db_commit(db) == -1) {
+		db_rollback(db);
+		return -1;
+	}
+	return 0;
+}
+
 long long
-fbatch_reserve(struct app *a, long long applied, int n)
+fbatch_reserve(struct app *a, long long applied, int n, long long *epoch)
 {
 	long long next;
 
@@ -75,11 +111,15 @@ fbatch_reserve(struct app *a, long long applied, int n)
 	 * same ids: the setting is read and written alone */
 	if (db_begin(a->db) == -1)
 		return -1;
-	if (dbq_lock_key(a->db, "setting:flush_next_batch") == -1) {
+	if (dbq_lock_key(a->db, "setting:flush_next_batch", 0) == -1) {
 		db_rollback(a->db);
 		return -1;
 	}
 	next = dbq_setting(a->db, "flush_next_batch", 0);
+	if (dbq_setting_read(a->db, EPOCH, 0, epoch) == -1) {
+		db_rollback(a->db);
+		return -1;
+	}
 	if (next <= applied)
 		next = applied + 1;
 	if (dbq_setting_put(a->db, "flush_next_batch", next + n) == -1 ||

@@ -16,6 +16,21 @@
  * it took; held_lua returns inflight while the batch still holds it;
  * fence_lua makes every batch up to an id unable to take
  * (meta f), so a flusher declared dead that wakes up gives up.
+ *
+ * Redis's epoch (the setting redis_epoch) moves on whenever Redis may
+ * have lost what it held -- emptied, a cluster's master replaced -- before
+ * the repair run that follows is even wished for (the worker's
+ * job_redis_gen(), job_topology()).  A batch is read with the epoch of the
+ * moment before its take and applied only if the epoch is still that one
+ * (taken_apply()).  A batch taken from the Redis that was lost and applied
+ * after the run recounted its counters from the truth (the truth has
+ * them, D + P lacks them: the run put them back as a pending delta)
+ * counted its deltas twice in SQL; refused, its deltas are the run's.  A
+ * refused batch taken from the new Redis (after the loss, before the
+ * move) is still there: recovery applies it under the new epoch, and the
+ * run counted it as in flight.  On PostgreSQL the move takes the epoch's
+ * lock alone and a batch's transaction shares it, so a batch that read
+ * the old epoch commits before the move does, and before the run reads.
  */
 #ifndef TALLY_FBATCH_H
 #define TALLY_FBATCH_H
@@ -31,7 +46,16 @@ void		fbatch_lock_key(long long b, char *out, size_t sz);
 /* The highest batch id SQLite has applied, or -1. */
 long long	fbatch_applied_max(struct app *);
 /* Reserves n new batch ids, all above applied and above every id
- * reserved before: the first (the others follow it), or -1. */
-long long	fbatch_reserve(struct app *, long long applied, int n);
+ * reserved before: the first (the others follow it), or -1.  *epoch:
+ * Redis's epoch, read in the same transaction (before the take). */
+long long	fbatch_reserve(struct app *, long long applied, int n,
+		    long long *epoch);
+/* Redis's epoch now, into *epoch: 0 or -1. */
+int		fbatch_epoch(struct db *, long long *epoch);
+/* In a batch's write transaction, before its first write: 1 when
+ * Redis's epoch is still epoch, 0 when it moved on, -1 on an error. */
+int		fbatch_epoch_holds(struct db *, long long epoch);
+/* Moves Redis's epoch on (its own transaction): 0 or -1. */
+int		fbatch_epoch_move(struct db *);
 
 #endif

@@ -97,12 +97,14 @@ read_round(struct app *a, int from, int n, const unsigned char *want,
 struct batch {
 	struct app	*a;
 	long long	 b;
+	long long	 epoch;		/* Redis's, before the take (fbatch.h) */
 	char		 id[24], lkey[48];
 	struct taken	 t;
 	pthread_t	 th;
 	int		 running;
 	int		 finished;	/* its thread is done (atomic) */
 	int		 rc;		/* of the SQLite part */
+	int		 stale;		/* refused: Redis's epoch moved on */
 	long long	 start_us;	/* monotonic: its thread started */
 	long long	 cpu_us;	/* its thread's CPU */
 	long long	 sort_ns;	/* its sort's time per item (or a guess) */
@@ -243,8 +245,15 @@ apply_batch(void *arg)
 	if (bt->t.nds > 0) {
 		if (a->fault_delay_ms > 0)	/* tests: taken, not applied */
 			usleep((useconds_t)a->fault_delay_ms * 1000);
-		if (taken_apply(a->db, bt->b, &bt->t) != 1)
-			bt->rc = -1;	/* a fresh id applied elsewhere */
+		switch (taken_apply(a->db, bt->b, bt->epoch, &bt->t)) {
+		case 1:
+			break;
+		case TAKEN_STALE:
+			bt->stale = 1;
+			/* FALLTHROUGH */
+		default:	/* or a fresh id applied elsewhere */
+			bt->rc = -1;
+		}
 	}
 	db_disown(a->db);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
@@ -383,8 +392,8 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 	struct batch bts[2], *cur, *prev = NULL;
 	unsigned char has[CSTORE_BUCKETS];
 	sigset_t alrm, old;
-	long long done, first, pend;
-	int i, from = 0, next = CSTORE_BUCKETS, rc = 0;
+	long long done, first, pend, epoch;
+	int i, from = 0, next = CSTORE_BUCKETS, rc = 0, stale = 0;
 
 	/* a batch takes one bucket at least: ids for every batch this
 	 * flush can make, reserved at once */
@@ -397,7 +406,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 	if ((pend = waiting_fields(a, 0, has)) <= 0)
 		return pend == 0 ? 0 : -1;
 	if ((done = fbatch_applied_max(a)) < 0 ||
-	    (first = fbatch_reserve(a, done, max_batches)) < 0)
+	    (first = fbatch_reserve(a, done, max_batches, &epoch)) < 0)
 		return -1;
 	memset(bts, 0, sizeof(bts));
 	sigemptyset(&alrm);
@@ -410,6 +419,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 		/* Taken while the previous batch is applied.  The first is
 		 * one round: SQLite starts early. */
 		cur->b = first + i;
+		cur->epoch = epoch;
 		/* the buckets the HLENs found pending only; "flush now"
 		 * takes every one, and counts those another batch holds */
 		if (take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
@@ -430,6 +440,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 			cur->rc = -1;
 		/* The previous batch's boards and acks while this one is
 		 * applied. */
+		stale |= prev != NULL && prev->stale;
 		if (prev != NULL && end_batch(a, prev, 0, st) == -1)
 			rc = -1;
 		prev = cur;
@@ -439,18 +450,21 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 			break;
 		}
 	}
-	if (prev != NULL && end_batch(a, prev, (flags & FLUSH_SYNC) != 0,
-	    st) == -1)
-		rc = -1;
+	if (prev != NULL) {
+		join_batch(prev);
+		stale |= prev->stale;
+		if (end_batch(a, prev, (flags & FLUSH_SYNC) != 0, st) == -1)
+			rc = -1;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	return rc == -1 && stale ? FLUSH_STALE : rc;
 }
 
 int
 flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
 	long long end = clock_mono_ms() + wait_ms;
-	int n, drained = 0;
+	int n, swept, drained = 0;
 
 	for (;;) {
 		/* What actions committed but did not get to Redis first;
@@ -463,10 +477,12 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 		}
 		st->skipped = 0;
 		st->outbox_waits = !drained;
+		/* a batch refused as stale (its Redis may be gone) is
+		 * recovery's if Redis still holds it: the next sweep */
 		if (recover_batches(a) < 0 ||
-		    flush_all(a, INT_MAX, FLUSH_SYNC, st) == -1)
+		    (swept = flush_all(a, INT_MAX, FLUSH_SYNC, st)) == -1)
 			return -1;
-		if (st->skipped == 0 && drained)
+		if (st->skipped == 0 && drained && swept == 0)
 			return 0;
 		if (clock_mono_ms() >= end)
 			return 1;

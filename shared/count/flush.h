@@ -65,9 +65,12 @@ struct flush_stats {
  * (no batch ids reserved), so an idle worker's sweeps leave every
  * reader's SQLite page cache whole.  With FLUSH_SYNC in flags, what it
  * committed is on disk when it returns (the WAL synced beside the last
- * acks), else as SQLite's synchronous = NORMAL has it.  0, or -1 when
- * Redis or SQLite failed (what was taken is finished by a later
- * recover_batches). */
+ * acks), else as SQLite's synchronous = NORMAL has it.  0; FLUSH_STALE
+ * when a batch was refused because Redis's epoch moved on while it was
+ * taken (fbatch.h: Redis may have lost its data; the sweep stopped
+ * there); or -1 when Redis or SQLite failed (what was taken is finished
+ * by a later recover_batches). */
+#define FLUSH_STALE	(-2)
 int	flush_all(struct app *, int max_batches, int flags,
 	    struct flush_stats *);
 

@@ -20,11 +20,14 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 	const char *keys[2] = { k.inflight, k.meta }, *args[1] = { batch };
 	struct taken t;
 	rds_reply *rep;
+	long long epoch;
 	int i, queued = 0, applied, now, rc = -1;
 
 	memset(&t, 0, sizeof(t));
 	snprintf(batch, sizeof(batch), "%lld", b);
-	if ((applied = dbq_batch_applied(a->db, batch)) == -1)
+	/* the epoch before Redis is read, as a flusher's before its take */
+	if ((applied = dbq_batch_applied(a->db, batch)) == -1 ||
+	    fbatch_epoch(a->db, &epoch) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
 		cname_bucket_keys(bs[i], &k);
@@ -43,8 +46,8 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 		goto out;
 	if (!applied && t.nds > 0) {
 		taken_sort(&t);
-		if ((now = taken_apply(a->db, b, &t)) == -1)
-			goto out;
+		if ((now = taken_apply(a->db, b, epoch, &t)) < 0)
+			goto out;	/* failed, or stale: next time */
 		applied = now == 0;	/* 0: another flusher had it */
 	}
 	rc = taken_settle(a, batch, &t, !applied);

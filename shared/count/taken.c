@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "count/counters.h"
 #include "count/cstore.h"
+#include "count/fbatch.h"
 #include "count/lb.h"
 #include "count/taken.h"
 #include "store/dbq.h"
@@ -311,15 +312,21 @@ record(struct db *db, long long b, const struct taken *t)
  * 1 applied now, 0 when another flusher had applied it (rolled back),
  * -1 on error (logged, rolled back). */
 int
-taken_apply(struct db *db, long long b, struct taken *t)
+taken_apply(struct db *db, long long b, long long epoch, struct taken *t)
 {
-	int rc;
+	int rc, same = -1;
 
-	if (db_begin(db) == -1 || upsert(db, t) == -1 ||
-	    (rc = record(db, b, t)) == -1) {
-		log_err("flush %lld: %s", b, dbq_errmsg(db));
+	if (db_begin(db) == -1 ||
+	    (same = fbatch_epoch_holds(db, epoch)) != 1 ||
+	    upsert(db, t) == -1 || (rc = record(db, b, t)) == -1) {
+		if (same == 0)
+			log_warn("flush %lld: Redis may have lost its data "
+			    "since the batch was taken: not applied (the "
+			    "repair run recounts it)", b);
+		else
+			log_err("flush %lld: %s", b, dbq_errmsg(db));
 		db_rollback(db);
-		return -1;
+		return same == 0 ? TAKEN_STALE : -1;
 	}
 	if (rc == 0) {
 		db_rollback(db);

@@ -37,10 +37,15 @@ int	taken_add(struct taken *, int b, const rds_reply *);
 /* Puts t in the counters table's order (once all is in). */
 void	taken_sort(struct taken *);
 /* Batch b's one SQLite transaction: t's UPSERTs (in t's order: sort it
- * first) and its flushes row.
+ * first) and its flushes row, if Redis's epoch is still the one read
+ * before the take (fbatch.h).
  * 1 applied now, 0 when another flusher had applied it (rolled back),
- * -1 on error (logged, rolled back). */
-int	taken_apply(struct db *, long long b, struct taken *);
+ * TAKEN_STALE when the epoch moved on (rolled back: the batch is the
+ * repair run's, or recovery's if Redis still holds it), -1 on error
+ * (logged, rolled back). */
+#define TAKEN_STALE	(-2)
+int	taken_apply(struct db *, long long b, long long epoch,
+	    struct taken *);
 /* After the commit: the leaderboards (with the values the UPSERTs
  * returned when have_vals), then the acks of every bucket for batch.
  * 0 or -1. */

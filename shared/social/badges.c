@@ -198,7 +198,7 @@ badges_light(struct app *a)
 	/* Strictly later than any earlier light and any visit so far. */
 	if (db_begin(a->db) == -1)
 		return -1;
-	if (dbq_lock_key(a->db, "setting:red_dot_at") == -1) {
+	if (dbq_lock_key(a->db, "setting:red_dot_at", 0) == -1) {
 		db_rollback(a->db);
 		return -1;
 	}

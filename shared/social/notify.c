@@ -111,7 +111,7 @@ notify_add_at(struct db *d, long long recipient, long long actor,
 	/* Found, or else made, alone: two likes of one post at once make
 	 * one group (PostgreSQL's writers run at once: dbq.h). */
 	snprintf(lock, sizeof(lock), "note:%lld:%s:%lld", recipient, kind, post);
-	if (strcmp(kind, "comment") != 0 && dbq_lock_key(d, lock) == -1)
+	if (strcmp(kind, "comment") != 0 && dbq_lock_key(d, lock, 0) == -1)
 		return -1;
 	if ((gid = group_open(d, recipient, kind, post, at)) == -1)
 		return -1;

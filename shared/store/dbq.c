@@ -402,14 +402,15 @@ dbq_i64_by_id(struct db *d, enum stmt st, long long id, long long *v)
 }
 
 int
-dbq_lock_key(struct db *d, const char *name)
+dbq_lock_key(struct db *d, const char *name, int shared)
 {
 	struct dbq *s;
 	int rc;
 
 	if (d->pg == NULL)	/* SQLite: the writer is alone already */
 		return 0;
-	if ((s = dbq_stmt(d, STMT_LOCK_KEY)) == NULL)
+	if ((s = dbq_stmt(d, shared ? STMT_LOCK_KEY_SHARED : STMT_LOCK_KEY)) ==
+	    NULL)
 		return -1;
 	dbq_bind_text_copy(s, 1, name, -1);
 	while ((rc = dbq_step(s)) == DBQ_ROW)
@@ -434,18 +435,29 @@ dbq_run_ll2(struct db *d, enum stmt st, long long a, long long b)
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
+int
+dbq_setting_read(struct db *d, const char *name, long long dflt,
+    long long *v)
+{
+	struct dbq *s = dbq_stmt(d, STMT_SETTING_GET);
+	int rc;
+
+	*v = dflt;
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, name, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		*v = dbq_i64(s, 0);
+	dbq_done(s);
+	return rc == DBQ_ROW || rc == DBQ_DONE ? 0 : -1;
+}
+
 long long
 dbq_setting(struct db *d, const char *name, long long dflt)
 {
-	struct dbq *s = dbq_stmt(d, STMT_SETTING_GET);
-	long long v = dflt;
+	long long v;
 
-	if (s == NULL)
-		return dflt;
-	dbq_bind_text(s, 1, name, -1);
-	if (dbq_step(s) == DBQ_ROW)
-		v = dbq_i64(s, 0);
-	dbq_done(s);
+	dbq_setting_read(d, name, dflt, &v);
 	return v;
 }
 

@@ -132,10 +132,11 @@ int		 dbq_i64_by_id(struct db *, enum stmt st, long long id,
 /* In a write transaction: waits until no other transaction holds the
  * lock named name, and holds it to the end of this one.  For what a
  * read-modify-write needs alone that no row lock covers (a setting read
- * then written, a group found or else made).  PostgreSQL's writers run
- * at once (pg.h); SQLite's writer is alone, and the call costs nothing.
- * 0, or -1 on an error. */
-int		 dbq_lock_key(struct db *, const char *name);
+ * then written, a group found or else made).  When shared, it waits only
+ * for a holder that is not, and any number of transactions hold it
+ * shared at once.  PostgreSQL's writers run at once (pg.h); SQLite's
+ * writer is alone, and the call costs nothing.  0, or -1 on an error. */
+int		 dbq_lock_key(struct db *, const char *name, int shared);
 /* Runs statement st with two integers bound (?1, ?2) to its end, its
  * rows unread: the locks a locking SELECT takes, a change of a range.
  * 0, or -1 on an error. */
@@ -143,6 +144,9 @@ int		 dbq_run_ll2(struct db *, enum stmt st, long long a, long long b);
 
 /* Integer setting by name; dflt when absent or on error. */
 long long	 dbq_setting(struct db *, const char *name, long long dflt);
+/* The same into *v, telling an error from an absent setting: 0 or -1. */
+int		 dbq_setting_read(struct db *, const char *name, long long dflt,
+		    long long *v);
 int		 dbq_setting_put(struct db *, const char *name, long long value);
 
 #endif

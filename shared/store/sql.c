@@ -721,6 +721,9 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_LOCK_KEY: name -- a lock of one name until the transaction
 	 * ends (dbq_lock_key()); SQLite's writer is alone already */
 	[STMT_LOCK_KEY] = "SELECT ?1 WHERE 0",
+	/* STMT_LOCK_KEY_SHARED: name -- the same, shared with others that
+	 * take it shared */
+	[STMT_LOCK_KEY_SHARED] = "SELECT ?1 WHERE 0",
 	/* STMT_LIKE_COUNT_LOCK, STMT_NOTE_GROUP_LOCK: first id, last id --
 	 * a repair's rows locked before its recount (reconcile.c); a
 	 * group's own, before its delete (notify.c) */

@@ -126,6 +126,8 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",
 	[STMT_LOCK_KEY] = "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
+	[STMT_LOCK_KEY_SHARED] =
+	    "SELECT pg_advisory_xact_lock_shared(hashtextextended(?1, 0))",
 	/* in id order, as every writer that takes several of them */
 	[STMT_LIKE_COUNT_LOCK] = "SELECT id FROM posts WHERE id BETWEEN ?1 "
 	    "AND ?2 ORDER BY id FOR NO KEY UPDATE",

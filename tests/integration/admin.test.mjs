@@ -733,6 +733,54 @@ test('a flusher that stalls past its lock and wakes loses nothing: recovery fenc
   });
 });
 
+// A flusher holds a batch taken from Redis; Redis is emptied (FLUSHALL,
+// a restart without its file) before the batch reaches SQL.  The repair
+// run that follows recounts the like from the truth and puts it back as
+// a pending delta: applied after that, the batch counted it a second
+// time in SQL's counters (the live value, the run's, stayed right until
+// the next rebuild from SQL).  The batch carries the Redis epoch SQL knew
+// when it was taken (count/fbatch.h), and is refused once it moved.
+test('a flush batch taken before Redis was emptied is not applied after the repair run counted it', async (t) => {
+  await quiet();
+  let author, aLogin, fan;
+  for (let k = 0; k < 400 && !(author && fan); k++) {
+    const login = `wiped${k}`;
+    const u = await newUser(login);
+    if (bucketOf(uid(login)) >= 16) continue;	// the first batch's buckets
+    if (!author) [author, aLogin] = [u, login];
+    else fan = u;
+  }
+  assert.ok(author && fan, 'an author and a fan in the first batch\'s buckets');
+  const p = await publish(author, 'wiped', 'wiped-topic');
+  await quiet();
+  const runs = num("SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty' AND state='done'");
+  const ba = bucketOf(uid(aLogin));
+  let flusher;
+  await whileWorkerStopped(async () => {
+    await ok(fan.post(`/posts/${p}/like`));		// pending in Redis only
+    flusher = spawn(TALLYCTL, ['flush'], { env: { ...stack.env, TALLY_FAULT_DELAY_MS: '8000' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    flusher.stderr.on('data', (d) => { out += d; });
+    flusher.done = new Promise((resolve) => flusher.on('exit', resolve));
+    flusher.out = () => out;
+    // taken (the inflight part is the batch's), not applied: held there
+    await waitFor(() => stack.redis('EXISTS', `{c${ba}}:inflight`) === '1', 2500, 5);
+    process.kill(flusher.pid, 'SIGSTOP');
+    stack.redis('FLUSHALL');
+  });
+  try {
+    // the worker finds Redis empty; its run recounts the like
+    await waitFor(() => num("SELECT COUNT(*) FROM reconcile_runs WHERE reason='redis-empty' AND state='done'") === runs + 1, 30000, 100);
+  } finally {
+    process.kill(flusher.pid, 'SIGCONT');
+  }
+  await flusher.done;
+  t.diagnostic(`the held flusher: ${flusher.out().trim().split('\n').join(' | ')}`);
+  await quiet();
+  assert.equal(num(`SELECT value FROM counters WHERE name='post_likes' AND key='${p}'`), 1, 'the like counted once');
+  assert.deepEqual(compareAll(stack), []);
+});
+
 // A Redis Cluster failover can lose a master's last writes: a flush
 // batch id handed out (and its take) among them.  Batch ids came from a
 // Redis INCR floored at the highest id SQL applied, so the next flusher
