@@ -38,7 +38,8 @@
  * took their deltas, outbox.h); the deferred fan-out queue (fanout.h:
  * continuously, jobs of 1000 followers, in slices of 200 ms with the
  * other jobs between; at start, jobs a killed worker left in processing
- * go back to the queue); expire old sessions (every 10 s, in batches of
+ * go back to the queue; every second, the timelines of follows whose
+ * handler died after the commit, follow.h); expire old sessions (every 10 s, in batches of
  * 1000); checkpoint the WAL (copied into the database every 25 ms,
  * started over past 16 MB every 250 ms, as the handlers never do;
  * truncated with PRAGMA optimize every 5 min).
@@ -69,6 +70,7 @@
 #include "count/settle.h"
 #include "social/bcache.h"
 #include "social/fanout.h"
+#include "social/follow.h"
 #include "social/session.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
@@ -638,6 +640,7 @@ main(int argc, char **argv)
 			last_recover = now;
 		}
 		if (now_ms - last_flush_ms >= 1000) {
+			follow_reclaim(&a, FANOUT_INLINE_GRACE_MS);
 			outbox_drain(&a, OUTBOX_AGE_MS);
 			flush_all(&a, 50, 0, NULL);
 			last_flush_ms = now_ms;

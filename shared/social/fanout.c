@@ -417,6 +417,16 @@ fanout_publish_intent(struct app *a, long long post, long long author,
 	return note_add(a, &j, NULL);
 }
 
+char *
+fanout_repost_intent(struct app *a, long long post, long long reposter,
+    long long at, int undo)
+{
+	struct job j = { undo ? JOB_UNREPOST : JOB_REPOST, post, reposter,
+	    undo ? 0 : at, -1, -1, 0 };
+
+	return note_add(a, &j, NULL);
+}
+
 void
 fanout_intent_drop(struct app *a, char *note)
 {
@@ -449,19 +459,20 @@ fanout_publish(struct app *a, long long post, long long author,
 
 int
 fanout_repost(struct app *a, long long post, long long reposter,
-    long long at)
+    long long at, char *note)
 {
 	struct job j = { JOB_REPOST, post, reposter, at, -1, -1, 0 };
 
-	return note_inline(a, &j, NULL);
+	return note_inline(a, &j, note);
 }
 
 int
-fanout_unrepost(struct app *a, long long post, long long reposter)
+fanout_unrepost(struct app *a, long long post, long long reposter,
+    char *note)
 {
 	struct job j = { JOB_UNREPOST, post, reposter, 0, -1, -1, 0 };
 
-	return note_inline(a, &j, NULL);
+	return note_inline(a, &j, note);
 }
 
 int

@@ -41,6 +41,9 @@
  * by their rebuild from SQLite; readers never show an invisible post). */
 char	*fanout_publish_intent(struct app *, long long post, long long author,
 	    long long published_at);
+/* The same for a repost made at `at`, or an unrepost (undo). */
+char	*fanout_repost_intent(struct app *, long long post, long long reposter,
+	    long long at, int undo);
 void	 fanout_intent_drop(struct app *, char *note);
 int	fanout_publish(struct app *, long long post, long long author,
 	    long long published_at, char *note);
@@ -50,10 +53,13 @@ int	fanout_remove(struct app *, long long post, long long author);
  * An unrepost: each of them gets the post back at its place without that
  * repost (its publication, or another followee's repost), or loses it.
  * Both as a publication's fan-out: the first 1000 followers after the
- * response, the rest as jobs.  0, or -1 when Redis failed. */
+ * response, the rest as jobs; note: made before the commit, as a
+ * publication's (fanout_repost_intent()), or NULL.  0, or -1 when Redis
+ * failed. */
 int	fanout_repost(struct app *, long long post, long long reposter,
-	    long long at);
-int	fanout_unrepost(struct app *, long long post, long long reposter);
+	    long long at, char *note);
+int	fanout_unrepost(struct app *, long long post, long long reposter,
+	    char *note);
 
 /* Worker side.  fanout_recover() puts jobs left in processing back in
  * the queue (call once at start). */

@@ -1,5 +1,7 @@
 /* follow.c -- follow and unfollow; see follow.h. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -11,6 +13,7 @@
 #include "social/notify.h"
 #include "social/timeline.h"
 #include "store/dbq.h"
+#include "store/key.h"
 
 /* What the followee brings to a home timeline: their newest visible
  * posts at their publication, then the newest posts they reposted at the
@@ -87,23 +90,16 @@ commit_follow(struct app *a, long long follower, long long followee,
 	return 0;
 }
 
-int
-follow_add(struct app *a, long long follower, long long followee)
+/* A follow's Redis side, once committed: the follower's followed badge,
+ * both follow lists, the followee's posts in the follower's home. */
+static void
+after_follow(struct app *a, long long follower, long long followee,
+    long long t)
 {
-	long long t, *ids, *scores;
-	int n, note = 0;
+	long long *ids, *scores;
+	int n;
 
-	if (db_begin(a->db) == -1)
-		return -1;
-	if ((t = follow_row(a->db, STMT_FOLLOW_INSERT, follower, followee)) <= 0 ||
-	    (note = notify_add(a->db, followee, follower, "follow", 0, 0,
-	    NULL)) == -1 ||
-	    commit_follow(a, follower, followee, 1, note) == -1) {
-		db_rollback(a->db);
-		return t == 0 ? 0 : -1;
-	}
 	bcache_forget(a, follower);	/* its followed badge */
-	/* Committed (autocommit); now the caches. */
 	timeline_add(a, TL_FOLLOWERS, followee, 1, &t, &follower);
 	timeline_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
 	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
@@ -112,23 +108,15 @@ follow_add(struct app *a, long long follower, long long followee)
 		timeline_add(a, TL_HOME, follower, n, scores, ids);
 	free(ids);
 	free(scores);
-	return 1;
 }
 
-int
-follow_remove(struct app *a, long long follower, long long followee)
+/* An unfollow's, once committed. */
+static void
+after_unfollow(struct app *a, long long follower, long long followee)
 {
-	long long t, *ids, *scores, left = -1;
-	int n, note = 0;
+	long long *ids, *scores, left = -1;
+	int n;
 
-	if (db_begin(a->db) == -1)
-		return -1;
-	if ((t = follow_row(a->db, STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
-	    (note = notify_withdraw(a->db, followee, follower, "follow", 0, 0))
-	    == -1 || commit_follow(a, follower, followee, 0, note) == -1) {
-		db_rollback(a->db);
-		return t == 0 ? 0 : -1;
-	}
 	bcache_forget(a, follower);
 	timeline_rem(a, TL_FOLLOWERS, followee, 1, &follower);
 	timeline_rem(a, TL_FOLLOWING, follower, 1, &followee);
@@ -147,20 +135,145 @@ follow_remove(struct app *a, long long follower, long long followee)
 	free(scores);
 	if (left >= 0 && left < TL_REFILL)
 		timeline_rebuild(a, TL_HOME, follower);
-	return 1;
 }
 
-int
-follow_exists(struct db *d, long long follower, long long followee)
+/* The note of a follow or unfollow, made in its transaction before the
+ * commit ("<follower>:<followee>:<pid>:<us>", scored by the time): the
+ * note (malloc'd), or NULL when Redis failed. */
+static char *
+note_make(struct app *a, long long follower, long long followee)
+{
+	char *m, now[24], buf[96];
+	rds_reply *rep;
+
+	snprintf(buf, sizeof(buf), "%lld:%lld:%ld:%lld", follower, followee,
+	    (long)getpid(), clock_mono_us());
+	m = xstrdup(buf);
+	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
+	if ((rep = rds_cmdv(a->rds, "ZADD", KEY_FOLLOW_NOTES, now, m, NULL)) !=
+	    NULL && rds_type(rep) == RDS_INTEGER) {
+		rds_free(rep);
+		return m;
+	}
+	if (rep != NULL)
+		rds_free(rep);
+	free(m);
+	return NULL;
+}
+
+static void
+note_drop(struct app *a, char *note)
+{
+	rds_reply *rep;
+
+	if (note == NULL)
+		return;
+	if ((rep = rds_cmdv(a->rds, "ZREM", KEY_FOLLOW_NOTES, note, NULL)) !=
+	    NULL)
+		rds_free(rep);
+	free(note);
+}
+
+/* When follower followed followee: the time, 0 not, -1 on an error. */
+static long long
+follow_time(struct db *d, long long follower, long long followee)
 {
 	struct dbq *s = dbq_stmt(d, STMT_IS_FOLLOWING);
+	long long t = 0;
 	int rc;
 
 	if (s == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, follower);
 	dbq_bind_i64(s, 2, followee);
-	rc = dbq_step(s);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		t = dbq_i64(s, 0);
 	dbq_done(s);
-	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
+	return rc == DBQ_ROW ? (t > 0 ? t : 1) : rc == DBQ_DONE ? 0 : -1;
+}
+
+/* A follow (add) or an unfollow: the row, the followee's notification,
+ * the deltas, then the Redis side, noted before the commit (follow.h). */
+static int
+follow_change(struct app *a, long long follower, long long followee, int add)
+{
+	long long t;
+	char *mark = NULL;
+	int note = 0;
+
+	if (db_begin(a->db) == -1)
+		return -1;
+	if ((t = follow_row(a->db, add ? STMT_FOLLOW_INSERT :
+	    STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
+	    (note = add ? notify_add(a->db, followee, follower, "follow", 0, 0,
+	    NULL) : notify_withdraw(a->db, followee, follower, "follow", 0,
+	    0)) == -1)
+		goto fail;
+	mark = note_make(a, follower, followee);	/* before the commit */
+	if (commit_follow(a, follower, followee, add, note) == -1)
+		goto fail;
+	if (add)
+		after_follow(a, follower, followee, t);
+	else
+		after_unfollow(a, follower, followee);
+	note_drop(a, mark);
+	return 1;
+fail:
+	db_rollback(a->db);
+	note_drop(a, mark);
+	return t == 0 ? 0 : -1;
+}
+
+int
+follow_add(struct app *a, long long follower, long long followee)
+{
+	return follow_change(a, follower, followee, 1);
+}
+
+int
+follow_remove(struct app *a, long long follower, long long followee)
+{
+	return follow_change(a, follower, followee, 0);
+}
+
+int
+follow_reclaim(struct app *a, long long grace_ms)
+{
+	char until[24];
+	rds_reply *rep;
+	long long follower, followee, t;
+	size_t i;
+	int n = 0;
+
+	snprintf(until, sizeof(until), "%lld", clock_wall_ms() - grace_ms);
+	if ((rep = rds_cmdv(a->rds, "ZRANGEBYSCORE", KEY_FOLLOW_NOTES, "-inf",
+	    until, "LIMIT", "0", "100", NULL)) == NULL)
+		return -1;
+	for (i = 0; rds_type(rep) == RDS_ARRAY && i < rds_n(rep); i++) {
+		const char *m = rds_str(rds_at(rep, i));
+
+		if (sscanf(m, "%lld:%lld:", &follower, &followee) == 2) {
+			/* as the truth is now, whatever the action was */
+			if ((t = follow_time(a->db, follower, followee)) < 0)
+				break;	/* the note stays: next time */
+			log_warn("follow %lld -> %lld: its writer died before "
+			    "its timelines; done now", follower, followee);
+			if (t > 0)
+				after_follow(a, follower, followee, t);
+			else
+				after_unfollow(a, follower, followee);
+		}
+		rds_free(rds_cmdv(a->rds, "ZREM", KEY_FOLLOW_NOTES, m, NULL));
+		n++;
+	}
+	rds_free(rep);
+	return n;
+}
+
+int
+follow_exists(struct db *d, long long follower, long long followee)
+{
+	long long t = follow_time(d, follower, followee);
+
+	return t < 0 ? -1 : t > 0;
 }

@@ -350,10 +350,11 @@ fail:
  * the deltas of what really changed in one transaction.  A like keeps its
  * notification's id (likes.note_id); unlike withdraws that one by id, an
  * unrepost its repost's by its source (notify.h).  *at: the action's
- * time when it changed a row, else 0. */
+ * time when it changed a row, else 0.  fan (reposts): the fan-out's
+ * note, made before the commit when a row changed (fanout.h). */
 static int
 pair_action(struct app *a, enum stmt st, long long id, long long uid,
-    int with_time, long long *at)
+    int with_time, long long *at, char **fan)
 {
 	struct db *d = a->db;
 	struct post p;
@@ -420,6 +421,8 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 		if (step_changes(d, s) != 1)
 			goto fail;
 	}
+	if (changed && fan != NULL)	/* before the commit: fanout.h */
+		*fan = fanout_repost_intent(a, id, uid, *at, undo);
 	/* The row's deltas and the notification's: one outbox row. */
 	if (commit_pair(a, like ? ROW_LIKE : ROW_REPOST, id, uid, p.user_id,
 	    p.topic_id, changed, undo, note) == -1)
@@ -427,6 +430,10 @@ pair_action(struct app *a, enum stmt st, long long id, long long uid,
 	return POST_OK;
 fail:
 	db_rollback(d);
+	if (fan != NULL) {
+		fanout_intent_drop(a, *fan);
+		*fan = NULL;
+	}
 	return POST_ERR;
 }
 
@@ -435,7 +442,7 @@ posting_like(struct app *a, long long id, long long uid)
 {
 	long long at;
 
-	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1, &at);
+	return pair_action(a, STMT_LIKE_INSERT, id, uid, 1, &at, NULL);
 }
 
 int
@@ -443,20 +450,24 @@ posting_unlike(struct app *a, long long id, long long uid)
 {
 	long long at;
 
-	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0, &at);
+	return pair_action(a, STMT_LIKE_DELETE, id, uid, 0, &at, NULL);
 }
 
 /* A repost reaches the reposter's followers' feeds, and an unrepost
- * leaves them, once committed (fanout.h; a failed fan-out leaves the
- * timelines to their rebuild, as a post's does). */
+ * leaves them, once committed (fanout.h: noted before the commit; a
+ * failed fan-out leaves the timelines to their rebuild, as a post's
+ * does). */
 int
 posting_repost(struct app *a, long long id, long long uid)
 {
 	long long at;
-	int rc = pair_action(a, STMT_REPOST_INSERT, id, uid, 1, &at);
+	char *fan = NULL;
+	int rc = pair_action(a, STMT_REPOST_INSERT, id, uid, 1, &at, &fan);
 
 	if (rc == POST_OK && at > 0)
-		fanout_repost(a, id, uid, at);
+		fanout_repost(a, id, uid, at, fan);
+	else
+		free(fan);
 	return rc;
 }
 
@@ -464,10 +475,13 @@ int
 posting_unrepost(struct app *a, long long id, long long uid)
 {
 	long long at;
-	int rc = pair_action(a, STMT_REPOST_DELETE, id, uid, 0, &at);
+	char *fan = NULL;
+	int rc = pair_action(a, STMT_REPOST_DELETE, id, uid, 0, &at, &fan);
 
 	if (rc == POST_OK && at > 0)
-		fanout_unrepost(a, id, uid);
+		fanout_unrepost(a, id, uid, fan);
+	else
+		free(fan);
 	return rc;
 }
 

@@ -77,6 +77,8 @@ void	key_view_addr(char *out, size_t sz, const char *addr);
 #define KEY_JOBS_QUEUE		"{jobs}:queue"
 #define KEY_JOBS_PROCESSING	"{jobs}:processing"
 #define KEY_JOBS_INLINE		"{jobs}:inline"
+/* Follows and unfollows whose timelines are not done yet (follow.h). */
+#define KEY_FOLLOW_NOTES	"{jobs}:follows"
 #define KEY_BADGE_GLOBAL	"{g}:badge"
 /* The live badges' queue and open streams (liveq.h). */
 #define KEY_LIVE_QUEUE		"{g}:live:q"

@@ -116,6 +116,36 @@ test('the social writer killed between a post\'s commit and its fan-out: the wor
   assert.ok((await cs[0].get('/u/pk0')).text.includes(`data-post-id="${p}"`), 'on the author\'s profile');
 });
 
+// A follow's timelines (its lists, the follower's home) and a repost's
+// fan-out are noted before the commit too (social/follow.h, fanout.h):
+// the writer killed right after the commit left the followee out of the
+// follower's list and feed, and the repost out of every feed that had it
+// only from the reposter, for good.
+test('the social writer killed between a follow\'s or a repost\'s commit and its timelines: the worker puts them there', async () => {
+  const { s, cs, posts } = await setup({}, 'action-delta', 2, 'fk');
+  const id = (l) => Number(s.sqlite(`SELECT id FROM users WHERE login = '${l}'`));
+  const holds = (u, kind, m) => s.redis('ZSCORE', `{u${u}}:${kind}`, String(m).padStart(16, '0')) !== '';
+  for (const c of cs) {			// every list and home materialised
+    await c.get('/feed');
+    await c.get(`/u/fk${cs.indexOf(c)}/following`);
+  }
+  await cs[0].get('/u/fk0/followers');
+  assert.equal((await cs[5].post('/follow/fk4')).status, 303);
+  faults.arm(s, 'action-delta');
+  // fk3 follows fk0 (who wrote posts[0]): killed after the commit
+  assert.equal((await cs[3].post('/follow/fk0')).status, 502, 'the writer died after the follow\'s commit');
+  assert.equal(Number(s.sqlite(`SELECT COUNT(*) FROM follows WHERE follower_id = ${id('fk3')} AND followee_id = ${id('fk0')}`)), 1);
+  // fk4 reposts posts[1] (fk1's), which fk5 sees only by fk4
+  assert.equal((await cs[4].post(`/posts/${posts[1]}/repost`)).status, 502, 'the writer died after the repost\'s commit');
+  assert.equal(faults.fired(s, 'action-delta'), 2);
+  // the worker takes a note older than 5 s over
+  await waitFor(() => holds(id('fk3'), 'following', id('fk0')) && holds(id('fk0'), 'followers', id('fk3')) &&
+    holds(id('fk3'), 'home', posts[0]) && holds(id('fk5'), 'home', posts[1]), 20000, 200);
+  assert.match((await cs[3].get('/u/fk3/following')).text, /data-login="fk0"/);
+  assert.ok((await cs[3].get('/feed')).text.includes(`data-post-id="${posts[0]}"`), 'the followee\'s post in the follower\'s feed');
+  assert.ok((await cs[5].get('/feed')).text.includes(`data-post-id="${posts[1]}"`), 'the repost in the reposter\'s follower\'s feed');
+});
+
 test('the social writer killed between an action\'s commit and its Redis delta: the counts converge by themselves', async () => {
   const KILLS = 6;
   const { s, cs, posts, runs } = await setup({}, 'action-delta', KILLS, 'sk');
