@@ -103,7 +103,7 @@ kv_parse_cookies(struct kvlist *l, const char *s)
 {
 	const char *p = s, *semi, *eq, *ks, *ke, *vs, *ve;
 
-	while (p != NULL && *p != '\0' && l->n < KV_MAX_FIELDS) {
+	while (p != NULL && *p != '\0' && l->n < KV_MAX_COOKIES) {
 		semi = strchr(p, ';');
 		if (semi == NULL)
 			semi = p + strlen(p);

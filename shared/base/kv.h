@@ -13,6 +13,11 @@
 
 #define KV_MAX_FIELDS	64	/* more fields than this: malformed */
 #define KV_MAX_KEY	64	/* longer key: malformed */
+/* A Cookie header's pairs kept: as many as nginx's 8 KB header buffer
+ * holds ("a=; " is 4 bytes), so none that a browser sent is dropped for
+ * the count (a site's parent domain's cookies come too: at 64, a sid
+ * sent after 64 others was not seen, and its user was signed out). */
+#define KV_MAX_COOKIES	2048
 
 struct kv {
 	char	*key;
@@ -31,7 +36,7 @@ struct kvlist {
 int		 kv_parse_form(struct kvlist *l, const char *s, size_t len);
 
 /* Decodes a Cookie header "a=b; c=d" (no %-decoding, RFC 6265).
- * Malformed pairs are skipped; at most KV_MAX_FIELDS are kept. */
+ * Malformed pairs are skipped; at most KV_MAX_COOKIES are kept. */
 void		 kv_parse_cookies(struct kvlist *l, const char *s);
 
 /* First value of key, or NULL. */

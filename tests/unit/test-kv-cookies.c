@@ -125,21 +125,40 @@ static void
 test_limit(void **state)
 {
 	struct kvlist l = { NULL, 0 };
-	char hdr[KV_MAX_FIELDS * 16];
+	static char hdr[KV_MAX_COOKIES * 16];
 	size_t i, n = 0;
-	char want[16];
+	char want[16], name[16];
 
 	(void)state;
-	for (i = 0; i < KV_MAX_FIELDS + 10; i++)
+	for (i = 0; i < KV_MAX_COOKIES + 10; i++)
 		n += (size_t)snprintf(hdr + n, sizeof(hdr) - n, "c%zu=%zu; ",
 		    i, i);
 	kv_parse_cookies(&l, hdr);
-	assert_int_equal(l.n, KV_MAX_FIELDS);
-	snprintf(want, sizeof(want), "%d", KV_MAX_FIELDS - 1);
-	snprintf(hdr, sizeof(hdr), "c%d", KV_MAX_FIELDS - 1);
-	assert_cookie(&l, hdr, want);
-	snprintf(hdr, sizeof(hdr), "c%d", KV_MAX_FIELDS);
-	assert_null(kv_get(&l, hdr));
+	assert_int_equal(l.n, KV_MAX_COOKIES);
+	snprintf(want, sizeof(want), "%d", KV_MAX_COOKIES - 1);
+	snprintf(name, sizeof(name), "c%d", KV_MAX_COOKIES - 1);
+	assert_cookie(&l, name, want);
+	snprintf(name, sizeof(name), "c%d", KV_MAX_COOKIES);
+	assert_null(kv_get(&l, name));
+	kv_free(&l);
+}
+
+/* A browser's cookies of the site and of its parent domain (Chrome keeps
+ * 180 a domain), the session's last: it is seen. */
+static void
+test_sid_after_many(void **state)
+{
+	struct kvlist l = { NULL, 0 };
+	static char hdr[8192];
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < 300; i++)
+		n += (size_t)snprintf(hdr + n, sizeof(hdr) - n, "_a%zu=1; ", i);
+	snprintf(hdr + n, sizeof(hdr) - n, "sid=7.abc");
+	assert_true(strlen(hdr) < 8192);
+	kv_parse_cookies(&l, hdr);
+	assert_cookie(&l, "sid", "7.abc");
 	kv_free(&l);
 }
 
@@ -154,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_malformed_skipped),
 		cmocka_unit_test(test_duplicates_first_wins),
 		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_sid_after_many),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
