@@ -193,23 +193,27 @@ follow_time(struct db *d, long long follower, long long followee)
 }
 
 /* A follow (add) or an unfollow: the row, the followee's notification,
- * the deltas, then the Redis side, noted before the commit (follow.h). */
+ * the deltas, then the Redis side, noted before the commit (follow.h):
+ * before the transaction even, so that its round trip does not hold the
+ * writers' lock (a note is done as the follow stands, whatever it was
+ * for). */
 static int
 follow_change(struct app *a, long long follower, long long followee, int add)
 {
 	long long t;
-	char *mark = NULL;
+	char *mark = note_make(a, follower, followee);
 	int note = 0;
 
-	if (db_begin(a->db) == -1)
+	if (db_begin(a->db) == -1) {
+		note_drop(a, mark);
 		return -1;
+	}
 	if ((t = follow_row(a->db, add ? STMT_FOLLOW_INSERT :
 	    STMT_FOLLOW_DELETE, follower, followee)) <= 0 ||
 	    (note = add ? notify_add(a->db, followee, follower, "follow", 0, 0,
 	    NULL) : notify_withdraw(a->db, followee, follower, "follow", 0,
 	    0)) == -1)
 		goto fail;
-	mark = note_make(a, follower, followee);	/* before the commit */
 	if (commit_follow(a, follower, followee, add, note) == -1)
 		goto fail;
 	if (add)

@@ -16,9 +16,9 @@ int	follow_add(struct app *, long long follower, long long followee);
  * from SQLite when fewer than TL_REFILL entries are left. */
 int	follow_remove(struct app *, long long follower, long long followee);
 /* A follow's or unfollow's Redis side (its lists, the follower's home)
- * is noted in KEY_FOLLOW_NOTES in its transaction, before the commit,
- * and the note dropped once it is done: a process killed between the
- * two leaves the note.  The worker takes notes older than grace_ms over
+ * is noted in KEY_FOLLOW_NOTES before its transaction (so that the round
+ * trip does not hold the writers' lock), and the note dropped once it is
+ * done: a process killed between its commit and then leaves the note.  The worker takes notes older than grace_ms over
  * and does that side as the follow stands in SQL then (a follow rolled
  * back or undone since: its unfollow's).  How many, or -1. */
 int	follow_reclaim(struct app *, long long grace_ms);
