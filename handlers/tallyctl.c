@@ -271,6 +271,10 @@ cmd_flush(struct app *a, int argc, char **argv)
 		    "for a write transaction that may precede them (a writer "
 		    "stopped or waiting on a lock); the worker applies them "
 		    "once it ends\n", FLUSH_WAIT_MS / 1000);
+	if (rc == 1 && st.stale)
+		fprintf(stderr, "tallyctl: Redis lost its data while this "
+		    "flush ran (its epoch moved on); a repair run follows, "
+		    "then flush again\n");
 	if (held == 1)
 		fprintf(stderr, "tallyctl: deltas still wait in the backlog "
 		    "after %d s (Redis does not take them?); the worker "

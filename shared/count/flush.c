@@ -1,4 +1,10 @@
-/* flush.c -- the coalescing flusher; see flush.h. */
+/* flush.c -- the coalescing flusher; see flush.h.
+ *
+ * One file: why this file of over 500 lines is one concept -- a batch's
+ * take, its apply thread and its end (the acks, or its recovery when
+ * refused as stale) share struct batch and the overlap of one batch's
+ * SQLite part with the next one's take (prev_ending()); a reader follows
+ * a batch through its life without leaving the file. */
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -104,7 +110,8 @@ struct batch {
 	int		 running;
 	int		 finished;	/* its thread is done (atomic) */
 	int		 rc;		/* of the SQLite part */
-	int		 stale;		/* refused: Redis's epoch moved on */
+	int		 stale;		/* refused: Redis's epoch moved on (or
+					   taken after one that was) */
 	long long	 start_us;	/* monotonic: its thread started */
 	long long	 cpu_us;	/* its thread's CPU */
 	long long	 sort_ns;	/* its sort's time per item (or a guess) */
@@ -303,6 +310,9 @@ end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 	int rc = -1, syncing = 0;
 
 	join_batch(bt);
+	/* refused as stale: finished as recovery would, its views kept */
+	if (bt->stale && recover_own(a, bt->b, &bt->t) == 0 && st != NULL)
+		st->batches++;
 	if (bt->rc == 0) {
 		if (sync)
 			syncing = pthread_create(&ws.th, NULL, sync_wal,
@@ -436,8 +446,12 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 				cur->running = 1;
 			else
 				apply_batch(cur);	/* no thread: here */
-		} else
+		} else {
+			/* taken after a batch refused as stale: what it took
+			 * may be lost with Redis too (recover_own()) */
+			cur->stale = cur->rc == 0 && prev->stale;
 			cur->rc = -1;
+		}
 		/* The previous batch's boards and acks while this one is
 		 * applied. */
 		stale |= prev != NULL && prev->stale;
@@ -457,7 +471,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 			rc = -1;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc == -1 && stale ? FLUSH_STALE : rc;
+	return stale ? FLUSH_STALE : rc;
 }
 
 int
@@ -482,6 +496,7 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 		if (recover_batches(a) < 0 ||
 		    (swept = flush_all(a, INT_MAX, FLUSH_SYNC, st)) == -1)
 			return -1;
+		st->stale = swept == FLUSH_STALE;
 		if (st->skipped == 0 && drained && swept == 0)
 			return 0;
 		if (clock_mono_ms() >= end)

@@ -56,6 +56,8 @@ struct flush_stats {
 	long long	apply_us;	/* CPU of the batches' SQLite threads */
 	int		outbox_waits;	/* flush_now(): outbox rows wait for
 					   an open transaction */
+	int		stale;		/* flush_now(): its last sweep met
+					   Redis's epoch moving on */
 };
 
 #define FLUSH_SYNC	1	/* flush_all(): the WAL synced at the end */
@@ -67,7 +69,8 @@ struct flush_stats {
  * committed is on disk when it returns (the WAL synced beside the last
  * acks), else as SQLite's synchronous = NORMAL has it.  0; FLUSH_STALE
  * when a batch was refused because Redis's epoch moved on while it was
- * taken (fbatch.h: Redis may have lost its data; the sweep stopped
+ * taken (fbatch.h: Redis may have lost its data; the batch is finished
+ * as recovery would, its views kept, recover.h; the sweep stopped
  * there); or -1 when Redis or SQLite failed (what was taken is finished
  * by a later recover_batches). */
 #define FLUSH_STALE	(-2)
@@ -81,9 +84,10 @@ int	flush_all(struct app *, int max_batches, int flags,
  * wait_ms; a dead flusher's is finished once its lock expires; outbox
  * rows a transaction still open may precede (PostgreSQL) are waited for
  * as long.  0; 1 when wait_ms ran out with buckets still held
- * (st->skipped says how many) or outbox rows still waiting
- * (st->outbox_waits); -1 when Redis or SQLite failed.  st accumulates over the
- * sweeps (skipped: the last sweep's). */
+ * (st->skipped says how many), outbox rows still waiting
+ * (st->outbox_waits) or Redis's epoch still moving (st->stale); -1 when
+ * Redis or SQLite failed.  st accumulates over the sweeps (skipped: the
+ * last sweep's). */
 int	flush_now(struct app *, long long wait_ms, struct flush_stats *);
 
 /* Counters with deltas not yet in SQLite (pending or in flight), or -1. */

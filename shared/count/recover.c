@@ -11,9 +11,14 @@
 #include "count/taken.h"
 #include "store/dbq.h"
 
-/* Finishes batch b of a dead flusher, which holds the n buckets bs. */
+/* Finishes batch b, which holds the n buckets bs: what Redis still holds
+ * of it is applied (unless SQLite has b already), then acked.  mine: the
+ * flusher's own batch, refused as stale (recover_own()), or NULL (a dead
+ * flusher's).  0; TAKEN_STALE when Redis's epoch moved on again
+ * meanwhile (nothing applied); -1 on an error. */
 static int
-finish_batch(struct app *a, long long b, const int *bs, int n)
+finish_batch(struct app *a, long long b, const int *bs, int n,
+    const struct taken *mine)
 {
 	char batch[24];
 	struct cname_keys k;
@@ -40,14 +45,18 @@ finish_batch(struct app *a, long long b, const int *bs, int n)
 			goto out;
 		if (rds_type(rep) == RDS_ARRAY)
 			taken_add(&t, bs[i], rep);
+		else if (mine != NULL)	/* lost with Redis: see recover.h */
+			taken_add_unrecounted(&t, bs[i], mine);
 		rds_free(rep);
 	}
 	if (queued != n)
 		goto out;
 	if (!applied && t.nds > 0) {
 		taken_sort(&t);
-		if ((now = taken_apply(a->db, b, epoch, &t)) < 0)
-			goto out;	/* failed, or stale: next time */
+		if ((now = taken_apply(a->db, b, epoch, &t)) < 0) {
+			rc = now;	/* failed, or stale: next time */
+			goto out;
+		}
 		applied = now == 0;	/* 0: another flusher had it */
 	}
 	rc = taken_settle(a, batch, &t, !applied);
@@ -181,11 +190,29 @@ recover_batches(struct app *a)
 			continue;
 		log_info("flush: finishing batch %lld left by a dead flusher "
 		    "(%d buckets)", owner[b], n);
-		if (finish_batch(a, owner[b], bs, n) == 0)
+		if (finish_batch(a, owner[b], bs, n, NULL) == 0)
 			done++;
 	}
 out:
 	free(owner);
 	free(bs);
 	return done;
+}
+
+int
+recover_own(struct app *a, long long b, const struct taken *mine)
+{
+	int tries, rc = -1;
+
+	/* the batch is held under its live lock: no one else finishes it */
+	for (tries = 0; tries < 3; tries++)
+		if ((rc = finish_batch(a, b, mine->buckets, mine->nb, mine)) !=
+		    TAKEN_STALE)
+			break;
+	if (rc == 0)
+		log_warn("flush %lld: Redis's epoch moved on while the batch "
+		    "was taken: what Redis still holds of it applied now, of "
+		    "the rest only its views (the repair run recounts the "
+		    "others)", b);
+	return rc == 0 ? 0 : -1;
 }

@@ -118,6 +118,30 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 	return n;
 }
 
+int
+taken_add_unrecounted(struct taken *t, int b, const struct taken *from)
+{
+	const struct delta *d;
+	int i, n = 0;
+
+	for (i = 0; i < from->nds; i++) {
+		d = &from->it[i].d;
+		if (families[d->fam].recount != NO_RECOUNT ||
+		    cname_bucket(d) != b)
+			continue;
+		if (t->nds == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 1024;
+			t->it = xrealloc(t->it, (size_t)t->cap * sizeof(*t->it));
+		}
+		t->it[t->nds] = from->it[i];
+		t->it[t->nds].val = -1;
+		t->nds++;
+		t->total += d->d < 0 ? -d->d : d->d;
+		n++;
+	}
+	return n;
+}
+
 #define RADIX_BITS	8
 #define RADIX_PASSES	(64 / RADIX_BITS)
 #define RADIX_SIZE	(1 << RADIX_BITS)
@@ -320,9 +344,9 @@ taken_apply(struct db *db, long long b, long long epoch, struct taken *t)
 	    (same = fbatch_epoch_holds(db, epoch)) != 1 ||
 	    upsert(db, t) == -1 || (rc = record(db, b, t)) == -1) {
 		if (same == 0)
-			log_warn("flush %lld: Redis may have lost its data "
-			    "since the batch was taken: not applied (the "
-			    "repair run recounts it)", b);
+			log_warn("flush %lld: Redis's epoch moved on since "
+			    "the batch was taken (Redis may have lost its "
+			    "data): not applied as taken", b);
 		else
 			log_err("flush %lld: %s", b, dbq_errmsg(db));
 		db_rollback(db);

@@ -34,6 +34,9 @@ void	taken_free(struct taken *);
 /* Adds bucket b's fields (its inflight hash as HGETALL gives it: what
  * fbatch_take_lua took) to t; how many. */
 int	taken_add(struct taken *, int b, const rds_reply *);
+/* Adds to t the counters of from's bucket b that no reconciliation
+ * recounts (views: no truth rows); how many. */
+int	taken_add_unrecounted(struct taken *, int b, const struct taken *from);
 /* Puts t in the counters table's order (once all is in). */
 void	taken_sort(struct taken *);
 /* Batch b's one SQLite transaction: t's UPSERTs (in t's order: sort it

@@ -739,8 +739,10 @@ test('a flusher that stalls past its lock and wakes loses nothing: recovery fenc
 // a pending delta: applied after that, the batch counted it a second
 // time in SQL's counters (the live value, the run's, stayed right until
 // the next rebuild from SQL).  The batch carries the Redis epoch SQL knew
-// when it was taken (count/fbatch.h), and is refused once it moved.
-test('a flush batch taken before Redis was emptied is not applied after the repair run counted it', async (t) => {
+// when it was taken (count/fbatch.h), and is refused once it moved; of
+// what Redis lost, its views (no truth rows: no run recounts them) are
+// still applied, from the flusher's copy (count/recover.h).
+test('a flush batch taken before Redis was emptied is not applied after the repair run counted it, its views are', async (t) => {
   await quiet();
   let author, aLogin, fan;
   for (let k = 0; k < 400 && !(author && fan); k++) {
@@ -758,6 +760,7 @@ test('a flush batch taken before Redis was emptied is not applied after the repa
   let flusher;
   await whileWorkerStopped(async () => {
     await ok(fan.post(`/posts/${p}/like`));		// pending in Redis only
+    assert.equal((await fan.get(`/posts/${p}`)).status, 200);	// a view
     flusher = spawn(TALLYCTL, ['flush'], { env: { ...stack.env, TALLY_FAULT_DELAY_MS: '8000' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     flusher.stderr.on('data', (d) => { out += d; });
@@ -778,6 +781,7 @@ test('a flush batch taken before Redis was emptied is not applied after the repa
   t.diagnostic(`the held flusher: ${flusher.out().trim().split('\n').join(' | ')}`);
   await quiet();
   assert.equal(num(`SELECT value FROM counters WHERE name='post_likes' AND key='${p}'`), 1, 'the like counted once');
+  assert.equal(num(`SELECT coalesce(max(value), 0) FROM counters WHERE name='post_views' AND key='${p}'`), 1, 'the view kept');
   assert.deepEqual(compareAll(stack), []);
 });
 
