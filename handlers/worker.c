@@ -238,16 +238,14 @@ static void
 job_topology(struct app *a)
 {
 	char sig[4096];
-	unsigned long long h = 1469598103934665603ULL;
+	unsigned long long h;
 	long long was;
-	const char *p;
 
-	if (rds_signature(a->rds, sig, sizeof(sig)) == -1)
+	/* a failed read is no first look: it would store the new
+	 * signature unrepaired */
+	if (rds_signature(a->rds, sig, sizeof(sig), &h) == -1 ||
+	    dbq_setting_read(a->db, "redis_topology", 0, &was) == -1)
 		return;
-	for (p = sig; *p != '\0'; p++)		/* FNV-1a */
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h &= 0x7fffffffffffffffULL;
-	was = dbq_setting(a->db, "redis_topology", 0);
 	if ((unsigned long long)was == h)
 		return;
 	if (was != 0) {

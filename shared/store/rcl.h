@@ -148,7 +148,11 @@ struct redisReply	*rcl_node_cmd(struct rcl *, int idx, int argc,
 /* Who serves what: "first-last:id@run_id;..." for every slot range, from
  * CLUSTER SLOTS and each master's INFO.  It changes when a replica is
  * promoted or a master restarts (and may have lost its last writes).
- * 0, or -1 when the cluster could not be asked. */
-int		 rcl_signature(struct rcl *, char *out, size_t sz);
+ * *hash: the whole signature's (FNV-1a, 63 bits); out: as many of its
+ * ranges as fit, then "..." (a cluster resharded into many ranges
+ * outgrew any fixed text, and its failovers went unnoticed).  0, or -1
+ * when the cluster could not be asked. */
+int		 rcl_signature(struct rcl *, char *out, size_t sz,
+		    unsigned long long *hash);
 
 #endif

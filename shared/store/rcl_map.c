@@ -206,13 +206,16 @@ load_map(struct rcl *cl, int n)
 
 /* Asks the nodes in turn for the map (at most once per RCL_REFRESH_MS),
  * starting where the last refresh ended, so a dead node is not asked
- * first every time. */
+ * first every time.  A node with a pipeline's replies queued is not
+ * asked: its CLUSTER SLOTS would read them first and drop them, and the
+ * pipeline's entries would then take the replies of the commands after
+ * them (a page showed another post's counts during a failover). */
 static int
 refresh(struct rcl *cl)
 {
 	static int start;
 	long long now = clock_mono_ms();
-	int k, n = cl->nnodes, hung = 0;
+	int k, n = cl->nnodes, hung = 0, skipped = 0;
 
 	if (now - cl->refreshed_ms < RCL_REFRESH_MS || now < cl->down_until)
 		return -1;
@@ -220,6 +223,10 @@ refresh(struct rcl *cl)
 	for (k = 0; k < n; k++) {
 		int i = (start + k) % n;
 
+		if (cl->nodes[i].pending > 0) {
+			skipped++;
+			continue;
+		}
 		if (load_map(cl, i) == 0) {
 			start = i;
 			cl->down_ms = 0;
@@ -236,7 +243,13 @@ refresh(struct rcl *cl)
 	/* No node answered.  When one made us wait (hung), the whole cluster
 	 * is left alone for a growing backoff, as rconn.c does for one
 	 * server (250 ms doubling to 4 s).  Nodes that refused at once
-	 * (being restarted) cost nothing: ask again at the next refresh. */
+	 * (being restarted) cost nothing: ask again at the next refresh --
+	 * at once when a node was passed over for its queued replies (it
+	 * may well answer once they are read). */
+	if (!hung && skipped > 0) {
+		cl->refreshed_ms = 0;
+		return -1;
+	}
 	if (!hung) {
 		cl->down_until = now + RCL_REFRESH_MS;
 		return -1;
@@ -349,11 +362,13 @@ run_id(struct rcl *cl, int n, char *out, size_t sz)
 }
 
 int
-rcl_signature(struct rcl *cl, char *out, size_t sz)
+rcl_signature(struct rcl *cl, char *out, size_t sz, unsigned long long *hash)
 {
-	char rid[48], addr[CFG_SOCK_MAX + 1];
+	char rid[48], addr[CFG_SOCK_MAX + 1], ent[CFG_SOCK_MAX + 160];
 	redisReply *rep = NULL, *r, *m;
-	size_t k, at = 0;
+	unsigned long long h = 1469598103934665603ULL;
+	size_t k, at = 0, len;
+	const char *p;
 	int i, n;
 
 	for (i = 0; i < cl->nnodes && rep == NULL; i++)
@@ -365,8 +380,8 @@ rcl_signature(struct rcl *cl, char *out, size_t sz)
 		}
 	if (rep == NULL)
 		return -1;
-	out[0] = '\0';
-	for (k = 0; k < rep->elements && at < sz; k++) {
+	snprintf(out, sz, "%s", "");
+	for (k = 0; k < rep->elements; k++) {
 		r = rep->element[k];
 		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
 		    (m = r->element[2])->type != REDIS_REPLY_ARRAY ||
@@ -377,10 +392,18 @@ rcl_signature(struct rcl *cl, char *out, size_t sz)
 		if ((n = rcl_node_at(cl, addr)) < 0)
 			continue;
 		run_id(cl, n, rid, sizeof(rid));
-		at += (size_t)snprintf(out + at, sz - at, "%lld-%lld:%s@%s;",
+		len = (size_t)snprintf(ent, sizeof(ent), "%lld-%lld:%.64s@%s;",
 		    r->element[0]->integer, r->element[1]->integer,
 		    m->element[2]->str, rid);
+		for (p = ent; *p != '\0'; p++)		/* FNV-1a */
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		if (at + len + 4 <= sz) {	/* room for "..." after it */
+			memcpy(out + at, ent, len + 1);
+			at += len;
+		} else if (at + 4 <= sz && at > 0 && out[at - 1] != '.')
+			at += (size_t)snprintf(out + at, sz - at, "...");
 	}
 	freeReplyObject(rep);
-	return at < sz ? 0 : -1;
+	*hash = h & 0x7fffffffffffffffULL;
+	return 0;
 }

@@ -654,10 +654,10 @@ rds_del_matching(struct rds *r, const char *pattern)
 }
 
 int
-rds_signature(struct rds *r, char *out, size_t sz)
+rds_signature(struct rds *r, char *out, size_t sz, unsigned long long *hash)
 {
 	/* one server: its loss shows as the missing generation key */
-	return r->cl != NULL ? rcl_signature(r->cl, out, sz) : -1;
+	return r->cl != NULL ? rcl_signature(r->cl, out, sz, hash) : -1;
 }
 
 int

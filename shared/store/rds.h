@@ -60,7 +60,8 @@ unsigned long long rds_ntrips(const struct rds *);
 /* Who serves a cluster's data (rcl_signature()), so a change (failover,
  * a restart that may have lost the last writes) can be noticed.  0, or
  * -1 when the cluster could not be asked or there is one server. */
-int		 rds_signature(struct rds *, char *out, size_t sz);
+int		 rds_signature(struct rds *, char *out, size_t sz,
+		    unsigned long long *hash);
 /* 1 on a Redis Cluster. */
 int		 rds_is_cluster(const struct rds *);
 /* The single server's connection: a number that changes with every new
