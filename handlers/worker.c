@@ -638,7 +638,7 @@ main(int argc, char **argv)
 			last_recover = now;
 		}
 		if (now_ms - last_flush_ms >= 1000) {
-			follow_reclaim(&a, FANOUT_INLINE_GRACE_MS);
+			follow_reclaim(&a, FOLLOW_NOTE_GRACE_MS);
 			outbox_drain(&a, OUTBOX_AGE_MS);
 			flush_all(&a, 50, 0, NULL);
 			last_flush_ms = now_ms;

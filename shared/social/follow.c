@@ -240,6 +240,27 @@ follow_remove(struct app *a, long long follower, long long followee)
 	return follow_change(a, follower, followee, 0);
 }
 
+/* A note's work as the follow stands (t: its time, 0 none), done again
+ * while the follow changed under it (a follow or unfollow of the pair
+ * whose own work may have come before this): up to three times. */
+static void
+redo(struct app *a, long long follower, long long followee, long long t)
+{
+	long long now;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (t > 0)
+			after_follow(a, follower, followee, t);
+		else
+			after_unfollow(a, follower, followee);
+		if ((now = follow_time(a->db, follower, followee)) < 0 ||
+		    now == t)
+			return;
+		t = now;
+	}
+}
+
 int
 follow_reclaim(struct app *a, long long grace_ms)
 {
@@ -262,10 +283,7 @@ follow_reclaim(struct app *a, long long grace_ms)
 				break;	/* the note stays: next time */
 			log_warn("follow %lld -> %lld: its writer died before "
 			    "its timelines; done now", follower, followee);
-			if (t > 0)
-				after_follow(a, follower, followee, t);
-			else
-				after_unfollow(a, follower, followee);
+			redo(a, follower, followee, t);
 		}
 		rds_free(rds_cmdv(a->rds, "ZREM", KEY_FOLLOW_NOTES, m, NULL));
 		n++;

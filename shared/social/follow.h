@@ -22,6 +22,10 @@ int	follow_remove(struct app *, long long follower, long long followee);
  * and does that side as the follow stands in SQL then (a follow rolled
  * back or undone since: its unfollow's).  How many, or -1. */
 int	follow_reclaim(struct app *, long long grace_ms);
+/* The grace: a note is made before its transaction, which may wait
+ * DB_BUSY_MS for the writers' lock (store/db.h); taken by the worker
+ * before its commit, its work would race the writer's own. */
+#define FOLLOW_NOTE_GRACE_MS	15000
 /* 1 when follower follows followee, 0 not, -1 error. */
 int	follow_exists(struct db *, long long follower, long long followee);
 
