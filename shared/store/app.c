@@ -113,6 +113,12 @@ app_close(struct app *a)
 void
 app_after(struct app *a, void (*fn)(struct app *, char *), char *arg)
 {
+	if (a->in_request && a->nafter == APP_AFTER_MAX && a->db->group) {
+		log_warn("more than %d requests' work for after their "
+		    "answers: one is left to the worker", APP_AFTER_MAX);
+		free(arg);
+		return;
+	}
 	if (!a->in_request || a->nafter == APP_AFTER_MAX) {
 		fn(a, arg);
 		free(arg);

@@ -13,7 +13,8 @@
 struct app;
 struct metrics;
 
-#define APP_AFTER_MAX	8
+#define APP_AFTER_MAX	32	/* more than a group commit's requests
+				   (web/batch.h) queue */
 #define APP_COMMIT_MAX	64
 
 /* Work a request leaves for after its response (app_after()). */
@@ -69,7 +70,11 @@ struct rds *app_reader(struct app *);
 /* Runs fn(a, arg) once the response of the current request is sent
  * (FCGX_Finish_r: the client has its answer), before the process takes
  * the next request; outside a request (tools, the worker), or with
- * APP_AFTER_MAX already queued, at once.  arg (heap) is freed after. */
+ * APP_AFTER_MAX already queued, at once -- but never inside a group
+ * commit's open transaction (db_group_begin()), which may yet roll back:
+ * there it is not run at all, so the work must be one the worker does
+ * anyway (a fan-out's note: social/fanout.h).  arg (heap) is freed
+ * after. */
 void	app_after(struct app *, void (*fn)(struct app *, char *), char *arg);
 /* Runs fn(a, &arg, 1) once the write transaction that holds what the
  * caller just committed is durable: at once, except inside a group
