@@ -40,6 +40,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/metrics.h"
+#include "base/pace.h"
 #include "social/badges.h"
 #include "social/live.h"
 #include "store/app.h"
@@ -51,18 +52,10 @@
 #define LIVE_COALESCE_MS	5	/* what comes meanwhile is one event */
 #define LIVE_EXPIRE_MS		10000	/* lapsed registrations dropped */
 #define LIVE_GAP_MS		100	/* a user's events, this far apart */
-#define LIVE_SLOTS		65536	/* users remembered (a power of 2) */
 
-/* When each user was last published to: open addressing on the uid, an
- * entry older than LIVE_GAP_MS free for any other (unless waiting). */
-struct sent {
-	long long	uid;
-	long long	at;		/* ms, monotonic; 0: never */
-	int		waiting;	/* in the waiting list */
-};
-
-static struct sent sent[LIVE_SLOTS];
-static long long waiting[LIVE_SLOTS];	/* uids whose event waits */
+/* When each user was last published to (base/pace.h). */
+static struct pace sent = { .gap_ms = LIVE_GAP_MS };
+static long long waiting[PACE_SLOTS];	/* uids whose event waits */
 static int nwaiting;
 
 static volatile sig_atomic_t stopping;
@@ -143,33 +136,11 @@ publish(struct app *a, struct pubsub *ps, long long uid)
 	metrics_live(a->metrics, METRICS_LIVE_PUBLISHED);
 }
 
-/* The slot of uid: its own, or a free one for it; NULL when every slot
- * on its way is taken (then it is published at once, as without). */
-static struct sent *
-slot(long long uid, long long now)
-{
-	unsigned long long h = (unsigned long long)uid * 0x9E3779B97F4A7C15ULL;
-	struct sent *e;
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		e = &sent[(h + (unsigned long long)i) & (LIVE_SLOTS - 1)];
-		if (e->uid == uid)
-			return e;
-		if (!e->waiting && now - e->at >= LIVE_GAP_MS) {
-			e->uid = uid;
-			e->at = 0;
-			return e;
-		}
-	}
-	return NULL;
-}
-
 /* uid's badges moved: published now, or once its gap ends. */
 static void
 offer(struct app *a, struct pubsub *ps, long long uid, long long now)
 {
-	struct sent *e = slot(uid, now);
+	struct pace_slot *e = pace_slot(&sent, uid, now);
 
 	if (e == NULL || e->at == 0 || now - e->at >= LIVE_GAP_MS) {
 		publish(a, ps, uid);
@@ -186,12 +157,12 @@ offer(struct app *a, struct pubsub *ps, long long uid, long long now)
 static int
 send_due(struct app *a, struct pubsub *ps, long long now)
 {
-	struct sent *e;
+	struct pace_slot *e;
 	long long left, soonest = LIVE_WAIT_MS;
 	int i, k = 0;
 
 	for (i = 0; i < nwaiting; i++) {
-		e = slot(waiting[i], now);	/* waiting: still its own */
+		e = pace_slot(&sent, waiting[i], now);	/* waiting: still its own */
 		left = e->at + LIVE_GAP_MS - now;
 		if (left <= 0) {
 			publish(a, ps, waiting[i]);

@@ -35,6 +35,8 @@
 #include <jansson.h>
 
 #include "base/clock.h"
+#include "base/fault.h"
+#include "base/log.h"
 #include "base/metrics.h"
 #include "social/badges.h"
 #include "social/live.h"
@@ -58,7 +60,8 @@
 #define NOTES_PAGE	30
 
 static const struct page page_notifications, page_notices, page_news,
-	    page_badges_html, page_badges_json, page_badges_live;
+	    page_badges_html, page_badges_json, page_badges_live,
+	    page_live_check;
 static int act_note_with(struct req *, const struct route *);
 static int act_notify_read_all(struct req *, const struct route *);
 
@@ -80,6 +83,9 @@ static const struct route routes[] = {
 	    .flags = ROUTE_OWNAUTH | ROUTE_JSON | ROUTE_TOGETHER },
 	{ METHOD_GET, "/badges/live", .page = &page_badges_live,
 	    .flags = ROUTE_USER | ROUTE_JSON },
+	/* nginx's own, once it holds a stream (nginx-conf/tally.conf.in) */
+	{ METHOD_GET, "/internal/badges-check/:id", .page = &page_live_check,
+	    .flags = ROUTE_JSON },
 };
 
 /* The polls taken together: their badges read in one round trip. */
@@ -332,6 +338,11 @@ badges_live_load(struct req *r, void *vm)
 	}
 	metrics_live(a->metrics, METRICS_LIVE_PUBLISHED);
 	metrics_live(a->metrics, METRICS_LIVE_OPENED);
+	/* tally-live may have published a newer value while this one was
+	 * read and sent, and nginx keeps the last to arrive: it has the
+	 * last word (its next event reads the badges then) */
+	live_user(a, uid);
+	fault_point("live-open");	/* checked, not yet held by nginx */
 	snprintf(where, sizeof(where), "/internal/badges/%lld", uid);
 	resp_header(r, "X-Accel-Redirect", where);
 	resp_header(r, "X-Accel-Buffering", "no");
@@ -341,4 +352,29 @@ badges_live_load(struct req *r, void *vm)
 
 static const struct page page_badges_live = {
 	0, badges_live_load, NULL, NULL
+};
+
+/* nginx holds user id's new stream now (nchan_subscribe_request: the
+ * browser's cookies come along): a session that ended between the open's
+ * check and now (a logout, a new password) had its streams closed before
+ * this one was there, and this one would hear the badges for up to ten
+ * minutes -- closed now.  Either the end is seen here, or the end's
+ * close came after the stream was on the channel. */
+static enum page_load
+live_check_load(struct req *r, void *vm)
+{
+	long long uid = req_arg_id(r, 0);
+
+	(void)vm;
+	if (uid > 0 && r->sess.user_id != uid) {
+		log_info("a live stream of user %lld outlived its session: "
+		    "closed", uid);
+		live_close(r->app, uid);
+	}
+	resp_text(r, 204, "text/plain", "");
+	return PAGE_ANSWERED;
+}
+
+static const struct page page_live_check = {
+	0, live_check_load, NULL, NULL
 };

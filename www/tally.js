@@ -189,12 +189,18 @@
     stream.onopen = schedule;
     stream.onmessage = function (e) {
       try { show(JSON.parse(e.data)); } catch (x) { /* not badges */ }
+      // what the page shows is no longer the last poll's: the next poll
+      // answers whole (a 304 kept a value whose correcting event was
+      // lost, for good)
+      etag = null;
     };
     stream.onerror = function () {
       // closed for good (refused, or Redis gone): poll, and try again
       if (stream.readyState === 2) {
         stream = null;
-        setTimeout(live, RETRY);
+        // each page at its own moment: streams closed together (Redis
+        // gone, nginx restarted) do not all come back in one burst
+        setTimeout(live, RETRY / 2 + Math.random() * RETRY);
       }
       schedule();	// reconnecting by itself meanwhile: poll fast
     };

@@ -42,6 +42,9 @@
  *   signup-session a signup's account is committed, its session not yet
  *                  inserted (handlers/web.c): a failure after it is not
  *                  "nothing was changed"
+ *   live-open      a live stream's session is checked and its first
+ *                  event published, the stream not yet handed to nginx
+ *                  (handlers/notify.c): a logout meanwhile
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

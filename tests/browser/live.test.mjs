@@ -5,6 +5,7 @@
 // polling /badges.json.  Leaves build/screenshots/live.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -106,5 +107,42 @@ test('with the stream blocked, the badge changes by polling', async () => {
   } finally {
     await owner.context.close();
     await liker.context.close();
+  }
+});
+
+// A value a stream event showed that no later event corrects (an event
+// lost: tally-live restarted, a publish that timed out, two publishers'
+// messages crossing) is set right by the page's next poll.  The poll
+// sent the ETag of the last poll, whose value the event had replaced on
+// the page: when the badges were back at that value, the answer was 304
+// and the page kept the wrong one for good.  Forced here: the user's
+// channel is sent a value the badges never had.
+test('a badge a lost event left wrong is set right by the next poll', async () => {
+  const owner = await signIn(browsers[0], 'lv_owner');
+  try {
+    await owner.page.clock.install();
+    const live = owner.page.waitForResponse((r) => r.url().endsWith('/badges/live'));
+    await owner.page.goto(`${stack.base}/feed`);
+    assert.equal((await live).status(), 200, 'the stream opened');
+    // a poll (its ETag kept by the page)
+    let polled = owner.page.waitForResponse((r) => r.url().endsWith('/badges.json'));
+    await owner.page.clock.runFor(61000);
+    assert.equal((await polled).status(), 200);
+    const right = Number(await badge(owner.page));
+    // an event with a value the badges never had
+    const uid = stack.sqlite("SELECT id FROM users WHERE login = 'lv_owner'");
+    const body = JSON.stringify({ notifications: right + 40, notices: 0, followed: 0, red_dot: false });
+    execFileSync('curl', ['-sf', '--unix-socket', path.join(stack.runDir, 'live.sock'), '-X', 'POST',
+      '-H', 'Content-Type: application/json', '--data-binary', body, `http://tally/pub/u${uid}`]);
+    await owner.page.waitForFunction((want) => Number(document.querySelector(
+      'header [data-counter="unread-notifications"]').textContent) === want, right + 40, { timeout: 5000 });
+    // the next poll answers whole, and the page shows the badges again
+    polled = owner.page.waitForResponse((r) => r.url().endsWith('/badges.json'));
+    await owner.page.clock.runFor(61000);
+    await polled;
+    await owner.page.waitForFunction((want) => Number(document.querySelector(
+      'header [data-counter="unread-notifications"]').textContent) === want, right, { timeout: 5000 });
+  } finally {
+    await owner.context.close();
   }
 });

@@ -9,7 +9,8 @@
 // streams open and carry events again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onCluster, childrenOf, redisCli, redisNode, clusterNodes } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, childrenOf, redisCli, redisNode, clusterNodes, procState } from '../lib/stack.mjs';
+import { faults } from '../lib/counts.mjs';
 
 let stack;
 let admin;
@@ -95,7 +96,7 @@ function rpushes() {
 }
 
 before(async () => {
-  stack = await startStack();
+  stack = await startStack({ env: { TALLY_FAULT: 'live-open:stop:1' }, disarmed: { 'live-open': 1 } });
   admin = new Client(stack.base);
   assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
 });
@@ -212,6 +213,49 @@ test('a new password or a logout closes the ended sessions\' streams; they canno
   assert.ok(again.ended, 'the logged-out session\'s stream closed');
   assert.equal((await openStream(me)).status, 401);
   mine.close(); theirs.close(); again.close();
+});
+
+// A stream opened in the moments of a logout: its session checked, then
+// the logout ends the session and deletes the channel, then nginx takes
+// the stream and makes the channel again.  nginx has the session checked
+// once more when it holds the stream (nchan_subscribe_request), and the
+// stream is closed: it heard the badges for ten minutes.
+test('a stream whose session ends while it opens is closed once nginx holds it', async () => {
+  const me = await user('lv_race');
+  const fan = await user('lv_race_fan');
+  const post = await publish(me, 'live race');
+  faults.arm(stack, 'live-open');
+  const opening = openStream(me);
+  const all = () => stack.children().flatMap((c) => [c, ...childrenOf(c.pid)]);
+  const held = await waitFor(() => all().find((c) => /tally-notify/.test(c.cmd) && procState(c.pid) === 'T')?.pid, 10000, 20);
+  assert.equal((await me.post('/logout', {})).status, 303);
+  process.kill(held, 'SIGCONT');
+  const s = await opening;
+  assert.equal(s.status, 200, 'checked before the logout: it opens');
+  await waitFor(() => s.ended, 3000).catch(() => {});
+  const from = s.events.length;
+  assert.equal((await fan.post(`/posts/${post}/like`)).status, 303);
+  assert.equal(await s.next((d) => d.notifications > 0, from, 1500), null, 'the ended session hears nothing more');
+  assert.ok(s.ended, 'its stream closed');
+  s.close();
+});
+
+// A user's streams are its open tabs: nginx holds 16 at most, and the
+// next is refused (its page polls); every event goes to each of them.
+test('one user holds at most 16 streams; the 17th is refused', async () => {
+  const me = await user('lv_tabs');
+  const streams = [];
+  for (let i = 0; i < 16; i++) {
+    streams.push(await openStream(me));
+    assert.equal(streams[i].status, 200, `stream ${i + 1}`);
+  }
+  const extra = await openStream(me);
+  assert.equal(extra.status, 403, 'the 17th');
+  for (const s of streams) s.close();
+  await sleep(300);
+  const after = await openStream(me);
+  assert.equal(after.status, 200, 'once they closed, one opens again');
+  after.close();
 });
 
 test('a like for an author with no stream open queues nothing; once a stream is open, it does', async () => {
