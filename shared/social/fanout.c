@@ -69,8 +69,13 @@ struct job {
 					   not again by the first batch */
 };
 
+/* The job as JSON; a note's (unique: its own "n", this process's and
+ * the moment's) or a queued job's (NULL).  Two notes of one job (two
+ * unreposts of a post, an unpublish and a republish) were one member of
+ * the inline set: the first one's end took the second one's away, and
+ * its batch was not done. */
 static char *
-job_encode(const struct job *j)
+job_encode_as(const struct job *j, const char *nonce)
 {
 	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:b}", "k",
 	    job_names[j->kind], "p", (json_int_t)j->post, "a",
@@ -81,9 +86,17 @@ job_encode(const struct job *j)
 
 	if (o == NULL)
 		return NULL;
+	if (nonce != NULL)
+		json_object_set_new(o, "n", json_string(nonce));
 	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return s;
+}
+
+static char *
+job_encode(const struct job *j)
+{
+	return job_encode_as(j, NULL);
 }
 
 static int
@@ -366,10 +379,12 @@ note_add(struct app *a, const struct job *j, const char *prior)
 {
 	const char *keys[1] = { KEY_JOBS_INLINE }, *args[3];
 	rds_reply *rep;
-	char *s, now[24];
+	char *s, now[24], nonce[48];
 	int ok;
 
-	if ((s = job_encode(j)) == NULL)
+	snprintf(nonce, sizeof(nonce), "%ld.%lld", (long)getpid(),
+	    clock_mono_us());
+	if ((s = job_encode_as(j, nonce)) == NULL)
 		return NULL;
 	snprintf(now, sizeof(now), "%lld", clock_wall_ms());
 	if (prior != NULL) {

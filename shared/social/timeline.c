@@ -304,18 +304,22 @@ tl_source(struct app *a, enum tl kind, long long uid, long long after_s,
 	return NULL;
 }
 
-/* Appends one ZADD of up to TL_BATCH rows; returns rows read, -1. */
+/* Appends one ZADD NX of up to TL_BATCH rows; returns rows read, -1.
+ * NX: an entry a writer put there since the marker went up ("b": its
+ * change may be newer than this rebuild's read, a repost's move up) is
+ * not put back where the read had it. */
 static int
 rebuild_chunk(struct app *a, const char *set, struct dbq *s,
     long long *last_s, long long *last_id, int *queued, int *eof)
 {
-	const char *argv[2 + 2 * TL_BATCH];
-	size_t lens[2 + 2 * TL_BATCH];
+	const char *argv[3 + 2 * TL_BATCH];
+	size_t lens[3 + 2 * TL_BATCH];
 	char nums[2 * TL_BATCH][24];
-	int n = 0, rc, argc = 2;
+	int n = 0, rc, argc = 3;
 
 	argv[0] = "ZADD";
 	argv[1] = set;
+	argv[2] = "NX";
 	/* Never step a finished statement: it would start over. */
 	while (!*eof && n < TL_BATCH) {
 		if ((rc = dbq_step(s)) != DBQ_ROW) {
@@ -380,9 +384,13 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 		    &queued, &eof)) > 0)
 			n += got;
 		dbq_done(s);
-		if (got < 0 || rds_collect(a->rds, queued) != 0)
+		if (got < 0)
 			goto fail;
+		/* every reply read, errors or not: none is left to read */
+		got = rds_collect(a->rds, queued);
 		queued = 0;
+		if (got != 0)
+			goto fail;
 		offset += n;
 		done = n < chunk || tl_info[kind].cap > 0;
 	}
