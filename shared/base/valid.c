@@ -111,15 +111,36 @@ has_control(const char *s, size_t len, int allow_ws)
 static int
 text_ok(const char *s, size_t len, size_t lo, size_t hi, int allow_ws)
 {
-	size_t n, i;
+	size_t n;
 
 	if (valid_utf8(s, len, &n) == -1 || n < lo || n > hi ||
 	    has_control(s, len, allow_ws))
 		return 0;
-	for (i = 0; i < len; i++)	/* not blank */
-		if (s[i] != ' ' && s[i] != '\n' && s[i] != '\r' && s[i] != '\t')
-			return 1;
-	return lo == 0;
+	/* not blank: something a reader sees (an invisible filler, a
+	 * no-break space or a zero-width one made a blank name, an empty
+	 * post) */
+	return lo == 0 || !ucd_all_blank(s, len);
+}
+
+/* s with every CRLF (and lone CR) a LF, in a fresh string of *out_len
+ * bytes (a NUL in s stays in it, for text_ok() to refuse). */
+static char *
+crlf_to_lf(const char *s, size_t len, size_t *out_len)
+{
+	char *d = xmalloc(len + 1);
+	size_t i, k = 0;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\r') {
+			d[k++] = '\n';
+			if (i + 1 < len && s[i + 1] == '\n')
+				i++;
+		} else
+			d[k++] = s[i];
+	}
+	d[k] = '\0';
+	*out_len = k;
+	return d;
 }
 
 /* [a-z0-9 + extra], folded to lower case into a fresh string. */
@@ -185,8 +206,10 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 		ok = len >= 8 && len <= 128 && valid_utf8(s, len, NULL) == 0 &&
 		    !has_control(s, len, 0);
 		break;
-	case VALID_BODY:
-		ok = text_ok(s, len, 1, 2000, 1);
+	case VALID_BODY:	/* a line break is one character, as the
+				 * page's counter has it: a form sends CRLF */
+		n = crlf_to_lf(s, len, &chars);
+		ok = text_ok(n, chars, 1, 2000, 1);
 		break;
 	case VALID_TOPIC:
 		if (len == 0) {

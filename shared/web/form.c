@@ -94,7 +94,9 @@ form_post(struct req *r, const struct post_form *f)
 	    "<textarea id=\"post-body\" name=\"body\" required "
 	    "maxlength=\"2000\" data-count");
 	form_mark(r, "body");
-	html_raw(b, ">");
+	/* the parser drops one line break right after the tag: a body's own
+	 * first one is kept by this one */
+	html_raw(b, ">\n");
 	if (f->body != NULL)
 		html_text(b, f->body);
 	html_raw(b, "</textarea>");
@@ -137,7 +139,7 @@ form_comment(struct req *r, long long post_id, const char *body)
 	    "<textarea id=\"comment-body\" name=\"body\" required "
 	    "maxlength=\"2000\" data-count");
 	form_mark(r, "body");
-	html_raw(b, ">");
+	html_raw(b, ">\n");	/* as form_post()'s */
 	if (body != NULL)
 		html_text(b, body);
 	html_raw(b, "</textarea>");

@@ -25,13 +25,24 @@ req_wants_json(const struct req *r)
 	return acc != NULL && strstr(acc, "application/json") != NULL;
 }
 
+/* 1 when the browser fetched the page before it was asked for
+ * (Sec-Purpose: prefetch, or prefetch;prerender): nobody has seen it. */
+static int
+speculative(const struct req *r)
+{
+	const char *p = req_param(r, "HTTP_SEC_PURPOSE");
+
+	return p != NULL && strncmp(p, "prefetch", 8) == 0;
+}
+
 int
 req_own(const struct req *r)
 {
 	const char *site = req_param(r, "HTTP_SEC_FETCH_SITE");
 
-	return site == NULL || (strcmp(site, "cross-site") != 0 &&
-	    strcmp(site, "same-site") != 0);
+	return !speculative(r) && (site == NULL ||
+	    (strcmp(site, "cross-site") != 0 &&
+	    strcmp(site, "same-site") != 0));
 }
 
 int
@@ -39,7 +50,8 @@ req_navigation(const struct req *r)
 {
 	const char *dest = req_param(r, "HTTP_SEC_FETCH_DEST");
 
-	return dest == NULL || strcmp(dest, "document") == 0;
+	return !speculative(r) && (dest == NULL ||
+	    strcmp(dest, "document") == 0);
 }
 
 void

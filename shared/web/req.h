@@ -190,12 +190,13 @@ const char	*req_param(const struct req *, const char *);
 int		 req_wants_json(const struct req *);
 /* 1 when a GET is the user's own request on this site, so it may move a
  * read marker (docs/INTERFACE.md §2): not when Sec-Fetch-Site says
- * cross-site or same-site (a link elsewhere); a client that sends no such
- * header is taken at its word. */
+ * cross-site or same-site (a link elsewhere), nor when Sec-Purpose says
+ * prefetch (the browser's prerender of a page not yet opened); a client
+ * that sends no such header is taken at its word. */
 int		 req_own(const struct req *);
 /* 1 when the request is a navigation (Sec-Fetch-Dest: document, or a
  * client that sends no such header): what counts as a post's view, not
- * an <img> or a fetch pointing at the page. */
+ * an <img> or a fetch pointing at the page, nor a prefetch. */
 int		 req_navigation(const struct req *);
 /* The client as anonymous views and limits key it: an IPv4 address as
  * is, an IPv6 one by its /64 ("2001:db8:1:2::/64": one host owns a whole

@@ -340,6 +340,11 @@ test('/notifications: newest first, data-unread on unread ones, 30 items a page'
   const cross = await r.get('/notifications', { headers: { 'sec-fetch-site': 'cross-site' } });
   assert.deepEqual(parse(cross.text), expect(ids.slice(0, 30)));
   await assertUnreadExact(r, 32, 'a cross-site GET marks nothing');
+  // nor does the browser's prerender of a page the user may never open
+  // (Chrome's address bar: Sec-Fetch-Site none)
+  const pre = await r.get('/notifications', { headers: { 'sec-fetch-site': 'none', 'sec-purpose': 'prefetch;prerender' } });
+  assert.equal(pre.status, 200);
+  await assertUnreadExact(r, 32, 'a prerender marks nothing');
   // opening page 1 marks every notification up to the newest shown as
   // read: the items unread when it was built still say so, the badge is 0
   const page1 = await r.get('/notifications');

@@ -110,7 +110,9 @@ test_post_and_edit(void **state)
 	view_post_edit(r, &v);
 	h = body(r);
 	assert_non_null(strstr(h, "action=\"/posts/42/edit\""));
-	assert_non_null(strstr(h, ">a post</textarea>"));
+	/* a line break after the tag, which the parser drops: a body's own
+	 * first one is kept */
+	assert_non_null(strstr(h, ">\na post</textarea>"));
 	req_free(r);
 }
 

@@ -77,6 +77,32 @@ test_name(void **state)
 	free(s);
 }
 
+/* A value that draws nothing is blank, as an empty one: a name of a
+ * Hangul filler, a no-break space, the Braille blank or an ideographic
+ * space (a blank byline, one posing as nobody); a post of a zero-width
+ * space.  Beside a visible character they stay. */
+static void
+test_invisible_is_blank(void **state)
+{
+	static const char *const blank[] = { "\xe3\x85\xa4", "\xc2\xa0",
+	    "\xe2\xa0\x80", "\xe3\x80\x80", "\xe1\x85\x9f\xe1\x85\xa0",
+	    " \xc2\xa0 ", "\xef\xbe\xa0" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(blank) / sizeof(blank[0]); i++) {
+		assert_int_equal(valid_check(VALID_NAME, blank[i],
+		    strlen(blank[i]), NULL), -1);
+		assert_int_equal(valid_check(VALID_BODY, blank[i],
+		    strlen(blank[i]), NULL), -1);
+	}
+	assert_int_equal(valid_check(VALID_BODY, "\xe2\x80\x8b", 3, NULL), -1);
+	assert_int_equal(valid_check(VALID_BODY, "\xe2\x80\x8b\n\xe2\x80\x8b",
+	    7, NULL), -1);
+	assert_ok(VALID_NAME, "\xe3\x85\xa4x");
+	assert_ok(VALID_BODY, "\xe2\x80\x8bhi");
+}
+
 static void
 test_password(void **state)
 {
@@ -101,7 +127,17 @@ test_body(void **state)
 
 	(void)state;
 	assert_ok(VALID_BODY, "x");
-	assert_ok(VALID_BODY, "line one\nline two\r\n\tindented");
+	assert_ok(VALID_BODY, "line one\nline two\n\tindented");
+	/* a form's CRLF is one character, a LF, as the page counts it */
+	assert_norm(VALID_BODY, "line one\r\nline two\r\tindented",
+	    "line one\nline two\n\tindented");
+	s = repeat("a\r\n", 1000);	/* 2000 characters, 3000 bytes */
+	assert_int_equal(valid_check(VALID_BODY, s, strlen(s), NULL), 0);
+	free(s);
+	s = repeat("a\r\n", 1001);
+	assert_int_equal(valid_check(VALID_BODY, s, strlen(s), NULL), -1);
+	free(s);
+	assert_int_equal(valid_check(VALID_BODY, "a\r\n\0b", 5, NULL), -1);
 	assert_ok(VALID_BODY, "\n\nhi\n");
 	assert_ok(VALID_BODY, "<script>alert(1)</script>");	/* escaped later */
 	s = repeat("a", 2000);
@@ -273,6 +309,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_login),
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_invisible_is_blank),
 		cmocka_unit_test(test_password),
 		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_topic),
