@@ -138,8 +138,9 @@ run_group cluster --timer -e "$NODE_TEST" tests/integration/cluster.test.mjs \
 unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
-# security matrix, the kept feed, a run's lease, Redis refusing writes
-# on PostgreSQL (DB=postgres), then what only PostgreSQL runs.
+# security matrix, the limits and lockouts, the kept feed, a run's lease,
+# Redis refusing writes on PostgreSQL (DB=postgres), then what only
+# PostgreSQL runs.
 export TALLY_TEST_DB=postgres
 run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/counters.test.mjs tests/integration/social.test.mjs \
@@ -147,6 +148,7 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/degraded.test.mjs tests/integration/faults.test.mjs \
     tests/integration/killpoints.test.mjs tests/integration/site.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
+    tests/integration/hardening.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
     tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
     tests/integration/redisfull.test.mjs tests/integration/together.test.mjs \
