@@ -115,8 +115,10 @@ fbatch_reserve(struct app *a, long long applied, int n, long long *epoch)
 		db_rollback(a->db);
 		return -1;
 	}
-	next = dbq_setting(a->db, "flush_next_batch", 0);
-	if (dbq_setting_read(a->db, EPOCH, 0, epoch) == -1) {
+	/* a failed read is no 0: the ids would go back and be handed out
+	 * again (a batch under an applied id is acked away unapplied) */
+	if (dbq_setting_read(a->db, "flush_next_batch", 0, &next) == -1 ||
+	    dbq_setting_read(a->db, EPOCH, 0, epoch) == -1) {
 		db_rollback(a->db);
 		return -1;
 	}

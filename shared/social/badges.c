@@ -198,11 +198,12 @@ badges_light(struct app *a)
 	/* Strictly later than any earlier light and any visit so far. */
 	if (db_begin(a->db) == -1)
 		return -1;
-	if (dbq_lock_key(a->db, "setting:red_dot_at", 0) == -1) {
+	/* a failed read is no 0: the dot would go back */
+	if (dbq_lock_key(a->db, "setting:red_dot_at", 0) == -1 ||
+	    dbq_setting_read(a->db, "red_dot_at", 0, &prev) == -1) {
 		db_rollback(a->db);
 		return -1;
 	}
-	prev = dbq_setting(a->db, "red_dot_at", 0);
 	/* Later than this millisecond's visits too (a visit stores
 	 * max(now, light)), so a light is never hidden by a visit made in
 	 * the same millisecond. */
