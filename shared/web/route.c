@@ -217,7 +217,18 @@ run_txn(struct req *r, const struct route *hit)
 		}
 		if (hit->page != NULL && r->method != METHOD_POST) {
 			run_page(r, hit);
-			return 0;
+			/* a page that writes (the list it shows marked read)
+			 * and lost to another transaction (a deadlock with a
+			 * group's delete) runs again, as an action does: it
+			 * answered 500 */
+			if (r->status < 500 || tries == ROUTE_TRIES ||
+			    !db_retryable(r->app->db))
+				return 0;
+			log_info("%s: lost to another transaction, run again",
+			    r->path);
+			db_release(r->app->db);
+			resp_reset(r);
+			continue;
 		}
 		hit->act(r, hit);
 		if (r->status >= 500 && db_busy(r->app->db) &&

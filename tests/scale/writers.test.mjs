@@ -208,6 +208,31 @@ test('a follow group deleted while a follow joins it: no notification left behin
   assert.deepEqual(compareAll(stack), []);
 });
 
+// Opening the notifications marks them read: the members first, then
+// their groups.  A group's delete takes the group first, then its
+// members.  Met, PostgreSQL breaks the deadlock by failing one of them:
+// the page answered 500 ("could not be saved") where an action would
+// have run again.  Forced: a session holds the group, the page waits on
+// it holding the members, the session deletes the members.
+test('opening the notifications while their group is deleted: no 500, the page runs again', async () => {
+  const [u, e] = await Promise.all(['u', 'e'].map((l) => newUser(stack, `dl_${l}`)));
+  assert.equal((await e.c.post(`/follow/${u.login}`)).status, 303);
+  const gid = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE user_id = ${u.id}`));
+  assert.ok(gid > 0);
+  const s = sqlSession(stack);
+  try {
+    s.send(`BEGIN; SELECT id FROM note_groups WHERE id = ${gid} FOR NO KEY UPDATE; \\echo held`);
+    await s.until('held');
+    const page = u.c.get('/notifications');	// waits on the group
+    await sleep(300);
+    s.send(`DELETE FROM notifications WHERE group_id = ${gid}; \\echo deleted`);
+    await sleep(1500);				// PostgreSQL's deadlock_timeout
+    s.send('COMMIT; \\echo committed');
+    const r = await page;
+    assert.equal(r.status, 200, `the page (${s.out().replace(/\s+/g, ' ').slice(0, 200)})`);
+  } finally { await s.end(); }
+});
+
 // tallyctl flush drains the outbox first; on PostgreSQL a row may wait
 // for a writer that took an earlier id and has not committed.  The flush
 // said "flushed" and exited 0 without those rows (the counters table one
