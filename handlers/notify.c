@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -360,16 +361,31 @@ static const struct page page_badges_live = {
  * this one was there, and this one would hear the badges for up to ten
  * minutes -- closed now.  Either the end is seen here, or the end's
  * close came after the stream was on the channel. */
+#define LIVE_CLOSE_AGAIN_MS	300
+
+/* live_check_load()'s close once more, after the answer: nginx's workers
+ * learn of a new subscriber apart, and a channel deleted before the
+ * channel's own worker had this one on it was made again by it. */
+static void
+close_again(struct app *a, char *uid)
+{
+	usleep(LIVE_CLOSE_AGAIN_MS * 1000);
+	live_close(a, strtoll(uid, NULL, 10));
+}
+
 static enum page_load
 live_check_load(struct req *r, void *vm)
 {
 	long long uid = req_arg_id(r, 0);
+	char id[24];
 
 	(void)vm;
 	if (uid > 0 && r->sess.user_id != uid) {
 		log_info("a live stream of user %lld outlived its session: "
 		    "closed", uid);
 		live_close(r->app, uid);
+		snprintf(id, sizeof(id), "%lld", uid);
+		app_after(r->app, close_again, xstrdup(id));
 	}
 	resp_text(r, 204, "text/plain", "");
 	return PAGE_ANSWERED;

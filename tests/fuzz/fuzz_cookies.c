@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';		/* a header is a C string: stops at NUL */
 	kv_parse_cookies(&l, s);
-	assert(l.n <= KV_MAX_FIELDS);
+	assert(l.n <= KV_MAX_COOKIES);
 	for (i = 0; i < l.n; i++) {
 		assert(*l.v[i].key != '\0' && strlen(l.v[i].key) <= KV_MAX_KEY);
 		assert(strchr(l.v[i].key, ';') == NULL);
