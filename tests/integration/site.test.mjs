@@ -656,13 +656,14 @@ test('a refused post, edit, comment or signup comes back as its form with the te
   r = await me.c.post(`/posts/${p}/edit`, { body: 'changed text', topic: 'no spaces allowed', publish: '1' });
   assert.equal(r.status, 400);
   assert.match(r.text, new RegExp(`action="/posts/${p}/edit"`));
-  assert.ok(r.text.includes('>changed text</textarea>'));
+  // (a line break after the tag, which the parser drops: form.c)
+  assert.ok(r.text.includes('>\nchanged text</textarea>'));
   assert.equal(stack.sqlite(`select body from posts where id=${p}`), 'to edit');
   // a comment too long
   const long = 'x'.repeat(2001);
   r = await me.c.post(`/posts/${p}/comments`, { body: long });
   assert.equal(r.status, 400);
-  assert.ok(r.text.includes(`>${long}</textarea>`));
+  assert.ok(r.text.includes(`>\n${long}</textarea>`));
   assert.match(r.text, /id="err-body"/);
   // signup: the login marked, the name kept, never the password
   const v = new Client(stack.base);
