@@ -355,12 +355,6 @@ static const struct page page_badges_live = {
 	0, badges_live_load, NULL, NULL
 };
 
-/* nginx holds user id's new stream now (nchan_subscribe_request: the
- * browser's cookies come along): a session that ended between the open's
- * check and now (a logout, a new password) had its streams closed before
- * this one was there, and this one would hear the badges for up to ten
- * minutes -- closed now.  Either the end is seen here, or the end's
- * close came after the stream was on the channel. */
 #define LIVE_CLOSE_AGAIN_MS	300
 
 /* live_check_load()'s close once more, after the answer: nginx's workers
@@ -373,6 +367,12 @@ close_again(struct app *a, char *uid)
 	live_close(a, strtoll(uid, NULL, 10));
 }
 
+/* nginx holds user id's new stream now (nchan_subscribe_request: the
+ * browser's cookies come along): a session that ended between the open's
+ * check and now (a logout, a new password) had its streams closed before
+ * this one was there, and this one would hear the badges for up to ten
+ * minutes -- closed now.  Either the end is seen here, or the end's
+ * close came after the stream was on the channel. */
 static enum page_load
 live_check_load(struct req *r, void *vm)
 {

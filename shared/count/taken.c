@@ -78,6 +78,21 @@ prefix_of(const struct item *e)
 }
 
 /* Adds bucket b's fields (an HGETALL reply) to t; how many. */
+/* Appends counter d to t (its value unknown until its UPSERT). */
+static void
+push(struct taken *t, const struct delta *d)
+{
+	if (t->nds == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->it = xrealloc(t->it, (size_t)t->cap * sizeof(*t->it));
+	}
+	t->it[t->nds].d = *d;
+	t->it[t->nds].val = -1;
+	counters_key(d, t->it[t->nds].key, sizeof(t->it[0].key));
+	t->nds++;
+	t->total += d->d < 0 ? -d->d : d->d;
+}
+
 int
 taken_add(struct taken *t, int b, const rds_reply *rep)
 {
@@ -104,15 +119,7 @@ taken_add(struct taken *t, int b, const rds_reply *rep)
 		d.d = strtoll(rds_str(rds_at(rep, j + 1)), &end, 10);
 		if (*end != '\0' || d.d == 0)
 			continue;
-		if (t->nds == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 1024;
-			t->it = xrealloc(t->it, (size_t)t->cap * sizeof(*t->it));
-		}
-		t->it[t->nds].d = d;
-		t->it[t->nds].val = -1;
-		counters_key(&d, t->it[t->nds].key, sizeof(t->it[0].key));
-		t->nds++;
-		t->total += d.d < 0 ? -d.d : d.d;
+		push(t, &d);
 		n++;
 	}
 	return n;
@@ -129,14 +136,7 @@ taken_add_unrecounted(struct taken *t, int b, const struct taken *from)
 		if (families[d->fam].recount != NO_RECOUNT ||
 		    cname_bucket(d) != b)
 			continue;
-		if (t->nds == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 1024;
-			t->it = xrealloc(t->it, (size_t)t->cap * sizeof(*t->it));
-		}
-		t->it[t->nds] = from->it[i];
-		t->it[t->nds].val = -1;
-		t->nds++;
-		t->total += d->d < 0 ? -d->d : d->d;
+		push(t, d);
 		n++;
 	}
 	return n;
