@@ -133,11 +133,13 @@ out:
 	return rc;
 }
 
-/* KEYS: tmp, board, marker, touched.  Swaps the filled board in and
- * marks it complete in one step (all share the {lb} hash tag); returns
- * the members the flusher changed meanwhile. */
+/* KEYS: tmp, board, marker, touched, lock; ARGV: the rebuilder's token.
+ * Swaps the filled board in and marks it complete in one step (all share
+ * the {lb} hash tag); returns the members the flusher changed meanwhile,
+ * or 0 when the lock is no longer the token's (rebuild.h). */
 static struct rds_script lb_swap_lua = { .src =
 	"#!lua\n"
+	"if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end\n"
 	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
 	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
 	"else redis.call('DEL', KEYS[2]) end\n"
@@ -152,8 +154,8 @@ static int
 rebuild(struct app *a, enum family fam, long long topic, const char *board)
 {
 	char ok[56], lock[56], tmp[56], touched[64], member[24];
-	char score[24];
-	const char *swap[4], *clear[2] = { tmp, touched };
+	char score[24], tok[REBUILD_TOKEN];
+	const char *swap[5], *clear[2] = { tmp, touched }, *arg[1] = { tok };
 	struct delta dl;
 	size_t j;
 	rds_reply *rep;
@@ -167,7 +169,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	key_sub(touched, sizeof(touched), board, "touched");
 	/* "b": readers wait, the flusher notes whom it changes meanwhile
 	 * (the lock, the scratch keys cleared and the marker at once). */
-	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 2)) != 1)
+	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 2, tok)) != 1)
 		return got;
 	s = dbq_stmt(a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
 	    STMT_COUNTERS_OF_FAMILY);
@@ -207,8 +209,15 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	swap[1] = board;
 	swap[2] = ok;
 	swap[3] = touched;
-	if ((rep = rds_eval(a->rds, &lb_swap_lua, 4, swap, 0, NULL)) == NULL)
+	swap[4] = lock;
+	if ((rep = rds_eval(a->rds, &lb_swap_lua, 5, swap, 1, arg)) == NULL)
 		goto fail;
+	if (rds_type(rep) == RDS_INTEGER) {
+		/* our lock lapsed, and another's rebuild fills the scratch
+		 * copy: not ours to swap in, nor to end */
+		rds_free(rep);
+		return -1;
+	}
 	/* Members the flusher changed during the build: their values from
 	 * SQLite now, newer than our snapshot. */
 	for (j = 0; rds_type(rep) == RDS_ARRAY && j < rds_n(rep); j++) {
@@ -220,9 +229,9 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	}
 	rds_free(rep);
 	/* the swap set the marker to "1": only the lock is left */
-	return rebuild_done(a->rds, lock, NULL) == 0 ? 1 : -1;
+	return rebuild_done(a->rds, lock, NULL, tok) == 0 ? 1 : -1;
 fail:
-	rebuild_fail(a->rds, lock, ok);
+	rebuild_fail(a->rds, lock, ok, tok);
 	return -1;
 }
 

@@ -11,7 +11,6 @@
 #include "social/pcache.h"
 #include "store/db.h"
 #include "store/key.h"
-#include "store/rebuild.h"
 
 #define PC_TTL		3600
 #define PC_JITTER	600
@@ -204,7 +203,7 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 	if ((got = lock_and_look(a, lock, key, u, &rc)) == -1)
 		return account_by_login(a->db, login, u);
 	if (got && rc >= 0) {	/* rebuilt meanwhile by another */
-		rebuild_done(a->rds, lock, NULL);
+		rds_free(rds_cmdv(a->rds, "DEL", lock, NULL));
 		return rc;
 	}
 	if (got) {		/* ours to rebuild */

@@ -361,6 +361,7 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 {
 	struct timeline_keys k;
 	const char *clear[1] = { k.set };
+	char tok[REBUILD_TOKEN];
 	struct dbq *s;
 	long long last_s = -1, last_id = -1, offset = 0;
 	int n, queued = 0, got, chunk, done = 0, eof;
@@ -369,7 +370,8 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 	/* Marker first ("b"): writers start adding while we read SQLite,
 	 * readers keep using SQLite until the set is whole.  The lock, the
 	 * old set cleared and the marker: one round trip. */
-	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 1)) != 1)
+	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 1,
+	    tok)) != 1)
 		return got;
 	/* read after the marker (db.h db_reads_together()) */
 	db_reads_end(a->db);
@@ -395,13 +397,13 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 		done = n < chunk || tl_info[kind].cap > 0;
 	}
 	/* (no badge moves: the followed counts are SQLite's, followed.h) */
-	if (rebuild_done(a->rds, k.lock, k.ok) == -1)
+	if (rebuild_done(a->rds, k.lock, k.ok, tok) == -1)
 		return -1;
 	return 1;
 fail:
 	if (queued > 0)
 		rds_collect(a->rds, queued);
-	rebuild_fail(a->rds, k.lock, k.ok);
+	rebuild_fail(a->rds, k.lock, k.ok, tok);
 	return -1;
 }
 

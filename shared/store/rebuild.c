@@ -1,48 +1,48 @@
 /* rebuild.c -- one rebuilder at a time; see rebuild.h. */
 #include <assert.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 
+#include "base/rnd.h"
 #include "store/rebuild.h"
 
 #define REBUILD_CLEAR_MAX	6	/* keys rebuild_start() clears, at most */
 
-/* KEYS: lock, ok, the keys to clear.  ARGV: ms, "1" when ok is set.  The
- * lock if free, then the old structure cleared and ok "b". */
+/* KEYS: lock, ok, the keys to clear.  ARGV: ms, "1" when ok is set, the
+ * token.  The lock if free, then the old structure cleared and ok "b". */
 static struct rds_script begin_lua = { .src =
 	"#!lua\n"
-	"if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then"
+	"if not redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[1]) then"
 	" return 0 end\n"
 	"for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end\n"
 	"if ARGV[2] == '1' then redis.call('SET', KEYS[2], 'b') end\n"
 	"return 1\n" };
 
-int
-rebuild_lock(struct rds *r, const char *lock, int ms)
-{
-	char px[16];
-	rds_reply *rep;
-	int got;
-
-	snprintf(px, sizeof(px), "%d", ms);
-	if ((rep = rds_cmdv(r, "SET", lock, "1", "NX", "PX", px, NULL)) == NULL)
-		return -1;
-	got = rep->type == RDS_STATUS;
-	rds_free(rep);
-	return got;
-}
+/* KEYS: lock, ok.  ARGV: the token, then "1" to set ok, "0" to leave
+ * it, "d" to drop it.  0 when the lock is no longer the token's. */
+static struct rds_script end_lua = { .src =
+	"#!lua\n"
+	"if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+	"if ARGV[2] == '1' then redis.call('SET', KEYS[2], '1')\n"
+	"elseif ARGV[2] == 'd' then redis.call('DEL', KEYS[2]) end\n"
+	"redis.call('DEL', KEYS[1])\n"
+	"return 1\n" };
 
 int
 rebuild_begin(struct rds *r, const char *lock, int ms, const char *ok,
-    const char *const *clear, int n)
+    const char *const *clear, int n, char tok[REBUILD_TOKEN])
 {
-	const char *keys[2 + REBUILD_CLEAR_MAX], *args[2];
+	const char *keys[2 + REBUILD_CLEAR_MAX], *args[3];
 	char px[16];
 	rds_reply *rep;
 	int i, got;
 
 	assert(n >= 0 && n <= REBUILD_CLEAR_MAX);
+	/* unique among rebuilders: the process, and a draw of its own */
+	snprintf(tok, REBUILD_TOKEN, "%ld.%lld", (long)getpid(),
+	    rnd_below(1000000000000000LL));
 	snprintf(px, sizeof(px), "%d", ms);
 	keys[0] = lock;
 	keys[1] = ok != NULL ? ok : lock;	/* unused then */
@@ -50,7 +50,8 @@ rebuild_begin(struct rds *r, const char *lock, int ms, const char *ok,
 		keys[2 + i] = clear[i];
 	args[0] = px;
 	args[1] = ok != NULL ? "1" : "0";
-	if ((rep = rds_eval(r, &begin_lua, 2 + n, keys, 2, args)) == NULL)
+	args[2] = tok;
+	if ((rep = rds_eval(r, &begin_lua, 2 + n, keys, 3, args)) == NULL)
 		return -1;
 	/* an error reply: nothing known held (a lock it took lapses, as a
 	 * dead rebuilder's does) */
@@ -59,40 +60,37 @@ rebuild_begin(struct rds *r, const char *lock, int ms, const char *ok,
 	return got;
 }
 
-int
-rebuild_done(struct rds *r, const char *lock, const char *ok)
+/* end_lua with how (end_lua's ARGV[2]): 1 done, 0 not the lock's, -1. */
+static int
+end(struct rds *r, const char *lock, const char *ok, const char *tok,
+    const char *how)
 {
-	const char *set[3] = { "SET", ok, "1" }, *del[2] = { "DEL", lock };
+	const char *keys[2] = { lock, ok != NULL ? ok : lock };
+	const char *args[2] = { tok, ok != NULL ? how : "0" };
 	rds_reply *rep;
-	int qset = 0, qdel, ok_set = 1;
+	int got;
 
-	/* one round trip: the marker first, then the lock */
-	if (ok != NULL && !(qset = rds_append_strs(r, 3, set) == 0))
-		ok_set = 0;
-	qdel = rds_append_strs(r, 2, del) == 0;
-	if (qset) {
-		if (rds_get_reply(r, &rep) == -1)
-			ok_set = 0;
-		else {
-			ok_set = rep->type != RDS_ERROR;
-			rds_free(rep);
-		}
-	}
-	if (qdel)
-		rds_collect(r, 1);
-	if (!ok_set) {
-		rebuild_fail(r, lock, ok);
+	if ((rep = rds_eval(r, &end_lua, 2, keys, 2, args)) == NULL)
 		return -1;
-	}
-	return 0;
+	got = rep->type == RDS_INTEGER ? (int)rep->integer : -1;
+	rds_free(rep);
+	return got;
+}
+
+int
+rebuild_done(struct rds *r, const char *lock, const char *ok,
+    const char *tok)
+{
+	int got = end(r, lock, ok, tok, "1");
+
+	if (got == -1)
+		rebuild_fail(r, lock, ok, tok);
+	return got == 1 ? 0 : -1;
 }
 
 void
-rebuild_fail(struct rds *r, const char *lock, const char *ok)
+rebuild_fail(struct rds *r, const char *lock, const char *ok,
+    const char *tok)
 {
-	rds_reply *rep;
-
-	rep = ok != NULL ? rds_cmdv(r, "DEL", ok, lock, NULL) :
-	    rds_cmdv(r, "DEL", lock, NULL);
-	rds_free(rep);
+	end(r, lock, ok, tok, "d");
 }
