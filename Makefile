@@ -96,6 +96,13 @@ build/unit/%: tests/unit/%.c $(LIB)
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) -lfcgi $(LDLIBS) -lcmocka
 
+# What tests/scale/ runs of C against a stack's PostgreSQL (its URL an
+# argument): built by make test-scale.
+build/scale/%: tests/scale/%.c $(LIB)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
 build/asan/shared/%.o: shared/%.c
 	@mkdir -p $(@D)
 	@echo "  CC/SAN  $<"
@@ -136,7 +143,7 @@ test: deps-test
 # Beyond one machine: Redis Cluster, PostgreSQL (DB=postgres) and handler
 # hosts: their own tests and the suites again on them.  Not in make test
 # (which stays under 15 minutes); .ci/run runs both.
-test-scale: all
+test-scale: all build/scale/pglost
 	@scripts/deps.sh scale
 	@TESTS=cluster,pg tests/run-all.sh
 

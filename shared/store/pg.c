@@ -28,6 +28,7 @@
 #include "store/sql.h"
 
 static void	pg_check_conn(struct pgdb *);
+static int	refused(struct pgdb *);
 
 static void	pq_done(struct dbq *);
 
@@ -88,6 +89,19 @@ pg_exec(struct pgdb *p, const char *sql)
 	if (end) {
 		p->commit_due = 0;	/* not sent: this is the end */
 		p->save_due = 0;
+		if (p->open && !p->lost && p->committed == 0 &&
+		    !p->begin_due)
+			pg_check_conn(p);	/* lost: no COMMIT on the next */
+		p->open = 0;
+		if (p->lost) {		/* rolled back with its connection */
+			p->lost = p->committed = p->begin_due = 0;
+			txn_turn(p);
+			if (sql[0] == 'R')
+				return 0;
+			refused(p);
+			log_err("postgres: %s: COMMIT", p->err);
+			return -1;
+		}
 		/* a COMMIT that went with the last statement: how it went;
 		 * a ROLLBACK after it, of what its failure left open */
 		rc = sql[0] == 'C' ? p->committed : 0;
@@ -108,14 +122,22 @@ pg_exec(struct pgdb *p, const char *sql)
 	}
 	if (begin_now(p) == -1)
 		return -1;
-	if (strncmp(sql, "BEGIN", 5) == 0 || strncmp(sql, "COMMIT", 6) == 0 ||
-	    strncmp(sql, "ROLLBACK", 8) == 0)
+	if (strncmp(sql, "BEGIN", 5) == 0) {
+		/* a transaction of its own: one lost is over (its caller
+		 * never ended it) */
+		p->lost = p->open = 0;
+		txn_turn(p);
+	} else if (end)
 		txn_turn(p);
 	pg_check_conn(p);
+	if (p->lost)
+		return refused(p);
 	if (run(p, sql, p->err, sizeof(p->err)) == -1) {
 		log_err("postgres: %s: %.60s", p->err, sql);
 		return -1;
 	}
+	if (strncmp(sql, "BEGIN", 5) == 0)
+		p->open = 1;
 	return 0;
 }
 
@@ -168,10 +190,12 @@ pg_begin(struct pgdb *p)
 	 * (pg_in_txn()). */
 	if (streaming(p) || begin_now(p) == -1)
 		return -1;
+	p->lost = p->open = 0;	/* a new transaction: one lost is over */
 	pg_check_conn(p);
 	p->state[0] = '\0';
 	txn_turn(p);
 	p->begin_due = 1;
+	p->open = 1;
 	return 0;
 }
 
@@ -199,10 +223,13 @@ pg_savepoint_rollback(struct pgdb *p)
 {
 	char sql[40];
 
-	if (p->save_due) {	/* nothing was sent since */
+	if (p->save_due && !p->lost) {	/* nothing was sent since */
 		p->save_due = 0;
 		return 0;
 	}
+	p->save_due = 0;
+	if (p->lost)
+		return -1;	/* the transaction is gone */
 	if (PQtransactionStatus(p->c) == PQTRANS_IDLE)
 		return -1;	/* the transaction is gone */
 	snprintf(sql, sizeof(sql), "ROLLBACK TO SAVEPOINT a%u", p->saves);
@@ -237,7 +264,7 @@ int
 pg_in_txn(struct pgdb *p)
 {
 	/* the streams' own transaction is none of the caller's */
-	return p->begin_due ||
+	return p->begin_due || p->lost ||
 	    (PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0);
 }
 
@@ -253,8 +280,24 @@ pg_changes(struct pgdb *p)
 	return p->changes;
 }
 
+/* A statement of a transaction whose connection was lost: refused, as
+ * every one until the caller ends the transaction (its ROLLBACK passes,
+ * its COMMIT fails).  The server rolled the transaction back with the
+ * connection, and the new connection is in none: a statement run there
+ * would commit on its own, apart from the rest (half an action, or an
+ * action of a group that is then retried whole).  -1. */
+static int
+refused(struct pgdb *p)
+{
+	snprintf(p->err, sizeof(p->err), "the connection was lost inside "
+	    "the transaction, which the server rolled back");
+	snprintf(p->state, sizeof(p->state), "08006");
+	return -1;
+}
+
 /* Once a connection was lost (the server restarted), connects again;
- * its prepared statements went with it.  Outside a transaction it first
+ * its prepared statements went with it, and so did the transaction the
+ * caller had open on it (p->lost: refused()).  Outside a transaction it first
  * reads what the server sent meanwhile: a connection the server ended
  * while it sat idle (a restart, a backend terminated) holds its last
  * words (a FATAL notice) and then its end, and libpq marks it bad only
@@ -279,6 +322,8 @@ pg_check_conn(struct pgdb *p)
 	if (PQstatus(p->c) == CONNECTION_OK && !p->broken)
 		return;
 	p->broken = 0;
+	if (p->open)
+		p->lost = 1;	/* its transaction is gone: refused() */
 	PQreset(p->c);
 	if (PQstatus(p->c) != CONNECTION_OK)
 		return;
@@ -721,6 +766,8 @@ execute(struct pgq *q)
 	const char *tag;
 
 	pg_check_conn(p);	/* the pipeline emptied first */
+	if (p->lost)
+		return refused(p);
 	if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
 		return -1;
 	if (p->nstmt != NULL)
@@ -803,7 +850,7 @@ pg_ahead_send(struct dbq *d)
 	    q->stream)
 		return 0;
 	pg_check_conn(p);
-	if (PQtransactionStatus(p->c) != PQTRANS_IDLE ||
+	if (p->lost || PQtransactionStatus(p->c) != PQTRANS_IDLE ||
 	    ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1))
 		return 0;
 	return pg_ahead_push(q);

@@ -48,6 +48,11 @@ struct pgdb {
 	int		 broken;	/* the pipeline could not be read or
 					   left: pg_check_conn() connects
 					   again before the next statement */
+	int		 open;		/* the caller's transaction: begun,
+					   not yet ended through pg_exec() */
+	int		 lost;		/* its connection was lost (and made
+					   again): every statement refused
+					   until the caller ends it */
 };
 
 struct pgq {

@@ -14,7 +14,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, sleep, waitFor, childrenOf, Client } from '../lib/stack.mjs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { startStack, sleep, waitFor, childrenOf, Client, ROOT } from '../lib/stack.mjs';
 import { acked, stormSetup, storm, until303, assertExactAfterRepair } from '../lib/storm.mjs';
 import { newUser } from '../lib/social.mjs';
 import { measureUntil } from '../lib/cost.mjs';
@@ -52,6 +53,20 @@ test('DB=postgres: a real server under RUN_DIR/pg, its URL in RUN_DIR/database-u
   // tallyctl finds the database through RUN_DIR alone (no TALLY_DB)
   assert.equal(stack.env.TALLY_DB, undefined);
   assert.match(stack.tallyctl('flush'), /flush/i);
+});
+
+// A connection the server ends inside a transaction (a restart, a
+// failover): the engine connects again, and refuses every statement of
+// the lost transaction until its caller ends it, so that nothing of it
+// commits on the new connection on its own (store/pg.c refused();
+// tests/scale/pglost.c runs the cases).
+test('a connection lost inside a transaction or a group commit: nothing of it commits on the new connection', () => {
+  const url = fs.readFileSync(path.join(stack.runDir, 'database-url'), 'utf8').trim();
+  execFileSync('make', ['-s', 'build/scale/pglost'], { cwd: ROOT, stdio: 'ignore' });	// the tree's own
+  const r = spawnSync(path.join(ROOT, 'build/scale/pglost'), [url],
+    { encoding: 'utf8', env: { ...process.env, CMOCKA_MESSAGE_OUTPUT: 'TAP' }, timeout: 60000 });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /^ok 2 /m);
 });
 
 // A write transaction's BEGIN, and the transaction id it takes at once
