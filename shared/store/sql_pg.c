@@ -16,6 +16,11 @@
  */
 #include "store/sql.h"
 
+/* STMT_NOTE_REMOVE's notifications: user, actor, kind, post, comment */
+#define NOTE_SOURCE_PG	"user_id = ?1 AND actor_id = ?2 AND kind = ?3 AND " \
+	"kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 AND comment_id " \
+	"IS NOT DISTINCT FROM ?5"
+
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 /*
  * Visible posts by id (a page of a timeline or a profile), with their
@@ -182,10 +187,16 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    " FROM " IDS("?2"),
 	[STMT_POSTS_MARKS_BY_IDS] =
 	    "SELECT " POST_COLS VIEWER_MARK_COLS POSTS_BY_IDS("?1"),
+	/* its group's row locked first (the subquery runs before the
+	 * delete: it names no column of the row deleted), in the order a
+	 * group's delete takes them (social/notify.c owner_change()): a
+	 * follow's group has no post to order them by, and the member first
+	 * then the group deadlocked with that delete */
 	[STMT_NOTE_REMOVE] =
-	    "DELETE FROM notifications WHERE user_id = ?1 AND actor_id = ?2 AND "
-	    "kind = ?3 AND kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 "
-	    "AND comment_id IS NOT DISTINCT FROM ?5 RETURNING is_read, group_id",
+	    "DELETE FROM notifications WHERE " NOTE_SOURCE_PG " AND (SELECT "
+	    "COUNT(*) FROM (SELECT id FROM note_groups WHERE id IN (SELECT "
+	    "group_id FROM notifications WHERE " NOTE_SOURCE_PG ") ORDER BY id "
+	    "FOR NO KEY UPDATE) g) >= 0 RETURNING is_read, group_id",
 	[STMT_NOTE_REMOVE_ID] =
 	    "DELETE FROM notifications "
 	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read, group_id",

@@ -236,6 +236,42 @@ test('opening the notifications while their group is deleted: no 500, the page r
   assert.deepEqual(compareAll(stack), []);
 });
 
+// An unfollow withdraws its notification, then takes it from its group;
+// a group's delete takes the group, then its members.  Met, the two
+// deadlocked, and PostgreSQL failed one after its deadlock_timeout (a
+// second; the unfollow then ran again).  Now the withdrawal takes the
+// group first (sql_pg.c STMT_NOTE_REMOVE): it waits for the delete, and
+// no deadlock is counted.  Forced as above: a session holds the follow
+// group, the unfollow starts, the session writes the group's members.
+test('an unfollow while its notification\'s group is deleted: no deadlock, the unfollow waits and passes', async () => {
+  const [u, e] = await Promise.all(['u', 'e'].map((l) => newUser(stack, `du_${l}`)));
+  assert.equal((await e.c.post(`/follow/${u.login}`)).status, 303);
+  const gid = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE user_id = ${u.id}`));
+  assert.ok(gid > 0);
+  const deadlocks = () => Number(stack.sqlite('SELECT pg_stat_clear_snapshot(); SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()').split('\n').pop());
+  const before = deadlocks();
+  const s = sqlSession(stack);
+  try {
+    s.send(`BEGIN; SELECT id FROM note_groups WHERE id = ${gid} FOR NO KEY UPDATE; \\echo held`);
+    await s.until('held');
+    const unfollow = e.c.post(`/unfollow/${u.login}`);
+    await sleep(300);
+    s.send(`UPDATE notifications SET is_read = is_read WHERE group_id = ${gid}; \\echo written`);
+    await s.until('written', 5000);
+    await sleep(1500);				// PostgreSQL's deadlock_timeout
+    s.send('COMMIT; \\echo committed');
+    await s.until('committed');
+    const r = await unfollow;
+    assert.equal(r.status, 303, `the unfollow (${s.out().replace(/\s+/g, ' ').slice(0, 200)})`);
+    assert.doesNotMatch(s.out(), /deadlock/);
+  } finally { await s.end(); }
+  assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${u.id}`)), 0, 'withdrawn');
+  await sleep(1000);	// the server's statistics, sent at most once a second
+  assert.equal(deadlocks(), before, 'no deadlock met');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+});
+
 // tallyctl flush drains the outbox first; on PostgreSQL a row may wait
 // for a writer that took an earlier id and has not committed.  The flush
 // said "flushed" and exited 0 without those rows (the counters table one
