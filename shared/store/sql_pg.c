@@ -20,6 +20,18 @@
 #define NOTE_SOURCE_PG	"user_id = ?1 AND actor_id = ?2 AND kind = ?3 AND " \
 	"kind <> 'like' AND post_id IS NOT DISTINCT FROM ?4 AND comment_id " \
 	"IS NOT DISTINCT FROM ?5"
+/* A term that holds (>= 0) once the groups without a post of the
+ * notifications where `notes` are locked, in id order: a subquery that
+ * names no column of the statement's rows runs before any of them is
+ * touched.  Every writer of such a group (a follow's) takes its row
+ * before its members: the follow that joins it, its delete
+ * (social/notify.c owner_change()), and with this term the unfollow's
+ * withdrawal and the reads.  Groups of a post are ordered by the post's
+ * row, which every writer takes first (docs/ARCHITECTURE.md). */
+#define POSTLESS_GROUPS_LOCKED(notes) "(SELECT COUNT(*) FROM (SELECT id " \
+	"FROM note_groups WHERE post_id IS NULL AND id IN (SELECT group_id " \
+	"FROM notifications WHERE " notes ") ORDER BY id FOR NO KEY UPDATE) " \
+	"g) >= 0"
 
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 /*
@@ -159,7 +171,9 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
 	    "AND is_read = 0 AND id <= ?2 AND (post_id IS NULL OR post_id = "
 	    "ANY(?3::bigint[]) OR NOT EXISTS (SELECT 1 FROM posts p WHERE "
-	    "p.id = notifications.post_id)) RETURNING group_id",
+	    "p.id = notifications.post_id)) AND " POSTLESS_GROUPS_LOCKED(
+	    "user_id = ?1 AND is_read = 0 AND id <= ?2 AND post_id IS NULL")
+	    " RETURNING group_id",
 	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT id FROM posts WHERE id = (SELECT "
 	    "post_id FROM note_groups WHERE id = ?1 AND user_id = ?2) FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
@@ -187,16 +201,18 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    " FROM " IDS("?2"),
 	[STMT_POSTS_MARKS_BY_IDS] =
 	    "SELECT " POST_COLS VIEWER_MARK_COLS POSTS_BY_IDS("?1"),
-	/* its group's row locked first (the subquery runs before the
-	 * delete: it names no column of the row deleted), in the order a
-	 * group's delete takes them (social/notify.c owner_change()): a
-	 * follow's group has no post to order them by, and the member first
-	 * then the group deadlocked with that delete */
+	/* a follow's group before its member: the member first, an
+	 * unfollow deadlocked with the group's delete */
 	[STMT_NOTE_REMOVE] =
-	    "DELETE FROM notifications WHERE " NOTE_SOURCE_PG " AND (SELECT "
-	    "COUNT(*) FROM (SELECT id FROM note_groups WHERE id IN (SELECT "
-	    "group_id FROM notifications WHERE " NOTE_SOURCE_PG ") ORDER BY id "
-	    "FOR NO KEY UPDATE) g) >= 0 RETURNING is_read, group_id",
+	    "DELETE FROM notifications WHERE " NOTE_SOURCE_PG " AND "
+	    POSTLESS_GROUPS_LOCKED(NOTE_SOURCE_PG) " RETURNING is_read, "
+	    "group_id",
+	/* the same, for a read of one group */
+	[STMT_NOTE_READ] =
+	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?2 "
+	    "AND is_read = 0 AND group_id = ?1 AND (SELECT COUNT(*) FROM "
+	    "(SELECT id FROM note_groups WHERE id = ?1 AND post_id IS NULL "
+	    "FOR NO KEY UPDATE) g) >= 0",
 	[STMT_NOTE_REMOVE_ID] =
 	    "DELETE FROM notifications "
 	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read, group_id",
