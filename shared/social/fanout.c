@@ -539,6 +539,13 @@ fanout_recover(struct app *a)
 		    KEY_JOBS_QUEUE, "RIGHT", "RIGHT", NULL);
 		if (rep == NULL)
 			return -1;
+		/* an error (Redis full, its disk failing, loading) is no
+		 * empty list: the jobs stay to recover at the next round */
+		if (rds_type(rep) == RDS_ERROR) {
+			log_warn("jobs not recovered: %s", rds_str(rep));
+			rds_free(rep);
+			return -1;
+		}
 		if (rds_type(rep) != RDS_STRING) {
 			rds_free(rep);
 			break;
@@ -560,13 +567,17 @@ fanout_work(struct app *a, int max, long long slice_ms)
 	rds_reply *rep, *done;
 	struct job j;
 	char *raw, *next;
-	int ran = 0, n;
+	int ran = 0, n, failed;
 
 	while (ran < max) {
 		rep = rds_cmdv(a->rds, "LMOVE", KEY_JOBS_QUEUE,
 		    KEY_JOBS_PROCESSING, "RIGHT", "LEFT", NULL);
 		if (rep == NULL)
 			return -1;
+		if (rds_type(rep) == RDS_ERROR) {	/* not an empty queue */
+			rds_free(rep);
+			return -1;
+		}
 		if (rds_type(rep) != RDS_STRING) {
 			rds_free(rep);
 			break;
@@ -586,11 +597,14 @@ fanout_work(struct app *a, int max, long long slice_ms)
 		args[0] = raw;
 		args[1] = next != NULL ? next : "";
 		done = rds_eval(a->rds, &job_done_lua, 2, keys, 2, args);
+		failed = done == NULL || rds_type(done) == RDS_ERROR;
 		if (done != NULL)
 			rds_free(done);
 		free(raw);
 		free(next);
-		if (done == NULL)
+		/* refused (Redis full): the job, and its continuation, stay
+		 * in processing, redone once recovered */
+		if (failed)
 			return -1;
 		ran++;
 		if (clock_mono_ms() >= until)

@@ -172,6 +172,34 @@ test('the worker killed with SIGKILL mid-job: every home holds the post once; a 
   assert.equal((await fetch(`${s.base}/healthz`)).status, 200);
 });
 
+// Redis refusing writes (full: maxmemory, noeviction) while a job of the
+// worker waits between its timelines and its acknowledgement: the
+// acknowledgement, and the next batch's job with it, are refused.  The
+// worker took the error reply for done, and, recovering after a failure,
+// an LMOVE's error for an empty list: the rest of the followers never
+// got the post, and the job stayed in processing for good.  A refused
+// step now fails the round, and the job is redone once Redis takes
+// writes again.
+test('Redis refusing writes while a fan-out job is acknowledged: the job is redone once it takes them, every home holds the post', async () => {
+  const s = faulty;	// the worker pauses 400 ms before a job's acknowledgement
+  const { author, ids } = await authorWithFollowers(s, 'fan_oom', 2500);
+  const processing = () => Number(s.redis('LLEN', '{jobs}:processing'));
+  const post = await publish(author.c, 'hello, full Redis');
+  await waitFor(() => processing() > 0, 15000, 2);	// the worker took a job
+  await sleep(150);	// its timelines written, its acknowledgement not yet
+  s.redis('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+  s.redis('CONFIG', 'SET', 'maxmemory', '1');
+  try {
+    assert.match(s.redis('SET', '{fan}:probe', '1'), /OOM/, 'Redis refuses writes');
+    await sleep(1500);	// the acknowledgement refused, a recovery too
+  } finally {
+    s.redis('CONFIG', 'SET', 'maxmemory', '0');
+  }
+  await drainQueue(s, 30000);
+  assert.equal(pendingJobs(s), 0, 'no job left in processing');
+  assertAllHold(s, ids, post, 'after Redis took writes again');
+});
+
 test('a handler killed after answering, before its batch: the worker delivers every entry once', async () => {
   const s = faulty;	// handlers pause 400 ms before their after-response batch
   const { author, ids } = await authorWithFollowers(s, 'fan_hkill', 1500);
