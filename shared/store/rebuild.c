@@ -21,10 +21,15 @@ static struct rds_script begin_lua = { .src =
 	"return 1\n" };
 
 /* KEYS: lock, ok.  ARGV: the token, then "1" to set ok, "0" to leave
- * it, "d" to drop it.  0 when the lock is no longer the token's. */
+ * it, "d" to drop it.  0 when the lock is no longer the token's, or when
+ * ok is to be set and no longer reads "b" (the lock then freed): someone
+ * dropped it meanwhile (tlstale.h: a change Redis missed), and a write
+ * the rebuild's read came too early for skipped the set without it. */
 static struct rds_script end_lua = { .src =
 	"#!lua\n"
 	"if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+	"if ARGV[2] == '1' and redis.call('GET', KEYS[2]) ~= 'b' then\n"
+	"  redis.call('DEL', KEYS[1]) return 0 end\n"
 	"if ARGV[2] == '1' then redis.call('SET', KEYS[2], '1')\n"
 	"elseif ARGV[2] == 'd' then redis.call('DEL', KEYS[2]) end\n"
 	"redis.call('DEL', KEYS[1])\n"

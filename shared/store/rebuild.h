@@ -31,9 +31,11 @@
 int	rebuild_begin(struct rds *, const char *lock, int ms, const char *ok,
 	    const char *const *clear, int n, char tok[REBUILD_TOKEN]);
 /* The structure is whole: ok (when not NULL) becomes "1", the lock is
- * released, in one round trip; when the lock is still tok.  0; -1 after
- * rebuild_fail(), or when the lock was no longer tok (nothing done: the
- * structure is another rebuilder's now). */
+ * released, in one round trip; when the lock is still tok, and ok still
+ * reads "b" (dropped meanwhile, it stays dropped: the lock is freed and
+ * the structure not marked whole).  0; -1 after rebuild_fail(), or when
+ * the lock was no longer tok (nothing done: the structure is another
+ * rebuilder's now), or ok was dropped. */
 int	rebuild_done(struct rds *, const char *lock, const char *ok,
 	    const char *tok);
 /* Drops ok (when not NULL) and the lock when the lock is still tok;
