@@ -333,9 +333,11 @@ reconcile_rows(struct app *a, int dry, struct rec_family *rf,
 
 	if ((s = dbq_stmt(a->db, w->max_id)) == NULL)
 		return -1;
-	if (dbq_step(s) == DBQ_ROW)
+	if ((rc = dbq_step(s)) == DBQ_ROW)
 		max = dbq_i64(s, 0);
 	dbq_done(s);
+	if (rc == DBQ_ERR)	/* no rows known: no "checked, 0 wrong" */
+		return -1;
 	for (lo = 1; lo <= max; lo += 5000) {
 		if ((s = dbq_stmt(a->db, w->drift)) == NULL)
 			return -1;

@@ -395,7 +395,7 @@ runs_execute(struct app *a, long long id, int keep,
 	struct run r;
 	long long now = clock_wall_ms();
 	long held;
-	int rc, mine;
+	int rc, mine, fin;
 
 	if (runs_get(a->db, id, &r) != 1)
 		return -1;
@@ -438,10 +438,18 @@ runs_execute(struct app *a, long long id, int keep,
 		    r.report.fam[x.next].name : "");
 		return RUNS_AGAIN;
 	}
-	if (!x.lost)
-		x.lost = finish(a->db, id, a->owner, rc == 0 ? "done" :
+	if (!x.lost) {
+		fin = finish(a->db, id, a->owner, rc == 0 ? "done" :
 		    "failed", rc == 0 ? NULL : "Redis or SQLite failed; start "
-		    "a new run") == 0;
+		    "a new run");
+		if (fin == -1) {	/* still running: not done yet */
+			log_warn("reconciliation %lld could not be marked %s; "
+			    "it stays active and ends at its next claim", id,
+			    rc == 0 ? "done" : "failed");
+			return keep ? RUNS_AGAIN : -1;
+		}
+		x.lost = fin == 0;
+	}
 	if (x.lost) {
 		log_warn("reconciliation %lld: taken by another process while "
 		    "this one stalled past its lease; left to it", id);
