@@ -124,13 +124,30 @@ too_many_failures(struct req *r, long long left)
 	    "Try again later.");
 }
 
-/* Every hash slot is taken (a login flood): 503 at once, no hash. */
+
+/* This browser's device cookie holds an entry for login, signed under
+ * the account's password as it is now (social/device.h). */
 static int
-hash_busy(struct req *r)
+device_ok(struct req *r, const char *login)
+{
+	char stamp[AUTH_HASH_MAX];
+
+	return account_stamp(r->app->db, login, stamp) == 1 &&
+	    device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login,
+	    stamp);
+}
+
+/* 503 at once, no hash: every hash slot is taken (a login flood,
+ * HASH_BUSY), or the account's failures could not be read (the database
+ * busy, LOCK_UNKNOWN: a guess is never let through unlocked). */
+#define HASH_BUSY	"Too many logins at once just now. Try again in a second."
+#define LOCK_UNKNOWN	"Your login could not be checked just now (the " \
+	"database is busy). Try again in a moment."
+static int
+busy(struct req *r, const char *why)
 {
 	resp_header(r, "Retry-After", "1");
-	return resp_error(r, 503, "Too many logins at once just now. Try "
-	    "again in a second.");
+	return resp_error(r, 503, why);
 }
 
 /* The form again after field_need() refused a field: the status and
@@ -161,7 +178,7 @@ act_account_create(struct req *r, const struct route *rt)
 		return refuse(r, view_signup, 409, "That login is reserved.");
 	}
 	if ((gate = gate_enter(r)) == -1)
-		return hash_busy(r);
+		return busy(r, HASH_BUSY);
 	/* a password holds no NUL (VALID_PASSWORD): strlen is its length */
 	id = account_create(r->app->db, login, name, pw, strlen(pw), 0,
 	    r->app->cfg.pwhash_min);
@@ -176,7 +193,7 @@ act_account_create(struct req *r, const struct route *rt)
 	}
 	pcache_invalidate(r->app, login);	/* a cached "no such user" */
 	fault_point("signup-session");
-	return web_start_session(r, id, login);
+	return web_start_session(r, id, login, NULL);
 }
 
 /* POST /login.  A login or password that could be no account's is a
@@ -185,6 +202,7 @@ static int
 act_account_check(struct req *r, const struct route *rt)
 {
 	const char *login, *pw;
+	char stamp[AUTH_HASH_MAX];
 	long long id = 0, left = 0, now = clock_wall_ms();
 	int gate;
 
@@ -198,14 +216,15 @@ act_account_check(struct req *r, const struct route *rt)
 	/* an account under attack: refused at once, no hash -- unless this
 	 * browser has logged in to it before */
 	if (login != NULL &&
-	    (left = account_throttled(r->app->db, login, now)) > 0 &&
-	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE), login))
+	    (left = account_throttled(r->app->db, login, now)) == -1)
+		return busy(r, LOCK_UNKNOWN);
+	if (left > 0 && !device_ok(r, login))
 		return too_many_failures(r, left);
 	if ((gate = gate_enter(r)) == -1)
-		return hash_busy(r);
+		return busy(r, HASH_BUSY);
 	/* hashed all the same: the same time */
 	id = account_check(r->app->db, login != NULL ? login : "",
-	    pw != NULL ? pw : "", pw != NULL ? strlen(pw) : 0);
+	    pw != NULL ? pw : "", pw != NULL ? strlen(pw) : 0, stamp);
 	hashgate_leave(gate);
 	if (login == NULL || pw == NULL)
 		id = 0;
@@ -218,7 +237,7 @@ act_account_check(struct req *r, const struct route *rt)
 		account_login_result(r->app->db, login, id > 0, now);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
-	return web_start_session(r, id, login);
+	return web_start_session(r, id, login, stamp);
 }
 
 static int
@@ -328,13 +347,13 @@ settings_password(struct req *r)
 	 * held or stolen session guesses no faster here than at /login,
 	 * and an account under attack is refused before any hash, as
 	 * there (its owner's browser, with the device cookie, is not) */
-	if ((left = account_throttled(r->app->db, r->sess.login, now)) > 0 &&
-	    !device_knows(&r->app->cfg, req_cookie(r, DEVICE_COOKIE),
-	    r->sess.login))
+	if ((left = account_throttled(r->app->db, r->sess.login, now)) == -1)
+		return busy(r, LOCK_UNKNOWN);
+	if (left > 0 && !device_ok(r, r->sess.login))
 		return too_many_failures(r, left);
 	if (cur != NULL) {
 		if ((gate = gate_enter(r)) == -1)
-			return hash_busy(r);
+			return busy(r, HASH_BUSY);
 		rc = account_change_password(r->app, r->sess.user_id,
 		    r->sess.login, cur, strlen(cur), pw, strlen(pw),
 		    req_cookie(r, "sid"), r->app->cfg.pwhash_min);
@@ -351,6 +370,9 @@ settings_password(struct req *r)
 		    "current password.", "The current password is wrong; "
 		    "nothing was changed.");
 	live_close(r->app, r->sess.user_id);	/* the ended sessions' too */
+	/* the new password forgot every device of the account but this
+	 * browser, which has just shown it knows the current one */
+	web_device_issue(r, r->sess.login, NULL);
 	return 0;
 }
 

@@ -1,14 +1,28 @@
 /* web_pages.c -- starting a session (the forms: web/view_account.c). */
+#include "social/account.h"
 #include "social/device.h"
 #include "social/sesscache.h"
 #include "web/act.h"
 #include "web/resp.h"
 #include "web_pages.h"
 
-int
-web_start_session(struct req *r, long long uid, const char *login)
+void
+web_device_issue(struct req *r, const char *login, const char *stamp)
 {
-	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1], dev[DEVICE_VALUE_MAX + 1];
+	char dev[DEVICE_VALUE_MAX + 1], own[AUTH_HASH_MAX];
+
+	if (stamp == NULL && account_stamp(r->app->db, login, own) == 1)
+		stamp = own;
+	if (stamp != NULL && device_issue(&r->app->cfg, login, stamp,
+	    req_cookie(r, DEVICE_COOKIE), dev) == 0)
+		resp_cookie(r, DEVICE_COOKIE, dev, DEVICE_MAX_AGE);
+}
+
+int
+web_start_session(struct req *r, long long uid, const char *login,
+    const char *stamp)
+{
+	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1];
 	const char *old = req_cookie(r, "sid"), *next;
 
 	if (old != NULL)
@@ -18,10 +32,8 @@ web_start_session(struct req *r, long long uid, const char *login)
 		return resp_error(r, 500, "The session could not be started.");
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);
 	/* this browser has logged in to login: never locked out of it
-	 * (social/device.h) */
-	if (device_issue(&r->app->cfg, login, req_cookie(r, DEVICE_COOKIE),
-	    dev) == 0)
-		resp_cookie(r, DEVICE_COOKIE, dev, DEVICE_MAX_AGE);
+	 * while its password stays (social/device.h) */
+	web_device_issue(r, login, stamp);
 	/* the pre-session token ends with the login: a visitor's token that
 	 * leaked before it cannot serve after it */
 	if (req_cookie(r, "pcsrf") != NULL)

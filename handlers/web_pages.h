@@ -5,8 +5,13 @@
 #include "web/req.h"
 
 /* Ends any current session, starts one for uid, sets the cookie, puts
- * login first in the device cookie (social/device.h) and answers 303
- * /feed.  Returns 0, or -1 after a 500. */
-int	web_start_session(struct req *, long long uid, const char *login);
+ * login first in the device cookie (social/device.h), signed under the
+ * account's stamp (the hash its password matched; NULL: read now) and
+ * answers 303 /feed.  Returns 0, or -1 after a 500. */
+int	web_start_session(struct req *, long long uid, const char *login,
+	    const char *stamp);
+/* Puts login first in the browser's device cookie, signed under stamp
+ * (NULL: the account's now).  Nothing when it cannot (logged). */
+void	web_device_issue(struct req *, const char *login, const char *stamp);
 
 #endif

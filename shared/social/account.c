@@ -130,7 +130,8 @@ account_by_login(struct db *d, const char *login, struct account *out)
 }
 
 long long
-account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
+account_check(struct db *d, const char *login, const char *pw, size_t pwlen,
+    char *stamp)
 {
 	struct dbq *s = dbq_stmt(d, STMT_USER_BY_LOGIN);
 	char hash[AUTH_HASH_MAX] = "";
@@ -150,7 +151,25 @@ account_check(struct db *d, const char *login, const char *pw, size_t pwlen)
 		return -1;
 	if (auth_verify(id ? hash : NULL, pw, pwlen) == -1)
 		return 0;
+	if (stamp != NULL)
+		memcpy(stamp, hash, sizeof(hash));
 	return id;
+}
+
+int
+account_stamp(struct db *d, const char *login, char stamp[AUTH_HASH_MAX])
+{
+	struct dbq *s = dbq_stmt(d, STMT_USER_BY_LOGIN);
+	int rc;
+
+	stamp[0] = '\0';
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, login, -1);
+	if ((rc = dbq_step(s)) == DBQ_ROW)
+		dbq_col_text(s, 3, stamp, AUTH_HASH_MAX);
+	dbq_done(s);
+	return rc == DBQ_ROW ? 1 : rc == DBQ_DONE ? 0 : -1;
 }
 
 int
@@ -310,7 +329,7 @@ account_change_password(struct app *a, long long uid, const char *login,
 	long long id;
 	int rc;
 
-	if ((id = account_check(d, login, current, curlen)) == -1)
+	if ((id = account_check(d, login, current, curlen, NULL)) == -1)
 		return -1;
 	if (id != uid)
 		return 0;

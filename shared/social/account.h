@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "base/auth.h"
 #include "store/app.h"
 #include "store/db.h"
 
@@ -30,9 +31,15 @@ int		account_index(struct db *, long long uid, const char *login,
 		    const char *name);
 
 /* Checks a login/password pair: the user's id, 0 for a bad pair (the same
- * time whether or not the login exists), -1 on error. */
+ * time whether or not the login exists), -1 on error.  The account's
+ * stamp, the hash the password matched, into stamp when not NULL. */
 long long	account_check(struct db *, const char *login, const char *pw,
-		    size_t pwlen);
+		    size_t pwlen, char *stamp);
+/* The account's stamp: its password's stored hash, new at every change
+ * (social/device.h: what a device entry is signed under).  1, 0 no such
+ * login ("" in stamp), -1 on error. */
+int		account_stamp(struct db *, const char *login,
+		    char stamp[AUTH_HASH_MAX]);
 
 /* Looks a user up by login: 1 found, 0 absent, -1 error. */
 int		account_by_login(struct db *, const char *login,

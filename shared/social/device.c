@@ -13,6 +13,7 @@
 
 #define NONCE_BYTES	16
 #define MAC_BYTES	16
+#define STAMP_MAX	256	/* a password's stored hash, and its NUL */
 
 /* The site's key, read once a process (process state). */
 static unsigned char key[crypto_auth_KEYBYTES];
@@ -84,29 +85,37 @@ hex(const unsigned char *v, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-/* "<login>.<nonce hex>.<mac hex>" for login with nonce into out. */
+/* "<login>.<nonce hex>.<mac hex>" for login with nonce, under the
+ * account's stamp, into out. */
 static void
-entry(const char *login, const char *nonce_hex, char out[DEVICE_ENTRY + 1])
+entry(const char *login, const char *nonce_hex, const char *stamp,
+    char out[DEVICE_ENTRY + 1])
 {
 	unsigned char mac[crypto_auth_BYTES];
-	size_t l = strlen(login), m = strlen(nonce_hex);
+	char signed_[DEVICE_ENTRY + 1 + STAMP_MAX];
+	size_t l = strlen(login), m = strlen(nonce_hex), t = strlen(stamp);
 
 	out[0] = '\0';
-	if (l > 32 || m != 2 * NONCE_BYTES)
+	if (l > 32 || m != 2 * NONCE_BYTES || t >= STAMP_MAX)
 		return;
-	/* login.nonce, signed; then .mac */
+	/* login.nonce, then the stamp after a newline, signed; the entry
+	 * is login.nonce.mac */
 	memcpy(out, login, l);
 	out[l] = '.';
 	memcpy(out + l + 1, nonce_hex, m);
-	crypto_auth(mac, (const unsigned char *)out, l + 1 + m, key);
+	memcpy(signed_, out, l + 1 + m);
+	signed_[l + 1 + m] = '\n';
+	memcpy(signed_ + l + 2 + m, stamp, t);
+	crypto_auth(mac, (const unsigned char *)signed_, l + 2 + m + t, key);
 	out[l + 1 + m] = '.';
 	hex(mac, MAC_BYTES, out + l + 2 + m);
 }
 
-/* Whether e (n bytes) is a valid entry, and for which login (into
- * login_out, at most 32 bytes). */
+/* Whether e (n bytes) is an entry, and for which login (into login_out,
+ * at most 32 bytes): well formed, and with stamp (not NULL) signed for
+ * that login under it. */
 static int
-valid_entry(const char *e, size_t n, char login_out[33])
+valid_entry(const char *e, size_t n, const char *stamp, char login_out[33])
 {
 	char copy[DEVICE_ENTRY + 1], want[DEVICE_ENTRY + 1], *d1, *d2;
 
@@ -122,26 +131,31 @@ valid_entry(const char *e, size_t n, char login_out[33])
 	    strlen(d2 + 1) != 2 * MAC_BYTES)
 		return 0;
 	*d1 = '\0';
-	entry(copy, d1 + 1, want);
-	/* compared in constant time: a mac is never guessed byte by byte */
-	if (strlen(want) != n || sodium_memcmp(want, e, n) != 0)
-		return 0;
+	if (stamp != NULL) {
+		entry(copy, d1 + 1, stamp, want);
+		/* compared in constant time: a mac is never guessed byte by
+		 * byte */
+		if (strlen(want) != n || sodium_memcmp(want, e, n) != 0)
+			return 0;
+	}
 	memcpy(login_out, copy, (size_t)(d1 - copy) + 1);	/* <= 32 + NUL */
 	return 1;
 }
 
 int
-device_knows(const struct cfg *c, const char *cookie, const char *login)
+device_knows(const struct cfg *c, const char *cookie, const char *login,
+    const char *stamp)
 {
 	const char *p, *q;
 	char who[33];
 
-	if (cookie == NULL || load_key(c) == -1)
+	if (cookie == NULL || stamp == NULL || *stamp == '\0' ||
+	    load_key(c) == -1)
 		return 0;
 	for (p = cookie; *p != '\0'; p = *q ? q + 1 : q) {
 		if ((q = strchr(p, ':')) == NULL)
 			q = p + strlen(p);
-		if (valid_entry(p, (size_t)(q - p), who) &&
+		if (valid_entry(p, (size_t)(q - p), stamp, who) &&
 		    strcmp(who, login) == 0)
 			return 1;
 	}
@@ -149,8 +163,8 @@ device_knows(const struct cfg *c, const char *cookie, const char *login)
 }
 
 int
-device_issue(const struct cfg *c, const char *login, const char *old,
-    char out[DEVICE_VALUE_MAX + 1])
+device_issue(const struct cfg *c, const char *login, const char *stamp,
+    const char *old, char out[DEVICE_VALUE_MAX + 1])
 {
 	unsigned char nonce[NONCE_BYTES];
 	char nhex[2 * NONCE_BYTES + 1], e[DEVICE_ENTRY + 1], who[33];
@@ -158,20 +172,22 @@ device_issue(const struct cfg *c, const char *login, const char *old,
 	size_t len;
 	int kept = 1;
 
-	if (strlen(login) > 32 || load_key(c) == -1)
+	if (strlen(login) > 32 || stamp == NULL || *stamp == '\0' ||
+	    strlen(stamp) >= STAMP_MAX || load_key(c) == -1)
 		return -1;
 	randombytes_buf(nonce, sizeof(nonce));
 	hex(nonce, sizeof(nonce), nhex);
-	entry(login, nhex, e);
+	entry(login, nhex, stamp, e);
 	snprintf(out, DEVICE_VALUE_MAX + 1, "%s", e);
 	len = strlen(out);
-	/* the other accounts' valid entries after it; invalid ones and
-	 * this account's old ones go */
+	/* the other accounts' entries after it (checked when used: their
+	 * stamps are not known here); malformed ones and this account's
+	 * old ones go */
 	for (p = old; p != NULL && *p != '\0' && kept < DEVICE_KEEP;
 	    p = *q ? q + 1 : q) {
 		if ((q = strchr(p, ':')) == NULL)
 			q = p + strlen(p);
-		if (!valid_entry(p, (size_t)(q - p), who) ||
+		if (!valid_entry(p, (size_t)(q - p), NULL, who) ||
 		    strcmp(who, login) == 0 ||
 		    len + 1 + (size_t)(q - p) > DEVICE_VALUE_MAX)
 			continue;

@@ -338,6 +338,23 @@ test('guessing from many addresses locks new browsers out, never the owner\'s (t
   const bent = owner.jar.get('dev').replace(/.$/, (ch) => (ch === '0' ? '1' : '0'));
   other.jar.set('dev', bent);
   assert.equal((await other.post('/login', { login: 'owner_dev', password: 'password-123' })).status, 429);
+  // A new password forgets every device of the account but the browser
+  // that set it: a copy of the old cookie (a browser that once held a
+  // stolen password) opens the lock no more.  Before, an entry lived a
+  // year whatever became of the password.
+  const copied = owner.jar.get('dev');
+  await owner.get('/settings');
+  const changed = await owner.post('/settings', { current: 'password-123', password: 'password-456' });
+  assert.equal(changed.status, 303, `the change: ${changed.status}`);
+  assert.notEqual(owner.jar.get('dev'), copied, 'the changing browser\'s entry renewed');
+  const thief = new Client(stack.base);
+  await thief.get('/login');
+  thief.jar.set('dev', copied);
+  assert.equal((await thief.post('/login', { login: 'owner_dev', password: 'password-456' })).status, 429);
+  // the owner's browser, its entry renewed, still logs in
+  assert.equal((await owner.post('/logout')).status, 303);
+  await owner.get('/login');
+  assert.equal((await owner.post('/login', { login: 'owner_dev', password: 'password-456' })).status, 303);
 });
 
 test('one user makes only so many new topics an hour (TALLY_TOPIC_RATE)', async () => {
