@@ -91,8 +91,11 @@ commit_follow(struct app *a, long long follower, long long followee,
 }
 
 /* A follow's Redis side, once committed: the follower's followed badge,
- * both follow lists, the followee's posts in the follower's home. */
-static void
+ * both follow lists, the followee's posts in the follower's home.  0, or
+ * -1 when the followee's posts could not be read (the note stays, for
+ * the worker to do it again; Redis failing marks the timelines stale,
+ * tlstale.h). */
+static int
 after_follow(struct app *a, long long follower, long long followee,
     long long t)
 {
@@ -108,10 +111,11 @@ after_follow(struct app *a, long long follower, long long followee,
 		timeline_add(a, TL_HOME, follower, n, scores, ids);
 	free(ids);
 	free(scores);
+	return n < 0 ? -1 : 0;
 }
 
-/* An unfollow's, once committed. */
-static void
+/* An unfollow's, once committed; as after_follow(). */
+static int
 after_unfollow(struct app *a, long long follower, long long followee)
 {
 	long long *ids, *scores, left = -1;
@@ -135,6 +139,7 @@ after_unfollow(struct app *a, long long follower, long long followee)
 	free(scores);
 	if (left >= 0 && left < TL_REFILL)
 		timeline_rebuild(a, TL_HOME, follower);
+	return n < 0 ? -1 : 0;
 }
 
 /* The note of a follow or unfollow, made in its transaction before the
@@ -216,11 +221,11 @@ follow_change(struct app *a, long long follower, long long followee, int add)
 		goto fail;
 	if (commit_follow(a, follower, followee, add, note) == -1)
 		goto fail;
-	if (add)
-		after_follow(a, follower, followee, t);
+	if ((add ? after_follow(a, follower, followee, t) :
+	    after_unfollow(a, follower, followee)) == -1)
+		free(mark);	/* the note stays: the worker's, redone */
 	else
-		after_unfollow(a, follower, followee);
-	note_drop(a, mark);
+		note_drop(a, mark);
 	return 1;
 fail:
 	db_rollback(a->db);
@@ -242,23 +247,24 @@ follow_remove(struct app *a, long long follower, long long followee)
 
 /* A note's work as the follow stands (t: its time, 0 none), done again
  * while the follow changed under it (a follow or unfollow of the pair
- * whose own work may have come before this): up to three times. */
-static void
+ * whose own work may have come before this): up to three times.  0, or
+ * -1 when SQL failed (the note stays). */
+static int
 redo(struct app *a, long long follower, long long followee, long long t)
 {
 	long long now;
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		if (t > 0)
-			after_follow(a, follower, followee, t);
-		else
-			after_unfollow(a, follower, followee);
-		if ((now = follow_time(a->db, follower, followee)) < 0 ||
-		    now == t)
-			return;
+		if ((t > 0 ? after_follow(a, follower, followee, t) :
+		    after_unfollow(a, follower, followee)) == -1 ||
+		    (now = follow_time(a->db, follower, followee)) < 0)
+			return -1;
+		if (now == t)
+			return 0;
 		t = now;
 	}
+	return 0;
 }
 
 int
@@ -281,9 +287,11 @@ follow_reclaim(struct app *a, long long grace_ms)
 			/* as the truth is now, whatever the action was */
 			if ((t = follow_time(a->db, follower, followee)) < 0)
 				break;	/* the note stays: next time */
-			log_warn("follow %lld -> %lld: its writer died before "
-			    "its timelines; done now", follower, followee);
-			redo(a, follower, followee, t);
+			log_warn("follow %lld -> %lld: its timelines were left "
+			    "undone (its writer died, or SQL failed); done "
+			    "now", follower, followee);
+			if (redo(a, follower, followee, t) == -1)
+				break;	/* the note stays: next time */
 		}
 		rds_free(rds_cmdv(a->rds, "ZREM", KEY_FOLLOW_NOTES, m, NULL));
 		n++;
