@@ -183,11 +183,18 @@ act_note_with(struct req *r, const struct route *rt)
 	return note_answer(r);
 }
 
+/* POST /notifications/read-all: every notification up to upto, the
+ * newest the page showed (its form sends it: one that arrived after the
+ * page was built stays unread); without it, every one. */
 static int
 act_notify_read_all(struct req *r, const struct route *rt)
 {
+	long long upto;
+
 	(void)rt;
-	if (notify_read_all(r->app, r->sess.user_id, NOTE_ALL) == -1)
+	if ((upto = field_int(r, "upto", VALID_ID, NOTE_ALL)) == -1)
+		return 0;	/* answered: 400 */
+	if (notify_read_all(r->app, r->sess.user_id, upto) == -1)
 		return resp_error(r, 500, "The notifications could not be saved.");
 	return note_answer(r);
 }

@@ -137,6 +137,13 @@ view_notes(struct req *r, const void *vm)
 	    "action=\"/notifications/read-all\" class=\"inline\">");
 	layout_csrf(r);
 	act_back_field(r);
+	/* page 1's newest is the newest there was: one that arrives after
+	 * it stays unread (a later page's newest is not: every one) */
+	if (ns->page == 1 && ns->newest > 0) {
+		html_raw(b, "<input type=\"hidden\" name=\"upto\" value=\"");
+		html_int(b, ns->newest);
+		html_raw(b, "\">");
+	}
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
 	    "</button></form><ul class=\"notes\">");
 	for (i = 0; i < ns->n; i++)

@@ -239,6 +239,30 @@ test('deleting a read vs an unread notification; repeats change nothing; others 
   await assertUnreadExact(r, 0, 'after repeats');
 });
 
+// "Mark all read" marks what the page showed: its form carries the
+// newest id page 1 showed, and one that arrived after the page was built
+// stays unread (it read everything, unseen ones too).  Without the field
+// (an older page, a script) every one is read, as before.
+test('"Mark all read" reads up to what the page showed; one that arrived after it stays unread', async () => {
+  const r = await user('nupto');
+  const p1 = await publish(r, 'upto one');
+  const p2 = await publish(r, 'upto two');
+  await ok303(crowd[5].post(`/posts/${p1}/like`));
+  const page = await r.get('/notifications');
+  assert.equal(page.status, 200);
+  const upto = Number((page.text.match(/name="upto" value="(\d+)"/) ?? [])[1]);
+  assert.equal(upto, Number(q(`SELECT max(id) FROM notifications WHERE user_id=${r.id}`)), 'the form carries the newest shown');
+  await assertUnreadExact(r, 0, 'opening the list read it');
+  // after the page was built: a like of the other post
+  await ok303(crowd[6].post(`/posts/${p2}/like`));
+  await assertUnreadExact(r, 1);
+  await ok303(r.post('/notifications/read-all', { upto: String(upto) }));
+  await assertUnreadExact(r, 1, 'the one the page never showed stays unread');
+  assert.equal((await r.post('/notifications/read-all', { upto: 'x' })).status, 400);
+  await ok303(r.post('/notifications/read-all'));
+  await assertUnreadExact(r, 0, 'without upto: every one');
+});
+
 test('another user cannot read or delete my notification and nothing changes', async () => {
   const r = await user('nmine');
   const other = await user('nother');
