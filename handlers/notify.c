@@ -168,15 +168,21 @@ note_answer(struct req *r)
 /* A read or a delete (route.h: call.note, notify_read or notify_delete)
  * of notification ID: 404 unless it exists and is the user's (someone
  * else's and a missing one answer alike: existence does not leak; a
- * repeated delete of one's own finds it missing: 404, nothing changes). */
+ * repeated delete of one's own finds it missing: 404, nothing changes),
+ * and, when the form says its time (at), is still the one the page
+ * showed: SQLite gives a deleted newest id to the next notification, and
+ * the form of one withdrawn since acted on that newcomer's group. */
 static int
 act_note_with(struct req *r, const struct route *rt)
 {
-	long long id = req_arg_id(r, 0), owner;
+	long long id = req_arg_id(r, 0), owner, at, shown;
 
-	if (noteview_owner(r->app, id, &owner) == -1)
+	if ((shown = field_int(r, "at", VALID_ID, 0)) == -1)
+		return 0;	/* answered: 400 */
+	if (noteview_owner(r->app, id, &owner, &at) == -1)
 		return resp_error(r, 500, "The notification could not be read.");
-	if (owner == 0 || owner != r->sess.user_id)
+	if (owner == 0 || owner != r->sess.user_id ||
+	    (shown > 0 && at != shown))
 		return resp_error(r, 404, "There is no such notification.");
 	if (rt->call.note(r->app, id, r->sess.user_id) == -1)
 		return resp_error(r, 500, "The notification could not be saved.");

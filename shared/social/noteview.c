@@ -96,9 +96,21 @@ noteview_free(struct notes *ns)
 }
 
 int
-noteview_owner(struct app *a, long long id, long long *owner)
+noteview_owner(struct app *a, long long id, long long *owner, long long *at)
 {
-	return dbq_i64_by_id(a->db, STMT_NOTE_OWNER, id, owner);
+	struct dbq *s = dbq_stmt(a->db, STMT_NOTE_OWNER);
+	int rc;
+
+	*owner = *at = 0;
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, id);
+	if ((rc = dbq_step(s)) == DBQ_ROW) {
+		*owner = dbq_i64(s, 0);
+		*at = dbq_i64(s, 1);
+	}
+	dbq_done(s);
+	return rc == DBQ_ERR ? -1 : 0;
 }
 
 int

@@ -44,8 +44,10 @@ struct notes {
 int	noteview_load(struct app *, long long uid, long long page, int per,
 	    struct notes *);
 void	noteview_free(struct notes *);
-/* The recipient of notification id into *owner (0: none).  0 or -1. */
-int	noteview_owner(struct app *, long long id, long long *owner);
+/* The recipient of notification id into *owner (0: none), and its time
+ * into *at.  0 or -1. */
+int	noteview_owner(struct app *, long long id, long long *owner,
+	    long long *at);
 
 struct notice {
 	long long	 id;

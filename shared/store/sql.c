@@ -307,9 +307,9 @@ const char *const sql_text[STMT__MAX] = {
 	    "max(f.created_at, coalesce(m.value, 0)) LIMIT 1000)) "
 	    "FROM follows f LEFT JOIN markers m ON m.user_id = f.follower_id "
 	    "AND m.kind = 'author' AND m.key = f.followee_id WHERE f.follower_id = ?1",
-	/* STMT_NOTE_OWNER: id */
+	/* STMT_NOTE_OWNER: id -> its recipient, its time */
 	[STMT_NOTE_OWNER] =
-	    "SELECT user_id FROM notifications WHERE id = ?1",
+	    "SELECT user_id, created_at FROM notifications WHERE id = ?1",
 	/* STMT_COUNTERS_OF_FAMILY: name */
 	[STMT_COUNTERS_OF_FAMILY] =
 	    "SELECT key, value FROM counters WHERE name = ?1",

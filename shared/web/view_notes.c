@@ -8,17 +8,22 @@
 #include "web/resp.h"
 #include "web/view_notes.h"
 
+/* A form on the item's newest notification, with its time (at): an id
+ * SQLite gave again since to another is not that one (handlers/notify.c
+ * act_note_with()). */
 static void
-note_form(struct req *r, long long id, const char *action, const char *label,
-    const char *cls)
+note_form(struct req *r, const struct note_item *it, const char *action,
+    const char *label, const char *cls)
 {
 	struct buf *b = &r->body;
 
 	html_raw(b, "<form method=\"post\" class=\"inline\" "
 	    "action=\"/notifications/");
-	html_int(b, id);
+	html_int(b, it->id);
 	html_raw(b, "/");
 	html_text(b, action);
+	html_raw(b, "\"><input type=\"hidden\" name=\"at\" value=\"");
+	html_int(b, it->at);
 	html_raw(b, "\">");
 	layout_csrf(r);
 	act_back_field(r);
@@ -117,10 +122,10 @@ note(struct req *r, const struct note_item *it)
 	render_time(r, it->at);
 	html_raw(b, "</span> ");	/* words apart without the stylesheet */
 	if (it->unread > 0) {
-		note_form(r, it->id, "read", "Mark read", "secondary");
+		note_form(r, it, "read", "Mark read", "secondary");
 		html_raw(b, " ");
 	}
-	note_form(r, it->id, "delete", it->size > 1 ? "Delete all" : "Delete",
+	note_form(r, it, "delete", it->size > 1 ? "Delete all" : "Delete",
 	    "secondary");
 	html_raw(b, "</div></li>");
 }

@@ -263,6 +263,28 @@ test('"Mark all read" reads up to what the page showed; one that arrived after i
   await assertUnreadExact(r, 0, 'without upto: every one');
 });
 
+// SQLite gives a deleted newest id to the next notification: the form of
+// an item (its newest notification's id) whose notification was
+// withdrawn since acted on the newcomer's group, never shown.  The form
+// now says the notification's time, and another under that id is not it.
+test('a notification form whose notification was withdrawn acts on none that took its id', async () => {
+  const r = await user('nreuse');
+  const p = await publish(r, 'reuse');
+  await ok303(crowd[7].post(`/posts/${p}/like`));
+  const page = await r.get('/notifications');
+  const m = page.text.match(/action="\/notifications\/(\d+)\/delete"><input type="hidden" name="at" value="(\d+)"/);
+  assert.ok(m, 'the delete form carries the notification\'s time');
+  const [id, at] = [Number(m[1]), m[2]];
+  await ok303(crowd[7].post(`/posts/${p}/unlike`));	// withdrawn
+  await ok303(crowd[8].post('/follow/nreuse'));		// a newcomer
+  const follow = Number(q(`SELECT id FROM notifications WHERE user_id=${r.id} AND kind='follow'`));
+  if (!onPostgres()) assert.equal(follow, id, 'SQLite gave the id again');
+  assert.equal((await r.post(`/notifications/${id}/delete`, { at })).status, 404);
+  assert.equal((await r.post(`/notifications/${id}/read`, { at })).status, 404);
+  assert.equal(Number(q(`SELECT COUNT(*) FROM notifications WHERE id=${follow} AND is_read=0`)), 1, 'the follow stays, unread');
+  await assertUnreadExact(r, 1);
+});
+
 test('another user cannot read or delete my notification and nothing changes', async () => {
   const r = await user('nmine');
   const other = await user('nother');
