@@ -237,7 +237,11 @@ act_account_check(struct req *r, const struct route *rt)
 		account_login_result(r->app->db, login, id > 0, now);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
-	return web_start_session(r, id, login, stamp);
+	fault_point("login-checked");
+	/* a password changed since the check starts no session */
+	if (web_start_session(r, id, login, stamp) == 1)
+		return refuse(r, view_login, 401, "Wrong login or password.");
+	return 0;
 }
 
 static int

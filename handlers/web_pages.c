@@ -24,12 +24,15 @@ web_start_session(struct req *r, long long uid, const char *login,
 {
 	char sid[SID_MAX + 1], csrf[TOKEN_LEN + 1];
 	const char *old = req_cookie(r, "sid"), *next;
+	int rc;
 
 	if (old != NULL)
 		sesscache_end(r->app->db, r->app->rds, old);
-	if (session_create(r->app->db, uid, r->app->cfg.session_secs, sid,
-	    csrf) == -1)
+	if ((rc = session_create(r->app->db, uid, r->app->cfg.session_secs,
+	    sid, csrf, stamp)) == -1)
 		return resp_error(r, 500, "The session could not be started.");
+	if (rc == 1)
+		return 1;	/* the password changed since it was checked */
 	resp_cookie(r, "sid", sid, r->app->cfg.session_secs);
 	/* this browser has logged in to login: never locked out of it
 	 * while its password stays (social/device.h) */

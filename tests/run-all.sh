@@ -148,7 +148,7 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/degraded.test.mjs tests/integration/faults.test.mjs \
     tests/integration/killpoints.test.mjs tests/integration/site.test.mjs \
     tests/integration/security.test.mjs tests/integration/feedcache.test.mjs \
-    tests/integration/hardening.test.mjs \
+    tests/integration/hardening.test.mjs tests/integration/settings.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
     tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
     tests/integration/redisfull.test.mjs tests/integration/together.test.mjs \

@@ -39,6 +39,8 @@
  *   view-delta     a view, its one script (the viewer's key and the
  *                  count) not yet sent; an anonymous one's budget taken
  *                  (capply.c)
+ *   login-checked  a login's password matched, its session not yet
+ *                  inserted (handlers/web.c): a password change meanwhile
  *   signup-session a signup's account is committed, its session not yet
  *                  inserted (handlers/web.c): a failure after it is not
  *                  "nothing was changed"

@@ -44,7 +44,7 @@ session_id_parse(const char *sid, long long *uid, char hex[SID_HEX_LEN + 1])
 
 int
 session_create(struct db *d, long long uid, long secs,
-    char sid[SID_MAX + 1], char csrf[TOKEN_LEN + 1])
+    char sid[SID_MAX + 1], char csrf[TOKEN_LEN + 1], const char *stamp)
 {
 	unsigned char h[TOKEN_HASH_LEN];
 	char tok[TOKEN_LEN + 1];
@@ -63,13 +63,17 @@ session_create(struct db *d, long long uid, long secs,
 	dbq_bind_text_copy(s, 3, csrf, -1);
 	dbq_bind_i64(s, 4, now);
 	dbq_bind_i64(s, 5, now + (long long)secs * 1000);
+	if (stamp != NULL)
+		dbq_bind_text(s, 6, stamp, -1);
+	else
+		dbq_bind_null(s, 6);
 	rc = dbq_step(s);
 	dbq_done(s);
 	if (rc != DBQ_DONE) {
 		log_err("session insert: %s", dbq_errmsg(d));
 		return -1;
 	}
-	return 0;
+	return dbq_changes(d) == 1 ? 0 : 1;
 }
 
 /* A session row's columns from col on (user id, csrf, login, is_admin,

@@ -34,9 +34,14 @@ struct session {
 };
 
 /* Creates a session for uid valid for secs; writes its id and CSRF token.
- * Returns 0 or -1 (database error, logged). */
+ * With stamp (not NULL: the password hash a login matched), only while
+ * the account's password is still that one: a change that committed
+ * since, or commits meanwhile (its sessions deleted), leaves none.
+ * Returns 0, 1 refused (the password changed), or -1 (database error,
+ * logged). */
 int	session_create(struct db *, long long uid, long secs,
-	    char sid[SID_MAX + 1], char csrf[TOKEN_LEN + 1]);
+	    char sid[SID_MAX + 1], char csrf[TOKEN_LEN + 1],
+	    const char *stamp);
 
 /* Loads the live session with id sid into s.  Returns 1 when found,
  * 0 when absent, expired or malformed, -1 on a database error. */

@@ -31,10 +31,13 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_USER_BY_LOGIN: login */
 	[STMT_USER_BY_LOGIN] =
 	    "SELECT id, login, name, pwhash, is_admin FROM users WHERE login = ?1",
-	/* STMT_SESSION_INSERT: hash, user_id, csrf, now, expires */
+	/* STMT_SESSION_INSERT: hash, user, csrf, now, expires, stamp (NULL:
+	 * none) -- only while the user's password is still the one the login
+	 * matched (social/session.h) */
 	[STMT_SESSION_INSERT] =
 	    "INSERT INTO sessions(hash, user_id, csrf, created_at, expires_at) "
-	    "VALUES(?1, ?2, ?3, ?4, ?5)",
+	    "SELECT ?1, ?2, ?3, ?4, ?5 WHERE ?6 IS NULL OR EXISTS (SELECT 1 "
+	    "FROM users WHERE id = ?2 AND pwhash = ?6)",
 	/* STMT_SESSION_GET: hash, now */
 	[STMT_SESSION_GET] =
 	    "SELECT s.user_id, s.csrf, u.login, u.is_admin, s.expires_at "

@@ -154,6 +154,14 @@ const char *const sql_pg_text[STMT__MAX] = {
 	[STMT_POST_GET_LOCK] = POST_GET_SQL " FOR NO KEY UPDATE OF p",
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",
+	/* the user's row held (shared) while it is checked: a password
+	 * change under way (its row updated, its sessions not yet deleted)
+	 * is waited for, and its new hash then refuses the session */
+	[STMT_SESSION_INSERT] =
+	    "INSERT INTO sessions(hash, user_id, csrf, created_at, expires_at) "
+	    "SELECT ?1, ?2, ?3, ?4, ?5 WHERE CAST(?6 AS text) IS NULL OR "
+	    "EXISTS (SELECT 1 FROM users WHERE id = ?2 AND pwhash = ?6 FOR "
+	    "SHARE)",
 	[STMT_LOCK_KEY] = "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
 	[STMT_LOCK_KEY_SHARED] =
 	    "SELECT pg_advisory_xact_lock_shared(hashtextextended(?1, 0))",

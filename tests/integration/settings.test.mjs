@@ -7,10 +7,14 @@
 // redirect leads to, and never from a cookie it did not set.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client } from '../lib/stack.mjs';
+import { startStack, Client, waitFor, stoppedUnder } from '../lib/stack.mjs';
+import { faults } from '../lib/counts.mjs';
 
 let stack;
-before(async () => { stack = await startStack(); });
+before(async () => {
+  stack = await startStack({ env: { TALLY_FAULT: 'login-checked:stop:1' } });
+  faults.disarm(stack, 'login-checked', 1);
+});
 after(async () => { await stack?.stop(); });
 
 async function user(login, password = 'password-123') {
@@ -165,4 +169,28 @@ test('a message cookie the site did not set shows nothing, and is cleared', asyn
     assert.doesNotMatch(r.text, /<script>|class="flash" role="status"/);
     assert.equal(c.jar.has('flash'), false, `cleared (${v})`);
   }
+});
+
+// A login whose password matched just before the account's password
+// changed (the change ends every other session) starts none: its
+// session, inserted after the change, outlived it, and whoever held the
+// old password kept a session past the reset meant to end it.  Forced:
+// the login stops after its check (fault point login-checked) while the
+// owner changes the password.
+test('a login checked just before a password change starts no session', async () => {
+  const owner = await user('st_race', 'password-old');
+  const late = new Client(stack.base);
+  await late.get('/login');
+  faults.arm(stack, 'login-checked');
+  const pending = late.post('/login', { login: 'st_race', password: 'password-old' });
+  const who = await waitFor(() => stoppedUnder(stack), 10000, 20);
+  try {
+    const r = await owner.post('/settings', { current: 'password-old', password: 'password-new' });
+    assert.equal(r.status, 303, `the change: ${r.status}`);
+  } finally { process.kill(who, 'SIGCONT'); }
+  const r = await pending;
+  assert.equal(r.status, 401, `the late login: ${r.status} ${r.location ?? ''}`);
+  assert.equal((await late.get('/settings')).status, 303, 'no session for it');
+  assert.equal(stack.sqlite("SELECT COUNT(*) FROM sessions WHERE user_id = (SELECT id FROM users WHERE login = 'st_race')"), '1', 'the owner\'s alone');
+  assert.equal((await owner.get('/settings')).status, 200);
 });

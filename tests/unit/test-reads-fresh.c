@@ -72,7 +72,7 @@ a_logout_after_the_groups_snapshot_is_seen(void **state)
 	assert_int_equal(db_open(&web, tdb.path), 0);
 	uid = account_create(&web, "sf_user", "S F", "password-123", 12, 0, 1);
 	assert_true(uid > 0);
-	assert_int_equal(session_create(&web, uid, 3600, sid, csrf), 0);
+	assert_int_equal(session_create(&web, uid, 3600, sid, csrf, NULL), 0);
 
 	db_reads_together(&reader, 1);
 	read_something(&reader);		/* the group's snapshot */

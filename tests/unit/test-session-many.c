@@ -36,11 +36,11 @@ setup(void **state)
 	    "pwhash, is_admin, created_at) VALUES(7, 'alice', 'A', 'x', 1, "
 	    "%lld), (9, 'bob', 'B', 'x', 0, 0)", clock_wall_ms());
 	if (db_exec(d, sql) == -1 ||
-	    session_create(d, 7, 3600, alice, acsrf) == -1 ||
-	    session_create(d, 9, 3600, bob, bcsrf) == -1 ||
-	    session_create(d, 9, 3600, ended, csrf) == -1 ||
+	    session_create(d, 7, 3600, alice, acsrf, NULL) == -1 ||
+	    session_create(d, 9, 3600, bob, bcsrf, NULL) == -1 ||
+	    session_create(d, 9, 3600, ended, csrf, NULL) == -1 ||
 	    session_delete(d, ended) == -1 ||
-	    session_create(d, 7, -60, old, csrf) == -1)	/* expired */
+	    session_create(d, 7, -60, old, csrf, NULL) == -1)	/* expired */
 		return -1;
 	return 0;
 }
