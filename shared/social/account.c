@@ -322,14 +322,14 @@ account_change_password(struct app *a, long long uid, const char *login,
     const char *current, size_t curlen, const char *pw, size_t pwlen,
     const char *keep_sid, int min_cost)
 {
-	char hash[AUTH_HASH_MAX];
+	char hash[AUTH_HASH_MAX], was[AUTH_HASH_MAX];
 	unsigned char keep[TOKEN_HASH_LEN];
 	struct db *d = a->db;
 	struct dbq *s;
 	long long id;
-	int rc;
+	int rc, changed;
 
-	if ((id = account_check(d, login, current, curlen, NULL)) == -1)
+	if ((id = account_check(d, login, current, curlen, was)) == -1)
 		return -1;
 	if (id != uid)
 		return 0;
@@ -341,8 +341,16 @@ account_change_password(struct app *a, long long uid, const char *login,
 		goto fail;
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_text(s, 2, hash, -1);
+	dbq_bind_text(s, 3, was, -1);
 	rc = dbq_step(s);
+	changed = dbq_changes(d);
 	dbq_done(s);
+	if (rc == DBQ_DONE && changed == 0) {
+		/* another change came first: the current password is no
+		 * longer the one that was checked */
+		db_rollback(d);
+		return 0;
+	}
 	if (rc != DBQ_DONE ||
 	    (s = dbq_stmt(d, STMT_SESSIONS_OTHERS_DELETE)) == NULL)
 		goto fail;

@@ -674,9 +674,10 @@ const char *const sql_text[STMT__MAX] = {
 	 * about to change */
 	[STMT_NAME_WORDS_DROP] =
 	    "DELETE FROM name_words WHERE user_id = ?1",
-	/* STMT_USER_SET_PWHASH_ID: id, hash */
+	/* STMT_USER_SET_PWHASH_ID: id, hash, the hash replaced -- only while
+	 * it is still the one the current password matched */
 	[STMT_USER_SET_PWHASH_ID] =
-	    "UPDATE users SET pwhash = ?2 WHERE id = ?1",
+	    "UPDATE users SET pwhash = ?2 WHERE id = ?1 AND pwhash = ?3",
 	/* STMT_SESSIONS_OTHERS_DELETE: user, the hash of the one kept */
 	[STMT_SESSIONS_OTHERS_DELETE] =
 	    "DELETE FROM sessions WHERE user_id = ?1 AND hash <> ?2",
