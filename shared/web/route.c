@@ -112,6 +112,15 @@ admit(struct req *r, const struct route *hit)
 		tok = kv_get(&r->form, "csrf");
 		if (tok == NULL || r->new_pcsrf ||
 		    !auth_token_equal(tok->val, r->csrf)) {
+			/* the session's token unknown (the store failed):
+			 * no forgery found, nothing done (a logout) */
+			if (r->unsure) {
+				resp_header(r, "Retry-After", "1");
+				resp_error(r, 503, "Your session could not be "
+				    "checked just now. Nothing was changed; try "
+				    "again in a moment.");
+				return 0;
+			}
 			resp_error(r, 403, "The form was stale or forged "
 			    "(CSRF check failed). Reload the page and try again.");
 			return 0;

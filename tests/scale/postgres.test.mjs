@@ -228,6 +228,9 @@ test('connections cut while idle are made again unseen; a session PostgreSQL can
       const f = await fan.c.get('/feed');
       assert.equal(f.status, 200, `the feed answered ${f.status} ${f.location ?? ''}`);
       assert.match(f.text, /data-me="pgsf"/);
+      // a logout: not a forged form (403), and the session stays
+      const lo = await fan.c.post('/logout');
+      assert.equal(lo.status, 503, `the logout answered ${lo.status} ${lo.location ?? ''}`);
     }
   } finally {
     process.kill(stack.proc.pid, 'SIGCONT');
