@@ -168,7 +168,7 @@ static int
 prepare_db(const struct cfg *c)
 {
 	struct app a;
-	char pw[128], file[PATH_MAX + 32];
+	char pw[129], file[PATH_MAX + 32];	/* 128 bytes at most */
 	FILE *f;
 	int rc;
 

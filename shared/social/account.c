@@ -8,6 +8,7 @@
 #include "base/auth.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/valid.h"
 #include "base/words.h"
 #include "social/account.h"
 #include "social/sesscache.h"
@@ -188,8 +189,14 @@ account_ensure_admin(struct db *d, const char *pw, char *out, size_t outsz,
 		gen[20] = '\0';		/* 120 bits is plenty to type */
 		pw = gen;
 	}
-	if (strlen(pw) >= outsz)
+	/* a password /login and /settings take (8-128 bytes of UTF-8, no
+	 * control characters): one they would refuse never logs in */
+	if (strlen(pw) >= outsz ||
+	    valid_check(VALID_PASSWORD, pw, strlen(pw), NULL) == -1) {
+		log_err("TALLY_ADMIN_PASSWORD must be 8 to 128 bytes of UTF-8 "
+		    "without control characters");
 		return -1;
+	}
 	id = account_create(d, "admin", "Administrator", pw, strlen(pw), 1,
 	    min_cost);
 	if (id <= 0)
