@@ -706,7 +706,10 @@ outbox_horizon(struct db *d)
 	return still == 0 ? taken : still > 0 ? OUTBOX_WAITED : -1;
 }
 
-/* Deletes the drained rows up to `upto` but the newest (cleared). */
+/* Deletes the drained rows up to `upto` but the newest (cleared), and
+ * says so in the setting OUTBOX_FLOOR, in the same transaction: a
+ * snapshot that reads it knows every id up to it committed before it (or
+ * never will), deleted or not (settle.c). */
 static int
 delete_upto(struct db *d, long long upto)
 {
@@ -715,6 +718,10 @@ delete_upto(struct db *d, long long upto)
 
 	if (db_begin(d) == -1)
 		return -1;
+	if (dbq_setting_put(d, OUTBOX_FLOOR, upto) == -1) {
+		db_rollback(d);
+		return -1;
+	}
 	if ((s = dbq_stmt(d, STMT_OUTBOX_CLEAR)) != NULL) {
 		dbq_bind_i64(s, 1, upto);
 		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;

@@ -126,4 +126,8 @@ int	outbox_each(struct app *, void (*fn)(const struct delta *, void *),
 int	outbox_encode(const struct delta *, int n, char *out, size_t sz);
 int	outbox_decode(const char *, struct delta *, int max);
 
+/* The setting that holds the newest id the drain deleted up to: every
+ * id up to it committed before the drain's transaction, or never will. */
+#define OUTBOX_FLOOR	"outbox_floor"
+
 #endif
