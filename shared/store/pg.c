@@ -312,6 +312,14 @@ pg_check_conn(struct pgdb *p)
 	int i;
 
 	pg_ahead_wait(p);	/* which may find the connection unusable */
+	/* the server in no transaction on a live connection, none due or
+	 * just committed: the caller's ended (or never began) on it, and a
+	 * loss now would take nothing of it (p->open is not left to refuse
+	 * the statements of a process that runs no transaction of its own) */
+	if (p->open && !p->begin_due && p->committed == 0 && !p->broken &&
+	    PQstatus(p->c) == CONNECTION_OK &&
+	    PQtransactionStatus(p->c) == PQTRANS_IDLE)
+		p->open = 0;
 	for (i = 0; i < 4 && !p->broken && PQstatus(p->c) == CONNECTION_OK &&
 	    PQtransactionStatus(p->c) == PQTRANS_IDLE; i++) {
 		pfd.fd = PQsocket(p->c);
