@@ -241,43 +241,11 @@ pg_savepoint_rollback(struct pgdb *p)
 }
 
 int
-pg_busy(struct pgdb *p)
-{
-	return strcmp(p->state, "55P03") == 0;
-}
-
-void
-pg_forget_failure(struct pgdb *p)
-{
-	p->state[0] = '\0';
-}
-
-int
-pg_retryable(struct pgdb *p)
-{
-	/* a deadlock, or a serialization failure: the transaction was
-	 * rolled back whole, and the same one again may well pass */
-	return strcmp(p->state, "40P01") == 0 || strcmp(p->state, "40001") == 0;
-}
-
-int
 pg_in_txn(struct pgdb *p)
 {
 	/* the streams' own transaction is none of the caller's */
 	return p->begin_due || p->lost ||
 	    (PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0);
-}
-
-const char *
-pg_errmsg(struct pgdb *p)
-{
-	return p->err;
-}
-
-int
-pg_changes(struct pgdb *p)
-{
-	return p->changes;
 }
 
 /* A statement of a transaction whose connection was lost: refused, as
@@ -862,28 +830,6 @@ pg_ahead_send(struct dbq *d)
 	    ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1))
 		return 0;
 	return pg_ahead_push(q);
-}
-
-unsigned long long
-pg_ntrips(const struct pgdb *p)
-{
-	return p->trips;
-}
-
-void
-pg_set_fetch(struct pgdb *p, int rows)
-{
-	p->fetch = rows > 0 ? rows : PG_FETCH_ROWS;
-}
-
-long
-pg_rows_held(struct pgdb *p, int reset)
-{
-	long n = p->held;
-
-	if (reset)
-		p->held = 0;
-	return n;
 }
 
 static const char *

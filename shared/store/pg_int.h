@@ -1,6 +1,7 @@
 /* pg_int.h -- the PostgreSQL engine's connection and statement, from
- * inside store/ (pg.c, pg_ahead.c): what the statements sent ahead of a
- * reader group's pages need of them; pg.h is the engine's face. */
+ * inside store/ (pg.c, pg_ahead.c, pg_state.c): what the statements
+ * sent ahead of a reader group's pages need of them, and what the
+ * statements left to ask; pg.h is the engine's face. */
 #ifndef TALLY_PG_INT_H
 #define TALLY_PG_INT_H
 

@@ -211,54 +211,55 @@ test('a follow group deleted while a follow joins it: no notification left behin
   assert.deepEqual(compareAll(stack), []);
 });
 
-// Opening the notifications marks them read: the members first, then
-// their groups.  A group's delete takes the group first, then its
-// members.  Met, PostgreSQL breaks the deadlock by failing one of them:
-// the page answered 500 ("could not be saved") where an action would
-// have run again.  Forced: a session holds the group, the page waits on
-// it holding the members, the session writes the members (as a delete
-// would; changing nothing, so that the counts stay the truth's).
-// Since a follow's group is taken before its members by every writer
-// (sql_pg.c POSTLESS_GROUPS_LOCKED), the page waits for the delete and
-// meets no deadlock; so does a read of the one group.
-test('opening the notifications while their group is deleted: no 500, the page runs again', async () => {
-  const [u, e] = await Promise.all(['u', 'e'].map((l) => newUser(stack, `dl_${l}`)));
-  assert.equal((await e.c.post(`/follow/${u.login}`)).status, 303);
-  const gid = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE user_id = ${u.id}`));
-  assert.ok(gid > 0);
-  const before = deadlocks();
+// A group's delete, as a session of its own does it (the group held
+// first, then its members written -- changing nothing, so that the counts
+// stay the truth's), around the request act() makes: held before it,
+// the members written while it runs, committed after PostgreSQL's
+// deadlock_timeout.  The request's answer, and what the session printed.
+async function againstGroupDelete(gid, act) {
   const s = sqlSession(stack);
   try {
     s.send(`BEGIN; SELECT id FROM note_groups WHERE id = ${gid} FOR NO KEY UPDATE; \\echo held`);
     await s.until('held');
-    const page = u.c.get('/notifications');	// waits on the group
+    const pending = act();	// waits on the group
     await sleep(300);
     s.send(`UPDATE notifications SET is_read = is_read WHERE group_id = ${gid}; \\echo written`);
+    await s.until('written', 5000);
     await sleep(1500);				// PostgreSQL's deadlock_timeout
     s.send('COMMIT; \\echo committed');
-    const r = await page;
-    assert.equal(r.status, 200, `the page (${s.out().replace(/\s+/g, ' ').slice(0, 200)})`);
+    await s.until('committed');
+    return { r: await pending, out: s.out() };
   } finally { await s.end(); }
-  // a read of the one group, the same way
-  const [f] = await Promise.all([newUser(stack, 'dl_f')]);
+}
+
+// A follow that notifies u: its group's id.
+async function followGroup(u, f) {
   assert.equal((await f.c.post(`/follow/${u.login}`)).status, 303);
-  const note = Number(stack.sqlite(`SELECT max(id) FROM notifications WHERE user_id = ${u.id}`));
-  const g2 = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE id = ${note}`));
-  const s2 = sqlSession(stack);
-  try {
-    s2.send(`BEGIN; SELECT id FROM note_groups WHERE id = ${g2} FOR NO KEY UPDATE; \\echo held`);
-    await s2.until('held');
-    const read = u.c.post(`/notifications/${note}/read`);
-    await sleep(300);
-    s2.send(`UPDATE notifications SET is_read = is_read WHERE group_id = ${g2}; \\echo written`);
-    await s2.until('written', 5000);
-    await sleep(1500);
-    s2.send('COMMIT; \\echo committed');
-    await s2.until('committed');
-    const r = await read;
-    assert.ok(r.status === 303 || r.status === 200, `the read answered ${r.status}`);
-    assert.doesNotMatch(s2.out(), /deadlock/);
-  } finally { await s2.end(); }
+  const gid = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE user_id = ${u.id} AND actor_id = ${f.id}`));
+  assert.ok(gid > 0);
+  return gid;
+}
+
+// Opening the notifications marks them read: the members first, then
+// their groups.  A group's delete takes the group first, then its
+// members.  Met, PostgreSQL breaks the deadlock by failing one of them:
+// the page answered 500 ("could not be saved") where an action would
+// have run again.  Forced: a session deletes the group around the page.
+// Since a follow's group is taken before its members by every writer
+// (sql_pg.c POSTLESS_GROUPS_LOCKED), the page waits for the delete and
+// meets no deadlock; so does a read of the one group.
+test('opening the notifications while their group is deleted: no 500, the page runs again', async () => {
+  const [u, e, f] = await Promise.all(['u', 'e', 'f'].map((l) => newUser(stack, `dl_${l}`)));
+  const gid = await followGroup(u, e);
+  const before = deadlocks();
+  const page = await againstGroupDelete(gid, () => u.c.get('/notifications'));
+  assert.equal(page.r.status, 200, `the page (${page.out.replace(/\s+/g, ' ').slice(0, 200)})`);
+  // a read of the one group, the same way
+  const g2 = await followGroup(u, f);
+  const note = Number(stack.sqlite(`SELECT max(id) FROM notifications WHERE group_id = ${g2}`));
+  const read = await againstGroupDelete(g2, () => u.c.post(`/notifications/${note}/read`));
+  assert.ok(read.r.status === 303 || read.r.status === 200, `the read answered ${read.r.status}`);
+  assert.doesNotMatch(read.out, /deadlock/);
   await sleep(1000);	// the server's statistics, sent at most once a second
   assert.equal(deadlocks(), before, 'no deadlock met');
   stack.tallyctl('flush');
@@ -270,29 +271,14 @@ test('opening the notifications while their group is deleted: no 500, the page r
 // deadlocked, and PostgreSQL failed one after its deadlock_timeout (a
 // second; the unfollow then ran again).  Now the withdrawal takes the
 // group first (sql_pg.c STMT_NOTE_REMOVE): it waits for the delete, and
-// no deadlock is counted.  Forced as above: a session holds the follow
-// group, the unfollow starts, the session writes the group's members.
+// no deadlock is counted.
 test('an unfollow while its notification\'s group is deleted: no deadlock, the unfollow waits and passes', async () => {
   const [u, e] = await Promise.all(['u', 'e'].map((l) => newUser(stack, `du_${l}`)));
-  assert.equal((await e.c.post(`/follow/${u.login}`)).status, 303);
-  const gid = Number(stack.sqlite(`SELECT group_id FROM notifications WHERE user_id = ${u.id}`));
-  assert.ok(gid > 0);
+  const gid = await followGroup(u, e);
   const before = deadlocks();
-  const s = sqlSession(stack);
-  try {
-    s.send(`BEGIN; SELECT id FROM note_groups WHERE id = ${gid} FOR NO KEY UPDATE; \\echo held`);
-    await s.until('held');
-    const unfollow = e.c.post(`/unfollow/${u.login}`);
-    await sleep(300);
-    s.send(`UPDATE notifications SET is_read = is_read WHERE group_id = ${gid}; \\echo written`);
-    await s.until('written', 5000);
-    await sleep(1500);				// PostgreSQL's deadlock_timeout
-    s.send('COMMIT; \\echo committed');
-    await s.until('committed');
-    const r = await unfollow;
-    assert.equal(r.status, 303, `the unfollow (${s.out().replace(/\s+/g, ' ').slice(0, 200)})`);
-    assert.doesNotMatch(s.out(), /deadlock/);
-  } finally { await s.end(); }
+  const un = await againstGroupDelete(gid, () => e.c.post(`/unfollow/${u.login}`));
+  assert.equal(un.r.status, 303, `the unfollow (${un.out.replace(/\s+/g, ' ').slice(0, 200)})`);
+  assert.doesNotMatch(un.out, /deadlock/);
   assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${u.id}`)), 0, 'withdrawn');
   await sleep(1000);	// the server's statistics, sent at most once a second
   assert.equal(deadlocks(), before, 'no deadlock met');
