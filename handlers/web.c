@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/fault.h"
 #include "base/hashgate.h"
+#include "base/log.h"
 #include "base/valid.h"
 #include "social/account.h"
 #include "social/device.h"
@@ -125,6 +126,33 @@ too_many_failures(struct req *r, long long left)
 }
 
 
+/* An attempt at login's password, counted as a failure before it is
+ * hashed (account.h): the lock then stands however the hash ends, and an
+ * attempt whose failure cannot be written is refused, not tried
+ * uncounted.  0, or -1. */
+static int
+count_attempt(struct req *r, const char *login, long long now)
+{
+	return account_login_result(r->app->db, login, 0, now);
+}
+
+/* After the hash: a success clears the account's failures (its attempt
+ * with them) -- but not a lock this browser passed with its device
+ * cookie (left > 0): the guessing goes on elsewhere, and new browsers
+ * stay refused for the window; a failure of that browser, not counted
+ * before, is counted now.  0, or -1 when a failure was not written. */
+static int
+attempt_result(struct req *r, const char *login, int ok, long long left,
+    long long now)
+{
+	if (left == 0 && ok &&
+	    account_login_result(r->app->db, login, 1, now) == -1)
+		log_warn("login %s: its failures could not be cleared", login);
+	if (left > 0 && !ok)
+		return account_login_result(r->app->db, login, 0, now);
+	return 0;
+}
+
 /* This browser's device cookie holds an entry for login, signed under
  * the account's password as it is now (social/device.h). */
 static int
@@ -138,8 +166,9 @@ device_ok(struct req *r, const char *login)
 }
 
 /* 503 at once, no hash: every hash slot is taken (a login flood,
- * HASH_BUSY), or the account's failures could not be read (the database
- * busy, LOCK_UNKNOWN: a guess is never let through unlocked). */
+ * HASH_BUSY), or the account's failures could not be read or the attempt
+ * counted (the database busy, LOCK_UNKNOWN: a guess is never let through
+ * unlocked or uncounted). */
 #define HASH_BUSY	"Too many logins at once just now. Try again in a second."
 #define LOCK_UNKNOWN	"Your login could not be checked just now (the " \
 	"database is busy). Try again in a moment."
@@ -222,6 +251,10 @@ act_account_check(struct req *r, const struct route *rt)
 		return too_many_failures(r, left);
 	if ((gate = gate_enter(r)) == -1)
 		return busy(r, HASH_BUSY);
+	if (login != NULL && left == 0 && count_attempt(r, login, now) == -1) {
+		hashgate_leave(gate);
+		return busy(r, LOCK_UNKNOWN);
+	}
 	/* hashed all the same: the same time */
 	id = account_check(r->app->db, login != NULL ? login : "",
 	    pw != NULL ? pw : "", pw != NULL ? strlen(pw) : 0, stamp);
@@ -230,11 +263,8 @@ act_account_check(struct req *r, const struct route *rt)
 		id = 0;
 	if (id == -1)
 		return resp_error(r, 500, "Login failed.");
-	/* a success clears the account's failures -- but not a lock this
-	 * browser passed with its device cookie: the guessing goes on
-	 * elsewhere, and new browsers stay refused for the window */
-	if (login != NULL && !(id > 0 && left > 0))
-		account_login_result(r->app->db, login, id > 0, now);
+	if (login != NULL && attempt_result(r, login, id > 0, left, now) == -1)
+		return busy(r, LOCK_UNKNOWN);
 	if (id == 0)
 		return refuse(r, view_login, 401, "Wrong login or password.");
 	fault_point("login-checked");
@@ -355,9 +385,14 @@ settings_password(struct req *r)
 		return busy(r, LOCK_UNKNOWN);
 	if (left > 0 && !device_ok(r, r->sess.login))
 		return too_many_failures(r, left);
+	if (cur != NULL && (gate = gate_enter(r)) == -1)
+		return busy(r, HASH_BUSY);
+	if (left == 0 && count_attempt(r, r->sess.login, now) == -1) {
+		if (cur != NULL)
+			hashgate_leave(gate);
+		return busy(r, LOCK_UNKNOWN);
+	}
 	if (cur != NULL) {
-		if ((gate = gate_enter(r)) == -1)
-			return busy(r, HASH_BUSY);
 		rc = account_change_password(r->app, r->sess.user_id,
 		    r->sess.login, cur, strlen(cur), pw, strlen(pw),
 		    req_cookie(r, "sid"), r->app->cfg.pwhash_min);
@@ -365,10 +400,9 @@ settings_password(struct req *r)
 	}
 	if (rc == -1)
 		return resp_error(r, 500, "The password could not be saved.");
-	/* as a login's: a success clears the failures, but not a lock
-	 * this browser passed with its device cookie */
-	if (!(rc == 1 && left > 0))
-		account_login_result(r->app->db, r->sess.login, rc == 1, now);
+	if (rc != -1 &&
+	    attempt_result(r, r->sess.login, rc == 1, left, now) == -1)
+		return busy(r, LOCK_UNKNOWN);
 	if (rc == 0)
 		return settings_refuse(r, 403, "current", "This is not your "
 		    "current password.", "The current password is wrong; "

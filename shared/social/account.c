@@ -1,5 +1,6 @@
 /* account.c -- accounts; see account.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -227,20 +228,122 @@ account_throttled(struct db *d, const char *login, long long now)
 	return left;
 }
 
+/* The failures kept of a row read by STMT_LOGIN_FAIL_GET: its times,
+ * ascending; a row from before the times were kept holds its count of
+ * failures at its start.  How many, at most LOGIN_FAIL_MAX. */
+static int
+fail_times(long long since, int n, const char *list, long long *t)
+{
+	char *end;
+	int k = 0;
+
+	if (list[0] == '\0') {
+		for (; k < n && k < LOGIN_FAIL_MAX; k++)
+			t[k] = since;
+		return k;
+	}
+	while (k < LOGIN_FAIL_MAX && *list != '\0') {
+		t[k] = strtoll(list, &end, 10);
+		if (end == list)
+			break;
+		k++;
+		list = end + strspn(end, " ");
+	}
+	return k;
+}
+
+/* Runs a write of one row at most: 1 written, 0 not, -1 error. */
+static int
+step_changes(struct db *d, struct dbq *s)
+{
+	int rc = dbq_step(s), n = dbq_changes(d);
+
+	dbq_done(s);
+	return rc != DBQ_DONE ? -1 : n > 0;
+}
+
+/* One more failure of login at now: the row's failures within the
+ * window before now, and now, the newest LOGIN_FAIL_MAX of them kept.
+ * Written only over the row as it was read: two failures at once each
+ * read again the row the other wrote.  0 (or no such account), -1. */
+static int
+fail_add(struct db *d, const char *login, long long now)
+{
+	long long t[LOGIN_FAIL_MAX + 1], since = 0;
+	char old[LOGIN_FAIL_MAX * 24 + 1], list[sizeof(old)];
+	const char *tx;
+	struct dbq *s;
+	int tries, rc, n, k, m, lo, len, changed, absent = 0;
+
+	for (tries = 0; tries < 8; tries++) {
+		if ((s = dbq_stmt(d, STMT_LOGIN_FAIL_GET)) == NULL)
+			return -1;
+		dbq_bind_text(s, 1, login, -1);
+		old[0] = '\0';
+		n = 0;
+		if ((rc = dbq_step(s)) == DBQ_ROW) {
+			since = dbq_i64(s, 0);
+			n = dbq_int(s, 1);
+			tx = dbq_text(s, 2);
+			snprintf(old, sizeof(old), "%s", tx != NULL ? tx : "");
+		}
+		dbq_done(s);
+		if (rc == DBQ_ERR)
+			return -1;
+		if (rc != DBQ_ROW && absent)
+			return 0;	/* no row, and none made: nobody's */
+		if (rc != DBQ_ROW) {
+			snprintf(list, sizeof(list), "%lld", now);
+			if ((s = dbq_stmt(d, STMT_LOGIN_FAIL_NEW)) == NULL)
+				return -1;
+			dbq_bind_text(s, 1, login, -1);
+			dbq_bind_i64(s, 2, now);
+			dbq_bind_text(s, 3, list, -1);
+			if ((changed = step_changes(d, s)) != 0)
+				return changed == 1 ? 0 : -1;
+			absent = 1;	/* nobody's, or another's first */
+			continue;
+		}
+		k = fail_times(since, n, old, t);
+		/* those still within the window, and this one */
+		for (lo = m = 0; lo < k; lo++)
+			if (t[lo] + LOGIN_FAIL_WINDOW > now)
+				t[m++] = t[lo];
+		t[m++] = now;
+		/* the newest LOGIN_FAIL_MAX: t[lo] on */
+		lo = m > LOGIN_FAIL_MAX ? m - LOGIN_FAIL_MAX : 0;
+		list[0] = '\0';
+		for (len = 0, k = lo; k < m; k++)
+			len += snprintf(list + len, sizeof(list) - (size_t)len,
+			    "%s%lld", k > lo ? " " : "", t[k]);
+		if ((s = dbq_stmt(d, STMT_LOGIN_FAIL_SET)) == NULL)
+			return -1;
+		dbq_bind_text(s, 1, login, -1);
+		dbq_bind_i64(s, 2, t[lo]);
+		dbq_bind_i64(s, 3, m - lo);
+		dbq_bind_text(s, 4, list, -1);
+		dbq_bind_i64(s, 5, since);
+		dbq_bind_i64(s, 6, n);
+		dbq_bind_text(s, 7, old, -1);
+		if ((changed = step_changes(d, s)) != 0)
+			return changed == 1 ? 0 : -1;
+	}
+	log_warn("login %s: its failed logins kept changing; one not "
+	    "counted", login);
+	return -1;
+}
+
 int
 account_login_result(struct db *d, const char *login, int ok, long long now)
 {
-	struct dbq *s = dbq_stmt(d, ok ? STMT_LOGIN_FAIL_CLEAR :
-	    STMT_LOGIN_FAIL_ADD);
+	struct dbq *s;
 	int rc;
 
-	if (s == NULL)
+	if (!ok)
+		return fail_add(d, login, now);
+	if ((s = dbq_stmt(d, STMT_LOGIN_FAIL_CLEAR)) == NULL)
 		return -1;
 	dbq_bind_text(s, 1, login, -1);
-	if (!ok) {
-		dbq_bind_i64(s, 2, now);
-		dbq_bind_i64(s, 3, LOGIN_FAIL_WINDOW);
-	}
 	rc = dbq_step(s);
 	dbq_done(s);
 	return rc == DBQ_DONE ? 0 : -1;

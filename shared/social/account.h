@@ -53,12 +53,18 @@ int		account_ensure_admin(struct db *, const char *pw, char *out,
 		    size_t outsz, int min_cost);
 
 /* The per-account login throttle: after LOGIN_FAIL_MAX failed logins
- * for one account within LOGIN_FAIL_WINDOW ms (from any address), further
- * attempts are refused until that window ends -- the right password
- * too.  Kept in SQLite (login_failures): a restart resets nothing.
+ * for one account within any LOGIN_FAIL_WINDOW ms (from any address),
+ * further attempts are refused until the oldest of them is that old --
+ * the right password too.  Kept in SQLite (login_failures: the newest
+ * LOGIN_FAIL_MAX failures' times, the oldest of them and their count): a
+ * restart resets nothing, and a window does not start over (with a
+ * window from the first failure, 9 failures at its end and 10 after it
+ * were 19 guesses in a few seconds).
  * account_throttled: ms left of a refusal (0: not throttled), -1 error.
  * account_login_result: records a failure, or a success (which clears
- * the account's count).  0 or -1. */
+ * the account's failures).  0 or -1.  A caller counts an attempt as a
+ * failure before it hashes (handlers/web.c): an attempt whose failure
+ * could not be written is refused, never tried uncounted. */
 #define LOGIN_FAIL_MAX		10
 #define LOGIN_FAIL_WINDOW	(15LL * 60 * 1000)
 long long	account_throttled(struct db *, const char *login,

@@ -245,6 +245,11 @@ const char *const schema_migrations[] = {
 	 * index page more per repost and unrepost. */
 	"CREATE INDEX reposts_post_time ON reposts(post_id, created_at, "
 	"  user_id);",
+	/* 20: an account's failed logins, each one's time (account.h): the
+	 * lock is on 10 within any 15 minutes, not within a window that
+	 * began at the first and started over when it ended (9 failures at
+	 * its end and 10 after it were 19 guesses in a few seconds) */
+	"ALTER TABLE login_failures ADD COLUMN times TEXT NOT NULL DEFAULT '';",
 };
 
 const int schema_version =

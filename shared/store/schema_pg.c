@@ -279,6 +279,8 @@ const char *const schema_pg_migrations[] = {
 	"  DROP CONSTRAINT IF EXISTS notifications_actor_id_fkey;"
 	"ALTER TABLE note_groups"
 	"  DROP CONSTRAINT IF EXISTS note_groups_user_id_fkey;",
+	/* 10: SQLite's 20, each failed login's time */
+	"ALTER TABLE login_failures ADD COLUMN times TEXT NOT NULL DEFAULT '';",
 };
 
 const int schema_pg_version =

@@ -596,19 +596,22 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_SESSIONS_OF_USER_DELETE: user */
 	[STMT_SESSIONS_OF_USER_DELETE] =
 	    "DELETE FROM sessions WHERE user_id = ?1",
-	/* STMT_LOGIN_FAIL_GET: login -- its window's start and failures */
+	/* STMT_LOGIN_FAIL_GET: login -- the oldest failure kept, how many
+	 * are kept, and their times (account.h; "" in a row from before) */
 	[STMT_LOGIN_FAIL_GET] =
-	    "SELECT since, failures FROM login_failures WHERE login = ?1",
-	/* STMT_LOGIN_FAIL_ADD: login, now, window ms -- one more failure of
-	 * an account (a login nobody has is not counted: signup tells who
-	 * exists anyway); a window that ended starts again */
-	[STMT_LOGIN_FAIL_ADD] =
-	    "INSERT INTO login_failures(login, since, failures) "
-	    "SELECT ?1, ?2, 1 WHERE EXISTS (SELECT 1 FROM users WHERE login = ?1) "
-	    "ON CONFLICT(login) DO UPDATE SET "
-	    "failures = CASE WHEN login_failures.since + ?3 <= ?2 THEN 1 "
-	    "ELSE login_failures.failures + 1 END, since = CASE WHEN "
-	    "login_failures.since + ?3 <= ?2 THEN ?2 ELSE login_failures.since END",
+	    "SELECT since, failures, times FROM login_failures WHERE login = ?1",
+	/* STMT_LOGIN_FAIL_NEW: login, now, times -- an account's first failure
+	 * kept (a login nobody has is not counted: signup tells who exists
+	 * anyway); nothing when the row is there */
+	[STMT_LOGIN_FAIL_NEW] =
+	    "INSERT INTO login_failures(login, since, failures, times) "
+	    "SELECT ?1, ?2, 1, ?3 WHERE EXISTS (SELECT 1 FROM users WHERE login = ?1) "
+	    "ON CONFLICT(login) DO NOTHING",
+	/* STMT_LOGIN_FAIL_SET: login, since, failures, times, and the three as
+	 * they were read -- only if no one changed them since */
+	[STMT_LOGIN_FAIL_SET] =
+	    "UPDATE login_failures SET since = ?2, failures = ?3, times = ?4 "
+	    "WHERE login = ?1 AND since = ?5 AND failures = ?6 AND times = ?7",
 	/* STMT_LOGIN_FAIL_CLEAR: login */
 	[STMT_LOGIN_FAIL_CLEAR] =
 	    "DELETE FROM login_failures WHERE login = ?1",

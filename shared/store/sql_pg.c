@@ -143,14 +143,11 @@ const char *const sql_pg_text[STMT__MAX] = {
 	 * login_failures.login (text): untyped, PostgreSQL deduced two types
 	 * for it and refused to prepare the statement -- no failed login was
 	 * ever counted, and no account was ever locked */
-	[STMT_LOGIN_FAIL_ADD] =
-	    "INSERT INTO login_failures(login, since, failures) "
-	    "SELECT CAST(?1 AS text), ?2, 1 WHERE EXISTS (SELECT 1 FROM users "
-	    "WHERE login = CAST(?1 AS text)) "
-	    "ON CONFLICT(login) DO UPDATE SET "
-	    "failures = CASE WHEN login_failures.since + ?3 <= ?2 THEN 1 "
-	    "ELSE login_failures.failures + 1 END, since = CASE WHEN "
-	    "login_failures.since + ?3 <= ?2 THEN ?2 ELSE login_failures.since END",
+	[STMT_LOGIN_FAIL_NEW] =
+	    "INSERT INTO login_failures(login, since, failures, times) "
+	    "SELECT CAST(?1 AS text), ?2, 1, CAST(?3 AS text) WHERE EXISTS "
+	    "(SELECT 1 FROM users WHERE login = CAST(?1 AS text)) "
+	    "ON CONFLICT(login) DO NOTHING",
 	[STMT_POST_GET_LOCK] = POST_GET_SQL " FOR NO KEY UPDATE OF p",
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",
