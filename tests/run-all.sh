@@ -142,7 +142,8 @@ unset TALLY_TEST_CLUSTER
 # The suites of accounts, counters, social, badges, admin (reconciliation
 # with raw-SQL drift), degraded mode, faults, the site's pages and the
 # security matrix, the limits and lockouts, the kept feed, a run's lease,
-# Redis refusing writes on PostgreSQL (DB=postgres), then what only
+# Redis refusing writes on PostgreSQL (DB=postgres), notification groups
+# (an unlike's is PostgreSQL's tally_unlike()), then what only
 # PostgreSQL runs.
 export TALLY_TEST_DB=postgres
 run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
@@ -155,6 +156,7 @@ run_group pg --timer -e "$NODE_TEST" tests/integration/accounts.test.mjs \
     tests/integration/live.test.mjs tests/integration/rootless.test.mjs \
     tests/integration/reposts.test.mjs tests/integration/runlease.test.mjs \
     tests/integration/redisfull.test.mjs tests/integration/together.test.mjs \
+    tests/integration/groups.test.mjs \
     $(ls tests/scale/*.test.mjs 2>/dev/null)
 unset TALLY_TEST_DB
 run_group browser --timer -e "$NODE_TEST" tests/browser/*.test.mjs

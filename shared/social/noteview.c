@@ -51,9 +51,13 @@ noteview_load(struct app *a, long long uid, long long page, int per,
 		return -1;
 	gid = xcalloc((size_t)per, sizeof(*gid));
 	dbq_bind_i64(s, 1, uid);
-	dbq_bind_int(s, 2, per);
+	dbq_bind_int(s, 2, per + 1);	/* one more: is there a next page */
 	dbq_bind_i64(s, 3, (page - 1) * per);
-	while (n < per && (rc = dbq_step(s)) == DBQ_ROW) {
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (n == per) {
+			out->more = 1;
+			break;
+		}
 		it = &out->v[n];
 		gid[n++] = dbq_i64(s, 0);
 		snprintf(it->kind, sizeof(it->kind), "%s", dbq_text(s, 1));
@@ -67,7 +71,6 @@ noteview_load(struct app *a, long long uid, long long page, int per,
 		it->post_shown = dbq_int(s, 7) != 0;
 	}
 	dbq_done(s);
-	out->more = n == per;
 	/* the people of each, newest first; a group whose rows are gone
 	 * (reconciliation will find it) is not an item */
 	for (i = 0; rc != DBQ_ERR && i < n; i++) {

@@ -40,7 +40,9 @@ note_stmt(struct db *d, enum stmt st, long long recipient, long long actor,
 }
 
 /* Moves group gid's stored size and unread by ds and du (at: a new
- * member's time, 0 none); a group left empty goes.  0 or -1. */
+ * member's time, 0 none); a group that lost members takes its first and
+ * last times from those left (GROUP_LEFT_SET, sql.h), and one left empty
+ * goes.  0 or -1. */
 static int
 group_move(struct db *d, long long gid, long long ds, long long du,
     long long at)
@@ -50,12 +52,14 @@ group_move(struct db *d, long long gid, long long ds, long long du,
 
 	if (gid <= 0 || (ds == 0 && du == 0))
 		return 0;
-	if ((s = dbq_stmt(d, STMT_NOTE_GROUP_ADD)) == NULL)
+	if ((s = dbq_stmt(d, ds < 0 ? STMT_NOTE_GROUP_LEFT :
+	    STMT_NOTE_GROUP_ADD)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, gid);
 	dbq_bind_i64(s, 2, ds);
 	dbq_bind_i64(s, 3, du);
-	dbq_bind_i64(s, 4, at);
+	if (ds >= 0)
+		dbq_bind_i64(s, 4, at);
 	rc = dbq_step(s);
 	dbq_done(s);
 	if (rc != DBQ_DONE)

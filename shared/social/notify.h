@@ -21,7 +21,9 @@
  * reconciliation recounts them (reconcile.h).  A group whose last member
  * is withdrawn goes.  Read and delete act on the whole group of the id
  * named; a read group that gets a new member is unread again.  The
- * list's order is the newest member's time (last_at).
+ * list's order is the newest member's time (last_at); a group that loses
+ * members takes its first and last times from those left, so that it
+ * goes back to its place, and stays open 12 hours from its first left.
  */
 #ifndef TALLY_NOTIFY_H
 #define TALLY_NOTIFY_H

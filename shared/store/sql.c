@@ -656,6 +656,10 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_NOTE_GROUP_ADD] =
 	    "UPDATE note_groups SET size = size + ?2, unread = unread + ?3, "
 	    "last_at = max(last_at, ?4) WHERE id = ?1",
+	/* STMT_NOTE_GROUP_LEFT: id, size delta, unread delta -- members gone */
+	[STMT_NOTE_GROUP_LEFT] =
+	    "UPDATE note_groups SET size = size + ?2, unread = unread + ?3, "
+	    GROUP_LEFT_SET("?1") " WHERE id = ?1",
 	/* STMT_NOTE_GROUP_DROP_EMPTY: id -- a group whose last one went */
 	[STMT_NOTE_GROUP_DROP_EMPTY] =
 	    "DELETE FROM note_groups WHERE id = ?1 AND size <= 0",

@@ -31,6 +31,18 @@
 #define NOTE_GROUP_NEW_SQL \
 	"INSERT INTO note_groups(user_id, kind, post_id, first_at, last_at, " \
 	"size, unread) VALUES(?1, ?2, ?3, ?4, ?4, 1, 1)"
+/* A group that lost members (?2 of its size, ?3 of its unread; the rows
+ * already deleted): its first and last times are its oldest and newest
+ * member's left (by id: members come in time order), so that a group
+ * whose newest went takes its place among the others again, and one
+ * whose first went is open as long as its first left (notify.h).  Two
+ * index probes of notifications_group (group_id, id), whatever its size.
+ * PostgreSQL's tally_unlike() has it as GROUP_LEFT_SET("r.group_id"). */
+#define GROUP_LEFT_SET(g) \
+	"first_at = coalesce((SELECT created_at FROM notifications WHERE " \
+	"group_id = " g " ORDER BY id LIMIT 1), first_at), last_at = " \
+	"coalesce((SELECT created_at FROM notifications WHERE group_id = " \
+	g " ORDER BY id DESC LIMIT 1), last_at)"
 #define OUTBOX_ADD_SQL \
 	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
 /* The rows of STMT_COUNTER_ADD_MANY: COUNTER_ADD_ROWS times
@@ -230,6 +242,7 @@ enum stmt {
 	STMT_NOTE_GROUP_OPEN,
 	STMT_NOTE_GROUP_NEW,
 	STMT_NOTE_GROUP_ADD,
+	STMT_NOTE_GROUP_LEFT,
 	STMT_NOTE_GROUP_DROP_EMPTY,
 	STMT_NOTE_GROUP_OF,
 	STMT_NOTE_GROUP_DELETE,

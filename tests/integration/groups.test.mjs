@@ -232,6 +232,54 @@ test('a withdrawn like leaves its group; a group left empty goes', async () => {
   assert.equal(await agree(me, 'follows'), 2);
 });
 
+// A group's place is its newest member's time, and its window its
+// first's: when either is withdrawn, the group takes its times from the
+// members left (notify.c group_move(), PostgreSQL's tally_unlike()).  A
+// group kept the time of a withdrawn newest like above newer items, and a
+// withdrawn first like closed the group to likes 12 hours after it.
+test('a withdrawn newest like gives its group back its place; a withdrawn first like moves its window', async () => {
+  const me = await user('g_place');
+  const a = await publish(me, 'place a');
+  const b = await publish(me, 'place b');
+  const pause = () => new Promise((r) => setTimeout(r, 15));
+  await ok(crowd[0].post(`/posts/${a}/like`));
+  await pause();
+  await ok(crowd[1].post(`/posts/${b}/like`));
+  await pause();
+  await ok(crowd[2].post(`/posts/${a}/like`));
+  const order = async () => (await items(me)).map((i) => (i.html.includes('place a') ? 'a' : 'b'));
+  assert.deepEqual(await order(), ['a', 'b'], 'a newer like of a: a first');
+  await ok(crowd[2].post(`/posts/${a}/unlike`));
+  assert.deepEqual(await order(), ['b', 'a'], 'its newest like gone: a after b again');
+  const [, it] = await items(me);
+  assert.deepEqual(names(it.html), ['gc0']);
+  // the first like of b's group made 13 hours ago, the second now: the
+  // first withdrawn, the group began with the second, and a third joins
+  await ok(crowd[3].post(`/posts/${b}/like`));
+  stack.sqlite(`UPDATE note_groups SET first_at = first_at - 13*3600*1000 WHERE user_id=${me.id} AND post_id=${b}`);
+  stack.sqlite(`UPDATE notifications SET created_at = created_at - 13*3600*1000 WHERE user_id=${me.id} AND post_id=${b} AND actor_id=${crowd[1].id}`);
+  await ok(crowd[1].post(`/posts/${b}/unlike`));
+  await ok(crowd[4].post(`/posts/${b}/like`));
+  const its = (await items(me)).filter((i) => i.html.includes('place b'));
+  assert.deepEqual(its.map((i) => i.size), [2], 'one group of b, its first left 13 hours after the one withdrawn');
+  assert.equal(await agree(me, 'places'), 3);
+});
+
+// "Older" links a page only when an older item is there: a list of
+// exactly 30 items is one page.
+test('thirty items are one page; the thirty-first makes a second', async () => {
+  const me = await user('g_thirty');
+  const p = await publish(me, 'thirty comments');
+  for (let i = 0; i < 30; i++) await ok(crowd[i % crowd.length].post(`/posts/${p}/comments`, { body: `c${i}` }));
+  const page = async (n) => (await me.get(`/notifications?page=${n}`, { headers: { 'sec-fetch-site': 'cross-site' } })).text;
+  assert.equal((await items(me)).length, 30);
+  assert.doesNotMatch(await page(1), /rel="next"/, 'no older page to link');
+  await ok(crowd[0].post(`/posts/${p}/comments`, { body: 'c30' }));
+  assert.match(await page(1), /rel="next"/);
+  assert.equal((await items(me, 2)).length, 1);
+  assert.doesNotMatch(await page(2), /rel="next"/);
+});
+
 test('a like 12 hours after a group began starts a new group', async () => {
   const me = await user('g_window');
   const p = await publish(me, 'window');
