@@ -233,7 +233,8 @@ find_topics(struct app *a, struct topic_list *out)
 	out->n = 0;
 	if (s == NULL)
 		return -1;
-	dbq_bind_int(s, 1, TOPICS_MAX);
+	dbq_bind_int(s, 1, TOPICS_BUSY);
+	dbq_bind_int(s, 2, TOPICS_NEW);
 	while (n < TOPICS_MAX && (rc = dbq_step(s)) == DBQ_ROW) {
 		out->v[n].id = dbq_i64(s, 0);
 		dbq_col_text(s, 1, out->v[n].slug, sizeof(out->v[n].slug));

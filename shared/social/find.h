@@ -15,7 +15,13 @@
 #include "social/people.h"
 
 #define FIND_SUGGEST_MAX	100	/* suggestions come from the top 100 */
-#define TOPICS_MAX		500	/* topics read for /topics */
+/* /topics reads the TOPICS_BUSY busiest topics by their durable post
+ * counts (the counters table) and the TOPICS_NEW newest (whose first
+ * post's count may not be flushed yet), then orders them by their live
+ * counts: the oldest 500 it read before hid every later topic. */
+#define TOPICS_BUSY		500
+#define TOPICS_NEW		50
+#define TOPICS_MAX		(TOPICS_BUSY + TOPICS_NEW)
 
 struct found {
 	struct person	p;

@@ -580,9 +580,14 @@ const char *const sql_text[STMT__MAX] = {
 	    "SELECT word, user_id FROM name_words "
 	    "WHERE (word, user_id) > (?1, ?4) AND word < ?2 "
 	    "ORDER BY word, user_id LIMIT ?3",
-	/* STMT_TOPICS_ALL: limit -- the topics, oldest first */
+	/* STMT_TOPICS_ALL: limit, newest -- the limit busiest by their
+	 * durable post counts, and the newest few (a first post's count may
+	 * not be flushed yet): find.h */
 	[STMT_TOPICS_ALL] =
-	    "SELECT id, slug FROM topics ORDER BY id LIMIT ?1",
+	    "SELECT id, slug FROM topics WHERE id IN (SELECT CAST(key AS "
+	    "INTEGER) FROM counters WHERE name = 'topic_posts' AND value > 0 "
+	    "ORDER BY value DESC LIMIT ?1) OR id IN (SELECT id FROM topics "
+	    "ORDER BY id DESC LIMIT ?2)",
 	/* STMT_TOPIC_BY_ID: id */
 	[STMT_TOPIC_BY_ID] =
 	    "SELECT slug FROM topics WHERE id = ?1",

@@ -148,6 +148,11 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "SELECT CAST(?1 AS text), ?2, 1, CAST(?3 AS text) WHERE EXISTS "
 	    "(SELECT 1 FROM users WHERE login = CAST(?1 AS text)) "
 	    "ON CONFLICT(login) DO NOTHING",
+	[STMT_TOPICS_ALL] =
+	    "SELECT id, slug FROM topics WHERE id IN (SELECT CAST(key AS "
+	    "bigint) FROM counters WHERE name = 'topic_posts' AND value > 0 "
+	    "ORDER BY value DESC LIMIT ?1) OR id IN (SELECT id FROM topics "
+	    "ORDER BY id DESC LIMIT ?2)",
 	[STMT_POST_GET_LOCK] = POST_GET_SQL " FOR NO KEY UPDATE OF p",
 	[STMT_POST_HEAD_LOCK] = POST_HEAD_SQL " FOR NO KEY UPDATE",
 	[STMT_COMMENT_GET_LOCK] = COMMENT_GET_SQL " FOR NO KEY UPDATE",

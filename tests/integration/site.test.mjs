@@ -183,6 +183,29 @@ test('/people?q= over 100,000 users reads an index range, not the table', async 
   assert.ok(each < 100, `a search page took ${each} ms`);
 });
 
+// /topics read the 500 oldest topics and kept those with posts: a site
+// with more (drafts make topics too) never listed a later one, however
+// busy.  Now the busiest by their durable counts, and the newest.
+test('/topics lists a busy topic made after 500 others, newest or not', async () => {
+  const u = await person('tp_late');
+  const junk = (from, n) => stack.sqlite(`INSERT INTO topics(slug, created_at) WITH RECURSIVE k(i) AS
+    (SELECT ${from} UNION ALL SELECT i + 1 FROM k WHERE i < ${from + n - 1}) SELECT 'tp-junk-' || i, 0 FROM k`);
+  junk(1, 600);
+  for (let i = 0; i < 2; i++) await publish(u, `late ${i}`, 'tp-late');
+  const listed = async () => [...(await new Client(stack.base).get('/topics')).text
+    .matchAll(/<li data-topic="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok((await listed()).includes('tp-late'), 'among the newest');
+  junk(601, 60);	// no longer among the newest 50
+  const t0 = Date.now();
+  while (num("select coalesce(max(value), 0) from counters c join topics t on c.key = CAST(t.id AS TEXT) where c.name = 'topic_posts' and t.slug = 'tp-late'") < 2) {
+    assert.ok(Date.now() - t0 < 10000, 'its count flushed');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const slugs = await listed();
+  assert.ok(slugs.includes('tp-late'), 'among the busiest');
+  assert.ok(!slugs.some((s) => s.startsWith('tp-junk-')), 'no topic without a post');
+});
+
 test('/topics: the topics with a visible post, busiest first, with their counts', async () => {
   const u = await person('tp_author');
   for (let i = 0; i < 3; i++) await publish(u, `busy ${i}`, 'tp-busy');
