@@ -235,8 +235,61 @@ fail:
 	return -1;
 }
 
-int
-lb_top(struct app *a, enum family fam, long long topic, int n,
+/* Puts (uid, v) into the best k of at most n, best first: the board's
+ * order (a higher value, then the newer account: the higher id). */
+static int
+best_put(long long *uids, long long *vals, int k, int n, long long uid,
+    long long v)
+{
+	int i;
+
+	for (i = k; i > 0 && (vals[i - 1] < v ||
+	    (vals[i - 1] == v && uids[i - 1] < uid)); i--)
+		if (i < n) {
+			uids[i] = uids[i - 1];
+			vals[i] = vals[i - 1];
+		}
+	if (i < n) {
+		uids[i] = uid;
+		vals[i] = v;
+	}
+	return k < n ? k + 1 : n;
+}
+
+/* The board from the counters table (SQLite's or PostgreSQL's durable
+ * values, behind Redis by the flush's second), when Redis cannot give
+ * it: a page with a board renders from SQL as every page does with
+ * Redis down.  A user board's rows are all read (degraded mode only);
+ * a topic's, its authors' only.  How many, or -1. */
+static int
+top_from_sql(struct app *a, enum family fam, long long topic, int n,
+    long long *uids, long long *vals)
+{
+	struct dbq *s = dbq_stmt(a->db, fam == FAM_UT_RATING ?
+	    STMT_COUNTERS_OF_TOPIC : STMT_COUNTERS_OF_FAMILY);
+	long long k1, k2;
+	int rc, k = 0;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_text(s, 1, families[fam].name, -1);
+	if (fam == FAM_UT_RATING)
+		dbq_bind_i64(s, 2, topic);
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		k2 = 0;
+		if (sscanf(dbq_text(s, 0), "%lld:%lld", &k1, &k2) < 1 ||
+		    (fam == FAM_UT_RATING && k2 != topic) || dbq_i64(s, 1) <= 0)
+			continue;
+		k = best_put(uids, vals, k, n, k1, dbq_i64(s, 1));
+	}
+	dbq_done(s);
+	return rc == DBQ_ERR ? -1 : k;
+}
+
+/* The board from Redis: its marker and its top in one round trip,
+ * rebuilt first when its marker is gone.  How many, or -1. */
+static int
+top_from_redis(struct app *a, enum family fam, long long topic, int n,
     long long *uids, long long *vals)
 {
 	struct timespec wait = { 0, 25 * 1000 * 1000 };
@@ -247,8 +300,6 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 	size_t i;
 	int k = 0, tries, got, done;
 
-	if (n > LB_MAX)
-		n = LB_MAX;
 	board_key(fam, topic, board, sizeof(board));
 	key_sub(ok, sizeof(ok), board, "ok");
 	snprintf(stop, sizeof(stop), "%d", n - 1);
@@ -286,6 +337,21 @@ lb_top(struct app *a, enum family fam, long long topic, int n,
 		k++;
 	}
 	rds_free(rep);
+	return k;
+}
+
+int
+lb_top(struct app *a, enum family fam, long long topic, int n,
+    long long *uids, long long *vals)
+{
+	int k;
+
+	if (n > LB_MAX)
+		n = LB_MAX;
+	if (n <= 0)
+		return 0;
+	if ((k = top_from_redis(a, fam, topic, n, uids, vals)) == -1)
+		k = top_from_sql(a, fam, topic, n, uids, vals);
 	return k;
 }
 

@@ -35,7 +35,9 @@ int		lb_update(struct app *, const struct delta *ds,
 		    const long long *vals, int n);
 
 /* The top n (<= LB_MAX) of a board (topic > 0: that topic's rating):
- * user ids and values, best first.  Returns how many, or -1. */
+ * user ids and values, best first.  From the counters table when Redis
+ * cannot give it (down, or its rebuild never ending): durable values.
+ * Returns how many, or -1 (SQL failed too). */
 int		lb_top(struct app *, enum family fam, long long topic, int n,
 		    long long *uids, long long *vals);
 
