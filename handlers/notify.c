@@ -279,6 +279,12 @@ badges_json_load(struct req *r, void *vm)
 		 * (unless a logout came in between: sesscache.h). */
 		gen = sesscache_gen(r->app->rds, uid);
 		req_identify(r);
+		if (!r->user && r->unsure) {	/* not a logout: ask again */
+			resp_header(r, "Retry-After", "1");
+			resp_text(r, 503, "application/json",
+			    "{\"error\":\"session could not be checked\"}\n");
+			return PAGE_ANSWERED;
+		}
 		if (!r->user) {
 			resp_text(r, 401, "application/json",
 			    "{\"error\":\"login required\"}\n");
@@ -393,7 +399,9 @@ live_check_load(struct req *r, void *vm)
 	char id[24];
 
 	(void)vm;
-	if (uid > 0 && r->sess.user_id != uid) {
+	/* a session that could not be checked (the database failing) may
+	 * be alive: its streams stay, and the next check decides */
+	if (uid > 0 && !r->unsure && r->sess.user_id != uid) {
 		log_info("a live stream of user %lld outlived its session: "
 		    "closed", uid);
 		live_close(r->app, uid);

@@ -232,6 +232,13 @@ test('connections cut while idle are made again unseen; a session PostgreSQL can
       const lo = await fan.c.post('/logout');
       assert.equal(lo.status, 503, `the logout answered ${lo.status} ${lo.location ?? ''}`);
     }
+    // the badge poll without its session's copy in Redis asks the
+    // database: 503, not the 401 that makes the page stop polling and
+    // close its live badges (www/tally.js) as after a logout
+    for (const k of stack.redis('KEYS', `*:u${fan.id}:ss`).split('\n').filter(Boolean)) stack.redis('DEL', k);
+    const b = await fan.c.get('/badges.json');
+    assert.equal(b.status, 503, `the badge poll answered ${b.status}`);
+    assert.equal(b.headers.get('retry-after'), '1');
   } finally {
     process.kill(stack.proc.pid, 'SIGCONT');
   }
