@@ -46,10 +46,15 @@ url_decode(const char *s, size_t n, char **out, size_t *outlen)
 	return 0;
 }
 
+/* The list's room doubles when n reaches a power of two (its room is
+ * then full): a header of 2,048 cookies grew it one entry at a time and
+ * copied it each time, n * n / 2 entries in all. */
 static void
 kv_add(struct kvlist *l, char *key, char *val, size_t vlen)
 {
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	if ((l->n & (l->n - 1)) == 0)
+		l->v = xrealloc(l->v, (l->n == 0 ? 1 : 2 * l->n) *
+		    sizeof(*l->v));
 	l->v[l->n].key = key;
 	l->v[l->n].val = val;
 	l->v[l->n].vlen = vlen;
