@@ -69,6 +69,26 @@ test('the likes queued while the writer was busy are one commit', async () => {
   await Promise.all(users.map((c, i) => (i === 3 ? null : c.post(`/posts/${own[i]}/unlike`))));
 });
 
+// nginx picks a POST's queue by its session cookie (the map of
+// tally-http.conf.in), and the handler reads a cookie with spaces or tabs
+// around its "=" (base/kv.c): the two read it alike, or a write sent with
+// "sid = ..." went to the reader pool, past the writer's group commit.
+test('a session cookie with spaces around "=" still queues at the writer', async () => {
+  const writer = childrenOf(stack.pidOf('social-writer.sock'))[0].pid;
+  const c = users[0];
+  const cookie = c.cookieHeader().replace(/(^|; )sid=/, '$1sid = ');
+  assert.notEqual(cookie, c.cookieHeader());
+  process.kill(writer, 'SIGSTOP');
+  let sent;
+  try {
+    sent = c.post(`/posts/${own[0]}/like`, {}, { headers: { cookie } });
+    const early = await Promise.race([sent, new Promise((res) => setTimeout(() => res(null), 1000))]);
+    assert.equal(early, null, 'answered while the writer was stopped: it went to the readers');
+  } finally { process.kill(writer, 'SIGCONT'); }
+  assert.equal((await sent).status, 303);
+  assert.equal((await c.post(`/posts/${own[0]}/unlike`)).status, 303);
+});
+
 test('likes sent at once share commits, and no count is lost or doubled', async (t) => {
   const ROUNDS = 40;
   const holds0 = await socialHolds();
