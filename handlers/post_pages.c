@@ -98,10 +98,10 @@ act_post_create(struct req *r, const struct route *rt)
 	return redirect_post(r, id);
 }
 
-/* The post of path argument 0 as the viewer may see it (flags: PV_*);
- * else answers 404 or 500 and returns -1. */
+/* The post of path argument 0 as the viewer may see it (flags: PV_*;
+ * after: its comments' page); else answers 404 or 500 and returns -1. */
 static int
-arg_post(struct req *r, unsigned flags, struct post_view *v)
+arg_post(struct req *r, unsigned flags, long long after, struct post_view *v)
 {
 	char who[REQ_ADDR_MAX];
 	int rc;
@@ -113,7 +113,7 @@ arg_post(struct req *r, unsigned flags, struct post_view *v)
 		flags &= ~PV_VIEWED;
 	req_client_key(r, who, sizeof(who));
 	rc = postview_load(r->app, req_arg_id(r, 0), r->user ?
-	    r->sess.user_id : 0, who, flags, v);
+	    r->sess.user_id : 0, who, flags, after, v);
 
 	if (rc == 1)
 		return 0;
@@ -136,11 +136,15 @@ static enum page_load
 post_load(struct req *r, void *vm)
 {
 	struct post_view *v = vm;
+	long long after;
 
+	/* ?after=ID: a later page of its comments, which is no view */
+	if ((after = field_int(r, "after", VALID_ID, 0)) == -1)
+		return PAGE_ANSWERED;
 	/* the view's script queued first, then the counts (which see it:
 	 * this view shows) and the badges: one round trip */
-	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET ?
-	    PV_VIEWED | PV_VIEW_QUEUED : 0), v) == -1)
+	if (arg_post(r, PV_FULL | PV_CALLER_COUNTS | (r->method == METHOD_GET &&
+	    after == 0 ? PV_VIEWED | PV_VIEW_QUEUED : 0), after, v) == -1)
 		return PAGE_ANSWERED;
 	layout_load_cards_after(r, view_read, v, &v->c, 1, NULL, 0, NULL);
 	return PAGE_RENDER;
@@ -161,7 +165,7 @@ post_edit_load(struct req *r, void *vm)
 {
 	struct post_view *v = vm;
 
-	if (arg_post(r, 0, v) == -1)
+	if (arg_post(r, 0, 0, v) == -1)
 		return PAGE_ANSWERED;
 	if (v->c.p.user_id != r->sess.user_id || v->c.p.is_deleted) {
 		resp_error(r, 403, "Only the author edits a post.");
@@ -215,7 +219,7 @@ post_json(struct req *r, long long id)
 	struct post_view v;
 	const struct count *n;
 
-	if (arg_post(r, PV_COUNTS, &v) == -1)
+	if (arg_post(r, PV_COUNTS, 0, &v) == -1)
 		return -1;
 	n = v.c.n;
 	if (!n[PC_LIKES].ok || !n[PC_COMMENTS].ok || !n[PC_REPOSTS].ok ||
@@ -260,7 +264,8 @@ int
 act_post_comment(struct req *r, const struct route *rt)
 {
 	const char *body;
-	long long id = req_arg_id(r, 0), cid = 0;
+	char loc[80];
+	long long id = req_arg_id(r, 0), cid = 0, after;
 
 	(void)rt;
 	if ((body = field_need(r, "body", VALID_BODY)) == NULL) {
@@ -275,6 +280,13 @@ act_post_comment(struct req *r, const struct route *rt)
 	if (post_answer(r, posting_comment(r->app, id, r->sess.user_id, body,
 	    &cid)) == -1)
 		return -1;
+	/* past the first page of comments: the page that shows it */
+	if (act_back(r) == NULL && !req_wants_json(r) && cid > 0 &&
+	    (after = postview_comment_page(r->app, id, cid)) > 0) {
+		snprintf(loc, sizeof(loc), "/posts/%lld?after=%lld#c%lld", id,
+		    after, cid);
+		return resp_redirect(r, loc);
+	}
 	return redirect_post(r, id);
 }
 

@@ -8,9 +8,6 @@
 #include "social/postview.h"
 #include "store/sql.h"
 
-/* the statement's LIMIT (store/sql.c: STMT_COMMENTS_OF_POST) */
-_Static_assert(POSTVIEW_COMMENTS == 500, "STMT_COMMENTS_OF_POST's LIMIT");
-
 static int
 comments(struct app *a, struct post_view *v)
 {
@@ -21,8 +18,13 @@ comments(struct app *a, struct post_view *v)
 	if (s == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, v->c.p.id);
-	while (v->ncomments < POSTVIEW_COMMENTS &&
-	    (rc = dbq_step(s)) == DBQ_ROW) {
+	dbq_bind_i64(s, 2, v->comments_after);
+	dbq_bind_int(s, 3, POSTVIEW_COMMENTS + 1);	/* is there a next */
+	while ((rc = dbq_step(s)) == DBQ_ROW) {
+		if (v->ncomments == POSTVIEW_COMMENTS) {
+			v->comments_more = 1;
+			break;
+		}
 		/* grown as rows come: the most a page shows (168 KB) was
 		 * zeroed for every post page, most with a few comments,
 		 * and freed, jemalloc giving it back each time (madvise) */
@@ -45,13 +47,32 @@ comments(struct app *a, struct post_view *v)
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
+long long
+postview_comment_page(struct app *a, long long post, long long id)
+{
+	struct dbq *s = dbq_stmt(a->db, STMT_COMMENTS_BEFORE);
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, post);
+	dbq_bind_i64(s, 2, id);
+	dbq_bind_int(s, 3, POSTVIEW_COMMENTS - 1);
+	rc = dbq_step(s);
+	dbq_done(s);
+	if (rc == DBQ_ERR)
+		return -1;
+	return rc == DBQ_ROW ? id - 1 : 0;
+}
+
 int
 postview_load(struct app *a, long long id, long long viewer,
-    const char *addr, unsigned flags, struct post_view *v)
+    const char *addr, unsigned flags, long long after, struct post_view *v)
 {
 	int rc;
 
 	memset(v, 0, sizeof(*v));
+	v->comments_after = after;
 	if (id <= 0)
 		return 0;
 	if ((rc = post_get(a->db, id, &v->c.p)) != 1)

@@ -16,10 +16,15 @@ struct comment {
 
 #define POSTVIEW_COMMENTS	500	/* the comments a post page shows */
 
+/* A post's comments come oldest first, POSTVIEW_COMMENTS a page: a page
+ * is those after a comment id (?after=ID; 0: from the first), and links
+ * the next by its last (a comment deleted meanwhile moves nothing). */
 struct post_view {
 	struct post_card	 c;
-	struct comment		*comments;	/* the first POSTVIEW_COMMENTS */
+	struct comment		*comments;	/* POSTVIEW_COMMENTS at most */
 	int			 ncomments;
+	long long		 comments_after;	/* the page's start */
+	int			 comments_more;	/* later ones follow */
 	int			 view_queued;	/* PV_VIEW_QUEUED: a reply waits */
 };
 
@@ -38,7 +43,11 @@ struct post_view {
  * it: 1, 0 no such post (or not the viewer's to see), -1 on error.
  * flags: PV_*; without PV_FULL only the post (the edit form). */
 int	postview_load(struct app *, long long id, long long viewer,
-	    const char *addr, unsigned flags, struct post_view *);
+	    const char *addr, unsigned flags, long long after,
+	    struct post_view *);
+/* The page of post's comments that shows comment id: the `after` of its
+ * link (0: the first page; else the one that begins with it).  -1. */
+long long postview_comment_page(struct app *, long long post, long long id);
 void	postview_free(struct post_view *);
 
 #endif

@@ -187,11 +187,17 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_COMMENT_DELETE: id */
 	[STMT_COMMENT_DELETE] =
 	    "UPDATE comments SET is_deleted = 1 WHERE id = ?1 AND is_deleted = 0",
-	/* STMT_COMMENTS_OF_POST: post -- the first 500 */
+	/* STMT_COMMENTS_OF_POST: post, after, limit -- oldest first */
 	[STMT_COMMENTS_OF_POST] =
 	    "SELECT c.id, c.user_id, u.login, u.name, c.body, c.created_at "
 	    "FROM comments c JOIN users u ON u.id = c.user_id "
-	    "WHERE c.post_id = ?1 AND c.is_deleted = 0 ORDER BY c.id LIMIT 500",
+	    "WHERE c.post_id = ?1 AND c.id > ?2 AND c.is_deleted = 0 "
+	    "ORDER BY c.id LIMIT ?3",
+	/* STMT_COMMENTS_BEFORE: post, comment, n -- a row when at least n
+	 * + 1 comments of the post come before that one */
+	[STMT_COMMENTS_BEFORE] =
+	    "SELECT 1 FROM comments WHERE post_id = ?1 AND id < ?2 AND "
+	    "is_deleted = 0 ORDER BY id LIMIT 1 OFFSET ?3",
 	/* STMT_HOME_BY_IDS: json ids, reader -- visible, and by the reader
 	 * or someone the reader follows now, or reposted by someone the
 	 * reader follows (a stale entry is skipped); with the reader's like

@@ -38,6 +38,31 @@ comment(struct req *r, const struct comment *c)
 	html_raw(b, "</div>");
 }
 
+/* Links to the first page of comments and to the next (postview.h). */
+static void
+comments_pager(struct req *r, const struct post_view *v)
+{
+	struct buf *b = &r->body;
+
+	if (v->comments_after == 0 && !v->comments_more)
+		return;
+	html_raw(b, "<nav class=\"pager\"><span>");
+	if (v->comments_after > 0) {
+		html_raw(b, "<a rel=\"first\" href=\"/posts/");
+		html_int(b, v->c.p.id);
+		html_raw(b, "#comments\">\xe2\x86\x90 First comments</a>");
+	}
+	html_raw(b, "</span><span>");
+	if (v->comments_more) {
+		html_raw(b, "<a rel=\"next\" href=\"/posts/");
+		html_int(b, v->c.p.id);
+		html_raw(b, "?after=");
+		html_int(b, v->comments[v->ncomments - 1].id);
+		html_raw(b, "#comments\">Later comments \xe2\x86\x92</a>");
+	}
+	html_raw(b, "</span></nav>");
+}
+
 static void
 comments(struct req *r, const struct post_view *v)
 {
@@ -45,9 +70,11 @@ comments(struct req *r, const struct post_view *v)
 	struct buf *b = &r->body;
 	int i;
 
-	html_raw(b, "<section class=\"comments\"><h2>Comments</h2>");
+	html_raw(b, "<section class=\"comments\" id=\"comments\">"
+	    "<h2>Comments</h2>");
 	for (i = 0; i < v->ncomments; i++)
 		comment(r, &v->comments[i]);
+	comments_pager(r, v);
 	if (r->user && POST_VISIBLE(p))
 		form_comment(r, p->id, NULL);
 	else if (v->ncomments == 0 && p->status != 1 && !p->is_deleted)

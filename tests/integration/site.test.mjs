@@ -183,6 +183,39 @@ test('/people?q= over 100,000 users reads an index range, not the table', async 
   assert.ok(each < 100, `a search page took ${each} ms`);
 });
 
+// A post page shows 500 comments; the 501st was on no page at all (its
+// author was sent back to a page without it).  Now a page links the next
+// after its last comment, and a comment past the first page sends its
+// author to the page that begins with it.
+test('comments past the first 500: the next page links them, a new one is shown to its author', async () => {
+  const a = await person('cm_author');
+  const p = await publish(a, 'a busy thread');
+  // 500 earlier comments, written behind the counters' back (this test
+  // reads no comment count)
+  stack.sqlite(`INSERT INTO comments(post_id, user_id, body, created_at) WITH RECURSIVE k(i) AS
+    (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 500) SELECT ${p}, ${a.id}, 'old ' || i, i FROM k`);
+  const r = await a.c.post(`/posts/${p}/comments`, { body: 'the newest word' });
+  assert.equal(r.status, 303);
+  const cid = num(`select max(id) from comments where post_id = ${p}`);
+  const m = r.location.match(/^\/posts\/(\d+)\?after=(\d+)#c(\d+)$/);
+  assert.ok(m, `the page with the comment: ${r.location}`);
+  assert.equal(Number(m[3]), cid);
+  const mine = await a.c.get(r.location.replace(/#.*/, ''));
+  assert.equal(mine.status, 200);
+  assert.match(mine.text, /the newest word/);
+  assert.match(mine.text, /rel="first" href="\/posts\/\d+#comments"/);
+  const first = await a.c.get(`/posts/${p}`);
+  assert.equal([...first.text.matchAll(/data-comment-id="/g)].length, 500);
+  assert.doesNotMatch(first.text, /the newest word/);
+  const next = first.text.match(/rel="next" href="([^"#]+)#comments"/);
+  assert.ok(next, 'the first page links the next');
+  const second = await a.c.get(next[1].replace(/&amp;/g, '&'));
+  assert.match(second.text, /the newest word/);
+  assert.equal([...second.text.matchAll(/data-comment-id="/g)].length, 1);
+  assert.doesNotMatch(second.text, /rel="next"/);
+  assert.equal((await a.c.get(`/posts/${p}?after=x`)).status, 400);
+});
+
 // /topics read the 500 oldest topics and kept those with posts: a site
 // with more (drafts make topics too) never listed a later one, however
 // busy.  Now the busiest by their durable counts, and the newest.

@@ -4,7 +4,8 @@
  * without comments allocates none (every post page zeroed the most a
  * page shows, 168 KB, and freed it; jemalloc gave the memory back to the
  * system each time, a madvise() a post page), and one with a few holds
- * a few. */
+ * a few.  The comments past a page come on the next, after the last
+ * one shown (?after=ID): the 501st was on no page at all. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -76,7 +77,7 @@ test_none_allocates_none(void **state)
 
 	(void)state;
 	assert_int_equal(postview_load(&a, 41, 0, NULL, PV_FULL |
-	    PV_CALLER_COUNTS, &v), 1);
+	    PV_CALLER_COUNTS, 0, &v), 1);
 	assert_int_equal(v.ncomments, 0);
 	assert_null(v.comments);
 	postview_free(&v);
@@ -91,7 +92,7 @@ test_a_few_in_order(void **state)
 
 	(void)state;
 	assert_int_equal(postview_load(&a, 42, 0, NULL, PV_FULL |
-	    PV_CALLER_COUNTS, &v), 1);
+	    PV_CALLER_COUNTS, 0, &v), 1);
 	assert_int_equal(v.ncomments, 9);	/* the deleted one left out */
 	/* grown once past its first size (8): 16 held, not 500 */
 	assert_true(malloc_usable_size(v.comments) <
@@ -116,11 +117,39 @@ test_at_most_a_page(void **state)
 
 	(void)state;
 	assert_int_equal(postview_load(&a, 43, 0, NULL, PV_FULL |
-	    PV_CALLER_COUNTS, &v), 1);
+	    PV_CALLER_COUNTS, 0, &v), 1);
 	assert_int_equal(v.ncomments, POSTVIEW_COMMENTS);
 	assert_string_equal(v.comments[0].body, "n1");
 	assert_string_equal(v.comments[POSTVIEW_COMMENTS - 1].body, "n500");
+	assert_int_equal(v.comments_more, 1);
 	postview_free(&v);
+}
+
+static void
+test_the_next_page(void **state)
+{
+	struct post_view v;
+	long long last, first;
+
+	(void)state;
+	assert_int_equal(postview_load(&a, 43, 0, NULL, PV_FULL |
+	    PV_CALLER_COUNTS, 0, &v), 1);
+	first = v.comments[0].id;
+	last = v.comments[POSTVIEW_COMMENTS - 1].id;
+	postview_free(&v);
+	assert_int_equal(postview_load(&a, 43, 0, NULL, PV_FULL |
+	    PV_CALLER_COUNTS, last, &v), 1);
+	assert_int_equal(v.ncomments, 100);
+	assert_string_equal(v.comments[0].body, "n501");
+	assert_string_equal(v.comments[99].body, "n600");
+	assert_int_equal(v.comments_more, 0);
+	assert_int_equal(v.comments_after, last);
+	postview_free(&v);
+	/* a comment's page: the first for the first 500, else its own */
+	assert_int_equal(postview_comment_page(&a, 43, first), 0);
+	assert_int_equal(postview_comment_page(&a, 43, last), 0);
+	assert_int_equal(postview_comment_page(&a, 43, last + 1), last);
+	assert_int_equal(postview_comment_page(&a, 42, 5), 0);
 }
 
 int
@@ -130,6 +159,7 @@ main(void)
 		cmocka_unit_test(test_none_allocates_none),
 		cmocka_unit_test(test_a_few_in_order),
 		cmocka_unit_test(test_at_most_a_page),
+		cmocka_unit_test(test_the_next_page),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
