@@ -115,6 +115,9 @@ job_sessions(struct app *a)
 		total += n;
 	if (total > 0)
 		log_info("expired %d sessions", total);
+	/* flush batches' rows past their use, a thousand at most */
+	if ((n = fbatch_prune(a, clock_wall_ms(), 1000)) > 0)
+		log_info("forgot %d applied flush batches", n);
 }
 
 /* The repairs a run must follow (Redis emptied, the cluster changed

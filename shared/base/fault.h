@@ -14,6 +14,8 @@
  * that restarts makes progress once TIMES is used up.
  *
  * The points:
+ *   flush-taken    a flush batch took its buckets (their deltas in
+ *                  flight), not yet applied to SQLite (flush.c)
  *   flush-ack      a flush batch is committed to SQLite, not yet acked
  *                  in Redis (taken.c)
  *   outbox-commit  an action took its outbox row's id and has not yet

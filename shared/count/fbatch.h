@@ -43,6 +43,15 @@ extern struct rds_script fbatch_take_lua, fbatch_held_lua, fbatch_fence_lua;
 
 /* The lock key that tells recovery batch b has a live flusher. */
 void		fbatch_lock_key(long long b, char *out, size_t sz);
+/* A batch's row in flushes is what refuses its second apply: by the
+ * flusher that took it, stalled past its lock while recovery applied it,
+ * or by recovery again.  Past FBATCH_KEEP_MS no batch is applied any
+ * more (a flusher's lock lives seconds, recovery runs every ten), and
+ * its row goes: one a second made the table grow for good.  The newest
+ * row stays (the highest applied id, below).  fbatch_prune(): of the n
+ * oldest rows, deletes those older than that; how many, or -1. */
+#define FBATCH_KEEP_MS	(7LL * 24 * 3600 * 1000)
+int		fbatch_prune(struct app *, long long now, int n);
 /* The highest batch id SQLite has applied, or -1. */
 long long	fbatch_applied_max(struct app *);
 /* Reserves n new batch ids, all above applied and above every id

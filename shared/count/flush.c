@@ -16,6 +16,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "base/valid.h"
 #include "count/counters.h"
@@ -356,11 +357,13 @@ batch_fields(void)
 	return FLUSH_FIELDS;
 }
 
-/* The fields of every bucket's pending hash, and with inflight its
- * inflight's too: one pipelined HLEN a key.  The sum, or -1; has, when
- * given, says which buckets have any. */
+/* The fields of every bucket's pending hash (WAIT_PENDING in kinds),
+ * inflight hash (WAIT_INFLIGHT) or both: one pipelined HLEN a key.  The
+ * sum, or -1; has, when given, says which buckets have any. */
+#define WAIT_PENDING	1
+#define WAIT_INFLIGHT	2
 static long long
-waiting_fields(struct app *a, int inflight, unsigned char *has)
+waiting_fields(struct app *a, int kinds, unsigned char *has)
 {
 	char key[32];
 	const char *cmd[2];
@@ -369,7 +372,9 @@ waiting_fields(struct app *a, int inflight, unsigned char *has)
 	int b, k, queued = 0;
 
 	for (b = 0; b < CSTORE_BUCKETS; b++)
-		for (k = 0; k <= inflight; k++) {
+		for (k = 0; k < 2; k++) {
+			if (!(kinds & (k ? WAIT_INFLIGHT : WAIT_PENDING)))
+				continue;
 			cname_bucket_key(b, k ? "inflight" : "pending", key,
 			    sizeof(key));
 			cmd[0] = "HLEN";
@@ -386,7 +391,8 @@ waiting_fields(struct app *a, int inflight, unsigned char *has)
 		if (rds_type(rep) == RDS_INTEGER && rds_int(rep) > 0) {
 			n += rds_int(rep);
 			if (has != NULL)
-				has[b / (inflight + 1)] = 1;
+				has[kinds == (WAIT_PENDING | WAIT_INFLIGHT) ?
+				    b / 2 : b] = 1;
 		}
 		rds_free(rep);
 	}
@@ -413,7 +419,7 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 	 * and any write makes every other process's SQLite drop the pages
 	 * it keeps (header).  A delta that comes just after is the next
 	 * sweep's, as one that comes just after a take. */
-	if ((pend = waiting_fields(a, 0, has)) <= 0)
+	if ((pend = waiting_fields(a, WAIT_PENDING, has)) <= 0)
 		return pend == 0 ? 0 : -1;
 	if ((done = fbatch_applied_max(a)) < 0 ||
 	    (first = fbatch_reserve(a, done, max_batches, &epoch)) < 0)
@@ -435,6 +441,8 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 		if (take_batch(a, cur, from, i == 0 ? 0 : batch_fields(),
 		    prev, flags & FLUSH_SYNC ? NULL : has, &next) == -1)
 			cur->rc = -1;
+		else if (cur->t.nds > 0)
+			fault_point("flush-taken");
 		if (prev != NULL)
 			join_batch(prev);
 		/* A batch whose predecessor failed is not applied (it is
@@ -474,6 +482,22 @@ flush_all(struct app *a, int max_batches, int flags, struct flush_stats *st)
 	return stale ? FLUSH_STALE : rc;
 }
 
+/* Buckets whose inflight hash holds fields: another batch's, not yet
+ * in SQLite and acked.  How many, or -1. */
+static long long
+held_buckets(struct app *a)
+{
+	unsigned char has[CSTORE_BUCKETS];
+	long long n = 0;
+	int b;
+
+	if (waiting_fields(a, WAIT_INFLIGHT, has) < 0)
+		return -1;
+	for (b = 0; b < CSTORE_BUCKETS; b++)
+		n += has[b];
+	return n;
+}
+
 int
 flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 {
@@ -497,8 +521,15 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 		    (swept = flush_all(a, INT_MAX, FLUSH_SYNC, st)) == -1)
 			return -1;
 		st->stale = swept == FLUSH_STALE;
-		if (st->skipped == 0 && drained && swept == 0)
+		/* Nothing left pending is not all in SQLite: a batch that
+		 * took every bucket it found (the worker's, live, or dead
+		 * with its lock not yet expired) holds them in flight, and
+		 * is waited for as a held bucket. */
+		if (st->skipped == 0 && drained && swept == 0 &&
+		    (st->skipped = held_buckets(a)) == 0)
 			return 0;
+		if (st->skipped < 0)
+			return -1;
 		if (clock_mono_ms() >= end)
 			return 1;
 		usleep(FLUSH_POLL_MS * 1000);
@@ -508,5 +539,5 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 long long
 flush_pending(struct app *a)
 {
-	return waiting_fields(a, 1, NULL);
+	return waiting_fields(a, WAIT_PENDING | WAIT_INFLIGHT, NULL);
 }

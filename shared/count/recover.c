@@ -26,7 +26,7 @@ finish_batch(struct app *a, long long b, const int *bs, int n,
 	struct taken t;
 	rds_reply *rep;
 	long long epoch;
-	int i, queued = 0, applied, now, rc = -1;
+	int i, queued = 0, applied, now, rc = -1, bad = 0;
 
 	memset(&t, 0, sizeof(t));
 	snprintf(batch, sizeof(batch), "%lld", b);
@@ -43,13 +43,18 @@ finish_batch(struct app *a, long long b, const int *bs, int n,
 	for (i = 0; i < queued; i++) {
 		if (rds_get_reply(a->rds, &rep) == -1)
 			goto out;
+		/* an error (a node loading, busy, down) is not "the bucket
+		 * holds none of it": the batch is finished another time, or
+		 * what that bucket holds would be acked unapplied */
 		if (rds_type(rep) == RDS_ARRAY)
 			taken_add(&t, bs[i], rep);
+		else if (rds_type(rep) != RDS_NIL)
+			bad = 1;
 		else if (mine != NULL)	/* lost with Redis: see recover.h */
 			taken_add_unrecounted(&t, bs[i], mine);
 		rds_free(rep);
 	}
-	if (queued != n)
+	if (queued != n || bad)
 		goto out;
 	if (!applied && t.nds > 0) {
 		taken_sort(&t);
@@ -72,7 +77,7 @@ scan_owners(struct app *a, long long *owner)
 	char meta[32];
 	const char *cmd[3];
 	rds_reply *rep;
-	int b, queued = 0;
+	int b, queued = 0, bad = 0;
 
 	for (b = 0; b < CSTORE_BUCKETS; b++) {
 		cname_bucket_key(b, "meta", meta, sizeof(meta));
@@ -86,11 +91,14 @@ scan_owners(struct app *a, long long *owner)
 	for (b = 0; b < queued; b++) {
 		if (rds_get_reply(a->rds, &rep) == -1)
 			return -1;
+		/* an error is no "no owner": a bucket of a dead batch
+		 * left out would be found applied next time, and acked */
+		bad |= rds_type(rep) == RDS_ERROR;
 		owner[b] = rds_type(rep) == RDS_STRING ?
 		    strtoll(rds_str(rep), NULL, 10) : 0;
 		rds_free(rep);
 	}
-	return queued == CSTORE_BUCKETS ? 0 : -1;
+	return queued == CSTORE_BUCKETS && !bad ? 0 : -1;
 }
 
 /* Whether batch b's flusher lives (its lock): 1, 0, or -1. */

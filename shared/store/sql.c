@@ -247,6 +247,12 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_FLUSH_RECORD] =
 	    "INSERT INTO flushes(id, applied_at, counters, total) "
 	    "VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	/* STMT_FLUSH_PRUNE: before (ms), n -- of the n oldest rows, those
+	 * applied before that time, but the newest row (fbatch.h) */
+	[STMT_FLUSH_PRUNE] =
+	    "DELETE FROM flushes WHERE id IN (SELECT id FROM flushes ORDER BY "
+	    "id LIMIT ?2) AND applied_at < ?1 AND id < (SELECT max(id) FROM "
+	    "flushes)",
 	/* STMT_FLUSH_APPLIED: id */
 	[STMT_FLUSH_APPLIED] =
 	    "SELECT 1 FROM flushes WHERE id = ?1",

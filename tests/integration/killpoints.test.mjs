@@ -91,6 +91,42 @@ test('the flusher killed between its commit and its ack, many times: exact, no r
   assert.match(s.log('worker'), /fault point flush-ack: kill/);
 });
 
+// tallyctl flush promises that every delta pending when it ran is in
+// SQLite when it returns 0.  A batch of the worker's that took every
+// bucket it found left nothing pending, and the flush returned at once
+// with the batch still in flight: the counters table short by it.  Now
+// it waits for buckets held in flight as for any held bucket (the
+// stopped worker's lock expires, and the flush's recovery finishes it).
+test('tallyctl flush waits for a batch that holds every delta in flight; a week-old batch\'s row goes', async () => {
+  // the worker killed once it took its buckets (its batch's lock lives
+  // on for a few seconds: recovery waits for it to expire)
+  const { s, cs, posts } = await setup({}, 'flush-taken', 1, 'ft');
+  s.tallyctl('flush');
+  const durable = () => Number(s.sqlite(`SELECT coalesce((SELECT value FROM counters WHERE name = 'post_views' AND key = '${posts[0]}'), 0)`));
+  const before = durable();
+  faults.arm(s, 'flush-taken');
+  // views: one counter, one bucket, all taken by the worker's batch
+  await Promise.all(cs.slice(1).map((c) => c.get(`/posts/${posts[0]}`)));
+  await waitFor(() => faults.fired(s, 'flush-taken') >= 1, 20000, 20);
+  const held = (k) => Number(s.redis('EVAL', `local n = 0 for b = 0, 1023 do n = n + redis.call('HLEN', '{c' .. b .. '}:${k}') end return n`, '0'));
+  assert.equal(held('pending'), 0, 'nothing left pending');
+  assert.ok(held('inflight') > 0, 'the views in flight');
+  assert.match(s.tallyctl('flush'), /flushed/);
+  assert.equal(durable(), before + cs.length - 1, 'every view in SQLite once the flush returned');
+  await waitFor(() => s.redis('KEYS', '{c*}:inflight') === '' && pendingDeltas(s) === 0, 20000, 100);
+  assert.deepEqual(compareAll(s), []);
+  // the rows of applied batches a week old go (fbatch.h), but the newest:
+  // one a second made the table grow for good
+  const rows = () => Number(s.sqlite('SELECT COUNT(*) FROM flushes'));
+  const top = s.sqlite('SELECT max(id) FROM flushes');
+  const week = 8 * 24 * 3600 * 1000;
+  s.sqlite(`UPDATE flushes SET applied_at = applied_at - ${week}`);
+  for (let i = 1; i <= 5; i++) s.sqlite(`INSERT INTO flushes(id, applied_at, counters, total) VALUES(${-i}, 1, 0, 0)`);
+  assert.ok(rows() >= 6);
+  await waitFor(() => rows() === 1, 30000, 200);
+  assert.equal(s.sqlite('SELECT max(id) FROM flushes'), top);
+});
+
 // A post's fan-out is noted before its commit (social/fanout.h): the
 // writer killed right after the commit left the post in SQLite and in
 // no timeline in Redis -- not its author's profile, not one follower's
