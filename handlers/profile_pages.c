@@ -133,7 +133,7 @@ profile_load(struct req *r, void *vm)
 	if (v->visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1))
 			return PAGE_AGAIN;
-		profileview_visited(r->app, viewer, v->u.id);
+		profileview_visited(r->app, viewer, v);
 		r->badges_read = 0;	/* the visit may light one less */
 	}
 	if (layout_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/clock.h"
 #include "count/lb.h"
 #include "social/follow.h"
 #include "social/notify.h"
@@ -69,7 +68,8 @@ visitor_state(struct app *a, int ticket, long long viewer,
 		return -1;
 	if ((rc = dbq_step(s)) == DBQ_ROW) {
 		v->following = dbq_i64(s, 1) >= 0;
-		v->visit_due = v->following && dbq_i64(s, 0) > dbq_i64(s, 1);
+		v->seen_upto = dbq_i64(s, 0);
+		v->visit_due = v->following && v->seen_upto > dbq_i64(s, 1);
 	}
 	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : 0;
@@ -182,9 +182,10 @@ profileview_free(struct profile_view *v)
 }
 
 void
-profileview_visited(struct app *a, long long viewer, long long author)
+profileview_visited(struct app *a, long long viewer,
+    const struct profile_view *v)
 {
-	notify_marker_put(a, viewer, "author", author, clock_wall_ms());
+	notify_marker_put(a, viewer, "author", v->u.id, v->seen_upto);
 }
 
 /* The topic's best authors by rating (likes of their visible posts in

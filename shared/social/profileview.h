@@ -25,6 +25,11 @@ struct profile_view {
 						 * viewer's last visit (or the
 						 * follow): profileview_visited()
 						 * has a marker to move */
+	long long		 seen_upto;	/* the newest of u's posts
+						 * when the page read them:
+						 * where the marker moves (a
+						 * post published while the
+						 * page was built is unread) */
 	struct post_cards	 all;		/* owns the posts, then the
 						 * drafts: one list, so that
 						 * their counts come in one
@@ -76,9 +81,11 @@ int	profileview_rest_took(struct app *, const int t[2], long long viewer,
 	    long long page, int per, const long long *ids, int n,
 	    struct profile_view *);
 void	profileview_free(struct profile_view *);
-/* viewer opened author's profile, whose visit_due was set: their posts
- * so far are read (the marker moves; it only ever moves forward). */
-void	profileview_visited(struct app *, long long viewer, long long author);
+/* viewer opened author's profile v, whose visit_due was set: their posts
+ * up to v->seen_upto are read (the marker moves; it only ever moves
+ * forward). */
+void	profileview_visited(struct app *, long long viewer,
+	    const struct profile_view *v);
 
 struct topic_view {
 	long long		 id;

@@ -509,6 +509,11 @@ test('markers only move forward', async () => {
     assert.ok(seen[i][0] >= seen[i - 1][0], `news marker went back: ${seen[i - 1][0]} -> ${seen[i][0]}`);
     assert.ok(seen[i][1] >= seen[i - 1][1], `author marker went back: ${seen[i - 1][1]} -> ${seen[i][1]}`);
   }
+  // a visit reads the posts up to the newest the page found, not up to
+  // the moment after it: a post published while the page was built
+  // (after its read, before the marker) stays unread
+  assert.equal(Number(val('author', a.id)), Number(stack.sqlite(`SELECT max(published_at) FROM posts WHERE user_id=${a.id}`)),
+    'the author marker is the newest post the visit read');
   // a stored value later than the visit is kept (max merge), for each kind
   const future = Date.now() + 86400000;
   stack.sqlite(`UPDATE markers SET value=${future} WHERE user_id=${m.id} AND kind IN ('news','author')`);
