@@ -521,12 +521,24 @@ page_again(struct app *a, enum tl kind, long long uid, long long offset,
 	return n >= 0 ? n : -1;
 }
 
+/* A page that reaches past a capped set's end is not all in it (the set
+ * keeps the newest TL_CAP): SQL has every post.  A profile's page 35
+ * read "No posts yet" from a process that knew the author, and 30 posts
+ * from one that did not. */
+static int
+past_cap(enum tl kind, long long offset, int limit)
+{
+	return tl_info[kind].cap > 0 && offset + limit > tl_info[kind].cap;
+}
+
 int
 timeline_page(struct app *a, enum tl kind, long long uid, long long offset,
     int limit, long long *ids)
 {
 	struct timeline_keys k;
 
+	if (past_cap(kind, offset, limit))
+		return -1;
 	timeline_keys(&k, kind, uid);
 	return page_again(a, kind, uid, offset, limit, ids,
 	    page_redis(a, &k, offset, limit, ids));
@@ -546,7 +558,8 @@ timeline_ids_send(struct app *a, enum tl kind, long long uid, long long page,
 	q->rep = NULL;
 	timeline_keys(&k, kind, uid);
 	q->rd = app_reader(a);
-	q->queued = page_send(q->rd, &k, q->offset, per);
+	q->queued = past_cap(kind, q->offset, per) ? 0 :
+	    page_send(q->rd, &k, q->offset, per);
 }
 
 void
@@ -567,6 +580,9 @@ timeline_ids_end(struct app *a, struct tl_q *q, long long *ids)
 		rds_free(q->rep);
 		q->rep = NULL;
 	}
+	if (past_cap(q->kind, q->offset, q->per))
+		return timeline_page_sql(a, q->kind, q->uid, q->offset, q->per,
+		    ids);
 	q->cached = n >= 0;
 	n = page_again(a, q->kind, q->uid, q->offset, q->per, ids, n);
 	return n >= 0 ? n : timeline_page_sql(a, q->kind, q->uid, q->offset,

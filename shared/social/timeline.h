@@ -10,7 +10,8 @@
  * SQLite by the first reader, under a SET NX lock.  Readers that lose the
  * lock race, or find Redis down, read the same page from SQLite.
  * Readers always re-check ids against SQLite (visibility, still
- * following), so a stale id in a set is never shown, only skipped.
+ * following), so a stale id in a set is never shown, only skipped.  A
+ * page that reaches past a capped set's end is read from SQLite.
  */
 #ifndef TALLY_TIMELINE_H
 #define TALLY_TIMELINE_H

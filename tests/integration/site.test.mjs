@@ -863,3 +863,30 @@ test('unrepost: idempotent, lowers the count, withdraws the repost\'s notificati
     b.startsWith(`user_unread[${author.id}]`) || b.startsWith('note_groups')), []);
   assert.equal(Number(stack.sqlite(`SELECT value FROM counters WHERE name='post_reposts' AND key='${p}'`)), 3);
 });
+
+// A profile's Redis timeline keeps the newest 1,000 posts; its pages
+// past them came from it all the same ("No posts yet" at page 35 from a
+// process that knew the author, 30 posts from one that did not).  A page
+// that reaches past the cap is read from SQL, whatever the process knows.
+test('a profile with more posts than its timeline keeps: every page, from every process', async () => {
+  const u = await person('deep_author');
+  const v = await person('deep_reader');
+  const t0 = Date.now() - 2000000;
+  // written behind the counters' back, in a topic of their own, last in
+  // this file (their ids make every later post's id longer)
+  stack.sqlite("INSERT INTO topics(slug, created_at) VALUES('deep-topic', 0)");
+  const topic = num("SELECT id FROM topics WHERE slug = 'deep-topic'");
+  stack.sqlite(`INSERT INTO posts(user_id, topic_id, body, status, is_deleted, created_at, published_at, updated_at)
+    WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 1030)
+    SELECT ${u.id}, ${topic}, 'deep ' || i, 1, 0, ${t0} + i * 1000, ${t0} + i * 1000, ${t0} FROM k`);
+  const posts = (html) => [...html.matchAll(/<article [^>]*data-post-id="(\d+)"/g)].length;
+  // every reader process learns the author (page 1 from its timeline)
+  for (let i = 0; i < 12; i++) assert.equal((await v.c.get('/u/deep_author')).status, 200);
+  for (let i = 0; i < 8; i++) {
+    const p34 = await v.c.get('/u/deep_author?page=34');
+    const p35 = await v.c.get('/u/deep_author?page=35');
+    assert.equal(posts(p34.text), 30, 'page 34: posts 991 to 1,020');
+    assert.equal(posts(p35.text), 10, 'page 35: the last ten');
+    assert.match(p35.text, /deep 1</);
+  }
+});
