@@ -529,8 +529,11 @@ fix_all(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 			}
 			o[i].done = 1;
 			o[i].fenced = 0;	/* the script ended it */
-		} else
-			o[i].fenced = 0;	/* "retry" ended it too */
+		} else if (rds_type(rep) == RDS_ERROR)
+			cut = 1;	/* refused (OOM, MISCONF): it ended
+					 * nothing, unfence_all() does */
+		else
+			o[i].fenced = 0;	/* "retry" ended it */
 		rds_free(rep);
 	}
 	return queued == got && !cut ? 0 : -1;
@@ -664,8 +667,12 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		if (got == -1 || reapply(a, fam, cand, n, o, h.top) == -1)
 			goto fail;
 		fault_point("reconcile-fix");
-		if (fix_all(a, fam, dry, cand, n, o, token, &h, rf) == -1)
+		if (fix_all(a, fam, dry, cand, n, o, token, &h, rf) == -1) {
+			/* the keys fixed before the failure: their rows */
+			if (!dry)
+				backlog_done(a, fam, cand, n, o, was);
 			goto fail;
+		}
 		if (!dry)
 			backlog_done(a, fam, cand, n, o, was);
 		for (left = 0, i = 0; i < n; i++)
