@@ -106,6 +106,19 @@ test_post_and_edit(void **state)
 	assert_non_null(strstr(h, "data-comment-id=\"5\""));
 	assert_non_null(strstr(h, "a &lt;comment&gt;"));
 	assert_non_null(strstr(h, "action=\"/comments/5/delete\""));
+	assert_null(strstr(h, "rel=\"next\""));	/* one page of comments */
+	assert_null(strstr(h, "rel=\"first\""));
+	/* a later page, with more after it: both links, the next after
+	 * its last comment */
+	buf_reset(&r->body);
+	v.comments_after = 4;
+	v.comments_more = 1;
+	view_post(r, &v);
+	h = body(r);
+	assert_non_null(strstr(h, "<a rel=\"first\" href=\"/posts/42#comments\">"));
+	assert_non_null(strstr(h, "<a rel=\"next\" href=\"/posts/42?after=5#comments\">"));
+	v.comments_after = 0;
+	v.comments_more = 0;
 	buf_reset(&r->body);
 	view_post_edit(r, &v);
 	h = body(r);
