@@ -739,13 +739,21 @@ delete_upto(struct db *d, long long upto)
 	return 0;
 }
 
+/* Every row up to it was cleared by a drain of this process (Redis down:
+ * its deltas in the backlog), so the next drain reads after it: a row is
+ * never uncleared, and a drain once up deletes them.  Each drain read
+ * every cleared row again (the statement skips them one by one): an
+ * outage of an hour at a few hundred actions a second left a million,
+ * read each second, while the worker had the backlog to keep. */
+static long long cleared_upto;
+
 int
 outbox_drain(struct app *a, long long min_age_ms)
 {
 	struct dbq *s;
-	long long cutoff = 0, after = 0, *ids, horizon;
+	long long cutoff = 0, after = cleared_upto, *ids, horizon;
 	struct delta *ds;
-	int *nds, *done, n, i, j, total = 0, up, step;
+	int *nds, *done, n, i, j, total = 0, up, step, all_cleared = 1;
 	unsigned int *held;
 	unsigned char in[OUTBOX_MAX];
 
@@ -790,12 +798,14 @@ outbox_drain(struct app *a, long long min_age_ms)
 			memset(held, 0, (size_t)n * sizeof(*held));
 		}
 		for (i = 0; i < n; i++) {
+			all_cleared &= !done[i];
 			if (nds[i] == 0 || done[i])
 				continue;
 			memset(in, 0, sizeof(in));
 			if (up && cstore_apply_once_1(a, ids[i],
 			    ds + (size_t)i * OUTBOX_MAX, nds[i], in) == -1)
 				up = 0;
+			all_cleared &= !up;	/* applied: not cleared */
 			/* a row after one Redis refused is not sent: what
 			 * its buckets' marks say they hold stays out of the
 			 * backlog all the same */
@@ -821,6 +831,8 @@ outbox_drain(struct app *a, long long min_age_ms)
 	 * deltas in the backlog): they go, but the newest. */
 	if (n != -1 && up && delete_upto(a->db, cutoff) == -1)
 		n = -1;
+	if (n != -1 && all_cleared && after > cleared_upto)
+		cleared_upto = after;
 	free(ids);
 	free(nds);
 	free(done);
