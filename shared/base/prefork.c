@@ -162,15 +162,35 @@ stop_all(pid_t *pids, int n)
 	}
 }
 
+/* A slot whose child lived under PREFORK_YOUNG_MS waits before its next
+ * fork, twice as long each time it dies young again, up to
+ * PREFORK_PAUSE_MAX_MS: a child that cannot start (its database
+ * restarting, a bad setting) costs a fork a second, then fewer. */
+#define PREFORK_YOUNG_MS	1000
+#define PREFORK_PAUSE_MAX_MS	30000
+
+/* The slot's pause after its child died at now, born at born. */
+static long long
+next_pause(long long pause, long long born, long long now)
+{
+	if (now - born >= PREFORK_YOUNG_MS)
+		return 0;
+	if (pause == 0)
+		return PREFORK_YOUNG_MS;
+	return pause * 2 > PREFORK_PAUSE_MAX_MS ? PREFORK_PAUSE_MAX_MS :
+	    pause * 2;
+}
+
 int
 prefork_run(int fd, const char *path, int nproc,
     int (*child)(int fd, void *arg), void *arg)
 {
 	pid_t pids[PREFORK_MAX];
-	time_t born[PREFORK_MAX];
+	long long born[PREFORK_MAX], due[PREFORK_MAX], pause[PREFORK_MAX];
+	long long now, wait;
 	struct stat own, cur;
 	ino_t listen_ino = 0;
-	struct timespec tick = { 1, 0 };
+	struct timespec tick;
 	sigset_t set;
 	siginfo_t si;
 	int i, sig, status;
@@ -191,16 +211,32 @@ prefork_run(int fd, const char *path, int nproc,
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < nproc; i++) {
 		pids[i] = spawn(fd, child, arg);
-		born[i] = time(NULL);
+		born[i] = clock_mono_ms();
+		due[i] = pause[i] = 0;
 	}
 	for (;;) {
+		/* until the next slot is due, a second at most */
+		now = clock_mono_ms();
+		wait = 1000;
+		for (i = 0; i < nproc; i++)
+			if (pids[i] <= 0 && due[i] - now < wait)
+				wait = due[i] - now;
+		if (wait < 1)
+			wait = 1;
+		tick.tv_sec = wait / 1000;
+		tick.tv_nsec = (wait % 1000) * 1000000L;
 		sig = sigtimedwait(&set, &si, &tick);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
+		now = clock_mono_ms();
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
 			for (i = 0; i < nproc; i++)
-				if (pids[i] == p)
+				if (pids[i] == p) {
 					pids[i] = 0;
+					pause[i] = next_pause(pause[i], born[i],
+					    now);
+					due[i] = now + pause[i];
+				}
 			if (WIFSIGNALED(status))
 				log_warn("child %ld killed by signal %d",
 				    (long)p, WTERMSIG(status));
@@ -209,15 +245,14 @@ prefork_run(int fd, const char *path, int nproc,
 				    WEXITSTATUS(status));
 		}
 		for (i = 0; i < nproc; i++) {
-			if (pids[i] > 0)
+			if (pids[i] > 0 || now < due[i])
 				continue;
-			/* A child that died young waits a second. */
-			if (time(NULL) - born[i] < 1 && pids[i] == 0) {
-				pids[i] = -1;
-				continue;
+			/* a failed fork (-1) is tried again as a young death */
+			if ((pids[i] = spawn(fd, child, arg)) == -1) {
+				pause[i] = next_pause(pause[i], now, now);
+				due[i] = now + pause[i];
 			}
-			pids[i] = spawn(fd, child, arg);
-			born[i] = time(NULL);
+			born[i] = now;
 		}
 	}
 	log_info("stopping %d children", nproc);
