@@ -388,6 +388,11 @@ main(int argc, char **argv)
 		log_err("%s: %s", c.run_dir, strerror(errno));
 		return 1;
 	}
+	/* ... and tally-run the user's (run_user.h), what a run before
+	 * left in it first, unless nginx must bind a port under 1024 */
+	if (ru.uid != 0 && portn >= 1024 && (run_user_own(&ru, c.run_dir) == -1 ||
+	    run_user_become(&ru) == -1))
+		return 1;
 	run_pg_user(ru.uid, ru.gid);
 	if (!port_free((int)portn)) {
 		log_err("port %s on 127.0.0.1 is in use; set PORT", port);

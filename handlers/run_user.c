@@ -57,6 +57,26 @@ run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
 	return 0;
 }
 
+int
+run_user_become(struct run_user *ru)
+{
+	if (ru->uid == 0)
+		return 0;
+	if (setgroups(0, NULL) == -1 || setgid(ru->gid) == -1 ||
+	    setuid(ru->uid) == -1) {
+		log_err("run as %s: %s", ru->name, strerror(errno));
+		return -1;
+	}
+	if (setuid(0) == 0) {	/* never: but then nothing goes on */
+		log_err("run as %s: root could be taken back", ru->name);
+		return -1;
+	}
+	log_info("running as %s (uid %u)", ru->name, (unsigned)ru->uid);
+	/* what follows runs as we now are */
+	memset(ru, 0, sizeof(*ru));
+	return 0;
+}
+
 void
 run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k)
 {

@@ -1,11 +1,16 @@
 /* run_user.h -- the unprivileged user a stack started as root runs as.
  *
- * Run as root, tally-run starts nothing that serves as root: nginx's
- * workers, the handler pools, the worker, tally-live, Redis and
- * PostgreSQL run as TALLY_USER (default "tally"), a system user made
- * with useradd when missing (its own group, no home, no shell);
- * $RUN_DIR becomes theirs, 0700.  The supervisors (tally-run itself, a
- * handler host's) and nginx's master stay root: they serve nothing.  When
+ * Run as root, tally-run makes TALLY_USER (default "tally") when missing,
+ * a system user (its own group, no home, no shell), gives it $RUN_DIR
+ * (0700) and becomes it before anything else: nginx (its master too),
+ * the handler pools, the worker, tally-live, Redis, PostgreSQL, the
+ * hosts' supervisors and tally-run itself run as that user, and no
+ * process of the stack keeps root.  Root kept by tally-run or nginx's
+ * master opened files in $RUN_DIR, which that user owns, by name: a
+ * link planted there by a compromised handler (logs/access.log ->
+ * /etc/ld.so.preload) was followed by root at the next start.  Only a
+ * PORT under 1024 keeps tally-run and nginx's master root (nginx binds
+ * it), as before: the rest runs as the user.  When
  * that user cannot reach the programs, www/ or the directory above
  * $RUN_DIR (a checkout under a home that others may not search), nothing
  * is widened: the stack runs as root as before, and says so.
@@ -32,8 +37,14 @@ struct run_user {
  * 0, or -1 (logged). */
 int	run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
 	    const char *share);
+/* tally-run itself becomes the user (no group of root's kept), and ru
+ * says "as we are" from then on: everything it starts, writes or reads
+ * in $RUN_DIR after this runs as the user.  0 (ru->uid 0: nothing to
+ * do), or -1 (logged). */
+int	run_user_become(struct run_user *ru);
 /* Gives the user to every service that serves (not nginx's master, not a
- * host's supervisor: they stay root and serve nothing). */
+ * host's supervisor: they stay root and serve nothing), when tally-run
+ * stays root (a port under 1024 for nginx). */
 void	run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k);
 /* dir and everything under it become ru's (no link followed).  0 or -1. */
 int	run_user_own(const struct run_user *ru, const char *dir);

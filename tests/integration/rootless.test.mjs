@@ -1,9 +1,12 @@
-// rootless.test.mjs -- run as root, a stack serves nothing as root
-// (handlers/run_user.h): nginx's workers, every handler pool, the worker,
-// tally-live, redis-server (and PostgreSQL with TALLY_TEST_DB=postgres)
-// run as the stack's own system user; only the supervisor and nginx's
-// master, which serve nothing, stay root.  $RUN_DIR is that user's, 0700:
-// no other user reads it.  Skipped when the tests do not run as root.
+// rootless.test.mjs -- run as root, no process of a stack keeps root
+// (handlers/run_user.h): tally-run becomes the stack's own system user
+// before it starts anything, so nginx (its master too), every handler
+// pool, the worker, tally-live, redis-server (and PostgreSQL with
+// TALLY_TEST_DB=postgres) run as it.  The supervisor and nginx's master
+// stayed root, and opened by name files in $RUN_DIR that the user owns:
+// a link a compromised handler planted there was followed by root.
+// $RUN_DIR is that user's, 0700: no other user reads it.  Skipped when
+// the tests do not run as root.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -40,6 +43,12 @@ test('every serving process of the stack has a non-zero uid; RUN_DIR is closed t
   for (const n of names) assert.ok(serving.some((c) => c.cmd.includes(n)), `a ${n} process (${all.map((c) => c.cmd).join(' | ')})`);
   const asRoot = serving.filter((c) => { try { return uidOf(c.pid) === 0; } catch { return false; } });
   assert.deepEqual(asRoot.map((c) => c.cmd), [], 'nothing that serves runs as root');
+  // nor the supervisor and nginx's master
+  const everyone = [{ pid: stack.proc.pid, cmd: 'tally-run' }, ...all];
+  const kept = everyone.filter((c) => { try { return uidOf(c.pid) === 0; } catch { return false; } });
+  assert.deepEqual(kept.map((c) => c.cmd), [], 'no process of the stack keeps root');
+  const gids = fs.readFileSync(`/proc/${stack.proc.pid}/status`, 'utf8').match(/^Groups:\s*(.*)$/m)[1].trim();
+  assert.doesNotMatch(` ${gids} `, / 0 /, 'no group of root\'s kept');
   const st = fs.statSync(stack.runDir);
   assert.notEqual(st.uid, 0, 'RUN_DIR belongs to the stack\'s user');
   assert.equal(st.mode & 0o077, 0, `RUN_DIR mode ${(st.mode & 0o777).toString(8)}: nobody else reads it`);
