@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,12 +89,15 @@ run_as(const char *const *argv, uid_t uid, gid_t gid, const char *log)
 	if ((pid = fork()) == -1)
 		return -1;
 	if (pid == 0) {
+		/* the user first, no group of root's kept; then its log,
+		 * opened as it (a link in RUN_DIR is never root's to follow) */
+		if (uid != 0 && (setgroups(0, NULL) == -1 ||
+		    setgid(gid) == -1 || setuid(uid) == -1))
+			_exit(126);
 		if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600)) != -1) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		if (uid != 0 && (setgid(gid) == -1 || setuid(uid) == -1))
-			_exit(126);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

@@ -41,6 +41,16 @@ supervise_start(struct svc *s)
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		/* Another user: before the parent-death signal, which a
+		 * change of user clears, and before the log, opened as that
+		 * user (a link planted in its directory is not followed with
+		 * the supervisor's rights). */
+		if (s->uid != 0 && (setgroups(0, NULL) == -1 ||
+		    setgid(s->gid) == -1 || setuid(s->uid) == -1)) {
+			log_err("%s: run as uid %u: %s", s->name,
+			    (unsigned)s->uid, strerror(errno));
+			_exit(127);
+		}
 		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 		    0600)) != -1) {
 			dup2(fd, STDOUT_FILENO);
@@ -49,14 +59,6 @@ supervise_start(struct svc *s)
 		fd = open("/dev/null", O_RDONLY);
 		if (fd != -1)
 			dup2(fd, STDIN_FILENO);
-		/* Another user: before the parent-death signal, which a
-		 * change of user clears. */
-		if (s->uid != 0 && (setgroups(0, NULL) == -1 ||
-		    setgid(s->gid) == -1 || setuid(s->uid) == -1)) {
-			log_err("%s: run as uid %u: %s", s->name,
-			    (unsigned)s->uid, strerror(errno));
-			_exit(127);
-		}
 		prefork_child_signals();
 		execv(s->argv[0], (char *const *)s->argv);
 		log_err("%s: exec %s: %s", s->name, s->argv[0], strerror(errno));
