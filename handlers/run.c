@@ -388,10 +388,9 @@ main(int argc, char **argv)
 		log_err("%s: %s", c.run_dir, strerror(errno));
 		return 1;
 	}
-	/* ... and tally-run the user's (run_user.h), what a run before
-	 * left in it first, unless nginx must bind a port under 1024 */
-	if (ru.uid != 0 && portn >= 1024 && (run_user_own(&ru, c.run_dir) == -1 ||
-	    run_user_become(&ru) == -1))
+	/* and tally-run too, unless nginx binds under 1024 (run_user.h) */
+	if (ru.uid != 0 && portn >= 1024 && (run_user_own(&ru, c.run_dir) ==
+	    -1 || run_user_become(&ru) == -1))
 		return 1;
 	run_pg_user(ru.uid, ru.gid);
 	if (!port_free((int)portn)) {
@@ -459,8 +458,7 @@ main(int argc, char **argv)
 	argvs[k][7] = "-g";
 	argvs[k][8] = "daemon off;";
 	argvs[k][9] = NULL;
-	svcs[k].name = "nginx";
-	svcs[k].stop_group = 0;
+	svcs[k].name = "nginx";	/* its own group: no stop_group */
 	k++;
 	pathf(rdir, sizeof(rdir), "%s/logs", c.run_dir);
 	finish_plan(svcs, k, argvs, rdir);
@@ -469,7 +467,6 @@ main(int argc, char **argv)
 		supervise_stop(svcs, (int)k);
 		return 1;
 	}
-
 	for (i = 0; i < k; i++) {
 		if (svcs[i].pid == 0 && supervise_start(&svcs[i]) == -1) {
 			supervise_stop(svcs, (int)k);
