@@ -176,8 +176,8 @@ load_metas(struct app *a, struct load *ls, int n)
 		}
 		rds_free(rep);
 	}
-	while (queued-- > 0 && rds_get_reply(a->rds, &rep) == 0)
-		rds_free(rep);		/* after a failure: what is left */
+	if (queued > 0)		/* after a failure: what is left */
+		(void)rds_collect(a->rds, queued);
 	for (i = 0; rc == 0 && i < n; i++)
 		if (!ls[i].done && first[i] != i) {
 			memcpy(ls[i].ver, ls[first[i]].ver, sizeof(ls[i].ver));
@@ -440,6 +440,10 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 		k++;
 		if (rds_get_reply(q->rd, &rep) == -1) {
 			down = 1;
+			/* the rest of ours: a cluster's other nodes answered
+			 * (the next pipeline must not read them) */
+			if (k < q->queued)
+				(void)rds_collect(q->rd, q->queued - k);
 			break;
 		}
 		for (argc = 0, j = i; j < n; j++) {

@@ -208,8 +208,14 @@ take_batch(struct app *a, struct batch *bt, int from, int limit,
 			return -1;	/* the connection is gone */
 		t0 = clock_mono_us();
 		had = bt->t.nds;
-		if (read_round(a, got, n, want, &bt->t) == -1)
+		if (read_round(a, got, n, want, &bt->t) == -1) {
+			/* a node failed: what the rounds left queued (a
+			 * cluster's other nodes answered) is read and
+			 * dropped, or recovery's next pipeline would read
+			 * it as its own (rcl.h: rcl_drop_failed()) */
+			(void)rds_settle(a->rds);
 			return -1;
+		}
 		bt->round_us = clock_mono_us() - t0;
 		bt->round_items = bt->t.nds - had;
 		got += n;

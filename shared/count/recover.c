@@ -41,8 +41,12 @@ finish_batch(struct app *a, long long b, const int *bs, int n,
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1) {
+			/* the rest of ours (a cluster's other nodes) */
+			if (i + 1 < queued)
+				rds_collect(a->rds, queued - i - 1);
 			goto out;
+		}
 		/* an error (a node loading, busy, down) is not "the bucket
 		 * holds none of it": the batch is finished another time, or
 		 * what that bucket holds would be acked unapplied */
@@ -89,8 +93,11 @@ scan_owners(struct app *a, long long *owner)
 		queued++;
 	}
 	for (b = 0; b < queued; b++) {
-		if (rds_get_reply(a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1) {
+			if (b + 1 < queued)
+				rds_collect(a->rds, queued - b - 1);
 			return -1;
+		}
 		/* an error is no "no owner": a bucket of a dead batch
 		 * left out would be found applied next time, and acked */
 		bad |= rds_type(rep) == RDS_ERROR;
@@ -135,8 +142,11 @@ fence_all(struct app *a, long long b)
 		queued++;
 	}
 	for (i = 0; i < queued; i++) {
-		if (rds_get_reply(a->rds, &rep) == -1)
+		if (rds_get_reply(a->rds, &rep) == -1) {
+			if (i + 1 < queued)
+				rds_collect(a->rds, queued - i - 1);
 			return -1;
+		}
 		if (rds_type(rep) == RDS_ERROR)
 			rc = -1;
 		rds_free(rep);

@@ -243,9 +243,11 @@ rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
 	size_t len;
 	int n;
 
-	/* A reply left queued would be read as this command's. */
-	if (rcl_pending(cl) > 0 && rcl_settle(cl) == -1)
-		return NULL;
+	/* A reply left queued would be read as this command's; one that
+	 * failed there is not this command's failure. */
+	if (rcl_pending(cl) > 0)
+		(void)rcl_settle(cl);
+	cl->failed = 0;
 	if ((n = rcl_node_for(cl, slot)) < 0)
 		return NULL;
 	cmd = rcmd_alloc(argc, argv, lens, &len);
@@ -288,13 +290,13 @@ int
 rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
     const char *script)
 {
-	size_t *own = lengths(argc, argv, lens);
+	size_t *own;
 	struct rcl_entry *e;
 	char *cmd = NULL;
 	size_t len = 0;
 	int slot, n;
 
-	if (own != NULL)
+	if ((own = lengths(argc, argv, lens)) != NULL)
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);
 	if ((n = rcl_node_for(cl, slot)) >= 0)
@@ -397,12 +399,23 @@ rcl_get_reply(struct rcl *cl, redisReply **out)
 	cl->head++;
 	if (e->state == -1) {
 		entry_free(e);
+		cl->failed = 1;
+		if (cl->head == cl->nq)
+			cl->head = cl->nq = cl->failed = 0;
 		return -1;
 	}
 	entry_free(e);
 	if (cl->head == cl->nq)
 		cl->head = cl->nq = 0;
 	return 0;
+}
+
+void
+rcl_drop_failed(struct rcl *cl)
+{
+	if (cl->failed && rcl_pending(cl) > 0)
+		(void)rcl_settle(cl);
+	cl->failed = 0;
 }
 
 int

@@ -67,6 +67,9 @@ struct rcl {
 	const char	*sockdir;	/* local nodes' unix sockets, or NULL */
 	struct rcl_entry *q;			/* the pipeline, in order */
 	size_t		 nq, capq, head;
+	int		 failed;	/* a reply of the pipeline failed:
+					   what is left queued is its
+					   caller's, who stopped reading */
 	unsigned long long ncmds, ntrips;
 };
 
@@ -135,6 +138,13 @@ int		 rcl_get_reply(struct rcl *, struct redisReply **out);
 int		 rcl_pending(const struct rcl *);
 /* Reads and drops what is queued: 0, or -1 when a node failed. */
 int		 rcl_settle(struct rcl *);
+/* After a reply of the pipeline failed, what is left queued: dropped,
+ * as one server's connection drops it when a read fails, where nothing
+ * may be queued (a command, a script: rds.c).  A caller that stops at a
+ * failure reads the rest of its own replies (rds_collect()), or the next
+ * pipeline would read them as its own (another post's counts on a page,
+ * a take's arrays read as a recovery's). */
+void		 rcl_drop_failed(struct rcl *);
 
 /* The masters (node indexes) serving slots, for commands that must run
  * on every master (SCAN).  Returns how many. */

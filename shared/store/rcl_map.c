@@ -345,20 +345,26 @@ rcl_node_cmd(struct rcl *cl, int idx, int argc, const char **argv,
 	return rep;
 }
 
-/* A master's run_id (changes when it restarts), or "?". */
-static void
+/* A master's run_id (changes when it restarts): 0, or -1 when it could
+ * not be read. */
+static int
 run_id(struct rcl *cl, int n, char *out, size_t sz)
 {
 	redisReply *rep = rcl_node_cmd(cl, n, 2, (const char *[]){ "INFO",
 	    "server" }, (const size_t[]){ 4, 6 });
 	const char *p;
 
+	int rc = -1;
+
 	snprintf(out, sz, "?");
 	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
-	    (p = strstr(rep->str, "run_id:")) != NULL)
+	    (p = strstr(rep->str, "run_id:")) != NULL) {
 		snprintf(out, sz, "%.40s", p + 7);
+		rc = 0;
+	}
 	if (rep != NULL)
 		freeReplyObject(rep);
+	return rc;
 }
 
 int
@@ -374,7 +380,8 @@ rcl_signature(struct rcl *cl, char *out, size_t sz, unsigned long long *hash)
 	for (i = 0; i < cl->nnodes && rep == NULL; i++)
 		if ((rep = rcl_node_cmd(cl, i, 2, (const char *[]){ "CLUSTER",
 		    "SLOTS" }, (const size_t[]){ 7, 5 })) != NULL &&
-		    rep->type != REDIS_REPLY_ARRAY) {
+		    (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)) {
+			/* a node back empty knows no slot: not the map */
 			freeReplyObject(rep);
 			rep = NULL;
 		}
@@ -391,7 +398,13 @@ rcl_signature(struct rcl *cl, char *out, size_t sz, unsigned long long *hash)
 		    m->element[1]->integer);
 		if ((n = rcl_node_at(cl, addr)) < 0)
 			continue;
-		run_id(cl, n, rid, sizeof(rid));
+		/* a master that did not answer is no change of hands: the
+		 * signature is not taken (a blip started two repair runs,
+		 * one each way) */
+		if (run_id(cl, n, rid, sizeof(rid)) == -1) {
+			freeReplyObject(rep);
+			return -1;
+		}
 		len = (size_t)snprintf(ent, sizeof(ent), "%lld-%lld:%.64s@%s;",
 		    r->element[0]->integer, r->element[1]->integer,
 		    m->element[2]->str, rid);

@@ -346,10 +346,15 @@ eval_argv(const char *cmd, const char *script, int nkeys, const char **keys,
 	return n;
 }
 
+/* Replies queued and not read (on a cluster, not those a failed read
+ * left: rcl_drop_failed()). */
 static int
-pending(const struct rds *r)
+pending(struct rds *r)
 {
-	return r->cl != NULL ? rcl_pending(r->cl) : r->one.pending;
+	if (r->cl == NULL)
+		return r->one.pending;
+	rcl_drop_failed(r->cl);
+	return rcl_pending(r->cl);
 }
 
 /* A script the one server's connection has not loaded (a process's
@@ -533,18 +538,21 @@ int
 rds_collect(struct rds *r, int n)
 {
 	redisReply *rep;
-	int i, errs = 0;
+	int i, errs = 0, failed = 0;
 
 	if (r->cl == NULL)
 		return rconn_collect(&r->one, n);
+	/* all n, a failed one among them: none left for the next reader */
 	for (i = 0; i < n; i++) {
-		if (rcl_get_reply(r->cl, &rep) == -1)
-			return -1;
+		if (rcl_get_reply(r->cl, &rep) == -1) {
+			failed = 1;
+			continue;
+		}
 		if (rep->type == REDIS_REPLY_ERROR && errs++ == 0)
 			log_warn("redis pipeline: %s", rep->str);
 		freeReplyObject(rep);
 	}
-	return errs;
+	return failed ? -1 : errs;
 }
 
 int
