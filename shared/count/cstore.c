@@ -176,8 +176,7 @@ load_metas(struct app *a, struct load *ls, int n)
 		}
 		rds_free(rep);
 	}
-	if (queued > 0)		/* after a failure: what is left */
-		(void)rds_collect(a->rds, queued);
+	(void)rds_collect(a->rds, queued);	/* after a failure: the rest */
 	for (i = 0; rc == 0 && i < n; i++)
 		if (!ls[i].done && first[i] != i) {
 			memcpy(ls[i].ver, ls[first[i]].ver, sizeof(ls[i].ver));
@@ -439,11 +438,8 @@ cstore_recv(struct app *a, struct cstore_q *q, struct count *out)
 			continue;
 		k++;
 		if (rds_get_reply(q->rd, &rep) == -1) {
-			down = 1;
-			/* the rest of ours: a cluster's other nodes answered
-			 * (the next pipeline must not read them) */
-			if (k < q->queued)
-				(void)rds_collect(q->rd, q->queued - k);
+			down = 1;	/* the rest of ours read (rcl.h) */
+			(void)rds_collect(q->rd, q->queued - k);
 			break;
 		}
 		for (argc = 0, j = i; j < n; j++) {
