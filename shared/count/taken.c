@@ -248,7 +248,11 @@ taken_sort(struct taken *t)
  * rows, ~700,000 -> ~1,100,000 updates). */
 #define UPSERT_ROWS	COUNTER_ADD_ROWS
 
-/* Whether the n items from i on all go without a returned value. */
+/* Whether the n items from i on all go without a returned value, each
+ * its own row: a counter taken twice (its field before and after owners
+ * were kept in the key, an upgrade's leftover), sorted next to itself,
+ * goes one row at a time -- PostgreSQL refuses an INSERT ... ON CONFLICT
+ * that would update one row twice, and the batch failed for good. */
 static int
 plain_run(const struct taken *t, int i, int n)
 {
@@ -257,7 +261,9 @@ plain_run(const struct taken *t, int i, int n)
 	if (i + n > t->nds)
 		return 0;
 	for (j = i; j < i + n; j++)
-		if (lb_ranked(t->it[j].d.fam))
+		if (lb_ranked(t->it[j].d.fam) || (j > i &&
+		    t->it[j].d.fam == t->it[j - 1].d.fam &&
+		    strcmp(t->it[j].key, t->it[j - 1].key) == 0))
 			return 0;
 	return 1;
 }

@@ -54,6 +54,12 @@ pg_migrate_on(PGconn *c, char *err, size_t errsz)
 	 * its own ("tall" in ASCII), held to the migration's commit. */
 	if (pg_run_on(c, "BEGIN", err, errsz) == -1)
 		return -1;
+	/* Without the session's lock_timeout (5 s, sql_pg.c): a process
+	 * that waits for another's long migration, or a step that waits for
+	 * a long reader's table lock, waits; it failed, and the process
+	 * exited and came back to fail again for as long as the other ran. */
+	if (pg_run_on(c, "SET LOCAL lock_timeout = 0", err, errsz) == -1)
+		goto fail;
 	if (pg_run_on(c, "SELECT pg_advisory_xact_lock(1952541804)", err,
 	    errsz) == -1 || pg_run_on(c, "CREATE TABLE IF NOT EXISTS "
 	    "tally_schema (version INTEGER NOT NULL)", err, errsz) == -1)
