@@ -744,7 +744,11 @@ execute(struct pgq *q)
 	pg_check_conn(p);	/* the pipeline emptied first */
 	if (p->lost)
 		return refused(p);
-	if ((!q->prepared || q->epoch != p->epoch) && prepare(q) == -1)
+	/* A statement prepared inside a group's transaction: its savepoint
+	 * first, so that a prepare that fails is rolled back to it (the
+	 * failure aborted the whole group, its COMMIT a silent rollback) */
+	if ((!q->prepared || q->epoch != p->epoch) && ((p->save_due &&
+	    !p->begin_due && begin_now(p) == -1) || prepare(q) == -1))
 		return -1;
 	if (p->nstmt != NULL)
 		(*p->nstmt)++;
