@@ -162,20 +162,26 @@ stop_all(pid_t *pids, int n)
 	}
 }
 
-/* A slot whose child lived under PREFORK_YOUNG_MS waits before its next
- * fork, twice as long each time it dies young again, up to
- * PREFORK_PAUSE_MAX_MS: a child that cannot start (its database
- * restarting, a bad setting) costs a fork a second, then fewer. */
+/* A slot whose child failed to start (it exited with an error under
+ * PREFORK_YOUNG_MS: its database restarting, a bad setting) waits a
+ * second before its next fork, twice as long each time again, up to
+ * PREFORK_PAUSE_MAX_MS.  One killed young (kill -9, a crash under
+ * load) waits PREFORK_KILLED_MS only: the requests queued at its socket
+ * wait for it (nginx gives up after 10 s). */
 #define PREFORK_YOUNG_MS	1000
 #define PREFORK_PAUSE_MAX_MS	30000
+#define PREFORK_KILLED_MS	100
 
-/* The slot's pause after its child died at now, born at born. */
+/* The slot's pause after its child died at now, born at born, with
+ * status (waitpid()'s). */
 static long long
-next_pause(long long pause, long long born, long long now)
+next_pause(long long pause, long long born, long long now, int status)
 {
 	if (now - born >= PREFORK_YOUNG_MS)
 		return 0;
-	if (pause == 0)
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+		return PREFORK_KILLED_MS;
+	if (pause < PREFORK_YOUNG_MS)
 		return PREFORK_YOUNG_MS;
 	return pause * 2 > PREFORK_PAUSE_MAX_MS ? PREFORK_PAUSE_MAX_MS :
 	    pause * 2;
@@ -234,7 +240,7 @@ prefork_run(int fd, const char *path, int nproc,
 				if (pids[i] == p) {
 					pids[i] = 0;
 					pause[i] = next_pause(pause[i], born[i],
-					    now);
+					    now, status);
 					due[i] = now + pause[i];
 				}
 			if (WIFSIGNALED(status))
@@ -249,7 +255,8 @@ prefork_run(int fd, const char *path, int nproc,
 				continue;
 			/* a failed fork (-1) is tried again as a young death */
 			if ((pids[i] = spawn(fd, child, arg)) == -1) {
-				pause[i] = next_pause(pause[i], now, now);
+				pause[i] = next_pause(pause[i], now, now,
+				    1 << 8);	/* as an exit with 1 */
 				due[i] = now + pause[i];
 			}
 			born[i] = now;

@@ -5,11 +5,12 @@
  * "host:port" (no '/'), a TCP socket: FastCGI from another machine's
  * nginx (handler hosts).
  * prefork_run() forks nproc children running child(fd, arg), re-forks any
- * child that exits (a slot whose child died within a second waits a
- * second, then twice as long each time, up to 30 s: every death woke the
- * loop, and a pool of two re-forked each other's slot at once, as fast as
- * its children failed), and on SIGTERM/SIGINT stops them (TERM, then KILL
- * after 5 s),
+ * child that exits (a slot whose child failed to start, an exit with an
+ * error within a second, waits a second, then twice as long each time,
+ * up to 30 s: every death woke the loop, and a pool of two re-forked each
+ * other's slot at once, as fast as its children failed; one killed young
+ * waits 100 ms), and on SIGTERM/SIGINT stops them (TERM, then KILL after
+ * 5 s),
  * removes the socket and returns 0.  Children get SIGTERM if the master
  * dies, so a kill -9 of the master leaves no orphan serving requests.
  */

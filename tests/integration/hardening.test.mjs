@@ -396,7 +396,12 @@ test('the login limit and anonymous views key IPv6 clients on their /64, IPv4 cl
     .replace(/listen 127\.0\.0\.1:\d+;/, `listen 127.0.0.1:${port};\n        set_real_ip_from 127.0.0.1;\n        real_ip_header X-Real-IP;`)
     .replace(/access_log \S+;/, 'access_log off;');
   assert.match(main, new RegExp(`include ${dir}/tally-http.conf;`));
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), main);
+  // run as root (the stack runs as its own user, whose handler sockets
+  // are 0660), this nginx's workers are that user, as the stack's are
+  const owner = fs.statSync(stack.runDir).uid;
+  const user = process.getuid?.() === 0 && owner !== 0
+    ? `user ${execFileSync('id', ['-nu', String(owner)], { encoding: 'utf8' }).trim()} ${execFileSync('id', ['-ng', String(owner)], { encoding: 'utf8' }).trim()};\n` : '';
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), user + main);
   const nginx = spawn('nginx', ['-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'],
     { stdio: 'ignore' });
   try {
