@@ -400,8 +400,7 @@ settings_password(struct req *r)
 	}
 	if (rc == -1)
 		return resp_error(r, 500, "The password could not be saved.");
-	if (rc != -1 &&
-	    attempt_result(r, r->sess.login, rc == 1, left, now) == -1)
+	if (attempt_result(r, r->sess.login, rc == 1, left, now) == -1)
 		return busy(r, LOCK_UNKNOWN);
 	if (rc == 0)
 		return settings_refuse(r, 403, "current", "This is not your "

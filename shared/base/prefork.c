@@ -172,14 +172,14 @@ stop_all(pid_t *pids, int n)
 #define PREFORK_PAUSE_MAX_MS	30000
 #define PREFORK_KILLED_MS	100
 
-/* The slot's pause after its child died at now, born at born, with
- * status (waitpid()'s). */
+/* The slot's pause after its child died at now, born at born; failed:
+ * it exited with an error (or could not be forked). */
 static long long
-next_pause(long long pause, long long born, long long now, int status)
+next_pause(long long pause, long long born, long long now, int failed)
 {
 	if (now - born >= PREFORK_YOUNG_MS)
 		return 0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+	if (!failed)
 		return PREFORK_KILLED_MS;
 	if (pause < PREFORK_YOUNG_MS)
 		return PREFORK_YOUNG_MS;
@@ -240,7 +240,8 @@ prefork_run(int fd, const char *path, int nproc,
 				if (pids[i] == p) {
 					pids[i] = 0;
 					pause[i] = next_pause(pause[i], born[i],
-					    now, status);
+					    now, WIFEXITED(status) &&
+					    WEXITSTATUS(status) != 0);
 					due[i] = now + pause[i];
 				}
 			if (WIFSIGNALED(status))
@@ -255,8 +256,7 @@ prefork_run(int fd, const char *path, int nproc,
 				continue;
 			/* a failed fork (-1) is tried again as a young death */
 			if ((pids[i] = spawn(fd, child, arg)) == -1) {
-				pause[i] = next_pause(pause[i], now, now,
-				    1 << 8);	/* as an exit with 1 */
+				pause[i] = next_pause(pause[i], now, now, 1);
 				due[i] = now + pause[i];
 			}
 			born[i] = now;

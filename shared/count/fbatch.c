@@ -55,16 +55,12 @@ int
 fbatch_prune(struct app *a, long long now, int n)
 {
 	struct dbq *s = dbq_stmt(a->db, STMT_FLUSH_PRUNE);
-	int rc, k;
 
 	if (s == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, now - FBATCH_KEEP_MS);
 	dbq_bind_int(s, 2, n);
-	rc = dbq_step(s);
-	k = dbq_changes(a->db);
-	dbq_done(s);
-	return rc == DBQ_DONE ? k : -1;
+	return dbq_write(a->db, s);
 }
 
 long long

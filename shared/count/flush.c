@@ -368,6 +368,7 @@ batch_fields(void)
  * sum, or -1; has, when given, says which buckets have any. */
 #define WAIT_PENDING	1
 #define WAIT_INFLIGHT	2
+#define WAIT_BOTH	(WAIT_PENDING | WAIT_INFLIGHT)
 static long long
 waiting_fields(struct app *a, int kinds, unsigned char *has)
 {
@@ -396,9 +397,8 @@ waiting_fields(struct app *a, int kinds, unsigned char *has)
 			return -1;
 		if (rds_type(rep) == RDS_INTEGER && rds_int(rep) > 0) {
 			n += rds_int(rep);
-			if (has != NULL)
-				has[kinds == (WAIT_PENDING | WAIT_INFLIGHT) ?
-				    b / 2 : b] = 1;
+			if (has != NULL)	/* the replies of a bucket */
+				has[b / (kinds == WAIT_BOTH ? 2 : 1)] = 1;
 		}
 		rds_free(rep);
 	}
@@ -545,5 +545,5 @@ flush_now(struct app *a, long long wait_ms, struct flush_stats *st)
 long long
 flush_pending(struct app *a)
 {
-	return waiting_fields(a, WAIT_PENDING | WAIT_INFLIGHT, NULL);
+	return waiting_fields(a, WAIT_BOTH, NULL);
 }

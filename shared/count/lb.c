@@ -148,6 +148,35 @@ static struct rds_script lb_swap_lua = { .src =
 	"redis.call('DEL', KEYS[4])\n"
 	"return t\n" };
 
+/* The counters table's rows of a board: the statement, bound (a topic's
+ * rating: its authors' only). */
+static struct dbq *
+board_rows(struct app *a, enum family fam, long long topic)
+{
+	struct dbq *s = dbq_stmt(a->db, fam == FAM_UT_RATING ?
+	    STMT_COUNTERS_OF_TOPIC : STMT_COUNTERS_OF_FAMILY);
+
+	if (s != NULL) {
+		dbq_bind_text(s, 1, families[fam].name, -1);
+		if (fam == FAM_UT_RATING)
+			dbq_bind_i64(s, 2, topic);
+	}
+	return s;
+}
+
+/* The user of board_rows()' row and its value: 1, or 0 when the row is
+ * not the board's (another topic, nothing counted, a key unread). */
+static int
+board_row(struct dbq *s, enum family fam, long long topic, long long *uid,
+    long long *v)
+{
+	long long k2 = 0;
+
+	*v = dbq_i64(s, 1);
+	return sscanf(dbq_text(s, 0), "%lld:%lld", uid, &k2) >= 1 &&
+	    (fam != FAM_UT_RATING || k2 == topic) && *v > 0;
+}
+
 /* Refills a board from the counters table: into a temporary key, then
  * swapped in with its marker, so no reader sees a half-filled board. */
 static int
@@ -160,7 +189,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	size_t j;
 	rds_reply *rep;
 	struct dbq *s;
-	long long k1, k2;
+	long long k1, v;
 	int got, queued = 0, k;
 
 	key_sub(ok, sizeof(ok), board, "ok");
@@ -171,20 +200,12 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	 * (the lock, the scratch keys cleared and the marker at once). */
 	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 2, tok)) != 1)
 		return got;
-	s = dbq_stmt(a->db, fam == FAM_UT_RATING ? STMT_COUNTERS_OF_TOPIC :
-	    STMT_COUNTERS_OF_FAMILY);
-	if (s == NULL)
+	if ((s = board_rows(a, fam, topic)) == NULL)
 		goto fail;
-	dbq_bind_text(s, 1, families[fam].name, -1);
-	if (fam == FAM_UT_RATING)
-		dbq_bind_i64(s, 2, topic);
 	while (dbq_step(s) == DBQ_ROW) {
-		k2 = 0;
-		if (sscanf(dbq_text(s, 0), "%lld:%lld",
-		    &k1, &k2) < 1 || (fam == FAM_UT_RATING && k2 != topic) ||
-		    dbq_i64(s, 1) <= 0)
+		if (!board_row(s, fam, topic, &k1, &v))
 			continue;
-		snprintf(score, sizeof(score), "%lld", dbq_i64(s, 1));
+		snprintf(score, sizeof(score), "%lld", v);
 		snprintf(member, sizeof(member), "%016lld", k1);
 		{
 			const char *zargv[4] = { "ZADD", tmp, score, member };
@@ -265,23 +286,15 @@ static int
 top_from_sql(struct app *a, enum family fam, long long topic, int n,
     long long *uids, long long *vals)
 {
-	struct dbq *s = dbq_stmt(a->db, fam == FAM_UT_RATING ?
-	    STMT_COUNTERS_OF_TOPIC : STMT_COUNTERS_OF_FAMILY);
-	long long k1, k2;
+	struct dbq *s = board_rows(a, fam, topic);
+	long long uid, v;
 	int rc, k = 0;
 
 	if (s == NULL)
 		return -1;
-	dbq_bind_text(s, 1, families[fam].name, -1);
-	if (fam == FAM_UT_RATING)
-		dbq_bind_i64(s, 2, topic);
-	while ((rc = dbq_step(s)) == DBQ_ROW) {
-		k2 = 0;
-		if (sscanf(dbq_text(s, 0), "%lld:%lld", &k1, &k2) < 1 ||
-		    (fam == FAM_UT_RATING && k2 != topic) || dbq_i64(s, 1) <= 0)
-			continue;
-		k = best_put(uids, vals, k, n, k1, dbq_i64(s, 1));
-	}
+	while ((rc = dbq_step(s)) == DBQ_ROW)
+		if (board_row(s, fam, topic, &uid, &v))
+			k = best_put(uids, vals, k, n, uid, v);
 	dbq_done(s);
 	return rc == DBQ_ERR ? -1 : k;
 }

@@ -43,8 +43,7 @@ finish_batch(struct app *a, long long b, const int *bs, int n,
 	for (i = 0; i < queued; i++) {
 		if (rds_get_reply(a->rds, &rep) == -1) {
 			/* the rest of ours (a cluster's other nodes) */
-			if (i + 1 < queued)
-				rds_collect(a->rds, queued - i - 1);
+			rds_collect(a->rds, queued - i - 1);
 			goto out;
 		}
 		/* an error (a node loading, busy, down) is not "the bucket
@@ -94,8 +93,7 @@ scan_owners(struct app *a, long long *owner)
 	}
 	for (b = 0; b < queued; b++) {
 		if (rds_get_reply(a->rds, &rep) == -1) {
-			if (b + 1 < queued)
-				rds_collect(a->rds, queued - b - 1);
+			rds_collect(a->rds, queued - b - 1);
 			return -1;
 		}
 		/* an error is no "no owner": a bucket of a dead batch
@@ -143,8 +141,7 @@ fence_all(struct app *a, long long b)
 	}
 	for (i = 0; i < queued; i++) {
 		if (rds_get_reply(a->rds, &rep) == -1) {
-			if (i + 1 < queued)
-				rds_collect(a->rds, queued - i - 1);
+			rds_collect(a->rds, queued - i - 1);
 			return -1;
 		}
 		if (rds_type(rep) == RDS_ERROR)

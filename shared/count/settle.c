@@ -641,7 +641,7 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 	size_t i, left = n;
 	struct seen h = { 0, 0, { NULL, 0, 0 } };
 	struct dbq *one = NULL;
-	int round, got, rc = -1, waited = 0;
+	int round, got, fixed, rc = -1, waited = 0;
 	int two = families[fam].obj == OBJ_USER_TOPIC;
 
 	if ((one = dbq_stmt(a->db, families[fam].recount_one)) == NULL)
@@ -667,14 +667,12 @@ settle_keys(struct app *a, enum family fam, int dry, struct rec_entry *cand,
 		if (got == -1 || reapply(a, fam, cand, n, o, h.top) == -1)
 			goto fail;
 		fault_point("reconcile-fix");
-		if (fix_all(a, fam, dry, cand, n, o, token, &h, rf) == -1) {
-			/* the keys fixed before the failure: their rows */
-			if (!dry)
-				backlog_done(a, fam, cand, n, o, was);
-			goto fail;
-		}
+		/* the keys fixed, before a failure too: their rows */
+		fixed = fix_all(a, fam, dry, cand, n, o, token, &h, rf);
 		if (!dry)
 			backlog_done(a, fam, cand, n, o, was);
+		if (fixed == -1)
+			goto fail;
 		for (left = 0, i = 0; i < n; i++)
 			left += !o[i].done;
 	}

@@ -252,16 +252,6 @@ fail_times(long long since, int n, const char *list, long long *t)
 	return k;
 }
 
-/* Runs a write of one row at most: 1 written, 0 not, -1 error. */
-static int
-step_changes(struct db *d, struct dbq *s)
-{
-	int rc = dbq_step(s), n = dbq_changes(d);
-
-	dbq_done(s);
-	return rc != DBQ_DONE ? -1 : n > 0;
-}
-
 /* One more failure of login at now: the row's failures within the
  * window before now, and now, the newest LOGIN_FAIL_MAX of them kept.
  * Written only over the row as it was read: two failures at once each
@@ -271,7 +261,6 @@ fail_add(struct db *d, const char *login, long long now)
 {
 	long long t[LOGIN_FAIL_MAX + 1], since = 0;
 	char old[LOGIN_FAIL_MAX * 24 + 1], list[sizeof(old)];
-	const char *tx;
 	struct dbq *s;
 	int tries, rc, n, k, m, lo, len, changed, absent = 0;
 
@@ -284,8 +273,7 @@ fail_add(struct db *d, const char *login, long long now)
 		if ((rc = dbq_step(s)) == DBQ_ROW) {
 			since = dbq_i64(s, 0);
 			n = dbq_int(s, 1);
-			tx = dbq_text(s, 2);
-			snprintf(old, sizeof(old), "%s", tx != NULL ? tx : "");
+			dbq_col_text(s, 2, old, sizeof(old));
 		}
 		dbq_done(s);
 		if (rc == DBQ_ERR)
@@ -299,8 +287,8 @@ fail_add(struct db *d, const char *login, long long now)
 			dbq_bind_text(s, 1, login, -1);
 			dbq_bind_i64(s, 2, now);
 			dbq_bind_text(s, 3, list, -1);
-			if ((changed = step_changes(d, s)) != 0)
-				return changed == 1 ? 0 : -1;
+			if ((changed = dbq_write(d, s)) != 0)
+				return changed > 0 ? 0 : -1;
 			absent = 1;	/* nobody's, or another's first */
 			continue;
 		}
@@ -325,8 +313,8 @@ fail_add(struct db *d, const char *login, long long now)
 		dbq_bind_i64(s, 5, since);
 		dbq_bind_i64(s, 6, n);
 		dbq_bind_text(s, 7, old, -1);
-		if ((changed = step_changes(d, s)) != 0)
-			return changed == 1 ? 0 : -1;
+		if ((changed = dbq_write(d, s)) != 0)
+			return changed > 0 ? 0 : -1;
 	}
 	log_warn("login %s: its failed logins kept changing; one not "
 	    "counted", login);

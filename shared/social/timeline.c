@@ -580,9 +580,6 @@ timeline_ids_end(struct app *a, struct tl_q *q, long long *ids)
 		rds_free(q->rep);
 		q->rep = NULL;
 	}
-	if (past_cap(q->kind, q->offset, q->per))
-		return timeline_page_sql(a, q->kind, q->uid, q->offset, q->per,
-		    ids);
 	q->cached = n >= 0;
 	n = page_again(a, q->kind, q->uid, q->offset, q->per, ids, n);
 	return n >= 0 ? n : timeline_page_sql(a, q->kind, q->uid, q->offset,

@@ -355,6 +355,15 @@ dbq_server_actions(struct db *d)
 }
 
 int
+dbq_write(struct db *d, struct dbq *s)
+{
+	int rc = dbq_step(s), n = dbq_changes(d);
+
+	dbq_done(s);
+	return rc == DBQ_DONE ? n : -1;
+}
+
+int
 dbq_changes(struct db *d)
 {
 	if (d->pg != NULL)

@@ -90,6 +90,9 @@ int		 dbq_server_actions(struct db *);
  * rows the last INSERT, UPDATE or DELETE changed. */
 const char	*dbq_errmsg(struct db *);
 int		 dbq_changes(struct db *);
+/* Steps a write to its end and hands s back (dbq_done()): the rows it
+ * changed, or -1. */
+int		 dbq_write(struct db *, struct dbq *s);
 /* 1 inside a transaction (BEGIN not yet committed), else 0 (the
  * read-only transaction a PostgreSQL stream opened for itself is none:
  * pg.h). */

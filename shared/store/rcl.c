@@ -290,13 +290,13 @@ int
 rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
     const char *script)
 {
-	size_t *own;
+	size_t *own = lengths(argc, argv, lens);
 	struct rcl_entry *e;
 	char *cmd = NULL;
 	size_t len = 0;
 	int slot, n;
 
-	if ((own = lengths(argc, argv, lens)) != NULL)
+	if (own != NULL)
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);
 	if ((n = rcl_node_for(cl, slot)) >= 0)
