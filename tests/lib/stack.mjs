@@ -409,7 +409,8 @@ async function startOnce(opts) {
       keepLogLines(runDir);
       // TALLY_TEST_KEEP=1 keeps every run directory (logs, database) and
       // names it on stderr, to look at after a failure.
-      if (opts.keep || process.env.TALLY_TEST_KEEP === '1') process.stderr.write(`kept ${runDir}\n`);
+      // A count found wrong (counts.mjs: compareAll()) keeps it too.
+      if (opts.keep || this.keepRunDir || process.env.TALLY_TEST_KEEP === '1') process.stderr.write(`kept ${runDir}\n`);
       else fs.rmSync(runDir, { recursive: true, force: true });
     },
   };
