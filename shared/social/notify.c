@@ -328,14 +328,13 @@ owner_change(struct app *a, enum stmt st, long long id, long long uid)
 	 * commit that withdrew two of the group's notifications (two
 	 * unlikes of the post) in the other order than this statement's
 	 * makes no deadlock with it */
-	/* and, for a delete, the group's own row before its members are
-	 * read (PostgreSQL): a follow group has no post, and a follow
-	 * that added a member meanwhile (the group's row updated, its
-	 * notification not committed) left that member behind, unread, in
-	 * no group -- on the badge and on no page */
+	/* and the group's own row before its members (PostgreSQL): a
+	 * follow that added a member to a follow group (no post) meanwhile
+	 * left it behind a delete, unread, in no group; and a read-all,
+	 * holding the post shared as this does, takes its groups first
+	 * (sql_pg.c): a read that took the members first deadlocked */
 	if (dbq_run_ll2(d, STMT_NOTE_GROUP_POST_LOCK, gid, uid) == -1 ||
-	    (st != STMT_NOTE_READ &&
-	    dbq_run_ll2(d, STMT_NOTE_GROUP_LOCK, gid, gid) == -1) ||
+	    dbq_run_ll2(d, STMT_NOTE_GROUP_LOCK, gid, gid) == -1 ||
 	    (s = dbq_stmt(d, st)) == NULL) {
 		db_rollback(d);
 		return -1;

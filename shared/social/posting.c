@@ -659,7 +659,10 @@ posting_comment_delete(struct app *a, long long cid, long long uid, int is_admin
 	if ((s = dbq_stmt(d, STMT_COMMENT_DELETE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, cid);
-	if (step_changes(d, s) != 1 || post_head(d, *post_id, &p) != 1)
+	/* its post's row before the notification and its group, as every
+	 * writer of them takes it (PostgreSQL: the owner's delete of the
+	 * group holds the post, then the group; docs/ARCHITECTURE.md) */
+	if (step_changes(d, s) != 1 || post_head_locked(d, *post_id, &p) != 1)
 		goto fail;
 	note = notify_withdraw(d, p.user_id, author, "comment", *post_id, cid);
 	post_author = p.user_id;

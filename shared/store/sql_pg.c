@@ -24,14 +24,21 @@
  * notifications where `notes` are locked, in id order: a subquery that
  * names no column of the statement's rows runs before any of them is
  * touched.  Every writer of such a group (a follow's) takes its row
- * before its members: the follow that joins it, its delete
- * (social/notify.c owner_change()), and with this term the unfollow's
- * withdrawal and the reads.  Groups of a post are ordered by the post's
- * row, which every writer takes first (docs/ARCHITECTURE.md). */
+ * before its members: the follow that joins it, its read and delete
+ * (social/notify.c owner_change()), a read-all (STMT_NOTE_READ_ALL: all
+ * of its groups), and with this term the unfollow's withdrawal.  Groups
+ * of a post are ordered by the post's row, which every writer takes
+ * first (docs/ARCHITECTURE.md). */
 #define POSTLESS_GROUPS_LOCKED(notes) "(SELECT COUNT(*) FROM (SELECT id " \
 	"FROM note_groups WHERE post_id IS NULL AND id IN (SELECT group_id " \
 	"FROM notifications WHERE " notes ") ORDER BY id FOR NO KEY UPDATE) " \
 	"g) >= 0"
+
+/* STMT_NOTE_READ_ALL's notifications, beside the user's unread up to ?2:
+ * those of no post, of a post the read-all holds (?3), or of a post with
+ * no row */
+#define READ_ALL_OF "(post_id IS NULL OR post_id = ANY(?3::bigint[]) OR " \
+	"NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = notifications.post_id))"
 
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 /*
@@ -176,14 +183,18 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
 	    "AND id <= ?2) ORDER BY id FOR SHARE",
 	/* a post with no row, which no writer can hold, is no reason to
-	 * leave its notifications unread */
+	 * leave its notifications unread.  Every group it reads is taken
+	 * first, in id order, before any notification: a delete or a read
+	 * of one group takes its group before its members, and a repair
+	 * takes groups by id; a read-all that took the members first, and
+	 * the follows' groups before the posts', deadlocked with each */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
-	    "AND is_read = 0 AND id <= ?2 AND (post_id IS NULL OR post_id = "
-	    "ANY(?3::bigint[]) OR NOT EXISTS (SELECT 1 FROM posts p WHERE "
-	    "p.id = notifications.post_id)) AND " POSTLESS_GROUPS_LOCKED(
-	    "user_id = ?1 AND is_read = 0 AND id <= ?2 AND post_id IS NULL")
-	    " RETURNING group_id",
+	    "AND is_read = 0 AND id <= ?2 AND " READ_ALL_OF " AND "
+	    "(SELECT COUNT(*) FROM (SELECT id FROM note_groups WHERE id IN "
+	    "(SELECT group_id FROM notifications WHERE user_id = ?1 AND "
+	    "is_read = 0 AND id <= ?2 AND " READ_ALL_OF ") ORDER BY id FOR "
+	    "NO KEY UPDATE) g) >= 0 RETURNING group_id",
 	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT id FROM posts WHERE id = (SELECT "
 	    "post_id FROM note_groups WHERE id = ?1 AND user_id = ?2) FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "
@@ -217,12 +228,6 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "DELETE FROM notifications WHERE " NOTE_SOURCE_PG " AND "
 	    POSTLESS_GROUPS_LOCKED(NOTE_SOURCE_PG) " RETURNING is_read, "
 	    "group_id",
-	/* the same, for a read of one group */
-	[STMT_NOTE_READ] =
-	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?2 "
-	    "AND is_read = 0 AND group_id = ?1 AND (SELECT COUNT(*) FROM "
-	    "(SELECT id FROM note_groups WHERE id = ?1 AND post_id IS NULL "
-	    "FOR NO KEY UPDATE) g) >= 0",
 	[STMT_NOTE_REMOVE_ID] =
 	    "DELETE FROM notifications "
 	    NOTE_BY_ID_SQL("IS NOT DISTINCT FROM") " RETURNING is_read, group_id",

@@ -248,7 +248,8 @@ export function sqlSession(stack, opts = {}) {
   return {
     send: (sql) => p.stdin.write(`${sql}\n`),
     until: (mark, ms = 10000) => waitFor(() => out.includes(mark), ms, 20),
-    end: () => { p.stdin.end(); return new Promise((r) => p.on('exit', r)); },
+    // (psql stops at an error: ON_ERROR_STOP, a deadlock's loser)
+    end: () => { p.stdin.end(); return p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise((r) => p.on('exit', r)); },
     out: () => out,
   };
 }

@@ -286,6 +286,105 @@ test('an unfollow while its notification\'s group is deleted: no deadlock, the u
   assert.deepEqual(compareAll(stack), []);
 });
 
+// A session's locks around the request act() makes: `hold` taken before
+// it, `then` while it waits, committed after PostgreSQL's
+// deadlock_timeout.  The request's answer and what the session printed.
+async function crossing(hold, act, then) {
+  const s = sqlSession(stack);
+  try {
+    s.send(`BEGIN; ${hold} \\echo held`);
+    await s.until('held');
+    const pending = act();
+    await sleep(300);
+    s.send(`${then} \\echo written`);
+    await s.until('written', 5000).catch((e) => { throw new Error(`${e.message}: ${s.out()}`); });
+    await sleep(1500);				// PostgreSQL's deadlock_timeout
+    s.send('COMMIT; \\echo committed');
+    await s.until('committed');
+    return { r: await pending, out: s.out() };
+  } finally { await s.end(); }
+}
+
+// The owner's delete of a post's group, as notify.c owner_change() takes
+// its rows: the post shared, the group, then its members.
+const groupDelete = (post, gid) => [
+  `SELECT id FROM posts WHERE id = ${post} FOR SHARE; SELECT id FROM note_groups WHERE id = ${gid} FOR NO KEY UPDATE;`,
+  `UPDATE notifications SET is_read = is_read WHERE group_id = ${gid};`,
+];
+const groupOf = (where) => Number(stack.sqlite(`SELECT group_id FROM notifications WHERE ${where}`));
+
+// A crossing's request answered one of ok, and the session met no deadlock.
+function passed(x, what, ok = [303]) {
+  assert.ok(ok.includes(x.r.status), `${what} answered ${x.r.status} (${x.out.replace(/\s+/g, ' ').slice(0, 200)})`);
+  assert.doesNotMatch(x.out, /deadlock/);
+}
+
+// The server counted no deadlock since `before`, and every count is exact.
+async function exactWithoutDeadlock(before) {
+  await sleep(1000);	// the server's statistics, sent at most once a second
+  assert.equal(deadlocks(), before, 'no deadlock met');
+  stack.tallyctl('flush');
+  assert.deepEqual(compareAll(stack), []);
+}
+
+// A comment's delete held the comment, not its post, and withdrew its
+// notification before the group; the owner's delete of that group takes
+// the post shared, the group, then the member.  Met, they deadlocked and
+// PostgreSQL failed one after a second.  The delete now takes its post's
+// row before the notification (posting.c): it waits for the owner's.
+test('a comment deleted while the owner deletes its notification: no deadlock, the delete waits and passes', async () => {
+  const [u, e] = await Promise.all(['u', 'e'].map((l) => newUser(stack, `cd_${l}`)));
+  const p = await publish(u.c, 'commented');
+  assert.equal((await e.c.post(`/posts/${p}/comments`, { body: 'hi' })).status, 303);
+  const cid = Number(stack.sqlite(`SELECT id FROM comments WHERE post_id = ${p}`));
+  const gid = groupOf(`user_id = ${u.id} AND kind = 'comment'`);
+  assert.ok(gid > 0);
+  const before = deadlocks();
+  const [hold, then] = groupDelete(p, gid);
+  passed(await crossing(hold, () => e.c.post(`/comments/${cid}/delete`), then), 'the delete');
+  assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${u.id}`)), 0, 'withdrawn');
+  await exactWithoutDeadlock(before);
+});
+
+// A read-all took its notifications, then their groups; a delete of a
+// post's group, and a read of one, take the group first (both hold the
+// post shared only, so the post orders nothing between them).  Met, they
+// deadlocked.  A reconciliation's repair takes groups by id, and a
+// read-all took the follows' groups before the posts': met, the same.  A
+// read-all now takes every group it reads, in id order, before any
+// notification (sql_pg.c STMT_NOTE_READ_ALL), and a read of one group its
+// group first (notify.c owner_change()).
+test('read-all while a post\'s group is deleted, or while a repair holds groups by id: no deadlock', async () => {
+  const [u, e, f] = await Promise.all(['u', 'e', 'f'].map((l) => newUser(stack, `ra_${l}`)));
+  const p = await publish(u.c, 'liked');
+  assert.equal((await e.c.post(`/posts/${p}/like`)).status, 303);
+  const gp = groupOf(`user_id = ${u.id} AND kind = 'like'`);
+  await u.c.get('/feed');	// a form token; /notifications would read them
+  const before = deadlocks();
+  passed(await crossing(groupDelete(p, gp)[0], () => u.c.post('/notifications/read-all'), groupDelete(p, gp)[1]),
+    'read-all against a group delete');
+  // a like's group, then a follow's (a higher id); the repair holds the
+  // lower, the read-all wants both, the repair then the higher
+  assert.equal((await e.c.post(`/posts/${p}/unlike`)).status, 303);
+  assert.equal((await e.c.post(`/posts/${p}/like`)).status, 303);
+  const gl = groupOf(`user_id = ${u.id} AND kind = 'like' AND is_read = 0`);
+  assert.equal((await f.c.post(`/follow/${u.login}`)).status, 303);
+  const gf = groupOf(`user_id = ${u.id} AND kind = 'follow'`);
+  assert.ok(gl > 0 && gf > gl, `groups ${gl} < ${gf}`);
+  passed(await crossing(`SELECT id FROM posts WHERE id = ${p} FOR SHARE; SELECT id FROM note_groups WHERE id = ${gl} FOR NO KEY UPDATE;`,
+    () => u.c.post('/notifications/read-all'), `SELECT id FROM note_groups WHERE id = ${gf} FOR NO KEY UPDATE;`),
+  'read-all against a repair');
+  // a read of one post's group against a read-all holding it
+  assert.equal((await e.c.post(`/posts/${p}/unlike`)).status, 303);
+  assert.equal((await e.c.post(`/posts/${p}/like`)).status, 303);
+  const g3 = groupOf(`user_id = ${u.id} AND kind = 'like' AND is_read = 0`);
+  const n3 = Number(stack.sqlite(`SELECT max(id) FROM notifications WHERE group_id = ${g3}`));
+  passed(await crossing(groupDelete(p, g3)[0], () => u.c.post(`/notifications/${n3}/read`), groupDelete(p, g3)[1]),
+    'the read', [303, 200]);
+  assert.equal(Number(stack.sqlite(`SELECT COUNT(*) FROM notifications WHERE user_id = ${u.id} AND is_read = 0`)), 0, 'all read');
+  await exactWithoutDeadlock(before);
+});
+
 // tallyctl flush drains the outbox first; on PostgreSQL a row may wait
 // for a writer that took an earlier id and has not committed.  The flush
 // said "flushed" and exited 0 without those rows (the counters table one
