@@ -121,11 +121,23 @@ static enum page_load
 notes_page_load(struct req *r, void *vm)
 {
 	struct notes *ns = vm;
-	long long page = field_page(r);
+	long long page = field_page(r), at[3];
+	struct note_mark before;
+	int n;
 
-	if (page == 0)
+	if (page == 0 || (n = field_ids(r, "before", at, 3)) == -1)
 		return PAGE_ANSWERED;
-	if (noteview_load(r->app, r->sess.user_id, page, NOTES_PAGE, ns) == -1) {
+	/* ?before=AT.ID: the page after the group (AT, ID), as "Older"
+	 * links it (noteview.h); not page 1, which marks the list seen */
+	if (n != 0 && n != 2) {
+		resp_error(r, 400, "before: a time and an id, \"AT.ID\".");
+		return PAGE_ANSWERED;
+	}
+	before = (struct note_mark){ at[0], at[1] };
+	if (n == 2)
+		page = 2;
+	if (noteview_load(r->app, r->sess.user_id, page, n == 2 ? &before :
+	    NULL, NOTES_PAGE, ns) == -1) {
 		resp_error(r, 500, "The notifications could not be read.");
 		return PAGE_ANSWERED;
 	}

@@ -1,5 +1,6 @@
 /* noteview.c -- the notification and notice page models; see
  * noteview.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,8 +34,8 @@ note_who_load(struct app *a, long long gid, struct note_item *it)
 }
 
 int
-noteview_load(struct app *a, long long uid, long long page, int per,
-    struct notes *out)
+noteview_load(struct app *a, long long uid, long long page,
+    const struct note_mark *before, int per, struct notes *out)
 {
 	struct dbq *s = dbq_stmt(a->db, STMT_NOTES_PAGE);
 	struct note_item *it;
@@ -47,12 +48,16 @@ noteview_load(struct app *a, long long uid, long long page, int per,
 	out->page = page;
 	out->more = 0;
 	out->newest = 0;
+	out->before = before != NULL ? *before : (struct note_mark){ 0, 0 };
+	out->last = out->before;
 	if (s == NULL)
 		return -1;
 	gid = xcalloc((size_t)per, sizeof(*gid));
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_int(s, 2, per + 1);	/* one more: is there a next page */
-	dbq_bind_i64(s, 3, (page - 1) * per);
+	dbq_bind_i64(s, 3, before != NULL ? 0 : (page - 1) * per);
+	dbq_bind_i64(s, 4, before != NULL ? before->at : LLONG_MAX);
+	dbq_bind_i64(s, 5, before != NULL ? before->id : LLONG_MAX);
 	while ((rc = dbq_step(s)) == DBQ_ROW) {
 		if (n == per) {
 			out->more = 1;
@@ -69,6 +74,7 @@ noteview_load(struct app *a, long long uid, long long page, int per,
 		snprintf(it->excerpt, sizeof(it->excerpt), "%s", t);
 		it->cut = dbq_int(s, 8) != 0;
 		it->post_shown = dbq_int(s, 7) != 0;
+		out->last = (struct note_mark){ it->at, gid[n - 1] };
 	}
 	dbq_done(s);
 	/* the people of each, newest first; a group whose rows are gone

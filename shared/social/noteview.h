@@ -29,20 +29,33 @@ struct note_item {
 	struct note_who	who[NOTE_NAMED];
 };
 
+/* A group's place in the list: its newest member's time, then its id. */
+struct note_mark {
+	long long	at;
+	long long	id;
+};
+
 struct notes {
 	struct note_item	*v;
 	int			 n;
 	long long		 page;
 	int			 more;
 	long long		 newest;	/* the newest notification shown */
+	struct note_mark	 before;	/* the page's groups come after
+						   it (at 0: page `page`) */
+	struct note_mark	 last;		/* its last group: the next
+						   page's `before` */
 };
 
-/* Page `page` of uid's notification groups, the one with the newest
- * member first, per a page: each group's stored size and unread count
- * (no row counted) and its newest NOTE_NAMED people.  0, or -1 on a
- * SQLite error. */
-int	noteview_load(struct app *, long long uid, long long page, int per,
-	    struct notes *);
+/* A page of uid's notification groups, the one with the newest member
+ * first, per a page: those after `before` when given (NULL: page
+ * `page`), each with its stored size and unread count (no row counted)
+ * and its newest NOTE_NAMED people.  A page that follows the last one
+ * shown begins where that one ended, however the list moved since (a
+ * group that took a new member went to the top: by its place it showed
+ * twice).  0, or -1 on a SQLite error. */
+int	noteview_load(struct app *, long long uid, long long page,
+	    const struct note_mark *before, int per, struct notes *);
 void	noteview_free(struct notes *);
 /* The recipient of notification id into *owner (0: none), and its time
  * into *at.  0 or -1. */

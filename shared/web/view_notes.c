@@ -130,6 +130,32 @@ note(struct req *r, const struct note_item *it)
 	html_raw(b, "</div></li>");
 }
 
+/* The list's pager: "Older" after the last group shown, wherever the
+ * list moved since (noteview.h); "Newer" the page before one by number,
+ * the first from one after a group. */
+static void
+notes_pager(struct req *r, const struct notes *ns)
+{
+	struct buf *b = &r->body;
+
+	html_raw(b, "<nav class=\"pager\"><span>");
+	if (ns->before.at > 0)
+		html_raw(b, "<a rel=\"prev\" href=\"/notifications\">"
+		    "\xe2\x86\x90 Newest</a>");
+	else if (ns->page > 1)
+		render_page_link(r, "prev", "/notifications", NULL,
+		    ns->page - 1, "\xe2\x86\x90 Newer");
+	html_raw(b, "</span><span>");
+	if (ns->more) {
+		html_raw(b, "<a rel=\"next\" href=\"/notifications?before=");
+		html_int(b, ns->last.at);
+		html_raw(b, ".");
+		html_int(b, ns->last.id);
+		html_raw(b, "\">Older \xe2\x86\x92</a>");
+	}
+	html_raw(b, "</span></nav>");
+}
+
 void
 view_notes(struct req *r, const void *vm)
 {
@@ -156,7 +182,7 @@ view_notes(struct req *r, const void *vm)
 	html_raw(b, "</ul>");
 	if (ns->n == 0)
 		html_raw(b, "<p class=\"muted\">No notifications.</p>");
-	render_pager(r, "/notifications", ns->page, ns->more);
+	notes_pager(r, ns);
 	layout_end(r);
 }
 

@@ -280,6 +280,36 @@ test('thirty items are one page; the thirty-first makes a second', async () => {
   assert.doesNotMatch(await page(2), /rel="next"/);
 });
 
+// "Older" goes on after the last item the page showed, not to the next
+// 30 by count: a group that took a new member meanwhile went to the top,
+// and by count the page after showed page 1's last item again.
+test('"Older" begins after the last item shown: one that moved to the top meanwhile is not shown twice', async () => {
+  const me = await user('g_older');
+  const posts = [];
+  for (let i = 0; i < 32; i++) posts.push(await publish(me, `older ${i}`));
+  for (let i = 0; i < 32; i++) await ok(crowd[i % crowd.length].post(`/posts/${posts[i]}/like`));
+  const cross = { headers: { 'sec-fetch-site': 'cross-site' } };
+  const list = (html) => [...html.matchAll(/<li data-notification-id="(\d+)"/g)].map((m) => Number(m[1]));
+  const first = (await me.get('/notifications', cross)).text;
+  const shown = list(first);
+  assert.equal(shown.length, 30);
+  const older = first.match(/<a rel="next" href="([^"]+)">Older/)?.[1];
+  assert.ok(older, 'page 1 links the older ones');
+  // the oldest group takes a second like: it is the newest now
+  await ok(crowd[1].post(`/posts/${posts[0]}/like`));
+  const next = await me.get(older, cross);
+  assert.equal(next.status, 200);
+  assert.deepEqual(list(next.text), [q(`SELECT id FROM notifications WHERE user_id=${me.id} AND post_id=${posts[1]}`)],
+    'the one after page 1, and nothing of page 1 again');
+  assert.doesNotMatch(next.text, /rel="next"/);
+  assert.match(next.text, /<a rel="prev" href="\/notifications">/);
+  // a cursor page marks nothing read; a malformed one is refused
+  assert.equal(await agree(me, 'after paging'), 33);
+  for (const bad of ['1', '1.2.3', 'x.1', '0.5']) {
+    assert.equal((await me.get(`/notifications?before=${bad}`, cross)).status, 400, bad);
+  }
+});
+
 test('a like 12 hours after a group began starts a new group', async () => {
   const me = await user('g_window');
   const p = await publish(me, 'window');

@@ -22,7 +22,7 @@ static void
 test_notes(void **state)
 {
 	struct note_item it[4];
-	struct notes ns = { it, 4, 1, 0, 9 };
+	struct notes ns = { .v = it, .n = 4, .page = 1, .newest = 9 };
 	struct req *r = req_new(1);
 	const char *h;
 
@@ -84,6 +84,30 @@ test_notes(void **state)
 	assert_non_null(strstr(h, "\xe2\x80\x9cshort\xe2\x80\x9d</a>"));
 	assert_non_null(strstr(h, "data-counter=\"unread-notifications\">2<"));
 	assert_null(strstr(h, "No notifications."));
+	assert_null(strstr(h, "rel=\"next\""));	/* no more */
+	assert_null(strstr(h, "rel=\"prev\""));	/* page 1 */
+	/* "Older" begins after the last group shown (noteview.h), from a
+	 * page by number or one after a group; "Newer" from one after a
+	 * group is the newest page */
+	ns.more = 1;
+	ns.last = (struct note_mark){ 1700000000000LL, 31 };
+	buf_reset(&r->body);
+	view_notes(r, &ns);
+	assert_non_null(strstr(body(r), "<a rel=\"next\" href=\""
+	    "/notifications?before=1700000000000.31\">Older"));
+	ns.page = 3;
+	buf_reset(&r->body);
+	view_notes(r, &ns);
+	assert_non_null(strstr(body(r), "<a rel=\"prev\" href=\""
+	    "/notifications?page=2\">"));
+	ns.before = (struct note_mark){ 1700000000001LL, 40 };
+	buf_reset(&r->body);
+	view_notes(r, &ns);
+	assert_non_null(strstr(body(r), "<a rel=\"prev\" href=\""
+	    "/notifications\">\xe2\x86\x90 Newest</a>"));
+	assert_null(strstr(body(r), "name=\"upto\""));	/* not page 1 */
+	ns.page = 1;
+	ns.before = (struct note_mark){ 0, 0 };
 	buf_reset(&r->body);
 	ns.n = 0;
 	view_notes(r, &ns);
