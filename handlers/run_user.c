@@ -1,7 +1,6 @@
 /* run_user.c -- the unprivileged user of a stack started as root; see
  * run_user.h. */
 #include <errno.h>
-#include <ftw.h>
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/treeown.h"
 #include "run_user.h"
 
 /* Runs argv, waits: its exit status, or -1. */
@@ -155,28 +155,8 @@ reaches(const struct run_user *ru, const char *dir, const char *prog,
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-static uid_t own_uid;
-static gid_t own_gid;
-
-static int
-own_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	if (lchown(path, own_uid, own_gid) == -1 && errno != ENOENT) {
-		log_err("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 int
 run_user_own(const struct run_user *ru, const char *dir)
 {
-	if (ru->uid == 0)
-		return 0;
-	own_uid = ru->uid;
-	own_gid = ru->gid;
-	return nftw(dir, own_one, 32, FTW_PHYS) == 0 ? 0 : -1;
+	return ru->uid == 0 ? 0 : treeown_give(dir, ru->uid, ru->gid);
 }

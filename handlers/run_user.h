@@ -46,7 +46,8 @@ int	run_user_become(struct run_user *ru);
  * host's supervisor: they stay root and serve nothing), when tally-run
  * stays root (a port under 1024 for nginx). */
 void	run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k);
-/* dir and everything under it become ru's (no link followed).  0 or -1. */
+/* dir and everything under it become ru's, by descriptor (base/treeown.h:
+ * no link followed, also one swapped in while it runs).  0 or -1. */
 int	run_user_own(const struct run_user *ru, const char *dir);
 
 #endif
