@@ -412,6 +412,7 @@ sed "s#$RD/nginx/tally-fastcgi.conf#$N2/tally-fastcgi.conf#" \
     "$RD/nginx/tally.conf" >"$N2/tally.conf"
 grep -q "$N2/tally-fastcgi.conf" "$N2/tally.conf" ||
     die "could not point the second nginx at its own tally-fastcgi.conf"
+{ tests/bench/nginx-user.sh "$RD"
 sed -e "s#listen 127.0.0.1:$PORT;#listen 127.0.0.1:$PORT2;#" \
     -e "s#^pid .*#pid $N2/nginx.pid;#" \
     -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $N2/\1;#" \
@@ -424,7 +425,7 @@ sed -e "s#listen 127.0.0.1:$PORT;#listen 127.0.0.1:$PORT2;#" \
             fastcgi_pass unix:$RD/hello.sock;\\
         }\\
         gzip on;\\
-        gzip_comp_level 1;" "$RD/nginx/nginx.conf" >"$N2/nginx.conf"
+        gzip_comp_level 1;" "$RD/nginx/nginx.conf"; } >"$N2/nginx.conf"
 grep -q "listen 127.0.0.1:$PORT2;" "$N2/nginx.conf" &&
     grep -q "location = /__hello" "$N2/nginx.conf" &&
     grep -q "pid $N2/nginx.pid;" "$N2/nginx.conf" ||

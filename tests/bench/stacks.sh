@@ -140,6 +140,7 @@ hello_beside() {	# hello_beside NAME -> sets BASEH_<NAME>, PIDH_<NAME>, PIDHN_<N
 	PIDS+=($!)
 	printf -v "PIDH_$name" '%s' "$!"
 	for _ in $(seq 1 50); do [ -S "$dir/hello.sock" ] && break; sleep 0.1; done
+	{ tests/bench/nginx-user.sh "$dir"
 	sed -e "s#listen 127.0.0.1:[0-9]*;#listen 127.0.0.1:$port;#" \
 	    -e "s#^pid .*#pid $n2/nginx.pid;#" \
 	    -e "s#\([a-z_]*\)_temp_path [^;]*;#\1_temp_path $n2/\1;#" \
@@ -149,7 +150,7 @@ hello_beside() {	# hello_beside NAME -> sets BASEH_<NAME>, PIDH_<NAME>, PIDHN_<N
         location = /__hello {\\
             include $dir/nginx/tally-fastcgi.conf;\\
             fastcgi_pass unix:$dir/hello.sock;\\
-        }" "$dir/nginx/nginx.conf" >"$n2/nginx.conf"
+        }" "$dir/nginx/nginx.conf"; } >"$n2/nginx.conf"
 	grep -q "location = /__hello" "$n2/nginx.conf" &&
 	    grep -q "listen 127.0.0.1:$port;" "$n2/nginx.conf" ||
 	    die "could not derive a second nginx.conf from $dir/nginx/nginx.conf"
