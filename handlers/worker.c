@@ -86,8 +86,8 @@
  * often than needed. */
 #define WAL_RESTART_FRAMES	4096
 /* How often, between checkpoints, what was committed is copied into
- * the database beside the writers (nap_copying(): a passive checkpoint,
- * no lock).  A reader whose transaction follows another process's commit
+ * the database (nap_copying(): a passive checkpoint, which holds the
+ * writers' lock while it copies: store/ckpt.c).  A reader whose transaction follows another process's commit
  * reads each page the WAL holds past the last copy with a pread() (a
  * frame the checkpoint copied SQLite reads from the database, which
  * store/dbmap.c maps): with likes among the pages, 3.2 of a reader's 13
@@ -363,8 +363,8 @@ job_after_outage(struct app *a)
 
 /* The handlers never checkpoint (db_autocheckpoint_off(), serve.c).  Every
  * WAL_EVERY_MS the WAL is copied into the database and started over
- * (db_checkpoint: the copy runs beside the writers, only the last frames
- * and the restart under their lock); every five minutes it is also
+ * (db_checkpoint: the copy in passes the writers go on between, then the
+ * last frames and the restart); every five minutes it is also
  * truncated and the planner refreshed; a WAL nobody wrote to since the
  * last pass is truncated then and there (its space back once a load is
  * over).  A passive checkpoint alone never

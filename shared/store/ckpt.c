@@ -1,5 +1,20 @@
 /* ckpt.c -- copying the WAL into the database with the writers held up
- * as briefly as possible; see db_checkpoint() in db.h. */
+ * as briefly as possible; see db_checkpoint() in db.h.
+ *
+ * Every checkpoint holds the writers' lock, which every write of tally's
+ * takes (db_begin(), and a write in autocommit: dbq.c), so that no write
+ * resets the WAL while a checkpoint begins.  SQLite up to 3.51.2 (Debian
+ * 12 has 3.40.1) has a race there, the "WAL-reset bug" of its WAL
+ * documentation, fixed in 3.51.3: a checkpoint that begins while another
+ * connection's commit resets the WAL, soon after a checkpoint that
+ * copied the whole WAL, may leave a wrong count of copied frames, and a
+ * later checkpoint then skips frames of a committed transaction: those
+ * pages go back to what they were.  Copying every 25 ms beside the
+ * writers (the worker's nap) made that start many times a second.  A
+ * full run once ended with a like back in its table whose unlike's other
+ * rows were all kept, which this race explains (a page of the unlike's
+ * transaction not copied) and nothing of tally's was found to.  The
+ * copies now hold the writers up while they copy (docs/BENCHMARKS.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,17 +25,30 @@
 #include "store/db.h"
 #include "store/db_int.h"
 
-/* A passive checkpoint: copies what no reader needs, beside the
- * writers.  *nlog: the WAL's frames when it began; *nckpt: the frames
+/* A passive checkpoint: copies what no reader needs, the writers held
+ * (above).  *nlog: the WAL's frames when it began; *nckpt: the frames
  * copied so far (either may be NULL).  busy_ok: another connection
- * checkpointing at the moment is no error (the next call copies).  0,
- * or -1 (logged). */
+ * checkpointing at the moment, or the writers' lock not had in time, is
+ * no error (the next call copies).  0, or -1 (logged). */
 static int
 passive(struct db *d, int *nlog, int *nckpt, int busy_ok)
 {
-	int rc = sqlite3_wal_checkpoint_v2(d->h, NULL,
-	    SQLITE_CHECKPOINT_PASSIVE, nlog, nckpt);
+	int rc;
 
+	/* what is in the WAL now on disk before the lock: the copy's own
+	 * sync of it, under the lock, then has only the last frames to do */
+	(void)db_wal_sync(d);
+	if (db_wlock(d) == -1) {
+		if (busy_ok)
+			return 0;
+		log_warn("checkpoint: the writers' lock not free");
+		return -1;
+	}
+	d->in_ckpt = 1;
+	rc = sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE,
+	    nlog, nckpt);
+	db_wunlock(d);
+	d->in_ckpt = 0;
 	if (rc == SQLITE_OK || (busy_ok && rc == SQLITE_BUSY))
 		return 0;
 	log_warn("checkpoint: %s", sqlite3_errmsg(d->h));
@@ -41,9 +69,9 @@ db_checkpoint(struct db *d, int min_frames, int truncate)
 
 	if (d->pg != NULL)
 		return 0;	/* the server checkpoints its own WAL */
-	/* The long part (syncing the WAL, copying its pages) without the
-	 * lock, writers going on meanwhile; then under it only what they
-	 * wrote since, and the restart. */
+	/* The long part (syncing the WAL, copying its pages) in passes the
+	 * writers go on between; then the restart, after a last short one
+	 * (a restart waits for the readers under the lock). */
 	if (passive(d, &nlog, &nckpt, 0) == -1)
 		return -1;
 	/* Idle: nothing committed since the last call (the frame count

@@ -181,7 +181,9 @@ int		 db_group_end(struct db *);
  * call on this connection (nobody writes) is truncated too: the writers
  * lose nothing to the two syncs then, and the file gives its space back
  * (a restart alone leaves it at its size until the next write).  Passive
- * checkpoints first copy what they can beside the writers, each pass what
+ * checkpoints first copy what they can, writers going on between them
+ * (each holds the writers' lock: ckpt.c, SQLite's WAL-reset bug), each
+ * pass what
  * the writers appended during the one before, until one copied fewer than
  * DB_CKPT_LEFT frames (at most DB_CKPT_PASSES passes); when no reader
  * needs older frames, the rest and the restart run under the writers'
@@ -193,8 +195,8 @@ int		 db_group_end(struct db *);
  * lookup in it slow down).  0, 1 when readers kept the WAL (copied,
  * not restarted), -1 on error. */
 int		 db_checkpoint(struct db *, int min_frames, int truncate);
-/* Copies what the WAL holds into the database beside the writers (a
- * passive checkpoint: no lock, no restart), so that readers read those
+/* Copies what the WAL holds into the database (a passive checkpoint
+ * under the writers' lock, no restart: ckpt.c), so that readers read those
  * pages from the database's map and no more from the WAL; nothing on
  * PostgreSQL.  0 (also when another connection was checkpointing: the
  * next call copies), or -1 (logged). */

@@ -36,6 +36,9 @@ struct db {
 	int		 wal_fd;	/* the WAL, for db_wal_*() (0: not open) */
 	const char	*wal_path;	/* its name (SQLite's, lives as long) */
 	int		 wlocked;
+	const void	*auto_wlock;	/* the statement that took it for a
+					   write in autocommit, till it ends
+					   (dbq.c sq_step()) */
 	int		 held;		/* a db_hold() transaction not yet joined */
 	int		 group;		/* db_group_begin(): a shared commit open */
 	int		 sp;		/* a request's savepoint open in it */
@@ -77,8 +80,21 @@ db_check_owner(const struct db *d)
  * held (or when there is no lock file: SQLite's own lock still holds),
  * -1 when DB_BUSY_MS passed (logged).  Releasing it records how long it
  * was waited for and held (/metrics). */
+/* The writers' lock (wlock.c): its file opened beside path's database
+ * (none for one in memory: writers then wait on SQLite's own lock);
+ * taken, waiting at most d->busy_ms (-1 then, db_busy()); given back. */
+void	db_wlock_open(struct db *, const char *path);
 int	db_wlock(struct db *);
 void	db_wunlock(struct db *);
+/* A write in autocommit (no db_begin(): a run's lease renewed, say) is
+ * its own transaction: its statement stmt takes the writers' lock, as
+ * db_begin() does, at its first step, and gives it back when it ends
+ * (its last step, its reset; dbq.c).  Every write then holds the lock,
+ * so none starts the WAL over while a checkpoint, which holds it too,
+ * begins (ckpt.c: SQLite's WAL-reset bug).  0, or -1 when the lock was
+ * not had (db_busy()). */
+int	db_write_alone(struct db *, const void *stmt);
+void	db_write_alone_end(struct db *, const void *stmt);
 
 /* db_reads_together()'s transaction (dbreads.c), for db.c's
  * transactions and dbq.c's statements: a read-only statement run in

@@ -29,22 +29,24 @@ struct sq {
 #define S(q)	(((struct sq *)(void *)(q))->s)
 
 static void
-sq_done(struct dbq *q)
-{
-	sqlite3_reset(S(q));
-	sqlite3_clear_bindings(S(q));
-}
-
-static void
 sq_reset(struct dbq *q)
 {
 	sqlite3_reset(S(q));
+	db_write_alone_end(((struct sq *)(void *)q)->d, q);
+}
+
+static void
+sq_done(struct dbq *q)
+{
+	sq_reset(q);
+	sqlite3_clear_bindings(S(q));
 }
 
 static void
 sq_finalize(struct dbq *q)
 {
 	sqlite3_finalize(S(q));
+	db_write_alone_end(((struct sq *)(void *)q)->d, q);
 	free(q);
 }
 
@@ -69,26 +71,26 @@ sq_bind(struct dbq *q, int i, int kind, const void *p, int len, int copy)
 }
 
 /* A statement's first step opens db_reads_together()'s transaction when
- * it only reads, and ends it when it may write (db.h). */
+ * it only reads, and ends it when it may write (db.h); a write outside a
+ * transaction holds the writers' lock till it ends (db_write_alone()). */
 static int
 sq_step(struct dbq *q)
 {
 	struct sq *sq = (struct sq *)(void *)q;
+	int rc;
 
 	if (!sqlite3_stmt_busy(sq->s)) {
-		if (!sqlite3_stmt_readonly(sq->s))
+		if (!sqlite3_stmt_readonly(sq->s)) {
 			db_reads_close(sq->d);
-		else if (sq->d->reads_on)
+			if (db_write_alone(sq->d, q) == -1)
+				return DBQ_ERR;
+		} else if (sq->d->reads_on)
 			db_reads_open(sq->d);
 	}
-	switch (sqlite3_step(S(q))) {
-	case SQLITE_ROW:
+	if ((rc = sqlite3_step(S(q))) == SQLITE_ROW)
 		return DBQ_ROW;
-	case SQLITE_DONE:
-		return DBQ_DONE;
-	default:
-		return DBQ_ERR;
-	}
+	db_write_alone_end(sq->d, q);	/* it ended */
+	return rc == SQLITE_DONE ? DBQ_DONE : DBQ_ERR;
 }
 
 static long long
@@ -118,12 +120,11 @@ static struct dbq *
 sq_new(struct db *d, int id, const char *sql, unsigned int flags)
 {
 	struct sq *q = xcalloc(1, sizeof(*q));
-	sqlite3 *h = d->h;
 
 	q->q.engine = &sq_engine;
 	q->d = d;
-	if (sqlite3_prepare_v3(h, sql, -1, flags, &q->s, NULL) != SQLITE_OK) {
-		log_err("sqlite prepare %d: %s", id, sqlite3_errmsg(h));
+	if (sqlite3_prepare_v3(d->h, sql, -1, flags, &q->s, NULL) != SQLITE_OK) {
+		log_err("sqlite prepare %d: %s", id, sqlite3_errmsg(d->h));
 		sqlite3_finalize(q->s);
 		free(q);
 		return NULL;
@@ -182,9 +183,8 @@ dbq_ahead_take(struct db *d, enum stmt st, int ticket)
 struct dbq *
 dbq_prepare_once(struct db *d, const char *sql)
 {
-	if (d->pg != NULL)
-		return pg_prepare_once(d->pg, sql);
-	return sq_new(d, -1, sql, 0);
+	return d->pg != NULL ? pg_prepare_once(d->pg, sql) :
+	    sq_new(d, -1, sql, 0);
 }
 
 void

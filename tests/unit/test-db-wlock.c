@@ -6,7 +6,10 @@
  * and db_release() rolls back one nobody joined.  And db_checkpoint(): the WAL starts over from its
  * beginning (emptied when truncating, or when the WAL stopped growing), a reader that
  * still needs old frames makes it give up at once instead of holding the
- * writers, and it never leaves the writers' lock taken. */
+ * writers, and it never leaves the writers' lock taken.  Every checkpoint
+ * holds the lock, and so does a write in autocommit until it ends: no
+ * write resets the WAL while a checkpoint begins (ckpt.c: SQLite's
+ * WAL-reset bug). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,8 +17,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/file.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "store/db.h"
+#include "store/dbq.h"
 #include "tmpdb.h"
 
 static struct tmpdb tdb;
@@ -326,6 +332,78 @@ test_checkpoint_gives_way_to_old_readers(void **state)
 	db_close(&r);
 }
 
+/* The worker's copy of the WAL beside the writers waits for a writer's
+ * transaction to end: it copied while a writer could reset the WAL. */
+static void
+test_copy_waits_for_the_writer(void **state)
+{
+	struct db b;
+	char c;
+	int rd, st;
+	long long t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(db_open(&b, path), 0);
+	db_exec(&b, "PRAGMA wal_autocheckpoint = 0");
+	writes(&b, 10);
+	pid = holder(300, 0, &rd);
+	assert_int_equal(read(rd, &c, 1), 1);	/* the child is inside */
+	t0 = now_ms();
+	assert_int_equal(db_checkpoint_copy(&b), 0);
+	assert_true(now_ms() - t0 >= 200);	/* after the commit */
+	assert_false(b.wlocked);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(rd);
+	db_close(&b);
+}
+
+/* Whether another process could take the writers' lock now. */
+static int
+lock_free(void)
+{
+	char lk[320];
+	int fd, got;
+
+	snprintf(lk, sizeof(lk), "%s-wlock", path);
+	assert_true((fd = open(lk, O_RDWR | O_CLOEXEC)) != -1);
+	got = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return got;
+}
+
+/* A write outside db_begin() holds the writers' lock until it ends: its
+ * rows read (RETURNING), its reset. */
+static void
+test_autocommit_write_holds_the_lock(void **state)
+{
+	struct db a;
+	struct dbq *q;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(db_open(&a, path), 0);
+	assert_non_null(q = dbq_prepare_once(&a,
+	    "INSERT INTO t VALUES (5), (6) RETURNING x"));
+	assert_int_equal(dbq_step(q), DBQ_ROW);
+	/* asked from another process: flock() is the file's, per open */
+	if ((pid = fork()) == 0)
+		_exit(lock_free() ? 1 : 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	dbq_done(q);
+	assert_false(a.wlocked);
+	assert_true(lock_free());
+	/* one that ends in its first step lets it go there */
+	assert_non_null(q = dbq_prepare_once(&a, "INSERT INTO t VALUES (7)"));
+	assert_int_equal(dbq_step(q), DBQ_DONE);
+	assert_false(a.wlocked);
+	dbq_finalize(q);
+	db_close(&a);
+}
+
 int
 main(void)
 {
@@ -337,6 +415,8 @@ main(void)
 		cmocka_unit_test(test_checkpoint_starts_the_wal_over),
 		cmocka_unit_test(test_checkpoint_truncates_an_idle_wal),
 		cmocka_unit_test(test_checkpoint_gives_way_to_old_readers),
+		cmocka_unit_test(test_copy_waits_for_the_writer),
+		cmocka_unit_test(test_autocommit_write_holds_the_lock),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
