@@ -6,6 +6,7 @@
 #include <sys/time.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -123,12 +124,44 @@ db_wlock_open(struct db *d, const char *path)
 		    strerror(errno));
 }
 
+/* The lock for a thread that blocks SIGALRM (a run's lease renewer,
+ * count/runs.c), which db_wlock()'s timer cannot wake: asked again and
+ * again, a pause between (1 ms doubling to 64), for d->busy_ms at most.
+ * Waiting in flock() instead, it waited for as long as the lock was
+ * held, and the timer's signal went to another thread.  0 or -1. */
+static int
+wlock_polled(struct db *d)
+{
+	long long until = clock_mono_us() + d->busy_ms * 1000LL;
+	useconds_t pause = 1000;
+
+	d->wlock_asked = clock_mono_us();
+	while (flock(d->wlock_fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK)
+			return 0;	/* no usable lock file: SQLite's holds */
+		if (clock_mono_us() >= until) {
+			d->busy = 1;
+			return -1;
+		}
+		usleep(pause);
+		pause = pause < 64000 ? pause * 2 : pause;
+	}
+	d->wlock_at = clock_mono_us();
+	d->wlocked = 1;
+	return 0;
+}
+
 int
 db_write_alone(struct db *d, const void *stmt)
 {
-	if (d->pg != NULL || !sqlite3_get_autocommit(d->h) || d->wlocked)
+	sigset_t cur;
+
+	if (d->pg != NULL || !sqlite3_get_autocommit(d->h) || d->wlocked ||
+	    d->wlock_fd <= 0)
 		return 0;
-	if (db_wlock(d) == -1)
+	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	    sigismember(&cur, SIGALRM) ? wlock_polled(d) == -1 :
+	    db_wlock(d) == -1)
 		return -1;
 	if (d->wlocked)		/* not: no lock file to take */
 		d->auto_wlock = stmt;

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,6 +405,54 @@ test_autocommit_write_holds_the_lock(void **state)
 	db_close(&a);
 }
 
+/* A write in autocommit from a thread that blocks every signal (a run's
+ * lease renewer): db_wlock()'s timer could not wake its flock(), which
+ * waited for as long as the lock was held.  It gives up after its
+ * busy_ms as any writer does. */
+static void *
+blocked_writer(void *arg)
+{
+	struct db *d = arg;
+	struct dbq *q;
+	sigset_t all;
+	long rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if ((q = dbq_prepare_once(d, "INSERT INTO t VALUES (8)")) == NULL)
+		return (void *)2L;
+	rc = dbq_step(q);
+	dbq_finalize(q);
+	return (void *)rc;
+}
+
+static void
+test_autocommit_write_of_a_thread_gives_up(void **state)
+{
+	struct db c;
+	pthread_t t;
+	void *rc;
+	char ch;
+	int rd, st;
+	long long t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(db_open(&c, path), 0);
+	c.busy_ms = 200;
+	pid = holder(1500, 0, &rd);
+	assert_int_equal(read(rd, &ch, 1), 1);	/* the child is inside */
+	t0 = now_ms();
+	assert_int_equal(pthread_create(&t, NULL, blocked_writer, &c), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	assert_int_equal((long)rc, DBQ_ERR);
+	assert_true(now_ms() - t0 < 1200);	/* not the holder's 1.5 s */
+	assert_false(c.wlocked);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(rd);
+	db_close(&c);
+}
+
 int
 main(void)
 {
@@ -417,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_checkpoint_gives_way_to_old_readers),
 		cmocka_unit_test(test_copy_waits_for_the_writer),
 		cmocka_unit_test(test_autocommit_write_holds_the_lock),
+		cmocka_unit_test(test_autocommit_write_of_a_thread_gives_up),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
