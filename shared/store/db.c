@@ -78,7 +78,10 @@ sp_run(struct db *d, int i)
 	return db_run_prepared(d, &d->spst[i], sql[i]);
 }
 
-/* In a group commit: one savepoint a request.  0, or -1. */
+/* In a group commit: one savepoint a request.  0, or -1.  A group whose
+ * transaction SQLite rolled back by itself (SQLITE_FULL, IOERR, NOMEM) is
+ * lost: a SAVEPOINT then began a transaction of its own, which its
+ * RELEASE committed outside the group. */
 static int
 sp_begin(struct db *d)
 {
@@ -86,7 +89,10 @@ sp_begin(struct db *d)
 		return 0;	/* joined: the request's hold opened it */
 	if (d->pg != NULL)
 		pg_savepoint(d->pg);	/* sent with the next statement */
-	else if (sp_run(d, SP_SAVE) == -1)
+	else if (sqlite3_get_autocommit(d->h)) {
+		d->lost = 1;
+		return -1;
+	} else if (sp_run(d, SP_SAVE) == -1)
 		return -1;
 	d->sp = 1;
 	return 0;
@@ -278,6 +284,7 @@ db_group_begin(struct db *d)
 	}
 	d->group = 1;
 	d->sp = 0;
+	d->lost = 0;
 	return 0;
 }
 

@@ -43,7 +43,8 @@ struct db {
 	int		 group;		/* db_group_begin(): a shared commit open */
 	int		 sp;		/* a request's savepoint open in it */
 	int		 lost;		/* an action of it lost to another
-					   transaction (PostgreSQL) */
+					   transaction (PostgreSQL), or SQLite
+					   rolled it back by itself */
 	unsigned long long released;	/* savepoints released (kept) so far */
 	int		 ckpt_frames;	/* the WAL's frames at the last checkpoint */
 	unsigned int	 ckpt_version;	/* and SQLITE_FCNTL_DATA_VERSION then */

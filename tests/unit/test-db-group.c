@@ -107,6 +107,36 @@ savepoints_each_action_alone(void **state)
 	db_close(&d);
 }
 
+/* SQLite rolls a transaction back by itself on some errors (SQLITE_FULL,
+ * IOERR, NOMEM): the group's transaction, and what its actions kept, are
+ * gone.  The next action's SAVEPOINT then began a transaction of its
+ * own, which its RELEASE committed alone, outside the group, whose COMMIT
+ * then failed: the request answered that nothing was kept, and its row
+ * was.  Now the action is refused and the group lost: each request runs
+ * again alone (web/batch.c). */
+static void
+group_rolled_back_by_sqlite(void **state)
+{
+	struct db d, other;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_open(&other, tdb.path), 0);
+	db_exec(&d, "DELETE FROM t");
+	assert_int_equal(db_group_begin(&d), 0);
+	act(&d, 1, 1);
+	sqlite3_exec(d.h, "ROLLBACK", NULL, NULL, NULL);	/* as SQLite does */
+	assert_int_equal(db_begin(&d), -1);
+	assert_true(db_group_lost(&d));
+	assert_int_equal(db_group_end(&d), -1);
+	assert_int_equal(count(&other, "1"), 0);	/* nothing kept */
+	assert_false(db_group_lost(&d));		/* and over */
+	act(&d, 2, 1);
+	assert_int_equal(count(&other, "x = 2"), 1);
+	db_close(&other);
+	db_close(&d);
+}
+
 /* A group's sessions are read in one read transaction: one snapshot
  * (another connection's commit in between is not seen), nothing held
  * after db_read_end(), and none opened inside a transaction. */
@@ -198,6 +228,7 @@ main(void)
 		cmocka_unit_test(savepoints_each_action_alone),
 		cmocka_unit_test(reads_share_one_snapshot),
 		cmocka_unit_test(after_commit_waits_and_batches),
+		cmocka_unit_test(group_rolled_back_by_sqlite),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
