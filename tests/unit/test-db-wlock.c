@@ -397,6 +397,7 @@ test_autocommit_write_holds_the_lock(void **state)
 	dbq_done(q);
 	assert_false(a.wlocked);
 	assert_true(lock_free());
+	dbq_finalize(q);
 	/* one that ends in its first step lets it go there */
 	assert_non_null(q = dbq_prepare_once(&a, "INSERT INTO t VALUES (7)"));
 	assert_int_equal(dbq_step(q), DBQ_DONE);
