@@ -134,8 +134,6 @@ notes_page_load(struct req *r, void *vm)
 		return PAGE_ANSWERED;
 	}
 	before = (struct note_mark){ at[0], at[1] };
-	if (n == 2)
-		page = 2;
 	if (noteview_load(r->app, r->sess.user_id, page, n == 2 ? &before :
 	    NULL, NOTES_PAGE, ns) == -1) {
 		resp_error(r, 500, "The notifications could not be read.");
@@ -144,7 +142,7 @@ notes_page_load(struct req *r, void *vm)
 	/* Opening the list marks what it shows as seen, up to its newest
 	 * (one that arrives meanwhile stays unread); the page still shows
 	 * which were unread when it was built. */
-	if (page == 1 && ns->n > 0 && req_own(r) &&
+	if (ns->page == 1 && ns->n > 0 && req_own(r) &&
 	    notify_read_all(r->app, r->sess.user_id, ns->newest) == -1) {
 		resp_error(r, 500, "The notifications could not be saved.");
 		return PAGE_ANSWERED;

@@ -45,7 +45,7 @@ noteview_load(struct app *a, long long uid, long long page,
 
 	out->v = xcalloc((size_t)per, sizeof(*out->v));
 	out->n = 0;
-	out->page = page;
+	out->page = before != NULL ? 0 : page;	/* 0: not by number */
 	out->more = 0;
 	out->newest = 0;
 	out->before = before != NULL ? *before : (struct note_mark){ 0, 0 };

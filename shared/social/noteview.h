@@ -38,7 +38,7 @@ struct note_mark {
 struct notes {
 	struct note_item	*v;
 	int			 n;
-	long long		 page;
+	long long		 page;		/* 0: after `before` */
 	int			 more;
 	long long		 newest;	/* the newest notification shown */
 	struct note_mark	 before;	/* the page's groups come after
