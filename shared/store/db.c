@@ -125,8 +125,15 @@ db_begin(struct db *d)
 	if (d->held) {		/* join the transaction db_hold() opened */
 		d->held = 0;
 		if (d->pg != NULL ? pg_in_txn(d->pg) :
-		    !sqlite3_get_autocommit(d->h))
+		    !sqlite3_get_autocommit(d->h) && !db_reads_is_open(d))
 			return 0;
+		/* It is gone: SQLite rolled it back by itself (SQLITE_FULL,
+		 * IOERR, NOMEM), or the server's connection dropped.  What
+		 * was read under it is no snapshot of a write begun now, and
+		 * an open transaction now is another's (a later read's):
+		 * the action fails, its caller rolls back. */
+		log_err("db: the held transaction ended before its write");
+		return -1;
 	}
 	if (d->pg != NULL)
 		return pg_begin(d->pg);
@@ -230,15 +237,21 @@ db_read_begin(struct db *d)
 	if (d->pg != NULL)
 		return -1;
 	db_reads_close(d);
-	if (!sqlite3_get_autocommit(d->h))
+	if (!sqlite3_get_autocommit(d->h) || sp_run(d, SP_READ) == -1)
 		return -1;
-	return sp_run(d, SP_READ);
+	d->read_own = 1;
+	return 0;
 }
 
 void
 db_read_end(struct db *d)
 {
-	if (d->pg != NULL || sqlite3_get_autocommit(d->h))
+	/* only its own: a transaction open when db_read_begin() refused
+	 * is another's, which a COMMIT here would end half done */
+	if (!d->read_own)
+		return;
+	d->read_own = 0;
+	if (sqlite3_get_autocommit(d->h))
 		return;
 	if (sp_run(d, SP_READ_END) == -1)
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);

@@ -85,7 +85,8 @@ void		 db_rollback(struct db *);
 /* Opens the write transaction early: the next db_begin() joins it instead
  * of opening its own, so what is read before (a request's session) and
  * the write are one transaction.  0, or -1 (then nothing is held and
- * db_begin() opens its own).  db_release() rolls back what is still open
+ * db_begin() opens its own).  A hold whose transaction ended before the
+ * join (SQLite rolled it back by itself) makes that db_begin() fail.  db_release() rolls back what is still open
  * after the request: a hold that nobody joined, or a page's leftover. */
 int		 db_hold(struct db *);
 void		 db_release(struct db *);
@@ -108,7 +109,8 @@ void		 db_forget_failure(struct db *);
  * commit's sessions, checked before its write transaction): one snapshot
  * and one WAL read lock for all, not one a statement.  SQLite only: -1 on
  * PostgreSQL or inside a transaction (the reads then run as before).
- * db_read_end() ends it; nothing when none is open. */
+ * db_read_end() ends it; nothing when db_read_begin() opened none (a
+ * transaction open then is another's). */
 int		 db_read_begin(struct db *);
 void		 db_read_end(struct db *);
 /* A request's reads, or those of the requests a reader took together

@@ -40,6 +40,7 @@ struct db {
 					   write in autocommit, till it ends
 					   (dbq.c sq_step()) */
 	int		 held;		/* a db_hold() transaction not yet joined */
+	int		 read_own;	/* db_read_begin()'s transaction open */
 	int		 group;		/* db_group_begin(): a shared commit open */
 	int		 sp;		/* a request's savepoint open in it */
 	int		 lost;		/* an action of it lost to another

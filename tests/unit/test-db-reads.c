@@ -5,7 +5,9 @@
  * transaction of the connection's own (a write, a snapshot, a group's
  * read), not a rollback of none; the data version inside is the snapshot's; its BEGIN and COMMIT
  * are not counted among the statements; switched off, each statement is
- * its own transaction again. */
+ * its own transaction again.  db_read_begin() refused inside another's
+ * transaction leaves it to its owner at db_read_end(); a db_hold() whose
+ * transaction ended before the join is no join, nor a new write. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -168,6 +170,70 @@ the_data_version_is_the_snapshots(void **state)
 	db_close(&d);
 }
 
+/* db_read_begin() refused (a write transaction is open): db_read_end()
+ * does not commit the write half done. */
+static void
+read_end_leaves_anothers_transaction(void **state)
+{
+	struct db d, other;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_open(&other, tdb.path), 0);
+	put(&other, "before");
+	assert_int_equal(db_begin(&d), 0);
+	put(&d, "half");
+	assert_int_equal(db_read_begin(&d), -1);
+	db_read_end(&d);
+	db_rollback(&d);
+	assert_string_equal(get(&other), "before");
+	assert_int_equal(db_read_begin(&d), 0);	/* its own: ended */
+	assert_string_equal(get(&d), "before");
+	db_read_end(&d);
+	assert_int_equal(db_begin(&other), 0);	/* nothing left open */
+	db_rollback(&other);
+	db_close(&other);
+	db_close(&d);
+}
+
+/* The transaction db_hold() opened ended before db_begin() (SQLite's own
+ * rollback, as after SQLITE_FULL): db_begin() fails, rather than write
+ * in a new transaction, or in a later read's, what was decided on reads
+ * under the old one; the writers' lock goes with the rollback. */
+static void
+a_lost_hold_is_no_join(void **state)
+{
+	struct db d, other;
+
+	(void)state;
+	assert_int_equal(db_open(&d, tdb.path), 0);
+	assert_int_equal(db_open(&other, tdb.path), 0);
+	put(&other, "before");
+	assert_int_equal(db_hold(&d), 0);
+	assert_string_equal(get(&d), "before");
+	assert_int_equal(db_exec(&d, "ROLLBACK"), 0);	/* SQLite's own */
+	assert_int_equal(db_begin(&d), -1);
+	db_release(&d);
+	assert_int_equal(db_begin(&other), 0);	/* the lock was let go */
+	db_rollback(&other);
+
+	db_reads_together(&d, 1);	/* a later read opens one */
+	assert_int_equal(db_hold(&d), 0);
+	assert_int_equal(db_exec(&d, "ROLLBACK"), 0);
+	assert_string_equal(get(&d), "before");
+	assert_int_equal(db_begin(&d), -1);
+	db_release(&d);
+	db_reads_end(&d);
+	assert_int_equal(db_hold(&d), 0);	/* a hold kept is joined */
+	assert_int_equal(db_begin(&d), 0);
+	put(&d, "after");
+	assert_int_equal(db_commit(&d), 0);
+	assert_string_equal(get(&other), "after");
+	db_reads_together(&d, 0);
+	db_close(&other);
+	db_close(&d);
+}
+
 int
 main(void)
 {
@@ -175,6 +241,8 @@ main(void)
 		cmocka_unit_test(one_snapshot_until_the_end),
 		cmocka_unit_test(a_write_ends_it_first),
 		cmocka_unit_test(the_data_version_is_the_snapshots),
+		cmocka_unit_test(read_end_leaves_anothers_transaction),
+		cmocka_unit_test(a_lost_hold_is_no_join),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
