@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
 #include "count/backlog.h"
 #include "count/cstore.h"
 #include "count/settle.h"
@@ -43,6 +45,44 @@ backlog_apply(struct app *a, enum family fam, const char *key,
 	return rc == DBQ_DONE ? 1 : -1;
 }
 
+/* Keeps aside a row that no counter of this build can take (a family it
+ * does not know, a key it cannot read: from another version, or written
+ * by hand): waiting, it kept the backlog from ever being empty.  In
+ * counter_backlog_bad, with when it was found, for an operator; what it
+ * would have changed a reconciliation repairs.  1 kept aside, 0 it
+ * changed since read (the next pass), -1 SQLite failed. */
+static int
+quarantine(struct db *d, const char *name, const char *key, long long ver)
+{
+	struct dbq *s;
+	int kept = -1, gone = -1;
+
+	if (db_begin(d) == -1)
+		return -1;
+	if ((s = dbq_stmt(d, STMT_BACKLOG_QUARANTINE)) != NULL) {
+		dbq_bind_text(s, 1, name, -1);
+		dbq_bind_text(s, 2, key, -1);
+		dbq_bind_i64(s, 3, ver);
+		dbq_bind_i64(s, 4, clock_wall_ms());
+		kept = dbq_write(d, s);
+	}
+	if (kept >= 0 && (s = dbq_stmt(d, STMT_BACKLOG_DONE)) != NULL) {
+		dbq_bind_text(s, 1, name, -1);
+		dbq_bind_text(s, 2, key, -1);
+		dbq_bind_i64(s, 3, ver);
+		gone = dbq_write(d, s);
+	}
+	if (gone != kept || db_commit(d) == -1) {
+		db_rollback(d);
+		return -1;
+	}
+	if (gone > 0)
+		log_err("backlog row %s %s: no counter takes it, moved to "
+		    "counter_backlog_bad (a reconciliation repairs what it "
+		    "would have changed)", name, key);
+	return gone > 0;
+}
+
 int
 backlog_settle(struct app *a)
 {
@@ -76,6 +116,21 @@ backlog_settle(struct app *a)
 		free(e);
 		return -1;
 	}
+	/* Rows no family takes are kept aside (their name emptied here:
+	 * no family's below) */
+	for (i = 0; i < n && done >= 0; i++) {
+		long long k1, k2;
+
+		if (counters_family(rows[i].name) != FAM__MAX &&
+		    sscanf(rows[i].key, "%lld:%lld", &k1, &k2) >= 1)
+			continue;
+		if ((rc = quarantine(a->db, rows[i].name, rows[i].key,
+		    rows[i].ver)) == -1)
+			done = -1;
+		else
+			done += rc;
+		rows[i].name[0] = '\0';
+	}
 	/* Family by family: the keys with truth settled together (their
 	 * rows go once settled), the others' deltas applied. */
 	for (fam = 0; fam < FAM__MAX && done >= 0; fam++) {
@@ -83,9 +138,8 @@ backlog_settle(struct app *a)
 			if (counters_family(rows[i].name) != fam)
 				continue;
 			memset(&e[k], 0, sizeof(e[k]));
-			if (sscanf(rows[i].key, "%lld:%lld", &e[k].k1,
-			    &e[k].k2) < 1)
-				continue;
+			(void)sscanf(rows[i].key, "%lld:%lld", &e[k].k1,
+			    &e[k].k2);	/* read above */
 			if (families[fam].obj == OBJ_POST &&
 			    cname_post_owner(a->db, e[k].k1, &e[k].owner) == -1) {
 				done = -1;

@@ -291,6 +291,13 @@ const char *const schema_pg_migrations[] = {
 	 * members left (SQLite's STMT_NOTE_GROUP_LEFT): a group whose
 	 * newest like was withdrawn kept its place above newer ones */
 	TALLY_UNLIKE(GROUP_LEFT_SET("r.group_id")),
+	/* 12: SQLite's 21, backlog rows no counter can take kept aside */
+	"CREATE TABLE counter_backlog_bad (" ID ","
+	"  name TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  delta BIGINT NOT NULL,"
+	"  ver BIGINT NOT NULL,"
+	"  found_at BIGINT NOT NULL);",
 };
 
 const int schema_pg_version =

@@ -444,6 +444,12 @@ const char *const sql_text[STMT__MAX] = {
 	 * since that version was read */
 	[STMT_BACKLOG_DONE] =
 	    "DELETE FROM counter_backlog WHERE name = ?1 AND key = ?2 AND ver = ?3",
+	/* STMT_BACKLOG_QUARANTINE: name, key, version, now -- a row no
+	 * counter can take, kept aside (STMT_BACKLOG_DONE then deletes it) */
+	[STMT_BACKLOG_QUARANTINE] =
+	    "INSERT INTO counter_backlog_bad(name, key, delta, ver, found_at) "
+	    "SELECT name, key, delta, ver, ?4 FROM counter_backlog "
+	    "WHERE name = ?1 AND key = ?2 AND ver = ?3",
 	/* STMT_FLUSH_MAX */
 	[STMT_FLUSH_MAX] =
 	    "SELECT coalesce(max(id), 0) FROM flushes",

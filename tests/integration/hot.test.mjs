@@ -278,6 +278,24 @@ test('a malformed outbox row is kept aside by the drain, not deleted unread', as
   assert.match(stack.log('worker'), new RegExp(`outbox row ${id}: malformed deltas, moved to counter_outbox_bad`));
 });
 
+// A backlog row no counter can take (a family this build does not know,
+// a key it cannot read) waited for ever: the backlog was never empty, so
+// every `tallyctl flush` exited 1, and 500 such rows hid the good rows
+// behind them.  The settle keeps it aside now, in counter_backlog_bad.
+test('a backlog row no counter takes is kept aside, and the flush is clean', async () => {
+  const rows = [['no_such_family', '12', 3], ['post_likes', 'not-a-post', -2]];
+  for (const [name, key, delta] of rows)
+    stack.sqlite(`INSERT INTO counter_backlog(name, key, delta, ver) VALUES ('${name}', '${key}', ${delta}, 1)`);
+  const r = stack.tallyctlRaw('flush');
+  assert.equal(r.status, 0, `tallyctl flush: ${r.stdout}${r.stderr}`);
+  assert.equal(num('SELECT COUNT(*) FROM counter_backlog'), 0);
+  for (const [name, key, delta] of rows) {
+    assert.equal(num(`SELECT delta FROM counter_backlog_bad WHERE name='${name}' AND key='${key}' AND found_at > 0`), delta);
+    assert.match(r.stderr + stack.log('worker'), new RegExp(`backlog row ${name} ${key}: no counter takes it, moved to counter_backlog_bad`));
+  }
+  assert.deepEqual(compareAll(stack), []);
+});
+
 // A post with four readers, and its views (flushed).  stoppedAt(): the
 // social handler stopped at fault point `point` while it serves `page()`.
 async function viewed(prefix) {

@@ -5,7 +5,10 @@
  * as it was, and deleting by value lost a delta that arrived after the
  * settle's snapshot.  And a row made after one was deleted never takes
  * that one's version: a settle's mark in Redis may still name it
- * (count/settle.c), and a computed counter leaves a marked row out. */
+ * (count/settle.c), and a computed counter leaves a marked row out.
+ * Rows no counter takes (a family unknown, a key unreadable) are kept
+ * aside by the settle, not left waiting: 500 of them hid every row
+ * behind, and one kept the backlog from ever being empty. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count/backlog.h"
 #include "count/cstore.h"
 #include "store/app.h"
 #include "store/dbq.h"
@@ -129,6 +133,43 @@ test_backlog_row_never_takes_an_old_version(void **state)
 	assert_true(one(f->a.db, q) > ver);
 }
 
+static void
+exec_ok(struct db *d, const char *sql)
+{
+	struct dbq *s = dbq_prepare_once(d, sql);
+
+	assert_non_null(s);
+	assert_int_equal(dbq_step(s), DBQ_DONE);
+	dbq_finalize(s);
+}
+
+static void
+test_backlog_rows_no_counter_takes_are_kept_aside(void **state)
+{
+	struct fix *f = *state;
+	int n, passes = 0, total = 0;
+
+	/* more than a settle's 500: the first 500 hid the rest */
+	exec_ok(f->a.db, "WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL "
+	    "SELECT n + 1 FROM i WHERE n < 400) INSERT INTO counter_backlog"
+	    "(name, key, delta, ver) SELECT 'no_such_family', n, 1, n FROM i");
+	exec_ok(f->a.db, "WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL "
+	    "SELECT n + 1 FROM i WHERE n < 300) INSERT INTO counter_backlog"
+	    "(name, key, delta, ver) SELECT 'post_likes', 'x' || n, 2, n "
+	    "FROM i");
+	assert_int_equal(backlog_waits(&f->a), 1);
+	while ((n = backlog_settle(&f->a)) > 0 && passes++ < 10)
+		total += n;
+	assert_int_equal(n, 0);
+	assert_int_equal(total, 700);
+	assert_int_equal(backlog_waits(&f->a), 0);
+	assert_int_equal(one(f->a.db, "SELECT COUNT(*) FROM "
+	    "counter_backlog_bad WHERE found_at > 0"), 700);
+	assert_int_equal(one(f->a.db, "SELECT sum(delta) FROM "
+	    "counter_backlog_bad WHERE name = 'post_likes' AND key = 'x7' "
+	    "AND ver = 7"), 2);
+}
+
 int
 main(void)
 {
@@ -137,6 +178,9 @@ main(void)
 		    test_backlog_row_never_takes_an_old_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_row_goes_by_version,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_backlog_rows_no_counter_takes_are_kept_aside, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
