@@ -1,10 +1,11 @@
-/* profile_pages.c -- tally-social's profile and follow-list pages (each
- * a model, its load and its render: web/view_social.h), and the follow
- * action. */
+/* profile_pages.c -- tally-social's profile, follow-list and drafts
+ * pages (each a model, its load and its render: web/view_social.h), and
+ * the follow action. */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/valid.h"
+#include "social/drafts.h"
 #include "social/follow.h"
 #include "social/people.h"
 #include "social/profileview.h"
@@ -194,6 +195,42 @@ const struct page page_followers = {
 
 const struct page page_following = {
 	sizeof(struct people_model), following_load, view_people, people_done
+};
+
+/* /drafts?before=ID: the reader's drafts older than draft ID, as the
+ * "Older drafts" links name it (drafts.h); without it, the newest. */
+static enum page_load
+drafts_load(struct req *r, void *vm)
+{
+	struct drafts_model *m = vm;
+	long long before[2];
+	int n;
+
+	if ((n = field_ids(r, "before", before, 2)) == -1)
+		return PAGE_ANSWERED;
+	if (n > 1) {
+		resp_error(r, 400, "before: a draft's id.");
+		return PAGE_ANSWERED;
+	}
+	m->before = n == 1 ? before[0] : 0;
+	if (drafts_read(r->app, r->sess.user_id, m->before, DRAFTS_PAGE,
+	    &m->cards, &m->more) == -1) {
+		resp_error(r, 500, "The drafts could not be read.");
+		return PAGE_ANSWERED;
+	}
+	if (layout_load_cards(r, m->cards.v, m->cards.n, NULL, 0, NULL) == -1)
+		return PAGE_AGAIN;	/* one round trip */
+	return PAGE_RENDER;
+}
+
+static void
+drafts_done(void *vm)
+{
+	postlist_free(&((struct drafts_model *)vm)->cards);
+}
+
+const struct page page_drafts = {
+	sizeof(struct drafts_model), drafts_load, view_drafts, drafts_done
 };
 
 /* A follow or an unfollow (route.h: call.user, follow_add or

@@ -82,6 +82,7 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/people", .page = &page_people },
 	{ METHOD_GET, "/topics", .page = &page_topics },
 	{ METHOD_GET, "/followed", .page = &page_followed, .flags = ROUTE_USER },
+	{ METHOD_GET, "/drafts", .page = &page_drafts, .flags = ROUTE_USER },
 };
 
 /* The feeds and profiles taken together: one sync serves them all

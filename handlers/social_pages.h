@@ -46,7 +46,7 @@ int	profile_sql_ahead(struct req *);
 
 extern const struct page page_feed, page_topic, page_profile,
 	    page_followers, page_following, page_post, page_post_edit_form,
-	    page_people, page_topics, page_followed;
+	    page_people, page_topics, page_followed, page_drafts;
 
 int	act_follow_with(struct req *, const struct route *);
 int	act_post_create(struct req *, const struct route *);

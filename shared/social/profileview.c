@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "count/lb.h"
+#include "social/drafts.h"
 #include "social/follow.h"
 #include "social/notify.h"
 #include "social/pcache.h"
@@ -19,24 +20,6 @@ const enum family profile_fams[PROFILE_NCOUNTS] = {
 	[PROFILE_FOLLOWING] = FAM_USER_FOLLOWING,
 	[PROFILE_LIKES] = FAM_USER_LIKES,
 };
-
-static int
-drafts(struct app *a, long long uid, struct post_cards *out)
-{
-	struct dbq *s = dbq_stmt(a->db, STMT_DRAFTS_OF_USER);
-	int cap = 50, rc = DBQ_DONE;
-
-	out->v = NULL;
-	out->n = 0;
-	if (s == NULL)
-		return -1;
-	out->v = xcalloc((size_t)cap, sizeof(*out->v));
-	dbq_bind_i64(s, 1, uid);
-	while (out->n < cap && (rc = dbq_step(s)) == DBQ_ROW)
-		post_from_row(s, &out->v[out->n++].p);
-	dbq_done(s);
-	return rc == DBQ_ERR ? -1 : 0;
-}
 
 /* Whether viewer follows author and has a visit to mark (author posted
  * since the follow and the last visit): one read.  Only a followed
@@ -101,7 +84,8 @@ profileview_rest_took(struct app *a, const int t[2], long long viewer,
 	    visitor_state(a, t[0], viewer, v) == -1) ||
 	    postlist_read_took(a, t[1], ids, n, viewer, PC_VISIBLE,
 	    &v->posts) == -1 ||
-	    (v->self && page == 1 && drafts(a, uid, &v->drafts) == -1)) {
+	    (v->self && page == 1 && drafts_read(a, uid, 0, DRAFTS_PAGE,
+	    &v->drafts, &v->drafts_more) == -1)) {
 		postlist_free(&v->posts);
 		postlist_free(&v->drafts);
 		return -1;

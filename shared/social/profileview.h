@@ -35,6 +35,7 @@ struct profile_view {
 						 * their counts come in one
 						 * round trip */
 	struct post_cards	 drafts;	/* own profile, first page; */
+	int			 drafts_more;	/* older drafts: /drafts */
 	struct post_cards	 posts;		/* both views into all */
 	long long		 page;
 	int			 more;		/* a next page exists */

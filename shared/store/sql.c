@@ -217,11 +217,13 @@ const char *const sql_text[STMT__MAX] = {
 	    "FROM json_each(?1) j JOIN posts p ON p.id = j.value "
 	    "JOIN users u ON u.id = p.user_id JOIN topics t ON t.id = p.topic_id "
 	    "WHERE p.status = 1 AND p.is_deleted = 0",
-	/* STMT_DRAFTS_OF_USER: user -- newest 50 drafts */
+	/* STMT_DRAFTS_OF_USER: user, before (an id), limit -- the newest
+	 * drafts older than that one (posts_user: one range, newest first) */
 	[STMT_DRAFTS_OF_USER] =
 	    "SELECT " POST_COLS "FROM posts p JOIN users u ON u.id = p.user_id "
 	    "JOIN topics t ON t.id = p.topic_id WHERE p.user_id = ?1 "
-	    "AND p.status = 0 AND p.is_deleted = 0 ORDER BY p.id DESC LIMIT 50",
+	    "AND p.id < ?2 AND p.status = 0 AND p.is_deleted = 0 "
+	    "ORDER BY p.id DESC LIMIT ?3",
 	/* STMT_POST_LIKES_ADD: post, delta -- bookkeeping in the like's txn */
 	[STMT_POST_LIKES_ADD] =
 	    "UPDATE posts SET like_count = like_count + ?2 WHERE id = ?1",

@@ -114,6 +114,21 @@ profile_counts(struct req *r, const struct profile_view *v)
 	html_raw(b, "</p>");
 }
 
+/* The link to the drafts older than the last of cs (drafts.h); rel
+ * "next" on /drafts, none on a profile (whose next page is of posts). */
+static void
+drafts_older(struct req *r, const struct post_cards *cs, int rel)
+{
+	struct buf *b = &r->body;
+
+	if (rel)
+		html_raw(b, "<a rel=\"next\" href=\"/drafts?before=");
+	else
+		html_raw(b, "<a href=\"/drafts?before=");
+	html_int(b, cs->v[cs->n - 1].p.id);
+	html_raw(b, "\">Older drafts \xe2\x86\x92</a>");
+}
+
 void
 view_profile(struct req *r, const void *vm)
 {
@@ -143,6 +158,11 @@ view_profile(struct req *r, const void *vm)
 	if (v->drafts.n > 0) {
 		html_raw(b, "<h2>Your drafts</h2>");
 		render_posts(r, &v->drafts);
+		if (v->drafts_more) {
+			html_raw(b, "<p>");
+			drafts_older(r, &v->drafts, 0);
+			html_raw(b, "</p>");
+		}
 	}
 	html_raw(b, "<h2>Posts</h2>");
 	render_posts(r, &v->posts);
@@ -150,6 +170,30 @@ view_profile(struct req *r, const void *vm)
 		html_raw(b, "<p class=\"muted\">No posts yet.</p>");
 	snprintf(path, sizeof(path), "/u/%s", v->u.login);
 	render_pager(r, path, v->page, v->more);
+	layout_end(r);
+}
+
+void
+view_drafts(struct req *r, const void *vm)
+{
+	const struct drafts_model *m = vm;
+	struct buf *b = &r->body;
+
+	layout_begin(r, "Your drafts");
+	html_raw(b, "<h1>Your drafts</h1>");
+	render_posts(r, &m->cards);
+	if (m->cards.n == 0 && m->before > 0)
+		html_raw(b, "<p class=\"muted\">No older drafts.</p>");
+	else if (m->cards.n == 0)
+		html_raw(b, "<p class=\"muted\">No drafts.</p>");
+	html_raw(b, "<nav class=\"pager\"><span>");
+	if (m->before > 0)
+		html_raw(b, "<a rel=\"prev\" href=\"/drafts\">"
+		    "\xe2\x86\x90 Newest</a>");
+	html_raw(b, "</span><span>");
+	if (m->more && m->cards.n > 0)
+		drafts_older(r, &m->cards, 1);
+	html_raw(b, "</span></nav>");
 	layout_end(r);
 }
 

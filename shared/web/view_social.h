@@ -33,6 +33,14 @@ struct people_model {
 	int			 more;
 };
 void	view_people(struct req *, const void *people_model);
+/* /drafts: the reader's drafts older than the draft before (0: the
+ * newest); more when older ones follow. */
+struct drafts_model {
+	struct post_cards	 cards;
+	long long		 before;
+	int			 more;
+};
+void	view_drafts(struct req *, const void *drafts_model);
 void	view_post(struct req *, const void *posting_view);
 /* The edit form of a post (a posting_view: its author's). */
 void	view_post_edit(struct req *, const void *posting_view);

@@ -134,7 +134,7 @@ test('every page: no serious or critical axe violation, no sideways scroll at 39
     ['/u/alice/following', 'following'], [`/posts/${post}`, 'post'], [`/posts/${post}/edit`, 'edit'],
     ['/t/general', 'topic'], ['/notifications', 'notifications'], ['/notices', 'notices'],
     ['/news', 'news'], ['/people', 'people'], ['/people?q=bo', 'people-search'], ['/topics', 'topics'],
-    ['/followed', 'followed'], ['/no/such/page', 'not-found-user'],
+    ['/followed', 'followed'], ['/drafts', 'drafts'], ['/no/such/page', 'not-found-user'],
   ];
   const admin = [
     ['/admin', 'admin'], ['/admin/top?by=followers&n=10', 'top'],

@@ -239,6 +239,43 @@ describe('drafts and deleted posts', () => {
     assert.equal((await reader.c.post(`/posts/${draft}/like`)).status, 404);
   });
 
+  // The profile listed the newest 50 drafts and no more: a 51st was
+  // written and never found again.  /drafts pages them by the last one
+  // shown; only the author's, the visitor sent to log in.
+  test('every draft can be found: the profile\'s newest 50, then /drafts?before=ID', async () => {
+    const author = await newUser(stack, 'dp_author');
+    const other = await newUser(stack, 'dp_other');
+    const drafts = [];
+    for (let i = 0; i < 53; i++) drafts.push(await publish(author.c, `draft ${i}`, { publish: '0' }));
+    const published = await publish(author.c, 'out in the open');
+    const newest = [...drafts].reverse();
+    const own = await author.c.get('/u/dp_author');
+    const ids = postIds(own.text);
+    assert.deepEqual(ids.filter((id) => id !== published), newest.slice(0, 50), 'the profile: the newest 50');
+    const older = own.text.match(/<a href="(\/drafts\?before=(\d+))">Older drafts/);
+    assert.ok(older, 'the profile links the older drafts');
+    assert.equal(Number(older[2]), newest[49]);
+    const rest = await author.c.get(older[1]);
+    assert.equal(rest.status, 200);
+    assert.deepEqual(postIds(rest.text), newest.slice(50), 'the 3 left');
+    assert.doesNotMatch(rest.text, /rel="next"/);
+    assert.match(rest.text, /<a rel="prev" href="\/drafts">/);
+    const first = await author.c.get('/drafts');
+    assert.deepEqual(postIds(first.text), newest.slice(0, 50));
+    assert.match(first.text, new RegExp(`<a rel="next" href="/drafts\\?before=${newest[49]}">`));
+    // another's drafts are never theirs to list; a visitor logs in first
+    const theirs = await other.c.get('/drafts');
+    assert.equal(theirs.status, 200);
+    assert.deepEqual(postIds(theirs.text), []);
+    assert.match(theirs.text, /No drafts\./);
+    assert.doesNotMatch((await other.c.get('/u/dp_author')).text, /Older drafts|draft 5/);
+    const anon = await new Client(stack.base).get('/drafts');
+    assert.equal(anon.status, 303);
+    assert.match(anon.location, /^\/login/);
+    for (const bad of ['x', '1.2', '-3', '0'])
+      assert.equal((await author.c.get(`/drafts?before=${bad}`)).status, 400, `before=${bad}`);
+  });
+
   test('publishing a draft puts it in followers\' feeds, unpublishing takes it out', async () => {
     const author = await newUser(stack, 'ed_author');
     const reader = await newUser(stack, 'ed_reader');

@@ -157,6 +157,66 @@ test_profile(void **state)
 	req_free(r);
 }
 
+/* /drafts and the own profile's drafts: "Older drafts" names the last
+ * draft shown (drafts.h), on /drafts as rel="next", on the profile with
+ * no rel (its next page is of posts); a page after one links the
+ * newest. */
+static void
+test_drafts(void **state)
+{
+	struct post_card cs[2];
+	struct drafts_model m;
+	struct profile_view v;
+	struct req *r = req_new(1);
+	char b70[] = "d<70", b41[] = "d41";
+	const char *h;
+
+	(void)state;
+	memset(cs, 0, sizeof(cs));
+	cs[0].p = (struct post){ .id = 70, .user_id = 9, .status = 0,
+	    .login = "bob", .name = "Bob", .slug = "general", .body = b70 };
+	cs[1].p = cs[0].p;
+	cs[1].p.id = 41;
+	cs[1].p.body = b41;
+	memset(&m, 0, sizeof(m));
+	m.cards = (struct post_cards){ cs, 2 };
+	m.more = 1;
+	view_drafts(r, &m);
+	h = body(r);
+	assert_non_null(strstr(h, "<h1>Your drafts</h1>"));
+	assert_non_null(strstr(h, "data-post-id=\"70\""));
+	assert_non_null(strstr(h, "d&lt;70"));
+	assert_non_null(strstr(h, "<a rel=\"next\" href=\"/drafts?before=41\">"
+	    "Older drafts"));
+	assert_null(strstr(h, "rel=\"prev\""));
+	buf_reset(&r->body);
+	m.before = 41;			/* the last page */
+	m.cards.n = 0;
+	m.more = 0;
+	view_drafts(r, &m);
+	h = body(r);
+	assert_non_null(strstr(h, "No older drafts."));
+	assert_non_null(strstr(h, "<a rel=\"prev\" href=\"/drafts\">"));
+	assert_null(strstr(h, "rel=\"next\""));
+	buf_reset(&r->body);
+	memset(&v, 0, sizeof(v));
+	v.u = (struct account){ 9, "bob", "Bob", 0 };
+	v.self = 1;
+	v.page = 1;
+	v.drafts = (struct post_cards){ cs, 2 };
+	v.drafts_more = 1;
+	view_profile(r, &v);
+	h = body(r);
+	assert_non_null(strstr(h, "Your drafts"));
+	assert_non_null(strstr(h, "<a href=\"/drafts?before=41\">Older drafts"));
+	assert_null(strstr(h, "rel=\"next\""));
+	buf_reset(&r->body);
+	v.drafts_more = 0;
+	view_profile(r, &v);
+	assert_null(strstr(body(r), "/drafts?before"));
+	req_free(r);
+}
+
 static void
 test_topic_and_people(void **state)
 {
@@ -371,6 +431,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_drafts),
 		cmocka_unit_test(test_topic_and_people),
 		cmocka_unit_test(test_top_and_report),
 		cmocka_unit_test(test_metrics),
