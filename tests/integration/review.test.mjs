@@ -8,8 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startStack, Client, childrenOf } from '../lib/stack.mjs';
+import { execFileSync, spawn } from 'node:child_process';
+import https from 'node:https';
+import os from 'node:os';
+import { startStack, Client, childrenOf, freePort, waitFor } from '../lib/stack.mjs';
 import { measure as measureCost } from '../lib/cost.mjs';
 import { userId } from '../lib/social.mjs';
 
@@ -123,6 +125,53 @@ test('/metrics refuses a non-local REMOTE_ADDR even when nginx is bypassed', () 
 // Behind TLS nginx passes HTTPS=on (its stock fastcgi_params, which
 // tally-fastcgi.conf includes): the real handler then marks its cookies
 // Secure and sends Strict-Transport-Security; over plain HTTP neither.
+// What nginx serves itself (the stylesheet, its own error pages) carried
+// no Strict-Transport-Security over TLS: only the handlers' answers did.
+// A second nginx from the stack's own configuration, listening with TLS
+// (a certificate made for the test), beside the stack's plain one.
+test('over TLS nginx\'s own answers carry HSTS once, as the handlers\' do; over HTTP none', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-tls-'));
+  const ngx = fs.existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
+    '-subj', '/CN=localhost', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
+  { stdio: 'ignore' });
+  const port = await freePort();
+  // run as root, tally-run gives the run directory to the stack's user,
+  // whose 0660 sockets root's default workers (nobody) cannot reach
+  const owner = execFileSync('stat', ['-c', '%U %G', stack.runDir], { encoding: 'utf8' }).trim();
+  let conf = fs.readFileSync(path.join(stack.runDir, 'nginx', 'nginx.conf'), 'utf8')
+    .replace(/listen 127\.0\.0\.1:\d+;/, `listen 127.0.0.1:${port} ssl; ssl_certificate ${dir}/cert.pem; ssl_certificate_key ${dir}/key.pem;`)
+    .replace(/^pid .*$/m, `pid ${dir}/nginx.pid;`)
+    .replace(/([a-z_]+)_temp_path [^;]*;/g, (_, k) => `${k}_temp_path ${dir}/${k};`)
+    .replace(/access_log [^;]*;/, 'access_log off;')
+    .replace(/^.*include .*\/tally-live\.conf;$/m, '');
+  if (process.getuid() === 0 && !owner.startsWith('root ') && !/^user /m.test(conf)) conf = `user ${owner};\n${conf}`;
+  assert.match(conf, /ssl_certificate/);
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), conf);
+  const n2 = spawn(ngx, ['-q', '-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'),
+    '-g', 'daemon off;'], { stdio: 'ignore' });
+  t.after(() => { n2.kill('SIGTERM'); fs.rmSync(dir, { recursive: true, force: true }); });
+  const head = (url) => new Promise((resolve, reject) => {
+    const req = https.request(url, { rejectUnauthorized: false, method: 'GET' }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, raw: res.rawHeaders }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const hsts = (raw) => raw.flatMap((v, i) => (i % 2 === 0 && /^strict-transport-security$/i.test(v) ? [raw[i + 1]] : []));
+  await waitFor(async () => { try { await head(`https://127.0.0.1:${port}/static/tally.css`); return true; } catch { return false; } }, 10000, 100);
+  for (const [url, status] of [['/static/tally.css', 200], ['/static/no-such-file.css', 404], ['/login', 200]]) {
+    const r = await head(`https://127.0.0.1:${port}${url}`);
+    assert.equal(r.status, status, url);
+    assert.deepEqual(hsts(r.raw), ['max-age=31536000'], `${url}: one HSTS header`);
+  }
+  for (const url of ['/static/tally.css', '/static/no-such-file.css', '/login']) {
+    const r = await fetch(`${stack.base}${url}`);
+    assert.equal(r.headers.get('strict-transport-security'), null, `${url} over HTTP`);
+  }
+});
+
 test('cookies carry Secure and answers HSTS when the request came over HTTPS', () => {
   const get = (extra) => execFileSync('cgi-fcgi', ['-bind', '-connect', path.join(stack.runDir, 'web.sock')], {
     env: {
