@@ -71,6 +71,7 @@
 #include "social/bcache.h"
 #include "social/fanout.h"
 #include "social/follow.h"
+#include "social/pcache.h"
 #include "social/session.h"
 #include "social/timeline.h"
 #include "social/tlstale.h"
@@ -351,6 +352,7 @@ job_after_outage(struct app *a)
 	if (!rds_up(a->rds))
 		return;
 	tlstale_refresh(a);
+	pcache_stale_refresh(a);	/* profile changes Redis missed */
 	bcache_replay(a);	/* badge bumps Redis missed */
 	while (backlog_settle(a) > 0 && !stopping)
 		;

@@ -49,6 +49,8 @@
  *   live-open      a live stream's session is checked and its first
  *                  event published, the stream not yet handed to nginx
  *                  (handlers/notify.c): a logout meanwhile
+ *   pcache-rebuild a cached profile's rebuild read its row, not yet put
+ *                  it in Redis (social/pcache.c): a rename meanwhile
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

@@ -7,8 +7,10 @@
 #include <jansson.h>
 #include <sodium.h>
 
+#include "base/fault.h"
 #include "base/log.h"
 #include "social/pcache.h"
+#include "social/tlstale.h"
 #include "store/db.h"
 #include "store/key.h"
 
@@ -107,35 +109,47 @@ lookup(struct app *a, const char *key, struct account *u, int *down)
 	return rc;
 }
 
-/* Queues the SET of the entry (found: u; else the negative one): 1
+/* The rebuild's end: the entry (ARGV[2]; "" none) is set, for ARGV[3]
+ * seconds, only while the rebuild's lock (KEYS[2]) still holds its token
+ * (ARGV[1]), and the lock goes if it is its own.  An invalidation drops
+ * entry and lock together (pcache_invalidate()): a rebuild that read the
+ * row before a rename committed then puts nothing, where a plain SET
+ * after the DEL kept the old name for the entry's hour. */
+static struct rds_script put_lua = { .src =
+	"#!lua\n"
+	"if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end\n"
+	"if ARGV[2] ~= '' then\n"
+	"  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) end\n"
+	"redis.call('DEL', KEYS[2])\n"
+	"return 1\n" };
+
+/* Queues the rebuild's end under the lock's token: the entry (found: u;
+ * else the negative one; put: 0, none) and the lock's release.  1
  * queued, 0 not. */
 static int
-store(struct app *a, const char *key, int found, const struct account *u)
+store(struct app *a, const char *key, const char *lock, const char *token,
+    int put, int found, const struct account *u)
 {
-	char ttl[16], *js;
-	const char *argv[5];
+	char ttl[16] = "0", *js = NULL;
+	const char *keys[2] = { key, lock }, *args[3];
 	json_t *o;
 	int queued;
 
-	if (found) {
+	if (put && found) {
 		o = json_pack("{s:I,s:s,s:s}", "id", (json_int_t)u->id, "login",
 		    u->login, "name", u->name);
 		js = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
 		json_decref(o);
 		snprintf(ttl, sizeof(ttl), "%u",
 		    PC_TTL + randombytes_uniform(PC_JITTER + 1));
-	} else {
+	} else if (put) {
 		js = strdup("null");
 		snprintf(ttl, sizeof(ttl), "%d", PC_NEG_TTL);
 	}
-	if (js == NULL)
-		return 0;
-	argv[0] = "SET";
-	argv[1] = key;
-	argv[2] = js;
-	argv[3] = "EX";
-	argv[4] = ttl;
-	queued = rds_append_strs(a->rds, 5, argv) == 0;
+	args[0] = token;
+	args[1] = js != NULL ? js : "";
+	args[2] = ttl;
+	queued = rds_append_eval(a->rds, &put_lua, 2, keys, 3, args) == 0;
 	free(js);
 	return queued;
 }
@@ -160,10 +174,10 @@ count_later(struct app *a, const char *what)
  * our miss and our lock), in one round trip: 1 the lock taken, 0 not,
  * -1 Redis failed; *rc what the entry holds (lookup()'s answer). */
 static int
-lock_and_look(struct app *a, const char *lock, const char *key,
-    struct account *u, int *rc)
+lock_and_look(struct app *a, const char *lock, const char *token,
+    const char *key, struct account *u, int *rc)
 {
-	const char *set[6] = { "SET", lock, "1", "NX", "PX", "2000" };
+	const char *set[6] = { "SET", lock, token, "NX", "PX", "2000" };
 	const char *get[2] = { "GET", key };
 	rds_reply *rep;
 	int got = -1, queued;
@@ -194,16 +208,19 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
     int down)
 {
 	struct timespec wait = { 0, 25 * 1000 * 1000 };
-	char lock[96];
+	unsigned char raw[8];
+	char lock[96], token[2 * sizeof(raw) + 1];
 	int rc, got, i, queued;
 
 	if (down || app_reader(a) != a->rds)	/* no rebuild on a replica */
 		return account_by_login(a->db, login, u);
 	key_sub(lock, sizeof(lock), key, "lock");
-	if ((got = lock_and_look(a, lock, key, u, &rc)) == -1)
+	randombytes_buf(raw, sizeof(raw));
+	sodium_bin2hex(token, sizeof(token), raw, sizeof(raw));
+	if ((got = lock_and_look(a, lock, token, key, u, &rc)) == -1)
 		return account_by_login(a->db, login, u);
 	if (got && rc >= 0) {	/* rebuilt meanwhile by another */
-		rds_free(rds_cmdv(a->rds, "DEL", lock, NULL));
+		rds_collect(a->rds, store(a, key, lock, token, 0, 0, NULL));
 		return rc;
 	}
 	if (got) {		/* ours to rebuild */
@@ -212,12 +229,10 @@ missed(struct app *a, const char *login, const char *key, struct account *u,
 		 * trip */
 		db_reads_end(a->db);
 		rc = account_by_login(a->db, login, u);
+		fault_point("pcache-rebuild");
 		queued = count_later(a, "rebuilds") + count_later(a,
 		    "sql_reads");
-		if (rc >= 0)
-			queued += store(a, key, rc, u);
-		queued += rds_append_strs(a->rds, 2, (const char *[]){ "DEL",
-		    lock }) == 0;
+		queued += store(a, key, lock, token, rc >= 0, rc, u);
 		rds_collect(a->rds, queued);
 		return rc;
 	}
@@ -293,10 +308,25 @@ pcache_get(struct app *a, const char *login, struct account *u)
 void
 pcache_invalidate(struct app *a, const char *login)
 {
-	char key[80];
+	char key[80], lock[96];
 	rds_reply *rep;
+	int ok;
 
 	key_login(key, sizeof(key), login);
-	if ((rep = rds_cmdv(a->rds, "DEL", key, NULL)) != NULL)
+	key_sub(lock, sizeof(lock), key, "lock");	/* one slot */
+	rep = rds_cmdv(a->rds, "DEL", key, lock, NULL);
+	ok = rep != NULL && rds_type(rep) == RDS_INTEGER;
+	if (rep != NULL)
 		rds_free(rep);
+	if (ok)
+		return;
+	/* Redis did not take it: every entry goes once Redis answers */
+	tlstale_mark_as(a, "profiles_stale", "a profile's change");
+}
+
+int
+pcache_stale_refresh(struct app *a)
+{
+	return tlstale_drop_as(a, "profiles_stale", KEY_LOGIN_ALL,
+	    "the profile cache");
 }

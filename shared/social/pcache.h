@@ -8,7 +8,8 @@
  * 30 s).  A missing entry is rebuilt by the one request that wins a
  * SET NX lock; the others wait up to ~100 ms for it, then read SQLite (no
  * stampede).  Redis down: SQLite.  Signup and useradd drop the entry
- * (a negative one would otherwise hide the new user for 30 s).
+ * (a negative one would otherwise hide the new user for 30 s), and so
+ * does a rename.
  * Rebuilds and SQLite reads are counted in {metrics}:cache.
  */
 #ifndef TALLY_PCACHE_H
@@ -19,7 +20,14 @@
 
 /* 1 found, 0 no such login, -1 error.  login is already folded. */
 int	pcache_get(struct app *, const char *login, struct account *);
+/* Drops login's entry and any rebuild's lock, after a change committed
+ * (a rename; a signup, over a negative entry): a rebuild that read the
+ * row before puts nothing.  When Redis does not take it, SQLite keeps
+ * that a change was missed (setting profiles_stale) and
+ * pcache_stale_refresh() (the worker, once Redis answers) drops every
+ * entry: 1 it did, 0 nothing to do, -1 Redis failed. */
 void	pcache_invalidate(struct app *, const char *login);
+int	pcache_stale_refresh(struct app *);
 
 /* pcache_get() in steps, so that a page can queue commands of its own
  * behind the GET: pcache_send() queues it, pcache_read() reads its reply

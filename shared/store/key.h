@@ -92,6 +92,8 @@ void	key_badge_copy(char *out, size_t sz, int k);
 #define KEY_GEN			"{tally}:gen"
 /* Patterns (SCAN) of every timeline's and every board's marker. */
 #define KEY_TIMELINE_MARKS	"{u*}:*:ok"
+/* Every cached profile and its rebuild's lock (social/pcache.h). */
+#define KEY_LOGIN_ALL		"{login:*"
 #define KEY_BOARD_MARKS		"{lb}:*:ok"
 
 #endif

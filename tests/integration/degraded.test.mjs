@@ -228,6 +228,8 @@ describe('Redis stopped, then back, then empty', () => {
 
   test('redis-server stopped: every page 200, every action 303 and committed, /healthz 503', async (t) => {
     const epochBefore = onCluster() ? '' : stack.redis('HGET', '{g}:badge', 'epoch');
+    await page(u.bob.c, '/u/dave');	// dave's profile cached
+    assert.notEqual(stack.redis('GET', '{login:dave}'), '', 'dave\'s profile is cached');
     const pids = redisPids(stack);
     for (const pid of pids) sigstop(pid);
     try {
@@ -278,6 +280,13 @@ describe('Redis stopped, then back, then empty', () => {
       const carolId = num(stack, "select id from users where login='carol'");
       assert.ok(carolId > 0, 'carol committed');
       await page(carol, '/t/general');
+
+      // a rename whose cache entry Redis could not drop: remembered in
+      // SQLite, so the entry goes once Redis answers, not in an hour
+      await page(u.dave.c, '/settings');
+      await ok303(u.dave.c.post('/settings', { name: 'Dave Renamed' }), 'rename');
+      assert.notEqual(num(stack, "select coalesce((select value from settings where name='profiles_stale'), 0)"), 0,
+        'the missed invalidation is remembered');
 
       const bob2 = new Client(stack.base);
       const li = await ok303(bob2.login('bob', 'password-123'), 'login');
@@ -355,7 +364,10 @@ describe('Redis stopped, then back, then empty', () => {
     const t0 = Date.now();
     await waitFor(() => num(stack, 'select count(*) from counter_backlog') === 0 &&
       num(stack, "select coalesce((select value from settings where name='timelines_stale'), 0)") === 0 &&
-      num(stack, "select coalesce((select value from settings where name='badges_missed'), 0)") === 0, 40000, 100);
+      num(stack, "select coalesce((select value from settings where name='badges_missed'), 0)") === 0 &&
+      num(stack, "select coalesce((select value from settings where name='profiles_stale'), 0)") === 0, 40000, 100);
+    assert.equal(stack.redis('GET', '{login:dave}'), '', 'the profile cache was dropped');
+    assert.match((await page(u.bob.c, '/u/dave')).text, /Dave Renamed/);
     if (!onCluster()) assert.notEqual(stack.redis('HGET', '{g}:badge', 'epoch'), epochBefore, 'the badges\' epoch was bumped: every cached badge turned over');
     t.diagnostic(`backlog empty ${Date.now() - t0} ms after SIGCONT`);
     await waitFor(async () => (await fetch(`${stack.base}/healthz`)).status === 200, 10000, 100);

@@ -57,13 +57,14 @@ before(async () => {
   stack = await startStack({
     env: {
       TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400',
-      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1,settle-backlog:stop:1,reconcile-loaded:stop:1`,
+      TALLY_FAULT: `reconcile-fix:stop:${FIRES},view-delta:stop:1,settle-backlog:stop:1,reconcile-loaded:stop:1,pcache-rebuild:stop:1`,
     },
     disarmed: { 'reconcile-loaded': 1 },	// every run reaches it
   });
   faults.disarm(stack, 'reconcile-fix', FIRES);
   faults.disarm(stack, 'view-delta', 1);
   faults.disarm(stack, 'settle-backlog', 1);
+  faults.disarm(stack, 'pcache-rebuild', 1);
   await waitFor(() => stack.redis('GET', '{tally}:gen') === '1' && num(ACTIVE) === 0, 40000, 100);
   stack.tallyctl('flush');
 });
@@ -294,6 +295,26 @@ test('a backlog row no counter takes is kept aside, and the flush is clean', asy
     assert.match(r.stderr + stack.log('worker'), new RegExp(`backlog row ${name} ${key}: no counter takes it, moved to counter_backlog_bad`));
   }
   assert.deepEqual(compareAll(stack), []);
+});
+
+// A profile's cache entry is rebuilt from its row by the one request
+// that takes the rebuild's lock.  One that read the row before a rename
+// committed put it in Redis after the rename's invalidation: the old name
+// for the entry's hour.  Forced: the rebuild stops between its read and
+// its put (fault point pcache-rebuild) while the user renames.
+test('a profile rebuilt from a row read before a rename does not keep the old name', async () => {
+  const me = new Client(stack.base);
+  assert.equal((await me.signup('hp_renamer')).status, 303);
+  const visitor = new Client(stack.base);
+  stack.redis('DEL', '{login:hp_renamer}');
+  const { answer, handler } = await stoppedAt('pcache-rebuild', () => visitor.get('/u/hp_renamer'));
+  await me.get('/settings');
+  assert.equal((await me.post('/settings', { name: 'Renamed Person' })).status, 303);
+  process.kill(handler, 'SIGCONT');
+  assert.equal((await answer).status, 200);
+  const entry = stack.redis('GET', '{login:hp_renamer}');
+  assert.ok(entry === '' || JSON.parse(entry).name === 'Renamed Person', `the entry: ${entry}`);
+  assert.match((await visitor.get('/u/hp_renamer')).text, /Renamed Person/);
 });
 
 // A post with four readers, and its views (flushed).  stoppedAt(): the
