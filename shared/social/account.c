@@ -1,4 +1,5 @@
 /* account.c -- accounts; see account.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ word_put(struct db *d, const char *w, long long uid)
 	return rc == DBQ_DONE ? 0 : -1;
 }
 
+/* A login is reserved when one of its words -- its runs of letters,
+ * which digits and underscores part -- is a name staff answer to: not
+ * "admin" alone, but "admin_2", "the_root" and "Tally_Support" too, which
+ * only the exact names let anyone take.  "rootbeer" and "supportive" are
+ * words of their own, and free. */
 int
 account_reserved(const char *login)
 {
@@ -38,11 +44,21 @@ account_reserved(const char *login)
 		"admin", "administrator", "root", "tally", "support",
 		"moderator",
 	};
-	size_t i;
+	const char *p = login, *w;
+	size_t i, len;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcasecmp(login, names[i]) == 0)
-			return 1;
+	while (*p != '\0') {
+		for (; *p != '\0' && !isalpha((unsigned char)*p); p++)
+			;
+		for (w = p; *p != '\0' && isalpha((unsigned char)*p); p++)
+			;
+		len = (size_t)(p - w);
+		for (i = 0; len > 0 && i < sizeof(names) / sizeof(names[0]);
+		    i++)
+			if (strlen(names[i]) == len &&
+			    strncasecmp(w, names[i], len) == 0)
+				return 1;
+	}
 	return 0;
 }
 

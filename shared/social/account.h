@@ -21,8 +21,9 @@ struct account {
 long long	account_create(struct db *, const char *login, const char *name,
 		    const char *pw, size_t pwlen, int is_admin, int min_cost);
 
-/* 1 when login (any case) is kept for tallyctl useradd: admin,
- * administrator, root, tally, support, moderator. */
+/* 1 when login is kept for tallyctl useradd: one of its words (runs of
+ * letters, parted by digits and underscores), in any case, is admin,
+ * administrator, root, tally, support or moderator. */
 int		account_reserved(const char *login);
 
 /* Adds user uid's login and name to the people search (base/words.h);

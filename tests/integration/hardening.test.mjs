@@ -49,6 +49,16 @@ test('admin, root, support and the like are reserved for tallyctl useradd, in an
     assert.match(r.text, /id="err-login"/);
   }
   assert.equal(num("select count(*) from users where lower(login) in ('administrator','root','tally','support','moderator')"), 0);
+  // as a word of a login too (letters parted by digits and _), which
+  // the exact names left free: "admin_2" answered as staff
+  for (const login of ['admin_2', 'The_Root', 'tally_support', '2admin', 'x_moderator_x']) {
+    const r = await new Client(stack.base).signup(login, 'password-123', 'Someone');
+    assert.equal(r.status, 409, login);
+  }
+  for (const login of ['rootbeer_fan', 'supportive', 'tallyho2']) {
+    const r = await new Client(stack.base).signup(login, 'password-123', 'Someone');
+    assert.equal(r.status, 303, login);
+  }
   // the operator may still create them
   stack.tallyctl('useradd', 'support', 'Support desk', 'support-pass-1');
   assert.equal(num("select count(*) from users where login = 'support'"), 1);

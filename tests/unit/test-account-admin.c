@@ -3,7 +3,9 @@
  * /login would refuse (under 8 bytes, a control character, not UTF-8) is
  * refused at the start, and no account is made with it (it was, and
  * could never log in); one of 128 bytes, the most a password may be, is
- * taken (it was refused as too long); none given, one is made. */
+ * taken (it was refused as too long); none given, one is made.  And the
+ * logins reserved for the operator: a staff name alone or as a word of
+ * the login, not inside a longer word. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -80,6 +82,25 @@ test_made_when_none_given(void **state)
 	assert_true(account_check(d, "admin", out, strlen(out), NULL) > 0);
 }
 
+static void
+test_reserved_by_word(void **state)
+{
+	static const char *const kept[] = { "admin", "ADMIN", "admin_2",
+	    "2admin", "The_Root", "tally_support", "x_moderator_x",
+	    "administrator9", "root_" };
+	static const char *const free_[] = { "rootbeer_fan", "supportive",
+	    "tallyho2", "sysadmins", "adm_in", "alice", "a_b_c" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (!account_reserved(kept[i]))
+			fail_msg("%s: not reserved", kept[i]);
+	for (i = 0; i < sizeof(free_) / sizeof(free_[0]); i++)
+		if (account_reserved(free_[i]))
+			fail_msg("%s: reserved", free_[i]);
+}
+
 int
 main(void)
 {
@@ -88,6 +109,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_made_when_none_given,
 		    setup, teardown),
+		cmocka_unit_test(test_reserved_by_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
