@@ -58,6 +58,7 @@ rcl_open(const char *seeds, int timeout_ms, const char *auth,
 		if (strchr(tok, ':') != NULL)
 			rcl_node_at(cl, tok);
 	free(list);
+	cl->nseeds = cl->nnodes;
 	if (cl->nnodes == 0) {
 		log_err("TALLY_REDIS_CLUSTER: no host:port in \"%s\"", seeds);
 		free(cl);

@@ -53,6 +53,9 @@ struct rcl_entry;
 struct rcl {
 	struct rconn	 nodes[RCL_NODES];	/* masters and replicas seen */
 	int		 nnodes;
+	int		 nseeds;		/* the first, kept for ever */
+	unsigned int	 naming;		/* bit i: the map being read
+						   names nodes[i] */
 	unsigned char	 map[RCL_SLOTS];	/* node index, or RCL_NONE */
 	int		 stale;			/* refresh before next use */
 	long long	 refreshed_ms;		/* monotonic; last attempt */
@@ -90,7 +93,12 @@ int		 rcl_keyslot(const char *key, size_t len);
 int		 rcl_cmd_slotof(int argc, const char **argv, const size_t *lens);
 
 /* The node at host:port, added to the table when new; -1 when full or
- * addr is not a host:port (rcl_addr_valid()). */
+ * addr is not a host:port (rcl_addr_valid()).  A full table takes the
+ * place of a node it no longer needs: not a seed, no master of the map
+ * nor named by the map being read, nothing queued anywhere (a cluster
+ * whose nodes come back under new addresses, one after another, would
+ * otherwise fill it, and slots served by a new node stay unreachable
+ * until the process restarts). */
 int		 rcl_node_at(struct rcl *, const char *addr);
 /* 1 when addr is "host:port": a host of letters, digits, '.' and '-'
  * (at most 253), a port of digits from 1 to 65535; else 0.  What a

@@ -21,6 +21,24 @@
 
 /* The nodes: every master and replica seen, by host:port. */
 
+/* A place for a new node: the next, or when every one is taken that of
+ * a node nothing needs (rcl.h: rcl_node_at()); -1 when none is free. */
+static int
+free_node(const struct rcl *cl)
+{
+	int i;
+
+	if (cl->nnodes < RCL_NODES)
+		return cl->nnodes;
+	if (cl->head < cl->nq)	/* a pipeline's entries name nodes */
+		return -1;
+	for (i = cl->nseeds; i < cl->nnodes; i++)
+		if (!(cl->masters & (1u << i)) && !(cl->naming & (1u << i)) &&
+		    cl->nodes[i].pending == 0 && cl->nodes[i].unsent == 0)
+			return i;
+	return -1;
+}
+
 int
 rcl_node_at(struct rcl *cl, const char *addr)
 {
@@ -29,12 +47,15 @@ rcl_node_at(struct rcl *cl, const char *addr)
 	int i;
 
 	for (i = 0; i < cl->nnodes; i++)
-		if (strcmp(cl->nodes[i].addr, addr) == 0)
+		if (strcmp(cl->nodes[i].addr, addr) == 0) {
+			cl->naming |= 1u << i;
 			return i;
-	if (cl->nnodes == RCL_NODES || strlen(addr) > CFG_SOCK_MAX ||
-	    !rcl_addr_valid(addr))
+		}
+	if (strlen(addr) > CFG_SOCK_MAX || !rcl_addr_valid(addr) ||
+	    (i = free_node(cl)) == -1)
 		return -1;
-	c = &cl->nodes[cl->nnodes];
+	c = &cl->nodes[i];
+	rconn_close(c);
 	rconn_init(c, addr, cl->timeout_ms);
 	c->auth = cl->auth;
 	/* A node of this machine that also listens on a unix socket
@@ -49,7 +70,10 @@ rcl_node_at(struct rcl *cl, const char *addr)
 		if (n > 0 && n <= CFG_SOCK_MAX && access(path, F_OK) == 0)
 			memcpy(c->local, path, (size_t)n + 1);
 	}
-	return cl->nnodes++;
+	if (i == cl->nnodes)
+		cl->nnodes++;
+	cl->naming |= 1u << i;
+	return i;
 }
 
 /* The whole cluster down (rcl.h): one backoff for all its nodes while
@@ -149,6 +173,7 @@ rcl_map_parse(struct rcl *cl, const redisReply *rep, unsigned char *map)
 	if (rep == NULL || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)
 		return -1;
 	memset(map, RCL_NONE, RCL_SLOTS);
+	cl->naming = 0;		/* what this map names, from now */
 	for (k = 0; k < rep->elements; k++) {
 		r = rep->element[k];
 		/* [start, end, [host, port, ...], replicas...]: every part

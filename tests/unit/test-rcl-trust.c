@@ -5,7 +5,10 @@
  * and adds no node; a MOVED or ASK is parsed only when its slot and
  * host:port are sound, and one to a node the map does not have is not
  * followed.  Run under ASan too: a range below 0 once wrote below the
- * map. */
+ * map.  And a cluster whose nodes come back under new addresses, again
+ * and again: the node table (RCL_NODES) makes room for each new one in
+ * the place of one the map no longer names, the seeds and the masters
+ * kept; it filled, and a new node's slots stayed unreachable. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -162,12 +165,58 @@ test_redirects(void **state)
 	assert_int_equal(rcl_addr_valid("a b:1"), 0);
 }
 
+/* The map as load_map() (rcl_map.c) takes it: copied, its masters. */
+static void
+take(struct rcl *cl, const unsigned char *map)
+{
+	int s;
+
+	memcpy(cl->map, map, RCL_SLOTS);
+	cl->masters = 0;
+	for (s = 0; s < RCL_SLOTS; s++)
+		if (map[s] != RCL_NONE)
+			cl->masters |= 1u << map[s];
+}
+
+static void
+test_nodes_come_and_go(void **state)
+{
+	static unsigned char map[RCL_SLOTS];
+	struct rcl *cl = rcl_open("127.0.0.1:7001", 100, NULL, NULL);
+	char host[32];
+	redisReply *rep;
+	int k, stay = -1;
+
+	(void)state;
+	for (k = 0; k < 4 * RCL_NODES; k++) {
+		/* one master stays, the other is new every time */
+		snprintf(host, sizeof(host), "10.0.%d.%d", k / 200, k % 200 + 1);
+		rep = arr(2, range(num(0), num(8191), "10.9.9.9", num(7000)),
+		    range(num(8192), num(16383), host, num(7000)));
+		assert_int_equal(rcl_map_parse(cl, rep, map), 0);
+		freeReplyObject(rep);
+		assert_int_equal(mapped(map), RCL_SLOTS);
+		take(cl, map);
+		if (stay == -1)
+			stay = map[0];
+		assert_int_equal(map[0], stay);		/* kept its place */
+		snprintf(host + strlen(host), sizeof(host) - strlen(host),
+		    ":7000");
+		assert_int_equal(map[16383], rcl_node_at(cl, host));
+		assert_true(cl->nnodes <= RCL_NODES);
+	}
+	/* the seed is kept for ever, at its place */
+	assert_int_equal(rcl_node_at(cl, "127.0.0.1:7001"), 0);
+	rcl_close(cl);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bent_ranges),
 		cmocka_unit_test(test_sound_map),
+		cmocka_unit_test(test_nodes_come_and_go),
 		cmocka_unit_test(test_redirects),
 	};
 
