@@ -72,7 +72,7 @@ quarantine(struct db *d, const char *name, const char *key, long long ver)
 		dbq_bind_i64(s, 3, ver);
 		gone = dbq_write(d, s);
 	}
-	if (gone != kept || db_commit(d) == -1) {
+	if (kept < 0 || gone != kept || db_commit(d) == -1) {
 		db_rollback(d);
 		return -1;
 	}
@@ -83,10 +83,31 @@ quarantine(struct db *d, const char *name, const char *key, long long ver)
 	return gone > 0;
 }
 
+/* A backlog row as read: name and key whole (a row from elsewhere may
+ * be of any length: cut, it would match no row to keep aside). */
+struct brow {
+	char		*name;
+	char		*key;
+	long long	 delta;
+	long long	 ver;
+};
+
+static void
+rows_free(struct brow *rows, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].name);
+		free(rows[i].key);
+	}
+	free(rows);
+}
+
 int
 backlog_settle(struct app *a)
 {
-	struct brow { char name[40], key[112]; long long delta, ver; } *rows;
+	struct brow *rows;
 	struct rec_entry *e;
 	struct rec_family rf;
 	struct dbq *s;
@@ -96,23 +117,21 @@ backlog_settle(struct app *a)
 	rows = xcalloc(500, sizeof(*rows));
 	e = xcalloc(500, sizeof(*e));
 	if ((s = dbq_stmt(a->db, STMT_BACKLOG_BATCH)) == NULL) {
-		free(rows);
+		rows_free(rows, 0);
 		free(e);
 		return -1;
 	}
 	dbq_bind_int(s, 1, 500);
 	while (n < 500 && (rc = dbq_step(s)) == DBQ_ROW) {
-		snprintf(rows[n].name, sizeof(rows[n].name), "%s",
-		    dbq_text(s, 0));
-		snprintf(rows[n].key, sizeof(rows[n].key), "%s",
-		    dbq_text(s, 1));
+		rows[n].name = xstrdup(dbq_text(s, 0) ? dbq_text(s, 0) : "");
+		rows[n].key = xstrdup(dbq_text(s, 1) ? dbq_text(s, 1) : "");
 		rows[n].delta = dbq_i64(s, 2);
 		rows[n].ver = dbq_i64(s, 3);
 		n++;
 	}
 	dbq_done(s);
 	if (n < 500 && rc == DBQ_ERR) {
-		free(rows);
+		rows_free(rows, n);
 		free(e);
 		return -1;
 	}
@@ -168,7 +187,7 @@ backlog_settle(struct app *a)
 		if (rc == SETTLE_WAITED)
 			break;
 	}
-	free(rows);
+	rows_free(rows, n);
 	free(e);
 	return done;
 }

@@ -157,14 +157,19 @@ test_backlog_rows_no_counter_takes_are_kept_aside(void **state)
 	    "SELECT n + 1 FROM i WHERE n < 300) INSERT INTO counter_backlog"
 	    "(name, key, delta, ver) SELECT 'post_likes', 'x' || n, 2, n "
 	    "FROM i");
+	/* a name and a key longer than any of this build's, kept whole */
+	exec_ok(f->a.db, "INSERT INTO counter_backlog(name, key, delta, ver) "
+	    "VALUES(printf('%.60c', 'n'), printf('%.300c', '7'), 5, 1)");
 	assert_int_equal(backlog_waits(&f->a), 1);
 	while ((n = backlog_settle(&f->a)) > 0 && passes++ < 10)
 		total += n;
 	assert_int_equal(n, 0);
-	assert_int_equal(total, 700);
+	assert_int_equal(total, 701);
 	assert_int_equal(backlog_waits(&f->a), 0);
 	assert_int_equal(one(f->a.db, "SELECT COUNT(*) FROM "
-	    "counter_backlog_bad WHERE found_at > 0"), 700);
+	    "counter_backlog_bad WHERE found_at > 0"), 701);
+	assert_int_equal(one(f->a.db, "SELECT delta FROM counter_backlog_bad "
+	    "WHERE length(name) = 60 AND length(key) = 300"), 5);
 	assert_int_equal(one(f->a.db, "SELECT sum(delta) FROM "
 	    "counter_backlog_bad WHERE name = 'post_likes' AND key = 'x7' "
 	    "AND ver = 7"), 2);
