@@ -143,7 +143,8 @@ notes_page_load(struct req *r, void *vm)
 	 * (one that arrives meanwhile stays unread); the page still shows
 	 * which were unread when it was built. */
 	if (ns->page == 1 && ns->n > 0 && req_own(r) &&
-	    notify_read_all(r->app, r->sess.user_id, ns->newest) == -1) {
+	    notify_read_all(r->app, r->sess.user_id, ns->newest,
+	    ns->newest_at) == -1) {
 		resp_error(r, 500, "The notifications could not be saved.");
 		return PAGE_ANSWERED;
 	}
@@ -200,17 +201,20 @@ act_note_with(struct req *r, const struct route *rt)
 }
 
 /* POST /notifications/read-all: every notification up to upto, the
- * newest the page showed (its form sends it: one that arrived after the
- * page was built stays unread); without it, every one. */
+ * newest the page showed, and up to at, the latest time it showed (its
+ * form sends both: one that arrived after the page was built stays
+ * unread, even under a shown id SQLite gave again); without them, every
+ * one. */
 static int
 act_notify_read_all(struct req *r, const struct route *rt)
 {
-	long long upto;
+	long long upto, at;
 
 	(void)rt;
-	if ((upto = field_int(r, "upto", VALID_ID, NOTE_ALL)) == -1)
+	if ((upto = field_int(r, "upto", VALID_ID, NOTE_ALL)) == -1 ||
+	    (at = field_int(r, "at", VALID_ID, NOTE_ALL)) == -1)
 		return 0;	/* answered: 400 */
-	if (notify_read_all(r->app, r->sess.user_id, upto) == -1)
+	if (notify_read_all(r->app, r->sess.user_id, upto, at) == -1)
 		return resp_error(r, 500, "The notifications could not be saved.");
 	return note_answer(r);
 }

@@ -48,6 +48,7 @@ noteview_load(struct app *a, long long uid, long long page,
 	out->page = before != NULL ? 0 : page;	/* 0: not by number */
 	out->more = 0;
 	out->newest = 0;
+	out->newest_at = 0;
 	out->before = before != NULL ? *before : (struct note_mark){ 0, 0 };
 	out->last = out->before;
 	if (s == NULL)
@@ -89,6 +90,8 @@ noteview_load(struct app *a, long long uid, long long page,
 		else if (it->nwho > 0) {
 			if (it->id > out->newest)
 				out->newest = it->id;
+			if (it->at > out->newest_at)
+				out->newest_at = it->at;
 			out->n++;
 		}
 	}

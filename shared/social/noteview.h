@@ -41,6 +41,7 @@ struct notes {
 	long long		 page;		/* 0: after `before` */
 	int			 more;
 	long long		 newest;	/* the newest notification shown */
+	long long		 newest_at;	/* the latest time shown */
 	struct note_mark	 before;	/* the page's groups come after
 						   it (at 0: page `page`) */
 	struct note_mark	 last;		/* its last group: the next

@@ -440,7 +440,8 @@ unread_stmt(struct db *d, enum stmt st, long long uid, long long upto)
  * posts (or of none): one that committed after the posts were taken, of
  * a post not held, waits for the next. */
 int
-notify_read_all(struct app *a, long long uid, long long upto)
+notify_read_all(struct app *a, long long uid, long long upto,
+    long long upto_at)
 {
 	struct db *d = a->db;
 	struct dbq *s;
@@ -456,6 +457,7 @@ notify_read_all(struct app *a, long long uid, long long upto)
 		return -1;
 	}
 	dbq_bind_ids(s, 3, posts, (int)np);
+	dbq_bind_i64(s, 4, upto_at);
 	free(posts);
 	/* each one read names its group: as many rows as were unread */
 	if ((n = step_ids(s, &gids)) > 1)

@@ -283,12 +283,14 @@ const char *const sql_text[STMT__MAX] = {
 	    "DELETE FROM notifications WHERE group_id = ?1 AND user_id = ?2 "
 	    "RETURNING is_read",
 	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed
-	 * --, posts (dbq_bind_ids(): STMT_NOTE_POSTS_LOCK's) -> the group of
-	 * each one read: of those posts, or of none */
+	 * --, posts (dbq_bind_ids(): STMT_NOTE_POSTS_LOCK's), up to time (a
+	 * shown id taken again is newer) -> the group of each one read: of
+	 * those posts, or of none */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
-	    "AND is_read = 0 AND id <= ?2 AND (post_id IS NULL OR post_id IN "
-	    "(SELECT value FROM json_each(?3))) RETURNING group_id",
+	    "AND is_read = 0 AND id <= ?2 AND created_at <= ?4 AND (post_id "
+	    "IS NULL OR post_id IN (SELECT value FROM json_each(?3))) "
+	    "RETURNING group_id",
 	/* STMT_NOTES_PAGE: user, limit, offset, before time, before id -- a
 	 * page of groups, the one with the newest member first, among those
 	 * after the group (time, id) in that order; the post's start, and

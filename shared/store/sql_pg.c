@@ -190,11 +190,12 @@ const char *const sql_pg_text[STMT__MAX] = {
 	 * the follows' groups before the posts', deadlocked with each */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
-	    "AND is_read = 0 AND id <= ?2 AND " READ_ALL_OF " AND "
+	    "AND is_read = 0 AND id <= ?2 AND created_at <= ?4 AND "
+	    READ_ALL_OF " AND "
 	    "(SELECT COUNT(*) FROM (SELECT id FROM note_groups WHERE id IN "
 	    "(SELECT group_id FROM notifications WHERE user_id = ?1 AND "
-	    "is_read = 0 AND id <= ?2 AND " READ_ALL_OF ") ORDER BY id FOR "
-	    "NO KEY UPDATE) g) >= 0 RETURNING group_id",
+	    "is_read = 0 AND id <= ?2 AND created_at <= ?4 AND " READ_ALL_OF
+	    ") ORDER BY id FOR NO KEY UPDATE) g) >= 0 RETURNING group_id",
 	[STMT_NOTE_GROUP_POST_LOCK] = "SELECT id FROM posts WHERE id = (SELECT "
 	    "post_id FROM note_groups WHERE id = ?1 AND user_id = ?2) FOR SHARE",
 	[STMT_LIKE_ON_SERVER] = "SELECT visible, author, topic, changed, note "

@@ -173,6 +173,8 @@ view_notes(struct req *r, const void *vm)
 	if (ns->page == 1 && ns->newest > 0) {
 		html_raw(b, "<input type=\"hidden\" name=\"upto\" value=\"");
 		html_int(b, ns->newest);
+		html_raw(b, "\"><input type=\"hidden\" name=\"at\" value=\"");
+		html_int(b, ns->newest_at);
 		html_raw(b, "\">");
 	}
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"

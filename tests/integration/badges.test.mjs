@@ -263,6 +263,30 @@ test('"Mark all read" reads up to what the page showed; one that arrived after i
   await assertUnreadExact(r, 0, 'without upto: every one');
 });
 
+// SQLite gives a deleted newest id to the next notification: a like the
+// page showed, withdrawn, and a comment after it took its id, which the
+// form's upto named -- "Mark all read" read the comment no page had
+// shown.  The form carries the latest time shown too (at).
+test('"Mark all read" leaves unread one that took a shown id again', async () => {
+  const r = await user('nreuse');
+  const p = await publish(r, 'reuse one');
+  await ok303(crowd[7].post(`/posts/${p}/like`));
+  const page = await r.get('/notifications');
+  const upto = Number((page.text.match(/name="upto" value="(\d+)"/) ?? [])[1]);
+  const at = Number((page.text.match(/name="at" value="(\d+)"/) ?? [])[1]);
+  assert.ok(upto > 0 && at > 0, 'the form carries the newest id and time shown');
+  await assertUnreadExact(r, 0, 'opening the list read it');
+  await ok303(crowd[7].post(`/posts/${p}/unlike`));	// the like's notification withdrawn
+  await new Promise((res) => setTimeout(res, 5));
+  await ok303(crowd[8].post(`/posts/${p}/comments`, { body: 'after the page' }));
+  const id = Number(q(`SELECT max(id) FROM notifications WHERE user_id=${r.id}`));
+  if (!onPostgres()) assert.equal(id, upto, 'the comment took the shown id again');
+  await assertUnreadExact(r, 1);
+  await ok303(r.post('/notifications/read-all', { upto: String(upto), at: String(at) }));
+  await assertUnreadExact(r, 1, 'the comment no page showed stays unread');
+  assert.equal((await r.post('/notifications/read-all', { upto: String(upto), at: 'x' })).status, 400);
+});
+
 // SQLite gives a deleted newest id to the next notification: the form of
 // an item (its newest notification's id) whose notification was
 // withdrawn since acted on the newcomer's group, never shown.  The form

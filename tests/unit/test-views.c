@@ -22,7 +22,8 @@ static void
 test_notes(void **state)
 {
 	struct note_item it[4];
-	struct notes ns = { .v = it, .n = 4, .page = 1, .newest = 9 };
+	struct notes ns = { .v = it, .n = 4, .page = 1, .newest = 9,
+	    .newest_at = 1700000000123LL };
 	struct req *r = req_new(1);
 	const char *h;
 
@@ -71,6 +72,9 @@ test_notes(void **state)
 	    "\xe2\x80\x9cMorning &lt;run&gt; by the river\xe2\x80\xa6"
 	    "\xe2\x80\x9d</a>"));
 	assert_non_null(strstr(h, "/notifications/9/read"));
+	/* "Mark all read": up to the newest id and the latest time shown */
+	assert_non_null(strstr(h, "name=\"upto\" value=\"9\"><input "
+	    "type=\"hidden\" name=\"at\" value=\"1700000000123\">"));
 	assert_non_null(strstr(h, ">Delete all</button>"));
 	assert_non_null(strstr(h, "<li data-notification-id=\"7\" "
 	    "data-group-size=\"2\" data-unread=\"0\" class=\"note\">"));
