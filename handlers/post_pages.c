@@ -185,18 +185,25 @@ act_post_edit(struct req *r, const struct route *rt)
 	const char *body, *slug;
 	long long id = req_arg_id(r, 0);
 	char action[48];
-	int publish;
+	int publish, visible = 0;
 
 	(void)rt;
 	snprintf(action, sizeof(action), "/posts/%lld/edit", id);
 	if (post_fields(r, &body, &slug, &publish) == -1)
 		return post_refused(r, action, "Edit post", "Save");
-	if (new_topic_ok(r, slug) == -1)
+	/* a field left out keeps what the post has: the body alone neither
+	 * publishes a draft nor moves the post to general (an empty topic
+	 * is general, as on a new post; an empty publish says nothing) */
+	if (!field_has(r, "topic"))
+		slug = NULL;
+	if (field_opt(r, "publish", VALID_BOOL, NULL) == NULL)
+		publish = -1;
+	if (slug != NULL && new_topic_ok(r, slug) == -1)
 		return -1;
 	if (post_answer(r, posting_edit(r->app, id, r->sess.user_id, body, slug,
-	    publish)) == -1)
+	    publish, &visible)) == -1)
 		return -1;
-	resp_flash(r, publish ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
+	resp_flash(r, visible ? FLASH_PUBLISHED : FLASH_DRAFT_SAVED);
 	return redirect_post(r, id);
 }
 

@@ -145,7 +145,7 @@ fail:
 
 int
 posting_edit(struct app *a, long long id, long long uid, const char *body,
-    const char *slug, int publish)
+    const char *slug, int publish, int *visible)
 {
 	struct db *d = a->db;
 	struct post old, new;
@@ -169,13 +169,13 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 		    POST_FORBIDDEN;
 		goto fail;
 	}
-	if ((tid = topic_id(d, slug, now)) == -1 ||
-	    (s = dbq_stmt(d, STMT_POST_UPDATE)) == NULL)
+	tid = slug != NULL ? topic_id(d, slug, now) : old.topic_id;
+	if (tid == -1 || (s = dbq_stmt(d, STMT_POST_UPDATE)) == NULL)
 		goto fail;
 	dbq_bind_i64(s, 1, id);
 	dbq_bind_text(s, 2, body, -1);
 	dbq_bind_i64(s, 3, tid);
-	dbq_bind_int(s, 4, publish ? 1 : 0);
+	dbq_bind_int(s, 4, publish < 0 ? old.status : publish ? 1 : 0);
 	dbq_bind_i64(s, 5, now);
 	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
 		goto fail;
@@ -194,6 +194,8 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 		fanout_publish(a, id, uid, new.published_at, note);
 	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
 		fanout_remove(a, id, uid);
+	if (visible != NULL)
+		*visible = POST_VISIBLE(&new);
 	post_free(&old);
 	post_free(&new);
 	return POST_OK;

@@ -24,9 +24,12 @@ enum post_rc {
 /* Creates a post; its id goes in *id.  Publishing fans it out. */
 int	posting_create(struct app *, long long uid, const char *slug,
 	    const char *body, int publish, long long *id);
-/* Edits body, topic and publish state; author only. */
+/* Edits body, topic and publish state; author only.  slug NULL keeps
+ * the topic, publish -1 the state (a client that sends the body alone
+ * neither publishes a draft nor moves the post); *visible (NULL: not
+ * wanted) says whether the post is published after it. */
 int	posting_edit(struct app *, long long id, long long uid, const char *body,
-	    const char *slug, int publish);
+	    const char *slug, int publish, int *visible);
 /* Soft delete by the author or an admin. */
 int	posting_delete(struct app *, long long id, long long uid, int is_admin);
 

@@ -40,7 +40,8 @@ req_own(const struct req *r)
 {
 	const char *site = req_param(r, "HTTP_SEC_FETCH_SITE");
 
-	return !speculative(r) && (site == NULL ||
+	/* a HEAD asks what a page is like, shows nobody anything */
+	return r->method != METHOD_HEAD && !speculative(r) && (site == NULL ||
 	    (strcmp(site, "cross-site") != 0 &&
 	    strcmp(site, "same-site") != 0));
 }

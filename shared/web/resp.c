@@ -45,6 +45,7 @@ resp_reason(int status)
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 406: return "Not Acceptable";
 	case 409: return "Conflict";
 	case 413: return "Payload Too Large";
 	case 429: return "Too Many Requests";

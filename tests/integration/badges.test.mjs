@@ -415,6 +415,9 @@ test('/notifications: newest first, data-unread on unread ones, 30 items a page'
   const pre = await r.get('/notifications', { headers: { 'sec-fetch-site': 'none', 'sec-purpose': 'prefetch;prerender' } });
   assert.equal(pre.status, 200);
   await assertUnreadExact(r, 32, 'a prerender marks nothing');
+  // nor a HEAD: it asks what the page is like and shows nobody anything
+  assert.equal((await r.req('HEAD', '/notifications')).status, 200);
+  await assertUnreadExact(r, 32, 'a HEAD marks nothing');
   // opening page 1 marks every notification up to the newest shown as
   // read: the items unread when it was built still say so, the badge is 0
   const page1 = await r.get('/notifications');

@@ -276,6 +276,27 @@ describe('drafts and deleted posts', () => {
       assert.equal((await author.c.get(`/drafts?before=${bad}`)).status, 400, `before=${bad}`);
   });
 
+  // An edit that sends the body alone (a script, another client) took
+  // the missing publish for "publish" and the missing topic for
+  // "general": a draft went public and a post left its topic.  A field
+  // left out keeps what the post has.
+  test('an edit of the body alone neither publishes a draft nor moves the post', async () => {
+    const author = await newUser(stack, 'eb_author');
+    const draft = await publish(author.c, 'draft body', { topic: 'eb-topic', publish: '0' });
+    const open = await publish(author.c, 'open body', { topic: 'eb-topic' });
+    const row = (id) => stack.sqlite(`SELECT p.status || ' ' || t.slug || ' ' || p.body FROM posts p JOIN topics t ON t.id = p.topic_id WHERE p.id = ${id}`).trim();
+    await author.c.get(`/posts/${draft}/edit`);
+    assert.equal((await author.c.post(`/posts/${draft}/edit`, { body: 'draft fixed' })).status, 303);
+    assert.equal(row(draft), '0 eb-topic draft fixed', 'still a draft, in its topic');
+    assert.equal((await author.c.post(`/posts/${draft}/edit`, { body: 'draft again', publish: '' })).status, 303);
+    assert.equal(row(draft), '0 eb-topic draft again', 'an empty publish says nothing');
+    assert.equal((await author.c.post(`/posts/${open}/edit`, { body: 'open fixed' })).status, 303);
+    assert.equal(row(open), '1 eb-topic open fixed', 'still published, in its topic');
+    // the form's fields still decide when sent
+    assert.equal((await author.c.post(`/posts/${draft}/edit`, { body: 'out now', topic: '', publish: '1' })).status, 303);
+    assert.equal(row(draft), '1 general out now');
+  });
+
   test('publishing a draft puts it in followers\' feeds, unpublishing takes it out', async () => {
     const author = await newUser(stack, 'ed_author');
     const reader = await newUser(stack, 'ed_reader');

@@ -9,6 +9,7 @@
  * and more than one writev()'s records; one empty stdout record ends
  * the stream; one FCGI_END_REQUEST ends the request; nothing follows.
  * A HEAD answer says the length and sends no body; a 304 says none.
+ * Every status tally answers has its reason phrase (406 was "Unknown").
  * And the point of it: an answer of up to 16 records (1 MB) leaves in
  * one system call (write() and writev() are counted on the request's
  * socket; libfcgi's stream made one of every 8 KB). */
@@ -282,6 +283,20 @@ test_head_and_304(void **state)
 	check("GET", 304, 0);
 }
 
+static void
+test_reasons(void **state)
+{
+	static const int statuses[] = { 200, 204, 303, 304, 400, 401, 403,
+	    404, 405, 406, 409, 413, 429, 500, 503 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+		if (strcmp(resp_reason(statuses[i]), "Unknown") == 0)
+			fail_msg("%d: no reason phrase", statuses[i]);
+	assert_string_equal(resp_reason(406), "Not Acceptable");
+}
+
 int
 main(void)
 {
@@ -291,6 +306,7 @@ main(void)
 		cmocka_unit_test(test_around_64k),
 		cmocka_unit_test(test_many_records),
 		cmocka_unit_test(test_head_and_304),
+		cmocka_unit_test(test_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
