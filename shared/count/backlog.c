@@ -83,6 +83,28 @@ quarantine(struct db *d, const char *name, const char *key, long long ver)
 	return gone > 0;
 }
 
+/* 1 when a counter of this build takes the backlog row of name and key:
+ * a family it knows, and a key in the form it writes (counters_key(),
+ * which a settle deletes the row by; a row-less counter's followed by
+ * "#<token>").  " 12", "12x" or a rating's "12" parsed, but matched no
+ * row to delete: settled again and again, never gone (and a view's
+ * "12x" counted for post 12). */
+static int
+takes(const char *name, const char *key)
+{
+	enum family fam = counters_family(name);
+	struct delta d = { fam, 0, 0, 0, 0 };
+	const char *hash = strchr(key, '#');
+	size_t len = hash != NULL ? (size_t)(hash - key) : strlen(key);
+	char canon[64];
+
+	if (fam == FAM__MAX || sscanf(key, "%lld:%lld", &d.k1, &d.k2) < 1 ||
+	    (hash != NULL && families[fam].recount_one != NO_RECOUNT))
+		return 0;
+	counters_key(&d, canon, sizeof(canon));
+	return strlen(canon) == len && strncmp(canon, key, len) == 0;
+}
+
 /* A backlog row as read: name and key whole (a row from elsewhere may
  * be of any length: cut, it would match no row to keep aside). */
 struct brow {
@@ -138,10 +160,7 @@ backlog_settle(struct app *a)
 	/* Rows no family takes are kept aside (their name emptied here:
 	 * no family's below) */
 	for (i = 0; i < n && done >= 0; i++) {
-		long long k1, k2;
-
-		if (counters_family(rows[i].name) != FAM__MAX &&
-		    sscanf(rows[i].key, "%lld:%lld", &k1, &k2) >= 1)
+		if (takes(rows[i].name, rows[i].key))
 			continue;
 		if ((rc = quarantine(a->db, rows[i].name, rows[i].key,
 		    rows[i].ver)) == -1)
