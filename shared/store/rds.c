@@ -664,8 +664,30 @@ rds_del_matching(struct rds *r, const char *pattern)
 int
 rds_signature(struct rds *r, char *out, size_t sz, unsigned long long *hash)
 {
-	/* one server: its loss shows as the missing generation key */
-	return r->cl != NULL ? rcl_signature(r->cl, out, sz, hash) : -1;
+	unsigned long long h = 1469598103934665603ULL;
+	rds_reply *rep;
+	const char *p;
+	int n;
+
+	if (r->cl != NULL)
+		return rcl_signature(r->cl, out, sz, hash);
+	/* One server: all lost shows as the missing generation key; a
+	 * restart from its append-only file after the machine went down
+	 * may still miss the last second it acknowledged, which its new run
+	 * id tells (the worker asks whether the machine booted since) */
+	rep = rds_cmdv(r, "INFO", "server", NULL);
+	if (rep == NULL || rds_type(rep) != RDS_STRING ||
+	    (p = strstr(rds_str(rep), "run_id:")) == NULL) {
+		rds_free(rep);
+		return -1;
+	}
+	p += 7;
+	for (n = 0; n < 40 && p[n] != '\0' && p[n] != '\r'; n++)
+		h = (h ^ (unsigned char)p[n]) * 1099511628211ULL;	/* FNV-1a */
+	snprintf(out, sz, "run_id %.*s", n, p);
+	rds_free(rep);
+	*hash = h & 0x7fffffffffffffffULL;
+	return 0;
 }
 
 int

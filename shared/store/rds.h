@@ -57,9 +57,10 @@ struct rds;
  * the per-request cost). */
 unsigned long long rds_ncmds(const struct rds *);
 unsigned long long rds_ntrips(const struct rds *);
-/* Who serves a cluster's data (rcl_signature()), so a change (failover,
- * a restart that may have lost the last writes) can be noticed.  0, or
- * -1 when the cluster could not be asked or there is one server. */
+/* Who serves the data (a cluster's: rcl_signature(); one server's: its
+ * run id, new at every start), so a change (a failover, a restart that
+ * may have lost the last writes it acknowledged) can be noticed.  0, or
+ * -1 when it could not be asked. */
 int		 rds_signature(struct rds *, char *out, size_t sz,
 		    unsigned long long *hash);
 /* 1 on a Redis Cluster. */

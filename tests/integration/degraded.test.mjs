@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-import { startStack, Client, waitFor, sleep, redisCli, redisNode, clusterNodes, onCluster } from '../lib/stack.mjs';
-import { compareAll, pageCounters, pendingDeltas } from '../lib/counts.mjs';
+import { startStack, Client, waitFor, sleep, redisCli, redisNode, clusterNodes, onCluster, whileWorkerStopped } from '../lib/stack.mjs';
+import { BUCKETS, compareAll, pageCounters, pendingDeltas } from '../lib/counts.mjs';
 import { postIds, newUser, loginAs, q } from '../lib/social.mjs';
 
 // ---- helpers --------------------------------------------------------
@@ -549,6 +549,57 @@ describe('Redis stopped, then back, then empty', () => {
     stack.tallyctl('flush');
     assert.deepEqual(compareAll(stack), []);
     assert.deepEqual(bad, []);
+  });
+});
+
+// One Redis, restarted from its append-only file after the machine went
+// down, may miss the last second it acknowledged: a flush's take and ack
+// among it bring that flush's deltas back, pending again, and the next
+// flush counted them twice in SQL; only the Redis Cluster's masters were
+// watched for a restart.  Emulated: with the worker stopped, a like, the
+// pending deltas read, a flush, Redis killed and back, the deltas put
+// back as the lost file would have left them, and the boot the worker
+// saw Redis's last run id in made another.  The worker sees the new run
+// id on a new boot and repairs: every count exact.  (Redis killed alone,
+// on the same boot, lost nothing and is not repaired: faults.test.mjs.)
+describe('Redis restarted missing its last writes', { skip: onCluster() && 'the cluster\'s masters: cluster.test.mjs' }, () => {
+  let stack;
+  before(async () => { stack = await startStack(); });
+  after(async () => { contAll(); await stack?.stop(); });
+
+  test('a flush whose take and ack Redis lost is not counted twice: repaired', async () => {
+    const author = await newUser(stack, 'rl_author');
+    const fan = await newUser(stack, 'rl_fan');
+    const r = await author.c.post('/posts', { body: 'lost acks', topic: '', publish: '1' });
+    const p = Number(r.location.split('/').pop());
+    stack.tallyctl('flush');
+    await sleep(1500);		// the first look at Redis's run id taken
+    const runs = () => num(stack, "select count(*) from reconcile_runs where reason = 'redis-topology' and state = 'done'");
+    const before = runs();
+    await whileWorkerStopped(stack, async () => {
+      await ok303(fan.c.post(`/posts/${p}/like`), 'like');
+      const held = stack.redis('EVAL', `local out = {}
+for b = 0, ${BUCKETS - 1} do
+  local k = '{c' .. b .. '}:pending'
+  local h = redis.call('HGETALL', k)
+  for i = 1, #h, 2 do out[#out + 1] = k; out[#out + 1] = h[i]; out[#out + 1] = h[i + 1] end
+end
+return out`, '0').split('\n').filter(Boolean);
+      assert.ok(held.length >= 3, 'the like is pending in Redis');
+      stack.tallyctl('flush');
+      assert.equal(pendingDeltas(stack), 0, 'flushed: taken and acked');
+      await sleep(1200);		// appendfsync everysec: the file has it all
+      const pids = redisPids(stack);
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      await waitFor(() => { try { return !pids.includes(redisPids(stack)[0]) && pingable(stack); } catch { return false; } }, 20000, 100);
+      for (let i = 0; i < held.length; i += 3) stack.redis('HSET', held[i], held[i + 1], held[i + 2]);
+      assert.notEqual(num(stack, "select coalesce((select value from settings where name='redis_boot'), 0)"), 0, 'the boot is known');
+      stack.sqlite("UPDATE settings SET value = 12345 WHERE name = 'redis_boot'");
+    });
+    await waitFor(() => runs() > before, 30000, 200);
+    await waitFor(() => num(stack, "select count(*) from reconcile_runs where state in ('queued', 'running')") === 0, 30000, 200);
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
   });
 });
 
