@@ -7,6 +7,7 @@
  * applied at most once per bucket), which every part here must keep
  * alike. */
 #include <assert.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,8 @@ outbox_encode(const struct delta *ds, int n, char *out, size_t sz)
 }
 
 /* A strict decimal at *p (an optional '-', digits), ending in one of
- * `ends`; moves *p past the end character.  0, or -1. */
+ * `ends`; moves *p past the end character.  0, or -1 (out of range too:
+ * strtoll's saturated value is no delta of ours). */
 static int
 number(const char **p, const char *ends, long long *v)
 {
@@ -109,7 +111,10 @@ number(const char **p, const char *ends, long long *v)
 
 	if (*s < '0' || *s > '9')
 		return -1;
+	errno = 0;
 	*v = strtoll(*p, &end, 10);
+	if (errno == ERANGE)
+		return -1;
 	if (*end == '\0' ? strchr(ends, '$') == NULL : strchr(ends, *end) ==
 	    NULL)
 		return -1;

@@ -1,6 +1,7 @@
 /* test-outbox-rows.c -- an outbox row's text (outbox.h): every delta the
  * formula can write comes back exactly; malformed, truncated or foreign
- * texts are refused whole (the drain then leaves the row alone); a text
+ * texts are refused whole, numbers out of range too (the drain then
+ * keeps the row aside); a text
  * that does not fit its buffer is refused, never cut. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +88,10 @@ test_bad_texts(void **state)
 		"post_likes 1 0 1x", "post_likes  1 0 1", ";",
 		"post_likes 1 0 1 ", "post_likes 1 0 1 x", "post_likes 1 0 1 2 3",
 		"post_likes 1 0 1 2;", "post_likes 1 0 1  2",
+		/* out of range: strtoll() saturates, which is no delta */
+		"post_likes 1 0 99999999999999999999",
+		"post_likes 99999999999999999999 0 1",
+		"post_likes 1 0 -99999999999999999999",
 	};
 	struct delta out[OUTBOX_MAX];
 	size_t i;
