@@ -29,9 +29,10 @@ static const struct {
 	{ "following", 0 },		/* TL_FOLLOWING */
 };
 
-/* KEYS: set, marker.  ARGV: cap, mode, score, id, score, id...  A score
- * "-" removes its id; mode "gt" keeps an entry already placed later (a
- * post reposted since), "set" places each exactly. */
+/* KEYS: set, marker, cut.  ARGV: cap, mode, score, id, score, id...  A
+ * score "-" removes its id; mode "gt" keeps an entry already placed later
+ * (a post reposted since), "set" places each exactly.  Entries the cap
+ * drops mark the set cut: SQL has posts past its end. */
 static struct rds_script tl_put_lua = { .src =
 	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
@@ -42,15 +43,19 @@ static struct rds_script tl_put_lua = { .src =
 	"  else redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
 	"end\n"
 	"local cap = tonumber(ARGV[1])\n"
-	"if cap > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) end\n"
+	"if cap > 0 and\n"
+	"   redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) > 0 then\n"
+	"  redis.call('SET', KEYS[3], '1') end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
-/* KEYS: set, marker.  ARGV: start, stop.  nil unless complete.  A Redis
- * Cluster's page only (page_send()): one server reads it in a MULTI. */
+/* KEYS: set, marker, cut.  ARGV: start, stop.  { marker or "", cut or
+ * "", the page }, as one server's MULTI answers.  A Redis Cluster's page
+ * only (page_send()). */
 static struct rds_script tl_page_lua = { .src =
 	"#!lua flags=no-writes\n"
-	"if redis.call('GET', KEYS[2]) ~= '1' then return false end\n"
-	"return redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])\n" };
+	"return { redis.call('GET', KEYS[2]) or '',\n"
+	"  redis.call('GET', KEYS[3]) or '',\n"
+	"  redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2]) }\n" };
 
 #define TL_BATCH	256	/* entries per Redis command */
 
@@ -60,6 +65,7 @@ timeline_keys(struct timeline_keys *k, enum tl kind, long long uid)
 	key_user(k->set, sizeof(k->set), uid, tl_info[kind].name, NULL);
 	key_user(k->ok, sizeof(k->ok), uid, tl_info[kind].name, "ok");
 	key_user(k->lock, sizeof(k->lock), uid, tl_info[kind].name, "lock");
+	key_user(k->cut, sizeof(k->cut), uid, tl_info[kind].name, "cut");
 }
 
 /* Number strings for script arguments, in one allocation. */
@@ -142,13 +148,14 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 {
 	struct timeline_keys k;
 	struct numargs args;
-	const char *keys[2];
+	const char *keys[3];
 	long long rc = 0;
 	int i, j;
 
 	timeline_keys(&k, kind, uid);
 	keys[0] = k.set;
 	keys[1] = k.ok;
+	keys[2] = k.cut;
 	/* A put of nothing still reports the set's size. */
 	for (i = 0; i < n || (n == 0 && i == 0); i += TL_BATCH) {
 		numargs_init(&args, 2 + 2 * TL_BATCH);
@@ -158,7 +165,7 @@ tl_change(struct app *a, enum tl kind, long long uid, int n,
 			numargs_add_score(&args, scores != NULL ? scores[j] : -1);
 			numargs_add_member(&args, ids[j]);
 		}
-		rc = reply_int(rds_eval(a->rds, &tl_put_lua, 2, keys, args.n,
+		rc = reply_int(rds_eval(a->rds, &tl_put_lua, 3, keys, args.n,
 		    args.v));
 		numargs_free(&args);
 		if (rc == -2)
@@ -198,7 +205,7 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 {
 	struct timeline_keys k;
 	struct numargs args;
-	const char *keys[2];
+	const char *keys[3];
 	int i, queued = 0, rc = 0;
 
 	for (i = 0; i < nusers; i++) {
@@ -210,7 +217,8 @@ tl_many(struct app *a, enum tl kind, int nusers, const long long *uids,
 		timeline_keys(&k, kind, uids[i]);
 		keys[0] = k.set;
 		keys[1] = k.ok;
-		rc = rds_append_eval(a->rds, &tl_put_lua, 2, keys, args.n,
+		keys[2] = k.cut;
+		rc = rds_append_eval(a->rds, &tl_put_lua, 3, keys, args.n,
 		    args.v);
 		numargs_free(&args);
 		if (rc == -1)
@@ -360,7 +368,7 @@ int
 timeline_rebuild(struct app *a, enum tl kind, long long uid)
 {
 	struct timeline_keys k;
-	const char *clear[1] = { k.set };
+	const char *clear[2] = { k.set, k.cut };
 	char tok[REBUILD_TOKEN];
 	struct dbq *s;
 	long long last_s = -1, last_id = -1, offset = 0;
@@ -370,7 +378,7 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 	/* Marker first ("b"): writers start adding while we read SQLite,
 	 * readers keep using SQLite until the set is whole.  The lock, the
 	 * old set cleared and the marker: one round trip. */
-	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 1,
+	if ((got = rebuild_begin(a->rds, k.lock, 10000, k.ok, clear, 2,
 	    tok)) != 1)
 		return got;
 	/* read after the marker (db.h db_reads_together()) */
@@ -395,6 +403,11 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 			goto fail;
 		offset += n;
 		done = n < chunk || tl_info[kind].cap > 0;
+		/* a capped set read whole may have left posts in SQL */
+		if (n == chunk && tl_info[kind].cap > 0 &&
+		    rds_collect(a->rds, rds_append_strs(a->rds, 3,
+		    (const char *[]){ "SET", k.cut, "1" }) == 0) != 0)
+			goto fail;
 	}
 	/* (no badge moves: the followed counts are SQLite's, followed.h) */
 	if (rebuild_done(a->rds, k.lock, k.ok, tok) == -1)
@@ -415,29 +428,32 @@ fail:
  * of Redis's commands in the mix (docs/BENCHMARKS.md).  A Redis
  * Cluster's client routes by the first key, which MULTI has not: the
  * script (tl_page_lua) there. */
-#define PAGE_REPLIES	4	/* +OK, +QUEUED, +QUEUED, the EXEC's */
+#define PAGE_REPLIES	5	/* +OK, 3 +QUEUED, the EXEC's */
 
 /* A page's ids from its reply (the last of page_send()'s): the count,
- * or -1 when the set is not complete (or Redis refused). */
+ * -1 when the set is not complete (or Redis refused), -3 when the page
+ * reaches past the end of a set the cap cut (SQL has more). */
 static int
 page_parse(rds_reply *rep, int limit, long long *ids)
 {
 	size_t i;
-	int n = 0;
+	int n = 0, cut;
 
-	if (rds_type(rep) != RDS_ARRAY)
+	/* the marker's, the cut's, then the page's (the EXEC's, or the
+	 * cluster's script's) */
+	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 3 ||
+	    rds_type(rds_at(rep, 0)) != RDS_STRING ||
+	    strcmp(rds_str(rds_at(rep, 0)), "1") != 0 ||
+	    rds_type(rds_at(rep, 2)) != RDS_ARRAY)
 		return -1;
-	if (rds_n(rep) == 2 && rds_type(rds_at(rep, 1)) == RDS_ARRAY) {
-		/* the EXEC's: the marker's, then the page's */
-		if (rds_type(rds_at(rep, 0)) != RDS_STRING ||
-		    strcmp(rds_str(rds_at(rep, 0)), "1") != 0)
-			return -1;
-		rep = rds_at(rep, 1);
-	}
+	cut = rds_type(rds_at(rep, 1)) == RDS_STRING &&
+	    strcmp(rds_str(rds_at(rep, 1)), "1") == 0;
+	rep = rds_at(rep, 2);
 	for (i = 0; i < rds_n(rep) && n < limit; i++)
 		if (rds_type(rds_at(rep, i)) == RDS_STRING)
 			ids[n++] = strtoll(rds_str(rds_at(rep, i)), NULL, 10);
-	return n;
+	/* a page past a cut set's end: SQL has the posts it lost */
+	return cut && n < limit ? -3 : n;
 }
 
 /* Queues a page's read: the number of replies it will have, or -1 when
@@ -446,7 +462,7 @@ static int
 page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
     int limit)
 {
-	const char *keys[2] = { k->set, k->ok };
+	const char *keys[3] = { k->set, k->ok, k->cut };
 	struct numargs args;
 	int rc;
 
@@ -454,10 +470,11 @@ page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
 	numargs_add(&args, offset);
 	numargs_add(&args, offset + limit - 1);
 	if (rds_is_cluster(rd))
-		rc = rds_append_eval(rd, &tl_page_lua, 2, keys, 2, args.v) ==
+		rc = rds_append_eval(rd, &tl_page_lua, 3, keys, 2, args.v) ==
 		    -1 ? -1 : 1;
 	else if (rds_append_strs(rd, 1, (const char *[]){ "MULTI" }) == -1 ||
 	    rds_append_strs(rd, 2, (const char *[]){ "GET", k->ok }) == -1 ||
+	    rds_append_strs(rd, 2, (const char *[]){ "GET", k->cut }) == -1 ||
 	    rds_append_strs(rd, 4, (const char *[]){ "ZREVRANGE", k->set,
 	    args.v[0], args.v[1] }) == -1 ||
 	    rds_append_strs(rd, 1, (const char *[]){ "EXEC" }) == -1)
@@ -512,8 +529,8 @@ page_again(struct app *a, enum tl kind, long long uid, long long offset,
 
 	if (n >= 0)
 		return n;
-	if (n == -2 || app_reader(a) != a->rds)	/* down, or a replica */
-		return -1;
+	if (n == -3 || n == -2 || app_reader(a) != a->rds)
+		return -1;	/* past a cut set's end, down, a replica */
 	if (timeline_rebuild(a, kind, uid) != 1)
 		return -1;
 	timeline_keys(&k, kind, uid);

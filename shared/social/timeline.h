@@ -36,6 +36,8 @@ struct timeline_keys {
 	char	set[KEY_MAX];
 	char	ok[KEY_MAX];
 	char	lock[KEY_MAX];
+	char	cut[KEY_MAX];	/* "1": the set lost its oldest to the cap
+				   (SQL has posts past its end) */
 };
 void		timeline_keys(struct timeline_keys *, enum tl, long long uid);
 

@@ -442,6 +442,10 @@ describe('home timelines in Redis', () => {
     assert.equal(timeline(stack, v.id).length, 1000);
     await v.c.post('/unfollow/rf_c');
     assert.deepEqual(timeline(stack, v.id), [...dp].reverse().slice(0, 800), 'the 800 that were left');
+    // and all 900 of D's can be paged to: the set the cap cut holds 800,
+    // the pages past its end come from SQL (they ended at 800 with "No
+    // older posts", D's oldest 100 out of reach)
+    assert.deepEqual(await allPages(v.c, '/feed'), [...dp].reverse(), 'every post of D, page by page');
 
     // Now drop below 750: E (1 post) is followed (801), D deletes 60 of
     // the 800 shown (the jobs take them out: 741, deletes never refill),
