@@ -51,6 +51,9 @@
  *                  (handlers/notify.c): a logout meanwhile
  *   pcache-rebuild a cached profile's rebuild read its row, not yet put
  *                  it in Redis (social/pcache.c): a rename meanwhile
+ *   unfollow-scored an unfollow is committed and its home's new places
+ *                  read, not yet put (social/follow.c): a follow of the
+ *                  pair on another host meanwhile
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/outbox.h"
@@ -12,6 +13,7 @@
 #include "social/follow.h"
 #include "social/notify.h"
 #include "social/timeline.h"
+#include "store/db.h"
 #include "store/dbq.h"
 #include "store/key.h"
 
@@ -131,9 +133,10 @@ after_unfollow(struct app *a, long long follower, long long followee)
 	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
 	if ((n = followee_entries(a, followee, ids, scores)) > 0 &&
 	    timeline_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
-	    scores) == 0)
+	    scores) == 0) {
+		fault_point("unfollow-scored");
 		left = timeline_put(a, TL_HOME, follower, n, scores, ids);
-	else if (n > 0)		/* not known: the rebuild knows */
+	} else if (n > 0)		/* not known: the rebuild knows */
 		left = 0;
 	free(ids);
 	free(scores);
@@ -197,6 +200,30 @@ follow_time(struct db *d, long long follower, long long followee)
 	return rc == DBQ_ROW ? (t > 0 ? t : 1) : rc == DBQ_DONE ? 0 : -1;
 }
 
+/* A note's work as the follow stands (t: its time, 0 none), done again
+ * while the follow changed under it (a follow or unfollow of the pair
+ * whose own work may have come before this): up to three times.  0, or
+ * -1 when SQL failed (the note stays). */
+static int
+redo(struct app *a, long long follower, long long followee, long long t)
+{
+	long long now;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if ((t > 0 ? after_follow(a, follower, followee, t) :
+		    after_unfollow(a, follower, followee)) == -1)
+			return -1;
+		db_reads_end(a->db);	/* the follow as committed now */
+		if ((now = follow_time(a->db, follower, followee)) < 0)
+			return -1;
+		if (now == t)
+			return 0;
+		t = now;
+	}
+	return 0;
+}
+
 /* A follow (add) or an unfollow: the row, the followee's notification,
  * the deltas, then the Redis side, noted before the commit (follow.h):
  * before the transaction even, so that its round trip does not hold the
@@ -221,8 +248,10 @@ follow_change(struct app *a, long long follower, long long followee, int add)
 		goto fail;
 	if (commit_follow(a, follower, followee, add, note) == -1)
 		goto fail;
-	if ((add ? after_follow(a, follower, followee, t) :
-	    after_unfollow(a, follower, followee)) == -1)
+	/* redone while the follow changed under it: an unfollow on one
+	 * host whose timeline put came after a follow's on another took
+	 * the followee's posts out of a home that follows them */
+	if (redo(a, follower, followee, add ? t : 0) == -1)
 		free(mark);	/* the note stays: the worker's, redone */
 	else
 		note_drop(a, mark);
@@ -243,28 +272,6 @@ int
 follow_remove(struct app *a, long long follower, long long followee)
 {
 	return follow_change(a, follower, followee, 0);
-}
-
-/* A note's work as the follow stands (t: its time, 0 none), done again
- * while the follow changed under it (a follow or unfollow of the pair
- * whose own work may have come before this): up to three times.  0, or
- * -1 when SQL failed (the note stays). */
-static int
-redo(struct app *a, long long follower, long long followee, long long t)
-{
-	long long now;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		if ((t > 0 ? after_follow(a, follower, followee, t) :
-		    after_unfollow(a, follower, followee)) == -1 ||
-		    (now = follow_time(a->db, follower, followee)) < 0)
-			return -1;
-		if (now == t)
-			return 0;
-		t = now;
-	}
-	return 0;
 }
 
 int

@@ -14,13 +14,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStack, sleep, waitFor, childrenOf, Client } from '../lib/stack.mjs';
-import { compareAll } from '../lib/counts.mjs';
+import { execFileSync } from 'node:child_process';
+import { startStack, sleep, waitFor, childrenOf, Client, procState } from '../lib/stack.mjs';
+import { compareAll, faults } from '../lib/counts.mjs';
+import { insertPosts } from '../lib/social.mjs';
 import { stormSetup, storm, assertExactAfterRepair } from '../lib/storm.mjs';
 
 let stack;
 before(async () => {
-  stack = await startStack({ db: 'postgres', env: { HOSTS: '2', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' } });
+  stack = await startStack({ db: 'postgres', env: { HOSTS: '2', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400',
+    TALLY_FAULT: 'unfollow-scored:stop:1' } });
+  faults.disarm(stack, 'unfollow-scored', 1);
 });
 after(async () => { await stack?.stop(); });
 
@@ -55,6 +59,60 @@ test('HOSTS=2: two host supervisors, every pool on FastCGI over TCP per host, on
   const owner = leaseOwnerPid();
   assert.ok(alive(owner) && hostOf(owner), `lease owner ${owner} is a live worker of a host`);
   assert.equal(Number(q('SELECT COUNT(*) FROM worker_lease')), 1);
+});
+
+// An unfollow on one host and a follow of the same pair on the other:
+// the unfollow read its home's new places (the followee's posts: none)
+// before the follow committed, and put them after the follow's own put,
+// so a home that follows the author lost the author's posts, marked
+// complete (readers drop stale entries, none adds a missing one).
+// Forced: the unfollow stops between its read and its put (fault point
+// unfollow-scored) while the follow goes to the other host's writer.
+// Each now reads the follow again after its put and does it again as
+// the follow stands.
+test('a follow on one host while an unfollow of the pair is between its read and its put on the other: the posts stay in the home', async () => {
+  const v = new Client(stack.base);
+  const a = new Client(stack.base);
+  const big = new Client(stack.base);
+  assert.equal((await v.signup('ho_reader')).status, 303);
+  assert.equal((await a.signup('ho_author')).status, 303);
+  assert.equal((await big.signup('ho_big')).status, 303);
+  await a.get('/feed');
+  // a home of 800 more: an unfollow that leaves 750 or more is not
+  // followed by a rebuild, which would have hidden the race
+  insertPosts(stack, Number(q("SELECT id FROM users WHERE login = 'ho_big'")), 800, { t0: Date.now() - 86400000 });
+  await v.get('/feed');
+  assert.equal((await v.post('/follow/ho_big')).status, 303);
+  const posts = [];
+  for (let i = 0; i < 3; i++) posts.push(Number((await a.post('/posts', { body: `ho post ${i}`, publish: '1' })).location.split('/').pop()));
+  assert.equal((await v.post('/follow/ho_author')).status, 303);
+  const ids = async () => [...(await v.get('/feed')).text.matchAll(/<article data-post-id="(\d+)"/g)].map((m) => Number(m[1]));
+  assert.deepEqual((await ids()).slice(0, 3).sort(), [...posts].sort());
+  faults.arm(stack, 'unfollow-scored');
+  const unfollow = v.post('/unfollow/ho_author');
+  const social = () => [1, 2].flatMap((k) => tree(hostPid(k))).filter((pid) => procState(pid) === 'T');
+  const stopped = await waitFor(() => social()[0], 15000, 20);
+  const other = 3 - hostOf(stopped);
+  // the other host's social writer, as nginx's upstream names it
+  const http = fs.readFileSync(path.join(stack.runDir, 'nginx', 'tally-http.conf'), 'utf8');
+  const up = http.match(/upstream tally_social_writer \{([^}]*)\}/)[1];
+  const addr = up.match(new RegExp(`server (127\\.0\\.0\\.${other + 1}:\\d+)`))[1];
+  const body = `csrf=${encodeURIComponent(v.csrf)}`;
+  const head = execFileSync('cgi-fcgi', ['-bind', '-connect', addr], {
+    env: {
+      PATH: process.env.PATH, REQUEST_METHOD: 'POST', SCRIPT_NAME: '/follow/ho_author', REQUEST_URI: '/follow/ho_author',
+      DOCUMENT_URI: '/follow/ho_author', QUERY_STRING: '', SERVER_PROTOCOL: 'HTTP/1.1', HTTP_HOST: 'localhost',
+      REMOTE_ADDR: '127.0.0.1', HTTP_COOKIE: v.cookieHeader(), CONTENT_TYPE: 'application/x-www-form-urlencoded',
+      CONTENT_LENGTH: String(body.length),
+    },
+    input: body, encoding: 'utf8', timeout: 10000,
+  }).split('\r\n\r\n')[0];
+  assert.match(head, /^Status: 303/m, `the follow on host ${other}: ${head}`);
+  process.kill(stopped, 'SIGCONT');
+  assert.equal((await unfollow).status, 303);
+  assert.equal(q(`SELECT COUNT(*) FROM follows f JOIN users a ON a.id = f.followee_id JOIN users b ON b.id = f.follower_id
+    WHERE a.login = 'ho_author' AND b.login = 'ho_reader'`), '1', 'the follow committed last stands');
+  assert.deepEqual((await ids()).slice(0, 3).sort(), [...posts].sort(), 'the author\'s posts are in the home');
 });
 
 test('kill -9 of every process of the host that holds the lease, under load: the site answers, nothing acknowledged is lost, exact after one reconciliation', async () => {
