@@ -1,6 +1,7 @@
 /* web_pages.c -- starting a session (the forms: web/view_account.c). */
 #include "social/account.h"
 #include "social/device.h"
+#include "social/live.h"
 #include "social/sesscache.h"
 #include "web/act.h"
 #include "web/resp.h"
@@ -26,8 +27,14 @@ web_start_session(struct req *r, long long uid, const char *login,
 	const char *old = req_cookie(r, "sid"), *next;
 	int rc;
 
-	if (old != NULL)
-		sesscache_end(r->app->db, r->app->rds, old);
+	/* The browser's session before this one ends (a login over it, a
+	 * signup): with its live badges, as a logout's; one that could not
+	 * be ended would stay valid behind the new cookie */
+	if (old != NULL && sesscache_end(r->app->db, r->app->rds, old) == -1)
+		return resp_error(r, 503, "You could not be signed in just now "
+		    "(the database is busy). Try again in a moment.");
+	if (old != NULL && r->user)
+		live_close(r->app, r->sess.user_id);
 	if ((rc = session_create(r->app->db, uid, r->app->cfg.session_secs,
 	    sid, csrf, stamp)) == -1)
 		return resp_error(r, 500, "The session could not be started.");

@@ -215,6 +215,22 @@ test('a new password or a logout closes the ended sessions\' streams; they canno
   mine.close(); theirs.close(); again.close();
 });
 
+// A login over a browser's session (a stale login form, a script) ends
+// that session as a logout does: its stream closed too, not left to push
+// the old user's badges for ten minutes.
+test('a login over a session closes that session\'s stream', async () => {
+  const me = await user('lv_over');
+  await user('lv_over2');
+  const s = await openStream(me);
+  assert.equal(s.status, 200);
+  assert.ok(await s.next(() => true, 0, 2000), 'the first event');
+  await me.get('/feed');
+  assert.equal((await me.post('/login', { login: 'lv_over2', password: 'password-123' })).status, 303);
+  await waitFor(() => s.ended, 3000).catch(() => {});
+  assert.ok(s.ended, 'the ended session\'s stream closed');
+  s.close();
+});
+
 // A stream opened in the moments of a logout: its session checked, then
 // the logout ends the session and deletes the channel, then nginx takes
 // the stream and makes the channel again.  nginx has the session checked
