@@ -268,7 +268,7 @@ test('"Mark all read" reads up to what the page showed; one that arrived after i
 // form's upto named -- "Mark all read" read the comment no page had
 // shown.  The form carries the latest time shown too (at).
 test('"Mark all read" leaves unread one that took a shown id again', async () => {
-  const r = await user('nreuse');
+  const r = await user('nretaken');
   const p = await publish(r, 'reuse one');
   await ok303(crowd[7].post(`/posts/${p}/like`));
   const page = await r.get('/notifications');
