@@ -128,8 +128,9 @@ notes_page_load(struct req *r, void *vm)
 	if (page == 0 || (n = field_ids(r, "before", at, 3)) == -1)
 		return PAGE_ANSWERED;
 	/* ?before=AT.ID: the page after the group (AT, ID), as "Older"
-	 * links it (noteview.h); not page 1, which marks the list seen */
-	if (n != 0 && n != 2) {
+	 * links it (noteview.h); not page 1, which marks the list seen (an
+	 * empty one is no page 1 either: refused) */
+	if ((n == 0 && field_has(r, "before")) || (n != 0 && n != 2)) {
 		resp_error(r, 400, "before: a time and an id, \"AT.ID\".");
 		return PAGE_ANSWERED;
 	}

@@ -208,7 +208,7 @@ drafts_load(struct req *r, void *vm)
 
 	if ((n = field_ids(r, "before", before, 2)) == -1)
 		return PAGE_ANSWERED;
-	if (n > 1) {
+	if (n > 1 || (n == 0 && field_has(r, "before"))) {
 		resp_error(r, 400, "before: a draft's id.");
 		return PAGE_ANSWERED;
 	}

@@ -308,6 +308,10 @@ test('"Older" begins after the last item shown: one that moved to the top meanwh
   for (const bad of ['1', '1.2.3', 'x.1', '0.5']) {
     assert.equal((await me.get(`/notifications?before=${bad}`, cross)).status, 400, bad);
   }
+  // an empty one too: taken as absent, it was page 1, and marked the
+  // list read (this GET is the user's own)
+  assert.equal((await me.get('/notifications?before=')).status, 400, 'before=');
+  assert.equal(await agree(me, 'after an empty before'), 33);
 });
 
 test('a like 12 hours after a group began starts a new group', async () => {

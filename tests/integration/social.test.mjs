@@ -272,7 +272,7 @@ describe('drafts and deleted posts', () => {
     const anon = await new Client(stack.base).get('/drafts');
     assert.equal(anon.status, 303);
     assert.match(anon.location, /^\/login/);
-    for (const bad of ['x', '1.2', '-3', '0'])
+    for (const bad of ['x', '1.2', '-3', '0', ''])
       assert.equal((await author.c.get(`/drafts?before=${bad}`)).status, 400, `before=${bad}`);
   });
 
