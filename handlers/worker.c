@@ -236,18 +236,17 @@ static long long
 boot_hash(void)
 {
 	char id[64] = "";
-	unsigned long long h = 1469598103934665603ULL;
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	const char *p;
+	size_t n;
 
 	if (f == NULL)
 		return 0;
 	if (fgets(id, sizeof(id), f) == NULL)
 		id[0] = '\0';
 	fclose(f);
-	for (p = id; *p != '\0' && *p != '\n'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;	/* FNV-1a */
-	return id[0] != '\0' ? (long long)(h & 0x7fffffffffffffffULL) : 0;
+	if ((n = strcspn(id, "\n")) == 0)
+		return 0;
+	return (long long)(rds_key_hash(id, n) & 0x7fffffffffffffffULL);
 }
 
 /* Who serves the data -- on a Redis Cluster which slots (and each
@@ -259,8 +258,8 @@ boot_hash(void)
  * acknowledged when only the process died (the file's writes were in the
  * kernel's hands: faults.test.mjs kills it under load, and no run
  * follows); when the machine went down (a new boot since the run id was
- * seen), the last second may be gone.  Repair as after an outage: timelines rebuilt, the
- * outbox applied again, a reconciliation run.  The signature's hash is
+ * seen), the last second may be gone.  Repair as after an outage:
+ * timelines rebuilt, the outbox applied again, a reconciliation run.  The signature's hash is
  * kept in SQLite, so a change while the worker was down is seen too;
  * it is stored only once the repair's wish is. */
 static void

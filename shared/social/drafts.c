@@ -15,8 +15,8 @@ drafts_read(struct app *a, long long uid, long long before, int per,
 	out->v = NULL;
 	out->n = 0;
 	*more = 0;
-	if (s == NULL || per <= 0)
-		return s == NULL ? -1 : 0;
+	if (s == NULL)
+		return -1;
 	out->v = xcalloc((size_t)per, sizeof(*out->v));
 	dbq_bind_i64(s, 1, uid);
 	dbq_bind_i64(s, 2, before > 0 ? before : LLONG_MAX);

@@ -48,13 +48,12 @@ static struct rds_script tl_put_lua = { .src =
 	"  redis.call('SET', KEYS[3], '1') end\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
-/* KEYS: set, marker, cut.  ARGV: start, stop.  { marker or "", cut or
- * "", the page }, as one server's MULTI answers.  A Redis Cluster's page
- * only (page_send()). */
+/* KEYS: set, marker, cut.  ARGV: start, stop.  { { marker, cut }, the
+ * page }, as one server's MULTI answers.  A Redis Cluster's page only
+ * (page_send()). */
 static struct rds_script tl_page_lua = { .src =
 	"#!lua flags=no-writes\n"
-	"return { redis.call('GET', KEYS[2]) or '',\n"
-	"  redis.call('GET', KEYS[3]) or '',\n"
+	"return { redis.call('MGET', KEYS[2], KEYS[3]),\n"
 	"  redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2]) }\n" };
 
 #define TL_BATCH	256	/* entries per Redis command */
@@ -396,6 +395,12 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 		dbq_done(s);
 		if (got < 0)
 			goto fail;
+		/* a capped set read whole may have left posts in SQL: cut,
+		 * in the round trip of its last entries */
+		if (n == chunk && tl_info[kind].cap > 0 &&
+		    rds_append_strs(a->rds, 3, (const char *[]){ "SET", k.cut,
+		    "1" }) == 0)
+			queued++;
 		/* every reply read, errors or not: none is left to read */
 		got = rds_collect(a->rds, queued);
 		queued = 0;
@@ -403,11 +408,6 @@ timeline_rebuild(struct app *a, enum tl kind, long long uid)
 			goto fail;
 		offset += n;
 		done = n < chunk || tl_info[kind].cap > 0;
-		/* a capped set read whole may have left posts in SQL */
-		if (n == chunk && tl_info[kind].cap > 0 &&
-		    rds_collect(a->rds, rds_append_strs(a->rds, 3,
-		    (const char *[]){ "SET", k.cut, "1" }) == 0) != 0)
-			goto fail;
 	}
 	/* (no badge moves: the followed counts are SQLite's, followed.h) */
 	if (rebuild_done(a->rds, k.lock, k.ok, tok) == -1)
@@ -422,13 +422,14 @@ fail:
 
 /* A page is read with its marker, as one: a rebuild that starts between
  * the two would have the page read half-built sets.  On one server a
- * MULTI of GET and ZREVRANGE, not a script: Redis 7's EVALSHA of these
- * two commands cost ~10 us of its CPU against ~3 for the MULTI
+ * MULTI of MGET (the marker, the cut) and ZREVRANGE, not a script: Redis
+ * 7's EVALSHA of two such commands cost ~10 us of its CPU against ~3 for
+ * the MULTI
  * (redis-benchmark), and a feed ran the script every time, the busiest
  * of Redis's commands in the mix (docs/BENCHMARKS.md).  A Redis
  * Cluster's client routes by the first key, which MULTI has not: the
  * script (tl_page_lua) there. */
-#define PAGE_REPLIES	5	/* +OK, 3 +QUEUED, the EXEC's */
+#define PAGE_REPLIES	4	/* +OK, +QUEUED, +QUEUED, the EXEC's */
 
 /* A page's ids from its reply (the last of page_send()'s): the count,
  * -1 when the set is not complete (or Redis refused), -3 when the page
@@ -436,19 +437,21 @@ fail:
 static int
 page_parse(rds_reply *rep, int limit, long long *ids)
 {
+	rds_reply *marks;
 	size_t i;
 	int n = 0, cut;
 
-	/* the marker's, the cut's, then the page's (the EXEC's, or the
+	/* the marker's and the cut's, then the page's (the EXEC's, or the
 	 * cluster's script's) */
-	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 3 ||
-	    rds_type(rds_at(rep, 0)) != RDS_STRING ||
-	    strcmp(rds_str(rds_at(rep, 0)), "1") != 0 ||
-	    rds_type(rds_at(rep, 2)) != RDS_ARRAY)
+	if (rds_type(rep) != RDS_ARRAY || rds_n(rep) != 2 ||
+	    rds_type(marks = rds_at(rep, 0)) != RDS_ARRAY ||
+	    rds_n(marks) != 2 || rds_type(rds_at(marks, 0)) != RDS_STRING ||
+	    strcmp(rds_str(rds_at(marks, 0)), "1") != 0 ||
+	    rds_type(rds_at(rep, 1)) != RDS_ARRAY)
 		return -1;
-	cut = rds_type(rds_at(rep, 1)) == RDS_STRING &&
-	    strcmp(rds_str(rds_at(rep, 1)), "1") == 0;
-	rep = rds_at(rep, 2);
+	cut = rds_type(rds_at(marks, 1)) == RDS_STRING &&
+	    strcmp(rds_str(rds_at(marks, 1)), "1") == 0;
+	rep = rds_at(rep, 1);
 	for (i = 0; i < rds_n(rep) && n < limit; i++)
 		if (rds_type(rds_at(rep, i)) == RDS_STRING)
 			ids[n++] = strtoll(rds_str(rds_at(rep, i)), NULL, 10);
@@ -473,8 +476,8 @@ page_send(struct rds *rd, const struct timeline_keys *k, long long offset,
 		rc = rds_append_eval(rd, &tl_page_lua, 3, keys, 2, args.v) ==
 		    -1 ? -1 : 1;
 	else if (rds_append_strs(rd, 1, (const char *[]){ "MULTI" }) == -1 ||
-	    rds_append_strs(rd, 2, (const char *[]){ "GET", k->ok }) == -1 ||
-	    rds_append_strs(rd, 2, (const char *[]){ "GET", k->cut }) == -1 ||
+	    rds_append_strs(rd, 3, (const char *[]){ "MGET", k->ok,
+	    k->cut }) == -1 ||
 	    rds_append_strs(rd, 4, (const char *[]){ "ZREVRANGE", k->set,
 	    args.v[0], args.v[1] }) == -1 ||
 	    rds_append_strs(rd, 1, (const char *[]){ "EXEC" }) == -1)

@@ -86,7 +86,8 @@ void		 db_rollback(struct db *);
  * of opening its own, so what is read before (a request's session) and
  * the write are one transaction.  0, or -1 (then nothing is held and
  * db_begin() opens its own).  A hold whose transaction ended before the
- * join (SQLite rolled it back by itself) makes that db_begin() fail.  db_release() rolls back what is still open
+ * join (SQLite rolled it back by itself) makes that db_begin() fail.
+ * db_release() rolls back what is still open
  * after the request: a hold that nobody joined, or a page's leftover. */
 int		 db_hold(struct db *);
 void		 db_release(struct db *);

@@ -664,7 +664,6 @@ rds_del_matching(struct rds *r, const char *pattern)
 int
 rds_signature(struct rds *r, char *out, size_t sz, unsigned long long *hash)
 {
-	unsigned long long h = 1469598103934665603ULL;
 	rds_reply *rep;
 	const char *p;
 	int n;
@@ -682,11 +681,11 @@ rds_signature(struct rds *r, char *out, size_t sz, unsigned long long *hash)
 		return -1;
 	}
 	p += 7;
-	for (n = 0; n < 40 && p[n] != '\0' && p[n] != '\r'; n++)
-		h = (h ^ (unsigned char)p[n]) * 1099511628211ULL;	/* FNV-1a */
+	n = (int)strcspn(p, "\r\n");
+	n = n > 40 ? 40 : n;
+	*hash = rds_key_hash(p, (size_t)n) & 0x7fffffffffffffffULL;
 	snprintf(out, sz, "run_id %.*s", n, p);
 	rds_free(rep);
-	*hash = h & 0x7fffffffffffffffULL;
 	return 0;
 }
 
