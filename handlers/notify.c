@@ -145,7 +145,7 @@ notes_page_load(struct req *r, void *vm)
 	 * which were unread when it was built. */
 	if (ns->page == 1 && ns->n > 0 && req_own(r) &&
 	    notify_read_all(r->app, r->sess.user_id, ns->newest,
-	    ns->newest_at) == -1) {
+	    ns->newest_at, ns->snap[0] != '\0' ? ns->snap : NULL) == -1) {
 		resp_error(r, 500, "The notifications could not be saved.");
 		return PAGE_ANSWERED;
 	}
@@ -202,20 +202,24 @@ act_note_with(struct req *r, const struct route *rt)
 }
 
 /* POST /notifications/read-all: every notification up to upto, the
- * newest the page showed, and up to at, the latest time it showed (its
- * form sends both: one that arrived after the page was built stays
- * unread, even under a shown id SQLite gave again); without them, every
- * one. */
+ * newest the page showed, and up to at, the latest time it showed, that
+ * the page's snapshot saw (snap, on PostgreSQL; its form sends them: one
+ * that arrived after the page was built stays unread, even under a
+ * shown id SQLite gave again, or under an id a PostgreSQL writer took
+ * before the page and committed after it); without them, every one. */
 static int
 act_notify_read_all(struct req *r, const struct route *rt)
 {
 	long long upto, at;
+	const char *snap = NULL;
 
 	(void)rt;
 	if ((upto = field_int(r, "upto", VALID_ID, NOTE_ALL)) == -1 ||
-	    (at = field_int(r, "at", VALID_ID, NOTE_ALL)) == -1)
+	    (at = field_int(r, "at", VALID_ID, NOTE_ALL)) == -1 ||
+	    (field_has(r, "snap") &&
+	    (snap = field_need(r, "snap", VALID_SNAPSHOT)) == NULL))
 		return 0;	/* answered: 400 */
-	if (notify_read_all(r->app, r->sess.user_id, upto, at) == -1)
+	if (notify_read_all(r->app, r->sess.user_id, upto, at, snap) == -1)
 		return resp_error(r, 500, "The notifications could not be saved.");
 	return note_answer(r);
 }

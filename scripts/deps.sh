@@ -33,6 +33,18 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
+# The nchan module registers nginx's built-in client body directory
+# (/var/lib/nginx/body on Debian) in every nginx that loads it, and no
+# directive moves it ("duplicate"): an nginx that runs as a user, as
+# tally's does, cannot make it and does not start without it.  Debian's
+# nginx makes it on its first start as root, which a machine without
+# services never had; made here as that start would.
+body=$(nginx -V 2>&1 | sed -n 's/.*--http-client-body-temp-path=\([^ ]*\).*/\1/p')
+if [ -n "$body" ] && [ ! -d "$body" ]; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO install -d -m 0700 "$body"
+    $SUDO chown www-data "$body" 2>/dev/null || true
+fi
 if [ "$what" = test ] && { [ ! -d tests/node_modules/playwright-core ] || [ ! -d tests/node_modules/@axe-core/playwright ]; }; then
     (cd tests && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -171,6 +171,44 @@ slug_ok(const char *s, size_t len, size_t lo, size_t hi, char extra,
 	return 1;
 }
 
+/* A decimal number of 1 to 19 digits at s[*i..len), *i moved past it.
+ * 0 when there is none (or it is longer). */
+static int
+snap_num(const char *s, size_t len, size_t *i, unsigned long long *v)
+{
+	size_t start = *i;
+
+	for (*v = 0; *i < len && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
+		if (*i - start == 19)
+			return 0;
+		*v = *v * 10 + (unsigned long long)(s[*i] - '0');
+	}
+	return *i > start;
+}
+
+/* PostgreSQL's pg_snapshot as text, as its input takes it:
+ * "XMIN:XMAX:" (0 < XMIN <= XMAX) then the ids in flight, ascending,
+ * each in [XMIN, XMAX), joined by ","; at most 1024 bytes.  A value
+ * the server would refuse is a 400 here, not its error. */
+static int
+snapshot_ok(const char *s, size_t len)
+{
+	unsigned long long xmin, xmax, id, last = 0;
+	size_t i = 0;
+
+	if (len > 1024 || !snap_num(s, len, &i, &xmin) || i == len ||
+	    s[i++] != ':' || !snap_num(s, len, &i, &xmax) || i == len ||
+	    s[i++] != ':' || xmin == 0 || xmin > xmax)
+		return 0;
+	while (i < len) {
+		if (!snap_num(s, len, &i, &id) || id < xmin || id >= xmax ||
+		    id < last || (i < len && (s[i++] != ',' || i == len)))
+			return 0;
+		last = id;
+	}
+	return 1;
+}
+
 /* One of the leaderboards' names, exactly (no folding). */
 static int
 board_ok(const char *s, size_t len)
@@ -241,6 +279,9 @@ valid_check(enum valid kind, const char *s, size_t len, char **norm)
 	case VALID_TOP_N:
 		ok = int_ok(s, len, 1, 100);
 		break;
+	case VALID_SNAPSHOT:
+		ok = snapshot_ok(s, len);
+		break;
 	case VALID__MAX:
 		break;
 	}
@@ -288,6 +329,8 @@ valid_hint(enum valid kind, int missing)
 		return "One of posts, followers, following, likes or rating.";
 	case VALID_TOP_N:
 		return "A number from 1 to 100.";
+	case VALID_SNAPSHOT:
+		return "As the page gave it: XMIN:XMAX:IDS.";
 	case VALID__MAX:
 		break;
 	}

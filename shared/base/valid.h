@@ -23,6 +23,9 @@ enum valid {
 	VALID_BOARD,	/* a leaderboard: posts followers following likes
 			 * rating (count/lb.h maps it), exactly */
 	VALID_TOP_N,	/* decimal 1..100: a leaderboard's length (LB_MAX) */
+	VALID_SNAPSHOT,	/* a database's snapshot as a page gives it,
+			 * "XMIN:XMAX:" then decimal ids joined by ",":
+			 * at most 1024 bytes (noteview.h NOTE_SNAP_MAX) */
 	VALID__MAX
 };
 

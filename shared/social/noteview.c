@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "social/noteview.h"
@@ -33,6 +34,24 @@ note_who_load(struct app *a, long long gid, struct note_item *it)
 	return rc == DBQ_ERR ? -1 : 0;
 }
 
+/* The page's snapshot t kept in snap (NOTE_SNAP_MAX + 1 bytes); one
+ * too long to keep, as "XMIN:XMIN:": it sees fewer transactions (none
+ * from its oldest in flight on), so a read-all leaves more unread, never
+ * one the page did not see. */
+static void
+snap_keep(char *snap, const char *t)
+{
+	size_t len = strlen(t), x = strcspn(t, ":");
+
+	if (len <= NOTE_SNAP_MAX)
+		memcpy(snap, t, len + 1);
+	else if (x < 32)
+		snprintf(snap, NOTE_SNAP_MAX + 1, "%.*s:%.*s:", (int)x, t,
+		    (int)x, t);
+	else
+		snap[0] = '\0';
+}
+
 int
 noteview_load(struct app *a, long long uid, long long page,
     const struct note_mark *before, int per, struct notes *out)
@@ -49,6 +68,7 @@ noteview_load(struct app *a, long long uid, long long page,
 	out->more = 0;
 	out->newest = 0;
 	out->newest_at = 0;
+	out->snap[0] = '\0';
 	out->before = before != NULL ? *before : (struct note_mark){ 0, 0 };
 	out->last = out->before;
 	if (s == NULL)
@@ -75,6 +95,8 @@ noteview_load(struct app *a, long long uid, long long page,
 		snprintf(it->excerpt, sizeof(it->excerpt), "%s", t);
 		it->cut = dbq_int(s, 8) != 0;
 		it->post_shown = dbq_int(s, 7) != 0;
+		if (n == 1)
+			snap_keep(out->snap, dbq_text(s, 9));
 		out->last = (struct note_mark){ it->at, gid[n - 1] };
 	}
 	dbq_done(s);

@@ -5,6 +5,9 @@
 
 #include "store/app.h"
 
+/* The longest snapshot a page keeps (PostgreSQL's "XMIN:XMAX:XIP,...":
+ * its transactions in flight listed; VALID_SNAPSHOT's bound) */
+#define NOTE_SNAP_MAX	1024
 #define NOTE_NAMED	3	/* people an item names, newest first */
 #define NOTE_EXCERPT	60	/* characters of the post's text it shows */
 
@@ -42,6 +45,9 @@ struct notes {
 	int			 more;
 	long long		 newest;	/* the newest notification shown */
 	long long		 newest_at;	/* the latest time shown */
+	/* the database's snapshot of the page ("": none, SQLite's, or one
+	 * longer than NOTE_SNAP_MAX), for notify_read_all() */
+	char			 snap[NOTE_SNAP_MAX + 1];
 	struct note_mark	 before;	/* the page's groups come after
 						   it (at 0: page `page`) */
 	struct note_mark	 last;		/* its last group: the next

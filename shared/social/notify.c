@@ -433,15 +433,12 @@ unread_stmt(struct db *d, enum stmt st, long long uid, long long upto)
  * notifications and groups, and a group commit takes its posts in the
  * order of their ids (web/batch.c): the read-all then waits for a writer
  * holding nothing the writer will want, or a writer waits for it, never
- * both.  Taken by their groups' ids instead, a read-all held one group
- * while it waited for a group commit that held the other and wanted the
- * first: a deadlock, and under a storm of likes the read-all lost three
- * tries in a row (a 500).  It then reads only notifications of these
- * posts (or of none): one that committed after the posts were taken, of
- * a post not held, waits for the next. */
+ * both (by their groups' ids, it deadlocked with a group commit under
+ * a storm of likes: a 500).  It then reads only notifications of these
+ * posts (or of none): one of a post not held waits for the next. */
 int
 notify_read_all(struct app *a, long long uid, long long upto,
-    long long upto_at)
+    long long upto_at, const char *snap)
 {
 	struct db *d = a->db;
 	struct dbq *s;
@@ -458,6 +455,9 @@ notify_read_all(struct app *a, long long uid, long long upto,
 	}
 	dbq_bind_ids(s, 3, posts, (int)np);
 	dbq_bind_i64(s, 4, upto_at);
+	dbq_bind_null(s, 5);
+	if (snap != NULL)
+		dbq_bind_text(s, 5, snap, -1);
 	free(posts);
 	/* each one read names its group: as many rows as were unread */
 	if ((n = step_ids(s, &gids)) > 1)

@@ -65,13 +65,17 @@ void	notify_outbox(struct outbox *, long long user, long long n);
 int	notify_read(struct app *, long long id, long long uid);
 int	notify_delete(struct app *, long long id, long long uid);
 /* notify_read_all: every unread one with an id up to upto and a time up
- * to upto_at (NOTE_ALL: all); opening the list marks what it showed,
- * never one that arrived after the page was built -- not even one that
- * took a shown id again (SQLite gives a deleted newest id to the next
- * row): its time is after the newest shown. */
+ * to upto_at (NOTE_ALL: all), and, when snap is not NULL, that the
+ * database's snapshot snap saw (a page's: struct notes, noteview.h);
+ * opening the list marks what it showed, never one that arrived after
+ * the page was built -- not even one that took a shown id again (SQLite
+ * gives a deleted newest id to the next row: its time is after the
+ * newest shown), nor one whose writer took an id below the newest shown
+ * and committed after the page (PostgreSQL: its snapshot did not see
+ * it). */
 #define NOTE_ALL	9007199254740991LL
 int	notify_read_all(struct app *, long long uid, long long upto,
-	    long long upto_at);
+	    long long upto_at, const char *snap);
 
 /* Markers only move forward (max merge).  kind: "notices" (last notice
  * id seen), "news" (ms of the last visit), "author" (key = author id,

@@ -298,6 +298,12 @@ const char *const schema_pg_migrations[] = {
 	"  delta BIGINT NOT NULL,"
 	"  ver BIGINT NOT NULL,"
 	"  found_at BIGINT NOT NULL);",
+	/* 13: PostgreSQL's alone, the transaction that wrote each
+	 * notification, for a read-all's snapshot (STMT_NOTE_READ_ALL);
+	 * rows before it have none (no rewrite of the table) */
+	"ALTER TABLE notifications ADD COLUMN xact xid8;"
+	"ALTER TABLE notifications ALTER COLUMN xact SET DEFAULT "
+	"pg_current_xact_id();",
 };
 
 const int schema_pg_version =

@@ -284,25 +284,17 @@ const char *const sql_text[STMT__MAX] = {
 	    "RETURNING is_read",
 	/* STMT_NOTE_READ_ALL: user, up to id -- the newest one a page showed
 	 * --, posts (dbq_bind_ids(): STMT_NOTE_POSTS_LOCK's), up to time (a
-	 * shown id taken again is newer) -> the group of each one read: of
-	 * those posts, or of none */
+	 * shown id taken again is newer), the page's snapshot (PostgreSQL's;
+	 * SQLite's one writer commits in the order of its ids: every row)
+	 * -> the group of each one read: of those posts, or of none */
 	[STMT_NOTE_READ_ALL] =
 	    "UPDATE notifications SET is_read = 1 WHERE user_id = ?1 "
 	    "AND is_read = 0 AND id <= ?2 AND created_at <= ?4 AND (post_id "
 	    "IS NULL OR post_id IN (SELECT value FROM json_each(?3))) "
-	    "RETURNING group_id",
-	/* STMT_NOTES_PAGE: user, limit, offset, before time, before id -- a
-	 * page of groups, the one with the newest member first, among those
-	 * after the group (time, id) in that order; the post's start, and
-	 * whether it is still shown */
-	[STMT_NOTES_PAGE] =
-	    "SELECT g.id, g.kind, g.post_id, g.size, g.unread, g.last_at, "
-	    "coalesce(substr(p.body, 1, 60), ''), "
-	    "CASE WHEN p.status = 1 AND p.is_deleted = 0 THEN 1 ELSE 0 END, "
-	    "CASE WHEN length(p.body) > 60 THEN 1 ELSE 0 END "
-	    "FROM note_groups g LEFT JOIN posts p ON p.id = g.post_id "
-	    "WHERE g.user_id = ?1 AND (g.last_at, g.id) < (?4, ?5) "
-	    "ORDER BY g.last_at DESC, g.id DESC LIMIT ?2 OFFSET ?3",
+	    "AND (?5 IS NULL OR 1) RETURNING group_id",
+	/* STMT_NOTES_PAGE: sql.h's NOTES_PAGE_SQL; SQLite's writes in
+	 * the order of their ids, and its snapshot is no column */
+	[STMT_NOTES_PAGE] = NOTES_PAGE_SQL("''"),
 	/* STMT_NOTICE_INSERT: title, body, now */
 	[STMT_NOTICE_INSERT] =
 	    "INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "

@@ -43,6 +43,21 @@
 	"group_id = " g " ORDER BY id LIMIT 1), first_at), last_at = " \
 	"coalesce((SELECT created_at FROM notifications WHERE group_id = " \
 	g " ORDER BY id DESC LIMIT 1), last_at)"
+/* STMT_NOTES_PAGE: user, limit, offset, before time, before id -- a
+ * page of groups, the one with the newest member first, among those
+ * after the group (time, id) in that order; the post's start, whether
+ * it is still shown, whether it was cut, and `snap': the engine's
+ * snapshot of the statement as text (PostgreSQL's pg_snapshot, whose
+ * writers commit out of the order of their ids: STMT_NOTE_READ_ALL's
+ * ?5), or '' */
+#define NOTES_PAGE_SQL(snap) \
+	"SELECT g.id, g.kind, g.post_id, g.size, g.unread, g.last_at, " \
+	"coalesce(substr(p.body, 1, 60), ''), " \
+	"CASE WHEN p.status = 1 AND p.is_deleted = 0 THEN 1 ELSE 0 END, " \
+	"CASE WHEN length(p.body) > 60 THEN 1 ELSE 0 END, " snap " " \
+	"FROM note_groups g LEFT JOIN posts p ON p.id = g.post_id " \
+	"WHERE g.user_id = ?1 AND (g.last_at, g.id) < (?4, ?5) " \
+	"ORDER BY g.last_at DESC, g.id DESC LIMIT ?2 OFFSET ?3"
 #define OUTBOX_ADD_SQL \
 	"INSERT INTO counter_outbox(at, deltas) VALUES(?1, ?2)"
 /* The rows of STMT_COUNTER_ADD_MANY: COUNTER_ADD_ROWS times

@@ -36,9 +36,15 @@
 
 /* STMT_NOTE_READ_ALL's notifications, beside the user's unread up to ?2:
  * those of no post, of a post the read-all holds (?3), or of a post with
- * no row */
+ * no row; and, when the page's snapshot is given (?5: NOTES_PAGE_SQL's,
+ * sql.h), only those it saw: a writer that took an id below the page's
+ * newest may commit after the page (ids are not given in commit order),
+ * and its notification was never shown.  A row from before schema step
+ * 13 has no xact: committed long before any page that names it. */
 #define READ_ALL_OF "(post_id IS NULL OR post_id = ANY(?3::bigint[]) OR " \
-	"NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = notifications.post_id))"
+	"NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = notifications.post_id))" \
+	" AND (?5::text IS NULL OR xact IS NULL OR " \
+	"pg_visible_in_snapshot(xact, ?5::text::pg_snapshot))"
 
 #define IDS(n)	"unnest(" n "::bigint[]) WITH ORDINALITY j(value, key)"
 /*
@@ -179,6 +185,7 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "AND ?2 ORDER BY id FOR NO KEY UPDATE",
 	/* shared (a read-all beside another), in id order, as a group
 	 * commit takes its posts (web/batch.c) */
+	[STMT_NOTES_PAGE] = NOTES_PAGE_SQL("pg_current_snapshot()::text"),
 	[STMT_NOTE_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN (SELECT "
 	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
 	    "AND id <= ?2) ORDER BY id FOR SHARE",

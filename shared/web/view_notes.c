@@ -169,13 +169,20 @@ view_notes(struct req *r, const void *vm)
 	layout_csrf(r);
 	act_back_field(r);
 	/* page 1's newest is the newest there was: one that arrives after
-	 * it stays unread (a later page's newest is not: every one) */
+	 * it stays unread (a later page's newest is not: every one), and
+	 * its snapshot, what it saw (PostgreSQL) */
 	if (ns->page == 1 && ns->newest > 0) {
 		html_raw(b, "<input type=\"hidden\" name=\"upto\" value=\"");
 		html_int(b, ns->newest);
 		html_raw(b, "\"><input type=\"hidden\" name=\"at\" value=\"");
 		html_int(b, ns->newest_at);
 		html_raw(b, "\">");
+		if (ns->snap[0] != '\0') {
+			html_raw(b, "<input type=\"hidden\" name=\"snap\" "
+			    "value=\"");
+			html_attr(b, ns->snap);
+			html_raw(b, "\">");
+		}
 	}
 	html_raw(b, "<button type=\"submit\" class=\"secondary\">Mark all read"
 	    "</button></form><ul class=\"notes\">");

@@ -285,6 +285,9 @@ test('"Mark all read" leaves unread one that took a shown id again', async () =>
   await ok303(r.post('/notifications/read-all', { upto: String(upto), at: String(at) }));
   await assertUnreadExact(r, 1, 'the comment no page showed stays unread');
   assert.equal((await r.post('/notifications/read-all', { upto: String(upto), at: 'x' })).status, 400);
+  // a snapshot (PostgreSQL's page gives one) the server would refuse
+  assert.equal((await r.post('/notifications/read-all', { upto: String(upto), at: String(at), snap: '9:5:' })).status, 400);
+  assert.equal(/name="snap"/.test(page.text), onPostgres(), 'the page\'s snapshot on PostgreSQL alone');
 });
 
 // SQLite gives a deleted newest id to the next notification: the form of

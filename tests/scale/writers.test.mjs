@@ -128,6 +128,45 @@ test('a group\'s outbox ids committed after a later one: every delta counts once
   assert.equal(badge.notifications, likers.length + 1, 'every like on the author\'s badge');
 });
 
+// Nor does a notification's id tell when it committed: A's like took
+// its notification's id and stops before its commit; B's like on
+// another post of the same author takes a later id and commits.  The
+// author's page shows B's alone, and its "Mark all read" form says the
+// newest id and time shown: B's.  A then commits, under both.  The form
+// must leave A's unread (no page showed it): it carries the page's
+// snapshot (snap), which did not see A.  Before it, A's was read unseen.
+test('"Mark all read" leaves unread a notification that took an earlier id and committed after the page', async () => {
+  const [x, a, b] = await Promise.all(['x', 'a', 'b'].map((l) => newUser(stack, `ws_${l}`)));
+  const p1 = await publish(x.c, 'one');
+  const p2 = await publish(x.c, 'two');
+  const notes = () => stack.sqlite(`SELECT id, is_read FROM notifications WHERE user_id = ${x.id} ORDER BY id`)
+    .split('\n').filter(Boolean).map((l) => l.split('|').map(Number));
+  faults.arm(stack, 'outbox-commit');
+  const slow = a.c.post(`/posts/${p1}/like`);	// its notification's id taken, stops before its commit
+  const who = await waitFor(() => stopped(), 10000, 20);
+  assert.equal((await b.c.post(`/posts/${p2}/like`)).status, 303, 'B commits while A holds an earlier id');
+  const page = await x.c.get('/notifications');
+  assert.equal(page.status, 200);
+  const field = (name) => (page.text.match(new RegExp(`name="${name}" value="([^"]+)"`)) ?? [])[1];
+  const form = { upto: field('upto'), at: field('at'), snap: field('snap') };
+  assert.match(form.snap ?? '', /^\d+:\d+:[\d,]*$/, 'the form carries the page\'s snapshot');
+  const [[bId, bRead]] = notes();
+  assert.deepEqual([String(bId), bRead], [form.upto, 1], 'the page showed B\'s, and opening it read it');
+  process.kill(who, 'SIGCONT');
+  assert.equal((await slow).status, 303, 'A commits');
+  const [[aId, aRead]] = notes();
+  assert.ok(aId < bId && aRead === 0, 'A\'s notification, under the id the page showed, is unread');
+  assert.equal((await x.c.post('/notifications/read-all', form)).status, 303);
+  assert.deepEqual(notes(), [[aId, 0], [bId, 1]], 'the read-all of the page left A\'s unread');
+  stack.tallyctl('flush');
+  const badge = JSON.parse((await x.c.get('/badges.json')).text);
+  assert.equal(badge.notifications, 1, 'the author\'s badge still says A\'s');
+  assert.equal((await x.c.post('/notifications/read-all', { ...form, snap: '9:5:' })).status, 400,
+    'a snapshot PostgreSQL would refuse');
+  assert.equal((await x.c.post('/notifications/read-all')).status, 303, 'without the form: every one');
+  assert.deepEqual(notes(), [[aId, 1], [bId, 1]]);
+});
+
 // The horizon waits for tally's own write transactions of this
 // database only (their connections' application_name and database,
 // store/sql_pg.c).  Another client's, which writes no outbox row, is no

@@ -1,4 +1,4 @@
-/* test-valid-bad-fields.c -- valid_check rejects malformed UTF-8, control characters, bad lengths, blank bodies, loose numbers, a secret with a NUL or too long, and boards that are not leaderboards. */
+/* test-valid-bad-fields.c -- valid_check rejects malformed UTF-8, control characters, bad lengths, blank bodies, loose numbers, a secret with a NUL or too long, boards that are not leaderboards, and snapshots PostgreSQL would refuse. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -296,6 +296,38 @@ test_null_and_unknown_kind(void **state)
 	assert_int_equal(valid_check(VALID__MAX, "x", 1, NULL), -1);
 }
 
+/* What pg_snapshot's input refuses is refused here: its error would be
+ * a 500.  Out of order, outside [XMIN, XMAX), zero, too long. */
+static void
+test_snapshot_bad(void **state)
+{
+	static const char *const bad[] = {
+		"", "748", "748:", "748:760", ":760:", "748::", "748:760:,",
+		"748:760:751,", "748:760:,751", "748:760:751,,752",
+		"760:748:", "0:5:", "748:760:747", "748:760:760",
+		"748:760:752,751", "748:760:751:", "748:760:a", " 748:760:",
+		"748:760: 751", "-1:760:", "748:760:751;752",
+		"12345678901234567890:12345678901234567890:",
+	};
+	char *s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (valid_check(VALID_SNAPSHOT, bad[i], strlen(bad[i]), NULL)
+		    != -1)
+			fail_msg("snapshot \"%s\" taken", bad[i]);
+	s = malloc(1100);
+	assert_non_null(s);
+	strcpy(s, "1000000000:2000000000:1000000000");
+	while (strlen(s) < 1025)
+		strcat(s, ",1000000000");	/* 1033 bytes: one too many */
+	assert_int_equal(valid_check(VALID_SNAPSHOT, s, strlen(s), NULL), -1);
+	s[strlen(s) - 11] = '\0';		/* 1022: taken */
+	assert_int_equal(valid_check(VALID_SNAPSHOT, s, strlen(s), NULL), 0);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -310,6 +342,7 @@ main(void)
 		cmocka_unit_test(test_numbers_bad),
 		cmocka_unit_test(test_secret_bad),
 		cmocka_unit_test(test_board_top_n_bad),
+		cmocka_unit_test(test_snapshot_bad),
 		cmocka_unit_test(test_null_and_unknown_kind),
 	};
 

@@ -1,4 +1,4 @@
-/* test-valid-fields.c -- valid_check accepts and normalises good fields: login, name, password, body, topic, title, bool, page, id, secret, board, top n. */
+/* test-valid-fields.c -- valid_check accepts and normalises good fields: login, name, password, body, topic, title, bool, page, id, secret, board, top n, snapshot. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -303,6 +303,26 @@ test_utf8_counts(void **state)
 	assert_int_equal(valid_utf8("\xed\x9f\xbf", 3, NULL), 0);	/* U+D7FF */
 }
 
+/* PostgreSQL's snapshots as pg_current_snapshot() gives them, the
+ * longest one kept (noteview.h NOTE_SNAP_MAX) among them. */
+static void
+test_snapshot(void **state)
+{
+	char *s;
+
+	(void)state;
+	assert_ok(VALID_SNAPSHOT, "748:748:");
+	assert_ok(VALID_SNAPSHOT, "748:760:748,751,759");
+	assert_ok(VALID_SNAPSHOT, "1:1:");
+	assert_ok(VALID_SNAPSHOT, "9223372036854775806:9223372036854775807:");
+	s = repeat("1000000000,", 93);		/* 1023 bytes with the rest */
+	memcpy(s, "1000000000:2000000000:", 22);
+	s[strlen(s) - 1] = '\0';
+	assert_int_equal(strlen(s), 1022);
+	assert_ok(VALID_SNAPSHOT, s);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -318,6 +338,7 @@ main(void)
 		cmocka_unit_test(test_id_bounds),
 		cmocka_unit_test(test_secret),
 		cmocka_unit_test(test_board_top_n),
+		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_int_direct),
 		cmocka_unit_test(test_len_is_the_input),
 		cmocka_unit_test(test_utf8_counts),

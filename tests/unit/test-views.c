@@ -75,6 +75,7 @@ test_notes(void **state)
 	/* "Mark all read": up to the newest id and the latest time shown */
 	assert_non_null(strstr(h, "name=\"upto\" value=\"9\"><input "
 	    "type=\"hidden\" name=\"at\" value=\"1700000000123\">"));
+	assert_null(strstr(h, "name=\"snap\""));	/* none: SQLite's */
 	assert_non_null(strstr(h, ">Delete all</button>"));
 	assert_non_null(strstr(h, "<li data-notification-id=\"7\" "
 	    "data-group-size=\"2\" data-unread=\"0\" class=\"note\">"));
@@ -93,6 +94,12 @@ test_notes(void **state)
 	/* "Older" begins after the last group shown (noteview.h), from a
 	 * page by number or one after a group; "Newer" from one after a
 	 * group is the newest page */
+	/* and what PostgreSQL's snapshot of the page saw */
+	strcpy(ns.snap, "748:760:751,759");
+	buf_reset(&r->body);
+	view_notes(r, &ns);
+	assert_non_null(strstr(body(r), "value=\"1700000000123\"><input "
+	    "type=\"hidden\" name=\"snap\" value=\"748:760:751,759\">"));
 	ns.more = 1;
 	ns.last = (struct note_mark){ 1700000000000LL, 31 };
 	buf_reset(&r->body);
