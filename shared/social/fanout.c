@@ -180,8 +180,42 @@ current(struct app *a, const struct job *j)
 	return rc;
 }
 
+/* post, published at `at', into the home timelines of the n users uids,
+ * each at its place in that user's feed (sql.h HOME_SCORE): `at', or a
+ * later repost by someone the user follows.  Only a republished post has
+ * reposts (no draft can be reposted), and its publication keeps its time
+ * (an unpublish took it out of the author's followers' homes): for one
+ * that has any, each place is read, else it is `at' in every one.  0, or
+ * -1 when Redis or SQL failed. */
+static int
+homes_put(struct app *a, long long post, long long at, int n,
+    const long long *uids)
+{
+	struct dbq *s = dbq_stmt(a->db, STMT_POST_REPOSTED);
+	long long *scores;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	dbq_bind_i64(s, 1, post);
+	rc = dbq_step(s);
+	dbq_done(s);
+	if (rc == DBQ_DONE)
+		return timeline_add_many(a, TL_HOME, n, uids, at, post);
+	if (rc != DBQ_ROW)
+		return -1;
+	scores = xcalloc((size_t)n, sizeof(*scores));
+	rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, post, uids, n,
+	    scores);
+	if (rc == 0)
+		rc = timeline_add_each(a, TL_HOME, n, uids, scores, post);
+	free(scores);
+	return rc;
+}
+
 /* The post of the add job j in its author's own profile and home
- * timelines: 0, or < -1 when Redis failed (timeline_add()'s). */
+ * timelines: 0, or < -1 when Redis failed (timeline_add()'s; a SQL
+ * error is one too: the home is then put right by its rebuild). */
 static int
 author_adds(struct app *a, const struct job *j)
 {
@@ -190,7 +224,7 @@ author_adds(struct app *a, const struct job *j)
 
 	if (rc < -1)
 		return rc;
-	return timeline_add(a, TL_HOME, j->author, 1, &at, &post);
+	return homes_put(a, post, at, 1, &j->author) == -1 ? -2 : 0;
 }
 
 /* 1 when the remove job j's post is visible again (republished since it
@@ -301,14 +335,15 @@ job_batch(struct app *a, struct job *j)
 		bcache_readers_changed(a, uids, n);
 	switch (j->kind) {
 	case JOB_ADD:
+		rc = homes_put(a, j->post, j->score, n, uids);
+		break;
 	case JOB_REPOST:
 		rc = timeline_add_many(a, TL_HOME, n, uids, j->score, j->post);
 		break;
 	case JOB_REM:
 		rc = timeline_rem_many(a, TL_HOME, n, uids, j->post);
 		if (rc != -1 && visible_again(a, j, &score) == 1)
-			rc = timeline_add_many(a, TL_HOME, n, uids, score,
-			    j->post);
+			rc = homes_put(a, j->post, score, n, uids);
 		break;
 	default:	/* JOB_UNREPOST: read after the unrepost's commit */
 		rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,

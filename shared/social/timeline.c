@@ -239,6 +239,13 @@ timeline_add_many(struct app *a, enum tl kind, int nusers, const long long *uids
 }
 
 int
+timeline_add_each(struct app *a, enum tl kind, int nusers, const long long *uids,
+    const long long *scores, long long id)
+{
+	return tl_many(a, kind, nusers, uids, scores, -1, "gt", id);
+}
+
+int
 timeline_rem_many(struct app *a, enum tl kind, int nusers, const long long *uids,
     long long id)
 {

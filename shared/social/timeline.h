@@ -61,6 +61,10 @@ long long	timeline_put(struct app *, enum tl, long long uid, int n,
  * Returns 0, or -1 when Redis failed. */
 int		timeline_add_many(struct app *, enum tl, int nusers,
 		    const long long *uids, long long score, long long id);
+/* Same, each at its own score: at scores[i] in uids[i]'s set (one
+ * placed later keeps its place), removed where the score is negative. */
+int		timeline_add_each(struct app *, enum tl, int nusers,
+		    const long long *uids, const long long *scores, long long id);
 /* Same, removing one id from many users' sets. */
 int		timeline_rem_many(struct app *, enum tl, int nusers,
 		    const long long *uids, long long id);

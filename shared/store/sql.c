@@ -788,6 +788,9 @@ const char *const sql_text[STMT__MAX] = {
 	 * they wait for the autovacuum, a minute or more; SQLite's plans
 	 * are fixed here (INDEXED BY), and it runs nothing */
 	[STMT_AFTER_LOAD] = "SELECT 0 WHERE 0",
+	/* STMT_POST_REPOSTED: post -- a row when anyone reposted it */
+	[STMT_POST_REPOSTED] =
+	    "SELECT 1 FROM reposts WHERE post_id = ?1 LIMIT 1",
 	/* STMT_REPOST_AT: post, user -- when the repost was made */
 	[STMT_REPOST_AT] =
 	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",

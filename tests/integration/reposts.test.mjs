@@ -113,6 +113,30 @@ test('a followee\'s repost places the post at the repost\'s time, once, and says
     x.startsWith(`post_reposts[${p2}]`)), []);
 });
 
+// A republished post keeps its publication time: its place in a feed
+// is that, or a later repost by someone the reader follows.  The
+// unpublish took it out of the author's followers' homes; the republish
+// put it back at its publication alone, below where SQLite places it,
+// in the home of a follower of both (the author's own too).
+test('a republished post takes back its place at a followee\'s repost, in the homes of the author\'s followers and the author\'s own', async () => {
+  const [a, b, c] = await Promise.all(['rr_a', 'rr_b', 'rr_c'].map((l) => newUser(stack, l)));
+  await act(a, 'follow', 'rr_b');
+  await act(a, 'follow', 'rr_c');
+  await act(c, 'follow', 'rr_b');
+  const p1 = await publish(c.c, 'first, by c');
+  const p2 = await publish(c.c, 'second, by c');
+  await act(b, 'repost', p1);
+  const want = [{ id: p1, by: 'rr_b' }, { id: p2, by: '' }];
+  assert.deepEqual(await feed(a), want, 'b\'s repost places p1 above p2');
+  assert.deepEqual(await feed(c), want, 'in the author\'s own feed too');
+  const edit = (publish) => c.c.post(`/posts/${p1}/edit`, { body: 'first, by c', publish });
+  assert.equal((await edit('0')).status, 303);
+  assert.deepEqual(await feed(a), [{ id: p2, by: '' }], 'unpublished: in no feed');
+  assert.equal((await edit('1')).status, 303);
+  assert.deepEqual(await feed(a), want, 'republished: back at b\'s repost');
+  assert.deepEqual(await feed(c), want);
+});
+
 test('reposts and unreposts by eight followees at once: the feed ends where SQLite places it, the count exact', async () => {
   const reader = await newUser(stack, 'rp_reader');
   const author = await newUser(stack, 'rp_writer');
