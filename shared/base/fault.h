@@ -54,6 +54,9 @@
  *   unfollow-scored an unfollow is committed and its home's new places
  *                  read, not yet put (social/follow.c): a follow of the
  *                  pair on another host meanwhile
+ *   unrepost-scored an unrepost's batch read its followers' places of the
+ *                  post, not yet put (social/fanout.c): a new repost
+ *                  meanwhile, its add made first
  */
 #ifndef TALLY_FAULT_H
 #define TALLY_FAULT_H

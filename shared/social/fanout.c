@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "social/bcache.h"
 #include "social/fanout.h"
@@ -213,6 +214,41 @@ homes_put(struct app *a, long long post, long long at, int n,
 	return rc;
 }
 
+/* An unrepost's places of post in the homes of the n users uids, read
+ * after its commit and put exactly (an entry goes down or out): 0, or -1.
+ * A repost that committed between the read and the put, its add made
+ * before the put, was undone by it (the home then placed the post below
+ * SQL's place for good): the places are read again after the put, and
+ * put again where they moved.  A repost committed after that read adds
+ * after it, GT.  Three rounds at most; scores: n of room. */
+static int
+unrepost_put(struct app *a, long long post, int n, const long long *uids,
+    long long *scores)
+{
+	long long *now = xcalloc((size_t)n, sizeof(*now));
+	long long *moved = xcalloc((size_t)n, sizeof(*moved));
+	int rc, i, k, round;
+
+	rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, post, uids, n,
+	    scores);
+	memcpy(moved, uids, (size_t)n * sizeof(*moved));
+	for (round = 0, k = n; rc == 0 && k > 0 && round < 3; round++) {
+		fault_point("unrepost-scored");
+		if ((rc = timeline_put_many(a, TL_HOME, k, moved, scores,
+		    post)) == 0)
+			rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST,
+			    post, moved, k, now);
+		for (i = 0, n = k, k = 0; rc == 0 && i < n; i++)
+			if (now[i] != scores[i]) {
+				moved[k] = moved[i];
+				scores[k++] = now[i];
+			}
+	}
+	free(now);
+	free(moved);
+	return rc;
+}
+
 /* The post of the add job j in its author's own profile and home
  * timelines: 0, or < -1 when Redis failed (timeline_add()'s; a SQL
  * error is one too: the home is then put right by its rebuild). */
@@ -346,10 +382,7 @@ job_batch(struct app *a, struct job *j)
 			rc = homes_put(a, j->post, score, n, uids);
 		break;
 	default:	/* JOB_UNREPOST: read after the unrepost's commit */
-		rc = timeline_home_scores(a, STMT_HOME_SCORES_OF_POST, j->post,
-		    uids, n, scores);
-		if (rc == 0)
-			rc = timeline_put_many(a, TL_HOME, n, uids, scores, j->post);
+		rc = unrepost_put(a, j->post, n, uids, scores);
 		break;
 	}
 	return rc == -1 ? -1 : n;

@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder } from '../lib/stack.mjs';
-import { newUser } from '../lib/social.mjs';
+import { newUser, drainQueue, key, member } from '../lib/social.mjs';
 import { compareAll, faults, redisName } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
 
@@ -21,9 +21,10 @@ let stack;
 before(async () => {
   stack = await startStack({
     db: 'postgres',
-    env: { TALLY_FAULT: 'outbox-commit:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
   });
   faults.disarm(stack, 'outbox-commit', 1);
+  faults.disarm(stack, 'unrepost-scored', 1);
 });
 after(async () => { await stack?.stop(); });
 
@@ -165,6 +166,39 @@ test('"Mark all read" leaves unread a notification that took an earlier id and c
     'a snapshot PostgreSQL would refuse');
   assert.equal((await x.c.post('/notifications/read-all')).status, 303, 'without the form: every one');
   assert.deepEqual(notes(), [[aId, 1], [bId, 1]]);
+});
+
+// An unrepost's batch reads each follower's new place of the post, then
+// puts it exactly (down, or out).  A repost by another followee that
+// committed in between, its add made before that put, was undone by it:
+// the home placed the post at the older repost, below SQL's place, for
+// good.  Forced: d's unrepost's batch stops between its read and its put
+// (fault point unrepost-scored) while e's repost goes through the other
+// writer.  The batch now reads the places again after its put.
+test('a repost committed while an unrepost\'s batch is between its read and its put: the home keeps the new repost\'s place', async () => {
+  const [r, c, b, d, e] = await Promise.all(['r', 'c', 'b', 'd', 'e'].map((l) => newUser(stack, `wu_${l}`)));
+  for (const f of ['b', 'd', 'e']) assert.equal((await r.c.post(`/follow/wu_${f}`)).status, 303);
+  const p = await publish(c.c, 'reposted');
+  const place = () => Number(stack.redis('ZSCORE', key(r.id, 'home'), member(p)));
+  const at = (u) => Number(stack.sqlite(`SELECT created_at FROM reposts WHERE post_id = ${p} AND user_id = ${u.id}`));
+  await r.c.get('/feed');	// the home in Redis
+  assert.equal((await b.c.post(`/posts/${p}/repost`)).status, 303);
+  await sleep(5);
+  assert.equal((await d.c.post(`/posts/${p}/repost`)).status, 303);
+  await drainQueue(stack);
+  await waitFor(() => place() === at(d), 10000, 20);
+  faults.arm(stack, 'unrepost-scored');
+  assert.equal((await d.c.post(`/posts/${p}/unrepost`)).status, 303);
+  const who = await waitFor(() => stopped(), 10000, 20);	// its batch read b's place
+  assert.equal((await e.c.post(`/posts/${p}/repost`)).status, 303, 'e reposts through the other writer');
+  await waitFor(() => place() === at(e), 10000, 20);	// e's add came first
+  process.kill(who, 'SIGCONT');
+  await drainQueue(stack);
+  await waitFor(() => Number(stack.redis('ZCARD', '{jobs}:inline')) === 0, 10000, 20);
+  assert.equal(faults.fired(stack, 'unrepost-scored'), 1);
+  assert.equal(place(), at(e), 'the home places the post at e\'s repost, as SQL does');
+  const feed = (await r.c.get('/feed')).text;
+  assert.match(feed, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wu_e"`));
 });
 
 // The horizon waits for tally's own write transactions of this
