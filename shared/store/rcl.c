@@ -406,8 +406,10 @@ rcl_get_reply(struct rcl *cl, redisReply **out)
 		return -1;
 	}
 	entry_free(e);
+	/* the pipeline read whole: a failure in it is over with it (kept,
+	 * the next pipeline's replies were dropped as its own) */
 	if (cl->head == cl->nq)
-		cl->head = cl->nq = 0;
+		cl->head = cl->nq = cl->failed = 0;
 	return 0;
 }
 

@@ -7,6 +7,9 @@
  *    first and dropped them, and the pipeline's first entry took the
  *    reply of a command queued after it -- a page showed another post's
  *    counts during a failover;
+ *  - a pipeline after one whose first entry failed keeps its replies:
+ *    the failure's mark outlived its pipeline, and the next one's
+ *    replies were dropped as the failed one's;
  *  - the signature of who serves what (the worker's job_topology()) is
  *    known for a cluster of many slot ranges, and changes when a master
  *    restarts.  Past ~43 ranges it outgrew its text and failed, every
@@ -113,6 +116,48 @@ test_refresh_mid_pipeline(void **state)
 	assert_int_equal(tmpcluster_stop(&t), 0);
 }
 
+/* A pipeline whose first entry failed (its node crashed) and whose last
+ * came back left the client "failed" with nothing pending; the next
+ * pipeline's first look at it (rcl_drop_failed(), as rds's does before a
+ * script is loaded) read and dropped that pipeline's own replies: its
+ * first read got the reply of the command after it, or none. */
+static void
+test_failed_then_whole(void **state)
+{
+	struct tmpcluster t;
+	struct rcl *cl;
+	redisReply *rep = NULL;
+	char ka[32], kc[32], kx[32];
+
+	(void)state;
+	assert_int_equal(tmpcluster_start(&t, "rcl-failed", 2, 1), 0);
+	assert_non_null(cl = rcl_open(t.seeds, 300, NULL, NULL));
+	key_in("a", 0, 8192, ka, sizeof(ka));
+	key_in("c", 0, 8192, kc, sizeof(kc));
+	key_in("x", 8192, 16384, kx, sizeof(kx));
+	assert_non_null(rep = cmd(cl, "SET", ka, "A"));
+	freeReplyObject(rep);
+	assert_non_null(rep = cmd(cl, "SET", kc, "C"));
+	freeReplyObject(rep);
+	assert_non_null(rep = cmd(cl, "SET", kx, "X"));
+	freeReplyObject(rep);
+	assert_int_equal(append_get(cl, kx), 0);
+	assert_int_equal(append_get(cl, ka), 0);
+	tmpcluster_kill(&t, 1);		/* before its reply */
+	assert_int_equal(rcl_get_reply(cl, &rep), -1);
+	expect_reply(cl, "A");
+	assert_int_equal(rcl_pending(cl), 0);
+	/* the next pipeline: its replies are its own */
+	assert_int_equal(append_get(cl, kc), 0);
+	assert_int_equal(append_get(cl, ka), 0);
+	rcl_drop_failed(cl);
+	assert_int_equal(rcl_pending(cl), 2);
+	expect_reply(cl, "C");
+	expect_reply(cl, "A");
+	rcl_close(cl);
+	assert_int_equal(tmpcluster_stop(&t), 0);
+}
+
 static void
 test_signature_many_ranges(void **state)
 {
@@ -146,6 +191,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refresh_mid_pipeline),
 		cmocka_unit_test(test_signature_many_ranges),
+		cmocka_unit_test(test_failed_then_whole),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
