@@ -118,8 +118,9 @@ my %SQL_ELSEWHERE = (
 	# PostgreSQL's: transaction control (a group's savepoints too) and
 	# the texts pg_exec() tells apart, a session's settings
 	'shared/store/pg.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|PRAGMA|SET |SELECT pg_)/,
-	# the schema's migration: its transaction, lock and version table
-	'shared/store/pg_run.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|CREATE TABLE IF NOT EXISTS tally_schema|DELETE FROM tally_schema|SELECT (?:pg_advisory_xact_lock|coalesce\(max\(version\), 0\) FROM tally_schema))/,
+	# the schema's migration: its transaction (a step's savepoint and lock
+	# wait), lock and version table
+	'shared/store/pg_run.c' => qr/^(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|SET LOCAL|CREATE TABLE IF NOT EXISTS tally_schema|DELETE FROM tally_schema|SELECT (?:pg_advisory_xact_lock|coalesce\(max\(version\), 0\) FROM tally_schema))/,
 	# the database and its owner made, and the look for them (names
 	# are not parameters)
 	'shared/store/pg_create.c' => qr/^(?:DO \$\$|CREATE DATABASE|SELECT pg_get_userbyid)/,

@@ -21,6 +21,9 @@
  *   outbox-commit  an action took its outbox row's id and has not yet
  *                  committed: another writer's later id commits first
  *                  on PostgreSQL (outbox.c)
+ *   outbox-floor   a drain applied its rows up to its cutoff, not yet
+ *                  deleted them nor raised the floor (outbox.c): another
+ *                  drain, of a later cutoff, meanwhile
  *   action-delta   an action (like, follow, comment...) is committed, its
  *                  counter deltas not yet sent to Redis (outbox.c)
  *   action-backlog an action's deltas went to Redis, which did not take

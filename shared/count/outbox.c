@@ -714,16 +714,27 @@ outbox_horizon(struct db *d)
 /* Deletes the drained rows up to `upto` but the newest (cleared), and
  * says so in the setting OUTBOX_FLOOR, in the same transaction: a
  * snapshot that reads it knows every id up to it committed before it (or
- * never will), deleted or not (settle.c). */
+ * never will), deleted or not (settle.c).  The floor only rises: two
+ * drains at once (the worker's, tallyctl flush's), the one of the later
+ * cutoff committed first, left the other's lower floor, and a correction
+ * then took the rows between, deleted, for rows its recount had not
+ * seen: their deltas counted twice. */
 static int
 delete_upto(struct db *d, long long upto)
 {
 	struct dbq *s;
 	int rc = -1;
 
+	fault_point("outbox-floor");
 	if (db_begin(d) == -1)
 		return -1;
-	if (dbq_setting_put(d, OUTBOX_FLOOR, upto) == -1) {
+	if ((s = dbq_stmt(d, STMT_OUTBOX_FLOOR_RAISE)) != NULL) {
+		dbq_bind_text(s, 1, OUTBOX_FLOOR, -1);
+		dbq_bind_i64(s, 2, upto);
+		rc = dbq_step(s) == DBQ_DONE ? 0 : -1;
+		dbq_done(s);
+	}
+	if (rc == -1) {
 		db_rollback(d);
 		return -1;
 	}

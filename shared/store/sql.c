@@ -488,6 +488,13 @@ const char *const sql_text[STMT__MAX] = {
 	[STMT_OUTBOX_BATCH] =
 	    "SELECT id, deltas FROM counter_outbox WHERE id > ?1 AND id <= ?2 "
 	    "AND deltas <> '' ORDER BY id LIMIT ?3",
+	/* STMT_OUTBOX_FLOOR_RAISE: name, value -- the setting raised to
+	 * value, never lowered: a drain that commits after another's of a
+	 * later cutoff leaves that one's (outbox.c delete_upto()) */
+	[STMT_OUTBOX_FLOOR_RAISE] =
+	    "INSERT INTO settings(name, value) VALUES(?1, ?2) "
+	    "ON CONFLICT(name) DO UPDATE SET value = max(settings.value, "
+	    "excluded.value)",
 	/* STMT_OUTBOX_CLEAR: id -- its deltas are elsewhere now; the row
 	 * stays (the newest row is never deleted: see outbox.c) */
 	[STMT_OUTBOX_CLEAR] =

@@ -208,6 +208,7 @@ enum stmt {
 	STMT_OUTBOX_CUTOFF,
 	STMT_OUTBOX_BATCH,
 	STMT_OUTBOX_CLEAR,
+	STMT_OUTBOX_FLOOR_RAISE,
 	STMT_OUTBOX_DONE,
 	STMT_OUTBOX_QUARANTINE,
 	/* Counting's statements that were once built beside their callers:

@@ -186,6 +186,10 @@ const char *const sql_pg_text[STMT__MAX] = {
 	/* shared (a read-all beside another), in id order, as a group
 	 * commit takes its posts (web/batch.c) */
 	[STMT_NOTES_PAGE] = NOTES_PAGE_SQL("pg_current_snapshot()::text"),
+	[STMT_OUTBOX_FLOOR_RAISE] =
+	    "INSERT INTO settings(name, value) VALUES(?1, ?2) "
+	    "ON CONFLICT(name) DO UPDATE SET value = greatest(settings.value, "
+	    "excluded.value)",
 	[STMT_NOTE_POSTS_LOCK] = "SELECT id FROM posts WHERE id IN (SELECT "
 	    "post_id FROM notifications WHERE user_id = ?1 AND is_read = 0 "
 	    "AND id <= ?2) ORDER BY id FOR SHARE",

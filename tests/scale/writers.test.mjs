@@ -12,7 +12,9 @@
 // the author's unread badge stayed one short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder } from '../lib/stack.mjs';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder, BIN } from '../lib/stack.mjs';
 import { newUser, drainQueue, key, member } from '../lib/social.mjs';
 import { compareAll, faults, redisName } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
@@ -21,10 +23,9 @@ let stack;
 before(async () => {
   stack = await startStack({
     db: 'postgres',
-    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1,outbox-floor:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
   });
-  faults.disarm(stack, 'outbox-commit', 1);
-  faults.disarm(stack, 'unrepost-scored', 1);
+  for (const f of ['outbox-commit', 'unrepost-scored', 'outbox-floor']) faults.disarm(stack, f, 1);
 });
 after(async () => { await stack?.stop(); });
 
@@ -168,6 +169,33 @@ test('"Mark all read" leaves unread a notification that took an earlier id and c
   assert.deepEqual(notes(), [[aId, 1], [bId, 1]]);
 });
 
+// The outbox's floor (outbox.h OUTBOX_FLOOR) tells a correction which
+// ids were deleted after they committed.  Two drains at once (the
+// worker's, tallyctl flush's): the one of the later cutoff committed its
+// floor first, then the other wrote its lower one over it, and a
+// correction took the rows between, deleted, for rows its recount had
+// not seen: their deltas counted twice.  Forced: the worker's drain stops
+// before its floor (fault point outbox-floor) while tallyctl flush drains
+// past it.
+test('two drains at once: the outbox floor never goes back', async () => {
+  const [x, a, b] = await Promise.all(['x', 'a', 'b'].map((l) => newUser(stack, `wf_${l}`)));
+  const p = await publish(x.c, 'floored');
+  const floor = () => Number(stack.sqlite("SELECT coalesce((SELECT value FROM settings WHERE name = 'outbox_floor'), 0)"));
+  faults.arm(stack, 'outbox-floor');
+  assert.equal((await a.c.post(`/posts/${p}/like`)).status, 303);
+  const who = await waitFor(() => stopped(), 10000, 20);	// the worker's drain, before its floor
+  assert.equal((await b.c.post(`/posts/${p}/like`)).status, 303);
+  stack.tallyctl('flush');
+  const later = floor();
+  assert.ok(later >= Number(stack.sqlite('SELECT max(id) FROM counter_outbox')), 'tallyctl flush drained past the worker\'s cutoff');
+  process.kill(who, 'SIGCONT');
+  await waitFor(() => procState(who) !== 'T', 5000, 20);
+  await sleep(1500);	// its floor committed
+  assert.equal(faults.fired(stack, 'outbox-floor'), 1);
+  const now = floor();
+  assert.ok(now >= later, `the floor went back: ${now} < ${later}`);
+});
+
 // An unrepost's batch reads each follower's new place of the post, then
 // puts it exactly (down, or out).  A repost by another followee that
 // committed in between, its add made before that put, was undone by it:
@@ -199,6 +227,48 @@ test('a repost committed while an unrepost\'s batch is between its read and its 
   assert.equal(place(), at(e), 'the home places the post at e\'s repost, as SQL does');
   const feed = (await r.c.get('/feed')).text;
   assert.match(feed, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wu_e"`));
+});
+
+// A schema step that waits for a table held by a long transaction: its
+// exclusive lock, queued, held back every reader and writer of the table
+// behind it (a like waited its 5 s, then failed with 503) for as long as
+// the other held it.  It now waits a little at a time and asks again.
+// Staged: the database is put back one step (notifications without
+// their xact, step 13), an operator's psql holds notifications in an
+// open transaction, and a new process (tallyctl) migrates meanwhile.
+test('a migration that waits for a table an open transaction holds: likes go on meanwhile; it ends when the table is free', async () => {
+  const [x, a] = await Promise.all(['x', 'a'].map((l) => newUser(stack, `wm_${l}`)));
+  const p = await publish(x.c, 'during a migration');
+  const version = () => Number(stack.sqlite('SELECT max(version) FROM tally_schema'));
+  const top = version();
+  assert.ok(top >= 13);
+  stack.sqlite(`BEGIN; ALTER TABLE notifications DROP COLUMN xact; DELETE FROM tally_schema; INSERT INTO tally_schema VALUES (${top - 1}); COMMIT`);
+  const reader = sqlSession(stack);
+  reader.send('BEGIN; SELECT COUNT(*) FROM notifications; \\echo held');
+  await reader.until('held');
+  const migrating = new Promise((resolve) => {
+    const c = spawn(path.join(BIN, 'tallyctl'), ['flush'], { env: stack.env });
+    let err = '';
+    c.stderr.on('data', (d) => { err += d; });
+    c.on('close', (status) => resolve({ status, err }));
+  });
+  try {
+    // the migration at its step: the table asked for, not given
+    await waitFor(() => stack.sqlite("SELECT COUNT(*) FROM pg_stat_activity WHERE query LIKE '%ALTER TABLE notifications%'") !== '0', 10000, 20);
+    await sleep(500);
+    const t0 = Date.now();
+    assert.equal((await a.c.post(`/posts/${p}/like`)).status, 303, 'a like meanwhile');
+    assert.ok(Date.now() - t0 < 3000, `the like waited ${Date.now() - t0} ms`);
+    assert.equal(version(), top - 1, 'the migration still waits');
+  } finally {
+    reader.send('COMMIT; \\q');
+    await reader.end();
+  }
+  const m = await migrating;
+  assert.equal(m.status, 0, m.err);
+  assert.equal(version(), top, 'migrated once the table was free');
+  assert.match(m.err, /a table is held by another transaction/);
+  assert.equal(Number(stack.sqlite("SELECT COUNT(*) FROM information_schema.columns WHERE table_name = 'notifications' AND column_name = 'xact'")), 1);
 });
 
 // The horizon waits for tally's own write transactions of this
