@@ -21,6 +21,9 @@
  *   outbox-commit  an action took its outbox row's id and has not yet
  *                  committed: another writer's later id commits first
  *                  on PostgreSQL (outbox.c)
+ *   lb-rows        a leaderboard's rebuild read a row of the counters
+ *                  table, more to come (count/lb.c): its connection lost
+ *                  meanwhile
  *   outbox-floor   a drain applied its rows up to its cutoff, not yet
  *                  deleted them nor raised the floor (outbox.c): another
  *                  drain, of a later cutoff, meanwhile

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "count/cstore.h"
 #include "count/lb.h"
@@ -190,7 +191,7 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	rds_reply *rep;
 	struct dbq *s;
 	long long k1, v;
-	int got, queued = 0, k;
+	int got, queued = 0, k, step = DBQ_DONE, bad = 0;
 
 	key_sub(ok, sizeof(ok), board, "ok");
 	key_sub(lock, sizeof(lock), board, "lock");
@@ -202,7 +203,8 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		return got;
 	if ((s = board_rows(a, fam, topic)) == NULL)
 		goto fail;
-	while (dbq_step(s) == DBQ_ROW) {
+	while (!bad && (step = dbq_step(s)) == DBQ_ROW) {
+		fault_point("lb-rows");
 		if (!board_row(s, fam, topic, &k1, &v))
 			continue;
 		snprintf(score, sizeof(score), "%lld", v);
@@ -213,18 +215,22 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 
 			for (k = 0; k < 4; k++)
 				zl[k] = strlen(zargv[k]);
-			if (rds_append(a->rds, 4, zargv, zl) == -1)
-				break;
+			if (rds_append(a->rds, 4, zargv, zl) == -1) {
+				bad = 1;
+				continue;
+			}
 		}
 		queued++;
 		if (queued == 1000) {
-			if (rds_collect(a->rds, queued) != 0)
-				break;
-			queued = 0;
+			bad = rds_collect(a->rds, queued) != 0;
+			queued = 0;	/* collected, failed or not */
 		}
 	}
 	dbq_done(s);
-	if (rds_collect(a->rds, queued) != 0)
+	/* A board whose rows did not all come (SQL failed mid-way) or did
+	 * not all go in is no board: swapped in, it stood complete, short of
+	 * those rows, until its next invalidation. */
+	if (rds_collect(a->rds, queued) != 0 || bad || step == DBQ_ERR)
 		goto fail;
 	swap[0] = tmp;
 	swap[1] = board;

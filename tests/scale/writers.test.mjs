@@ -14,7 +14,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder, BIN } from '../lib/stack.mjs';
+import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder, BIN, Client } from '../lib/stack.mjs';
 import { newUser, drainQueue, key, member } from '../lib/social.mjs';
 import { compareAll, faults, redisName } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
@@ -23,9 +23,9 @@ let stack;
 before(async () => {
   stack = await startStack({
     db: 'postgres',
-    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1,outbox-floor:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1,outbox-floor:stop:1,lb-rows:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
   });
-  for (const f of ['outbox-commit', 'unrepost-scored', 'outbox-floor']) faults.disarm(stack, f, 1);
+  for (const f of ['outbox-commit', 'unrepost-scored', 'outbox-floor', 'lb-rows']) faults.disarm(stack, f, 1);
 });
 after(async () => { await stack?.stop(); });
 
@@ -194,6 +194,40 @@ test('two drains at once: the outbox floor never goes back', async () => {
   assert.equal(faults.fired(stack, 'outbox-floor'), 1);
   const now = floor();
   assert.ok(now >= later, `the floor went back: ${now} < ${later}`);
+});
+
+// A leaderboard's rebuild reads the counters table through a cursor,
+// 1,000 rows a fetch; a fetch that failed (the connection lost) ended
+// its rows as if they were all, and the board went in marked whole,
+// short of the rest, until its next invalidation.  Forced: the rebuild
+// stops after its first row (fault point lb-rows) while its backend is
+// terminated.  The board is now not put in: the page reads SQL, and the
+// next rebuild is whole.
+test('a leaderboard rebuild whose rows stop coming is not put in as whole', async () => {
+  const admin = new Client(stack.base);
+  assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
+  const fake = "name = 'user_followers' AND key::bigint >= 900000";
+  stack.sqlite(`INSERT INTO counters(name, key, value) SELECT 'user_followers', (900000 + g)::text, g FROM generate_series(1, 2500) g`);
+  const rows = Number(stack.sqlite("SELECT COUNT(*) FROM counters WHERE name = 'user_followers' AND value > 0"));
+  try {
+    stack.redis('DEL', '{lb}:followers:ok');
+    faults.arm(stack, 'lb-rows');
+    const page = admin.get('/admin/top?by=followers&n=10');
+    const who = await waitFor(() => stopped(), 10000, 20);
+    stack.sqlite("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND (query ILIKE '%FETCH%' OR query ILIKE '%DECLARE%') AND pid <> pg_backend_pid()");
+    process.kill(who, 'SIGCONT');
+    const r = await page;
+    assert.ok([200, 503].includes(r.status), `the page: ${r.status}`);
+    const ok = stack.redis('GET', '{lb}:followers:ok');
+    assert.ok(ok !== '1' || Number(stack.redis('ZCARD', '{lb}:followers')) === rows,
+      `a board of ${stack.redis('ZCARD', '{lb}:followers')} of ${rows} rows marked whole`);
+    assert.equal((await admin.get('/admin/top?by=followers&n=10')).status, 200);
+    assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1');
+    assert.equal(Number(stack.redis('ZCARD', '{lb}:followers')), rows, 'the next rebuild is whole');
+  } finally {
+    stack.sqlite(`DELETE FROM counters WHERE ${fake}`);
+    stack.redis('DEL', '{lb}:followers:ok');
+  }
 });
 
 // An unrepost's batch reads each follower's new place of the post, then
