@@ -38,6 +38,10 @@ start(struct db *d, int dry, const char *reason, const char *owner,
 	if (rc == DBQ_ROW)
 		id = dbq_i64(s, 0);
 	dbq_done(s);
+	if (rc == DBQ_ERR) {	/* not "one is active": nothing was asked */
+		db_rollback(d);
+		return -1;
+	}
 	if (id == 0)
 		*active = runs_active(d);
 	else if (owner != NULL && runs_claim(d, id, owner, pid, now) != 1) {

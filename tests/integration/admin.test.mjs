@@ -958,6 +958,29 @@ test('a second start while a run is active starts nothing and shows the running 
 // Regression: page_metrics() once took the newest run, active ones
 // included, although tally_reconcile_wrong is what the last finished
 // reconciliation found wrong.
+// A start whose insert failed was taken for "a run is already active":
+// the admin page answered 303 with nothing started, tallyctl said a run
+// was running.  Both now say the database failed.
+test('a start the database refuses says so: 500, and tallyctl\'s "database error"', async () => {
+  await quiet();
+  const runs = maxRun();
+  q(onPostgres()
+    ? "CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'refused'; END$$; CREATE TRIGGER runs_refused BEFORE INSERT ON reconcile_runs FOR EACH ROW EXECUTE FUNCTION test_refuse()"
+    : "CREATE TRIGGER runs_refused BEFORE INSERT ON reconcile_runs BEGIN SELECT RAISE(ABORT, 'refused'); END");
+  try {
+    await admin.get('/admin/reconcile');	// a form token
+    assert.equal((await admin.post('/admin/reconcile', { dry_run: '1' })).status, 500);
+    const out = spawnSync(TALLYCTL, ['reconcile', '--dry-run'], { env: stack.env, encoding: 'utf8', timeout: 60000 });
+    assert.equal(out.status, 1);
+    assert.match(out.stderr, /database error/);
+    assert.doesNotMatch(out.stderr, /already running/);
+  } finally {
+    q(onPostgres() ? 'DROP TRIGGER runs_refused ON reconcile_runs; DROP FUNCTION test_refuse()' : 'DROP TRIGGER runs_refused');
+  }
+  assert.equal(maxRun(), runs, 'nothing started');
+  assert.equal(num(ACTIVE), 0);
+});
+
 test('/metrics keeps the last finished run\'s drift while a run is active', () => {
   assert.ok(metricsDuringRun);
   assert.deepEqual(metricsDuringRun.text.split('\n').filter((l) => l.startsWith('tally_reconcile_wrong{')),
