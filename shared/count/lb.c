@@ -137,10 +137,17 @@ out:
 /* KEYS: tmp, board, marker, touched, lock; ARGV: the rebuilder's token.
  * Swaps the filled board in and marks it complete in one step (all share
  * the {lb} hash tag); returns the members the flusher changed meanwhile,
- * or 0 when the lock is no longer the token's (rebuild.h). */
+ * 0 when the lock is no longer the token's (rebuild.h), or 1 when the
+ * marker was dropped meanwhile (lb_invalidate(): the counters were
+ * rewritten after the rows were read): the filled copy is dropped, not
+ * marked whole (it was, stale, until the next invalidation). */
 static struct rds_script lb_swap_lua = { .src =
 	"#!lua\n"
 	"if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end\n"
+	"if redis.call('GET', KEYS[3]) ~= 'b' then\n"
+	"  redis.call('DEL', KEYS[1], KEYS[4])\n"
+	"  return 1\n"
+	"end\n"
 	"if redis.call('EXISTS', KEYS[1]) == 1 then\n"
 	"  redis.call('RENAME', KEYS[1], KEYS[2])\n"
 	"else redis.call('DEL', KEYS[2]) end\n"
@@ -241,8 +248,13 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		goto fail;
 	if (rds_type(rep) == RDS_INTEGER) {
 		/* our lock lapsed, and another's rebuild fills the scratch
-		 * copy: not ours to swap in, nor to end */
+		 * copy: not ours to swap in, nor to end (0); or the board was
+		 * invalidated meanwhile: our lock freed, the next reader
+		 * rebuilds it (1) */
+		k = rds_int(rep) == 1;
 		rds_free(rep);
+		if (k)
+			rebuild_done(a->rds, lock, NULL, tok);
 		return -1;
 	}
 	/* Members the flusher changed during the build: their values from

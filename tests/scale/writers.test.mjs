@@ -203,31 +203,62 @@ test('two drains at once: the outbox floor never goes back', async () => {
 // stops after its first row (fault point lb-rows) while its backend is
 // terminated.  The board is now not put in: the page reads SQL, and the
 // next rebuild is whole.
-test('a leaderboard rebuild whose rows stop coming is not put in as whole', async () => {
+// A followers' board of n counted users more (ids from 900000, user
+// 900000 + i counted i), rebuilt by the admin's page with its rebuild
+// stopped after its first row (fault point lb-rows); meanwhile(who) runs
+// then, and the stopped process goes on.  The page's status, the rows.
+async function boardStopped(n, meanwhile) {
   const admin = new Client(stack.base);
   assert.equal((await admin.login('admin', 'admin-pass-1')).status, 303);
-  const fake = "name = 'user_followers' AND key::bigint >= 900000";
-  stack.sqlite(`INSERT INTO counters(name, key, value) SELECT 'user_followers', (900000 + g)::text, g FROM generate_series(1, 2500) g`);
-  const rows = Number(stack.sqlite("SELECT COUNT(*) FROM counters WHERE name = 'user_followers' AND value > 0"));
+  stack.sqlite(`INSERT INTO counters(name, key, value) SELECT 'user_followers', (900000 + g)::text, g FROM generate_series(1, ${n}) g`);
+  stack.redis('DEL', '{lb}:followers:ok');
+  faults.arm(stack, 'lb-rows');
+  const page = admin.get('/admin/top?by=followers&n=10');
+  const who = await waitFor(() => stopped(), 10000, 20);
+  meanwhile();
+  process.kill(who, 'SIGCONT');
+  const status = (await page).status;
+  return { status, admin, rows: Number(stack.sqlite("SELECT COUNT(*) FROM counters WHERE name = 'user_followers' AND value > 0")) };
+}
+const boardDone = () => {
+  stack.sqlite("DELETE FROM counters WHERE name = 'user_followers' AND key::bigint >= 900000");
+  stack.redis('DEL', '{lb}:followers:ok');
+};
+
+test('a leaderboard rebuild whose rows stop coming is not put in as whole', async () => {
   try {
-    stack.redis('DEL', '{lb}:followers:ok');
-    faults.arm(stack, 'lb-rows');
-    const page = admin.get('/admin/top?by=followers&n=10');
-    const who = await waitFor(() => stopped(), 10000, 20);
-    stack.sqlite("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND (query ILIKE '%FETCH%' OR query ILIKE '%DECLARE%') AND pid <> pg_backend_pid()");
-    process.kill(who, 'SIGCONT');
-    const r = await page;
-    assert.ok([200, 503].includes(r.status), `the page: ${r.status}`);
+    const { status, admin, rows } = await boardStopped(2500, () => stack.sqlite("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tally%' AND (query ILIKE '%FETCH%' OR query ILIKE '%DECLARE%') AND pid <> pg_backend_pid()"));
+    assert.ok([200, 503].includes(status), `the page: ${status}`);
     const ok = stack.redis('GET', '{lb}:followers:ok');
     assert.ok(ok !== '1' || Number(stack.redis('ZCARD', '{lb}:followers')) === rows,
       `a board of ${stack.redis('ZCARD', '{lb}:followers')} of ${rows} rows marked whole`);
     assert.equal((await admin.get('/admin/top?by=followers&n=10')).status, 200);
     assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1');
     assert.equal(Number(stack.redis('ZCARD', '{lb}:followers')), rows, 'the next rebuild is whole');
-  } finally {
-    stack.sqlite(`DELETE FROM counters WHERE ${fake}`);
-    stack.redis('DEL', '{lb}:followers:ok');
-  }
+  } finally { boardDone(); }
+});
+
+// The boards are invalidated when their counters are rewritten (a
+// reconciliation's end, a seed): a rebuild that read its rows before and
+// swapped after marked its board whole all the same, stale until the next
+// invalidation.  Forced: the rebuild stops after its first row (fault
+// point lb-rows), a counter changes and the board is invalidated, then
+// it goes on.
+test('a leaderboard invalidated while it is rebuilt is not marked whole with the old values', async () => {
+  const star = '0000000000900007';
+  try {
+    const { status, admin } = await boardStopped(50, () => {
+      stack.sqlite("UPDATE counters SET value = 999999 WHERE name = 'user_followers' AND key = '900007'");
+      stack.redis('DEL', '{lb}:followers:ok');	// what lb_invalidate() does
+    });
+    assert.equal(status, 200);
+    const ok = stack.redis('GET', '{lb}:followers:ok');
+    const score = Number(stack.redis('ZSCORE', '{lb}:followers', star));
+    assert.ok(ok !== '1' || score === 999999, `the board marked whole with ${score} for 999999`);
+    assert.equal((await admin.get('/admin/top?by=followers&n=10')).status, 200);
+    assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1');
+    assert.equal(Number(stack.redis('ZSCORE', '{lb}:followers', star)), 999999, 'the next rebuild has the new value');
+  } finally { boardDone(); }
 });
 
 // An unrepost's batch reads each follower's new place of the post, then
