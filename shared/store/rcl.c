@@ -151,7 +151,6 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
     const char *script, redisReply *rep)
 {
 	char addr[CFG_SOCK_MAX + 1];
-	long long until = clock_mono_ms() + cl->timeout_ms / 2;
 	int hops = 0, pause = 5, slot, asking = 0, loaded = 0;
 	enum redir d;
 
@@ -195,14 +194,27 @@ follow(struct rcl *cl, int cslot, int n, const char *cmd, size_t len,
 				return rep;
 			freeReplyObject(l);
 		} else if (d == R_WAIT) {
-			if (clock_mono_ms() + pause > until)
+			/* Half the timeout a pipeline (or command), not an
+			 * entry, once within the caller's budget: each entry
+			 * waited its own, one after another (seconds for a
+			 * request on a cluster that says it is down) */
+			if (cl->pause_until == 0)
+				cl->pause_until = clock_mono_ms() +
+				    cl->timeout_ms / 2;
+			if (rcl_spent(cl) ||
+			    clock_mono_ms() + pause > cl->pause_until) {
+				if (cl->pause_until > 1 && cl->waits_left > 0)
+					cl->waits_left--;	/* once */
+				cl->pause_until = 1;	/* the others: none */
 				return rep;
+			}
 			nanosleep(&(struct timespec){ 0, pause * 1000000L },
 			    NULL);
 			pause *= 2;
-			/* a failover may be under way: ask for the map again */
+			/* a failover may be under way: the map read again, at
+			 * its rate (forced at every pause, every process sent
+			 * CLUSTER SLOTS to a cluster in trouble) */
 			cl->stale = 1;
-			cl->refreshed_ms = 0;
 			if ((slot = rcl_node_for(cl, cslot)) < 0)
 				return rep;
 			n = slot;
@@ -254,6 +266,7 @@ rcl_cmd_slot(struct rcl *cl, int slot, int argc, const char **argv,
 	cmd = rcmd_alloc(argc, argv, lens, &len);
 	cl->ncmds++;
 	cl->ntrips++;
+	cl->pause_until = 0;
 	rep = follow(cl, slot, n, cmd, len, NULL, NULL);
 	free(cmd);
 	return rep;
@@ -342,6 +355,7 @@ drain(struct rcl *cl)
 	size_t k;
 
 	cl->ntrips++;
+	cl->pause_until = 0;
 	for (i = 0; i < cl->nnodes; i++)
 		if (cl->nodes[i].unsent && rconn_flush(&cl->nodes[i]) == -1)
 			failed[i] = 1;

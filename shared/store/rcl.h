@@ -13,7 +13,9 @@
  *   - MOVED updates the map (and a full refresh follows) and retries; ASK
  *     retries once on the named node after ASKING; TRYAGAIN, CLUSTERDOWN
  *     and LOADING are retried with a growing pause inside half the
- *     command timeout; NOSCRIPT in a pipeline loads the script on that node
+ *     command timeout, a pipeline's entries all within that one wait,
+ *     which spends the caller's budget once (rcl_budget()), the map read
+ *     again at its rate; NOSCRIPT in a pipeline loads the script on that node
  *     and retries.  Past that, the caller sees what rds.h promises: NULL
  *     for a transport failure (the degraded path), or the error reply.
  *     A pipeline's retries run once all its replies are in: a command
@@ -65,6 +67,10 @@ struct rcl {
 	struct rhealth	*health;		/* the whole cluster's, host-wide */
 	long long	 try_until_ms;		/* its try, claimed: ends then */
 	int		 waits_left;		/* rcl_budget(); -1: no limit */
+	long long	 pause_until;		/* a pipeline's (or command's)
+						   waits for a cluster that
+						   asks for one end then; 0:
+						   none began */
 	int		 timeout_ms;
 	const char	*auth;
 	const char	*sockdir;	/* local nodes' unix sockets, or NULL */

@@ -7,6 +7,8 @@
  *    first and dropped them, and the pipeline's first entry took the
  *    reply of a command queued after it -- a page showed another post's
  *    counts during a failover;
+ *  - a pipeline on a cluster that says it is down waits once, within
+ *    the caller's budget, and reads the map at its rate;
  *  - a pipeline after one whose first entry failed keeps its replies:
  *    the failure's mark outlived its pipeline, and the next one's
  *    replies were dropped as the failed one's;
@@ -21,10 +23,12 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "store/rcl.h"
 #include "tmpcluster.h"
 
@@ -158,6 +162,89 @@ test_failed_then_whole(void **state)
 	assert_int_equal(tmpcluster_stop(&t), 0);
 }
 
+/* CLUSTER SLOTS calls node port answered so far (INFO commandstats). */
+static long
+slots_calls(int port)
+{
+	redisReply *rep = tmpcluster_cmd(port, "INFO commandstats", NULL);
+	const char *at;
+	long n = 0;
+
+	if (rep != NULL && rep->type == REDIS_REPLY_STRING &&
+	    (at = strstr(rep->str, "cmdstat_cluster|slots:calls=")) != NULL)
+		n = strtol(at + strlen("cmdstat_cluster|slots:calls="), NULL, 10);
+	if (rep != NULL)
+		freeReplyObject(rep);
+	return n;
+}
+
+/* A cluster that says it is down (CLUSTERDOWN: a slot no node serves)
+ * answers a pipeline of 20 commands.  Each entry waited its own half of
+ * the timeout for the cluster to come back, one after another (20 of
+ * them: seconds for one request), past the caller's wait budget, and
+ * read the slot map again at every pause, past its rate limit (a
+ * CLUSTER SLOTS storm on a cluster in trouble).  A pipeline now waits
+ * once, within the budget, the map read at its rate. */
+static void
+test_down_waits_once(void **state)
+{
+	struct tmpcluster t;
+	struct rcl *cl;
+	redisReply *rep;
+	char keys[20][48], slot[8], tag[16];
+	long long t0;
+	long calls;
+	int i, n = 0;
+
+	(void)state;
+	assert_int_equal(tmpcluster_start(&t, "rcl-down", 2, 1), 0);
+	assert_non_null(cl = rcl_open(t.seeds, 300, NULL, NULL));
+	/* 20 keys of slot 0 (one hash tag) */
+	key_in("z", 0, 1, tag, sizeof(tag));
+	for (i = 0; i < 20; i++)
+		snprintf(keys[i], sizeof(keys[i]), "{%s}%d", tag, i);
+	assert_non_null(rep = cmd(cl, "GET", keys[0], NULL));
+	freeReplyObject(rep);
+	/* a slot of node 1's served by none, every slot asked for: the
+	 * whole cluster says it is down, node 0 still serving slot 0 */
+	snprintf(slot, sizeof(slot), "%d", RCL_SLOTS - 1);
+	for (i = 0; i < 2; i++) {
+		assert_non_null(rep = tmpcluster_cmd(t.port[i], "CONFIG SET "
+		    "cluster-require-full-coverage %s", "yes"));
+		freeReplyObject(rep);
+		assert_non_null(rep = tmpcluster_cmd(t.port[i],
+		    "CLUSTER DELSLOTS %s", slot));
+		freeReplyObject(rep);
+	}
+	for (i = 0; i < 100 && !n; i++) {
+		assert_non_null(rep = tmpcluster_cmd(t.port[0], "GET %s",
+		    keys[0]));
+		n = rep->type == REDIS_REPLY_ERROR &&
+		    strncmp(rep->str, "CLUSTERDOWN", 11) == 0;
+		freeReplyObject(rep);
+		usleep(20 * 1000);
+	}
+	assert_true(n);
+	calls = slots_calls(t.port[0]) + slots_calls(t.port[1]);
+	rcl_budget(cl, 1);
+	t0 = clock_mono_ms();
+	for (i = 0; i < 20; i++)
+		assert_int_equal(append_get(cl, keys[i]), 0);
+	for (i = 0; i < 20; i++) {
+		rep = NULL;
+		if (rcl_get_reply(cl, &rep) == 0)
+			freeReplyObject(rep);
+	}
+	if (clock_mono_ms() - t0 > 600)
+		fail_msg("a pipeline on a cluster down took %lld ms",
+		    clock_mono_ms() - t0);
+	if (slots_calls(t.port[0]) + slots_calls(t.port[1]) - calls > 6)
+		fail_msg("%ld CLUSTER SLOTS for one pipeline",
+		    slots_calls(t.port[0]) + slots_calls(t.port[1]) - calls);
+	rcl_close(cl);
+	assert_int_equal(tmpcluster_stop(&t), 0);
+}
+
 static void
 test_signature_many_ranges(void **state)
 {
@@ -192,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_refresh_mid_pipeline),
 		cmocka_unit_test(test_signature_many_ranges),
 		cmocka_unit_test(test_failed_then_whole),
+		cmocka_unit_test(test_down_waits_once),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
