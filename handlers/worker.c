@@ -107,18 +107,25 @@ on_stop(int sig)
 	stopping = 1;
 }
 
-static void
+/* Expired sessions, SESSIONS_ROUND at most a round (a thousand a
+ * transaction): 1 when more are left for the next round, else 0.  All of
+ * them at once held the loop (no flush, no fan-out, no lease renewal)
+ * for as long as a backlog of millions took. */
+#define SESSIONS_ROUND	10000
+static int
 job_sessions(struct app *a)
 {
 	int n, total = 0;
 
-	while ((n = session_expire(a->db, 1000)) > 0 && !stopping)
+	while (total < SESSIONS_ROUND && !stopping &&
+	    (n = session_expire(a->db, 1000)) > 0)
 		total += n;
 	if (total > 0)
 		log_info("expired %d sessions", total);
 	/* flush batches' rows past their use, a thousand at most */
 	if ((n = fbatch_prune(a, clock_wall_ms(), 1000)) > 0)
 		log_info("forgot %d applied flush batches", n);
+	return total >= SESSIONS_ROUND;
 }
 
 /* The repairs a run must follow (Redis emptied, the cluster changed
@@ -684,10 +691,9 @@ main(int argc, char **argv)
 			job_deferred_runs(&a);
 			last_topo = now;
 		}
-		if (now - last_sessions >= 10) {
-			job_sessions(&a);
+		/* more left: again next loop, after the flush's second */
+		if (now - last_sessions >= 10 && !job_sessions(&a))
 			last_sessions = now;
-		}
 		job_wal_due(&a, &last_ckpt_ms, &last_wal);
 		if (!busy)
 			nap_copying(&a, NAP_MS);

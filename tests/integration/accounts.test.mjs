@@ -504,3 +504,24 @@ describe('login rate limit', () => {
     assert.equal(r.status, 200);
   });
 });
+
+// The worker expired every expired session in one go: a backlog of
+// millions (a site whose worker was down a day) held its loop, no flush,
+// no fan-out, no lease renewal, for as long as it took.  A round takes
+// 10,000 at most, the rest in the next rounds, the flush between them.
+describe('session expiry', () => {
+  test('the worker expires a backlog 10,000 a round, and all of it', async () => {
+    const c = new Client(stack.base);
+    assert.equal((await c.signup('expiry_x', 'password-123', 'X')).status, 303);
+    const uid = Number(stack.sqlite("select id from users where login = 'expiry_x'"));
+    const expired = () => Number(stack.sqlite('select count(*) from sessions where expires_at < 1000'));
+    stack.sqlite(`WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 25000)
+      INSERT INTO sessions(hash, user_id, csrf, created_at, expires_at)
+      SELECT ${onPostgres() ? "decode(lpad(to_hex(x), 8, '0'), 'hex')" : 'randomblob(32)'}, ${uid}, 'c', 1, 1 FROM n`);
+    assert.equal(expired(), 25000);
+    await waitFor(() => expired() === 0, 60000, 200);
+    const rounds = [...stack.log('worker').matchAll(/expired (\d+) sessions/g)].map((m) => Number(m[1]));
+    assert.ok(rounds.length >= 3 && Math.max(...rounds) <= 10000, `rounds: ${rounds.join(' ')}`);
+    assert.equal((await c.get('/feed')).status, 200, 'the live session stays');
+  });
+});
