@@ -129,13 +129,16 @@ profile_load(struct req *r, void *vm)
 		    "There is no such user." : "The profile could not be read.");
 		return PAGE_ANSWERED;
 	}
-	/* The author's posts are read: on the user's own request only, and
-	 * for a user confirmed first (req.h: presumed). */
+	/* The author's posts are read: on the user's own request only, for
+	 * a user confirmed first (req.h: presumed), and by SQLite (a copy's
+	 * session, whose logout Redis may have missed, writes nothing) */
 	if (v->visit_due && req_own(r)) {
 		if (!req_confirm(r, NULL, -1))
 			return PAGE_AGAIN;
-		profileview_visited(r->app, viewer, v);
-		r->badges_read = 0;	/* the visit may light one less */
+		if (req_session_held(r)) {
+			profileview_visited(r->app, viewer, v);
+			r->badges_read = 0;	/* may light one less */
+		}
 	}
 	if (layout_load_cards(r, v->all.v, v->all.n, v->keys, PROFILE_NCOUNTS,
 	    v->n) == -1)

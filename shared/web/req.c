@@ -301,6 +301,20 @@ req_confirm(struct req *r, const struct session *cached, long long gen)
 	return confirm(r, cached, gen, 0);
 }
 
+int
+req_session_held(struct req *r)
+{
+	struct session s;
+	const char *sid = req_cookie(r, "sid");
+
+	if (!r->user || !r->sess_copy)
+		return r->user;
+	if (sid == NULL || session_load(r->app->db, sid, &s) != 1)
+		return 0;
+	r->sess_copy = 0;	/* SQLite said so */
+	return 1;
+}
+
 void
 req_session_send(struct req *r, struct req_sessq *q)
 {

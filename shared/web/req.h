@@ -149,6 +149,11 @@ int		 req_presume(struct req *);
  * is set: the page returns without answering.  Not presumed: r->user. */
 int		 req_confirm(struct req *, const struct session *cached,
 		    long long gen);
+/* 1 when the user's session is in SQLite: asked again when only its
+ * Redis copy confirmed it (r->sess_copy), which reads for its minute but
+ * writes nothing (sesscache.h): before a write a GET makes (a visit's
+ * marker).  0 when not (the page stays as it is), or no user. */
+int		 req_session_held(struct req *);
 /* A presumed session confirmed in a round trip of the page's own before
  * its last (the feed's and a profile's first, layout_first_recv()):
  * req_session_send() queues the read of its copy (nothing when not

@@ -1000,10 +1000,19 @@ describe('5. session fixation', () => {
     assert.ok(Number(until) > Date.now() && Math.abs(Number(written) - Date.now()) < 60000, value);
     assert.deepEqual([admin, csrf, login], ['0', a.csrf, LOGIN.A]);
 
+    // A follows B, who posts: A's next visit to B's profile is due
+    assert.equal((await a.post(`/follow/${LOGIN.B}`)).status, 303);
+    const b0 = await fresh('B');
+    assert.equal((await b0.post('/posts', { body: 'a visit due', topic: 'sec-topic', publish: '1' })).status, 303);
+    const mark = () => sql(`SELECT coalesce((SELECT value FROM markers WHERE user_id = ${F.aId} AND kind = 'author' AND key = ${F.bId}), 0)`);
+    const mark0 = mark();
+
     // Redis missed the logout (the row is gone from SQLite only): a page
     // may still show for the copy's minute, a write never
     sql(`DELETE FROM sessions WHERE csrf = ${q(a.csrf)}`);
     assert.match((await a.get('/feed')).text, me, 'a copy younger than a minute');
+    assert.match((await a.get(`/u/${LOGIN.B}`)).text, me, 'a profile, from the copy');
+    assert.equal(mark(), mark0, 'the visit it shows moves no marker: a GET of a copy writes nothing either');
     const liked = num(`SELECT count(*) FROM likes WHERE post_id = ${F.pub}`);
     assert.equal((await a.post(`/posts/${F.pub}/like`)).location, '/login', 'a POST asks SQLite');
     assert.equal(num(`SELECT count(*) FROM likes WHERE post_id = ${F.pub}`), liked);
