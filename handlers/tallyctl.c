@@ -9,7 +9,6 @@
  *       account's sessions
  *   tallyctl seed [--users N] [--posts N] [--follows N] [--likes N]
  *                 [--comments N] [--reposts N] [--seed N] [--demo]
- *       on a running site, then a reconciliation counts the new rows
  *   tallyctl flush
  *       move every pending counter delta from Redis into SQLite now
  *   tallyctl reconcile [--dry-run]
@@ -153,38 +152,49 @@ cmd_useradd(struct app *a, int argc, char **argv)
 	return 0;
 }
 
-static int	reconcile_now(struct app *, int dry);
-
-/* 1 when the site's Redis answers a PING: the site runs. */
-static int
-redis_answers(struct app *a)
-{
-	rds_reply *rep = rds_cmdv(a->rds, "PING", NULL);
-	int ok = rep != NULL && rds_type(rep) == RDS_STATUS;
-
-	if (rep != NULL)
-		rds_free(rep);
-	return ok;
-}
-
 static int
 cmd_seed(struct app *a, int argc, char **argv)
 {
-	struct seed_opts o;
-	int rc;
+	struct seed_opts o = { .users = 1000, .posts = 5000, .follows = 10000,
+	    .likes = 20000, .comments = 5000, .reposts = -1 };
+	long long v;
+	int i;
 
-	if ((rc = tallyctl_seed_args(argc, argv, &o)) != 0)
-		return rc;
-	o.live = redis_answers(a);
+	for (i = 1; i < argc; i++) {
+		long *dst = NULL;
+
+		if (strcmp(argv[i], "--demo") == 0) {
+			o.demo = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--users") == 0)
+			dst = &o.users;
+		else if (strcmp(argv[i], "--posts") == 0)
+			dst = &o.posts;
+		else if (strcmp(argv[i], "--follows") == 0)
+			dst = &o.follows;
+		else if (strcmp(argv[i], "--likes") == 0)
+			dst = &o.likes;
+		else if (strcmp(argv[i], "--comments") == 0)
+			dst = &o.comments;
+		else if (strcmp(argv[i], "--reposts") == 0)
+			dst = &o.reposts;
+		else if (strcmp(argv[i], "--seed") != 0)
+			return tallyctl_usage("seed: unknown option %s", argv[i]);
+		if (i + 1 >= argc || valid_int(argv[i + 1], 0, 100000000, &v) == -1) {
+			fprintf(stderr, "tallyctl: %s needs a number\n", argv[i]);
+			return 2;
+		}
+		if (dst != NULL)
+			*dst = (long)v;
+		else
+			o.rng = (unsigned)v;
+		i++;
+	}
+	if (o.reposts < 0)
+		o.reposts = o.likes / 10;
 	if (seed_run(a, &o) == -1) {
 		fprintf(stderr, "tallyctl: seeding failed (see the log above)\n");
-		return 1;
-	}
-	/* a running site's new rows counted as any drift of its counts is
-	 * repaired, while they stay busy (seed.h) */
-	if (o.live && reconcile_now(a, 0) != 0) {
-		fprintf(stderr, "tallyctl: the seeded rows are counted by the "
-		    "next reconciliation (tallyctl reconcile)\n");
 		return 1;
 	}
 	return 0;
@@ -279,15 +289,19 @@ progress_line(int pct, const char *step)
 	fflush(stderr);
 }
 
-/* A reconciliation now, run by this process (followed to its end when
- * the worker takes it): 0 when done, its report printed; 1 (said). */
 static int
-reconcile_now(struct app *a, int dry)
+cmd_reconcile(struct app *a, int argc, char **argv)
 {
 	long long id, active;
 	struct run r;
-	int i, rc, last = -1;
+	int dry = 0, i, rc, last = -1;
 
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0)
+			dry = 1;
+		else
+			return tallyctl_usage("reconcile: unknown option %s", argv[i]);
+	}
 	if ((id = runs_start_mine(a, dry, "tallyctl", &active)) <= 0) {
 		fprintf(stderr, "tallyctl: %s\n", id == 0 ? "a reconciliation "
 		    "is already running (see /admin/reconcile)" : "database error");
@@ -334,20 +348,6 @@ reconcile_now(struct app *a, int dry)
 			    r.report.fam[i].checked, r.report.fam[i].wrong,
 			    r.report.fam[i].fixed, r.report.fam[i].max_err);
 	return 0;
-}
-
-static int
-cmd_reconcile(struct app *a, int argc, char **argv)
-{
-	int dry = 0, i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--dry-run") == 0)
-			dry = 1;
-		else
-			return tallyctl_usage("reconcile: unknown option %s", argv[i]);
-	}
-	return reconcile_now(a, dry);
 }
 
 static long long

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "base/cfg.h"
-#include "base/valid.h"
 #include "store/pg.h"
 #include "tallyctl_args.h"
 
@@ -80,49 +79,5 @@ tallyctl_read_password(char *buf, size_t sz)
 		return -1;
 	n = strcspn(buf, "\r\n");
 	buf[n] = '\0';
-	return 0;
-}
-
-int
-tallyctl_seed_args(int argc, char **argv, struct seed_opts *o)
-{
-	long long v;
-	int i;
-
-	*o = (struct seed_opts){ .users = 1000, .posts = 5000, .follows =
-	    10000, .likes = 20000, .comments = 5000, .reposts = -1 };
-	for (i = 1; i < argc; i++) {
-		long *dst = NULL;
-
-		if (strcmp(argv[i], "--demo") == 0) {
-			o->demo = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--users") == 0)
-			dst = &o->users;
-		else if (strcmp(argv[i], "--posts") == 0)
-			dst = &o->posts;
-		else if (strcmp(argv[i], "--follows") == 0)
-			dst = &o->follows;
-		else if (strcmp(argv[i], "--likes") == 0)
-			dst = &o->likes;
-		else if (strcmp(argv[i], "--comments") == 0)
-			dst = &o->comments;
-		else if (strcmp(argv[i], "--reposts") == 0)
-			dst = &o->reposts;
-		else if (strcmp(argv[i], "--seed") != 0)
-			return tallyctl_usage("seed: unknown option %s", argv[i]);
-		if (i + 1 >= argc || valid_int(argv[i + 1], 0, 100000000, &v) == -1) {
-			fprintf(stderr, "tallyctl: %s needs a number\n", argv[i]);
-			return 2;
-		}
-		if (dst != NULL)
-			*dst = (long)v;
-		else
-			o->rng = (unsigned)v;
-		i++;
-	}
-	if (o->reposts < 0)
-		o->reposts = o->likes / 10;
 	return 0;
 }

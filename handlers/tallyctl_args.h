@@ -1,13 +1,10 @@
 /* tallyctl_args.h -- the operator CLI's words with its operator, apart
  * from its commands (tallyctl.c): its usage, a command line refused,
- * seed's options,
  * where the site's database is, a password from standard input. */
 #ifndef TALLY_TALLYCTL_ARGS_H
 #define TALLY_TALLYCTL_ARGS_H
 
 #include <stddef.h>
-
-#include "social/seed.h"
 
 /* The whole usage (tallyctl help prints it on standard output). */
 extern const char tallyctl_usage_text[];
@@ -25,9 +22,5 @@ int	tallyctl_site_found(void);
 /* A password from standard input: one line, its newline dropped; on a
  * terminal, asked for without echo.  0, or -1 with nothing read. */
 int	tallyctl_read_password(char *buf, size_t sz);
-
-/* tallyctl seed's options into o (the defaults for those not given).
- * 0, or the exit status of a command line refused (said). */
-int	tallyctl_seed_args(int argc, char **argv, struct seed_opts *o);
 
 #endif

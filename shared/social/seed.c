@@ -345,9 +345,8 @@ seed_run(struct app *a, const struct seed_opts *o)
 	if (db_commit(d) == -1)
 		goto fail;
 	reactions(evs, nev, pids, np, react);
-	/* The counters of the new rows, by the catalog's own recount (a
-	 * live site's: its caller's reconciliation, seed.h). */
-	if (!o->live && recount_write_all(a) == -1)
+	/* The counters of the new rows, by the catalog's own recount. */
+	if (recount_write_all(a) == -1)
 		goto out;
 	lb_invalidate(a);	/* boards are rebuilt from the new counters */
 	/* The new rows settled as a live site's (sql.c): until then a

@@ -2,12 +2,7 @@
  * followers, posts in topics (5% drafts), then follows, likes, comments
  * and reposts in time order with the notifications they send
  * (seed_events.h), written into SQLite in one transaction; counters by
- * the catalog's recount (Redis timelines are rebuilt on first read), or,
- * on a running site (live), by the reconciliation its caller runs next:
- * the recount rewrites the durable values under Redis's live ones and
- * the deltas in flight, which a topic's count kept showing as before and
- * a flush then added again; a reconciliation settles them while the
- * counters stay busy.
+ * the catalog's recount (Redis timelines are rebuilt on first read).
  * Views, which have no rows, come last, through the view path
  * (seed_views.h).  Nobody likes or reposts their own post.
  *
@@ -34,9 +29,6 @@ struct seed_opts {
 	long		views;		/* per like or comment a post got, with
 					   a little more (seed_views.h); 0:
 					   none.  Needs Redis. */
-	int		live;		/* a running site's (its Redis answers):
-					   the new rows' counters are left to a
-					   reconciliation the caller runs */
 };
 
 /* Notifications older than this (ms) are seeded read, newer ones unread. */
