@@ -188,17 +188,17 @@ snap_num(const char *s, size_t len, size_t *i, unsigned long long *v)
 
 /* PostgreSQL's pg_snapshot as text, as its input takes it:
  * "XMIN:XMAX:" (0 < XMIN <= XMAX) then the ids in flight, ascending,
- * each in [XMIN, XMAX), joined by ","; at most 1024 bytes.  A value
- * the server would refuse is a 400 here, not its error. */
+ * each in [XMIN, XMAX), joined by ","; VALID_SNAPSHOT_MAX bytes at
+ * most.  A value the server would refuse is a 400 here, not its error. */
 static int
 snapshot_ok(const char *s, size_t len)
 {
 	unsigned long long xmin, xmax, id, last = 0;
 	size_t i = 0;
 
-	if (len > 1024 || !snap_num(s, len, &i, &xmin) || i == len ||
-	    s[i++] != ':' || !snap_num(s, len, &i, &xmax) || i == len ||
-	    s[i++] != ':' || xmin == 0 || xmin > xmax)
+	if (len > VALID_SNAPSHOT_MAX || !snap_num(s, len, &i, &xmin) ||
+	    i == len || s[i++] != ':' || !snap_num(s, len, &i, &xmax) ||
+	    i == len || s[i++] != ':' || xmin == 0 || xmin > xmax)
 		return 0;
 	while (i < len) {
 		if (!snap_num(s, len, &i, &id) || id < xmin || id >= xmax ||

@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 
+/* The longest snapshot taken (a page keeps none longer: noteview.h) */
+#define VALID_SNAPSHOT_MAX	1024
+
 enum valid {
 	VALID_LOGIN,	/* 3-32 of [a-z0-9_], folded to lower case */
 	VALID_NAME,	/* 1-64 characters of UTF-8, no control characters */
@@ -25,7 +28,7 @@ enum valid {
 	VALID_TOP_N,	/* decimal 1..100: a leaderboard's length (LB_MAX) */
 	VALID_SNAPSHOT,	/* a database's snapshot as a page gives it,
 			 * "XMIN:XMAX:" then decimal ids joined by ",":
-			 * at most 1024 bytes (noteview.h NOTE_SNAP_MAX) */
+			 * at most VALID_SNAPSHOT_MAX bytes */
 	VALID__MAX
 };
 

@@ -251,9 +251,10 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		 * copy: not ours to swap in, nor to end (0); or the board was
 		 * invalidated meanwhile: our lock freed, the next reader
 		 * rebuilds it (1) */
-		k = rds_int(rep) == 1;
+		int dropped = rds_int(rep) == 1;
+
 		rds_free(rep);
-		if (k)
+		if (dropped)
 			rebuild_done(a->rds, lock, NULL, tok);
 		return -1;
 	}

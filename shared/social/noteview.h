@@ -3,11 +3,12 @@
 #ifndef TALLY_NOTEVIEW_H
 #define TALLY_NOTEVIEW_H
 
+#include "base/valid.h"
 #include "store/app.h"
 
 /* The longest snapshot a page keeps (PostgreSQL's "XMIN:XMAX:XIP,...":
- * its transactions in flight listed; VALID_SNAPSHOT's bound) */
-#define NOTE_SNAP_MAX	1024
+ * its transactions in flight listed): what its form may send back */
+#define NOTE_SNAP_MAX	VALID_SNAPSHOT_MAX
 #define NOTE_NAMED	3	/* people an item names, newest first */
 #define NOTE_EXCERPT	60	/* characters of the post's text it shows */
 

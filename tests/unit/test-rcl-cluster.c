@@ -75,6 +75,28 @@ expect_reply(struct rcl *cl, const char *want)
 	freeReplyObject(rep);
 }
 
+/* Two masters (node 0 serves slots 0-8191 and is the first seed, node 1
+ * the rest), a client, keys ka and kc of node 0 set to "A" and "C", kx
+ * one of node 1's. */
+static struct rcl *
+two_nodes(struct tmpcluster *t, const char *name, char *ka, char *kc,
+    char *kx)
+{
+	struct rcl *cl;
+	redisReply *rep;
+
+	assert_int_equal(tmpcluster_start(t, name, 2, 1), 0);
+	assert_non_null(cl = rcl_open(t->seeds, 300, NULL, NULL));
+	key_in("a", 0, 8192, ka, 32);
+	key_in("c", 0, 8192, kc, 32);
+	key_in("x", 8192, 16384, kx, 32);
+	assert_non_null(rep = cmd(cl, "SET", ka, "A"));
+	freeReplyObject(rep);
+	assert_non_null(rep = cmd(cl, "SET", kc, "C"));
+	freeReplyObject(rep);
+	return cl;
+}
+
 static void
 test_refresh_mid_pipeline(void **state)
 {
@@ -84,17 +106,7 @@ test_refresh_mid_pipeline(void **state)
 	char ka[32], kc[32], kx[32];
 
 	(void)state;
-	/* node 0 serves slots 0-8191 and is the first seed; node 1 the
-	 * rest */
-	assert_int_equal(tmpcluster_start(&t, "rcl-pipe", 2, 1), 0);
-	assert_non_null(cl = rcl_open(t.seeds, 300, NULL, NULL));
-	key_in("a", 0, 8192, ka, sizeof(ka));
-	key_in("c", 0, 8192, kc, sizeof(kc));
-	key_in("x", 8192, 16384, kx, sizeof(kx));
-	assert_non_null(rep = cmd(cl, "SET", ka, "A"));
-	freeReplyObject(rep);
-	assert_non_null(rep = cmd(cl, "SET", kc, "C"));
-	freeReplyObject(rep);
+	cl = two_nodes(&t, "rcl-pipe", ka, kc, kx);
 
 	/* node 1 crashes; the cluster has not noticed (its node timeout is
 	 * a minute): the map still has it */
@@ -134,15 +146,7 @@ test_failed_then_whole(void **state)
 	char ka[32], kc[32], kx[32];
 
 	(void)state;
-	assert_int_equal(tmpcluster_start(&t, "rcl-failed", 2, 1), 0);
-	assert_non_null(cl = rcl_open(t.seeds, 300, NULL, NULL));
-	key_in("a", 0, 8192, ka, sizeof(ka));
-	key_in("c", 0, 8192, kc, sizeof(kc));
-	key_in("x", 8192, 16384, kx, sizeof(kx));
-	assert_non_null(rep = cmd(cl, "SET", ka, "A"));
-	freeReplyObject(rep);
-	assert_non_null(rep = cmd(cl, "SET", kc, "C"));
-	freeReplyObject(rep);
+	cl = two_nodes(&t, "rcl-failed", ka, kc, kx);
 	assert_non_null(rep = cmd(cl, "SET", kx, "X"));
 	freeReplyObject(rep);
 	assert_int_equal(append_get(cl, kx), 0);
