@@ -243,9 +243,16 @@ pg_savepoint_rollback(struct pgdb *p)
 int
 pg_in_txn(struct pgdb *p)
 {
-	/* the streams' own transaction is none of the caller's */
-	return p->begin_due || p->lost ||
-	    (PQtransactionStatus(p->c) != PQTRANS_IDLE && p->streams == 0);
+	PGTransactionStatusType st = PQtransactionStatus(p->c);
+
+	/* the streams' own transaction is none of the caller's; a dead
+	 * connection's state is unknown, and only one the caller opened
+	 * on it is the caller's (lost with it: refused()) */
+	if (p->begin_due || p->lost)
+		return 1;
+	if (st == PQTRANS_UNKNOWN)
+		return p->open;
+	return st != PQTRANS_IDLE && p->streams == 0;
 }
 
 /* A statement of a transaction whose connection was lost: refused, as

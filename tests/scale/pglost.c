@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <libpq-fe.h>
 
@@ -193,12 +195,53 @@ test_lost_group(void **state)
 	assert_int_equal(rows(), before + 1);
 }
 
+/* A statement outside any transaction whose connection is cut while it
+ * runs: it fails, and the next caller that asks whether it is in a
+ * transaction before its first statement (a counter load taking its
+ * snapshot, cstore.c) is told no, begins its own, and commits it on the
+ * new connection.  libpq says of a dead connection that its transaction
+ * state is unknown, which is no transaction of the caller's. */
+static void
+test_lost_between(void **state)
+{
+	struct timespec ms = { 0, 300 * 1000 * 1000 };
+	struct db *d = *state;
+	long long before = rows();
+	struct dbq *q;
+	pid_t pid;
+	int st;
+
+	assert_false(dbq_in_txn(d));
+	if ((pid = fork()) == 0) {	/* the cut, while the sleep runs */
+		nanosleep(&ms, NULL);
+		_exit(other_ll("SELECT COUNT(pg_terminate_backend(pid)) "
+		    "FROM pg_stat_activity WHERE application_name = '" APP
+		    "'") == 1 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	q = dbq_prepare_once(d, "SELECT pg_sleep(3)");
+	assert_non_null(q);
+	assert_int_not_equal(dbq_step(q), DBQ_ROW);
+	dbq_finalize(q);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_false(dbq_in_txn(d));	/* none: the caller's to begin */
+	assert_int_equal(db_begin(d), 0);
+	assert_true(dbq_in_txn(d));
+	assert_int_equal(put(d, 30), 0);
+	assert_int_equal(put(d, 31), 0);
+	assert_int_equal(db_commit(d), 0);
+	assert_false(dbq_in_txn(d));
+	assert_int_equal(rows(), before + 2);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lost_transaction),
 		cmocka_unit_test(test_lost_group),
+		cmocka_unit_test(test_lost_between),
 	};
 
 	if (argc != 2) {
