@@ -263,6 +263,17 @@ author_adds(struct app *a, const struct job *j)
 	return homes_put(a, post, at, 1, &j->author) == -1 ? -2 : 0;
 }
 
+/* A withdrawal's own timelines: its author's profile and home.  -1
+ * when Redis failed. */
+static int
+author_rems(struct app *a, const struct job *j)
+{
+	long long post = j->post;
+
+	return timeline_rem(a, TL_PROFILE, j->author, 1, &post) < -1 ||
+	    timeline_rem(a, TL_HOME, j->author, 1, &post) < -1 ? -1 : 0;
+}
+
 /* 1 when the remove job j's post is visible again (republished since it
  * was unpublished; *score its place), 0 not, -1 on a SQLite error. */
 static int
@@ -365,6 +376,19 @@ job_batch(struct app *a, struct job *j)
 	if (j->kind == JOB_ADD && j->after_id == -1 &&
 	    author_adds(a, j) < -1)
 		return -1;
+	/* and of a withdrawal, its handler dead after its commit: the
+	 * author's own, put back should a republish have come between */
+	if (j->kind == JOB_REM && j->after_id == -1) {
+		if (author_rems(a, j) == -1 ||
+		    (rc = visible_again(a, j, &score)) == -1)
+			return -1;
+		if (rc == 1) {
+			struct job again = *j;
+
+			again.score = score;
+			return author_adds(a, &again) < -1 ? -1 : 0;
+		}
+	}
 	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
 		return n;
 	if ((j->kind == JOB_ADD || j->kind == JOB_REM) && !bumped)
@@ -580,19 +604,28 @@ fanout_reclaim(struct app *a, long long grace_ms)
 	return n;
 }
 
+char *
+fanout_remove_intent(struct app *a, long long post, long long author)
+{
+	struct job j = { JOB_REM, post, author, 0, -1, -1, 0 };
+
+	return note_add(a, &j, NULL);
+}
+
 int
-fanout_remove(struct app *a, long long post, long long author)
+fanout_remove(struct app *a, long long post, long long author, char *note)
 {
 	struct job j = { JOB_REM, post, author, 0, -1, -1, 0 };
 	int failed;
 
-	failed = timeline_rem(a, TL_PROFILE, author, 1, &post) < -1 ||
-	    timeline_rem(a, TL_HOME, author, 1, &post) < -1;
+	failed = author_rems(a, &j) == -1;
 	j.bumped = followed_first(a, author);	/* committed: done or not */
 	if (failed || job_push(a, &j) == -1) {
+		free(note);	/* a note made stays: the worker does it */
 		followed_lost(a, &j);
 		return -1;
 	}
+	fanout_intent_drop(a, note);	/* the job does what it said */
 	return 0;
 }
 

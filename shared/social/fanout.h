@@ -11,7 +11,8 @@
  * sorted set scored by time), and drops the note with the batch done.  A
  * note older than FANOUT_INLINE_GRACE_MS belongs to a handler that died
  * in between: the worker moves it to the queue (fanout_reclaim()).  Unpublishing or deleting removes the post from the
- * author's own timelines at once and from followers' lazily, by jobs.
+ * author's own timelines at once and from followers' lazily, by jobs; its
+ * note, made before the commit, is the job should the handler die first.
  * A repost or an unrepost goes to the reposter's followers the same way.
  *
  * The queue is a Redis list ({jobs}:queue, persisted by AOF).  The worker
@@ -47,7 +48,13 @@ char	*fanout_repost_intent(struct app *, long long post, long long reposter,
 void	 fanout_intent_drop(struct app *, char *note);
 int	fanout_publish(struct app *, long long post, long long author,
 	    long long published_at, char *note);
-int	fanout_remove(struct app *, long long post, long long author);
+/* A withdrawal (an unpublish, a delete): noted before its commit as a
+ * publication is (fanout_remove_intent(); a note whose post is still
+ * visible does nothing), then the author's own timelines at once and a
+ * job for the followers', the note dropped. */
+char	*fanout_remove_intent(struct app *, long long post, long long author);
+int	fanout_remove(struct app *, long long post, long long author,
+	    char *note);
 /* A repost made at `at`: the post goes to the top of the reposter's
  * followers' home timelines (those placing it later keep their place).
  * An unrepost: each of them gets the post back at its place without that

@@ -152,7 +152,7 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	long long now, tid;
 	struct dbq *s;
 	char *note = NULL;
-	int rc = POST_ERR, ch, published;
+	int rc = POST_ERR, ch, published, withdrawn;
 
 	memset(&old, 0, sizeof(old));
 	memset(&new, 0, sizeof(new));
@@ -180,8 +180,11 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	if (step_changes(d, s) != 1 || post_get(d, id, &new) != 1)
 		goto fail;
 	published = !POST_VISIBLE(&old) && POST_VISIBLE(&new);
+	withdrawn = POST_VISIBLE(&old) && !POST_VISIBLE(&new);
 	if (published)		/* before the commit: fanout.h */
 		note = fanout_publish_intent(a, id, uid, new.published_at);
+	else if (withdrawn)
+		note = fanout_remove_intent(a, id, uid);
 	{
 		struct row or, nr;
 
@@ -192,8 +195,8 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 	}
 	if (published)
 		fanout_publish(a, id, uid, new.published_at, note);
-	else if (POST_VISIBLE(&old) && !POST_VISIBLE(&new))
-		fanout_remove(a, id, uid);
+	else if (withdrawn)
+		fanout_remove(a, id, uid, note);
 	if (visible != NULL)
 		*visible = POST_VISIBLE(&new);
 	post_free(&old);
@@ -213,6 +216,7 @@ posting_delete(struct app *a, long long id, long long uid, int is_admin)
 	struct db *d = a->db;
 	struct post old;
 	struct dbq *s;
+	char *note = NULL;
 	int rc = POST_ERR, ch;
 
 	if (db_begin(d) == -1)
@@ -237,6 +241,8 @@ posting_delete(struct app *a, long long id, long long uid, int is_admin)
 	dbq_bind_i64(s, 2, clock_wall_ms());
 	if (step_changes(d, s) != 1)
 		goto fail;
+	if (POST_VISIBLE(&old))	/* before the commit: fanout.h */
+		note = fanout_remove_intent(a, id, old.user_id);
 	{
 		struct row or, nr;
 
@@ -247,11 +253,12 @@ posting_delete(struct app *a, long long id, long long uid, int is_admin)
 			goto fail;
 	}
 	if (POST_VISIBLE(&old))
-		fanout_remove(a, id, old.user_id);
+		fanout_remove(a, id, old.user_id, note);
 	post_free(&old);
 	return POST_OK;
 fail:
 	db_rollback(d);
+	fanout_intent_drop(a, note);
 	post_free(&old);
 	return rc;
 }

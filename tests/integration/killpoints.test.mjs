@@ -152,6 +152,30 @@ test('the social writer killed between a post\'s commit and its fan-out: the wor
   assert.ok((await cs[0].get('/u/pk0')).text.includes(`data-post-id="${p}"`), 'on the author\'s profile');
 });
 
+// A withdrawal's removal is noted before its commit too (fanout.h): the
+// writer killed right after a delete's commit left the post's id in its
+// author's profile and in every follower's home in Redis for good (the
+// pages filter it: a page one card short, a profile's count of cards
+// not its count of posts).
+test('the social writer killed between a delete\'s commit and its removal: the worker takes it out of every timeline', async () => {
+  const { s, cs } = await setup({}, 'action-delta', 1, 'dk');
+  for (const c of cs.slice(1, 4)) assert.equal((await c.post('/follow/dk0')).status, 303);
+  const r0 = await cs[0].post('/posts', { body: 'deleted, then killed', topic: '', publish: '1' });
+  const p = Number(r0.location.split('/').pop());
+  for (const c of cs) await c.get('/feed');		// homes materialised
+  // a profile's timeline is made by a process's second visit (profileview.c)
+  for (let i = 0; i < 6; i++) await cs[0].get('/u/dk0');
+  const ids = ['dk0', 'dk1', 'dk2', 'dk3'].map((l) => Number(s.sqlite(`SELECT id FROM users WHERE login = '${l}'`)));
+  const holds = (u, kind) => s.redis('ZSCORE', `{u${u}}:${kind}`, String(p).padStart(16, '0')) !== '';
+  await waitFor(() => ids.every((u) => holds(u, 'home')) && holds(ids[0], 'profile'), 10000, 100);
+  faults.arm(s, 'action-delta');
+  assert.equal((await cs[0].post(`/posts/${p}/delete`)).status, 502, 'the writer died after the commit');
+  assert.equal(faults.fired(s, 'action-delta'), 1);
+  assert.equal(s.sqlite(`SELECT is_deleted FROM posts WHERE id = ${p}`), '1', 'committed');
+  // the worker reclaims a note older than FANOUT_INLINE_GRACE_MS (5 s)
+  await waitFor(() => ids.every((u) => !holds(u, 'home')) && !holds(ids[0], 'profile'), 20000, 200);
+});
+
 // A follow's timelines (its lists, the follower's home) and a repost's
 // fan-out are noted before the commit too (social/follow.h, fanout.h):
 // the writer killed right after the commit left the followee out of the
