@@ -47,12 +47,15 @@ run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
 		return -1;
 	snprintf(prog, sizeof(prog), "%s/tally-web", bin);
 	snprintf(www, sizeof(www), "%s/www", share);
+	/* Not run as root instead: none of the stack serves as root
+	 * unless TALLY_USER=root says so (the contract's promise). */
 	if (!reaches(ru, run_dir, prog, www)) {
-		log_warn("user %s cannot reach %s, the programs or www/ (a "
-		    "directory above them is closed to others): the stack runs "
-		    "as root; move the checkout or RUN_DIR under a directory "
-		    "others may search", ru->name, run_dir);
-		memset(ru, 0, sizeof(*ru));
+		log_err("user %s cannot reach %s, the programs or www/ (a "
+		    "directory above them is closed to others, as /root is): "
+		    "move the checkout or RUN_DIR under a directory others may "
+		    "search (/srv, /opt, /tmp), or set TALLY_USER=root to run "
+		    "everything as root", ru->name, run_dir);
+		return -1;
 	}
 	return 0;
 }

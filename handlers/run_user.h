@@ -33,8 +33,8 @@ struct run_user {
 
 /* The user to run as (ru->uid 0 when not root, or TALLY_USER=root),
  * made when missing, and able to reach run_dir's parent, the programs in
- * bin and share/www (tried by a child as it; when not, 0 and said).
- * 0, or -1 (logged). */
+ * bin and share/www (tried by a child as it; when not, -1: the stack
+ * does not start as root instead).  0, or -1 (logged). */
 int	run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
 	    const char *share);
 /* tally-run itself becomes the user (no group of root's kept), and ru

@@ -10,7 +10,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startStack, childrenOf, onPostgres } from '../lib/stack.mjs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startStack, childrenOf, onPostgres, BIN, freePort } from '../lib/stack.mjs';
 
 const root = process.getuid?.() === 0;
 let stack;
@@ -54,4 +57,25 @@ test('every serving process of the stack has a non-zero uid; RUN_DIR is closed t
   assert.equal(st.mode & 0o077, 0, `RUN_DIR mode ${(st.mode & 0o777).toString(8)}: nobody else reads it`);
   const user = uidOf(serving.find((c) => c.cmd.includes('tally-web')).pid);
   assert.equal(st.uid, user, 'the handlers\' user owns RUN_DIR');
+});
+
+// A checkout or RUN_DIR the stack's user cannot reach (under a directory
+// closed to others, as /root is): the stack ran everything as root, with
+// a warning.  It refuses to start now and says what to do; TALLY_USER=root
+// is the way to choose root.
+test('a RUN_DIR the stack\'s user cannot reach: nothing starts as root, the reason is said', { skip: !root && 'not root' }, async () => {
+  const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-closed-'));
+  try {
+    fs.chmodSync(closed, 0o700);
+    const r = spawnSync(path.join(BIN, 'tally-run'), [], {
+      encoding: 'utf8', timeout: 20000, killSignal: 'SIGINT',
+      env: { ...process.env, RUN_DIR: path.join(closed, 'run'), PORT: String(await freePort()), DEMO: '0' },
+    });
+    assert.notEqual(r.status, 0, `tally-run started (${r.signal ?? ''}): ${r.stderr}`);
+    assert.equal(r.signal, null, 'it ended by itself, at once');
+    assert.match(r.stderr, /cannot reach .*TALLY_USER=root/s);
+    assert.ok(!fs.existsSync(path.join(closed, 'run', 'redis.sock')), 'nothing was started');
+  } finally {
+    fs.rmSync(closed, { recursive: true, force: true });
+  }
 });
