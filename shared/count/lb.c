@@ -208,6 +208,9 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	 * (the lock, the scratch keys cleared and the marker at once). */
 	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 2, tok)) != 1)
 		return got;
+	/* rows read after the marker went up (db.h: a cache guarded by
+	 * it), not in a snapshot the request's first read began before */
+	db_reads_end(a->db);
 	if ((s = board_rows(a, fam, topic)) == NULL)
 		goto fail;
 	while (!bad && (step = dbq_step(s)) == DBQ_ROW) {
@@ -259,7 +262,9 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 		return -1;
 	}
 	/* Members the flusher changed during the build: their values from
-	 * SQLite now, newer than our snapshot. */
+	 * SQLite now, newer than our snapshot (its shared reads ended: the
+	 * rows' snapshot would give the values before those flushes). */
+	db_reads_end(a->db);
 	for (j = 0; rds_type(rep) == RDS_ARRAY && j < rds_n(rep); j++) {
 		memset(&dl, 0, sizeof(dl));
 		dl.fam = fam;

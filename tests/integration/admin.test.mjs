@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
-import { startStack, Client, sleep, waitFor, within, BIN, childrenOf, redisCli, onPostgres, whileWorkerStopped as whileStopped, whileJobsStopped, backlogged, holdWriterLock } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, within, BIN, childrenOf, redisCli, onPostgres, whileWorkerStopped as whileStopped, whileJobsStopped, backlogged, holdWriterLock, stoppedUnder } from '../lib/stack.mjs';
 import { bucketOf, compareAll, faults, ownerOf, pageCounters, pendingDeltas, RECOUNT, redisName } from '../lib/counts.mjs';
 
 let stack;
@@ -44,8 +44,8 @@ before(async () => {
   // No scheduled runs: every run here is one the test starts (or the
   // worker's own "Redis is empty" run, which the test waits out).
   stack = await startStack({
-    env: { TALLY_RECONCILE_EVERY: '0', TALLY_FAULT: 'reconcile-loaded:stop:1' },
-    disarmed: { 'reconcile-loaded': 1 },
+    env: { TALLY_RECONCILE_EVERY: '0', TALLY_FAULT: 'reconcile-loaded:stop:1,lb-rows:stop:1' },
+    disarmed: { 'reconcile-loaded': 1, 'lb-rows': 1 },
   });
   await quiet();
   admin = new Client(stack.base);
@@ -872,6 +872,31 @@ test('readers arriving while a board is rebuilt get the whole board', async () =
     });
   }
   assert.deepEqual(bad, []);
+});
+
+// A board's rebuild read its rows, and after its swap the values of the
+// members a flush changed meanwhile, in the admin process's shared read
+// snapshot (db_reads_together(), begun by the request's first read): a
+// flush that committed during the rebuild went in with the value before
+// it, and the board stood marked whole, wrong, until that counter moved
+// again.  Forced: the rebuild stops after its first row (fault point
+// lb-rows); a follow and its flush meanwhile.
+test('a board rebuilt while a flush lands holds the flushed value', async () => {
+  await newUser('lbsnap0');
+  const [fan0, fan1] = [await newUser('lbsnap1'), await newUser('lbsnap2')];
+  await ok(fan0.post('/follow/lbsnap0'));
+  stack.tallyctl('flush');
+  const member = q("SELECT id FROM users WHERE login = 'lbsnap0'").trim().padStart(16, '0');
+  stack.redis('DEL', '{lb}:followers:ok');		// what lb_invalidate does after a run
+  faults.arm(stack, 'lb-rows');
+  const page = admin.get('/admin/top?by=followers&n=100');
+  const who = await waitFor(() => stoppedUnder(stack), 10000, 20);
+  await ok(fan1.post('/follow/lbsnap0'));
+  stack.tallyctl('flush');
+  process.kill(who, 'SIGCONT');
+  assert.equal((await page).status, 200);
+  assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1');
+  assert.equal(Number(stack.redis('ZSCORE', '{lb}:followers', member)), 2, 'the board has both follows');
 });
 
 let metricsDuringRun = null;	// /metrics while a run is active, and the last finished run's report
