@@ -20,6 +20,7 @@
 #include "base/buf.h"
 #include "social/badges.h"
 #include "social/opsview.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/flash.h"
 #include "web/layout.h"
@@ -81,7 +82,7 @@ act_badges_notice(struct req *r, const struct route *rt)
 	if (badges_notice(r->app, title, body, &id) == -1)
 		return resp_error(r, 500, "The notice could not be saved.");
 	resp_flash(r, FLASH_NOTICE_SENT);
-	return resp_redirect(r, "/admin");
+	return act_redirect(r, "/admin", 0);
 }
 
 static int
@@ -91,5 +92,5 @@ act_badges_light(struct req *r, const struct route *rt)
 	if (badges_light(r->app) == -1)
 		return resp_error(r, 500, "The red dot could not be lit.");
 	resp_flash(r, FLASH_RED_DOT);
-	return resp_redirect(r, "/admin");
+	return act_redirect(r, "/admin", 0);
 }

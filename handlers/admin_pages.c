@@ -9,6 +9,7 @@
 #include "count/lb.h"
 #include "count/runs.h"
 #include "social/topview.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/layout.h"
 #include "web/resp.h"
@@ -85,7 +86,7 @@ act_runs_start(struct req *r, const struct route *rt)
 	if (id < 0)
 		return resp_error(r, 500, "The run could not be started.");
 	/* A second start while one runs starts nothing: the list shows it. */
-	return resp_redirect(r, "/admin/reconcile");
+	return act_redirect(r, "/admin/reconcile", 0);
 }
 
 static enum page_load

@@ -24,6 +24,7 @@
 #include "social/live.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
+#include "web/act.h"
 #include "web/field.h"
 #include "web/flash.h"
 #include "web/req.h"
@@ -439,5 +440,5 @@ act_account_settings(struct req *r, const struct route *rt)
 	}
 	resp_flash(r, field_has(r, "password") ? FLASH_PASSWORD_SAVED :
 	    FLASH_NAME_SAVED);
-	return resp_redirect(r, "/settings");
+	return act_redirect(r, "/settings", 0);
 }

@@ -237,7 +237,14 @@ test('admin routes: 403 for a logged-in non-admin, 303 /login for anonymous, not
   assert.equal(num('SELECT COUNT(*) FROM notices'), notices + 1);
   const dot = await admin.post('/admin/red-dot');
   assert.equal(dot.status, 303);
+  assert.equal(dot.location, '/admin');
   assert.ok(num("SELECT value FROM settings WHERE name='red_dot_at'") > 0);
+  // every action form may carry `back` (docs/INTERFACE.md, actions without
+  // leaving the page): a path on this site is where it answers, another
+  // host is not
+  assert.equal((await admin.post('/admin/notices', { title: 'Back', body: 'To the top.', back: '/admin/top?by=likes' })).location, '/admin/top?by=likes');
+  assert.equal((await admin.post('/admin/red-dot', { back: '/admin/top' })).location, '/admin/top');
+  assert.equal((await admin.post('/admin/red-dot', { back: '//elsewhere.example/' })).location, '/admin');
 });
 
 test('/metrics answers Prometheus text with the tally families', async () => {

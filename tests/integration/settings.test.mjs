@@ -52,6 +52,11 @@ test('a new display name: on the profile, in the people search, said once', asyn
   assert.match((await c.get('/u/st_name')).text, /Grace Hopper/);
   assert.match((await c.get('/people?q=hopper')).text, /data-login="st_name"/);
   assert.doesNotMatch((await c.get('/people?q=old')).text, /data-login="st_name"/, 'the old name is no longer found');
+  // an action form's `back` (docs/INTERFACE.md, actions without leaving the page)
+  r = await c.post('/settings', { name: 'Grace Hopper', back: '/u/st_name' });
+  assert.equal(r.status, 303);
+  assert.equal(r.location, '/u/st_name');
+  await c.get('/settings');	// its message shown once
   // refused: the field marked, what was typed kept, nothing saved
   r = await c.post('/settings', { name: '   ' });
   assert.equal(r.status, 400);
