@@ -399,8 +399,14 @@ cmd_warm(struct app *a, int argc, char **argv)
 				free(ids);
 				return 1;
 			}
+			last_t = last_id = -1;	/* each user's from the start */
 			do {	/* chunks of 5000: no statement open during Redis I/O */
-				s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK);
+				if ((s = dbq_stmt(a->db,
+				    STMT_FOLLOWERS_CHUNK)) == NULL) {
+					rc = DBQ_ERR;
+					k = 0;
+					goto sql;
+				}
 				dbq_bind_i64(s, 1, star);
 				dbq_bind_i64(s, 2, last_t);
 				dbq_bind_i64(s, 3, last_id);
@@ -410,6 +416,7 @@ cmd_warm(struct app *a, int argc, char **argv)
 					last_t = dbq_i64(s, 1);
 				}
 				dbq_done(s);
+sql:
 				if (rc == DBQ_ERR) {
 					fprintf(stderr, "tallyctl: the followers "
 					    "could not be read: %s\n",

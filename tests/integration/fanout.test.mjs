@@ -45,6 +45,20 @@ async function authorWithFollowers(s, login, n) {
   return { author, ids };
 }
 
+// tallyctl warm names several users' followers at once: each one's are
+// read from the start (the keyset of the one before went on into the next:
+// its followers who followed before the first's newest were skipped, and
+// the count said so).
+test('tallyctl warm --followers-of, twice in one command: both users\' followers, every home', async () => {
+  const a = await newUser(stack, 'warm_a');
+  const b = await newUser(stack, 'warm_b');
+  const ids = seedUsers(stack, 20);
+  addFollowers(stack, a.id, ids.slice(0, 10), Date.now() - 2 * 86400000);
+  addFollowers(stack, b.id, ids.slice(10), Date.now() - 86400000);
+  assert.match(stack.tallyctl('warm', '--followers-of', 'warm_b', '--followers-of', 'warm_a'), /warmed 20 home timelines/);
+  assert.equal(homesHolding(stack, ids, 0).ok, 20, 'every home materialised');
+});
+
 async function publish(c, body) {
   const r = await c.post('/posts', { body, topic: '', publish: '1' });
   assert.equal(r.status, 303);
