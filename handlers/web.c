@@ -24,6 +24,7 @@
 #include "social/live.h"
 #include "social/pcache.h"
 #include "social/sesscache.h"
+#include "social/throttle.h"
 #include "web/act.h"
 #include "web/field.h"
 #include "web/flash.h"
@@ -166,6 +167,19 @@ device_ok(struct req *r, const char *login)
 	    stamp);
 }
 
+/* Every hash slot taken (a login flood): a browser that logged in to
+ * login before (its device cookie) takes the owners' lane, a few times a
+ * minute an account (base/hashgate.h): the flood does not lock the
+ * owners out.  Its slot, or -1. */
+static int
+owner_lane(struct req *r, const char *login)
+{
+	if (login == NULL || !device_ok(r, login) ||
+	    throttle_owner_lane(r->app, login) != 0)
+		return -1;
+	return hashgate_enter_owner(&r->app->cfg);
+}
+
 /* 503 at once, no hash: every hash slot is taken (a login flood,
  * HASH_BUSY), or the account's failures could not be read or the attempt
  * counted (the database busy, LOCK_UNKNOWN: a guess is never let through
@@ -250,7 +264,7 @@ act_account_check(struct req *r, const struct route *rt)
 		return busy(r, LOCK_UNKNOWN);
 	if (left > 0 && !device_ok(r, login))
 		return too_many_failures(r, left);
-	if ((gate = gate_enter(r)) == -1)
+	if ((gate = gate_enter(r)) == -1 && (gate = owner_lane(r, login)) == -1)
 		return busy(r, HASH_BUSY);
 	if (login != NULL && left == 0 && count_attempt(r, login, now) == -1) {
 		hashgate_leave(gate);
@@ -386,7 +400,8 @@ settings_password(struct req *r)
 		return busy(r, LOCK_UNKNOWN);
 	if (left > 0 && !device_ok(r, r->sess.login))
 		return too_many_failures(r, left);
-	if (cur != NULL && (gate = gate_enter(r)) == -1)
+	if (cur != NULL && (gate = gate_enter(r)) == -1 &&
+	    (gate = owner_lane(r, r->sess.login)) == -1)
 		return busy(r, HASH_BUSY);
 	if (left == 0 && count_attempt(r, r->sess.login, now) == -1) {
 		if (cur != NULL)

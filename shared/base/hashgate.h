@@ -17,6 +17,15 @@
 /* A slot: its descriptor (>= 0), or -1 when every slot is taken (or the
  * slot files cannot be opened: then nothing is held back, -2). */
 int	hashgate_enter(const struct cfg *);
+/* The owners' lane: one slot more (hash-slot.owner), for a login from a
+ * browser that logged in to the account before (its device cookie) when
+ * every slot is taken.  A flood of logins for names that need no cookie
+ * (made up, or anyone's) filled the slots, and every login of the site
+ * answered 503, its owners' too: a lockout for the price of a few
+ * addresses.  Its caller bounds each account's use of it (a flood of
+ * one's own account's logins with its own cookie would fill it too).
+ * As hashgate_enter(). */
+int	hashgate_enter_owner(const struct cfg *);
 /* Gives the slot back (fd < 0: nothing to give). */
 void	hashgate_leave(int fd);
 

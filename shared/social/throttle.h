@@ -26,5 +26,10 @@ int	throttle_write(struct app *, long long uid);
  * THROTTLE_TOPICS; none when TALLY_WRITE_RATE is 0 and it is unset): as
  * throttle_write(). */
 int	throttle_topic(struct app *, long long uid);
+/* Counts one login of login's through the hash slots' owners' lane
+ * (base/hashgate.h): THROTTLE_OWNER_LANE a minute, as throttle_write()
+ * ({login:<login>}:ol:<minute>).  Redis down: nothing refused. */
+#define THROTTLE_OWNER_LANE	6
+int	throttle_owner_lane(struct app *, const char *login);
 
 #endif

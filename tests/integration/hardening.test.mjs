@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
-import { startStack, Client, BIN, freePort, waitFor } from '../lib/stack.mjs';
+import { startStack, Client, BIN, freePort, waitFor, sleep } from '../lib/stack.mjs';
 import { userId } from '../lib/social.mjs';
 import { bucketOf } from '../lib/counts.mjs';
 
@@ -253,6 +253,46 @@ test('a flood of 60 logins at the real argon2id cost: /healthz keeps answering, 
     const busy = answers.filter((r) => r.status === 503);
     assert.ok(busy.length > 0, 'some logins found every hash slot taken');
     assert.equal(busy[0].headers.get('retry-after'), '1');
+  } finally {
+    await real.stop();
+  }
+});
+
+// The hash slots are the whole machine's (base/hashgate.h): logins of
+// made-up names, which no account's lock ever stops, kept them taken, and
+// every login answered 503 -- its owners' too, their device cookie or
+// not: a lockout of the site for a few addresses' worth of requests.  A
+// browser that logged in to the account before has a lane of its own.
+test('a flood of logins that keeps every hash slot taken: an owner\'s browser still logs in', async () => {
+  const real = await startStack({ loginRate: '6000000r/m', env: { TALLY_PWHASH: 'full' } });
+  try {
+    const owner = new Client(real.base);
+    assert.equal((await owner.signup('flood_owner')).status, 303);
+    await owner.get('/feed');
+    assert.equal((await owner.post('/logout')).status, 303);
+    assert.ok(owner.jar.has('dev'), 'the device cookie stays');
+    let stop = false;
+    const statuses = [];
+    const flooders = Array.from({ length: 6 }, async (_, k) => {
+      const x = new Client(real.base);
+      await x.get('/login');
+      for (let i = 0; !stop && i < 400; i++) statuses.push((await x.post('/login', { login: `flood${k}x${i}`, password: 'not-the-password' })).status);
+    });
+    const mine = [];
+    try {
+      await sleep(300);
+      for (let i = 0; i < 3; i++) {
+        await owner.get('/login');
+        mine.push((await owner.post('/login', { login: 'flood_owner', password: 'password-123' })).status);
+        await owner.get('/feed');
+        await owner.post('/logout');
+      }
+    } finally {
+      stop = true;
+      await Promise.all(flooders);
+    }
+    assert.ok(statuses.filter((x) => x === 503).length > 0, `the flood found every slot taken (${statuses.length} logins)`);
+    assert.deepEqual(mine, [303, 303, 303], 'the owner\'s logins during the flood');
   } finally {
     await real.stop();
   }
