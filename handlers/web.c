@@ -167,6 +167,19 @@ device_ok(struct req *r, const char *login)
 	    stamp);
 }
 
+/* An account under attack (left ms of its lock) and a browser with its
+ * device cookie: passed, THROTTLE_DEVICE_TRIES tries a window of the lock's
+ * length, an account (throttle_device_tries()); past them refused as
+ * any other browser.  The cookie outlives a logout (a shared computer)
+ * and can be copied: passed without a count, it guessed as fast as
+ * nginx let it.  1 when passed. */
+static int
+device_passes(struct req *r, const char *login)
+{
+	return device_ok(r, login) &&
+	    throttle_device_tries(r->app, login, LOGIN_FAIL_WINDOW / 1000) == 0;
+}
+
 /* Every hash slot taken (a login flood): a browser that logged in to
  * login before (its device cookie) takes the owners' lane, a few times a
  * minute an account (base/hashgate.h): the flood does not lock the
@@ -262,7 +275,7 @@ act_account_check(struct req *r, const struct route *rt)
 	if (login != NULL &&
 	    (left = account_throttled(r->app->db, login, now)) == -1)
 		return busy(r, LOCK_UNKNOWN);
-	if (left > 0 && !device_ok(r, login))
+	if (left > 0 && !device_passes(r, login))
 		return too_many_failures(r, left);
 	if ((gate = gate_enter(r)) == -1 && (gate = owner_lane(r, login)) == -1)
 		return busy(r, HASH_BUSY);
@@ -398,7 +411,7 @@ settings_password(struct req *r)
 	 * there (its owner's browser, with the device cookie, is not) */
 	if ((left = account_throttled(r->app->db, r->sess.login, now)) == -1)
 		return busy(r, LOCK_UNKNOWN);
-	if (left > 0 && !device_ok(r, r->sess.login))
+	if (left > 0 && !device_passes(r, r->sess.login))
 		return too_many_failures(r, left);
 	if (cur != NULL && (gate = gate_enter(r)) == -1 &&
 	    (gate = owner_lane(r, r->sess.login)) == -1)

@@ -108,3 +108,9 @@ throttle_owner_lane(struct app *a, const char *login)
 {
 	return count(a, 0, login, "ol", 60, THROTTLE_OWNER_LANE);
 }
+
+int
+throttle_device_tries(struct app *a, const char *login, long secs)
+{
+	return count(a, 0, login, "dt", secs, THROTTLE_DEVICE_TRIES);
+}

@@ -31,5 +31,10 @@ int	throttle_topic(struct app *, long long uid);
  * ({login:<login>}:ol:<minute>).  Redis down: nothing refused. */
 #define THROTTLE_OWNER_LANE	6
 int	throttle_owner_lane(struct app *, const char *login);
+/* Counts one try at login's password, while its account is locked, from
+ * a browser with its device cookie: THROTTLE_DEVICE_TRIES a window of
+ * secs ({login:<login>}:dt:<window>).  Redis down: nothing refused. */
+#define THROTTLE_DEVICE_TRIES	10
+int	throttle_device_tries(struct app *, const char *login, long secs);
 
 #endif

@@ -355,6 +355,35 @@ function loginFrom(address, login, password) {
   })();
 }
 
+// The device cookie outlives a logout (a shared computer) and can be
+// copied: passed without a count, the browser holding it guessed at a
+// locked account as fast as nginx let it, and the lock never ended (each
+// failure a newer one).  It now has THROTTLE_DEVICE_TRIES (10) tries a
+// window of the lock's length, an account; then it is any browser.
+test('a browser with the device cookie guesses at a locked account only so often', async () => {
+  await person('owner_dt');
+  const shared = new Client(stack.base);
+  await shared.get('/login');
+  assert.equal((await shared.post('/login', { login: 'owner_dt', password: 'password-123' })).status, 303);
+  await shared.get('/feed');
+  assert.equal((await shared.post('/logout')).status, 303);
+  for (let i = 0; i < 12; i++) {
+    const st = await loginFrom(`127.0.0.${60 + i}`, 'owner_dt', `wrong-guess-${i}`);
+    assert.ok(st === 401 || st === 429, `guess ${i}: ${st}`);
+  }
+  const tries = [];
+  for (let i = 0; i < 24; i++) {
+    await shared.get('/login');
+    tries.push((await shared.post('/login', { login: 'owner_dt', password: `cookie-guess-${i}` })).status);
+  }
+  assert.ok(tries.every((st) => st === 401 || st === 429), tries.join());
+  // ten a window (two, should a window end during the test)
+  assert.ok(tries.filter((st) => st === 401).length <= 20, tries.join());
+  assert.equal(tries.at(-1), 429, tries.join());
+  await shared.get('/login');
+  assert.equal((await shared.post('/login', { login: 'owner_dt', password: 'password-123' })).status, 429, 'that browser is refused as any other now');
+});
+
 test('guessing from many addresses locks new browsers out, never the owner\'s (the device cookie)', async () => {
   await person('owner_dev');
   const owner = new Client(stack.base);
