@@ -173,20 +173,34 @@ int
 badges_notice(struct app *a, const char *title, const char *body,
     long long *id)
 {
-	struct dbq *s = dbq_stmt(a->db, STMT_NOTICE_INSERT);
+	struct dbq *s;
 	int rc;
 
-	if (s == NULL)
+	/* One at a time, numbered after the last committed (STMT_NOTICE_
+	 * INSERT): a sequence's gaps (an insert rolled back, PostgreSQL's
+	 * after a crash) and its commits out of order were counted as
+	 * notices, or hid one from a reader between */
+	*id = 0;
+	if (db_begin(a->db) == -1)
 		return -1;
+	if (dbq_lock_key(a->db, "notices", 0) == -1 ||
+	    (s = dbq_stmt(a->db, STMT_NOTICE_INSERT)) == NULL) {
+		db_rollback(a->db);
+		return -1;
+	}
 	dbq_bind_text(s, 1, title, -1);
 	dbq_bind_text(s, 2, body, -1);
 	dbq_bind_i64(s, 3, clock_wall_ms());
 	rc = dbq_step(s);
 	*id = rc == DBQ_ROW ? dbq_i64(s, 0) : 0;
 	dbq_done(s);
-	if (*id > 0)
-		bcache_globals(a, *id, -1);
-	return *id > 0 ? 0 : -1;
+	if (*id <= 0 || db_commit(a->db) == -1) {
+		db_rollback(a->db);
+		*id = 0;
+		return -1;
+	}
+	bcache_globals(a, *id, -1);
+	return 0;
 }
 
 int

@@ -295,10 +295,13 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_NOTES_PAGE: sql.h's NOTES_PAGE_SQL; SQLite's writes in
 	 * the order of their ids, and its snapshot is no column */
 	[STMT_NOTES_PAGE] = NOTES_PAGE_SQL("''"),
-	/* STMT_NOTICE_INSERT: title, body, now */
+	/* STMT_NOTICE_INSERT: title, body, now -- the next number after the
+	 * last committed (the notices badge is the newest's less the last
+	 * seen: social/badges.c), its transaction holding the "notices" lock
+	 * (dbq_lock_key()) until its commit: no gap, in commit order */
 	[STMT_NOTICE_INSERT] =
-	    "INSERT INTO notices(title, body, created_at) VALUES(?1, ?2, ?3) "
-	    "RETURNING id",
+	    "INSERT INTO notices(id, title, body, created_at) SELECT "
+	    "coalesce(max(id), 0) + 1, ?1, ?2, ?3 FROM notices RETURNING id",
 	/* STMT_NOTICES_PAGE: limit, offset */
 	[STMT_NOTICES_PAGE] =
 	    "SELECT id, title, body, created_at FROM notices ORDER BY id DESC "

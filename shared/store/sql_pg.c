@@ -177,6 +177,13 @@ const char *const sql_pg_text[STMT__MAX] = {
 	    "SELECT ?1, ?2, ?3, ?4, ?5 WHERE CAST(?6 AS text) IS NULL OR "
 	    "EXISTS (SELECT 1 FROM users WHERE id = ?2 AND pwhash = ?6 FOR "
 	    "SHARE)",
+	/* and the table's sequence moved to it (setval: a row another
+	 * client inserts takes the next) */
+	[STMT_NOTICE_INSERT] =
+	    "WITH n AS (INSERT INTO notices(id, title, body, created_at) "
+	    "SELECT coalesce(max(id), 0) + 1, ?1, ?2, ?3 FROM notices "
+	    "RETURNING id) SELECT id, setval(pg_get_serial_sequence('notices', "
+	    "'id'), id) FROM n",
 	[STMT_LOCK_KEY] = "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
 	[STMT_LOCK_KEY_SHARED] =
 	    "SELECT pg_advisory_xact_lock_shared(hashtextextended(?1, 0))",
