@@ -254,12 +254,14 @@ static enum page_load
 news_load(struct req *r, void *vm)
 {
 	struct news_model *m = vm;
-	long long now = clock_wall_ms();
 
+	/* The visit marks the light it saw, not its clock: a light stamped
+	 * before it waited for the writers' lock, and committed after this
+	 * read, is older than the clock, and was hidden (lights only grow:
+	 * badges_light()). */
 	m->lit = dbq_setting(r->app->db, "red_dot_at", 0);
 	if (req_own(r))
-		notify_marker_put(r->app, r->sess.user_id, "news", 0,
-		    now > m->lit ? now : m->lit);
+		notify_marker_put(r->app, r->sess.user_id, "news", 0, m->lit);
 	layout_load(r);
 	return PAGE_RENDER;
 }

@@ -209,7 +209,9 @@ badges_light(struct app *a)
 	long long now = clock_wall_ms(), prev;
 	int rc;
 
-	/* Strictly later than any earlier light and any visit so far. */
+	/* Strictly later than any earlier light: a visit to /news marks
+	 * the light it saw (handlers/notify.c), so a new one is unseen by
+	 * every reader, whenever its clock was read. */
 	if (db_begin(a->db) == -1)
 		return -1;
 	/* a failed read is no 0: the dot would go back */
@@ -218,9 +220,6 @@ badges_light(struct app *a)
 		db_rollback(a->db);
 		return -1;
 	}
-	/* Later than this millisecond's visits too (a visit stores
-	 * max(now, light)), so a light is never hidden by a visit made in
-	 * the same millisecond. */
 	rc = dbq_setting_put(a->db, "red_dot_at", (now > prev ? now : prev) + 1);
 	if (rc == -1 || db_commit(a->db) == -1) {
 		db_rollback(a->db);

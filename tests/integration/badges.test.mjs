@@ -588,6 +588,33 @@ test('markers only move forward', async () => {
   assert.equal((await badges(m)).notices, 0);
 });
 
+// A /news visit stored the later of its clock and the light it read; a
+// light stamped before it waited for the writers' lock and committed
+// after the visit read (the page without it) was older than that mark,
+// and the reader's dot never lit.  The visit marks the light it saw.
+test('a light that waited for the writers\' lock while its reader visited /news: the dot is lit', { skip: onPostgres() && 'the writers\' lock is SQLite\'s' }, async () => {
+  const r = await user('rdwait');
+  await admin.get('/admin');
+  await ok303(admin.post('/admin/red-dot'));
+  await r.get('/news');
+  assert.equal((await badges(r)).red_dot, false);
+  const release = await holdWriterLock(stack, 20);
+  let light, visit;
+  try {
+    light = admin.post('/admin/red-dot');
+    await sleep(300);
+    visit = r.get('/news');		// its marker waits too
+    await sleep(300);
+  } finally {
+    await release();
+  }
+  assert.equal((await light).status, 303);
+  assert.equal((await visit).status, 200);
+  assert.equal((await badges(r)).red_dot, true, 'a light the visit did not see');
+  await r.get('/news');
+  assert.equal((await badges(r)).red_dot, false);
+});
+
 // A post is stamped once its transaction has the writers' lock, not
 // before it waits for it: stamped before a reader's visit to the
 // author's profile moved the reader's marker, and committed after the
