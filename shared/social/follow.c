@@ -63,7 +63,8 @@ follow_row(struct db *d, enum stmt st, long long follower, long long followee)
 		dbq_bind_i64(s, 3, clock_wall_ms());
 	rc = dbq_step(s);
 	if (rc == DBQ_ROW) {
-		t = dbq_i64(s, 0);
+		/* a row whose time is not a time (0: made by SQL) is a row */
+		t = dbq_i64(s, 0) > 0 ? dbq_i64(s, 0) : 1;
 		rc = dbq_step(s);
 	}
 	dbq_done(s);

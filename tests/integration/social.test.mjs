@@ -74,6 +74,19 @@ describe('follow and unfollow', () => {
     assert.match((await b.c.get('/u/fo_author')).text, /action="\/follow\/fo_author"/);
   });
 
+  // A follow row whose time is 0 (put there by SQL, as an import or an
+  // operator might): its unfollow's delete returned that 0, read as "no
+  // row", and rolled back -- 303 "unfollowed", the row and both counts
+  // left for good.
+  test('an unfollow takes a follow row whose time is 0 (made by SQL)', async () => {
+    const a = await newUser(stack, 'fo_zero_a');
+    const b = await newUser(stack, 'fo_zero_b');
+    stack.sqlite(`insert into follows(follower_id, followee_id, created_at) values(${b.id}, ${a.id}, 0)`);
+    await b.c.get('/u/fo_zero_a');
+    assert.equal((await b.c.post('/unfollow/fo_zero_a')).status, 303);
+    assert.equal(count(`select count(*) from follows where follower_id = ${b.id} and followee_id = ${a.id}`), 0);
+  });
+
   test('following oneself is 400, an unknown login 404, logged out 303 /login', async () => {
     const a = await newUser(stack, 'fo_self');
     let r = await a.c.post('/follow/fo_self');
