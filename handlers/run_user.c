@@ -86,8 +86,9 @@ run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k)
 	size_t i;
 
 	for (i = 0; i < k && ru->uid != 0; i++) {
-		if (strcmp(svcs[i].name, "nginx") == 0 ||
-		    strncmp(svcs[i].name, "host", 4) == 0 || svcs[i].uid != 0)
+		/* nginx's master binds the PORT and drops its workers; a
+		 * host's supervisor runs as the user, as the site's would */
+		if (strcmp(svcs[i].name, "nginx") == 0 || svcs[i].uid != 0)
 			continue;
 		svcs[i].uid = ru->uid;
 		svcs[i].gid = ru->gid;

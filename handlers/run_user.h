@@ -10,11 +10,11 @@
  * link planted there by a compromised handler (logs/access.log ->
  * /etc/ld.so.preload) was followed by root at the next start.  Only a
  * PORT under 1024 keeps tally-run and nginx's master root (nginx binds
- * it), as before: the rest runs as the user.  When
- * that user cannot reach the programs, www/ or the directory above
- * $RUN_DIR (a checkout under a home that others may not search), nothing
- * is widened: the stack runs as root as before, and says so.
- * TALLY_USER=root keeps everything as root.
+ * it), as before: the rest runs as the user (the hosts' supervisors
+ * too).  When that user cannot reach the programs, www/ or the directory
+ * above $RUN_DIR (a checkout under a home that others may not search),
+ * nothing is widened and nothing starts: tally-run says why and how
+ * (move the tree, or TALLY_USER=root, which keeps everything as root).
  */
 #ifndef TALLY_RUN_USER_H
 #define TALLY_RUN_USER_H
@@ -42,9 +42,9 @@ int	run_user_get(struct run_user *ru, const char *run_dir, const char *bin,
  * in $RUN_DIR after this runs as the user.  0 (ru->uid 0: nothing to
  * do), or -1 (logged). */
 int	run_user_become(struct run_user *ru);
-/* Gives the user to every service that serves (not nginx's master, not a
- * host's supervisor: they stay root and serve nothing), when tally-run
- * stays root (a port under 1024 for nginx). */
+/* Gives the user to every service but nginx's master (it binds the port
+ * and serves nothing), a host's supervisor too, when tally-run stays
+ * root (a port under 1024 for nginx). */
 void	run_user_apply(const struct run_user *ru, struct svc *svcs, size_t k);
 /* dir and everything under it become ru's, by descriptor (base/treeown.h:
  * no link followed, also one swapped in while it runs).  0 or -1. */

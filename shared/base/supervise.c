@@ -51,8 +51,9 @@ supervise_start(struct svc *s)
 			    (unsigned)s->uid, strerror(errno));
 			_exit(127);
 		}
-		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		    0600)) != -1) {
+		/* nor by root (nginx's master on a low port): no link */
+		if ((fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+		    O_NOFOLLOW, 0600)) != -1) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import { startStack, sleep, waitFor, childrenOf, Client, procState } from '../lib/stack.mjs';
 import { compareAll, faults } from '../lib/counts.mjs';
 import { insertPosts } from '../lib/social.mjs';
@@ -217,4 +218,35 @@ test('the stack stopped after a host was killed and restarted: no process of it 
   const left = mine.filter(alive);
   for (const p of left) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
   assert.deepEqual(left, [], 'processes left running');
+});
+
+// Run as root with a PORT under 1024, tally-run and nginx's master stay
+// root (nginx binds the port) and the rest runs as the stack's user
+// (handlers/run_user.h) -- but the hosts' supervisors stayed root, and
+// as root made their directories and wrote their pid files by name in a
+// RUN_DIR the user owns.  Skipped when the tests do not run as root.
+const uidOf = (pid) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+async function freeLowPort() {
+  const free = (p) => new Promise((resolve) => {
+    const s = net.createServer();
+    s.on('error', () => resolve(false));
+    s.listen(p, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+  for (let p = 1000; p > 900; p--) if (await free(p)) return p;
+  throw new Error('no free port under 1024');
+}
+test('HOSTS=2 on a PORT under 1024: the hosts\' supervisors run as the stack\'s user', { skip: process.getuid?.() !== 0 && 'not root' }, async () => {
+  const low = await startStack({ db: 'postgres', port: await freeLowPort(), env: { HOSTS: '2' } });
+  try {
+    const pid = (k) => Number(fs.readFileSync(path.join(low.runDir, `host${k}`, 'pid'), 'utf8'));
+    for (const k of [1, 2]) {
+      assert.notEqual(uidOf(pid(k)), 0, `host ${k}'s supervisor runs as root`);
+      assert.notEqual(fs.statSync(path.join(low.runDir, `host${k}`)).uid, 0, `host${k}/ belongs to root`);
+    }
+    const all = tree(low.proc.pid).slice(1).map((p) => ({ p, cmd: (() => { try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replaceAll('\0', ' '); } catch { return ''; } })() }));
+    const asRoot = all.filter(({ p, cmd }) => { try { return uidOf(p) === 0 && !/nginx: master/.test(cmd); } catch { return false; } });
+    assert.deepEqual(asRoot.map((x) => x.cmd), [], 'only nginx\'s master and tally-run keep root');
+  } finally {
+    await low.stop();
+  }
 });
