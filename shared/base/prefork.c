@@ -169,13 +169,10 @@ stop_all(pid_t *pids, int n)
  * load) waits PREFORK_KILLED_MS only: the requests queued at its socket
  * wait for it (nginx gives up after 10 s). */
 #define PREFORK_YOUNG_MS	1000
-#define PREFORK_PAUSE_MAX_MS	30000
 #define PREFORK_KILLED_MS	100
 
-/* The slot's pause after its child died at now, born at born; failed:
- * it exited with an error (or could not be forked). */
-static long long
-next_pause(long long pause, long long born, long long now, int failed)
+long long
+prefork_pause(long long pause, long long born, long long now, int failed)
 {
 	if (now - born >= PREFORK_YOUNG_MS)
 		return 0;
@@ -239,7 +236,7 @@ prefork_run(int fd, const char *path, int nproc,
 			for (i = 0; i < nproc; i++)
 				if (pids[i] == p) {
 					pids[i] = 0;
-					pause[i] = next_pause(pause[i], born[i],
+					pause[i] = prefork_pause(pause[i], born[i],
 					    now, WIFEXITED(status) &&
 					    WEXITSTATUS(status) != 0);
 					due[i] = now + pause[i];
@@ -256,7 +253,7 @@ prefork_run(int fd, const char *path, int nproc,
 				continue;
 			/* a failed fork (-1) is tried again as a young death */
 			if ((pids[i] = spawn(fd, child, arg)) == -1) {
-				pause[i] = next_pause(pause[i], now, now, 1);
+				pause[i] = prefork_pause(pause[i], now, now, 1);
 				due[i] = now + pause[i];
 			}
 			born[i] = now;

@@ -7,7 +7,7 @@
  * prefork_run() forks nproc children running child(fd, arg), re-forks any
  * child that exits (a slot whose child failed to start, an exit with an
  * error within a second, waits a second, then twice as long each time,
- * up to 30 s: every death woke the loop, and a pool of two re-forked each
+ * up to 4 s: every death woke the loop, and a pool of two re-forked each
  * other's slot at once, as fast as its children failed; one killed young
  * waits 100 ms), and on SIGTERM/SIGINT stops them (TERM, then KILL after
  * 5 s),
@@ -20,6 +20,16 @@
 int	prefork_listen(const char *path, int mode);
 int	prefork_run(int fd, const char *path, int nproc,
 	    int (*child)(int fd, void *arg), void *arg);
+
+/* A slot's pause before its next fork (prefork_run()), its child born
+ * at born and dead at now after a pause of pause; failed: it exited with
+ * an error.  No longer than PREFORK_PAUSE_MAX_MS: once what stopped the
+ * children (the database restarting) is over, the pool is back within
+ * the 5 s a supervised process has to come back (docs/INTERFACE.md); it
+ * was up to 30 s. */
+#define PREFORK_PAUSE_MAX_MS	4000
+long long prefork_pause(long long pause, long long born, long long now,
+	    int failed);
 
 /* In a freshly forked child: default signal dispositions, empty mask,
  * SIGPIPE ignored, and SIGTERM when the parent dies. */

@@ -54,11 +54,38 @@ test_young_deaths_back_off(void **state)
 	close(pipefd[1]);
 }
 
+/* The pauses of a slot whose children keep failing: 1 s, 2 s, then no
+ * more than 4 s, so that a pool is back within 5 s of its cause's end
+ * (a database restarting for 20 s left pauses of 16 and 30 s: no child
+ * for as long, every request queued at the socket until nginx gave up);
+ * a child killed young waits 100 ms; one that lived a second, none. */
+static void
+test_pauses_bounded(void **state)
+{
+	long long p = 0, t = 0;
+	int i;
+
+	(void)state;
+	p = prefork_pause(p, t, t + 10, 1);
+	assert_int_equal(p, 1000);
+	p = prefork_pause(p, t, t + 10, 1);
+	assert_int_equal(p, 2000);
+	for (i = 0; i < 10; i++) {
+		p = prefork_pause(p, t, t + 10, 1);
+		assert_true(p <= PREFORK_PAUSE_MAX_MS);
+	}
+	assert_int_equal(p, 4000);
+	assert_true(PREFORK_PAUSE_MAX_MS < 5000);
+	assert_int_equal(prefork_pause(p, t, t + 10, 0), 100);
+	assert_int_equal(prefork_pause(p, t, t + 1000, 1), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_young_deaths_back_off),
+		cmocka_unit_test(test_pauses_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
