@@ -60,6 +60,9 @@
  *   unfollow-scored an unfollow is committed and its home's new places
  *                  read, not yet put (social/follow.c): a follow of the
  *                  pair on another host meanwhile
+ *   seed-rows      a seed's rows are committed, their counters not yet
+ *                  written (social/seed.c): a first start's demo killed
+ *                  there
  *   unrepost-scored an unrepost's batch read its followers' places of the
  *                  post, not yet put (social/fanout.c): a new repost
  *                  meanwhile, its add made first

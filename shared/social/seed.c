@@ -8,6 +8,7 @@
 #include "base/auth.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fault.h"
 #include "base/log.h"
 #include "count/lb.h"
 #include "count/recount.h"
@@ -344,6 +345,7 @@ seed_run(struct app *a, const struct seed_opts *o)
 		goto fail;
 	if (db_commit(d) == -1)
 		goto fail;
+	fault_point("seed-rows");
 	reactions(evs, nev, pids, np, react);
 	/* The counters of the new rows, by the catalog's own recount. */
 	if (recount_write_all(a) == -1)

@@ -6,6 +6,9 @@
 // reconciliation finds nothing wrong.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import { startStack, Client } from '../lib/stack.mjs';
 import { quietRuns, pageCounters, bucketOf } from '../lib/counts.mjs';
@@ -137,4 +140,36 @@ test('a reconciliation of the demo data finds 0 wrong', async () => {
   await quietRuns(stack);
   const out = stack.tallyctl('reconcile');
   assert.match(out, /: 0 counters wrong/);
+});
+
+// The demo's first start killed right after its rows committed (fault
+// point seed-rows, as a kill -9 of make run there): its counters were
+// never written and its logins were taken, so every later start's seed
+// failed ("no new users"), every count read 0 until a reconciliation, and
+// the demo's notices and red dot never came.  The next start finishes it.
+test('a first start killed after the demo\'s rows committed: the next start finishes the demo', async () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
+  let again;
+  try {
+    await assert.rejects(startStack({ demo: '1', runDir, keep: true, env: { TALLY_FAULT: 'seed-rows:kill:1' } }), /tally-run exited|did not come up/);
+    assert.equal(fs.statSync(path.join(runDir, 'faults', 'seed-rows')).size, 1, 'killed at the point');
+    again = await startStack({ demo: '1', runDir });
+    const n = (sql) => Number(again.sqlite(sql));
+    assert.equal(n("SELECT value FROM settings WHERE name = 'demo_seeded'"), 1);
+    const alice = n("SELECT id FROM users WHERE login = 'alice'");
+    const posts = n(`SELECT COUNT(*) FROM posts WHERE user_id = ${alice} AND status = 1 AND is_deleted = 0`);
+    const followers = n(`SELECT COUNT(*) FROM follows WHERE followee_id = ${alice}`);
+    assert.ok(posts > 0 && followers > 0);
+    const c = new Client(again.base);
+    assert.equal((await c.login('alice', 'password')).status, 303);
+    const counts = pageCounters((await c.get('/u/alice')).text);
+    assert.equal(counts['posts|alice'], posts, 'alice\'s posts on her profile');
+    assert.equal(counts['followers|alice'], followers, 'her followers');
+    const b = JSON.parse((await c.get('/badges.json')).text);
+    assert.equal(b.notices, 2, 'the demo\'s notices, once');
+    assert.equal(b.red_dot, true);
+  } finally {
+    await again?.stop();
+    fs.rmSync(runDir, { recursive: true, force: true });
+  }
 });

@@ -347,7 +347,8 @@ function truthSql(runDir, sql) {
 
 async function startOnce(opts) {
   const port = opts.port ?? await freePort();
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
+  // opts.runDir: a stack's again (a start after one that was killed)
+  const runDir = opts.runDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tally-'));
   // opts.disarmed: { NAME: TIMES } fault points (counts.mjs: faults)
   // written used up before anything starts, so that none fires before
   // the test arms it (a run at the stack's start would reach them).
@@ -416,11 +417,18 @@ async function startOnce(opts) {
     },
   };
   try {
+    // a tally-run that exits fails the start at once (its error is no
+    // "not yet" to wait out)
+    let gone = false;
     await waitFor(async () => {
-      if (proc.exitCode !== null) throw new Error(`tally-run exited: ${output}`);
+      if (gone || proc.exitCode !== null || proc.signalCode !== null) {
+        gone = true;
+        return 'exited';
+      }
       const r = await fetch(`${base}/healthz`);
       return r.status === 200;
     }, 40000);
+    if (gone) throw new Error(`tally-run exited: ${output}`);
   } catch (e) {
     await stack.stop();
     throw new Error(`stack did not come up: ${e.message}\n${output}`);
