@@ -103,17 +103,26 @@ noteview_load(struct app *a, long long uid, long long page,
 	/* the people of each, newest first; a group whose rows are gone
 	 * (reconciliation will find it) is not an item */
 	for (i = 0; rc != DBQ_ERR && i < n; i++) {
+		long long last;
+
 		it = &out->v[out->n];
 		if (i != out->n)
 			*it = out->v[i];
+		last = it->at;	/* the group's newest time, of any member */
 		it->nwho = 0;
 		if (note_who_load(a, gid[i], it) == -1)
 			rc = DBQ_ERR;
 		else if (it->nwho > 0) {
+			/* the read-all's bounds: the newest id shown, and
+			 * the newest time, which a member of a lower id may
+			 * hold (PostgreSQL: a like reads the clock before it
+			 * waits for its post's row) */
 			if (it->id > out->newest)
 				out->newest = it->id;
-			if (it->at > out->newest_at)
-				out->newest_at = it->at;
+			if (it->at > last)
+				last = it->at;
+			if (last > out->newest_at)
+				out->newest_at = last;
 			out->n++;
 		}
 	}

@@ -267,6 +267,28 @@ test('a withdrawn newest like gives its group back its place; a withdrawn first 
 
 // "Older" links a page only when an older item is there: a list of
 // exactly 30 items is one page.
+// Opening page 1 reads what it shows, up to its newest notification by
+// id and by time.  The time was the newest member's by id; a member with
+// a lower id and a later time (on PostgreSQL a like reads the clock before
+// it waits for the post's row, so ids follow the lock and times arrival)
+// stayed unread after the page was seen, and stayed so on every reload.
+// Forced: the older like's time made later by SQL, as the group's.
+test('page 1 reads a member whose id is lower and whose time is later than the newest\'s', async () => {
+  const o = await user('gt_owner');
+  const p = await publish(o, 'liked out of order');
+  await ok(crowd[3].post(`/posts/${p}/like`), 'like 1');
+  await ok(crowd[4].post(`/posts/${p}/like`), 'like 2');
+  const [first, second] = stack.sqlite(`SELECT id, created_at FROM notifications WHERE user_id=${o.id} ORDER BY id`)
+    .split('\n').map((l) => l.split('|').map(Number));
+  const later = second[1] + 5;
+  stack.sqlite(`UPDATE notifications SET created_at=${later} WHERE id=${first[0]}`);
+  stack.sqlite(`UPDATE note_groups SET last_at=${later} WHERE user_id=${o.id}`);
+  assert.equal(await badge(o), 2);
+  assert.equal((await o.get('/notifications')).status, 200);
+  assert.equal(await badge(o), 0, 'every notification the page showed is read');
+  await agree(o, 'after page 1');
+});
+
 test('thirty items are one page; the thirty-first makes a second', async () => {
   const me = await user('g_thirty');
   const p = await publish(me, 'thirty comments');
