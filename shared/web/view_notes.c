@@ -17,7 +17,8 @@ note_form(struct req *r, const struct note_item *it, const char *action,
 {
 	struct buf *b = &r->body;
 
-	html_raw(b, "<form method=\"post\" class=\"inline\" "
+	/* note-act: www/tally.js sends it and changes the item in place */
+	html_raw(b, "<form method=\"post\" class=\"inline note-act\" "
 	    "action=\"/notifications/");
 	html_int(b, it->id);
 	html_raw(b, "/");

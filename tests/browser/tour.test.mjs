@@ -142,6 +142,12 @@ for (const width of [1280, 390]) {
       assert.ok(del.x + del.width <= box.x + box.width, 'inside the item');
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
       await shot(page, '8-notifications', width);
+      // its Read acts in place (www/tally.js takes form.note-act): no page
+      // load, the item no longer unread
+      await page.evaluate(() => { window.tourStayed = 1; });
+      await group.locator('button', { hasText: 'Mark read' }).click();
+      await page.waitForFunction(() => document.querySelector('li[data-group-size="3"][data-unread="0"]') !== null);
+      assert.equal(await page.evaluate(() => window.tourStayed), 1, 'the read made no page load');
 
       assert.deepEqual(errors, []);
       // a bad topic: the server refuses (a 400 the console reports), the

@@ -72,6 +72,9 @@ test_notes(void **state)
 	    "\xe2\x80\x9cMorning &lt;run&gt; by the river\xe2\x80\xa6"
 	    "\xe2\x80\x9d</a>"));
 	assert_non_null(strstr(h, "/notifications/9/read"));
+	/* the script's hook: its forms act in place (www/tally.js) */
+	assert_non_null(strstr(h, "class=\"inline note-act\" "
+	    "action=\"/notifications/9/read\""));
 	/* "Mark all read": up to the newest id and the latest time shown */
 	assert_non_null(strstr(h, "name=\"upto\" value=\"9\"><input "
 	    "type=\"hidden\" name=\"at\" value=\"1700000000123\">"));
