@@ -60,29 +60,16 @@ topic_rate(void)
 	return rate;
 }
 
-/* Counts one event of uid (or, uid 0, of login) in the current window
- * of secs seconds (key {u<uid>}:<what>:<window>, {login:<login>}:<what>:
- * <window>): 0 within limit, else the seconds to the window's end. */
+/* Counts one event under key, a window of secs seconds that began at
+ * now's: 0 within limit, else the seconds to the window's end. */
 static int
-count(struct app *a, long long uid, const char *login, const char *what,
-    long secs, long limit)
+count_at(struct app *a, const char *key, long long now, long secs,
+    long limit)
 {
-	long long now = clock_wall_ms(), window = now / (secs * 1000);
-	char key[KEY_MAX + 48], suffix[48], tag[KEY_MAX];
 	const char *keys[1] = { key };
 	rds_reply *rep;
 	int over;
 
-	if (limit == 0)
-		return 0;
-	if (uid != 0) {
-		snprintf(suffix, sizeof(suffix), "%lld", window);
-		key_user(key, sizeof(key), uid, what, suffix);
-	} else {
-		snprintf(suffix, sizeof(suffix), "%s:%lld", what, window);
-		key_login(tag, sizeof(tag), login);
-		key_sub(key, sizeof(key), tag, suffix);
-	}
 	rep = rds_eval(a->rds, &count_lua, 1, keys, 0, NULL);
 	over = rep != NULL && rds_type(rep) == RDS_INTEGER && rds_int(rep) > limit;
 	rds_free(rep);
@@ -91,26 +78,55 @@ count(struct app *a, long long uid, const char *login, const char *what,
 	return (int)(secs - (now / 1000) % secs);
 }
 
+/* One event of uid in the current window (key {u<uid>}:<what>:<window>). */
+static int
+count(struct app *a, long long uid, const char *what, long secs, long limit)
+{
+	long long now = clock_wall_ms();
+	char key[KEY_MAX], suffix[32];
+
+	if (limit == 0)
+		return 0;
+	snprintf(suffix, sizeof(suffix), "%lld", now / (secs * 1000));
+	key_user(key, sizeof(key), uid, what, suffix);
+	return count_at(a, key, now, secs, limit);
+}
+
+/* One event of login's in the current window (key {login:<login>}:
+ * <what>:<window>). */
+static int
+count_login(struct app *a, const char *login, const char *what, long secs,
+    long limit)
+{
+	long long now = clock_wall_ms();
+	char key[KEY_MAX + 48], suffix[48], tag[KEY_MAX];
+
+	snprintf(suffix, sizeof(suffix), "%s:%lld", what, now / (secs * 1000));
+	key_login(tag, sizeof(tag), login);
+	key_sub(key, sizeof(key), tag, suffix);
+	return count_at(a, key, now, secs, limit);
+}
+
 int
 throttle_write(struct app *a, long long uid)
 {
-	return count(a, uid, NULL, "wr", 60, throttle_rate());
+	return count(a, uid, "wr", 60, throttle_rate());
 }
 
 int
 throttle_topic(struct app *a, long long uid)
 {
-	return count(a, uid, NULL, "tp", 3600, topic_rate());
+	return count(a, uid, "tp", 3600, topic_rate());
 }
 
 int
 throttle_owner_lane(struct app *a, const char *login)
 {
-	return count(a, 0, login, "ol", 60, THROTTLE_OWNER_LANE);
+	return count_login(a, login, "ol", 60, THROTTLE_OWNER_LANE);
 }
 
 int
 throttle_device_tries(struct app *a, const char *login, long secs)
 {
-	return count(a, 0, login, "dt", secs, THROTTLE_DEVICE_TRIES);
+	return count_login(a, login, "dt", secs, THROTTLE_DEVICE_TRIES);
 }
