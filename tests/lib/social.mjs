@@ -55,14 +55,19 @@ let seedNo = 1000;
 export function seedUsers(stack, n) {
   const before = maxUserId(stack);
   // Seeded logins are "user<i><random 0-999>": a later seed can collide
-  // with an earlier one's now and then, and skips those; seed again.
-  for (let tries = 0; tries < 5; tries++) {
+  // with an earlier one's now and then, and skips those; seed again.  A
+  // seed makes two users at least (fewer is "no new users", exit 1), so
+  // the one missing is seeded with one more, and the first n are taken.
+  let last = null;
+  for (let tries = 0; tries < 8; tries++) {
     const got = Number(stack.sqlite(`select count(*) from users where id > ${before}`));
     if (got >= n) break;
-    stack.tallyctl('seed', '--users', String(n - got), '--posts', '0', '--follows', '0',
+    last = stack.tallyctlRaw('seed', '--users', String(Math.max(2, n - got)), '--posts', '0', '--follows', '0',
       '--likes', '0', '--comments', '0', '--seed', String(++seedNo));
   }
-  return nums(stack.sqlite(`select id from users where id > ${before} order by id`));
+  const ids = nums(stack.sqlite(`select id from users where id > ${before} order by id limit ${n}`));
+  if (ids.length < n && last !== null) throw new Error(`tallyctl seed: ${last.status} ${last.stderr} (${ids.length} of ${n})`);
+  return ids;
 }
 
 // Makes every user in ids follow followee, follow times increasing with
