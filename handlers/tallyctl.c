@@ -401,22 +401,20 @@ cmd_warm(struct app *a, int argc, char **argv)
 			}
 			last_t = last_id = -1;	/* each user's from the start */
 			do {	/* chunks of 5000: no statement open during Redis I/O */
-				if ((s = dbq_stmt(a->db,
-				    STMT_FOLLOWERS_CHUNK)) == NULL) {
-					rc = DBQ_ERR;
-					k = 0;
-					goto sql;
+				s = dbq_stmt(a->db, STMT_FOLLOWERS_CHUNK);
+				k = 0;
+				rc = s == NULL ? DBQ_ERR : DBQ_DONE;
+				if (s != NULL) {
+					dbq_bind_i64(s, 1, star);
+					dbq_bind_i64(s, 2, last_t);
+					dbq_bind_i64(s, 3, last_id);
+					dbq_bind_int(s, 4, 5000);
+					while ((rc = dbq_step(s)) == DBQ_ROW) {
+						ids[k++] = last_id = dbq_i64(s, 0);
+						last_t = dbq_i64(s, 1);
+					}
+					dbq_done(s);
 				}
-				dbq_bind_i64(s, 1, star);
-				dbq_bind_i64(s, 2, last_t);
-				dbq_bind_i64(s, 3, last_id);
-				dbq_bind_int(s, 4, 5000);
-				for (k = 0; (rc = dbq_step(s)) == DBQ_ROW; k++) {
-					ids[k] = last_id = dbq_i64(s, 0);
-					last_t = dbq_i64(s, 1);
-				}
-				dbq_done(s);
-sql:
 				if (rc == DBQ_ERR) {
 					fprintf(stderr, "tallyctl: the followers "
 					    "could not be read: %s\n",
