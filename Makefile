@@ -26,7 +26,7 @@ export PORT RUN_DIR DEMO REPLICA
 # itself and the folders before it in this list (make lint checks it).
 LAYERS      = base store count social web
 SHARED_base   = buf log clock cfg fault kv valid auth rnd metrics prefork supervise tmpl words ucd hashgate shmfile pace treeown
-SHARED_store  = sql sql_pg schema schema_pg pg_translate pg pg_state pg_ahead pg_run pg_create dbmap wlock db dbreads ckpt dbq lease rcmd rhealth rowheld rconn rcl_slot rcl rcl_map rds rtrack rebuild key liveq pubsub app
+SHARED_store  = sql sql_pg schema schema_pg refold pg_translate pg pg_state pg_ahead pg_run pg_create dbmap wlock db dbreads ckpt dbq lease rcmd rhealth rowheld rconn rcl_slot rcl rcl_map rds rtrack rebuild key liveq pubsub app
 SHARED_count  = counters cname ckeep cstore capply outbox taken fbatch flush recover recount recreport settle moved backlog reconcile runs lb
 SHARED_social = account session sesscache post postlist drafts postview profileview people noteview topview opsview posting follow fanout timeline tlstale notify badges bcache \
                 pcache seed seed_events seed_views followed find runnames throttle live device

@@ -2,8 +2,10 @@
  *
  * A person is found by a prefix of their login, of any word of their name,
  * or of their whole name: each is one row of name_words (store/schema.c),
- * ASCII letters folded to lower case (other bytes as they are, like
- * SQLite's lower()), words split on spaces.  A prefix is then a range of
+ * every letter folded to lower case (Unicode's simple mapping, as the C
+ * library's C.UTF-8 locale has it: "Émile" and "ÉMILE" are "émile",
+ * "Ｔａｒｏ" is "ｔａｒｏ"; bytes that are not UTF-8 as they are), words
+ * split on spaces.  A prefix is then a range of
  * that key: [prefix, prefix "\xff"), since no UTF-8 text holds 0xff.
  */
 #ifndef TALLY_WORDS_H

@@ -29,6 +29,7 @@
 #include "store/dbq.h"
 #include "store/pg.h"
 #include "store/pg_ahead.h"
+#include "store/refold.h"
 #include "store/schema.h"
 
 void
@@ -494,7 +495,8 @@ db_open(struct db *d, const char *path)
 	    *file != '\0')		/* not in memory */
 		d->wal_path = sqlite3_filename_wal(file);
 	sqlite3_trace_v2(d->h, SQLITE_TRACE_STMT, count_stmt, d);
-	if (db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
+	if (refold_sqlite_function(d->h) == -1 ||
+	    db_exec(d, pragmas) == -1 || db_migrate(d) == -1) {
 		db_close(d);
 		return -1;
 	}

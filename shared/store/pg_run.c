@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "store/pg.h"
+#include "store/refold.h"
 #include "store/schema.h"
 
 #define STEP_LOCK	"'200ms'"	/* a step's wait for a lock, a try */
@@ -117,7 +118,9 @@ pg_migrate_on(PGconn *c, char *err, size_t errsz)
 	for (; v < schema_pg_version; v++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM tally_schema; "
 		    "INSERT INTO tally_schema VALUES(%d)", v + 1);
-		if (step_on(c, schema_pg_migrations[v], err, errsz) == -1 ||
+		if ((strcmp(schema_pg_migrations[v], REFOLD_STEP) == 0 ?
+		    refold_pg_on(c, err, errsz) :
+		    step_on(c, schema_pg_migrations[v], err, errsz)) == -1 ||
 		    pg_run_on(c, sql, err, errsz) == -1)
 			goto fail;
 		log_info("postgres schema migrated to version %d", v + 1);

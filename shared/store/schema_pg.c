@@ -7,6 +7,7 @@
  * (COLLATE "C"), as in SQLite.  Later changes are new steps, here and
  * in schema.c alike.
  */
+#include "store/refold.h"
 #include "store/schema.h"
 #include "store/sql.h"
 
@@ -304,6 +305,9 @@ const char *const schema_pg_migrations[] = {
 	"ALTER TABLE notifications ADD COLUMN xact xid8;"
 	"ALTER TABLE notifications ALTER COLUMN xact SET DEFAULT "
 	"pg_current_xact_id();",
+	/* 14: SQLite's 22, the people search's words folded again as
+	 * words_fold() folds now: in C (store/refold.h) */
+	REFOLD_STEP,
 };
 
 const int schema_pg_version =

@@ -63,6 +63,11 @@ test('/people?q= finds by a prefix of the login, of a word of the name, of the w
   assert.deepEqual(await found('twi'), ['twice']);
   // anonymous visitors search too
   assert.deepEqual(liLogins((await new Client(stack.base).get('/people?q=lovejoy')).text), ['lovejoy']);
+  // any case is every letter's, not ASCII's alone (base/words.h)
+  await person('emile_z', '\u00c9mile Zo\u00eb \uff34\uff41\uff52\uff4f');
+  for (const q of ['\u00e9mile', '\u00c9MI', 'ZO\u00cb', '\u00e9mile zo', '\uff54\uff41', '\uff34\uff21\uff32']) {
+    assert.deepEqual(await found(q), ['emile_z'], `q=${q}`);
+  }
 });
 
 test('/people pages by 20, the pager keeps q, and page= out of range is 400', async () => {

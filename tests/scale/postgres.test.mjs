@@ -132,6 +132,31 @@ test('/people?q= finds by a prefix on PostgreSQL too, any case, a Unicode prefix
   }
 });
 
+// Every letter folds on PostgreSQL too (base/words.h: the process's C
+// folds both the index's words and the query), and the words written
+// under the old fold (ASCII letters alone) are folded again by the
+// schema's step 14 (store/refold.h), which a connection opened on an
+// older schema runs: here tallyctl's, after the version was set back.
+test('/people?q= folds every letter on PostgreSQL, and the schema step folds again the words written before', async () => {
+  const c = new Client(stack.base);
+  assert.equal((await c.signup('pgfold_new', 'password-123', '\u00c9mile \uff34\uff41\uff52\uff4f')).status, 303);
+  const older = await newUser(stack, 'pgfold_old');
+  const twice = await newUser(stack, 'pgfold_twice');
+  stack.sqlite(`INSERT INTO name_words(word, user_id) VALUES ('\u00c9lodie', ${older.id}),
+    ('\u00c9lodie', ${twice.id}), ('\u00e9lodie', ${twice.id}), ('\u5c71\u7530', ${older.id})`);
+  const found = async (q) => [...(await c.get(`/people?q=${encodeURIComponent(q)}`)).text.matchAll(/<li data-login="([^"]+)"/g)].map((m) => m[1]).sort();
+  for (const q of ['\u00e9mile', '\u00c9MI', '\uff54\uff41', '\uff34\uff21\uff32']) assert.deepEqual(await found(q), ['pgfold_new'], `q=${q}`);
+  assert.deepEqual(await found('\u00e9lodie'), ['pgfold_twice'], 'the old fold\'s word is not found before the step');
+  const version = stack.sqlite('SELECT max(version) FROM tally_schema');
+  stack.sqlite(`DELETE FROM tally_schema; INSERT INTO tally_schema VALUES (${Number(version) - 1})`);
+  stack.tallyctl('flush');	// a connection opened: the step runs
+  assert.equal(stack.sqlite('SELECT max(version) FROM tally_schema'), version);
+  assert.deepEqual(await found('\u00e9lodie'), ['pgfold_old', 'pgfold_twice']);
+  assert.deepEqual(await found('\u00c9LO'), ['pgfold_old', 'pgfold_twice']);
+  assert.equal(stack.sqlite(`SELECT string_agg(word, ',' ORDER BY word) FROM name_words WHERE user_id IN (${older.id}, ${twice.id}) AND word NOT LIKE 'pgfold%'`),
+    '\u00e9lodie,\u00e9lodie,\u5c71\u7530', 'one row a user, the unfolded ones gone, a word without case kept');
+});
+
 // A bulk load leaves PostgreSQL's planner without statistics, and its
 // rows not yet marked visible to all (index-only scans then read the
 // table too), until the autovacuum comes by a minute or more later;

@@ -15,6 +15,7 @@
 #include "count/recount.h"
 #include "store/db.h"
 #include "store/db_int.h"
+#include "store/refold.h"
 #include "store/schema.h"
 
 /*
@@ -716,6 +717,7 @@ setup(void **state)
 	*state = m;
 	/* tally's schema, applied as db_migrate() does (without its log) */
 	if (sqlite3_open(":memory:", &m->db.h) != SQLITE_OK ||
+	    refold_sqlite_function(m->db.h) == -1 ||	/* step 22's */
 	    sqlite3_exec(m->db.h, "PRAGMA foreign_keys = ON", NULL, NULL,
 	    NULL) != SQLITE_OK)
 		return -1;

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "store/refold.h"
 #include "store/schema.h"
 #include "store/sql.h"
 
@@ -26,6 +27,7 @@ schema_db(void)
 	int v;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(refold_sqlite_function(db), 0);	/* step 22's */
 	for (v = 0; v < schema_version; v++)
 		assert_int_equal(sqlite3_exec(db, schema_migrations[v], NULL,
 		    NULL, NULL), SQLITE_OK);
