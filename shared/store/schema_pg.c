@@ -24,8 +24,9 @@
 	"  visible := 1;"
 
 /* Step 8's unlike, the group's times set by `times' (step 11: from
- * the members left, GROUP_LEFT_SET). */
-#define TALLY_UNLIKE(times) \
+ * the members left, GROUP_LEFT_SET), the group dropped when `empty'
+ * (step 15: no member left, NOTE_GROUP_EMPTY). */
+#define TALLY_UNLIKE(times, empty) \
 	"CREATE OR REPLACE FUNCTION tally_unlike(p_post BIGINT, p_user BIGINT," \
 	"  OUT visible INT, OUT author BIGINT, OUT topic BIGINT," \
 	"  OUT changed INT, OUT note INT)" \
@@ -46,7 +47,7 @@
 	"        UPDATE note_groups SET size = size - 1, unread = unread -" \
 	"          CASE WHEN r.is_read = 0 THEN 1 ELSE 0 END," \
 	"          " times " WHERE id = r.group_id;" \
-	"        DELETE FROM note_groups WHERE id = r.group_id AND size <= 0;" \
+	"        DELETE FROM note_groups WHERE id = r.group_id AND " empty ";" \
 	"      END IF;" \
 	"    END LOOP;" \
 	"  END IF;" \
@@ -267,7 +268,7 @@ const char *const schema_pg_migrations[] = {
 	"  END IF;"
 	"  UPDATE posts SET like_count = like_count + 1 WHERE id = p_post;"
 	" END $f$;"
-	TALLY_UNLIKE("last_at = greatest(last_at, 0)"),
+	TALLY_UNLIKE("last_at = greatest(last_at, 0)", "size <= 0"),
 	/* 9: PostgreSQL's alone, the foreign keys of the rows every like
 	 * writes (a like, its notification, the notification's group) no
 	 * longer checked.  Users and posts are never deleted (a post's
@@ -291,7 +292,7 @@ const char *const schema_pg_migrations[] = {
 	/* 11: an unlike's group takes its first and last times from the
 	 * members left (SQLite's STMT_NOTE_GROUP_LEFT): a group whose
 	 * newest like was withdrawn kept its place above newer ones */
-	TALLY_UNLIKE(GROUP_LEFT_SET("r.group_id")),
+	TALLY_UNLIKE(GROUP_LEFT_SET("r.group_id"), "size <= 0"),
 	/* 12: SQLite's 21, backlog rows no counter can take kept aside */
 	"CREATE TABLE counter_backlog_bad (" ID ","
 	"  name TEXT NOT NULL,"
@@ -308,6 +309,10 @@ const char *const schema_pg_migrations[] = {
 	/* 14: SQLite's 22, the people search's words folded again as
 	 * words_fold() folds now: in C (store/refold.h) */
 	REFOLD_STEP,
+	/* 15: an unlike drops a group when no member is left, not when
+	 * its stored size says so (SQLite's STMT_NOTE_GROUP_DROP_EMPTY) */
+	TALLY_UNLIKE(GROUP_LEFT_SET("r.group_id"),
+	    NOTE_GROUP_EMPTY("r.group_id")),
 };
 
 const int schema_pg_version =

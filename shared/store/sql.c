@@ -692,7 +692,8 @@ const char *const sql_text[STMT__MAX] = {
 	    GROUP_LEFT_SET("?1") " WHERE id = ?1",
 	/* STMT_NOTE_GROUP_DROP_EMPTY: id -- a group whose last one went */
 	[STMT_NOTE_GROUP_DROP_EMPTY] =
-	    "DELETE FROM note_groups WHERE id = ?1 AND size <= 0",
+	    "DELETE FROM note_groups WHERE id = ?1 AND "
+	    NOTE_GROUP_EMPTY("?1"),
 	/* STMT_NOTE_GROUP_OF: notification id, user -> its group */
 	[STMT_NOTE_GROUP_OF] =
 	    "SELECT group_id FROM notifications WHERE id = ?1 AND user_id = ?2",

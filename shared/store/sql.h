@@ -38,6 +38,13 @@
  * whose first went is open as long as its first left (notify.h).  Two
  * index probes of notifications_group (group_id, id), whatever its size.
  * PostgreSQL's tally_unlike() has it as GROUP_LEFT_SET("r.group_id"). */
+/* Group g has no member left: what drops it after a withdrawal.  Its
+ * stored size is not asked: planted or drifted below its rows, it
+ * dropped a group that still had members, whose notifications then
+ * belonged to no group (no page showed them, and reconciliation, which
+ * walks the groups, never found them). */
+#define NOTE_GROUP_EMPTY(g) \
+	"NOT EXISTS (SELECT 1 FROM notifications WHERE group_id = " g ")"
 #define GROUP_LEFT_SET(g) \
 	"first_at = coalesce((SELECT created_at FROM notifications WHERE " \
 	"group_id = " g " ORDER BY id LIMIT 1), first_at), last_at = " \

@@ -232,6 +232,34 @@ test('a withdrawn like leaves its group; a group left empty goes', async () => {
   assert.equal(await agree(me, 'follows'), 2);
 });
 
+// A group goes when no member is left, not when its stored size says
+// so (sql.h NOTE_GROUP_EMPTY; PostgreSQL's tally_unlike()): with a size
+// drifted below its rows, a withdrawal deleted a group that still had
+// members, whose notifications then belonged to no group -- no page
+// showed them, the badge counted them, and reconciliation (which walks
+// the groups) never found them.
+test('a group whose stored size drifted low is kept while a member is left; reconciliation then repairs its size', async () => {
+  const me = await user('g_low');
+  const p = await publish(me, 'low');
+  for (let i = 0; i < 3; i++) await ok(crowd[i].post(`/posts/${p}/like`));
+  await quietRuns(stack);
+  const gid = q(`SELECT id FROM note_groups WHERE user_id=${me.id}`);
+  stack.sqlite(`UPDATE note_groups SET size = 1 WHERE id=${gid}`);
+  await ok(crowd[0].post(`/posts/${p}/unlike`));
+  const [it] = await items(me);
+  assert.ok(it, 'the group is still listed');
+  assert.deepEqual(names(it.html), ['gc2', 'gc1']);
+  assert.equal(await agree(me, 'two members left'), 2);
+  const out = stack.tallyctl('reconcile');
+  assert.match(out, /note_groups\s+checked \d+, wrong 1, fixed 1/, out);
+  assert.equal((await items(me))[0].size, 2);
+  // the last two go: the group with them, whatever its size says
+  stack.sqlite(`UPDATE note_groups SET size = 5 WHERE id=${gid}`);
+  for (const i of [1, 2]) await ok(crowd[i].post(`/posts/${p}/unlike`));
+  assert.deepEqual(await items(me), []);
+  assert.equal(q(`SELECT COUNT(*) FROM note_groups WHERE user_id=${me.id}`), 0);
+});
+
 // A group's place is its newest member's time, and its window its
 // first's: when either is withdrawn, the group takes its times from the
 // members left (notify.c group_move(), PostgreSQL's tally_unlike()).  A
