@@ -125,15 +125,20 @@ publish(struct app *a, struct pubsub *ps, long long uid)
 	struct badges bd;
 	const char *json, *etag;
 	char channel[32];
+	int heard;
 
 	snprintf(channel, sizeof(channel), "u%lld", uid);
 	if (badges_get(a, uid, &bd) == -1 ||
 	    bjson_get(&bd, &json, &etag) == -1 ||
-	    pubsub_publish(ps, channel, json, strlen(json)) == -1) {
+	    (heard = pubsub_publish(ps, channel, json, strlen(json))) == -1) {
 		metrics_live(a->metrics, METRICS_LIVE_FAILED);
 		return;
 	}
 	metrics_live(a->metrics, METRICS_LIVE_PUBLISHED);
+	/* nginx keeps a stream 10 minutes after its last message: heard,
+	 * the streams are registered that long again (store/liveq.h) */
+	if (heard > 0)
+		live_renew(a, uid, clock_wall_ms() + LIVEQ_STREAM_MS);
 }
 
 /* uid's badges moved: published now, or once its gap ends. */

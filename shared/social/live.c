@@ -30,6 +30,15 @@ live_join(struct app *a, long long uid, long long until_ms)
 	return liveq_join(a->rds, uid, until_ms, flag);
 }
 
+int
+live_renew(struct app *a, long long uid, long long until_ms)
+{
+	char flag[KEY_MAX];
+
+	cname_live_flag(uid, flag, sizeof(flag));
+	return liveq_renew(a->rds, uid, until_ms, flag);
+}
+
 void
 live_everyone(struct app *a)
 {

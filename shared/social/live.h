@@ -30,6 +30,10 @@ void	live_user(struct app *, long long uid);
 /* uid opened a stream that lasts until until_ms: from now on its changes
  * are told (store/liveq.h liveq_join()).  0, or -1 (Redis down). */
 int	live_join(struct app *, long long uid, long long until_ms);
+/* uid's stream heard a message (nginx keeps it 10 minutes after that):
+ * registered until until_ms again (store/liveq.h liveq_renew()).  0, or
+ * -1 (Redis down). */
+int	live_renew(struct app *, long long uid, long long until_ms);
 /* The process's publisher to nginx's live channels (store/pubsub.h), its
  * connection opened at the first call; NULL while nginx's socket is not
  * there or the publisher cannot be made. */

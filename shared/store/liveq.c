@@ -71,9 +71,11 @@ liveq_tell_user(struct rds *r, long long uid, const char *flag)
 	return yes ? liveq_push(r, 'u', uid) : 0;
 }
 
-int
-liveq_join(struct rds *r, long long uid, long long until_ms,
-    const char *flag)
+/* uid's flag and registration until until_ms, and, when opened, "o<uid>"
+ * queued: 0 or -1. */
+static int
+mark(struct rds *r, long long uid, long long until_ms, const char *flag,
+    int opened)
 {
 	rds_reply *rep;
 	char score[24], member[24], ttl[24];
@@ -94,7 +96,7 @@ liveq_join(struct rds *r, long long uid, long long until_ms,
 		rds_collect(r, 1);
 		return -1;
 	}
-	told = liveq_append(r, 'o', uid);
+	told = opened ? liveq_append(r, 'o', uid) : 0;
 	if (rds_get_reply(r, &rep) == -1)
 		return -1;
 	ok = rep->type == RDS_STATUS;
@@ -106,6 +108,20 @@ liveq_join(struct rds *r, long long uid, long long until_ms,
 	if (told > 0)
 		rds_collect(r, told);
 	return ok ? 0 : -1;
+}
+
+int
+liveq_join(struct rds *r, long long uid, long long until_ms,
+    const char *flag)
+{
+	return mark(r, uid, until_ms, flag, 1);
+}
+
+int
+liveq_renew(struct rds *r, long long uid, long long until_ms,
+    const char *flag)
+{
+	return mark(r, uid, until_ms, flag, 0);
 }
 
 static int

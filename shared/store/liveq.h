@@ -10,7 +10,9 @@
  *               that falls off is corrected by the page's next poll.
  *   {g}:live    the users with an open stream, each scored by the time
  *               (ms) its registration lapses; a stream registers when it
- *               opens (LIVEQ_STREAM_MS: longer than nginx keeps one).
+ *               opens, and again whenever it hears a message
+ *               (LIVEQ_STREAM_MS: longer than nginx keeps one after its
+ *               last message, nchan_subscriber_timeout).
  *   a flag per user with an open stream, "1" for LIVEQ_STREAM_MS, in the
  *               slot of the user's counters (the caller names it:
  *               count/cname.h, "{c<B>}:u<uid>:lv").
@@ -52,6 +54,14 @@ int	liveq_push(struct rds *, char kind, long long id);
 /* uid has an open stream until until_ms: its flag set, its
  * registration in {g}:live, "o<uid>" queued.  0 or -1. */
 int	liveq_join(struct rds *, long long uid, long long until_ms,
+	    const char *flag);
+/* uid's stream heard a message: nginx keeps a stream for
+ * nchan_subscriber_timeout (10 minutes) after its last message, not
+ * after it opened, so its registration and flag are made to last until
+ * until_ms again (nothing queued).  Without it, a stream that heard
+ * anything after its first minute outlived its registration and was
+ * told nothing more until nginx closed it.  0 or -1. */
+int	liveq_renew(struct rds *, long long uid, long long until_ms,
 	    const char *flag);
 /* Appends the question "is flag's user listening?" (EXISTS flag) to r's
  * pipeline: how many replies liveq_answer() reads (1), or -1. */

@@ -30,7 +30,9 @@ struct pubsub {
  * 0, or -1 (logged). */
 int	pubsub_open(struct pubsub *, const char *path);
 void	pubsub_close(struct pubsub *);
-/* data (len bytes, JSON) as channel's latest message.  0, or -1. */
+/* data (len bytes, JSON) as channel's latest message: how many streams
+ * nginx holds on the channel (its answer, asked as JSON: 0 when nobody
+ * heard it; 1 when the answer does not say), or -1. */
 int	pubsub_publish(struct pubsub *, const char *channel,
 	    const char *data, size_t len);
 /* Deletes channel: its subscribers are disconnected (their pages fall

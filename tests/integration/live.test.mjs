@@ -299,6 +299,33 @@ test('a like for an author with no stream open queues nothing; once a stream is 
   s.close();
 });
 
+// nginx keeps a stream 10 minutes after its last message, not after it
+// opened (nchan restarts the timer with each): a stream registered once,
+// for 11 minutes from its opening, outlived its registration when it
+// heard anything after its first minute, and was told nothing more until
+// nginx closed it.  tally-live registers it again with each message a
+// stream heard (store/liveq.h liveq_renew()).
+test('a stream that hears a message is registered again for as long as nginx keeps it after that message', async () => {
+  const eve = await user('lv_rn_eve');
+  const fay = await user('lv_rn_fay');
+  const id = Number(stack.sqlite("SELECT id FROM users WHERE login = 'lv_rn_eve'"));
+  const p = await publish(eve, 'renewed');
+  const reg = () => Number(stack.redis('ZSCORE', '{g}:live', String(id)));
+  const flagTtl = () => Number(stack.redis('PTTL', stack.redis('KEYS', `*:u${id}:lv`).split('\n')[0]));
+  const s = await openStream(eve);
+  const first = await s.next(() => true, 0, 2000);
+  assert.ok(first, 'a first event');
+  const r0 = reg();
+  assert.ok(r0 > Date.now() + 10 * 60 * 1000, 'registered for 11 minutes as it opened');
+  await sleep(1500);
+  const from = s.events.length;
+  assert.equal((await fay.post(`/posts/${p}/like`)).status, 303);
+  assert.ok(await s.next((d) => d.notifications === first.data.notifications + 1, from), 'the like reached the stream');
+  await waitFor(() => reg() >= r0 + 1000, 3000, 50);
+  assert.ok(flagTtl() > 11 * 60 * 1000 - 1200, `its flag lasts 11 minutes again (${flagTtl()} ms)`);
+  s.close();
+});
+
 test("a followed author's post reaches the follower's stream within 1 s", async () => {
   const cid = await user('lv_cid');
   const dee = await user('lv_dee');
