@@ -27,7 +27,8 @@
  * (and meanwhile the page's slow poll is the net).
  *
  * Environment: as every program (base/cfg.h); the socket nginx's
- * publisher listens on is $RUN_DIR/live.sock (nginx-conf/tally-http.conf).
+ * publisher listens on is TALLY_LIVE_SOCK, or $RUN_DIR/live.sock
+ * (nginx-conf/tally-live.conf.in).
  */
 #include <limits.h>
 #include <signal.h>
@@ -205,7 +206,6 @@ main(void)
 	struct app a;
 	struct pubsub ps;
 	struct liveq_batch b;
-	char sock[PATH_MAX + 16];
 	long long *known = NULL, *targets, expire_at = 0, refresh_at = 0, now;
 	struct timespec nap = { 0, 500 * 1000 * 1000 };
 	int nknown = 0, rc, n, i, down = 0, wait = LIVE_WAIT_MS;
@@ -216,10 +216,9 @@ main(void)
 	if (app_open(&a, "live") == -1)
 		return 1;
 	a.metrics = metrics_open(&a.cfg);
-	if (cfg_path(&a.cfg, CFG_LIVE_SOCK, sock, sizeof(sock)) == -1 ||
-	    pubsub_open(&ps, sock) == -1)
+	if (pubsub_open(&ps, a.cfg.live_sock) == -1)
 		return 1;
-	log_info("live: publishing to %s", sock);
+	log_info("live: publishing to %s", a.cfg.live_sock);
 	while (!stopping) {
 		rc = liveq_take(a.rds, wait > 0 ? wait : 1, LIVE_COALESCE_MS,
 		    &b);

@@ -115,6 +115,21 @@ cfg_load(struct cfg *c)
 		    c->run_dir, CFG_SOCK_MAX - 16);
 		return -1;
 	}
+	/* nginx's: systemd's units name it (/run/tally/live.sock), RUN_DIR
+	 * being the state's directory there */
+	if ((v = getenv("TALLY_LIVE_SOCK")) != NULL && *v != '\0') {
+		if (strlen(v) > CFG_SOCK_MAX) {
+			log_err("TALLY_LIVE_SOCK longer than %d bytes",
+			    CFG_SOCK_MAX);
+			return -1;
+		}
+		memcpy(c->live_sock, v, strlen(v) + 1);
+	} else if (cfg_path(c, "live.sock", c->live_sock,
+	    sizeof(c->live_sock)) == -1) {
+		log_err("RUN_DIR %s too long for unix sockets (max %d bytes)",
+		    c->run_dir, CFG_SOCK_MAX - 16);
+		return -1;
+	}
 	if ((v = getenv("TALLY_REDIS_REPLICA")) != NULL && *v != '\0') {
 		if (strlen(v) > CFG_SOCK_MAX) {
 			log_err("TALLY_REDIS_REPLICA longer than %d bytes",

@@ -14,6 +14,10 @@
  *                         Redis servers ask for (requirepass); default
  *                         $RUN_DIR/redis-auth when it exists (tally-run
  *                         writes it while a replica listens on TCP)
+ *   TALLY_LIVE_SOCK       the unix socket nginx's live channels' publisher
+ *                         listens on (default $RUN_DIR/live.sock; systemd's
+ *                         units: /run/tally/live.sock, as make install
+ *                         renders nginx-conf/tally-live.conf.in)
  *   TALLY_PWHASH          "interactive" (default) or "min": argon2id cost;
  *                         "min" is for tests and seeding only
  *   TALLY_SESSION_DAYS    session lifetime in days (default 30)
@@ -32,14 +36,15 @@
 #define CFG_DB_FILE	"tally.db"	/* the SQLite database, in RUN_DIR */
 #define CFG_DB_URL_FILE	"database-url"	/* tally-run's PostgreSQL's URL,
 					   in RUN_DIR */
-#define CFG_LIVE_SOCK	"live.sock"	/* nginx's live channels' publisher
-					   socket, in RUN_DIR */
 
 struct cfg {
 	char	run_dir[PATH_MAX];
 	char	db_path[PATH_MAX];
 	char	redis_sock[CFG_SOCK_MAX + 1];
 	char	replica_sock[CFG_SOCK_MAX + 1];	/* "" when none */
+	char	live_sock[CFG_SOCK_MAX + 1];	/* nginx's live channels'
+						   publisher: TALLY_LIVE_SOCK,
+						   or $RUN_DIR/live.sock */
 	char	redis_auth[CFG_AUTH_MAX + 1];	/* "" when none */
 	char	redis_cluster[1024];		/* seeds; "" when none */
 	char	cluster_socks[PATH_MAX];	/* $RUN_DIR/redis-cluster */

@@ -122,10 +122,9 @@ live_publisher(struct app *a)
 	/* process state: one kept-alive connection, opened at first use */
 	static struct pubsub ps;
 	static int open;
-	char sock[PATH_MAX + 16];
 
-	if (!open && cfg_path(&a->cfg, CFG_LIVE_SOCK, sock, sizeof(sock)) == 0 &&
-	    access(sock, F_OK) == 0 && pubsub_open(&ps, sock) == 0)
+	if (!open && access(a->cfg.live_sock, F_OK) == 0 &&
+	    pubsub_open(&ps, a->cfg.live_sock) == 0)
 		open = 1;
 	return open ? &ps : NULL;
 }

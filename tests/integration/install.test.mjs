@@ -154,6 +154,15 @@ test('systemd units and /etc/tally are installed', () => {
       assert.ok(lines.includes(line), `${u}: ${line}`);
     assert.ok(!lines.includes('Group=www-data'), `${u}: no Group=www-data`);
   }
+  // the live badges' publisher: where the rendered tally-live.conf has
+  // nginx listen, not $RUN_DIR/live.sock (/var/lib/tally there): every
+  // unit that runs a program of tally names it (base/cfg.h)
+  const listen = fs.readFileSync(staged('/etc/nginx/snippets/tally-live.conf'), 'utf8')
+    .match(/^\s*listen unix:(\S+);/m)[1];
+  for (const u of UNITS.filter((x) => x.startsWith('tally-') && x.endsWith('.service') && x !== 'tally-redis.service')) {
+    const m = unit(u).match(/^Environment=TALLY_LIVE_SOCK=(\S+)$/m);
+    assert.equal(m?.[1], listen, `${u}: TALLY_LIVE_SOCK is nginx's ${listen}`);
+  }
   const users = fs.readFileSync(staged('/etc/sysusers.d/tally.conf'), 'utf8');
   assert.match(users, /^g\s+tally-www\s/m);
   assert.match(users, /^m\s+www-data\s+tally-www$/m);
