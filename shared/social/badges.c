@@ -55,15 +55,17 @@ badges_compute(struct app *a, long long uid, const struct bcache_stamp *st,
 	if ((s = dbq_stmt(a->db, STMT_BADGE_SCALARS)) == NULL)
 		return -1;
 	dbq_bind_i64(s, 1, uid);
-	latest = seen = lit = 0;
-	visited = -1;
-	if (dbq_step(s) == DBQ_ROW) {
-		latest = dbq_i64(s, 0);
-		seen = dbq_i64(s, 1);	/* NULL: 0 */
-		lit = dbq_i64(s, 2);
-		if (!dbq_is_null(s, 3))
-			visited = dbq_i64(s, 3);
+	/* one row always (scalar subqueries): anything else failed, and
+	 * is no badge -- read as "none seen", it answered 0 and cached
+	 * every notice unread and the red dot lit for the cache's age */
+	if (dbq_step(s) != DBQ_ROW) {
+		dbq_done(s);
+		return -1;
 	}
+	latest = dbq_i64(s, 0);
+	seen = dbq_i64(s, 1);	/* NULL: 0 */
+	lit = dbq_i64(s, 2);
+	visited = dbq_is_null(s, 3) ? -1 : dbq_i64(s, 3);
 	dbq_done(s);
 	b->notices = latest > seen ? latest - seen : 0;
 	b->red_dot = lit > 0 && lit > visited;

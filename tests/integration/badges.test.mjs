@@ -595,6 +595,31 @@ test('markers only move forward', async () => {
 // light stamped before it waited for the writers' lock and committed
 // after the visit read (the page without it) was older than that mark,
 // and the reader's dot never lit.  The visit marks the light it saw.
+// The markers' read (STMT_BADGE_SCALARS) that fails is no badge: read
+// as "no marker", it answered 0 and filled the cache with every notice
+// unread and the red dot lit, shown for the cache's age (social/badges.c).
+test('a failed read of the badges\' markers answers no badge and caches nothing: the next read is right', async () => {
+  const me = await user('bdfail');
+  await admin.get('/admin');
+  await ok303(admin.post('/admin/notices', { title: 'Seen', body: 'before the failure' }));
+  await ok303(admin.post('/admin/red-dot', {}));
+  assert.equal((await me.get('/notices')).status, 200);
+  assert.equal((await me.get('/news')).status, 200);
+  assert.deepEqual(await badges(me), { notifications: 0, notices: 0, followed: 0, red_dot: false });
+  await ok303(me.post(`/follow/${crowd[0].name}`));	// moves its generation: recomputed next
+  stack.sqlite('ALTER TABLE notices RENAME TO notices_x');
+  let r;
+  try {
+    r = await me.get('/badges.json');
+  } finally {
+    stack.sqlite('ALTER TABLE notices_x RENAME TO notices');
+  }
+  assert.notEqual(r.status, 200, `a failed read is no badge: ${r.status} ${r.text.slice(0, 80)}`);
+  const after = await badges(me);
+  assert.equal(after.notices, 0, 'every notice was seen');
+  assert.equal(after.red_dot, false, 'the light was seen');
+});
+
 test('a light that waited for the writers\' lock while its reader visited /news: the dot is lit', { skip: onPostgres() && 'the writers\' lock is SQLite\'s' }, async () => {
   const r = await user('rdwait');
   await admin.get('/admin');
