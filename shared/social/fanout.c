@@ -290,6 +290,46 @@ visible_again(struct app *a, const struct job *j, long long *score)
 	return rc;
 }
 
+/* A withdrawn post's reposters: their followers had it from the repost
+ * (JOB_REPOST), not from the author's fan-out, and the withdrawal's
+ * batches walk the author's followers: in the homes of a reposter's
+ * followers who do not follow the author it stayed for good (skipped by
+ * readers: a page one post short, and the switch to SQLite past a set's
+ * end one post off).  Each reposter's followers get the post's place
+ * again as after an unrepost (JOB_UNREPOST: none for a post not
+ * visible, read after the withdrawal's commit).  0, or -1. */
+#define REPOSTERS_CHUNK	500
+static int
+reposters_rems(struct app *a, long long post)
+{
+	struct job u = { JOB_UNREPOST, post, 0, 0, -1, -1, 0 };
+	long long ids[REPOSTERS_CHUNK], after = 0;
+	struct dbq *s;
+	int i, n, rc;
+
+	do {
+		if ((s = dbq_stmt(a->db, STMT_REPOSTERS_OF_POST)) == NULL)
+			return -1;
+		dbq_bind_i64(s, 1, post);
+		dbq_bind_i64(s, 2, after);
+		dbq_bind_int(s, 3, REPOSTERS_CHUNK);
+		n = 0;
+		while (n < REPOSTERS_CHUNK && (rc = dbq_step(s)) == DBQ_ROW)
+			ids[n++] = dbq_i64(s, 0);
+		dbq_done(s);
+		if (rc == DBQ_ERR)
+			return -1;
+		for (i = 0; i < n; i++) {
+			u.author = ids[i];
+			if (job_push(a, &u) == -1)
+				return -1;
+		}
+		if (n > 0)
+			after = ids[n - 1];
+	} while (n == REPOSTERS_CHUNK);
+	return 0;
+}
+
 /* The next max followers (FANOUT_BATCH at most) of j's user after j's
  * cursor, into uids, the cursor moved to the last: how many, or -1. */
 static int
@@ -388,6 +428,10 @@ job_batch(struct app *a, struct job *j)
 			again.score = score;
 			return author_adds(a, &again) < -1 ? -1 : 0;
 		}
+		/* and its reposters' followers (a job redone queues them
+		 * again: exact places repeat harmlessly) */
+		if (reposters_rems(a, j->post) == -1)
+			return -1;
 	}
 	if ((n = followers_after(a, j, uids, FANOUT_BATCH)) <= 0)
 		return n;

@@ -802,6 +802,11 @@ const char *const sql_text[STMT__MAX] = {
 	/* STMT_POST_REPOSTED: post -- a row when anyone reposted it */
 	[STMT_POST_REPOSTED] =
 	    "SELECT 1 FROM reposts WHERE post_id = ?1 LIMIT 1",
+	/* STMT_REPOSTERS_OF_POST: post, after user, limit -- who reposted
+	 * it, by id (a withdrawal's fan-out to their followers) */
+	[STMT_REPOSTERS_OF_POST] =
+	    "SELECT user_id FROM reposts WHERE post_id = ?1 AND user_id > ?2 "
+	    "ORDER BY user_id LIMIT ?3",
 	/* STMT_REPOST_AT: post, user -- when the repost was made */
 	[STMT_REPOST_AT] =
 	    "SELECT created_at FROM reposts WHERE post_id = ?1 AND user_id = ?2",

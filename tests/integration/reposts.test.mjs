@@ -137,6 +137,31 @@ test('a republished post takes back its place at a followee\'s repost, in the ho
   assert.deepEqual(await feed(c), want);
 });
 
+// A deleted or unpublished post leaves the homes its reposts put it in
+// too: the withdrawal's batches walk the author's followers, and in the
+// home of a reposter's follower who does not follow the author the post
+// stayed for good (skipped by readers: a page one post short).  Each
+// reposter's followers get the post's place again, as after an unrepost
+// (fanout.c reposters_rems()).
+test('a deleted or unpublished post leaves the homes of its reposters\' followers who do not follow its author', async () => {
+  const [x, g, h, r] = await Promise.all(['rw_x', 'rw_g', 'rw_h', 'rw_r'].map((l) => newUser(stack, l)));
+  await act(r, 'follow', 'rw_g');
+  await act(r, 'follow', 'rw_h');
+  const gone = await publish(x.c, 'deleted after its reposts');
+  const hidden = await publish(x.c, 'unpublished after its repost');
+  const kept = await publish(x.c, 'kept');
+  await act(g, 'repost', gone);
+  await act(h, 'repost', gone);
+  await act(g, 'repost', hidden);
+  await act(h, 'repost', kept);
+  assert.deepEqual((await feed(r)).map((it) => it.id), [kept, hidden, gone]);
+  await act(x, 'delete', gone);
+  assert.equal((await x.c.post(`/posts/${hidden}/edit`, { body: 'unpublished after its repost', topic: '', publish: '0' })).status, 303);
+  await drainQueue(stack);
+  assert.deepEqual(timeline(stack, r.id), [kept], 'only the visible post is left in the home');
+  assert.deepEqual((await feed(r)).map((it) => it.id), [kept]);
+});
+
 test('reposts and unreposts by eight followees at once: the feed ends where SQLite places it, the count exact', async () => {
   const reader = await newUser(stack, 'rp_reader');
   const author = await newUser(stack, 'rp_writer');
