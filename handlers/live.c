@@ -17,6 +17,12 @@
  * (docs/BENCHMARKS.md, "Live badges").  An event still comes within
  * LIVE_GAP_MS + a publish of any change.
  *
+ * Only a tally-live that reaches nginx's publisher socket takes changes:
+ * on a handler host whose nginx is another machine's, it waits (the one
+ * beside nginx publishes; a session ended there is closed through the
+ * queue, "c<uid>": social/live.h).  Taking and dropping its share lost
+ * the events it took.
+ *
  * Redis down: nothing can be taken nor read, and the streams would stay
  * open and silent.  Their channels are deleted instead, which closes
  * them: each page polls /badges.json until a new stream opens, which
@@ -36,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -208,7 +215,7 @@ main(void)
 	struct liveq_batch b;
 	long long *known = NULL, *targets, expire_at = 0, refresh_at = 0, now;
 	struct timespec nap = { 0, 500 * 1000 * 1000 };
-	int nknown = 0, rc, n, i, down = 0, wait = LIVE_WAIT_MS;
+	int nknown = 0, rc, n, i, down = 0, wait = LIVE_WAIT_MS, idle = 0;
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
@@ -220,6 +227,22 @@ main(void)
 		return 1;
 	log_info("live: publishing to %s", a.cfg.live_sock);
 	while (!stopping) {
+		/* nginx's publisher not here (a handler host: its nginx is
+		 * another machine's, whose tally-live publishes; or nginx
+		 * not started yet): nothing is taken, which only a
+		 * tally-live that can publish may */
+		if (access(a.cfg.live_sock, F_OK) == -1) {
+			if (!idle++)
+				log_info("live: no publisher at %s; the "
+				    "changes are left to the tally-live "
+				    "beside nginx", a.cfg.live_sock);
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		if (idle)
+			log_info("live: %s is there; publishing",
+			    a.cfg.live_sock);
+		idle = 0;
 		rc = liveq_take(a.rds, wait > 0 ? wait : 1, LIVE_COALESCE_MS,
 		    &b);
 		if (rc == -1) {
@@ -254,6 +277,14 @@ main(void)
 		}
 		if (rc == 1)
 			learn(&known, &nknown, b.opened, b.nopened);
+		/* sessions ended on a host without the publisher */
+		for (i = 0; rc == 1 && i < b.nclosed; i++) {
+			char channel[32];
+
+			snprintf(channel, sizeof(channel), "u%lld",
+			    b.closed[i]);
+			pubsub_drop(&ps, channel);
+		}
 		if (rc == 1 && !b.everyone && b.nauthors == 0 &&
 		    (n = liveq_filter(a.rds, clock_wall_ms(), b.users,
 		    b.nusers)) > 0) {

@@ -268,8 +268,8 @@ plan_pools(struct svc *svcs, size_t *k, const char *(*argvs)[16],
 	svcs[*k].name = "worker";
 	svcs[*k].stop_group = 1;
 	(*k)++;
-	/* the live badges' publisher (handlers/live.c): one a host, each
-	 * taking its share of the changes */
+	/* the live badges' publisher (handlers/live.c): one a host; those
+	 * that reach nginx's publisher socket take the changes */
 	pathf(prog, sizeof(prog), "%s/tally-live", p->bin);
 	argvs[*k][0] = xstrdup(prog);
 	argvs[*k][1] = NULL;

@@ -135,8 +135,14 @@ live_close(struct app *a, long long uid)
 	struct pubsub *ps = live_publisher(a);
 	char channel[32];
 
-	if (ps == NULL)
-		return;		/* no nginx: no stream is open */
+	/* nginx's publisher is on another machine (handler hosts): the
+	 * tally-live beside it closes them, told through the queue */
+	if (ps == NULL) {
+		if (liveq_push(a->rds, 'c', uid) == -1)
+			log_warn("live: the streams of user %lld could not be "
+			    "closed (Redis)", uid);
+		return;
+	}
 	snprintf(channel, sizeof(channel), "u%lld", uid);
 	if (pubsub_drop(ps, channel) == -1)
 		log_warn("live: the streams of user %lld could not be closed",

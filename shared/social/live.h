@@ -43,7 +43,9 @@ struct pubsub *live_publisher(struct app *);
  * session is checked when it opens, and streams last 10 minutes).  The
  * pages of the sessions still valid open theirs again (tally.js; nchan
  * sends them the badges first); an ended one is refused (401), and its
- * page hears nothing more.  Never fails the caller (logged). */
+ * page hears nothing more.  On a machine without nginx's publisher (a
+ * handler host), through the queue ("c<uid>"): the tally-live beside
+ * nginx closes them.  Never fails the caller (logged). */
 void	live_close(struct app *, long long uid);
 /* Everyone's (a notice, the red dot). */
 void	live_everyone(struct app *);

@@ -149,7 +149,8 @@ liveq_parse(const char *item, size_t len, struct liveq_batch *b)
 		return 0;
 	}
 	if (len < 2 || len >= sizeof(buf) ||
-	    (item[0] != 'u' && item[0] != 'a' && item[0] != 'o'))
+	    (item[0] != 'u' && item[0] != 'a' && item[0] != 'o' &&
+	    item[0] != 'c'))
 		return -1;
 	memcpy(buf, item + 1, len - 1);
 	buf[len - 1] = '\0';
@@ -160,6 +161,8 @@ liveq_parse(const char *item, size_t len, struct liveq_batch *b)
 		return add_id(b->users, &b->nusers, id);
 	if (item[0] == 'o')
 		return add_id(b->opened, &b->nopened, id);
+	if (item[0] == 'c')
+		return add_id(b->closed, &b->nclosed, id);
 	return add_id(b->authors, &b->nauthors, id);
 }
 

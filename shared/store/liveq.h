@@ -6,7 +6,9 @@
  *               followed badge of each follower), "g" (a notice or the
  *               red dot: everyone's), "o<uid>" (a stream of that user
  *               opened: the publisher knows it at once, to close it
- *               should Redis fail).  Capped at LIVEQ_CAP: a change
+ *               should Redis fail), "c<uid>" (close that user's
+ *               streams: a logout or a new password on a host without
+ *               nginx's publisher, social/live.h).  Capped at LIVEQ_CAP: a change
  *               that falls off is corrected by the page's next poll.
  *   {g}:live    the users with an open stream, each scored by the time
  *               (ms) its registration lapses; a stream registers when it
@@ -43,10 +45,12 @@ struct liveq_batch {
 	int		 nauthors;
 	long long	 opened[LIVEQ_TAKE_MAX];	/* streams that opened */
 	int		 nopened;
+	long long	 closed[LIVEQ_TAKE_MAX];	/* streams to close */
+	int		 nclosed;
 	int		 everyone;	/* a "g" was among them */
 };
 
-/* Appends change (kind 'u', 'a', 'o' or 'g'; id ignored for 'g') to r's
+/* Appends change (kind 'u', 'a', 'o', 'c' or 'g'; id ignored for 'g') to r's
  * pipeline: two commands.  How many replies to collect (2), or -1. */
 int	liveq_append(struct rds *, char kind, long long id);
 /* The same, sent and collected: 0 or -1 (Redis down). */

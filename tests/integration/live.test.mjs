@@ -9,8 +9,10 @@
 // streams open and carry events again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, Client, sleep, waitFor, onCluster, childrenOf, redisCli, redisNode, clusterNodes, procState } from '../lib/stack.mjs';
+import { startStack, Client, sleep, waitFor, onCluster, childrenOf, redisCli, redisNode, clusterNodes, procState, BIN } from '../lib/stack.mjs';
 import { faults } from '../lib/counts.mjs';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
 
 let stack;
 let admin;
@@ -213,6 +215,45 @@ test('a new password or a logout closes the ended sessions\' streams; they canno
   assert.ok(again.ended, 'the logged-out session\'s stream closed');
   assert.equal((await openStream(me)).status, 401);
   mine.close(); theirs.close(); again.close();
+});
+
+// Handler hosts on other machines (docs/OPERATIONS.md): nginx's
+// publisher socket is on nginx's machine alone.  A tally-live without it
+// took its share of the queue and dropped it (a like in two lost, with
+// two hosts), and a session ended there (a logout, tallyctl passwd) left
+// its streams open.  Now such a tally-live takes nothing, and the closing
+// goes through the queue to the one beside nginx ("c<uid>": liveq.h).
+test('a host without nginx\'s publisher: its tally-live takes nothing, and the sessions it ends close their streams through the queue', async () => {
+  const away = { ...stack.env, TALLY_LIVE_SOCK: `${stack.runDir}/elsewhere/live.sock` };
+  const other = spawn(path.join(BIN, 'tally-live'), [], { env: away, stdio: ['ignore', 'pipe', 'pipe'] });
+  let said = '';
+  other.stderr.on('data', (d) => { said += d; });
+  other.stdout.on('data', (d) => { said += d; });
+  try {
+    await sleep(700);	// started, waiting on the queue (or not)
+    const me = await user('lv_far');
+    const fan = await user('lv_far_fan');
+    const posts = [];
+    for (let i = 0; i < 6; i++) posts.push(await publish(me, `far ${i}`));
+    const s = await openStream(me);
+    const first = await s.next(() => true, 0, 2000);
+    assert.ok(first, 'a first event');
+    for (let i = 0; i < posts.length; i++) {
+      const from = s.events.length;
+      assert.equal((await fan.post(`/posts/${posts[i]}/like`)).status, 303);
+      assert.ok(await s.next((d) => d.notifications === first.data.notifications + i + 1, from, 1500),
+        `like ${i + 1} reached the stream`);
+      await sleep(120);	// past the publisher's gap: an event each
+    }
+    const r = spawnSync(path.join(BIN, 'tallyctl'), ['passwd', 'lv_far'], { env: away, encoding: 'utf8', input: 'far-away-pass-1\n' });
+    assert.equal(r.status, 0, r.stderr);
+    await waitFor(() => s.ended, 3000).catch(() => {});
+    assert.ok(s.ended, 'the ended sessions\' stream closed, through the queue');
+    s.close();
+    assert.match(said, /no publisher at/, 'the other tally-live says why it takes nothing');
+  } finally {
+    other.kill('SIGTERM');
+  }
 });
 
 // A login over a browser's session (a stale login form, a script) ends

@@ -36,6 +36,10 @@ test_items(void **state)
 	assert_int_equal(parse("u7", &b), 0);
 	assert_int_equal(parse("a9", &b), 0);
 	assert_int_equal(parse("o11", &b), 0);
+	assert_int_equal(parse("c13", &b), 0);	/* streams to close */
+	assert_int_equal(parse("c13", &b), 0);
+	assert_int_equal(b.nclosed, 1);
+	assert_true(b.closed[0] == 13);
 	assert_int_equal(b.nopened, 1);
 	assert_true(b.opened[0] == 11);
 	assert_int_equal(b.nusers, 2);
@@ -52,7 +56,7 @@ test_bent(void **state)
 {
 	static const char *const bad[] = { "", "u", "a", "x1", "u-1", "u0",
 	    "u+5", "u 5", "u5x", "gg", "G", "u99999999999999999999999",
-	    "U5" };
+	    "U5", "c", "c0", "C5" };
 	static struct liveq_batch b;
 	size_t i;
 
@@ -60,7 +64,8 @@ test_bent(void **state)
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse(bad[i], &b), -1);
-	assert_int_equal(b.nusers + b.nauthors + b.nopened + b.everyone, 0);
+	assert_int_equal(b.nusers + b.nauthors + b.nopened + b.nclosed +
+	    b.everyone, 0);
 	assert_int_equal(liveq_parse("u5", 1, &b), -1);	/* "u": length */
 }
 
