@@ -23,8 +23,8 @@
  * queue, "c<uid>": social/live.h).  Taking and dropping its share lost
  * the events it took.
  *
- * Redis down: nothing can be taken nor read, and the streams would stay
- * open and silent.  Their channels are deleted instead, which closes
+ * Redis down, or refusing writes: nothing can be taken nor read (or
+ * queued), and the streams would stay open and silent.  Their channels are deleted instead, which closes
  * them: each page polls /badges.json until a new stream opens, which
  * /badges/live refuses (503) until Redis answers again.  A stream this
  * process had not heard of when Redis failed (opened a moment before,
@@ -203,8 +203,8 @@ close_all(struct pubsub *ps, const long long *known, int n)
 		pubsub_drop(ps, channel);
 	}
 	if (n > 0)
-		log_warn("live: Redis failed; %d streams closed, their pages "
-		    "poll", n);
+		log_warn("live: Redis failed or refuses writes; %d streams "
+		    "closed, their pages poll", n);
 }
 
 int
@@ -216,6 +216,7 @@ main(void)
 	long long *known = NULL, *targets, expire_at = 0, refresh_at = 0, now;
 	struct timespec nap = { 0, 500 * 1000 * 1000 };
 	int nknown = 0, rc, n, i, down = 0, wait = LIVE_WAIT_MS, idle = 0;
+	int refusing, refused = 0;
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
@@ -252,6 +253,22 @@ main(void)
 			nanosleep(&nap, NULL);
 			continue;
 		}
+		/* Redis refusing writes (out of memory, noeviction; the
+		 * host's processes met it: rds_refusing()) answers a take,
+		 * a read, but no change can be queued: the streams open
+		 * would stay silent, their pages polling slowly.  As it
+		 * begins to refuse, they are closed, every one registered
+		 * (reads are answered) and those just opened among them;
+		 * a stream cannot open again until Redis takes writes (its
+		 * registration is one), and then hears as any. */
+		if ((refusing = rds_refusing(a.rds)) && !refused) {
+			if (rc == 1)
+				learn(&known, &nknown, b.opened, b.nopened);
+			if ((n = refresh(&a, &known)) >= 0)
+				nknown = n;
+			close_all(&ps, known, nknown);
+		}
+		refused = refusing;
 		now = clock_mono_ms();
 		if (down && (n = refresh(&a, &known)) >= 0) {
 			/* Redis is back: the streams still open missed what

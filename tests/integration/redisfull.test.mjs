@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { startStack, waitFor, clusterNodes, redisNode, childrenOf, procState, whileJobsStopped } from '../lib/stack.mjs';
 import { compareAll, faults, pageCounters, redisName } from '../lib/counts.mjs';
 import { newUser, postIds } from '../lib/social.mjs';
+import { openStream } from '../lib/stream.mjs';
 
 let stack;
 before(async () => {
@@ -109,6 +110,43 @@ test('Redis refusing every write (maxmemory, noeviction): actions commit and sho
   const post = pageCounters((await page(b.c, `/posts/${p1}`)).text);
   assert.equal(post[`post-likes|${p1}`], 2);
   assert.equal(post[`post-comments|${p1}`], 1);
+});
+
+// A stream open while Redis refuses writes would stay open and silent:
+// no change can be queued for it, and tally-live's take is a read Redis
+// still answers.  It is closed as when Redis is down (its page then
+// polls every 5 s, not every 60), new ones are refused, and once Redis
+// takes writes again a stream opens and hears changes.
+test('Redis refusing writes closes the live streams and refuses new ones; taking writes again, a stream opens and hears', async () => {
+  const [a, b] = await Promise.all(['rfla', 'rflb'].map((l) => newUser(stack, l)));
+  const p = await publish(a.c, 'live while full');
+  const s = await openStream(stack, a.c);
+  assert.equal(s.status, 200);
+  assert.ok(await s.next(() => true, 0, 2000), 'a first event');
+  config('maxmemory-policy', 'noeviction');
+  config('maxmemory', '1');
+  try {
+    assert.match(stack.redis('SET', '{rf}:probe', '1'), /OOM/, 'Redis refuses writes');
+    await ok303(b.c.post(`/posts/${p}/like`), 'like');
+    await waitFor(() => s.ended, 5000, 50).catch(() => {});
+    assert.ok(s.ended, 'the stream was closed: its page polls');
+    assert.equal((await openStream(stack, a.c)).status, 503, 'a new stream is refused');
+  } finally {
+    config('maxmemory', '0');
+    s.close();
+  }
+  let again;
+  await waitFor(async () => {
+    again?.close();
+    again = await openStream(stack, a.c);
+    return again.status === 200;
+  }, 20000, 500);
+  const first = await again.next(() => true, 0, 2000);
+  assert.ok(first, 'the stream opened again has its first event');
+  const from = again.events.length;
+  await ok303(b.c.post(`/posts/${p}/unlike`), 'unlike');
+  assert.ok(await again.next((d) => d.notifications === first.data.notifications - 1, from, 3000), 'and hears a change');
+  again.close();
 });
 
 // The worker's jobs process (it settles the backlog), when stopped.
