@@ -19,15 +19,18 @@
 
 /* What the followee brings to a home timeline: their newest visible
  * posts at their publication, then the newest posts they reposted at the
- * repost's time (ids and scores, at most 2 * TL_CAP); the count, -1. */
+ * repost's time (ids and scores, at most 2 * TL_CAP); the count, -1.
+ * *floor (when not NULL): the score down to which they are all there (a
+ * kind read to its TL_CAP may have more in SQL: the last one read), or
+ * 0. */
 static int
 followee_entries(struct app *a, long long uid, long long *ids,
-    long long *scores)
+    long long *scores, long long *floor)
 {
 	static const enum stmt sts[2] = { STMT_PROFILE_SQL,
 	    STMT_REPOSTS_OF_USER };
 	struct dbq *s;
-	int i, n = 0, rc = DBQ_DONE;
+	int i, n = 0, from, rc = DBQ_DONE;
 
 	for (i = 0; i < 2 && rc != DBQ_ERR; i++) {
 		if ((s = dbq_stmt(a->db, sts[i])) == NULL)
@@ -36,12 +39,16 @@ followee_entries(struct app *a, long long uid, long long *ids,
 		dbq_bind_int(s, 2, TL_CAP);
 		if (i == 0)
 			dbq_bind_i64(s, 3, 0);
+		from = n;
 		while (n < (i + 1) * TL_CAP && (rc = dbq_step(s)) == DBQ_ROW) {
 			ids[n] = dbq_i64(s, 0);
 			scores[n] = dbq_i64(s, 1);
 			n++;
 		}
 		dbq_done(s);
+		if (floor != NULL && n - from == TL_CAP &&
+		    scores[n - 1] > *floor)
+			*floor = scores[n - 1];
 	}
 	return rc == DBQ_ERR ? -1 : n;
 }
@@ -102,7 +109,7 @@ static int
 after_follow(struct app *a, long long follower, long long followee,
     long long t)
 {
-	long long *ids, *scores;
+	long long *ids, *scores, floor = 0;
 	int n;
 
 	bcache_forget(a, follower);	/* its followed badge */
@@ -110,8 +117,12 @@ after_follow(struct app *a, long long follower, long long followee,
 	timeline_add(a, TL_FOLLOWING, follower, 1, &t, &followee);
 	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
 	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
-	if ((n = followee_entries(a, followee, ids, scores)) > 0)
-		timeline_add(a, TL_HOME, follower, n, scores, ids);
+	if ((n = followee_entries(a, followee, ids, scores, &floor)) > 0 &&
+	    timeline_add(a, TL_HOME, follower, n, scores, ids) >= 0 &&
+	    floor > 0)
+		/* the followee's older ones were not read: the home is
+		 * whole down to the last read, and cut there */
+		timeline_cut_below(a, TL_HOME, follower, floor);
 	free(ids);
 	free(scores);
 	return n < 0 ? -1 : 0;
@@ -132,7 +143,7 @@ after_unfollow(struct app *a, long long follower, long long followee)
 	 * followee, a post another followee reposted too). */
 	ids = xcalloc(2 * TL_CAP, sizeof(*ids));
 	scores = xcalloc(2 * TL_CAP, sizeof(*scores));
-	if ((n = followee_entries(a, followee, ids, scores)) > 0 &&
+	if ((n = followee_entries(a, followee, ids, scores, NULL)) > 0 &&
 	    timeline_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
 	    scores) == 0) {
 		fault_point("unfollow-scored");

@@ -32,12 +32,27 @@ static const struct {
 /* KEYS: set, marker, cut.  ARGV: cap, mode, score, id, score, id...  A
  * score "-" removes its id; mode "gt" keeps an entry already placed later
  * (a post reposted since), "set" places each exactly.  Entries the cap
- * drops mark the set cut: SQL has posts past its end. */
+ * drops mark the set cut: SQL has posts past its end.  A cut set holds
+ * SQL's newest entries and nothing past its last, whose (score, id) is
+ * its floor: an entry placed below the floor is not put (and one moved
+ * there goes), since SQL has entries above it that the set dropped --
+ * put, it showed on a page the set served with those missing (an
+ * unfollow that left 800, then a follow of someone's older posts). */
 static struct rds_script tl_put_lua = { .src =
 	"#!lua\n"
 	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"local fs, fm\n"
+	"if redis.call('GET', KEYS[3]) then\n"
+	"  local low = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')\n"
+	"  if #low == 2 then fm = low[1]; fs = tonumber(low[2]) end\n"
+	"end\n"
+	"local function below(sc, m)\n"
+	"  return fs ~= nil and (sc < fs or (sc == fs and m < fm))\n"
+	"end\n"
 	"for i = 3, #ARGV, 2 do\n"
 	"  if ARGV[i] == '-' then redis.call('ZREM', KEYS[1], ARGV[i+1])\n"
+	"  elseif below(tonumber(ARGV[i]), ARGV[i+1]) then\n"
+	"    if ARGV[2] ~= 'gt' then redis.call('ZREM', KEYS[1], ARGV[i+1]) end\n"
 	"  elseif ARGV[2] == 'gt' then\n"
 	"    redis.call('ZADD', KEYS[1], 'GT', ARGV[i], ARGV[i+1])\n"
 	"  else redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i+1]) end\n"
@@ -46,6 +61,16 @@ static struct rds_script tl_put_lua = { .src =
 	"if cap > 0 and\n"
 	"   redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1) > 0 then\n"
 	"  redis.call('SET', KEYS[3], '1') end\n"
+	"return redis.call('ZCARD', KEYS[1])\n" };
+
+/* KEYS: set, marker, cut.  ARGV: floor.  The set, if materialised, holds
+ * nothing below floor and is cut (SQL has entries there the caller did
+ * not read): its size, or -1 not materialised. */
+static struct rds_script tl_cut_lua = { .src =
+	"#!lua\n"
+	"if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end\n"
+	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])\n"
+	"redis.call('SET', KEYS[3], '1')\n"
 	"return redis.call('ZCARD', KEYS[1])\n" };
 
 /* KEYS: set, marker, cut.  ARGV: start, stop.  { { marker, cut }, the
@@ -181,6 +206,27 @@ timeline_add(struct app *a, enum tl kind, long long uid, int n,
     const long long *scores, const long long *ids)
 {
 	return tl_change(a, kind, uid, n, scores, ids, "gt");
+}
+
+long long
+timeline_cut_below(struct app *a, enum tl kind, long long uid,
+    long long floor)
+{
+	struct timeline_keys k;
+	const char *keys[3], *args[1];
+	char f[24];
+	long long rc;
+
+	timeline_keys(&k, kind, uid);
+	keys[0] = k.set;
+	keys[1] = k.ok;
+	keys[2] = k.cut;
+	snprintf(f, sizeof(f), "%lld", floor);
+	args[0] = f;
+	if ((rc = reply_int(rds_eval(a->rds, &tl_cut_lua, 3, keys, 1,
+	    args))) == -2)
+		tlstale_mark(a);
+	return rc;
 }
 
 long long

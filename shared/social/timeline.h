@@ -48,6 +48,12 @@ void		timeline_keys(struct timeline_keys *, enum tl, long long uid);
  * -2 when Redis failed. */
 long long	timeline_add(struct app *, enum tl, long long uid, int n,
 		    const long long *scores, const long long *ids);
+/* What a caller added is complete down to floor only (a followee's
+ * newest TL_CAP posts, of more): uid's set, if materialised, keeps
+ * nothing below floor and is marked cut (pages past its end come from
+ * SQL).  Returns as timeline_add(). */
+long long	timeline_cut_below(struct app *, enum tl, long long uid,
+		    long long floor);
 /* Removes ids; returns the size left, -1 not materialised, -2 failed. */
 long long	timeline_rem(struct app *, enum tl, long long uid, int n,
 		    const long long *ids);

@@ -415,6 +415,46 @@ describe('home timelines in Redis', () => {
     assert.equal(stack.redis('ZCARD', key(author.id, 'profile')), '1000');
   });
 
+  // A cut home holds SQL's newest entries and nothing past its last
+  // (timeline.c tl_put_lua): a follow of someone whose posts are older
+  // than that last put them below it, where SQL has others the cap had
+  // dropped, and the pages the set served showed them in those others'
+  // place (an unfollow had left 800, no refill).  Nor is a followee's
+  // newest TL_CAP all of them: the home is whole down to the last read,
+  // and cut there.
+  test('a cut home takes no entry below its last: every page, from Redis or SQLite, in SQLite\'s order', async () => {
+    const [u, b, c, d] = await Promise.all(['ct_u', 'ct_b', 'ct_c', 'ct_d'].map((l) => newUser(stack, l)));
+    const t0 = Date.now() - 30 * 86400000;
+    insertPosts(stack, d.id, 300, { t0, step: 100 });		// the oldest
+    insertPosts(stack, b.id, 1000, { t0: t0 + 100000, step: 1000 });
+    insertPosts(stack, c.id, 200, { t0: t0 + 2000000, step: 1000 });	// the newest
+    await u.c.get('/feed');
+    for (const f of ['follow/ct_b', 'follow/ct_c', 'unfollow/ct_c', 'follow/ct_d']) {
+      assert.equal((await u.c.post(`/${f}`)).status, 303, f);
+    }
+    assert.ok(timeline(stack, u.id).length >= 750, 'no refill: the home served from Redis');
+    const want = newest(`select id from posts where user_id in (${u.id}, ${b.id}, ${d.id}) and status = 1 and is_deleted = 0 order by published_at desc, id desc`);
+    assert.equal(want.length, 1300);
+    const got = [];
+    for (let p = 1; p <= 44; p++) got.push(...postIds((await u.c.get(`/feed?page=${p}`)).text));
+    assert.deepEqual(got, want, 'the pages, in order, each post once');
+    // a follow of someone with more than the cap's posts
+    const [v, e] = await Promise.all(['ct_v', 'ct_e'].map((l) => newUser(stack, l)));
+    insertPosts(stack, e.id, 1100, { t0, step: 1000 });
+    await v.c.get('/feed');
+    assert.equal((await v.c.post('/follow/ct_e')).status, 303);
+    // its newest 11 deleted: the home below the cap, its end not SQL's
+    for (const id of newest(`select id from posts where user_id = ${e.id} order by published_at desc, id desc limit 11`)) {
+      assert.equal((await e.c.post(`/posts/${id}/delete`)).status, 303);
+    }
+    await drainQueue(stack);
+    const wantE = newest(`select id from posts where user_id = ${e.id} and is_deleted = 0 order by published_at desc, id desc`);
+    assert.equal(wantE.length, 1089);
+    const gotE = [];
+    for (let p = 1; p <= 37; p++) gotE.push(...postIds((await v.c.get(`/feed?page=${p}`)).text));
+    assert.deepEqual(gotE, wantE, 'the followee\'s posts past its newest 1000 on the later pages');
+  });
+
   test('an unfollow that leaves fewer than 750 refills the home from SQLite', async () => {
     const u = await newUser(stack, 'rf_user');
     const a = await newUser(stack, 'rf_a');
