@@ -148,7 +148,8 @@ test('/people?q= folds every letter on PostgreSQL, and the schema step folds aga
   for (const q of ['\u00e9mile', '\u00c9MI', '\uff54\uff41', '\uff34\uff21\uff32']) assert.deepEqual(await found(q), ['pgfold_new'], `q=${q}`);
   assert.deepEqual(await found('\u00e9lodie'), ['pgfold_twice'], 'the old fold\'s word is not found before the step');
   const version = stack.sqlite('SELECT max(version) FROM tally_schema');
-  stack.sqlite(`DELETE FROM tally_schema; INSERT INTO tally_schema VALUES (${Number(version) - 1})`);
+  // back before step 14, the fold's (the steps after it repeat alike)
+  stack.sqlite('DELETE FROM tally_schema; INSERT INTO tally_schema VALUES (13)');
   stack.tallyctl('flush');	// a connection opened: the step runs
   assert.equal(stack.sqlite('SELECT max(version) FROM tally_schema'), version);
   assert.deepEqual(await found('\u00e9lodie'), ['pgfold_old', 'pgfold_twice']);
