@@ -128,6 +128,40 @@ after_follow(struct app *a, long long follower, long long followee,
 	return n < 0 ? -1 : 0;
 }
 
+/* The unfollow's places of the followee's entries in follower's home
+ * (ids, scores: n), read after its commit, put exactly (an entry goes
+ * down or out).  A repost or a follow that committed between that read
+ * and the put, its add made before the put, was undone by it: the post
+ * out of the home, or below SQL's place, for good.  The places are read
+ * again after the put and put again where they moved, three rounds at
+ * most, as an unrepost's (fanout.c unrepost_put()); one committed after
+ * a read adds after it (GT).  The set's size, or < 0 as timeline_put(). */
+static long long
+home_put_exact(struct app *a, long long follower, int n, long long *ids,
+    long long *scores)
+{
+	long long *now = xcalloc((size_t)n, sizeof(*now)), left;
+	int i, k = n, m, round;
+
+	left = timeline_put(a, TL_HOME, follower, n, scores, ids);
+	for (round = 0; left >= 0 && k > 0 && round < 2; round++) {
+		db_reads_end(a->db);	/* what committed meanwhile */
+		if (timeline_home_scores(a, STMT_HOME_SCORES, follower, ids, k,
+		    now) != 0)
+			break;
+		for (i = 0, m = k, k = 0; i < m; i++)
+			if (now[i] != scores[i]) {
+				ids[k] = ids[i];
+				scores[k++] = now[i];
+			}
+		if (k > 0)
+			left = timeline_put(a, TL_HOME, follower, k, scores,
+			    ids);
+	}
+	free(now);
+	return left;
+}
+
 /* An unfollow's, once committed; as after_follow(). */
 static int
 after_unfollow(struct app *a, long long follower, long long followee)
@@ -147,7 +181,7 @@ after_unfollow(struct app *a, long long follower, long long followee)
 	    timeline_home_scores(a, STMT_HOME_SCORES, follower, ids, n,
 	    scores) == 0) {
 		fault_point("unfollow-scored");
-		left = timeline_put(a, TL_HOME, follower, n, scores, ids);
+		left = home_put_exact(a, follower, n, ids, scores);
 	} else if (n > 0)		/* not known: the rebuild knows */
 		left = 0;
 	free(ids);

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startStack, sleep, waitFor, childrenOf, sqlSession, procState, stoppedUnder, BIN, Client } from '../lib/stack.mjs';
-import { newUser, drainQueue, key, member } from '../lib/social.mjs';
+import { newUser, drainQueue, key, member, insertPosts } from '../lib/social.mjs';
 import { compareAll, faults, redisName } from '../lib/counts.mjs';
 import { handlerCost } from '../lib/cost.mjs';
 
@@ -23,9 +23,9 @@ let stack;
 before(async () => {
   stack = await startStack({
     db: 'postgres',
-    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1,outbox-floor:stop:1,lb-rows:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
+    env: { TALLY_FAULT: 'outbox-commit:stop:1,unrepost-scored:stop:1,unfollow-scored:stop:1,outbox-floor:stop:1,lb-rows:stop:1', TALLY_RECONCILE_EVERY: '0', TALLY_DRIFT_EVERY: '86400' },
   });
-  for (const f of ['outbox-commit', 'unrepost-scored', 'outbox-floor', 'lb-rows']) faults.disarm(stack, f, 1);
+  for (const f of ['outbox-commit', 'unrepost-scored', 'unfollow-scored', 'outbox-floor', 'lb-rows']) faults.disarm(stack, f, 1);
 });
 after(async () => { await stack?.stop(); });
 
@@ -292,6 +292,41 @@ test('a repost committed while an unrepost\'s batch is between its read and its 
   assert.equal(place(), at(e), 'the home places the post at e\'s repost, as SQL does');
   const feed = (await r.c.get('/feed')).text;
   assert.match(feed, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wu_e"`));
+});
+
+// An unfollow reads the home's new places of what the followee brought,
+// then puts them exactly.  A repost by another followee that committed
+// in between, its add made before that put, was undone by it: the post
+// out of the home for good (the home marked whole: readers drop stale
+// entries, none adds a missing one).  Forced: r's unfollow of f stops
+// between its read and its put (fault point unfollow-scored) while g's
+// repost goes through the other writer.  The unfollow now reads the
+// places again after its put (follow.c home_put_exact()).
+test('a repost committed while an unfollow is between its read and its put: the home keeps the post at the repost\'s place', async () => {
+  const [r, x, f, g] = await Promise.all(['r', 'x', 'f', 'g'].map((l) => newUser(stack, `wf_${l}`)));
+  // a home of 800 more: an unfollow that leaves 750 or more is not
+  // followed by a rebuild, which would have hidden the race
+  insertPosts(stack, g.id, 800, { t0: Date.now() - 86400000 });
+  await r.c.get('/feed');	// the home in Redis
+  for (const u of ['g', 'f']) assert.equal((await r.c.post(`/follow/wf_${u}`)).status, 303);
+  const p = await publish(x.c, 'reposted by a followee');
+  const place = () => Number(stack.redis('ZSCORE', key(r.id, 'home'), member(p)));
+  const at = (u) => Number(stack.sqlite(`SELECT created_at FROM reposts WHERE post_id = ${p} AND user_id = ${u.id}`));
+  assert.equal((await f.c.post(`/posts/${p}/repost`)).status, 303);
+  await drainQueue(stack);
+  await waitFor(() => place() === at(f), 10000, 20);
+  faults.arm(stack, 'unfollow-scored');
+  const unfollow = r.c.post('/unfollow/wf_f');
+  const who = await waitFor(() => stopped(), 10000, 20);	// it read: no place
+  try {
+    assert.equal((await g.c.post(`/posts/${p}/repost`)).status, 303, 'g reposts through the other writer');
+    await waitFor(() => place() === at(g), 10000, 20);	// g's add came first
+  } finally { process.kill(who, 'SIGCONT'); }
+  assert.equal((await unfollow).status, 303);
+  await drainQueue(stack);
+  assert.equal(faults.fired(stack, 'unfollow-scored'), 1);
+  assert.equal(place(), at(g), 'the home places the post at g\'s repost, as SQL does');
+  assert.match((await r.c.get('/feed')).text, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wf_g"`));
 });
 
 // A schema step that waits for a table held by a long transaction: its
