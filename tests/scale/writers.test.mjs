@@ -303,12 +303,12 @@ test('a repost committed while an unrepost\'s batch is between its read and its 
 // repost goes through the other writer.  The unfollow now reads the
 // places again after its put (follow.c home_put_exact()).
 test('a repost committed while an unfollow is between its read and its put: the home keeps the post at the repost\'s place', async () => {
-  const [r, x, f, g] = await Promise.all(['r', 'x', 'f', 'g'].map((l) => newUser(stack, `wf_${l}`)));
+  const [r, x, f, g] = await Promise.all(['r', 'x', 'f', 'g'].map((l) => newUser(stack, `wy_${l}`)));
   // a home of 800 more: an unfollow that leaves 750 or more is not
   // followed by a rebuild, which would have hidden the race
   insertPosts(stack, g.id, 800, { t0: Date.now() - 86400000 });
   await r.c.get('/feed');	// the home in Redis
-  for (const u of ['g', 'f']) assert.equal((await r.c.post(`/follow/wf_${u}`)).status, 303);
+  for (const u of ['g', 'f']) assert.equal((await r.c.post(`/follow/wy_${u}`)).status, 303);
   const p = await publish(x.c, 'reposted by a followee');
   const place = () => Number(stack.redis('ZSCORE', key(r.id, 'home'), member(p)));
   const at = (u) => Number(stack.sqlite(`SELECT created_at FROM reposts WHERE post_id = ${p} AND user_id = ${u.id}`));
@@ -316,7 +316,7 @@ test('a repost committed while an unfollow is between its read and its put: the 
   await drainQueue(stack);
   await waitFor(() => place() === at(f), 10000, 20);
   faults.arm(stack, 'unfollow-scored');
-  const unfollow = r.c.post('/unfollow/wf_f');
+  const unfollow = r.c.post('/unfollow/wy_f');
   const who = await waitFor(() => stopped(), 10000, 20);	// it read: no place
   try {
     assert.equal((await g.c.post(`/posts/${p}/repost`)).status, 303, 'g reposts through the other writer');
@@ -326,7 +326,7 @@ test('a repost committed while an unfollow is between its read and its put: the 
   await drainQueue(stack);
   assert.equal(faults.fired(stack, 'unfollow-scored'), 1);
   assert.equal(place(), at(g), 'the home places the post at g\'s repost, as SQL does');
-  assert.match((await r.c.get('/feed')).text, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wf_g"`));
+  assert.match((await r.c.get('/feed')).text, new RegExp(`data-post-id="${p}"[^>]*data-reposted-by="wy_g"`));
 });
 
 // A schema step that waits for a table held by a long transaction: its
