@@ -198,7 +198,13 @@ act_post_edit(struct req *r, const struct route *rt)
 		slug = NULL;
 	if (field_opt(r, "publish", VALID_BOOL, NULL) == NULL)
 		publish = -1;
-	if (slug != NULL && new_topic_ok(r, slug) == -1)
+	/* another's post is refused before its topic is looked at: the
+	 * answer said whether a topic existed (one only a draft made,
+	 * which is not there for anyone else) and spent the sender's
+	 * allowance of new ones */
+	if (slug != NULL &&
+	    (post_answer(r, posting_edit_check(r->app, id, r->sess.user_id)) ==
+	    -1 || new_topic_ok(r, slug) == -1))
 		return -1;
 	if (post_answer(r, posting_edit(r->app, id, r->sess.user_id, body, slug,
 	    publish, &visible)) == -1)

@@ -62,8 +62,10 @@ static const struct route routes[] = {
 	{ METHOD_GET, "/posts/:id", .page = &page_post },
 	{ METHOD_GET, "/posts/:id/edit", .page = &page_post_edit_form,
 	    .flags = ROUTE_USER },
+	/* an action as a post is: publishing or withdrawing one fans out
+	 * to every follower (TALLY_WRITE_RATE, throttle.h) */
 	{ METHOD_POST, "/posts/:id/edit", .act = act_post_edit,
-	    .flags = ROUTE_USER },
+	    .flags = ROUTE_USER | ROUTE_WRITE },
 	{ METHOD_POST, "/posts/:id/delete", .act = act_post_delete,
 	    .flags = ROUTE_USER },
 	{ METHOD_POST, "/posts/:id/like", .act = act_post_with,

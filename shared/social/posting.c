@@ -143,6 +143,27 @@ fail:
 	return POST_ERR;
 }
 
+/* uid's edit of p: POST_OK, or why not.  Another's draft is not there
+ * at all (no existence leak). */
+static int
+edit_allowed(const struct post *p, long long uid)
+{
+	if (!p->is_deleted && p->user_id == uid)
+		return POST_OK;
+	return p->is_deleted || !POST_VISIBLE(p) ? POST_NOTFOUND :
+	    POST_FORBIDDEN;
+}
+
+int
+posting_edit_check(struct app *a, long long id, long long uid)
+{
+	struct post p;
+	int rc = post_head(a->db, id, &p);
+
+	return rc == 1 ? edit_allowed(&p, uid) : rc == 0 ? POST_NOTFOUND :
+	    POST_ERR;
+}
+
 int
 posting_edit(struct app *a, long long id, long long uid, const char *body,
     const char *slug, int publish, int *visible)
@@ -163,12 +184,9 @@ posting_edit(struct app *a, long long id, long long uid, const char *body,
 		rc = ch == 0 ? POST_NOTFOUND : POST_ERR;
 		goto fail;
 	}
-	if (old.is_deleted || old.user_id != uid) {
-		/* Another's draft is not there at all (no existence leak). */
-		rc = old.is_deleted || !POST_VISIBLE(&old) ? POST_NOTFOUND :
-		    POST_FORBIDDEN;
+	if ((rc = edit_allowed(&old, uid)) != POST_OK)
 		goto fail;
-	}
+	rc = POST_ERR;
 	tid = slug != NULL ? topic_id(d, slug, now) : old.topic_id;
 	if (tid == -1 || (s = dbq_stmt(d, STMT_POST_UPDATE)) == NULL)
 		goto fail;

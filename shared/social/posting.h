@@ -31,6 +31,12 @@ int	posting_create(struct app *, long long uid, const char *slug,
 int	posting_edit(struct app *, long long id, long long uid, const char *body,
 	    const char *slug, int publish, int *visible);
 /* Soft delete by the author or an admin. */
+/* Whether uid may edit post id, as posting_edit() decides it (its read
+ * outside any transaction: posting_edit() decides again): POST_OK,
+ * POST_NOTFOUND, POST_FORBIDDEN or POST_ERR.  Asked before anything an
+ * edit spends or tells (a new topic's allowance, whether a topic
+ * exists) is looked at for another's post. */
+int	posting_edit_check(struct app *, long long id, long long uid);
 int	posting_delete(struct app *, long long id, long long uid, int is_admin);
 
 /* Likes, unlikes and reposts of a visible post; idempotent per user. */

@@ -117,11 +117,12 @@ test('a post, a comment, a repost, a follow and a like beyond the limit: 429 eac
   const author = await person('wr_author2');
   const p = Number((await author.c.post('/posts', { body: 'act on me', topic: '', publish: '1' })).location.split('/')[2]);
   const u = await person('wr_full');
+  const mine = Number((await u.c.post('/posts', { body: 'mine, published', topic: '', publish: '1' })).location.split('/')[2]);
   const minute = Math.floor(Date.now() / 60000);
   for (let m = minute; m < minute + 3; m++) stack.redis('SET', `{u${u.id}}:wr:${m}`, '100', 'PX', '240000');
   const before = (sql) => num(sql);
   const rows = () => [
-    before(`select count(*) from posts where user_id = ${u.id}`),
+    before(`select count(*) from posts where user_id = ${u.id} and status = 1`),
     before(`select count(*) from comments where user_id = ${u.id}`),
     before(`select count(*) from reposts where user_id = ${u.id}`),
     before(`select count(*) from follows where follower_id = ${u.id}`),
@@ -133,6 +134,9 @@ test('a post, a comment, a repost, a follow and a like beyond the limit: 429 eac
     [`/posts/${p}/repost`, {}],
     ['/follow/wr_author2', {}],
     [`/posts/${p}/like`, {}],
+    // publishing or withdrawing a post through its edit fans out as a
+    // post does: counted alike (it was not: a flood of flips was free)
+    [`/posts/${mine}/edit`, { body: 'withdrawn', topic: '', publish: '0' }],
   ];
   for (const [url, fields] of acts) {
     const r = await u.c.post(url, fields);
@@ -140,7 +144,7 @@ test('a post, a comment, a repost, a follow and a like beyond the limit: 429 eac
     const ra = Number(r.headers.get('retry-after'));
     assert.ok(ra >= 1 && ra <= 60, `${url}: Retry-After ${ra}`);
   }
-  assert.deepEqual(rows(), [0, 0, 0, 0, 0], 'nothing written');
+  assert.deepEqual(rows(), [1, 0, 0, 0, 0], 'nothing written (the one post still published)');
   for (let m = minute; m < minute + 3; m++) stack.redis('DEL', `{u${u.id}}:wr:${m}`);
   assert.equal((await u.c.post(`/posts/${p}/like`)).status, 303, 'its counters gone, it acts again');
 });
@@ -447,6 +451,24 @@ test('one user makes only so many new topics an hour (TALLY_TOPIC_RATE)', async 
   assert.equal(num("select count(*) from topics where slug = 'tm-topic-3'"), 0);
   // an existing topic still takes posts
   assert.equal((await u.c.post('/posts', { body: 'fine', topic: 'tm-topic-0', publish: '1' })).status, 303);
+  // another's post is refused before its topic is looked at: the answer
+  // said whether a topic only someone's draft made exists (429 for none,
+  // 403 for one), and a refused edit spent the sender's allowance
+  const drafter = await person('topic_drafter');
+  assert.equal((await drafter.c.post('/posts', { body: 'a secret', topic: 'tm-secret', publish: '0' })).status, 303);
+  const prober = await person('topic_prober');
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await prober.c.post('/posts', { body: `p${i}`, topic: `tp-topic-${i}`, publish: '0' })).status, 303);
+  }
+  const theirs = Number((await drafter.c.post('/posts', { body: 'public', topic: '', publish: '1' })).location.split('/')[2]);
+  const probe = async (topic) => (await prober.c.post(`/posts/${theirs}/edit`, { body: 'x', topic })).status;
+  assert.equal(await probe('tm-secret'), 403);
+  assert.equal(await probe('tm-no-such-topic'), 403, 'the same answer for a topic that is not there');
+  const fresh = await person('topic_fresh');
+  const own = Number((await fresh.c.post('/posts', { body: 'own', topic: '', publish: '1' })).location.split('/')[2]);
+  for (let i = 0; i < 5; i++) assert.equal((await fresh.c.post(`/posts/${theirs}/edit`, { body: 'x', topic: `tf-${i}` })).status, 403);
+  assert.equal((await fresh.c.post(`/posts/${own}/edit`, { body: 'own', topic: 'tf-mine' })).status, 303,
+    'refused edits of another\'s post spent none of its new topics');
 });
 
 test('nginx builds no absolute redirect from the Host header', async () => {
