@@ -265,7 +265,11 @@ boot_hash(void)
  * acknowledged when only the process died (the file's writes were in the
  * kernel's hands: faults.test.mjs kills it under load, and no run
  * follows); when the machine went down (a new boot since the run id was
- * seen), the last second may be gone.  Repair as after an outage:
+ * seen), the last second may be gone.  That boot is this machine's, so
+ * it tells only of a server on this machine (a unix socket): one reached
+ * over TCP (handler hosts, another machine's Redis) may have lost its
+ * last second while this machine stayed up, and its change is repaired
+ * as a cluster's always is.  Repair as after an outage:
  * timelines rebuilt, the outbox applied again, a reconciliation run.  The signature's hash is
  * kept in SQLite, so a change while the worker was down is seen too;
  * it is stored only once the repair's wish is. */
@@ -275,6 +279,7 @@ job_topology(struct app *a)
 	char sig[4096];
 	unsigned long long h;
 	long long was, boot = boot_hash(), was_boot;
+	int local = rds_is_local(a->rds);
 
 	/* a failed read is no first look: it would store the new
 	 * signature unrepaired */
@@ -284,8 +289,8 @@ job_topology(struct app *a)
 		return;
 	if ((unsigned long long)was == h)
 		return;
-	if (was != 0 && (rds_is_cluster(a->rds) || (was_boot != 0 &&
-	    was_boot != boot))) {
+	if (was != 0 && (rds_is_cluster(a->rds) || !local ||
+	    (was_boot != 0 && was_boot != boot))) {
 		if (repair_fence(a, "redis-topology") == -1 ||
 		    repair_wish(a, "redis-topology") == -1)
 			return;
@@ -295,7 +300,8 @@ job_topology(struct app *a)
 		outbox_drain(a, 0);
 		repair_start(a, "redis-topology", 1);
 	}
-	dbq_setting_put(a->db, "redis_boot", boot);
+	if (local)	/* the server's machine's boot: this one's */
+		dbq_setting_put(a->db, "redis_boot", boot);
 	dbq_setting_put(a->db, "redis_topology", (long long)h);
 }
 

@@ -57,6 +57,13 @@ rds_is_cluster(const struct rds *r)
 	return r->cl != NULL;
 }
 
+int
+rds_is_local(const struct rds *r)
+{
+	/* a unix socket is this machine's (rconn.c dials "/..." so) */
+	return r->cl == NULL && r->one.addr[0] == '/';
+}
+
 unsigned
 rds_gen(const struct rds *r)
 {

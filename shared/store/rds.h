@@ -65,6 +65,9 @@ int		 rds_signature(struct rds *, char *out, size_t sz,
 		    unsigned long long *hash);
 /* 1 on a Redis Cluster. */
 int		 rds_is_cluster(const struct rds *);
+/* 1 when one server on this machine serves it (a unix socket): its
+ * machine's boot is the caller's. */
+int		 rds_is_local(const struct rds *);
 /* The single server's connection: a number that changes with every new
  * connection (what was read before one may have changed unseen), and 0
  * on a cluster. */

@@ -13,8 +13,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 
-import { startStack, Client, waitFor, sleep, redisCli, redisNode, clusterNodes, onCluster, whileWorkerStopped } from '../lib/stack.mjs';
+import { startStack, Client, waitFor, sleep, redisCli, redisNode, clusterNodes, onCluster, whileWorkerStopped, BIN } from '../lib/stack.mjs';
 import { BUCKETS, compareAll, pageCounters, pendingDeltas } from '../lib/counts.mjs';
 import { postIds, newUser, loginAs, q } from '../lib/social.mjs';
 
@@ -562,33 +563,49 @@ describe('Redis stopped, then back, then empty', () => {
 // saw Redis's last run id in made another.  The worker sees the new run
 // id on a new boot and repairs: every count exact.  (Redis killed alone,
 // on the same boot, lost nothing and is not repaired: faults.test.mjs.)
-describe('Redis restarted missing its last writes', { skip: onCluster() && 'the cluster\'s masters: cluster.test.mjs' }, () => {
-  let stack;
-  before(async () => { stack = await startStack(); });
-  after(async () => { contAll(); await stack?.stop(); });
-
-  test('a flush whose take and ack Redis lost is not counted twice: repaired', async () => {
-    const author = await newUser(stack, 'rl_author');
-    const fan = await newUser(stack, 'rl_fan');
-    const r = await author.c.post('/posts', { body: 'lost acks', topic: '', publish: '1' });
-    const p = Number(r.location.split('/').pop());
-    stack.tallyctl('flush');
-    await sleep(1500);		// the first look at Redis's run id taken
-    const runs = () => num(stack, "select count(*) from reconcile_runs where reason = 'redis-topology' and state = 'done'");
-    const before = runs();
-    await whileWorkerStopped(stack, async () => {
-      await ok303(fan.c.post(`/posts/${p}/like`), 'like');
-      const held = stack.redis('EVAL', `local out = {}
+// Every pending delta of Redis (bucket, field, value), then a flush that
+// takes and acks them, made durable (appendfsync everysec): what a Redis
+// whose machine went down right after would have back, the take and ack
+// lost (put back with HSETs of these).
+async function flushHeld(stack) {
+  const held = stack.redis('EVAL', `local out = {}
 for b = 0, ${BUCKETS - 1} do
   local k = '{c' .. b .. '}:pending'
   local h = redis.call('HGETALL', k)
   for i = 1, #h, 2 do out[#out + 1] = k; out[#out + 1] = h[i]; out[#out + 1] = h[i + 1] end
 end
 return out`, '0').split('\n').filter(Boolean);
-      assert.ok(held.length >= 3, 'the like is pending in Redis');
-      stack.tallyctl('flush');
-      assert.equal(pendingDeltas(stack), 0, 'flushed: taken and acked');
-      await sleep(1200);		// appendfsync everysec: the file has it all
+  assert.ok(held.length >= 3, 'the like is pending in Redis');
+  stack.tallyctl('flush');
+  assert.equal(pendingDeltas(stack), 0, 'flushed: taken and acked');
+  await sleep(1200);
+  return held;
+}
+
+// A post by <tag>_author that <tag>_fan will like, flushed, and the
+// worker's first look at Redis's run id taken; the repair runs done so
+// far and how to count them.
+async function lostAcksSetup(stack, tag) {
+  const author = await newUser(stack, `${tag}_author`);
+  const fan = await newUser(stack, `${tag}_fan`);
+  const r = await author.c.post('/posts', { body: 'lost acks', topic: '', publish: '1' });
+  const p = Number(r.location.split('/').pop());
+  stack.tallyctl('flush');
+  await sleep(1500);
+  const runs = () => num(stack, "select count(*) from reconcile_runs where reason = 'redis-topology' and state = 'done'");
+  return { fan, p, runs, before: runs() };
+}
+
+describe('Redis restarted missing its last writes', { skip: onCluster() && 'the cluster\'s masters: cluster.test.mjs' }, () => {
+  let stack;
+  before(async () => { stack = await startStack(); });
+  after(async () => { contAll(); await stack?.stop(); });
+
+  test('a flush whose take and ack Redis lost is not counted twice: repaired', async () => {
+    const { fan, p, runs, before } = await lostAcksSetup(stack, 'rl');
+    await whileWorkerStopped(stack, async () => {
+      await ok303(fan.c.post(`/posts/${p}/like`), 'like');
+      const held = await flushHeld(stack);
       const pids = redisPids(stack);
       for (const pid of pids) process.kill(pid, 'SIGKILL');
       await waitFor(() => { try { return !pids.includes(redisPids(stack)[0]) && pingable(stack); } catch { return false; } }, 20000, 100);
@@ -692,6 +709,50 @@ function replInfoServer(stack) {
   }
   return out;
 }
+
+// The worker takes a restarted Redis for one that lost nothing when its
+// own machine did not reboot (handlers/worker.c job_topology()): that
+// boot tells of a server on the same machine only.  A worker reaching
+// Redis over TCP (a handler host; Redis on another machine) took the
+// restart of a Redis whose machine went down, and lost its last second,
+// for a process restart: no repair, the lost take's deltas flushed again
+// and counted twice.  Here: a second worker, of "another machine" (Redis
+// over TCP: REPLICA=1 opens the master's port), holds the lease while
+// the master restarts without its last writes.
+describe('Redis reached over TCP, restarted missing its last writes', { skip: onCluster() && 'the cluster\'s masters: cluster.test.mjs' }, () => {
+  let stack;
+  let far;
+  before(async () => { stack = await startStack({ env: { REPLICA: '1' } }); });
+  after(async () => { far?.kill('SIGKILL'); contAll(); await stack?.stop(); });
+
+  test('a worker that reaches Redis over TCP repairs its restart: its own machine\'s boot says nothing of Redis\'s', async () => {
+    const { fan, p, runs, before } = await lostAcksSetup(stack, 'tl');
+    const port = Number(replInfoServer(stack).tcp_port);
+    assert.ok(port > 0, 'the master listens on TCP');
+    await whileWorkerStopped(stack, async () => {
+      let said = '';
+      far = spawn(path.join(BIN, 'tally-worker'), [], { env: { ...stack.env, TALLY_REDIS: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+      far.stdout.on('data', (d) => { said += d; });
+      far.stderr.on('data', (d) => { said += d; });
+      await waitFor(() => /holds the lease/.test(said), 30000, 100);
+      await sleep(1500);		// its own look at the run id: the same
+      await ok303(fan.c.post(`/posts/${p}/like`), 'like');
+      const held = await flushHeld(stack);
+      const pid = redisPid(stack, 'redis.sock');
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => { try { return redisPid(stack, 'redis.sock') !== pid && pingable(stack); } catch { return false; } }, 20000, 100);
+      // what Redis's machine going down would have lost: the take, the ack
+      for (let i = 0; i < held.length; i += 3) stack.redis('HSET', held[i], held[i + 1], held[i + 2]);
+      await waitFor(() => runs() > before, 30000, 200);
+      await waitFor(() => num(stack, "select count(*) from reconcile_runs where state in ('queued', 'running')") === 0, 30000, 200);
+      far.kill('SIGTERM');
+      await new Promise((res) => (far.exitCode !== null ? res() : far.on('exit', res)));
+      far = null;
+    });
+    stack.tallyctl('flush');
+    assert.deepEqual(compareAll(stack), []);
+  });
+});
 
 // (a Redis Cluster has its own replicas: cluster.test.mjs)
 describe('replica', { skip: onCluster() && 'REPLICA=1 is for the single Redis' }, () => {
