@@ -598,7 +598,7 @@ main(int argc, char **argv)
 	long long last_flush_ms = 0, last_ckpt_ms = 0, now_ms;
 	long long jobs_at_ms = 0;
 	struct timespec standby = { 0, 200 * 1000 * 1000 };
-	long long lease_next_ms = 0;
+	long long lease_next_ms = 0, held_at_ms = 0;
 	const char *owner;
 	int recovered, busy, held = -1, was = -1, tick = -1;
 	pid_t jobs = -1;
@@ -631,10 +631,20 @@ main(int argc, char **argv)
 			if (held == 1 && was != 1) {
 				log_info("worker: holds the lease, runs the jobs");
 				recovered = 0;	/* what a dead one left */
+			} else if (held == 1 && now_ms - held_at_ms > LEASE_MS) {
+				/* stalled past the lease: another worker may
+				 * have held it meanwhile and died with a job
+				 * in processing, which nothing else takes */
+				log_info("worker: held the lease again after "
+				    "%lld ms; recovering what another left",
+				    now_ms - held_at_ms);
+				recovered = 0;
 			} else if (held == 0 && was != 0)
 				log_info("worker: another worker runs the jobs; "
 				    "standing by");
 			was = held;
+			if (held == 1)
+				held_at_ms = now_ms;
 			lease_next_ms = now_ms + 1000;
 		}
 		/* the jobs process: reaped when it died, started (at most

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startStack, waitFor, sleep, childrenOf } from '../lib/stack.mjs';
+import { startStack, waitFor, sleep, childrenOf, whileWorkerStopped } from '../lib/stack.mjs';
 import {
   member,
   postIds, newUser, loginAs, seedUsers, addFollowers, key, drainQueue,
@@ -107,6 +107,31 @@ test('a post reaches every one of 5,000 followers\' homes exactly once (and 10 f
     assert.equal(feed.status, 200);
     assert.deepEqual(postIds(feed.text), [small.ids.includes(uid) ? ps : pb], `${login}'s feed`);
   }
+});
+
+// Jobs left in processing are put back by the worker that takes the
+// lease (fanout_recover()), once: a worker that stalled past the lease
+// (stopped, swapped out) may have had it taken meanwhile by another that
+// died with a job in processing, yet it held the lease again without
+// noticing, and nothing ever took that job (the followers past its
+// batches never got the post).  Staged on one worker: stopped for longer
+// than the lease while a job sits in processing as another's would.
+test('a worker that held the lease again after a stall longer than the lease takes back a job another left in processing', async () => {
+  const s = stack;
+  const { author, ids } = await authorWithFollowers(s, 'fan_stall', 2500);
+  const processing = () => Number(s.redis('LLEN', '{jobs}:processing'));
+  let post;
+  await whileWorkerStopped(s, async () => {
+    post = await publish(author.c, 'taken by a worker that died');
+    await waitFor(() => Number(s.redis('LLEN', '{jobs}:queue')) > 0, 10000, 20);
+    // another worker took it and died: it stays in processing
+    s.redis('LMOVE', '{jobs}:queue', '{jobs}:processing', 'RIGHT', 'RIGHT');
+    assert.equal(processing(), 1);
+    await sleep(6000);	// past the lease (LEASE_MS, store/lease.h)
+  });
+  await waitFor(() => pendingJobs(s) === 0, 20000, 100);
+  assert.equal(processing(), 0, 'the job left in processing was taken back');
+  assert.equal(homesHolding(s, ids, post).has, ids.length, 'every follower\'s home holds the post');
 });
 
 test('the worker killed with SIGKILL mid-job: every home holds the post once; a delete takes it out again', async () => {
