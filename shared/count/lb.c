@@ -143,7 +143,10 @@ out:
  * marked whole (it was, stale, until the next invalidation). */
 static struct rds_script lb_swap_lua = { .src =
 	"#!lua\n"
-	"if redis.call('GET', KEYS[5]) ~= ARGV[1] then return 0 end\n"
+	"if redis.call('GET', KEYS[5]) ~= ARGV[1] then\n"
+	"  redis.call('DEL', KEYS[1])\n"
+	"  return 0\n"
+	"end\n"
 	"if redis.call('GET', KEYS[3]) ~= 'b' then\n"
 	"  redis.call('DEL', KEYS[1], KEYS[4])\n"
 	"  return 1\n"
@@ -186,28 +189,34 @@ board_row(struct dbq *s, enum family fam, long long topic, long long *uid,
 }
 
 /* Refills a board from the counters table: into a temporary key, then
- * swapped in with its marker, so no reader sees a half-filled board. */
+ * swapped in with its marker, so no reader sees a half-filled board.
+ * The temporary key is the rebuild's own (its token in the name): a
+ * rebuild whose lock lapsed mid-way (stalled past its 10 s) went on
+ * filling the one key a second rebuild had begun again, and the second
+ * swapped in the first's older rows beside its own (a member gone to 0
+ * stood on the board, marked whole).  A key left by a rebuild that died
+ * lapses after an hour. */
 static int
 rebuild(struct app *a, enum family fam, long long topic, const char *board)
 {
-	char ok[56], lock[56], tmp[56], touched[64], member[24];
-	char score[24], tok[REBUILD_TOKEN];
-	const char *swap[5], *clear[2] = { tmp, touched }, *arg[1] = { tok };
+	char ok[56], lock[56], tmp[56 + REBUILD_TOKEN], touched[64];
+	char member[24], score[24], tok[REBUILD_TOKEN];
+	const char *swap[5], *clear[1] = { touched }, *arg[1] = { tok };
 	struct delta dl;
 	size_t j;
 	rds_reply *rep;
 	struct dbq *s;
 	long long k1, v;
-	int got, queued = 0, k, step = DBQ_DONE, bad = 0;
+	int got, queued = 0, k, step = DBQ_DONE, bad = 0, expires = 0;
 
 	key_sub(ok, sizeof(ok), board, "ok");
 	key_sub(lock, sizeof(lock), board, "lock");
-	key_sub(tmp, sizeof(tmp), board, "tmp");
 	key_sub(touched, sizeof(touched), board, "touched");
 	/* "b": readers wait, the flusher notes whom it changes meanwhile
-	 * (the lock, the scratch keys cleared and the marker at once). */
-	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 2, tok)) != 1)
+	 * (the lock, the touched set cleared and the marker at once). */
+	if ((got = rebuild_begin(a->rds, lock, 10000, ok, clear, 1, tok)) != 1)
 		return got;
+	snprintf(tmp, sizeof(tmp), "%s:tmp:%s", board, tok);
 	/* rows read after the marker went up (db.h: a cache guarded by
 	 * it), not in a snapshot the request's first read began before */
 	db_reads_end(a->db);
@@ -230,7 +239,16 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 				continue;
 			}
 		}
-		queued++;
+		if (++queued == 1 && !expires) {
+			const char *pargv[3] = { "PEXPIRE", tmp, "3600000" };
+			size_t pl[3] = { 7, strlen(tmp), 7 };
+
+			if (rds_append(a->rds, 3, pargv, pl) == -1)
+				bad = 1;
+			else
+				queued++;
+			expires = 1;
+		}
 		if (queued == 1000) {
 			bad = rds_collect(a->rds, queued) != 0;
 			queued = 0;	/* collected, failed or not */
@@ -276,6 +294,8 @@ rebuild(struct app *a, enum family fam, long long topic, const char *board)
 	/* the swap set the marker to "1": only the lock is left */
 	return rebuild_done(a->rds, lock, NULL, tok) == 0 ? 1 : -1;
 fail:
+	if ((rep = rds_cmdv(a->rds, "DEL", tmp, NULL)) != NULL)
+		rds_free(rep);
 	rebuild_fail(a->rds, lock, ok, tok);
 	return -1;
 }

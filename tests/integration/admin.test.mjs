@@ -906,6 +906,43 @@ test('a board rebuilt while a flush lands holds the flushed value', async () => 
   assert.equal(Number(stack.redis('ZSCORE', '{lb}:followers', member)), 2, 'the board has both follows');
 });
 
+// A board's rebuild holds its lock 10 s and never renews it.  One that
+// stalled past it went on filling the scratch key a second rebuild had
+// begun again, and the second swapped in the first's older rows beside
+// its own: a member whose count went to 0 meanwhile stood on the board,
+// marked whole.  Each rebuild fills a key of its own now (lb.c).
+// Forced: the admin's rebuild stops at its first row (fault point
+// lb-rows), a member's count goes to 0, the lock lapses, a page of the
+// social readers rebuilds the board and stops at its first row too; the
+// first goes on and ends, then the second.
+test('a board rebuild that outlived its lock leaves nothing of its rows in the board another rebuild swaps in', async () => {
+  const gone = await newUser('lbgone');
+  const fan = await newUser('lbgone_fan');
+  await ok(fan.post('/follow/lbgone'));
+  stack.tallyctl('flush');
+  const id = q("SELECT id FROM users WHERE login = 'lbgone'").trim();
+  const member = id.padStart(16, '0');
+  stack.redis('DEL', '{lb}:followers:ok');
+  faults.arm(stack, 'lb-rows');
+  const first = admin.get('/admin/top?by=followers&n=100');
+  const r1 = await waitFor(() => stoppedUnder(stack), 10000, 20);
+  // the count gone to 0 in SQL (as a recount would leave it)
+  stack.sqlite(`UPDATE counters SET value = 0 WHERE name = 'user_followers' AND key = '${id}'`);
+  await sleep(10500);		// past the rebuild's lock (10 s)
+  faults.arm(stack, 'lb-rows');	// once more: the second rebuild's first row
+  const second = fan.get('/people');
+  const r2 = await waitFor(() => { const p = stoppedUnder(stack); return p && p !== r1 && p; }, 10000, 20);
+  process.kill(r1, 'SIGCONT');
+  await first;	// nginx gave up on it (504) long ago; the process ends it
+  await sleep(300);
+  process.kill(r2, 'SIGCONT');
+  assert.equal((await second).status, 200);
+  assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1', 'the second rebuild swapped its board in');
+  assert.equal(stack.redis('ZSCORE', '{lb}:followers', member), '', 'the member at 0 is not on it');
+  // put back as it was (the follow stands): the counts agree again
+  stack.tallyctl('reconcile');
+});
+
 let metricsDuringRun = null;	// /metrics while a run is active, and the last finished run's report
 
 test('a second start while a run is active starts nothing and shows the running one', async () => {
