@@ -41,8 +41,10 @@
 
 extern struct rds_script fbatch_take_lua, fbatch_held_lua, fbatch_fence_lua;
 
-/* The lock key that tells recovery batch b has a live flusher. */
+/* The lock key that tells recovery batch b has a live flusher, and its
+ * lifetime (ms, as a PX argument), renewed as the flusher goes. */
 void		fbatch_lock_key(long long b, char *out, size_t sz);
+#define FBATCH_LOCK_MS	"5000"
 /* A batch's row in flushes is what refuses its second apply: by the
  * flusher that took it, stalled past its lock while recovery applied it,
  * or by recovery again.  Past FBATCH_KEEP_MS no batch is applied any

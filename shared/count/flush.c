@@ -28,7 +28,7 @@
 #include "count/taken.h"
 #include "store/dbq.h"
 
-#define LOCK_MS		"5000"
+#define LOCK_MS		FBATCH_LOCK_MS
 
 /* Queues one round: the lock's refresh, then per bucket of the
  * FLUSH_PIPE from `from` on the take (which answers with what it took):
@@ -328,7 +328,7 @@ end_batch(struct app *a, struct batch *bt, int sync, struct flush_stats *st)
 			   waits for less */
 			db_wal_writeback(a->db);
 	}
-	if (bt->rc == 0 && taken_settle(a, bt->id, &bt->t, 1) == 0) {
+	if (bt->rc == 0 && taken_settle(a, bt->id, &bt->t, 1, bt->lkey) == 0) {
 		if (st != NULL) {
 			st->batches += bt->t.nb > 0;
 			st->buckets += bt->t.nb;

@@ -67,7 +67,7 @@ finish_batch(struct app *a, long long b, const int *bs, int n,
 		}
 		applied = now == 0;	/* 0: another flusher had it */
 	}
-	rc = taken_settle(a, batch, &t, !applied);
+	rc = taken_settle(a, batch, &t, !applied, NULL);
 out:
 	taken_free(&t);
 	return rc;

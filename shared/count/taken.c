@@ -384,9 +384,25 @@ ack_all(struct app *a, const char *batch, const struct taken *t)
 	return 0;
 }
 
+/* 1 while the batch lock lkey holds (renewed for its lifetime), 0 when
+ * it lapsed or Redis did not say. */
+static int
+lock_held(struct app *a, const char *lkey)
+{
+	rds_reply *rep = rds_cmdv(a->rds, "PEXPIRE", lkey, FBATCH_LOCK_MS,
+	    NULL);
+	int held = rep != NULL && rds_type(rep) == RDS_INTEGER &&
+	    rds_int(rep) == 1;
+
+	if (rep != NULL)
+		rds_free(rep);
+	return held;
+}
+
 /* After the commit: boards, then the acks. */
 int
-taken_settle(struct app *a, const char *batch, struct taken *t, int have_vals)
+taken_settle(struct app *a, const char *batch, struct taken *t,
+    int have_vals, const char *lkey)
 {
 	struct delta *ds = xcalloc((size_t)t->nds + 1, sizeof(*ds));
 	long long *vals = xcalloc((size_t)t->nds + 1, sizeof(*vals));
@@ -400,7 +416,9 @@ taken_settle(struct app *a, const char *batch, struct taken *t, int have_vals)
 			ds[n] = t->it[i].d;
 			vals[n++] = t->it[i].val;
 		}
-	if (n > 0)
+	if (n > 0 && lkey != NULL && lock_held(a, lkey) == 0)
+		lb_invalidate(a);	/* taken.h: its values may be old */
+	else if (n > 0)
 		lb_update(a, ds, have_vals ? vals : NULL, n);
 	free(ds);
 	free(vals);

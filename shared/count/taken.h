@@ -50,9 +50,14 @@ void	taken_sort(struct taken *);
 int	taken_apply(struct db *, long long b, long long epoch,
 	    struct taken *);
 /* After the commit: the leaderboards (with the values the UPSERTs
- * returned when have_vals), then the acks of every bucket for batch.
- * 0 or -1. */
+ * returned when have_vals, else those SQLite holds now), then the acks
+ * of every bucket for batch.  lkey, when given, is the flusher's batch
+ * lock: still held, it is renewed for the milliseconds this takes; when
+ * it lapsed (the flusher stalled past it: another may have recovered the
+ * batch, and later flushes moved the values on, so the returned ones are
+ * old) every board is dropped instead, rebuilt from SQLite by its next
+ * reader (the flusher's connection may be its next batch's).  0 or -1. */
 int	taken_settle(struct app *, const char *batch, struct taken *,
-	    int have_vals);
+	    int have_vals, const char *lkey);
 
 #endif

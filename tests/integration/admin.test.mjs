@@ -44,8 +44,8 @@ before(async () => {
   // No scheduled runs: every run here is one the test starts (or the
   // worker's own "Redis is empty" run, which the test waits out).
   stack = await startStack({
-    env: { TALLY_RECONCILE_EVERY: '0', TALLY_FAULT: 'reconcile-loaded:stop:1,lb-rows:stop:1' },
-    disarmed: { 'reconcile-loaded': 1, 'lb-rows': 1 },
+    env: { TALLY_RECONCILE_EVERY: '0', TALLY_FAULT: 'reconcile-loaded:stop:1,lb-rows:stop:1,flush-ack:stop:1' },
+    disarmed: { 'reconcile-loaded': 1, 'lb-rows': 1, 'flush-ack': 1 },
   });
   await quiet();
   admin = new Client(stack.base);
@@ -941,6 +941,49 @@ test('a board rebuild that outlived its lock leaves nothing of its rows in the b
   assert.equal(stack.redis('ZSCORE', '{lb}:followers', member), '', 'the member at 0 is not on it');
   // put back as it was (the follow stands): the counts agree again
   stack.tallyctl('reconcile');
+});
+
+// A flusher that stalled past its batch lock after its commit (swapped
+// out, stopped) may have been recovered by another (the batch found
+// applied, the boards set from SQLite, the buckets acked), and later
+// flushes moved the values on: its commit's values were old when it
+// woke, and it wrote them to the boards, which stood whole and wrong.
+// Now a flusher whose lock lapsed drops the boards instead (taken.h).
+// Forced: the worker's flusher stops after its commit (fault point
+// flush-ack), tallyctl flush recovers the batch once the lock lapsed,
+// and a second follow is flushed before the worker goes on.
+test('a flusher stalled past its batch lock writes no old value on a board', async () => {
+  await newUser('lbstall');
+  const [f1, f2] = [await newUser('lbstall1'), await newUser('lbstall2')];
+  await admin.get('/admin/top?by=followers&n=100');
+  assert.equal(stack.redis('GET', '{lb}:followers:ok'), '1', 'the board whole');
+  const id = q("SELECT id FROM users WHERE login = 'lbstall'").trim();
+  const member = id.padStart(16, '0');
+  const sql = () => Number(q(`SELECT coalesce((SELECT value FROM counters WHERE name = 'user_followers' AND key = '${id}'), 0)`));
+  await quiet();
+  // the worker's flusher stopped after the commit of the follow's batch
+  // (another batch stopped first goes on: armed again for the next)
+  let who;
+  for (let i = 0; ; i++) {
+    faults.arm(stack, 'flush-ack');
+    if (i === 0) await ok(f1.post('/follow/lbstall'));
+    who = await waitFor(() => stoppedUnder(stack), 10000, 20);	// committed, not acked
+    if (sql() === 1) break;
+    assert.ok(i < 5, 'the follow\'s batch stopped');
+    process.kill(who, 'SIGCONT');
+  }
+  try {
+    await sleep(6000);		// past its batch lock (5 s)
+    stack.tallyctl('flush');	// recovers the batch
+    await ok(f2.post('/follow/lbstall'));
+    stack.tallyctl('flush');
+    assert.equal(sql(), 2);
+  } finally {
+    process.kill(who, 'SIGCONT');
+  }
+  await sleep(1000);		// the stalled flusher ends its batch
+  assert.equal((await admin.get('/admin/top?by=followers&n=100')).status, 200);
+  assert.equal(Number(stack.redis('ZSCORE', '{lb}:followers', member)), 2, 'the board holds the newest value');
 });
 
 let metricsDuringRun = null;	// /metrics while a run is active, and the last finished run's report
