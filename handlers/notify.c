@@ -259,9 +259,14 @@ news_load(struct req *r, void *vm)
 	 * before it waited for the writers' lock, and committed after this
 	 * read, is older than the clock, and was hidden (lights only grow:
 	 * badges_light()). */
-	m->lit = dbq_setting(r->app->db, "red_dot_at", 0);
-	if (req_own(r))
-		notify_marker_put(r->app, r->sess.user_id, "news", 0, m->lit);
+	/* a failed read is no "nothing new", and marks nothing (the
+	 * contract: a failed read is never shown as a 0) */
+	if (dbq_setting_read(r->app->db, "red_dot_at", 0, &m->lit) == -1 ||
+	    (req_own(r) && notify_marker_put(r->app, r->sess.user_id, "news",
+	    0, m->lit) == -1)) {
+		resp_error(r, 503, "The news could not be read.");
+		return PAGE_ANSWERED;
+	}
 	layout_load(r);
 	return PAGE_RENDER;
 }

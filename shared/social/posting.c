@@ -674,8 +674,8 @@ posting_comment_delete(struct app *a, long long cid, long long uid, int is_admin
 		rc = post_head(d, *post_id, &p);
 		if (rc == 1)
 			rc = POST_VISIBLE(&p) ? POST_FORBIDDEN : POST_NOTFOUND;
-		else
-			rc = POST_NOTFOUND;
+		else	/* a failed read is no "not there" */
+			rc = rc == 0 ? POST_NOTFOUND : POST_ERR;
 		db_rollback(d);
 		return rc;
 	}

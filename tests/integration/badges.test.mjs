@@ -620,6 +620,27 @@ test('a failed read of the badges\' markers answers no badge and caches nothing:
   assert.equal(after.red_dot, false, 'the light was seen');
 });
 
+// /news reads the red dot's light, then marks it seen: a read that
+// failed was "nothing new" (the light read as 0) and marked nothing
+// while the page said all was seen; its marker's failure was only logged.
+test('/news whose read fails answers 503 and marks nothing; read again, it clears the dot', async () => {
+  const me = await user('newsfail');
+  await admin.get('/admin');
+  await ok303(admin.post('/admin/red-dot', {}));
+  assert.equal((await badges(me)).red_dot, true);
+  stack.sqlite('ALTER TABLE settings RENAME TO settings_x');
+  let r;
+  try {
+    r = await me.get('/news');
+  } finally {
+    stack.sqlite('ALTER TABLE settings_x RENAME TO settings');
+  }
+  assert.equal(r.status, 503, `a failed read: ${r.status}`);
+  assert.equal((await badges(me)).red_dot, true, 'still lit: nothing was marked');
+  assert.equal((await me.get('/news')).status, 200);
+  assert.equal((await badges(me)).red_dot, false);
+});
+
 test('a light that waited for the writers\' lock while its reader visited /news: the dot is lit', { skip: onPostgres() && 'the writers\' lock is SQLite\'s' }, async () => {
   const r = await user('rdwait');
   await admin.get('/admin');

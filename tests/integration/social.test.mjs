@@ -556,6 +556,29 @@ describe('home timelines in Redis', () => {
 });
 
 describe('comments, likes and reposts', () => {
+  // Deleting another's comment reads its post (under a post the caller
+  // cannot see, the comment is not there for them): a read that failed
+  // answered 404, "no such comment", as if it were not there.
+  test('a failed read while deleting another\'s comment is no "not there": 5xx, nothing changed', async () => {
+    const author = await newUser(stack, 'cmf_author');
+    const other = await newUser(stack, 'cmf_other');
+    const p = await publish(author.c, 'comment, then a failed read');
+    await other.c.get(`/posts/${p}`);
+    assert.equal((await other.c.post(`/posts/${p}/comments`, { body: 'stays' })).status, 303);
+    const cid = nums(stack.sqlite(`select id from comments where post_id = ${p}`))[0];
+    await author.c.get(`/posts/${p}`);
+    stack.sqlite('ALTER TABLE posts RENAME TO posts_x');
+    let r;
+    try {
+      r = await author.c.post(`/comments/${cid}/delete`);
+    } finally {
+      stack.sqlite('ALTER TABLE posts_x RENAME TO posts');
+    }
+    assert.ok(r.status >= 500, `a failed read: ${r.status}`);
+    assert.equal(stack.sqlite(`select is_deleted from comments where id = ${cid}`), '0');
+    assert.equal((await author.c.post(`/comments/${cid}/delete`)).status, 403, 'read again: not theirs');
+  });
+
   test('comments: create, delete by the author and by an admin, 403 for others', async () => {
     const author = await newUser(stack, 'cm_author');
     const other = await newUser(stack, 'cm_other');
