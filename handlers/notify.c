@@ -117,6 +117,31 @@ main(int argc, char *argv[])
 	    sizeof(routes) / sizeof(routes[0]));
 }
 
+/* What the page's "Mark all read" reads up to (noteview.h): page 1's
+ * own newest, or what the Older link that led here carried from it.
+ * 0, or -1 after answering 400. */
+static int
+notes_seen(struct req *r, struct notes *ns)
+{
+	const char *snap;
+
+	if (ns->page == 1) {
+		ns->seen_upto = ns->newest;
+		ns->seen_at = ns->newest_at;
+		memcpy(ns->seen_snap, ns->snap, sizeof(ns->seen_snap));
+		return 0;
+	}
+	if ((ns->seen_upto = field_int(r, "upto", VALID_ID, 0)) == -1 ||
+	    (ns->seen_at = field_int(r, "at", VALID_ID, 0)) == -1)
+		return -1;
+	if (!field_has(r, "snap"))
+		return 0;
+	if ((snap = field_need(r, "snap", VALID_SNAPSHOT)) == NULL)
+		return -1;
+	snprintf(ns->seen_snap, sizeof(ns->seen_snap), "%s", snap);
+	return 0;
+}
+
 static enum page_load
 notes_page_load(struct req *r, void *vm)
 {
@@ -140,6 +165,8 @@ notes_page_load(struct req *r, void *vm)
 		resp_error(r, 500, "The notifications could not be read.");
 		return PAGE_ANSWERED;
 	}
+	if (notes_seen(r, ns) == -1)
+		return PAGE_ANSWERED;	/* 400 */
 	/* Opening the list marks what it shows as seen, up to its newest
 	 * (one that arrives meanwhile stays unread); the page still shows
 	 * which were unread when it was built. */

@@ -53,6 +53,14 @@ struct notes {
 						   it (at 0: page `page`) */
 	struct note_mark	 last;		/* its last group: the next
 						   page's `before` */
+	/* what "Mark all read" reads up to: page 1's newest (id, time,
+	 * snapshot), carried by the Older links (upto, at, snap), so that
+	 * on a later page too one that arrived after page 1 was built
+	 * stays unread; seen_upto 0: every one (a later page reached
+	 * without them) */
+	long long		 seen_upto;
+	long long		 seen_at;
+	char			 seen_snap[NOTE_SNAP_MAX + 1];
 };
 
 /* A page of uid's notification groups, the one with the newest member

@@ -152,6 +152,17 @@ notes_pager(struct req *r, const struct notes *ns)
 		html_int(b, ns->last.at);
 		html_raw(b, ".");
 		html_int(b, ns->last.id);
+		/* what page 1 showed, for the later page's read-all */
+		if (ns->seen_upto > 0) {
+			html_raw(b, "&amp;upto=");
+			html_int(b, ns->seen_upto);
+			html_raw(b, "&amp;at=");
+			html_int(b, ns->seen_at);
+			if (ns->seen_snap[0] != '\0') {
+				html_raw(b, "&amp;snap=");
+				html_url(b, ns->seen_snap);
+			}
+		}
 		html_raw(b, "\">Older \xe2\x86\x92</a>");
 	}
 	html_raw(b, "</span></nav>");
@@ -169,19 +180,19 @@ view_notes(struct req *r, const void *vm)
 	    "action=\"/notifications/read-all\" class=\"inline\">");
 	layout_csrf(r);
 	act_back_field(r);
-	/* page 1's newest is the newest there was: one that arrives after
-	 * it stays unread (a later page's newest is not: every one), and
+	/* page 1's newest is the newest there was (a later page has it
+	 * from the Older link): one that arrives after it stays unread, and
 	 * its snapshot, what it saw (PostgreSQL) */
-	if (ns->page == 1 && ns->newest > 0) {
+	if (ns->seen_upto > 0) {
 		html_raw(b, "<input type=\"hidden\" name=\"upto\" value=\"");
-		html_int(b, ns->newest);
+		html_int(b, ns->seen_upto);
 		html_raw(b, "\"><input type=\"hidden\" name=\"at\" value=\"");
-		html_int(b, ns->newest_at);
+		html_int(b, ns->seen_at);
 		html_raw(b, "\">");
-		if (ns->snap[0] != '\0') {
+		if (ns->seen_snap[0] != '\0') {
 			html_raw(b, "<input type=\"hidden\" name=\"snap\" "
 			    "value=\"");
-			html_attr(b, ns->snap);
+			html_attr(b, ns->seen_snap);
 			html_raw(b, "\">");
 		}
 	}

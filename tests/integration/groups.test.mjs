@@ -330,6 +330,29 @@ test('thirty items are one page; the thirty-first makes a second', async () => {
   assert.doesNotMatch(await page(2), /rel="next"/);
 });
 
+// "Mark all read" on a later page reads up to what page 1 showed, as
+// page 1's own does: the Older link carries page 1's newest (upto, at,
+// and on PostgreSQL its snapshot), and one that arrived after page 1 was
+// built stays unread.  A later page's form read every one, the newcomer
+// the user never saw included.
+test('"Mark all read" on an Older page leaves unread what arrived after page 1 was built', async () => {
+  const me = await user('g_older_read');
+  const p = await publish(me, 'thirty-one comments');
+  for (let i = 0; i < 31; i++) await ok(crowd[i % crowd.length].post(`/posts/${p}/comments`, { body: `o${i}` }));
+  const first = await me.get('/notifications');	// page 1, its own: read up to its newest
+  assert.equal(first.status, 200);
+  assert.equal(await badge(me), 0);
+  const older = first.text.match(/<a rel="next" href="([^"]+)"/)[1].replaceAll('&amp;', '&');
+  await ok(crowd[3].post(`/posts/${p}/comments`, { body: 'after page 1' }));	// not seen
+  const second = await me.get(older);
+  assert.equal(second.status, 200);
+  const form = second.text.match(/<form method="post" action="\/notifications\/read-all"[^>]*>(.*?)<\/form>/s)[1];
+  const fields = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+    .map((m) => [m[1], m[2].replaceAll('&amp;', '&')]));
+  await ok(me.post('/notifications/read-all', fields));
+  assert.equal(await agree(me, 'the one after page 1 is unread'), 1);
+});
+
 // "Older" goes on after the last item the page showed, not to the next
 // 30 by count: a group that took a new member meanwhile went to the top,
 // and by count the page after showed page 1's last item again.

@@ -23,7 +23,8 @@ test_notes(void **state)
 {
 	struct note_item it[4];
 	struct notes ns = { .v = it, .n = 4, .page = 1, .newest = 9,
-	    .newest_at = 1700000000123LL };
+	    .newest_at = 1700000000123LL, .seen_upto = 9,
+	    .seen_at = 1700000000123LL };
 	struct req *r = req_new(1);
 	const char *h;
 
@@ -99,6 +100,7 @@ test_notes(void **state)
 	 * group is the newest page */
 	/* and what PostgreSQL's snapshot of the page saw */
 	strcpy(ns.snap, "748:760:751,759");
+	strcpy(ns.seen_snap, ns.snap);
 	buf_reset(&r->body);
 	view_notes(r, &ns);
 	assert_non_null(strstr(body(r), "value=\"1700000000123\"><input "
@@ -107,8 +109,11 @@ test_notes(void **state)
 	ns.last = (struct note_mark){ 1700000000000LL, 31 };
 	buf_reset(&r->body);
 	view_notes(r, &ns);
+	/* carrying what page 1 showed: the later page's read-all reads
+	 * up to it (one that arrived since stays unread) */
 	assert_non_null(strstr(body(r), "<a rel=\"next\" href=\""
-	    "/notifications?before=1700000000000.31\">Older"));
+	    "/notifications?before=1700000000000.31&amp;upto=9&amp;"
+	    "at=1700000000123&amp;snap=748%3A760%3A751%2C759\">Older"));
 	ns.page = 3;
 	buf_reset(&r->body);
 	view_notes(r, &ns);
@@ -119,7 +124,12 @@ test_notes(void **state)
 	view_notes(r, &ns);
 	assert_non_null(strstr(body(r), "<a rel=\"prev\" href=\""
 	    "/notifications\">\xe2\x86\x90 Newest</a>"));
-	assert_null(strstr(body(r), "name=\"upto\""));	/* not page 1 */
+	/* a later page with page 1's bounds: its form sends them */
+	assert_non_null(strstr(body(r), "name=\"upto\" value=\"9\">"));
+	ns.seen_upto = 0;	/* reached without them: every one */
+	buf_reset(&r->body);
+	view_notes(r, &ns);
+	assert_null(strstr(body(r), "name=\"upto\""));
 	ns.page = 1;
 	ns.before = (struct note_mark){ 0, 0 };
 	buf_reset(&r->body);
