@@ -306,25 +306,30 @@ bcache_fill(struct app *a, long long uid, const struct bcache_stamp *st,
 }
 
 /* Every copy gets the change: one pipeline (on a cluster, each node's
- * copies in one round trip). */
+ * copies in one round trip), then every open stream is told.  On one
+ * server the telling rides in the same round trip (one connection keeps
+ * the order); on a cluster the copies' nodes answer apart, and a "g"
+ * taken before one of them ran its write read the old value there and
+ * told it (no event came after): it is queued once every copy answered. */
 void
 bcache_globals(struct app *a, long long latest, long long lit)
 {
 	char key[KEY_MAX], s[2][24];
 	const char *keys[1] = { key }, *args[3] = { s[0], s[1], "-1" };
-	int k, n = ncopies(a), queued = 0;
+	int k, n = ncopies(a), queued = 0, told;
 
 	snprintf(s[0], sizeof(s[0]), "%lld", latest);
 	snprintf(s[1], sizeof(s[1]), "%lld", lit);
-	int told;
-
 	for (k = 0; k < n; k++) {
 		copy_name(a, k, key, sizeof(key));
 		if (rds_append_eval(a->rds, &globals_lua, 1, keys, 3,
 		    args) == 0)
 			queued++;
 	}
-	/* every open stream, in the same round trip */
+	if (rds_is_cluster(a->rds)) {
+		rds_collect(a->rds, queued);
+		queued = 0;
+	}
 	if ((told = liveq_append(a->rds, 'g', 0)) > 0)
 		queued += told;
 	rds_collect(a->rds, queued);
