@@ -32,7 +32,7 @@ supervise_init(void)
 int
 supervise_start(struct svc *s)
 {
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int fd;
 
 	if ((pid = fork()) == -1) {
@@ -61,6 +61,10 @@ supervise_start(struct svc *s)
 		if (fd != -1)
 			dup2(fd, STDIN_FILENO);
 		prefork_child_signals();
+		/* the supervisor died before the signal was asked for: none
+		 * will come, and the service would outlive it */
+		if (getppid() != parent)
+			_exit(127);
 		execv(s->argv[0], (char *const *)s->argv);
 		log_err("%s: exec %s: %s", s->name, s->argv[0], strerror(errno));
 		_exit(127);
