@@ -310,6 +310,12 @@ rcl_append(struct rcl *cl, int argc, const char **argv, const size_t *lens,
 	size_t len = 0;
 	int slot, n;
 
+	/* A caller that stopped at a failed reply left the rest of its
+	 * pipeline queued (other nodes' replies: one server's connection
+	 * drops them with it): not this command's, nor the next reads'.
+	 * They are read and dropped first, or every later reply of the
+	 * request was the one before's (a badge showing a notice's id). */
+	rcl_drop_failed(cl);
 	if (own != NULL)
 		lens = own;
 	slot = rcl_cmd_slotof(argc, argv, lens);

@@ -166,6 +166,32 @@ test_failed_then_whole(void **state)
 	assert_int_equal(tmpcluster_stop(&t), 0);
 }
 
+/* A caller that stops at a failed reply (cstore's load, a board's read,
+ * a badge poll) leaves the rest of its pipeline queued: another node's
+ * reply.  The next pipeline's first reply was that one, and every reply
+ * after it the one before's.  The leftovers go before the next append. */
+static void
+test_failed_left_unread(void **state)
+{
+	struct tmpcluster t;
+	struct rcl *cl;
+	redisReply *rep = NULL;
+	char ka[32], kc[32], kx[32];
+
+	(void)state;
+	cl = two_nodes(&t, "rcl-left", ka, kc, kx);
+	assert_int_equal(append_get(cl, kx), 0);
+	assert_int_equal(append_get(cl, ka), 0);
+	tmpcluster_kill(&t, 1);		/* before its reply */
+	assert_int_equal(rcl_get_reply(cl, &rep), -1);
+	/* the caller gives up here: A is not read */
+	assert_int_equal(append_get(cl, kc), 0);
+	expect_reply(cl, "C");
+	assert_int_equal(rcl_pending(cl), 0);
+	rcl_close(cl);
+	assert_int_equal(tmpcluster_stop(&t), 0);
+}
+
 /* CLUSTER SLOTS calls node port answered so far (INFO commandstats). */
 static long
 slots_calls(int port)
@@ -283,6 +309,7 @@ main(void)
 		cmocka_unit_test(test_refresh_mid_pipeline),
 		cmocka_unit_test(test_signature_many_ranges),
 		cmocka_unit_test(test_failed_then_whole),
+		cmocka_unit_test(test_failed_left_unread),
 		cmocka_unit_test(test_down_waits_once),
 	};
 
