@@ -97,6 +97,24 @@ two_nodes(struct tmpcluster *t, const char *name, char *ka, char *kc,
 	return cl;
 }
 
+/* two_nodes(), then a GET on each node, node 1 killed before its reply:
+ * the first read failed, node 0's reply still queued. */
+static struct rcl *
+failed_first(struct tmpcluster *t, const char *name, char *ka, char *kc,
+    char *kx)
+{
+	struct rcl *cl = two_nodes(t, name, ka, kc, kx);
+	redisReply *rep = NULL;
+
+	assert_non_null(rep = cmd(cl, "SET", kx, "X"));
+	freeReplyObject(rep);
+	assert_int_equal(append_get(cl, kx), 0);
+	assert_int_equal(append_get(cl, ka), 0);
+	tmpcluster_kill(t, 1);		/* before its reply */
+	assert_int_equal(rcl_get_reply(cl, &rep), -1);
+	return cl;
+}
+
 static void
 test_refresh_mid_pipeline(void **state)
 {
@@ -142,17 +160,10 @@ test_failed_then_whole(void **state)
 {
 	struct tmpcluster t;
 	struct rcl *cl;
-	redisReply *rep = NULL;
 	char ka[32], kc[32], kx[32];
 
 	(void)state;
-	cl = two_nodes(&t, "rcl-failed", ka, kc, kx);
-	assert_non_null(rep = cmd(cl, "SET", kx, "X"));
-	freeReplyObject(rep);
-	assert_int_equal(append_get(cl, kx), 0);
-	assert_int_equal(append_get(cl, ka), 0);
-	tmpcluster_kill(&t, 1);		/* before its reply */
-	assert_int_equal(rcl_get_reply(cl, &rep), -1);
+	cl = failed_first(&t, "rcl-failed", ka, kc, kx);
 	expect_reply(cl, "A");
 	assert_int_equal(rcl_pending(cl), 0);
 	/* the next pipeline: its replies are its own */
@@ -175,15 +186,10 @@ test_failed_left_unread(void **state)
 {
 	struct tmpcluster t;
 	struct rcl *cl;
-	redisReply *rep = NULL;
 	char ka[32], kc[32], kx[32];
 
 	(void)state;
-	cl = two_nodes(&t, "rcl-left", ka, kc, kx);
-	assert_int_equal(append_get(cl, kx), 0);
-	assert_int_equal(append_get(cl, ka), 0);
-	tmpcluster_kill(&t, 1);		/* before its reply */
-	assert_int_equal(rcl_get_reply(cl, &rep), -1);
+	cl = failed_first(&t, "rcl-left", ka, kc, kx);
 	/* the caller gives up here: A is not read */
 	assert_int_equal(append_get(cl, kc), 0);
 	expect_reply(cl, "C");
